@@ -1,0 +1,94 @@
+// The chart of accounts of the embedded ledger (design overview, "Accounting model"). Accounts are named
+// by their hledger names, so an export needs no translation table and a journal reads like the books.
+
+export type AccountType = 'asset' | 'liability' | 'income' | 'expense';
+
+export const Accounts = {
+  OperatingBank: 'assets:bank:operating',
+  ProcessorClearing: 'assets:processor-clearing',
+  PayoutsInTransit: 'assets:payouts-in-transit',
+  ChecksToDeposit: 'assets:checks-to-deposit',
+  AccountsReceivable: 'assets:receivable',
+  AccountsPayable: 'liabilities:payable',
+  OutgoingPaymentsClearing: 'liabilities:outgoing-payments-clearing',
+  Refunds: 'revenue:refunds',
+  FeeIncome: 'revenue:fees',
+  ProcessingFees: 'expenses:processing-fees',
+  BankCharges: 'expenses:bank-charges',
+} as const;
+
+export type AccountName = (typeof Accounts)[keyof typeof Accounts];
+
+export interface AccountDefinition {
+  name: AccountName;
+  title: string;
+  type: AccountType;
+  /** Why the account exists, as the design's chart of accounts says. */
+  role: string;
+}
+
+export const chartOfAccounts: readonly AccountDefinition[] = [
+  {
+    name: Accounts.OperatingBank,
+    title: 'Operating Bank',
+    type: 'asset',
+    role: "the business's bank account",
+  },
+  {
+    name: Accounts.ProcessorClearing,
+    title: 'Processor Clearing',
+    type: 'asset',
+    role: 'money the service holds for the business (undeposited funds)',
+  },
+  {
+    name: Accounts.PayoutsInTransit,
+    title: 'Payouts In Transit',
+    type: 'asset',
+    role: 'disbursed, not yet in the bank',
+  },
+  {
+    name: Accounts.ChecksToDeposit,
+    title: 'Checks To Deposit',
+    type: 'asset',
+    role: 'external checks and applied check deposits not yet cleared',
+  },
+  {
+    name: Accounts.AccountsReceivable,
+    title: 'Accounts Receivable',
+    type: 'asset',
+    role: 'what customers owe, by invoice (payment link)',
+  },
+  {
+    name: Accounts.AccountsPayable,
+    title: 'Accounts Payable',
+    type: 'liability',
+    role: 'what the business owes vendors',
+  },
+  {
+    name: Accounts.OutgoingPaymentsClearing,
+    title: 'Outgoing Payments Clearing',
+    type: 'liability',
+    role: 'bill payments sent, not yet cashed',
+  },
+  { name: Accounts.Refunds, title: 'Refunds', type: 'income', role: 'refunds to payers (contra revenue)' },
+  { name: Accounts.FeeIncome, title: 'Fee Income', type: 'income', role: 'debit memos charged to customers' },
+  {
+    name: Accounts.ProcessingFees,
+    title: 'Processing Fees',
+    type: 'expense',
+    role: 'card fees the business absorbs',
+  },
+  { name: Accounts.BankCharges, title: 'Bank Charges', type: 'expense', role: 'charges from the bank' },
+];
+
+const byName = new Map<string, AccountDefinition>(chartOfAccounts.map((a) => [a.name, a]));
+
+export function isAccountName(name: string): name is AccountName {
+  return byName.has(name);
+}
+
+export function accountDefinition(name: AccountName): AccountDefinition {
+  const found = byName.get(name);
+  if (!found) throw new Error(`unknown account ${name}`);
+  return found;
+}

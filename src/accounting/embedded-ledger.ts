@@ -1,0 +1,385 @@
+import { createHash } from 'node:crypto';
+import DatabaseConstructor, { type Database, type Statement, type Transaction } from 'better-sqlite3';
+import type { Logger } from '../logging/logger.js';
+import { silentLogger } from '../logging/logger.js';
+import { type BusyRetryPolicy, defaultBusyRetryPolicy, withBusyRetry } from './busy-retry.js';
+import { type AccountName, chartOfAccounts, isAccountName } from './chart-of-accounts.js';
+import {
+  type BookedEntry,
+  canonicalContents,
+  type EntryLine,
+  type EntryLinks,
+  type LedgerEntryInput,
+  type LinkField,
+  linkFields,
+  normalizeLinks,
+  type PostResult,
+  validateEntry,
+} from './entry.js';
+import { isReversalKey, reversalKey } from './entry-key.js';
+import { LedgerConflictError, LedgerEntryNotFoundError, LedgerValidationError } from './errors.js';
+import type { AccountBalance, LedgerPort, ReverseOptions, TrialBalance } from './ledger-port.js';
+import { migrate } from './migrations.js';
+
+export interface EmbeddedLedgerOptions {
+  /** A file path, or ':memory:' (the default). */
+  path?: string;
+  logger?: Logger;
+  /** How long SQLite itself waits on a lock before reporting SQLITE_BUSY; blocks the thread. */
+  busyTimeoutMs?: number;
+  busyRetry?: BusyRetryPolicy;
+  /**
+   * 'full' (default) fsyncs every commit; 'normal' is faster in WAL mode but the last commits before a
+   * power loss may be lost (never corrupted). Reconciliation repairs such a gap; pick per deployment.
+   */
+  synchronous?: 'full' | 'normal';
+  /** Clock for created_at; tests pin it. */
+  now?: () => Date;
+}
+
+interface EntryRow {
+  id: number;
+  key: string;
+  date: string;
+  description: string;
+  reverses: string | null;
+  content_hash: string;
+  created_at: string;
+  reversed_by: string | null;
+  payment_link_id: string | null;
+  payment_id: string | null;
+  customer_id: string | null;
+  disbursement_id: string | null;
+  check_deposit_id: string | null;
+  bill_payment_id: string | null;
+  external_payment_id: string | null;
+  debit_memo_id: string | null;
+  refund_id: string | null;
+  vendor_id: string | null;
+}
+
+interface LineRow {
+  entry_id: number;
+  account: string;
+  amount_cents: number;
+  memo: string | null;
+}
+
+const linkColumns: Record<LinkField, keyof EntryRow> = {
+  paymentLinkId: 'payment_link_id',
+  paymentId: 'payment_id',
+  customerId: 'customer_id',
+  disbursementId: 'disbursement_id',
+  checkDepositId: 'check_deposit_id',
+  billPaymentId: 'bill_payment_id',
+  externalPaymentId: 'external_payment_id',
+  debitMemoId: 'debit_memo_id',
+  refundId: 'refund_id',
+  vendorId: 'vendor_id',
+};
+
+const entryColumns = `e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,
+  r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')}`;
+const entryFrom = 'entries e LEFT JOIN entries r ON r.reverses = e.key';
+
+/** SHA-256 of the canonical contents: the identity compared when a key is posted again. */
+export function contentHash(entry: {
+  date: string;
+  description: string;
+  lines: readonly EntryLine[];
+  links?: EntryLinks;
+  reverses?: string | null;
+}): string {
+  return createHash('sha256').update(canonicalContents(entry)).digest('hex');
+}
+
+/**
+ * The embedded double-entry ledger: SQLite through better-sqlite3 (synchronous; the port's promises
+ * resolve after the local write). One writer transaction per post, BEGIN IMMEDIATE so the key check and the
+ * insert cannot interleave with another writer.
+ */
+export class EmbeddedLedger implements LedgerPort {
+  readonly #db: Database;
+  readonly #log: Logger;
+  readonly #retry: BusyRetryPolicy;
+  readonly #now: () => Date;
+  readonly #byKey: Statement<[string], EntryRow>;
+  readonly #linesOf: Statement<[number], LineRow>;
+  readonly #insertEntry: Statement;
+  readonly #insertLine: Statement;
+  readonly #balances: Statement<[], { account: string; debit: number; credit: number }>;
+  readonly #all: Statement<[], EntryRow>;
+  readonly #allLines: Statement<[], LineRow>;
+  readonly #filtered = new Map<
+    string,
+    { entries: Statement<unknown[], EntryRow>; lines: Statement<unknown[], LineRow> }
+  >();
+  readonly #postTx: Transaction<(entry: LedgerEntryInput, reverses: string | null) => PostResult>;
+  readonly #reverseTx: Transaction<(key: string, options: ReverseOptions) => PostResult>;
+
+  static open(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
+    return new EmbeddedLedger(options);
+  }
+
+  private constructor(options: EmbeddedLedgerOptions) {
+    const path = options.path ?? ':memory:';
+    this.#log = (options.logger ?? silentLogger).child({ component: 'embedded-ledger' });
+    this.#retry = options.busyRetry ?? defaultBusyRetryPolicy;
+    this.#now = options.now ?? (() => new Date());
+    const db = new DatabaseConstructor(path, { timeout: options.busyTimeoutMs ?? 100 });
+    this.#db = db;
+    try {
+      if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      const addAccount = db.prepare('INSERT OR IGNORE INTO accounts (name, title, type) VALUES (?, ?, ?)');
+      db.transaction(() => {
+        for (const a of chartOfAccounts) addAccount.run(a.name, a.title, a.type);
+      }).immediate();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+
+    this.#byKey = db.prepare(`SELECT ${entryColumns} FROM ${entryFrom} WHERE e.key = ?`);
+    this.#linesOf = db.prepare(
+      'SELECT entry_id, account, amount_cents, memo FROM lines WHERE entry_id = ? ORDER BY line_no',
+    );
+    this.#insertEntry = db.prepare(
+      `INSERT INTO entries (key, date, description, reverses, content_hash, created_at, line_count,
+        ${linkFields.map((f) => linkColumns[f]).join(', ')})
+       VALUES (@key, @date, @description, @reverses, @contentHash, @createdAt, @lineCount,
+        ${linkFields.map((f) => `@${f}`).join(', ')})`,
+    );
+    this.#insertLine = db.prepare(
+      `INSERT INTO lines (entry_id, line_no, account, amount_cents, running_cents, memo)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.#balances = db.prepare(
+      `SELECT account,
+         coalesce(sum(CASE WHEN amount_cents > 0 THEN amount_cents END), 0) AS debit,
+         coalesce(sum(CASE WHEN amount_cents < 0 THEN -amount_cents END), 0) AS credit
+       FROM lines GROUP BY account`,
+    );
+    this.#all = db.prepare(`SELECT ${entryColumns} FROM ${entryFrom} ORDER BY e.id`);
+    this.#allLines = db.prepare(
+      'SELECT entry_id, account, amount_cents, memo FROM lines ORDER BY entry_id, line_no',
+    );
+    this.#postTx = db.transaction((entry, reverses) => this.#postInTransaction(entry, reverses));
+    this.#reverseTx = db.transaction((key, options) => this.#reverseInTransaction(key, options));
+  }
+
+  /** The raw handle, for operations tooling and tests (the schema's triggers still guard it). */
+  get database(): Database {
+    return this.#db;
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  async post(entry: LedgerEntryInput): Promise<PostResult> {
+    const valid = validateEntry(entry);
+    return withBusyRetry(() => this.#postTx.immediate(valid, null), this.#retry, this.#onBusy(entry.key));
+  }
+
+  async reverse(key: string, options: ReverseOptions): Promise<PostResult> {
+    return withBusyRetry(() => this.#reverseTx.immediate(key, options), this.#retry, this.#onBusy(key));
+  }
+
+  async get(key: string): Promise<BookedEntry | null> {
+    return withBusyRetry(() => this.#load(key), this.#retry);
+  }
+
+  async isReversed(key: string): Promise<boolean> {
+    const entry = await this.get(key);
+    return entry?.reversedBy != null;
+  }
+
+  async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
+    const links = normalizeLinks(filter);
+    const fields = linkFields.filter((f) => links[f] !== undefined);
+    if (fields.length === 0) throw new LedgerValidationError('entriesFor needs at least one link field');
+    const values = fields.map((f) => links[f]);
+    return withBusyRetry(() => {
+      const statements = this.#filteredStatements(fields);
+      return this.#hydrate(statements.entries.all(...values), statements.lines.all(...values));
+    }, this.#retry);
+  }
+
+  /** Every entry, oldest first: for exports and audits (not part of the port). */
+  async allEntries(): Promise<BookedEntry[]> {
+    return withBusyRetry(
+      () => this.#db.transaction(() => this.#hydrate(this.#all.all(), this.#allLines.all()))(),
+      this.#retry,
+    );
+  }
+
+  async balances(): Promise<AccountBalance[]> {
+    const rows = await withBusyRetry(() => this.#balances.all(), this.#retry);
+    const byAccount = new Map(rows.map((r) => [r.account, r]));
+    return chartOfAccounts.map((a) => {
+      const row = byAccount.get(a.name);
+      const debitCents = safe(row?.debit ?? 0);
+      const creditCents = safe(row?.credit ?? 0);
+      return {
+        account: a.name,
+        title: a.title,
+        type: a.type,
+        debitCents,
+        creditCents,
+        balanceCents: safe(debitCents - creditCents),
+      };
+    });
+  }
+
+  async trialBalance(): Promise<TrialBalance> {
+    const accounts = await this.balances();
+    const totalDebitCents = safe(accounts.reduce((s, a) => s + a.debitCents, 0));
+    const totalCreditCents = safe(accounts.reduce((s, a) => s + a.creditCents, 0));
+    return { accounts, totalDebitCents, totalCreditCents, balanced: totalDebitCents === totalCreditCents };
+  }
+
+  async balanceOf(account: AccountName): Promise<number> {
+    if (!isAccountName(account)) throw new LedgerValidationError(`unknown account ${account}`);
+    const found = (await this.balances()).find((b) => b.account === account);
+    return found?.balanceCents ?? 0;
+  }
+
+  #postInTransaction(entry: LedgerEntryInput, reverses: string | null): PostResult {
+    const hash = contentHash({ ...entry, reverses });
+    const existing = this.#load(entry.key);
+    if (existing) {
+      if (existing.contentHash === hash) return { entry: existing, created: false };
+      this.#log.warn({ key: entry.key }, 'ledger conflict: same key, different contents');
+      throw new LedgerConflictError(entry.key, existing.contentHash, hash);
+    }
+    const links = entry.links ?? {};
+    const createdAt = this.#now().toISOString();
+    const params: Record<string, unknown> = {
+      key: entry.key,
+      date: entry.date,
+      description: entry.description,
+      reverses,
+      contentHash: hash,
+      createdAt,
+      lineCount: entry.lines.length,
+    };
+    for (const f of linkFields) params[f] = links[f] ?? null;
+    const id = Number(this.#insertEntry.run(params).lastInsertRowid);
+    let running = 0;
+    entry.lines.forEach((line, i) => {
+      running += line.amountCents;
+      this.#insertLine.run(id, i + 1, line.account, line.amountCents, running, line.memo ?? null);
+    });
+    this.#log.debug({ key: entry.key, id }, 'ledger entry posted');
+    return {
+      entry: {
+        id,
+        key: entry.key,
+        date: entry.date,
+        description: entry.description,
+        lines: entry.lines.map((l) => ({ ...l })),
+        links: { ...links },
+        reverses,
+        reversedBy: null,
+        contentHash: hash,
+        createdAt,
+      },
+      created: true,
+    };
+  }
+
+  #reverseInTransaction(key: string, options: ReverseOptions): PostResult {
+    const original = this.#load(key);
+    if (!original) throw new LedgerEntryNotFoundError(key);
+    if (original.reverses !== null || isReversalKey(key)) {
+      throw new LedgerValidationError(
+        `${key} is a reversal; book the entry again under a new version instead`,
+      );
+    }
+    const rKey = reversalKey(key);
+    const existing = this.#load(rKey);
+    if (existing) return { entry: existing, created: false };
+    if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
+      throw new LedgerValidationError(`reversal of ${key} needs a reason`);
+    }
+    const reversal = validateEntry(
+      {
+        key: rKey,
+        date: options.date,
+        description: `Reversal of ${key}: ${options.reason}`,
+        lines: original.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+        links: original.links,
+      },
+      true,
+    );
+    const result = this.#postInTransaction(reversal, key);
+    this.#log.info({ key, reason: options.reason }, 'ledger entry reversed');
+    return result;
+  }
+
+  #load(key: string): BookedEntry | null {
+    const row = this.#byKey.get(key);
+    if (!row) return null;
+    return this.#hydrate([row], this.#linesOf.all(row.id))[0] ?? null;
+  }
+
+  #hydrate(rows: EntryRow[], lineRows: LineRow[]): BookedEntry[] {
+    const linesByEntry = new Map<number, EntryLine[]>();
+    for (const l of lineRows) {
+      let list = linesByEntry.get(l.entry_id);
+      if (!list) linesByEntry.set(l.entry_id, (list = []));
+      const line: EntryLine = { account: l.account as AccountName, amountCents: l.amount_cents };
+      if (l.memo !== null) line.memo = l.memo;
+      list.push(line);
+    }
+    return rows.map((row) => {
+      const links: EntryLinks = {};
+      for (const f of linkFields) {
+        const value = row[linkColumns[f]];
+        if (typeof value === 'string') links[f] = value;
+      }
+      return {
+        id: row.id,
+        key: row.key,
+        date: row.date,
+        description: row.description,
+        lines: linesByEntry.get(row.id) ?? [],
+        links,
+        reverses: row.reverses,
+        reversedBy: row.reversed_by,
+        contentHash: row.content_hash,
+        createdAt: row.created_at,
+      };
+    });
+  }
+
+  #filteredStatements(fields: LinkField[]) {
+    const signature = fields.join(',');
+    let statements = this.#filtered.get(signature);
+    if (!statements) {
+      const where = fields.map((f) => `e.${linkColumns[f]} = ?`).join(' AND ');
+      statements = {
+        entries: this.#db.prepare(`SELECT ${entryColumns} FROM ${entryFrom} WHERE ${where} ORDER BY e.id`),
+        lines: this.#db.prepare(
+          `SELECT l.entry_id, l.account, l.amount_cents, l.memo FROM lines l JOIN entries e ON e.id = l.entry_id
+           WHERE ${where} ORDER BY l.entry_id, l.line_no`,
+        ),
+      };
+      this.#filtered.set(signature, statements);
+    }
+    return statements;
+  }
+
+  #onBusy(key: string) {
+    return (attempt: number, delayMs: number) =>
+      this.#log.warn({ key, attempt, delayMs: Math.round(delayMs) }, 'ledger database busy; retrying');
+  }
+}
+
+function safe(n: number): number {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`ledger total ${n} is outside the safe integer range`);
+  return n;
+}

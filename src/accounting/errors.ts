@@ -1,0 +1,45 @@
+// Ledger errors carry a stable `name`, so Temporal activity retry policies can list the non-retryable ones
+// by type (ApplicationFailure uses the error's name as its type).
+
+/** Same key, different contents: a bug or drift to look at, never something a retry fixes. */
+export class LedgerConflictError extends Error {
+  override readonly name = 'LedgerConflictError';
+  constructor(
+    readonly key: string,
+    readonly existingHash: string,
+    readonly attemptedHash: string,
+  ) {
+    super(`ledger entry ${key} already exists with different contents`);
+  }
+}
+
+/** Reversal (or lookup that requires it) of a key that was never posted. */
+export class LedgerEntryNotFoundError extends Error {
+  override readonly name = 'LedgerEntryNotFoundError';
+  constructor(readonly key: string) {
+    super(`ledger entry ${key} was never posted`);
+  }
+}
+
+/** An entry that is not acceptable double-entry: unbalanced, unknown account, unsafe amount, bad key... */
+export class LedgerValidationError extends Error {
+  override readonly name = 'LedgerValidationError';
+}
+
+/** The database stayed locked by another writer through every retry; retrying later may succeed. */
+export class LedgerBusyError extends Error {
+  override readonly name = 'LedgerBusyError';
+  constructor(
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`ledger database busy after ${attempts} attempts`, options);
+  }
+}
+
+/** Error names an activity retry policy should treat as non-retryable. */
+export const nonRetryableLedgerErrors = [
+  'LedgerConflictError',
+  'LedgerEntryNotFoundError',
+  'LedgerValidationError',
+] as const;

@@ -1,0 +1,61 @@
+import type { AccountName, AccountType } from './chart-of-accounts.js';
+import type { BookedEntry, EntryLinks, LedgerEntryInput, PostResult } from './entry.js';
+
+export type { BookedEntry, EntryLine, EntryLinks, LedgerEntryInput, PostResult } from './entry.js';
+
+export interface ReverseOptions {
+  /** Why the entry is reversed (an ACH return, a voided record...); kept in the reversal's description. */
+  reason: string;
+  /** YYYY-MM-DD accounting date of the reversal. */
+  date: string;
+}
+
+export interface AccountBalance {
+  account: AccountName;
+  title: string;
+  type: AccountType;
+  /** Sum of debits (positive). */
+  debitCents: number;
+  /** Sum of credits (positive). */
+  creditCents: number;
+  /** debitCents - creditCents: positive is a debit balance, negative a credit balance. */
+  balanceCents: number;
+}
+
+export interface TrialBalance {
+  /** Every account of the chart, in chart order, including accounts never used. */
+  accounts: AccountBalance[];
+  totalDebitCents: number;
+  totalCreditCents: number;
+  /** true when total debits equal total credits (always, for a sound ledger). */
+  balanced: boolean;
+}
+
+/**
+ * What the workflows' activities write through. Async so adapters to accounting software (QuickBooks,
+ * Xero, hledger-web) can implement it; the embedded ledger is the first implementation.
+ *
+ * Amounts: integer cents, positive = debit, negative = credit.
+ */
+export interface LedgerPort {
+  /**
+   * Books an entry under its deterministic key. Same key and same contents: a no-op returning the existing
+   * entry (`created: false`). Same key, different contents: LedgerConflictError. Invalid entry
+   * (unbalanced, unknown account, unsafe amount...): LedgerValidationError.
+   */
+  post(entry: LedgerEntryInput): Promise<PostResult>;
+  /**
+   * Books `reversal:{key}`, the original's lines negated, linked to it (`reverses: key`). At most once: a
+   * second call returns the existing reversal (`created: false`). Unknown key: LedgerEntryNotFoundError.
+   */
+  reverse(key: string, options: ReverseOptions): Promise<PostResult>;
+  get(key: string): Promise<BookedEntry | null>;
+  isReversed(key: string): Promise<boolean>;
+  /** Everything booked for the given links (all given fields must match), reversals included, oldest first. */
+  entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
+  /** Per-account balances of every account in the chart. */
+  balances(): Promise<AccountBalance[]>;
+  trialBalance(): Promise<TrialBalance>;
+  /** Signed balance (debit positive) of one account. */
+  balanceOf(account: AccountName): Promise<number>;
+}

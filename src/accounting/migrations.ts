@@ -1,0 +1,111 @@
+import type { Database } from 'better-sqlite3';
+
+// Versioned schema of the embedded ledger. PRAGMA user_version holds how many migrations ran; each
+// migration runs in its own transaction together with the version bump. Append, never edit.
+//
+// Balance is enforced by the database as well as in code, so a bug cannot write an unbalanced entry:
+// - each line stores the running total of its entry (`running_cents`); a trigger checks it equals the
+//   previous line's running total plus this amount, and that line numbers are 1, 2, 3... without gaps;
+// - the entry row declares its `line_count`, and a DEFERRED foreign key from
+//   (id, line_count, zero) to lines(entry_id, line_no, running_cents) requires, at COMMIT, that the last
+//   line exists and that its running total is 0. A transaction leaving an entry unbalanced or with
+//   missing lines fails to commit. (Requires PRAGMA foreign_keys = ON, which the ledger always sets.)
+// Entries, lines and accounts are immutable: triggers reject UPDATE and DELETE.
+
+const v1 = `
+CREATE TABLE accounts (
+  name TEXT PRIMARY KEY,
+  title TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('asset', 'liability', 'income', 'expense'))
+) STRICT;
+
+CREATE TABLE entries (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  date TEXT NOT NULL CHECK (date GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+  description TEXT NOT NULL CHECK (length(description) > 0),
+  reverses TEXT UNIQUE REFERENCES entries (key),
+  content_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  line_count INTEGER NOT NULL CHECK (line_count >= 2),
+  zero INTEGER NOT NULL DEFAULT 0 CHECK (zero = 0),
+  payment_link_id TEXT,
+  payment_id TEXT,
+  customer_id TEXT,
+  disbursement_id TEXT,
+  check_deposit_id TEXT,
+  bill_payment_id TEXT,
+  external_payment_id TEXT,
+  debit_memo_id TEXT,
+  refund_id TEXT,
+  vendor_id TEXT,
+  CHECK (reverses IS NULL OR key = 'reversal:' || reverses),
+  FOREIGN KEY (id, line_count, zero) REFERENCES lines (entry_id, line_no, running_cents)
+    DEFERRABLE INITIALLY DEFERRED
+) STRICT;
+
+CREATE TABLE lines (
+  entry_id INTEGER NOT NULL REFERENCES entries (id),
+  line_no INTEGER NOT NULL CHECK (line_no >= 1),
+  account TEXT NOT NULL REFERENCES accounts (name),
+  amount_cents INTEGER NOT NULL CHECK (amount_cents <> 0),
+  running_cents INTEGER NOT NULL,
+  memo TEXT,
+  PRIMARY KEY (entry_id, line_no),
+  UNIQUE (entry_id, line_no, running_cents)
+) STRICT;
+
+CREATE INDEX lines_by_account ON lines (account);
+CREATE INDEX entries_by_payment_link ON entries (payment_link_id) WHERE payment_link_id IS NOT NULL;
+CREATE INDEX entries_by_payment ON entries (payment_id) WHERE payment_id IS NOT NULL;
+CREATE INDEX entries_by_customer ON entries (customer_id) WHERE customer_id IS NOT NULL;
+CREATE INDEX entries_by_disbursement ON entries (disbursement_id) WHERE disbursement_id IS NOT NULL;
+CREATE INDEX entries_by_check_deposit ON entries (check_deposit_id) WHERE check_deposit_id IS NOT NULL;
+CREATE INDEX entries_by_bill_payment ON entries (bill_payment_id) WHERE bill_payment_id IS NOT NULL;
+CREATE INDEX entries_by_external_payment ON entries (external_payment_id) WHERE external_payment_id IS NOT NULL;
+CREATE INDEX entries_by_debit_memo ON entries (debit_memo_id) WHERE debit_memo_id IS NOT NULL;
+CREATE INDEX entries_by_refund ON entries (refund_id) WHERE refund_id IS NOT NULL;
+CREATE INDEX entries_by_vendor ON entries (vendor_id) WHERE vendor_id IS NOT NULL;
+
+CREATE TRIGGER lines_in_sequence BEFORE INSERT ON lines
+BEGIN
+  SELECT RAISE(ABORT, 'ledger: line numbers must run 1, 2, 3... within an entry')
+  WHERE NEW.line_no <> 1 + (SELECT count(*) FROM lines WHERE entry_id = NEW.entry_id);
+  SELECT RAISE(ABORT, 'ledger: more lines than the entry declares')
+  WHERE NEW.line_no > (SELECT line_count FROM entries WHERE id = NEW.entry_id);
+  SELECT RAISE(ABORT, 'ledger: running total does not match the lines')
+  WHERE NEW.running_cents <> NEW.amount_cents + coalesce(
+    (SELECT running_cents FROM lines WHERE entry_id = NEW.entry_id AND line_no = NEW.line_no - 1), 0);
+END;
+
+CREATE TRIGGER entries_immutable_update BEFORE UPDATE ON entries
+BEGIN SELECT RAISE(ABORT, 'ledger: entries are immutable; post a reversal'); END;
+CREATE TRIGGER entries_immutable_delete BEFORE DELETE ON entries
+BEGIN SELECT RAISE(ABORT, 'ledger: entries are immutable; post a reversal'); END;
+CREATE TRIGGER lines_immutable_update BEFORE UPDATE ON lines
+BEGIN SELECT RAISE(ABORT, 'ledger: lines are immutable; post a reversal'); END;
+CREATE TRIGGER lines_immutable_delete BEFORE DELETE ON lines
+BEGIN SELECT RAISE(ABORT, 'ledger: lines are immutable; post a reversal'); END;
+CREATE TRIGGER accounts_immutable_update BEFORE UPDATE ON accounts
+BEGIN SELECT RAISE(ABORT, 'ledger: accounts are immutable'); END;
+CREATE TRIGGER accounts_immutable_delete BEFORE DELETE ON accounts
+BEGIN SELECT RAISE(ABORT, 'ledger: accounts are immutable'); END;
+`;
+
+export const migrations: readonly string[] = [v1];
+
+export function migrate(db: Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(
+      `ledger database schema version ${current} is newer than this code knows (${migrations.length})`,
+    );
+  }
+  for (let version = current; version < migrations.length; version++) {
+    const sql = migrations[version] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}
