@@ -330,7 +330,10 @@ export class EmbeddedLedger implements LedgerPort {
     const linesByEntry = new Map<number, EntryLine[]>();
     for (const l of lineRows) {
       let list = linesByEntry.get(l.entry_id);
-      if (!list) linesByEntry.set(l.entry_id, (list = []));
+      if (!list) {
+        list = [];
+        linesByEntry.set(l.entry_id, list);
+      }
       const line: EntryLine = { account: l.account as AccountName, amountCents: l.amount_cents };
       if (l.memo !== null) line.memo = l.memo;
       list.push(line);

@@ -37,9 +37,15 @@ export class LedgerBusyError extends Error {
   }
 }
 
+/** A fetched service object in a state the mapping does not know how to book (e.g. an unknown status). */
+export class UnmappableStateError extends Error {
+  override readonly name = 'UnmappableStateError';
+}
+
 /** Error names an activity retry policy should treat as non-retryable. */
 export const nonRetryableLedgerErrors = [
   'LedgerConflictError',
   'LedgerEntryNotFoundError',
   'LedgerValidationError',
+  'UnmappableStateError',
 ] as const;

@@ -1,0 +1,88 @@
+import type { DebitMemo, ExternalPayment, PaymentLink } from '../../service/schemas/index.js';
+import { Accounts } from '../chart-of-accounts.js';
+import type { EntryLinks, LedgerEntryInput } from '../entry.js';
+import { entryKeys } from '../entry-key.js';
+import { utcDate } from './dates.js';
+
+export type ExternalPaymentForBooks = Pick<
+  ExternalPayment,
+  'id' | 'amountCents' | 'paidAt' | 'voided' | 'serviceBankingTransferId'
+>;
+export type DebitMemoForBooks = Pick<DebitMemo, 'id' | 'amountCents' | 'createdAt' | 'voided'>;
+
+/** The subset of a fetched PaymentLink the books depend on. */
+export type PaymentLinkForBooks = Pick<PaymentLink, 'id' | 'customerId'> & {
+  externalPayments: readonly ExternalPaymentForBooks[];
+  debitMemos: readonly DebitMemoForBooks[];
+};
+
+export interface PaymentLinkBookingOptions {
+  /**
+   * Where money recorded as received outside the service goes: Checks To Deposit (default; it is a check
+   * still to take to the bank) or straight to Operating Bank. Fixed per deployment: changing it turns
+   * re-syncs of already booked records into conflicts.
+   */
+  externalPaymentAccount?: 'checks-to-deposit' | 'operating-bank';
+}
+
+/** What the payment-link flow owns. Check deposit applications are booked by the check-deposit flow. */
+export const paymentLinkEntryKinds = ['external-payment', 'debit-memo'] as const;
+
+/**
+ * The entries that should exist for a link's live external payments and debit memos. Voided records are
+ * omitted by the service (2.7, 2.8), so their booked entries get reversed. Records applying a check deposit
+ * (serviceBankingTransferId set, 4.1) are left to checkDepositEntries, so they are never booked twice.
+ */
+export function paymentLinkEntries(
+  link: PaymentLinkForBooks,
+  options: PaymentLinkBookingOptions = {},
+): LedgerEntryInput[] {
+  const entries: LedgerEntryInput[] = [];
+  for (const payment of link.externalPayments) {
+    if (payment.voided || payment.serviceBankingTransferId != null) continue;
+    entries.push(externalPaymentEntry(link, payment, options));
+  }
+  for (const memo of link.debitMemos) {
+    if (memo.voided) continue;
+    entries.push(debitMemoEntry(link, memo));
+  }
+  return entries.filter((e) => e.lines.every((l) => l.amountCents !== 0));
+}
+
+function linkLinks(link: PaymentLinkForBooks): EntryLinks {
+  return { paymentLinkId: link.id, ...(link.customerId ? { customerId: link.customerId } : {}) };
+}
+
+/** Dr Checks To Deposit (or Operating Bank, by config) / Cr Accounts Receivable, on paidAt. */
+export function externalPaymentEntry(
+  link: PaymentLinkForBooks,
+  payment: ExternalPaymentForBooks,
+  options: PaymentLinkBookingOptions = {},
+): LedgerEntryInput {
+  const debit =
+    options.externalPaymentAccount === 'operating-bank' ? Accounts.OperatingBank : Accounts.ChecksToDeposit;
+  return {
+    key: entryKeys.externalPayment(payment.id),
+    date: utcDate(payment.paidAt, `external payment ${payment.id} paidAt`),
+    description: `External payment ${payment.id} on payment link ${link.id}`,
+    lines: [
+      { account: debit, amountCents: payment.amountCents },
+      { account: Accounts.AccountsReceivable, amountCents: -payment.amountCents },
+    ],
+    links: { ...linkLinks(link), externalPaymentId: payment.id },
+  };
+}
+
+/** Dr Accounts Receivable / Cr Fee Income, on the memo's creation date. */
+export function debitMemoEntry(link: PaymentLinkForBooks, memo: DebitMemoForBooks): LedgerEntryInput {
+  return {
+    key: entryKeys.debitMemo(memo.id),
+    date: utcDate(memo.createdAt, `debit memo ${memo.id} createdAt`),
+    description: `Debit memo ${memo.id} on payment link ${link.id}`,
+    lines: [
+      { account: Accounts.AccountsReceivable, amountCents: memo.amountCents },
+      { account: Accounts.FeeIncome, amountCents: -memo.amountCents },
+    ],
+    links: { ...linkLinks(link), debitMemoId: memo.id },
+  };
+}

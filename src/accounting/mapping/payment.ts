@@ -1,0 +1,83 @@
+import type { Payment, Refund } from '../../service/schemas/index.js';
+import { Accounts } from '../chart-of-accounts.js';
+import type { LedgerEntryInput } from '../entry.js';
+import { entryKeys } from '../entry-key.js';
+import { UnmappableStateError } from '../errors.js';
+import { utcDate } from './dates.js';
+
+/** The subset of a fetched Payment the books depend on; the service's Payment satisfies it. */
+export type PaymentForBooks = Pick<
+  Payment,
+  'id' | 'status' | 'amountInCents' | 'platformFeeInCents' | 'paymentLinkId' | 'createdAt'
+> & { refunds: readonly Pick<Refund, 'id' | 'amountCents' | 'refundDate' | 'voided'>[] };
+
+/** Key prefixes a payment's entries use: the scope to reconcile a payment against. */
+export const paymentEntryKinds = ['payment', 'payment-fee', 'refund'] as const;
+
+const bookedStatuses = new Set(['PENDING', 'SUCCEEDED', 'REFUNDED']);
+
+/**
+ * The entries that should exist for a payment in its current state (design overview mapping table):
+ * - received (PENDING ACH counts from the start, D8): Dr Processor Clearing / Cr Accounts Receivable, gross;
+ * - the card fee the business absorbs (platformFeeInCents, D20): Dr Processing Fees / Cr Processor Clearing;
+ * - each live refund: Dr Refunds / Cr Processor Clearing.
+ * Nothing when FAILED (an ACH return reverses what was booked) or when the charge was cancelled before
+ * settlement (D17: a voided refund; the payment entry is reversed). A returned ACH refund credit leaves
+ * refunds[] (D19), so its entry stops being desired and is reversed.
+ * Contents depend only on immutable fields of the payment, so the same fact always maps to the same entry.
+ */
+export function paymentEntries(payment: PaymentForBooks): LedgerEntryInput[] {
+  if (payment.status === 'FAILED') return [];
+  if (!bookedStatuses.has(payment.status)) {
+    throw new UnmappableStateError(`payment ${payment.id}: unknown status ${payment.status}`);
+  }
+  if (payment.refunds.some((r) => r.voided)) return [];
+  if (payment.platformFeeInCents < 0) {
+    throw new UnmappableStateError(`payment ${payment.id}: negative platformFeeInCents`);
+  }
+
+  const date = utcDate(payment.createdAt, `payment ${payment.id} createdAt`);
+  const links = {
+    paymentId: payment.id,
+    ...(payment.paymentLinkId ? { paymentLinkId: payment.paymentLinkId } : {}),
+  };
+  const entries: LedgerEntryInput[] = [];
+  if (payment.amountInCents !== 0) {
+    entries.push({
+      key: entryKeys.payment(payment.id),
+      date,
+      description: `Payment ${payment.id} received`,
+      lines: [
+        { account: Accounts.ProcessorClearing, amountCents: payment.amountInCents },
+        { account: Accounts.AccountsReceivable, amountCents: -payment.amountInCents },
+      ],
+      links,
+    });
+  }
+  if (payment.platformFeeInCents > 0) {
+    entries.push({
+      key: entryKeys.paymentFee(payment.id),
+      date,
+      description: `Card processing fee absorbed on payment ${payment.id}`,
+      lines: [
+        { account: Accounts.ProcessingFees, amountCents: payment.platformFeeInCents },
+        { account: Accounts.ProcessorClearing, amountCents: -payment.platformFeeInCents },
+      ],
+      links,
+    });
+  }
+  for (const refund of payment.refunds) {
+    if (refund.amountCents === 0) continue;
+    entries.push({
+      key: entryKeys.refund(refund.id),
+      date: utcDate(refund.refundDate, `refund ${refund.id} refundDate`),
+      description: `Refund ${refund.id} of payment ${payment.id}`,
+      lines: [
+        { account: Accounts.Refunds, amountCents: refund.amountCents },
+        { account: Accounts.ProcessorClearing, amountCents: -refund.amountCents },
+      ],
+      links: { ...links, refundId: refund.id },
+    });
+  }
+  return entries;
+}

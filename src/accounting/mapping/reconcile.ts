@@ -1,0 +1,93 @@
+import { type BookedEntry, canonicalContents, type LedgerEntryInput } from '../entry.js';
+import { baseKey, keyPrefix, keyVersion, versionedKey } from '../entry-key.js';
+import { LedgerValidationError } from '../errors.js';
+
+export interface ReconcileOptions {
+  /**
+   * Key prefixes this caller owns (e.g. paymentEntryKinds). Booked entries of other kinds are ignored, so
+   * a payment-link sync never reverses the payments booked under the same link. Omitted: every booked
+   * entry passed in is in scope.
+   */
+  kinds?: readonly string[];
+  /** Reason recorded on reversals; default 'no longer in the service state'. */
+  reason?: string;
+}
+
+export interface ReconcilePlan {
+  /** Entries to post, under their base key or the next version (`key#n`) when earlier versions were reversed. */
+  toPost: LedgerEntryInput[];
+  /** Booked live entries no longer desired. */
+  toReverse: { key: string; reason: string }[];
+  /** Keys already booked live with the desired contents: nothing to do. */
+  unchanged: string[];
+  /**
+   * Desired entries whose live booked version has different contents. Never silently corrected: posting
+   * one (applyReconciliation does, last) raises LedgerConflictError, so the drift is looked at.
+   */
+  conflicts: { desired: LedgerEntryInput; booked: BookedEntry }[];
+}
+
+/**
+ * The difference between what should be booked (desired, from the fetched service state, base keys) and
+ * what is booked (from entriesFor, reversals included). Pure.
+ *
+ * Rule for keys: one "slot" per base key, holding versions `key`, `key#2`, `key#3`...; a version is live
+ * until reversed. Desired and a live version has the same contents: unchanged. Desired and no live version:
+ * post under the next version (base key if none was ever booked, else highest version + 1), so an entry
+ * reversed earlier and desired again (a refund credit returned, then re-sent...) books afresh, while the
+ * reversed history stays. Not desired and live: reverse (once; a reversed version is never touched again).
+ */
+export function reconcileEntries(
+  desired: readonly LedgerEntryInput[],
+  booked: readonly BookedEntry[],
+  options: ReconcileOptions = {},
+): ReconcilePlan {
+  const reason = options.reason ?? 'no longer in the service state';
+  const inScope = (key: string) => !options.kinds || options.kinds.includes(keyPrefix(key));
+
+  const slots = new Map<string, BookedEntry[]>();
+  for (const entry of booked) {
+    if (entry.reverses !== null || !inScope(entry.key)) continue;
+    const base = baseKey(entry.key);
+    const slot = slots.get(base);
+    if (slot) slot.push(entry);
+    else slots.set(base, [entry]);
+  }
+
+  const plan: ReconcilePlan = { toPost: [], toReverse: [], unchanged: [], conflicts: [] };
+  const desiredKeys = new Set<string>();
+  for (const entry of desired) {
+    if (baseKey(entry.key) !== entry.key) {
+      throw new LedgerValidationError(`desired entries use base keys, got ${entry.key}`);
+    }
+    if (desiredKeys.has(entry.key)) throw new LedgerValidationError(`desired key ${entry.key} appears twice`);
+    if (options.kinds && !inScope(entry.key)) {
+      throw new LedgerValidationError(`desired key ${entry.key} is outside the reconciled kinds`);
+    }
+    desiredKeys.add(entry.key);
+
+    const versions = (slots.get(entry.key) ?? []).sort((a, b) => keyVersion(a.key) - keyVersion(b.key));
+    const live = versions.filter((v) => v.reversedBy === null);
+    const last = versions.at(-1);
+    if (live.length === 0) {
+      const next = last ? keyVersion(last.key) + 1 : 1;
+      plan.toPost.push({ ...entry, key: versionedKey(entry.key, next) });
+      continue;
+    }
+    const wanted = canonicalContents(entry);
+    const match = live.find((v) => canonicalContents(v) === wanted);
+    if (match) {
+      plan.unchanged.push(match.key);
+      // Two live versions of one slot only arise from a bug or a race; keep the matching one.
+      for (const v of live) if (v !== match) plan.toReverse.push({ key: v.key, reason: 'duplicate version' });
+    } else {
+      plan.conflicts.push({ desired: entry, booked: live.at(-1) as BookedEntry });
+    }
+  }
+
+  for (const [base, versions] of slots) {
+    if (desiredKeys.has(base)) continue;
+    for (const v of versions) if (v.reversedBy === null) plan.toReverse.push({ key: v.key, reason });
+  }
+  return plan;
+}

@@ -1,0 +1,49 @@
+import type { EntryLinks, LedgerEntryInput } from './entry.js';
+import type { LedgerPort } from './ledger-port.js';
+import { type ReconcileOptions, type ReconcilePlan, reconcileEntries } from './mapping/reconcile.js';
+
+export interface SyncResult {
+  posted: string[];
+  reversed: string[];
+  unchanged: string[];
+}
+
+/**
+ * Writes a reconciliation plan through the port: reversals first, then posts, then the conflicts (whose
+ * post raises LedgerConflictError after everything else was written). Every step is idempotent, so a
+ * retried activity converges.
+ */
+export async function applyReconciliation(
+  ledger: LedgerPort,
+  plan: ReconcilePlan,
+  options: { date: string },
+): Promise<SyncResult> {
+  const result: SyncResult = { posted: [], reversed: [], unchanged: [...plan.unchanged] };
+  for (const { key, reason } of plan.toReverse) {
+    const { created } = await ledger.reverse(key, { reason, date: options.date });
+    if (created) result.reversed.push(key);
+  }
+  for (const entry of plan.toPost) {
+    const { created } = await ledger.post(entry);
+    if (created) result.posted.push(entry.key);
+  }
+  for (const { desired, booked } of plan.conflicts) await ledger.post({ ...desired, key: booked.key });
+  return result;
+}
+
+/**
+ * What an activity calls after fetching a service object: make the books hold exactly `desired` for the
+ * objects matching `scope`, among the entry kinds it owns. `date` is the accounting date of reversals.
+ *
+ *   await syncEntries(ledger, paymentEntries(payment), { paymentId: payment.id },
+ *     { kinds: paymentEntryKinds, date: today, reason: 'payment.failed' });
+ */
+export async function syncEntries(
+  ledger: LedgerPort,
+  desired: readonly LedgerEntryInput[],
+  scope: EntryLinks,
+  options: ReconcileOptions & { date: string },
+): Promise<SyncResult> {
+  const booked = await ledger.entriesFor(scope);
+  return applyReconciliation(ledger, reconcileEntries(desired, booked, options), options);
+}
