@@ -1,0 +1,318 @@
+import { describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import type { EntryLinks, LedgerEntryInput } from '../../src/accounting/entry.js';
+import { UnmappableStateError } from '../../src/accounting/errors.js';
+import {
+  type BillPaymentForBooks,
+  billPaymentEntries,
+  billPaymentEntryKinds,
+  type CheckDepositForBooks,
+  checkDepositEntries,
+  checkDepositEntryKinds,
+  type DisbursementForBooks,
+  disbursementEntries,
+  disbursementEntryKinds,
+  type PaymentForBooks,
+  type PaymentLinkForBooks,
+  paymentEntries,
+  paymentEntryKinds,
+  paymentLinkEntries,
+  paymentLinkEntryKinds,
+} from '../../src/accounting/mapping/index.js';
+import { syncEntries } from '../../src/accounting/sync.js';
+import type { BillPayment, CheckDeposit, Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
+import { sumOfLines } from './fixtures.js';
+
+// Compile-time: the service's own fetched types satisfy what the mappings consume.
+const _fits: [
+  (p: Payment) => LedgerEntryInput[],
+  (l: PaymentLink) => LedgerEntryInput[],
+  (d: Disbursement) => LedgerEntryInput[],
+  (b: BillPayment) => LedgerEntryInput[],
+  (c: CheckDeposit, f: (id: string) => string) => LedgerEntryInput[],
+] = [paymentEntries, paymentLinkEntries, disbursementEntries, billPaymentEntries, checkDepositEntries];
+void _fits;
+
+/** "Dr X / Cr Y amount" of a two-line entry, the way the design's mapping table reads. */
+function drCr(entry: LedgerEntryInput): string {
+  expect(entry.lines).toHaveLength(2);
+  expect(sumOfLines(entry)).toBe(0);
+  const dr = entry.lines.find((l) => l.amountCents > 0);
+  const cr = entry.lines.find((l) => l.amountCents < 0);
+  return `Dr ${dr?.account} / Cr ${cr?.account} ${dr?.amountCents}`;
+}
+
+function table(entries: LedgerEntryInput[]): [string, string, string][] {
+  return entries.map((e) => [e.key, e.date, drCr(e)]);
+}
+
+const card: PaymentForBooks = {
+  id: 'pay_1',
+  status: 'SUCCEEDED',
+  amountInCents: 10_000,
+  platformFeeInCents: 320,
+  paymentLinkId: 'pl_1',
+  createdAt: Date.UTC(2026, 0, 2, 23, 59),
+  refunds: [],
+};
+const ach: PaymentForBooks = { ...card, id: 'pay_2', status: 'PENDING', platformFeeInCents: 0 };
+
+/** Books `before`, then syncs `after`; returns the keys the sync reversed and posted. */
+async function transition(
+  before: LedgerEntryInput[],
+  after: LedgerEntryInput[],
+  scope: EntryLinks,
+  kinds: readonly string[],
+) {
+  const ledger = EmbeddedLedger.open();
+  await syncEntries(ledger, before, scope, { kinds, date: '2026-02-01' });
+  const result = await syncEntries(ledger, after, scope, { kinds, date: '2026-02-01' });
+  const trial = await ledger.trialBalance();
+  ledger.close();
+  return { ...result, trial };
+}
+
+describe('payments (mapping table rows 1-6)', () => {
+  it('payment received, gross: Dr Processor Clearing / Cr Accounts Receivable; absorbed card fee', () => {
+    expect(table(paymentEntries(card))).toEqual([
+      ['payment:pay_1', '2026-01-02', `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`],
+      ['payment-fee:pay_1', '2026-01-02', `Dr ${Accounts.ProcessingFees} / Cr ${Accounts.ProcessorClearing} 320`],
+    ]);
+    expect(paymentEntries(card)[0]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1' });
+  });
+
+  it('an ACH payment is booked from PENDING on (D8), with no fee; a link-less payment has no link', () => {
+    expect(table(paymentEntries(ach))).toEqual([
+      ['payment:pay_2', '2026-01-02', `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`],
+    ]);
+    expect(paymentEntries({ ...ach, paymentLinkId: null })[0]?.links).toEqual({ paymentId: 'pay_2' });
+  });
+
+  it('each live refund: Dr Refunds / Cr Processor Clearing, on its refund date', () => {
+    const refunded: PaymentForBooks = {
+      ...card,
+      status: 'REFUNDED',
+      refunds: [
+        { id: 're_1', amountCents: 4_000, refundDate: '2026-01-05T10:00:00.000Z', voided: false },
+        { id: 're_2', amountCents: 6_000, refundDate: '2026-01-06T10:00:00.000Z', voided: false },
+      ],
+    };
+    const entries = paymentEntries(refunded);
+    expect(table(entries).slice(2)).toEqual([
+      ['refund:re_1', '2026-01-05', `Dr ${Accounts.Refunds} / Cr ${Accounts.ProcessorClearing} 4000`],
+      ['refund:re_2', '2026-01-06', `Dr ${Accounts.Refunds} / Cr ${Accounts.ProcessorClearing} 6000`],
+    ]);
+    expect(entries[2]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1', refundId: 're_1' });
+  });
+
+  it('refund before settlement (void, D17): nothing desired, so the payment entry is reversed', async () => {
+    const voided: PaymentForBooks = {
+      ...card,
+      status: 'REFUNDED',
+      platformFeeInCents: 0,
+      refunds: [{ id: 're_v', amountCents: 10_000, refundDate: '2026-01-03T00:00:00.000Z', voided: true }],
+    };
+    expect(paymentEntries(voided)).toEqual([]);
+    const r = await transition(paymentEntries(card), paymentEntries(voided), { paymentId: 'pay_1' }, paymentEntryKinds);
+    expect(r.reversed).toEqual(['payment:pay_1', 'payment-fee:pay_1']);
+    expect(r.trial.accounts.every((a) => a.balanceCents === 0)).toBe(true);
+  });
+
+  it('ACH return (payment.failed, FAILED): the payment entry is reversed, the invoice reopens', async () => {
+    expect(paymentEntries({ ...ach, status: 'FAILED' })).toEqual([]);
+    const r = await transition(
+      paymentEntries(ach),
+      paymentEntries({ ...ach, status: 'FAILED' }),
+      { paymentId: 'pay_2' },
+      paymentEntryKinds,
+    );
+    expect(r.reversed).toEqual(['payment:pay_2']);
+    expect(r.trial.accounts.find((a) => a.account === Accounts.AccountsReceivable)?.balanceCents).toBe(0);
+  });
+
+  it('ACH refund credit returned (D19): the refund leaves refunds[], its entry is reversed', async () => {
+    const refund = { id: 're_1', amountCents: 10_000, refundDate: '2026-01-20T00:00:00.000Z', voided: false };
+    const r = await transition(
+      paymentEntries({ ...ach, status: 'REFUNDED', refunds: [refund] }),
+      paymentEntries({ ...ach, status: 'SUCCEEDED', refunds: [] }),
+      { paymentId: 'pay_2' },
+      paymentEntryKinds,
+    );
+    expect(r.reversed).toEqual(['refund:re_1']);
+    expect(r.unchanged).toEqual(['payment:pay_2']);
+  });
+
+  it('an unknown status is an UnmappableStateError, never a silent reversal', () => {
+    expect(() => paymentEntries({ ...card, status: 'DISPUTED' })).toThrow(UnmappableStateError);
+  });
+});
+
+describe('payment links (rows 7, 11, 12)', () => {
+  const link: PaymentLinkForBooks = {
+    id: 'pl_1',
+    customerId: 'cus_1',
+    externalPayments: [
+      { id: 'ep_1', amountCents: 2_500, paidAt: '2026-01-04', voided: false, serviceBankingTransferId: null },
+      { id: 'ep_dep', amountCents: 1_000, paidAt: '2026-01-04', voided: false, serviceBankingTransferId: 'tr_1' },
+    ],
+    debitMemos: [{ id: 'dm_1', amountCents: 3_500, createdAt: '2026-01-05T08:00:00.000Z', voided: false }],
+  };
+
+  it('external payment: Dr Checks To Deposit / Cr AR by default; debit memo: Dr AR / Cr Fee Income', () => {
+    expect(table(paymentLinkEntries(link))).toEqual([
+      ['external-payment:ep_1', '2026-01-04', `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 2500`],
+      ['debit-memo:dm_1', '2026-01-05', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.FeeIncome} 3500`],
+    ]);
+    expect(paymentLinkEntries(link)[0]?.links).toEqual({
+      paymentLinkId: 'pl_1',
+      customerId: 'cus_1',
+      externalPaymentId: 'ep_1',
+    });
+  });
+
+  it('external payment to Operating Bank by config', () => {
+    expect(drCr(paymentLinkEntries(link, { externalPaymentAccount: 'operating-bank' })[0] as LedgerEntryInput)).toBe(
+      `Dr ${Accounts.OperatingBank} / Cr ${Accounts.AccountsReceivable} 2500`,
+    );
+  });
+
+  it('voided external payment or debit memo (omitted by the service): reversal', async () => {
+    const r = await transition(
+      paymentLinkEntries(link),
+      paymentLinkEntries({ ...link, externalPayments: [], debitMemos: [] }),
+      { paymentLinkId: 'pl_1' },
+      paymentLinkEntryKinds,
+    );
+    expect(r.reversed).toEqual(['external-payment:ep_1', 'debit-memo:dm_1']);
+  });
+
+  it('the link flow leaves payments booked under the same link alone', async () => {
+    const ledger = EmbeddedLedger.open();
+    await syncEntries(ledger, paymentEntries(card), { paymentId: 'pay_1' }, { kinds: paymentEntryKinds, date: '2026-02-01' });
+    const r = await syncEntries(ledger, paymentLinkEntries(link), { paymentLinkId: 'pl_1' }, {
+      kinds: paymentLinkEntryKinds,
+      date: '2026-02-01',
+    });
+    expect(r.reversed).toEqual([]);
+    expect(await ledger.isReversed('payment:pay_1')).toBe(false);
+    ledger.close();
+  });
+});
+
+describe('check deposits (rows 8-10)', () => {
+  const deposit: CheckDepositForBooks = {
+    id: 'cd_1',
+    status: 'PROCESSING',
+    clearedAt: null,
+    applications: [
+      { id: 'ep_a', amountCents: 3_000, paidAt: '2026-01-06', voided: false, serviceBankingTransferId: 'tr_1' },
+      { id: 'ep_b', amountCents: 2_000, paidAt: '2026-01-06', voided: false, serviceBankingTransferId: 'tr_1' },
+    ],
+  };
+  const links: Record<string, string> = { ep_a: 'pl_a', ep_b: 'pl_b' };
+  const linkOf = (id: string) => links[id];
+
+  it('each application: Dr Checks To Deposit / Cr AR, linked to its payment link and deposit', () => {
+    const entries = checkDepositEntries(deposit, linkOf);
+    expect(table(entries)).toEqual([
+      ['check-application:ep_a', '2026-01-06', `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 3000`],
+      ['check-application:ep_b', '2026-01-06', `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 2000`],
+    ]);
+    expect(entries[0]?.links).toEqual({ checkDepositId: 'cd_1', externalPaymentId: 'ep_a', paymentLinkId: 'pl_a' });
+  });
+
+  it('cleared: Dr Operating Bank / Cr Checks To Deposit for the applied total', () => {
+    const cleared = { ...deposit, status: 'CLEARED', clearedAt: '2026-01-09T15:00:00.000Z' };
+    expect(table(checkDepositEntries(cleared, linkOf)).at(-1)).toEqual([
+      'check-cleared:cd_1',
+      '2026-01-09',
+      `Dr ${Accounts.OperatingBank} / Cr ${Accounts.ChecksToDeposit} 5000`,
+    ]);
+  });
+
+  it('returned or rejected: every application is reversed', async () => {
+    for (const status of ['RETURNED', 'REJECTED']) {
+      const r = await transition(
+        checkDepositEntries(deposit, linkOf),
+        checkDepositEntries({ ...deposit, status, applications: [] }, linkOf),
+        { checkDepositId: 'cd_1' },
+        checkDepositEntryKinds,
+      );
+      expect(r.reversed).toEqual(['check-application:ep_a', 'check-application:ep_b']);
+    }
+  });
+
+  it('an application whose link is unknown is an error, not a guess', () => {
+    expect(() => checkDepositEntries(deposit, () => undefined)).toThrow(UnmappableStateError);
+  });
+});
+
+describe('disbursements (rows 13-14)', () => {
+  const pending: DisbursementForBooks = {
+    id: 'dis_1',
+    status: 'PENDING',
+    amountInCents: 7_180,
+    createdAt: '2026-01-10',
+    paidAt: null,
+  };
+  it('pending: Dr Payouts In Transit / Cr Processor Clearing', () => {
+    expect(table(disbursementEntries(pending))).toEqual([
+      ['disbursement-pending:dis_1', '2026-01-10', `Dr ${Accounts.PayoutsInTransit} / Cr ${Accounts.ProcessorClearing} 7180`],
+    ]);
+  });
+  it('succeeded: also Dr Operating Bank / Cr Payouts In Transit, on paidAt', () => {
+    expect(table(disbursementEntries({ ...pending, status: 'SUCCEEDED', paidAt: '2026-01-12' }))[1]).toEqual([
+      'disbursement-paid:dis_1',
+      '2026-01-12',
+      `Dr ${Accounts.OperatingBank} / Cr ${Accounts.PayoutsInTransit} 7180`,
+    ]);
+  });
+  it('failed: what was booked is reversed', async () => {
+    const r = await transition(
+      disbursementEntries(pending),
+      disbursementEntries({ ...pending, status: 'FAILED' }),
+      { disbursementId: 'dis_1' },
+      disbursementEntryKinds,
+    );
+    expect(r.reversed).toEqual(['disbursement-pending:dis_1']);
+  });
+});
+
+describe('bill payments (rows 15-17)', () => {
+  const sent: BillPaymentForBooks = {
+    id: 'bp_1',
+    vendorId: 'ven_1',
+    amountCents: 12_345,
+    status: 'PENDING',
+    sentAt: '2026-01-15T09:00:00.000Z',
+    completedAt: null,
+  };
+  it('not yet sent: nothing', () => {
+    expect(billPaymentEntries({ ...sent, sentAt: null })).toEqual([]);
+  });
+  it('sent: Dr Accounts Payable / Cr Outgoing Payments Clearing', () => {
+    expect(table(billPaymentEntries(sent))).toEqual([
+      ['bill-payment-sent:bp_1', '2026-01-15', `Dr ${Accounts.AccountsPayable} / Cr ${Accounts.OutgoingPaymentsClearing} 12345`],
+    ]);
+    expect(billPaymentEntries(sent)[0]?.links).toEqual({ billPaymentId: 'bp_1', vendorId: 'ven_1' });
+  });
+  it('check deposited / ACH succeeded: Dr Outgoing Payments Clearing / Cr Operating Bank', () => {
+    const paid = { ...sent, status: 'SUCCEEDED', completedAt: '2026-01-20T09:00:00.000Z' };
+    expect(table(billPaymentEntries(paid))[1]).toEqual([
+      'bill-payment-paid:bp_1',
+      '2026-01-20',
+      `Dr ${Accounts.OutgoingPaymentsClearing} / Cr ${Accounts.OperatingBank} 12345`,
+    ]);
+  });
+  it('check returned / failed / cancelled (FAILED): the sent entry is reversed, the bill is owed again', async () => {
+    const r = await transition(
+      billPaymentEntries(sent),
+      billPaymentEntries({ ...sent, status: 'FAILED' }),
+      { billPaymentId: 'bp_1' },
+      billPaymentEntryKinds,
+    );
+    expect(r.reversed).toEqual(['bill-payment-sent:bp_1']);
+    expect(r.trial.accounts.find((a) => a.account === Accounts.AccountsPayable)?.balanceCents).toBe(0);
+  });
+});
