@@ -78,13 +78,16 @@ export class ServicePayloadTooLargeError extends ServiceError {
   override name = 'ServicePayloadTooLargeError';
 }
 
-/** 429: slow down; retryAfterMs from the Retry-After header when given. */
+/**
+ * 429: slow down; retryAfterMs from the Retry-After header when given. The request was refused before it was
+ * processed, so resending is safe even for a write that is not idempotent.
+ */
 export class ServiceRateLimitedError extends ServiceError {
   override name = 'ServiceRateLimitedError';
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, options: ServiceErrorOptions & { retryAfterMs?: number } = {}) {
-    super(message, options, true);
+    super(message, { ...options, retrySafe: true }, true);
     this.retryAfterMs = options.retryAfterMs;
   }
 }

@@ -79,6 +79,8 @@ describe('fromResponse maps status and body to one class', () => {
     const err = fromResponse(503, 'busy', { retrySafe: false });
     expect(err.transient).toBe(true);
     expect(err.retryable).toBe(false);
+    // A 429 was refused before processing: resending is safe whatever the operation.
+    expect(fromResponse(429, 'slow', { retrySafe: false }).retryable).toBe(true);
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {

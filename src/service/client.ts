@@ -1,0 +1,506 @@
+import type { z } from 'zod';
+import { type Logger, silentLogger } from '../logging/logger.js';
+import { DEFAULT_RETRY, type RetryOptions } from './backoff.js';
+import { operations } from './operations.js';
+import type {
+  ApplyCheckDepositRequest,
+  Bill,
+  BillPayment,
+  ChargeAuthorization,
+  CheckDeposit,
+  CheckDepositList,
+  CreateBillRequest,
+  CreateCustomerRequest,
+  CreatePaymentLinkRequest,
+  CreateVendorRequest,
+  CreateWebhookRequest,
+  Customer,
+  CustomerList,
+  DebitMemoResult,
+  Disbursement,
+  DisbursementList,
+  ExternalPaymentResult,
+  File,
+  FileType,
+  ListCheckDepositsQuery,
+  ListCustomersQuery,
+  ListDisbursementsQuery,
+  ListPaymentLinksQuery,
+  ListPaymentsQuery,
+  MessageResponse,
+  Payment,
+  PaymentLink,
+  PaymentLinkList,
+  PaymentList,
+  RecordDebitMemoRequest,
+  RecordExternalPaymentRequest,
+  RefundPaymentRequest,
+  RequestChargeAuthorizationRequest,
+  SendPaymentLinkRequest,
+  UpdateCustomerRequest,
+  UpdatePaymentLinkRequest,
+  UpdateVendorAchMethodRequest,
+  UpdateVendorAchMethodResult,
+  Vendor,
+  WebhookList,
+  WebhookSubscription,
+} from './schemas/index.js';
+import { MAX_PAGE_SIZE } from './schemas/index.js';
+import { Transport } from './transport.js';
+
+// The typed client: one method per operation of spec part 4 and of the decisions doc. Method names are the
+// operation ids of src/service/operations.ts and of the OpenAPI document.
+
+/** D37: placeholders until the real addresses are configured; pass baseUrl to override. */
+export const SERVICE_BASE_URLS = {
+  sandbox: 'https://sandbox.api.service.example',
+  production: 'https://api.service.example',
+} as const;
+export type ServiceEnvironment = keyof typeof SERVICE_BASE_URLS;
+
+export interface ServiceClientOptions {
+  apiKey: string;
+  /** Chooses a base URL from SERVICE_BASE_URLS; ignored when baseUrl is given. */
+  environment?: ServiceEnvironment;
+  /** An explicit base URL, such as the emulator's. */
+  baseUrl?: string;
+  logger?: Logger;
+  /** Per attempt; default 10 s. */
+  timeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  /** For tests and instrumentation; defaults to global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+type In<T extends z.ZodType> = z.input<T>;
+
+/** A list query as callers write it: page numbers are numbers (the schema also coerces query-string text). */
+type ListQuery<T extends z.ZodType> = Omit<z.input<T>, 'page' | 'pageSize'> & {
+  page?: number;
+  pageSize?: number;
+};
+
+/** Bytes of an uploaded file, as a Blob or raw bytes. */
+export type UploadBytes = Blob | Uint8Array;
+
+export interface UploadFileInput {
+  file: UploadBytes;
+  filename?: string;
+  /** Either type, or data as `type=<FILE TYPE>` (4.9, D25). */
+  type?: FileType;
+  data?: string;
+  /** With ACH_DEBIT_AUTHORIZATION_PDF only (D25). */
+  customerId?: string;
+  routingNumber?: string;
+  accountNumber?: string;
+}
+
+export interface DepositCheckInput {
+  amountCents: number;
+  frontImage: UploadBytes;
+  backImage: UploadBytes;
+  memo?: string;
+}
+
+export class ServiceClient {
+  readonly baseUrl: string;
+  readonly #transport: Transport;
+
+  constructor(options: ServiceClientOptions) {
+    if (options.apiKey === '') throw new TypeError('apiKey is required');
+    this.baseUrl = options.baseUrl ?? SERVICE_BASE_URLS[options.environment ?? 'sandbox'];
+    this.#transport = new Transport({
+      apiKey: options.apiKey,
+      baseUrl: this.baseUrl,
+      logger: options.logger ?? silentLogger,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      fetch: options.fetch ?? globalThis.fetch,
+    });
+  }
+
+  // Part 4
+
+  /** 4.1. Retried on transient failures only when externalReferenceId is given (rule 5 makes it safe). */
+  applyCheckDeposit(
+    checkDepositId: string,
+    body: In<typeof ApplyCheckDepositRequest>,
+    options: CallOptions = {},
+  ): Promise<ExternalPaymentResult> {
+    return this.#transport.call(operations.applyCheckDeposit, {
+      params: { checkDepositId },
+      body,
+      ...options,
+    });
+  }
+
+  /** 4.2. Retried only with an externalReferenceId (D14). */
+  recordExternalPayment(
+    paymentLinkId: string,
+    body: In<typeof RecordExternalPaymentRequest>,
+    options: CallOptions = {},
+  ): Promise<ExternalPaymentResult> {
+    return this.#transport.call(operations.recordExternalPayment, {
+      params: { paymentLinkId },
+      body,
+      ...options,
+    });
+  }
+
+  /** 4.3. */
+  updatePaymentLink(
+    paymentLinkId: string,
+    body: In<typeof UpdatePaymentLinkRequest>,
+    options: CallOptions = {},
+  ): Promise<PaymentLink> {
+    return this.#transport.call(operations.updatePaymentLink, {
+      params: { paymentLinkId },
+      body,
+      ...options,
+    });
+  }
+
+  /** 4.4. Never retried by the client: a resend could refund twice. */
+  refundPayment(
+    paymentId: string,
+    body: In<typeof RefundPaymentRequest> = {},
+    options: CallOptions = {},
+  ): Promise<Payment> {
+    return this.#transport.call(operations.refundPayment, { params: { paymentId }, body, ...options });
+  }
+
+  /** 4.5. */
+  sendPaymentLink(
+    paymentLinkId: string,
+    body: In<typeof SendPaymentLinkRequest>,
+    options: CallOptions = {},
+  ): Promise<MessageResponse> {
+    return this.#transport.call(operations.sendPaymentLink, { params: { paymentLinkId }, body, ...options });
+  }
+
+  /** 4.6, one page. */
+  listCustomers(
+    query: ListQuery<typeof ListCustomersQuery> = {},
+    options: CallOptions = {},
+  ): Promise<CustomerList> {
+    return this.#transport.call(operations.listCustomers, { query, ...options });
+  }
+
+  /** 4.6, every page: yields each customer matching the filters. */
+  async *customers(
+    filter: Omit<ListQuery<typeof ListCustomersQuery>, 'page'> = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<Customer> {
+    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
+    yield* paginate((page) => this.listCustomers({ ...filter, pageSize, page }, options), 'customers');
+  }
+
+  /** 4.7. */
+  updateCustomer(
+    customerId: string,
+    body: In<typeof UpdateCustomerRequest>,
+    options: CallOptions = {},
+  ): Promise<Customer> {
+    return this.#transport.call(operations.updateCustomer, { params: { customerId }, body, ...options });
+  }
+
+  /** 4.8. */
+  requestChargeAuthorization(
+    customerId: string,
+    body: In<typeof RequestChargeAuthorizationRequest>,
+    options: CallOptions = {},
+  ): Promise<ChargeAuthorization> {
+    return this.#transport.call(operations.requestChargeAuthorization, {
+      params: { customerId },
+      body,
+      ...options,
+    });
+  }
+
+  /** 4.9, multipart. */
+  uploadFile(input: UploadFileInput, options: CallOptions = {}): Promise<File> {
+    const form = () => {
+      const data = new FormData();
+      for (const key of ['type', 'data', 'customerId', 'routingNumber', 'accountNumber'] as const) {
+        const value = input[key];
+        if (value !== undefined) data.set(key, value);
+      }
+      data.set('file', toBlob(input.file, 'application/pdf'), input.filename ?? 'upload.pdf');
+      return data;
+    };
+    return this.#transport.call(operations.uploadFile, { form, ...options });
+  }
+
+  /** 4.10. */
+  updateVendorAchMethod(
+    vendorId: string,
+    body: In<typeof UpdateVendorAchMethodRequest>,
+    options: CallOptions = {},
+  ): Promise<UpdateVendorAchMethodResult> {
+    return this.#transport.call(operations.updateVendorAchMethod, { params: { vendorId }, body, ...options });
+  }
+
+  /** 4.10, the legacy alias path. */
+  updateVendorPayoutMethodAch(
+    vendorId: string,
+    body: In<typeof UpdateVendorAchMethodRequest>,
+    options: CallOptions = {},
+  ): Promise<UpdateVendorAchMethodResult> {
+    return this.#transport.call(operations.updateVendorPayoutMethodAch, {
+      params: { vendorId },
+      body,
+      ...options,
+    });
+  }
+
+  /** 4.11. */
+  deleteVendor(vendorId: string, options: CallOptions = {}): Promise<MessageResponse> {
+    return this.#transport.call(operations.deleteVendor, { params: { vendorId }, ...options });
+  }
+
+  // 4.12 (paths and bodies from the decisions doc)
+
+  /** D12. Idempotent, so retried. */
+  voidExternalPayment(
+    paymentLinkId: string,
+    externalPaymentId: string,
+    options: CallOptions = {},
+  ): Promise<ExternalPaymentResult> {
+    return this.#transport.call(operations.voidExternalPayment, {
+      params: { paymentLinkId, externalPaymentId },
+      ...options,
+    });
+  }
+
+  /** D16. */
+  listCheckDeposits(
+    query: ListQuery<typeof ListCheckDepositsQuery> = {},
+    options: CallOptions = {},
+  ): Promise<CheckDepositList> {
+    return this.#transport.call(operations.listCheckDeposits, { query, ...options });
+  }
+
+  /** D16, every page. */
+  async *checkDeposits(
+    filter: Omit<ListQuery<typeof ListCheckDepositsQuery>, 'page'> = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<CheckDeposit> {
+    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
+    yield* paginate(
+      (page) => this.listCheckDeposits({ ...filter, pageSize, page }, options),
+      'checkDeposits',
+    );
+  }
+
+  /** D16. */
+  getCheckDeposit(checkDepositId: string, options: CallOptions = {}): Promise<CheckDeposit> {
+    return this.#transport.call(operations.getCheckDeposit, { params: { checkDepositId }, ...options });
+  }
+
+  /** D16, multipart. */
+  depositCheck(input: DepositCheckInput, options: CallOptions = {}): Promise<CheckDeposit> {
+    const form = () => {
+      const data = new FormData();
+      data.set('amountCents', String(input.amountCents));
+      if (input.memo !== undefined) data.set('memo', input.memo);
+      data.set('frontImage', toBlob(input.frontImage, 'image/jpeg'), 'front.jpg');
+      data.set('backImage', toBlob(input.backImage, 'image/jpeg'), 'back.jpg');
+      return data;
+    };
+    return this.#transport.call(operations.depositCheck, { form, ...options });
+  }
+
+  /** 6.1, D30: replaces the account's API webhook. */
+  createWebhook(
+    body: In<typeof CreateWebhookRequest>,
+    options: CallOptions = {},
+  ): Promise<WebhookSubscription> {
+    return this.#transport.call(operations.createWebhook, { body, ...options });
+  }
+
+  /** D30: 0 or 1 subscriptions, with their secrets. */
+  listWebhooks(options: CallOptions = {}): Promise<WebhookList> {
+    return this.#transport.call(operations.listWebhooks, { ...options });
+  }
+
+  /** 4.12, D29. Check events carry this id too. */
+  getBillPayment(billPaymentId: string, options: CallOptions = {}): Promise<BillPayment> {
+    return this.#transport.call(operations.getBillPayment, { params: { billPaymentId }, ...options });
+  }
+
+  // Decisions doc
+
+  /** D9. */
+  createPaymentLink(
+    body: In<typeof CreatePaymentLinkRequest>,
+    options: CallOptions = {},
+  ): Promise<PaymentLink> {
+    return this.#transport.call(operations.createPaymentLink, { body, ...options });
+  }
+
+  /** D9. */
+  getPaymentLink(paymentLinkId: string, options: CallOptions = {}): Promise<PaymentLink> {
+    return this.#transport.call(operations.getPaymentLink, { params: { paymentLinkId }, ...options });
+  }
+
+  /** D9. */
+  listPaymentLinks(
+    query: ListQuery<typeof ListPaymentLinksQuery> = {},
+    options: CallOptions = {},
+  ): Promise<PaymentLinkList> {
+    return this.#transport.call(operations.listPaymentLinks, { query, ...options });
+  }
+
+  /** D9, every page. */
+  async *paymentLinks(
+    filter: Omit<ListQuery<typeof ListPaymentLinksQuery>, 'page'> = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<PaymentLink> {
+    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
+    yield* paginate((page) => this.listPaymentLinks({ ...filter, pageSize, page }, options), 'paymentLinks');
+  }
+
+  /** D9. Archiving twice is a no-op, so retried. */
+  archivePaymentLink(paymentLinkId: string, options: CallOptions = {}): Promise<PaymentLink> {
+    return this.#transport.call(operations.archivePaymentLink, { params: { paymentLinkId }, ...options });
+  }
+
+  /** D15. Retried only with an externalReferenceId. */
+  recordDebitMemo(
+    paymentLinkId: string,
+    body: In<typeof RecordDebitMemoRequest>,
+    options: CallOptions = {},
+  ): Promise<DebitMemoResult> {
+    return this.#transport.call(operations.recordDebitMemo, { params: { paymentLinkId }, body, ...options });
+  }
+
+  /** D15. */
+  voidDebitMemo(
+    paymentLinkId: string,
+    debitMemoId: string,
+    options: CallOptions = {},
+  ): Promise<DebitMemoResult> {
+    return this.#transport.call(operations.voidDebitMemo, {
+      params: { paymentLinkId, debitMemoId },
+      ...options,
+    });
+  }
+
+  /** D21. */
+  getPayment(paymentId: string, options: CallOptions = {}): Promise<Payment> {
+    return this.#transport.call(operations.getPayment, { params: { paymentId }, ...options });
+  }
+
+  /** D21. */
+  listPayments(
+    query: ListQuery<typeof ListPaymentsQuery> = {},
+    options: CallOptions = {},
+  ): Promise<PaymentList> {
+    return this.#transport.call(operations.listPayments, { query, ...options });
+  }
+
+  /** D21, every page, oldest first. */
+  async *payments(
+    filter: Omit<ListQuery<typeof ListPaymentsQuery>, 'page'> = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<Payment> {
+    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
+    yield* paginate((page) => this.listPayments({ ...filter, pageSize, page }, options), 'payments');
+  }
+
+  /** D22. */
+  getDisbursement(disbursementId: string, options: CallOptions = {}): Promise<Disbursement> {
+    return this.#transport.call(operations.getDisbursement, { params: { disbursementId }, ...options });
+  }
+
+  /** D22. */
+  listDisbursements(
+    query: ListQuery<typeof ListDisbursementsQuery> = {},
+    options: CallOptions = {},
+  ): Promise<DisbursementList> {
+    return this.#transport.call(operations.listDisbursements, { query, ...options });
+  }
+
+  /** D23. */
+  createCustomer(body: In<typeof CreateCustomerRequest>, options: CallOptions = {}): Promise<Customer> {
+    return this.#transport.call(operations.createCustomer, { body, ...options });
+  }
+
+  /** D23. */
+  getCustomer(customerId: string, options: CallOptions = {}): Promise<Customer> {
+    return this.#transport.call(operations.getCustomer, { params: { customerId }, ...options });
+  }
+
+  /** D24. */
+  getChargeAuthorization(
+    chargeAuthorizationId: string,
+    options: CallOptions = {},
+  ): Promise<ChargeAuthorization> {
+    return this.#transport.call(operations.getChargeAuthorization, {
+      params: { chargeAuthorizationId },
+      ...options,
+    });
+  }
+
+  /** D26. */
+  createVendor(body: In<typeof CreateVendorRequest>, options: CallOptions = {}): Promise<Vendor> {
+    return this.#transport.call(operations.createVendor, { body, ...options });
+  }
+
+  /** D26. */
+  getVendor(vendorId: string, options: CallOptions = {}): Promise<Vendor> {
+    return this.#transport.call(operations.getVendor, { params: { vendorId }, ...options });
+  }
+
+  /** D28. */
+  createBill(body: In<typeof CreateBillRequest>, options: CallOptions = {}): Promise<Bill> {
+    return this.#transport.call(operations.createBill, { body, ...options });
+  }
+
+  /** D28. */
+  getBill(billId: string, options: CallOptions = {}): Promise<Bill> {
+    return this.#transport.call(operations.getBill, { params: { billId }, ...options });
+  }
+
+  /** D29: the amount is the bill's. */
+  createBillPayment(
+    billId: string,
+    deliveryMethodId: string,
+    options: CallOptions = {},
+  ): Promise<BillPayment> {
+    return this.#transport.call(operations.createBillPayment, {
+      params: { billId },
+      body: { deliveryMethodId },
+      ...options,
+    });
+  }
+
+  /** D29: only before the payment is sent. */
+  cancelBillPayment(billPaymentId: string, options: CallOptions = {}): Promise<BillPayment> {
+    return this.#transport.call(operations.cancelBillPayment, { params: { billPaymentId }, ...options });
+  }
+}
+
+/** Walks pages from 1 until totalResults is reached or a page comes back empty. */
+async function* paginate<K extends string, T>(
+  fetchPage: (page: number) => Promise<Record<K, T[]> & { totalResults: number }>,
+  key: K,
+): AsyncGenerator<T> {
+  let seen = 0;
+  for (let page = 1; ; page++) {
+    const result = await fetchPage(page);
+    const items = result[key];
+    yield* items;
+    seen += items.length;
+    if (items.length === 0 || seen >= result.totalResults) return;
+  }
+}
+
+function toBlob(bytes: UploadBytes, type: string): Blob {
+  return bytes instanceof Blob ? bytes : new Blob([bytes], { type });
+}
