@@ -1,9 +1,8 @@
 // Temporal's time-skipping test server, bound to the loopback interface only.
 // io.temporal.testserver.TestServer listens on every interface; tests here must stay on loopback.
-import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.protobuf.services.HealthStatusManager;
+import io.temporal.internal.testservice.GRPCServerHelper;
 import io.temporal.internal.testservice.TestServicesStarter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,16 +14,13 @@ public final class LoopbackTestServer {
       System.exit(2);
     }
     int port = Integer.parseInt(args[0]);
-    TestServicesStarter services = new TestServicesStarter(false, 0);
-    HealthStatusManager health = new HealthStatusManager();
+    // Same as TestServer.createPortBoundServer(port): time skipping starts locked, and the SDK's
+    // time-skipping client unlocks it while it waits for a result.
+    TestServicesStarter services = new TestServicesStarter(true, 0);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-    for (BindableService service : services.getServices()) builder.addService(service);
-    builder.addService(health.getHealthService());
+    GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
     Server server = builder.build().start();
-    health.setStatus("", io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
-    health.setStatus("temporal.api.workflowservice.v1.WorkflowService",
-        io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.shutdownNow();
       services.close();

@@ -10,7 +10,10 @@ export const ServiceObjectId = defineSearchAttributeKey('ServiceObjectId', Searc
 export const PaymentMethodType = defineSearchAttributeKey('PaymentMethodType', SearchAttributeType.KEYWORD);
 export const SyncState = defineSearchAttributeKey('SyncState', SearchAttributeType.KEYWORD);
 export const ServiceStatus = defineSearchAttributeKey('ServiceStatus', SearchAttributeType.KEYWORD);
-export const ReturnWindowEndsAt = defineSearchAttributeKey('ReturnWindowEndsAt', SearchAttributeType.DATETIME);
+export const ReturnWindowEndsAt = defineSearchAttributeKey(
+  'ReturnWindowEndsAt',
+  SearchAttributeType.DATETIME,
+);
 export const AmountCents = defineSearchAttributeKey('AmountCents', SearchAttributeType.INT);
 export const NeedsAttention = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
 export const LastError = defineSearchAttributeKey('LastError', SearchAttributeType.KEYWORD);
@@ -39,5 +42,8 @@ export function devServerSearchAttributeFlags(): string[] {
     DOUBLE: 'Double',
     KEYWORD_LIST: 'KeywordList',
   };
-  return booksyncSearchAttributes.flatMap((key) => ['--search-attribute', `${key.name}=${cliType[key.type]}`]);
+  return booksyncSearchAttributes.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${cliType[key.type]}`,
+  ]);
 }

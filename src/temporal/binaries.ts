@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EphemeralServerExecutable } from '@temporalio/testing';
+
+// Where the real Temporal servers come from. Order of preference (README, "Temporal servers"):
+// an explicit path in the environment, a binary on PATH, booksync's cache, a build from the package
+// registries (scripts/obtain-temporal.sh), and finally the SDK's own download on a machine with internet.
+
+export interface TemporalBinaries {
+  cli: EphemeralServerExecutable;
+  testServer: EphemeralServerExecutable;
+}
+
+const obtainScript = fileURLToPath(new URL('../../scripts/obtain-temporal.sh', import.meta.url));
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && isExecutable(path.join(dir, name))) return path.join(dir, name);
+  }
+  return undefined;
+}
+
+/** Runs the obtain script (cache hit or build) and returns what it resolved; undefined when it cannot. */
+function obtain(flag: '--cli-only' | '--test-server-only'): string | undefined {
+  try {
+    const out = execFileSync('bash', [obtainScript, flag], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: process.env,
+    });
+    const match = /^export \w+=(.+)$/m.exec(out);
+    return match?.[1]?.replace(/^'(.*)'$/, '$1');
+  } catch {
+    return undefined;
+  }
+}
+
+function resolveOne(
+  envVar: 'TEMPORAL_CLI_PATH' | 'TEMPORAL_TEST_SERVER_PATH',
+  binaryName: string,
+  flag: '--cli-only' | '--test-server-only',
+): EphemeralServerExecutable {
+  const explicit = process.env[envVar];
+  if (explicit) {
+    if (!isExecutable(explicit)) throw new Error(`${envVar}=${explicit} is not an executable file`);
+    return { type: 'existing-path', path: explicit };
+  }
+  const found = onPath(binaryName) ?? obtain(flag);
+  if (found) return { type: 'existing-path', path: found };
+  if (process.env.BOOKSYNC_TEMPORAL_DOWNLOAD === 'never') {
+    throw new Error(
+      `no ${binaryName}: set ${envVar}, put it on PATH, or run 'npm run temporal:obtain' (needs Go for the CLI, Maven and a JDK for the test server)`,
+    );
+  }
+  // Last resort: the SDK's normal download, which works on a machine with internet access.
+  return { type: 'cached-download' };
+}
+
+export function resolveTemporalCli(): EphemeralServerExecutable {
+  return resolveOne('TEMPORAL_CLI_PATH', 'temporal', '--cli-only');
+}
+
+export function resolveTemporalTestServer(): EphemeralServerExecutable {
+  return resolveOne('TEMPORAL_TEST_SERVER_PATH', 'temporal-test-server', '--test-server-only');
+}

@@ -1,0 +1,39 @@
+import type { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { booksyncSearchAttributes } from './search-attributes.js';
+
+const indexedValueType: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  KEYWORD: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  TEXT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  INT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  DOUBLE: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+  BOOL: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+  DATETIME: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+  KEYWORD_LIST: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/**
+ * Registers booksync's search attributes in a namespace, skipping those already there, so start-up can
+ * call it every time. The dev server gets them as flags instead (devServerSearchAttributeFlags).
+ */
+export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
+  const known = await existingSearchAttributes(connection, namespace);
+  const missing = booksyncSearchAttributes.filter((key) => !known.has(key.name));
+  if (missing.length === 0) return [];
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, indexedValueType[key.type]!])),
+  });
+  return missing.map((key) => key.name);
+}
+
+async function existingSearchAttributes(connection: Connection, namespace: string): Promise<Set<string>> {
+  try {
+    const existing = await connection.operatorService.listSearchAttributes({ namespace });
+    return new Set(Object.keys(existing.customAttributes ?? {}));
+  } catch (error) {
+    // Temporal's Java test server implements adding search attributes but not listing them.
+    if ((error as { code?: number }).code === 12 /* UNIMPLEMENTED */) return new Set();
+    throw error;
+  }
+}

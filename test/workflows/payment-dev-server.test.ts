@@ -1,0 +1,86 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payment, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment.js';
+import { serviceEventSignal } from '../../workflows/service-event.js';
+import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+import { scriptedPaymentActivity } from './payment-activity-script.js';
+
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('payment workflow on a real Temporal dev server (gRPC, SQLite, visibility)', () => {
+  let env: TestWorkflowEnvironment;
+  let bundle: { codePath: string };
+
+  beforeAll(async () => {
+    [env, bundle] = await Promise.all([startDevServer(), workflowBundle()]);
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  it('holds an ACH payment in its return window, visible by search attribute and query', async () => {
+    const paymentId = `pay_dev_${Date.now()}`;
+    const script = scriptedPaymentActivity({
+      paymentId,
+      status: 'PENDING',
+      methodType: 'ACH',
+      paymentLinkId: 'pl_dev',
+      customerId: 'cus_dev',
+      amountInCents: 420_00,
+      madeAt: new Date().toISOString(),
+    });
+    const taskQueue = uniqueTaskQueue('payment-dev');
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: bundle,
+      activities: script.activities,
+    });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.signalWithStart(payment, {
+        workflowId: paymentWorkflowId(paymentId),
+        taskQueue,
+        args: [{ paymentId }],
+        signal: serviceEventSignal,
+        signalArgs: [
+          {
+            eventId: 'e1',
+            category: 'payment.made',
+            objectType: 'payment',
+            objectId: paymentId,
+            createdAt: '',
+          },
+        ],
+      });
+      const view = await eventually(async () => {
+        const v = await handle.query(paymentViewQuery);
+        return v.state === 'IN_RETURN_WINDOW' ? v : undefined;
+      });
+      expect(view.methodType).toBe('ACH');
+      expect(Date.parse(view.returnWindowEndsAt!) - Date.parse(view.openedAt)).toBeGreaterThan(
+        59 * 86_400_000,
+      );
+
+      // What a person types in the Web UI to list ACH payments still inside their window.
+      const query = `SyncState = "IN_RETURN_WINDOW" AND PaymentMethodType = "ACH" AND PaymentLinkId = "pl_dev"`;
+      const listed = await eventually(async () => {
+        for await (const wf of env.client.workflow.list({ query })) {
+          if (wf.workflowId === paymentWorkflowId(paymentId)) return wf;
+        }
+        return undefined;
+      });
+      expect(listed.status.name).toBe('RUNNING');
+      expect(listed.typedSearchAttributes.get({ name: 'AmountCents', type: 'INT' } as never)).toBe(420_00);
+      await handle.terminate('test done');
+    });
+  });
+});

@@ -1,0 +1,171 @@
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PaymentActivities, PaymentSyncResult } from '../activities/payment-sync.js';
+import { serviceCallRetry } from '../activities/retry-policy.js';
+import {
+  AmountCents,
+  CustomerId,
+  PaymentLinkId,
+  PaymentMethodType,
+  ReturnWindowEndsAt,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/temporal/search-attributes.js';
+import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+
+/** Spec 6.5 / 8: an ACH payment can come back as payment.failed up to 60 days after payment.made. */
+export const achReturnWindowDays = 60;
+const dayMs = 24 * 60 * 60 * 1000;
+
+export type PaymentSyncState = 'SYNCING' | 'IN_RETURN_WINDOW' | 'RETURNED' | 'CLOSED';
+
+export interface PaymentWorkflowInput {
+  paymentId: string;
+  /** Carried through continue-as-new so duplicates stay recognised. */
+  seenEventIds?: string[];
+  /** Sync at start even without a signal (reconciliation starts runs this way). */
+  syncOnStart?: boolean;
+}
+
+export interface PaymentView {
+  paymentId: string;
+  state: PaymentSyncState;
+  serviceStatus: string | null;
+  methodType: string | null;
+  returnWindowEndsAt: string | null;
+  /** Workflow time when this run started and when it closed (null while open). */
+  openedAt: string;
+  closedAt: string | null;
+  eventsHandled: number;
+  duplicatesDropped: number;
+  syncs: number;
+  lastSync: PaymentSyncResult | null;
+}
+
+export const paymentViewQuery = defineQuery<PaymentView>('view');
+
+export function paymentWorkflowId(paymentId: string): string {
+  return `payment-${paymentId}`;
+}
+
+/**
+ * Mirrors one payment into the books. Every payment.* event makes it fetch the payment and book the
+ * difference (payment received, absorbed card fee, refunds, voids, ACH return, returned refund credit).
+ * Card and balance payments close once booked; ACH payments stay open on a durable timer for the 60-day
+ * return window from payment.made, then close as final. A later event starts a fresh run, which books
+ * only what is missing.
+ */
+export async function payment(input: PaymentWorkflowInput): Promise<PaymentView> {
+  const { syncPayment } = proxyActivities<PaymentActivities>({
+    startToCloseTimeout: '30s',
+    retry: serviceCallRetry,
+  });
+
+  const seen = new SeenEvents(input.seenEventIds);
+  let pending: ServiceEventSignal[] = [];
+  const view: PaymentView = {
+    paymentId: input.paymentId,
+    state: 'SYNCING',
+    serviceStatus: null,
+    methodType: null,
+    returnWindowEndsAt: null,
+    openedAt: new Date().toISOString(),
+    closedAt: null,
+    eventsHandled: 0,
+    duplicatesDropped: 0,
+    syncs: 0,
+    lastSync: null,
+  };
+
+  setHandler(serviceEventSignal, (event) => {
+    if (!seen.add(event.eventId)) {
+      view.duplicatesDropped++;
+      return;
+    }
+    pending.push(event);
+  });
+  setHandler(paymentViewQuery, () => view);
+
+  const sync = async (events: ServiceEventSignal[]): Promise<PaymentSyncResult> => {
+    const result = await syncPayment({
+      paymentId: input.paymentId,
+      eventIds: events.map((e) => e.eventId),
+      workflowId: workflowInfo().workflowId,
+    });
+    view.syncs++;
+    view.eventsHandled += events.length;
+    view.lastSync = result;
+    view.serviceStatus = result.status;
+    view.methodType = result.methodType;
+    if (result.methodType === 'ACH') {
+      view.returnWindowEndsAt = new Date(
+        Date.parse(result.madeAt) + achReturnWindowDays * dayMs,
+      ).toISOString();
+    }
+    publish(view, result);
+    return result;
+  };
+
+  if (input.syncOnStart) await sync([]);
+
+  for (;;) {
+    // Wait for events; an ACH payment inside its window also wakes when the window ends.
+    const windowEnd = view.returnWindowEndsAt ? Date.parse(view.returnWindowEndsAt) : null;
+    let woken = true;
+    if (windowEnd === null) await condition(() => pending.length > 0);
+    else woken = await condition(() => pending.length > 0, Math.max(0, windowEnd - Date.now()));
+
+    if (!woken) {
+      // The window is over: one last look catches a return whose event never arrived.
+      const last = await sync([]);
+      view.state = last.status === 'FAILED' ? 'RETURNED' : 'CLOSED';
+      view.closedAt = new Date().toISOString();
+      publish(view, last);
+      log.info('ACH return window ended', { paymentId: input.paymentId, status: last.status });
+      return view;
+    }
+
+    const events = pending;
+    pending = [];
+    const result = await sync(events);
+
+    const terminal = result.status === 'FAILED' || result.methodType !== 'ACH';
+    const windowOver = view.returnWindowEndsAt !== null && Date.now() >= Date.parse(view.returnWindowEndsAt);
+    if ((terminal || windowOver) && pending.length === 0) {
+      view.state = result.status === 'FAILED' ? 'RETURNED' : 'CLOSED';
+      view.closedAt = new Date().toISOString();
+      publish(view, result);
+      return view;
+    }
+    view.state = 'IN_RETURN_WINDOW';
+    publish(view, result);
+
+    if (workflowInfo().continueAsNewSuggested && pending.length === 0) {
+      await continueAsNew<typeof payment>({ paymentId: input.paymentId, seenEventIds: seen.toArray() });
+    }
+  }
+}
+
+function publish(view: PaymentView, result: PaymentSyncResult): void {
+  upsertSearchAttributes([
+    { key: ServiceObjectId, value: result.paymentId },
+    { key: SyncState, value: view.state },
+    { key: ServiceStatus, value: result.status },
+    { key: AmountCents, value: result.amountInCents },
+    ...(result.methodType ? [{ key: PaymentMethodType, value: result.methodType }] : []),
+    ...(result.paymentLinkId ? [{ key: PaymentLinkId, value: result.paymentLinkId }] : []),
+    ...(result.customerId ? [{ key: CustomerId, value: result.customerId }] : []),
+    ...(view.returnWindowEndsAt
+      ? [{ key: ReturnWindowEndsAt, value: new Date(view.returnWindowEndsAt) }]
+      : []),
+  ]);
+}
