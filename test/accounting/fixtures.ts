@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AccountName, Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { BookedEntry, EntryLinks, LedgerEntryInput } from '../../src/accounting/entry.js';
+import type { EntryLinks, LedgerEntryInput } from '../../src/accounting/entry.js';
 
 /** A balanced two-line entry: Dr `debit` / Cr `credit` for `amountCents`. */
 export function twoLine(
@@ -32,6 +32,6 @@ export function tempDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function sumOfLines(entry: Pick<BookedEntry, 'lines'>): number {
+export function sumOfLines(entry: { lines: readonly { amountCents: number }[] }): number {
   return entry.lines.reduce((s, l) => s + l.amountCents, 0);
 }
