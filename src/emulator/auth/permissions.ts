@@ -1,0 +1,7 @@
+import { PERMISSIONS, type Permission } from '../../service/schemas/index.js';
+
+export type { Permission };
+
+export function isPermission(value: unknown): value is Permission {
+  return typeof value === 'string' && (PERMISSIONS as readonly string[]).includes(value);
+}

@@ -1,0 +1,171 @@
+import type { ApplyCheckDepositRequest } from '../../service/schemas/index.js';
+import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { isoDate } from '../store/clock.js';
+import { newId } from '../store/ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import {
+  findLiveExternalPaymentByReference,
+  insertExternalPayment,
+  type Recorded,
+} from './external-payments.js';
+import { limitOffset, type Page } from './paging.js';
+import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
+import type { CheckDepositRow, ExternalPaymentRow, PaymentLinkRow } from './rows.js';
+
+export function getCheckDepositRow(reader: Reader, orgId: string, depositId: string): CheckDepositRow {
+  const row = reader.db
+    .prepare('SELECT * FROM check_deposits WHERE id = ? AND org_id = ?')
+    .get(depositId, orgId) as CheckDepositRow | undefined;
+  if (!row) throw notFound('check deposit', depositId);
+  return row;
+}
+
+export function depositApplications(reader: Reader, depositId: string): ExternalPaymentRow[] {
+  return reader.db
+    .prepare('SELECT * FROM external_payments WHERE check_deposit_id = ? AND voided = 0 ORDER BY seq')
+    .all(depositId) as ExternalPaymentRow[];
+}
+
+export function unappliedAmountCents(reader: Reader, deposit: CheckDepositRow): number {
+  const applied = depositApplications(reader, deposit.id).reduce((sum, row) => sum + row.amount_cents, 0);
+  return deposit.amount_cents - applied;
+}
+
+/** D16: a new deposit is PROCESSING; it can be applied at once (4.1 rule 3). */
+export function depositCheck(
+  tx: Tx,
+  orgId: string,
+  input: { amountCents: number; memo?: string | undefined },
+): CheckDepositRow {
+  const row: CheckDepositRow = {
+    id: newId('cd'),
+    org_id: orgId,
+    transfer_id: newId('tr'),
+    amount_cents: input.amountCents,
+    status: 'PROCESSING',
+    memo: input.memo ?? null,
+    created_at: tx.now.toISOString(),
+    cleared_at: null,
+    returned_at: null,
+    seq: tx.seq(),
+  };
+  tx.db
+    .prepare(
+      `INSERT INTO check_deposits (id, org_id, transfer_id, amount_cents, status, memo, created_at, cleared_at, returned_at, seq)
+       VALUES (@id, @org_id, @transfer_id, @amount_cents, @status, @memo, @created_at, @cleared_at, @returned_at, @seq)`,
+    )
+    .run(row);
+  return row;
+}
+
+/**
+ * 4.1. Order: 404s, then the reference rule (so a retried apply answers 200 even once the link is paid),
+ * then the 400s. A repeat without amountCents is "the same payment" when the deposit matches (E1).
+ */
+export function applyCheckDeposit(
+  tx: Tx,
+  orgId: string,
+  depositId: string,
+  input: ApplyCheckDepositRequest,
+): Recorded<ExternalPaymentRow> {
+  const deposit = getCheckDepositRow(tx, orgId, depositId);
+  const link = getPaymentLinkRow(tx, orgId, input.paymentLinkId);
+  if (input.externalReferenceId !== undefined) {
+    const existing = findLiveExternalPaymentByReference(tx, link.id, input.externalReferenceId);
+    if (existing) {
+      const same =
+        existing.check_deposit_id === deposit.id &&
+        (input.amountCents === undefined || existing.amount_cents === input.amountCents);
+      if (!same) throw referenceConflict(input.externalReferenceId);
+      return { row: existing, link, created: false };
+    }
+  }
+  if (deposit.status === 'RETURNED' || deposit.status === 'REJECTED') {
+    throw badRequest(`check deposit ${deposit.id} was ${deposit.status.toLowerCase()}`);
+  }
+  if (link.archived === 1) throw badRequest(`payment link ${link.id} is archived`);
+  if (link.reusable === 1) throw badRequest(`payment link ${link.id} is a reusable payment link`);
+  const unapplied = unappliedAmountCents(tx, deposit);
+  const remaining = linkRemainingCents(tx, link);
+  const amount = input.amountCents ?? Math.min(unapplied, remaining);
+  if (amount > unapplied) {
+    throw badRequest(
+      `amountCents ${amount} exceeds what check deposit ${deposit.id} has left to apply (${unapplied})`,
+    );
+  }
+  if (amount > remaining) {
+    throw badRequest(
+      `amountCents ${amount} exceeds what payment link ${link.id} has left to pay (${remaining})`,
+    );
+  }
+  if (amount < 1)
+    throw badRequest(`nothing to apply: deposit has ${unapplied} left, link has ${remaining} left`);
+  const row = insertExternalPayment(tx, {
+    org_id: orgId,
+    payment_link_id: link.id,
+    amount_cents: amount,
+    paid_at: isoDate(new Date(deposit.created_at)),
+    external_reference_id: input.externalReferenceId ?? null,
+    check_deposit_id: deposit.id,
+    service_banking_transfer_id: deposit.transfer_id,
+  });
+  return { row, link: rederiveLinkStatus(tx, link.id), created: true };
+}
+
+export function listCheckDeposits(
+  reader: Reader,
+  orgId: string,
+  filter: Page & { status?: string | undefined },
+): { rows: CheckDepositRow[]; total: number } {
+  const clause = filter.status === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND status = @status';
+  const params = { orgId, status: filter.status, ...limitOffset(filter) };
+  const total = (
+    reader.db.prepare(`SELECT COUNT(*) AS n FROM check_deposits WHERE ${clause}`).get(params) as { n: number }
+  ).n;
+  const rows = reader.db
+    .prepare(`SELECT * FROM check_deposits WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
+    .all(params) as CheckDepositRow[];
+  return { rows, total };
+}
+
+/** Sandbox: the bank cleared the check. */
+export function clearCheckDeposit(tx: Tx, orgId: string, depositId: string): CheckDepositRow {
+  const deposit = getCheckDepositRow(tx, orgId, depositId);
+  if (deposit.status !== 'PROCESSING')
+    throw badRequest(`check deposit ${depositId} is ${deposit.status}, not PROCESSING`);
+  tx.db
+    .prepare(`UPDATE check_deposits SET status = 'CLEARED', cleared_at = ? WHERE id = ?`)
+    .run(tx.now.toISOString(), depositId);
+  return getCheckDepositRow(tx, orgId, depositId);
+}
+
+/**
+ * Part 3 / 4.1 rule 4: a returned or rejected check voids every application and the links reopen.
+ * A cleared check can still come back returned (E2); a rejected one is refused only while PROCESSING.
+ */
+export function returnCheckDeposit(
+  tx: Tx,
+  orgId: string,
+  depositId: string,
+  outcome: 'RETURNED' | 'REJECTED',
+): { deposit: CheckDepositRow; reopenedLinks: PaymentLinkRow[] } {
+  const deposit = getCheckDepositRow(tx, orgId, depositId);
+  const allowed = outcome === 'RETURNED' ? ['PROCESSING', 'CLEARED'] : ['PROCESSING'];
+  if (!allowed.includes(deposit.status)) {
+    throw badRequest(
+      `check deposit ${depositId} is ${deposit.status}; it cannot be ${outcome.toLowerCase()}`,
+    );
+  }
+  const applications = depositApplications(tx, depositId);
+  tx.db
+    .prepare('UPDATE external_payments SET voided = 1 WHERE check_deposit_id = ? AND voided = 0')
+    .run(depositId);
+  tx.db
+    .prepare('UPDATE check_deposits SET status = ?, returned_at = ? WHERE id = ?')
+    .run(outcome, tx.now.toISOString(), depositId);
+  const linkIds = [...new Set(applications.map((row) => row.payment_link_id))];
+  return {
+    deposit: getCheckDepositRow(tx, orgId, depositId),
+    reopenedLinks: linkIds.map((linkId) => rederiveLinkStatus(tx, linkId)),
+  };
+}

@@ -1,0 +1,71 @@
+import type { RecordDebitMemoRequest } from '../../service/schemas/index.js';
+import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { newId } from '../store/ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import type { Recorded } from './external-payments.js';
+import { getPaymentLinkRow, rederiveLinkStatus } from './payment-links.js';
+import type { DebitMemoRow, PaymentLinkRow } from './rows.js';
+
+export function liveDebitMemos(reader: Reader, linkId: string): DebitMemoRow[] {
+  return reader.db
+    .prepare('SELECT * FROM debit_memos WHERE payment_link_id = ? AND voided = 0 ORDER BY seq')
+    .all(linkId) as DebitMemoRow[];
+}
+
+/** D15: raises requestedAmountCents, so a PAID link reopens; the D14 reference rule in its own namespace. */
+export function recordDebitMemo(
+  tx: Tx,
+  orgId: string,
+  linkId: string,
+  input: RecordDebitMemoRequest,
+): Recorded<DebitMemoRow> {
+  const link = getPaymentLinkRow(tx, orgId, linkId);
+  if (input.externalReferenceId !== undefined) {
+    const existing = tx.db
+      .prepare(
+        'SELECT * FROM debit_memos WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0',
+      )
+      .get(linkId, input.externalReferenceId) as DebitMemoRow | undefined;
+    if (existing) {
+      if (existing.amount_cents !== input.amountCents || existing.description !== input.description) {
+        throw referenceConflict(input.externalReferenceId);
+      }
+      return { row: existing, link, created: false };
+    }
+  }
+  if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
+  const row: DebitMemoRow = {
+    id: newId('dm'),
+    org_id: orgId,
+    payment_link_id: linkId,
+    amount_cents: input.amountCents,
+    description: input.description,
+    voided: 0,
+    external_reference_id: input.externalReferenceId ?? null,
+    created_at: tx.now.toISOString(),
+    seq: tx.seq(),
+  };
+  tx.db
+    .prepare(
+      `INSERT INTO debit_memos (id, org_id, payment_link_id, amount_cents, description, voided, external_reference_id, created_at, seq)
+       VALUES (@id, @org_id, @payment_link_id, @amount_cents, @description, @voided, @external_reference_id, @created_at, @seq)`,
+    )
+    .run(row);
+  return { row, link: rederiveLinkStatus(tx, linkId), created: true };
+}
+
+/** Idempotent like D12. */
+export function voidDebitMemo(
+  tx: Tx,
+  orgId: string,
+  linkId: string,
+  debitMemoId: string,
+): { row: DebitMemoRow; link: PaymentLinkRow } {
+  getPaymentLinkRow(tx, orgId, linkId);
+  const row = tx.db
+    .prepare('SELECT * FROM debit_memos WHERE id = ? AND payment_link_id = ? AND org_id = ?')
+    .get(debitMemoId, linkId, orgId) as DebitMemoRow | undefined;
+  if (!row) throw notFound('debit memo', debitMemoId);
+  if (row.voided === 0) tx.db.prepare('UPDATE debit_memos SET voided = 1 WHERE id = ?').run(row.id);
+  return { row: { ...row, voided: 1 }, link: rederiveLinkStatus(tx, linkId) };
+}

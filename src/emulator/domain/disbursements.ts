@@ -1,0 +1,103 @@
+import { getOrganization } from '../auth/organizations.js';
+import { badRequest, notFound } from '../errors.js';
+import { isoDate } from '../store/clock.js';
+import { newId } from '../store/ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import { addBalanceEntry } from './balance.js';
+import { limitOffset, type Page } from './paging.js';
+import { netPaymentCents } from './payments.js';
+import type { DisbursementRow, PaymentRow } from './rows.js';
+
+export function getDisbursementRow(reader: Reader, orgId: string, disbursementId: string): DisbursementRow {
+  const row = reader.db
+    .prepare('SELECT * FROM disbursements WHERE id = ? AND org_id = ?')
+    .get(disbursementId, orgId) as DisbursementRow | undefined;
+  if (!row) throw notFound('disbursement', disbursementId);
+  return row;
+}
+
+export function disbursementPaymentIds(reader: Reader, disbursementId: string): string[] {
+  return (
+    reader.db
+      .prepare('SELECT id FROM payments WHERE disbursement_id = ? ORDER BY seq')
+      .all(disbursementId) as {
+      id: string;
+    }[]
+  ).map((row) => row.id);
+}
+
+/** Sandbox, D22: batch the settled payments no earlier disbursement took; disbursement.pending. */
+export function batchDisbursement(tx: Tx, orgId: string): DisbursementRow {
+  const org = getOrganization(tx, orgId)!;
+  const payments = tx.db
+    .prepare(
+      `SELECT * FROM payments WHERE org_id = ? AND settled = 1 AND disbursement_id IS NULL AND returned = 0 AND cancelled = 0
+       ORDER BY seq`,
+    )
+    .all(orgId) as PaymentRow[];
+  if (payments.length === 0) throw badRequest('there are no settled payments to disburse');
+  const amount = payments.reduce((sum, payment) => sum + netPaymentCents(tx, payment), 0);
+  const row: DisbursementRow = {
+    id: newId('dis'),
+    org_id: orgId,
+    status: 'PENDING',
+    amount_cents: amount,
+    bank_name: org.bank_name,
+    account_number_last_four: org.bank_account_last_four,
+    created_at: isoDate(tx.now),
+    paid_at: null,
+    seq: tx.seq(),
+  };
+  tx.db
+    .prepare(
+      `INSERT INTO disbursements (id, org_id, status, amount_cents, bank_name, account_number_last_four, created_at, paid_at, seq)
+       VALUES (@id, @org_id, @status, @amount_cents, @bank_name, @account_number_last_four, @created_at, @paid_at, @seq)`,
+    )
+    .run(row);
+  const mark = tx.db.prepare('UPDATE payments SET disbursement_id = ? WHERE id = ?');
+  for (const payment of payments) mark.run(row.id, payment.id);
+  addBalanceEntry(tx, orgId, -amount, 'disbursement', row.id);
+  tx.emit({ orgId, category: 'disbursement.pending', objectType: 'disbursement', objectId: row.id });
+  return row;
+}
+
+/** Sandbox: the receiving bank accepted it (disbursement.succeeded), or refused it (money back, E5). */
+export function settleDisbursement(
+  tx: Tx,
+  orgId: string,
+  disbursementId: string,
+  outcome: 'SUCCEEDED' | 'FAILED',
+): DisbursementRow {
+  const row = getDisbursementRow(tx, orgId, disbursementId);
+  if (row.status !== 'PENDING')
+    throw badRequest(`disbursement ${disbursementId} is ${row.status}, not PENDING`);
+  tx.db
+    .prepare('UPDATE disbursements SET status = ?, paid_at = ? WHERE id = ?')
+    .run(outcome, outcome === 'SUCCEEDED' ? isoDate(tx.now) : null, disbursementId);
+  if (outcome === 'SUCCEEDED') {
+    tx.emit({
+      orgId,
+      category: 'disbursement.succeeded',
+      objectType: 'disbursement',
+      objectId: disbursementId,
+    });
+  } else {
+    addBalanceEntry(tx, orgId, row.amount_cents, 'disbursement failed', disbursementId);
+  }
+  return getDisbursementRow(tx, orgId, disbursementId);
+}
+
+export function listDisbursements(
+  reader: Reader,
+  orgId: string,
+  page: Page,
+): { rows: DisbursementRow[]; total: number } {
+  const total = (
+    reader.db.prepare('SELECT COUNT(*) AS n FROM disbursements WHERE org_id = ?').get(orgId) as { n: number }
+  ).n;
+  const { limit, offset } = limitOffset(page);
+  const rows = reader.db
+    .prepare('SELECT * FROM disbursements WHERE org_id = ? ORDER BY seq LIMIT ? OFFSET ?')
+    .all(orgId, limit, offset) as DisbursementRow[];
+  return { rows, total };
+}

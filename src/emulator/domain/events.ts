@@ -1,0 +1,49 @@
+import type { EventRow, Reader } from '../store/store.js';
+import { limitOffset, type Page } from './paging.js';
+
+export interface DeliveryAttemptRow {
+  id: number;
+  event_id: string;
+  subscription_id: string;
+  attempt: number;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export function listEvents(
+  reader: Reader,
+  orgId: string,
+  filter: Page & { category?: string | undefined },
+): { rows: EventRow[]; total: number } {
+  const clause =
+    filter.category === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND category = @category';
+  const params = { orgId, category: filter.category, ...limitOffset(filter) };
+  const total = (
+    reader.db.prepare(`SELECT COUNT(*) AS n FROM events WHERE ${clause}`).get(params) as { n: number }
+  ).n;
+  const rows = reader.db
+    .prepare(`SELECT * FROM events WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
+    .all(params) as EventRow[];
+  return { rows, total };
+}
+
+export function getEventRow(reader: Reader, orgId: string, eventId: string): EventRow | undefined {
+  return reader.db.prepare('SELECT * FROM events WHERE id = ? AND org_id = ?').get(eventId, orgId) as
+    | EventRow
+    | undefined;
+}
+
+export function eventAttempts(reader: Reader, eventId: string): DeliveryAttemptRow[] {
+  return reader.db
+    .prepare('SELECT * FROM delivery_attempts WHERE event_id = ? ORDER BY id')
+    .all(eventId) as DeliveryAttemptRow[];
+}
+
+/** Outbox rows a crash left undispatched; sent again at startup. */
+export function undispatchedEvents(reader: Reader): EventRow[] {
+  return reader.db
+    .prepare('SELECT * FROM events WHERE dispatched_at IS NULL ORDER BY seq')
+    .all() as EventRow[];
+}

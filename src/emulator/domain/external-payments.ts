@@ -1,0 +1,116 @@
+import type { RecordExternalPaymentRequest } from '../../service/schemas/index.js';
+import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { newId } from '../store/ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
+import type { ExternalPaymentRow, PaymentLinkRow } from './rows.js';
+
+export interface Recorded<T> {
+  row: T;
+  link: PaymentLinkRow;
+  /** false when an identical reference was repeated and the existing record came back (D14). */
+  created: boolean;
+}
+
+export function findLiveExternalPaymentByReference(
+  reader: Reader,
+  linkId: string,
+  reference: string,
+): ExternalPaymentRow | undefined {
+  return reader.db
+    .prepare(
+      'SELECT * FROM external_payments WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0',
+    )
+    .get(linkId, reference) as ExternalPaymentRow | undefined;
+}
+
+export function liveExternalPayments(reader: Reader, linkId: string): ExternalPaymentRow[] {
+  return reader.db
+    .prepare('SELECT * FROM external_payments WHERE payment_link_id = ? AND voided = 0 ORDER BY seq')
+    .all(linkId) as ExternalPaymentRow[];
+}
+
+export function insertExternalPayment(
+  tx: Tx,
+  fields: Pick<
+    ExternalPaymentRow,
+    | 'org_id'
+    | 'payment_link_id'
+    | 'amount_cents'
+    | 'paid_at'
+    | 'external_reference_id'
+    | 'check_deposit_id'
+    | 'service_banking_transfer_id'
+  >,
+): ExternalPaymentRow {
+  const row: ExternalPaymentRow = {
+    ...fields,
+    id: newId('ep'),
+    voided: 0,
+    created_at: tx.now.toISOString(),
+    seq: tx.seq(),
+  };
+  tx.db
+    .prepare(
+      `INSERT INTO external_payments (id, org_id, payment_link_id, amount_cents, paid_at, voided, external_reference_id,
+         check_deposit_id, service_banking_transfer_id, created_at, seq)
+       VALUES (@id, @org_id, @payment_link_id, @amount_cents, @paid_at, @voided, @external_reference_id,
+         @check_deposit_id, @service_banking_transfer_id, @created_at, @seq)`,
+    )
+    .run(row);
+  return row;
+}
+
+/** 4.2 with D13 and D14. */
+export function recordExternalPayment(
+  tx: Tx,
+  orgId: string,
+  linkId: string,
+  input: RecordExternalPaymentRequest,
+): Recorded<ExternalPaymentRow> {
+  const link = getPaymentLinkRow(tx, orgId, linkId);
+  if (input.externalReferenceId !== undefined) {
+    const existing = findLiveExternalPaymentByReference(tx, linkId, input.externalReferenceId);
+    if (existing) {
+      const same =
+        existing.check_deposit_id === null &&
+        existing.amount_cents === input.amountCents &&
+        existing.paid_at === input.paidAt;
+      if (!same) throw referenceConflict(input.externalReferenceId);
+      return { row: existing, link, created: false };
+    }
+  }
+  if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
+  const remaining = linkRemainingCents(tx, link);
+  if (input.amountCents > remaining) {
+    throw badRequest(
+      `amountCents ${input.amountCents} exceeds what payment link ${linkId} has left to pay (${remaining})`,
+    );
+  }
+  const row = insertExternalPayment(tx, {
+    org_id: orgId,
+    payment_link_id: linkId,
+    amount_cents: input.amountCents,
+    paid_at: input.paidAt,
+    external_reference_id: input.externalReferenceId ?? null,
+    check_deposit_id: null,
+    service_banking_transfer_id: null,
+  });
+  return { row, link: rederiveLinkStatus(tx, linkId), created: true };
+}
+
+/** D12: idempotent; frees the reference (the unique index covers live rows only). */
+export function voidExternalPayment(
+  tx: Tx,
+  orgId: string,
+  linkId: string,
+  externalPaymentId: string,
+): { row: ExternalPaymentRow; link: PaymentLinkRow } {
+  getPaymentLinkRow(tx, orgId, linkId);
+  const row = tx.db
+    .prepare('SELECT * FROM external_payments WHERE id = ? AND payment_link_id = ? AND org_id = ?')
+    .get(externalPaymentId, linkId, orgId) as ExternalPaymentRow | undefined;
+  if (!row) throw notFound('external payment', externalPaymentId);
+  if (row.voided === 0) tx.db.prepare('UPDATE external_payments SET voided = 1 WHERE id = ?').run(row.id);
+  return { row: { ...row, voided: 1 }, link: rederiveLinkStatus(tx, linkId) };
+}

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX } from '../../service/schemas/index.js';
+import { newId } from '../store/ids.js';
+import type { Reader, Tx } from '../store/store.js';
+import type { WebhookSubscriptionRow } from './rows.js';
+
+/** D30: whsec_ + 32 random bytes, base64url. */
+export function newWebhookSecret(): string {
+  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * 6.1 rule 1: one API subscription per account; creating one replaces it. The legacy kind (rule 2) is kept
+ * apart and replaced only by another legacy one; it has no secret (rule 3).
+ */
+export function createWebhookSubscription(
+  tx: Tx,
+  orgId: string,
+  url: string,
+  kind: 'API' | 'LEGACY' = 'API',
+): WebhookSubscriptionRow {
+  tx.db
+    .prepare(
+      'UPDATE webhook_subscriptions SET replaced_at = ? WHERE org_id = ? AND kind = ? AND replaced_at IS NULL',
+    )
+    .run(tx.now.toISOString(), orgId, kind);
+  const row: WebhookSubscriptionRow = {
+    id: newId('wh'),
+    org_id: orgId,
+    kind,
+    url,
+    secret: kind === 'API' ? newWebhookSecret() : null,
+    created_at: tx.now.toISOString(),
+    replaced_at: null,
+  };
+  tx.db
+    .prepare(
+      `INSERT INTO webhook_subscriptions (id, org_id, kind, url, secret, created_at, replaced_at)
+       VALUES (@id, @org_id, @kind, @url, @secret, @created_at, @replaced_at)`,
+    )
+    .run(row);
+  return row;
+}
+
+export function activeSubscriptions(
+  reader: Reader,
+  orgId: string,
+  kind?: 'API' | 'LEGACY',
+): WebhookSubscriptionRow[] {
+  const rows = reader.db
+    .prepare(
+      'SELECT * FROM webhook_subscriptions WHERE org_id = ? AND replaced_at IS NULL ORDER BY created_at',
+    )
+    .all(orgId) as WebhookSubscriptionRow[];
+  return kind === undefined ? rows : rows.filter((row) => row.kind === kind);
+}

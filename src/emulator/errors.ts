@@ -1,0 +1,24 @@
+/** An answer the emulator gives on purpose: always rendered as {error, code?} (D2). */
+export class EmulatorHttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'EmulatorHttpError';
+  }
+}
+
+export const badRequest = (message: string): EmulatorHttpError => new EmulatorHttpError(400, message);
+
+/** D2: names the object; another organization's object answers exactly like a missing one. */
+export const notFound = (what: string, id: string): EmulatorHttpError =>
+  new EmulatorHttpError(404, `${what} ${id} not found`);
+
+export const referenceConflict = (reference: string): EmulatorHttpError =>
+  new EmulatorHttpError(
+    409,
+    `externalReferenceId ${reference} is already used on this payment link for a different payment`,
+    'REFERENCE_CONFLICT',
+  );

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  CreateBillPaymentRequest,
+  CreateBillRequest,
+  CreateVendorRequest,
+  UpdateVendorAchMethodRequest,
+} from '../../service/schemas/index.js';
+import { orgIdOf } from '../auth/authenticate.js';
+import {
+  cancelBillPayment,
+  createBill,
+  createBillPayment,
+  getBillPaymentRow,
+  getBillRow,
+} from '../domain/bills.js';
+import { createVendor, deleteVendor, getVendorRow, setAchDeliveryMethod } from '../domain/vendors.js';
+import { billPaymentView, billView, vendorView } from '../views/payables-views.js';
+import type { RouteDeps } from './deps.js';
+import { parseInput } from './input.js';
+
+type VendorParams = { vendorId: string };
+
+export function vendorRoutes(app: FastifyInstance, { store }: RouteDeps): void {
+  app.post('/vendor', async (request, reply) => {
+    const input = parseInput(CreateVendorRequest, request.body);
+    const orgId = orgIdOf(request);
+    return reply.code(201).send(store.write((tx) => vendorView(tx, createVendor(tx, orgId, input))));
+  });
+
+  app.get<{ Params: VendorParams }>('/vendor/:vendorId', async (request) => {
+    const orgId = orgIdOf(request);
+    return store.read((r) => vendorView(r, getVendorRow(r, orgId, request.params.vendorId)));
+  });
+
+  // 4.10, both paths; vendor.payout_method_updated (D31).
+  for (const path of ['/vendor/:vendorId/deliveryMethod/ach', '/vendor/:vendorId/payoutMethod/ach']) {
+    app.put<{ Params: VendorParams }>(path, async (request) => {
+      const input = parseInput(UpdateVendorAchMethodRequest, request.body);
+      const orgId = orgIdOf(request);
+      const method = store.write((tx) => setAchDeliveryMethod(tx, orgId, request.params.vendorId, input));
+      request.log.info(
+        { vendorId: request.params.vendorId, deliveryMethodId: method.id },
+        'vendor ACH method set',
+      );
+      return { vendorId: request.params.vendorId };
+    });
+  }
+
+  app.delete<{ Params: VendorParams }>('/vendor/:vendorId', async (request) => {
+    const orgId = orgIdOf(request);
+    store.write((tx) => deleteVendor(tx, orgId, request.params.vendorId));
+    return { message: `vendor ${request.params.vendorId} deleted` };
+  });
+
+  app.post('/bill', async (request, reply) => {
+    const input = parseInput(CreateBillRequest, request.body);
+    const orgId = orgIdOf(request);
+    return reply.code(201).send(store.write((tx) => billView(tx, createBill(tx, orgId, input))));
+  });
+
+  app.get<{ Params: { billId: string } }>('/bill/:billId', async (request) => {
+    const orgId = orgIdOf(request);
+    return store.read((r) => billView(r, getBillRow(r, orgId, request.params.billId)));
+  });
+
+  app.post<{ Params: { billId: string } }>('/bill/:billId/billPayment', async (request, reply) => {
+    const input = parseInput(CreateBillPaymentRequest, request.body);
+    const orgId = orgIdOf(request);
+    const view = store.write((tx) =>
+      billPaymentView(createBillPayment(tx, orgId, request.params.billId, input.deliveryMethodId)),
+    );
+    request.log.info({ billId: request.params.billId, billPaymentId: view.id }, 'bill payment created');
+    return reply.code(201).send(view);
+  });
+
+  app.get<{ Params: { billPaymentId: string } }>('/billPayment/:billPaymentId', async (request) => {
+    const orgId = orgIdOf(request);
+    return store.read((r) => billPaymentView(getBillPaymentRow(r, orgId, request.params.billPaymentId)));
+  });
+
+  app.post<{ Params: { billPaymentId: string } }>('/billPayment/:billPaymentId/cancel', async (request) => {
+    const orgId = orgIdOf(request);
+    return store.write((tx) => billPaymentView(cancelBillPayment(tx, orgId, request.params.billPaymentId)));
+  });
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { DepositCheckFields } from '../../service/schemas/index.js';
+import { orgIdOf } from '../auth/authenticate.js';
+import { clearCheckDeposit, depositCheck, returnCheckDeposit } from '../domain/check-deposits.js';
+import type { RouteDeps } from '../routes/deps.js';
+import { parseInput } from '../routes/input.js';
+import { checkDepositView } from '../views/money-views.js';
+
+type DepositParams = { checkDepositId: string };
+
+/** D34: deposit a check without images, and the bank's verdicts. */
+export function sandboxBankingRoutes(app: FastifyInstance, { store }: RouteDeps): void {
+  app.post('/sandbox/checkDeposits', async (request, reply) => {
+    const input = parseInput(DepositCheckFields, request.body);
+    const orgId = orgIdOf(request);
+    return reply.code(201).send(store.write((tx) => checkDepositView(tx, depositCheck(tx, orgId, input))));
+  });
+
+  app.post<{ Params: DepositParams }>('/sandbox/checkDeposits/:checkDepositId/clear', async (request) => {
+    const orgId = orgIdOf(request);
+    return store.write((tx) =>
+      checkDepositView(tx, clearCheckDeposit(tx, orgId, request.params.checkDepositId)),
+    );
+  });
+
+  for (const [path, outcome] of [
+    ['return', 'RETURNED'],
+    ['reject', 'REJECTED'],
+  ] as const) {
+    app.post<{ Params: DepositParams }>(`/sandbox/checkDeposits/:checkDepositId/${path}`, async (request) => {
+      const orgId = orgIdOf(request);
+      return store.write((tx) =>
+        checkDepositView(tx, returnCheckDeposit(tx, orgId, request.params.checkDepositId, outcome).deposit),
+      );
+    });
+  }
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { orgIdOf } from '../auth/authenticate.js';
+import type { RouteDeps } from '../routes/deps.js';
+import { parseInput } from '../routes/input.js';
+import { faultKinds } from './faults.js';
+
+const AdvanceBody = z
+  .object({ days: z.number().min(0).optional(), seconds: z.number().min(0).optional() })
+  .refine((body) => body.days !== undefined || body.seconds !== undefined, {
+    message: 'days or seconds is required',
+  });
+
+const FaultsBody = z.object({
+  rate: z.number().min(0).max(1),
+  kinds: z.array(z.enum(faultKinds)),
+  timeoutMs: z.int().min(1).max(120_000).optional(),
+});
+
+/** D34: the emulator clock (shared by every organization) and per-organization fault injection. */
+export function sandboxControlRoutes(app: FastifyInstance, { store, faults }: RouteDeps): void {
+  app.get('/sandbox/clock', async () => ({
+    now: store.clock.now().toISOString(),
+    offsetMs: store.clock.offsetMs(),
+  }));
+
+  app.post('/sandbox/clock/advance', async (request) => {
+    const input = parseInput(AdvanceBody, request.body);
+    store.clock.advance(((input.days ?? 0) * 86_400 + (input.seconds ?? 0)) * 1000);
+    return { now: store.clock.now().toISOString(), offsetMs: store.clock.offsetMs() };
+  });
+
+  app.post('/sandbox/faults', async (request) => {
+    const input = parseInput(FaultsBody, request.body);
+    faults.set(orgIdOf(request), input);
+    return faults.get(orgIdOf(request));
+  });
+
+  app.get('/sandbox/faults', async (request) => faults.get(orgIdOf(request)));
+}

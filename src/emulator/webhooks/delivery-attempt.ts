@@ -1,0 +1,93 @@
+import type { EventEnvelope } from '../../service/schemas/index.js';
+import { SIGNATURE_HEADER, sign } from '../../service/webhook-signature.js';
+import type { Store } from '../store/store.js';
+import type { DeliveryTarget } from './dispatcher.js';
+
+// The two pieces every dispatcher shares (this in-process one, and a Temporal-workflow one): building the
+// signed request of one attempt, and recording what the attempt did.
+
+export interface SignedDelivery {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** 6.4: a fresh t and signature per attempt; unsigned when the subscription has no secret (6.1 rule 3). */
+export function buildSignedDelivery(
+  event: EventEnvelope,
+  target: DeliveryTarget,
+  nowMs: number,
+): SignedDelivery {
+  const body = JSON.stringify(event);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target.secret !== null) headers[SIGNATURE_HEADER] = sign(target.secret, body, Math.floor(nowMs / 1000));
+  return { url: target.url, body, headers };
+}
+
+export interface DeliveryAttempt {
+  eventId: string;
+  subscriptionId: string;
+  /** 1-based. */
+  attempt: number;
+  attemptedAt: Date;
+  /** The HTTP status, or null when no response arrived. */
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export function recordDeliveryAttempt(store: Store, attempt: DeliveryAttempt): void {
+  store.db
+    .prepare(
+      `INSERT INTO delivery_attempts (event_id, subscription_id, attempt, attempted_at, status_code, error, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      attempt.eventId,
+      attempt.subscriptionId,
+      attempt.attempt,
+      attempt.attemptedAt.toISOString(),
+      attempt.statusCode,
+      attempt.error,
+      attempt.durationMs,
+    );
+}
+
+/** The number the next attempt of this event to this subscription gets (redeliveries continue the count). */
+export function nextAttemptNumber(store: Store, eventId: string, subscriptionId: string): number {
+  const row = store.db
+    .prepare(
+      'SELECT COALESCE(MAX(attempt), 0) AS n FROM delivery_attempts WHERE event_id = ? AND subscription_id = ?',
+    )
+    .get(eventId, subscriptionId) as { n: number };
+  return row.n + 1;
+}
+
+/** One HTTP attempt with a timeout; never throws. 6.3 rule 1: any 2xx acknowledges. */
+export async function attemptDelivery(
+  delivery: SignedDelivery,
+  timeoutMs: number,
+): Promise<{ ok: boolean; statusCode: number | null; error: string | null; durationMs: number }> {
+  const started = performance.now();
+  try {
+    const response = await fetch(delivery.url, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    const durationMs = Math.round(performance.now() - started);
+    const ok = response.status >= 200 && response.status < 300;
+    return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs };
+  } catch (error) {
+    const durationMs = Math.round(performance.now() - started);
+    const message =
+      error instanceof Error
+        ? error.name === 'TimeoutError'
+          ? `timeout after ${timeoutMs} ms`
+          : error.message
+        : String(error);
+    return { ok: false, statusCode: null, error: message, durationMs };
+  }
+}
