@@ -26,13 +26,9 @@ describe('the database enforces balance itself', () => {
         )
         .run(lineCount).lastInsertRowid;
       lines.forEach(([amount, running, account], i) => {
-        db.prepare('INSERT INTO lines (entry_id, line_no, account, amount_cents, running_cents) VALUES (?, ?, ?, ?, ?)').run(
-          id,
-          i + 1,
-          account ?? Accounts.ProcessorClearing,
-          amount,
-          running,
-        );
+        db.prepare(
+          'INSERT INTO lines (entry_id, line_no, account, amount_cents, running_cents) VALUES (?, ?, ?, ?, ?)',
+        ).run(id, i + 1, account ?? Accounts.ProcessorClearing, amount, running);
       });
     })();
   }
@@ -66,10 +62,12 @@ describe('the database enforces balance itself', () => {
 
   it('rejects an entry whose lines are missing', () => {
     expect(() => rawWrite(2, [])).toThrow(/FOREIGN KEY constraint failed/);
-    expect(() => rawWrite(3, [
-      [100, 100],
-      [-100, 0],
-    ])).toThrow(/FOREIGN KEY constraint failed/);
+    expect(() =>
+      rawWrite(3, [
+        [100, 100],
+        [-100, 0],
+      ]),
+    ).toThrow(/FOREIGN KEY constraint failed/);
   });
 
   it('rejects lines beyond the declared count, gaps, a single line, zero and unknown accounts', () => {

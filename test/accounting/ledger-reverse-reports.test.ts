@@ -13,7 +13,10 @@ afterEach(() => ledger.close());
 describe('reverse', () => {
   it('books reversal:{key}, lines negated, linked to the original', async () => {
     await ledger.post(twoLine('payment:p1', 1000, { links: { paymentId: 'p1', paymentLinkId: 'pl1' } }));
-    const { entry, created } = await ledger.reverse('payment:p1', { reason: 'ACH return', date: '2026-02-01' });
+    const { entry, created } = await ledger.reverse('payment:p1', {
+      reason: 'ACH return',
+      date: '2026-02-01',
+    });
     expect(created).toBe(true);
     expect(entry).toMatchObject({
       key: 'reversal:payment:p1',
@@ -42,7 +45,9 @@ describe('reverse', () => {
   });
 
   it('of a key never posted is LedgerEntryNotFoundError', async () => {
-    const error = await ledger.reverse('payment:nope', { reason: 'x', date: '2026-02-01' }).catch((e: unknown) => e);
+    const error = await ledger
+      .reverse('payment:nope', { reason: 'x', date: '2026-02-01' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LedgerEntryNotFoundError);
     expect((error as Error).name).toBe('LedgerEntryNotFoundError');
     expect((error as Error).message).toContain('payment:nope');
@@ -51,9 +56,9 @@ describe('reverse', () => {
   it('of a reversal is refused (book a new version instead)', async () => {
     await ledger.post(twoLine('payment:p1', 1000));
     await ledger.reverse('payment:p1', { reason: 'x', date: '2026-02-01' });
-    await expect(ledger.reverse('reversal:payment:p1', { reason: 'y', date: '2026-02-02' })).rejects.toBeInstanceOf(
-      LedgerValidationError,
-    );
+    await expect(
+      ledger.reverse('reversal:payment:p1', { reason: 'y', date: '2026-02-02' }),
+    ).rejects.toBeInstanceOf(LedgerValidationError);
   });
 
   it('needs a reason and a valid date', async () => {
@@ -114,7 +119,9 @@ describe('reports', () => {
     ]);
     expect(forLink.every((e) => e.lines.length === 2 && sumOfLines(e) === 0)).toBe(true);
     expect((await ledger.entriesFor({ paymentId: 'p2' })).map((e) => e.key)).toEqual(['payment:p2']);
-    expect((await ledger.entriesFor({ disbursementId: 'd1' })).map((e) => e.key)).toEqual(['disbursement-pending:d1']);
+    expect((await ledger.entriesFor({ disbursementId: 'd1' })).map((e) => e.key)).toEqual([
+      'disbursement-pending:d1',
+    ]);
     expect((await ledger.entriesFor({ customerId: 'c1', refundId: 'r1' })).map((e) => e.key)).toEqual([
       'refund:r1',
       'reversal:refund:r1',
@@ -132,7 +139,12 @@ describe('reports', () => {
     expect(tb.accounts.length).toBe(11);
     const clearing = tb.accounts.find((a) => a.account === Accounts.ProcessorClearing);
     // Dr 10000 + 4000 + 2500 (reversal); Cr 320 + 2500 + 7180.
-    expect(clearing).toMatchObject({ debitCents: 16_500, creditCents: 10_000, balanceCents: 6_500, type: 'asset' });
+    expect(clearing).toMatchObject({
+      debitCents: 16_500,
+      creditCents: 10_000,
+      balanceCents: 6_500,
+      type: 'asset',
+    });
     expect(tb.totalDebitCents).toBe(tb.totalCreditCents);
     expect(tb.balanced).toBe(true);
     expect(tb.accounts.reduce((s, a) => s + a.balanceCents, 0)).toBe(0);
@@ -145,6 +157,8 @@ describe('reports', () => {
     expect(await ledger.balanceOf(Accounts.PayoutsInTransit)).toBe(7_180);
     const balances = await ledger.balances();
     expect(balances.find((b) => b.account === Accounts.PayoutsInTransit)?.balanceCents).toBe(7_180);
-    await expect(ledger.balanceOf('assets:petty-cash' as never)).rejects.toBeInstanceOf(LedgerValidationError);
+    await expect(ledger.balanceOf('assets:petty-cash' as never)).rejects.toBeInstanceOf(
+      LedgerValidationError,
+    );
   });
 });

@@ -21,7 +21,13 @@ import {
   paymentLinkEntryKinds,
 } from '../../src/accounting/mapping/index.js';
 import { syncEntries } from '../../src/accounting/sync.js';
-import type { BillPayment, CheckDeposit, Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
+import type {
+  BillPayment,
+  CheckDeposit,
+  Disbursement,
+  Payment,
+  PaymentLink,
+} from '../../src/service/schemas/index.js';
 import { sumOfLines } from './fixtures.js';
 
 // Compile-time: the service's own fetched types satisfy what the mappings consume.
@@ -76,15 +82,27 @@ async function transition(
 describe('payments (mapping table rows 1-6)', () => {
   it('payment received, gross: Dr Processor Clearing / Cr Accounts Receivable; absorbed card fee', () => {
     expect(table(paymentEntries(card))).toEqual([
-      ['payment:pay_1', '2026-01-02', `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`],
-      ['payment-fee:pay_1', '2026-01-02', `Dr ${Accounts.ProcessingFees} / Cr ${Accounts.ProcessorClearing} 320`],
+      [
+        'payment:pay_1',
+        '2026-01-02',
+        `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`,
+      ],
+      [
+        'payment-fee:pay_1',
+        '2026-01-02',
+        `Dr ${Accounts.ProcessingFees} / Cr ${Accounts.ProcessorClearing} 320`,
+      ],
     ]);
     expect(paymentEntries(card)[0]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1' });
   });
 
   it('an ACH payment is booked from PENDING on (D8), with no fee; a link-less payment has no link', () => {
     expect(table(paymentEntries(ach))).toEqual([
-      ['payment:pay_2', '2026-01-02', `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`],
+      [
+        'payment:pay_2',
+        '2026-01-02',
+        `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`,
+      ],
     ]);
     expect(paymentEntries({ ...ach, paymentLinkId: null })[0]?.links).toEqual({ paymentId: 'pay_2' });
   });
@@ -114,7 +132,12 @@ describe('payments (mapping table rows 1-6)', () => {
       refunds: [{ id: 're_v', amountCents: 10_000, refundDate: '2026-01-03T00:00:00.000Z', voided: true }],
     };
     expect(paymentEntries(voided)).toEqual([]);
-    const r = await transition(paymentEntries(card), paymentEntries(voided), { paymentId: 'pay_1' }, paymentEntryKinds);
+    const r = await transition(
+      paymentEntries(card),
+      paymentEntries(voided),
+      { paymentId: 'pay_1' },
+      paymentEntryKinds,
+    );
     expect(r.reversed).toEqual(['payment:pay_1', 'payment-fee:pay_1']);
     expect(r.trial.accounts.every((a) => a.balanceCents === 0)).toBe(true);
   });
@@ -154,14 +177,24 @@ describe('payment links (rows 7, 11, 12)', () => {
     customerId: 'cus_1',
     externalPayments: [
       { id: 'ep_1', amountCents: 2_500, paidAt: '2026-01-04', voided: false, serviceBankingTransferId: null },
-      { id: 'ep_dep', amountCents: 1_000, paidAt: '2026-01-04', voided: false, serviceBankingTransferId: 'tr_1' },
+      {
+        id: 'ep_dep',
+        amountCents: 1_000,
+        paidAt: '2026-01-04',
+        voided: false,
+        serviceBankingTransferId: 'tr_1',
+      },
     ],
     debitMemos: [{ id: 'dm_1', amountCents: 3_500, createdAt: '2026-01-05T08:00:00.000Z', voided: false }],
   };
 
   it('external payment: Dr Checks To Deposit / Cr AR by default; debit memo: Dr AR / Cr Fee Income', () => {
     expect(table(paymentLinkEntries(link))).toEqual([
-      ['external-payment:ep_1', '2026-01-04', `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 2500`],
+      [
+        'external-payment:ep_1',
+        '2026-01-04',
+        `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 2500`,
+      ],
       ['debit-memo:dm_1', '2026-01-05', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.FeeIncome} 3500`],
     ]);
     expect(paymentLinkEntries(link)[0]?.links).toEqual({
@@ -172,9 +205,9 @@ describe('payment links (rows 7, 11, 12)', () => {
   });
 
   it('external payment to Operating Bank by config', () => {
-    expect(drCr(paymentLinkEntries(link, { externalPaymentAccount: 'operating-bank' })[0] as LedgerEntryInput)).toBe(
-      `Dr ${Accounts.OperatingBank} / Cr ${Accounts.AccountsReceivable} 2500`,
-    );
+    expect(
+      drCr(paymentLinkEntries(link, { externalPaymentAccount: 'operating-bank' })[0] as LedgerEntryInput),
+    ).toBe(`Dr ${Accounts.OperatingBank} / Cr ${Accounts.AccountsReceivable} 2500`);
   });
 
   it('voided external payment or debit memo (omitted by the service): reversal', async () => {
@@ -189,11 +222,21 @@ describe('payment links (rows 7, 11, 12)', () => {
 
   it('the link flow leaves payments booked under the same link alone', async () => {
     const ledger = EmbeddedLedger.open();
-    await syncEntries(ledger, paymentEntries(card), { paymentId: 'pay_1' }, { kinds: paymentEntryKinds, date: '2026-02-01' });
-    const r = await syncEntries(ledger, paymentLinkEntries(link), { paymentLinkId: 'pl_1' }, {
-      kinds: paymentLinkEntryKinds,
-      date: '2026-02-01',
-    });
+    await syncEntries(
+      ledger,
+      paymentEntries(card),
+      { paymentId: 'pay_1' },
+      { kinds: paymentEntryKinds, date: '2026-02-01' },
+    );
+    const r = await syncEntries(
+      ledger,
+      paymentLinkEntries(link),
+      { paymentLinkId: 'pl_1' },
+      {
+        kinds: paymentLinkEntryKinds,
+        date: '2026-02-01',
+      },
+    );
     expect(r.reversed).toEqual([]);
     expect(await ledger.isReversed('payment:pay_1')).toBe(false);
     ledger.close();
@@ -206,8 +249,20 @@ describe('check deposits (rows 8-10)', () => {
     status: 'PROCESSING',
     clearedAt: null,
     applications: [
-      { id: 'ep_a', amountCents: 3_000, paidAt: '2026-01-06', voided: false, serviceBankingTransferId: 'tr_1' },
-      { id: 'ep_b', amountCents: 2_000, paidAt: '2026-01-06', voided: false, serviceBankingTransferId: 'tr_1' },
+      {
+        id: 'ep_a',
+        amountCents: 3_000,
+        paidAt: '2026-01-06',
+        voided: false,
+        serviceBankingTransferId: 'tr_1',
+      },
+      {
+        id: 'ep_b',
+        amountCents: 2_000,
+        paidAt: '2026-01-06',
+        voided: false,
+        serviceBankingTransferId: 'tr_1',
+      },
     ],
   };
   const links: Record<string, string> = { ep_a: 'pl_a', ep_b: 'pl_b' };
@@ -216,10 +271,22 @@ describe('check deposits (rows 8-10)', () => {
   it('each application: Dr Checks To Deposit / Cr AR, linked to its payment link and deposit', () => {
     const entries = checkDepositEntries(deposit, linkOf);
     expect(table(entries)).toEqual([
-      ['check-application:ep_a', '2026-01-06', `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 3000`],
-      ['check-application:ep_b', '2026-01-06', `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 2000`],
+      [
+        'check-application:ep_a',
+        '2026-01-06',
+        `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 3000`,
+      ],
+      [
+        'check-application:ep_b',
+        '2026-01-06',
+        `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 2000`,
+      ],
     ]);
-    expect(entries[0]?.links).toEqual({ checkDepositId: 'cd_1', externalPaymentId: 'ep_a', paymentLinkId: 'pl_a' });
+    expect(entries[0]?.links).toEqual({
+      checkDepositId: 'cd_1',
+      externalPaymentId: 'ep_a',
+      paymentLinkId: 'pl_a',
+    });
   });
 
   it('cleared: Dr Operating Bank / Cr Checks To Deposit for the applied total', () => {
@@ -258,7 +325,11 @@ describe('disbursements (rows 13-14)', () => {
   };
   it('pending: Dr Payouts In Transit / Cr Processor Clearing', () => {
     expect(table(disbursementEntries(pending))).toEqual([
-      ['disbursement-pending:dis_1', '2026-01-10', `Dr ${Accounts.PayoutsInTransit} / Cr ${Accounts.ProcessorClearing} 7180`],
+      [
+        'disbursement-pending:dis_1',
+        '2026-01-10',
+        `Dr ${Accounts.PayoutsInTransit} / Cr ${Accounts.ProcessorClearing} 7180`,
+      ],
     ]);
   });
   it('succeeded: also Dr Operating Bank / Cr Payouts In Transit, on paidAt', () => {
@@ -293,7 +364,11 @@ describe('bill payments (rows 15-17)', () => {
   });
   it('sent: Dr Accounts Payable / Cr Outgoing Payments Clearing', () => {
     expect(table(billPaymentEntries(sent))).toEqual([
-      ['bill-payment-sent:bp_1', '2026-01-15', `Dr ${Accounts.AccountsPayable} / Cr ${Accounts.OutgoingPaymentsClearing} 12345`],
+      [
+        'bill-payment-sent:bp_1',
+        '2026-01-15',
+        `Dr ${Accounts.AccountsPayable} / Cr ${Accounts.OutgoingPaymentsClearing} 12345`,
+      ],
     ]);
     expect(billPaymentEntries(sent)[0]?.links).toEqual({ billPaymentId: 'bp_1', vendorId: 'ven_1' });
   });
