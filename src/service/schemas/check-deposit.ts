@@ -32,7 +32,7 @@ export type ApplyCheckDepositRequest = z.infer<typeof ApplyCheckDepositRequest>;
 
 /** Text fields of the multipart deposit (D16); frontImage and backImage are files of at most 10 MiB. */
 export const DepositCheckFields = z.object({
-  amountCents: z.coerce.number().pipe(positiveCents),
+  amountCents: z.coerce.number().pipe(positiveCents).meta({ type: 'integer', minimum: 1 }),
   memo: z.string().max(500).optional(),
 });
 export type DepositCheckFields = z.infer<typeof DepositCheckFields>;

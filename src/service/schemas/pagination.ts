@@ -9,9 +9,20 @@ export const DEFAULT_PAGE_SIZE = 25;
 
 const queryInt = z.coerce.number().pipe(z.int().min(1));
 
+// The meta is what OpenAPI shows: coercion hides the integer rule from JSON Schema's input view.
 export const pageQuery = {
-  page: queryInt.default(1),
-  pageSize: queryInt.transform((n) => Math.min(n, MAX_PAGE_SIZE)).default(DEFAULT_PAGE_SIZE),
+  page: queryInt
+    .default(1)
+    .meta({ type: 'integer', minimum: 1, default: 1, description: '1-indexed page number' }),
+  pageSize: queryInt
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE))
+    .default(DEFAULT_PAGE_SIZE)
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      default: DEFAULT_PAGE_SIZE,
+      description: `results per page; larger than ${MAX_PAGE_SIZE} is clamped to ${MAX_PAGE_SIZE}`,
+    }),
 };
 
 export const PageQuery = z.object(pageQuery);
