@@ -116,6 +116,7 @@ export class EmbeddedLedger implements LedgerPort {
   >();
   readonly #postTx: Transaction<(entry: LedgerEntryInput, reverses: string | null) => PostResult>;
   readonly #reverseTx: Transaction<(key: string, options: ReverseOptions) => PostResult>;
+  readonly #readTx: Transaction<(query: () => unknown) => unknown>;
 
   static open(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
     return new EmbeddedLedger(options);
@@ -168,6 +169,7 @@ export class EmbeddedLedger implements LedgerPort {
     );
     this.#postTx = db.transaction((entry, reverses) => this.#postInTransaction(entry, reverses));
     this.#reverseTx = db.transaction((key, options) => this.#reverseInTransaction(key, options));
+    this.#readTx = db.transaction((query) => query());
   }
 
   /** The raw handle, for operations tooling and tests (the schema's triggers still guard it). */
@@ -189,7 +191,7 @@ export class EmbeddedLedger implements LedgerPort {
   }
 
   async get(key: string): Promise<BookedEntry | null> {
-    return withBusyRetry(() => this.#load(key), this.#retry);
+    return withBusyRetry(() => this.#read(() => this.#load(key)), this.#retry);
   }
 
   async isReversed(key: string): Promise<boolean> {
@@ -202,16 +204,18 @@ export class EmbeddedLedger implements LedgerPort {
     const fields = linkFields.filter((f) => links[f] !== undefined);
     if (fields.length === 0) throw new LedgerValidationError('entriesFor needs at least one link field');
     const values = fields.map((f) => links[f]);
-    return withBusyRetry(() => {
-      const statements = this.#filteredStatements(fields);
-      return this.#hydrate(statements.entries.all(...values), statements.lines.all(...values));
-    }, this.#retry);
+    const statements = this.#filteredStatements(fields);
+    return withBusyRetry(
+      () =>
+        this.#read(() => this.#hydrate(statements.entries.all(...values), statements.lines.all(...values))),
+      this.#retry,
+    );
   }
 
   /** Every entry, oldest first: for exports and audits (not part of the port). */
   async allEntries(): Promise<BookedEntry[]> {
     return withBusyRetry(
-      () => this.#db.transaction(() => this.#hydrate(this.#all.all(), this.#allLines.all()))(),
+      () => this.#read(() => this.#hydrate(this.#all.all(), this.#allLines.all())),
       this.#retry,
     );
   }
@@ -374,6 +378,11 @@ export class EmbeddedLedger implements LedgerPort {
       this.#filtered.set(signature, statements);
     }
     return statements;
+  }
+
+  /** Several queries, one snapshot: entries and their lines are read in one (deferred) read transaction. */
+  #read<T>(query: () => T): T {
+    return this.#readTx(query) as T;
   }
 
   #onBusy(key: string) {

@@ -4,7 +4,11 @@ import { type AccountName, chartOfAccounts } from '../../src/accounting/chart-of
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { canonicalContents, type LedgerEntryInput } from '../../src/accounting/entry.js';
 import { baseKey } from '../../src/accounting/entry-key.js';
-import { type PaymentForBooks, paymentEntries, paymentEntryKinds } from '../../src/accounting/mapping/payment.js';
+import {
+  type PaymentForBooks,
+  paymentEntries,
+  paymentEntryKinds,
+} from '../../src/accounting/mapping/payment.js';
 import { reconcileEntries } from '../../src/accounting/mapping/reconcile.js';
 import { applyReconciliation, syncEntries } from '../../src/accounting/sync.js';
 import { sumOfLines } from './fixtures.js';
@@ -44,7 +48,10 @@ const factsArb: fc.Arbitrary<Facts> = fc
 
 const snapshotArb: fc.Arbitrary<Snapshot> = fc.record({
   status: fc.constantFrom('PENDING', 'SUCCEEDED', 'REFUNDED', 'FAILED'),
-  cancelled: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
+  cancelled: fc.oneof(
+    { arbitrary: fc.constant(false), weight: 4 },
+    { arbitrary: fc.constant(true), weight: 1 },
+  ),
   refunds: fc.uniqueArray(fc.nat({ max: 3 }), { maxLength: 4 }),
 });
 
@@ -67,7 +74,14 @@ function toPayment(facts: Facts, s: Snapshot): PaymentForBooks {
       ...base,
       status: 'REFUNDED',
       platformFeeInCents: 0,
-      refunds: [{ id: 're_void', amountCents: facts.amountInCents, refundDate: '2026-01-03T00:00:00.000Z', voided: true }],
+      refunds: [
+        {
+          id: 're_void',
+          amountCents: facts.amountInCents,
+          refundDate: '2026-01-03T00:00:00.000Z',
+          voided: true,
+        },
+      ],
     };
   }
   return {
@@ -115,7 +129,11 @@ describe('property: payment snapshots in any order converge to the final state',
             for (const [n, op] of ops.entries()) {
               const payment = at(op.snapshot);
               if (op.stale && n < ops.length - 1) {
-                const plan = reconcileEntries(paymentEntries(payment), await ledger.entriesFor(scope), options);
+                const plan = reconcileEntries(
+                  paymentEntries(payment),
+                  await ledger.entriesFor(scope),
+                  options,
+                );
                 await syncEntries(ledger, paymentEntries(at(op.snapshot + 1)), scope, options);
                 await applyReconciliation(ledger, plan, options);
               } else {
@@ -153,7 +171,10 @@ describe('property: any balanced entries keep the books balanced and the reports
   const accounts = chartOfAccounts.map((a) => a.name);
   const entryArb = fc
     .array(
-      fc.record({ account: fc.constantFrom(...accounts), amountCents: fc.integer({ min: -1e12, max: 1e12 }) }),
+      fc.record({
+        account: fc.constantFrom(...accounts),
+        amountCents: fc.integer({ min: -1e12, max: 1e12 }),
+      }),
       { minLength: 1, maxLength: 5 },
     )
     .map((lines) => lines.filter((l) => l.amountCents !== 0))
