@@ -9,4 +9,5 @@ export * from './hledger-export.js';
 export * from './ledger-port.js';
 export * from './mapping/index.js';
 export * from './money.js';
+export * from './reports.js';
 export * from './sync.js';

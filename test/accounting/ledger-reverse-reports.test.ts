@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { LedgerEntryNotFoundError, LedgerValidationError } from '../../src/accounting/errors.js';
+import { bookingReport } from '../../src/accounting/reports.js';
 import { sumOfLines, twoLine } from './fixtures.js';
 
 let ledger: EmbeddedLedger;
@@ -160,5 +161,21 @@ describe('reports', () => {
     await expect(ledger.balanceOf('assets:petty-cash' as never)).rejects.toBeInstanceOf(
       LedgerValidationError,
     );
+  });
+
+  it('bookingReport: each entry with its status, live keys and the net per account', async () => {
+    const report = bookingReport(await ledger.entriesFor({ paymentLinkId: 'pl1' }));
+    expect(report.items.map((i) => [i.key, i.status, i.related])).toEqual([
+      ['payment:p1', 'live', null],
+      ['payment-fee:p1', 'live', null],
+      ['refund:r1', 'reversed', 'reversal:refund:r1'],
+      ['reversal:refund:r1', 'reversal', 'refund:r1'],
+    ]);
+    expect(report.liveKeys).toEqual(['payment:p1', 'payment-fee:p1']);
+    expect(report.netByAccount).toEqual({
+      [Accounts.ProcessorClearing]: 9_680,
+      [Accounts.AccountsReceivable]: -10_000,
+      [Accounts.ProcessingFees]: 320,
+    });
   });
 });
