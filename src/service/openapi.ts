@@ -127,6 +127,13 @@ function buildOperation(operation: Operation, named: Map<z.ZodType, string>): Op
       content: { 'application/json': { schema: ref(nameOf(named, operation.response)) } },
     },
   };
+  if (operation.repeatStatus !== undefined) {
+    responses[String(operation.repeatStatus)] = {
+      description:
+        'The same externalReferenceId for the same payment: the existing record, nothing recorded twice (D14)',
+      content: { 'application/json': { schema: ref(nameOf(named, operation.response)) } },
+    };
+  }
   for (const status of operation.errorStatuses) responses[String(status)] = errorResponse(status);
   // Part 7: any other status is an unexpected error with the same body shape.
   responses.default = { description: 'Unexpected error', content: errorResponse(500).content };

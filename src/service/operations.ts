@@ -69,6 +69,8 @@ export interface Operation<R extends z.ZodType = z.ZodType> {
   query?: z.ZodObject;
   response: R;
   successStatus: 200 | 201;
+  /** A create that answers 200 with the existing record when its externalReferenceId repeats (D14, D15). */
+  repeatStatus?: 200;
   /** Error statuses this operation documents; every one answers the part 7 error body. */
   errorStatuses: readonly number[];
   retry: RetryRule;
@@ -113,6 +115,7 @@ export const operations = {
     body: json(RecordExternalPaymentRequest),
     response: ExternalPaymentResult,
     successStatus: 201,
+    repeatStatus: 200,
     errorStatuses: withConflict,
     retry: 'withReference',
   }),
@@ -184,7 +187,7 @@ export const operations = {
     summary: 'Request charge authorization from a customer',
     body: json(RequestChargeAuthorizationRequest),
     response: ChargeAuthorization,
-    successStatus: 201,
+    successStatus: 200,
     errorStatuses: write,
     retry: 'never',
   }),
@@ -378,6 +381,7 @@ export const operations = {
     body: json(RecordDebitMemoRequest),
     response: DebitMemoResult,
     successStatus: 201,
+    repeatStatus: 200,
     errorStatuses: withConflict,
     retry: 'withReference',
   }),
