@@ -80,6 +80,7 @@ const linkColumns: Record<LinkField, keyof EntryRow> = {
 
 const entryColumns = `e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,
   r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')}`;
+const OPEN_BUSY_TIMEOUT_MS = 5_000;
 const entryFrom = 'entries e LEFT JOIN entries r ON r.reverses = e.key';
 
 /** SHA-256 of the canonical contents: the identity compared when a key is posted again. */
@@ -127,7 +128,9 @@ export class EmbeddedLedger implements LedgerPort {
     this.#log = (options.logger ?? silentLogger).child({ component: 'embedded-ledger' });
     this.#retry = options.busyRetry ?? defaultBusyRetryPolicy;
     this.#now = options.now ?? (() => new Date());
-    const db = new DatabaseConstructor(path, { timeout: options.busyTimeoutMs ?? 100 });
+    // Opening (WAL switch, migrations) waits longer for a lock than posts do: it runs once, at startup,
+    // maybe while another worker process is writing.
+    const db = new DatabaseConstructor(path, { timeout: OPEN_BUSY_TIMEOUT_MS });
     this.#db = db;
     try {
       if (path !== ':memory:') db.pragma('journal_mode = WAL');
@@ -138,6 +141,7 @@ export class EmbeddedLedger implements LedgerPort {
       db.transaction(() => {
         for (const a of chartOfAccounts) addAccount.run(a.name, a.title, a.type);
       }).immediate();
+      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 100}`);
     } catch (error) {
       db.close();
       throw error;

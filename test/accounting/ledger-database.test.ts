@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { LedgerBusyError } from '../../src/accounting/errors.js';
+import { LedgerBusyError, LedgerConflictError } from '../../src/accounting/errors.js';
 import { migrations } from '../../src/accounting/migrations.js';
 import { tempDir, twoLine } from './fixtures.js';
 
@@ -212,5 +212,23 @@ describe('file-backed ledger', () => {
     expect(await ledger.get('payment:p1')).toBeNull();
     other.close();
     ledger.close();
+  });
+
+  it('two ledgers on one file (two workers) agree: shared keys are idempotent across them', async () => {
+    const path = join(dir.dir, 'books.sqlite');
+    const a = EmbeddedLedger.open({ path });
+    const b = EmbeddedLedger.open({ path });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        [a, b].map((l) => l.post(twoLine(`payment:p${i}`, 100 + i))),
+      ).flat(),
+    );
+    expect(results.filter((r) => r.created)).toHaveLength(50);
+    await expect(b.post(twoLine('payment:p0', 1))).rejects.toBeInstanceOf(LedgerConflictError);
+    await a.reverse('payment:p1', { reason: 'x', date: '2026-02-01' });
+    expect((await b.reverse('payment:p1', { reason: 'y', date: '2026-02-02' })).created).toBe(false);
+    expect(await b.trialBalance()).toEqual(await a.trialBalance());
+    a.close();
+    b.close();
   });
 });
