@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the harness hands tests untyped JSON bodies to assert on
 import type { AddressInfo } from 'node:net';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
+import { OpenApiResponseValidator } from '../../src/service/openapi-validator.js';
 import type { Permission } from '../../src/service/schemas/index.js';
 
 export const adminToken = 'test-admin-token';
@@ -26,6 +27,24 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+const contract = new OpenApiResponseValidator();
+
+/**
+ * Every JSON answer of a non-sandbox route is checked against the OpenAPI document; a mismatch fails the
+ * call that received it, so each rule test is also a contract test.
+ */
+function checkContract(
+  method: string,
+  path: string,
+  status: number,
+  contentType: string | null,
+  body: unknown,
+): void {
+  if (path.startsWith('/sandbox/') || !contentType?.includes('application/json')) return;
+  const result = contract.validate({ method, path, status, body });
+  if (!result.valid) throw new Error(`contract: ${method} ${path} ${status}: ${result.errors.join('; ')}`);
+}
+
 export function caller(baseUrl: string, key: string | undefined): Call {
   return async (method, path, body) => {
     const headers: Record<string, string> = {};
@@ -41,6 +60,7 @@ export function caller(baseUrl: string, key: string | undefined): Call {
     try {
       parsed = JSON.parse(text);
     } catch {}
+    checkContract(method, path, response.status, response.headers.get('content-type'), parsed);
     return { status: response.status, body: parsed as any, text };
   };
 }
