@@ -7,8 +7,12 @@ export const nonRetryableActivityErrors = [
   'ServiceAuthError', // 401/403: a key or permission problem a person must fix
   'ServiceNotFoundError', // 404
   'ServiceConflictError', // 409 REFERENCE_CONFLICT and the like
+  'ServicePayloadTooLargeError', // 413
   'ServiceSchemaError', // the service answered something booksync does not understand
   'LedgerConflictError', // same ledger key, different contents: a bug or tampering, never retried
+  'LedgerEntryNotFoundError',
+  'LedgerValidationError',
+  'UnmappableStateError', // a state the mapping does not know: a person looks before anything is booked
 ];
 
 /** Calls to the service and the ledger: quick first retry, capped backoff, unlimited attempts for transient faults. */

@@ -1,2 +1,3 @@
 // Every workflow booksync's worker runs; the bundler starts here.
+export { disbursement } from './disbursement.js';
 export { payment } from './payment.js';

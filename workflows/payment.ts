@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   condition,
   continueAsNew,
   defineQuery,
@@ -13,6 +14,8 @@ import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,
   CustomerId,
+  LastError,
+  NeedsAttention,
   PaymentLinkId,
   PaymentMethodType,
   ReturnWindowEndsAt,
@@ -49,6 +52,8 @@ export interface PaymentView {
   duplicatesDropped: number;
   syncs: number;
   lastSync: PaymentSyncResult | null;
+  /** A sync failure retrying cannot fix (e.g. a 404); cleared by the next successful sync. */
+  lastError: string | null;
 }
 
 export const paymentViewQuery = defineQuery<PaymentView>('view');
@@ -84,6 +89,7 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     duplicatesDropped: 0,
     syncs: 0,
     lastSync: null,
+    lastError: null,
   };
 
   setHandler(serviceEventSignal, (event) => {
@@ -95,14 +101,27 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
   });
   setHandler(paymentViewQuery, () => view);
 
-  const sync = async (events: ServiceEventSignal[]): Promise<PaymentSyncResult> => {
-    const result = await syncPayment({
-      paymentId: input.paymentId,
-      eventIds: events.map((e) => e.eventId),
-      workflowId: workflowInfo().workflowId,
-    });
-    view.syncs++;
+  /** Fetches and books; null when it failed in a way retrying cannot fix (flagged for a person). */
+  const sync = async (events: ServiceEventSignal[]): Promise<PaymentSyncResult | null> => {
     view.eventsHandled += events.length;
+    let result: PaymentSyncResult;
+    try {
+      result = await syncPayment({
+        paymentId: input.paymentId,
+        eventIds: events.map((e) => e.eventId),
+        workflowId: workflowInfo().workflowId,
+      });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      view.lastError = error.cause?.message ?? error.message;
+      upsertSearchAttributes([
+        { key: NeedsAttention, value: true },
+        { key: LastError, value: view.lastError.slice(0, 200) },
+      ]);
+      log.warn('payment sync failed', { paymentId: input.paymentId, error: view.lastError });
+      return null;
+    }
+    view.syncs++;
     view.lastSync = result;
     view.serviceStatus = result.status;
     view.methodType = result.methodType;
@@ -110,6 +129,10 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
       view.returnWindowEndsAt = new Date(
         Date.parse(result.madeAt) + achReturnWindowDays * dayMs,
       ).toISOString();
+    }
+    if (view.lastError !== null) {
+      view.lastError = null;
+      upsertSearchAttributes([{ key: NeedsAttention, value: false }]);
     }
     publish(view, result);
     return result;
@@ -127,16 +150,17 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     if (!woken) {
       // The window is over: one last look catches a return whose event never arrived.
       const last = await sync([]);
-      view.state = last.status === 'FAILED' ? 'RETURNED' : 'CLOSED';
+      view.state = last?.status === 'FAILED' ? 'RETURNED' : 'CLOSED';
       view.closedAt = new Date().toISOString();
-      publish(view, last);
-      log.info('ACH return window ended', { paymentId: input.paymentId, status: last.status });
+      if (last) publish(view, last);
+      log.info('ACH return window ended', { paymentId: input.paymentId, status: last?.status });
       return view;
     }
 
     const events = pending;
     pending = [];
     const result = await sync(events);
+    if (result === null) continue;
 
     const terminal = result.status === 'FAILED' || result.methodType !== 'ACH';
     const windowOver = view.returnWindowEndsAt !== null && Date.now() >= Date.parse(view.returnWindowEndsAt);

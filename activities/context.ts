@@ -1,0 +1,33 @@
+import { Context } from '@temporalio/activity';
+import type { LedgerPort } from '../src/accounting/ledger-port.js';
+import type { Logger } from '../src/logging/logger.js';
+import type { ServiceClient } from '../src/service/client.js';
+
+/** What activities need from the process that hosts them; built once by the worker. */
+export interface ActivityDependencies {
+  service: ServiceClient;
+  ledger: LedgerPort;
+  logger: Logger;
+  /** Today's accounting date (YYYY-MM-DD) for reversals; injectable so tests pin it. */
+  today?: () => string;
+}
+
+/** A child logger carrying the workflow id and activity type, plus the fields given (event and object ids). */
+export function activityLogger(deps: ActivityDependencies, fields: Record<string, unknown>): Logger {
+  let workflow: Record<string, unknown> = {};
+  try {
+    const info = Context.current().info;
+    workflow = {
+      workflowId: info.workflowExecution?.workflowId,
+      activity: info.activityType,
+      attempt: info.attempt,
+    };
+  } catch {
+    // Called outside an activity (a CLI command reusing the same code): no workflow context to add.
+  }
+  return deps.logger.child({ ...workflow, ...fields });
+}
+
+export function accountingDate(deps: ActivityDependencies): string {
+  return deps.today ? deps.today() : new Date().toISOString().slice(0, 10);
+}

@@ -1,0 +1,22 @@
+// The contract between the disbursement workflow and its activity (implementation: activities/disbursement.ts).
+
+export interface SyncDisbursementInput {
+  disbursementId: string;
+  eventIds: string[];
+}
+
+export interface DisbursementSyncResult {
+  disbursementId: string;
+  /** PENDING, SUCCEEDED, FAILED, or a value unknown to booksync. */
+  status: string;
+  amountInCents: number;
+  paymentIds: string[];
+  /** Whether amountInCents equals what its payments left in Processor Clearing (D22); false is flagged. */
+  amountMatchesPayments: boolean;
+  posted: string[];
+  reversed: string[];
+}
+
+export interface DisbursementActivities {
+  syncDisbursement(input: SyncDisbursementInput): Promise<DisbursementSyncResult>;
+}

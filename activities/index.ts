@@ -1,0 +1,13 @@
+import type { ActivityDependencies } from './context.js';
+import { createDisbursementActivities } from './disbursement.js';
+import { createPaymentActivities } from './payment.js';
+
+export type { ActivityDependencies } from './context.js';
+
+/** Every activity booksync's worker registers, bound to the process's service client, ledger and logger. */
+export function createActivities(deps: ActivityDependencies) {
+  return {
+    ...createPaymentActivities(deps),
+    ...createDisbursementActivities(deps),
+  };
+}

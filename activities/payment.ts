@@ -1,0 +1,45 @@
+import { paymentEntries, paymentEntryKinds } from '../src/accounting/mapping/index.js';
+import { syncEntries } from '../src/accounting/sync.js';
+import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import { translatingFailures } from './failures.js';
+import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './payment-sync.js';
+
+export function createPaymentActivities(deps: ActivityDependencies): PaymentActivities {
+  return {
+    /** Fetches the payment and makes the books hold exactly what its current state says (design: state is fetched). */
+    async syncPayment({ paymentId, eventIds }: SyncPaymentInput): Promise<PaymentSyncResult> {
+      return translatingFailures(async () => {
+        const log = activityLogger(deps, { paymentId, eventIds });
+        const payment = await deps.service.getPayment(paymentId);
+        const link = payment.paymentLinkId ? await deps.service.getPaymentLink(payment.paymentLinkId) : null;
+        const result = await syncEntries(
+          deps.ledger,
+          paymentEntries(payment),
+          { paymentId },
+          {
+            kinds: paymentEntryKinds,
+            date: accountingDate(deps),
+            reason: `payment ${paymentId} is ${payment.status}`,
+          },
+        );
+        log.info(
+          { status: payment.status, posted: result.posted, reversed: result.reversed },
+          result.posted.length + result.reversed.length > 0
+            ? 'payment booked'
+            : 'payment already in the books',
+        );
+        return {
+          paymentId,
+          status: payment.status,
+          methodType: payment.paymentMethod?.type ?? null,
+          paymentLinkId: payment.paymentLinkId ?? null,
+          customerId: link?.customerId ?? null,
+          amountInCents: payment.amountInCents,
+          madeAt: new Date(payment.createdAt).toISOString(),
+          posted: result.posted,
+          reversed: result.reversed,
+        };
+      });
+    },
+  };
+}

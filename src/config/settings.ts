@@ -1,0 +1,160 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// Every setting booksync reads, from the environment (and an optional .env file). A setting left unset
+// means "embedded default": no TEMPORAL_ADDRESS starts a Temporal dev server, no SERVICE_BASE_URL starts
+// the emulator. The README's configuration reference is generated from these descriptions.
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const csv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+);
+const httpUrl = z.url({ protocol: /^https?$/ });
+const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 30s, 15m, 1h or 1d');
+
+export const settingsSchema = z.object({
+  BOOKSYNC_DATA_DIR: z
+    .string()
+    .min(1)
+    .default('.data')
+    .describe('Folder for SQLite files (Temporal dev server, emulator, ledger).'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino log level.'),
+  LOG_FORMAT: z
+    .enum(['json', 'pretty'])
+    .optional()
+    .describe('json (production) or pretty; default: pretty on a terminal, json otherwise.'),
+
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[\w.-]+:\d+$/, 'host:port')
+    .optional()
+    .describe('Temporal frontend host:port. Unset: booksync starts a Temporal dev server.'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('Temporal namespace.'),
+  TEMPORAL_TASK_QUEUE: z
+    .string()
+    .min(1)
+    .default('booksync')
+    .describe('Task queue of booksync workflows and activities; more workers on it scale out.'),
+  TEMPORAL_API_KEY: z.string().min(1).optional().describe('API key for Temporal Cloud (implies TLS).'),
+  TEMPORAL_TLS: flag.default(false).describe('Connect to Temporal over TLS.'),
+  TEMPORAL_TLS_CERT_PATH: z.string().optional().describe('mTLS client certificate (PEM) for Temporal.'),
+  TEMPORAL_TLS_KEY_PATH: z.string().optional().describe('mTLS client key (PEM) for Temporal.'),
+  TEMPORAL_DEV_PORT: port
+    .default(7233)
+    .describe('Port of the embedded dev server (when TEMPORAL_ADDRESS is unset).'),
+  TEMPORAL_UI_PORT: port.default(8233).describe('Port of the embedded dev server Web UI.'),
+
+  SERVICE_BASE_URL: httpUrl
+    .optional()
+    .describe('Base URL of the payment service. Unset: booksync starts its emulator.'),
+  SERVICE_ENVIRONMENT: z
+    .enum(['sandbox', 'production'])
+    .default('sandbox')
+    .describe(
+      'Which of the service environments SERVICE_BASE_URL belongs to (used when no base URL is given for a real service).',
+    ),
+  SERVICE_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Bearer key for the service API (required with SERVICE_BASE_URL).'),
+  SERVICE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(10_000)
+    .describe('Per-request timeout of service API calls.'),
+
+  WEBHOOK_SECRETS: csv
+    .optional()
+    .describe('Comma-separated webhook secrets (whsec_...); several during rotation.'),
+  WEBHOOK_ALLOW_UNSIGNED: flag
+    .default(false)
+    .describe('Accept unsigned deliveries (only for a legacy subscription created before signing).'),
+  WEBHOOK_TOLERANCE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe('Accepted distance between a signature timestamp and now.'),
+
+  INGRESS_HOST: z.string().min(1).default('127.0.0.1').describe('Address the webhook ingress listens on.'),
+  INGRESS_PORT: port.default(3000).describe('Port of the webhook ingress and command API.'),
+  INGRESS_PUBLIC_URL: httpUrl
+    .optional()
+    .describe('URL the service delivers webhooks to (default: http://INGRESS_HOST:INGRESS_PORT).'),
+  COMMAND_API_KEY: z
+    .string()
+    .min(16, 'at least 16 characters')
+    .optional()
+    .describe('Bearer key of the command API (apply deposits, reconcile...).'),
+
+  EMULATOR_HOST: z.string().min(1).default('127.0.0.1').describe('Address of the embedded emulator.'),
+  EMULATOR_PORT: port.default(4010).describe('Port of the embedded emulator.'),
+  EMULATOR_ADMIN_TOKEN: z
+    .string()
+    .min(16, 'at least 16 characters')
+    .optional()
+    .describe('Admin token of the emulator (creates organizations); generated when unset.'),
+
+  LEDGER_DB: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Embedded ledger SQLite file (default: BOOKSYNC_DATA_DIR/ledger.db).'),
+  EXTERNAL_PAYMENTS_ACCOUNT: z
+    .enum(['checks-to-deposit', 'operating-bank'])
+    .default('checks-to-deposit')
+    .describe('Where external payments are booked until cleared.'),
+  RETURNED_CHECK_FEE_CENTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Debit memo added to a link when a check deposit applied to it is returned (0: none).'),
+  RECONCILE_INTERVAL: duration.default('1h').describe('Interval of the reconciliation Schedule.'),
+  METRICS_PORT: port.default(9464).describe('Port of the worker health and Prometheus metrics endpoint.'),
+});
+
+export type Settings = z.infer<typeof settingsSchema> & { ledgerDb: string };
+
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+/** Validates the environment; the first problem becomes one line naming the variable and what it expects. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const input = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = settingsSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    const received = input[variable];
+    const shown =
+      variable.includes('KEY') || variable.includes('SECRET') || variable.includes('TOKEN')
+        ? '(hidden)'
+        : JSON.stringify(received);
+    throw new SettingsError(`${variable}: ${issue.message}${received === undefined ? '' : `, got ${shown}`}`);
+  }
+  const settings = parsed.data;
+  if (settings.SERVICE_BASE_URL && !settings.SERVICE_API_KEY) {
+    throw new SettingsError('SERVICE_API_KEY: required when SERVICE_BASE_URL is set');
+  }
+  if ((settings.TEMPORAL_TLS_CERT_PATH === undefined) !== (settings.TEMPORAL_TLS_KEY_PATH === undefined)) {
+    throw new SettingsError(
+      'TEMPORAL_TLS_KEY_PATH: TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together',
+    );
+  }
+  return { ...settings, ledgerDb: settings.LEDGER_DB ?? path.join(settings.BOOKSYNC_DATA_DIR, 'ledger.db') };
+}

@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { type ActivityDependencies, createActivities } from '../../activities/index.js';
+
+export interface BooksyncWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  dependencies: ActivityDependencies;
+  /** A prebuilt workflow bundle (tests share one); default: bundle workflows/ at start. */
+  workflowBundle?: { codePath: string };
+}
+
+export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+
+/** The Temporal worker running booksync's workflows and activities on one task queue. */
+export async function createBooksyncWorker(options: BooksyncWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    activities: createActivities(options.dependencies),
+    // Graceful shutdown lets running activities (a ledger write, a service call) finish first.
+    shutdownGraceTime: '20s',
+  });
+}
+
+export { NativeConnection };

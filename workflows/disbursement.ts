@@ -1,0 +1,107 @@
+import {
+  ActivityFailure,
+  condition,
+  defineQuery,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { DisbursementActivities, DisbursementSyncResult } from '../activities/disbursement-sync.js';
+import { serviceCallRetry } from '../activities/retry-policy.js';
+import {
+  AmountCents,
+  LastError,
+  NeedsAttention,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/temporal/search-attributes.js';
+import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+
+export interface DisbursementWorkflowInput {
+  disbursementId: string;
+  seenEventIds?: string[];
+}
+
+export interface DisbursementView {
+  disbursementId: string;
+  state: 'SYNCING' | 'IN_TRANSIT' | 'PAID' | 'FAILED';
+  serviceStatus: string | null;
+  amountInCents: number | null;
+  amountMatchesPayments: boolean | null;
+  lastError: string | null;
+  syncs: number;
+}
+
+export const disbursementViewQuery = defineQuery<DisbursementView>('view');
+
+export function disbursementWorkflowId(disbursementId: string): string {
+  return `disbursement-${disbursementId}`;
+}
+
+/** How often a payout still in transit is looked at without an event, in case disbursement.succeeded is lost. */
+const pollWhileInTransit = '1 day';
+
+/**
+ * Books a payout: disbursement.pending moves its amount from Processor Clearing to Payouts In Transit,
+ * disbursement.succeeded from Payouts In Transit to the Operating Bank. Lives until the bank accepted it.
+ */
+export async function disbursement(input: DisbursementWorkflowInput): Promise<DisbursementView> {
+  const { syncDisbursement } = proxyActivities<DisbursementActivities>({
+    startToCloseTimeout: '1m',
+    retry: serviceCallRetry,
+  });
+  const seen = new SeenEvents(input.seenEventIds);
+  let pending: ServiceEventSignal[] = [];
+  const view: DisbursementView = {
+    disbursementId: input.disbursementId,
+    state: 'SYNCING',
+    serviceStatus: null,
+    amountInCents: null,
+    amountMatchesPayments: null,
+    lastError: null,
+    syncs: 0,
+  };
+  setHandler(serviceEventSignal, (event) => {
+    if (seen.add(event.eventId)) pending.push(event);
+  });
+  setHandler(disbursementViewQuery, () => view);
+
+  for (;;) {
+    await condition(() => pending.length > 0, view.syncs === 0 ? undefined : pollWhileInTransit);
+    const events = pending;
+    pending = [];
+    let result: DisbursementSyncResult;
+    try {
+      result = await syncDisbursement({
+        disbursementId: input.disbursementId,
+        eventIds: events.map((e) => e.eventId),
+      });
+    } catch (error) {
+      // A failure retrying cannot fix: visible in the UI, and the next event or poll tries again.
+      view.lastError =
+        error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+      view.syncs++;
+      upsertSearchAttributes([
+        { key: NeedsAttention, value: true },
+        { key: LastError, value: view.lastError.slice(0, 200) },
+      ]);
+      continue;
+    }
+    view.syncs++;
+    view.lastError = null;
+    view.serviceStatus = result.status;
+    view.amountInCents = result.amountInCents;
+    view.amountMatchesPayments = result.amountMatchesPayments;
+    view.state =
+      result.status === 'SUCCEEDED' ? 'PAID' : result.status === 'FAILED' ? 'FAILED' : 'IN_TRANSIT';
+    upsertSearchAttributes([
+      { key: ServiceObjectId, value: input.disbursementId },
+      { key: SyncState, value: view.state },
+      { key: ServiceStatus, value: result.status },
+      { key: AmountCents, value: result.amountInCents },
+      { key: NeedsAttention, value: !result.amountMatchesPayments },
+    ]);
+    if ((view.state === 'PAID' || view.state === 'FAILED') && pending.length === 0) return view;
+  }
+}
