@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../src/service/openapi.js';
 import { OpenApiResponseValidator } from '../../src/service/openapi-validator.js';
+import * as schemas from '../../src/service/schemas/index.js';
 import * as fx from './fixtures.js';
 
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
@@ -190,4 +191,36 @@ describe('OpenApiResponseValidator (shared with the emulator tests)', () => {
       false,
     );
   });
+});
+
+describe('zod and the OpenAPI components agree', () => {
+  const components: [string, { safeParse(v: unknown): { success: boolean } }, Record<string, unknown>][] = [
+    ['PaymentLink', schemas.PaymentLink, fx.paymentLink],
+    ['Payment', schemas.Payment, fx.payment],
+    ['CheckDeposit', schemas.CheckDeposit, fx.checkDeposit],
+    ['ChargeAuthorization', schemas.ChargeAuthorization, fx.chargeAuthorization],
+    ['BillPayment', schemas.BillPayment, fx.billPayment],
+    ['Vendor', schemas.Vendor, fx.vendor],
+    ['Customer', schemas.Customer, fx.customer],
+    ['EventEnvelope', schemas.EventEnvelope, fx.eventEnvelope],
+    ['WebhookSubscription', schemas.WebhookSubscription, fx.webhookSubscription],
+  ];
+  it.each(components)(
+    '%s: dropping, nulling or retyping any field gives the same verdict',
+    (name, schema, value) => {
+      for (const field of Object.keys(value)) {
+        const { [field]: _dropped, ...without } = value;
+        for (const probe of [
+          without,
+          { ...value, [field]: null },
+          { ...value, [field]: 12.5 },
+          { ...value, [field]: 'x' },
+        ]) {
+          const zodOk = schema.safeParse(probe).success;
+          const ajvOk = validator.validateComponent(name, probe).valid;
+          expect(ajvOk, `${name}.${field} ${JSON.stringify(probe[field as keyof typeof probe])}`).toBe(zodOk);
+        }
+      }
+    },
+  );
 });
