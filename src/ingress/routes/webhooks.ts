@@ -1,0 +1,130 @@
+import type { Client } from '@temporalio/client';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { ServiceEventSignal } from '../../../workflows/service-event.js';
+import { type AuthenticationPolicy, authenticateDelivery } from '../authentication.js';
+import { parseEnvelope } from '../envelope.js';
+import { IngressError, toErrorReply } from '../errors.js';
+import type { IngressMetrics } from '../metrics.js';
+import { routeEvent } from '../routing.js';
+import { signalServiceEvent } from '../temporal-signal.js';
+import type { UnroutedEvents } from '../unrouted-events.js';
+
+export interface WebhookRoutesOptions {
+  temporalClient: Client;
+  taskQueue: string;
+  authentication: AuthenticationPolicy;
+  bodyLimitBytes: number;
+  signalTimeoutMs: number;
+  metrics: IngressMetrics;
+  unrouted: UnroutedEvents;
+}
+
+const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, code: { type: 'string' } },
+  required: ['error'],
+} as const;
+
+const schema = {
+  headers: {
+    type: 'object',
+    properties: { 'service-signature': { type: 'string' } },
+  },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        received: { type: 'boolean' },
+        routed: { type: 'boolean' },
+        workflowId: { type: 'string' },
+      },
+      required: ['received', 'routed'],
+    },
+    '4xx': errorSchema,
+    '5xx': errorSchema,
+  },
+} as const;
+
+/**
+ * POST /webhooks/service (spec part 6). Not wrapped in fastify-plugin on purpose: the raw-body JSON parser
+ * below must stay scoped to this route, since the signature covers the exact bytes received.
+ */
+export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (app, options) => {
+  const { metrics, unrouted } = options;
+
+  // Only application/json is a delivery (6.2); every other media type is a 415 from Fastify.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.addHook('onRequest', async () => {
+    metrics.deliveriesReceived.inc();
+  });
+  // Every 4xx of this route, including Fastify's own 413/415, counted once by its reason code.
+  app.addHook('onError', async (_request, _reply, error: FastifyError) => {
+    const { statusCode, body } = toErrorReply(error);
+    if (statusCode < 500) metrics.deliveriesRejected.inc({ reason: body.code ?? `http_${statusCode}` });
+  });
+
+  app.post('/webhooks/service', { schema, bodyLimit: options.bodyLimitBytes }, async (request, reply) => {
+    // A POST without a body never goes through the parser above.
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const mode = authenticateDelivery(rawBody, request.headers['service-signature'], options.authentication);
+    metrics.deliveriesVerified.inc({ mode });
+
+    const envelope = parseEnvelope(rawBody);
+    const event: ServiceEventSignal = {
+      eventId: envelope.id,
+      category: envelope.category,
+      objectType: envelope.associated_object_type,
+      objectId: envelope.associated_object_id,
+      createdAt: envelope.created_at,
+    };
+    // From here every line about this request names the event, Fastify's "request completed" included.
+    let log = request.log.child({
+      eventId: event.eventId,
+      category: event.category,
+      objectId: event.objectId,
+    });
+    request.log = log;
+    reply.log = log;
+
+    const route = routeEvent(event.category, event.objectId);
+    if (route === undefined) {
+      unrouted.record({ ...event, receivedAt: new Date().toISOString() });
+      metrics.unroutedEvents.inc();
+      log.warn(
+        { objectType: event.objectType, mode },
+        'event category not routed; acknowledged and recorded',
+      );
+      return { received: true, routed: false };
+    }
+
+    log = log.child({ workflowId: route.workflowId, workflowType: route.workflowType });
+    request.log = log;
+    reply.log = log;
+    try {
+      await signalServiceEvent(
+        options.temporalClient,
+        options.taskQueue,
+        route,
+        event,
+        options.signalTimeoutMs,
+      );
+    } catch (err) {
+      metrics.signalFailures.inc({ workflow_type: route.workflowType });
+      log.error({ err }, 'Temporal did not accept the signal; answering 503 so the sender retries');
+      throw new IngressError(
+        503,
+        'temporal_unavailable',
+        'could not hand the event to Temporal; retry later',
+      );
+    }
+    metrics.signalsSent.inc({ workflow_type: route.workflowType });
+    log.info({ mode }, 'event signalled');
+    return { received: true, routed: true, workflowId: route.workflowId };
+  });
+};

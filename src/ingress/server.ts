@@ -1,0 +1,115 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Client } from '@temporalio/client';
+import Fastify, { type FastifyInstance, type RawServerDefault } from 'fastify';
+import { Registry } from 'prom-client';
+import { type Logger, silentLogger } from '../logging/logger.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
+import { toErrorReply } from './errors.js';
+import { createIngressMetrics } from './metrics.js';
+import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { unroutedEventsRoutes } from './routes/unrouted-events.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { checkTemporal } from './temporal-signal.js';
+import { UnroutedEvents } from './unrouted-events.js';
+
+export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
+export const DEFAULT_SIGNAL_TIMEOUT_MS = 5_000;
+export const DEFAULT_READINESS_TIMEOUT_MS = 2_000;
+
+export interface IngressOptions {
+  /** Client on the namespace the workflows run in. The ingress never closes it. */
+  temporalClient: Client;
+  /** Task queue the started workflows are scheduled on (the worker's). */
+  taskQueue: string;
+  /** Every webhook secret currently valid, whole `whsec_...` strings; several during rotation. */
+  webhookSecrets: readonly string[];
+  /** Accept deliveries with no Service-Signature header (legacy subscription, spec 6.1 rule 3). Default false. */
+  allowUnsigned?: boolean;
+  /** Allowed distance between the signature's t and now, both ways. Default 300 (spec 6.4). */
+  toleranceSeconds?: number;
+  /** Largest accepted delivery body. Default 64 KiB; larger answers 413. */
+  bodyLimitBytes?: number;
+  /** Upper bound on one signalWithStart, client retries included. Default 5 s (the sender waits 10 s, D32). */
+  signalTimeoutMs?: number;
+  /** Bound on the default readiness probe. Default 2 s. */
+  readinessTimeoutMs?: number;
+  /** Replaces the default readiness probe (Temporal getSystemInfo); throw when not ready. */
+  readinessCheck?: () => Promise<void>;
+  /** Default: silent. Deliveries are logged with eventId, category, objectId, workflowId; never secrets. */
+  logger?: Logger;
+  /** Where the ingress metrics are registered. Default: a fresh registry per app, never the global one. */
+  metricsRegistry?: Registry;
+}
+
+export type IngressApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
+
+/**
+ * Builds the webhook ingress as a Fastify app, not listening yet (the caller chooses `listen` or `inject`).
+ * Throws on a configuration that could accept nothing.
+ */
+export function createIngress(options: IngressOptions): IngressApp {
+  const secrets = [...options.webhookSecrets];
+  const allowUnsigned = options.allowUnsigned ?? false;
+  if (secrets.some((secret) => secret.length === 0)) throw new Error('webhook secrets must be non-empty');
+  if (secrets.length === 0 && !allowUnsigned) {
+    throw new Error(
+      'no webhook secret configured and unsigned deliveries not allowed: every delivery would fail',
+    );
+  }
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const registry = options.metricsRegistry ?? new Registry();
+  const metrics = createIngressMetrics(registry);
+  const unrouted = new UnroutedEvents();
+  const readinessTimeoutMs = options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS;
+  const readinessCheck =
+    options.readinessCheck ?? (() => checkTemporal(options.temporalClient, readinessTimeoutMs));
+
+  const app = Fastify({
+    loggerInstance: options.logger ?? silentLogger,
+    bodyLimit: bodyLimitBytes,
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { statusCode, body } = toErrorReply(error);
+    if (statusCode >= 500 && body.code !== 'temporal_unavailable' && body.code !== 'not_ready') {
+      request.log.error({ err: error }, 'request failed');
+    } else if (statusCode < 500) {
+      request.log.info({ statusCode, code: body.code }, body.error);
+    }
+    return reply.status(statusCode).send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ error: `no route ${request.method} ${request.url}`, code: 'not_found' }),
+  );
+
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.requestDuration.observe(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  app.register(webhookRoutes, {
+    temporalClient: options.temporalClient,
+    taskQueue: options.taskQueue,
+    authentication: {
+      secrets,
+      allowUnsigned,
+      toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+    },
+    bodyLimitBytes,
+    signalTimeoutMs: options.signalTimeoutMs ?? DEFAULT_SIGNAL_TIMEOUT_MS,
+    metrics,
+    unrouted,
+  });
+  app.register(unroutedEventsRoutes, { unrouted });
+  app.register(healthRoutes, { readinessCheck });
+  app.register(metricsRoutes, { registry });
+
+  return app;
+}

@@ -1,0 +1,34 @@
+import type { Client } from '@temporalio/client';
+import { type ServiceEventSignal, serviceEventSignal } from '../../workflows/service-event.js';
+import type { WorkflowRoute } from './routing.js';
+
+/**
+ * signalWithStart: starts the owning workflow if no run is open, and signals it. The signal is durable once
+ * this resolves, which is when the sender may get its 2xx. A duplicate delivery signals again; workflows
+ * drop it by eventId. The deadline bounds the client's own retries, so a Temporal outage answers 503 well
+ * within the sender's per-attempt timeout instead of hanging.
+ */
+export async function signalServiceEvent(
+  client: Client,
+  taskQueue: string,
+  route: WorkflowRoute,
+  event: ServiceEventSignal,
+  timeoutMs: number,
+): Promise<void> {
+  await client.connection.withDeadline(Date.now() + timeoutMs, () =>
+    client.workflow.signalWithStart(route.workflowType, {
+      workflowId: route.workflowId,
+      taskQueue,
+      args: route.args,
+      signal: serviceEventSignal,
+      signalArgs: [event],
+    }),
+  );
+}
+
+/** Readiness: Temporal's frontend answers within the deadline. Throws when it does not. */
+export async function checkTemporal(client: Client, timeoutMs: number): Promise<void> {
+  await client.connection.withDeadline(Date.now() + timeoutMs, () =>
+    client.workflowService.getSystemInfo({}),
+  );
+}
