@@ -169,3 +169,26 @@ describe('post: validation in code', () => {
     });
   });
 });
+
+describe('postMany', () => {
+  it('posts a batch in one transaction, with post() rules per entry', async () => {
+    await ledger.post(twoLine('payment:p1', 1000));
+    const results = await ledger.postMany([twoLine('payment:p1', 1000), twoLine('payment:p2', 200)]);
+    expect(results.map((r) => r.created)).toEqual([false, true]);
+  });
+
+  it('writes nothing when one entry conflicts', async () => {
+    await ledger.post(twoLine('payment:p1', 1000));
+    await expect(
+      ledger.postMany([twoLine('payment:p2', 200), twoLine('payment:p1', 999)]),
+    ).rejects.toBeInstanceOf(LedgerConflictError);
+    expect(await ledger.get('payment:p2')).toBeNull();
+  });
+
+  it('writes nothing when one entry is invalid', async () => {
+    await expect(
+      ledger.postMany([twoLine('payment:p2', 200), { ...twoLine('payment:p3', 1), date: 'soon' }]),
+    ).rejects.toBeInstanceOf(LedgerValidationError);
+    expect(await ledger.get('payment:p2')).toBeNull();
+  });
+});
