@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
+import { closeConnectionsWhenClosing } from './drain-on-close.js';
 import { toErrorReply } from './errors.js';
 import { createIngressMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
@@ -83,6 +84,7 @@ export function createIngress(options: IngressOptions): IngressApp {
     reply.status(404).send({ error: `no route ${request.method} ${request.url}`, code: 'not_found' }),
   );
 
+  closeConnectionsWhenClosing(app);
   app.addHook('onResponse', async (request, reply) => {
     metrics.requestDuration.observe(
       {

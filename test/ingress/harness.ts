@@ -106,8 +106,8 @@ export async function serviceEventSignals(client: Client, workflowId: string): P
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).flatMap((event) => {
     const attributes = event.workflowExecutionSignaledEventAttributes;
-    if (!attributes || attributes.signalName !== 'serviceEvent') return [];
-    const payload = attributes.input?.payloads?.[0];
+    if (attributes?.signalName !== 'serviceEvent') return [];
+    const payload = attributes?.input?.payloads?.[0];
     return [payload ? defaultPayloadConverter.fromPayload(payload) : undefined];
   });
 }
