@@ -1,15 +1,18 @@
 import type { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { booksyncSearchAttributes } from './search-attributes.js';
 
-const indexedValueType: Record<string, temporal.api.enums.v1.IndexedValueType> = {
-  KEYWORD: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  TEXT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
-  INT: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  DOUBLE: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
-  BOOL: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
-  DATETIME: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
-  KEYWORD_LIST: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+// @temporalio/proto is CommonJS; Node's ESM loader only sees its default export.
+const { IndexedValueType } = proto.temporal.api.enums.v1;
+
+const indexedValueType: Record<string, proto.temporal.api.enums.v1.IndexedValueType> = {
+  KEYWORD: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  TEXT: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  INT: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  DOUBLE: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+  BOOL: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+  DATETIME: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+  KEYWORD_LIST: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };
 
 /**

@@ -1,0 +1,23 @@
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../logging/logger.js';
+
+export interface CommandContext {
+  args: string[];
+  settings: Settings;
+  logger: Logger;
+  /** Where human-facing output goes (the terminal), apart from logs. */
+  out: (line: string) => void;
+}
+
+export interface Command {
+  summary: string;
+  usage: string;
+  /** Runs a Temporal worker or client in this process: the CLI installs the Temporal runtime first. */
+  usesTemporal?: boolean;
+  run(context: CommandContext): Promise<number | undefined>;
+}
+
+/** A failure to report as one line and a non-zero exit, without a stack trace. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}

@@ -1,0 +1,35 @@
+import { startIngress } from '../../ingress/main.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import type { Command } from '../command.js';
+import { requireSetting } from '../require-setting.js';
+import { untilSignal } from '../shutdown.js';
+
+export const ingressCommand: Command = {
+  summary: 'run the webhook ingress alone (production)',
+  usesTemporal: true,
+  usage: `booksync ingress
+
+Needs TEMPORAL_ADDRESS and WEBHOOK_SECRETS (or WEBHOOK_ALLOW_UNSIGNED=true for a legacy subscription).
+Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz, /metrics.`,
+  async run({ settings, logger }) {
+    const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'ingress');
+    if (!settings.WEBHOOK_SECRETS?.length && !settings.WEBHOOK_ALLOW_UNSIGNED) {
+      requireSetting(settings, 'WEBHOOK_SECRETS', 'ingress');
+    }
+    const { client, connection } = await connectClient(temporalTarget(settings, address));
+    const ingress = await startIngress({
+      host: settings.INGRESS_HOST,
+      port: settings.INGRESS_PORT,
+      temporal: { client },
+      taskQueue: settings.TEMPORAL_TASK_QUEUE,
+      webhookSecrets: settings.WEBHOOK_SECRETS ?? [],
+      allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
+      toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
+      logger,
+    });
+    await untilSignal();
+    await ingress.close();
+    await connection.close();
+    return 0;
+  },
+};

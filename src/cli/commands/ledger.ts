@@ -1,0 +1,81 @@
+import { writeFileSync } from 'node:fs';
+import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
+import type { EntryLinks } from '../../accounting/entry.js';
+import { closingAssertions, toHledgerJournal } from '../../accounting/hledger-export.js';
+import { formatUsd } from '../../accounting/money.js';
+import { bookingReport } from '../../accounting/reports.js';
+import { type Command, CommandError } from '../command.js';
+
+const scopes: Record<string, keyof EntryLinks> = {
+  link: 'paymentLinkId',
+  payment: 'paymentId',
+  disbursement: 'disbursementId',
+  'check-deposit': 'checkDepositId',
+  'bill-payment': 'billPaymentId',
+};
+
+export const ledgerCommand: Command = {
+  summary: 'read the embedded ledger: trial balance, what is booked for an object, hledger export',
+  usage: `booksync ledger trial-balance
+booksync ledger link|payment|disbursement|check-deposit|bill-payment <id>
+booksync ledger export [--out FILE] [--assert-closing YYYY-MM-DD]
+
+Reads LEDGER_DB (default BOOKSYNC_DATA_DIR/ledger.db); safe while the worker runs.
+The export is an hledger journal: 'hledger -f FILE check -s' verifies it independently.`,
+  async run({ args, settings, out }) {
+    const [what, ...rest] = args;
+    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
+    try {
+      if (what === 'trial-balance' || what === undefined) {
+        const trial = await ledger.trialBalance();
+        out(
+          `${'account'.padEnd(34)}${'debit'.padStart(14)}${'credit'.padStart(14)}${'balance'.padStart(14)}`,
+        );
+        for (const account of trial.accounts) {
+          if (account.debitCents === 0 && account.creditCents === 0) continue;
+          out(
+            `${account.title.padEnd(34)}${formatUsd(account.debitCents).padStart(14)}${formatUsd(account.creditCents).padStart(14)}${formatUsd(account.balanceCents).padStart(14)}`,
+          );
+        }
+        out(
+          `${'total'.padEnd(34)}${formatUsd(trial.totalDebitCents).padStart(14)}${formatUsd(trial.totalCreditCents).padStart(14)}${(trial.balanced ? 'balanced' : 'UNBALANCED').padStart(14)}`,
+        );
+        return trial.balanced ? 0 : 1;
+      }
+      if (what === 'export') {
+        const outIndex = rest.indexOf('--out');
+        const assertIndex = rest.indexOf('--assert-closing');
+        const entries = await ledger.allEntries();
+        const assertions =
+          assertIndex >= 0
+            ? closingAssertions(
+                await ledger.balances(),
+                requireArg(rest[assertIndex + 1], '--assert-closing'),
+              )
+            : [];
+        const journal = toHledgerJournal(entries, { assertions });
+        if (outIndex >= 0) writeFileSync(requireArg(rest[outIndex + 1], '--out'), journal);
+        else out(journal);
+        return 0;
+      }
+      const field = what ? scopes[what] : undefined;
+      if (!field) throw new CommandError(`unknown ledger view '${what}': see 'booksync ledger --help'`);
+      const id = requireArg(rest[0], what!);
+      const report = bookingReport(await ledger.entriesFor({ [field]: id }));
+      if (report.items.length === 0) out(`nothing booked for ${what} ${id}`);
+      for (const item of report.items) {
+        out(`${item.date}  ${item.key}  [${item.status}]  ${item.description}`);
+        for (const line of item.lines)
+          out(`    ${line.account.padEnd(40)}${formatUsd(line.amountCents).padStart(14)}`);
+      }
+      return 0;
+    } finally {
+      ledger.close();
+    }
+  },
+};
+
+function requireArg(value: string | undefined, name: string): string {
+  if (!value) throw new CommandError(`${name} needs a value`);
+  return value;
+}

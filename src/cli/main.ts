@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { loadSettings, SettingsError } from '../config/settings.js';
+import { createLogger } from '../logging/logger.js';
+import { installTemporalRuntime } from '../temporal/runtime.js';
+import { type Command, CommandError } from './command.js';
+import { emulatorCommand } from './commands/emulator.js';
+import { ingressCommand } from './commands/ingress.js';
+import { ledgerCommand } from './commands/ledger.js';
+import { startCommand } from './commands/start.js';
+import { workerCommand } from './commands/worker.js';
+
+const commands: Record<string, Command> = {
+  start: startCommand,
+  worker: workerCommand,
+  ingress: ingressCommand,
+  emulator: emulatorCommand,
+  ledger: ledgerCommand,
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length)) + 2;
+  return [
+    'booksync: mirrors a payment service into your books through Temporal workflows',
+    '',
+    'usage: booksync <command> [args]    (booksync <command> --help for details)',
+    '',
+    ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}${command.summary}`),
+    '',
+    'Configuration comes from the environment and an optional .env file (see README, "Configuration").',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(help());
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`booksync: unknown command '${name}'\n\n${help()}`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(command.usage);
+    return 0;
+  }
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const settings = loadSettings();
+  const logger = createLogger({
+    level: settings.LOG_LEVEL,
+    ...(settings.LOG_FORMAT ? { format: settings.LOG_FORMAT } : {}),
+    name: 'booksync',
+  });
+  if (command.usesTemporal) installTemporalRuntime(logger);
+  return (await command.run({ args, settings, logger, out: (line) => console.log(line) })) ?? 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    // One clear line, no stack, for what a person can fix: configuration and command errors.
+    if (error instanceof SettingsError || error instanceof CommandError) {
+      console.error(`booksync: ${error.message}`);
+    } else {
+      console.error(`booksync: ${error instanceof Error ? error.message : String(error)}`);
+      if (process.env.LOG_LEVEL === 'debug') console.error(error);
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
+import type { Settings } from '../config/settings.js';
+import { DirectHttpDispatcher } from '../emulator/webhooks/direct-http-dispatcher.js';
+import { type RunningIngress, startIngress } from '../ingress/main.js';
+import type { Logger } from '../logging/logger.js';
+import { ServiceClient } from '../service/client.js';
+import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
+import { createBooksyncWorker } from '../worker/booksync-worker.js';
+import { type RunningDevServer, startDevServer } from './dev-server.js';
+import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
+import { connectClient, connectWorker, temporalTarget } from './temporal-connection.js';
+
+export interface RunningBooksync {
+  temporalAddress: string;
+  temporalUiUrl: string | null;
+  serviceBaseUrl: string;
+  ingressUrl: string;
+  emulator: RunningEmulator | null;
+  client: Client;
+  ledger: EmbeddedLedger;
+  /** Stops intake first (ingress), drains the worker, then closes the service side and Temporal. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Everything booksync needs, each piece embedded unless its setting names a real one: a Temporal dev
+ * server unless TEMPORAL_ADDRESS, the emulator unless SERVICE_BASE_URL. Then the ingress and the worker.
+ */
+export async function startBooksync(settings: Settings, logger: Logger): Promise<RunningBooksync> {
+  const dataDir = path.resolve(settings.BOOKSYNC_DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const cleanups: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logger.error({ err: error }, 'error while stopping');
+      }
+    }
+  };
+
+  try {
+    let devServer: RunningDevServer | null = null;
+    if (!settings.TEMPORAL_ADDRESS) {
+      logger.info('starting the Temporal dev server');
+      devServer = await startDevServer({
+        dbFile: path.join(dataDir, 'temporal.db'),
+        port: settings.TEMPORAL_DEV_PORT,
+        uiPort: settings.TEMPORAL_UI_PORT,
+        namespace: settings.TEMPORAL_NAMESPACE,
+        logger,
+      });
+      cleanups.push(() => devServer!.stop());
+    }
+    const target = temporalTarget(settings, settings.TEMPORAL_ADDRESS ?? devServer!.address);
+    const { client, connection } = await connectClient(target);
+    cleanups.push(() => connection.close());
+    if (!devServer) await registerSearchAttributes(connection, settings.TEMPORAL_NAMESPACE);
+    const workerConnection: NativeConnection = await connectWorker(target);
+    cleanups.push(() => workerConnection.close());
+
+    let emulator: RunningEmulator | null = null;
+    if (!settings.SERVICE_BASE_URL) {
+      emulator = await startEmbeddedEmulator({
+        dataDir,
+        host: settings.EMULATOR_HOST,
+        port: settings.EMULATOR_PORT,
+        adminToken: settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url'),
+        logger,
+        dispatcher: (store) => new DirectHttpDispatcher({ store }),
+      });
+      cleanups.push(() => emulator!.close());
+    }
+    const serviceBaseUrl = settings.SERVICE_BASE_URL ?? emulator!.baseUrl;
+    const service = new ServiceClient({
+      baseUrl: serviceBaseUrl,
+      apiKey: settings.SERVICE_API_KEY ?? emulator!.credentials.apiKey,
+      timeoutMs: settings.SERVICE_TIMEOUT_MS,
+      logger: logger.child({ component: 'service-client' }),
+    });
+
+    const ingressUrl =
+      settings.INGRESS_PUBLIC_URL ?? `http://${settings.INGRESS_HOST}:${settings.INGRESS_PORT}`;
+    const webhookSecrets = settings.WEBHOOK_SECRETS ?? [];
+    if (emulator) webhookSecrets.push(await subscribeIngress(service, `${ingressUrl}/webhooks/service`));
+
+    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
+    cleanups.push(async () => ledger.close());
+
+    const worker: Worker = await createBooksyncWorker({
+      connection: workerConnection,
+      namespace: settings.TEMPORAL_NAMESPACE,
+      taskQueue: settings.TEMPORAL_TASK_QUEUE,
+      dependencies: { service, ledger, logger: logger.child({ component: 'activities' }) },
+    });
+    const workerRun = worker.run();
+    cleanups.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await workerRun;
+    });
+
+    const ingress: RunningIngress = await startIngress({
+      host: settings.INGRESS_HOST,
+      port: settings.INGRESS_PORT,
+      temporal: { client },
+      taskQueue: settings.TEMPORAL_TASK_QUEUE,
+      webhookSecrets,
+      allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
+      toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
+      logger: logger.child({ component: 'ingress' }),
+    });
+    cleanups.push(() => ingress.close());
+
+    return {
+      temporalAddress: target.address,
+      temporalUiUrl: devServer?.uiUrl ?? null,
+      serviceBaseUrl,
+      ingressUrl: ingress.address,
+      emulator,
+      client,
+      ledger,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/**
+ * Points the account's single API webhook at the ingress (6.1 rule 1: creating replaces), reusing the
+ * existing subscription and its secret when it already points there, so restarts keep signatures valid.
+ */
+async function subscribeIngress(service: ServiceClient, url: string): Promise<string> {
+  const { webhooks } = await service.listWebhooks();
+  const current = webhooks.find((webhook) => webhook.url === url && webhook.secret);
+  if (current?.secret) return current.secret;
+  const created = await service.createWebhook({ url });
+  if (!created.secret) throw new Error('the service created an unsigned webhook subscription');
+  return created.secret;
+}

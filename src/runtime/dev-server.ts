@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import type { Logger } from '../logging/logger.js';
+import { resolveTemporalCli } from '../temporal/binaries.js';
+import { devServerSearchAttributeFlags } from '../temporal/search-attributes.js';
+
+export interface DevServerOptions {
+  dbFile: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  logger: Logger;
+}
+
+export interface RunningDevServer {
+  address: string;
+  uiUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Temporal CLI's dev server as a child process: SQLite file (workflows survive restarts), Web UI,
+ * booksync's search attributes, loopback only.
+ */
+export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
+  const executable = resolveTemporalCli();
+  if (executable.type !== 'existing-path') {
+    throw new Error("no Temporal CLI found: run 'npm run temporal:obtain' or set TEMPORAL_CLI_PATH");
+  }
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--db-filename',
+    options.dbFile,
+    '--namespace',
+    options.namespace,
+    '--log-level',
+    'warn',
+    ...devServerSearchAttributeFlags(),
+  ];
+  // Its own process group: a terminal's Ctrl-C reaches only booksync, which stops the server last, after
+  // the worker drained. If booksync itself dies, the 'exit' hook below still takes the server down.
+  const child = spawn(executable.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const log = options.logger.child({ component: 'temporal-dev-server' });
+  // The server's own log lines are noisy (and expected during shutdown); kept at debug.
+  child.stdout?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
+  child.stderr?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
+  let stopping = false;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      process.removeListener('exit', killOnExit);
+      if (!stopping) log.error({ code }, 'the Temporal dev server exited');
+      resolve(code);
+    }),
+  );
+
+  const address = `127.0.0.1:${options.port}`;
+  await waitUntilServing(address, child, exited);
+  return {
+    address,
+    uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    stop: () => {
+      stopping = true;
+      return stopChild(child, exited);
+    },
+  };
+}
+
+async function waitUntilServing(
+  address: string,
+  child: ChildProcess,
+  exited: Promise<number | null>,
+): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let done = false;
+  void exited.then(() => {
+    done = true;
+  });
+  while (Date.now() < deadline) {
+    if (done)
+      throw new Error(`the Temporal dev server exited with code ${child.exitCode} (port ${address} in use?)`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the Temporal dev server did not answer on ${address} within 60 s`);
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timeout);
+}

@@ -1,0 +1,79 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { seedDemo } from '../emulator/seed.js';
+import { createEmulator, type Emulator } from '../emulator/server.js';
+import { Store } from '../emulator/store/store.js';
+import type { WebhookDispatcher } from '../emulator/webhooks/dispatcher.js';
+import type { Logger } from '../logging/logger.js';
+
+export interface EmbeddedEmulatorOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  adminToken: string;
+  logger: Logger;
+  dispatcher: (store: Store) => WebhookDispatcher;
+}
+
+export interface EmbeddedCredentials {
+  organizationId: string;
+  /** Every permission: what the worker uses. */
+  apiKey: string;
+  /** REST access without permissions, for trying MISSING_PERMISSION. */
+  limitedApiKey: string;
+}
+
+export interface RunningEmulator {
+  baseUrl: string;
+  credentials: EmbeddedCredentials;
+  emulator: Emulator;
+  close(): Promise<void>;
+}
+
+/**
+ * The emulator inside booksync's process tree, on a SQLite file in the data folder. The demo organization
+ * is seeded on first start; its keys are kept next to the data (mode 0600) because the emulator stores
+ * only their hashes, and a restart must reuse them.
+ */
+export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): Promise<RunningEmulator> {
+  const dbPath = path.join(options.dataDir, 'emulator.db');
+  const credentialsPath = path.join(options.dataDir, 'embedded-credentials.json');
+  const store = new Store({ dbPath });
+  let credentials: EmbeddedCredentials;
+  if (existsSync(credentialsPath)) {
+    credentials = JSON.parse(readFileSync(credentialsPath, 'utf8')) as EmbeddedCredentials;
+  } else {
+    const organizations = store.db.prepare('SELECT COUNT(*) AS n FROM organizations').get() as { n: number };
+    if (organizations.n > 0) {
+      store.close();
+      throw new Error(
+        `${credentialsPath} is missing but ${dbPath} has data: restore the file, or delete both to start afresh`,
+      );
+    }
+    const demo = seedDemo(store);
+    credentials = {
+      organizationId: demo.created.organization.id,
+      apiKey: demo.apiKey,
+      limitedApiKey: demo.limitedApiKey,
+    };
+    writeFileSync(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(credentialsPath, 0o600);
+  }
+
+  const emulator = createEmulator({
+    store,
+    adminToken: options.adminToken,
+    logger: options.logger.child({ component: 'emulator' }),
+    dispatcher: options.dispatcher,
+  });
+  const baseUrl = await emulator.app.listen({ host: options.host, port: options.port });
+  return {
+    baseUrl,
+    credentials,
+    emulator,
+    async close() {
+      await emulator.app.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import { Runtime } from '@temporalio/worker';
+import type { Logger } from '../logging/logger.js';
+
+const pinoLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/** The Temporal SDK's logs (worker, workflow and activity loggers) through booksync's pino logger. */
+export class PinoTemporalLogger implements TemporalLogger {
+  constructor(private readonly logger: Logger) {}
+
+  log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    this.logger[pinoLevel[level]](meta ?? {}, message);
+  }
+  trace(message: string, meta?: LogMetadata): void {
+    this.log('TRACE', message, meta);
+  }
+  debug(message: string, meta?: LogMetadata): void {
+    this.log('DEBUG', message, meta);
+  }
+  info(message: string, meta?: LogMetadata): void {
+    this.log('INFO', message, meta);
+  }
+  warn(message: string, meta?: LogMetadata): void {
+    this.log('WARN', message, meta);
+  }
+  error(message: string, meta?: LogMetadata): void {
+    this.log('ERROR', message, meta);
+  }
+}
+
+/**
+ * Installs the process-wide Temporal runtime once: SDK logs go to pino (the webpack bundling output at
+ * debug), and no signal handlers, because booksync orders its own shutdown (stop intake, drain the
+ * worker, close connections).
+ */
+export function installTemporalRuntime(logger: Logger): void {
+  Runtime.install({
+    logger: new PinoTemporalLogger(logger.child({ component: 'temporal-sdk' })),
+    shutdownSignals: [],
+  });
+}
