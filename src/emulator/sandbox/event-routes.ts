@@ -61,7 +61,11 @@ export function sandboxEventRoutes(app: FastifyInstance, { store, relay }: Route
       return { row: event, targets: activeSubscriptions(r, orgId) };
     });
     for (const target of targets)
-      relay.send(row, { subscriptionId: target.id, url: target.url, secret: target.secret });
+      relay.send(
+        row,
+        { subscriptionId: target.id, url: target.url, secret: target.secret },
+        { redelivery: true },
+      );
     return reply.code(202).send({ message: `redelivering to ${targets.length} subscription(s)` });
   });
 

@@ -14,4 +14,9 @@ export interface DeliveryTarget {
  */
 export interface WebhookDispatcher {
   dispatch(event: EventEnvelope, subscription: DeliveryTarget): Promise<void>;
+  /**
+   * A redelivery the sandbox asked for (POST /sandbox/events/{id}/redeliver); its attempts are numbered from
+   * `firstAttempt` (E14). Optional: without it, redeliveries go through `dispatch` again.
+   */
+  redeliver?(event: EventEnvelope, subscription: DeliveryTarget, firstAttempt: number): Promise<void>;
 }

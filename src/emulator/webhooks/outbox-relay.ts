@@ -1,6 +1,7 @@
 import type { Logger } from '../../logging/logger.js';
 import { activeSubscriptions } from '../domain/webhook-subscriptions.js';
 import type { EventRow, Store } from '../store/store.js';
+import { nextAttemptNumber } from './delivery-attempt.js';
 import type { DeliveryTarget, WebhookDispatcher } from './dispatcher.js';
 import { eventEnvelope } from './envelope.js';
 
@@ -35,8 +36,17 @@ export class OutboxRelay {
     }
   }
 
-  send(event: EventRow, target: DeliveryTarget): void {
-    this.dispatcher.dispatch(eventEnvelope(event), target).catch((error: unknown) => {
+  send(event: EventRow, target: DeliveryTarget, { redelivery = false } = {}): void {
+    const envelope = eventEnvelope(event);
+    const sent =
+      redelivery && this.dispatcher.redeliver
+        ? this.dispatcher.redeliver(
+            envelope,
+            target,
+            nextAttemptNumber(this.store, event.id, target.subscriptionId),
+          )
+        : this.dispatcher.dispatch(envelope, target);
+    sent.catch((error: unknown) => {
       this.logger.error({ err: error, orgId: event.org_id, eventId: event.id }, 'webhook dispatch failed');
     });
   }
