@@ -75,6 +75,9 @@ export function createIngress(options: IngressOptions): IngressApp {
     const { statusCode, body } = toErrorReply(error);
     if (statusCode >= 500 && body.code !== 'temporal_unavailable' && body.code !== 'not_ready') {
       request.log.error({ err: error }, 'request failed');
+    } else if (statusCode === 401) {
+      // Failed authentication is worth an operator's look (wrong secret after rotation, or a probe).
+      request.log.warn({ statusCode, code: body.code }, body.error);
     } else if (statusCode < 500) {
       request.log.info({ statusCode, code: body.code }, body.error);
     }
