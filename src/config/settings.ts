@@ -6,9 +6,11 @@ import { z } from 'zod';
 // the emulator. The README's configuration reference is generated from these descriptions.
 
 const port = z.coerce.number().int().min(0).max(65_535);
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const flag = (fallback: 'true' | 'false') =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback)
+    .transform((value) => value === 'true' || value === '1' || value === 'yes');
 const csv = z.string().transform((value) =>
   value
     .split(',')
@@ -45,7 +47,7 @@ export const settingsSchema = z.object({
     .default('booksync')
     .describe('Task queue of booksync workflows and activities; more workers on it scale out.'),
   TEMPORAL_API_KEY: z.string().min(1).optional().describe('API key for Temporal Cloud (implies TLS).'),
-  TEMPORAL_TLS: flag.default(false).describe('Connect to Temporal over TLS.'),
+  TEMPORAL_TLS: flag('false').describe('Connect to Temporal over TLS.'),
   TEMPORAL_TLS_CERT_PATH: z.string().optional().describe('mTLS client certificate (PEM) for Temporal.'),
   TEMPORAL_TLS_KEY_PATH: z.string().optional().describe('mTLS client key (PEM) for Temporal.'),
   TEMPORAL_DEV_PORT: port
@@ -77,9 +79,9 @@ export const settingsSchema = z.object({
   WEBHOOK_SECRETS: csv
     .optional()
     .describe('Comma-separated webhook secrets (whsec_...); several during rotation.'),
-  WEBHOOK_ALLOW_UNSIGNED: flag
-    .default(false)
-    .describe('Accept unsigned deliveries (only for a legacy subscription created before signing).'),
+  WEBHOOK_ALLOW_UNSIGNED: flag('false').describe(
+    'Accept unsigned deliveries (only for a legacy subscription created before signing).',
+  ),
   WEBHOOK_TOLERANCE_SECONDS: z.coerce
     .number()
     .int()

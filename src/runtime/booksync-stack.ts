@@ -5,7 +5,8 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
 import type { Settings } from '../config/settings.js';
-import { DirectHttpDispatcher } from '../emulator/webhooks/direct-http-dispatcher.js';
+import { createDeliveryWorker, defaultDeliveryTaskQueue } from '../emulator/webhooks/delivery-worker.js';
+import { TemporalDispatcher } from '../emulator/webhooks/temporal-dispatcher.js';
 import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
@@ -73,9 +74,20 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         port: settings.EMULATOR_PORT,
         adminToken: settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url'),
         logger,
-        dispatcher: (store) => new DirectHttpDispatcher({ store }),
+        // The emulator's webhook deliveries are Temporal workflows too (spec 6.3 retries), on their own queue.
+        dispatcher: () => new TemporalDispatcher({ client, taskQueue: defaultDeliveryTaskQueue }),
       });
       cleanups.push(() => emulator!.close());
+      const deliveryWorker = await createDeliveryWorker({
+        connection: workerConnection,
+        namespace: settings.TEMPORAL_NAMESPACE,
+        store: emulator.emulator.store,
+      });
+      const deliveryRun = deliveryWorker.run();
+      cleanups.push(async () => {
+        if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
+        await deliveryRun;
+      });
     }
     const serviceBaseUrl = settings.SERVICE_BASE_URL ?? emulator!.baseUrl;
     const service = new ServiceClient({

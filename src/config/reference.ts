@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { settingsSchema } from './settings.js';
+
+export const referenceStart =
+  '<!-- config-reference:start (generated from src/config/settings.ts: npm run docs:config) -->';
+export const referenceEnd = '<!-- config-reference:end -->';
+
+/** The README's configuration table, from the zod settings schema: the one source of every setting. */
+export function configurationReference(): string {
+  const rows = Object.entries(settingsSchema.shape).map(([name, schema]) => {
+    const json = z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }) as {
+      default?: unknown;
+      enum?: unknown[];
+      description?: string;
+    };
+    const description = (schema as z.ZodType).description ?? json.description ?? '';
+    const fallback = json.default === undefined ? '' : `\`${String(json.default)}\``;
+    const values = json.enum ? ` One of ${json.enum.map((v) => `\`${String(v)}\``).join(', ')}.` : '';
+    return `| \`${name}\` | ${fallback} | ${description}${values} |`;
+  });
+  return [referenceStart, '| variable | default | meaning |', '|---|---|---|', ...rows, referenceEnd].join(
+    '\n',
+  );
+}
+
+/** README text with the reference block replaced by the current one. */
+export function withConfigurationReference(readme: string): string {
+  const start = readme.indexOf(referenceStart);
+  const end = readme.indexOf(referenceEnd);
+  if (start < 0 || end < 0) throw new Error('README has no configuration reference markers');
+  return readme.slice(0, start) + configurationReference() + readme.slice(end + referenceEnd.length);
+}
