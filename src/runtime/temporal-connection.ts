@@ -28,23 +28,48 @@ export function temporalTarget(settings: Settings, address: string): TemporalTar
   };
 }
 
+/** Temporal could not be reached: one line naming the setting, instead of the transport's own words. */
+export class TemporalUnreachableError extends Error {
+  override name = 'TemporalUnreachableError';
+  constructor(address: string, cause: unknown) {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    const reason =
+      /message: "([^"]+)"/.exec(text)?.[1] ??
+      /(Connection refused|timed? ?out|dns error[^,)]*)/i.exec(text)?.[1] ??
+      text;
+    super(`TEMPORAL_ADDRESS: cannot reach Temporal at ${address} (${reason})`, { cause });
+  }
+}
+
+async function reaching<T>(address: string, connect: () => Promise<T>): Promise<T> {
+  try {
+    return await connect();
+  } catch (error) {
+    throw new TemporalUnreachableError(address, error);
+  }
+}
+
 /** A client connection that fails fast with a clear message when Temporal is unreachable. */
 export async function connectClient(
   target: TemporalTarget,
 ): Promise<{ client: Client; connection: Connection }> {
-  const connection = await Connection.connect({
-    address: target.address,
-    connectTimeout: 5_000,
-    ...(target.tls !== undefined ? { tls: target.tls } : {}),
-    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-  });
+  const connection = await reaching(target.address, () =>
+    Connection.connect({
+      address: target.address,
+      connectTimeout: 5_000,
+      ...(target.tls !== undefined ? { tls: target.tls } : {}),
+      ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+    }),
+  );
   return { client: new Client({ connection, namespace: target.namespace }), connection };
 }
 
 export async function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
-  return NativeConnection.connect({
-    address: target.address,
-    ...(target.tls !== undefined ? { tls: target.tls } : {}),
-    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-  });
+  return reaching(target.address, () =>
+    NativeConnection.connect({
+      address: target.address,
+      ...(target.tls !== undefined ? { tls: target.tls } : {}),
+      ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+    }),
+  );
 }

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { withConfigurationReference } from '../../src/config/reference.js';
+import { loadSettings, SettingsError } from '../../src/config/settings.js';
+
+describe('settings from the environment', () => {
+  it('applies the embedded defaults when nothing is set', () => {
+    const settings = loadSettings({});
+    expect(settings.TEMPORAL_ADDRESS).toBeUndefined();
+    expect(settings.SERVICE_BASE_URL).toBeUndefined();
+    expect(settings.TEMPORAL_TASK_QUEUE).toBe('booksync');
+    expect(settings.ledgerDb).toBe('.data/ledger.db');
+    expect(settings.WEBHOOK_ALLOW_UNSIGNED).toBe(false);
+  });
+
+  it('parses lists, flags and numbers', () => {
+    const settings = loadSettings({
+      WEBHOOK_SECRETS: 'whsec_a, whsec_b',
+      WEBHOOK_ALLOW_UNSIGNED: 'true',
+      INGRESS_PORT: '8081',
+    });
+    expect(settings.WEBHOOK_SECRETS).toEqual(['whsec_a', 'whsec_b']);
+    expect(settings.WEBHOOK_ALLOW_UNSIGNED).toBe(true);
+    expect(settings.INGRESS_PORT).toBe(8081);
+  });
+
+  it.each([
+    [{ SERVICE_BASE_URL: 'not a url' }, /^SERVICE_BASE_URL: .*got "not a url"$/],
+    [{ TEMPORAL_ADDRESS: 'localhost' }, /^TEMPORAL_ADDRESS: host:port, got "localhost"$/],
+    [{ INGRESS_PORT: '70000' }, /^INGRESS_PORT: /],
+    [
+      { SERVICE_BASE_URL: 'https://api.example.com' },
+      /^SERVICE_API_KEY: required when SERVICE_BASE_URL is set$/,
+    ],
+    [{ COMMAND_API_KEY: 'short' }, /^COMMAND_API_KEY: at least 16 characters, got \(hidden\)$/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+  ])('refuses %o with one line naming the variable', (env, message) => {
+    expect(() => loadSettings(env)).toThrow(SettingsError);
+    expect(() => loadSettings(env)).toThrow(message);
+  });
+
+  it('never echoes a secret value in its error', () => {
+    expect(() => loadSettings({ COMMAND_API_KEY: 'shh-secret' })).toThrow(/hidden/);
+    expect(() => loadSettings({ COMMAND_API_KEY: 'shh-secret' })).not.toThrow(/shh-secret/);
+  });
+});
+
+describe('README configuration reference', () => {
+  it('is the one generated from the settings schema (npm run docs:config)', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    expect(withConfigurationReference(readme)).toBe(readme);
+    expect(readme).toContain('| `TEMPORAL_ADDRESS` |');
+  });
+});
+
+describe('bad configuration stops the program quickly with one line', () => {
+  it.each([
+    [
+      { SERVICE_BASE_URL: 'https://api.example.com' },
+      'booksync: SERVICE_API_KEY: required when SERVICE_BASE_URL is set',
+    ],
+    [{ SERVICE_BASE_URL: '::nope' }, 'booksync: SERVICE_BASE_URL:'],
+    [
+      { TEMPORAL_ADDRESS: '127.0.0.1:1', SERVICE_BASE_URL: 'http://127.0.0.1:1', SERVICE_API_KEY: 'k' },
+      'booksync: TEMPORAL_ADDRESS: cannot reach Temporal at 127.0.0.1:1 (Connection refused)',
+    ],
+  ])('%o', (env, expected) => {
+    const started = Date.now();
+    let stderr = '';
+    let status = 0;
+    try {
+      execFileSync(process.execPath, ['bin/booksync.js', 'worker'], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          BOOKSYNC_DATA_DIR: 'test/.artifacts/bad-config',
+          ...env,
+        },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 30_000,
+      });
+    } catch (error) {
+      const failure = error as { status: number; stderr: string };
+      status = failure.status;
+      stderr = failure.stderr;
+    }
+    expect(status).toBe(1);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(expected);
+    console.info(`bad configuration reported in ${Date.now() - started} ms: ${lines[0]}`);
+  });
+});
