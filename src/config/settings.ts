@@ -124,6 +124,11 @@ export const settingsSchema = z.object({
     .default(0)
     .describe('Debit memo added to a link when a check deposit applied to it is returned (0: none).'),
   RECONCILE_INTERVAL: duration.default('1h').describe('Interval of the reconciliation Schedule.'),
+  METRICS_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('Address of the worker health and metrics endpoint (0.0.0.0 in a container).'),
   METRICS_PORT: port.default(9464).describe('Port of the worker health and Prometheus metrics endpoint.'),
 });
 

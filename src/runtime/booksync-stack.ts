@@ -12,6 +12,8 @@ import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
+import { startWorkerHealthServer } from '../worker/health-server.js';
+import { createWorkerMetrics } from '../worker/metrics.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
 import { connectClient, connectWorker, temporalTarget } from './temporal-connection.js';
@@ -21,6 +23,8 @@ export interface RunningBooksync {
   temporalUiUrl: string | null;
   serviceBaseUrl: string;
   ingressUrl: string;
+  /** Worker health and metrics (/healthz, /readyz, /metrics). */
+  workerHealthUrl: string;
   emulator: RunningEmulator | null;
   client: Client;
   ledger: EmbeddedLedger;
@@ -105,17 +109,26 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
     cleanups.push(async () => ledger.close());
 
+    const metrics = createWorkerMetrics();
     const worker: Worker = await createBooksyncWorker({
       connection: workerConnection,
       namespace: settings.TEMPORAL_NAMESPACE,
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       dependencies: { service, ledger, logger: logger.child({ component: 'activities' }) },
+      metrics,
     });
     const workerRun = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun;
     });
+    const health = await startWorkerHealthServer({
+      worker,
+      registry: metrics.registry,
+      host: settings.METRICS_HOST,
+      port: settings.METRICS_PORT,
+    });
+    cleanups.push(() => health.close());
 
     const ingress: RunningIngress = await startIngress({
       host: settings.INGRESS_HOST,
@@ -134,6 +147,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       temporalUiUrl: devServer?.uiUrl ?? null,
       serviceBaseUrl,
       ingressUrl: ingress.address,
+      workerHealthUrl: health.address,
       emulator,
       client,
       ledger,

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../../activities/index.js';
+import type { WorkerMetrics } from './metrics.js';
 
 export interface BooksyncWorkerOptions {
   connection: NativeConnection;
@@ -9,6 +10,8 @@ export interface BooksyncWorkerOptions {
   dependencies: ActivityDependencies;
   /** A prebuilt workflow bundle (tests share one); default: bundle workflows/ at start. */
   workflowBundle?: { codePath: string };
+  /** Activity outcome and ledger write counters (see src/worker/metrics.ts). */
+  metrics?: WorkerMetrics;
 }
 
 export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
@@ -21,6 +24,7 @@ export async function createBooksyncWorker(options: BooksyncWorkerOptions): Prom
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
     activities: createActivities(options.dependencies),
+    ...(options.metrics ? { interceptors: { activity: [options.metrics.interceptor] } } : {}),
     // Graceful shutdown lets running activities (a ledger write, a service call) finish first.
     shutdownGraceTime: '20s',
   });

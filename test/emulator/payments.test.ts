@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Payment } from '../../src/service/schemas/index.js';
 import { type Call, type Harness, newLink, startHarness } from './harness.js';
 
 let h: Harness;
@@ -155,7 +156,7 @@ describe('4.4 refunds and the part 3 state table', () => {
     await api('POST', `/sandbox/payments/${a2}/achReturn`);
     const refundA1 = await api('POST', `/payment/${a1}/refund`, { amountCents: 1000 });
     await api('POST', `/sandbox/refunds/${refundA1.body.refunds[0].id}/return`);
-    const payments = (await api('GET', '/payments?pageSize=100')).body.payments as any[];
+    const payments = (await api('GET', '/payments?pageSize=100')).body.payments as Payment[];
     let lhs = 0;
     for (const p of payments) {
       if (p.refunds.some((r: { voided: boolean }) => r.voided)) continue; // cancelled: no money moved

@@ -30,7 +30,12 @@ Then the webhook ingress and the worker. Ctrl-C stops everything; a restart resu
     out(
       `  Service               ${stack.serviceBaseUrl}${stack.emulator ? ' (emulator; demo keys in the data folder, embedded-credentials.json)' : ''}`,
     );
-    out(`  Webhook ingress       ${stack.ingressUrl}/webhooks/service`);
+    out(
+      `  Webhook ingress       ${stack.ingressUrl}/webhooks/service  (metrics ${stack.ingressUrl}/metrics)`,
+    );
+    out(
+      `  Worker health         ${stack.workerHealthUrl}/readyz  (metrics ${stack.workerHealthUrl}/metrics)`,
+    );
     out(`  Ledger                ${settings.ledgerDb}`);
     out('');
     out('Try next (another terminal): npx booksync ledger trial-balance');

@@ -1,8 +1,9 @@
-import { createServer } from 'node:http';
 import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
 import { connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
 import { createBooksyncWorker } from '../../worker/booksync-worker.js';
+import { startWorkerHealthServer } from '../../worker/health-server.js';
+import { createWorkerMetrics } from '../../worker/metrics.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
 import { untilSignal } from '../shutdown.js';
@@ -12,7 +13,7 @@ export const workerCommand: Command = {
   usesTemporal: true,
   usage: `booksync worker
 
-Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz on METRICS_PORT.`,
+Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /readyz and /metrics on\nMETRICS_HOST:METRICS_PORT.`,
   async run({ settings, logger }) {
     const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'worker');
     const baseUrl = requireSetting(settings, 'SERVICE_BASE_URL', 'worker');
@@ -20,23 +21,26 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz on
     const connection = await connectWorker(temporalTarget(settings, address));
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
     const service = new ServiceClient({ baseUrl, apiKey, timeoutMs: settings.SERVICE_TIMEOUT_MS, logger });
+    const metrics = createWorkerMetrics();
     const worker = await createBooksyncWorker({
       connection,
       namespace: settings.TEMPORAL_NAMESPACE,
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       dependencies: { service, ledger, logger },
+      metrics,
     });
-    const health = createServer((request, response) => {
-      const running = worker.getState() === 'RUNNING';
-      response.writeHead(request.url === '/healthz' && running ? 200 : running ? 404 : 503).end();
+    const health = await startWorkerHealthServer({
+      worker,
+      registry: metrics.registry,
+      host: settings.METRICS_HOST,
+      port: settings.METRICS_PORT,
     });
-    await new Promise<void>((resolve) => health.listen(settings.METRICS_PORT, '127.0.0.1', resolve));
     const run = worker.run();
     logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, address }, 'worker running');
     await Promise.race([untilSignal(), run]);
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await run;
-    health.close();
+    await health.close();
     ledger.close();
     await connection.close();
     return 0;
