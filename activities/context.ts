@@ -10,6 +10,13 @@ export interface ActivityDependencies {
   logger: Logger;
   /** Today's accounting date (YYYY-MM-DD) for reversals; injectable so tests pin it. */
   today?: () => string;
+  /** Where external payments are booked (EXTERNAL_PAYMENTS_ACCOUNT); default Checks To Deposit. */
+  externalPaymentAccount?: 'checks-to-deposit' | 'operating-bank';
+  /**
+   * Settings CHECK_DELIVERY_WINDOW_DAYS / CHECK_CASHING_WINDOW_DAYS. The bill payment activity hands them to
+   * its workflow (which cannot read configuration); unset, the workflow's own defaults apply.
+   */
+  checkWindows?: { deliveryDays: number; cashingDays: number };
 }
 
 /** A child logger carrying the workflow id and activity type, plus the fields given (event and object ids). */

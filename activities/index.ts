@@ -1,6 +1,8 @@
+import { createCheckDepositActivities } from './check-deposit.js';
 import type { ActivityDependencies } from './context.js';
 import { createDisbursementActivities } from './disbursement.js';
 import { createPaymentActivities } from './payment.js';
+import { createPaymentLinkActivities } from './payment-link.js';
 
 export type { ActivityDependencies } from './context.js';
 
@@ -9,5 +11,7 @@ export function createActivities(deps: ActivityDependencies) {
   return {
     ...createPaymentActivities(deps),
     ...createDisbursementActivities(deps),
+    ...createCheckDepositActivities(deps),
+    ...createPaymentLinkActivities(deps),
   };
 }

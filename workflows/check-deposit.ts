@@ -1,0 +1,493 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type {
+  CheckDepositActivities,
+  CheckDepositSyncResult,
+  LinkAfterReturn,
+} from '../activities/check-deposit-sync.js';
+import { serviceCallRetry } from '../activities/retry-policy.js';
+import {
+  AmountCents,
+  LastError,
+  NeedsAttention,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/temporal/search-attributes.js';
+import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
+import { paymentLink, paymentLinkWorkflowId, syncPaymentLinkSignal } from './payment-link.js';
+import { SeenEvents } from './service-event.js';
+
+export interface ApplyDepositCommand {
+  paymentLinkId: string;
+  /** Omitted: the service's default, the smaller of the deposit's and the link's remainder (4.1). */
+  amountCents?: number;
+  commandId: string;
+}
+
+export interface VoidApplicationCommand {
+  externalPaymentId: string;
+  commandId: string;
+}
+
+export const applyDepositSignal = defineSignal<[ApplyDepositCommand]>('applyDeposit');
+export const voidApplicationSignal = defineSignal<[VoidApplicationCommand]>('voidApplication');
+/** Look at the deposit now instead of at the next timer. */
+export const refreshDepositSignal = defineSignal<[{ reason?: string }?]>('refresh');
+
+export type ApplicationStatus = 'APPLYING' | 'APPLIED' | 'FAILED' | 'VOIDED' | 'RETURNED';
+
+export interface CheckApplicationView extends Partial<CommandFailure> {
+  commandId: string;
+  paymentLinkId: string;
+  /** As asked; null means the service's default. */
+  requestedAmountCents: number | null;
+  externalReferenceId: string;
+  status: ApplicationStatus;
+  externalPaymentId: string | null;
+  /** As applied by the service. */
+  amountCents: number | null;
+}
+
+export interface VoidCommandView extends Partial<CommandFailure> {
+  commandId: string;
+  externalPaymentId: string;
+  status: 'DONE' | 'FAILED';
+}
+
+export interface ReturnedCheckFeeView extends Partial<CommandFailure> {
+  paymentLinkId: string;
+  amountCents: number;
+  debitMemoId: string | null;
+  /** Whether the link's payment-link workflow was asked to mirror the memo. */
+  mirrorRequested: boolean;
+}
+
+export type CheckDepositState = 'WATCHING' | 'CLEARED' | 'RETURNED' | 'REJECTED';
+
+export interface CheckDepositView {
+  checkDepositId: string;
+  state: CheckDepositState;
+  serviceStatus: string | null;
+  amountCents: number | null;
+  unappliedAmountCents: number | null;
+  applications: CheckApplicationView[];
+  voids: VoidCommandView[];
+  /** Live applications at the service this workflow did not make (not booked; a person looks). */
+  unknownApplicationIds: string[];
+  /** After a return or rejection: each affected link as the service shows it (reopened). */
+  linksAfterReturn: LinkAfterReturn[];
+  returnedCheckFees: ReturnedCheckFeeView[];
+  polls: number;
+  /** Current gap between looks at the deposit, ms (durable timer, doubling up to the maximum). */
+  pollIntervalMs: number;
+  duplicatesDropped: number;
+  lastSync: (Pick<CheckDepositSyncResult, 'posted' | 'reversed'> & { at: string; reason: string }) | null;
+  /** The latest failure (a refused application or void, a sync that failed); cleared by a clean round. */
+  lastError: string | null;
+  openedAt: string;
+  closedAt: string | null;
+}
+
+export interface CheckDepositWorkflowInput {
+  checkDepositId: string;
+  /** RETURNED_CHECK_FEE_CENTS: a debit memo of this amount on each affected link when the check comes back. */
+  returnedCheckFeeCents?: number;
+  /** First gap between looks at the deposit. Default 1 hour. */
+  pollInitialMs?: number;
+  /** Largest gap (the gap doubles after each look that found nothing new). Default 1 day. */
+  pollMaxMs?: number;
+  /** Carried through continue-as-new. */
+  applications?: CheckApplicationView[];
+  seenCommandIds?: string[];
+  pollIntervalMs?: number;
+}
+
+export const checkDepositViewQuery = defineQuery<CheckDepositView>('view');
+
+export function checkDepositWorkflowId(checkDepositId: string): string {
+  return `check-deposit-${checkDepositId}`;
+}
+
+/** 4.1 externalReferenceId of one application: stable per command, at most 255 characters. */
+export function applicationReference(
+  checkDepositId: string,
+  paymentLinkId: string,
+  commandId: string,
+): string {
+  const full = `booksync:${checkDepositId}:${paymentLinkId}:${commandId}`;
+  return full.length <= 255 ? full : `booksync:${commandId}`.slice(0, 255);
+}
+
+/** The returned-check fee memo's reference: one per deposit and link (references are per link, D14). */
+export function returnedCheckFeeReference(checkDepositId: string): string {
+  return `booksync:returned-check-fee:${checkDepositId}`.slice(0, 255);
+}
+
+const hourMs = 60 * 60 * 1000;
+const dayMs = 24 * hourMs;
+
+/**
+ * Applies one check deposit to payment links on the business's command (4.1) and follows it until the bank's
+ * verdict. Each application carries a deterministic externalReferenceId, so a retried activity returns the
+ * existing application (rule 5); it is then booked (Checks To Deposit / Accounts Receivable). The deposit is
+ * looked at on durable timers (1 hour, doubling to 1 day) and on `refresh`. CLEARED: booked to the bank
+ * (Operating Bank / Checks To Deposit), and the workflow closes. RETURNED / REJECTED: it confirms the service
+ * voided the applications (the links reopen), reverses each in the books, and with a returned-check fee
+ * configured records it as a debit memo on each affected link and has the link's workflow mirror it.
+ * A refused application (409 REFERENCE_CONFLICT, 400, 403, 404) shows in `view` and NeedsAttention/LastError;
+ * the workflow keeps serving other commands.
+ */
+export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<CheckDepositView> {
+  const activities = proxyActivities<CheckDepositActivities>({
+    startToCloseTimeout: '1m',
+    retry: serviceCallRetry,
+  });
+  const { checkDepositId } = input;
+  const pollInitialMs = input.pollInitialMs ?? hourMs;
+  const pollMaxMs = Math.max(input.pollMaxMs ?? dayMs, pollInitialMs);
+  const fee = input.returnedCheckFeeCents ?? 0;
+  const seen = new SeenEvents(input.seenCommandIds);
+  let applies: ApplyDepositCommand[] = [];
+  let voids: VoidApplicationCommand[] = [];
+  let refreshReason: string | null = null;
+
+  const view: CheckDepositView = {
+    checkDepositId,
+    state: 'WATCHING',
+    serviceStatus: null,
+    amountCents: null,
+    unappliedAmountCents: null,
+    applications: input.applications ?? [],
+    voids: [],
+    unknownApplicationIds: [],
+    linksAfterReturn: [],
+    returnedCheckFees: [],
+    polls: 0,
+    pollIntervalMs: input.pollIntervalMs ?? pollInitialMs,
+    duplicatesDropped: 0,
+    lastSync: null,
+    lastError: null,
+    openedAt: new Date().toISOString(),
+    closedAt: null,
+  };
+
+  const fresh = (commandId: string) => {
+    if (seen.add(commandId)) return true;
+    view.duplicatesDropped++;
+    return false;
+  };
+  setHandler(applyDepositSignal, (command) => {
+    if (fresh(command.commandId)) applies.push(command);
+  });
+  setHandler(voidApplicationSignal, (command) => {
+    if (fresh(command.commandId)) voids.push(command);
+  });
+  setHandler(refreshDepositSignal, (request) => {
+    refreshReason = request?.reason ?? 'refresh';
+  });
+  setHandler(checkDepositViewQuery, () => view);
+
+  let failures: CommandFailure[] = [];
+  const flag = () => {
+    const last = failures.at(-1);
+    const next = last ? lastErrorValue(last) : null;
+    if (next === view.lastError) return;
+    view.lastError = next;
+    upsertSearchAttributes(
+      next === null
+        ? [{ key: NeedsAttention, value: false }]
+        : [
+            { key: NeedsAttention, value: true },
+            { key: LastError, value: next },
+          ],
+    );
+  };
+
+  const apply = async (command: ApplyDepositCommand) => {
+    const application: CheckApplicationView = {
+      commandId: command.commandId,
+      paymentLinkId: command.paymentLinkId,
+      requestedAmountCents: command.amountCents ?? null,
+      externalReferenceId: applicationReference(checkDepositId, command.paymentLinkId, command.commandId),
+      status: 'APPLYING',
+      externalPaymentId: null,
+      amountCents: null,
+    };
+    view.applications.push(application);
+    try {
+      const result = await activities.applyCheckDepositToLink({
+        checkDepositId,
+        paymentLinkId: command.paymentLinkId,
+        ...(command.amountCents === undefined ? {} : { amountCents: command.amountCents }),
+        externalReferenceId: application.externalReferenceId,
+        commandId: command.commandId,
+      });
+      // A repeated reference answers the existing application (rule 5): one record, however often asked.
+      const existing = view.applications.find(
+        (a) => a !== application && a.externalPaymentId === result.externalPaymentId,
+      );
+      if (existing) view.applications.splice(view.applications.indexOf(application), 1);
+      const target = existing ?? application;
+      target.status = 'APPLIED';
+      target.externalPaymentId = result.externalPaymentId;
+      target.amountCents = result.amountCents;
+      log.info('check deposit applied', {
+        checkDepositId,
+        commandId: command.commandId,
+        paymentLinkId: command.paymentLinkId,
+        externalPaymentId: result.externalPaymentId,
+      });
+    } catch (error) {
+      const failure = commandFailure(error);
+      Object.assign(application, { status: 'FAILED' }, failure);
+      failures.push(failure);
+      log.warn('check deposit application refused', {
+        checkDepositId,
+        commandId: command.commandId,
+        paymentLinkId: command.paymentLinkId,
+        ...failure,
+      });
+    }
+  };
+
+  const voidOne = async (command: VoidApplicationCommand) => {
+    const application = view.applications.find((a) => a.externalPaymentId === command.externalPaymentId);
+    const record: VoidCommandView = {
+      commandId: command.commandId,
+      externalPaymentId: command.externalPaymentId,
+      status: 'DONE',
+    };
+    view.voids.push(record);
+    if (!application) {
+      const failure: CommandFailure = {
+        error: `external payment ${command.externalPaymentId} is not an application of check deposit ${checkDepositId} made by booksync`,
+        errorType: 'UnknownApplication',
+        errorCode: null,
+        httpStatus: null,
+      };
+      Object.assign(record, { status: 'FAILED' }, failure);
+      failures.push(failure);
+      return;
+    }
+    try {
+      await activities.voidCheckApplication({
+        checkDepositId,
+        paymentLinkId: application.paymentLinkId,
+        externalPaymentId: command.externalPaymentId,
+        commandId: command.commandId,
+      });
+      application.status = 'VOIDED';
+      log.info('check deposit application voided', {
+        checkDepositId,
+        commandId: command.commandId,
+        externalPaymentId: command.externalPaymentId,
+      });
+    } catch (error) {
+      const failure = commandFailure(error);
+      Object.assign(record, { status: 'FAILED' }, failure);
+      failures.push(failure);
+    }
+  };
+
+  const paymentLinkOf = (): Record<string, string> => {
+    const map: Record<string, string> = {};
+    for (const a of view.applications) if (a.externalPaymentId) map[a.externalPaymentId] = a.paymentLinkId;
+    return map;
+  };
+
+  const sync = async (reason: string): Promise<CheckDepositSyncResult | null> => {
+    view.polls++;
+    try {
+      const result = await activities.syncCheckDeposit({
+        checkDepositId,
+        paymentLinkOf: paymentLinkOf(),
+        reason,
+      });
+      view.serviceStatus = result.status;
+      view.amountCents = result.amountCents;
+      view.unappliedAmountCents = result.unappliedAmountCents;
+      view.unknownApplicationIds = result.unknownApplicationIds;
+      view.lastSync = {
+        at: new Date().toISOString(),
+        reason,
+        posted: result.posted,
+        reversed: result.reversed,
+      };
+      // An application voided at the service directly (the dashboard) is reversed by the sync; show it.
+      for (const a of view.applications) {
+        if (
+          a.status === 'APPLIED' &&
+          a.externalPaymentId &&
+          !result.liveApplicationIds.includes(a.externalPaymentId)
+        ) {
+          a.status = result.status === 'RETURNED' || result.status === 'REJECTED' ? 'RETURNED' : 'VOIDED';
+        }
+      }
+      upsertSearchAttributes([
+        { key: ServiceObjectId, value: checkDepositId },
+        { key: ServiceStatus, value: result.status },
+        { key: AmountCents, value: result.amountCents },
+      ]);
+      if (result.unknownApplicationIds.length > 0) {
+        failures.push({
+          error: `applications not made by booksync (not booked): ${result.unknownApplicationIds.join(', ')}`,
+          errorType: 'UnknownApplication',
+          errorCode: null,
+          httpStatus: null,
+        });
+      }
+      return result;
+    } catch (error) {
+      failures.push(commandFailure(error));
+      return null;
+    }
+  };
+
+  /** Has the link's payment-link workflow sync, starting it when no run is open, so the memo is mirrored. */
+  const mirrorLink = async (paymentLinkId: string): Promise<boolean> => {
+    const workflowId = paymentLinkWorkflowId(paymentLinkId);
+    try {
+      await startChild(paymentLink, {
+        workflowId,
+        args: [{ paymentLinkId, syncOnStart: true }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+      return true;
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+    try {
+      await getExternalWorkflowHandle(workflowId).signal(syncPaymentLinkSignal, {
+        reason: `returned check fee of check deposit ${checkDepositId}`,
+        commandId: `returned-check-fee:${checkDepositId}`,
+      });
+      return true;
+    } catch (error) {
+      log.warn('could not signal the payment link workflow', {
+        checkDepositId,
+        paymentLinkId,
+        error: String(error),
+      });
+      return false;
+    }
+  };
+
+  const settleReturn = async (result: CheckDepositSyncResult) => {
+    const affected = view.applications.filter((a) => a.status === 'RETURNED' && a.externalPaymentId);
+    try {
+      view.linksAfterReturn = await activities.confirmApplicationsVoided({
+        checkDepositId,
+        applications: affected.map((a) => ({
+          externalPaymentId: a.externalPaymentId!,
+          paymentLinkId: a.paymentLinkId,
+        })),
+      });
+    } catch (error) {
+      failures.push(commandFailure(error));
+    }
+    if (fee <= 0) return;
+    for (const paymentLinkId of [...new Set(affected.map((a) => a.paymentLinkId))]) {
+      const record: ReturnedCheckFeeView = {
+        paymentLinkId,
+        amountCents: fee,
+        debitMemoId: null,
+        mirrorRequested: false,
+      };
+      view.returnedCheckFees.push(record);
+      try {
+        const { debitMemoId } = await activities.recordReturnedCheckFee({
+          checkDepositId,
+          paymentLinkId,
+          amountCents: fee,
+          externalReferenceId: returnedCheckFeeReference(checkDepositId),
+        });
+        record.debitMemoId = debitMemoId;
+        log.info('returned check fee recorded', {
+          checkDepositId,
+          paymentLinkId,
+          debitMemoId,
+          status: result.status,
+        });
+      } catch (error) {
+        const failure = commandFailure(error);
+        Object.assign(record, failure);
+        failures.push(failure);
+        continue;
+      }
+      record.mirrorRequested = await mirrorLink(paymentLinkId);
+    }
+  };
+
+  let settled = false;
+  for (;;) {
+    const woken = await condition(
+      () => applies.length > 0 || voids.length > 0 || refreshReason !== null,
+      view.pollIntervalMs,
+    );
+    failures = [];
+    const reasons: string[] = [];
+    if (!woken) {
+      reasons.push('timer');
+      view.pollIntervalMs = Math.min(view.pollIntervalMs * 2, pollMaxMs);
+    }
+    while (applies.length > 0 || voids.length > 0) {
+      const batch = applies;
+      applies = [];
+      for (const command of batch) await apply(command);
+      const voidBatch = voids;
+      voids = [];
+      for (const command of voidBatch) await voidOne(command);
+      if (batch.length > 0) reasons.push('apply');
+      if (voidBatch.length > 0) reasons.push('void');
+    }
+    if (refreshReason !== null) reasons.push(refreshReason);
+    refreshReason = null;
+
+    const result = await sync([...new Set(reasons)].join(', '));
+    if (result?.status === 'CLEARED' || result?.status === 'RETURNED' || result?.status === 'REJECTED') {
+      if (result.status !== 'CLEARED' && !settled) {
+        settled = true;
+        await settleReturn(result);
+      }
+      flag();
+      if (applies.length === 0 && voids.length === 0) {
+        view.state = result.status;
+        view.closedAt = new Date().toISOString();
+        upsertSearchAttributes([{ key: SyncState, value: view.state }]);
+        log.info('check deposit settled', { checkDepositId, status: result.status });
+        return view;
+      }
+      continue;
+    }
+    flag();
+    upsertSearchAttributes([{ key: SyncState, value: view.state }]);
+
+    if (workflowInfo().continueAsNewSuggested && applies.length === 0 && voids.length === 0) {
+      await continueAsNew<typeof checkDeposit>({
+        checkDepositId,
+        ...(input.returnedCheckFeeCents === undefined
+          ? {}
+          : { returnedCheckFeeCents: input.returnedCheckFeeCents }),
+        pollInitialMs,
+        pollMaxMs,
+        applications: view.applications,
+        seenCommandIds: seen.toArray(),
+        pollIntervalMs: view.pollIntervalMs,
+      });
+    }
+  }
+}
