@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { fromResponse } from '../service/errors.js';
+import {
+  BillPayment,
+  CheckDeposit,
+  Disbursement,
+  EventEnvelope,
+  Payment,
+  type PaymentMethodType,
+  VendorDeliveryMethod,
+} from '../service/schemas/index.js';
+
+const DeliveryAttempt = z.object({
+  subscriptionId: z.string(),
+  attempt: z.number().int(),
+  attemptedAt: z.string(),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+});
+export const SandboxEvent = z.object({
+  event: EventEnvelope,
+  dispatchedAt: z.string().nullable(),
+  attempts: z.array(DeliveryAttempt),
+});
+export type SandboxEvent = z.infer<typeof SandboxEvent>;
+const SandboxEventList = z.object({ events: z.array(SandboxEvent), totalResults: z.number().int() });
+
+/**
+ * The emulator's sandbox controls (docs/emulator.md): what the outside world does to the service, for the
+ * demo, tests and benchmarks. Same bearer key as the API; answers validated like the service client's.
+ */
+export class SandboxClient {
+  readonly #baseUrl: string;
+  readonly #apiKey: string;
+
+  constructor(options: { baseUrl: string; apiKey: string }) {
+    this.#baseUrl = options.baseUrl.replace(/\/$/, '');
+    this.#apiKey = options.apiKey;
+  }
+
+  async #call<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.#baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.#apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await response.text();
+    if (!response.ok) throw fromResponse(response.status, text);
+    return schema.parse(text === '' ? {} : JSON.parse(text));
+  }
+
+  /** A customer pays a link (default amount: what is left). */
+  payLink(paymentLinkId: string, method: PaymentMethodType, amountCents?: number): Promise<Payment> {
+    return this.#call('POST', `/sandbox/paymentLinks/${encodeURIComponent(paymentLinkId)}/pay`, Payment, {
+      method,
+      ...(amountCents === undefined ? {} : { amountCents }),
+    });
+  }
+  settlePayment(paymentId: string): Promise<unknown> {
+    return this.#call('POST', `/sandbox/payments/${encodeURIComponent(paymentId)}/settle`, z.unknown());
+  }
+  sendPaymentToNetwork(paymentId: string): Promise<unknown> {
+    return this.#call(
+      'POST',
+      `/sandbox/payments/${encodeURIComponent(paymentId)}/sendToNetwork`,
+      z.unknown(),
+    );
+  }
+  returnAchPayment(paymentId: string): Promise<unknown> {
+    return this.#call('POST', `/sandbox/payments/${encodeURIComponent(paymentId)}/achReturn`, z.unknown());
+  }
+  returnRefundCredit(refundId: string): Promise<unknown> {
+    return this.#call('POST', `/sandbox/refunds/${encodeURIComponent(refundId)}/return`, z.unknown());
+  }
+  batchDisbursement(): Promise<Disbursement> {
+    return this.#call('POST', '/sandbox/disbursements', Disbursement);
+  }
+  succeedDisbursement(disbursementId: string): Promise<unknown> {
+    return this.#call(
+      'POST',
+      `/sandbox/disbursements/${encodeURIComponent(disbursementId)}/succeed`,
+      z.unknown(),
+    );
+  }
+  depositCheck(amountCents: number, memo?: string): Promise<CheckDeposit> {
+    return this.#call('POST', '/sandbox/checkDeposits', CheckDeposit, {
+      amountCents,
+      ...(memo ? { memo } : {}),
+    });
+  }
+  /** The bank's verdict on a deposited check. */
+  settleCheckDeposit(checkDepositId: string, verdict: 'clear' | 'return' | 'reject'): Promise<unknown> {
+    return this.#call(
+      'POST',
+      `/sandbox/checkDeposits/${encodeURIComponent(checkDepositId)}/${verdict}`,
+      z.unknown(),
+    );
+  }
+  /** A mailed vendor check moves on: sent, delivered, deposited, returned or failed. */
+  advanceBillCheck(
+    billPaymentId: string,
+    step: 'sent' | 'delivered' | 'deposited' | 'returned' | 'failed',
+  ): Promise<BillPayment> {
+    return this.#call(
+      'POST',
+      `/sandbox/billPayments/${encodeURIComponent(billPaymentId)}/check/${step}`,
+      z.unknown(),
+    ).then(() => this.#call('GET', `/billPayment/${encodeURIComponent(billPaymentId)}`, BillPayment));
+  }
+  advanceBillAch(billPaymentId: string, step: 'sent' | 'succeeded' | 'failed'): Promise<unknown> {
+    return this.#call(
+      'POST',
+      `/sandbox/billPayments/${encodeURIComponent(billPaymentId)}/ach/${step}`,
+      z.unknown(),
+    );
+  }
+  submitVendorOnboardingForm(vendorId: string, form: Record<string, unknown>): Promise<VendorDeliveryMethod> {
+    return this.#call(
+      'POST',
+      `/sandbox/vendors/${encodeURIComponent(vendorId)}/onboardingForm`,
+      VendorDeliveryMethod,
+      form,
+    );
+  }
+  authorizeCharge(chargeAuthorizationId: string, method: 'ACH' | 'Card'): Promise<unknown> {
+    return this.#call(
+      'POST',
+      `/sandbox/chargeAuthorizations/${encodeURIComponent(chargeAuthorizationId)}/authorize`,
+      z.unknown(),
+      { method },
+    );
+  }
+  advanceClock(by: { days?: number; seconds?: number }): Promise<unknown> {
+    return this.#call('POST', '/sandbox/clock/advance', z.unknown(), by);
+  }
+  /** The delivery log, newest page first as the emulator lists it. */
+  events(page = 1, pageSize = 100): Promise<{ events: SandboxEvent[]; totalResults: number }> {
+    return this.#call('GET', `/sandbox/events?page=${page}&pageSize=${pageSize}`, SandboxEventList);
+  }
+  async *allEvents(): AsyncGenerator<SandboxEvent> {
+    for (let page = 1; ; page++) {
+      const { events, totalResults } = await this.events(page);
+      yield* events;
+      if (events.length === 0 || page * 100 >= totalResults) return;
+    }
+  }
+}
