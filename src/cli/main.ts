@@ -3,9 +3,11 @@ import { loadSettings, SettingsError } from '../config/settings.js';
 import { createLogger } from '../logging/logger.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
+import { demoCommand } from './commands/demo.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { ingressCommand } from './commands/ingress.js';
 import { ledgerCommand } from './commands/ledger.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { startCommand } from './commands/start.js';
 import { workerCommand } from './commands/worker.js';
 
@@ -15,6 +17,8 @@ const commands: Record<string, Command> = {
   ingress: ingressCommand,
   emulator: emulatorCommand,
   ledger: ledgerCommand,
+  demo: demoCommand,
+  reconcile: reconcileCommand,
 };
 
 function help(): string {

@@ -4,6 +4,7 @@ import type { EntryLinks } from '../../accounting/entry.js';
 import { closingAssertions, toHledgerJournal } from '../../accounting/hledger-export.js';
 import { formatUsd } from '../../accounting/money.js';
 import { bookingReport } from '../../accounting/reports.js';
+import { trialBalanceText } from '../../accounting/trial-balance-text.js';
 import { type Command, CommandError } from '../command.js';
 
 const scopes: Record<string, keyof EntryLinks> = {
@@ -28,18 +29,7 @@ The export is an hledger journal: 'hledger -f FILE check -s' verifies it indepen
     try {
       if (what === 'trial-balance' || what === undefined) {
         const trial = await ledger.trialBalance();
-        out(
-          `${'account'.padEnd(34)}${'debit'.padStart(14)}${'credit'.padStart(14)}${'balance'.padStart(14)}`,
-        );
-        for (const account of trial.accounts) {
-          if (account.debitCents === 0 && account.creditCents === 0) continue;
-          out(
-            `${account.title.padEnd(34)}${formatUsd(account.debitCents).padStart(14)}${formatUsd(account.creditCents).padStart(14)}${formatUsd(account.balanceCents).padStart(14)}`,
-          );
-        }
-        out(
-          `${'total'.padEnd(34)}${formatUsd(trial.totalDebitCents).padStart(14)}${formatUsd(trial.totalCreditCents).padStart(14)}${(trial.balanced ? 'balanced' : 'UNBALANCED').padStart(14)}`,
-        );
+        for (const line of trialBalanceText(trial)) out(line);
         return trial.balanced ? 0 : 1;
       }
       if (what === 'export') {

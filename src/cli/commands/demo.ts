@@ -1,0 +1,45 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
+import { runDemo } from '../../demo/run-demo.js';
+import { type Command, CommandError } from '../command.js';
+
+export const demoCommand: Command = {
+  summary: "drive a small business's day through the emulator and watch it reach the books",
+  usage: `booksync demo
+
+Needs a running 'booksync start' with the embedded emulator (or SERVICE_BASE_URL pointing at an emulator).
+Card and ACH payments, a partial external payment, a debit memo, a check deposit that clears and one that
+is returned, a refund, an ACH return, a payout and a bill paid by check; then the trial balance and where
+to see each flow in the Temporal UI. 'booksync start' runs it by itself on a fresh data folder.`,
+  async run({ settings, out }) {
+    const credentialsFile = path.join(settings.BOOKSYNC_DATA_DIR, 'embedded-credentials.json');
+    const embedded = existsSync(credentialsFile)
+      ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { apiKey?: string; commandApiKey?: string })
+      : {};
+    const serviceApiKey = settings.SERVICE_API_KEY ?? embedded.apiKey;
+    const commandApiKey = settings.COMMAND_API_KEY ?? embedded.commandApiKey;
+    if (!serviceApiKey || !commandApiKey) {
+      throw new CommandError(
+        `no demo keys: start booksync first ('npm start'), or set SERVICE_API_KEY and COMMAND_API_KEY`,
+      );
+    }
+    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
+    try {
+      await runDemo({
+        serviceBaseUrl:
+          settings.SERVICE_BASE_URL ?? `http://${settings.EMULATOR_HOST}:${settings.EMULATOR_PORT}`,
+        serviceApiKey,
+        ingressUrl: settings.INGRESS_PUBLIC_URL ?? `http://${settings.INGRESS_HOST}:${settings.INGRESS_PORT}`,
+        commandApiKey,
+        ledger,
+        temporalUiUrl: settings.TEMPORAL_ADDRESS ? null : `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`,
+        namespace: settings.TEMPORAL_NAMESPACE,
+        out,
+      });
+    } finally {
+      ledger.close();
+    }
+    return 0;
+  },
+};

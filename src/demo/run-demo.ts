@@ -1,0 +1,49 @@
+import type { LedgerPort } from '../accounting/ledger-port.js';
+import { trialBalanceText } from '../accounting/trial-balance-text.js';
+import { SandboxClient } from '../emulator/sandbox-client.js';
+import { ServiceClient } from '../service/client.js';
+import { runBusinessDay } from './business-day.js';
+import { CommandApiClient } from './command-api-client.js';
+
+export interface DemoTargets {
+  serviceBaseUrl: string;
+  serviceApiKey: string;
+  ingressUrl: string;
+  commandApiKey: string;
+  ledger: LedgerPort;
+  /** Where to point people; null when Temporal runs elsewhere without a known UI. */
+  temporalUiUrl: string | null;
+  namespace: string;
+  out: (line: string) => void;
+}
+
+/** Runs the business day against a running booksync and prints the books and where to look. */
+export async function runDemo(targets: DemoTargets): Promise<void> {
+  const { out } = targets;
+  out('');
+  out('demo: a day at Bluebird Bakery');
+  const day = await runBusinessDay({
+    service: new ServiceClient({ baseUrl: targets.serviceBaseUrl, apiKey: targets.serviceApiKey }),
+    sandbox: new SandboxClient({ baseUrl: targets.serviceBaseUrl, apiKey: targets.serviceApiKey }),
+    commands: new CommandApiClient({ baseUrl: targets.ingressUrl, apiKey: targets.commandApiKey }),
+    ledger: targets.ledger,
+    progress: out,
+  });
+  out('');
+  out('trial balance');
+  for (const line of trialBalanceText(await targets.ledger.trialBalance())) out(`  ${line}`);
+  if (targets.temporalUiUrl) {
+    const ui = `${targets.temporalUiUrl}/namespaces/${encodeURIComponent(targets.namespace)}/workflows`;
+    out('');
+    out('each flow in the Temporal UI');
+    out(`  card payment         ${ui}/payment-${day.paymentIds.card}`);
+    out(`  ACH in its window    ${ui}/payment-${day.paymentIds.ach}`);
+    out(`  ACH returned         ${ui}/payment-${day.paymentIds.achReturned}`);
+    out(`  cleared deposit      ${ui}/check-deposit-${day.checkDepositIds.cleared}`);
+    out(`  returned deposit     ${ui}/check-deposit-${day.checkDepositIds.returned}`);
+    out(`  invoice INV-1003     ${ui}/payment-link-${day.paymentLinkIds['INV-1003']}`);
+    out(`  payout               ${ui}/disbursement-${day.disbursementId}`);
+    out(`  bill paid by check   ${ui}/bill-payment-${day.billPaymentId}`);
+    out(`  every booksync flow  ${ui}?query=${encodeURIComponent('SyncState IS NOT NULL')}`);
+  }
+}
