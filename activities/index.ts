@@ -1,8 +1,11 @@
+import { createBillPaymentActivities } from './bill-payment.js';
 import { createCheckDepositActivities } from './check-deposit.js';
 import type { ActivityDependencies } from './context.js';
 import { createDisbursementActivities } from './disbursement.js';
 import { createPaymentActivities } from './payment.js';
 import { createPaymentLinkActivities } from './payment-link.js';
+import { createReconciliationActivities } from './reconciliation.js';
+import { createServiceRecordActivities } from './service-records.js';
 
 export type { ActivityDependencies } from './context.js';
 
@@ -13,5 +16,8 @@ export function createActivities(deps: ActivityDependencies) {
     ...createDisbursementActivities(deps),
     ...createCheckDepositActivities(deps),
     ...createPaymentLinkActivities(deps),
+    ...createBillPaymentActivities(deps),
+    ...createServiceRecordActivities(deps),
+    ...createReconciliationActivities(deps),
   };
 }

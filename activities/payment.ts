@@ -1,8 +1,28 @@
+import type { SyncResult } from '../src/accounting/index.js';
 import { paymentEntries, paymentEntryKinds } from '../src/accounting/mapping/index.js';
 import { syncEntries } from '../src/accounting/sync.js';
+import type { Payment } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './payment-sync.js';
+
+/**
+ * Makes the books hold exactly what a fetched payment's current state says (payment received, absorbed
+ * fee, live refunds; reversals of what no longer holds). Shared by the payment workflow's activity and
+ * reconciliation, so both write the same idempotent entries.
+ */
+export async function syncPaymentBooks(deps: ActivityDependencies, payment: Payment): Promise<SyncResult> {
+  return syncEntries(
+    deps.ledger,
+    paymentEntries(payment),
+    { paymentId: payment.id },
+    {
+      kinds: paymentEntryKinds,
+      date: accountingDate(deps),
+      reason: `payment ${payment.id} is ${payment.status}`,
+    },
+  );
+}
 
 export function createPaymentActivities(deps: ActivityDependencies): PaymentActivities {
   return {
@@ -12,16 +32,7 @@ export function createPaymentActivities(deps: ActivityDependencies): PaymentActi
         const log = activityLogger(deps, { paymentId, eventIds });
         const payment = await deps.service.getPayment(paymentId);
         const link = payment.paymentLinkId ? await deps.service.getPaymentLink(payment.paymentLinkId) : null;
-        const result = await syncEntries(
-          deps.ledger,
-          paymentEntries(payment),
-          { paymentId },
-          {
-            kinds: paymentEntryKinds,
-            date: accountingDate(deps),
-            reason: `payment ${paymentId} is ${payment.status}`,
-          },
-        );
+        const result = await syncPaymentBooks(deps, payment);
         log.info(
           { status: payment.status, posted: result.posted, reversed: result.reversed },
           result.posted.length + result.reversed.length > 0

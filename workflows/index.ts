@@ -1,5 +1,10 @@
 // Every workflow booksync's worker runs; the bundler starts here.
+export { billPayment } from './bill-payment.js';
+export { chargeAuthorization } from './charge-authorization.js';
 export { checkDeposit } from './check-deposit.js';
 export { disbursement } from './disbursement.js';
 export { payment } from './payment.js';
 export { paymentLink } from './payment-link.js';
+export { reconciliation } from './reconciliation.js';
+export { reconciliationRequests } from './reconciliation-requests.js';
+export { vendorDeliveryMethods } from './vendor-delivery-methods.js';

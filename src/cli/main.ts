@@ -8,6 +8,7 @@ import { emulatorCommand } from './commands/emulator.js';
 import { ingressCommand } from './commands/ingress.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { reconcileCommand } from './commands/reconcile.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { startCommand } from './commands/start.js';
 import { workerCommand } from './commands/worker.js';
 
@@ -17,6 +18,7 @@ const commands: Record<string, Command> = {
   ingress: ingressCommand,
   emulator: emulatorCommand,
   ledger: ledgerCommand,
+  reconcile: reconcileCommand,
   demo: demoCommand,
   reconcile: reconcileCommand,
 };

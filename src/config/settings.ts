@@ -124,6 +124,18 @@ export const settingsSchema = z.object({
     .default(0)
     .describe('Debit memo added to a link when a check deposit applied to it is returned (0: none).'),
   RECONCILE_INTERVAL: duration.default('1h').describe('Interval of the reconciliation Schedule.'),
+  CHECK_DELIVERY_WINDOW_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10)
+    .describe('A bill payment check not delivered this many days after it was sent is flagged.'),
+  CHECK_CASHING_WINDOW_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(90)
+    .describe('A delivered bill payment check not cashed within this many days is flagged.'),
   METRICS_HOST: z
     .string()
     .min(1)

@@ -10,6 +10,7 @@ import { TemporalDispatcher } from '../emulator/webhooks/temporal-dispatcher.js'
 import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
+import { ensureReconciliationSchedule } from '../temporal/reconciliation-schedule.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
 import { startWorkerHealthServer } from '../worker/health-server.js';
@@ -114,7 +115,16 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       connection: workerConnection,
       namespace: settings.TEMPORAL_NAMESPACE,
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
-      dependencies: { service, ledger, logger: logger.child({ component: 'activities' }) },
+      dependencies: {
+        service,
+        ledger,
+        logger: logger.child({ component: 'activities' }),
+        externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
+        checkWindows: {
+          deliveryDays: settings.CHECK_DELIVERY_WINDOW_DAYS,
+          cashingDays: settings.CHECK_CASHING_WINDOW_DAYS,
+        },
+      },
       metrics,
     });
     const workerRun = worker.run();
@@ -122,6 +132,11 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun;
     });
+    const schedule = await ensureReconciliationSchedule(client, {
+      taskQueue: settings.TEMPORAL_TASK_QUEUE,
+      interval: settings.RECONCILE_INTERVAL,
+    });
+    logger.info({ ...schedule, interval: settings.RECONCILE_INTERVAL }, 'reconciliation schedule in place');
     const health = await startWorkerHealthServer({
       worker,
       registry: metrics.registry,

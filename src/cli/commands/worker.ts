@@ -1,6 +1,7 @@
 import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
-import { connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
+import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
+import { ensureReconciliationSchedule } from '../../temporal/reconciliation-schedule.js';
 import { createBooksyncWorker } from '../../worker/booksync-worker.js';
 import { startWorkerHealthServer } from '../../worker/health-server.js';
 import { createWorkerMetrics } from '../../worker/metrics.js';
@@ -26,7 +27,16 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
       connection,
       namespace: settings.TEMPORAL_NAMESPACE,
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
-      dependencies: { service, ledger, logger },
+      dependencies: {
+        service,
+        ledger,
+        logger,
+        externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
+        checkWindows: {
+          deliveryDays: settings.CHECK_DELIVERY_WINDOW_DAYS,
+          cashingDays: settings.CHECK_CASHING_WINDOW_DAYS,
+        },
+      },
       metrics,
     });
     const health = await startWorkerHealthServer({
@@ -35,6 +45,14 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
       host: settings.METRICS_HOST,
       port: settings.METRICS_PORT,
     });
+    // Every worker makes sure the reconciliation Schedule exists (idempotent; the last start-up's settings win).
+    const temporal = await connectClient(temporalTarget(settings, address));
+    const schedule = await ensureReconciliationSchedule(temporal.client, {
+      taskQueue: settings.TEMPORAL_TASK_QUEUE,
+      interval: settings.RECONCILE_INTERVAL,
+    });
+    await temporal.connection.close();
+    logger.info({ ...schedule, interval: settings.RECONCILE_INTERVAL }, 'reconciliation schedule in place');
     const run = worker.run();
     logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, address }, 'worker running');
     await Promise.race([untilSignal(), run]);

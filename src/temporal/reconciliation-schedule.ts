@@ -1,0 +1,63 @@
+import {
+  type Client,
+  ScheduleAlreadyRunning,
+  type ScheduleOptions,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
+
+export const reconciliationScheduleId = 'booksync-reconcile';
+/** Runs started by the Schedule are `reconcile-scheduled-{timestamp}` (Temporal appends the time). */
+export const scheduledReconciliationWorkflowId = 'reconcile-scheduled';
+
+export interface ReconciliationScheduleOptions {
+  taskQueue: string;
+  /** RECONCILE_INTERVAL, a duration such as '1h' or '15m'. */
+  interval: string;
+}
+
+function scheduleOptions(options: ReconciliationScheduleOptions) {
+  return {
+    spec: { intervals: [{ every: options.interval }] },
+    action: {
+      type: 'startWorkflow' as const,
+      // By name: the client side never imports workflow code.
+      workflowType: 'reconciliation',
+      workflowId: scheduledReconciliationWorkflowId,
+      taskQueue: options.taskQueue,
+      args: [{ scope: { kind: 'all' } }],
+    },
+    policies: {
+      // A run still going when the next is due: skip the next, never pile up.
+      overlap: ScheduleOverlapPolicy.SKIP,
+      catchupWindow: '1 minute',
+    },
+  } satisfies Omit<ScheduleOptions, 'scheduleId'>;
+}
+
+/**
+ * The reconciliation Schedule, created at start-up. Idempotent: when it already exists, its spec, action
+ * and policies are updated to the current settings (interval, task queue), and a paused state is kept.
+ */
+export async function ensureReconciliationSchedule(
+  client: Client,
+  options: ReconciliationScheduleOptions,
+): Promise<{ scheduleId: string; created: boolean }> {
+  const wanted = scheduleOptions(options);
+  try {
+    await client.schedule.create({
+      scheduleId: reconciliationScheduleId,
+      ...wanted,
+      memo: { purpose: 'compare the books with the service and repair drift' },
+    });
+    return { scheduleId: reconciliationScheduleId, created: true };
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  await client.schedule.getHandle(reconciliationScheduleId).update((previous) => ({
+    ...previous,
+    spec: wanted.spec,
+    action: wanted.action,
+    policies: { ...previous.policies, ...wanted.policies },
+  }));
+  return { scheduleId: reconciliationScheduleId, created: false };
+}

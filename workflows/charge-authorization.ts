@@ -1,0 +1,119 @@
+import {
+  ActivityFailure,
+  condition,
+  defineQuery,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { serviceCallRetry } from '../activities/retry-policy.js';
+import type {
+  ChargeAuthorizationRecord,
+  ServiceRecordActivities,
+} from '../activities/service-records-sync.js';
+import {
+  CustomerId,
+  LastError,
+  NeedsAttention,
+  PaymentMethodType,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/temporal/search-attributes.js';
+import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+
+export interface ChargeAuthorizationWorkflowInput {
+  chargeAuthorizationId: string;
+  seenEventIds?: string[];
+}
+
+export interface ChargeAuthorizationView {
+  chargeAuthorizationId: string;
+  /** SYNCING until fetched; SYNCED with the state below; FAILED when it could not be fetched (lastError). */
+  state: 'SYNCING' | 'SYNCED' | 'FAILED';
+  authorization: ChargeAuthorizationRecord | null;
+  /** The categories handled, in order (charge_authorization.authorized, .deleted...). */
+  categories: string[];
+  duplicatesDropped: number;
+  syncs: number;
+  lastError: string | null;
+}
+
+export const chargeAuthorizationViewQuery = defineQuery<ChargeAuthorizationView>('view');
+
+export function chargeAuthorizationWorkflowId(chargeAuthorizationId: string): string {
+  return `charge-authorization-${chargeAuthorizationId}`;
+}
+
+/**
+ * charge_authorization.* events: nothing to book, but none is dropped. Fetches the authorization and keeps
+ * what it says (active or revoked, the customer, the method type) in its view and search attributes, then
+ * closes; the next event starts a fresh run.
+ */
+export async function chargeAuthorization(
+  input: ChargeAuthorizationWorkflowInput,
+): Promise<ChargeAuthorizationView> {
+  const { fetchChargeAuthorization } = proxyActivities<ServiceRecordActivities>({
+    startToCloseTimeout: '30s',
+    retry: serviceCallRetry,
+  });
+  const seen = new SeenEvents(input.seenEventIds);
+  let pending: ServiceEventSignal[] = [];
+  const view: ChargeAuthorizationView = {
+    chargeAuthorizationId: input.chargeAuthorizationId,
+    state: 'SYNCING',
+    authorization: null,
+    categories: [],
+    duplicatesDropped: 0,
+    syncs: 0,
+    lastError: null,
+  };
+  setHandler(serviceEventSignal, (event) => {
+    if (seen.add(event.eventId)) pending.push(event);
+    else view.duplicatesDropped++;
+  });
+  setHandler(chargeAuthorizationViewQuery, () => view);
+
+  do {
+    await condition(() => pending.length > 0);
+    const events = pending;
+    pending = [];
+    view.categories.push(...events.map((e) => e.category));
+    view.syncs++;
+    try {
+      const record = await fetchChargeAuthorization({
+        chargeAuthorizationId: input.chargeAuthorizationId,
+        eventIds: events.map((e) => e.eventId),
+      });
+      view.authorization = record;
+      view.state = 'SYNCED';
+      view.lastError = null;
+      upsertSearchAttributes([
+        { key: ServiceObjectId, value: input.chargeAuthorizationId },
+        { key: SyncState, value: view.state },
+        { key: ServiceStatus, value: record.status },
+        { key: CustomerId, value: record.customerId },
+        { key: NeedsAttention, value: false },
+        ...(record.methodType ? [{ key: PaymentMethodType, value: record.methodType }] : []),
+      ]);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      view.state = 'FAILED';
+      view.lastError = error.cause?.message ?? error.message;
+      upsertSearchAttributes([
+        { key: ServiceObjectId, value: input.chargeAuthorizationId },
+        { key: SyncState, value: view.state },
+        { key: NeedsAttention, value: true },
+        { key: LastError, value: view.lastError.slice(0, 200) },
+      ]);
+      log.warn('charge authorization fetch failed', {
+        chargeAuthorizationId: input.chargeAuthorizationId,
+        error: view.lastError,
+      });
+    }
+    upsertMemo({ categories: view.categories.slice(-20) });
+  } while (pending.length > 0);
+  return view;
+}

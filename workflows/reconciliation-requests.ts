@@ -1,0 +1,132 @@
+import {
+  ChildWorkflowFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  executeChild,
+  log,
+  setHandler,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  isReconciliationScope,
+  type ReconciliationReport,
+  type ReconciliationScope,
+  reconciliation,
+  reconciliationRunWorkflowId,
+} from './reconciliation.js';
+
+/** The long-lived workflow taking `reconcile` signals (the CLI and API signalWithStart it). */
+export const reconciliationRequestsWorkflowId = 'reconcile';
+const reportsKept = 20;
+const requestIdsKept = 500;
+/** Requests per run before continuing as new (also when Temporal suggests it). */
+const requestsPerRun = 100;
+
+export interface ReconcileRequest {
+  scope: ReconciliationScope;
+  /** Chosen by the caller; the run is `reconcile-{requestId}`, and a repeated id is ignored. */
+  requestId: string;
+}
+
+export const reconcileSignal = defineSignal<[ReconcileRequest]>('reconcile');
+
+export interface CompletedReconcileRequest {
+  requestId: string;
+  scope: ReconciliationScope;
+  workflowId: string;
+  report: ReconciliationReport | null;
+  error: string | null;
+}
+
+export interface ReconciliationRequestsInput {
+  queue?: ReconcileRequest[];
+  reports?: CompletedReconcileRequest[];
+  seenRequestIds?: string[];
+}
+
+export interface ReconciliationRequestsView {
+  queue: ReconcileRequest[];
+  running: ReconcileRequest | null;
+  /** The last reports, newest last. */
+  reports: CompletedReconcileRequest[];
+  rejected: { requestId: string; reason: string }[];
+}
+
+export const reconciliationRequestsViewQuery = defineQuery<ReconciliationRequestsView>('view');
+
+/**
+ * Receives `reconcile {scope, requestId}` signals and runs one reconciliation child at a time, in order,
+ * keeping the last reports in its view. Never ends on its own; continues as new with its queue and reports.
+ */
+export async function reconciliationRequests(input: ReconciliationRequestsInput = {}): Promise<never> {
+  const seen = new Set<string>(input.seenRequestIds ?? []);
+  const seenOrder = [...seen];
+  const view: ReconciliationRequestsView = {
+    queue: [...(input.queue ?? [])],
+    running: null,
+    reports: [...(input.reports ?? [])],
+    rejected: [],
+  };
+  setHandler(reconcileSignal, (request) => {
+    if (typeof request?.requestId !== 'string' || request.requestId.length === 0) {
+      view.rejected.push({ requestId: String(request?.requestId), reason: 'no requestId' });
+      return;
+    }
+    if (seen.has(request.requestId)) return;
+    seen.add(request.requestId);
+    seenOrder.push(request.requestId);
+    if (!isReconciliationScope(request.scope)) {
+      view.rejected.push({
+        requestId: request.requestId,
+        reason: `bad scope ${JSON.stringify(request.scope)}`,
+      });
+      return;
+    }
+    view.queue.push({ scope: request.scope, requestId: request.requestId });
+  });
+  setHandler(reconciliationRequestsViewQuery, () => view);
+
+  for (let handled = 0; ; handled++) {
+    if ((handled >= requestsPerRun || workflowInfo().continueAsNewSuggested) && view.queue.length === 0) {
+      await continueAsNew<typeof reconciliationRequests>({
+        queue: view.queue,
+        reports: view.reports,
+        seenRequestIds: seenOrder.slice(-requestIdsKept),
+      });
+    }
+    await condition(() => view.queue.length > 0);
+    const request = view.queue.shift()!;
+    view.running = request;
+    const workflowId = reconciliationRunWorkflowId(request.requestId);
+    let completed: CompletedReconcileRequest;
+    try {
+      const report = await executeChild(reconciliation, {
+        workflowId,
+        args: [{ scope: request.scope, requestId: request.requestId }],
+      });
+      completed = { ...request, workflowId, report, error: null };
+    } catch (error) {
+      const message =
+        error instanceof ChildWorkflowFailure
+          ? (error.cause?.message ?? error.message)
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      log.warn('reconciliation run failed', { requestId: request.requestId, error: message });
+      completed = { ...request, workflowId, report: null, error: message };
+    }
+    view.running = null;
+    view.reports.push(completed);
+    if (view.reports.length > reportsKept) view.reports.splice(0, view.reports.length - reportsKept);
+    upsertMemo({
+      lastRequest: {
+        requestId: completed.requestId,
+        fixesTotal: completed.report?.fixesTotal ?? null,
+        error: completed.error,
+      },
+    });
+  }
+}

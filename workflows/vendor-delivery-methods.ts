@@ -1,0 +1,106 @@
+import {
+  ActivityFailure,
+  condition,
+  defineQuery,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { serviceCallRetry } from '../activities/retry-policy.js';
+import type { ServiceRecordActivities, VendorRecord } from '../activities/service-records-sync.js';
+import {
+  LastError,
+  NeedsAttention,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/temporal/search-attributes.js';
+import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+
+export interface VendorDeliveryMethodsWorkflowInput {
+  vendorId: string;
+  seenEventIds?: string[];
+}
+
+export interface VendorDeliveryMethodsView {
+  vendorId: string;
+  /** SYNCING until fetched; SYNCED; FAILED when the vendor could not be fetched (a deleted vendor: 404). */
+  state: 'SYNCING' | 'SYNCED' | 'FAILED';
+  vendor: VendorRecord | null;
+  eventsHandled: number;
+  duplicatesDropped: number;
+  lastError: string | null;
+}
+
+export const vendorDeliveryMethodsViewQuery = defineQuery<VendorDeliveryMethodsView>('view');
+
+export function vendorDeliveryMethodsWorkflowId(vendorId: string): string {
+  return `vendor-${vendorId}`;
+}
+
+/**
+ * vendor.payout_method_updated: nothing to book, but none is dropped. Fetches the vendor and keeps its
+ * current delivery methods (masked) in the view; ServiceStatus lists the method types (e.g. "ACH,CHECK").
+ * Closes after syncing; the next event starts a fresh run.
+ */
+export async function vendorDeliveryMethods(
+  input: VendorDeliveryMethodsWorkflowInput,
+): Promise<VendorDeliveryMethodsView> {
+  const { fetchVendorDeliveryMethods } = proxyActivities<ServiceRecordActivities>({
+    startToCloseTimeout: '30s',
+    retry: serviceCallRetry,
+  });
+  const seen = new SeenEvents(input.seenEventIds);
+  let pending: ServiceEventSignal[] = [];
+  const view: VendorDeliveryMethodsView = {
+    vendorId: input.vendorId,
+    state: 'SYNCING',
+    vendor: null,
+    eventsHandled: 0,
+    duplicatesDropped: 0,
+    lastError: null,
+  };
+  setHandler(serviceEventSignal, (event) => {
+    if (seen.add(event.eventId)) pending.push(event);
+    else view.duplicatesDropped++;
+  });
+  setHandler(vendorDeliveryMethodsViewQuery, () => view);
+
+  do {
+    await condition(() => pending.length > 0);
+    const events = pending;
+    pending = [];
+    view.eventsHandled += events.length;
+    try {
+      const vendor = await fetchVendorDeliveryMethods({
+        vendorId: input.vendorId,
+        eventIds: events.map((e) => e.eventId),
+      });
+      view.vendor = vendor;
+      view.state = 'SYNCED';
+      view.lastError = null;
+      const types = [...new Set(vendor.methods.map((m) => m.type))].sort().join(',');
+      upsertSearchAttributes([
+        { key: ServiceObjectId, value: input.vendorId },
+        { key: SyncState, value: view.state },
+        { key: ServiceStatus, value: types || 'NO_METHOD' },
+        { key: NeedsAttention, value: false },
+      ]);
+      upsertMemo({ vendorName: vendor.name, methods: vendor.methods.map((m) => `${m.type} ${m.summary}`) });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      view.state = 'FAILED';
+      view.lastError = error.cause?.message ?? error.message;
+      upsertSearchAttributes([
+        { key: ServiceObjectId, value: input.vendorId },
+        { key: SyncState, value: view.state },
+        { key: NeedsAttention, value: true },
+        { key: LastError, value: view.lastError.slice(0, 200) },
+      ]);
+      log.warn('vendor fetch failed', { vendorId: input.vendorId, error: view.lastError });
+    }
+  } while (pending.length > 0);
+  return view;
+}
