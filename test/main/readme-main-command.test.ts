@@ -1,0 +1,199 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+
+// Runs the README's main command in a fresh folder, exactly as a newcomer would (the install half is what
+// CI itself just did, so node_modules is linked rather than installed again), waits for the demo, checks
+// the books, looks at the Temporal UI in a real browser, and stops it all with SIGINT.
+const repo = path.resolve('.');
+const readme = readFileSync('README.md', 'utf8');
+const mainCommand = /^npm install && (npm start)\s+#/m.exec(readme);
+const chromiumPath = '/usr/bin/chromium';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** The card fee booksync expects the emulator to charge (decision D20), for the expected figures. */
+const cardFee = (cents: number) => Math.round(cents * 0.029) + 30;
+
+describe("the README's main command", () => {
+  let folder: string;
+  let child: ChildProcess;
+  let output = '';
+  let ports: Record<string, number>;
+
+  beforeAll(async () => {
+    expect(mainCommand, 'README shows `npm install && npm start`').not.toBeNull();
+    folder = mkdtempSync(path.join(os.tmpdir(), 'booksync-main-'));
+    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], {
+      cwd: repo,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((file) => file && existsSync(path.join(repo, file)));
+    for (const file of files) {
+      mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+      cpSync(path.join(repo, file), path.join(folder, file));
+    }
+    symlinkSync(path.join(repo, 'node_modules'), path.join(folder, 'node_modules'));
+    ports = {
+      TEMPORAL_DEV_PORT: await freePort(),
+      TEMPORAL_UI_PORT: await freePort(),
+      EMULATOR_PORT: await freePort(),
+      INGRESS_PORT: await freePort(),
+      METRICS_PORT: await freePort(),
+    };
+    child = spawn('npm', ['start'], {
+      cwd: folder,
+      env: {
+        ...process.env,
+        ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+        CI: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const deadline = Date.now() + 600_000;
+    while (!output.includes('each flow in the Temporal UI') && !output.includes('demo failed')) {
+      if (child.exitCode !== null) throw new Error(`npm start exited early (${child.exitCode}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`the demo did not finish:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }, 660_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('runs the demo to the end and prints a balanced trial balance', () => {
+    expect(output, output).toContain('demo: a day at Bluebird Bakery');
+    expect(output).not.toContain('demo failed');
+    expect(output).toMatch(/total\s+\$[\d,.]+\s+\$[\d,.]+\s+balanced/);
+  });
+
+  it('books the day account by account as the mapping table says', async () => {
+    const ledger = EmbeddedLedger.open({ path: path.join(folder, '.data', 'ledger.db') });
+    try {
+      const card = 125_000;
+      const refund = 25_000;
+      const payout = card - cardFee(card) - refund;
+      const cleared = 30_000 + 45_000;
+      const bill = 97_500;
+      const expected: Record<string, number> = {
+        [Accounts.OperatingBank]: cleared + payout - bill,
+        [Accounts.ProcessorClearing]: card - cardFee(card) - refund + 80_000 - payout,
+        [Accounts.ChecksToDeposit]: 20_000,
+        [Accounts.AccountsReceivable]: -(card + 80_000 + 20_000 + cleared) + 2_500,
+        [Accounts.AccountsPayable]: bill,
+        [Accounts.OutgoingPaymentsClearing]: 0,
+        [Accounts.PayoutsInTransit]: 0,
+        [Accounts.Refunds]: refund,
+        [Accounts.ProcessingFees]: cardFee(card),
+        [Accounts.FeeIncome]: -2_500,
+      };
+      const balances = Object.fromEntries(
+        (await ledger.balances()).map((balance) => [balance.account, balance.balanceCents]),
+      );
+      for (const [account, cents] of Object.entries(expected)) expect(balances[account], account).toBe(cents);
+      expect((await ledger.trialBalance()).balanced).toBe(true);
+    } finally {
+      ledger.close();
+    }
+  });
+
+  it.runIf(existsSync(chromiumPath))(
+    "lists the demo's payments in the Temporal UI, filtered by booksync's search attributes",
+    async () => {
+      const achPayment = /ACH in its window\s+\S+\/payment-(\S+)/.exec(output)?.[1];
+      expect(achPayment).toBeDefined();
+      const browser = await chromium.launch({
+        executablePath: chromiumPath,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+        const query = 'PaymentMethodType="ACH" AND SyncState="IN_RETURN_WINDOW"';
+        await page.goto(
+          `http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/namespaces/default/workflows?query=${encodeURIComponent(query)}`,
+        );
+        await page.getByText(`payment-${achPayment}`).first().waitFor({ timeout: 60_000 });
+        const screenshot = path.join(repo, 'test', '.artifacts', 'temporal-ui.png');
+        mkdirSync(path.dirname(screenshot), { recursive: true });
+        await page.screenshot({ path: screenshot });
+        if (process.env.BOOKSYNC_UPDATE_SCREENSHOT)
+          cpSync(screenshot, path.join(repo, 'docs', 'temporal-ui.png'));
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
+
+  it('stops on SIGINT, leaving no process behind', async () => {
+    // npm start's tree: npm, its shell, booksync's node and the Temporal dev server (own process group).
+    // Every one of them runs in, or names, the temporary folder.
+    const tree = () =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            const cwd = readlinkSync(`/proc/${pid}/cwd`);
+            const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+            return cwd.startsWith(folder) || args.includes(folder);
+          } catch {
+            return false; // gone meanwhile, or not ours to read
+          }
+        });
+    expect(tree().length).toBeGreaterThan(0);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    process.kill(-child.pid!, 'SIGINT');
+    await exited;
+    expect(output).toMatch(/"msg":"stopped"/);
+    const deadline = Date.now() + 20_000;
+    while (tree().length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(tree()).toEqual([]);
+  }, 60_000);
+});
