@@ -7,6 +7,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { closeConnectionsWhenClosing } from './drain-on-close.js';
 import { toErrorReply } from './errors.js';
 import { createIngressMetrics } from './metrics.js';
+import { commandRoutes } from './routes/commands.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { unroutedEventsRoutes } from './routes/unrouted-events.js';
@@ -41,6 +42,10 @@ export interface IngressOptions {
   logger?: Logger;
   /** Where the ingress metrics are registered. Default: a fresh registry per app, never the global one. */
   metricsRegistry?: Registry;
+  /** Bearer key of the command API (`/commands/...`); the API is not served without one. */
+  commandApiKey?: string;
+  /** RETURNED_CHECK_FEE_CENTS, handed to the check-deposit workflows the command API starts. Default 0. */
+  returnedCheckFeeCents?: number;
 }
 
 export type IngressApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
@@ -112,6 +117,15 @@ export function createIngress(options: IngressOptions): IngressApp {
     metrics,
     unrouted,
   });
+  if (options.commandApiKey !== undefined) {
+    app.register(commandRoutes, {
+      temporalClient: options.temporalClient,
+      taskQueue: options.taskQueue,
+      apiKey: options.commandApiKey,
+      signalTimeoutMs: options.signalTimeoutMs ?? DEFAULT_SIGNAL_TIMEOUT_MS,
+      ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
+    });
+  }
   app.register(unroutedEventsRoutes, { unrouted });
   app.register(healthRoutes, { readinessCheck });
   app.register(metricsRoutes, { registry });

@@ -15,6 +15,7 @@ import { registerSearchAttributes } from '../temporal/register-search-attributes
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
 import { startWorkerHealthServer } from '../worker/health-server.js';
 import { createWorkerMetrics } from '../worker/metrics.js';
+import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
 import { connectClient, connectWorker, temporalTarget } from './temporal-connection.js';
@@ -153,6 +154,9 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       webhookSecrets,
       allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
       toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
+      // The command API: COMMAND_API_KEY, or in the embedded stack a key kept in embedded-credentials.json.
+      commandApiKey: settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
+      returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
       logger: logger.child({ component: 'ingress' }),
     });
     cleanups.push(() => ingress.close());

@@ -10,7 +10,8 @@ export const ingressCommand: Command = {
   usage: `booksync ingress
 
 Needs TEMPORAL_ADDRESS and WEBHOOK_SECRETS (or WEBHOOK_ALLOW_UNSIGNED=true for a legacy subscription).
-Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz, /metrics.`,
+Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz, /metrics, and the
+command API (/commands/...) when COMMAND_API_KEY is set.`,
   async run({ settings, logger }) {
     const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'ingress');
     if (!settings.WEBHOOK_SECRETS?.length && !settings.WEBHOOK_ALLOW_UNSIGNED) {
@@ -25,6 +26,8 @@ Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz,
       webhookSecrets: settings.WEBHOOK_SECRETS ?? [],
       allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
       toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
+      commandApiKey: settings.COMMAND_API_KEY,
+      returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
       logger,
     });
     await untilSignal();

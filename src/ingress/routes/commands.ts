@@ -1,0 +1,320 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  applyDepositSignal,
+  type CheckDepositWorkflowInput,
+  checkDeposit,
+  checkDepositViewQuery,
+  checkDepositWorkflowId,
+  voidApplicationSignal,
+} from '../../../workflows/check-deposit.js';
+import {
+  type PaymentLinkWorkflowInput,
+  paymentLink,
+  paymentLinkViewQuery,
+  paymentLinkWorkflowId,
+  recordDebitMemoSignal,
+  recordExternalPaymentSignal,
+  syncPaymentLinkSignal,
+  voidDebitMemoSignal,
+  voidExternalPaymentSignal,
+} from '../../../workflows/payment-link.js';
+import { IngressError } from '../errors.js';
+
+export interface CommandRoutesOptions {
+  temporalClient: Client;
+  taskQueue: string;
+  /** Bearer key callers must present. */
+  apiKey: string;
+  signalTimeoutMs: number;
+  /** RETURNED_CHECK_FEE_CENTS, handed to check-deposit workflows this API starts. */
+  returnedCheckFeeCents?: number;
+}
+
+// Ids are opaque, but they end up in workflow ids and ledger keys: no whitespace, '/', '#', ',' or ';'.
+const objectId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s/#,;]+$/, 'an id without whitespace, "/", "#", "," or ";"');
+const amountCents = z
+  .number({ error: 'amountCents must be a number of cents' })
+  .int('amountCents must be whole cents')
+  .min(1, 'amountCents must be at least 1')
+  .max(Number.MAX_SAFE_INTEGER);
+const reference = z.string().min(1).max(255, 'externalReferenceId is at most 255 characters');
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'paidAt must be YYYY-MM-DD')
+  .refine(
+    (value) =>
+      !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+      new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    'paidAt is not a calendar date',
+  );
+
+export const ApplyDepositBody = z.strictObject({
+  paymentLinkId: objectId,
+  amountCents: amountCents.optional(),
+});
+export const ExternalPaymentBody = z.strictObject({
+  amountCents,
+  paidAt: isoDate,
+  externalReferenceId: reference.optional(),
+});
+export const DebitMemoBody = z.strictObject({
+  amountCents,
+  description: z
+    .string()
+    .trim()
+    .min(1, 'description is required')
+    .max(500, 'description is at most 500 characters'),
+  externalReferenceId: reference.optional(),
+});
+export const SyncBody = z.strictObject({ reason: z.string().min(1).max(200).optional() });
+const NoBody = z.union([z.undefined(), z.null(), z.strictObject({})]);
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The command id: the Idempotency-Key header when it is a uuid, a uuid derived from it otherwise (so any
+ * client key works, and the same key always gives the same id), or a fresh uuid when none was given.
+ * The workflow drops a command id it has seen, so a retried request does nothing twice.
+ */
+export function commandIdFrom(header: string | string[] | undefined): string {
+  if (header === undefined) return randomUUID();
+  if (Array.isArray(header) || header.length === 0 || header.length > 255) {
+    throw new IngressError(
+      400,
+      'invalid_idempotency_key',
+      'Idempotency-Key must be one value of 1 to 255 characters',
+    );
+  }
+  if (uuidPattern.test(header)) return header.toLowerCase();
+  const hex = createHash('sha256').update(header).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  throw new IngressError(400, 'invalid_request', `${what}: ${field}${issue.message}`);
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * The business's commands (design: "the business's command ... by signal"): each answers 202 once Temporal
+ * accepted the signal (signalWithStart, so the owning workflow starts when no run is open). Bearer auth with
+ * a constant-time comparison; bodies validated before anything is signalled, so a 4xx changes nothing.
+ */
+export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (app, options) => {
+  if (options.apiKey.length === 0) throw new Error('command API key must be non-empty');
+  const expected = digest(options.apiKey);
+
+  app.addHook('onRequest', async (request) => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;
+    if (!match) throw new IngressError(401, 'unauthorized', 'missing bearer key');
+    // Hashing first makes both sides the same length, so the comparison time says nothing about the key.
+    if (!timingSafeEqual(digest(match[1]!), expected)) {
+      throw new IngressError(401, 'unauthorized', 'unknown bearer key');
+    }
+  });
+
+  const withDeadline = async <T>(request: FastifyRequest, workflowId: string, call: () => Promise<T>) => {
+    try {
+      return await options.temporalClient.connection.withDeadline(Date.now() + options.signalTimeoutMs, call);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        throw new IngressError(404, 'not_found', `no workflow ${workflowId}`);
+      }
+      request.log.error({ err, workflowId }, 'Temporal did not accept the command');
+      throw new IngressError(
+        503,
+        'temporal_unavailable',
+        'could not hand the command to Temporal; retry later',
+      );
+    }
+  };
+
+  const linkCommand = async (
+    request: FastifyRequest,
+    paymentLinkId: string,
+    commandId: string,
+    signal: (handleArgs: { workflowId: string; args: [PaymentLinkWorkflowInput] }) => Promise<unknown>,
+  ) => {
+    const workflowId = paymentLinkWorkflowId(paymentLinkId);
+    await withDeadline(request, workflowId, () => signal({ workflowId, args: [{ paymentLinkId }] }));
+    request.log.info(
+      { workflowId, commandId, paymentLinkId, url: request.routeOptions.url },
+      'command signalled',
+    );
+    return { workflowId, commandId };
+  };
+
+  const linkId = (request: FastifyRequest) =>
+    parse(objectId, (request.params as { id?: unknown }).id, 'payment link id');
+  const start = { taskQueue: options.taskQueue };
+
+  app.post('/commands/checkDeposits/:checkDepositId/apply', async (request, reply) => {
+    const checkDepositId = parse(
+      objectId,
+      (request.params as { checkDepositId?: unknown }).checkDepositId,
+      'check deposit id',
+    );
+    const body = parse(ApplyDepositBody, request.body, 'body');
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const workflowId = checkDepositWorkflowId(checkDepositId);
+    const input: CheckDepositWorkflowInput = {
+      checkDepositId,
+      ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
+    };
+    await withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.signalWithStart(checkDeposit, {
+        ...start,
+        workflowId,
+        args: [input],
+        signal: applyDepositSignal,
+        signalArgs: [{ ...body, commandId }],
+      }),
+    );
+    request.log.info(
+      { workflowId, commandId, checkDepositId, paymentLinkId: body.paymentLinkId },
+      'apply deposit command signalled',
+    );
+    return reply.status(202).send({ workflowId, commandId });
+  });
+
+  app.post(
+    '/commands/checkDeposits/:checkDepositId/applications/:externalPaymentId/void',
+    async (request, reply) => {
+      const params = request.params as { checkDepositId?: unknown; externalPaymentId?: unknown };
+      const checkDepositId = parse(objectId, params.checkDepositId, 'check deposit id');
+      const externalPaymentId = parse(objectId, params.externalPaymentId, 'external payment id');
+      parse(NoBody, request.body, 'body');
+      const commandId = commandIdFrom(request.headers['idempotency-key']);
+      const workflowId = checkDepositWorkflowId(checkDepositId);
+      // Signal only: voiding an application of a deposit booksync never applied has nothing to undo here.
+      await withDeadline(request, workflowId, () =>
+        options.temporalClient.workflow
+          .getHandle(workflowId)
+          .signal(voidApplicationSignal, { externalPaymentId, commandId }),
+      );
+      request.log.info(
+        { workflowId, commandId, checkDepositId, externalPaymentId },
+        'void application command signalled',
+      );
+      return reply.status(202).send({ workflowId, commandId });
+    },
+  );
+
+  app.get('/commands/checkDeposits/:checkDepositId', async (request) => {
+    const checkDepositId = parse(
+      objectId,
+      (request.params as { checkDepositId?: unknown }).checkDepositId,
+      'check deposit id',
+    );
+    const workflowId = checkDepositWorkflowId(checkDepositId);
+    return withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.getHandle(workflowId).query(checkDepositViewQuery),
+    );
+  });
+
+  app.post('/commands/paymentLinks/:id/externalPayments', async (request, reply) => {
+    const paymentLinkId = linkId(request);
+    const body = parse(ExternalPaymentBody, request.body, 'body');
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
+      options.temporalClient.workflow.signalWithStart(paymentLink, {
+        ...start,
+        ...w,
+        signal: recordExternalPaymentSignal,
+        signalArgs: [{ ...body, commandId }],
+      }),
+    );
+    return reply.status(202).send(answer);
+  });
+
+  app.post('/commands/paymentLinks/:id/externalPayments/:externalPaymentId/void', async (request, reply) => {
+    const paymentLinkId = linkId(request);
+    const externalPaymentId = parse(
+      objectId,
+      (request.params as { externalPaymentId?: unknown }).externalPaymentId,
+      'external payment id',
+    );
+    parse(NoBody, request.body, 'body');
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
+      options.temporalClient.workflow.signalWithStart(paymentLink, {
+        ...start,
+        ...w,
+        signal: voidExternalPaymentSignal,
+        signalArgs: [{ externalPaymentId, commandId }],
+      }),
+    );
+    return reply.status(202).send(answer);
+  });
+
+  app.post('/commands/paymentLinks/:id/debitMemos', async (request, reply) => {
+    const paymentLinkId = linkId(request);
+    const body = parse(DebitMemoBody, request.body, 'body');
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
+      options.temporalClient.workflow.signalWithStart(paymentLink, {
+        ...start,
+        ...w,
+        signal: recordDebitMemoSignal,
+        signalArgs: [{ ...body, commandId }],
+      }),
+    );
+    return reply.status(202).send(answer);
+  });
+
+  app.post('/commands/paymentLinks/:id/debitMemos/:debitMemoId/void', async (request, reply) => {
+    const paymentLinkId = linkId(request);
+    const debitMemoId = parse(
+      objectId,
+      (request.params as { debitMemoId?: unknown }).debitMemoId,
+      'debit memo id',
+    );
+    parse(NoBody, request.body, 'body');
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
+      options.temporalClient.workflow.signalWithStart(paymentLink, {
+        ...start,
+        ...w,
+        signal: voidDebitMemoSignal,
+        signalArgs: [{ debitMemoId, commandId }],
+      }),
+    );
+    return reply.status(202).send(answer);
+  });
+
+  app.post('/commands/paymentLinks/:id/sync', async (request, reply) => {
+    const paymentLinkId = linkId(request);
+    const body = parse(SyncBody, request.body ?? {}, 'body');
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
+      options.temporalClient.workflow.signalWithStart(paymentLink, {
+        ...start,
+        ...w,
+        signal: syncPaymentLinkSignal,
+        signalArgs: [{ reason: body.reason ?? 'command', commandId }],
+      }),
+    );
+    return reply.status(202).send(answer);
+  });
+
+  app.get('/commands/paymentLinks/:id', async (request) => {
+    const paymentLinkId = linkId(request);
+    const workflowId = paymentLinkWorkflowId(paymentLinkId);
+    return withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
+    );
+  });
+};
