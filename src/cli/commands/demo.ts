@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
+import type { LedgerPort } from '../../accounting/ledger-port.js';
+import type { Settings } from '../../config/settings.js';
 import { runDemo } from '../../demo/run-demo.js';
 import { type Command, CommandError } from '../command.js';
 
@@ -13,33 +15,37 @@ Card and ACH payments, a partial external payment, a debit memo, a check deposit
 is returned, a refund, an ACH return, a payout and a bill paid by check; then the trial balance and where
 to see each flow in the Temporal UI. 'booksync start' runs it by itself on a fresh data folder.`,
   async run({ settings, out }) {
-    const credentialsFile = path.join(settings.BOOKSYNC_DATA_DIR, 'embedded-credentials.json');
-    const embedded = existsSync(credentialsFile)
-      ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { apiKey?: string; commandApiKey?: string })
-      : {};
-    const serviceApiKey = settings.SERVICE_API_KEY ?? embedded.apiKey;
-    const commandApiKey = settings.COMMAND_API_KEY ?? embedded.commandApiKey;
-    if (!serviceApiKey || !commandApiKey) {
-      throw new CommandError(
-        `no demo keys: start booksync first ('npm start'), or set SERVICE_API_KEY and COMMAND_API_KEY`,
-      );
-    }
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
     try {
-      await runDemo({
-        serviceBaseUrl:
-          settings.SERVICE_BASE_URL ?? `http://${settings.EMULATOR_HOST}:${settings.EMULATOR_PORT}`,
-        serviceApiKey,
-        ingressUrl: settings.INGRESS_PUBLIC_URL ?? `http://${settings.INGRESS_HOST}:${settings.INGRESS_PORT}`,
-        commandApiKey,
-        ledger,
-        temporalUiUrl: settings.TEMPORAL_ADDRESS ? null : `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`,
-        namespace: settings.TEMPORAL_NAMESPACE,
-        out,
-      });
+      await runDemoAgainst(settings, ledger, out);
     } finally {
       ledger.close();
     }
     return 0;
   },
 };
+
+/** The demo against the booksync that the settings describe (the embedded one: keys from the data folder). */
+export async function runDemoAgainst(settings: Settings, ledger: LedgerPort, out: (line: string) => void) {
+  const credentialsFile = path.join(settings.BOOKSYNC_DATA_DIR, 'embedded-credentials.json');
+  const embedded = existsSync(credentialsFile)
+    ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { apiKey?: string; commandApiKey?: string })
+    : {};
+  const serviceApiKey = settings.SERVICE_API_KEY ?? embedded.apiKey;
+  const commandApiKey = settings.COMMAND_API_KEY ?? embedded.commandApiKey;
+  if (!serviceApiKey || !commandApiKey) {
+    throw new CommandError(
+      "no demo keys: start booksync first ('npm start'), or set SERVICE_API_KEY and COMMAND_API_KEY",
+    );
+  }
+  await runDemo({
+    serviceBaseUrl: settings.SERVICE_BASE_URL ?? `http://${settings.EMULATOR_HOST}:${settings.EMULATOR_PORT}`,
+    serviceApiKey,
+    ingressUrl: settings.INGRESS_PUBLIC_URL ?? `http://${settings.INGRESS_HOST}:${settings.INGRESS_PORT}`,
+    commandApiKey,
+    ledger,
+    temporalUiUrl: settings.TEMPORAL_ADDRESS ? null : `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`,
+    namespace: settings.TEMPORAL_NAMESPACE,
+    out,
+  });
+}

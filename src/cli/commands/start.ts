@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { startBooksync } from '../../runtime/booksync-stack.js';
 import type { Command } from '../command.js';
 import { untilSignal } from '../shutdown.js';
+import { runDemoAgainst } from './demo.js';
 
 export function temporalUiQueryUrl(uiUrl: string, namespace: string, query: string): string {
   return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(query)}`;
@@ -9,13 +11,16 @@ export function temporalUiQueryUrl(uiUrl: string, namespace: string, query: stri
 export const startCommand: Command = {
   summary: 'run everything: Temporal dev server, emulator, ingress and worker (embedded defaults)',
   usesTemporal: true,
-  usage: `booksync start
+  usage: `booksync start [--demo | --no-demo]
 
 Starts booksync with every piece embedded unless its setting points at a real one:
   TEMPORAL_ADDRESS unset  -> a Temporal dev server (SQLite under BOOKSYNC_DATA_DIR, Web UI)
   SERVICE_BASE_URL unset  -> booksync's emulator of the payment service, with a demo organization
-Then the webhook ingress and the worker. Ctrl-C stops everything; a restart resumes from the data folder.`,
-  async run({ settings, logger, out }) {
+Then the webhook ingress and the worker. Ctrl-C stops everything; a restart resumes from the data folder.
+On a fresh data folder with the embedded emulator, it then runs 'booksync demo' once (--no-demo skips it,
+--demo runs it again).`,
+  async run({ args, settings, logger, out }) {
+    const fresh = !existsSync(settings.ledgerDb);
     const stack = await startBooksync(settings, logger);
     const ns = settings.TEMPORAL_NAMESPACE;
     out('');
@@ -37,8 +42,17 @@ Then the webhook ingress and the worker. Ctrl-C stops everything; a restart resu
       `  Worker health         ${stack.workerHealthUrl}/readyz  (metrics ${stack.workerHealthUrl}/metrics)`,
     );
     out(`  Ledger                ${settings.ledgerDb}`);
+    const demo = args.includes('--demo') || (fresh && stack.emulator !== null && !args.includes('--no-demo'));
+    if (demo) {
+      try {
+        await runDemoAgainst(settings, stack.ledger, out);
+      } catch (error) {
+        // booksync keeps running: the demo is a tour, not part of the service.
+        out(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     out('');
-    out('Try next (another terminal): npx booksync ledger trial-balance');
+    out('Try next (another terminal): npx booksync ledger trial-balance, npx booksync demo');
     out('Ctrl-C stops everything.');
     const signal = await untilSignal((s) => logger.info({ signal: s }, 'stopping'));
     await stack.stop();
