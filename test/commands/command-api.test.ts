@@ -1,0 +1,302 @@
+import type { AddressInfo } from 'node:net';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandIdFrom } from '../../src/ingress/routes/commands.js';
+import { createIngress, type IngressApp } from '../../src/ingress/server.js';
+import { checkDepositWorkflowId } from '../../workflows/check-deposit.js';
+import { paymentLinkWorkflowId } from '../../workflows/payment-link.js';
+import { newDeposit, newLink } from '../emulator/harness.js';
+import { secretA } from '../ingress/harness.js';
+import {
+  balancesByRole,
+  checkWithHledger,
+  eventually,
+  type SyncWorld,
+  startSyncWorld,
+} from '../support/sync-world.js';
+import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+
+// The command API end to end: real HTTP into the ingress, signalWithStart on a real Temporal dev server, a
+// worker with the real activities, the emulator over HTTP and a real ledger file.
+
+const apiKey = 'command-api-test-key-0123456789';
+let env: TestWorkflowEnvironment;
+let world: SyncWorld;
+let ingress: IngressApp;
+let worker: Worker;
+let running: Promise<void>;
+let baseUrl: string;
+
+beforeAll(async () => {
+  let bundle: { codePath: string };
+  [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
+  const taskQueue = uniqueTaskQueue('commands');
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: world.activities,
+  });
+  running = worker.run();
+  ingress = createIngress({
+    temporalClient: env.client,
+    taskQueue,
+    webhookSecrets: [secretA],
+    commandApiKey: apiKey,
+    returnedCheckFeeCents: 1500,
+  });
+  await ingress.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = `http://127.0.0.1:${(ingress.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await ingress?.close();
+  worker?.shutdown();
+  await running;
+  await world?.close();
+  await env?.teardown();
+});
+
+interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies asserted on
+  body: any;
+}
+
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = { authorization: `Bearer ${apiKey}` },
+): Promise<Answer> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+async function workflowExists(workflowId: string): Promise<boolean> {
+  try {
+    await env.client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+describe('command API authentication', () => {
+  it('answers 401 without a key, with a wrong key, or another scheme', async () => {
+    const link = await newLink(world.emulator.api, 1000);
+    const path = `/commands/paymentLinks/${link.id}/externalPayments`;
+    const body = { amountCents: 100, paidAt: '2026-03-01' };
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong-key-wrong-key-wrong' },
+      { authorization: `Basic ${apiKey}` },
+    ]) {
+      const answer = await call('POST', path, body, headers);
+      expect(answer.status).toBe(401);
+      expect(answer.body).toMatchObject({ error: expect.any(String), code: 'unauthorized' });
+    }
+    expect((await call('GET', `/commands/paymentLinks/${link.id}`, undefined, {})).status).toBe(401);
+    expect(await workflowExists(paymentLinkWorkflowId(link.id))).toBe(false);
+  });
+
+  it('is not served when no key is configured', async () => {
+    const bare = createIngress({
+      temporalClient: env.client,
+      taskQueue: 'unused',
+      webhookSecrets: [secretA],
+    });
+    const answer = await bare.inject({
+      method: 'GET',
+      url: '/commands/paymentLinks/pl_1',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(answer.statusCode).toBe(404);
+    await bare.close();
+  });
+});
+
+describe('command API validation: a 4xx changes nothing', () => {
+  it.each([
+    ['a negative amount', { amountCents: -5, paidAt: '2026-03-01' }],
+    ['a fractional amount', { amountCents: 10.5, paidAt: '2026-03-01' }],
+    ['a zero amount', { amountCents: 0, paidAt: '2026-03-01' }],
+    ['an amount as text', { amountCents: '100', paidAt: '2026-03-01' }],
+    ['no paidAt', { amountCents: 100 }],
+    ['a paidAt that is no date', { amountCents: 100, paidAt: '2026-02-30' }],
+    [
+      'an over-long reference',
+      { amountCents: 100, paidAt: '2026-03-01', externalReferenceId: 'r'.repeat(256) },
+    ],
+    ['an unknown field', { amountCents: 100, paidAt: '2026-03-01', note: 'x' }],
+  ])('external payment with %s: 400', async (_what, body) => {
+    const link = await newLink(world.emulator.api, 1000);
+    const answer = await call('POST', `/commands/paymentLinks/${link.id}/externalPayments`, body);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: expect.any(String), code: 'invalid_request' });
+    expect(await workflowExists(paymentLinkWorkflowId(link.id))).toBe(false);
+  });
+
+  it('400 for bad debit memos and deposit applications; nothing is signalled', async () => {
+    const link = await newLink(world.emulator.api, 1000);
+    const deposit = await newDeposit(world.emulator.api, 1000);
+    const bad: [string, unknown][] = [
+      [`/commands/paymentLinks/${link.id}/debitMemos`, { amountCents: 100 }],
+      [`/commands/paymentLinks/${link.id}/debitMemos`, { amountCents: 1.5, description: 'fee' }],
+      [`/commands/paymentLinks/${link.id}/debitMemos`, { amountCents: 100, description: 'x'.repeat(501) }],
+      [`/commands/checkDeposits/${deposit.id}/apply`, { amountCents: 100 }],
+      [`/commands/checkDeposits/${deposit.id}/apply`, { paymentLinkId: link.id, amountCents: -1 }],
+      [`/commands/checkDeposits/${deposit.id}/apply`, { paymentLinkId: 'has space', amountCents: 1 }],
+      [`/commands/paymentLinks/${link.id}/externalPayments/ep_1/void`, { extra: true }],
+    ];
+    for (const [path, body] of bad) {
+      const answer = await call('POST', path, body);
+      expect([path, answer.status]).toEqual([path, 400]);
+    }
+    const tooLongKey = await call(
+      'POST',
+      `/commands/paymentLinks/${link.id}/sync`,
+      {},
+      {
+        authorization: `Bearer ${apiKey}`,
+        'idempotency-key': 'k'.repeat(256),
+      },
+    );
+    expect(tooLongKey.status).toBe(400);
+    expect(await workflowExists(paymentLinkWorkflowId(link.id))).toBe(false);
+    expect(await workflowExists(checkDepositWorkflowId(deposit.id))).toBe(false);
+    const fetched = (await world.emulator.api('GET', `/paymentLink/${link.id}`)).body;
+    expect([fetched.externalPayments, fetched.debitMemos, fetched.completedAmountCents]).toEqual([[], [], 0]);
+  });
+
+  it('404 for the view of a link no workflow mirrors', async () => {
+    const answer = await call('GET', '/commands/paymentLinks/pl_never_seen');
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('command API effects', () => {
+  it('records an external payment and a debit memo (202), a retried request is done once, the view answers', async () => {
+    const link = await newLink(world.emulator.api, 5000);
+    const before = await balancesByRole(world.ledger);
+    const key = { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'client-retry-1' };
+    const first = await call(
+      'POST',
+      `/commands/paymentLinks/${link.id}/externalPayments`,
+      { amountCents: 1200, paidAt: '2026-03-02' },
+      key,
+    );
+    expect(first.status).toBe(202);
+    expect(first.body).toEqual({
+      workflowId: paymentLinkWorkflowId(link.id),
+      commandId: commandIdFrom('client-retry-1'),
+    });
+    const again = await call(
+      'POST',
+      `/commands/paymentLinks/${link.id}/externalPayments`,
+      { amountCents: 1200, paidAt: '2026-03-02' },
+      key,
+    );
+    expect(again.body.commandId).toBe(first.body.commandId);
+    const memo = await call('POST', `/commands/paymentLinks/${link.id}/debitMemos`, {
+      amountCents: 300,
+      description: 'Late fee',
+    });
+    expect(memo.status).toBe(202);
+
+    const view = await eventually(async () => {
+      const answer = await call('GET', `/commands/paymentLinks/${link.id}`);
+      return answer.status === 200 && answer.body.commands.length === 2 && answer.body.debitMemos.length === 1
+        ? answer.body
+        : undefined;
+    });
+    expect(view.duplicatesDropped).toBe(1);
+    expect(view).toMatchObject({
+      serviceStatus: 'ACTIVE',
+      completedAmountCents: 1200,
+      requestedAmountCents: 5300,
+    });
+    const fetched = (await world.emulator.api('GET', `/paymentLink/${link.id}`)).body;
+    expect(fetched.externalPayments).toHaveLength(1);
+    const now = await balancesByRole(world.ledger);
+    expect(now.ChecksToDeposit - before.ChecksToDeposit).toBe(1200);
+    expect(now.AccountsReceivable - before.AccountsReceivable).toBe(-900);
+    expect(now.FeeIncome - before.FeeIncome).toBe(-300);
+
+    // Void by command, then the link is back to what it was.
+    const paymentId = fetched.externalPayments[0].id as string;
+    expect(
+      (await call('POST', `/commands/paymentLinks/${link.id}/externalPayments/${paymentId}/void`)).status,
+    ).toBe(202);
+    expect(
+      (await call('POST', `/commands/paymentLinks/${link.id}/debitMemos/${view.debitMemos[0].id}/void`))
+        .status,
+    ).toBe(202);
+    await eventually(async () => {
+      const answer = await call('GET', `/commands/paymentLinks/${link.id}`);
+      return answer.body.externalPayments.length === 0 && answer.body.debitMemos.length === 0
+        ? true
+        : undefined;
+    });
+    const after = await balancesByRole(world.ledger);
+    expect([
+      after.ChecksToDeposit - before.ChecksToDeposit,
+      after.AccountsReceivable - before.AccountsReceivable,
+      after.FeeIncome - before.FeeIncome,
+    ]).toEqual([0, 0, 0]);
+    expect((await call('POST', `/commands/paymentLinks/${link.id}/sync`, { reason: 'manual' })).status).toBe(
+      202,
+    );
+    await checkWithHledger(world.ledger);
+  });
+
+  it('applies a deposit (202), the same Idempotency-Key twice applies once, and the deposit view answers', async () => {
+    const link = await newLink(world.emulator.api, 4000);
+    const deposit = await newDeposit(world.emulator.api, 2500);
+    const headers = {
+      authorization: `Bearer ${apiKey}`,
+      'idempotency-key': '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
+    };
+    const first = await call(
+      'POST',
+      `/commands/checkDeposits/${deposit.id}/apply`,
+      { paymentLinkId: link.id },
+      headers,
+    );
+    expect(first).toEqual({
+      status: 202,
+      body: {
+        workflowId: checkDepositWorkflowId(deposit.id),
+        commandId: '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
+      },
+    });
+    expect(
+      (await call('POST', `/commands/checkDeposits/${deposit.id}/apply`, { paymentLinkId: link.id }, headers))
+        .status,
+    ).toBe(202);
+
+    const view = await eventually(async () => {
+      const answer = await call('GET', `/commands/checkDeposits/${deposit.id}`);
+      return answer.status === 200 &&
+        answer.body.applications[0]?.status === 'APPLIED' &&
+        answer.body.duplicatesDropped === 1 &&
+        answer.body.polls >= 1
+        ? answer.body
+        : undefined;
+    });
+    expect(view.applications).toHaveLength(1);
+    const fetched = (await world.emulator.api('GET', `/serviceBanking/checkDeposits/${deposit.id}`)).body;
+    expect(fetched.applications).toHaveLength(1);
+    expect(fetched.unappliedAmountCents).toBe(0);
+    await checkWithHledger(world.ledger);
+    await env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id)).terminate('test done');
+  });
+});
