@@ -95,7 +95,7 @@ describe('command API authentication', () => {
     const path = `/commands/paymentLinks/${link.id}/externalPayments`;
     const body = { amountCents: 100, paidAt: '2026-03-01' };
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { authorization: 'Bearer wrong-key-wrong-key-wrong' },
       { authorization: `Basic ${apiKey}` },
     ]) {
