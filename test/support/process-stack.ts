@@ -1,0 +1,414 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import type { AccountName } from '../../src/accounting/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import { SandboxClient, type SandboxEvent } from '../../src/emulator/sandbox-client.js';
+import { seedDemo } from '../../src/emulator/seed.js';
+import { createEmulator, type Emulator } from '../../src/emulator/server.js';
+import { Store } from '../../src/emulator/store/store.js';
+import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
+import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
+import { routeEvent } from '../../src/ingress/routing.js';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
+import { type RunningDevServer, startDevServer } from '../../src/runtime/dev-server.js';
+import { ServiceClient } from '../../src/service/client.js';
+import { type BooksSnapshot, snapshotOf, waitFor } from './e2e-stack.js';
+
+// booksync as real OS processes on loopback, for crash and outage tests: the Temporal CLI's dev server (its
+// own process, SQLite file, restartable on the same port and file), booksync's worker as
+// `node bin/booksync.js worker` (own process group, so SIGKILL takes it down at once), and the emulator and
+// the ingress in the test process (the emulator's deliveries by DirectHttpDispatcher). Every log line of
+// every part is captured (pino JSON) so tests can grep them.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = path.join(root, 'bin', 'booksync.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Collects pino JSON lines in memory. */
+export class LogCapture {
+  readonly lines: string[] = [];
+  stream(source: string): Writable {
+    return new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        for (const line of chunk.toString().split('\n')) if (line.trim()) this.lines.push(`${source} ${line}`);
+        done();
+      },
+    });
+  }
+  logger(source: string, level = 'debug'): Logger {
+    return createLogger({ level, format: 'json', name: source }, this.stream(source));
+  }
+  text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface ProcessStackOptions {
+  /** Waits between the emulator's delivery attempts (default 200/400/800/1600 ms). 5 attempts in all. */
+  backoffMs?: readonly number[];
+  /** Ingress signal timeout (default the ingress's 5 s). */
+  signalTimeoutMs?: number;
+  commandApiKey?: string;
+  /** Extra environment of the worker process. */
+  workerEnv?: Record<string, string>;
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  healthUrl: string;
+}
+
+export class ProcessStack {
+  readonly dir = mkdtempSync(path.join(tmpdir(), 'booksync-proc-'));
+  readonly logs = new LogCapture();
+  readonly taskQueue = `reliability-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  readonly ledgerPath = path.join(this.dir, 'books.db');
+  readonly temporalDb = path.join(this.dir, 'temporal.db');
+  readonly adminToken = `admin-${Math.random().toString(36).slice(2)}-token-xyz`;
+  temporalPort = 0;
+  temporalAddress = '';
+  devServer: RunningDevServer | null = null;
+  connection: Connection | null = null;
+  client!: Client;
+  emulator!: Emulator;
+  store!: Store;
+  emulatorUrl = '';
+  apiKey = '';
+  service!: ServiceClient;
+  sandbox!: SandboxClient;
+  ingress: RunningIngress | null = null;
+  ingressUrl = '';
+  webhookSecret = '';
+  subscriptionId = '';
+  worker: WorkerProcess | null = null;
+  workerStarts = 0;
+  private ledger: EmbeddedLedger | null = null;
+
+  constructor(readonly options: ProcessStackOptions = {}) {}
+
+  static async start(options: ProcessStackOptions = {}): Promise<ProcessStack> {
+    const stack = new ProcessStack(options);
+    try {
+      stack.temporalPort = await freePort();
+      await stack.startTemporal();
+      stack.connection = await Connection.connect({ address: stack.temporalAddress });
+      stack.client = new Client({ connection: stack.connection });
+      await stack.startEmulator();
+      await stack.startIngress();
+      await stack.startWorker();
+    } catch (error) {
+      await stack.stop();
+      throw error;
+    }
+    return stack;
+  }
+
+  // ---- Temporal dev server (a process; restartable on the same port and SQLite file) ----------------
+
+  async startTemporal(): Promise<void> {
+    this.devServer = await startDevServer({
+      dbFile: this.temporalDb,
+      port: this.temporalPort,
+      uiPort: await freePort(),
+      namespace: 'default',
+      logger: this.logs.logger('temporal-dev-server', 'warn'),
+    });
+    this.temporalAddress = this.devServer.address;
+  }
+
+  async stopTemporal(): Promise<void> {
+    await this.devServer?.stop();
+    this.devServer = null;
+  }
+
+  // ---- emulator (in process) ---------------------------------------------------------------------------
+
+  private async startEmulator(): Promise<void> {
+    this.store = new Store({ dbPath: path.join(this.dir, 'emulator.db') });
+    const demo = seedDemo(this.store);
+    this.apiKey = demo.apiKey;
+    this.emulator = createEmulator({
+      store: this.store,
+      adminToken: this.adminToken,
+      logger: this.logs.logger('emulator'),
+      dispatcher: (store) =>
+        new DirectHttpDispatcher({ store, backoffMs: this.options.backoffMs ?? [200, 400, 800, 1_600] }),
+    });
+    this.emulatorUrl = await this.emulator.app.listen({ host: '127.0.0.1', port: 0 });
+    this.service = new ServiceClient({
+      baseUrl: this.emulatorUrl,
+      apiKey: this.apiKey,
+      timeoutMs: 20_000,
+      logger: this.logs.logger('test-service-client'),
+    });
+    this.sandbox = new SandboxClient({ baseUrl: this.emulatorUrl, apiKey: this.apiKey });
+  }
+
+  // ---- ingress (in process, signals through the test's Temporal client) ------------------------------
+
+  private async startIngress(): Promise<void> {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/webhooks/service`;
+    const subscription = await this.service.createWebhook({ url });
+    if (!subscription.secret) throw new Error('unsigned subscription');
+    this.webhookSecret = subscription.secret;
+    this.subscriptionId = subscription.id;
+    this.ingress = await startIngress({
+      host: '127.0.0.1',
+      port,
+      temporal: { client: this.client },
+      taskQueue: this.taskQueue,
+      webhookSecrets: [this.webhookSecret],
+      ...(this.options.commandApiKey ? { commandApiKey: this.options.commandApiKey } : {}),
+      ...(this.options.signalTimeoutMs ? { signalTimeoutMs: this.options.signalTimeoutMs } : {}),
+      logger: this.logs.logger('ingress'),
+    });
+    this.ingressUrl = this.ingress.address;
+  }
+
+  // ---- worker (`node bin/booksync.js worker`, its own process group) ---------------------------------
+
+  workerEnvironment(metricsPort: number): Record<string, string> {
+    return {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...(process.env.TEMPORAL_CLI_PATH ? { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH } : {}),
+      BOOKSYNC_DATA_DIR: this.dir,
+      TEMPORAL_ADDRESS: this.temporalAddress,
+      TEMPORAL_TASK_QUEUE: this.taskQueue,
+      SERVICE_BASE_URL: this.emulatorUrl,
+      SERVICE_API_KEY: this.apiKey,
+      LEDGER_DB: this.ledgerPath,
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
+      ...this.options.workerEnv,
+    };
+  }
+
+  /** Starts a worker process and waits until its /readyz answers 200 (workflow bundle built, polling). */
+  async startWorker(timeoutMs = 180_000): Promise<WorkerProcess> {
+    const metricsPort = await freePort();
+    const n = ++this.workerStarts;
+    const child = spawn(process.execPath, [bin, 'worker'], {
+      cwd: root,
+      env: this.workerEnvironment(metricsPort),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout?.pipe(this.logs.stream(`worker#${n}`));
+    child.stderr?.pipe(this.logs.stream(`worker#${n}:stderr`));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const worker: WorkerProcess = { child, exited, healthUrl: `http://127.0.0.1:${metricsPort}` };
+    this.worker = worker;
+    let gone = false;
+    void exited.then(() => {
+      gone = true;
+    });
+    await waitFor(
+      `worker #${n} ready`,
+      async () => {
+        if (gone) throw new Error(`worker #${n} exited with ${child.exitCode}:\n${this.tail(`worker#${n}`)}`);
+        const response = await fetch(`${worker.healthUrl}/readyz`).catch(() => null);
+        return response?.status === 200;
+      },
+      timeoutMs,
+      250,
+    ).catch((error) => {
+      if (gone) throw error;
+      throw new Error(`${String(error)}\n${this.tail(`worker#${n}`)}`);
+    });
+    return worker;
+  }
+
+  /** SIGKILL to the worker's process group: no drain, no goodbye, activities cut mid-flight. */
+  async killWorker(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const worker = this.worker;
+    if (!worker || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+    try {
+      process.kill(-(worker.child.pid as number), signal);
+    } catch {
+      // already gone
+    }
+    await worker.exited;
+    this.worker = null;
+  }
+
+  tail(source: string, n = 30): string {
+    return this.logs.lines
+      .filter((l) => l.startsWith(`${source} `))
+      .slice(-n)
+      .join('\n');
+  }
+
+  /** `node bin/booksync.js <args>` against this stack; resolves with the exit code and output. */
+  runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 300_000) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, ...args], {
+        cwd: root,
+        env: { ...this.workerEnvironment(0), LOG_LEVEL: 'warn', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (c: Buffer) => {
+        stdout += c.toString();
+      });
+      child.stderr?.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-(child.pid as number), 'SIGKILL');
+        } catch {}
+        reject(new Error(`booksync ${args.join(' ')} timed out:\n${stdout}\n${stderr}`));
+      }, timeoutMs);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        this.logs.lines.push(...`${stdout}\n${stderr}`.split('\n').map((l) => `cli ${l}`));
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  // ---- reading the world -------------------------------------------------------------------------------
+
+  async events(): Promise<SandboxEvent[]> {
+    const all: SandboxEvent[] = [];
+    for (let page = 1; ; page++) {
+      const response = await fetch(`${this.emulatorUrl}/sandbox/events?page=${page}&pageSize=100`, {
+        headers: { authorization: `Bearer ${this.apiKey}` },
+      });
+      const { events, totalResults } = (await response.json()) as {
+        events: SandboxEvent[];
+        totalResults: number;
+      };
+      all.push(...events);
+      if (events.length === 0 || all.length >= totalResults) return all;
+    }
+  }
+
+  /** The ledger file the worker writes, opened read-side in the test process. */
+  books(): Promise<BooksSnapshot> {
+    this.ledger ??= EmbeddedLedger.open({ path: this.ledgerPath });
+    const ledger = this.ledger;
+    return (async () => {
+      const balances: Partial<Record<AccountName, number>> = {};
+      for (const b of await ledger.balances()) balances[b.account] = b.balanceCents;
+      return snapshotOf(await ledger.allEntries(), balances);
+    })();
+  }
+
+  async entryCount(): Promise<number> {
+    return Object.keys((await this.books()).entries).length;
+  }
+
+  /** The workflows the emulator's events route to. */
+  async workflowIds(): Promise<string[]> {
+    const log = await this.events();
+    return [
+      ...new Set(
+        log.flatMap((e) => routeEvent(e.event.category, e.event.associated_object_id)?.workflowId ?? []),
+      ),
+    ];
+  }
+
+  /** How many of `ids` have an activity or a workflow task under way right now. */
+  async busyWorkflows(ids: readonly string[]): Promise<number> {
+    let busy = 0;
+    for (let i = 0; i < ids.length; i += 20) {
+      const described = await Promise.all(
+        ids.slice(i, i + 20).map((id) =>
+          this.client.workflow
+            .getHandle(id)
+            .describe()
+            .catch((error) => {
+              if (error instanceof WorkflowNotFoundError) return null;
+              throw error;
+            }),
+        ),
+      );
+      for (const d of described) {
+        if (!d || d.status.name !== 'RUNNING') continue;
+        if ((d.raw.pendingActivities ?? []).length > 0 || d.raw.pendingWorkflowTask) busy++;
+      }
+    }
+    return busy;
+  }
+
+  /**
+   * Waits until every event was acknowledged by the ingress (or, with `allowUndelivered`, spent its
+   * attempts) and no routed workflow has work under way.
+   */
+  async waitForQuiet(timeoutMs = 300_000, options: { allowUndelivered?: boolean } = {}): Promise<void> {
+    await waitFor(
+      'deliveries settled and workflows idle',
+      async () => {
+        const log = await this.events();
+        for (const entry of log) {
+          const mine = entry.attempts.filter((a) => a.subscriptionId === this.subscriptionId);
+          const acked = mine.some((a) => a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300);
+          if (acked) continue;
+          if (options.allowUndelivered && mine.length >= 5) continue;
+          return false;
+        }
+        const ids = [
+          ...new Set(
+            log.flatMap(
+              (e) => routeEvent(e.event.category, e.event.associated_object_id)?.workflowId ?? [],
+            ),
+          ),
+        ];
+        return (await this.busyWorkflows(ids)) === 0;
+      },
+      timeoutMs,
+      1_000,
+    );
+  }
+
+  // ---- stopping ----------------------------------------------------------------------------------------
+
+  async stop(): Promise<void> {
+    const attempt = async (what: () => Promise<unknown> | unknown) => {
+      try {
+        await what();
+      } catch {
+        // keep stopping the rest
+      }
+    };
+    await attempt(() => this.ingress?.close());
+    await attempt(() => this.killWorker('SIGKILL'));
+    await attempt(async () => {
+      const dispatcher = this.emulator?.dispatcher;
+      if (dispatcher instanceof DirectHttpDispatcher) {
+        await Promise.race([dispatcher.idle(), sleep(5_000)]);
+      }
+    });
+    await attempt(() => this.emulator?.app.close());
+    await attempt(() => this.store?.close());
+    await attempt(() => this.ledger?.close());
+    await attempt(() => this.connection?.close());
+    await attempt(() => this.stopTemporal());
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
