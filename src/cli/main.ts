@@ -4,9 +4,11 @@ import { createLogger } from '../logging/logger.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
 import { demoCommand } from './commands/demo.js';
+import { depositCommand } from './commands/deposit.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { ingressCommand } from './commands/ingress.js';
 import { ledgerCommand } from './commands/ledger.js';
+import { linkCommand } from './commands/link.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { startCommand } from './commands/start.js';
@@ -21,6 +23,8 @@ const commands: Record<string, Command> = {
   reconcile: reconcileCommand,
   demo: demoCommand,
   reconcile: reconcileCommand,
+  deposit: depositCommand,
+  link: linkCommand,
 };
 
 function help(): string {

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import type { Settings } from '../config/settings.js';
+import { readEmbeddedCommandApiKey } from '../runtime/command-api-key.js';
+import { CommandError } from './command.js';
+
+// What `booksync deposit` and `booksync link` share: where the command API is, its key, one HTTP call with
+// a clear one-line error, and argument parsing validated with zod.
+
+export interface CommandApiTarget {
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** INGRESS_PUBLIC_URL (or INGRESS_HOST:INGRESS_PORT) and COMMAND_API_KEY, else the embedded stack's stored key. */
+export function commandApiTarget(settings: Settings): CommandApiTarget {
+  const host = settings.INGRESS_HOST === '0.0.0.0' ? '127.0.0.1' : settings.INGRESS_HOST;
+  const baseUrl = (settings.INGRESS_PUBLIC_URL ?? `http://${host}:${settings.INGRESS_PORT}`).replace(
+    /\/$/,
+    '',
+  );
+  const apiKey =
+    settings.COMMAND_API_KEY ?? readEmbeddedCommandApiKey(path.resolve(settings.BOOKSYNC_DATA_DIR));
+  if (!apiKey) {
+    throw new CommandError(
+      `COMMAND_API_KEY: not set, and no embedded-credentials.json with a command API key in ${settings.BOOKSYNC_DATA_DIR} (run 'booksync start' first, or set it)`,
+    );
+  }
+  return { baseUrl, apiKey };
+}
+
+export async function callCommandApi(
+  target: CommandApiTarget,
+  method: 'GET' | 'POST',
+  route: string,
+  body?: unknown,
+  idempotencyKey?: string,
+): Promise<unknown> {
+  const headers: Record<string, string> = { authorization: `Bearer ${target.apiKey}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method === 'POST') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
+  let response: Response;
+  try {
+    response = await fetch(`${target.baseUrl}${route}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    const reason =
+      error instanceof Error
+        ? error.cause instanceof Error
+          ? error.cause.message
+          : error.message
+        : String(error);
+    throw new CommandError(`cannot reach the command API at ${target.baseUrl}: ${reason}`);
+  }
+  const text = await response.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON: reported as text below.
+  }
+  if (!response.ok) {
+    const error = json as { error?: unknown; code?: unknown } | null;
+    const message =
+      typeof error?.error === 'string' ? error.error : text.slice(0, 200) || response.statusText;
+    const code = typeof error?.code === 'string' ? ` (${error.code})` : '';
+    throw new CommandError(`command API answered ${response.status}: ${message}${code}`);
+  }
+  return json;
+}
+
+export const cents = z
+  .string()
+  .regex(/^[1-9]\d*$/, 'a whole number of cents, at least 1')
+  .transform(Number)
+  .refine(Number.isSafeInteger, 'too large');
+export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD');
+export const objectId = z
+  .string()
+  .regex(/^[^\s/#,;]{1,200}$/, 'an id without whitespace, "/", "#", "," or ";"');
+
+type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+/** Parses `args` (subcommand first) strictly; a problem becomes one CommandError line naming the usage. */
+export function parseCommandArgs(
+  args: string[],
+  options: Options,
+  usage: string,
+): { positionals: string[]; values: Record<string, string | boolean | undefined> } {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { ...options, 'idempotency-key': { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return {
+      positionals: parsed.positionals,
+      values: parsed.values as Record<string, string | boolean | undefined>,
+    };
+  } catch (error) {
+    throw new CommandError(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+  }
+}
+
+/** zod parse of one argument, with the argument's name in the one-line error. */
+export function argument<T extends z.ZodType>(schema: T, value: unknown, name: string): z.infer<T> {
+  if (value === undefined) throw new CommandError(`${name}: required`);
+  const result = schema.safeParse(value);
+  if (!result.success) throw new CommandError(`${name}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}

@@ -1,0 +1,155 @@
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIngress, type IngressApp } from '../../src/ingress/server.js';
+import { newDeposit, newLink } from '../emulator/harness.js';
+import { secretA } from '../ingress/harness.js';
+import { eventually, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
+import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+
+// `booksync deposit` and `booksync link` as a person runs them: the CLI process against a listening command
+// API, a worker with the real activities on a dev server, the emulator over HTTP.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const apiKey = 'cli-test-command-key-0123456789';
+let env: TestWorkflowEnvironment;
+let world: SyncWorld;
+let ingress: IngressApp;
+let worker: Worker;
+let running: Promise<void>;
+let baseUrl: string;
+
+beforeAll(async () => {
+  let bundle: { codePath: string };
+  [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
+  const taskQueue = uniqueTaskQueue('cli');
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: world.activities,
+  });
+  running = worker.run();
+  ingress = createIngress({
+    temporalClient: env.client,
+    taskQueue,
+    webhookSecrets: [secretA],
+    commandApiKey: apiKey,
+  });
+  await ingress.listen({ host: '127.0.0.1', port: 0 });
+  baseUrl = `http://127.0.0.1:${(ingress.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await ingress?.close();
+  worker?.shutdown();
+  await running;
+  await world?.close();
+  await env?.teardown();
+});
+
+function booksync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        LOG_LEVEL: 'silent',
+        BOOKSYNC_DATA_DIR: '/nonexistent-booksync-data',
+        INGRESS_PUBLIC_URL: baseUrl,
+        COMMAND_API_KEY: apiKey,
+        ...env,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('booksync deposit / link CLI', () => {
+  it('records a payment and a memo, applies a deposit, and shows the link', async () => {
+    const link = await newLink(world.emulator.api, 5000);
+    const deposit = await newDeposit(world.emulator.api, 1000);
+    const paid = await booksync([
+      'link',
+      'record-payment',
+      link.id,
+      '--amount',
+      '1500',
+      '--paid-at',
+      '2026-03-03',
+      '--reference',
+      'chk-1001',
+    ]);
+    expect(paid.stderr).toBe('');
+    expect(paid.code).toBe(0);
+    expect(JSON.parse(paid.stdout)).toMatchObject({ workflowId: `payment-link-${link.id}` });
+    expect(
+      (await booksync(['link', 'debit-memo', link.id, '--amount', '250', '--description', 'Late fee'])).code,
+    ).toBe(0);
+    expect((await booksync(['deposit', 'apply', deposit.id, link.id, '--amount', '1000'])).code).toBe(0);
+
+    const view = await eventually(async () => {
+      const shown = await booksync(['link', 'show', link.id]);
+      if (shown.code !== 0) return undefined;
+      const parsed = JSON.parse(shown.stdout);
+      return parsed.commands.length === 2 && parsed.debitMemos.length === 1 ? parsed : undefined;
+    }, 60_000);
+    expect(
+      view.externalPayments.map((p: { externalReferenceId: string | null }) => p.externalReferenceId).sort(),
+    ).toEqual(expect.arrayContaining(['chk-1001']));
+    const depositView = await eventually(async () => {
+      const shown = await booksync(['deposit', 'show', deposit.id]);
+      const parsed = shown.code === 0 ? JSON.parse(shown.stdout) : null;
+      return parsed?.applications[0]?.status === 'APPLIED' ? parsed : undefined;
+    }, 60_000);
+    expect(depositView.applications[0]).toMatchObject({ amountCents: 1000 });
+    expect((await world.emulator.api('GET', `/paymentLink/${link.id}`)).body.completedAmountCents).toBe(2500);
+    await env.client.workflow.getHandle(`check-deposit-${deposit.id}`).terminate('test done');
+  }, 240_000);
+
+  it('refuses bad arguments with one clear line and exit 1, before any request', async () => {
+    for (const [args, message] of [
+      [['link', 'record-payment', 'pl_1', '--amount', '-5', '--paid-at', '2026-03-03'], /--amount/],
+      [['link', 'record-payment', 'pl_1', '--amount', '10.5', '--paid-at', '2026-03-03'], /--amount/],
+      [['link', 'record-payment', 'pl_1', '--amount', '100'], /--paid-at: required/],
+      [['link', 'debit-memo', 'pl_1', '--amount', '100'], /--description: required/],
+      [['deposit', 'apply', 'cd_1'], /paymentLinkId: required/],
+      [['link', 'frobnicate', 'pl_1'], /unknown subcommand/],
+    ] as const) {
+      const run = await booksync([...args]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr.trim().split('\n')[0]).toMatch(/^booksync: /);
+    }
+    const wrongKey = await booksync(['link', 'show', 'pl_1'], {
+      COMMAND_API_KEY: 'not-the-right-key-at-all',
+    });
+    expect(wrongKey).toMatchObject({ code: 1 });
+    expect(wrongKey.stderr.trim()).toBe(
+      'booksync: command API answered 401: unknown bearer key (unauthorized)',
+    );
+  });
+
+  it('prints usage for --help', async () => {
+    for (const command of ['deposit', 'link']) {
+      const help = await booksync([command, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`booksync ${command} <subcommand>`);
+    }
+  }, 120_000);
+});
