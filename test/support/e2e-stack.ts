@@ -167,7 +167,11 @@ export async function hledgerCheck(
   expected: Partial<Record<AccountName, number>> = {},
 ): Promise<{ journal: string; file: string; balanceReport: string }> {
   const entries = await ledger.allEntries();
-  const lastDate = entries.reduce((max, e) => (e.date > max ? e.date : max), '1970-01-01');
+  const lastDate =
+    entries
+      .map((e) => e.date)
+      .sort()
+      .at(-1) ?? '1970-01-01';
   const expectedAssertions: HledgerAssertion[] = Object.entries(expected).map(([account, cents]) => ({
     account: account as AccountName,
     date: lastDate,
