@@ -202,9 +202,14 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   setHandler(checkDepositViewQuery, () => view);
 
   let failures: CommandFailure[] = [];
+  /**
+   * NeedsAttention while a failure of this round or a refused application stands (a person decides what to
+   * do with it); LastError names the latest failure.
+   */
   const flag = () => {
     const last = failures.at(-1);
-    const next = last ? lastErrorValue(last) : null;
+    const refused = view.applications.some((a) => a.status === 'FAILED');
+    const next = last ? lastErrorValue(last) : refused ? view.lastError : null;
     if (next === view.lastError) return;
     view.lastError = next;
     upsertSearchAttributes(
