@@ -18,6 +18,10 @@ import { UnroutedEvents } from './unrouted-events.js';
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 export const DEFAULT_SIGNAL_TIMEOUT_MS = 5_000;
 export const DEFAULT_READINESS_TIMEOUT_MS = 2_000;
+/** A whole request (headers and body) must arrive within this; a slow-loris sender is cut off. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+/** A socket idle this long is closed. */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 60_000;
 
 export interface IngressOptions {
   /** Client on the namespace the workflows run in. The ingress never closes it. */
@@ -34,6 +38,13 @@ export interface IngressOptions {
   bodyLimitBytes?: number;
   /** Upper bound on one signalWithStart, client retries included. Default 5 s (the sender waits 10 s, D32). */
   signalTimeoutMs?: number;
+  /**
+   * Time to receive a whole request, headers and body. Default 15 s (a delivery is small and its sender gives
+   * up after 10 s). Node enforces it on its connection check, every 30 s, so a cut can come up to 30 s late.
+   */
+  requestTimeoutMs?: number;
+  /** Idle socket timeout. Default 60 s. */
+  connectionTimeoutMs?: number;
   /** Bound on the default readiness probe. Default 2 s. */
   readinessTimeoutMs?: number;
   /** Replaces the default readiness probe (Temporal getSystemInfo); throw when not ready. */
@@ -74,6 +85,8 @@ export function createIngress(options: IngressOptions): IngressApp {
   const app = Fastify({
     loggerInstance: options.logger ?? silentLogger,
     bodyLimit: bodyLimitBytes,
+    requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    connectionTimeout: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
   });
 
   app.setErrorHandler((error, request, reply) => {
