@@ -1,5 +1,6 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
   condition,
   continueAsNew,
   defineQuery,
@@ -45,7 +46,9 @@ export type BillPaymentSyncState =
   | 'PAID'
   | 'RETURNED'
   | 'CANCELLED'
-  | 'FAILED';
+  | 'FAILED'
+  /** The service does not know the id (a check event of an unknown bill payment): flagged, then closed. */
+  | 'NOT_FOUND';
 
 const terminalStates: readonly BillPaymentSyncState[] = ['PAID', 'RETURNED', 'CANCELLED', 'FAILED'];
 
@@ -159,6 +162,7 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
   const seen = new SeenEvents(input.seenEventIds);
   const reported = new Set<OverdueCheckKind>(input.overdueReported ?? []);
   let pending: ServiceEventSignal[] = [];
+  let notFound = false;
   const view: BillPaymentView = {
     billPaymentId: input.billPaymentId,
     state: 'SYNCING',
@@ -227,6 +231,7 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       view.lastError = error.cause?.message ?? error.message;
+      notFound = error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError';
       upsertSearchAttributes([
         { key: NeedsAttention, value: true },
         { key: LastError, value: view.lastError.slice(0, 200) },
@@ -300,6 +305,14 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     pending = [];
     const result = await sync(events);
     if (result === null) {
+      if (notFound && view.lastSync === null && pending.length === 0) {
+        // Nothing to book for an id the service does not know; the run stays listed (NeedsAttention).
+        view.state = 'NOT_FOUND';
+        view.closedAt = new Date().toISOString();
+        publish();
+        log.warn('bill payment unknown to the service', { billPaymentId: input.billPaymentId });
+        return view;
+      }
       // Without a fresh state, still flag a check whose window ended (from the last known state).
       await evaluate();
       if (view.lastSync === null) publish();

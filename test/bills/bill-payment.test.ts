@@ -260,6 +260,30 @@ it('a check past its delivery window is flagged NeedsAttention, listed by the We
   await handle.terminate('test done');
 });
 
+it('a check event of a bill payment the service does not know is recorded and flagged, not dropped', async () => {
+  const billPaymentId = `bp_unknown_${Date.now()}`;
+  const handle = await stack.env.client.workflow.signalWithStart('billPayment', {
+    workflowId: `bill-payment-${billPaymentId}`,
+    taskQueue: stack.taskQueue,
+    args: [{ billPaymentId }],
+    signal: 'serviceEvent',
+    signalArgs: [
+      {
+        eventId: `evt-${billPaymentId}`,
+        category: 'check.sent',
+        objectType: 'check',
+        objectId: billPaymentId,
+        createdAt: '',
+      },
+    ],
+  });
+  const closed = (await handle.result()) as BillPaymentView;
+  expect(closed.state).toBe('NOT_FOUND');
+  expect(closed.lastError).toMatch(/404|not found/i);
+  const attributes = (await handle.describe()).searchAttributes;
+  expect(attributes).toMatchObject({ NeedsAttention: [true], SyncState: ['NOT_FOUND'] });
+});
+
 describe('events with nothing to book are recorded, not dropped', () => {
   it('charge_authorization.authorized / .deleted: a chargeAuthorization run holding the fetched state', async () => {
     const customer = await stack.service.createCustomer({
