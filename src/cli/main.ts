@@ -10,7 +10,6 @@ import { ingressCommand } from './commands/ingress.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { linkCommand } from './commands/link.js';
 import { reconcileCommand } from './commands/reconcile.js';
-import { reconcileCommand } from './commands/reconcile.js';
 import { startCommand } from './commands/start.js';
 import { workerCommand } from './commands/worker.js';
 
@@ -20,7 +19,6 @@ const commands: Record<string, Command> = {
   ingress: ingressCommand,
   emulator: emulatorCommand,
   ledger: ledgerCommand,
-  reconcile: reconcileCommand,
   demo: demoCommand,
   reconcile: reconcileCommand,
   deposit: depositCommand,

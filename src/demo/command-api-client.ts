@@ -1,42 +1,18 @@
-import { randomUUID } from 'node:crypto';
+import { type CommandApiTarget, callCommandApi } from '../cli/command-api-client.js';
 
 /**
- * The business's commands to booksync (the ingress's command API): what a person does through booksync
- * rather than through the service, so the books follow at once. One Idempotency-Key per call makes a
- * retried command harmless.
+ * The business's commands to booksync (the ingress's command API), typed for the demo: what a person does
+ * through booksync rather than through the service, so the books follow at once. Each call gets its own
+ * Idempotency-Key (callCommandApi), so a retried command is harmless.
  */
 export class CommandApiClient {
-  readonly #baseUrl: string;
-  readonly #apiKey: string;
+  constructor(private readonly target: CommandApiTarget) {}
 
-  constructor(options: { baseUrl: string; apiKey: string }) {
-    this.#baseUrl = options.baseUrl.replace(/\/$/, '');
-    this.#apiKey = options.apiKey;
-  }
-
-  async #post(path: string, body: unknown = {}): Promise<{ workflowId: string; commandId: string }> {
-    const response = await fetch(`${this.#baseUrl}${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${this.#apiKey}`,
-        'content-type': 'application/json',
-        'idempotency-key': randomUUID(),
-      },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await response.text();
-    if (!response.ok) {
-      const error = (() => {
-        try {
-          return (JSON.parse(text) as { error?: string }).error;
-        } catch {
-          return text;
-        }
-      })();
-      throw new Error(`command ${path} refused (${response.status}): ${error}`);
-    }
-    return JSON.parse(text) as { workflowId: string; commandId: string };
+  #post(route: string, body: unknown) {
+    return callCommandApi(this.target, 'POST', route, body) as Promise<{
+      workflowId: string;
+      commandId: string;
+    }>;
   }
 
   applyCheckDeposit(checkDepositId: string, paymentLinkId: string, amountCents?: number) {

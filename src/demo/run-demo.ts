@@ -1,5 +1,6 @@
 import type { LedgerPort } from '../accounting/ledger-port.js';
 import { trialBalanceText } from '../accounting/trial-balance-text.js';
+import type { CommandApiTarget } from '../cli/command-api-client.js';
 import { SandboxClient } from '../emulator/sandbox-client.js';
 import { ServiceClient } from '../service/client.js';
 import { runBusinessDay } from './business-day.js';
@@ -8,8 +9,7 @@ import { CommandApiClient } from './command-api-client.js';
 export interface DemoTargets {
   serviceBaseUrl: string;
   serviceApiKey: string;
-  ingressUrl: string;
-  commandApiKey: string;
+  commands: CommandApiTarget;
   ledger: LedgerPort;
   /** Where to point people; null when Temporal runs elsewhere without a known UI. */
   temporalUiUrl: string | null;
@@ -25,7 +25,7 @@ export async function runDemo(targets: DemoTargets): Promise<void> {
   const day = await runBusinessDay({
     service: new ServiceClient({ baseUrl: targets.serviceBaseUrl, apiKey: targets.serviceApiKey }),
     sandbox: new SandboxClient({ baseUrl: targets.serviceBaseUrl, apiKey: targets.serviceApiKey }),
-    commands: new CommandApiClient({ baseUrl: targets.ingressUrl, apiKey: targets.commandApiKey }),
+    commands: new CommandApiClient(targets.commands),
     ledger: targets.ledger,
     progress: out,
   });

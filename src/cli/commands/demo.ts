@@ -4,7 +4,9 @@ import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
 import type { LedgerPort } from '../../accounting/ledger-port.js';
 import type { Settings } from '../../config/settings.js';
 import { runDemo } from '../../demo/run-demo.js';
+import { embeddedCredentialsPath } from '../../runtime/command-api-key.js';
 import { type Command, CommandError } from '../command.js';
+import { commandApiTarget } from '../command-api-client.js';
 
 export const demoCommand: Command = {
   summary: "drive a small business's day through the emulator and watch it reach the books",
@@ -27,22 +29,21 @@ to see each flow in the Temporal UI. 'booksync start' runs it by itself on a fre
 
 /** The demo against the booksync that the settings describe (the embedded one: keys from the data folder). */
 export async function runDemoAgainst(settings: Settings, ledger: LedgerPort, out: (line: string) => void) {
-  const credentialsFile = path.join(settings.BOOKSYNC_DATA_DIR, 'embedded-credentials.json');
-  const embedded = existsSync(credentialsFile)
-    ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { apiKey?: string; commandApiKey?: string })
-    : {};
-  const serviceApiKey = settings.SERVICE_API_KEY ?? embedded.apiKey;
-  const commandApiKey = settings.COMMAND_API_KEY ?? embedded.commandApiKey;
-  if (!serviceApiKey || !commandApiKey) {
+  const credentialsFile = embeddedCredentialsPath(path.resolve(settings.BOOKSYNC_DATA_DIR));
+  const serviceApiKey =
+    settings.SERVICE_API_KEY ??
+    (existsSync(credentialsFile)
+      ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { apiKey?: string }).apiKey
+      : undefined);
+  if (!serviceApiKey) {
     throw new CommandError(
-      "no demo keys: start booksync first ('npm start'), or set SERVICE_API_KEY and COMMAND_API_KEY",
+      "SERVICE_API_KEY: not set, and no embedded emulator key (start booksync first: 'npm start')",
     );
   }
   await runDemo({
     serviceBaseUrl: settings.SERVICE_BASE_URL ?? `http://${settings.EMULATOR_HOST}:${settings.EMULATOR_PORT}`,
     serviceApiKey,
-    ingressUrl: settings.INGRESS_PUBLIC_URL ?? `http://${settings.INGRESS_HOST}:${settings.INGRESS_PORT}`,
-    commandApiKey,
+    commands: commandApiTarget(settings),
     ledger,
     temporalUiUrl: settings.TEMPORAL_ADDRESS ? null : `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`,
     namespace: settings.TEMPORAL_NAMESPACE,
