@@ -3,6 +3,12 @@
 export interface SyncDisbursementInput {
   disbursementId: string;
   eventIds: string[];
+  /**
+   * When the payout was batched, to the millisecond: the createdAt of its disbursement.pending event, when the
+   * workflow saw one. Disbursement.createdAt is only a date, so without it a refund made the same day cannot
+   * be placed before or after the batch.
+   */
+  batchedAt?: string;
 }
 
 export interface DisbursementSyncResult {

@@ -13,6 +13,7 @@ export function createDisbursementActivities(deps: ActivityDependencies): Disbur
     async syncDisbursement({
       disbursementId,
       eventIds,
+      batchedAt,
     }: SyncDisbursementInput): Promise<DisbursementSyncResult> {
       return translatingFailures(async () => {
         const log = activityLogger(deps, { disbursementId, eventIds });
@@ -28,18 +29,30 @@ export function createDisbursementActivities(deps: ActivityDependencies): Disbur
           },
         );
 
-        // The payout is what its payments left at the service: gross, less the absorbed fee and live refunds.
+        // The payout is what its payments left at the service when it was batched: gross, less the absorbed
+        // fee and the refunds made before the batch (D22). Refunds made after it lower a later payout.
+        const batchedOn = disbursement.createdAt ?? '9999-12-31';
+        const batchedAtMs = batchedAt ? Date.parse(batchedAt) : Number.NaN;
         let expected = 0;
+        let sameDayUnplaced = 0;
         for (const paymentId of disbursement.paymentIds) {
           const payment = await deps.service.getPayment(paymentId);
-          // Refunds made after the batch lower the clearing balance later, not this payout.
-          const batchedOn = disbursement.createdAt ?? '9999-12-31';
-          const refunded = payment.refunds
-            .filter((r) => !r.voided && r.refundDate.slice(0, 10) <= batchedOn)
-            .reduce((sum, r) => sum + r.amountCents, 0);
+          let refunded = 0;
+          for (const refund of payment.refunds) {
+            if (refund.voided) continue;
+            const day = refund.refundDate.slice(0, 10);
+            if (day < batchedOn) refunded += refund.amountCents;
+            else if (day === batchedOn) {
+              if (Number.isNaN(batchedAtMs)) sameDayUnplaced += refund.amountCents;
+              else if (Date.parse(refund.refundDate) <= batchedAtMs) refunded += refund.amountCents;
+            }
+          }
           expected += payment.amountInCents - payment.platformFeeInCents - refunded;
         }
-        const amountMatchesPayments = expected === disbursement.amountInCents;
+        // Without the batch time, a refund of the batch day may fall on either side of it: both readings count.
+        const amountMatchesPayments =
+          expected === disbursement.amountInCents ||
+          (sameDayUnplaced > 0 && expected - sameDayUnplaced === disbursement.amountInCents);
         if (!amountMatchesPayments) {
           log.warn(
             { amountInCents: disbursement.amountInCents, expectedCents: expected },

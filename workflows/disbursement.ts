@@ -62,8 +62,13 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
     lastError: null,
     syncs: 0,
   };
+  /** The batch time, from the disbursement.pending event (the Disbursement itself only has a date). */
+  let batchedAt: string | undefined;
   setHandler(serviceEventSignal, (event) => {
-    if (seen.add(event.eventId)) pending.push(event);
+    if (!seen.add(event.eventId)) return;
+    if (event.category === 'disbursement.pending' && event.createdAt && !batchedAt)
+      batchedAt = event.createdAt;
+    pending.push(event);
   });
   setHandler(disbursementViewQuery, () => view);
 
@@ -76,6 +81,7 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
       result = await syncDisbursement({
         disbursementId: input.disbursementId,
         eventIds: events.map((e) => e.eventId),
+        ...(batchedAt ? { batchedAt } : {}),
       });
     } catch (error) {
       // A failure retrying cannot fix: visible in the UI, and the next event or poll tries again.

@@ -2,6 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import type { Payment } from '../../src/service/schemas/index.js';
+import { disbursementViewQuery } from '../../workflows/disbursement.js';
 import { achReturnWindowDays, type PaymentView, paymentViewQuery } from '../../workflows/payment.js';
 import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startTimeSkipping } from '../support/temporal.js';
@@ -189,5 +190,44 @@ describe('payment workflow, real activities, time skipping', () => {
     expect((await stack.books()).balanced).toBe(true);
     await stack.hledgerCheck();
     await env.client.workflow.getHandle(achWorkflow).terminate('test over');
+  });
+
+  it('books a payout and finds its amount matches its payments when one of them is refunded after the batch on the same day', async () => {
+    await stack.alignClock();
+    const invoice = await link('TS card paid out, refunded after the batch', 200_00);
+    const payment = await stack.pay(invoice.id, 'Card');
+    await closedView(await announce('payment.made', payment));
+    await stack.settle(payment.id);
+    const disbursement = await stack.batchDisbursement();
+    expect(disbursement.paymentIds).toContain(payment.id);
+    // Later the same day: a refund of a payment the payout already took. It lowers a later payout, not this one.
+    const refund = (await stack.refund(payment.id, 30_00)).refunds.at(-1)!;
+    expect(refund.refundDate.slice(0, 10)).toBe(disbursement.createdAt);
+    await announce('payment.refunded', payment);
+    await stack.succeedDisbursement(disbursement.id);
+
+    const signal = async (category: string) => {
+      const event = (await stack.events()).find(
+        (e) => e.event.category === category && e.event.associated_object_id === disbursement.id,
+      )!.event;
+      return stack.signalEvent(event);
+    };
+    const workflowId = await signal('disbursement.pending');
+    await signal('disbursement.succeeded');
+    await stack.waitForWorkflow(workflowId, { closed: true });
+    const view = await env.client.workflow.getHandle(workflowId).query(disbursementViewQuery);
+    expect(view).toMatchObject({ state: 'PAID', amountInCents: disbursement.amountInCents, lastError: null });
+    expect(view.amountMatchesPayments).toBe(true);
+
+    const expected = new ExpectedBooks();
+    expected.disbursement(disbursement.id, disbursement.amountInCents, true);
+    const booked = new Map(
+      (await stack.ledger.entriesFor({ disbursementId: disbursement.id })).map((e) => [
+        e.key,
+        netLines(e.lines),
+      ]),
+    );
+    expect(booked).toEqual(expected.entries);
+    await stack.waitForQuiet();
   });
 });
