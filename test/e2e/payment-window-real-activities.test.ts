@@ -230,4 +230,48 @@ describe('payment workflow, real activities, time skipping', () => {
     expect(booked).toEqual(expected.entries);
     await stack.waitForQuiet();
   });
+
+  it('finds a payout the bank refused (no event, E5) on its daily look and reverses it, so the money is back in Processor Clearing', async () => {
+    await stack.alignClock();
+    const invoice = await link('TS card in a refused payout', 64_00);
+    const payment = await stack.pay(invoice.id, 'Card');
+    await closedView(await announce('payment.made', payment));
+    await stack.settle(payment.id);
+    const clearingBefore = await stack.ledger.balanceOf(Accounts.ProcessorClearing);
+    const disbursement = await stack.batchDisbursement();
+    const pending = (await stack.events()).find(
+      (e) => e.event.category === 'disbursement.pending' && e.event.associated_object_id === disbursement.id,
+    )!.event;
+    const workflowId = await stack.signalEvent(pending);
+    await stack.waitForBooks('payout pending', (b) => `disbursement-pending:${disbursement.id}` in b.entries);
+    expect(await stack.ledger.balanceOf(Accounts.ProcessorClearing)).toBe(
+      clearingBefore - disbursement.amountInCents,
+    );
+
+    const refused = await fetch(`${stack.emulatorUrl}/sandbox/disbursements/${disbursement.id}/fail`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}` },
+    });
+    expect(refused.status).toBe(200);
+    await stack.waitForQuiet();
+    expect((await env.client.workflow.getHandle(workflowId).query(disbursementViewQuery)).state).toBe(
+      'IN_TRANSIT',
+    );
+    await env.sleep('1 day');
+    await stack.waitForWorkflow(workflowId, { closed: true });
+    const view = await env.client.workflow.getHandle(workflowId).query(disbursementViewQuery);
+    expect(view).toMatchObject({ state: 'FAILED', serviceStatus: 'FAILED' });
+
+    const expected = new ExpectedBooks();
+    expected.disbursement(disbursement.id, disbursement.amountInCents, false);
+    expected.reverse(`disbursement-pending:${disbursement.id}`);
+    const booked = new Map(
+      (await stack.ledger.entriesFor({ disbursementId: disbursement.id })).map((e) => [
+        e.key,
+        netLines(e.lines),
+      ]),
+    );
+    expect(booked).toEqual(expected.entries);
+    expect(await stack.ledger.balanceOf(Accounts.ProcessorClearing)).toBe(clearingBefore);
+  });
 });
