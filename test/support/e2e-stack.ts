@@ -38,6 +38,10 @@ import { uniqueTaskQueue, workflowBundle } from './temporal.js';
 // webhook subscription pointing at the ingress), the ingress, booksync's worker on its own task queue and,
 // for 'temporal' dispatch, the emulator's webhook delivery worker. Nothing is mocked: webhooks go over HTTP,
 // signed; the worker's activities call the emulator over HTTP and write a ledger file.
+//
+// On a time-skipping server, move time only with env.sleep and wait with waitForWorkflow/waitForBooks: while a
+// client awaits handle.result(), the test server skips time even with a real activity in flight (measured:
+// about 10 years per result() of a card payment's run), which breaks any date shared with the emulator.
 
 export type DispatchMode =
   /** The emulator POSTs each event itself (DirectHttpDispatcher, short backoff). */
