@@ -58,7 +58,9 @@ describe('hostile input', () => {
   const emulatorDigest = (): Record<string, string> => {
     const db = stack.emulator.store.db;
     const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
       .all() as { name: string }[];
     return Object.fromEntries(
       tables.map(({ name }) => [
@@ -106,39 +108,135 @@ describe('hostile input', () => {
     const add = (name: string, send: () => ReturnType<typeof api>, status: number[]) =>
       cases.push({ name, send, status });
     for (const amount of [huge, '-100', '0', '12.5', '"100"', '1e400', 'null']) {
-      add(`create link, requestedAmountCents ${amount}`, () => api('POST', '/paymentLink', `{"name":"x","requestedAmountCents":${amount}}`), [400]);
-      add(`refund, amountCents ${amount}`, () => api('POST', `/payment/${paymentId}/refund`, `{"amountCents":${amount}}`), [400]);
+      add(
+        `create link, requestedAmountCents ${amount}`,
+        () => api('POST', '/paymentLink', `{"name":"x","requestedAmountCents":${amount}}`),
+        [400],
+      );
+      add(
+        `refund, amountCents ${amount}`,
+        () => api('POST', `/payment/${paymentId}/refund`, `{"amountCents":${amount}}`),
+        [400],
+      );
       add(
         `external payment, amountCents ${amount}`,
-        () => api('POST', `/paymentLink/${linkId}/externalPayment`, `{"amountCents":${amount},"paidAt":"2026-01-02"}`),
+        () =>
+          api(
+            'POST',
+            `/paymentLink/${linkId}/externalPayment`,
+            `{"amountCents":${amount},"paidAt":"2026-01-02"}`,
+          ),
         [400],
       );
     }
-    add('external payment, reference of 256 characters', () =>
-      api('POST', `/paymentLink/${linkId}/externalPayment`, JSON.stringify({ amountCents: 100, paidAt: '2026-01-02', externalReferenceId: 'r'.repeat(256) })), [400]);
-    add('debit memo, reference of 256 characters', () =>
-      api('POST', `/paymentLink/${linkId}/debitMemo`, JSON.stringify({ amountCents: 100, description: 'fee', externalReferenceId: 'r'.repeat(256) })), [400]);
-    add('external payment, impossible date', () =>
-      api('POST', `/paymentLink/${linkId}/externalPayment`, JSON.stringify({ amountCents: 100, paidAt: '2026-02-30' })), [400]);
-    add('fee passthrough 101%', () => api('POST', '/paymentLink', JSON.stringify({ name: 'x', requestedAmountCents: 100, feePassthroughPercent: 101 })), [400]);
-    add('unknown pay method (sandbox)', () => api('POST', `/sandbox/paymentLinks/${linkId}/pay`, JSON.stringify({ method: 'Bitcoin' })), [400]);
-    add('unknown fault kind (sandbox)', () => api('POST', '/sandbox/faults', JSON.stringify({ rate: 1, kinds: ['fire'] })), [400]);
-    add('webhook to a javascript: URL', () => api('POST', '/webhook', JSON.stringify({ url: 'javascript:alert(1)' })), [400]);
+    add(
+      'external payment, reference of 256 characters',
+      () =>
+        api(
+          'POST',
+          `/paymentLink/${linkId}/externalPayment`,
+          JSON.stringify({ amountCents: 100, paidAt: '2026-01-02', externalReferenceId: 'r'.repeat(256) }),
+        ),
+      [400],
+    );
+    add(
+      'debit memo, reference of 256 characters',
+      () =>
+        api(
+          'POST',
+          `/paymentLink/${linkId}/debitMemo`,
+          JSON.stringify({ amountCents: 100, description: 'fee', externalReferenceId: 'r'.repeat(256) }),
+        ),
+      [400],
+    );
+    add(
+      'external payment, impossible date',
+      () =>
+        api(
+          'POST',
+          `/paymentLink/${linkId}/externalPayment`,
+          JSON.stringify({ amountCents: 100, paidAt: '2026-02-30' }),
+        ),
+      [400],
+    );
+    add(
+      'fee passthrough 101%',
+      () =>
+        api(
+          'POST',
+          '/paymentLink',
+          JSON.stringify({ name: 'x', requestedAmountCents: 100, feePassthroughPercent: 101 }),
+        ),
+      [400],
+    );
+    add(
+      'unknown pay method (sandbox)',
+      () => api('POST', `/sandbox/paymentLinks/${linkId}/pay`, JSON.stringify({ method: 'Bitcoin' })),
+      [400],
+    );
+    add(
+      'unknown fault kind (sandbox)',
+      () => api('POST', '/sandbox/faults', JSON.stringify({ rate: 1, kinds: ['fire'] })),
+      [400],
+    );
+    add(
+      'webhook to a javascript: URL',
+      () => api('POST', '/webhook', JSON.stringify({ url: 'javascript:alert(1)' })),
+      [400],
+    );
     add('truncated JSON', () => api('POST', '/paymentLink', '{"name":"x","requestedAmountCents":10'), [400]);
     add('not JSON at all', () => api('POST', '/paymentLink', "'; DROP TABLE payment_links; --"), [400]);
-    add('NUL bytes in JSON', () => api('POST', '/paymentLink', '{"name":"x\u0000","requestedAmountCents":\u000010}'), [400]);
-    add('wrong content type', () => api('POST', '/paymentLink', 'name=x&requestedAmountCents=10', 'application/x-www-form-urlencoded'), [415]);
-    add('oversized body (2 MiB)', () => api('POST', '/paymentLink', JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024), requestedAmountCents: 10 })), [413]);
+    add(
+      'NUL bytes in JSON',
+      () => api('POST', '/paymentLink', '{"name":"x\u0000","requestedAmountCents":\u000010}'),
+      [400],
+    );
+    add(
+      'wrong content type',
+      () =>
+        api('POST', '/paymentLink', 'name=x&requestedAmountCents=10', 'application/x-www-form-urlencoded'),
+      [415],
+    );
+    add(
+      'oversized body (2 MiB)',
+      () =>
+        api(
+          'POST',
+          '/paymentLink',
+          JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024), requestedAmountCents: 10 }),
+        ),
+      [413],
+    );
     for (const evil of injections) {
       const segment = encodeURIComponent(evil);
-      add(`GET /paymentLink/${evil.slice(0, 20)}`, () => api('GET', `/paymentLink/${segment}`), [400, 404, 414]);
+      add(
+        `GET /paymentLink/${evil.slice(0, 20)}`,
+        () => api('GET', `/paymentLink/${segment}`),
+        [400, 404, 414],
+      );
       add(`GET /payment/${evil.slice(0, 20)}`, () => api('GET', `/payment/${segment}`), [400, 404, 414]);
-      add(`refund /payment/${evil.slice(0, 20)}`, () => api('POST', `/payment/${segment}/refund`, '{}'), [400, 404, 414]);
-      add(`archive /paymentLink/${evil.slice(0, 20)}`, () => api('POST', `/paymentLink/${segment}/archive`, '{}'), [400, 404, 414]);
-      add(`settle /sandbox/payments/${evil.slice(0, 20)}`, () => api('POST', `/sandbox/payments/${segment}/settle`), [400, 404, 414]);
+      add(
+        `refund /payment/${evil.slice(0, 20)}`,
+        () => api('POST', `/payment/${segment}/refund`, '{}'),
+        [400, 404, 414],
+      );
+      add(
+        `archive /paymentLink/${evil.slice(0, 20)}`,
+        () => api('POST', `/paymentLink/${segment}/archive`, '{}'),
+        [400, 404, 414],
+      );
+      add(
+        `settle /sandbox/payments/${evil.slice(0, 20)}`,
+        () => api('POST', `/sandbox/payments/${segment}/settle`),
+        [400, 404, 414],
+      );
     }
     add('raw path traversal', () => api('GET', '/paymentLink/../../../etc/passwd'), [400, 404]);
-    add('query injection in a list', () => api('GET', `/paymentLinks?page=${encodeURIComponent("1; DROP TABLE payments")}`), [400]);
+    add(
+      'query injection in a list',
+      () => api('GET', `/paymentLinks?page=${encodeURIComponent('1; DROP TABLE payments')}`),
+      [400],
+    );
     add('page size huge', () => api('GET', `/paymentLinks?pageSize=${huge}`), [400]);
 
     const outcomes: Record<string, number> = {};
@@ -174,25 +272,58 @@ describe('hostile input', () => {
     });
     const truncated = envelope.slice(0, 40);
     const cases: [string, () => ReturnType<typeof deliver>, number][] = [
-      ['signature over another body', () => deliver(envelope, signed(envelope.replace(paymentId, 'pay_other'))), 401],
-      ['garbage signature header', () => deliver(envelope, { 'content-type': 'application/json', 'service-signature': 'v1=zz,t=abc' }), 401],
-      ['empty v1', () => deliver(envelope, { 'content-type': 'application/json', 'service-signature': `t=${now()},v1=` }), 401],
-      ['t with huge value', () => deliver(envelope, { 'content-type': 'application/json', 'service-signature': `t=${huge}${huge},v1=${'0'.repeat(64)}` }), 401],
+      [
+        'signature over another body',
+        () => deliver(envelope, signed(envelope.replace(paymentId, 'pay_other'))),
+        401,
+      ],
+      [
+        'garbage signature header',
+        () => deliver(envelope, { 'content-type': 'application/json', 'service-signature': 'v1=zz,t=abc' }),
+        401,
+      ],
+      [
+        'empty v1',
+        () =>
+          deliver(envelope, { 'content-type': 'application/json', 'service-signature': `t=${now()},v1=` }),
+        401,
+      ],
+      [
+        't with huge value',
+        () =>
+          deliver(envelope, {
+            'content-type': 'application/json',
+            'service-signature': `t=${huge}${huge},v1=${'0'.repeat(64)}`,
+          }),
+        401,
+      ],
       ['replayed a day later', () => deliver(envelope, signed(envelope, now() - 86_400)), 401],
       ['dated a day ahead', () => deliver(envelope, signed(envelope, now() + 86_400)), 401],
       ['truncated body, validly signed', () => deliver(truncated, signed(truncated)), 400],
       ['not JSON, validly signed', () => deliver('<xml/>', signed('<xml/>')), 400],
       ['NUL bytes, validly signed', () => deliver('\u0000\u0000', signed('\u0000\u0000')), 400],
       ['JSON array, validly signed', () => deliver('[]', signed('[]')), 400],
-      ['envelope with an injected object id, validly signed', () => {
-        const body = envelope.replace(paymentId, "'; DROP TABLE entries; --");
-        return deliver(body, signed(body));
-      }, 400],
-      ['text/plain content type', () => deliver(envelope, { ...signed(envelope), 'content-type': 'text/plain' }), 415],
-      ['oversized (1 MiB), validly signed', () => {
-        const body = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
-        return deliver(body, signed(body));
-      }, 413],
+      [
+        'envelope with an injected object id, validly signed',
+        () => {
+          const body = envelope.replace(paymentId, "'; DROP TABLE entries; --");
+          return deliver(body, signed(body));
+        },
+        400,
+      ],
+      [
+        'text/plain content type',
+        () => deliver(envelope, { ...signed(envelope), 'content-type': 'text/plain' }),
+        415,
+      ],
+      [
+        'oversized (1 MiB), validly signed',
+        () => {
+          const body = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
+          return deliver(body, signed(body));
+        },
+        413,
+      ],
     ];
     const outcomes: Record<string, number> = {};
     for (const [name, send] of cases) outcomes[name] = (await send()).status;
@@ -213,34 +344,132 @@ describe('hostile input', () => {
       });
     const external = `/commands/paymentLinks/${linkId}/externalPayments`;
     const cases: [string, () => ReturnType<typeof command>, number[]][] = [
-      ['no key', () => raw(commands.address, 'POST', external, { headers: { 'content-type': 'application/json' }, body: '{"amountCents":1,"paidAt":"2026-01-02"}' }), [401]],
-      ['wrong key', () => command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', { authorization: `Bearer ${commandKey}x` }), [401]],
-      ['key as Basic', () => command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', { authorization: `Basic ${commandKey}` }), [401]],
-      ['emulator key instead', () => command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', { authorization: `Bearer ${stack.apiKey}` }), [401]],
+      [
+        'no key',
+        () =>
+          raw(commands.address, 'POST', external, {
+            headers: { 'content-type': 'application/json' },
+            body: '{"amountCents":1,"paidAt":"2026-01-02"}',
+          }),
+        [401],
+      ],
+      [
+        'wrong key',
+        () =>
+          command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', {
+            authorization: `Bearer ${commandKey}x`,
+          }),
+        [401],
+      ],
+      [
+        'key as Basic',
+        () =>
+          command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', {
+            authorization: `Basic ${commandKey}`,
+          }),
+        [401],
+      ],
+      [
+        'emulator key instead',
+        () =>
+          command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', {
+            authorization: `Bearer ${stack.apiKey}`,
+          }),
+        [401],
+      ],
     ];
     for (const amount of [huge, '-1', '0', '1.5', '"100"', 'null']) {
-      cases.push([`amountCents ${amount}`, () => command(external, `{"amountCents":${amount},"paidAt":"2026-01-02"}`), [400]]);
-      cases.push([`debit memo amountCents ${amount}`, () => command(`/commands/paymentLinks/${linkId}/debitMemos`, `{"amountCents":${amount},"description":"fee"}`), [400]]);
+      cases.push([
+        `amountCents ${amount}`,
+        () => command(external, `{"amountCents":${amount},"paidAt":"2026-01-02"}`),
+        [400],
+      ]);
+      cases.push([
+        `debit memo amountCents ${amount}`,
+        () =>
+          command(
+            `/commands/paymentLinks/${linkId}/debitMemos`,
+            `{"amountCents":${amount},"description":"fee"}`,
+          ),
+        [400],
+      ]);
     }
     cases.push(
-      ['reference of 256 characters', () => command(external, JSON.stringify({ amountCents: 1, paidAt: '2026-01-02', externalReferenceId: 'r'.repeat(256) })), [400]],
-      ['impossible date', () => command(external, JSON.stringify({ amountCents: 1, paidAt: '2026-02-30' })), [400]],
-      ['unknown field', () => command(external, JSON.stringify({ amountCents: 1, paidAt: '2026-01-02', account: 'operating-bank' })), [400]],
+      [
+        'reference of 256 characters',
+        () =>
+          command(
+            external,
+            JSON.stringify({ amountCents: 1, paidAt: '2026-01-02', externalReferenceId: 'r'.repeat(256) }),
+          ),
+        [400],
+      ],
+      [
+        'impossible date',
+        () => command(external, JSON.stringify({ amountCents: 1, paidAt: '2026-02-30' })),
+        [400],
+      ],
+      [
+        'unknown field',
+        () =>
+          command(
+            external,
+            JSON.stringify({ amountCents: 1, paidAt: '2026-01-02', account: 'operating-bank' }),
+          ),
+        [400],
+      ],
       ['truncated JSON', () => command(external, '{"amountCents":1,'), [400]],
       // The command API parses text/plain as a string, which its zod body refuses: 400 (the webhook route says 415).
-      ['wrong content type', () => command(external, 'amountCents=1', { 'content-type': 'text/plain' }), [400, 415]],
-      ['oversized body', () => command(external, JSON.stringify({ amountCents: 1, paidAt: '2026-01-02', externalReferenceId: 'x'.repeat(2 * 1024 * 1024) })), [413]],
-      ['Idempotency-Key of 256 characters', () => command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', { 'idempotency-key': 'k'.repeat(256) }), [400]],
+      [
+        'wrong content type',
+        () => command(external, 'amountCents=1', { 'content-type': 'text/plain' }),
+        [400, 415],
+      ],
+      [
+        'oversized body',
+        () =>
+          command(
+            external,
+            JSON.stringify({
+              amountCents: 1,
+              paidAt: '2026-01-02',
+              externalReferenceId: 'x'.repeat(2 * 1024 * 1024),
+            }),
+          ),
+        [413],
+      ],
+      [
+        'Idempotency-Key of 256 characters',
+        () =>
+          command(external, '{"amountCents":1,"paidAt":"2026-01-02"}', {
+            'idempotency-key': 'k'.repeat(256),
+          }),
+        [400],
+      ],
     );
     for (const evil of [injections[0], injections[2], injections[5], 'a b', 'a#b', 'a,b']) {
       const segment = encodeURIComponent(evil as string);
-      cases.push([`link id ${JSON.stringify(evil).slice(0, 24)}`, () => command(`/commands/paymentLinks/${segment}/externalPayments`, '{"amountCents":1,"paidAt":"2026-01-02"}'), [400, 404, 414]]);
-      cases.push([`deposit id ${JSON.stringify(evil).slice(0, 24)}`, () => command(`/commands/checkDeposits/${segment}/apply`, JSON.stringify({ paymentLinkId: linkId })), [400, 404, 414]]);
+      cases.push([
+        `link id ${JSON.stringify(evil).slice(0, 24)}`,
+        () =>
+          command(
+            `/commands/paymentLinks/${segment}/externalPayments`,
+            '{"amountCents":1,"paidAt":"2026-01-02"}',
+          ),
+        [400, 404, 414],
+      ]);
+      cases.push([
+        `deposit id ${JSON.stringify(evil).slice(0, 24)}`,
+        () => command(`/commands/checkDeposits/${segment}/apply`, JSON.stringify({ paymentLinkId: linkId })),
+        [400, 404, 414],
+      ]);
     }
     const outcomes: Record<string, number> = {};
     for (const [name, send] of cases) outcomes[name] = (await send()).status;
     const wrong = cases.filter(([name, , status]) => !status.includes(outcomes[name] as number));
-    expect(wrong.map(([name, , status]) => `${name}: ${outcomes[name]} (want ${status.join('|')})`)).toEqual([]);
+    expect(wrong.map(([name, , status]) => `${name}: ${outcomes[name]} (want ${status.join('|')})`)).toEqual(
+      [],
+    );
     expect(await world()).toEqual(before);
   });
 
@@ -250,10 +479,15 @@ describe('hostile input', () => {
   // the .fails) once the pattern refuses control characters (e.g. /^[^\s\p{Cc}/#,;]+$/u).
   it.fails('refuses command ids with control characters (NUL) with 400, starting no workflow', async () => {
     const before = await workflowCount();
-    const response = await raw(commands.address, 'POST', `/commands/paymentLinks/${encodeURIComponent('abc\u0000def')}/sync`, {
-      headers: { authorization: `Bearer ${commandKey}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
+    const response = await raw(
+      commands.address,
+      'POST',
+      `/commands/paymentLinks/${encodeURIComponent('abc\u0000def')}/sync`,
+      {
+        headers: { authorization: `Bearer ${commandKey}`, 'content-type': 'application/json' },
+        body: '{}',
+      },
+    );
     expect(response.status).toBe(400);
     expect(await workflowCount()).toBe(before);
   });

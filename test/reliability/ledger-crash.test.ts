@@ -84,7 +84,12 @@ for (let i = 0; ; i++) {
         await ledger.postMany([
           twoLine(`payment:p${i}`, 1000 + i),
           ...(i % 2 === 1
-            ? [twoLine(`refund:r${i}`, 500 + i, { debit: Accounts.Refunds, credit: Accounts.ProcessorClearing })]
+            ? [
+                twoLine(`refund:r${i}`, 500 + i, {
+                  debit: Accounts.Refunds,
+                  credit: Accounts.ProcessorClearing,
+                }),
+              ]
             : []),
         ]);
       }

@@ -40,7 +40,11 @@ describe('schemathesis against the emulator', () => {
   let apiKey: string;
 
   beforeAll(async () => {
-    const install = await run('bash', [path.join(root, 'scripts/schemathesis.sh'), '--install-only'], 600_000);
+    const install = await run(
+      'bash',
+      [path.join(root, 'scripts/schemathesis.sh'), '--install-only'],
+      600_000,
+    );
     expect(install.code, install.output).toBe(0);
     emulator = createEmulator({ dbPath: ':memory:', adminToken: 'schemathesis-admin-token' });
     apiKey = seedDemo(emulator.store).apiKey;
@@ -57,7 +61,9 @@ describe('schemathesis against the emulator', () => {
       [path.join(root, 'scripts/schemathesis.sh'), url, apiKey, maxExamples],
       600_000,
     );
-    console.info(`[schemathesis] ${Math.round((Date.now() - started) / 1000)} s\n${result.output.slice(-3_000)}`);
+    console.info(
+      `[schemathesis] ${Math.round((Date.now() - started) / 1000)} s\n${result.output.slice(-3_000)}`,
+    );
     expect(result.code, result.output.slice(-6_000)).toBe(0);
     // It really exercised the API (not an empty run against a wrong URL).
     expect(result.output).toMatch(/passed|Passed|PASSED/);

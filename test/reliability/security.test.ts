@@ -1,7 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/service/webhook-signature.js';
-import { ExpectedBooks } from '../e2e/expected-books.js';
 import { waitFor } from '../support/e2e-stack.js';
 import { ProcessStack } from '../support/process-stack.js';
 import { hasAll, runPaymentScenario } from './scenario.js';
@@ -76,8 +75,11 @@ describe('security', () => {
     const adminBody = JSON.parse(await admin.text()) as { members: { apiKeys: string[] }[] };
     presented.push(...adminBody.members.flatMap((m) => m.apiKeys));
     expect(
-      (await fetch(`${stack.emulatorUrl}/paymentLinks`, { headers: { authorization: `Bearer ${stack.apiKey}` } }))
-        .status,
+      (
+        await fetch(`${stack.emulatorUrl}/paymentLinks`, {
+          headers: { authorization: `Bearer ${stack.apiKey}` },
+        })
+      ).status,
     ).toBe(200);
   });
 
@@ -85,7 +87,10 @@ describe('security', () => {
     // A full scenario: payments and refunds over signed webhooks, forged and stale deliveries, the command
     // API with a wrong and the right key, a reconciliation from the CLI.
     const expected = await runPaymentScenario(stack, { count: 6, label: 'logs' });
-    const link = await stack.service.createPaymentLink({ name: 'logs: paid by check', requestedAmountCents: 7_00 });
+    const link = await stack.service.createPaymentLink({
+      name: 'logs: paid by check',
+      requestedAmountCents: 7_00,
+    });
     const signatures: string[] = [];
     const body = JSON.stringify((await stack.events())[0]?.event);
     const forged = sign('whsec_forgedforgedforgedforged', body, Math.floor(Date.now() / 1000));
@@ -172,15 +177,19 @@ describe('security', () => {
       });
     expect((await atEmulator(over(1024 * 1024))).status).toBe(413);
     expect((await atEmulator(over(1000 * 1024))).status).toBe(400);
-    expect((await fetch(`${stack.ingressUrl}/commands/paymentLinks/pl_1/sync`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${commandKey}`, 'content-type': 'application/json' },
-      body: over(64 * 1024),
-    })).status).toBe(413);
+    expect(
+      (
+        await fetch(`${stack.ingressUrl}/commands/paymentLinks/pl_1/sync`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${commandKey}`, 'content-type': 'application/json' },
+          body: over(64 * 1024),
+        })
+      ).status,
+    ).toBe(413);
   });
 
-  it('closes a slow-loris connection on the ingress, the emulator and the worker health endpoint (request timeouts)', async () => {
-    const slowLoris = (base: string, urlPath: string) =>
+  it('closes slow-loris connections (headers or body trickled a byte a second) on the ingress, the emulator and the worker health endpoint', async () => {
+    const slowLoris = (base: string, urlPath: string, mode: 'headers' | 'body', headers: string[] = []) =>
       new Promise<{ closedAfterMs: number; answer: string }>((resolve, reject) => {
         const url = new URL(base);
         const started = Date.now();
@@ -188,9 +197,19 @@ describe('security', () => {
         const socket: Socket = connect(Number(url.port), url.hostname);
         let timer: NodeJS.Timeout | undefined;
         socket.on('connect', () => {
-          socket.write(`POST ${urlPath} HTTP/1.1\r\nHost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{`);
+          const head = [
+            `POST ${urlPath} HTTP/1.1`,
+            `Host: ${url.host}`,
+            'content-type: application/json',
+            ...headers,
+          ];
+          if (mode === 'headers') {
+            socket.write(`${head.join('\r\n')}\r\nx-slow: `);
+          } else {
+            socket.write(`${head.join('\r\n')}\r\ncontent-length: 4000\r\n\r\n{`);
+          }
           // One byte a second: never idle, never done.
-          timer = setInterval(() => socket.write(' '), 1_000);
+          timer = setInterval(() => socket.write('a'), 1_000);
         });
         socket.on('data', (chunk) => {
           answer += chunk.toString();
@@ -203,15 +222,21 @@ describe('security', () => {
         setTimeout(() => {
           clearInterval(timer);
           socket.destroy();
-          reject(new Error(`${base}${urlPath}: slow-loris connection still open after 120 s`));
+          reject(new Error(`${base}${urlPath} (${mode}): slow-loris connection still open after 120 s`));
         }, 120_000);
       });
     const worker = stack.worker;
     expect(worker).not.toBeNull();
+    const signature = `service-signature: ${sign(stack.webhookSecret, '{}', Math.floor(Date.now() / 1000))}`;
     const results = await Promise.all([
-      slowLoris(stack.ingressUrl, '/webhooks/service'),
-      slowLoris(stack.emulatorUrl, '/paymentLink'),
-      slowLoris(worker!.healthUrl, '/healthz'),
+      slowLoris(stack.ingressUrl, '/webhooks/service', 'headers'),
+      slowLoris(stack.ingressUrl, '/webhooks/service', 'body', [signature]),
+      slowLoris(stack.ingressUrl, `/commands/paymentLinks/pl_1/sync`, 'body', [
+        `authorization: Bearer ${commandKey}`,
+      ]),
+      slowLoris(stack.emulatorUrl, '/paymentLink', 'headers'),
+      slowLoris(stack.emulatorUrl, '/paymentLink', 'body', [`authorization: Bearer ${stack.apiKey}`]),
+      slowLoris(worker!.healthUrl, '/healthz', 'headers'),
     ]);
     console.info('[slow-loris]', JSON.stringify(results));
     for (const result of results) expect(result.answer).not.toMatch(/^HTTP\/1\.1 2/);

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { FaultKind } from '../../src/emulator/sandbox/faults.js';
+import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { actualEntries, ExpectedBooks } from '../e2e/expected-books.js';
 import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';
@@ -74,7 +74,12 @@ describe('service faults on 30% of API calls', () => {
     };
     await setFaults(faultConfig);
     await runPaymentScenario(world, { count: payments, label: 'faults' }, expected);
-    await waitFor('every expected entry booked', async () => hasAll(expected)(await stack.books()), 600_000, 1_000);
+    await waitFor(
+      'every expected entry booked',
+      async () => hasAll(expected)(await stack.books()),
+      600_000,
+      1_000,
+    );
     await stack.waitForQuiet(300_000);
     await setFaults({ rate: 0, kinds: [] });
     figures.seconds = Math.round((Date.now() - started) / 1000);

@@ -15,7 +15,8 @@ import { hasAll, runPaymentScenario } from './scenario.js';
 const backoffMs = [1_000, 2_000, 4_000, 8_000];
 const attemptsPerEvent = backoffMs.length + 1;
 
-const ok = (a: { statusCode: number | null }) => a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
+const ok = (a: { statusCode: number | null }) =>
+  a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
 
 describe('Temporal outage while deliveries arrive', () => {
   let stack: ProcessStack;
@@ -38,7 +39,12 @@ describe('Temporal outage while deliveries arrive', () => {
   beforeAll(async () => {
     stack = await ProcessStack.start({ backoffMs });
     await runPaymentScenario(stack, { count: 4, label: 'before outage' }, expected);
-    await waitFor('books before the outage', async () => hasAll(expected)(await stack.books()), 180_000, 1_000);
+    await waitFor(
+      'books before the outage',
+      async () => hasAll(expected)(await stack.books()),
+      180_000,
+      1_000,
+    );
     await stack.waitForQuiet();
     await remember();
   }, 400_000);
@@ -71,7 +77,12 @@ describe('Temporal outage while deliveries arrive', () => {
     figures.shortOutageSeconds = Math.round((Date.now() - down) / 1000);
     await ensureWorker();
 
-    await waitFor('short-outage payments booked', async () => hasAll(expected)(await stack.books()), 300_000, 1_000);
+    await waitFor(
+      'short-outage payments booked',
+      async () => hasAll(expected)(await stack.books()),
+      300_000,
+      1_000,
+    );
     await stack.waitForQuiet();
     const events = await newEvents();
     for (const entry of events) {

@@ -64,7 +64,12 @@ describe('worker process SIGKILLed mid-scenario', () => {
     expect(entriesAtKill).toBeGreaterThan(0);
     expect(entriesAtKill).toBeLessThan(expected.entries.size);
 
-    await waitFor('every expected entry booked', async () => hasAll(expected)(await stack.books()), 600_000, 2_000);
+    await waitFor(
+      'every expected entry booked',
+      async () => hasAll(expected)(await stack.books()),
+      600_000,
+      2_000,
+    );
     await stack.waitForQuiet(300_000);
     figures.totalSeconds = Math.round((Date.now() - started) / 1000);
 

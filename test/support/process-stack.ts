@@ -48,7 +48,8 @@ export class LogCapture {
   stream(source: string): Writable {
     return new Writable({
       write: (chunk: Buffer, _encoding, done) => {
-        for (const line of chunk.toString().split('\n')) if (line.trim()) this.lines.push(`${source} ${line}`);
+        for (const line of chunk.toString().split('\n'))
+          if (line.trim()) this.lines.push(`${source} ${line}`);
         done();
       },
     });
@@ -349,7 +350,8 @@ export class ProcessStack {
         ),
       );
       for (const d of described) {
-        if (!d || d.status.name !== 'RUNNING') continue;
+        if (!d) continue;
+        if (d.status.name !== 'RUNNING') continue;
         if ((d.raw.pendingActivities ?? []).length > 0 || d.raw.pendingWorkflowTask) busy++;
       }
     }
@@ -374,9 +376,7 @@ export class ProcessStack {
         }
         const ids = [
           ...new Set(
-            log.flatMap(
-              (e) => routeEvent(e.event.category, e.event.associated_object_id)?.workflowId ?? [],
-            ),
+            log.flatMap((e) => routeEvent(e.event.category, e.event.associated_object_id)?.workflowId ?? []),
           ),
         ];
         return (await this.busyWorkflows(ids)) === 0;
