@@ -222,8 +222,8 @@ describe('security', () => {
         setTimeout(() => {
           clearInterval(timer);
           socket.destroy();
-          reject(new Error(`${base}${urlPath} (${mode}): slow-loris connection still open after 120 s`));
-        }, 120_000);
+          reject(new Error(`${base}${urlPath} (${mode}): slow-loris connection still open after 170 s`));
+        }, 170_000);
       });
     const worker = stack.worker;
     expect(worker).not.toBeNull();
@@ -240,5 +240,5 @@ describe('security', () => {
     ]);
     console.info('[slow-loris]', JSON.stringify(results));
     for (const result of results) expect(result.answer).not.toMatch(/^HTTP\/1\.1 2/);
-  }, 150_000);
+  }, 200_000);
 });
