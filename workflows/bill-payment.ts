@@ -26,7 +26,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
 /** Defaults of CHECK_DELIVERY_WINDOW_DAYS and CHECK_CASHING_WINDOW_DAYS (the ingress starts runs with the id only). */
 export const defaultCheckDeliveryWindowDays = 10;
@@ -159,9 +159,7 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     retry: serviceCallRetry,
   });
 
-  const seen = new SeenEvents(input.seenEventIds);
   const reported = new Set<OverdueCheckKind>(input.overdueReported ?? []);
-  let pending: ServiceEventSignal[] = [];
   let notFound = false;
   const view: BillPaymentView = {
     billPaymentId: input.billPaymentId,
@@ -186,12 +184,10 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     lastError: null,
   };
 
-  setHandler(serviceEventSignal, (event) => {
-    if (!seen.add(event.eventId)) {
+  const inbox = listenForServiceEvents(input.seenEventIds, {
+    onDuplicate: () => {
       view.duplicatesDropped++;
-      return;
-    }
-    pending.push(event);
+    },
   });
   setHandler(billPaymentViewQuery, () => view);
 
@@ -298,14 +294,13 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     let wakeAt: number | null = null;
     if (window && view.overdue === null) wakeAt = Date.parse(window.deadline);
     else if (view.overdue !== null) wakeAt = Date.now() + pollWhileOverdueMs;
-    if (wakeAt === null) await condition(() => pending.length > 0);
-    else await condition(() => pending.length > 0, Math.max(0, wakeAt - Date.now()));
+    if (wakeAt === null) await condition(() => inbox.hasPending());
+    else await condition(() => inbox.hasPending(), Math.max(0, wakeAt - Date.now()));
 
-    const events = pending;
-    pending = [];
+    const events = inbox.take();
     const result = await sync(events);
     if (result === null) {
-      if (notFound && view.lastSync === null && pending.length === 0) {
+      if (notFound && view.lastSync === null && !inbox.hasPending()) {
         // Nothing to book for an id the service does not know; the run stays listed (NeedsAttention).
         view.state = 'NOT_FOUND';
         view.closedAt = new Date().toISOString();
@@ -320,16 +315,16 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     }
     await evaluate();
 
-    if (terminalStates.includes(view.state) && pending.length === 0) {
+    if (terminalStates.includes(view.state) && !inbox.hasPending()) {
       view.closedAt = new Date().toISOString();
       log.info('bill payment closed', { billPaymentId: input.billPaymentId, state: view.state });
       return view;
     }
 
-    if (workflowInfo().continueAsNewSuggested && pending.length === 0) {
+    if (workflowInfo().continueAsNewSuggested && !inbox.hasPending()) {
       await continueAsNew<typeof billPayment>({
         billPaymentId: input.billPaymentId,
-        seenEventIds: seen.toArray(),
+        seenEventIds: inbox.seenIds(),
         ...(input.windows ? { windows: input.windows } : {}),
         overdueReported: [...reported],
       });

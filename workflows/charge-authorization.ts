@@ -22,7 +22,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+import { listenForServiceEvents } from './service-event.js';
 
 export interface ChargeAuthorizationWorkflowInput {
   chargeAuthorizationId: string;
@@ -59,8 +59,6 @@ export async function chargeAuthorization(
     startToCloseTimeout: '30s',
     retry: serviceCallRetry,
   });
-  const seen = new SeenEvents(input.seenEventIds);
-  let pending: ServiceEventSignal[] = [];
   const view: ChargeAuthorizationView = {
     chargeAuthorizationId: input.chargeAuthorizationId,
     state: 'SYNCING',
@@ -70,16 +68,16 @@ export async function chargeAuthorization(
     syncs: 0,
     lastError: null,
   };
-  setHandler(serviceEventSignal, (event) => {
-    if (seen.add(event.eventId)) pending.push(event);
-    else view.duplicatesDropped++;
+  const inbox = listenForServiceEvents(input.seenEventIds, {
+    onDuplicate: () => {
+      view.duplicatesDropped++;
+    },
   });
   setHandler(chargeAuthorizationViewQuery, () => view);
 
   do {
-    await condition(() => pending.length > 0);
-    const events = pending;
-    pending = [];
+    await condition(() => inbox.hasPending());
+    const events = inbox.take();
     view.categories.push(...events.map((e) => e.category));
     view.syncs++;
     try {
@@ -114,6 +112,6 @@ export async function chargeAuthorization(
       });
     }
     upsertMemo({ categories: view.categories.slice(-20) });
-  } while (pending.length > 0);
+  } while (inbox.hasPending());
   return view;
 }

@@ -16,7 +16,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+import { listenForServiceEvents } from './service-event.js';
 
 export interface DisbursementWorkflowInput {
   disbursementId: string;
@@ -51,8 +51,6 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
     startToCloseTimeout: '1m',
     retry: serviceCallRetry,
   });
-  const seen = new SeenEvents(input.seenEventIds);
-  let pending: ServiceEventSignal[] = [];
   const view: DisbursementView = {
     disbursementId: input.disbursementId,
     state: 'SYNCING',
@@ -64,18 +62,17 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
   };
   /** The batch time, from the disbursement.pending event (the Disbursement itself only has a date). */
   let batchedAt: string | undefined;
-  setHandler(serviceEventSignal, (event) => {
-    if (!seen.add(event.eventId)) return;
-    if (event.category === 'disbursement.pending' && event.createdAt && !batchedAt)
-      batchedAt = event.createdAt;
-    pending.push(event);
+  const inbox = listenForServiceEvents(input.seenEventIds, {
+    onEvent: (event) => {
+      if (event.category === 'disbursement.pending' && event.createdAt && !batchedAt)
+        batchedAt = event.createdAt;
+    },
   });
   setHandler(disbursementViewQuery, () => view);
 
   for (;;) {
-    await condition(() => pending.length > 0, view.syncs === 0 ? undefined : pollWhileInTransit);
-    const events = pending;
-    pending = [];
+    await condition(() => inbox.hasPending(), view.syncs === 0 ? undefined : pollWhileInTransit);
+    const events = inbox.take();
     let result: DisbursementSyncResult;
     try {
       result = await syncDisbursement({
@@ -108,6 +105,6 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
       { key: AmountCents, value: result.amountInCents },
       { key: NeedsAttention, value: !result.amountMatchesPayments },
     ]);
-    if ((view.state === 'PAID' || view.state === 'FAILED') && pending.length === 0) return view;
+    if ((view.state === 'PAID' || view.state === 'FAILED') && !inbox.hasPending()) return view;
   }
 }

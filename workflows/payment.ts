@@ -23,7 +23,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
 /** Spec 6.5 / 8: an ACH payment can come back as payment.failed up to 60 days after payment.made. */
 export const achReturnWindowDays = 60;
@@ -75,8 +75,6 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     retry: serviceCallRetry,
   });
 
-  const seen = new SeenEvents(input.seenEventIds);
-  let pending: ServiceEventSignal[] = [];
   const view: PaymentView = {
     paymentId: input.paymentId,
     state: 'SYNCING',
@@ -92,12 +90,10 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     lastError: null,
   };
 
-  setHandler(serviceEventSignal, (event) => {
-    if (!seen.add(event.eventId)) {
+  const inbox = listenForServiceEvents(input.seenEventIds, {
+    onDuplicate: () => {
       view.duplicatesDropped++;
-      return;
-    }
-    pending.push(event);
+    },
   });
   setHandler(paymentViewQuery, () => view);
 
@@ -144,8 +140,8 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     // Wait for events; an ACH payment inside its window also wakes when the window ends.
     const windowEnd = view.returnWindowEndsAt ? Date.parse(view.returnWindowEndsAt) : null;
     let woken = true;
-    if (windowEnd === null) await condition(() => pending.length > 0);
-    else woken = await condition(() => pending.length > 0, Math.max(0, windowEnd - Date.now()));
+    if (windowEnd === null) await condition(() => inbox.hasPending());
+    else woken = await condition(() => inbox.hasPending(), Math.max(0, windowEnd - Date.now()));
 
     if (!woken) {
       // The window is over: one last look catches a return whose event never arrived.
@@ -157,14 +153,13 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
       return view;
     }
 
-    const events = pending;
-    pending = [];
+    const events = inbox.take();
     const result = await sync(events);
     if (result === null) continue;
 
     const terminal = result.status === 'FAILED' || result.methodType !== 'ACH';
     const windowOver = view.returnWindowEndsAt !== null && Date.now() >= Date.parse(view.returnWindowEndsAt);
-    if ((terminal || windowOver) && pending.length === 0) {
+    if ((terminal || windowOver) && !inbox.hasPending()) {
       view.state = result.status === 'FAILED' ? 'RETURNED' : 'CLOSED';
       view.closedAt = new Date().toISOString();
       publish(view, result);
@@ -173,8 +168,8 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     view.state = 'IN_RETURN_WINDOW';
     publish(view, result);
 
-    if (workflowInfo().continueAsNewSuggested && pending.length === 0) {
-      await continueAsNew<typeof payment>({ paymentId: input.paymentId, seenEventIds: seen.toArray() });
+    if (workflowInfo().continueAsNewSuggested && !inbox.hasPending()) {
+      await continueAsNew<typeof payment>({ paymentId: input.paymentId, seenEventIds: inbox.seenIds() });
     }
   }
 }

@@ -1,4 +1,4 @@
-import { defineSignal } from '@temporalio/workflow';
+import { defineSignal, setHandler } from '@temporalio/workflow';
 
 /**
  * A verified webhook turned into a signal by the ingress. Events carry no data (spec 6.2): the receiving
@@ -40,4 +40,57 @@ export class SeenEvents {
   toArray(): string[] {
     return [...this.ids];
   }
+}
+
+/** The service events a workflow has received and not yet handled, with duplicates (by event id) dropped. */
+export interface ServiceEventInbox {
+  /** True while events wait to be taken. */
+  hasPending(): boolean;
+  /** The waiting events, in arrival order; the inbox is empty afterwards. */
+  take(): ServiceEventSignal[];
+  /** How many events were dropped as already seen. */
+  readonly duplicatesDropped: number;
+  /** The ids seen so far, to carry through continue-as-new. */
+  seenIds(): string[];
+}
+
+export interface ServiceEventListener {
+  /** Called for each event seen for the first time, before it is queued. */
+  onEvent?: (event: ServiceEventSignal) => void;
+  /** Called for each event dropped as already seen. */
+  onDuplicate?: (event: ServiceEventSignal) => void;
+}
+
+/**
+ * Registers the serviceEvent signal handler: events seen for the first time are queued for `take()`,
+ * duplicates are dropped and counted. Registering a handler produces no workflow command.
+ */
+export function listenForServiceEvents(
+  seenEventIds?: readonly string[],
+  listener: ServiceEventListener = {},
+): ServiceEventInbox {
+  const seen = new SeenEvents(seenEventIds);
+  let pending: ServiceEventSignal[] = [];
+  let duplicatesDropped = 0;
+  setHandler(serviceEventSignal, (event) => {
+    if (!seen.add(event.eventId)) {
+      duplicatesDropped++;
+      listener.onDuplicate?.(event);
+      return;
+    }
+    listener.onEvent?.(event);
+    pending.push(event);
+  });
+  return {
+    hasPending: () => pending.length > 0,
+    take: () => {
+      const events = pending;
+      pending = [];
+      return events;
+    },
+    get duplicatesDropped() {
+      return duplicatesDropped;
+    },
+    seenIds: () => seen.toArray(),
+  };
 }

@@ -17,7 +17,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { SeenEvents, type ServiceEventSignal, serviceEventSignal } from './service-event.js';
+import { listenForServiceEvents } from './service-event.js';
 
 export interface VendorDeliveryMethodsWorkflowInput {
   vendorId: string;
@@ -52,8 +52,6 @@ export async function vendorDeliveryMethods(
     startToCloseTimeout: '30s',
     retry: serviceCallRetry,
   });
-  const seen = new SeenEvents(input.seenEventIds);
-  let pending: ServiceEventSignal[] = [];
   const view: VendorDeliveryMethodsView = {
     vendorId: input.vendorId,
     state: 'SYNCING',
@@ -62,16 +60,16 @@ export async function vendorDeliveryMethods(
     duplicatesDropped: 0,
     lastError: null,
   };
-  setHandler(serviceEventSignal, (event) => {
-    if (seen.add(event.eventId)) pending.push(event);
-    else view.duplicatesDropped++;
+  const inbox = listenForServiceEvents(input.seenEventIds, {
+    onDuplicate: () => {
+      view.duplicatesDropped++;
+    },
   });
   setHandler(vendorDeliveryMethodsViewQuery, () => view);
 
   do {
-    await condition(() => pending.length > 0);
-    const events = pending;
-    pending = [];
+    await condition(() => inbox.hasPending());
+    const events = inbox.take();
     view.eventsHandled += events.length;
     try {
       const vendor = await fetchVendorDeliveryMethods({
@@ -101,6 +99,6 @@ export async function vendorDeliveryMethods(
       ]);
       log.warn('vendor fetch failed', { vendorId: input.vendorId, error: view.lastError });
     }
-  } while (pending.length > 0);
+  } while (inbox.hasPending());
   return view;
 }
