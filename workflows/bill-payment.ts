@@ -19,13 +19,13 @@ import type {
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,
-  LastError,
   NeedsAttention,
   PaymentMethodType,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { needsAttention } from './attention.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
 /** Defaults of CHECK_DELIVERY_WINDOW_DAYS and CHECK_CASHING_WINDOW_DAYS (the ingress starts runs with the id only). */
@@ -228,10 +228,7 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
       if (!(error instanceof ActivityFailure)) throw error;
       view.lastError = error.cause?.message ?? error.message;
       notFound = error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError';
-      upsertSearchAttributes([
-        { key: NeedsAttention, value: true },
-        { key: LastError, value: view.lastError.slice(0, 200) },
-      ]);
+      upsertSearchAttributes(needsAttention(view.lastError));
       log.warn('bill payment sync failed', { billPaymentId: input.billPaymentId, error: view.lastError });
       return null;
     }

@@ -15,13 +15,13 @@ import type {
 } from '../activities/service-records-sync.js';
 import {
   CustomerId,
-  LastError,
   NeedsAttention,
   PaymentMethodType,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { needsAttention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 
 export interface ChargeAuthorizationWorkflowInput {
@@ -103,8 +103,7 @@ export async function chargeAuthorization(
       upsertSearchAttributes([
         { key: ServiceObjectId, value: input.chargeAuthorizationId },
         { key: SyncState, value: view.state },
-        { key: NeedsAttention, value: true },
-        { key: LastError, value: view.lastError.slice(0, 200) },
+        ...needsAttention(view.lastError),
       ]);
       log.warn('charge authorization fetch failed', {
         chargeAuthorizationId: input.chargeAuthorizationId,

@@ -19,14 +19,8 @@ import type {
   LinkAfterReturn,
 } from '../activities/check-deposit-sync.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
-import {
-  AmountCents,
-  LastError,
-  NeedsAttention,
-  ServiceObjectId,
-  ServiceStatus,
-  SyncState,
-} from '../src/temporal/search-attributes.js';
+import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
+import { showLastError } from './attention.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
 import { paymentLink, paymentLinkWorkflowId, syncPaymentLinkSignal } from './payment-link.js';
 import { SeenEvents } from './service-event.js';
@@ -210,16 +204,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
     const last = failures.at(-1);
     const refused = view.applications.some((a) => a.status === 'FAILED');
     const next = last ? lastErrorValue(last) : refused ? view.lastError : null;
-    if (next === view.lastError) return;
-    view.lastError = next;
-    upsertSearchAttributes(
-      next === null
-        ? [{ key: NeedsAttention, value: false }]
-        : [
-            { key: NeedsAttention, value: true },
-            { key: LastError, value: next },
-          ],
-    );
+    view.lastError = showLastError(view.lastError, next);
   };
 
   const apply = async (command: ApplyDepositCommand) => {

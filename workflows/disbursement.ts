@@ -10,12 +10,12 @@ import type { DisbursementActivities, DisbursementSyncResult } from '../activiti
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,
-  LastError,
   NeedsAttention,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { needsAttention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 
 export interface DisbursementWorkflowInput {
@@ -85,10 +85,7 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
       view.lastError =
         error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
       view.syncs++;
-      upsertSearchAttributes([
-        { key: NeedsAttention, value: true },
-        { key: LastError, value: view.lastError.slice(0, 200) },
-      ]);
+      upsertSearchAttributes(needsAttention(view.lastError));
       continue;
     }
     view.syncs++;

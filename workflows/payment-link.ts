@@ -18,13 +18,12 @@ import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,
   CustomerId,
-  LastError,
-  NeedsAttention,
   PaymentLinkId,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { showLastError } from './attention.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
 import { SeenEvents } from './service-event.js';
 
@@ -314,16 +313,7 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
 
   const flag = (failure: CommandFailure | null) => {
     const next = failure ? lastErrorValue(failure) : null;
-    if (next === view.lastError) return;
-    view.lastError = next;
-    upsertSearchAttributes(
-      next === null
-        ? [{ key: NeedsAttention, value: false }]
-        : [
-            { key: NeedsAttention, value: true },
-            { key: LastError, value: next },
-          ],
-    );
+    view.lastError = showLastError(view.lastError, next);
   };
 
   upsertSearchAttributes([

@@ -14,8 +14,6 @@ import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,
   CustomerId,
-  LastError,
-  NeedsAttention,
   PaymentLinkId,
   PaymentMethodType,
   ReturnWindowEndsAt,
@@ -23,6 +21,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { needsAttention, showLastError } from './attention.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
 /** Spec 6.5 / 8: an ACH payment can come back as payment.failed up to 60 days after payment.made. */
@@ -110,10 +109,7 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       view.lastError = error.cause?.message ?? error.message;
-      upsertSearchAttributes([
-        { key: NeedsAttention, value: true },
-        { key: LastError, value: view.lastError.slice(0, 200) },
-      ]);
+      upsertSearchAttributes(needsAttention(view.lastError));
       log.warn('payment sync failed', { paymentId: input.paymentId, error: view.lastError });
       return null;
     }
@@ -126,10 +122,7 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
         Date.parse(result.madeAt) + achReturnWindowDays * dayMs,
       ).toISOString();
     }
-    if (view.lastError !== null) {
-      view.lastError = null;
-      upsertSearchAttributes([{ key: NeedsAttention, value: false }]);
-    }
+    view.lastError = showLastError(view.lastError, null);
     publish(view, result);
     return result;
   };

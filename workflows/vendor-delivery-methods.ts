@@ -11,12 +11,12 @@ import {
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import type { ServiceRecordActivities, VendorRecord } from '../activities/service-records-sync.js';
 import {
-  LastError,
   NeedsAttention,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { needsAttention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 
 export interface VendorDeliveryMethodsWorkflowInput {
@@ -94,8 +94,7 @@ export async function vendorDeliveryMethods(
       upsertSearchAttributes([
         { key: ServiceObjectId, value: input.vendorId },
         { key: SyncState, value: view.state },
-        { key: NeedsAttention, value: true },
-        { key: LastError, value: view.lastError.slice(0, 200) },
+        ...needsAttention(view.lastError),
       ]);
       log.warn('vendor fetch failed', { vendorId: input.vendorId, error: view.lastError });
     }
