@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { type Client, type SignalDefinition, WorkflowNotFoundError } from '@temporalio/client';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   applyDepositSignal,
@@ -142,24 +142,37 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     }
   };
 
-  const linkCommand = async (
+  const start = { taskQueue: options.taskQueue };
+
+  /** Signals a payment link's workflow (starting it when no run is open) and answers 202. */
+  const linkCommand = async <Command>(
     request: FastifyRequest,
+    reply: FastifyReply,
     paymentLinkId: string,
     commandId: string,
-    signal: (handleArgs: { workflowId: string; args: [PaymentLinkWorkflowInput] }) => Promise<unknown>,
+    signal: SignalDefinition<[Command]>,
+    command: NoInfer<Command>,
   ) => {
     const workflowId = paymentLinkWorkflowId(paymentLinkId);
-    await withDeadline(request, workflowId, () => signal({ workflowId, args: [{ paymentLinkId }] }));
+    const args: [PaymentLinkWorkflowInput] = [{ paymentLinkId }];
+    await withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.signalWithStart(paymentLink, {
+        ...start,
+        workflowId,
+        args,
+        signal,
+        signalArgs: [command],
+      }),
+    );
     request.log.info(
       { workflowId, commandId, paymentLinkId, url: request.routeOptions.url },
       'command signalled',
     );
-    return { workflowId, commandId };
+    return reply.status(202).send({ workflowId, commandId });
   };
 
   const linkId = (request: FastifyRequest) =>
     parse(objectId, (request.params as { id?: unknown }).id, 'payment link id');
-  const start = { taskQueue: options.taskQueue };
 
   app.post('/commands/checkDeposits/:checkDepositId/apply', async (request, reply) => {
     const checkDepositId = parse(
@@ -229,15 +242,10 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     const paymentLinkId = linkId(request);
     const body = parse(ExternalPaymentBody, request.body, 'body');
     const commandId = commandIdFrom(request.headers['idempotency-key']);
-    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
-      options.temporalClient.workflow.signalWithStart(paymentLink, {
-        ...start,
-        ...w,
-        signal: recordExternalPaymentSignal,
-        signalArgs: [{ ...body, commandId }],
-      }),
-    );
-    return reply.status(202).send(answer);
+    return linkCommand(request, reply, paymentLinkId, commandId, recordExternalPaymentSignal, {
+      ...body,
+      commandId,
+    });
   });
 
   app.post('/commands/paymentLinks/:id/externalPayments/:externalPaymentId/void', async (request, reply) => {
@@ -249,30 +257,20 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     );
     parse(NoBody, request.body, 'body');
     const commandId = commandIdFrom(request.headers['idempotency-key']);
-    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
-      options.temporalClient.workflow.signalWithStart(paymentLink, {
-        ...start,
-        ...w,
-        signal: voidExternalPaymentSignal,
-        signalArgs: [{ externalPaymentId, commandId }],
-      }),
-    );
-    return reply.status(202).send(answer);
+    return linkCommand(request, reply, paymentLinkId, commandId, voidExternalPaymentSignal, {
+      externalPaymentId,
+      commandId,
+    });
   });
 
   app.post('/commands/paymentLinks/:id/debitMemos', async (request, reply) => {
     const paymentLinkId = linkId(request);
     const body = parse(DebitMemoBody, request.body, 'body');
     const commandId = commandIdFrom(request.headers['idempotency-key']);
-    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
-      options.temporalClient.workflow.signalWithStart(paymentLink, {
-        ...start,
-        ...w,
-        signal: recordDebitMemoSignal,
-        signalArgs: [{ ...body, commandId }],
-      }),
-    );
-    return reply.status(202).send(answer);
+    return linkCommand(request, reply, paymentLinkId, commandId, recordDebitMemoSignal, {
+      ...body,
+      commandId,
+    });
   });
 
   app.post('/commands/paymentLinks/:id/debitMemos/:debitMemoId/void', async (request, reply) => {
@@ -284,30 +282,20 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     );
     parse(NoBody, request.body, 'body');
     const commandId = commandIdFrom(request.headers['idempotency-key']);
-    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
-      options.temporalClient.workflow.signalWithStart(paymentLink, {
-        ...start,
-        ...w,
-        signal: voidDebitMemoSignal,
-        signalArgs: [{ debitMemoId, commandId }],
-      }),
-    );
-    return reply.status(202).send(answer);
+    return linkCommand(request, reply, paymentLinkId, commandId, voidDebitMemoSignal, {
+      debitMemoId,
+      commandId,
+    });
   });
 
   app.post('/commands/paymentLinks/:id/sync', async (request, reply) => {
     const paymentLinkId = linkId(request);
     const body = parse(SyncBody, request.body ?? {}, 'body');
     const commandId = commandIdFrom(request.headers['idempotency-key']);
-    const answer = await linkCommand(request, paymentLinkId, commandId, (w) =>
-      options.temporalClient.workflow.signalWithStart(paymentLink, {
-        ...start,
-        ...w,
-        signal: syncPaymentLinkSignal,
-        signalArgs: [{ reason: body.reason ?? 'command', commandId }],
-      }),
-    );
-    return reply.status(202).send(answer);
+    return linkCommand(request, reply, paymentLinkId, commandId, syncPaymentLinkSignal, {
+      reason: body.reason ?? 'command',
+      commandId,
+    });
   });
 
   app.get('/commands/paymentLinks/:id', async (request) => {
