@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -15,6 +14,7 @@ import { createIngress, type IngressApp } from '../../src/ingress/server.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { createBooksyncWorker } from '../../src/worker/booksync-worker.js';
 import { capturedLogger } from '../ingress/harness.js';
+import { freePort } from '../support/free-port.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 
 // The whole booksync path over real parts: the emulator over HTTP (signed webhooks with short retry
@@ -41,14 +41,6 @@ export interface Stack {
   /** The subscription points nowhere: deliveries fail and are dropped after their attempts. */
   webhooksNowhere(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function startStack(

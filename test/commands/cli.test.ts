@@ -1,14 +1,10 @@
 import { spawn } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIngress, type IngressApp } from '../../src/ingress/server.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
-import { secretA } from '../ingress/harness.js';
-import { eventually, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
-import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
+import { eventually, type SyncWorld } from '../support/sync-world.js';
 
 // `booksync deposit` and `booksync link` as a person runs them: the CLI process against a listening command
 // API, a worker with the real activities on a dev server, the emulator over HTTP.
@@ -17,37 +13,15 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const apiKey = 'cli-test-command-key-0123456789';
 let env: TestWorkflowEnvironment;
 let world: SyncWorld;
-let ingress: IngressApp;
-let worker: Worker;
-let running: Promise<void>;
+let stack: CommandApiStack;
 let baseUrl: string;
 
 beforeAll(async () => {
-  let bundle: { codePath: string };
-  [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
-  const taskQueue = uniqueTaskQueue('cli');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    activities: world.activities,
-  });
-  running = worker.run();
-  ingress = createIngress({
-    temporalClient: env.client,
-    taskQueue,
-    webhookSecrets: [secretA],
-    commandApiKey: apiKey,
-  });
-  await ingress.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(ingress.server.address() as AddressInfo).port}`;
+  stack = await startCommandApiStack({ taskQueuePrefix: 'cli', apiKey });
+  ({ env, world, baseUrl } = stack);
 });
 afterAll(async () => {
-  await ingress?.close();
-  worker?.shutdown();
-  await running;
-  await world?.close();
-  await env?.teardown();
+  await stack?.close();
 });
 
 function booksync(

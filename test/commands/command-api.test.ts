@@ -1,22 +1,14 @@
-import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandIdFrom } from '../../src/ingress/routes/commands.js';
-import { createIngress, type IngressApp } from '../../src/ingress/server.js';
+import { createIngress } from '../../src/ingress/server.js';
 import { checkDepositWorkflowId } from '../../workflows/check-deposit.js';
 import { paymentLinkWorkflowId } from '../../workflows/payment-link.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { secretA } from '../ingress/harness.js';
-import {
-  balancesByRole,
-  checkWithHledger,
-  eventually,
-  type SyncWorld,
-  startSyncWorld,
-} from '../support/sync-world.js';
-import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
+import { balancesByRole, checkWithHledger, eventually, type SyncWorld } from '../support/sync-world.js';
 
 // The command API end to end: real HTTP into the ingress, signalWithStart on a real Temporal dev server, a
 // worker with the real activities, the emulator over HTTP and a real ledger file.
@@ -24,38 +16,15 @@ import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temp
 const apiKey = 'command-api-test-key-0123456789';
 let env: TestWorkflowEnvironment;
 let world: SyncWorld;
-let ingress: IngressApp;
-let worker: Worker;
-let running: Promise<void>;
+let stack: CommandApiStack;
 let baseUrl: string;
 
 beforeAll(async () => {
-  let bundle: { codePath: string };
-  [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
-  const taskQueue = uniqueTaskQueue('commands');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    activities: world.activities,
-  });
-  running = worker.run();
-  ingress = createIngress({
-    temporalClient: env.client,
-    taskQueue,
-    webhookSecrets: [secretA],
-    commandApiKey: apiKey,
-    returnedCheckFeeCents: 1500,
-  });
-  await ingress.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(ingress.server.address() as AddressInfo).port}`;
+  stack = await startCommandApiStack({ taskQueuePrefix: 'commands', apiKey, returnedCheckFeeCents: 1500 });
+  ({ env, world, baseUrl } = stack);
 });
 afterAll(async () => {
-  await ingress?.close();
-  worker?.shutdown();
-  await running;
-  await world?.close();
-  await env?.teardown();
+  await stack?.close();
 });
 
 interface Answer {

@@ -10,13 +10,13 @@ import {
   rmSync,
   symlinkSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import { freePort } from '../support/free-port.js';
 
 // Runs the README's main command in a fresh folder, exactly as a newcomer would (the install half is what
 // CI itself just did, so node_modules is linked rather than installed again), waits for the demo, checks
@@ -25,17 +25,6 @@ const repo = path.resolve('.');
 const readme = readFileSync('README.md', 'utf8');
 const mainCommand = /^npm install && (npm start)\s+#/m.exec(readme);
 const chromiumPath = '/usr/bin/chromium';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** The card fee booksync expects the emulator to charge (decision D20), for the expected figures. */
 const cardFee = (cents: number) => Math.round(cents * 0.029) + 30;

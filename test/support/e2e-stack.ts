@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,6 +31,7 @@ import { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import { sign } from '../../src/service/webhook-signature.js';
 import { createBooksyncWorker } from '../../src/worker/booksync-worker.js';
+import { freePort } from './free-port.js';
 import { uniqueTaskQueue, workflowBundle } from './temporal.js';
 
 // Everything booksync runs, in-process, on loopback: the emulator (SQLite file, seeded demo organization,
@@ -95,19 +95,6 @@ function deliveryWorkflowBundle(): Promise<WorkflowBundle> {
     logger: new DefaultLogger('WARN'),
   });
   return deliveryBundle;
-}
-
-/** A free TCP port on loopback (the ingress must know its URL before the subscription gives it a secret). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls `probe` until it returns something other than undefined/false. */
