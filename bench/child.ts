@@ -1,0 +1,116 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The servers under load run in child processes, apart from the load generator, so each has its own event
+// loop and its memory and CPU can be read from /proc. A child is a TypeScript entry run through tsx with an
+// IPC channel: it sends { type: 'ready', ... } once serving and exits cleanly on { type: 'stop' } (a clean
+// exit is what lets --cpu-prof write its profile).
+
+export const benchDir = path.dirname(fileURLToPath(import.meta.url));
+export const profileDir = path.join(benchDir, 'results', 'profiles');
+
+export interface BenchChild<Ready> {
+  process: ChildProcess;
+  pid: number;
+  ready: Ready;
+  /** Request/response over IPC: sends { type, ...body } and resolves with the child's answer to it. */
+  ask<T>(type: string, body?: Record<string, unknown>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Node flags that make a child write CPU profiles into bench/results/profiles/<profile>-<time>/ when
+ * `profile` is set: one file per thread (tsx's loader runs in a thread of its own; the main thread's profile
+ * is the big one).
+ */
+export function profileFlags(profile: string | undefined): string[] {
+  if (!profile) return [];
+  const dir = path.join(profileDir, `${profile}-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
+export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export async function startChild<Ready>(
+  entry: string,
+  input: unknown,
+  options: { profile?: string | undefined; startTimeoutMs?: number } = {},
+): Promise<BenchChild<Ready>> {
+  const child = fork(path.join(benchDir, entry), [JSON.stringify(input)], {
+    execArgv: ['--import', 'tsx', ...profileFlags(options.profile)],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, (value: unknown) => void>();
+  let nextId = 0;
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${entry} not ready in time`)),
+      options.startTimeoutMs ?? 60_000,
+    );
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before ready`)));
+    child.on('message', (message: { type: string; id?: number; [key: string]: unknown }) => {
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolve(message as unknown as Ready);
+      } else if (message.type === 'answer' && message.id !== undefined) {
+        pending.get(message.id)?.(message.body);
+        pending.delete(message.id);
+      }
+    });
+  }).catch((error) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  return {
+    process: child,
+    pid: child.pid!,
+    ready,
+    ask<T>(type: string, body: Record<string, unknown> = {}) {
+      const id = nextId++;
+      return new Promise<T>((resolve) => {
+        pending.set(id, resolve as (value: unknown) => void);
+        child.send({ type, id, ...body });
+      });
+    },
+    async stop() {
+      if (child.connected) child.send({ type: 'stop' });
+      await waitForExit(child, 30_000);
+    },
+  };
+}
+
+/** In a child: answers the parent's requests; 'stop' runs `stop` and exits. */
+export function serveParent(
+  handlers: Record<string, (body: Record<string, unknown>) => unknown>,
+  stop: () => Promise<void>,
+): void {
+  process.on('message', async (message: { type: string; id?: number; [key: string]: unknown }) => {
+    if (message.type === 'stop') {
+      await stop().catch((error) => console.error(error));
+      process.exit(0);
+    }
+    const handler = handlers[message.type];
+    if (handler) process.send?.({ type: 'answer', id: message.id, body: await handler(message) });
+  });
+  // The parent died: do not outlive it.
+  process.on('disconnect', () => process.exit(0));
+}
+
+export function childInput<T>(): T {
+  return JSON.parse(process.argv[2] ?? '{}') as T;
+}

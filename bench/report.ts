@@ -1,0 +1,162 @@
+import type { AchWindowsResult } from './ach-windows.js';
+import type { EmulatorResult } from './emulator.js';
+import type { EndToEndResult } from './end-to-end.js';
+import type { IngressResult } from './ingress.js';
+import type { SignatureResult } from './signature.js';
+import type { LatencySummary } from './stats.js';
+
+// The JSON written to bench/results/latest.json, and the table printed from it.
+
+export interface BenchResults {
+  startedAt: string;
+  mode: 'quick' | 'full';
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; loadAverage1mAtStart: number };
+  config: unknown;
+  stages: {
+    signature?: SignatureResult;
+    ingress?: IngressResult;
+    e2e?: EndToEndResult;
+    ach?: AchWindowsResult;
+    emulator?: EmulatorResult;
+  };
+  errors: Record<string, string>;
+  totalSeconds?: number;
+}
+
+type Row = [stage: string, measure: string, value: string, baseline: string, ratio: string];
+
+const n = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 1 });
+const lat = (l: LatencySummary) => `p50 ${n(l.p50Ms)} ms, p99 ${n(l.p99Ms)} ms`;
+
+function rows(results: BenchResults): Row[] {
+  const out: Row[] = [];
+  const { signature, ingress, e2e, ach, emulator } = results.stages;
+  if (signature) {
+    const hmac = `HMAC ${n(signature.hmacPerSecond)}/s`;
+    out.push([
+      'signature',
+      'verify, 1 secret, 1 KiB',
+      `${n(signature.verifyOneSecretPerSecond)}/s`,
+      hmac,
+      `${signature.ratioOneSecret}`,
+    ]);
+    out.push([
+      'signature',
+      'verify, 3 secrets (match last)',
+      `${n(signature.verifyThreeSecretsPerSecond)}/s`,
+      hmac,
+      `${signature.ratioThreeSecrets}`,
+    ]);
+  }
+  if (ingress) {
+    for (const open of ingress.openLoop) {
+      out.push([
+        'ingress',
+        `open loop ${open.offeredPerSecond}/s`,
+        `${n(open.okPerSecond)}/s acked, ${lat(open.latency)}${open.failed + open.shed > 0 ? `, ${open.failed} failed, ${open.shed} shed` : ''}`,
+        '',
+        '',
+      ]);
+    }
+    const c = ingress.closedLoop;
+    const bare = ingress.bareSignalWithStart;
+    out.push([
+      'ingress',
+      `closed loop, ${c.concurrency} clients`,
+      `${n(c.okPerSecond)}/s, ${lat(c.latency)}`,
+      `bare signalWithStart ${n(bare.perSecond)}/s, ${lat(bare.latency)}`,
+      `${ingress.ratio}`,
+    ]);
+    out.push([
+      'ingress',
+      'ingress process under max load',
+      `CPU ${ingress.ingressProcess.cpuPercent}% of a core, RSS peak ${ingress.ingressProcess.peakRssMiB} MiB`,
+      '',
+      '',
+    ]);
+  }
+  if (e2e) {
+    for (const [name, p] of [
+      [`paced ${e2e.paced.offeredPerSecond}/s`, e2e.paced],
+      [`burst (${e2e.burst.payConcurrency} pay calls in flight)`, e2e.burst],
+    ] as const) {
+      out.push([
+        'e2e',
+        `${p.payments} card payments, ${name}`,
+        `${n(p.bookedPerSecond)} booked/s; pay→booked ${lat(p.payToBooked)}`,
+        `event→booked ${lat(p.emittedToBooked)}`,
+        '',
+      ]);
+      out.push([
+        'e2e',
+        '  where the time went (p50)',
+        `event→delivery ${n(p.hops.emittedToDeliveryAttempt.p50Ms)} ms, POST ${n(p.hops.deliveryAttempt.p50Ms)} ms, acked→booked ${n(p.hops.acknowledgedToBooked.p50Ms)} ms`,
+        '',
+        '',
+      ]);
+    }
+    out.push([
+      'e2e',
+      'worker (bin/booksync.js worker)',
+      `RSS peak ${e2e.worker.peakRssMiB} MiB while booking, VmHWM ${e2e.worker.hwmMiB} MiB, CPU ${e2e.worker.cpuPercent}%`,
+      `start-up ${e2e.workerStartSeconds} s; syncPayment mean ${e2e.syncPaymentActivity.meanMs} ms; emulator GETs ${lat(e2e.emulatorReads)}`,
+      '',
+    ]);
+  }
+  if (ach) {
+    out.push([
+      'ach',
+      `${n(ach.opened)} of ${n(ach.windows)} windows opened`,
+      `${n(ach.openedPerSecond)}/s (${ach.openSeconds} s)`,
+      `signalWithStart ${n(ach.startedPerSecond)}/s`,
+      '',
+    ]);
+    out.push([
+      'ach',
+      'worker idle, all waiting',
+      `RSS ${ach.workerIdle.lastRssMiB} MiB, CPU ${ach.workerIdle.cpuPercent}%`,
+      `VmHWM ${ach.workerIdle.hwmMiB} MiB`,
+      '',
+    ]);
+    out.push([
+      'ach',
+      'time skipping on: windows closed',
+      `${n(ach.closed)} of ${n(ach.opened)} in ${ach.closeSeconds} s = ${n(ach.closedPerSecond)}/s`,
+      `worker CPU ${ach.workerWhileClosing.cpuPercent}%`,
+      '',
+    ]);
+  }
+  if (emulator) {
+    out.push([
+      'emulator',
+      'GET /paymentLink/{id}',
+      `${n(emulator.read.okPerSecond)}/s, ${lat(emulator.read.latency)}`,
+      `bare ${n(emulator.bareRead.okPerSecond)}/s`,
+      `${emulator.readRatio}`,
+    ]);
+    out.push([
+      'emulator',
+      'POST .../apply (1st half, 2nd half)',
+      `${n(emulator.applyFirstHalf.okPerSecond)}/s, ${n(emulator.applySecondHalf.okPerSecond)}/s; ${lat(emulator.applySecondHalf.latency)}`,
+      `bare ${n(emulator.bareWrite.okPerSecond)}/s`,
+      `${emulator.applyRatio}`,
+    ]);
+  }
+  for (const [stage, error] of Object.entries(results.errors)) {
+    out.push([stage, 'FAILED', error.split('\n')[0] ?? '', '', '']);
+  }
+  return out;
+}
+
+export function printReport(results: BenchResults): void {
+  const header: Row = ['stage', 'measure', 'value', 'baseline', 'ratio'];
+  const table = [header, ...rows(results)];
+  const widths = header.map((_, col) => Math.max(...table.map((row) => row[col]!.length)));
+  const line = (row: Row) => row.map((cell, col) => cell.padEnd(widths[col]!)).join(' | ');
+  console.log(
+    `\nbooksync bench (${results.mode}), ${results.machine.cpus} cores, node ${results.machine.node}, ${results.totalSeconds ?? '?'} s`,
+  );
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const row of table.slice(1)) console.log(line(row));
+}

@@ -1,0 +1,113 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchAchWindows } from './ach-windows.js';
+import { benchDir } from './child.js';
+import { benchEmulator } from './emulator.js';
+import { benchEndToEnd } from './end-to-end.js';
+import { benchIngress } from './ingress.js';
+import { exitCleanlyOnSignals, surviveLeftoverErrors } from './interrupt.js';
+import { type BenchResults, printReport } from './report.js';
+import { benchSignature } from './signature.js';
+
+// npm run bench [-- --quick] [-- --only ingress,e2e] [-- --profile]
+// Runs every stage one after the other in this one run, prints a table, writes bench/results/latest.json.
+// Everything it starts listens on loopback and is stopped before it exits.
+
+const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator'] as const;
+type Stage = (typeof stages)[number];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+const quick = values.quick ?? false;
+const only = new Set((values.only?.split(',') ?? stages).map((s) => s.trim()) as Stage[]);
+for (const stage of only) {
+  if (!stages.includes(stage)) throw new Error(`unknown stage ${stage}; stages: ${stages.join(', ')}`);
+}
+const profile = (name: string) => (values.profile ? name : undefined);
+const positive = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+};
+
+const config = {
+  signatureMs: quick ? 300 : 2_000,
+  ingress: {
+    durationMs: quick ? 3_000 : 10_000,
+    rates: quick ? [50, 100] : [100, 200, 400],
+    concurrency: quick ? 16 : 32,
+  },
+  e2e: { payments: positive('BENCH_E2E_PAYMENTS', quick ? 40 : 300), pacedPerSecond: quick ? 10 : 20 },
+  achWindows: positive('BENCH_ACH_WINDOWS', quick ? 300 : 10_000),
+  achIdleMs: quick ? 3_000 : 10_000,
+  achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 120) * 1000,
+  emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
+};
+
+const progress = (line: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const results: BenchResults = {
+  startedAt: new Date().toISOString(),
+  mode: quick ? 'quick' : 'full',
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverage1mAtStart: Math.round(os.loadavg()[0]! * 100) / 100,
+  },
+  config,
+  stages: {},
+  errors: {},
+};
+
+const out = values.out ?? path.join(benchDir, 'results', 'latest.json');
+const save = () => {
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+};
+
+async function stage(name: Stage, run: () => Promise<unknown>): Promise<void> {
+  if (!only.has(name)) return;
+  progress(`${name}: start`);
+  const started = performance.now();
+  try {
+    (results.stages as Record<string, unknown>)[name] = await run();
+  } catch (error) {
+    results.errors[name] = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    progress(`${name}: FAILED ${error instanceof Error ? error.message : String(error)}`);
+  }
+  progress(`${name}: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  save(); // after every stage, so an interrupted run keeps what it measured
+}
+
+exitCleanlyOnSignals(progress);
+surviveLeftoverErrors(progress);
+const started = performance.now();
+await stage('signature', () => benchSignature({ durationMs: config.signatureMs }));
+await stage('ingress', () => benchIngress({ ...config.ingress, profile: profile('ingress'), progress }));
+await stage('e2e', () => benchEndToEnd({ ...config.e2e, profile: profile('e2e-worker'), progress }));
+await stage('ach', () =>
+  benchAchWindows({
+    windows: config.achWindows,
+    idleMs: config.achIdleMs,
+    phaseTimeoutMs: config.achPhaseTimeoutMs,
+    profile: profile('ach-worker'),
+    progress,
+  }),
+);
+await stage('emulator', () => benchEmulator({ ...config.emulator, profile: profile('emulator'), progress }));
+results.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
+
+save();
+printReport(results);
+progress(`wrote ${path.relative(process.cwd(), out)}`);
+process.exitCode = Object.keys(results.errors).length > 0 ? 1 : 0;
