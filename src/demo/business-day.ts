@@ -91,6 +91,7 @@ export async function runBusinessDay({
     return deposit.applications.length === 2 ? deposit : undefined;
   });
   await sandbox.settleCheckDeposit(goodCheck.id, 'clear');
+  await commands.refreshCheckDeposit(goodCheck.id);
   step(`check deposit of ${usd(75_000)} applied to INV-1004 and INV-1005, then cleared by the bank`);
 
   const badCheck = await sandbox.depositCheck(60_000, 'Bluebird check #1043');
@@ -100,6 +101,7 @@ export async function runBusinessDay({
     return deposit.applications.length === 1 ? deposit : undefined;
   });
   await sandbox.settleCheckDeposit(badCheck.id, 'return');
+  await commands.refreshCheckDeposit(badCheck.id);
   step(`check deposit of ${usd(60_000)} applied to INV-1006, then returned unpaid: INV-1006 is owed again`);
 
   await sandbox.settlePayment(card.id);

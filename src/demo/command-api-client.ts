@@ -21,6 +21,10 @@ export class CommandApiClient {
       ...(amountCents === undefined ? {} : { amountCents }),
     });
   }
+  /** The bank's verdict on a check has no webhook: ask the deposit's workflow to look now. */
+  refreshCheckDeposit(checkDepositId: string) {
+    return this.#post(`/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/refresh`, undefined);
+  }
   recordExternalPayment(
     paymentLinkId: string,
     payment: { amountCents: number; paidAt: string; externalReferenceId?: string },

@@ -13,6 +13,7 @@ const usage = `booksync deposit <subcommand>
   apply <checkDepositId> <paymentLinkId> [--amount CENTS]   apply a check deposit to a payment link (4.1);
                                                             without --amount, the service's default amount
   void <checkDepositId> <externalPaymentId>                 undo one application (D12), reversed in the books
+  refresh <checkDepositId>                                  look at the deposit now (cleared? returned?)
   show <checkDepositId>                                     the check-deposit workflow's view (JSON)
 
 Options: --idempotency-key KEY (a retried command with the same key is done once; default: a fresh uuid).
@@ -53,6 +54,19 @@ export const depositCommand: Command = {
             target(),
             'POST',
             `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/applications/${encodeURIComponent(externalPaymentId)}/void`,
+            undefined,
+            key,
+          ),
+        );
+        return 0;
+      }
+      case 'refresh': {
+        const checkDepositId = argument(objectId, rest[0], 'checkDepositId');
+        print(
+          await callCommandApi(
+            target(),
+            'POST',
+            `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/refresh`,
             undefined,
             key,
           ),

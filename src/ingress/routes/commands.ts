@@ -8,6 +8,7 @@ import {
   checkDeposit,
   checkDepositViewQuery,
   checkDepositWorkflowId,
+  refreshDepositSignal,
   voidApplicationSignal,
 } from '../../../workflows/check-deposit.js';
 import {
@@ -33,12 +34,13 @@ export interface CommandRoutesOptions {
   returnedCheckFeeCents?: number;
 }
 
-// Ids are opaque, but they end up in workflow ids and ledger keys: no whitespace, '/', '#', ',' or ';'.
+// Ids are opaque, but they end up in workflow ids and ledger keys: no whitespace, control characters,
+// '/', '#', ',' or ';'.
 const objectId = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[^\s/#,;]+$/, 'an id without whitespace, "/", "#", "," or ";"');
+  .regex(/^[^\s\p{Cc}/#,;]+$/u, 'an id without whitespace, control characters, "/", "#", "," or ";"');
 const amountCents = z
   .number({ error: 'amountCents must be a number of cents' })
   .int('amountCents must be whole cents')
@@ -225,6 +227,35 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       return reply.status(202).send({ workflowId, commandId });
     },
   );
+
+  // "Look at the deposit now": the bank's verdict on a check has no webhook (spec 6.5), so the workflow
+  // polls on timers; this asks it to look at once. Starts a run when none is open (e.g. a cleared check
+  // that came back later), which books what is missing.
+  app.post('/commands/checkDeposits/:checkDepositId/refresh', async (request, reply) => {
+    const checkDepositId = parse(
+      objectId,
+      (request.params as { checkDepositId?: unknown }).checkDepositId,
+      'check deposit id',
+    );
+    parse(NoBody, request.body, 'body');
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const workflowId = checkDepositWorkflowId(checkDepositId);
+    const input: CheckDepositWorkflowInput = {
+      checkDepositId,
+      ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
+    };
+    await withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.signalWithStart(checkDeposit, {
+        ...start,
+        workflowId,
+        args: [input],
+        signal: refreshDepositSignal,
+        signalArgs: [{ reason: `refresh command ${commandId}` }],
+      }),
+    );
+    request.log.info({ workflowId, commandId, checkDepositId }, 'refresh deposit command signalled');
+    return reply.status(202).send({ workflowId, commandId });
+  });
 
   app.get('/commands/checkDeposits/:checkDepositId', async (request) => {
     const checkDepositId = parse(
