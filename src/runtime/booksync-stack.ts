@@ -155,7 +155,8 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
       toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
       // The command API: COMMAND_API_KEY, or in the embedded stack a key kept in embedded-credentials.json.
-      commandApiKey: settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
+      commandApiKey:
+        settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
       returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
       logger: logger.child({ component: 'ingress' }),
     });
