@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { EmulatorClock, type TimeSource } from './clock.js';
 import { newEventId } from './ids.js';
 import { migrate } from './migrations.js';
+import { cachePreparedStatements } from './statement-cache.js';
 
 export interface EventRow {
   id: string;
@@ -52,6 +53,7 @@ export class Store {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
+    cachePreparedStatements(this.db);
     this.clock = new EmulatorClock(this.db, options.time);
   }
 
