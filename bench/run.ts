@@ -48,7 +48,7 @@ const config = {
   e2e: { payments: positive('BENCH_E2E_PAYMENTS', quick ? 40 : 300), pacedPerSecond: quick ? 10 : 20 },
   achWindows: positive('BENCH_ACH_WINDOWS', quick ? 300 : 10_000),
   achIdleMs: quick ? 3_000 : 10_000,
-  achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 120) * 1000,
+  achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 300) * 1000,
   emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
 };
 
