@@ -136,6 +136,14 @@ export const settingsSchema = z.object({
     .min(1)
     .default(90)
     .describe('A delivered bill payment check not cashed within this many days is flagged.'),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "Workflows a worker keeps in memory (about 130 KiB each); lower it on a worker holding thousands of ACH return windows (a woken workflow is then replayed). Default: the SDK's, by available memory.",
+    ),
   METRICS_HOST: z
     .string()
     .min(1)

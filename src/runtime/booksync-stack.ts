@@ -127,6 +127,9 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         },
       },
       metrics,
+      ...(settings.WORKER_MAX_CACHED_WORKFLOWS !== undefined
+        ? { maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS }
+        : {}),
     });
     const workerRun = worker.run();
     cleanups.push(async () => {

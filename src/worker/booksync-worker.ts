@@ -12,6 +12,8 @@ export interface BooksyncWorkerOptions {
   workflowBundle?: { codePath: string };
   /** Activity outcome and ledger write counters (see src/worker/metrics.ts). */
   metrics?: WorkerMetrics;
+  /** WORKER_MAX_CACHED_WORKFLOWS: bounds memory when many workflows wait on long timers. */
+  maxCachedWorkflows?: number;
 }
 
 export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
@@ -25,6 +27,7 @@ export async function createBooksyncWorker(options: BooksyncWorkerOptions): Prom
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
     activities: createActivities(options.dependencies),
     ...(options.metrics ? { interceptors: { activity: [options.metrics.interceptor] } } : {}),
+    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     // Graceful shutdown lets running activities (a ledger write, a service call) finish first.
     shutdownGraceTime: '20s',
   });

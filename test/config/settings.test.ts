@@ -23,6 +23,8 @@ describe('settings from the environment', () => {
     expect(settings.WEBHOOK_SECRETS).toEqual(['whsec_a', 'whsec_b']);
     expect(settings.WEBHOOK_ALLOW_UNSIGNED).toBe(true);
     expect(settings.INGRESS_PORT).toBe(8081);
+    expect(loadSettings({ WORKER_MAX_CACHED_WORKFLOWS: '500' }).WORKER_MAX_CACHED_WORKFLOWS).toBe(500);
+    expect(loadSettings({}).WORKER_MAX_CACHED_WORKFLOWS).toBeUndefined();
   });
 
   it.each([
@@ -35,6 +37,7 @@ describe('settings from the environment', () => {
     ],
     [{ COMMAND_API_KEY: 'short' }, /^COMMAND_API_KEY: at least 16 characters, got \(hidden\)$/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+    [{ WORKER_MAX_CACHED_WORKFLOWS: '-1' }, /^WORKER_MAX_CACHED_WORKFLOWS: /],
   ])('refuses %o with one line naming the variable', (env, message) => {
     expect(() => loadSettings(env)).toThrow(SettingsError);
     expect(() => loadSettings(env)).toThrow(message);

@@ -38,6 +38,9 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
         },
       },
       metrics,
+      ...(settings.WORKER_MAX_CACHED_WORKFLOWS !== undefined
+        ? { maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS }
+        : {}),
     });
     const health = await startWorkerHealthServer({
       worker,
