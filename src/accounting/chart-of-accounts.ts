@@ -1,7 +1,7 @@
 // The chart of accounts of the embedded ledger (design overview, "Accounting model"). Accounts are named
 // by their hledger names, so an export needs no translation table and a journal reads like the books.
 
-export type AccountType = 'asset' | 'liability' | 'income' | 'expense';
+export type AccountType = 'asset' | 'liability' | 'equity' | 'income' | 'expense';
 
 export const Accounts = {
   OperatingBank: 'assets:bank:operating',
@@ -11,10 +11,13 @@ export const Accounts = {
   AccountsReceivable: 'assets:receivable',
   AccountsPayable: 'liabilities:payable',
   OutgoingPaymentsClearing: 'liabilities:outgoing-payments-clearing',
+  OpeningBalances: 'equity:opening-balances',
+  Revenue: 'revenue:sales',
   Refunds: 'revenue:refunds',
   FeeIncome: 'revenue:fees',
   ProcessingFees: 'expenses:processing-fees',
   BankCharges: 'expenses:bank-charges',
+  BillExpenses: 'expenses:bills',
 } as const;
 
 export type AccountName = (typeof Accounts)[keyof typeof Accounts];
@@ -70,6 +73,18 @@ export const chartOfAccounts: readonly AccountDefinition[] = [
     type: 'liability',
     role: 'bill payments sent, not yet cashed',
   },
+  {
+    name: Accounts.OpeningBalances,
+    title: 'Opening Balances',
+    type: 'equity',
+    role: 'what existed before booksync started (backfill)',
+  },
+  {
+    name: Accounts.Revenue,
+    title: 'Revenue',
+    type: 'income',
+    role: 'invoices (payment links), their own amount',
+  },
   { name: Accounts.Refunds, title: 'Refunds', type: 'income', role: 'refunds to payers (contra revenue)' },
   { name: Accounts.FeeIncome, title: 'Fee Income', type: 'income', role: 'debit memos charged to customers' },
   {
@@ -79,6 +94,12 @@ export const chartOfAccounts: readonly AccountDefinition[] = [
     role: 'card fees the business absorbs',
   },
   { name: Accounts.BankCharges, title: 'Bank Charges', type: 'expense', role: 'charges from the bank' },
+  {
+    name: Accounts.BillExpenses,
+    title: 'Bill Expenses',
+    type: 'expense',
+    role: 'vendor bills, booked when booksync learns of the bill',
+  },
 ];
 
 const byName = new Map<string, AccountDefinition>(chartOfAccounts.map((a) => [a.name, a]));

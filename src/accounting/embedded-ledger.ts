@@ -56,6 +56,7 @@ interface EntryRow {
   debit_memo_id: string | null;
   refund_id: string | null;
   vendor_id: string | null;
+  bill_id: string | null;
 }
 
 interface LineRow {
@@ -76,6 +77,7 @@ const linkColumns: Record<LinkField, keyof EntryRow> = {
   debitMemoId: 'debit_memo_id',
   refundId: 'refund_id',
   vendorId: 'vendor_id',
+  billId: 'bill_id',
 };
 
 const entryColumns = `e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,

@@ -18,6 +18,8 @@ export interface EntryLinks {
   debitMemoId?: string;
   refundId?: string;
   vendorId?: string;
+  /** The bill a payable entry concerns (the service's bill id). */
+  billId?: string;
 }
 
 export const linkFields = [
@@ -31,6 +33,7 @@ export const linkFields = [
   'debitMemoId',
   'refundId',
   'vendorId',
+  'billId',
 ] as const satisfies readonly (keyof EntryLinks)[];
 
 export type LinkField = (typeof linkFields)[number];

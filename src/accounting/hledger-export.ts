@@ -25,7 +25,13 @@ export interface HledgerExportOptions {
   assertions?: readonly HledgerAssertion[];
 }
 
-const hledgerType: Record<AccountType, string> = { asset: 'A', liability: 'L', income: 'R', expense: 'X' };
+const hledgerType: Record<AccountType, string> = {
+  asset: 'A',
+  liability: 'L',
+  equity: 'E',
+  income: 'R',
+  expense: 'X',
+};
 const INDENT = '    ';
 const ACCOUNT_WIDTH = 44;
 

@@ -92,7 +92,47 @@ CREATE TRIGGER accounts_immutable_delete BEFORE DELETE ON accounts
 BEGIN SELECT RAISE(ABORT, 'ledger: accounts are immutable'); END;
 `;
 
-export const migrations: readonly string[] = [v1];
+// v2: complete books and accounting targets.
+// - accounts.type gains 'equity' (Opening Balances). SQLite cannot alter a CHECK, so the table is rebuilt
+//   (SQLite's own procedure: foreign keys off, copy, rename, foreign_key_check before COMMIT, see migrate).
+// - entries.bill_id: the bill a payable line concerns (the document dimension of payables).
+// - target_index: per accounting target, what became of each entry (design overview, "Accounting targets").
+const v2 = `
+DROP TRIGGER accounts_immutable_update;
+DROP TRIGGER accounts_immutable_delete;
+CREATE TABLE accounts_v2 (
+  name TEXT PRIMARY KEY,
+  title TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('asset', 'liability', 'equity', 'income', 'expense'))
+) STRICT;
+INSERT INTO accounts_v2 (name, title, type) SELECT name, title, type FROM accounts;
+DROP TABLE accounts;
+ALTER TABLE accounts_v2 RENAME TO accounts;
+CREATE TRIGGER accounts_immutable_update BEFORE UPDATE ON accounts
+BEGIN SELECT RAISE(ABORT, 'ledger: accounts are immutable'); END;
+CREATE TRIGGER accounts_immutable_delete BEFORE DELETE ON accounts
+BEGIN SELECT RAISE(ABORT, 'ledger: accounts are immutable'); END;
+
+ALTER TABLE entries ADD COLUMN bill_id TEXT;
+CREATE INDEX entries_by_bill ON entries (bill_id) WHERE bill_id IS NOT NULL;
+
+CREATE TABLE target_index (
+  target TEXT NOT NULL,
+  entry_id INTEGER NOT NULL REFERENCES entries (id),
+  entry_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('PENDING', 'PUSHED', 'FAILED', 'SKIPPED')),
+  remote_ids TEXT,
+  content_hash TEXT NOT NULL,
+  reason TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (target, entry_id)
+) STRICT;
+CREATE INDEX target_index_by_status ON target_index (target, status, entry_id);
+CREATE UNIQUE INDEX target_index_by_key ON target_index (target, entry_key);
+`;
+
+export const migrations: readonly string[] = [v1, v2];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
@@ -101,11 +141,24 @@ export function migrate(db: Database): void {
       `ledger database schema version ${current} is newer than this code knows (${migrations.length})`,
     );
   }
-  for (let version = current; version < migrations.length; version++) {
-    const sql = migrations[version] as string;
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
+  if (current === migrations.length) return;
+  // A migration may rebuild a table that others reference, which SQLite allows only with foreign keys
+  // off; foreign_key_check then proves, inside the same transaction, that every reference still holds.
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+  db.pragma('foreign_keys = OFF');
+  try {
+    for (let version = current; version < migrations.length; version++) {
+      const sql = migrations[version] as string;
+      db.transaction(() => {
+        db.exec(sql);
+        const broken = db.pragma('foreign_key_check') as unknown[];
+        if (broken.length > 0) {
+          throw new Error(`ledger migration ${version + 1} broke ${broken.length} references; rolled back`);
+        }
+        db.pragma(`user_version = ${version + 1}`);
+      }).immediate();
+    }
+  } finally {
+    db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
   }
 }

@@ -232,3 +232,72 @@ describe('file-backed ledger', () => {
     b.close();
   });
 });
+
+describe('migration v2 (complete books, accounting targets) on a ledger of the previous release', () => {
+  it('keeps every entry and account, adds equity, bill_id and the target index, and still enforces immutability', async () => {
+    const { dir, cleanup } = tempDir();
+    const file = join(dir, 'ledger.sqlite');
+    // The previous release's schema (v1 only), with a booked entry.
+    const old = new Database(file);
+    old.pragma('foreign_keys = ON');
+    old.exec(migrations[0] as string);
+    old.pragma('user_version = 1');
+    for (const [name, type] of [
+      [Accounts.ProcessorClearing, 'asset'],
+      [Accounts.AccountsReceivable, 'asset'],
+    ] as const) {
+      old.prepare('INSERT INTO accounts (name, title, type) VALUES (?, ?, ?)').run(name, name, type);
+    }
+    old.transaction(() => {
+      const id = old
+        .prepare(
+          `INSERT INTO entries (key, date, description, content_hash, created_at, line_count, payment_id)
+           VALUES ('payment:p1', '2026-01-02', 'Payment p1 received', 'h', 't', 2, 'p1')`,
+        )
+        .run().lastInsertRowid;
+      old
+        .prepare(
+          'INSERT INTO lines (entry_id, line_no, account, amount_cents, running_cents) VALUES (?, 1, ?, 500, 500)',
+        )
+        .run(id, Accounts.ProcessorClearing);
+      old
+        .prepare(
+          'INSERT INTO lines (entry_id, line_no, account, amount_cents, running_cents) VALUES (?, 2, ?, -500, 0)',
+        )
+        .run(id, Accounts.AccountsReceivable);
+    })();
+    old.close();
+
+    const ledger = EmbeddedLedger.open({ path: file });
+    try {
+      const db = ledger.database;
+      expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+      expect((await ledger.get('payment:p1'))?.lines).toHaveLength(2);
+      expect(await ledger.balanceOf(Accounts.ProcessorClearing)).toBe(500);
+      expect(
+        db.prepare('SELECT type FROM accounts WHERE name = ?').pluck().get(Accounts.OpeningBalances),
+      ).toBe('equity');
+      expect(() =>
+        db.prepare("UPDATE accounts SET title = 'x' WHERE name = ?").run(Accounts.Revenue),
+      ).toThrow(/immutable/);
+      expect(() => db.prepare('DELETE FROM accounts WHERE name = ?').run(Accounts.ProcessorClearing)).toThrow(
+        /immutable/,
+      );
+      await ledger.post({
+        key: 'bill:b1',
+        date: '2026-01-03',
+        description: 'Bill b1',
+        lines: [
+          { account: Accounts.BillExpenses, amountCents: 900 },
+          { account: Accounts.AccountsPayable, amountCents: -900 },
+        ],
+        links: { billId: 'b1', vendorId: 'v1' },
+      });
+      expect((await ledger.entriesFor({ billId: 'b1' })).map((e) => e.key)).toEqual(['bill:b1']);
+      expect(db.prepare('SELECT count(*) FROM target_index').pluck().get()).toBe(0);
+    } finally {
+      ledger.close();
+      cleanup();
+    }
+  });
+});

@@ -1,0 +1,124 @@
+import type { AccountRole } from './account-mapping.js';
+
+// The accounting-target port (design overview, "Accounting targets"). The embedded ledger stays the journal
+// of record; every configured target receives each ledger entry, in posting order, as a business document.
+// An adapter (Tryton, QuickBooks Online, Xero, a mirror ledger) maps each document kind to the target's
+// native documents and keeps the push idempotent with the target's own mechanism.
+
+/** A customer or vendor as the service knows it; adapters match or create the target's party from it. */
+export interface Party {
+  /** The service's id (customerId / vendorId). */
+  serviceId: string;
+  name: string;
+  email: string | null;
+}
+
+/**
+ * Document kinds: one per ledger key prefix (see entry-key.ts), plus `reversal`.
+ * - invoice: a payment link's own amount (Dr receivable / Cr revenue); the target's customer invoice.
+ * - invoice-adjustment: a later change of the link's requested amount (signed; a write-off is negative).
+ * - debit-memo: a charge added to the link (Dr receivable / Cr fee income): an invoice line or charge invoice.
+ * - payment: money received by the service against the invoice (Dr processor clearing / Cr receivable).
+ * - payment-fee: the card fee the business absorbs (Dr processing fees / Cr processor clearing).
+ * - refund: money returned to the payer (Dr refunds / Cr processor clearing).
+ * - refund-reopen: the service reopens the invoice by the refunded amount (Dr receivable / Cr refunds).
+ * - external-payment: money received outside the service (Dr checks to deposit or bank / Cr receivable).
+ * - check-application: a deposited check applied to the invoice (Dr checks to deposit / Cr receivable).
+ * - check-cleared: the deposit cleared (Dr bank / Cr checks to deposit).
+ * - disbursement-pending / disbursement-paid: the payout (clearing -> in transit -> bank).
+ * - bill: a vendor bill (Dr bill expense / Cr payable); the target's supplier invoice.
+ * - bill-payment-sent: a bill payment sent (Dr payable / Cr outgoing payments clearing).
+ * - bill-payment-paid: the vendor cashed it (Dr outgoing payments clearing / Cr bank).
+ * - reversal: the target's own cancel / void / reversal of the document pushed for `reverses`.
+ */
+export const documentKinds = [
+  'invoice',
+  'invoice-adjustment',
+  'debit-memo',
+  'payment',
+  'payment-fee',
+  'refund',
+  'refund-reopen',
+  'external-payment',
+  'check-application',
+  'check-cleared',
+  'disbursement-pending',
+  'disbursement-paid',
+  'bill',
+  'bill-payment-sent',
+  'bill-payment-paid',
+  'reversal',
+] as const;
+export type DocumentKind = (typeof documentKinds)[number];
+
+export interface DocumentLine {
+  /** The ledger account's role; the adapter maps it to the target's account (account-mapping.ts). */
+  role: AccountRole;
+  /** Signed cents, positive = debit. The lines of a document sum to zero. */
+  amountCents: number;
+}
+
+/** One ledger entry as a business document: everything an adapter needs, nothing it must look up in booksync. */
+export interface TargetDocument {
+  /** The ledger entry key: the idempotency key at the target. */
+  key: string;
+  kind: DocumentKind;
+  /** YYYY-MM-DD accounting date. */
+  date: string;
+  description: string;
+  /** The document's amount, positive (the sum of its debit lines). */
+  amountCents: number;
+  lines: DocumentLine[];
+  /** SHA-256 of the entry's contents; same key with another hash is a conflict. */
+  contentHash: string;
+  /** The invoice (payment link) this document belongs to, with its number (the link's name). */
+  invoice?: { paymentLinkId: string; number: string };
+  /** The bill this document belongs to, with the vendor's invoice number when known. */
+  bill?: { billId: string; number: string | null };
+  customer?: Party;
+  vendor?: Party;
+  /** The service object the money is (payment id, external payment id, check deposit id, disbursement id...). */
+  reference?: string;
+  /** For kind `reversal`: the key of the document it reverses, and why. */
+  reverses?: string;
+  reason?: string;
+}
+
+/** What a target holds for one document: its own ids, and the key/hash stored with them. */
+export interface RemoteRecord {
+  key: string;
+  /** The target's ids of what was created (move, invoice, payment...), first the main one. */
+  remoteIds: string[];
+  contentHash: string;
+}
+
+export interface PushResult extends RemoteRecord {
+  /** false when the target already held the document (found by key): nothing was created. */
+  created: boolean;
+}
+
+/** What the push gives the adapter besides the document: the index's records of earlier documents. */
+export interface PushContext {
+  /** The remote record of an earlier pushed key (e.g. the invoice a payment settles), from the target index. */
+  pushed(key: string): RemoteRecord | null;
+}
+
+export interface AccountingTarget {
+  /** Stable name: the index and the push workflow are per name (`tryton`, `quickbooks`, `xero`, ...). */
+  readonly name: string;
+  /**
+   * Start-up check: connection, and every mapped account present at the target. Throws
+   * TargetConfigurationError listing one line per problem.
+   */
+  verify(): Promise<void>;
+  /**
+   * Creates the document at the target, or finds it by key when it already exists (a crash between the
+   * create and the index write must not duplicate). Same key with another contentHash: TargetConflictError.
+   * Refusals retrying cannot fix: TargetRefusedError with the target's message. Outages, rate limits:
+   * TargetUnavailableError (retryable).
+   */
+  push(document: TargetDocument, context: PushContext): Promise<PushResult>;
+  /** Finds what the target holds for a key, by the key stored at the target (not booksync's index). */
+  find(key: string): Promise<RemoteRecord | null>;
+  close(): Promise<void>;
+}
