@@ -8,6 +8,7 @@ import type {
 } from './bill-payment-sync.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
+import { syncBillBooks } from './invoice-books.js';
 
 export function createBillPaymentActivities(deps: ActivityDependencies): BillPaymentActivities {
   return {
@@ -20,6 +21,9 @@ export function createBillPaymentActivities(deps: ActivityDependencies): BillPay
       return translatingFailures(async () => {
         const log = activityLogger(deps, { billPaymentId, eventIds });
         const billPayment = await deps.service.getBillPayment(billPaymentId);
+        // The bill first, so the payable the payment settles is owed in the books before it is paid.
+        const bill = await deps.service.getBill(billPayment.billId);
+        const billBooked = await syncBillBooks(deps, bill);
         const result = await syncEntries(
           deps.ledger,
           billPaymentEntries(billPayment),
@@ -32,7 +36,6 @@ export function createBillPaymentActivities(deps: ActivityDependencies): BillPay
             }`,
           },
         );
-        const bill = await deps.service.getBill(billPayment.billId);
         const check = billPayment.check ?? null;
         log.info(
           {
@@ -42,6 +45,7 @@ export function createBillPaymentActivities(deps: ActivityDependencies): BillPay
             billStatus: bill.status,
             posted: result.posted,
             reversed: result.reversed,
+            ...(billBooked.posted.length ? { billPosted: billBooked.posted } : {}),
           },
           result.posted.length + result.reversed.length > 0
             ? 'bill payment booked'

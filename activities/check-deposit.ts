@@ -13,6 +13,7 @@ import type {
 } from './check-deposit-sync.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
+import { syncInvoiceBooks } from './invoice-books.js';
 
 /** The description of the returned-check fee memo: fixed per deposit, so a retry is "the same memo" (D15). */
 export function returnedCheckFeeDescription(checkDepositId: string): string {
@@ -39,6 +40,8 @@ export function createCheckDepositActivities(deps: ActivityDependencies): CheckD
           },
           'check deposit applied to payment link',
         );
+        // The invoice the check pays, so its application settles a receivable the books already hold.
+        await syncInvoiceBooks(deps, paymentLink);
         return {
           externalPaymentId: externalPayment.id,
           amountCents: externalPayment.amountCents,

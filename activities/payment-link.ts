@@ -5,6 +5,7 @@ import { syncEntries } from '../src/accounting/sync.js';
 import type { PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
+import { syncInvoiceBooks } from './invoice-books.js';
 import type {
   LinkWriteResult,
   PaymentLinkActivities,
@@ -28,6 +29,7 @@ export async function syncPaymentLinkBooks(
 ): Promise<PaymentLinkSyncResult> {
   const log = activityLogger(deps, { paymentLinkId, commandIds });
   const link = await deps.service.getPaymentLink(paymentLinkId);
+  const invoice = await syncInvoiceBooks(deps, link);
   const result = await syncEntries(
     deps.ledger,
     paymentLinkEntries(
@@ -53,7 +55,13 @@ export async function syncPaymentLinkBooks(
       amountCents: item.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0),
     }));
   log.info(
-    { reason, status: link.status, posted: result.posted, reversed: result.reversed },
+    {
+      reason,
+      status: link.status,
+      posted: result.posted,
+      reversed: result.reversed,
+      ...(invoice.posted.length ? { invoicePosted: invoice.posted } : {}),
+    },
     result.posted.length + result.reversed.length > 0
       ? 'payment link booked'
       : 'payment link already in the books',

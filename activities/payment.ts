@@ -4,6 +4,7 @@ import { syncEntries } from '../src/accounting/sync.js';
 import type { Payment } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
+import { syncInvoiceBooks } from './invoice-books.js';
 import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './payment-sync.js';
 
 /**
@@ -32,9 +33,17 @@ export function createPaymentActivities(deps: ActivityDependencies): PaymentActi
         const log = activityLogger(deps, { paymentId, eventIds });
         const payment = await deps.service.getPayment(paymentId);
         const link = payment.paymentLinkId ? await deps.service.getPaymentLink(payment.paymentLinkId) : null;
+        // The invoice first, so the receivable the payment settles is owed in the books before it is paid.
+        const invoice = link ? await syncInvoiceBooks(deps, link) : null;
         const result = await syncPaymentBooks(deps, payment);
         log.info(
-          { status: payment.status, posted: result.posted, reversed: result.reversed },
+          {
+            paymentLinkId: link?.id,
+            status: payment.status,
+            posted: result.posted,
+            reversed: result.reversed,
+            ...(invoice?.posted.length ? { invoicePosted: invoice.posted } : {}),
+          },
           result.posted.length + result.reversed.length > 0
             ? 'payment booked'
             : 'payment already in the books',

@@ -10,6 +10,7 @@ import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
 import type { Disbursement, Payment, PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { asActivityFailure, translatingFailures } from './failures.js';
+import { syncInvoiceBooks } from './invoice-books.js';
 import { syncPaymentBooks } from './payment.js';
 import type {
   ReconciledObject,
@@ -60,7 +61,8 @@ export async function syncPaymentLinkRecords(
   link: PaymentLink,
   reason: string,
 ): Promise<SyncResult> {
-  return syncEntries(
+  const invoice = await syncInvoiceBooks(deps, link);
+  const records = await syncEntries(
     deps.ledger,
     paymentLinkEntries(
       link,
@@ -69,6 +71,7 @@ export async function syncPaymentLinkRecords(
     { paymentLinkId: link.id },
     { kinds: paymentLinkEntryKinds, date: accountingDate(deps), reason: `${reason}: not on link ${link.id}` },
   );
+  return { ...records, posted: [...invoice.posted, ...records.posted] };
 }
 
 export async function syncDisbursementBooks(

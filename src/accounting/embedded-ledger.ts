@@ -3,7 +3,7 @@ import DatabaseConstructor, { type Database, type Statement, type Transaction } 
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { type BusyRetryPolicy, defaultBusyRetryPolicy, withBusyRetry } from './busy-retry.js';
-import { type AccountName, chartOfAccounts, isAccountName } from './chart-of-accounts.js';
+import { type AccountName, Accounts, chartOfAccounts, isAccountName } from './chart-of-accounts.js';
 import {
   type BookedEntry,
   canonicalContents,
@@ -18,7 +18,7 @@ import {
 } from './entry.js';
 import { isReversalKey, reversalKey } from './entry-key.js';
 import { LedgerConflictError, LedgerEntryNotFoundError, LedgerValidationError } from './errors.js';
-import type { AccountBalance, LedgerPort, ReverseOptions, TrialBalance } from './ledger-port.js';
+import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
 import { migrate } from './migrations.js';
 
 export interface EmbeddedLedgerOptions {
@@ -111,6 +111,7 @@ export class EmbeddedLedger implements LedgerPort {
   readonly #insertEntry: Statement;
   readonly #insertLine: Statement;
   readonly #balances: Statement<[], { account: string; debit: number; credit: number }>;
+  readonly #openItems: Record<'receivable' | 'payable', Statement<[], OpenItem>>;
   readonly #all: Statement<[], EntryRow>;
   readonly #allLines: Statement<[], LineRow>;
   readonly #filtered = new Map<
@@ -170,6 +171,22 @@ export class EmbeddedLedger implements LedgerPort {
          coalesce(sum(CASE WHEN amount_cents < 0 THEN -amount_cents END), 0) AS credit
        FROM lines GROUP BY account`,
     );
+    // The document is the entry's link (payment link / bill); its counterparty is whatever entry of that
+    // document names one (the invoice or bill entry does), so entries booked without it still count.
+    const openItems = (account: AccountName, document: string, counterparty: string, sign: 1 | -1) =>
+      db.prepare<[], OpenItem>(
+        `SELECT e.${document} AS documentId,
+           (SELECT x.${counterparty} FROM entries x
+             WHERE x.${document} = e.${document} AND x.${counterparty} IS NOT NULL LIMIT 1) AS counterpartyId,
+           ${sign} * sum(l.amount_cents) AS openCents
+         FROM lines l JOIN entries e ON e.id = l.entry_id
+         WHERE l.account = '${account}'
+         GROUP BY e.${document} ORDER BY e.${document}`,
+      );
+    this.#openItems = {
+      receivable: openItems(Accounts.AccountsReceivable, 'payment_link_id', 'customer_id', 1),
+      payable: openItems(Accounts.AccountsPayable, 'bill_id', 'vendor_id', -1),
+    };
     this.#all = db.prepare(`SELECT ${entryColumns} FROM ${entryFrom} ORDER BY e.id`);
     this.#allLines = db.prepare(
       'SELECT entry_id, account, amount_cents, memo FROM lines ORDER BY entry_id, line_no',
@@ -266,6 +283,10 @@ export class EmbeddedLedger implements LedgerPort {
     if (!isAccountName(account)) throw new LedgerValidationError(`unknown account ${account}`);
     const found = (await this.balances()).find((b) => b.account === account);
     return found?.balanceCents ?? 0;
+  }
+
+  async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {
+    return withBusyRetry(() => this.#openItems[side].all(), this.#retry);
   }
 
   #postInTransaction(entry: LedgerEntryInput, reverses: string | null): PostResult {

@@ -7,9 +7,14 @@
 // carries no suffix. `reversal:{key}` is reserved for the ledger's own reversing entries.
 
 export const entryKeys = {
+  invoice: (paymentLinkId: string) => `invoice:${paymentLinkId}`,
+  invoiceAdjustment: (paymentLinkId: string, sequence: number) =>
+    `invoice-adjustment:${paymentLinkId}:${sequence}`,
+  bill: (billId: string) => `bill:${billId}`,
   payment: (paymentId: string) => `payment:${paymentId}`,
   paymentFee: (paymentId: string) => `payment-fee:${paymentId}`,
   refund: (refundId: string) => `refund:${refundId}`,
+  refundReopen: (refundId: string) => `refund-reopen:${refundId}`,
   externalPayment: (externalPaymentId: string) => `external-payment:${externalPaymentId}`,
   checkApplication: (externalPaymentId: string) => `check-application:${externalPaymentId}`,
   checkCleared: (checkDepositId: string) => `check-cleared:${checkDepositId}`,

@@ -32,6 +32,18 @@ export interface TrialBalance {
 }
 
 /**
+ * What one document (an invoice: payment link; a bill) still owes in the books: the balance of its
+ * receivable or payable lines, with its counterparty (customer or vendor) when the books know it.
+ */
+export interface OpenItem {
+  /** The payment link id (receivable) or bill id (payable); null for lines booked without a document. */
+  documentId: string | null;
+  counterpartyId: string | null;
+  /** What is still owed, positive when owed (to the business for receivables, by it for payables). */
+  openCents: number;
+}
+
+/**
  * What the workflows' activities write through. Async so adapters to accounting software (QuickBooks,
  * Xero, hledger-web) can implement it; the embedded ledger is the first implementation.
  *
@@ -58,4 +70,6 @@ export interface LedgerPort {
   trialBalance(): Promise<TrialBalance>;
   /** Signed balance (debit positive) of one account. */
   balanceOf(account: AccountName): Promise<number>;
+  /** Receivables per invoice (payment link) or payables per bill: "what does INV-1006 still owe". */
+  openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]>;
 }

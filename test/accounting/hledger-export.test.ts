@@ -151,6 +151,7 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
     );
     const bill = {
       id: 'bp_1',
+      billId: 'bill_1',
       vendorId: 'ven_1',
       amountCents: 5_000,
       status: 'SUCCEEDED',

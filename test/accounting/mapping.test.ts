@@ -353,6 +353,7 @@ describe('disbursements (rows 13-14)', () => {
 describe('bill payments (rows 15-17)', () => {
   const sent: BillPaymentForBooks = {
     id: 'bp_1',
+    billId: 'bill_1',
     vendorId: 'ven_1',
     amountCents: 12_345,
     status: 'PENDING',

@@ -8,7 +8,7 @@ import { utcDate } from './dates.js';
 /** The subset of a fetched BillPayment the books depend on. */
 export type BillPaymentForBooks = Pick<
   BillPayment,
-  'id' | 'vendorId' | 'amountCents' | 'status' | 'sentAt' | 'completedAt'
+  'id' | 'billId' | 'vendorId' | 'amountCents' | 'status' | 'sentAt' | 'completedAt'
 >;
 
 export const billPaymentEntryKinds = ['bill-payment-sent', 'bill-payment-paid'] as const;
@@ -30,7 +30,7 @@ export function billPaymentEntries(billPayment: BillPaymentForBooks): LedgerEntr
     if (status === 'SUCCEEDED') throw new UnmappableStateError(`bill payment ${id}: SUCCEEDED without dates`);
     return [];
   }
-  const links = { billPaymentId: id, vendorId: billPayment.vendorId };
+  const links = { billPaymentId: id, vendorId: billPayment.vendorId, billId: billPayment.billId };
   const entries: LedgerEntryInput[] = [
     {
       key: entryKeys.billPaymentSent(id),

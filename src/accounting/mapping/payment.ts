@@ -12,7 +12,7 @@ export type PaymentForBooks = Pick<
 > & { refunds: readonly Pick<Refund, 'id' | 'amountCents' | 'refundDate' | 'voided'>[] };
 
 /** Key prefixes a payment's entries use: the scope to reconcile a payment against. */
-export const paymentEntryKinds = ['payment', 'payment-fee', 'refund'] as const;
+export const paymentEntryKinds = ['payment', 'payment-fee', 'refund', 'refund-reopen'] as const;
 
 const bookedStatuses = new Set(['PENDING', 'SUCCEEDED', 'REFUNDED']);
 
@@ -20,7 +20,10 @@ const bookedStatuses = new Set(['PENDING', 'SUCCEEDED', 'REFUNDED']);
  * The entries that should exist for a payment in its current state (design overview mapping table):
  * - received (PENDING ACH counts from the start, D8): Dr Processor Clearing / Cr Accounts Receivable, gross;
  * - the card fee the business absorbs (platformFeeInCents, D20): Dr Processing Fees / Cr Processor Clearing;
- * - each live refund: Dr Refunds / Cr Processor Clearing.
+ * - each live refund: Dr Refunds / Cr Processor Clearing; and when the payment paid an invoice, the service
+ *   reopens it by the refunded amount (D8: completedAmountCents drops), so the receivable comes back:
+ *   Dr Accounts Receivable / Cr Refunds (`refund-reopen:`). A second entry rather than a changed refund entry,
+ *   so refunds booked by earlier releases stay as they are.
  * Nothing when FAILED (an ACH return reverses what was booked) or when the charge was cancelled before
  * settlement (D17: a voided refund; the payment entry is reversed). A returned ACH refund credit leaves
  * refunds[] (D19), so its entry stops being desired and is reversed.
@@ -78,6 +81,18 @@ export function paymentEntries(payment: PaymentForBooks): LedgerEntryInput[] {
       ],
       links: { ...links, refundId: refund.id },
     });
+    if (payment.paymentLinkId) {
+      entries.push({
+        key: entryKeys.refundReopen(refund.id),
+        date: utcDate(refund.refundDate, `refund ${refund.id} refundDate`),
+        description: `Invoice of payment link ${payment.paymentLinkId} reopened by refund ${refund.id}`,
+        lines: [
+          { account: Accounts.AccountsReceivable, amountCents: refund.amountCents },
+          { account: Accounts.Refunds, amountCents: -refund.amountCents },
+        ],
+        links: { ...links, refundId: refund.id },
+      });
+    }
   }
   return entries;
 }

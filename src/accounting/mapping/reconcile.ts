@@ -75,7 +75,7 @@ export function reconcileEntries(
       continue;
     }
     const wanted = canonicalContents(entry);
-    const match = live.find((v) => canonicalContents(v) === wanted);
+    const match = live.find((v) => sameContents(v, entry, wanted));
     if (match) {
       plan.unchanged.push(match.key);
       // Two live versions of one slot only arise from a bug or a race; keep the matching one.
@@ -90,4 +90,22 @@ export function reconcileEntries(
     for (const v of versions) if (v.reversedBy === null) plan.toReverse.push({ key: v.key, reason });
   }
   return plan;
+}
+
+/**
+ * Link fields added by a later release (the bill dimension of bill payments, v2). An entry booked before
+ * lacks them; that is not drift, so it compares as if the desired entry lacked them too.
+ */
+const linksAddedLater = ['billId'] as const;
+
+function sameContents(booked: BookedEntry, desired: LedgerEntryInput, wanted: string): boolean {
+  const contents = canonicalContents(booked);
+  if (contents === wanted) return true;
+  const missing = linksAddedLater.filter(
+    (f) => booked.links[f] === undefined && desired.links?.[f] !== undefined,
+  );
+  if (missing.length === 0) return false;
+  const links = { ...desired.links };
+  for (const f of missing) delete links[f];
+  return contents === canonicalContents({ ...desired, links });
 }

@@ -1,0 +1,72 @@
+import type { PaymentLink } from '../../service/schemas/index.js';
+import { Accounts } from '../chart-of-accounts.js';
+import type { BookedEntry, LedgerEntryInput } from '../entry.js';
+import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';
+
+/** The subset of a fetched PaymentLink its invoice depends on. */
+export type InvoiceForBooks = Pick<
+  PaymentLink,
+  'id' | 'customerId' | 'requestedAmountCents' | 'debitMemoAmountCents' | 'reusable'
+>;
+
+/** What the invoice flow owns under a link: the invoice and later changes of its amount. */
+export const invoiceEntryKinds = ['invoice', 'invoice-adjustment'] as const;
+
+/** The link's own amount (2.1): what it asks for without its debit memos, which are booked on their own. */
+export function invoiceAmountCents(link: InvoiceForBooks): number {
+  return link.requestedAmountCents - link.debitMemoAmountCents;
+}
+
+const isInvoiceKind = (key: string) =>
+  (invoiceEntryKinds as readonly string[]).includes(keyPrefix(baseKey(key)));
+
+/**
+ * The one entry that brings the books' invoice for a link up to date, or null when nothing is due.
+ * - first time: `invoice:{link}`, Dr Accounts Receivable / Cr Revenue for the link's own amount;
+ * - the own amount changed since (4.3: a write-off, a discount, a correction): `invoice-adjustment:{link}:{n}`
+ *   for the difference, never an edit of the invoice.
+ * The spec gives a link no creation date, so the invoice is dated when booksync first learns of it (`date`);
+ * once booked its date never changes, which is why this is a plan against what is booked rather than a
+ * desired set compared by contents. A reusable link is a standing price, not an invoice: nothing is booked.
+ */
+export function invoiceEntryToPost(
+  link: InvoiceForBooks,
+  booked: readonly BookedEntry[],
+  date: string,
+): LedgerEntryInput | null {
+  if (link.reusable) return null;
+  const own = invoiceAmountCents(link);
+  const mine = booked.filter((e) => isInvoiceKind(e.reverses ?? e.key));
+  const invoiced = mine
+    .flatMap((e) => e.lines)
+    .filter((l) => l.account === Accounts.AccountsReceivable)
+    .reduce((sum, l) => sum + l.amountCents, 0);
+  const links = { paymentLinkId: link.id, ...(link.customerId ? { customerId: link.customerId } : {}) };
+  const hasInvoice = mine.some((e) => keyPrefix(e.key) === 'invoice');
+  if (!hasInvoice) {
+    if (own <= 0) return null;
+    return {
+      key: entryKeys.invoice(link.id),
+      date,
+      description: `Invoice for payment link ${link.id}`,
+      lines: [
+        { account: Accounts.AccountsReceivable, amountCents: own },
+        { account: Accounts.Revenue, amountCents: -own },
+      ],
+      links,
+    };
+  }
+  const delta = own - invoiced;
+  if (delta === 0) return null;
+  const adjustments = mine.filter((e) => keyPrefix(e.key) === 'invoice-adjustment').length;
+  return {
+    key: entryKeys.invoiceAdjustment(link.id, adjustments + 1),
+    date,
+    description: `Invoice for payment link ${link.id}: amount ${delta > 0 ? 'raised' : 'lowered'} to ${own} cents`,
+    lines: [
+      { account: Accounts.AccountsReceivable, amountCents: delta },
+      { account: Accounts.Revenue, amountCents: -delta },
+    ],
+    links,
+  };
+}

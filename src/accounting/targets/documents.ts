@@ -1,0 +1,79 @@
+import type { BookedEntry } from '../entry.js';
+import { baseKey, keyPrefix } from '../entry-key.js';
+import { roleOf } from './account-mapping.js';
+import { type DocumentKind, documentKinds, type Party, type TargetDocument } from './target-port.js';
+
+/**
+ * What a document needs that the ledger entry does not hold: the invoice number (the link's name) and the
+ * counterparties' names. Fetched from the service (state is fetched), cached by the caller.
+ */
+export interface ReferenceData {
+  paymentLink(paymentLinkId: string): Promise<{ name: string; customerId: string | null }>;
+  customer(customerId: string): Promise<Party>;
+  vendor(vendorId: string): Promise<Party>;
+  bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string }>;
+}
+
+export class UnknownDocumentKindError extends Error {
+  override readonly name = 'UnknownDocumentKindError';
+}
+
+function kindOf(entry: BookedEntry): DocumentKind {
+  if (entry.reverses !== null) return 'reversal';
+  const prefix = keyPrefix(baseKey(entry.key));
+  if (!(documentKinds as readonly string[]).includes(prefix)) {
+    throw new UnknownDocumentKindError(`ledger entry ${entry.key} has no document kind`);
+  }
+  return prefix as DocumentKind;
+}
+
+/** The service object the money is, for the target's reference field. */
+function referenceOf(entry: BookedEntry): string | undefined {
+  const l = entry.links;
+  return (
+    l.refundId ??
+    l.externalPaymentId ??
+    l.debitMemoId ??
+    l.paymentId ??
+    l.billPaymentId ??
+    l.disbursementId ??
+    l.checkDepositId ??
+    l.billId ??
+    l.paymentLinkId
+  );
+}
+
+/** One ledger entry as the business document a target receives (see target-port.ts for the kinds). */
+export async function documentFor(entry: BookedEntry, references: ReferenceData): Promise<TargetDocument> {
+  const kind = kindOf(entry);
+  const document: TargetDocument = {
+    key: entry.key,
+    kind,
+    date: entry.date,
+    description: entry.description,
+    amountCents: entry.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0),
+    lines: entry.lines.map((l) => ({ role: roleOf(l.account), amountCents: l.amountCents })),
+    contentHash: entry.contentHash,
+  };
+  const reference = referenceOf(entry);
+  if (reference) document.reference = reference;
+  if (entry.reverses !== null) {
+    document.reverses = entry.reverses;
+    document.reason = entry.description;
+  }
+  const { paymentLinkId, billId } = entry.links;
+  if (paymentLinkId) {
+    const link = await references.paymentLink(paymentLinkId);
+    document.invoice = { paymentLinkId, number: link.name };
+    const customerId = entry.links.customerId ?? link.customerId;
+    if (customerId) document.customer = await references.customer(customerId);
+  }
+  if (billId) {
+    const bill = await references.bill(billId);
+    document.bill = { billId, number: bill.invoiceNumber };
+    document.vendor = await references.vendor(entry.links.vendorId ?? bill.vendorId);
+  } else if (entry.links.vendorId) {
+    document.vendor = await references.vendor(entry.links.vendorId);
+  }
+  return document;
+}

@@ -1,0 +1,43 @@
+import type { ServiceClient } from '../../service/client.js';
+import type { ReferenceData } from './documents.js';
+import type { Party } from './target-port.js';
+
+/**
+ * ReferenceData fetched from the service, each object once per process: names and numbers do not change
+ * often, and a target matches parties by them only when it first creates or finds them.
+ */
+export function serviceReferences(service: ServiceClient): ReferenceData {
+  const memo = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    let found = memo.get(key) as Promise<T> | undefined;
+    if (!found) {
+      found = load();
+      memo.set(key, found);
+      // A failed fetch is not remembered: the next push asks again.
+      found.catch(() => memo.delete(key));
+    }
+    return found;
+  };
+  return {
+    paymentLink: (id) =>
+      once(`link:${id}`, async () => {
+        const link = await service.getPaymentLink(id);
+        return { name: link.name, customerId: link.customerId ?? null };
+      }),
+    customer: (id) =>
+      once(`customer:${id}`, async (): Promise<Party> => {
+        const customer = await service.getCustomer(id);
+        return { serviceId: id, name: customer.name, email: customer.emails[0] ?? null };
+      }),
+    vendor: (id) =>
+      once(`vendor:${id}`, async (): Promise<Party> => {
+        const vendor = await service.getVendor(id);
+        return { serviceId: id, name: vendor.name, email: vendor.email };
+      }),
+    bill: (id) =>
+      once(`bill:${id}`, async () => {
+        const bill = await service.getBill(id);
+        return { invoiceNumber: bill.invoiceNumber, vendorId: bill.vendorId };
+      }),
+  };
+}
