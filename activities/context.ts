@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { LedgerPort } from '../src/accounting/ledger-port.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { ServiceClient } from '../src/service/client.js';
+import type { TargetPushDependencies } from './accounting-target.js';
 
 /** What activities need from the process that hosts them; built once by the worker. */
 export interface ActivityDependencies {
@@ -17,6 +18,8 @@ export interface ActivityDependencies {
    * its workflow (which cannot read configuration); unset, the workflow's own defaults apply.
    */
   checkWindows?: { deliveryDays: number; cashingDays: number };
+  /** Accounting targets (ACCOUNTING_TARGET) and their index; unset when the books stay embedded only. */
+  targets?: TargetPushDependencies;
 }
 
 /** A child logger carrying the workflow id and activity type, plus the fields given (event and object ids). */

@@ -1,3 +1,4 @@
+import { createAccountingTargetActivities } from './accounting-target.js';
 import { createBillPaymentActivities } from './bill-payment.js';
 import { createCheckDepositActivities } from './check-deposit.js';
 import type { ActivityDependencies } from './context.js';
@@ -19,5 +20,6 @@ export function createActivities(deps: ActivityDependencies) {
     ...createBillPaymentActivities(deps),
     ...createServiceRecordActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createAccountingTargetActivities(deps),
   };
 }

@@ -11,6 +11,7 @@ import { ledgerCommand } from './commands/ledger.js';
 import { linkCommand } from './commands/link.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { startCommand } from './commands/start.js';
+import { targetsCommand } from './commands/targets.js';
 import { workerCommand } from './commands/worker.js';
 
 const commands: Record<string, Command> = {
@@ -21,6 +22,7 @@ const commands: Record<string, Command> = {
   ledger: ledgerCommand,
   demo: demoCommand,
   reconcile: reconcileCommand,
+  targets: targetsCommand,
   deposit: depositCommand,
   link: linkCommand,
 };

@@ -123,6 +123,33 @@ export const settingsSchema = z.object({
     .min(0)
     .default(0)
     .describe('Debit memo added to a link when a check deposit applied to it is returned (0: none).'),
+  ACCOUNTING_TARGET: csv
+    .pipe(z.array(z.enum(['tryton', 'quickbooks', 'xero', 'ledger-mirror'])))
+    .optional()
+    .describe(
+      'Accounting software the books are pushed to, comma-separated: tryton, quickbooks, xero, ledger-mirror. Unset: the embedded ledger only.',
+    ),
+  TARGET_ACCOUNTS: z
+    .string()
+    .optional()
+    .describe(
+      "Account mapping, Role=code pairs over booksync's defaults (OperatingBank=1010,ProcessorClearing=1020,...); checked against the target at start-up.",
+    ),
+  TARGET_MATCHING: z
+    .enum(['create', 'match-existing'])
+    .default('match-existing')
+    .describe(
+      'Customers, vendors and invoices at the target: create them, or match existing ones by reference (invoice number = link name, party by name or email) and create what is missing.',
+    ),
+  TRYTON_URL: httpUrl.optional().describe('Tryton server (its JSON-RPC root), e.g. http://127.0.0.1:8000.'),
+  TRYTON_DATABASE: z.string().min(1).optional().describe('Tryton database name.'),
+  TRYTON_USER: z.string().min(1).default('admin').describe('Tryton login booksync pushes as.'),
+  TRYTON_PASSWORD: z.string().min(1).optional().describe("That login's password."),
+  LEDGER_MIRROR_DB: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('SQLite file of the ledger-mirror target (default: BOOKSYNC_DATA_DIR/ledger-mirror.db).'),
   RECONCILE_INTERVAL: duration.default('1h').describe('Interval of the reconciliation Schedule.'),
   CHECK_DELIVERY_WINDOW_DAYS: z.coerce
     .number()
@@ -169,7 +196,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     const variable = String(issue.path[0] ?? 'environment');
     const received = input[variable];
     const shown =
-      variable.includes('KEY') || variable.includes('SECRET') || variable.includes('TOKEN')
+      variable.includes('KEY') ||
+      variable.includes('SECRET') ||
+      variable.includes('TOKEN') ||
+      variable.includes('PASSWORD')
         ? '(hidden)'
         : JSON.stringify(received);
     throw new SettingsError(`${variable}: ${issue.message}${received === undefined ? '' : `, got ${shown}`}`);
@@ -182,6 +212,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(
       'TEMPORAL_TLS_KEY_PATH: TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together',
     );
+  }
+  if (settings.ACCOUNTING_TARGET?.includes('tryton')) {
+    for (const name of ['TRYTON_URL', 'TRYTON_DATABASE', 'TRYTON_PASSWORD'] as const) {
+      if (!settings[name])
+        throw new SettingsError(`${name}: required when ACCOUNTING_TARGET includes tryton`);
+    }
   }
   return { ...settings, ledgerDb: settings.LEDGER_DB ?? path.join(settings.BOOKSYNC_DATA_DIR, 'ledger.db') };
 }

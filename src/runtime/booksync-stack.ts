@@ -15,6 +15,7 @@ import { registerSearchAttributes } from '../temporal/register-search-attributes
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
 import { startWorkerHealthServer } from '../worker/health-server.js';
 import { createWorkerMetrics } from '../worker/metrics.js';
+import { openAccountingTargets } from './accounting-targets.js';
 import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
@@ -111,6 +112,9 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
     cleanups.push(async () => ledger.close());
 
+    const targets = await openAccountingTargets({ settings, ledger, service, logger });
+    if (targets) cleanups.push(() => targets.close());
+
     const metrics = createWorkerMetrics();
     const worker: Worker = await createBooksyncWorker({
       connection: workerConnection,
@@ -118,7 +122,8 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       dependencies: {
         service,
-        ledger,
+        ledger: targets?.ledger ?? ledger,
+        ...(targets ? { targets: targets.dependencies } : {}),
         logger: logger.child({ component: 'activities' }),
         externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
         checkWindows: {
@@ -136,6 +141,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun;
     });
+    await targets?.startPushing(client, settings.TEMPORAL_TASK_QUEUE);
     const schedule = await ensureReconciliationSchedule(client, {
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       interval: settings.RECONCILE_INTERVAL,

@@ -1,4 +1,5 @@
 import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
+import { openAccountingTargets } from '../../runtime/accounting-targets.js';
 import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
 import { ensureReconciliationSchedule } from '../../temporal/reconciliation-schedule.js';
@@ -22,6 +23,7 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
     const connection = await connectWorker(temporalTarget(settings, address));
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
     const service = new ServiceClient({ baseUrl, apiKey, timeoutMs: settings.SERVICE_TIMEOUT_MS, logger });
+    const targets = await openAccountingTargets({ settings, ledger, service, logger });
     const metrics = createWorkerMetrics();
     const worker = await createBooksyncWorker({
       connection,
@@ -29,7 +31,8 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       dependencies: {
         service,
-        ledger,
+        ledger: targets?.ledger ?? ledger,
+        ...(targets ? { targets: targets.dependencies } : {}),
         logger,
         externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
         checkWindows: {
@@ -54,14 +57,18 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       interval: settings.RECONCILE_INTERVAL,
     });
-    await temporal.connection.close();
     logger.info({ ...schedule, interval: settings.RECONCILE_INTERVAL }, 'reconciliation schedule in place');
     const run = worker.run();
+    // The client stays open while targets exist: new entries wake their push workflows through it.
+    await targets?.startPushing(temporal.client, settings.TEMPORAL_TASK_QUEUE);
+    if (!targets) await temporal.connection.close();
     logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, address }, 'worker running');
     await Promise.race([untilSignal(), run]);
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await run;
     await health.close();
+    await targets?.close();
+    if (targets) await temporal.connection.close();
     ledger.close();
     await connection.close();
     return 0;

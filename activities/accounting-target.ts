@@ -1,0 +1,121 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  documentFor,
+  type ReferenceData,
+  UnknownDocumentKindError,
+} from '../src/accounting/targets/documents.js';
+import { nonRetryableTargetErrors, TargetUnavailableError } from '../src/accounting/targets/errors.js';
+import type { TargetIndex, TargetSummary } from '../src/accounting/targets/target-index.js';
+import type { AccountingTarget } from '../src/accounting/targets/target-port.js';
+import { ServiceError } from '../src/service/errors.js';
+import { type ActivityDependencies, activityLogger } from './context.js';
+
+/** What the push needs besides the other activities' dependencies; built by the worker when targets exist. */
+export interface TargetPushDependencies {
+  targets: ReadonlyMap<string, AccountingTarget>;
+  index: TargetIndex;
+  references: ReferenceData;
+}
+
+export interface PushToTargetInput {
+  target: string;
+  /** At most this many entries per activity run, so a backlog is pushed in heartbeated slices. */
+  limit: number;
+}
+
+export interface PushToTargetResult {
+  pushed: number;
+  /** Entries this run marked FAILED, with the target's message. */
+  failed: { key: string; reason: string }[];
+  /** true when the slice was full: more entries wait. */
+  more: boolean;
+  summary: TargetSummary;
+}
+
+export interface RequeueTargetEntriesInput {
+  target: string;
+  keys: 'failed' | string[];
+}
+
+const refusals = new Set<string>([...nonRetryableTargetErrors, UnknownDocumentKindError.name]);
+
+/** A failure retrying cannot fix, for this one entry: the target refused, or a reference is gone. */
+function refusalOf(error: unknown): string | null {
+  if (error instanceof Error && refusals.has(error.name)) {
+    return 'targetMessage' in error ? String(error.targetMessage) : error.message;
+  }
+  if (error instanceof ServiceError && !error.retryable) return `service: ${error.message}`;
+  return null;
+}
+
+export function createAccountingTargetActivities(deps: ActivityDependencies) {
+  const push = () => {
+    if (!deps.targets)
+      throw ApplicationFailure.nonRetryable('no accounting target configured', 'NoTargetError');
+    return deps.targets;
+  };
+  const targetOf = (name: string): AccountingTarget => {
+    const target = push().targets.get(name);
+    if (!target) throw ApplicationFailure.nonRetryable(`unknown accounting target ${name}`, 'NoTargetError');
+    return target;
+  };
+
+  return {
+    /**
+     * Pushes the next entries, in posting order, to one target. Each entry ends PUSHED or FAILED (a refusal
+     * retrying cannot fix, with the target's message) and the slice goes on; an outage or rate limit fails
+     * the activity, which Temporal retries (after the target's Retry-After), resuming at the same entry.
+     */
+    async pushToTarget({ target: name, limit }: PushToTargetInput): Promise<PushToTargetResult> {
+      const { index, references } = push();
+      const target = targetOf(name);
+      const log = activityLogger(deps, { target: name });
+      const next = index.next(name, limit);
+      const result: Omit<PushToTargetResult, 'summary'> = {
+        pushed: 0,
+        failed: [],
+        more: next.length === limit,
+      };
+      for (const { key } of next) {
+        Context.current().heartbeat(key);
+        const entry = await deps.ledger.get(key);
+        if (!entry) continue;
+        try {
+          const document = await documentFor(entry, references);
+          const remote = await target.push(document, { pushed: (k) => index.remote(name, k) });
+          index.record(name, entry, { status: 'PUSHED', remoteIds: remote.remoteIds });
+          result.pushed++;
+          log.info(
+            { entryKey: key, kind: document.kind, remoteIds: remote.remoteIds, created: remote.created },
+            remote.created ? 'entry pushed to accounting target' : 'entry already at accounting target',
+          );
+        } catch (error) {
+          const refusal = refusalOf(error);
+          if (refusal === null) {
+            log.warn({ entryKey: key, err: error }, 'accounting target unavailable; the push is retried');
+            const retryAfterMs = error instanceof TargetUnavailableError ? error.retryAfterMs : undefined;
+            throw ApplicationFailure.create({
+              message: error instanceof Error ? error.message : String(error),
+              type: error instanceof Error ? error.name : 'Error',
+              ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
+            });
+          }
+          index.record(name, entry, { status: 'FAILED', reason: refusal });
+          result.failed.push({ key, reason: refusal });
+          log.error({ entryKey: key, reason: refusal }, 'accounting target refused the entry; marked FAILED');
+        }
+      }
+      return { ...result, summary: index.summary(name) };
+    },
+
+    /** `booksync targets retry`: FAILED entries (all, or the keys given) are queued for the next push. */
+    async requeueTargetEntries({ target, keys }: RequeueTargetEntriesInput): Promise<number> {
+      const requeued = push().index.requeue(target, keys);
+      activityLogger(deps, { target }).info({ requeued, keys }, 'target entries queued again');
+      return requeued;
+    },
+  };
+}
+
+export type AccountingTargetActivities = ReturnType<typeof createAccountingTargetActivities>;

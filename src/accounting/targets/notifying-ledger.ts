@@ -1,0 +1,27 @@
+import type { LedgerPort } from '../ledger-port.js';
+
+/**
+ * The ledger the activities write through when targets are configured: every new entry (not a no-op
+ * repeat) calls `onNewEntry`, which wakes the push workflows. Reads pass straight through.
+ */
+export function notifyingLedger(ledger: LedgerPort, onNewEntry: () => void): LedgerPort {
+  return {
+    async post(entry) {
+      const result = await ledger.post(entry);
+      if (result.created) onNewEntry();
+      return result;
+    },
+    async reverse(key, options) {
+      const result = await ledger.reverse(key, options);
+      if (result.created) onNewEntry();
+      return result;
+    },
+    get: (key) => ledger.get(key),
+    isReversed: (key) => ledger.isReversed(key),
+    entriesFor: (filter) => ledger.entriesFor(filter),
+    balances: () => ledger.balances(),
+    trialBalance: () => ledger.trialBalance(),
+    balanceOf: (account) => ledger.balanceOf(account),
+    openItems: (side) => ledger.openItems(side),
+  };
+}

@@ -1,0 +1,90 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  accountingTargetWorkflowId,
+  retryEntriesSignal,
+} from '../../../workflows/accounting-target-contract.js';
+import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
+import { TargetIndex, type TargetSummary } from '../../accounting/targets/target-index.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { type Command, CommandError } from '../command.js';
+
+function summaryLines(summary: TargetSummary): string[] {
+  return [
+    `${summary.target}: ${summary.pushed} pushed, ${summary.pending} pending, ${summary.failed} failed, ${summary.skipped} skipped`,
+    ...summary.failures.map((f) => `  FAILED ${f.key} (${f.attempts} attempts, ${f.updatedAt}): ${f.reason}`),
+  ];
+}
+
+export const targetsCommand: Command = {
+  summary: 'accounting targets: what was pushed, what failed and why; push failed entries again',
+  usesTemporal: true,
+  usage: `booksync targets status [--json]
+booksync targets retry <entryKey>... | --failed [--target NAME] [--wait SECONDS]
+
+status reads the target index in LEDGER_DB for every target of ACCOUNTING_TARGET.
+retry queues FAILED entries again through the target's push workflow (after you fixed the cause, e.g. the
+missing account), then waits up to --wait seconds (default 30) and prints what became of them; exit 1 when
+any is still FAILED.`,
+  async run({ args, settings, out }) {
+    const [what, ...rest] = args;
+    const targets = settings.ACCOUNTING_TARGET ?? [];
+    if (targets.length === 0) throw new CommandError('no accounting target: set ACCOUNTING_TARGET');
+    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
+    try {
+      const index = new TargetIndex(ledger.database);
+      if (what === 'status' || what === undefined) {
+        const summaries = targets.map((t) => index.summary(t));
+        if (rest.includes('--json')) out(JSON.stringify({ targets: summaries }, null, 2));
+        else for (const s of summaries) for (const line of summaryLines(s)) out(line);
+        return summaries.some((s) => s.failed > 0) ? 1 : 0;
+      }
+      if (what !== 'retry')
+        throw new CommandError(`unknown targets command '${what}': see 'booksync targets --help'`);
+      const target = option(rest, '--target') ?? (targets.length === 1 ? targets[0] : undefined);
+      if (!target || !targets.includes(target as never)) {
+        throw new CommandError(`--target must name one of ${targets.join(', ')}`);
+      }
+      const waitSeconds = Number(option(rest, '--wait') ?? 30);
+      const keys = rest.filter(
+        (a, i) => !a.startsWith('--') && !['--target', '--wait'].includes(rest[i - 1] ?? ''),
+      );
+      const failedOnly = rest.includes('--failed');
+      if (!failedOnly && keys.length === 0) throw new CommandError('name entry keys, or --failed');
+      const chosen = failedOnly ? index.summary(target).failures.map((f) => f.key) : keys;
+      for (const key of chosen) {
+        if (!index.get(target, key)) throw new CommandError(`${key} was never pushed to ${target}`);
+      }
+
+      const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
+      const { client, connection } = await connectClient(temporalTarget(settings, address));
+      try {
+        await client.workflow
+          .getHandle(accountingTargetWorkflowId(target))
+          .signal(retryEntriesSignal, { keys: failedOnly ? 'failed' : keys });
+      } finally {
+        await connection.close();
+      }
+      out(`queued ${chosen.length} entries of ${target} for another push`);
+      // Done when each is PUSHED, or FAILED again by a newer attempt than the one seen before the signal.
+      const before = new Map(chosen.map((key) => [key, index.get(target, key)?.updatedAt]));
+      const settled = () =>
+        chosen
+          .map((key) => index.get(target, key))
+          .filter(
+            (s) => s?.status === 'PUSHED' || (s?.status === 'FAILED' && s.updatedAt !== before.get(s.key)),
+          );
+      const deadline = Date.now() + waitSeconds * 1000;
+      while (Date.now() < deadline && settled().length < chosen.length) await sleep(500);
+      const states = chosen.map((key) => index.get(target, key));
+      for (const s of states) out(`${s?.key}: ${s?.status}${s?.status === 'FAILED' ? ` (${s.reason})` : ''}`);
+      return states.every((s) => s?.status === 'PUSHED') ? 0 : 1;
+    } finally {
+      ledger.close();
+    }
+  },
+};
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+}

@@ -1,0 +1,122 @@
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { TargetPushDependencies } from '../../activities/accounting-target.js';
+import {
+  type AccountingTargetInput,
+  accountingTargetWorkflowId,
+  entriesPostedSignal,
+} from '../../workflows/accounting-target-contract.js';
+import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
+import type { LedgerPort } from '../accounting/ledger-port.js';
+import { parseAccountMapping } from '../accounting/targets/account-mapping.js';
+import { LedgerMirrorTarget } from '../accounting/targets/ledger-mirror-target.js';
+import { notifyingLedger } from '../accounting/targets/notifying-ledger.js';
+import { serviceReferences } from '../accounting/targets/service-references.js';
+import { TargetIndex } from '../accounting/targets/target-index.js';
+import type { AccountingTarget } from '../accounting/targets/target-port.js';
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../logging/logger.js';
+import type { ServiceClient } from '../service/client.js';
+
+/** How long a burst of ledger writes is gathered into one wake-up signal per target. */
+const signalDebounceMs = 200;
+
+export interface AccountingTargets {
+  /** For the activities: the targets, their index, the references documents need. */
+  dependencies: TargetPushDependencies;
+  /** The ledger wrapped so each new entry wakes the push workflows. */
+  ledger: LedgerPort;
+  names: string[];
+  /** Starts (or wakes) one push workflow per target; idempotent. */
+  startPushing(client: Client, taskQueue: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the targets ACCOUNTING_TARGET names and checks each (connection, every mapped account): a problem
+ * stops start-up with one line per missing account, before any workflow runs. Null when no target is set.
+ */
+export async function openAccountingTargets(options: {
+  settings: Settings;
+  ledger: EmbeddedLedger;
+  service: ServiceClient;
+  logger: Logger;
+}): Promise<AccountingTargets | null> {
+  const { settings, ledger, service, logger } = options;
+  const names = settings.ACCOUNTING_TARGET ?? [];
+  if (names.length === 0) return null;
+  const accounts = parseAccountMapping(settings.TARGET_ACCOUNTS);
+  const targets = new Map<string, AccountingTarget>();
+  const closers: (() => Promise<void> | void)[] = [];
+  try {
+    for (const name of names) {
+      const log = logger.child({ component: 'accounting-target', target: name });
+      if (name === 'ledger-mirror') {
+        const mirror = EmbeddedLedger.open({
+          path: settings.LEDGER_MIRROR_DB ?? path.join(settings.BOOKSYNC_DATA_DIR, 'ledger-mirror.db'),
+          logger: log,
+        });
+        closers.push(() => mirror.close());
+        targets.set(name, new LedgerMirrorTarget(mirror));
+      } else {
+        throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
+      }
+    }
+    for (const target of targets.values()) {
+      closers.push(() => target.close());
+      await target.verify();
+    }
+  } catch (error) {
+    for (const close of closers) await close();
+    throw error;
+  }
+
+  let wake: (() => void) | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  const onNewEntry = () => {
+    if (timer || !wake) return;
+    timer = setTimeout(() => {
+      timer = null;
+      wake?.();
+    }, signalDebounceMs);
+  };
+
+  return {
+    names,
+    dependencies: {
+      targets,
+      index: new TargetIndex(ledger.database),
+      references: serviceReferences(service),
+    },
+    ledger: notifyingLedger(ledger, onNewEntry),
+    async startPushing(client, taskQueue) {
+      const signalAll = () =>
+        Promise.all(
+          names.map((target) =>
+            client.workflow.signalWithStart<(input: AccountingTargetInput) => Promise<void>, []>(
+              'accountingTarget',
+              {
+                workflowId: accountingTargetWorkflowId(target),
+                taskQueue,
+                args: [{ target }],
+                signal: entriesPostedSignal,
+                signalArgs: [],
+              },
+            ),
+          ),
+        );
+      await signalAll();
+      // A lost wake-up is harmless: the workflow polls the index every minute.
+      wake = () =>
+        void signalAll().catch((err) =>
+          logger.warn({ err }, 'could not wake the accounting-target push; its poll catches up'),
+        );
+      logger.info({ targets: names }, 'pushing the books to accounting targets');
+    },
+    async close() {
+      wake = null;
+      if (timer) clearTimeout(timer);
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}

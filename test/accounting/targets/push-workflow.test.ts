@@ -1,0 +1,212 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountingTargetActivities } from '../../../activities/accounting-target.js';
+import { Accounts } from '../../../src/accounting/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
+import type { ReferenceData } from '../../../src/accounting/targets/documents.js';
+import { TargetRefusedError, TargetUnavailableError } from '../../../src/accounting/targets/errors.js';
+import { LedgerMirrorTarget } from '../../../src/accounting/targets/ledger-mirror-target.js';
+import { TargetIndex } from '../../../src/accounting/targets/target-index.js';
+import type {
+  AccountingTarget,
+  PushContext,
+  TargetDocument,
+} from '../../../src/accounting/targets/target-port.js';
+import { silentLogger } from '../../../src/logging/logger.js';
+import { NeedsAttention } from '../../../src/temporal/search-attributes.js';
+import {
+  accountingTargetViewQuery,
+  accountingTargetWorkflowId,
+  entriesPostedSignal,
+} from '../../../workflows/accounting-target-contract.js';
+import { startDevServer, uniqueTaskQueue, workflowBundle } from '../../support/temporal.js';
+import { twoLine } from '../fixtures.js';
+
+// The push flow on a real Temporal dev server: the ledger's entries reach a target in posting order,
+// once each; a refusal is FAILED with the target's message and flagged until `retry`; an outage waits.
+// The target is the mirror ledger (booksync's reference target) behind a switchboard this test flips.
+
+/** The names and numbers documents carry; the service's are exercised end to end elsewhere. */
+const references: ReferenceData = {
+  paymentLink: async (id) => ({ name: `INV-${id}`, customerId: 'cus_1' }),
+  customer: async (id) => ({ serviceId: id, name: 'Bakery', email: 'owner@bakery.test' }),
+  vendor: async (id) => ({ serviceId: id, name: 'Flour Mill', email: null }),
+  bill: async () => ({ invoiceNumber: 'FM-1', vendorId: 'ven_1' }),
+};
+
+class Switchboard implements AccountingTarget {
+  readonly name = 'switchboard';
+  refuseRole: string | null = null;
+  down = false;
+  calls = 0;
+  constructor(readonly inner: AccountingTarget) {}
+  verify = () => this.inner.verify();
+  find = (key: string) => this.inner.find(key);
+  close = () => this.inner.close();
+  async push(document: TargetDocument, context: PushContext) {
+    this.calls++;
+    if (this.down) throw new TargetUnavailableError(this.name, 'connection refused', 200);
+    if (this.refuseRole && document.lines.some((l) => l.role === this.refuseRole)) {
+      throw new TargetRefusedError(this.name, `account for ${this.refuseRole} does not exist`);
+    }
+    return this.inner.push(document, context);
+  }
+}
+
+let env: TestWorkflowEnvironment;
+let ledger: EmbeddedLedger;
+let mirror: EmbeddedLedger;
+let target: Switchboard;
+let index: TargetIndex;
+let worker: Worker;
+let running: Promise<void>;
+const taskQueue = uniqueTaskQueue('targets');
+
+beforeAll(async () => {
+  const [started, bundle] = await Promise.all([startDevServer(), workflowBundle()]);
+  env = started;
+  ledger = EmbeddedLedger.open();
+  mirror = EmbeddedLedger.open();
+  target = new Switchboard(new LedgerMirrorTarget(mirror));
+  index = new TargetIndex(ledger.database);
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: createAccountingTargetActivities({
+      service: undefined as never,
+      ledger,
+      logger: silentLogger,
+      targets: { targets: new Map([[target.name, target]]), index, references },
+    }),
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  ledger?.close();
+  mirror?.close();
+  await env?.teardown();
+});
+
+async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const wake = () =>
+  env.client.workflow.signalWithStart('accountingTarget', {
+    workflowId: accountingTargetWorkflowId(target.name),
+    taskQueue,
+    args: [{ target: target.name, sliceSize: 3 }],
+    signal: entriesPostedSignal,
+    signalArgs: [],
+  });
+
+describe('the accounting-target push workflow', () => {
+  it('pushes every entry once, in posting order, and the target balances equal the ledger', async () => {
+    await ledger.post(
+      twoLine('invoice:pl_1', 10_000, {
+        debit: Accounts.AccountsReceivable,
+        credit: Accounts.Revenue,
+        links: { paymentLinkId: 'pl_1' },
+      }),
+    );
+    await ledger.post(twoLine('payment:p1', 6_000, { links: { paymentId: 'p1', paymentLinkId: 'pl_1' } }));
+    await ledger.post(
+      twoLine('payment-fee:p1', 204, {
+        debit: Accounts.ProcessingFees,
+        credit: Accounts.ProcessorClearing,
+        links: { paymentId: 'p1' },
+      }),
+    );
+    await ledger.post(twoLine('payment:p2', 4_000, { links: { paymentId: 'p2', paymentLinkId: 'pl_1' } }));
+    await ledger.reverse('payment:p2', { reason: 'payment.failed', date: '2026-01-05' });
+    await wake();
+    // A slice is 3 entries: five entries take two slices of one run.
+    await eventually(() => index.summary(target.name).pushed === 5, 'five entries pushed');
+    expect((await mirror.allEntries()).map((e) => e.key)).toEqual([
+      'invoice:pl_1',
+      'payment:p1',
+      'payment-fee:p1',
+      'payment:p2',
+      'reversal:payment:p2',
+    ]);
+    expect(await mirror.balances()).toEqual(await ledger.balances());
+    expect(await mirror.openItems('receivable')).toEqual([
+      { documentId: null, counterpartyId: null, openCents: 4_000 },
+    ]);
+
+    // Woken again with nothing new: no second push of anything.
+    const calls = target.calls;
+    await wake();
+    await ledger.post(twoLine('payment:p3', 4_000, { links: { paymentId: 'p3', paymentLinkId: 'pl_1' } }));
+    await wake();
+    await eventually(() => index.summary(target.name).pushed === 6, 'the new entry pushed');
+    expect(target.calls).toBe(calls + 1);
+    expect((await mirror.allEntries()).length).toBe(6);
+  });
+
+  it('marks a refused entry FAILED with the target message, flags the run, and pushes it after retry', async () => {
+    target.refuseRole = 'BillExpenses';
+    await ledger.post(
+      twoLine('bill:b1', 9_750, {
+        debit: Accounts.BillExpenses,
+        credit: Accounts.AccountsPayable,
+        links: { billId: 'b1', vendorId: 'ven_1' },
+      }),
+    );
+    await ledger.post(twoLine('payment:p4', 1_000, { links: { paymentId: 'p4' } }));
+    await wake();
+    await eventually(
+      () => index.summary(target.name).failed === 1 && index.summary(target.name).pending === 0,
+      'the refusal',
+    );
+    const summary = index.summary(target.name);
+    expect(summary.failures.map((f) => [f.key, f.reason])).toEqual([
+      ['bill:b1', 'account for BillExpenses does not exist'],
+    ]);
+    // Later entries are not held up by a refused one.
+    expect(index.get(target.name, 'payment:p4')?.status).toBe('PUSHED');
+    const handle = env.client.workflow.getHandle(accountingTargetWorkflowId(target.name));
+    await eventually(async () => (await handle.query(accountingTargetViewQuery)).failed === 1, 'the view');
+    await eventually(async () => {
+      const attributes = (await handle.describe()).typedSearchAttributes;
+      return attributes.get(NeedsAttention) === true;
+    }, 'NeedsAttention');
+
+    target.refuseRole = null;
+    await handle.signal('retryEntries', { keys: 'failed' });
+    await eventually(() => index.get(target.name, 'bill:b1')?.status === 'PUSHED', 'the retried push');
+    expect(await mirror.balanceOf(Accounts.AccountsPayable)).toBe(-9_750);
+    await eventually(
+      async () => (await handle.describe()).typedSearchAttributes.get(NeedsAttention) === false,
+      'flag cleared',
+    );
+  });
+
+  it('waits out an outage and then pushes everything once', async () => {
+    target.down = true;
+    await ledger.post(twoLine('payment:p5', 700, { links: { paymentId: 'p5' } }));
+    await ledger.post(twoLine('payment:p6', 800, { links: { paymentId: 'p6' } }));
+    await wake();
+    await eventually(() => target.calls > 0, 'a first attempt');
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(index.get(target.name, 'payment:p5')).toBeNull();
+    target.down = false;
+    await eventually(
+      () => index.get(target.name, 'payment:p6')?.status === 'PUSHED',
+      'the push after the outage',
+      90_000,
+    );
+    const keys = (await mirror.allEntries()).map((e) => e.key);
+    expect(keys.filter((k) => k === 'payment:p5')).toHaveLength(1);
+    expect(await mirror.balances()).toEqual(await ledger.balances());
+  });
+});

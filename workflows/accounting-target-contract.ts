@@ -1,0 +1,32 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+// The accounting-target push flow's contract, imported by the worker's composition root, the CLI and tests
+// (no workflow code here). One workflow per target pushes the ledger's entries to it in posting order.
+
+export interface AccountingTargetInput {
+  target: string;
+  /** Entries pushed per activity run. */
+  sliceSize?: number;
+}
+
+export interface AccountingTargetView {
+  target: string;
+  state: 'PUSHING' | 'IDLE' | 'WAITING_FOR_TARGET';
+  pending: number;
+  pushed: number;
+  failed: number;
+  skipped: number;
+  /** The newest refusals, for the Temporal UI (the index holds them all). */
+  lastFailures: { key: string; reason: string }[];
+  lastError: string | null;
+}
+
+/** A ledger write happened: push now instead of at the next poll. */
+export const entriesPostedSignal = defineSignal('entriesPosted');
+/** `booksync targets retry`: queue FAILED entries (all, or these keys) again, then push. */
+export const retryEntriesSignal = defineSignal<[{ keys: 'failed' | string[] }]>('retryEntries');
+export const accountingTargetViewQuery = defineQuery<AccountingTargetView>('view');
+
+export function accountingTargetWorkflowId(target: string): string {
+  return `accounting-target-${target}`;
+}

@@ -1,0 +1,100 @@
+import {
+  ActivityFailure,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { AccountingTargetActivities } from '../activities/accounting-target.js';
+import {
+  type AccountingTargetInput,
+  type AccountingTargetView,
+  accountingTargetViewQuery,
+  entriesPostedSignal,
+  retryEntriesSignal,
+} from './accounting-target-contract.js';
+import { showLastError } from './attention.js';
+
+/** A write missed by the signal (a worker crash between the write and the signal) is pushed by then. */
+const pollEvery = '1 minute';
+const defaultSliceSize = 100;
+
+/**
+ * Pushes the ledger to one accounting target, in posting order, for as long as the target is configured:
+ * after each ledger write (signal) or poll, until nothing is pending. Refusals end FAILED in the index and
+ * flag the run (NeedsAttention) until `booksync targets retry` after the fix; outages are retried by
+ * the activity's policy, honouring the target's Retry-After.
+ */
+export async function accountingTarget(input: AccountingTargetInput): Promise<void> {
+  const { pushToTarget, requeueTargetEntries } = proxyActivities<AccountingTargetActivities>({
+    startToCloseTimeout: '5m',
+    heartbeatTimeout: '1m',
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '1m',
+      nonRetryableErrorTypes: ['NoTargetError'],
+    },
+  });
+  const view: AccountingTargetView = {
+    target: input.target,
+    state: 'PUSHING',
+    pending: 0,
+    pushed: 0,
+    failed: 0,
+    skipped: 0,
+    lastFailures: [],
+    lastError: null,
+  };
+  let posted = true;
+  const retries: ('failed' | string[])[] = [];
+  setHandler(entriesPostedSignal, () => {
+    posted = true;
+  });
+  setHandler(retryEntriesSignal, ({ keys }) => {
+    retries.push(keys);
+  });
+  setHandler(accountingTargetViewQuery, () => view);
+  let shownError: string | null = null;
+
+  while (!workflowInfo().continueAsNewSuggested) {
+    await condition(() => posted || retries.length > 0, pollEvery);
+    posted = false;
+    try {
+      for (const keys of retries.splice(0)) await requeueTargetEntries({ target: input.target, keys });
+      view.state = 'PUSHING';
+      for (;;) {
+        const result = await pushToTarget({
+          target: input.target,
+          limit: input.sliceSize ?? defaultSliceSize,
+        });
+        Object.assign(view, {
+          pending: result.summary.pending,
+          pushed: result.summary.pushed,
+          failed: result.summary.failed,
+          skipped: result.summary.skipped,
+          lastFailures: result.summary.failures
+            .slice(-5)
+            .map((f) => ({ key: f.key, reason: f.reason ?? '' })),
+        });
+        if (!result.more) break;
+      }
+      view.state = 'IDLE';
+      view.lastError = null;
+    } catch (error) {
+      view.state = 'WAITING_FOR_TARGET';
+      view.lastError =
+        error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+    }
+    const failures = view.lastFailures.at(-1);
+    shownError = showLastError(
+      shownError,
+      view.lastError ??
+        (view.failed > 0 && failures
+          ? `${view.failed} FAILED, last ${failures.key}: ${failures.reason}`
+          : null),
+    );
+  }
+  await continueAsNew<typeof accountingTarget>(input);
+}
