@@ -18,6 +18,7 @@ const scopes: Record<string, keyof EntryLinks> = {
 export const ledgerCommand: Command = {
   summary: 'read the embedded ledger: trial balance, what is booked for an object, hledger export',
   usage: `booksync ledger trial-balance
+booksync ledger receivables|payables [--json]
 booksync ledger link|payment|disbursement|check-deposit|bill-payment <id>
 booksync ledger export [--out FILE] [--assert-closing YYYY-MM-DD]
 
@@ -31,6 +32,22 @@ The export is an hledger journal: 'hledger -f FILE check -s' verifies it indepen
         const trial = await ledger.trialBalance();
         for (const line of trialBalanceText(trial)) out(line);
         return trial.balanced ? 0 : 1;
+      }
+      if (what === 'receivables' || what === 'payables') {
+        // What each invoice (payment link) or bill still owes, and to or by whom.
+        const items = await ledger.openItems(what === 'receivables' ? 'receivable' : 'payable');
+        if (rest.includes('--json')) {
+          out(JSON.stringify({ [what]: items }, null, 2));
+          return 0;
+        }
+        const document = what === 'receivables' ? 'payment link' : 'bill';
+        for (const item of items) {
+          out(
+            `${(item.documentId ?? `(no ${document})`).padEnd(28)}${(item.counterpartyId ?? '-').padEnd(28)}${formatUsd(item.openCents).padStart(14)}`,
+          );
+        }
+        out(`${'total'.padEnd(56)}${formatUsd(items.reduce((s, i) => s + i.openCents, 0)).padStart(14)}`);
+        return 0;
       }
       if (what === 'export') {
         const outIndex = rest.indexOf('--out');
