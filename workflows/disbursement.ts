@@ -1,7 +1,10 @@
+import { ApplicationFailure } from '@temporalio/common';
 import {
   ActivityFailure,
   condition,
   defineQuery,
+  log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -25,7 +28,7 @@ export interface DisbursementWorkflowInput {
 
 export interface DisbursementView {
   disbursementId: string;
-  state: 'SYNCING' | 'IN_TRANSIT' | 'PAID' | 'FAILED';
+  state: 'SYNCING' | 'IN_TRANSIT' | 'PAID' | 'FAILED' | 'NOT_FOUND';
   serviceStatus: string | null;
   amountInCents: number | null;
   amountMatchesPayments: boolean | null;
@@ -69,6 +72,7 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
     },
   });
   setHandler(disbursementViewQuery, () => view);
+  let notFoundLooks = 0;
 
   for (;;) {
     await condition(() => inbox.hasPending(), view.syncs === 0 ? undefined : pollWhileInTransit);
@@ -86,6 +90,24 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
         error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
       view.syncs++;
       upsertSearchAttributes(needsAttention(view.lastError));
+      const notFound =
+        error instanceof ActivityFailure &&
+        error.cause instanceof ApplicationFailure &&
+        error.cause.type === 'ServiceNotFoundError';
+      // An id the service never showed, still unknown at the next poll: close NOT_FOUND (flagged) rather
+      // than poll a payout that does not exist every day forever.
+      if (notFound && view.serviceStatus === null && patched('disbursement-closes-not-found')) {
+        notFoundLooks++;
+        if (notFoundLooks >= 2 && !inbox.hasPending()) {
+          view.state = 'NOT_FOUND';
+          upsertSearchAttributes([
+            { key: ServiceObjectId, value: input.disbursementId },
+            { key: SyncState, value: view.state },
+          ]);
+          log.warn('disbursement unknown to the service; closing', { disbursementId: input.disbursementId });
+          return view;
+        }
+      }
       continue;
     }
     view.syncs++;

@@ -1,9 +1,11 @@
+import { ApplicationFailure } from '@temporalio/common';
 import {
   ActivityFailure,
   condition,
   continueAsNew,
   defineQuery,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -27,8 +29,10 @@ import { listenForServiceEvents, type ServiceEventSignal } from './service-event
 /** Spec 6.5 / 8: an ACH payment can come back as payment.failed up to 60 days after payment.made. */
 export const achReturnWindowDays = 60;
 const dayMs = 24 * 60 * 60 * 1000;
+/** An id the service answers 404 for is looked at once more after this, then the run closes NOT_FOUND. */
+const notFoundRecheck = '10 minutes';
 
-export type PaymentSyncState = 'SYNCING' | 'IN_RETURN_WINDOW' | 'RETURNED' | 'CLOSED';
+export type PaymentSyncState = 'SYNCING' | 'IN_RETURN_WINDOW' | 'RETURNED' | 'CLOSED' | 'NOT_FOUND';
 
 export interface PaymentWorkflowInput {
   paymentId: string;
@@ -96,6 +100,7 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
   });
   setHandler(paymentViewQuery, () => view);
 
+  let notFound = false;
   /** Fetches and books; null when it failed in a way retrying cannot fix (flagged for a person). */
   const sync = async (events: ServiceEventSignal[]): Promise<PaymentSyncResult | null> => {
     view.eventsHandled += events.length;
@@ -109,10 +114,12 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       view.lastError = error.cause?.message ?? error.message;
+      notFound = error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError';
       upsertSearchAttributes(needsAttention(view.lastError));
       log.warn('payment sync failed', { paymentId: input.paymentId, error: view.lastError });
       return null;
     }
+    notFound = false;
     view.syncs++;
     view.lastSync = result;
     view.serviceStatus = result.status;
@@ -147,7 +154,25 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     }
 
     const events = inbox.take();
-    const result = await sync(events);
+    let result = await sync(events);
+    // A payment the service has never shown (a bad or test delivery): one more look after a while, in case
+    // the event outran the object, then the run closes NOT_FOUND (flagged) instead of waiting forever.
+    if (result === null && notFound && view.lastSync === null && patched('payment-closes-not-found')) {
+      await condition(() => inbox.hasPending(), notFoundRecheck);
+      if (!inbox.hasPending()) {
+        result = await sync([]);
+        if (result === null && notFound) {
+          view.state = 'NOT_FOUND';
+          view.closedAt = new Date().toISOString();
+          upsertSearchAttributes([
+            { key: ServiceObjectId, value: input.paymentId },
+            { key: SyncState, value: view.state },
+          ]);
+          log.warn('payment unknown to the service; closing', { paymentId: input.paymentId });
+          return view;
+        }
+      }
+    }
     if (result === null) continue;
 
     const terminal = result.status === 'FAILED' || result.methodType !== 'ACH';
