@@ -43,6 +43,12 @@ export interface ReconcilePageResult {
   examined: Record<ReconciledObject, number>;
   drift: ObjectDrift[];
   problems: ReconcileProblem[];
+  /**
+   * ACH payments this page booked (their events were lost) that are still inside their 60-day return
+   * window: the workflow starts their payment workflow so the window is watched at once. Absent in results
+   * recorded by earlier releases.
+   */
+  achWindowsToWatch?: string[];
 }
 
 export interface ReconciliationActivities {

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { baseKey, keyPrefix } from '../src/accounting/entry-key.js';
+import { baseKey, entryKeys, keyPrefix } from '../src/accounting/entry-key.js';
 import {
   disbursementEntries,
   disbursementEntryKinds,
@@ -54,6 +54,15 @@ function nextToken(scope: ReconciliationScope, phase: Phase, page: number, more:
 }
 
 const entryKind = (key: string): string => keyPrefix(baseKey(key));
+
+const achReturnWindowMs = 60 * 24 * 60 * 60 * 1000;
+
+/** An ACH payment the bank can still return (6.5: up to 60 days after payment.made). */
+function inReturnWindow(payment: Payment, deps: ActivityDependencies): boolean {
+  if (payment.paymentMethod?.type !== 'ACH' || payment.status === 'FAILED') return false;
+  const now = Date.parse(`${accountingDate(deps)}T23:59:59Z`);
+  return now - payment.createdAt < achReturnWindowMs;
+}
 
 /** Link entries (live external payments and debit memos): the payment-link flow's mapping and kinds. */
 export async function syncPaymentLinkRecords(
@@ -141,7 +150,13 @@ export function createReconciliationActivities(deps: ActivityDependencies): Reco
           }
         };
         const checkPayment = (payment: Payment) =>
-          check('payment', payment.id, () => syncPaymentBooks(deps, payment));
+          check('payment', payment.id, async () => {
+            const synced = await syncPaymentBooks(deps, payment);
+            if (synced.posted.includes(entryKeys.payment(payment.id)) && inReturnWindow(payment, deps)) {
+              (result.achWindowsToWatch ??= []).push(payment.id);
+            }
+            return synced;
+          });
 
         if (phase === 'links') {
           let links: PaymentLink[];

@@ -134,7 +134,20 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
     return result;
   };
 
-  if (input.syncOnStart) await sync([]);
+  if (input.syncOnStart) {
+    // Started without an event (reconciliation booked the payment): settle its state as an event would.
+    const first = await sync([]);
+    if (first && (first.status === 'FAILED' || first.methodType !== 'ACH')) {
+      view.state = first.status === 'FAILED' ? 'RETURNED' : 'CLOSED';
+      view.closedAt = new Date().toISOString();
+      publish(view, first);
+      return view;
+    }
+    if (first) {
+      view.state = 'IN_RETURN_WINDOW';
+      publish(view, first);
+    }
+  }
 
   for (;;) {
     // Wait for events; an ACH payment inside its window also wakes when the window ends.

@@ -1,10 +1,14 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ApplicationFailure,
   continueAsNew,
   defineQuery,
   log,
+  ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
+  startChild,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
@@ -19,6 +23,7 @@ import type {
 } from '../activities/reconciliation-sync.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
+import { payment, paymentWorkflowId } from './payment.js';
 
 export type { ReconciliationScope } from '../activities/reconciliation-sync.js';
 
@@ -156,6 +161,9 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
       runId: workflowInfo().workflowId,
     });
     addPage(report, page);
+    if (page.achWindowsToWatch?.length && patched('reconcile-watches-ach-windows')) {
+      await watchReturnWindows(page.achWindowsToWatch);
+    }
     pageToken = page.nextPageToken;
     view.pageToken = pageToken;
     pagesThisRun++;
@@ -180,4 +188,23 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
     problems: report.problems.length,
   });
   return report;
+}
+
+/**
+ * Starts the payment workflow of each ACH payment reconciliation booked, so its 60-day return window is
+ * watched now rather than at its next event. Abandoned children: they outlive this run. One already running
+ * watches the window already.
+ */
+async function watchReturnWindows(paymentIds: readonly string[]): Promise<void> {
+  for (const paymentId of paymentIds) {
+    try {
+      await startChild(payment, {
+        workflowId: paymentWorkflowId(paymentId),
+        args: [{ paymentId, syncOnStart: true }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
 }
