@@ -1,5 +1,6 @@
 import { checkDepositEntries, checkDepositEntryKinds } from '../src/accounting/mapping/index.js';
-import { syncEntries } from '../src/accounting/sync.js';
+import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
+import type { CheckDeposit } from '../src/service/schemas/index.js';
 import type {
   ApplyCheckDepositToLinkInput,
   CheckApplicationResult,
@@ -18,6 +19,48 @@ import { syncInvoiceBooks } from './invoice-books.js';
 /** The description of the returned-check fee memo: fixed per deposit, so a retry is "the same memo" (D15). */
 export function returnedCheckFeeDescription(checkDepositId: string): string {
   return `Returned check fee (check deposit ${checkDepositId})`;
+}
+
+/**
+ * Books the difference for a fetched deposit: each live application whose link is known (from the caller,
+ * or from what an earlier run booked), the cleared amount; a returned or rejected deposit lists no
+ * application, so everything booked for it is reversed. Shared by the deposit workflow and reconciliation.
+ */
+export async function syncCheckDepositBooks(
+  deps: ActivityDependencies,
+  deposit: CheckDeposit,
+  paymentLinkOf: Record<string, string>,
+  reason: string,
+): Promise<{ result: SyncResult; unknownApplicationIds: string[] }> {
+  const log = activityLogger(deps, { checkDepositId: deposit.id });
+  // Applications booked by an earlier run keep their link in the books' links.
+  const linkOf: Record<string, string> = {};
+  for (const entry of await deps.ledger.entriesFor({ checkDepositId: deposit.id })) {
+    const { externalPaymentId, paymentLinkId } = entry.links;
+    if (externalPaymentId && paymentLinkId) linkOf[externalPaymentId] = paymentLinkId;
+  }
+  Object.assign(linkOf, paymentLinkOf);
+  const known = deposit.applications.filter((a) => linkOf[a.id] !== undefined);
+  const unknownApplicationIds = deposit.applications
+    .filter((a) => linkOf[a.id] === undefined)
+    .map((a) => a.id);
+  if (unknownApplicationIds.length > 0) {
+    log.warn(
+      { unknownApplicationIds },
+      'deposit has applications booksync did not make; their links are unknown, so they are not booked',
+    );
+  }
+  const result = await syncEntries(
+    deps.ledger,
+    checkDepositEntries({ ...deposit, applications: known }, (id) => linkOf[id]),
+    { checkDepositId: deposit.id },
+    {
+      kinds: checkDepositEntryKinds,
+      date: accountingDate(deps),
+      reason: `${reason}: check deposit ${deposit.id} is ${deposit.status}`,
+    },
+  );
+  return { result, unknownApplicationIds };
 }
 
 export function createCheckDepositActivities(deps: ActivityDependencies): CheckDepositActivities {
@@ -63,32 +106,11 @@ export function createCheckDepositActivities(deps: ActivityDependencies): CheckD
       return translatingFailures(async () => {
         const log = activityLogger(deps, { checkDepositId });
         const deposit = await deps.service.getCheckDeposit(checkDepositId);
-        // Applications booked by an earlier run keep their link in the books' links.
-        const linkOf: Record<string, string> = {};
-        for (const entry of await deps.ledger.entriesFor({ checkDepositId })) {
-          const { externalPaymentId, paymentLinkId } = entry.links;
-          if (externalPaymentId && paymentLinkId) linkOf[externalPaymentId] = paymentLinkId;
-        }
-        Object.assign(linkOf, paymentLinkOf);
-        const known = deposit.applications.filter((a) => linkOf[a.id] !== undefined);
-        const unknownApplicationIds = deposit.applications
-          .filter((a) => linkOf[a.id] === undefined)
-          .map((a) => a.id);
-        if (unknownApplicationIds.length > 0) {
-          log.warn(
-            { unknownApplicationIds },
-            'deposit has applications booksync did not make; their links are unknown, so they are not booked',
-          );
-        }
-        const result = await syncEntries(
-          deps.ledger,
-          checkDepositEntries({ ...deposit, applications: known }, (id) => linkOf[id]),
-          { checkDepositId },
-          {
-            kinds: checkDepositEntryKinds,
-            date: accountingDate(deps),
-            reason: `${reason}: check deposit ${checkDepositId} is ${deposit.status}`,
-          },
+        const { result, unknownApplicationIds } = await syncCheckDepositBooks(
+          deps,
+          deposit,
+          paymentLinkOf,
+          reason,
         );
         log.info(
           { status: deposit.status, posted: result.posted, reversed: result.reversed, reason },

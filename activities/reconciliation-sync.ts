@@ -9,8 +9,11 @@ export type ReconciliationScope =
   /** Payments created on or after the date (YYYY-MM-DD), and disbursements batched on or after it. */
   | { kind: 'paymentsSince'; date: string };
 
-/** What reconciliation walks: payment links (their external payments and debit memos), payments, disbursements. */
-export type ReconciledObject = 'paymentLink' | 'payment' | 'disbursement';
+/**
+ * What reconciliation walks: payment links (their invoice, external payments and debit memos), payments,
+ * disbursements, check deposits (scope all).
+ */
+export type ReconciledObject = 'paymentLink' | 'payment' | 'disbursement' | 'checkDeposit';
 
 export interface ReconcilePageInput {
   scope: ReconciliationScope;

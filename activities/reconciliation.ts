@@ -8,6 +8,7 @@ import {
 } from '../src/accounting/mapping/index.js';
 import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
 import type { Disbursement, Payment, PaymentLink } from '../src/service/schemas/index.js';
+import { syncCheckDepositBooks } from './check-deposit.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { asActivityFailure, translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
@@ -20,13 +21,13 @@ import type {
   ReconciliationScope,
 } from './reconciliation-sync.js';
 
-type Phase = 'links' | 'payments' | 'disbursements';
+type Phase = 'links' | 'payments' | 'disbursements' | 'checkDeposits';
 
 /** The phases each scope walks, in order. Link and customer scopes sync each link's payments with it. */
 function phasesOf(scope: ReconciliationScope): Phase[] {
   switch (scope.kind) {
     case 'all':
-      return ['links', 'payments', 'disbursements'];
+      return ['links', 'payments', 'disbursements', 'checkDeposits'];
     case 'link':
     case 'customer':
       return ['links'];
@@ -120,7 +121,7 @@ export function createReconciliationActivities(deps: ActivityDependencies): Reco
         const result: ReconcilePageResult = {
           nextPageToken: null,
           phase,
-          examined: { paymentLink: 0, payment: 0, disbursement: 0 },
+          examined: { paymentLink: 0, payment: 0, disbursement: 0, checkDeposit: 0 },
           drift: [],
           problems: [],
         };
@@ -187,6 +188,20 @@ export function createReconciliationActivities(deps: ActivityDependencies): Reco
           for (const payment of list.payments) await checkPayment(payment);
           const more =
             list.payments.length > 0 && (page - 1) * pageSize + list.payments.length < list.totalResults;
+          result.nextPageToken = nextToken(scope, phase, page, more);
+        } else if (phase === 'checkDeposits') {
+          // A deposit's verdict has no webhook, and a cleared check can still come back (E2): the books
+          // follow each deposit's current state, for the applications booksync made (links from the books).
+          const list = await deps.service.listCheckDeposits({ page, pageSize });
+          for (const deposit of list.checkDeposits) {
+            await check('checkDeposit', deposit.id, async () => {
+              const { result: synced } = await syncCheckDepositBooks(deps, deposit, {}, reason);
+              return synced;
+            });
+          }
+          const more =
+            list.checkDeposits.length > 0 &&
+            (page - 1) * pageSize + list.checkDeposits.length < list.totalResults;
           result.nextPageToken = nextToken(scope, phase, page, more);
         } else {
           const list = await deps.service.listDisbursements({ page, pageSize });

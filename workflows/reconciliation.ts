@@ -103,8 +103,8 @@ export function emptyReport(
     finishedAt: null,
     pages: 0,
     runs: 0,
-    examined: { paymentLink: 0, payment: 0, disbursement: 0 },
-    driftFound: { paymentLink: 0, payment: 0, disbursement: 0 },
+    examined: { paymentLink: 0, payment: 0, disbursement: 0, checkDeposit: 0 },
+    driftFound: { paymentLink: 0, payment: 0, disbursement: 0, checkDeposit: 0 },
     fixed: { posted: {}, reversed: {} },
     fixesTotal: 0,
     drift: [],
@@ -115,10 +115,11 @@ export function emptyReport(
 function addPage(report: ReconciliationReport, page: ReconcilePageResult): void {
   report.pages++;
   for (const object of Object.keys(page.examined) as ReconciledObject[]) {
-    report.examined[object] += page.examined[object];
+    // A report carried over continue-as-new from an earlier release lacks the newer object types.
+    report.examined[object] = (report.examined[object] ?? 0) + page.examined[object];
   }
   for (const drift of page.drift) {
-    report.driftFound[drift.object]++;
+    report.driftFound[drift.object] = (report.driftFound[drift.object] ?? 0) + 1;
     for (const kind of drift.posted) report.fixed.posted[kind] = (report.fixed.posted[kind] ?? 0) + 1;
     for (const kind of drift.reversed) report.fixed.reversed[kind] = (report.fixed.reversed[kind] ?? 0) + 1;
     report.fixesTotal += drift.posted.length + drift.reversed.length;

@@ -143,7 +143,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     const report = await reconcileBySignal({ kind: 'all' });
     expect(report.fixed.posted).toEqual({ 'external-payment': 1, 'debit-memo': 1 });
     expect(report.fixed.reversed).toEqual({});
-    expect(report.driftFound).toEqual({ paymentLink: 1, payment: 0, disbursement: 0 });
+    expect(report.driftFound).toEqual({ paymentLink: 1, payment: 0, disbursement: 0, checkDeposit: 0 });
     expect(report.examined.payment).toBe(2);
     expect(report.examined.disbursement).toBe(1);
     expect(report.problems).toEqual([]);
@@ -180,8 +180,8 @@ describe('reconciliation', { timeout: 240_000 }, () => {
 
     // (a) the `reconcile` signal, scoped to the customer: its links, their records and payments.
     const byCustomer = await reconcileBySignal({ kind: 'customer', customerId });
-    expect(byCustomer.examined).toEqual({ paymentLink: 3, payment: 2, disbursement: 0 });
-    expect(byCustomer.driftFound).toEqual({ paymentLink: 1, payment: 2, disbursement: 0 });
+    expect(byCustomer.examined).toEqual({ paymentLink: 3, payment: 2, disbursement: 0, checkDeposit: 0 });
+    expect(byCustomer.driftFound).toEqual({ paymentLink: 1, payment: 2, disbursement: 0, checkDeposit: 0 });
     expect(byCustomer.fixed.posted).toEqual({
       'external-payment': 1,
       'debit-memo': 1,
@@ -230,7 +230,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     const report = await reconcileBySignal({ kind: 'all' });
     expect(report.fixesTotal).toBe(0);
     expect(report.fixed).toEqual({ posted: {}, reversed: {} });
-    expect(report.driftFound).toEqual({ paymentLink: 0, payment: 0, disbursement: 0 });
+    expect(report.driftFound).toEqual({ paymentLink: 0, payment: 0, disbursement: 0, checkDeposit: 0 });
 
     const handle = await env.client.workflow.start('reconciliation', {
       workflowId: `reconcile-small-pages-${Date.now()}`,
@@ -261,7 +261,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
       l.name.endsWith('dropped-card'),
     );
     const report = await reconcileBySignal({ kind: 'link', paymentLinkId: link!.id });
-    expect(report.examined).toEqual({ paymentLink: 1, payment: 1, disbursement: 0 });
+    expect(report.examined).toEqual({ paymentLink: 1, payment: 1, disbursement: 0, checkDeposit: 0 });
     expect(report.fixesTotal).toBe(0);
   });
 });

@@ -93,8 +93,8 @@ export function formatReport(report: ReconciliationReport): string[] {
       .join(', ') || 'none';
   return [
     `scope: ${JSON.stringify(report.scope)}`,
-    `examined: links ${report.examined.paymentLink}, payments ${report.examined.payment}, disbursements ${report.examined.disbursement}`,
-    `drift found: links ${report.driftFound.paymentLink}, payments ${report.driftFound.payment}, disbursements ${report.driftFound.disbursement}`,
+    `examined: links ${report.examined.paymentLink}, payments ${report.examined.payment}, disbursements ${report.examined.disbursement}, check deposits ${report.examined.checkDeposit ?? 0}`,
+    `drift found: links ${report.driftFound.paymentLink}, payments ${report.driftFound.payment}, disbursements ${report.driftFound.disbursement}, check deposits ${report.driftFound.checkDeposit ?? 0}`,
     `fixed: posted ${kinds(report.fixed.posted)}; reversed ${kinds(report.fixed.reversed)} (${report.fixesTotal} entries)`,
     ...report.problems.map((p) => `problem: ${p.object} ${p.id}: ${p.error}`),
   ];
