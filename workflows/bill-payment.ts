@@ -5,6 +5,7 @@ import {
   continueAsNew,
   defineQuery,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertMemo,
@@ -34,6 +35,7 @@ export const defaultCheckCashingWindowDays = 90;
 const dayMs = 24 * 60 * 60 * 1000;
 /** Once a check is flagged overdue, how often it is looked at without an event (in case its event was lost). */
 const pollWhileOverdueMs = 7 * dayMs;
+const pollAchBillPaymentMs = dayMs;
 
 export type BillPaymentSyncState =
   | 'SYNCING'
@@ -291,6 +293,14 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     let wakeAt: number | null = null;
     if (window && view.overdue === null) wakeAt = Date.parse(window.deadline);
     else if (view.overdue !== null) wakeAt = Date.now() + pollWhileOverdueMs;
+    else if (
+      view.deliveryMethodType === 'ACH' &&
+      !terminalStates.includes(view.state) &&
+      patched('ach-bill-payment-poll')
+    ) {
+      // An ACH bill payment has no check window; a daily look books it even if its events were all lost.
+      wakeAt = Date.now() + pollAchBillPaymentMs;
+    }
     if (wakeAt === null) await condition(() => inbox.hasPending());
     else await condition(() => inbox.hasPending(), Math.max(0, wakeAt - Date.now()));
 

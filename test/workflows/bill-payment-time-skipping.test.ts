@@ -122,3 +122,34 @@ describe('bill payment check windows (time-skipping)', () => {
     }
   });
 });
+
+describe('an ACH bill payment whose events are lost (time-skipping)', () => {
+  it('is looked at daily, so it is booked PAID without the bill_payment.succeeded event', async () => {
+    const vendor = await stack.service.createVendor({ name: 'Quiet Bank Supplies' });
+    const method = await stack.sandbox.submitVendorOnboardingForm(vendor.id, {
+      type: 'ACH',
+      routingNumber: '011000015',
+      accountNumber: '000123456789',
+      accountType: 'CHECKING',
+    });
+    const bill = await stack.service.createBill({ vendorId: vendor.id, amountCents: 120_00 });
+    const { id: billPaymentId } = await stack.service.createBillPayment(bill.id, method.id);
+    await stack.sandbox.advanceBillAch(billPaymentId, 'sent');
+    const handle = await env.client.workflow.signalWithStart('billPayment', {
+      workflowId: `bill-payment-${billPaymentId}`,
+      taskQueue: stack.taskQueue,
+      args: [{ billPaymentId }],
+      signal: 'serviceEvent',
+      // An early delivery: the event outran the service's state, which still shows the payment in flight.
+      signalArgs: [event('bill_payment.succeeded', billPaymentId, 1)],
+    });
+    await eventually(async () => (await handle.query<BillPaymentView>('view')).syncs >= 1, 'first sync');
+    // The ACH succeeds at the service; its webhook never arrives.
+    await stack.sandbox.advanceBillAch(billPaymentId, 'succeeded');
+    await env.sleep('25 hours');
+    const view = (await handle.result()) as BillPaymentView;
+    expect(view).toMatchObject({ state: 'PAID', deliveryMethodType: 'ACH' });
+    expect(view.syncs).toBe(2);
+    expect((await stack.ledger.get(`bill-payment-paid:${billPaymentId}`))?.lines).toHaveLength(2);
+  });
+});
