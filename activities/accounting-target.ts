@@ -38,6 +38,12 @@ export interface RequeueTargetEntriesInput {
   keys: 'failed' | string[];
 }
 
+/**
+ * Failpoint for the crash tests: set to a target's name, the process SIGKILLs itself right after that
+ * target created a document and before the index records it, the window idempotency at the target covers.
+ */
+const crashFailpoint = 'BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE';
+
 const refusals = new Set<string>([...nonRetryableTargetErrors, UnknownDocumentKindError.name]);
 
 /** A failure retrying cannot fix, for this one entry: the target refused, or a reference is gone. */
@@ -84,6 +90,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         try {
           const document = await documentFor(entry, references);
           const remote = await target.push(document, { pushed: (k) => index.remote(name, k) });
+          if (remote.created && process.env[crashFailpoint] === name) process.kill(process.pid, 'SIGKILL');
           index.record(name, entry, { status: 'PUSHED', remoteIds: remote.remoteIds });
           result.pushed++;
           log.info(

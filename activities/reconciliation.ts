@@ -154,7 +154,7 @@ export function createReconciliationActivities(deps: ActivityDependencies): Reco
           check('payment', payment.id, async () => {
             const synced = await syncPaymentBooks(deps, payment);
             if (synced.posted.includes(entryKeys.payment(payment.id)) && inReturnWindow(payment, deps)) {
-              (result.achWindowsToWatch ??= []).push(payment.id);
+              result.achWindowsToWatch = [...(result.achWindowsToWatch ?? []), payment.id];
             }
             return synced;
           });

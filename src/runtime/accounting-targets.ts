@@ -14,6 +14,7 @@ import { notifyingLedger } from '../accounting/targets/notifying-ledger.js';
 import { serviceReferences } from '../accounting/targets/service-references.js';
 import { TargetIndex } from '../accounting/targets/target-index.js';
 import type { AccountingTarget } from '../accounting/targets/target-port.js';
+import { createTrytonTarget } from '../accounting/targets/tryton/index.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
@@ -58,6 +59,19 @@ export async function openAccountingTargets(options: {
         });
         closers.push(() => mirror.close());
         targets.set(name, new LedgerMirrorTarget(mirror));
+      } else if (name === 'tryton') {
+        targets.set(
+          name,
+          createTrytonTarget({
+            url: settings.TRYTON_URL as string,
+            database: settings.TRYTON_DATABASE as string,
+            username: settings.TRYTON_USER,
+            password: settings.TRYTON_PASSWORD as string,
+            accounts,
+            matching: settings.TARGET_MATCHING,
+            logger: log,
+          }),
+        );
       } else {
         throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
       }

@@ -108,7 +108,7 @@ export class TargetIndex {
   /** What the target holds for an earlier entry, by the index (PUSHED only). */
   remote(target: string, key: string): RemoteRecord | null {
     const found = this.get(target, key);
-    if (!found || found.status !== 'PUSHED') return null;
+    if (found?.status !== 'PUSHED') return null;
     return { key, remoteIds: found.remoteIds, contentHash: found.contentHash };
   }
 

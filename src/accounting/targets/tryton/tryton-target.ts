@@ -1,0 +1,517 @@
+import type { Logger } from '../../../logging/logger.js';
+import type { AccountMapping, AccountRole } from '../account-mapping.js';
+import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
+import type {
+  AccountingTarget,
+  Party,
+  PushContext,
+  PushResult,
+  RemoteRecord,
+  TargetDocument,
+} from '../target-port.js';
+import { centsOf, dateOf, decimalOf, type TrytonDecimal, TrytonRpc } from './json-rpc.js';
+
+// booksync's documents as Tryton's own (account, account_invoice, party modules):
+// - invoice, invoice-adjustment, debit-memo: a posted customer invoice (account.invoice, type out) on the
+//   mapped revenue / fee income account; an adjustment that lowers the amount is a credit note (negative
+//   invoice); a debit memo is its own charge invoice, so the customer sees it as a separate document.
+// - bill: a posted supplier invoice (type in) on the bill expense account.
+// - everything else: a posted move (account.move, journal MISC) with the document's lines through the
+//   account mapping; receivable and payable lines carry the party and are added to the invoice's payment
+//   lines (so Tryton's amount to pay moves with them), and an invoice paid in full is reconciled (paid).
+// - reversal: Tryton's own "Cancel Moves" wizard with reversal, linked to the original (origin), after
+//   unreconciling its lines; Tryton reconciles the original with its reversal, so an invoice paid by the
+//   reversed payment is owed again.
+// Idempotency: the entry key and content hash are written in the record's description
+// (`booksync:{key} {hash}`) and searched before any create, so a crash between Tryton's create and
+// booksync's index write finds the document instead of making a second one.
+
+export interface TrytonTargetOptions {
+  url: string;
+  database: string;
+  username: string;
+  password: string;
+  accounts: AccountMapping;
+  matching: 'create' | 'match-existing';
+  logger?: Logger;
+  timeoutMs?: number;
+}
+
+interface InvoiceRow {
+  id: number;
+  move: number | null;
+  description: string | null;
+  state: string;
+  amount_to_pay: TrytonDecimal;
+}
+interface MoveRow {
+  id: number;
+  description: string | null;
+}
+interface LineRow {
+  id: number;
+  account: number;
+  reconciliation: number | null;
+}
+
+const marker = (key: string) => `booksync:${key} `;
+const linkTag = (paymentLinkId: string) => `booksync-link:${paymentLinkId}`;
+const billTag = (billId: string) => `booksync-bill:${billId}`;
+const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
+
+/** The content hash after the key in a booksync description. */
+function hashIn(description: string | null, key: string): string | null {
+  if (!description?.startsWith(marker(key))) return null;
+  return description.slice(marker(key).length).split(' ')[0] ?? null;
+}
+
+export class TrytonTarget implements AccountingTarget {
+  readonly name = 'tryton';
+  readonly #rpc: TrytonRpc;
+  readonly #options: TrytonTargetOptions;
+  #accountIds: Map<AccountRole, number> | null = null;
+  #journals = new Map<string, number>();
+  #paymentTerm: number | null = null;
+  readonly #parties = new Map<string, number>();
+  readonly #periods = new Map<string, number>();
+
+  constructor(options: TrytonTargetOptions) {
+    this.#options = options;
+    // booksync pushes what already happened (an invoice dated in the past is normal here): Tryton's
+    // warnings, which ask a person to confirm, are acknowledged; its errors still refuse.
+    this.#rpc = new TrytonRpc({ ...options, acknowledgeWarnings: true });
+  }
+
+  get rpc(): TrytonRpc {
+    return this.#rpc;
+  }
+
+  async verify(): Promise<void> {
+    await this.#rpc.login();
+    const codes = Object.values(this.#options.accounts);
+    const found = await this.#rpc.searchRead<{ id: number; code: string }>(
+      'account.account',
+      [['code', 'in', codes]],
+      ['code'],
+    );
+    const byCode = new Map(found.map((a) => [a.code, a.id]));
+    const problems: string[] = [];
+    const ids = new Map<AccountRole, number>();
+    for (const [role, code] of Object.entries(this.#options.accounts) as [AccountRole, string][]) {
+      const id = byCode.get(code);
+      if (id === undefined) problems.push(`account ${code} (${role}) is not in Tryton's chart of accounts`);
+      else ids.set(role, id);
+    }
+    const journals = await this.#rpc.searchRead<{ id: number; code: string }>(
+      'account.journal',
+      [],
+      ['code'],
+    );
+    for (const j of journals) this.#journals.set(j.code, j.id);
+    for (const code of ['REV', 'EXP', 'MISC']) {
+      if (!this.#journals.has(code)) problems.push(`journal ${code} is missing in Tryton`);
+    }
+    const terms = await this.#rpc.model<number[]>('account.invoice.payment_term', 'search', [], 0, 1, null);
+    if (terms.length === 0) problems.push('Tryton has no invoice payment term');
+    if (problems.length > 0) throw new TargetConfigurationError(this.name, problems);
+    this.#paymentTerm = terms[0] ?? null;
+    this.#accountIds = ids;
+  }
+
+  async #ready(): Promise<Map<AccountRole, number>> {
+    if (!this.#accountIds) await this.verify();
+    return this.#accountIds as Map<AccountRole, number>;
+  }
+
+  async find(key: string): Promise<RemoteRecord | null> {
+    const invoices = await this.#rpc.searchRead<InvoiceRow>(
+      'account.invoice',
+      [['description', 'like', `${marker(key)}%`]],
+      ['move', 'description'],
+      1,
+    );
+    const invoice = invoices[0];
+    if (invoice) {
+      return {
+        key,
+        remoteIds: [
+          `account.invoice,${invoice.id}`,
+          ...(invoice.move ? [`account.move,${invoice.move}`] : []),
+        ],
+        contentHash: hashIn(invoice.description, key) ?? '',
+      };
+    }
+    const moves = await this.#rpc.searchRead<MoveRow>(
+      'account.move',
+      [['description', 'like', `${marker(key)}%`]],
+      ['description'],
+      1,
+    );
+    const move = moves[0];
+    if (!move) return null;
+    return { key, remoteIds: [`account.move,${move.id}`], contentHash: hashIn(move.description, key) ?? '' };
+  }
+
+  async push(document: TargetDocument, _context?: PushContext): Promise<PushResult> {
+    const accounts = await this.#ready();
+    const existing = await this.find(document.key);
+    if (existing) {
+      if (document.kind !== 'reversal' && existing.contentHash !== document.contentHash) {
+        throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
+      }
+      return { ...existing, contentHash: document.contentHash, created: false };
+    }
+    switch (document.kind) {
+      case 'invoice':
+      case 'invoice-adjustment':
+      case 'debit-memo':
+        return this.#invoice(document, 'out', accounts);
+      case 'bill':
+        return this.#invoice(document, 'in', accounts);
+      case 'reversal':
+        return this.#reverse(document);
+      default:
+        return this.#move(document, accounts);
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  /** The Tryton party of a customer or vendor: booksync's own (by identifier), matched, or created. */
+  async #party(party: Party): Promise<number> {
+    const cached = this.#parties.get(party.serviceId);
+    if (cached !== undefined) return cached;
+    const code = `booksync:${party.serviceId}`;
+    const own = await this.#rpc.model<number[]>(
+      'party.party',
+      'search',
+      [['identifiers.code', '=', code]],
+      0,
+      2,
+      null,
+    );
+    let id = own[0];
+    if (id === undefined && this.#options.matching === 'match-existing') {
+      const byName = await this.#rpc.model<number[]>(
+        'party.party',
+        'search',
+        [['name', '=', party.name]],
+        0,
+        5,
+        null,
+      );
+      const byEmail = party.email
+        ? await this.#rpc.model<number[]>(
+            'party.party',
+            'search',
+            [
+              [
+                'contact_mechanisms',
+                'where',
+                [
+                  ['type', '=', 'email'],
+                  ['value', '=', party.email],
+                ],
+              ],
+            ],
+            0,
+            5,
+            null,
+          )
+        : [];
+      const candidates = [...new Set([...byName, ...byEmail])];
+      if (candidates.length > 1) {
+        throw new TargetRefusedError(
+          this.name,
+          `${party.name} (${party.serviceId}) matches ${candidates.length} Tryton parties (ids ${candidates.join(', ')}); link one by adding the identifier ${code}`,
+        );
+      }
+      id = candidates[0];
+      if (id !== undefined) {
+        await this.#rpc.model('party.party', 'write', [id], { identifiers: [['create', [{ code }]]] });
+      }
+    }
+    if (id === undefined) {
+      [id] = await this.#rpc.model<number[]>('party.party', 'create', [
+        {
+          name: party.name,
+          addresses: [['create', [{}]]],
+          identifiers: [['create', [{ code }]]],
+          ...(party.email
+            ? { contact_mechanisms: [['create', [{ type: 'email', value: party.email }]]] }
+            : {}),
+        },
+      ]);
+    }
+    this.#parties.set(party.serviceId, id as number);
+    return id as number;
+  }
+
+  async #period(date: string): Promise<number> {
+    const month = date.slice(0, 7);
+    const cached = this.#periods.get(month);
+    if (cached !== undefined) return cached;
+    const found = await this.#rpc.model<number[]>(
+      'account.period',
+      'search',
+      [
+        ['start_date', '<=', dateOf(date)],
+        ['end_date', '>=', dateOf(date)],
+        ['type', '=', 'standard'],
+      ],
+      0,
+      1,
+      null,
+    );
+    if (found[0] === undefined)
+      throw new TargetRefusedError(this.name, `no open fiscal period in Tryton for ${date}`);
+    this.#periods.set(month, found[0]);
+    return found[0];
+  }
+
+  async #invoice(
+    document: TargetDocument,
+    type: 'out' | 'in',
+    accounts: Map<AccountRole, number>,
+  ): Promise<PushResult> {
+    const counterparty = type === 'out' ? document.customer : document.vendor;
+    if (!counterparty) {
+      throw new TargetRefusedError(
+        this.name,
+        `${document.key}: a ${type === 'out' ? 'customer' : 'supplier'} invoice needs a party`,
+      );
+    }
+    const partyRole: AccountRole = type === 'out' ? 'AccountsReceivable' : 'AccountsPayable';
+    const line = document.lines.find((l) => l.role !== partyRole);
+    const partyLine = document.lines.find((l) => l.role === partyRole);
+    if (!line || !partyLine)
+      throw new TargetRefusedError(this.name, `${document.key}: not an invoice-shaped entry`);
+    // The invoice's total is what the party owes: receivable debit (out) or payable credit (in).
+    const total = type === 'out' ? partyLine.amountCents : -partyLine.amountCents;
+    const party = await this.#party(counterparty);
+    const [address] = (
+      await this.#rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses'])
+    )[0]?.addresses ?? [undefined];
+    const number = type === 'out' ? document.invoice?.number : (document.bill?.number ?? undefined);
+    const tag =
+      type === 'out' ? linkTag(document.invoice?.paymentLinkId ?? '') : billTag(document.bill?.billId ?? '');
+
+    if (document.kind === 'invoice' && this.#options.matching === 'match-existing' && number) {
+      const adopted = await this.#adoptInvoice(document, type, party, number, tag);
+      if (adopted) return adopted;
+    }
+    const [id] = await this.#rpc.model<number[]>('account.invoice', 'create', [
+      {
+        type,
+        party,
+        ...(address !== undefined ? { invoice_address: address } : {}),
+        account: accounts.get(partyRole),
+        journal: this.#journals.get(type === 'out' ? 'REV' : 'EXP'),
+        payment_term: this.#paymentTerm,
+        invoice_date: dateOf(document.date),
+        ...(number ? { reference: number } : {}),
+        description: `${marker(document.key)}${document.contentHash}`,
+        comment: tag,
+        lines: [
+          [
+            'create',
+            [
+              {
+                type: 'line',
+                account: accounts.get(line.role),
+                quantity: 1,
+                unit_price: decimalOf(total),
+                description: document.description,
+              },
+            ],
+          ],
+        ],
+      },
+    ]);
+    await this.#rpc.model('account.invoice', 'post', [id]);
+    const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
+    return {
+      key: document.key,
+      remoteIds: [`account.invoice,${id}`, ...(posted?.move ? [`account.move,${posted.move}`] : [])],
+      contentHash: document.contentHash,
+      created: true,
+    };
+  }
+
+  /** match-existing: an invoice the business already keyed in (same number and party) becomes this one. */
+  async #adoptInvoice(
+    document: TargetDocument,
+    type: 'out' | 'in',
+    party: number,
+    number: string,
+    tag: string,
+  ): Promise<PushResult | null> {
+    const candidates = await this.#rpc.searchRead<InvoiceRow>(
+      'account.invoice',
+      [
+        ['type', '=', type],
+        ['reference', '=', number],
+        ['party', '=', party],
+        ['state', 'in', ['posted', 'paid']],
+        ['description', 'not like', 'booksync:%'],
+      ],
+      ['move'],
+      5,
+    );
+    if (candidates.length === 0) return null;
+    if (candidates.length > 1) {
+      throw new TargetRefusedError(
+        this.name,
+        `invoice number ${number} matches ${candidates.length} Tryton invoices (ids ${candidates.map((c) => c.id).join(', ')})`,
+      );
+    }
+    const invoice = candidates[0] as InvoiceRow;
+    await this.#rpc.model('account.invoice', 'write', [invoice.id], {
+      description: `${marker(document.key)}${document.contentHash}`,
+      comment: tag,
+    });
+    this.#options.logger?.info(
+      { entryKey: document.key, invoice: invoice.id },
+      'matched an existing Tryton invoice',
+    );
+    return {
+      key: document.key,
+      remoteIds: [`account.invoice,${invoice.id}`, ...(invoice.move ? [`account.move,${invoice.move}`] : [])],
+      contentHash: document.contentHash,
+      created: true,
+    };
+  }
+
+  async #move(document: TargetDocument, accounts: Map<AccountRole, number>): Promise<PushResult> {
+    const needsParty = document.lines.some((l) => receivableRoles.has(l.role));
+    const counterparty = document.lines.some((l) => l.role === 'AccountsPayable')
+      ? document.vendor
+      : document.customer;
+    if (needsParty && !counterparty) {
+      throw new TargetRefusedError(this.name, `${document.key}: a receivable or payable line needs a party`);
+    }
+    const party = needsParty && counterparty ? await this.#party(counterparty) : undefined;
+    const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
+      {
+        journal: this.#journals.get('MISC'),
+        period: await this.#period(document.date),
+        date: dateOf(document.date),
+        description: `${marker(document.key)}${document.contentHash}`,
+        lines: [
+          [
+            'create',
+            document.lines.map((l) => ({
+              account: accounts.get(l.role),
+              debit: decimalOf(Math.max(l.amountCents, 0)),
+              credit: decimalOf(Math.max(-l.amountCents, 0)),
+              ...(receivableRoles.has(l.role) ? { party } : {}),
+              description: document.description,
+            })),
+          ],
+        ],
+      },
+    ]);
+    await this.#rpc.model('account.move', 'post', [id]);
+    if (needsParty) await this.#settle(document, id as number, accounts);
+    return {
+      key: document.key,
+      remoteIds: [`account.move,${id}`],
+      contentHash: document.contentHash,
+      created: true,
+    };
+  }
+
+  /** Adds the move's receivable / payable lines to the document's invoice; reconciles it once paid in full. */
+  async #settle(document: TargetDocument, moveId: number, accounts: Map<AccountRole, number>): Promise<void> {
+    const tag = document.invoice
+      ? linkTag(document.invoice.paymentLinkId)
+      : document.bill
+        ? billTag(document.bill.billId)
+        : null;
+    if (!tag) return;
+    const invoices = await this.#rpc.searchRead<InvoiceRow>(
+      'account.invoice',
+      [
+        ['comment', '=', tag],
+        ['state', 'in', ['posted', 'paid']],
+      ],
+      ['description', 'state', 'amount_to_pay'],
+    );
+    // The main invoice (the link's own, or the bill) takes the money; charge invoices stay as issued.
+    const main =
+      invoices.find(
+        (i) => i.description?.startsWith('booksync:invoice:') || i.description?.startsWith('booksync:bill:'),
+      ) ?? invoices[0];
+    if (!main) return;
+    const partyAccounts = [accounts.get('AccountsReceivable'), accounts.get('AccountsPayable')];
+    const lines = await this.#rpc.searchRead<LineRow>(
+      'account.move.line',
+      [['move', '=', moveId]],
+      ['account', 'reconciliation'],
+    );
+    const toAdd = lines.filter((l) => partyAccounts.includes(l.account)).map((l) => l.id);
+    if (toAdd.length === 0) return;
+    await this.#rpc.model('account.invoice', 'write', [main.id], { payment_lines: [['add', toAdd]] });
+    await this.#reconcileIfPaid(main.id);
+  }
+
+  async #reconcileIfPaid(invoiceId: number): Promise<void> {
+    const [invoice] = await this.#rpc.model<
+      (InvoiceRow & { lines_to_pay: number[]; payment_lines: number[] })[]
+    >('account.invoice', 'read', [invoiceId], ['amount_to_pay', 'lines_to_pay', 'payment_lines', 'state']);
+    if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) !== 0) return;
+    const ids = [...invoice.lines_to_pay, ...invoice.payment_lines];
+    const rows = await this.#rpc.model<LineRow[]>('account.move.line', 'read', ids, ['reconciliation']);
+    const open = rows.filter((r) => r.reconciliation === null).map((r) => r.id);
+    if (open.length >= 2)
+      await this.#rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
+  }
+
+  async #reverse(document: TargetDocument): Promise<PushResult> {
+    const original = document.reverses ? await this.find(document.reverses) : null;
+    const moveRef = original?.remoteIds.find((r) => r.startsWith('account.move,'));
+    if (!original || !moveRef) {
+      throw new TargetRefusedError(
+        this.name,
+        `${document.key}: ${document.reverses} is not in Tryton to reverse`,
+      );
+    }
+    const moveId = Number(moveRef.split(',')[1]);
+    const lines = await this.#rpc.searchRead<LineRow>(
+      'account.move.line',
+      [['move', '=', moveId]],
+      ['reconciliation'],
+    );
+    const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
+    if (reconciled.length > 0) {
+      await this.#rpc.wizard(
+        'account.move.unreconcile_lines',
+        'unreconcile',
+        {},
+        'account.move.line',
+        reconciled,
+      );
+    }
+    await this.#rpc.wizard(
+      'account.move.cancel',
+      'cancel',
+      { default: { description: `${marker(document.key)}${document.contentHash}`, reversal: true } },
+      'account.move',
+      [moveId],
+    );
+    const reversal = await this.find(document.key);
+    if (!reversal)
+      throw new TargetRefusedError(this.name, `${document.key}: Tryton's cancel wizard made no move`);
+    // An invoice whose payment was reversed and which other lines still pay in full stays reconciled.
+    const invoices = await this.#rpc.model<number[]>(
+      'account.invoice',
+      'search',
+      [['payment_lines.move', '=', moveId]],
+      0,
+      null,
+      null,
+    );
+    for (const invoice of invoices) await this.#reconcileIfPaid(invoice);
+    return { ...reversal, contentHash: document.contentHash, created: true };
+  }
+}

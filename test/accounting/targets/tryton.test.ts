@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { createTrytonTarget, type TrytonTarget } from '../../../src/accounting/targets/tryton/index.js';
+import { startTryton, type TrytonServer } from '../../support/tryton.js';
+import { describeTargetContract, documentsForContract } from './target-contract.js';
+
+// The Tryton target against a real Tryton 8.2 on PostgreSQL (test/support/tryton.ts), no mocks: what Tryton
+// itself reports (balances, amount to pay, invoice state, the reversal's origin) is what is asserted.
+
+let tryton: TrytonServer;
+let target: TrytonTarget;
+
+const connect = (accounts = defaultAccountCodes) =>
+  createTrytonTarget({
+    url: tryton.url,
+    database: tryton.database,
+    username: tryton.username,
+    password: tryton.password,
+    accounts,
+    matching: 'match-existing',
+  });
+const noIndex = { pushed: () => null };
+
+beforeAll(async () => {
+  tryton = await startTryton();
+  target = connect();
+  await target.verify();
+}, 300_000);
+afterAll(async () => {
+  await tryton?.close();
+});
+
+describeTargetContract('tryton', () => ({
+  target,
+  fresh: async () => connect(),
+  countByKey: async (key) => {
+    const domain = [['description', 'like', `booksync:${key} %`]];
+    const invoices = await tryton.rpc.model<number[]>('account.invoice', 'search', domain, 0, null, null);
+    const moves = await tryton.rpc.model<number[]>('account.move', 'search', domain, 0, null, null);
+    return invoices.length + moves.length;
+  },
+}));
+
+describe('what Tryton shows', () => {
+  it('an invoice paid in part, then in full (paid), then owed again after the payment is reversed', async () => {
+    const docs = documentsForContract();
+    await target.push(docs.invoice, noIndex);
+    const link = docs.invoice.invoice!.paymentLinkId;
+    expect(await tryton.amountToPay(link)).toBe(120_00);
+    await target.push(docs.payment, noIndex);
+    expect(await tryton.amountToPay(link)).toBe(70_00);
+    const rest = {
+      ...docs.payment,
+      key: `payment:rest_${docs.run}`,
+      amountCents: 70_00,
+      contentHash: '4'.repeat(64),
+      lines: [
+        { role: 'ProcessorClearing' as const, amountCents: 70_00 },
+        { role: 'AccountsReceivable' as const, amountCents: -70_00 },
+      ],
+    };
+    await target.push(rest, noIndex);
+    expect(await tryton.amountToPay(link)).toBe(0);
+    const state = async () =>
+      (
+        await tryton.rpc.searchRead<{ state: string }>(
+          'account.invoice',
+          [['comment', '=', `booksync-link:${link}`]],
+          ['state'],
+        )
+      )[0]?.state;
+    expect(await state()).toBe('paid');
+
+    const reversed = await target.push({ ...docs.reversal }, noIndex);
+    expect(await tryton.amountToPay(link)).toBe(50_00);
+    expect(await state()).toBe('posted');
+    // Tryton's own cancellation: the reversing move names the original as its origin.
+    const [original] = (await target.find(docs.payment.key))!.remoteIds;
+    const [reversal] = await tryton.rpc.model<{ origin: string }[]>(
+      'account.move',
+      'read',
+      [Number(reversed.remoteIds[0]!.split(',')[1])],
+      ['origin'],
+    );
+    expect(reversal?.origin).toBe(original);
+  });
+
+  it('account balances as Tryton computes them follow the documents', async () => {
+    const codes = [
+      defaultAccountCodes.ProcessorClearing,
+      defaultAccountCodes.AccountsReceivable,
+      defaultAccountCodes.Revenue,
+    ];
+    const before = await tryton.balances(codes);
+    const docs = documentsForContract();
+    await target.push(docs.invoice, noIndex);
+    await target.push(docs.payment, noIndex);
+    const after = await tryton.balances(codes);
+    expect(after[defaultAccountCodes.Revenue]! - before[defaultAccountCodes.Revenue]!).toBe(-120_00);
+    expect(
+      after[defaultAccountCodes.AccountsReceivable]! - before[defaultAccountCodes.AccountsReceivable]!,
+    ).toBe(70_00);
+    expect(
+      after[defaultAccountCodes.ProcessorClearing]! - before[defaultAccountCodes.ProcessorClearing]!,
+    ).toBe(50_00);
+  });
+
+  it("a closed period is refused with Tryton's message, and the same push goes through once reopened", async () => {
+    const docs = documentsForContract();
+    await target.push(docs.invoice, noIndex);
+    await tryton.setPeriodState(docs.payment.date, 'close');
+    try {
+      const error = await target.push(docs.payment, noIndex).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(error?.name).toBe('TargetRefusedError');
+      expect(error?.message).toMatch(/period/i);
+    } finally {
+      await tryton.setPeriodState(docs.payment.date, 'reopen');
+    }
+    expect((await connect().push(docs.payment, noIndex)).created).toBe(true);
+  });
+
+  it('stops start-up on an account missing from the chart, naming it', async () => {
+    const error = await connect({ ...defaultAccountCodes, BillExpenses: '6999' })
+      .verify()
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
+    expect(error?.name).toBe('TargetConfigurationError');
+    expect(error?.message).toContain('account 6999 (BillExpenses) is not in Tryton');
+  });
+
+  it('answers TargetUnavailableError while Tryton is down, and works again after', async () => {
+    const docs = documentsForContract();
+    await tryton.stop();
+    try {
+      const error = await target.push(docs.invoice, noIndex).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(error?.name).toBe('TargetUnavailableError');
+    } finally {
+      await tryton.start();
+    }
+    expect((await target.push(docs.invoice, noIndex)).created).toBe(true);
+  });
+});

@@ -1,0 +1,270 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { centsOf, TrytonRpc } from '../../src/accounting/targets/tryton/json-rpc.js';
+import { freePort } from './free-port.js';
+
+// A real Tryton 8.2 on a real PostgreSQL, on loopback, for the Tryton target's tests: PostgreSQL from Debian
+// (initdb into a temporary folder, a private port), Tryton from PyPI (scripts/obtain-tryton.sh), a database
+// prepared by scripts/tryton/setup-database.py once and cached as a dump (keyed by the setup script and the
+// Tryton virtualenv), restored per server. Everything stops in close(); nothing listens beyond 127.0.0.1.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cache = process.env.BOOKSYNC_CACHE ?? path.join(homedir(), '.cache', 'booksync');
+const password = 'booksync-test-admin';
+
+function postgresBin(): string {
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const v of versions)
+    if (existsSync(path.join(base, v, 'bin', 'initdb'))) return path.join(base, v, 'bin');
+  throw new Error('PostgreSQL is not installed: apt-get install postgresql');
+}
+
+function trytonVenv(): string {
+  const out = execFileSync('bash', [path.join(root, 'scripts', 'obtain-tryton.sh')], { encoding: 'utf8' });
+  const venv = /TRYTON_VENV=(.+)/.exec(out)?.[1];
+  if (!venv) throw new Error(`obtain-tryton.sh printed no TRYTON_VENV:\n${out}`);
+  return venv.trim();
+}
+
+/** initdb and postgres refuse to run as root: as root, they run as Debian's `postgres` user. */
+function asDatabaseUser(command: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+export interface TrytonServer {
+  url: string;
+  database: string;
+  username: string;
+  password: string;
+  /** A session of its own, for reading Tryton's books in assertions. */
+  rpc: TrytonRpc;
+  /** Stops trytond only (PostgreSQL stays): an outage. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+  /** Balance (debit - credit, cents) of each account, by code, as Tryton reports it. */
+  balances(codes: readonly string[]): Promise<Record<string, number>>;
+  /** Tryton's amount to pay, in cents, summed over the invoices booksync made for a payment link. */
+  amountToPay(paymentLinkId: string): Promise<number>;
+  /** Closes or reopens the fiscal period holding the date. */
+  setPeriodState(date: string, state: 'close' | 'reopen'): Promise<void>;
+}
+
+export async function startTryton(): Promise<TrytonServer> {
+  const venv = trytonVenv();
+  const bin = postgresBin();
+  const dir = mkdtempSync(path.join(tmpdir(), 'booksync-tryton-'));
+  const pgData = path.join(dir, 'pgdata');
+  mkdirSync(pgData);
+  if (process.getuid?.() === 0) {
+    const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
+    const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
+    chownSync(dir, Number(ids), Number(gid));
+    chownSync(pgData, Number(ids), Number(gid));
+  }
+  const run = (command: string, args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const [c, a] = asDatabaseUser(command, args);
+    execFileSync(c, a, { stdio: 'pipe', env: { ...process.env, ...env } });
+  };
+  run(path.join(bin, 'initdb'), ['-D', pgData, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const pgPort = await freePort();
+  run(path.join(bin, 'pg_ctl'), [
+    '-D',
+    pgData,
+    '-l',
+    path.join(dir, 'postgres.log'),
+    '-w',
+    'start',
+    '-o',
+    `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+  ]);
+  const psql = (sql: string, database = 'postgres') =>
+    execFileSync(
+      'psql',
+      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database, '-qtAc', sql],
+      {
+        encoding: 'utf8',
+      },
+    );
+
+  const database = 'booksync';
+  const config = path.join(dir, 'trytond.conf');
+  const webPort = await freePort();
+  writeFileSync(
+    config,
+    `[database]\nuri = postgresql://postgres@127.0.0.1:${pgPort}/\npath = ${dir}/filestore\n[web]\nlisten = 127.0.0.1:${webPort}\n[session]\nmax_attempt = 100\n`,
+  );
+  const trytonEnv = { TRYTOND_CONFIG: config, TRYTONPASSFILE: path.join(dir, 'admin-password') };
+  writeFileSync(trytonEnv.TRYTONPASSFILE, password);
+  const setupScript = path.join(root, 'scripts', 'tryton', 'setup-database.py');
+  const key = createHash('sha256').update(readFileSync(setupScript)).update(venv).digest('hex').slice(0, 16);
+  const dump = path.join(cache, `tryton-template-${key}.sql`);
+  psql(`CREATE DATABASE ${database}`);
+  if (existsSync(dump)) {
+    execFileSync(
+      'psql',
+      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database, '-q', '-f', dump],
+      {
+        stdio: 'pipe',
+      },
+    );
+  } else {
+    execFileSync(
+      path.join(venv, 'bin', 'trytond-admin'),
+      [
+        '-c',
+        config,
+        '-d',
+        database,
+        '-u',
+        'account_invoice',
+        '--activate-dependencies',
+        '--email',
+        'admin@booksync.test',
+        '-p',
+      ],
+      { stdio: 'pipe', env: { ...process.env, ...trytonEnv } },
+    );
+    execFileSync(path.join(venv, 'bin', 'python'), [setupScript, database], {
+      stdio: 'pipe',
+      env: { ...process.env, ...trytonEnv },
+    });
+    mkdirSync(cache, { recursive: true });
+    const sql = execFileSync(
+      'pg_dump',
+      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '--no-owner', database],
+      {
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    );
+    writeFileSync(`${dump}.tmp`, sql);
+    execFileSync('mv', [`${dump}.tmp`, dump]);
+  }
+
+  let trytond: ChildProcess | null = null;
+  const url = `http://127.0.0.1:${webPort}`;
+  const start = async () => {
+    trytond = spawn(path.join(venv, 'bin', 'trytond'), ['-c', config, '-d', database], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...trytonEnv },
+    });
+    let log = '';
+    const keep = (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-4000);
+    };
+    trytond.stdout?.on('data', keep);
+    trytond.stderr?.on('data', keep);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        const response = await fetch(`${url}/${database}/rpc/`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ id: 0, method: 'common.server.version', params: [] }),
+        });
+        // Listening: Tryton 8 answers even this call only with a session (401), which is enough here.
+        if (response.status < 500) return;
+      } catch {
+        // Not listening yet.
+      }
+      if (trytond.exitCode !== null || Date.now() > deadline)
+        throw new Error(`trytond did not start:\n${log}`);
+      await sleep(200);
+    }
+  };
+  const stop = async () => {
+    const child = trytond;
+    trytond = null;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
+  };
+  await start();
+  const rpc = new TrytonRpc({ url, database, username: 'admin', password });
+
+  return {
+    url,
+    database,
+    username: 'admin',
+    password,
+    rpc,
+    start,
+    stop,
+    async close() {
+      await stop();
+      try {
+        run(path.join(bin, 'pg_ctl'), ['-D', pgData, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    async balances(codes) {
+      const rows = await rpc.searchRead<{ code: string; balance: { decimal: string } }>(
+        'account.account',
+        [['code', 'in', [...codes]]],
+        ['code', 'balance'],
+      );
+      return Object.fromEntries(rows.map((r) => [r.code, centsOf(r.balance as never)]));
+    },
+    async amountToPay(paymentLinkId) {
+      const rows = await rpc.searchRead<{ amount_to_pay: { decimal: string } }>(
+        'account.invoice',
+        [['comment', '=', `booksync-link:${paymentLinkId}`]],
+        ['amount_to_pay'],
+      );
+      return rows.reduce((sum, r) => sum + centsOf(r.amount_to_pay as never), 0);
+    },
+    async setPeriodState(date, state) {
+      const periods = await rpc.model<number[]>(
+        'account.period',
+        'search',
+        [
+          [
+            'start_date',
+            '<=',
+            { __class__: 'date', year: +date.slice(0, 4), month: +date.slice(5, 7), day: +date.slice(8, 10) },
+          ],
+          [
+            'end_date',
+            '>=',
+            { __class__: 'date', year: +date.slice(0, 4), month: +date.slice(5, 7), day: +date.slice(8, 10) },
+          ],
+          ['type', '=', 'standard'],
+        ],
+        0,
+        1,
+        null,
+      );
+      await rpc.model('account.period', state, periods);
+      if (state === 'reopen') {
+        // Closing a period closes its journal-periods too; reopening the period leaves them closed.
+        const journalPeriods = await rpc.model<number[]>(
+          'account.journal.period',
+          'search',
+          [['period', 'in', periods]],
+          0,
+          null,
+          null,
+        );
+        if (journalPeriods.length > 0) await rpc.model('account.journal.period', 'reopen', journalPeriods);
+      }
+    },
+  };
+}
