@@ -4,6 +4,7 @@ import type { EndToEndResult } from './end-to-end.js';
 import type { IngressResult } from './ingress.js';
 import type { SignatureResult } from './signature.js';
 import type { LatencySummary } from './stats.js';
+import type { TrytonPushResult } from './tryton-push.js';
 
 // The JSON written to bench/results/latest.json, and the table printed from it.
 
@@ -18,6 +19,7 @@ export interface BenchResults {
     e2e?: EndToEndResult;
     ach?: AchWindowsResult;
     emulator?: EmulatorResult;
+    tryton?: TrytonPushResult;
   };
   errors: Record<string, string>;
   totalSeconds?: number;
@@ -140,6 +142,16 @@ function rows(results: BenchResults): Row[] {
       `${n(emulator.applyFirstHalf.okPerSecond)}/s, ${n(emulator.applySecondHalf.okPerSecond)}/s; ${lat(emulator.applySecondHalf.latency)}`,
       `bare ${n(emulator.bareWrite.okPerSecond)}/s`,
       `${emulator.applyRatio}`,
+    ]);
+  }
+  const tryton = results.stages.tryton;
+  if (tryton) {
+    out.push([
+      'tryton',
+      `${n(tryton.documents)} payments pushed (find by key, move, post, settle)`,
+      `${n(tryton.pushedPerSecond)}/s`,
+      `bare create+post ${n(tryton.bareCreatePostPerSecond)}/s`,
+      `${tryton.ratio}`,
     ]);
   }
   for (const [stage, error] of Object.entries(results.errors)) {

@@ -10,12 +10,13 @@ import { benchIngress } from './ingress.js';
 import { exitCleanlyOnSignals, surviveLeftoverErrors } from './interrupt.js';
 import { type BenchResults, printReport } from './report.js';
 import { benchSignature } from './signature.js';
+import { benchTrytonPush } from './tryton-push.js';
 
 // npm run bench [-- --quick] [-- --only ingress,e2e] [-- --profile]
 // Runs every stage one after the other in this one run, prints a table, writes bench/results/latest.json.
 // Everything it starts listens on loopback and is stopped before it exits.
 
-const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator'] as const;
+const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator', 'tryton'] as const;
 type Stage = (typeof stages)[number];
 
 const { values } = parseArgs({
@@ -50,6 +51,7 @@ const config = {
   achIdleMs: quick ? 3_000 : 10_000,
   achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 300) * 1000,
   emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
+  trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 50 : 300),
 };
 
 const progress = (line: string) =>
@@ -105,6 +107,7 @@ await stage('ach', () =>
   }),
 );
 await stage('emulator', () => benchEmulator({ ...config.emulator, profile: profile('emulator'), progress }));
+await stage('tryton', () => benchTrytonPush({ documents: config.trytonDocuments, progress }));
 results.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
 
 save();

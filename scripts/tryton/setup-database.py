@@ -60,7 +60,7 @@ def setup(pool, years):
     User = pool.get('res.user')
     usd, = Currency.search([('code', '=', 'USD')]) or Currency.create(
         [{'name': 'US Dollar', 'symbol': '$', 'code': 'USD', 'digits': 2, 'rounding': Decimal('0.01')}])
-    company_party, = Party.create([{'name': 'Bluebird Bakery'}])
+    company_party, = Party.create([{'name': 'booksync Test Company', 'addresses': [('create', [{}])]}])
     company, = Company.create([{'party': company_party.id, 'currency': usd.id}])
     admin, = User.search([('login', '=', 'admin')])
     # booksync pushes as this user: every accounting group, so it may read balances and post moves.

@@ -247,6 +247,20 @@ export class TrytonTarget implements AccountingTarget {
     return id as number;
   }
 
+  /** An invoice needs the party's address; a matched party may have none yet (the company's own has none). */
+  async #address(party: number): Promise<number> {
+    const read = async () =>
+      (await this.#rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses']))[0]
+        ?.addresses[0];
+    const found = await read();
+    if (found !== undefined) return found;
+    await this.#rpc.model('party.party', 'write', [party], { addresses: [['create', [{}]]] });
+    const created = await read();
+    if (created === undefined)
+      throw new TargetRefusedError(this.name, `party ${party} has no address and none could be added`);
+    return created;
+  }
+
   async #period(date: string): Promise<number> {
     const month = date.slice(0, 7);
     const cached = this.#periods.get(month);
@@ -289,9 +303,7 @@ export class TrytonTarget implements AccountingTarget {
     // The invoice's total is what the party owes: receivable debit (out) or payable credit (in).
     const total = type === 'out' ? partyLine.amountCents : -partyLine.amountCents;
     const party = await this.#party(counterparty);
-    const [address] = (
-      await this.#rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses'])
-    )[0]?.addresses ?? [undefined];
+    const address = await this.#address(party);
     const number = type === 'out' ? document.invoice?.number : (document.bill?.number ?? undefined);
     const tag =
       type === 'out' ? linkTag(document.invoice?.paymentLinkId ?? '') : billTag(document.bill?.billId ?? '');
@@ -304,7 +316,7 @@ export class TrytonTarget implements AccountingTarget {
       {
         type,
         party,
-        ...(address !== undefined ? { invoice_address: address } : {}),
+        invoice_address: address,
         account: accounts.get(partyRole),
         journal: this.#journals.get(type === 'out' ? 'REV' : 'EXP'),
         payment_term: this.#paymentTerm,
