@@ -312,7 +312,8 @@ export class XsdContract {
           }
           if (child.length > element.max)
             problems.push(`${at}: ${child.length} items, maxOccurs ${element.max}`);
-          child.forEach((item, i) => this.checkValue(item, element.type, `${at}[${i}]`, problems));
+          for (const [i, item] of child.entries())
+            this.checkValue(item, element.type, `${at}[${i}]`, problems);
         } else {
           if (Array.isArray(child)) {
             problems.push(`${at}: maxOccurs 1, got an array`);

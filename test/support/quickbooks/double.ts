@@ -1,0 +1,829 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { quickBooksContract, type XsdContract } from './xsd-contract.js';
+
+// A stateful QuickBooks Online v3 on loopback for the adapter's tests (not shipped). It keeps realms with
+// their entities, account balances from the postings of every transaction, invoice and bill balances that
+// move with linked payments, requestid replay, SyncToken conflicts, OAuth with rotating refresh tokens, and
+// throttling / outages / lost responses on demand. Every request body the adapter sends and every response
+// body it returns is checked against Intuit's XSDs; a violation is recorded in `violations` (tests assert it
+// empty) and answered with a 400 whose message says "XSD contract violation", so it fails loudly.
+
+type Entity = Record<string, unknown> & { Id: string; SyncToken: string };
+type Posting = { account: string; cents: number };
+
+interface Realm {
+  id: string;
+  entities: Map<string, Map<string, Entity>>;
+  postings: Map<string, Posting[]>;
+  nextId: number;
+  /** requestid -> the first response (status and body), replayed for the same requestid. */
+  replies: Map<string, { status: number; body: unknown }>;
+  inFlight: number;
+  maxInFlight: number;
+  creates: number;
+}
+
+interface IssuedToken {
+  realmId: string;
+  expiresAt: number;
+}
+
+const entityPaths: Record<string, string> = {
+  customer: 'Customer',
+  vendor: 'Vendor',
+  account: 'Account',
+  item: 'Item',
+  invoice: 'Invoice',
+  payment: 'Payment',
+  deposit: 'Deposit',
+  journalentry: 'JournalEntry',
+  purchase: 'Purchase',
+  refundreceipt: 'RefundReceipt',
+  bill: 'Bill',
+  billpayment: 'BillPayment',
+};
+
+const accountSeeds: Record<
+  keyof AccountMapping,
+  { Name: string; AccountType: string; AccountSubType?: string }
+> = {
+  OperatingBank: { Name: 'Operating Bank', AccountType: 'Bank' },
+  ProcessorClearing: {
+    Name: 'Undeposited Funds',
+    AccountType: 'Other Current Asset',
+    AccountSubType: 'UndepositedFunds',
+  },
+  PayoutsInTransit: { Name: 'Payouts In Transit', AccountType: 'Other Current Asset' },
+  ChecksToDeposit: { Name: 'Checks To Deposit', AccountType: 'Other Current Asset' },
+  AccountsReceivable: { Name: 'Accounts Receivable (A/R)', AccountType: 'Accounts Receivable' },
+  AccountsPayable: { Name: 'Accounts Payable (A/P)', AccountType: 'Accounts Payable' },
+  // A BillPayment pays from a Bank account, so the outgoing-payments clearing is a bank-type account.
+  OutgoingPaymentsClearing: { Name: 'Outgoing Payments Clearing', AccountType: 'Bank' },
+  OpeningBalances: { Name: 'Opening Balance Equity', AccountType: 'Equity' },
+  Revenue: { Name: 'Sales', AccountType: 'Income' },
+  Refunds: { Name: 'Refunds', AccountType: 'Income' },
+  FeeIncome: { Name: 'Fee Income', AccountType: 'Income' },
+  ProcessingFees: { Name: 'Processing Fees', AccountType: 'Expense' },
+  BankCharges: { Name: 'Bank Charges', AccountType: 'Expense' },
+  BillExpenses: { Name: 'Bill Expenses', AccountType: 'Expense' },
+};
+
+export class FaultError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly qboMessage: string,
+    readonly detail: string,
+    readonly code: string,
+  ) {
+    super(qboMessage);
+  }
+}
+
+const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
+const amount = (c: number): number => Number((c / 100).toFixed(2));
+const refValue = (ref: unknown): string => String((ref as { value?: unknown } | undefined)?.value ?? '');
+
+export interface DoubleOptions {
+  clientId?: string;
+  clientSecret?: string;
+  accessTokenTtlMs?: number;
+  /** Simulated latency per API request, so concurrency is observable. */
+  latencyMs?: number;
+}
+
+export class QuickBooksDouble {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly violations: string[] = [];
+  /** Every API request: method, path, requestid, for assertions. */
+  readonly requests: { method: string; url: string; realmId: string }[] = [];
+  private readonly contract: XsdContract = quickBooksContract();
+  private readonly realms = new Map<string, Realm>();
+  private readonly codes = new Map<string, string>();
+  private readonly accessTokens = new Map<string, IssuedToken>();
+  private readonly refreshTokens = new Map<string, string>();
+  private accessTokenTtlMs: number;
+  private readonly latencyMs: number;
+  private throttled = 0;
+  private readonly nextFaults: FaultError[] = [];
+  private readonly stale = new Set<string>();
+  private lostResponses = 0;
+  private outageUntil = 0;
+  private app: FastifyInstance | null = null;
+  url = '';
+  refreshGrants = 0;
+
+  constructor(options: DoubleOptions = {}) {
+    this.clientId = options.clientId ?? 'client-booksync';
+    this.clientSecret = options.clientSecret ?? 'secret-booksync';
+    this.accessTokenTtlMs = options.accessTokenTtlMs ?? 3_600_000;
+    this.latencyMs = options.latencyMs ?? 0;
+  }
+
+  async start(): Promise<this> {
+    const app = Fastify({ logger: false });
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
+    app.post('/oauth2/v1/tokens/bearer', (req, reply) => this.token(req, reply));
+    app.post('/oauth2/v1/tokens/revoke', (req, reply) => {
+      const token = (req.body as { token?: string }).token ?? '';
+      this.refreshTokens.delete(token);
+      return reply.send({});
+    });
+    app.all('/v3/company/:realmId/*', (req, reply) => this.api(req, reply));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    this.url = `http://127.0.0.1:${address.port}`;
+    this.app = app;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close();
+  }
+
+  // ---- sandbox controls ----
+
+  /** A company with booksync's default chart (AcctNum = booksync's codes). */
+  createRealm(realmId = String(9_130_000_000_000 + this.realms.size)): string {
+    const realm: Realm = {
+      id: realmId,
+      entities: new Map(Object.values(entityPaths).map((e) => [e, new Map()])),
+      postings: new Map(),
+      nextId: 1,
+      replies: new Map(),
+      inFlight: 0,
+      maxInFlight: 0,
+      creates: 0,
+    };
+    this.realms.set(realmId, realm);
+    for (const [role, code] of Object.entries(defaultAccountCodes)) {
+      this.store(realm, 'Account', {
+        ...accountSeeds[role as keyof AccountMapping],
+        AcctNum: code,
+        Active: true,
+      });
+    }
+    return realmId;
+  }
+
+  /** The authorization code QBO's consent page would hand to the redirect URI. */
+  authorize(realmId: string): string {
+    const code = `code-${randomBytes(8).toString('hex')}`;
+    this.codes.set(code, realmId);
+    return code;
+  }
+
+  /** A refresh token as `booksync targets connect quickbooks` would have stored it. */
+  connect(realmId: string): string {
+    const token = `rt-${randomBytes(12).toString('hex')}`;
+    this.refreshTokens.set(token, realmId);
+    return token;
+  }
+
+  /** The company disconnected the app: every token of the realm stops working. */
+  revoke(realmId: string): void {
+    for (const [token, realm] of this.refreshTokens) if (realm === realmId) this.refreshTokens.delete(token);
+    for (const [token, issued] of this.accessTokens)
+      if (issued.realmId === realmId) this.accessTokens.delete(token);
+  }
+
+  /** Access tokens die now (QBO's are good for an hour): the next call gets a 401. */
+  expireAccessTokens(): void {
+    for (const issued of this.accessTokens.values()) issued.expiresAt = 0;
+  }
+
+  setAccessTokenTtl(ms: number): void {
+    this.accessTokenTtlMs = ms;
+  }
+
+  /** The next n API requests answer 429 ThrottleExceeded before doing anything. */
+  throttle(n: number): void {
+    this.throttled += n;
+  }
+
+  /** The next n writes are done, then their response is lost (a 502), as on a dropped connection. */
+  loseResponses(n: number): void {
+    this.lostResponses += n;
+  }
+
+  /** The next write answers this Fault (a closed period, a business rule, a system fault...). */
+  failNext(fault: FaultError): void {
+    this.nextFaults.push(fault);
+  }
+
+  /** Someone edits this record just before booksync's next update of it: booksync's SyncToken is stale once. */
+  editConcurrently(realmId: string, entity: string, id: string): void {
+    this.stale.add(`${realmId}:${entity}:${id}`);
+  }
+
+  /** Clears throttling, lost answers, injected faults and outages left by a test. */
+  calm(): void {
+    this.throttled = 0;
+    this.lostResponses = 0;
+    this.nextFaults.length = 0;
+    this.stale.clear();
+    this.outageUntil = 0;
+  }
+
+  outage(ms: number): void {
+    this.outageUntil = Date.now() + ms;
+  }
+
+  maxInFlight(realmId: string): number {
+    return this.realm(realmId).maxInFlight;
+  }
+
+  creates(realmId: string): number {
+    return this.realm(realmId).creates;
+  }
+
+  all(realmId: string, entity: string): Entity[] {
+    return [...(this.realm(realmId).entities.get(entity)?.values() ?? [])];
+  }
+
+  get(realmId: string, entity: string, id: string): Entity | undefined {
+    return this.realm(realmId).entities.get(entity)?.get(id);
+  }
+
+  /** Inserts an entity as if someone had keyed it in QuickBooks (customers to match, stale tokens...). */
+  seed(realmId: string, entity: string, body: Record<string, unknown>): Entity {
+    return this.store(this.realm(realmId), entity, body);
+  }
+
+  /** Balance in cents, debit positive, of the account with this AcctNum, from the postings of every transaction. */
+  balanceOf(realmId: string, acctNum: string): number {
+    const realm = this.realm(realmId);
+    const account = this.all(realmId, 'Account').find((a) => a.AcctNum === acctNum);
+    if (!account) throw new Error(`no account ${acctNum}`);
+    let sum = 0;
+    for (const postings of realm.postings.values())
+      for (const p of postings) if (p.account === account.Id) sum += p.cents;
+    return sum;
+  }
+
+  // ---- OAuth ----
+
+  private token(req: FastifyRequest, reply: FastifyReply) {
+    const basic = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
+    if (req.headers.authorization !== `Basic ${basic}`)
+      return reply.code(401).send({ error: 'invalid_client' });
+    const body = req.body as Record<string, string>;
+    let realmId: string | undefined;
+    if (body.grant_type === 'authorization_code') {
+      realmId = this.codes.get(body.code ?? '');
+      this.codes.delete(body.code ?? '');
+    } else if (body.grant_type === 'refresh_token') {
+      realmId = this.refreshTokens.get(body.refresh_token ?? '');
+      // Rotation: the old refresh token stops working once a new one is issued.
+      this.refreshTokens.delete(body.refresh_token ?? '');
+      if (realmId) this.refreshGrants++;
+    } else {
+      return reply.code(400).send({ error: 'unsupported_grant_type' });
+    }
+    if (!realmId) return reply.code(400).send({ error: 'invalid_grant' });
+    const access = `at-${randomBytes(12).toString('hex')}`;
+    const refresh = `rt-${randomBytes(12).toString('hex')}`;
+    this.accessTokens.set(access, { realmId, expiresAt: Date.now() + this.accessTokenTtlMs });
+    this.refreshTokens.set(refresh, realmId);
+    return reply.send({
+      token_type: 'bearer',
+      access_token: access,
+      expires_in: Math.floor(this.accessTokenTtlMs / 1000),
+      refresh_token: refresh,
+      x_refresh_token_expires_in: 8_726_400,
+    });
+  }
+
+  // ---- the v3 API ----
+
+  private async api(req: FastifyRequest, reply: FastifyReply) {
+    const { realmId } = req.params as { realmId: string };
+    const realm = this.realms.get(realmId);
+    this.requests.push({ method: req.method, url: req.url, realmId });
+    if (!realm)
+      return this.fault(reply, new FaultError(403, 'AuthorizationFault', 'Unknown realm', realmId, '3100'));
+    realm.inFlight++;
+    realm.maxInFlight = Math.max(realm.maxInFlight, realm.inFlight);
+    try {
+      if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+      const auth = req.headers.authorization ?? '';
+      const issued = this.accessTokens.get(auth.replace(/^Bearer /, ''));
+      if (!issued || issued.realmId !== realmId || issued.expiresAt <= Date.now()) {
+        return this.fault(
+          reply,
+          new FaultError(
+            401,
+            'AuthenticationFault',
+            'message=AuthenticationFailed; errorCode=003200; statusCode=401',
+            'Token expired or invalid',
+            '3200',
+          ),
+        );
+      }
+      if (this.throttled > 0) {
+        this.throttled--;
+        return this.fault(
+          reply,
+          new FaultError(
+            429,
+            'ThrottleExceeded',
+            'message=ThrottleExceeded; errorCode=003001; statusCode=429',
+            'The request limit was reached.',
+            '3001',
+          ),
+          { 'retry-after': '0' },
+        );
+      }
+      if (Date.now() < this.outageUntil) {
+        return this.fault(
+          reply,
+          new FaultError(
+            503,
+            'SystemFault',
+            'Service Unavailable',
+            'QuickBooks is down for maintenance',
+            '10000',
+          ),
+        );
+      }
+      const query = req.query as Record<string, string | undefined>;
+      if (!query.minorversion) this.violations.push(`${req.method} ${req.url}: no minorversion`);
+      const rest = (req.params as { '*': string })['*'];
+      const { status, body } = this.route(realm, req.method, rest, query, req.body);
+      if (status === 200 && req.method === 'POST' && this.lostResponses > 0) {
+        this.lostResponses--;
+        return reply.code(502).type('text/html').send('<html>Bad Gateway</html>');
+      }
+      return this.send(reply, status, body);
+    } catch (error) {
+      if (error instanceof FaultError) return this.fault(reply, error);
+      throw error;
+    } finally {
+      realm.inFlight--;
+    }
+  }
+
+  private route(
+    realm: Realm,
+    method: string,
+    rest: string,
+    query: Record<string, string | undefined>,
+    body: unknown,
+  ) {
+    const [resource = '', id] = rest.split('/');
+    if (method === 'GET' && resource === 'query')
+      return { status: 200, body: this.query(realm, query.query ?? '') };
+    const entity = entityPaths[resource];
+    if (!entity)
+      throw new FaultError(400, 'ValidationFault', 'Unsupported Operation', `no resource ${resource}`, '500');
+    if (method === 'GET' && id) {
+      const found = realm.entities.get(entity)?.get(id);
+      if (!found)
+        throw new FaultError(400, 'ValidationFault', 'Object Not Found', `${entity} ${id} not found`, '610');
+      return { status: 200, body: { [entity]: found, time: now() } };
+    }
+    if (method !== 'POST')
+      throw new FaultError(405, 'ValidationFault', 'Unsupported Operation', method, '500');
+    const requestId = query.requestid;
+    const replayKey = requestId ? `${resource}:${requestId}` : null;
+    const replay = replayKey ? realm.replies.get(replayKey) : undefined;
+    if (replay) return replay;
+    const injected = this.nextFaults.shift();
+    if (injected) throw injected;
+    const operation = query.operation ?? 'create';
+    const object = (body ?? {}) as Record<string, unknown>;
+    const problems =
+      operation === 'create'
+        ? this.contract.checkCreate(entity, object)
+        : this.contract.check(object, this.contract.entityType(entity), `$.${entity}`);
+    if (problems.length > 0) {
+      this.violations.push(...problems.map((p) => `request POST ${resource}: ${p}`));
+      throw new FaultError(400, 'ValidationFault', 'XSD contract violation', problems.join('; '), '2010');
+    }
+    let result: Entity;
+    try {
+      if (operation === 'create') result = this.create(realm, entity, object);
+      else if (operation === 'update') result = this.update(realm, entity, object);
+      else if (operation === 'void') result = this.void(realm, entity, object);
+      else
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Unsupported Operation',
+          `operation ${operation}`,
+          '500',
+        );
+    } catch (error) {
+      // A refusal is replayed too: the same requestid answers the same way.
+      if (error instanceof FaultError && replayKey)
+        realm.replies.set(replayKey, { status: error.status, body: faultBody(error) });
+      throw error;
+    }
+    const reply = { status: 200, body: { [entity]: result, time: now() } };
+    if (replayKey) realm.replies.set(replayKey, reply);
+    return reply;
+  }
+
+  /** `select * from X [where F = 'v' [and G = 'w']] [maxresults n]`: the forms the adapter uses. */
+  private query(realm: Realm, text: string) {
+    const match = /^select \* from (\w+)(?: where (.+?))?(?: maxresults (\d+))?$/i.exec(text.trim());
+    if (!match)
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'QueryParserError: Encountered an unsupported query',
+        text,
+        '4000',
+      );
+    const entity = match[1] ?? '';
+    const all = realm.entities.get(entity);
+    if (!all)
+      throw new FaultError(400, 'ValidationFault', 'QueryValidationError: unknown entity', entity, '4001');
+    const conditions = (match[2] ?? '')
+      .split(/ and /i)
+      .filter(Boolean)
+      .map((c) => {
+        const m = /^(\w+(?:\.\w+)?) (=|LIKE) '((?:[^'\\]|\\.)*)'$/i.exec(c.trim());
+        if (!m)
+          throw new FaultError(
+            400,
+            'ValidationFault',
+            'QueryParserError: Encountered an unsupported condition',
+            c,
+            '4000',
+          );
+        return {
+          field: m[1] ?? '',
+          like: (m[2] ?? '').toUpperCase() === 'LIKE',
+          value: (m[3] ?? '').replace(/\\(.)/g, '$1'),
+        };
+      });
+    // LIKE: only the trailing-% prefix form the adapter uses.
+    const matches = (actual: string | undefined, c: { like: boolean; value: string }) =>
+      c.like ? actual?.startsWith(c.value.replace(/%$/, '')) : actual === c.value;
+    const rows = [...all.values()].filter((e) => conditions.every((c) => matches(fieldValue(e, c.field), c)));
+    const limited = rows.slice(0, Number(match[3] ?? 100));
+    return {
+      QueryResponse:
+        limited.length > 0 ? { [entity]: limited, startPosition: 1, maxResults: limited.length } : {},
+      time: now(),
+    };
+  }
+
+  private create(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
+    realm.creates++;
+    const body = structuredClone(object);
+    if (entity === 'Customer' || entity === 'Vendor') {
+      const taken = this.all(realm.id, entity).some((e) => e.DisplayName === body.DisplayName);
+      if (taken)
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Duplicate Name Exists Error',
+          `The name supplied already exists. : Id=${body.DisplayName}`,
+          '6240',
+        );
+    }
+    if (entity === 'Invoice' || entity === 'Bill' || entity === 'Payment' || entity === 'BillPayment') {
+      body.TotalAmt = amount(this.lineTotal(body, entity));
+    }
+    if (entity === 'Invoice' || entity === 'Bill') body.Balance = body.TotalAmt;
+    if (entity === 'Invoice') {
+      const dup = this.all(realm.id, 'Invoice').some(
+        (e) => e.DocNumber === body.DocNumber && body.DocNumber !== undefined,
+      );
+      if (dup)
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Duplicate Document Number Error',
+          `Duplicate Document Number Error : You must specify a different number. This number has already been used. DocNumber=${body.DocNumber}`,
+          '6140',
+        );
+    }
+    const postings = this.postingsOf(realm, entity, body);
+    const stored = this.store(realm, entity, body);
+    if (postings) realm.postings.set(`${entity}:${stored.Id}`, postings);
+    this.settle(realm);
+    return stored;
+  }
+
+  private update(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
+    const current = this.current(realm, entity, object);
+    const next = { ...(object.sparse === true ? current : {}), ...structuredClone(object) } as Entity;
+    next.SyncToken = String(Number(current.SyncToken) + 1);
+    next.MetaData = { ...(current.MetaData as object), LastUpdatedTime: now() };
+    next.sparse = false;
+    next.domain = 'QBO';
+    realm.entities.get(entity)?.set(current.Id, next);
+    return next;
+  }
+
+  /** Void keeps the record with its amounts zeroed; its postings leave the books and linked balances reopen. */
+  private void(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
+    if (entity !== 'Payment' && entity !== 'BillPayment' && entity !== 'Invoice') {
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Unsupported Operation',
+        `${entity} cannot be voided`,
+        '500',
+      );
+    }
+    const current = this.current(realm, entity, object);
+    const lines = ((current.Line as Record<string, unknown>[] | undefined) ?? []).map((l) => ({
+      ...l,
+      Amount: 0,
+    }));
+    const voided = {
+      ...current,
+      ...(typeof object.PrivateNote === 'string' ? { PrivateNote: object.PrivateNote } : {}),
+      TotalAmt: 0,
+      Line: lines,
+      SyncToken: String(Number(current.SyncToken) + 1),
+      MetaData: { ...(current.MetaData as object), LastUpdatedTime: now() },
+    } as Entity;
+    if ('Balance' in current) voided.Balance = 0;
+    if ('UnappliedAmt' in current) voided.UnappliedAmt = 0;
+    realm.entities.get(entity)?.set(current.Id, voided);
+    realm.postings.delete(`${entity}:${current.Id}`);
+    this.settle(realm);
+    return voided;
+  }
+
+  private current(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
+    const current = realm.entities.get(entity)?.get(String(object.Id));
+    if (!current)
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Object Not Found',
+        `Object Not Found : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees. ${entity} ${object.Id}`,
+        '610',
+      );
+    const staleKey = `${realm.id}:${entity}:${current.Id}`;
+    if (this.stale.delete(staleKey)) current.SyncToken = String(Number(current.SyncToken) + 1);
+    if (String(object.SyncToken) !== current.SyncToken) {
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Stale Object Error',
+        `Stale Object Error : You and another user were working on the same thing. Please try again. SyncToken ${object.SyncToken} is not ${current.SyncToken}`,
+        '5010',
+      );
+    }
+    return current;
+  }
+
+  private lineTotal(body: Record<string, unknown>, entity: string): number {
+    const lines = (body.Line as Record<string, unknown>[] | undefined) ?? [];
+    if ((entity === 'Payment' || entity === 'BillPayment') && body.TotalAmt !== undefined)
+      return cents(body.TotalAmt);
+    return lines.reduce((s, l) => s + cents(l.Amount ?? 0), 0);
+  }
+
+  /** Invoice and bill balances: TotalAmt less what the live payments linked to them apply. */
+  private settle(realm: Realm) {
+    for (const [target, payer] of [
+      ['Invoice', 'Payment'],
+      ['Bill', 'BillPayment'],
+    ] as const) {
+      for (const doc of realm.entities.get(target)?.values() ?? []) {
+        let applied = 0;
+        for (const payment of realm.entities.get(payer)?.values() ?? []) {
+          for (const line of (payment.Line as Record<string, unknown>[] | undefined) ?? []) {
+            const links = (line.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [];
+            if (links.some((l) => l.TxnId === doc.Id && l.TxnType === target)) applied += cents(line.Amount);
+          }
+        }
+        doc.Balance = amount(cents(doc.TotalAmt) - applied);
+      }
+    }
+  }
+
+  private accountId(realm: Realm, ref: unknown, what: string): string {
+    const id = refValue(ref);
+    if (!realm.entities.get('Account')?.has(id))
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Invalid Reference Id',
+        `Invalid Reference Id : Accounts element id ${id} not found (${what})`,
+        '2500',
+      );
+    return id;
+  }
+
+  private accountOfType(realm: Realm, type: string): string {
+    const account = this.all(realm.id, 'Account').find(
+      (a) => a.AccountType === type || a.AccountSubType === type,
+    );
+    if (!account) throw new Error(`no ${type} account`);
+    return account.Id;
+  }
+
+  private requireRef(realm: Realm, entity: string, ref: unknown, what: string) {
+    if (!realm.entities.get(entity)?.has(refValue(ref))) {
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Invalid Reference Id',
+        `Invalid Reference Id : ${what} ${refValue(ref)} not found`,
+        '2500',
+      );
+    }
+  }
+
+  /** The double-entry postings QBO makes of a transaction (debit positive); they must balance. */
+  private postingsOf(realm: Realm, entity: string, body: Record<string, unknown>): Posting[] | null {
+    const lines = (body.Line as Record<string, Record<string, unknown>>[] | undefined) ?? [];
+    const out: Posting[] = [];
+    const total = cents(body.TotalAmt ?? lines.reduce((s, l) => s + cents(l.Amount) / 100, 0));
+    switch (entity) {
+      case 'Invoice': {
+        this.requireRef(realm, 'Customer', body.CustomerRef, 'Customer');
+        out.push({ account: this.accountOfType(realm, 'Accounts Receivable'), cents: total });
+        for (const l of lines) {
+          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
+          if (!item)
+            throw new FaultError(
+              400,
+              'ValidationFault',
+              'Invalid Reference Id',
+              'Invalid Reference Id : Item not found',
+              '2500',
+            );
+          out.push({ account: refValue(item.IncomeAccountRef), cents: -cents(l.Amount) });
+        }
+        break;
+      }
+      case 'Payment': {
+        this.requireRef(realm, 'Customer', body.CustomerRef, 'Customer');
+        const deposit = body.DepositToAccountRef
+          ? this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef')
+          : this.accountOfType(realm, 'UndepositedFunds');
+        for (const l of lines)
+          for (const link of (l.LinkedTxn as unknown as { TxnId: string }[]) ?? [])
+            this.requireRef(realm, 'Invoice', { value: link.TxnId }, 'Invoice');
+        out.push(
+          { account: deposit, cents: total },
+          { account: this.accountOfType(realm, 'Accounts Receivable'), cents: -total },
+        );
+        break;
+      }
+      case 'Deposit': {
+        out.push({
+          account: this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef'),
+          cents: total,
+        });
+        for (const l of lines)
+          out.push({
+            account: this.accountId(realm, l.DepositLineDetail?.AccountRef, 'DepositLineDetail'),
+            cents: -cents(l.Amount),
+          });
+        break;
+      }
+      case 'JournalEntry': {
+        for (const l of lines) {
+          const d = l.JournalEntryLineDetail;
+          const sign = d?.PostingType === 'Debit' ? 1 : -1;
+          out.push({
+            account: this.accountId(realm, d?.AccountRef, 'JournalEntryLineDetail'),
+            cents: sign * cents(l.Amount),
+          });
+        }
+        break;
+      }
+      case 'Purchase':
+      case 'Bill': {
+        const credit =
+          entity === 'Bill'
+            ? this.accountOfType(realm, 'Accounts Payable')
+            : this.accountId(realm, body.AccountRef, 'AccountRef');
+        if (entity === 'Bill') this.requireRef(realm, 'Vendor', body.VendorRef, 'Vendor');
+        let sum = 0;
+        for (const l of lines) {
+          sum += cents(l.Amount);
+          out.push({
+            account: this.accountId(
+              realm,
+              l.AccountBasedExpenseLineDetail?.AccountRef,
+              'AccountBasedExpenseLineDetail',
+            ),
+            cents: cents(l.Amount),
+          });
+        }
+        out.push({ account: credit, cents: -sum });
+        break;
+      }
+      case 'RefundReceipt': {
+        let sum = 0;
+        for (const l of lines) {
+          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
+          if (!item)
+            throw new FaultError(
+              400,
+              'ValidationFault',
+              'Invalid Reference Id',
+              'Invalid Reference Id : Item not found',
+              '2500',
+            );
+          sum += cents(l.Amount);
+          out.push({ account: refValue(item.IncomeAccountRef), cents: cents(l.Amount) });
+        }
+        out.push({
+          account: this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef'),
+          cents: -sum,
+        });
+        break;
+      }
+      case 'BillPayment': {
+        this.requireRef(realm, 'Vendor', body.VendorRef, 'Vendor');
+        const check = body.CheckPayment as Record<string, unknown> | undefined;
+        out.push(
+          { account: this.accountOfType(realm, 'Accounts Payable'), cents: total },
+          { account: this.accountId(realm, check?.BankAccountRef, 'BankAccountRef'), cents: -total },
+        );
+        break;
+      }
+      default:
+        return null;
+    }
+    const balance = out.reduce((s, p) => s + p.cents, 0);
+    if (balance !== 0)
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Transaction does not balance',
+        `${entity} debits and credits differ by ${balance} cents`,
+        '6000',
+      );
+    return out;
+  }
+
+  private store(realm: Realm, entity: string, body: Record<string, unknown>): Entity {
+    const id = String(realm.nextId++);
+    const stored = {
+      ...body,
+      Id: id,
+      SyncToken: '0',
+      domain: 'QBO',
+      sparse: false,
+      MetaData: { CreateTime: now(), LastUpdatedTime: now() },
+    } as Entity;
+    const problems = this.contract.check(stored, this.contract.entityType(entity), `$.${entity}`);
+    if (problems.length > 0)
+      throw new Error(`the double stores an invalid ${entity}: ${problems.join('; ')}`);
+    realm.entities.get(entity)?.set(id, stored);
+    return stored;
+  }
+
+  private realm(realmId: string): Realm {
+    const realm = this.realms.get(realmId);
+    if (!realm) throw new Error(`no realm ${realmId}`);
+    return realm;
+  }
+
+  private send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}) {
+    const problems = this.contract.check(body, 'IntuitResponse');
+    if (problems.length > 0) {
+      this.violations.push(...problems.map((p) => `response: ${p}`));
+      return reply
+        .code(500)
+        .send({ doubleError: `the double's response breaks the XSD: ${problems.join('; ')}` });
+    }
+    return reply.code(status).headers(headers).type('application/json').send(body);
+  }
+
+  private fault(reply: FastifyReply, fault: FaultError, headers: Record<string, string> = {}) {
+    return this.send(reply, fault.status, faultBody(fault), headers);
+  }
+}
+
+function faultBody(fault: FaultError) {
+  return {
+    Fault: {
+      Error: [{ Message: fault.qboMessage, Detail: fault.detail, code: fault.code }],
+      type: fault.type,
+    },
+    time: now(),
+  };
+}
+
+function fieldValue(entity: Entity, field: string): string | undefined {
+  let value: unknown = entity;
+  for (const part of field.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  if (field === 'PrimaryEmailAddr')
+    value = (entity.PrimaryEmailAddr as { Address?: string } | undefined)?.Address;
+  return value === undefined ? undefined : String(value);
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
