@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import type { AccountRole } from '../account-mapping.js';
+import type { DocumentLine, Party, TargetDocument } from '../target-port.js';
+import type { AccountDirectory, Ref } from './accounts.js';
+import { centsToAmount } from './amounts.js';
+import type { ItemDirectory } from './items.js';
+import { docNumberTag, marker } from './keys.js';
+import type { PartyDirectory } from './parties.js';
+
+// Which QBO document each ledger entry becomes, and its JSON body (README "What appears in QuickBooks"):
+// - invoice -> Invoice for the customer, DocNumber = the link's name, one line per credited income role
+//   (through booksync's items), so the accountant's invoice list matches the service's links;
+// - debit-memo -> a charge Invoice of its own (a line cannot be added to an invoice that may be paid);
+// - payment, external-payment, check-application -> Payment applied (LinkedTxn) to the invoice, deposited to
+//   the mapped clearing account (Undeposited Funds by default) or checks account, PaymentRefNum = the
+//   service's payment / check reference;
+// - refund -> RefundReceipt for the customer, refunded from the clearing account, through the Refunds item;
+// - disbursement-pending/-paid, check-cleared -> Deposit into the debited account from the credited one;
+// - bill -> Bill for the vendor (DocNumber = the vendor's invoice number); bill-payment-sent -> BillPayment
+//   (check) against the bill from the outgoing-payments clearing account (a Bank-type account in QBO);
+// - payment-fee -> JournalEntry: a Purchase must be paid from a bank or card account, and the fee is taken
+//   from the processor's clearing (Undeposited Funds), which QBO does not allow there;
+// - everything else (invoice-adjustment, refund-reopen, bill-payment-paid) and any entry whose lines are not
+//   the native document's shape -> JournalEntry with the entry's own lines; A/R and A/P lines name the
+//   customer or vendor, as QBO requires.
+// Every body carries the marker (key and content hash) in PrivateNote and, unless it has its own number, the
+// key's DocNumber tag.
+
+export type Plan = { entity: string; body: Record<string, unknown> };
+
+/** The invoice number for a link name: QBO allows 21 characters; longer names keep 16 and a digest. */
+export function invoiceNumber(name: string): string {
+  if (name.length <= 21) return name;
+  return `${name.slice(0, 16)}-${createHash('sha256').update(name).digest('hex').slice(0, 4)}`;
+}
+
+/** A link without a customer still needs one in QBO. */
+export const unnamedCustomer: Party = {
+  serviceId: 'no-customer',
+  name: 'booksync unnamed customer',
+  email: null,
+};
+
+export interface Pair {
+  debit: AccountRole;
+  credit: AccountRole;
+  cents: number;
+}
+
+/** Dr one role / Cr another for the same amount: the shape every native document has. */
+export function pairOf(lines: DocumentLine[]): Pair | null {
+  const live = lines.filter((l) => l.amountCents !== 0);
+  const [a, b] = live;
+  if (live.length !== 2 || !a || !b || a.amountCents + b.amountCents !== 0) return null;
+  const [debit, credit] = a.amountCents > 0 ? [a, b] : [b, a];
+  return { debit: debit.role, credit: credit.role, cents: debit.amountCents };
+}
+
+export class DocumentMapper {
+  constructor(
+    private readonly accounts: AccountDirectory,
+    private readonly items: ItemDirectory,
+    private readonly parties: PartyDirectory,
+  ) {}
+
+  common(doc: TargetDocument, numbered = true): Record<string, unknown> {
+    return {
+      TxnDate: doc.date,
+      PrivateNote: marker(doc.key, doc.contentHash),
+      ...(numbered ? { DocNumber: docNumberTag(doc.key) } : {}),
+    };
+  }
+
+  /** Invoice (and the charge invoice of a debit memo): Dr A/R, Cr income roles through items. */
+  async invoice(doc: TargetDocument, docNumber: string): Promise<Plan | null> {
+    const debits = doc.lines.filter((l) => l.amountCents > 0);
+    if (debits.length !== 1 || debits[0]?.role !== 'AccountsReceivable') return null;
+    const lines = [];
+    for (const line of doc.lines.filter((l) => l.amountCents < 0)) {
+      const amount = centsToAmount(-line.amountCents);
+      lines.push({
+        Amount: amount,
+        Description: doc.description,
+        DetailType: 'SalesItemLineDetail',
+        SalesItemLineDetail: { ItemRef: await this.items.ref(line.role), Qty: 1, UnitPrice: amount },
+      });
+    }
+    return {
+      entity: 'Invoice',
+      body: {
+        ...this.common(doc, false),
+        DocNumber: docNumber,
+        CustomerRef: await this.parties.ref('Customer', doc.customer ?? unnamedCustomer),
+        Line: lines,
+      },
+    };
+  }
+
+  async payment(doc: TargetDocument, pair: Pair, invoiceId: string, customer: Ref): Promise<Plan> {
+    const amount = centsToAmount(pair.cents);
+    return {
+      entity: 'Payment',
+      body: {
+        ...this.common(doc),
+        CustomerRef: customer,
+        TotalAmt: amount,
+        DepositToAccountRef: await this.accounts.ref(pair.debit),
+        ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
+        Line: [{ Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] }],
+      },
+    };
+  }
+
+  async refund(doc: TargetDocument, pair: Pair, customer: Ref): Promise<Plan> {
+    const amount = centsToAmount(pair.cents);
+    return {
+      entity: 'RefundReceipt',
+      body: {
+        ...this.common(doc),
+        CustomerRef: customer,
+        DepositToAccountRef: await this.accounts.ref(pair.credit),
+        ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
+        Line: [
+          {
+            Amount: amount,
+            Description: doc.description,
+            DetailType: 'SalesItemLineDetail',
+            SalesItemLineDetail: { ItemRef: await this.items.ref(pair.debit), Qty: 1, UnitPrice: amount },
+          },
+        ],
+      },
+    };
+  }
+
+  async deposit(doc: TargetDocument, pair: Pair): Promise<Plan> {
+    return {
+      entity: 'Deposit',
+      body: {
+        ...this.common(doc),
+        DepositToAccountRef: await this.accounts.ref(pair.debit),
+        Line: [
+          {
+            Amount: centsToAmount(pair.cents),
+            Description: doc.description,
+            DetailType: 'DepositLineDetail',
+            DepositLineDetail: { AccountRef: await this.accounts.ref(pair.credit) },
+          },
+        ],
+      },
+    };
+  }
+
+  async bill(doc: TargetDocument, pair: Pair, vendor: Party): Promise<Plan> {
+    return {
+      entity: 'Bill',
+      body: {
+        ...this.common(doc),
+        ...(doc.bill?.number ? { DocNumber: invoiceNumber(doc.bill.number) } : {}),
+        VendorRef: await this.parties.ref('Vendor', vendor),
+        Line: [
+          {
+            Amount: centsToAmount(pair.cents),
+            Description: doc.description,
+            DetailType: 'AccountBasedExpenseLineDetail',
+            AccountBasedExpenseLineDetail: { AccountRef: await this.accounts.ref(pair.debit) },
+          },
+        ],
+      },
+    };
+  }
+
+  async billPayment(doc: TargetDocument, pair: Pair, billId: string, vendor: Ref): Promise<Plan> {
+    const amount = centsToAmount(pair.cents);
+    return {
+      entity: 'BillPayment',
+      body: {
+        ...this.common(doc),
+        VendorRef: vendor,
+        PayType: 'Check',
+        CheckPayment: { BankAccountRef: await this.accounts.ref(pair.credit) },
+        TotalAmt: amount,
+        Line: [{ Amount: amount, LinkedTxn: [{ TxnId: billId, TxnType: 'Bill' }] }],
+      },
+    };
+  }
+
+  /** The entry's own lines; A/R lines name the customer and A/P lines the vendor. */
+  async journal(doc: TargetDocument, note?: string): Promise<Plan> {
+    const lines = [];
+    for (const line of doc.lines.filter((l) => l.amountCents !== 0)) {
+      let entity: Record<string, unknown> | undefined;
+      if (line.role === 'AccountsReceivable') {
+        entity = {
+          Type: 'Customer',
+          EntityRef: await this.parties.ref('Customer', doc.customer ?? unnamedCustomer),
+        };
+      } else if (line.role === 'AccountsPayable' && doc.vendor) {
+        entity = { Type: 'Vendor', EntityRef: await this.parties.ref('Vendor', doc.vendor) };
+      }
+      lines.push({
+        Amount: centsToAmount(Math.abs(line.amountCents)),
+        Description: doc.description,
+        DetailType: 'JournalEntryLineDetail',
+        JournalEntryLineDetail: {
+          PostingType: line.amountCents > 0 ? 'Debit' : 'Credit',
+          AccountRef: await this.accounts.ref(line.role),
+          ...(entity ? { Entity: entity } : {}),
+        },
+      });
+    }
+    const common = this.common(doc);
+    if (note) common.PrivateNote = `${common.PrivateNote}\n${note}`;
+    return { entity: 'JournalEntry', body: { ...common, Line: lines } };
+  }
+}

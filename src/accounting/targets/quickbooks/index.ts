@@ -1,0 +1,12 @@
+export { MINOR_VERSION } from './http-client.js';
+export { RealmLimiter, realmLimiter } from './limiter.js';
+export type { MatchingPolicy } from './parties.js';
+export { QuickBooksTarget, type QuickBooksTargetOptions } from './quickbooks-target.js';
+export { TokenCipher } from './token-cipher.js';
+export {
+  fileTokenStorage,
+  OAuthTokenStore,
+  QuickBooksReconnectRequired,
+  RECONNECT,
+  type SealedTokenStorage,
+} from './token-store.js';

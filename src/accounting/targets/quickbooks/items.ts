@@ -1,0 +1,40 @@
+import type { AccountRole } from '../account-mapping.js';
+import type { AccountDirectory, Ref } from './accounts.js';
+import type { QboClient } from './http-client.js';
+import { requestIdFor } from './keys.js';
+
+// QBO invoice and refund-receipt lines name an Item, and the Item names the income account. booksync keeps
+// one Service item per income role it posts through (`booksync Revenue`, `booksync FeeIncome`,
+// `booksync Refunds`), found by name or created (with a requestid, so two workers create one).
+
+export class ItemDirectory {
+  private readonly items = new Map<AccountRole, Promise<Ref>>();
+
+  constructor(
+    private readonly client: QboClient,
+    private readonly accounts: AccountDirectory,
+  ) {}
+
+  ref(role: AccountRole): Promise<Ref> {
+    let pending = this.items.get(role);
+    if (!pending) {
+      pending = this.findOrCreate(role);
+      pending.catch(() => this.items.delete(role));
+      this.items.set(role, pending);
+    }
+    return pending;
+  }
+
+  private async findOrCreate(role: AccountRole): Promise<Ref> {
+    const name = `booksync ${role}`;
+    const [found] = await this.client.select('Item', { Name: name });
+    if (found) return { value: found.Id };
+    const income = await this.accounts.ref(role);
+    const created = await this.client.write(
+      'Item',
+      { Name: name, Type: 'Service', IncomeAccountRef: income, Description: `booksync postings to ${role}` },
+      { requestid: requestIdFor(`item:${role}:${income.value}`, 'create') },
+    );
+    return { value: created.Id };
+  }
+}

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+
+// What ties a QBO record to a ledger entry key, deterministically, so a retried or replayed push after a
+// crash lands on the same record:
+// - requestid: QBO answers a repeated requestid with the first result. A UUID-shaped digest of the key and
+//   the operation (create, void, ...) so one key's operations never share an id.
+// - DocNumber tag: `bs` + 19 base32 characters of the key's digest (QBO's 21-character limit), written on
+//   every document booksync numbers itself and looked up with `select * from X where DocNumber = '...'`.
+// - marker: `booksync key=... hash=...` in PrivateNote, the key and content hash read back by find().
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+export function requestIdFor(key: string, operation: string): string {
+  const hex = digest(`${operation}\n${key}`).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+export function docNumberTag(key: string): string {
+  const bytes = digest(key);
+  let out = 'bs';
+  for (let i = 0; out.length < 21; i++) out += base32[(bytes[i] ?? 0) % 32];
+  return out;
+}
+
+export function marker(key: string, contentHash: string): string {
+  return `booksync key=${key} hash=${contentHash}`;
+}
+
+/** Every marker in a PrivateNote (a voided payment carries its own and its reversal's). */
+export function markersIn(note: unknown): { key: string; contentHash: string }[] {
+  if (typeof note !== 'string') return [];
+  return [...note.matchAll(/booksync key=(\S+) hash=(\S+)/g)].map((m) => ({
+    key: m[1] ?? '',
+    contentHash: m[2] ?? '',
+  }));
+}
+
+/** QBO's query language quotes with single quotes and escapes them with a backslash. */
+export function quoted(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

@@ -1,0 +1,458 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type AccountRole, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { TargetUnavailableError } from '../../../src/accounting/targets/errors.js';
+import { amountToCents, centsToAmount } from '../../../src/accounting/targets/quickbooks/amounts.js';
+import {
+  OAuthTokenStore,
+  QuickBooksTarget,
+  type SealedTokenStorage,
+  TokenCipher,
+} from '../../../src/accounting/targets/quickbooks/index.js';
+import { RealmLimiter } from '../../../src/accounting/targets/quickbooks/limiter.js';
+import type { MatchingPolicy } from '../../../src/accounting/targets/quickbooks/parties.js';
+import type {
+  PushContext,
+  RemoteRecord,
+  TargetDocument,
+} from '../../../src/accounting/targets/target-port.js';
+import { FaultError, QuickBooksDouble } from '../../support/quickbooks/double.js';
+import { describeTargetContract, documentsForContract } from './target-contract.js';
+
+// The QuickBooks Online adapter against the stateful double, which checks every request and response
+// against Intuit's XSDs (double.violations stays empty).
+
+const double = new QuickBooksDouble({ latencyMs: 5 });
+const cipher = new TokenCipher('test-secret-for-quickbooks-tokens');
+const noIndex: PushContext = { pushed: () => null };
+
+interface Company {
+  realmId: string;
+  storage: SealedTokenStorage & { sealed: string | null };
+  target(matching?: MatchingPolicy): QuickBooksTarget;
+  tokens: OAuthTokenStore[];
+}
+
+/** A QBO company connected to booksync: its sealed refresh token, and adapters (each a restarted worker). */
+function company(): Company {
+  const realmId = double.createRealm();
+  const storage = {
+    sealed: cipher.seal(double.connect(realmId)) as string | null,
+    async load() {
+      return this.sealed;
+    },
+    async save(sealed: string) {
+      this.sealed = sealed;
+    },
+  };
+  const tokens: OAuthTokenStore[] = [];
+  // One limiter per company, as the worker-wide registry gives one per realm.
+  const limiter = new RealmLimiter({ perMinute: 500, concurrent: 10 });
+  return {
+    realmId,
+    storage,
+    tokens,
+    target(matching: MatchingPolicy = 'create') {
+      const tokenStore = new OAuthTokenStore({
+        tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
+        clientId: double.clientId,
+        clientSecret: double.clientSecret,
+        storage,
+        cipher,
+      });
+      tokens.push(tokenStore);
+      return new QuickBooksTarget({
+        baseUrl: double.url,
+        realmId,
+        tokenStore,
+        accounts: defaultAccountCodes,
+        matching,
+        limiter,
+      });
+    },
+  };
+}
+
+/** What the push activity does under Temporal: TargetUnavailableError is retried. */
+async function pushRetried(target: QuickBooksTarget, doc: TargetDocument, context: PushContext = noIndex) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await target.push(doc, context);
+    } catch (error) {
+      if (!(error instanceof TargetUnavailableError) || attempt > 20) throw error;
+    }
+  }
+}
+
+function countByKey(realmId: string, key: string): number {
+  let count = 0;
+  for (const entity of [
+    'Invoice',
+    'Payment',
+    'Deposit',
+    'JournalEntry',
+    'RefundReceipt',
+    'Bill',
+    'BillPayment',
+  ]) {
+    for (const record of double.all(realmId, entity)) {
+      if (String(record.PrivateNote ?? '').includes(`booksync key=${key} `)) count++;
+    }
+  }
+  return count;
+}
+
+function idOf(remoteId: string | undefined): string {
+  return String(remoteId).split(':').at(-1) ?? '';
+}
+
+beforeAll(async () => {
+  await double.start();
+});
+
+afterAll(async () => {
+  await double.stop();
+});
+
+afterEach(() => {
+  double.calm();
+  expect(double.violations).toEqual([]);
+});
+
+/** The error a push ends with (the test fails if it succeeds). */
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the push to fail');
+}
+
+describe('QuickBooks money', () => {
+  it('converts cents to decimals and back exactly', () => {
+    expect(centsToAmount(1005)).toBe(10.05);
+    expect(centsToAmount(-7)).toBe(-0.07);
+    expect(centsToAmount(123_456_789_01)).toBe(123456789.01);
+    expect(JSON.stringify(centsToAmount(30))).toBe('0.3');
+    expect(amountToCents(0.1 + 0.2)).toBe(30);
+    expect(amountToCents(10.05)).toBe(1005);
+    expect(amountToCents(-1234.5)).toBe(-123450);
+    for (let cents = -1000; cents <= 100_000; cents += 37)
+      expect(amountToCents(centsToAmount(cents))).toBe(cents);
+  });
+
+  it('seals the refresh token (AES-256-GCM) so it is unreadable without the secret', () => {
+    const sealed = cipher.seal('rt-abc');
+    expect(sealed).not.toContain('rt-abc');
+    expect(cipher.open(sealed)).toBe('rt-abc');
+    expect(() => new TokenCipher('another-secret-entirely').open(sealed)).toThrow();
+  });
+});
+
+let contractCompany: Company;
+describe('contract', () => {
+  beforeAll(() => {
+    contractCompany = company();
+  });
+  describeTargetContract('quickbooks (XSD-checked double)', () => ({
+    target: contractCompany.target(),
+    fresh: async () => contractCompany.target(),
+    countByKey: async (key) => countByKey(contractCompany.realmId, key),
+  }));
+});
+
+describe('QuickBooks Online target', () => {
+  it('verifies every mapped account, one line per missing account', async () => {
+    const c = company();
+    await c.target().verify();
+    const tokenStore = c.tokens[0] as OAuthTokenStore;
+    const wrong = new QuickBooksTarget({
+      baseUrl: double.url,
+      realmId: c.realmId,
+      tokenStore,
+      accounts: { ...defaultAccountCodes, Refunds: '4999', BankCharges: '6999' },
+      matching: 'create',
+    });
+    await expect(wrong.verify()).rejects.toThrow(
+      /Refunds: no QuickBooks account with number or id 4999\n.*BankCharges/,
+    );
+  });
+
+  it('makes one document per key: concurrent pushes share the requestid, a lost answer is replayed', async () => {
+    const c = company();
+    const docs = documentsForContract();
+    await c.target().push(docs.invoice, noIndex);
+    // Two workers push the same payment at once: both miss it by key, both create with one requestid.
+    const workers = [c.target(), c.target()];
+    for (const worker of workers) await worker.verify();
+    const [a, b] = await Promise.all(workers.map((w) => w.push(docs.payment, noIndex)));
+    expect(a?.remoteIds).toEqual(b?.remoteIds);
+    expect(double.all(c.realmId, 'Payment')).toHaveLength(1);
+    const posts = double.requests.filter(
+      (r) => r.realmId === c.realmId && r.method === 'POST' && r.url.includes('/payment?'),
+    );
+    const requestIds = new Set(posts.map((r) => new URL(r.url, double.url).searchParams.get('requestid')));
+    expect(posts.length).toBe(2);
+    expect(requestIds.size).toBe(1);
+
+    // The create succeeds at QBO and its answer is lost: the retry replays it.
+    const more = documentsForContract();
+    await c.target().push(more.invoice, noIndex);
+    double.loseResponses(1);
+    await expect(c.target().push(more.payment, noIndex)).rejects.toThrow(TargetUnavailableError);
+    const again = await c.target().push(more.payment, noIndex);
+    expect(again.created).toBe(false);
+    expect(countByKey(c.realmId, more.payment.key)).toBe(1);
+  });
+
+  it('moves invoice balances with payments, reopens on a void, and keeps QBO accounts equal to the ledger', async () => {
+    const c = company();
+    const target = c.target();
+    const docs = documentsForContract();
+    const pushed = new Map<string, RemoteRecord>();
+    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null };
+    const second: TargetDocument = {
+      ...docs.payment,
+      key: `payment:pay_${docs.run}_2`,
+      amountCents: 70_00,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: 70_00 },
+        { role: 'AccountsReceivable', amountCents: -70_00 },
+      ],
+      contentHash: '4'.repeat(64),
+    };
+    const reversal: TargetDocument = {
+      ...docs.reversal,
+      key: `reversal:${second.key}`,
+      reverses: second.key,
+      lines: second.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+    };
+    const fee: TargetDocument = {
+      ...docs.payment,
+      key: `payment-fee:pay_${docs.run}`,
+      kind: 'payment-fee',
+      amountCents: 1_75,
+      lines: [
+        { role: 'ProcessingFees', amountCents: 1_75 },
+        { role: 'ProcessorClearing', amountCents: -1_75 },
+      ],
+    };
+    const payout: TargetDocument = {
+      ...docs.payment,
+      key: `disbursement-pending:dis_${docs.run}`,
+      kind: 'disbursement-pending',
+      amountCents: 48_25,
+      lines: [
+        { role: 'PayoutsInTransit', amountCents: 48_25 },
+        { role: 'ProcessorClearing', amountCents: -48_25 },
+      ],
+    };
+    const ledger = [docs.invoice, docs.payment, second, reversal, fee, payout];
+    const invoiceId = () => idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    const balance = () => double.get(c.realmId, 'Invoice', invoiceId())?.Balance;
+    for (const doc of ledger) {
+      pushed.set(doc.key, await target.push(doc, context));
+      if (doc.key === docs.payment.key) expect(balance()).toBe(70);
+      if (doc.key === second.key) expect(balance()).toBe(0);
+      if (doc.key === reversal.key) expect(balance()).toBe(70);
+    }
+    const voided = double.get(c.realmId, 'Payment', idOf(pushed.get(second.key)?.remoteIds[0]));
+    expect(voided?.TotalAmt).toBe(0);
+    expect(pushed.get(reversal.key)?.remoteIds[0]).toMatch(/^void:Payment:/);
+    expect(double.all(c.realmId, 'Deposit')).toHaveLength(1);
+    expect(double.all(c.realmId, 'JournalEntry')).toHaveLength(1);
+
+    // The books agree: each role's ledger balance is the QBO account's balance through the mapping.
+    const byRole = new Map<AccountRole, number>();
+    for (const doc of ledger)
+      for (const l of doc.lines) byRole.set(l.role, (byRole.get(l.role) ?? 0) + l.amountCents);
+    for (const [role, cents] of byRole)
+      expect([role, double.balanceOf(c.realmId, defaultAccountCodes[role])]).toEqual([role, cents]);
+  });
+
+  it('books bills and bill payments, and voids a returned bill payment (the bill is open again)', async () => {
+    const c = company();
+    const target = c.target();
+    const run = documentsForContract().run;
+    const vendor = { serviceId: `ven_${run}`, name: `Vendor ${run}`, email: null };
+    const bill: TargetDocument = {
+      key: `bill:bill_${run}`,
+      kind: 'bill',
+      date: '2026-11-02',
+      description: 'Bill',
+      amountCents: 300_00,
+      lines: [
+        { role: 'BillExpenses', amountCents: 300_00 },
+        { role: 'AccountsPayable', amountCents: -300_00 },
+      ],
+      contentHash: 'a'.repeat(64),
+      bill: { billId: `bill_${run}`, number: `V-${run}` },
+      vendor,
+    };
+    const sent: TargetDocument = {
+      ...bill,
+      key: `bill-payment-sent:bp_${run}`,
+      kind: 'bill-payment-sent',
+      lines: [
+        { role: 'AccountsPayable', amountCents: 300_00 },
+        { role: 'OutgoingPaymentsClearing', amountCents: -300_00 },
+      ],
+      contentHash: 'b'.repeat(64),
+    };
+    const returned: TargetDocument = {
+      ...sent,
+      key: `reversal:${sent.key}`,
+      kind: 'reversal',
+      reverses: sent.key,
+      lines: sent.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+      contentHash: 'c'.repeat(64),
+    };
+    const b = await target.push(bill, noIndex);
+    const qboBill = () => double.get(c.realmId, 'Bill', idOf(b.remoteIds[0]));
+    expect(qboBill()?.DocNumber).toBe(`V-${run}`.slice(0, 21));
+    await target.push(sent, noIndex);
+    expect(qboBill()?.Balance).toBe(0);
+    // Someone edits the bill payment in QBO meanwhile: the stale SyncToken is re-read and the void retried.
+    double.editConcurrently(c.realmId, 'BillPayment', idOf((await target.find(sent.key))?.remoteIds[0]));
+    const v = await target.push(returned, noIndex);
+    expect(v.remoteIds[0]).toMatch(/^void:BillPayment:/);
+    expect(qboBill()?.Balance).toBe(300);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.OutgoingPaymentsClearing)).toBe(0);
+  });
+
+  it('rides out a 429 storm and lost answers: nothing lost, nothing twice, never more than 10 in flight', async () => {
+    const c = company();
+    const workers = [c.target(), c.target(), c.target()];
+    const batches = Array.from({ length: 12 }, () => documentsForContract());
+    await Promise.all(batches.map((d, i) => pushRetried(workers[i % 3] as QuickBooksTarget, d.invoice)));
+    double.throttle(25);
+    double.loseResponses(4);
+    await Promise.all(
+      batches.map((d, i) => pushRetried(workers[(i + 1) % 3] as QuickBooksTarget, d.payment)),
+    );
+    await Promise.all(
+      batches.map((d, i) => pushRetried(workers[(i + 2) % 3] as QuickBooksTarget, d.reversal)),
+    );
+    for (const d of batches) {
+      for (const doc of [d.invoice, d.payment])
+        expect([doc.key, countByKey(c.realmId, doc.key)]).toEqual([doc.key, 1]);
+    }
+    expect(double.all(c.realmId, 'Payment')).toHaveLength(12);
+    expect(double.all(c.realmId, 'Invoice').every((i) => i.Balance === 120)).toBe(true);
+    expect(double.maxInFlight(c.realmId)).toBeGreaterThan(1);
+    expect(double.maxInFlight(c.realmId)).toBeLessThanOrEqual(10);
+  });
+
+  it('says how long to wait when throttled, and keeps QBO’s own words in refusals', async () => {
+    const c = company();
+    const target = c.target();
+    const docs = documentsForContract();
+    double.throttle(1);
+    const throttled = await failure(target.push(docs.invoice, noIndex));
+    expect(throttled).toBeInstanceOf(TargetUnavailableError);
+    expect((throttled as TargetUnavailableError).retryAfterMs).toBe(0);
+    await target.push(docs.invoice, noIndex);
+    double.failNext(
+      new FaultError(
+        400,
+        'ValidationFault',
+        'Business Validation Error',
+        'The transaction date is in a closed period.',
+        '6000',
+      ),
+    );
+    const refused = await failure(target.push(docs.payment, noIndex));
+    expect(refused.name).toBe('TargetRefusedError');
+    expect(refused.message).toContain('The transaction date is in a closed period.');
+    double.failNext(
+      new FaultError(500, 'SystemFault', 'An application error has occurred', 'Try again later', '10000'),
+    );
+    expect((await failure(target.push(docs.payment, noIndex))).name).toBe('TargetUnavailableError');
+    double.outage(200);
+    expect((await failure(target.push(docs.payment, noIndex))).name).toBe('TargetUnavailableError');
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await target.push(docs.payment, noIndex)).created).toBe(true);
+  });
+
+  it('refreshes the access token mid-run invisibly, once for concurrent callers, saving each rotated token sealed', async () => {
+    const c = company();
+    const target = c.target();
+    const batches = Array.from({ length: 6 }, () => documentsForContract());
+    await Promise.all(batches.slice(0, 3).map((d) => target.push(d.invoice, noIndex)));
+    const grants = double.refreshGrants;
+    const sealedBefore = c.storage.sealed;
+    double.expireAccessTokens();
+    await Promise.all(batches.slice(3).map((d) => target.push(d.invoice, noIndex)));
+    expect(double.refreshGrants).toBe(grants + 1);
+    expect(c.storage.sealed).not.toBe(sealedBefore);
+    expect(c.storage.sealed).not.toMatch(/rt-/);
+  });
+
+  it('flags a revoked connection with the command that fixes it, and recovers after reconnecting', async () => {
+    const c = company();
+    const target = c.target();
+    const docs = documentsForContract();
+    await target.push(docs.invoice, noIndex);
+    double.revoke(c.realmId);
+    const error = await failure(target.push(docs.payment, noIndex));
+    expect(error.name).toBe('TargetRefusedError');
+    expect(error.message).toMatch(/invalid_grant.*run booksync targets connect quickbooks/);
+    // `booksync targets connect quickbooks`: a new consent, its code exchanged and the refresh token stored.
+    await c.tokens[0]?.connect(double.authorize(c.realmId), 'http://127.0.0.1:8765/callback');
+    expect((await target.push(docs.payment, noIndex)).created).toBe(true);
+  });
+
+  it('matches customers per policy: an ambiguous match is refused, never guessed', async () => {
+    const c = company();
+    const docs = documentsForContract();
+    const customer = docs.invoice.customer ?? { serviceId: '', name: '', email: null };
+    double.seed(c.realmId, 'Customer', { DisplayName: customer.name });
+    double.seed(c.realmId, 'Customer', {
+      DisplayName: 'Someone Else',
+      PrimaryEmailAddr: { Address: customer.email },
+    });
+    const refused = await failure(c.target('match-existing').push(docs.invoice, noIndex));
+    expect(refused.message).toMatch(/2 QuickBooks customers match/);
+    // Under 'create' the taken name gets the service id, and the accountant's customer is left alone.
+    const created = await c.target('create').push(docs.invoice, noIndex);
+    const invoice = double.get(c.realmId, 'Invoice', idOf(created.remoteIds[0]));
+    const qboCustomer = double.get(
+      c.realmId,
+      'Customer',
+      String((invoice?.CustomerRef as { value: string } | undefined)?.value),
+    );
+    expect(qboCustomer?.DisplayName).toBe(`${customer.name} (${customer.serviceId})`);
+  });
+
+  it('adopts an invoice keyed in QBO with the link’s number under match-existing, refuses it under create', async () => {
+    const c = company();
+    const docs = documentsForContract();
+    const customer = double.seed(c.realmId, 'Customer', { DisplayName: docs.invoice.customer?.name });
+    const item = double.seed(c.realmId, 'Item', {
+      Name: 'Services',
+      Type: 'Service',
+      IncomeAccountRef: { value: '9' },
+    });
+    const existing = double.seed(c.realmId, 'Invoice', {
+      DocNumber: docs.invoice.invoice?.number,
+      CustomerRef: { value: customer.Id },
+      Line: [
+        {
+          Amount: 120,
+          DetailType: 'SalesItemLineDetail',
+          SalesItemLineDetail: { ItemRef: { value: item.Id } },
+        },
+      ],
+      TotalAmt: 120,
+      Balance: 120,
+    });
+    const refused = await failure(c.target('create').push(docs.invoice, noIndex));
+    expect(refused.message).toMatch(/already exists in QuickBooks .* 'create' does not adopt it/);
+    const adopted = await c.target('match-existing').push(docs.invoice, noIndex);
+    expect(adopted.remoteIds).toEqual([`Invoice:${existing.Id}`]);
+    expect(double.all(c.realmId, 'Invoice')).toHaveLength(1);
+    const payment = await c.target('match-existing').push(docs.payment, noIndex);
+    expect(payment.created).toBe(true);
+    expect(double.get(c.realmId, 'Invoice', existing.Id)?.Balance).toBe(70);
+  });
+});
