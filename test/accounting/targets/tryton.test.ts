@@ -85,6 +85,39 @@ describe('what Tryton shows', () => {
     expect(reversal?.origin).toBe(original);
   });
 
+  it('a refund reopens a paid invoice: owed again by the refunded amount', async () => {
+    const docs = documentsForContract();
+    const link = docs.invoice.invoice!.paymentLinkId;
+    await target.push(docs.invoice, noIndex);
+    await target.push(
+      {
+        ...docs.payment,
+        amountCents: 120_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 120_00 },
+          { role: 'AccountsReceivable', amountCents: -120_00 },
+        ],
+      },
+      noIndex,
+    );
+    expect(await tryton.amountToPay(link)).toBe(0);
+    await target.push(
+      {
+        ...docs.payment,
+        key: `refund-reopen:re_${docs.run}`,
+        kind: 'refund-reopen',
+        amountCents: 20_00,
+        lines: [
+          { role: 'AccountsReceivable', amountCents: 20_00 },
+          { role: 'Refunds', amountCents: -20_00 },
+        ],
+        contentHash: '5'.repeat(64),
+      },
+      noIndex,
+    );
+    expect(await tryton.amountToPay(link)).toBe(20_00);
+  });
+
   it('account balances as Tryton computes them follow the documents', async () => {
     const codes = [
       defaultAccountCodes.ProcessorClearing,

@@ -12,9 +12,10 @@ import type {
 import { centsOf, dateOf, decimalOf, type TrytonDecimal, TrytonRpc } from './json-rpc.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
-// - invoice, invoice-adjustment, debit-memo: a posted customer invoice (account.invoice, type out) on the
-//   mapped revenue / fee income account; an adjustment that lowers the amount is a credit note (negative
-//   invoice); a debit memo is its own charge invoice, so the customer sees it as a separate document.
+// - invoice, invoice-adjustment, debit-memo, refund-reopen: a posted customer invoice (account.invoice, type
+//   out) on the mapped revenue / fee income / refunds account; an adjustment that lowers the amount is a
+//   credit note (negative invoice); a debit memo, and the amount a refund reopens, are their own invoices,
+//   so the customer sees each as a separate document.
 // - bill: a posted supplier invoice (type in) on the bill expense account.
 // - everything else: a posted move (account.move, journal MISC) with the document's lines through the
 //   account mapping; receivable and payable lines carry the party and are added to the invoice's payment
@@ -165,6 +166,9 @@ export class TrytonTarget implements AccountingTarget {
       case 'invoice':
       case 'invoice-adjustment':
       case 'debit-memo':
+      // The receivable a refund brings back: Tryton takes only credits as an invoice's payment lines, so
+      // what the customer owes again is billed as its own invoice (on Refunds) under the same link.
+      case 'refund-reopen':
         return this.#invoice(document, 'out', accounts);
       case 'bill':
         return this.#invoice(document, 'in', accounts);
@@ -320,7 +324,11 @@ export class TrytonTarget implements AccountingTarget {
         account: accounts.get(partyRole),
         journal: this.#journals.get(type === 'out' ? 'REV' : 'EXP'),
         payment_term: this.#paymentTerm,
-        invoice_date: dateOf(document.date),
+        // Tryton numbers customer invoices in invoice-date order; entries reach it in posting order, whose
+        // dates need not increase (a memo dated yesterday booked today). So the invoice is dated the day
+        // it is issued in Tryton, and its accounting date is the entry's.
+        invoice_date: dateOf(type === 'out' ? new Date().toISOString().slice(0, 10) : document.date),
+        accounting_date: dateOf(document.date),
         ...(number ? { reference: number } : {}),
         description: `${marker(document.key)}${document.contentHash}`,
         comment: tag,
@@ -463,8 +471,37 @@ export class TrytonTarget implements AccountingTarget {
     );
     const toAdd = lines.filter((l) => partyAccounts.includes(l.account)).map((l) => l.id);
     if (toAdd.length === 0) return;
+    // A paid invoice has its lines reconciled, and Tryton takes payment lines only while unreconciled:
+    // money moving on it again (a refund reopening it) unreconciles it first, as a person would.
+    if (main.state === 'paid') await this.#unreconcileInvoice(main.id);
     await this.#rpc.model('account.invoice', 'write', [main.id], { payment_lines: [['add', toAdd]] });
     await this.#reconcileIfPaid(main.id);
+  }
+
+  async #unreconcileInvoice(invoiceId: number): Promise<void> {
+    const [invoice] = await this.#rpc.model<{ lines_to_pay: number[]; payment_lines: number[] }[]>(
+      'account.invoice',
+      'read',
+      [invoiceId],
+      ['lines_to_pay', 'payment_lines'],
+    );
+    if (!invoice) return;
+    const rows = await this.#rpc.model<LineRow[]>(
+      'account.move.line',
+      'read',
+      [...invoice.lines_to_pay, ...invoice.payment_lines],
+      ['reconciliation'],
+    );
+    const reconciled = rows.filter((r) => r.reconciliation !== null).map((r) => r.id);
+    if (reconciled.length > 0) {
+      await this.#rpc.wizard(
+        'account.move.unreconcile_lines',
+        'unreconcile',
+        {},
+        'account.move.line',
+        reconciled,
+      );
+    }
   }
 
   async #reconcileIfPaid(invoiceId: number): Promise<void> {
