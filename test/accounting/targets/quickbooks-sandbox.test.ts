@@ -117,9 +117,11 @@ describe.skipIf(missing.length > 0)('QuickBooks Online sandbox (opt-in)', () => 
     for (const doc of [docs.invoice, docs.payment, docs.reversal]) {
       expect((await target.push(doc, context)).created).toBe(false);
     }
-    console.info(
-      `QBO sandbox: the refresh token rotated; next run: QBO_REFRESH_TOKEN=${cipher.open(sealed)}`,
-    );
+    // Never printed: the rotated token goes to the file QBO_REFRESH_TOKEN_OUT names (mode 0600), if any.
+    if (env.QBO_REFRESH_TOKEN_OUT)
+      await writeFile(env.QBO_REFRESH_TOKEN_OUT, cipher.open(sealed), { mode: 0o600 });
+    else
+      console.info('QBO sandbox: the refresh token rotated; set QBO_REFRESH_TOKEN_OUT to keep the new one');
   }, 180_000);
 });
 

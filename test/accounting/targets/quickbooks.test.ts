@@ -270,6 +270,148 @@ describe('QuickBooks Online target', () => {
       expect([role, double.balanceOf(c.realmId, defaultAccountCodes[role])]).toEqual([role, cents]);
   });
 
+  it('pushes a business day of every kind: QBO account balances equal the ledger through the mapping', async () => {
+    const c = company();
+    const target = c.target();
+    const run = documentsForContract().run;
+    const customer = { serviceId: `cus_${run}`, name: `Day Customer ${run}`, email: `${run}@day.test` };
+    const vendor = { serviceId: `ven_${run}`, name: `Day Vendor ${run}`, email: null };
+    const a = { paymentLinkId: `pla_${run}`, number: `A-${run}` };
+    const b = { paymentLinkId: `plb_${run}`, number: `A rather long invoice name ${run}` };
+    const bill = { billId: `bill_${run}`, number: null };
+    let n = 0;
+    const doc = (
+      key: string,
+      kind: TargetDocument['kind'],
+      debit: AccountRole,
+      credit: AccountRole,
+      cents: number,
+      extra: Partial<TargetDocument> = {},
+    ): TargetDocument => ({
+      key,
+      kind,
+      date: '2026-11-04',
+      description: `${kind} ${key}`,
+      amountCents: cents,
+      lines: [
+        { role: debit, amountCents: cents },
+        { role: credit, amountCents: -cents },
+      ],
+      contentHash: String(n++).padStart(64, '0'),
+      ...extra,
+    });
+    const onA = { invoice: a, customer, reference: `ref_${run}` };
+    const onB = { invoice: b, customer, reference: `chk_${run}` };
+    const adjustment = doc(
+      `invoice-adjustment:${a.paymentLinkId}:1`,
+      'invoice-adjustment',
+      'AccountsReceivable',
+      'Revenue',
+      10_00,
+      onA,
+    );
+    const day: TargetDocument[] = [
+      doc(`invoice:${a.paymentLinkId}`, 'invoice', 'AccountsReceivable', 'Revenue', 120_00, onA),
+      doc(`invoice:${b.paymentLinkId}`, 'invoice', 'AccountsReceivable', 'Revenue', 80_00, onB),
+      adjustment,
+      doc(`debit-memo:dm_${run}`, 'debit-memo', 'AccountsReceivable', 'FeeIncome', 5_00, onA),
+      doc(`payment:pay_${run}`, 'payment', 'ProcessorClearing', 'AccountsReceivable', 50_00, onA),
+      doc(`payment-fee:pay_${run}`, 'payment-fee', 'ProcessingFees', 'ProcessorClearing', 1_75, onA),
+      doc(`refund:re_${run}`, 'refund', 'Refunds', 'ProcessorClearing', 20_00, onA),
+      doc(`refund-reopen:re_${run}`, 'refund-reopen', 'AccountsReceivable', 'Refunds', 20_00, onA),
+      doc(
+        `external-payment:ep_${run}`,
+        'external-payment',
+        'ChecksToDeposit',
+        'AccountsReceivable',
+        80_00,
+        onB,
+      ),
+      doc(`check-cleared:cd_${run}`, 'check-cleared', 'OperatingBank', 'ChecksToDeposit', 80_00, onB),
+      doc(
+        `disbursement-pending:dis_${run}`,
+        'disbursement-pending',
+        'PayoutsInTransit',
+        'ProcessorClearing',
+        28_25,
+      ),
+      doc(`disbursement-paid:dis_${run}`, 'disbursement-paid', 'OperatingBank', 'PayoutsInTransit', 28_25),
+      doc(`bill:${bill.billId}`, 'bill', 'BillExpenses', 'AccountsPayable', 300_00, { bill, vendor }),
+      doc(
+        `bill-payment-sent:bp_${run}`,
+        'bill-payment-sent',
+        'AccountsPayable',
+        'OutgoingPaymentsClearing',
+        300_00,
+        { bill, vendor },
+      ),
+      doc(
+        `bill-payment-paid:bp_${run}`,
+        'bill-payment-paid',
+        'OutgoingPaymentsClearing',
+        'OperatingBank',
+        300_00,
+        { bill, vendor },
+      ),
+      {
+        ...adjustment,
+        key: `reversal:${adjustment.key}`,
+        kind: 'reversal',
+        reverses: adjustment.key,
+        lines: adjustment.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+        contentHash: 'e'.repeat(64),
+      },
+    ];
+    const pushed = new Map<string, RemoteRecord>();
+    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null };
+    for (const d of day) pushed.set(d.key, await target.push(d, context));
+    const entityOf = (key: string) => pushed.get(key)?.remoteIds[0]?.split(':')[0];
+    expect(day.map((d) => [d.kind, entityOf(d.key)])).toEqual([
+      ['invoice', 'Invoice'],
+      ['invoice', 'Invoice'],
+      ['invoice-adjustment', 'JournalEntry'],
+      ['debit-memo', 'Invoice'],
+      ['payment', 'Payment'],
+      ['payment-fee', 'JournalEntry'],
+      ['refund', 'RefundReceipt'],
+      ['refund-reopen', 'JournalEntry'],
+      ['external-payment', 'Payment'],
+      ['check-cleared', 'Deposit'],
+      ['disbursement-pending', 'Deposit'],
+      ['disbursement-paid', 'Deposit'],
+      ['bill', 'Bill'],
+      ['bill-payment-sent', 'BillPayment'],
+      ['bill-payment-paid', 'JournalEntry'],
+      ['reversal', 'JournalEntry'],
+    ]);
+    const byRole = new Map<AccountRole, number>();
+    for (const d of day)
+      for (const l of d.lines) byRole.set(l.role, (byRole.get(l.role) ?? 0) + l.amountCents);
+    for (const role of Object.keys(defaultAccountCodes) as AccountRole[]) {
+      expect([role, double.balanceOf(c.realmId, defaultAccountCodes[role])]).toEqual([
+        role,
+        byRole.get(role) ?? 0,
+      ]);
+    }
+    const invoiceB = double.get(
+      c.realmId,
+      'Invoice',
+      idOf(pushed.get(`invoice:${b.paymentLinkId}`)?.remoteIds[0]),
+    );
+    expect(invoiceB?.Balance).toBe(0);
+    expect(String(invoiceB?.DocNumber)).toHaveLength(21);
+    const check = double.get(
+      c.realmId,
+      'Payment',
+      idOf(pushed.get(`external-payment:ep_${run}`)?.remoteIds[0]),
+    );
+    expect(check?.PaymentRefNum).toBe(`chk_${run}`);
+    // Everything again, from a restarted worker: nothing new.
+    const creates = double.creates(c.realmId);
+    for (const d of day) expect((await c.target().push(d, noIndex)).created).toBe(false);
+    expect(double.creates(c.realmId)).toBe(creates);
+  });
+
   it('books bills and bill payments, and voids a returned bill payment (the bill is open again)', async () => {
     const c = company();
     const target = c.target();

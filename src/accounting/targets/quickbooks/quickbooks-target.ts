@@ -109,6 +109,11 @@ export class QuickBooksTarget implements AccountingTarget {
     const created = await this.client.write(plan.entity, plan.body, {
       requestid: requestIdFor(document.key, 'create'),
     });
+    // A replayed requestid answers with the first create's record: if that had other contents, say so.
+    const stored = markersIn(created.PrivateNote).find((m) => m.key === document.key);
+    if (stored && stored.contentHash !== document.contentHash) {
+      throw new TargetConflictError(this.name, document.key, stored.contentHash, document.contentHash);
+    }
     this.options.logger?.info(
       { key: document.key, entity: plan.entity, id: created.Id },
       'pushed to quickbooks',

@@ -1,0 +1,44 @@
+import { describe, expect, it, vi } from 'vitest';
+import { RealmLimiter, realmLimiter } from '../../../../src/accounting/targets/quickbooks/limiter.js';
+
+// QBO's limits per realm: 10 requests at once, 500 per minute.
+
+describe('QuickBooks realm limiter', () => {
+  it('never runs more than the concurrent limit', async () => {
+    const limiter = new RealmLimiter({ perMinute: 500, concurrent: 10 });
+    let active = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 40 }, () =>
+        limiter.run(async () => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((r) => setTimeout(r, 5));
+          active--;
+        }),
+      ),
+    );
+    expect(peak).toBe(10);
+  });
+
+  it('holds the per-minute budget until the oldest request leaves the window', async () => {
+    vi.useFakeTimers();
+    try {
+      const limiter = new RealmLimiter({ perMinute: 3, concurrent: 10 });
+      const started: number[] = [];
+      const runs = Array.from({ length: 5 }, (_, i) => limiter.run(async () => started.push(i)));
+      await vi.advanceTimersByTimeAsync(59_000);
+      expect(started).toEqual([0, 1, 2]);
+      await vi.advanceTimersByTimeAsync(1_001);
+      await Promise.all(runs);
+      expect(started).toEqual([0, 1, 2, 3, 4]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('is one limiter per realm for the whole worker', () => {
+    expect(realmLimiter('123')).toBe(realmLimiter('123'));
+    expect(realmLimiter('123')).not.toBe(realmLimiter('456'));
+  });
+});
