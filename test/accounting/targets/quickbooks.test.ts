@@ -412,6 +412,24 @@ describe('QuickBooks Online target', () => {
     expect(double.creates(c.realmId)).toBe(creates);
   });
 
+  it('follows an account-mapping change: booksync’s item posts to the newly mapped income account', async () => {
+    const c = company();
+    const first = documentsForContract();
+    await c.target().push(first.invoice, noIndex);
+    const remapped = new QuickBooksTarget({
+      baseUrl: double.url,
+      realmId: c.realmId,
+      tokenStore: c.tokens[0] as OAuthTokenStore,
+      accounts: { ...defaultAccountCodes, Revenue: defaultAccountCodes.FeeIncome },
+      matching: 'create',
+    });
+    const second = documentsForContract();
+    await remapped.push(second.invoice, noIndex);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-120_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.FeeIncome)).toBe(-120_00);
+    expect(double.all(c.realmId, 'Item')).toHaveLength(1);
+  });
+
   it('books bills and bill payments, and voids a returned bill payment (the bill is open again)', async () => {
     const c = company();
     const target = c.target();

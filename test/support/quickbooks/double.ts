@@ -394,6 +394,8 @@ export class QuickBooksDouble {
     const replayKey = requestId ? `${resource}:${requestId}` : null;
     const replay = replayKey ? realm.replies.get(replayKey) : undefined;
     if (replay) return replay;
+    if (!requestId)
+      this.violations.push(`POST ${resource} ${query.operation ?? 'create'} without a requestid`);
     const injected = this.nextFaults.shift();
     if (injected) throw injected;
     const operation = query.operation ?? 'create';

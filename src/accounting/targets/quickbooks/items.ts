@@ -27,9 +27,23 @@ export class ItemDirectory {
 
   private async findOrCreate(role: AccountRole): Promise<Ref> {
     const name = `booksync ${role}`;
-    const [found] = await this.client.select('Item', { Name: name });
-    if (found) return { value: found.Id };
     const income = await this.accounts.ref(role);
+    const [found] = await this.client.select('Item', { Name: name });
+    if (found) {
+      const current = (found.IncomeAccountRef as Ref | undefined)?.value;
+      // The mapping moved the role to another account: booksync's item follows it, later lines post there.
+      if (current !== income.value) {
+        await this.client.write(
+          'Item',
+          { Id: found.Id, SyncToken: found.SyncToken, sparse: true, IncomeAccountRef: income },
+          {
+            operation: 'update',
+            requestid: requestIdFor(`item:${role}:${income.value}@${found.SyncToken}`, 'update'),
+          },
+        );
+      }
+      return { value: found.Id };
+    }
     const created = await this.client.write(
       'Item',
       { Name: name, Type: 'Service', IncomeAccountRef: income, Description: `booksync postings to ${role}` },

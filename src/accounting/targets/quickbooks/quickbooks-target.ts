@@ -101,11 +101,21 @@ export class QuickBooksTarget implements AccountingTarget {
   }
 
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
-    const existing = await this.find(document.key);
+    if (document.kind === 'reversal') {
+      const existing = await this.find(document.key);
+      return existing ? this.already(existing, document) : this.reverse(document, context);
+    }
+    // Looked up where the document goes, so the common push costs one query before its create (QBO's
+    // 500 requests a minute are the bottleneck); a journal fallback is looked up when the plan says so.
+    const primary = this.entityOf(document.key);
+    const existing = await this.findIn(primary, document.key);
     if (existing) return this.already(existing, document);
-    if (document.kind === 'reversal') return this.reverse(document, context);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
+    if (plan.entity !== primary) {
+      const fallback = await this.findIn(plan.entity, document.key);
+      if (fallback) return this.already(fallback, document);
+    }
     const created = await this.client.write(plan.entity, plan.body, {
       requestid: requestIdFor(document.key, 'create'),
     });
@@ -138,13 +148,18 @@ export class QuickBooksTarget implements AccountingTarget {
       }
     }
     const entity = this.entityOf(key);
-    for (const candidate of entity === 'JournalEntry' ? [entity] : [entity, 'JournalEntry']) {
-      const record = await this.lookup(candidate, key);
-      const mark = record && markersIn(record.PrivateNote).find((m) => m.key === key);
-      if (record && mark)
-        return { key, remoteIds: [`${candidate}:${record.Id}`], contentHash: mark.contentHash };
-    }
-    return null;
+    return (
+      (await this.findIn(entity, key)) ??
+      (entity === 'JournalEntry' ? null : this.findIn('JournalEntry', key))
+    );
+  }
+
+  private async findIn(entity: string, key: string): Promise<RemoteRecord | null> {
+    const record = await this.lookup(entity, key);
+    const mark = record && markersIn(record.PrivateNote).find((m) => m.key === key);
+    return record && mark
+      ? { key, remoteIds: [`${entity}:${record.Id}`], contentHash: mark.contentHash }
+      : null;
   }
 
   async close(): Promise<void> {}
