@@ -1,3 +1,4 @@
+export { ConsentError, consentUrl, newConsentState, parseConsentRedirect } from './consent.js';
 export { MINOR_VERSION } from './http-client.js';
 export { RealmLimiter, realmLimiter } from './limiter.js';
 export type { MatchingPolicy } from './parties.js';
