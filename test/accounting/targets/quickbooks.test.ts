@@ -430,6 +430,28 @@ describe('QuickBooks Online target', () => {
     expect(double.all(c.realmId, 'Item')).toHaveLength(1);
   });
 
+  it('the double refuses, loudly, a request that breaks Intuit’s XSD', async () => {
+    const c = company();
+    await c.target().verify();
+    const token = await (c.tokens[0] as OAuthTokenStore).accessToken();
+    const response = await fetch(
+      `${double.url}/v3/company/${c.realmId}/payment?minorversion=75&requestid=x1`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ CustomerRef: { value: '1' }, TotalAmount: 10, TotalAmt: '10' }),
+      },
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { Fault: { Error: { Message: string; Detail: string }[] } };
+    expect(body.Fault.Error[0]?.Message).toBe('XSD contract violation');
+    expect(double.violations).toEqual([
+      'request POST payment: $.Payment.TotalAmount: no element or attribute TotalAmount in Payment',
+      'request POST payment: $.Payment.TotalAmt: expected a number (xs:decimal), got "10"',
+    ]);
+    double.violations.length = 0;
+  });
+
   it('books bills and bill payments, and voids a returned bill payment (the bill is open again)', async () => {
     const c = company();
     const target = c.target();
