@@ -539,6 +539,15 @@ export class QuickBooksDouble {
       );
     }
     const current = this.current(realm, entity, object);
+    if (entity === 'Invoice' && cents(current.Balance) !== cents(current.TotalAmt)) {
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Business Validation Error',
+        'You cannot void an invoice that has payments applied to it. Remove the payments first.',
+        '6000',
+      );
+    }
     const lines = ((current.Line as Record<string, unknown>[] | undefined) ?? []).map((l) => ({
       ...l,
       Amount: 0,
@@ -604,7 +613,10 @@ export class QuickBooksDouble {
             if (links.some((l) => l.TxnId === doc.Id && l.TxnType === target)) applied += cents(line.Amount);
           }
         }
-        doc.Balance = amount(cents(doc.TotalAmt) - applied);
+        const balance = amount(cents(doc.TotalAmt) - applied);
+        // A payment applied or voided changes the invoice (bill) too: its SyncToken moves.
+        if (doc.Balance !== balance) doc.SyncToken = String(Number(doc.SyncToken) + 1);
+        doc.Balance = balance;
       }
     }
   }

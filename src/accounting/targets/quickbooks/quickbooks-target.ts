@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { baseKey, isReversalKey, keyPrefix } from '../../entry-key.js';
+import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping } from '../account-mapping.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import type {
@@ -56,7 +56,8 @@ const entityByKind: Record<string, string> = {
   'bill-payment-sent': 'BillPayment',
 };
 
-const voidable = new Set(['Payment', 'BillPayment']);
+/** QBO's own cancel: a voided invoice (nothing applied to it) or payment stays, with its amounts zeroed. */
+const voidable = new Set(['Invoice', 'Payment', 'BillPayment']);
 /** Documents with their own number, found by the PrivateNote marker instead of the DocNumber tag. */
 const ownNumber = new Set(['invoice', 'bill']);
 
@@ -194,7 +195,10 @@ export class QuickBooksTarget implements AccountingTarget {
     const pair = pairOf(doc.lines);
     switch (doc.kind) {
       case 'invoice': {
-        const number = invoiceNumber(doc.invoice?.number ?? docNumberTag(doc.key));
+        // A link booked again after its reversal (`invoice:pl#2`) is a new invoice beside the voided one.
+        const name = doc.invoice?.number ?? docNumberTag(doc.key);
+        const version = keyVersion(doc.key);
+        const number = invoiceNumber(version > 1 ? `${name}#${version}` : name);
         const adopted = await this.adoptInvoice(doc, number);
         if (adopted) return { found: adopted };
         return (await this.mapper.invoice(doc, number)) ?? this.mapper.journal(doc);
@@ -293,7 +297,10 @@ export class QuickBooksTarget implements AccountingTarget {
     };
   }
 
-  /** A payment or bill payment is voided (its invoice or bill is open again); anything else gets a reversing journal. */
+  /**
+   * An invoice, payment or bill payment is voided (a voided payment's invoice or bill is open again); anything
+   * else gets a reversing journal.
+   */
   private async reverse(doc: TargetDocument, context: PushContext): Promise<PushResult> {
     const original = doc.reverses ? await this.earlier(doc.reverses, context) : null;
     if (!original) {
