@@ -15,6 +15,16 @@ export function requestIdFor(key: string, operation: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+/**
+ * A create's requestid: the key and the body sent. The same document retried after a lost answer sends the
+ * same body (same id, QBO replays the record); a document refused and retried after a fix (an account added,
+ * a mapping corrected) sends another body, so a QBO that also replays refusals cannot answer it with the
+ * old refusal. push() looks the key up first, so a changed body never duplicates a record QBO already has.
+ */
+export function createRequestId(key: string, body: unknown): string {
+  return requestIdFor(`${key}\n${JSON.stringify(body)}`, 'create');
+}
+
 const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 export function docNumberTag(key: string): string {

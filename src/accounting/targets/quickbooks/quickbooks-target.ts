@@ -14,7 +14,7 @@ import { DocumentMapper, invoiceNumber, type Plan, pairOf } from './documents.js
 import { isStaleObject } from './faults.js';
 import { QboClient, type QboEntity } from './http-client.js';
 import { ItemDirectory } from './items.js';
-import { docNumberTag, marker, markersIn, requestIdFor } from './keys.js';
+import { createRequestId, docNumberTag, marker, markersIn, requestIdFor } from './keys.js';
 import { type RealmLimiter, realmLimiter } from './limiter.js';
 import { type MatchingPolicy, PartyDirectory } from './parties.js';
 import type { OAuthTokenStore } from './token-store.js';
@@ -118,7 +118,7 @@ export class QuickBooksTarget implements AccountingTarget {
       if (fallback) return this.already(fallback, document);
     }
     const created = await this.client.write(plan.entity, plan.body, {
-      requestid: requestIdFor(document.key, 'create'),
+      requestid: createRequestId(document.key, plan.body),
     });
     // A replayed requestid answers with the first create's record: if that had other contents, say so.
     const stored = markersIn(created.PrivateNote).find((m) => m.key === document.key);
@@ -336,7 +336,7 @@ export class QuickBooksTarget implements AccountingTarget {
       `reverses ${doc.reverses} (${original.entity} ${original.id})`,
     );
     const created = await this.client.write(plan.entity, plan.body, {
-      requestid: requestIdFor(doc.key, 'create'),
+      requestid: createRequestId(doc.key, plan.body),
     });
     return {
       key: doc.key,
