@@ -59,6 +59,12 @@ const marker = (key: string) => `booksync:${key} `;
 const linkTag = (paymentLinkId: string) => `booksync-link:${paymentLinkId}`;
 const billTag = (billId: string) => `booksync-bill:${billId}`;
 const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
+/** A payment link may have no customer (2.1: made in the dashboard without one); Tryton needs a party. */
+const unnamedCustomer: Party = {
+  serviceId: 'no-customer',
+  name: 'Customers not named at the service',
+  email: null,
+};
 
 /** The content hash after the key in a booksync description. */
 function hashIn(description: string | null, key: string): string | null {
@@ -292,13 +298,9 @@ export class TrytonTarget implements AccountingTarget {
     type: 'out' | 'in',
     accounts: Map<AccountRole, number>,
   ): Promise<PushResult> {
-    const counterparty = type === 'out' ? document.customer : document.vendor;
-    if (!counterparty) {
-      throw new TargetRefusedError(
-        this.name,
-        `${document.key}: a ${type === 'out' ? 'customer' : 'supplier'} invoice needs a party`,
-      );
-    }
+    const counterparty = type === 'out' ? (document.customer ?? unnamedCustomer) : document.vendor;
+    if (!counterparty)
+      throw new TargetRefusedError(this.name, `${document.key}: a supplier invoice needs a vendor`);
     const partyRole: AccountRole = type === 'out' ? 'AccountsReceivable' : 'AccountsPayable';
     const line = document.lines.find((l) => l.role !== partyRole);
     const partyLine = document.lines.find((l) => l.role === partyRole);
@@ -406,7 +408,7 @@ export class TrytonTarget implements AccountingTarget {
     const needsParty = document.lines.some((l) => receivableRoles.has(l.role));
     const counterparty = document.lines.some((l) => l.role === 'AccountsPayable')
       ? document.vendor
-      : document.customer;
+      : (document.customer ?? (document.invoice ? unnamedCustomer : undefined));
     if (needsParty && !counterparty) {
       throw new TargetRefusedError(this.name, `${document.key}: a receivable or payable line needs a party`);
     }
@@ -492,16 +494,20 @@ export class TrytonTarget implements AccountingTarget {
       [...invoice.lines_to_pay, ...invoice.payment_lines],
       ['reconciliation'],
     );
-    const reconciled = rows.filter((r) => r.reconciliation !== null).map((r) => r.id);
-    if (reconciled.length > 0) {
-      await this.#rpc.wizard(
-        'account.move.unreconcile_lines',
-        'unreconcile',
-        {},
-        'account.move.line',
-        reconciled,
-      );
-    }
+    await this.#unreconcile(rows);
+  }
+
+  /** Tryton's own Unreconcile Lines on those of the lines that are reconciled. */
+  async #unreconcile(lines: readonly Pick<LineRow, 'id' | 'reconciliation'>[]): Promise<void> {
+    const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
+    if (reconciled.length === 0) return;
+    await this.#rpc.wizard(
+      'account.move.unreconcile_lines',
+      'unreconcile',
+      {},
+      'account.move.line',
+      reconciled,
+    );
   }
 
   async #reconcileIfPaid(invoiceId: number): Promise<void> {
@@ -531,16 +537,7 @@ export class TrytonTarget implements AccountingTarget {
       [['move', '=', moveId]],
       ['reconciliation'],
     );
-    const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
-    if (reconciled.length > 0) {
-      await this.#rpc.wizard(
-        'account.move.unreconcile_lines',
-        'unreconcile',
-        {},
-        'account.move.line',
-        reconciled,
-      );
-    }
+    await this.#unreconcile(lines);
     await this.#rpc.wizard(
       'account.move.cancel',
       'cancel',

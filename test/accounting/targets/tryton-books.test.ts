@@ -1,0 +1,285 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AccountName, Accounts } from '../../../src/accounting/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
+import { type AccountRole, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import type { TargetSummary } from '../../../src/accounting/targets/target-index.js';
+import { ServiceClient } from '../../../src/service/client.js';
+import { NeedsAttention } from '../../../src/temporal/search-attributes.js';
+import { freePort } from '../../support/free-port.js';
+import { startTryton, type TrytonServer } from '../../support/tryton.js';
+
+// booksync's demo business day pushed to a real Tryton on PostgreSQL by the real `booksync start`, as a
+// business would run it (ACCOUNTING_TARGET=tryton). Tryton's own figures, read through its API, must equal
+// booksync's ledger account by account, and each invoice's amount to pay the service's remainder. On the way:
+// the worker SIGKILLed between a Tryton create and its index write (a failpoint), Tryton down for 60 s while
+// a business day goes on, and a push Tryton refuses (a closed period) retried by `booksync targets retry`.
+
+const execFileAsync = promisify(execFile);
+const bin = path.resolve('bin/booksync.js');
+const roles = Object.keys(defaultAccountCodes) as AccountRole[];
+
+let tryton: TrytonServer;
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let stack: ChildProcess | null = null;
+let output = '';
+
+function startStack(extra: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(process.execPath, [bin, 'start'], {
+    env: { ...env, ...extra },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  child.stdout?.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  return child;
+}
+
+async function untilOutput(marker: string, from: number, ms = 400_000) {
+  const deadline = Date.now() + ms;
+  while (!output.slice(from).includes(marker)) {
+    if (Date.now() > deadline) throw new Error(`no "${marker}" in time:\n${output.slice(-4000)}`);
+    await sleep(250);
+  }
+}
+
+async function booksync(...args: string[]): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [bin, ...args], {
+      env,
+      maxBuffer: 32 * 1024 * 1024,
+    });
+    return { code: 0, stdout };
+  } catch (error) {
+    const e = error as { code: number; stdout: string };
+    return { code: e.code, stdout: e.stdout };
+  }
+}
+
+async function status(): Promise<TargetSummary> {
+  const { stdout } = await booksync('targets', 'status', '--json');
+  return (JSON.parse(stdout) as { targets: TargetSummary[] }).targets[0] as TargetSummary;
+}
+
+async function untilPushed(ms = 300_000): Promise<TargetSummary> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const s = await status();
+    if (s.pending === 0) return s;
+    if (Date.now() > deadline) throw new Error(`still pending: ${JSON.stringify(s)}`);
+    await sleep(1_000);
+  }
+}
+
+function service(): ServiceClient {
+  const { apiKey } = JSON.parse(readFileSync(path.join(dataDir, 'embedded-credentials.json'), 'utf8')) as {
+    apiKey: string;
+  };
+  return new ServiceClient({ baseUrl: `http://127.0.0.1:${env.EMULATOR_PORT}`, apiKey });
+}
+
+/** Tryton against the ledger: every account, every invoice, every reversal, one record per entry. */
+async function expectTrytonEqualsLedger() {
+  const ledger = EmbeddedLedger.open({ path: path.join(dataDir, 'ledger.db') });
+  try {
+    const ours = await ledger.balances();
+    const theirs = await tryton.balances(Object.values(defaultAccountCodes));
+    const byRole = (role: AccountRole) =>
+      ours.find((b) => b.account === (Accounts[role] as AccountName))?.balanceCents ?? 0;
+    expect(Object.fromEntries(roles.map((r) => [r, theirs[defaultAccountCodes[r]] ?? 0]))).toEqual(
+      Object.fromEntries(roles.map((r) => [r, byRole(r)])),
+    );
+
+    // Every invoice booksync knows of (a link it has booked): Tryton's amount to pay, the ledger's open
+    // receivable and the service's remainder agree. (A link nothing happened to yet is not in the books.)
+    const client = service();
+    const open = new Map((await ledger.openItems('receivable')).map((i) => [i.documentId, i.openCents]));
+    let links = 0;
+    for await (const link of client.paymentLinks()) {
+      if (link.reusable || !open.has(link.id)) continue;
+      links++;
+      const remainder = link.requestedAmountCents - link.completedAmountCents;
+      expect([link.name, await tryton.amountToPay(link.id), open.get(link.id)]).toEqual([
+        link.name,
+        remainder,
+        remainder,
+      ]);
+    }
+    expect(links).toBeGreaterThan(5);
+
+    const entries = await ledger.allEntries();
+    const described = await tryton.rpc.searchRead<{ description: string | null }>(
+      'account.move',
+      [['description', 'like', 'booksync:%']],
+      ['description'],
+    );
+    const invoices = await tryton.rpc.searchRead<{ description: string | null }>(
+      'account.invoice',
+      [['description', 'like', 'booksync:%']],
+      ['description'],
+    );
+    const keys = [...described, ...invoices].map(
+      (r) => (r.description as string).slice('booksync:'.length).split(' ')[0],
+    );
+    // Exactly one Tryton record per ledger entry: nothing lost, nothing twice.
+    expect(keys.sort()).toEqual(entries.map((e) => e.key).sort());
+
+    for (const entry of entries.filter((e) => e.reverses !== null)) {
+      const [reversal] = await tryton.rpc.searchRead<{ origin: string | null }>(
+        'account.move',
+        [['description', 'like', `booksync:${entry.key} %`]],
+        ['origin'],
+      );
+      const original = await tryton.rpc.searchRead<{ id: number; move?: number }>(
+        'account.move',
+        [['description', 'like', `booksync:${entry.reverses} %`]],
+        ['id'],
+      );
+      const invoice = await tryton.rpc.searchRead<{ move: number }>(
+        'account.invoice',
+        [['description', 'like', `booksync:${entry.reverses} %`]],
+        ['move'],
+      );
+      const originalMove = original[0]?.id ?? invoice[0]?.move;
+      expect(reversal?.origin, entry.key).toBe(`account.move,${originalMove}`);
+    }
+    return entries.length;
+  } finally {
+    ledger.close();
+  }
+}
+
+beforeAll(async () => {
+  tryton = await startTryton();
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'booksync-tryton-books-'));
+  env = {
+    ...process.env,
+    BOOKSYNC_DATA_DIR: dataDir,
+    TEMPORAL_DEV_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    EMULATOR_PORT: String(await freePort()),
+    INGRESS_PORT: String(await freePort()),
+    METRICS_PORT: String(await freePort()),
+    ACCOUNTING_TARGET: 'tryton',
+    TRYTON_URL: tryton.url,
+    TRYTON_DATABASE: tryton.database,
+    TRYTON_USER: tryton.username,
+    TRYTON_PASSWORD: tryton.password,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    CI: '',
+  };
+}, 300_000);
+
+afterAll(async () => {
+  if (stack?.pid) {
+    try {
+      process.kill(-stack.pid, 'SIGINT');
+      await sleep(5_000);
+      process.kill(-stack.pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  await tryton?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
+  it('survives a SIGKILL between a Tryton create and its index write: one Tryton record per entry', async () => {
+    // The failpoint kills the whole worker right after Tryton created the first document.
+    const first = startStack({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: 'tryton' });
+    const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
+      first.once('exit', (_c, signal) => resolve(signal)),
+    );
+    expect(exit).toBe('SIGKILL');
+    try {
+      process.kill(-(first.pid as number), 'SIGKILL'); // its dev server child
+    } catch {
+      // Already gone.
+    }
+    await sleep(1_000);
+    const killedAt = output.length;
+    stack = startStack();
+    await untilOutput('booksync is running', killedAt).catch(() => untilOutput('Temporal UI', killedAt));
+    const demo = await booksync('demo');
+    expect(demo.stdout).toContain('each flow in the Temporal UI');
+    const pushed = await untilPushed();
+    expect(pushed.failed).toBe(0);
+    const entries = await expectTrytonEqualsLedger();
+    expect(pushed.pushed).toBe(entries);
+  });
+
+  it('waits out Tryton down for 60 s while a business day goes on, then pushes it all once', async () => {
+    await tryton.stop();
+    const started = Date.now();
+    const demo = await booksync('demo');
+    expect(demo.code).toBe(0);
+    expect((await status()).pending).toBeGreaterThan(0);
+    await sleep(Math.max(0, 60_000 - (Date.now() - started)));
+    await tryton.start();
+    const pushed = await untilPushed();
+    expect(pushed.failed).toBe(0);
+    expect(pushed.pushed).toBe(await expectTrytonEqualsLedger());
+  });
+
+  it('a push Tryton refuses is FAILED with its message, flagged, and goes through with targets retry', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const link = await service().createPaymentLink({
+      name: 'INV-CLOSED-PERIOD',
+      requestedAmountCents: 55_00,
+    });
+    await tryton.setPeriodState(today, 'close');
+    try {
+      const recorded = await booksync(
+        'link',
+        'record-payment',
+        link.id,
+        '--amount',
+        '2500',
+        '--paid-at',
+        today,
+      );
+      expect(recorded.code).toBe(0);
+      const deadline = Date.now() + 120_000;
+      let s = await status();
+      while (s.failed === 0 && Date.now() < deadline) {
+        await sleep(1_000);
+        s = await status();
+      }
+      expect(s.failed).toBeGreaterThan(0);
+      expect(s.failures[0]?.reason).toMatch(/period/i);
+      const text = await booksync('targets', 'status');
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/FAILED .*period/);
+      const connection = await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_DEV_PORT}` });
+      try {
+        const described = await new Client({ connection }).workflow
+          .getHandle('accounting-target-tryton')
+          .describe();
+        expect(described.typedSearchAttributes.get(NeedsAttention)).toBe(true);
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await tryton.setPeriodState(today, 'reopen');
+    }
+    const retried = await booksync('targets', 'retry', '--failed', '--wait', '120');
+    expect(retried.stdout).not.toContain('FAILED');
+    expect(retried.code).toBe(0);
+    const after = await untilPushed();
+    expect(after.failed).toBe(0);
+    expect(after.pushed).toBe(await expectTrytonEqualsLedger());
+  });
+});
