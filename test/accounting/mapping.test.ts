@@ -5,6 +5,7 @@ import type { EntryLinks, LedgerEntryInput } from '../../src/accounting/entry.js
 import { UnmappableStateError } from '../../src/accounting/errors.js';
 import {
   type BillPaymentForBooks,
+  billEntries,
   billPaymentEntries,
   billPaymentEntryKinds,
   type CheckDepositForBooks,
@@ -13,6 +14,7 @@ import {
   type DisbursementForBooks,
   disbursementEntries,
   disbursementEntryKinds,
+  invoiceEntryToPost,
   type PaymentForBooks,
   type PaymentLinkForBooks,
   paymentEntries,
@@ -107,7 +109,7 @@ describe('payments (mapping table rows 1-6)', () => {
     expect(paymentEntries({ ...ach, paymentLinkId: null })[0]?.links).toEqual({ paymentId: 'pay_2' });
   });
 
-  it('each live refund: Dr Refunds / Cr Processor Clearing, on its refund date', () => {
+  it('each live refund: Dr Refunds / Cr Processor Clearing, and the invoice it reopens (Dr Receivable / Cr Refunds), on its refund date', () => {
     const refunded: PaymentForBooks = {
       ...card,
       status: 'REFUNDED',
@@ -119,9 +121,19 @@ describe('payments (mapping table rows 1-6)', () => {
     const entries = paymentEntries(refunded);
     expect(table(entries).slice(2)).toEqual([
       ['refund:re_1', '2026-01-05', `Dr ${Accounts.Refunds} / Cr ${Accounts.ProcessorClearing} 4000`],
+      ['refund-reopen:re_1', '2026-01-05', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Refunds} 4000`],
       ['refund:re_2', '2026-01-06', `Dr ${Accounts.Refunds} / Cr ${Accounts.ProcessorClearing} 6000`],
+      ['refund-reopen:re_2', '2026-01-06', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Refunds} 6000`],
     ]);
     expect(entries[2]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1', refundId: 're_1' });
+    expect(entries[3]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1', refundId: 're_1' });
+    // A payment without an invoice has nothing to reopen.
+    expect(paymentEntries({ ...refunded, paymentLinkId: null }).map((e) => e.key)).toEqual([
+      'payment:pay_1',
+      'payment-fee:pay_1',
+      'refund:re_1',
+      'refund:re_2',
+    ]);
   });
 
   it('refund before settlement (void, D17): nothing desired, so the payment entry is reversed', async () => {
@@ -162,7 +174,7 @@ describe('payments (mapping table rows 1-6)', () => {
       { paymentId: 'pay_2' },
       paymentEntryKinds,
     );
-    expect(r.reversed).toEqual(['refund:re_1']);
+    expect(r.reversed).toEqual(['refund:re_1', 'refund-reopen:re_1']);
     expect(r.unchanged).toEqual(['payment:pay_2']);
   });
 
@@ -371,7 +383,11 @@ describe('bill payments (rows 15-17)', () => {
         `Dr ${Accounts.AccountsPayable} / Cr ${Accounts.OutgoingPaymentsClearing} 12345`,
       ],
     ]);
-    expect(billPaymentEntries(sent)[0]?.links).toEqual({ billPaymentId: 'bp_1', vendorId: 'ven_1' });
+    expect(billPaymentEntries(sent)[0]?.links).toEqual({
+      billPaymentId: 'bp_1',
+      vendorId: 'ven_1',
+      billId: 'bill_1',
+    });
   });
   it('check deposited / ACH succeeded: Dr Outgoing Payments Clearing / Cr Operating Bank', () => {
     const paid = { ...sent, status: 'SUCCEEDED', completedAt: '2026-01-20T09:00:00.000Z' };
@@ -390,5 +406,79 @@ describe('bill payments (rows 15-17)', () => {
     );
     expect(r.reversed).toEqual(['bill-payment-sent:bp_1']);
     expect(r.trial.accounts.find((a) => a.account === Accounts.AccountsPayable)?.balanceCents).toBe(0);
+  });
+});
+
+describe('complete books: invoices and bills', () => {
+  const link = {
+    id: 'pl_9',
+    customerId: 'cus_9',
+    requestedAmountCents: 12_500,
+    debitMemoAmountCents: 2_500,
+    reusable: false,
+  };
+  const booked = (entries: ReturnType<typeof invoiceEntryToPost>[]) =>
+    entries
+      .filter((e) => e !== null)
+      .map(
+        (e, i) =>
+          ({
+            ...e,
+            id: i + 1,
+            reverses: null,
+            reversedBy: null,
+            contentHash: '',
+            createdAt: '',
+            links: e.links ?? {},
+          }) as never,
+      );
+
+  it('books the invoice for the link own amount (without its memos), once', () => {
+    const first = invoiceEntryToPost(link, [], '2026-02-01');
+    expect(table([first!])).toEqual([
+      ['invoice:pl_9', '2026-02-01', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Revenue} 10000`],
+    ]);
+    expect(first?.links).toEqual({ paymentLinkId: 'pl_9', customerId: 'cus_9' });
+    expect(invoiceEntryToPost(link, booked([first]), '2026-02-05')).toBeNull();
+  });
+
+  it('a lowered amount (a write-off, 4.3) is an adjustment for the difference, never an edit', () => {
+    const first = invoiceEntryToPost(link, [], '2026-02-01');
+    const lowered = invoiceEntryToPost(
+      { ...link, requestedAmountCents: 9_000 },
+      booked([first]),
+      '2026-02-03',
+    );
+    expect(table([lowered!])).toEqual([
+      [
+        'invoice-adjustment:pl_9:1',
+        '2026-02-03',
+        `Dr ${Accounts.Revenue} / Cr ${Accounts.AccountsReceivable} 3500`,
+      ],
+    ]);
+    const raised = invoiceEntryToPost(
+      { ...link, requestedAmountCents: 11_000 },
+      booked([first, lowered]),
+      '2026-02-04',
+    );
+    expect(raised?.key).toBe('invoice-adjustment:pl_9:2');
+    expect(raised?.lines.find((l) => l.account === Accounts.AccountsReceivable)?.amountCents).toBe(2_000);
+  });
+
+  it('a reusable link is a standing price, not an invoice', () => {
+    expect(invoiceEntryToPost({ ...link, reusable: true }, [], '2026-02-01')).toBeNull();
+  });
+
+  it('a bill: Dr Bill Expenses / Cr Accounts Payable on its creation date, with bill and vendor', () => {
+    const [bill] = billEntries({
+      id: 'bill_7',
+      vendorId: 'ven_7',
+      amountCents: 97_500,
+      createdAt: '2026-02-02T15:00:00.000Z',
+    });
+    expect(table([bill!])).toEqual([
+      ['bill:bill_7', '2026-02-02', `Dr ${Accounts.BillExpenses} / Cr ${Accounts.AccountsPayable} 97500`],
+    ]);
+    expect(bill?.links).toEqual({ billId: 'bill_7', vendorId: 'ven_7' });
   });
 });
