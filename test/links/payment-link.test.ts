@@ -46,6 +46,7 @@ describe('payment link workflow (dev server, emulator over HTTP, real ledger)', 
       return {
         ChecksToDeposit: now.ChecksToDeposit - before.ChecksToDeposit,
         AccountsReceivable: now.AccountsReceivable - before.AccountsReceivable,
+        Revenue: now.Revenue - before.Revenue,
         FeeIncome: now.FeeIncome - before.FeeIncome,
         OperatingBank: now.OperatingBank - before.OperatingBank,
       };
@@ -65,7 +66,8 @@ describe('payment link workflow (dev server, emulator over HTTP, real ledger)', 
           return done(v) ? v : undefined;
         });
 
-      // A partial external payment: the link stays ACTIVE, the money waits in Checks To Deposit.
+      // A partial external payment: the link stays ACTIVE, the money waits in Checks To Deposit. The first
+      // sync also booked the invoice (100.00 receivable, as revenue), so 70.00 is still owed.
       let view = await when((v) => v.syncs >= 1 && v.commands.length === 1);
       expect(view.commands[0]).toMatchObject({
         commandId: 'pay-1',
@@ -79,7 +81,8 @@ describe('payment link workflow (dev server, emulator over HTTP, real ledger)', 
       ]);
       expect(await delta()).toEqual({
         ChecksToDeposit: 3000,
-        AccountsReceivable: -3000,
+        AccountsReceivable: 7000,
+        Revenue: -10_000,
         FeeIncome: 0,
         OperatingBank: 0,
       });
@@ -95,7 +98,8 @@ describe('payment link workflow (dev server, emulator over HTTP, real ledger)', 
       const memoId = view.commands[1]!.recordId!;
       expect(await delta()).toEqual({
         ChecksToDeposit: 3000,
-        AccountsReceivable: -2500,
+        AccountsReceivable: 7500,
+        Revenue: -10_000,
         FeeIncome: -500,
         OperatingBank: 0,
       });
@@ -128,7 +132,8 @@ describe('payment link workflow (dev server, emulator over HTTP, real ledger)', 
       expect(view.externalPayments.map((p) => p.id)).toEqual([direct.body.externalPayment.id]);
       expect(await delta()).toEqual({
         ChecksToDeposit: 700,
-        AccountsReceivable: 0,
+        AccountsReceivable: 10_000,
+        Revenue: -10_000,
         FeeIncome: -700,
         OperatingBank: 0,
       });
@@ -151,10 +156,17 @@ describe('payment link workflow (dev server, emulator over HTTP, real ledger)', 
       ]);
       expect(await delta()).toEqual({
         ChecksToDeposit: 0,
-        AccountsReceivable: 200,
+        AccountsReceivable: 10_200,
+        Revenue: -10_000,
         FeeIncome: -200,
         OperatingBank: 0,
       });
+
+      // What the invoice still owes in the books is the service's remainder.
+      const fetched = (await world.emulator.api('GET', `/paymentLink/${link.id}`)).body;
+      const owed = (await world.ledger.openItems('receivable')).find((i) => i.documentId === link.id);
+      expect(owed?.openCents).toBe(fetched.requestedAmountCents - fetched.completedAmountCents);
+      expect(owed?.openCents).toBe(10_200);
 
       // A refused command shows in the view and the search attributes; the workflow goes on.
       await handle.signal(recordExternalPaymentSignal, {
