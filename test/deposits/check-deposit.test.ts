@@ -48,6 +48,9 @@ const zeroBalances = {
   ChecksToDeposit: 0,
   AccountsReceivable: 0,
   AccountsPayable: 0,
+  OpeningBalances: 0,
+  Revenue: 0,
+  BillExpenses: 0,
   OutgoingPaymentsClearing: 0,
   Refunds: 0,
   FeeIncome: 0,
@@ -109,7 +112,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
       expect(await balanceDelta(before)).toEqual({
         ...zeroBalances,
         ChecksToDeposit: 3000,
-        AccountsReceivable: -3000,
+        AccountsReceivable: 0,
+        Revenue: -3000,
       });
       expect((await world.emulator.api('GET', `/paymentLink/${a.id}`)).body.status).toBe('PAID');
 
@@ -125,7 +129,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
     expect(await balanceDelta(before)).toEqual({
       ...zeroBalances,
       OperatingBank: 3000,
-      AccountsReceivable: -3000,
+      AccountsReceivable: 0,
+      Revenue: -3000,
     });
     expect(await world.ledger.get(entryKeys.checkCleared(deposit.id))).toMatchObject({
       lines: expect.arrayContaining([expect.objectContaining({ amountCents: 3000 })]),
@@ -150,7 +155,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
       expect(await balanceDelta(before)).toEqual({
         ...zeroBalances,
         ChecksToDeposit: 3000,
-        AccountsReceivable: -3000,
+        AccountsReceivable: 0,
+        Revenue: -3000,
       });
 
       expect((await world.emulator.api('POST', `/sandbox/checkDeposits/${deposit.id}/return`)).status).toBe(
@@ -188,7 +194,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
       expect(fetched.debitMemos.map((m: { amountCents: number }) => m.amountCents)).toEqual([2500]);
       expect(fetched.requestedAmountCents).toBe(requested);
     }
-    // In the books: both applications reversed; the memos owed (AR) against Fee Income.
+    // In the books: both applications reversed; the invoices (booked when the check was applied) and the
+    // memos owed again (AR), against Revenue and Fee Income.
     for (const application of view.applications) {
       expect(await world.ledger.isReversed(entryKeys.checkApplication(application.externalPaymentId!))).toBe(
         true,
@@ -196,7 +203,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
     }
     expect(await balanceDelta(before)).toEqual({
       ...zeroBalances,
-      AccountsReceivable: 5000,
+      AccountsReceivable: 8000,
+      Revenue: -3000,
       FeeIncome: -5000,
     });
     await checkWithHledger(world.ledger);
@@ -250,7 +258,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
     expect(await balanceDelta(before)).toEqual({
       ...zeroBalances,
       ChecksToDeposit: 1500,
-      AccountsReceivable: -1500,
+      AccountsReceivable: 3500,
+      Revenue: -5000,
     });
     await checkWithHledger(world.ledger);
   });
@@ -309,7 +318,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
     expect(await balanceDelta(before)).toEqual({
       ...zeroBalances,
       ChecksToDeposit: 400,
-      AccountsReceivable: -400,
+      AccountsReceivable: 4600,
+      Revenue: -5000,
     });
     await checkWithHledger(world.ledger);
   });
