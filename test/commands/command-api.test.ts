@@ -197,10 +197,12 @@ describe('command API effects', () => {
     expect(fetched.externalPayments).toHaveLength(1);
     const now = await balancesByRole(world.ledger);
     expect(now.ChecksToDeposit - before.ChecksToDeposit).toBe(1200);
-    expect(now.AccountsReceivable - before.AccountsReceivable).toBe(-900);
+    // The invoice (the link's own 50.00) and the memo owed, less the 12.00 received.
+    expect(now.AccountsReceivable - before.AccountsReceivable).toBe(4_100);
+    expect(now.Revenue - before.Revenue).toBe(-5_000);
     expect(now.FeeIncome - before.FeeIncome).toBe(-300);
 
-    // Void by command, then the link is back to what it was.
+    // Void by command, then the link is back to what it was: its invoice owed in full.
     const paymentId = fetched.externalPayments[0].id as string;
     expect(
       (await call('POST', `/commands/paymentLinks/${link.id}/externalPayments/${paymentId}/void`)).status,
@@ -220,7 +222,7 @@ describe('command API effects', () => {
       after.ChecksToDeposit - before.ChecksToDeposit,
       after.AccountsReceivable - before.AccountsReceivable,
       after.FeeIncome - before.FeeIncome,
-    ]).toEqual([0, 0, 0]);
+    ]).toEqual([0, 5_000, 0]);
     expect((await call('POST', `/commands/paymentLinks/${link.id}/sync`, { reason: 'manual' })).status).toBe(
       202,
     );
