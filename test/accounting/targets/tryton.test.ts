@@ -138,21 +138,38 @@ describe('what Tryton shows', () => {
     ).toBe(50_00);
   });
 
-  it("a closed period is refused with Tryton's message, and the same push goes through once reopened", async () => {
+  it("a closed period is refused with Tryton's message, and the same pushes go through once reopened", async () => {
     const docs = documentsForContract();
-    await target.push(docs.invoice, noIndex);
-    await tryton.setPeriodState(docs.payment.date, 'close');
+    const link = docs.invoice.invoice!.paymentLinkId;
+    // Customer invoices are issued today (their accounting date is the entry's): close both periods.
+    const today = new Date().toISOString().slice(0, 10);
+    const periods = [...new Set([docs.invoice.date.slice(0, 7), today.slice(0, 7)])].map((m) => `${m}-15`);
+    for (const date of periods) await tryton.setPeriodState(date, 'close');
     try {
-      const error = await target.push(docs.payment, noIndex).then(
-        () => null,
-        (e: Error) => e,
-      );
-      expect(error?.name).toBe('TargetRefusedError');
-      expect(error?.message).toMatch(/period/i);
+      for (const document of [docs.invoice, docs.payment]) {
+        const error = await target.push(document, noIndex).then(
+          () => null,
+          (e: Error) => e,
+        );
+        expect(error?.name).toBe('TargetRefusedError');
+        expect(error?.message).toMatch(/period/i);
+      }
     } finally {
-      await tryton.setPeriodState(docs.payment.date, 'reopen');
+      for (const date of periods) await tryton.setPeriodState(date, 'reopen');
     }
+    // The invoice Tryton created but refused to post is posted now, not made twice.
+    expect((await connect().push(docs.invoice, noIndex)).created).toBe(true);
     expect((await connect().push(docs.payment, noIndex)).created).toBe(true);
+    expect(await tryton.amountToPay(link)).toBe(70_00);
+    const invoices = await tryton.rpc.model<number[]>(
+      'account.invoice',
+      'search',
+      [['comment', '=', `booksync-link:${link}`]],
+      0,
+      null,
+      null,
+    );
+    expect(invoices).toHaveLength(1);
   });
 
   it('stops start-up on an account missing from the chart, naming it', async () => {

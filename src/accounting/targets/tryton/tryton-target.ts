@@ -131,10 +131,20 @@ export class TrytonTarget implements AccountingTarget {
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
+    const found = await this.#record(key);
+    if (!found) return null;
+    const { remoteIds, contentHash } = found;
+    return { key, remoteIds, contentHash };
+  }
+
+  /** The invoice or move holding the key, and whether its posting is still to do. */
+  async #record(
+    key: string,
+  ): Promise<(RemoteRecord & { draft: { model: string; id: number } | null }) | null> {
     const invoices = await this.#rpc.searchRead<InvoiceRow>(
       'account.invoice',
       [['description', 'like', `${marker(key)}%`]],
-      ['move', 'description'],
+      ['move', 'description', 'state'],
       1,
     );
     const invoice = invoices[0];
@@ -146,27 +156,36 @@ export class TrytonTarget implements AccountingTarget {
           ...(invoice.move ? [`account.move,${invoice.move}`] : []),
         ],
         contentHash: hashIn(invoice.description, key) ?? '',
+        draft: invoice.state === 'draft' ? { model: 'account.invoice', id: invoice.id } : null,
       };
     }
-    const moves = await this.#rpc.searchRead<MoveRow>(
+    const moves = await this.#rpc.searchRead<MoveRow & { state: string }>(
       'account.move',
       [['description', 'like', `${marker(key)}%`]],
-      ['description'],
+      ['description', 'state'],
       1,
     );
     const move = moves[0];
     if (!move) return null;
-    return { key, remoteIds: [`account.move,${move.id}`], contentHash: hashIn(move.description, key) ?? '' };
+    return {
+      key,
+      remoteIds: [`account.move,${move.id}`],
+      contentHash: hashIn(move.description, key) ?? '',
+      draft: move.state === 'draft' ? { model: 'account.move', id: move.id } : null,
+    };
   }
 
   async push(document: TargetDocument, _context?: PushContext): Promise<PushResult> {
     const accounts = await this.#ready();
-    const existing = await this.find(document.key);
+    const existing = await this.#record(document.key);
     if (existing) {
       if (document.kind !== 'reversal' && existing.contentHash !== document.contentHash) {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
       }
-      return { ...existing, contentHash: document.contentHash, created: false };
+      // Created, then refused at posting (a closed period) or cut short by a crash: post it now.
+      if (existing.draft) await this.#post(document, existing.draft, accounts);
+      const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
+      return { key, remoteIds, contentHash: document.contentHash, created: existing.draft !== null };
     }
     switch (document.kind) {
       case 'invoice':
@@ -350,7 +369,7 @@ export class TrytonTarget implements AccountingTarget {
         ],
       },
     ]);
-    await this.#rpc.model('account.invoice', 'post', [id]);
+    await this.#post(document, { model: 'account.invoice', id: id as number }, accounts);
     const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
     return {
       key: document.key,
@@ -433,14 +452,25 @@ export class TrytonTarget implements AccountingTarget {
         ],
       },
     ]);
-    await this.#rpc.model('account.move', 'post', [id]);
-    if (needsParty) await this.#settle(document, id as number, accounts);
+    await this.#post(document, { model: 'account.move', id: id as number }, accounts);
     return {
       key: document.key,
       remoteIds: [`account.move,${id}`],
       contentHash: document.contentHash,
       created: true,
     };
+  }
+
+  /** Posts a created invoice or move; a move with receivable or payable lines then settles its invoice. */
+  async #post(
+    document: TargetDocument,
+    record: { model: string; id: number },
+    accounts: Map<AccountRole, number>,
+  ): Promise<void> {
+    await this.#rpc.model(record.model, 'post', [record.id]);
+    if (record.model === 'account.move' && document.lines.some((l) => receivableRoles.has(l.role))) {
+      await this.#settle(document, record.id, accounts);
+    }
   }
 
   /** Adds the move's receivable / payable lines to the document's invoice; reconciles it once paid in full. */
