@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntryInput } from '../../src/accounting/entry.js';
 import {
   disbursementEntries,
+  invoiceEntryToPost,
   paymentEntries,
   paymentLinkEntries,
 } from '../../src/accounting/mapping/index.js';
@@ -92,8 +93,14 @@ async function scenario(tag: string): Promise<{ customerId: string }> {
 /** What the books should hold, from the service's state through the mappings (sums per account). */
 async function expectedBalances(parts: { links: boolean }): Promise<Record<string, number>> {
   const entries: LedgerEntryInput[] = [];
-  if (parts.links)
-    for await (const link of stack.service.paymentLinks()) entries.push(...paymentLinkEntries(link));
+  for await (const link of stack.service.paymentLinks()) {
+    if (parts.links) entries.push(...paymentLinkEntries(link));
+    // The invoice: booked by a payment's sync for a link with payments, by reconciliation for the others.
+    if (parts.links || link.payments.length > 0) {
+      const invoice = invoiceEntryToPost(link, [], today());
+      if (invoice) entries.push(invoice);
+    }
+  }
   for await (const payment of stack.service.payments()) entries.push(...paymentEntries(payment));
   const { disbursements } = await stack.service.listDisbursements({ pageSize: 100 });
   for (const disbursement of disbursements) entries.push(...disbursementEntries(disbursement));
@@ -139,11 +146,12 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     );
     await hledgerCheck(stack.ledger, dir);
 
-    // External payments and debit memos emit no events (6.5): reconciliation is what books them here.
+    // External payments and debit memos emit no events (6.5): reconciliation is what books them here, and
+    // the invoices of the links nothing else told booksync about (the offline one, the seed's two).
     const report = await reconcileBySignal({ kind: 'all' });
-    expect(report.fixed.posted).toEqual({ 'external-payment': 1, 'debit-memo': 1 });
+    expect(report.fixed.posted).toEqual({ 'external-payment': 1, 'debit-memo': 1, invoice: 3 });
     expect(report.fixed.reversed).toEqual({});
-    expect(report.driftFound).toEqual({ paymentLink: 1, payment: 0, disbursement: 0, checkDeposit: 0 });
+    expect(report.driftFound).toEqual({ paymentLink: 3, payment: 0, disbursement: 0, checkDeposit: 0 });
     expect(report.examined.payment).toBe(2);
     expect(report.examined.disbursement).toBe(1);
     expect(report.problems).toEqual([]);
@@ -181,15 +189,17 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     // (a) the `reconcile` signal, scoped to the customer: its links, their records and payments.
     const byCustomer = await reconcileBySignal({ kind: 'customer', customerId });
     expect(byCustomer.examined).toEqual({ paymentLink: 3, payment: 2, disbursement: 0, checkDeposit: 0 });
-    expect(byCustomer.driftFound).toEqual({ paymentLink: 1, payment: 2, disbursement: 0, checkDeposit: 0 });
+    expect(byCustomer.driftFound).toEqual({ paymentLink: 3, payment: 2, disbursement: 0, checkDeposit: 0 });
     expect(byCustomer.fixed.posted).toEqual({
       'external-payment': 1,
       'debit-memo': 1,
       payment: 2,
       'payment-fee': 1,
       refund: 1,
+      'refund-reopen': 1,
+      invoice: 3,
     });
-    expect(byCustomer.fixesTotal).toBe(6);
+    expect(byCustomer.fixesTotal).toBe(10);
 
     // (b) the Schedule, created at start-up (twice is fine), triggered now: scope all finds the payout.
     const first = await ensureReconciliationSchedule(env.client, {
@@ -213,7 +223,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     const bySchedule = (await env.client.workflow.getHandle(workflowId).result()) as ReconciliationReport;
     expect(bySchedule.scope).toEqual({ kind: 'all' });
     expect(bySchedule.fixed.posted).toEqual({ 'disbursement-pending': 1, 'disbursement-paid': 1 });
-    expect(bySchedule.driftFound).toEqual({ paymentLink: 0, payment: 0, disbursement: 1 });
+    expect(bySchedule.driftFound).toEqual({ paymentLink: 0, payment: 0, disbursement: 1, checkDeposit: 0 });
     const memo = (await env.client.workflow.getHandle(workflowId).describe()).memo as {
       report: ReconciliationReport;
     };
@@ -222,7 +232,16 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     // The books equal the service's state, and the dropped run added exactly what the clean run did.
     const repaired = await balances(stack.ledger);
     expect(repaired).toEqual(await expectedBalances({ links: true }));
-    expect(subtract(repaired, clean)).toEqual(clean);
+    // (The clean run's reconciliation also booked the seed's two invoices, once; the dropped run adds none.)
+    const seedInvoices: Record<string, number> = {};
+    for await (const link of stack.service.paymentLinks()) {
+      if (/^INV-(clean|dropped)-/.test(link.name)) continue;
+      for (const line of invoiceEntryToPost(link, [], today())?.lines ?? []) {
+        seedInvoices[line.account] = (seedInvoices[line.account] ?? 0) + line.amountCents;
+      }
+    }
+    expect(Object.keys(seedInvoices)).toHaveLength(2);
+    expect(subtract(repaired, clean)).toEqual(subtract(clean, seedInvoices));
     await hledgerCheck(stack.ledger, dir);
   });
 
@@ -252,7 +271,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
 
     // The requests workflow keeps the last reports in its view, and a repeated request id is ignored.
     const view = await env.client.workflow.getHandle('reconcile').query<ReconciliationRequestsView>('view');
-    expect(view.reports.map((r) => r.report?.fixesTotal)).toEqual([2, 6, 0]);
+    expect(view.reports.map((r) => r.report?.fixesTotal)).toEqual([5, 10, 0]);
     expect(view.running).toBeNull();
   });
 
