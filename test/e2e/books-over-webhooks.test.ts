@@ -75,6 +75,13 @@ describe.each(['direct', 'temporal'] as const)(
       expect([p50.platformFeeInCents, p50.chargedAmountInCents]).toEqual([f50.platformFee, 250_00 + 378]);
       expect([pAchRefunded.status, pAchRefunded.platformFeeInCents]).toEqual(['PENDING', 0]);
 
+      // Each payment's sync books its link's invoice first.
+      expected.invoice(card0.id, 100_00);
+      expected.invoice(card50.id, 250_00);
+      expected.invoice(achRefunded.id, 80_00);
+      expected.invoice(achReturned.id, 70_00);
+      expected.invoice(balance.id, 60_00);
+      expected.invoice(cardVoided.id, 40_00);
       expected.payment(p0.id, 100_00, f0.platformFee);
       expected.payment(p50.id, 250_00, f50.platformFee);
       expected.payment(pAchRefunded.id, 80_00);
@@ -130,6 +137,7 @@ describe.each(['direct', 'temporal'] as const)(
       const afterCreditReturned = await stack.returnRefund(rAch.id);
       expect(afterCreditReturned.status).toBe('SUCCEEDED');
       expected.reverse(`refund:${rAch.id}`);
+      expected.reverse(`refund-reopen:${rAch.id}`);
       await stack.waitForBooks('returned refund credit reversed', hasKeys(`reversal:refund:${rAch.id}`));
 
       // Payout: everything settled and still standing, net of absorbed fees and live refunds (D22), computed here.
@@ -155,7 +163,9 @@ describe.each(['direct', 'temporal'] as const)(
       expect(balances[Accounts.PayoutsInTransit]).toBe(0);
       expect(balances[Accounts.OperatingBank]).toBe(payout);
       expect(balances[Accounts.ProcessingFees]).toBe(f0.platformFee + f50.platformFee);
-      expect(balances[Accounts.Refunds]).toBe(50_00 + 60_00);
+      // The refunds reopened their invoices (D8): the money is owed again, not a concession.
+      expect(balances[Accounts.Refunds]).toBe(0);
+      expect(balances[Accounts.AccountsReceivable]).toBe(50_00 + 60_00 + 70_00 + 40_00);
       expect(books.balanced).toBe(true);
       expect(actualEntries(books)).toEqual(expected.entries);
       const reversedKeys = Object.entries(books.entries)
@@ -171,7 +181,19 @@ describe.each(['direct', 'temporal'] as const)(
         .flatMap((e) => e.lines)
         .filter((l) => l.account === Accounts.AccountsReceivable)
         .reduce((sum, l) => sum + l.amountCents, 0);
-      expect(receivableOfReturned).toBe(0);
+      expect(receivableOfReturned).toBe(70_00);
+      expect(receivableOfReturned).toBe(reopened.requestedAmountCents - reopened.completedAmountCents);
+      // Every link of the scenario: what the books say it still owes is the service's remainder.
+      const open = new Map(
+        (await stack.ledger.openItems('receivable')).map((i) => [i.documentId, i.openCents]),
+      );
+      for (const l of [card0, card50, achRefunded, achReturned, balance, cardVoided]) {
+        const fetched = await stack.service.getPaymentLink(l.id);
+        expect([l.name, open.get(l.id)]).toEqual([
+          l.name,
+          fetched.requestedAmountCents - fetched.completedAmountCents,
+        ]);
+      }
 
       // The refund of the closed card payment started a fresh run that booked only the refund.
       const latest = await stack.waitForWorkflow(card50Workflow, { closed: true });
@@ -183,11 +205,14 @@ describe.each(['direct', 'temporal'] as const)(
         .getHandle(card50Workflow, latest.runId)
         .result();
       expect(firstView.lastSync?.posted.sort()).toEqual([`payment-fee:${p50.id}`, `payment:${p50.id}`]);
-      expect(latestView.lastSync).toMatchObject({ posted: [`refund:${r50.id}`], reversed: [] });
+      expect(latestView.lastSync).toMatchObject({
+        posted: [`refund:${r50.id}`, `refund-reopen:${r50.id}`],
+        reversed: [],
+      });
       expect(latestView.state).toBe('CLOSED');
       const bookedOnce = await stack.ledger.entriesFor({ paymentId: p50.id });
       expect(bookedOnce.map((e) => e.key).sort()).toEqual(
-        [`payment-fee:${p50.id}`, `payment:${p50.id}`, `refund:${r50.id}`].sort(),
+        [`payment-fee:${p50.id}`, `payment:${p50.id}`, `refund:${r50.id}`, `refund-reopen:${r50.id}`].sort(),
       );
 
       // Every webhook reached the ingress signed and was acknowledged on the first attempt.
@@ -299,10 +324,12 @@ describe.each(['direct', 'temporal'] as const)(
       // Control: the same envelope, properly signed, does book, so the rejections above were the reason.
       expect(await stack.deliver(body)).toMatchObject({ status: 200, json: { routed: true, workflowId } });
       const after = await stack.waitForBooks('the control delivery booked', hasKeys(`payment:${payment.id}`));
-      expect(Object.keys(after.entries).length - Object.keys(before.entries).length).toBe(2);
+      // The invoice, the payment that pays it in full, and the absorbed fee.
+      expect(Object.keys(after.entries).length - Object.keys(before.entries).length).toBe(3);
       expect(after.balances[Accounts.AccountsReceivable]).toBe(
-        (before.balances[Accounts.AccountsReceivable] ?? 0) - 12_34,
+        before.balances[Accounts.AccountsReceivable] ?? 0,
       );
+      expect(after.balances[Accounts.Revenue]).toBe((before.balances[Accounts.Revenue] ?? 0) - 12_34);
     }, 150_000);
   },
 );

@@ -37,12 +37,29 @@ export class ExpectedBooks {
     }
   }
 
-  /** refund: Dr Refunds / Cr Processor Clearing. */
-  refund(refundId: string, amountCents: number): void {
+  /** invoice: Dr Accounts Receivable / Cr Revenue for the link's own amount, when booksync learns of it. */
+  invoice(paymentLinkId: string, amountCents: number): void {
+    this.add(`invoice:${paymentLinkId}`, {
+      [Accounts.AccountsReceivable]: amountCents,
+      [Accounts.Revenue]: -amountCents,
+    });
+  }
+
+  /**
+   * refund: Dr Refunds / Cr Processor Clearing; on a payment of a link, the service reopens the invoice by
+   * the amount (D8), booked Dr Accounts Receivable / Cr Refunds.
+   */
+  refund(refundId: string, amountCents: number, reopensInvoice = true): void {
     this.add(`refund:${refundId}`, {
       [Accounts.Refunds]: amountCents,
       [Accounts.ProcessorClearing]: -amountCents,
     });
+    if (reopensInvoice) {
+      this.add(`refund-reopen:${refundId}`, {
+        [Accounts.AccountsReceivable]: amountCents,
+        [Accounts.Refunds]: -amountCents,
+      });
+    }
   }
 
   /** void, ACH return, returned refund credit: a reversing entry, lines negated. */
