@@ -73,7 +73,8 @@ describe('payment workflow, real activities, time skipping', () => {
     const payment = await stack.pay(invoice.id, 'ACH');
     const workflowId = await announce('payment.made', payment);
     await stack.waitForBooks('ACH payment booked', (b) => `payment:${payment.id}` in b.entries);
-    expect(await receivableOf(invoice.id)).toBe(-70_00);
+    // The invoice (booked first) is paid: nothing owed.
+    expect(await receivableOf(invoice.id)).toBe(0);
     expect((await stack.service.getPaymentLink(invoice.id)).status).toBe('PAID');
 
     await env.sleep('59 days');
@@ -98,9 +99,12 @@ describe('payment workflow, real activities, time skipping', () => {
     expected.payment(payment.id, 70_00);
     expected.reverse(`payment:${payment.id}`);
     expect(await entriesOf(payment.id)).toEqual(expected.entries);
-    expect(await receivableOf(invoice.id)).toBe(0);
+    expect(await receivableOf(invoice.id)).toBe(70_00);
     const reopened = await stack.service.getPaymentLink(invoice.id);
     expect([reopened.status, reopened.completedAmountCents]).toEqual(['ACTIVE', 0]);
+    expect(await receivableOf(invoice.id)).toBe(
+      reopened.requestedAmountCents - reopened.completedAmountCents,
+    );
   });
 
   it('keeps an ACH payment with no return open exactly 60 days from payment.made, then closes it CLOSED with the books unchanged', async () => {
@@ -129,7 +133,7 @@ describe('payment workflow, real activities, time skipping', () => {
     // The closing look found nothing to do.
     expect(view.lastSync).toMatchObject({ posted: [], reversed: [] });
     expect(await entriesOf(payment.id)).toEqual(booked);
-    expect(await receivableOf(invoice.id)).toBe(-45_00);
+    expect(await receivableOf(invoice.id)).toBe(0);
   });
 
   it('books a partial card refund, a void before settlement and a returned ACH refund credit as the mapping says', async () => {
@@ -146,7 +150,10 @@ describe('payment workflow, real activities, time skipping', () => {
     const refunded = await stack.refund(card.id, 120_00);
     const cardRefund = refunded.refunds.at(-1)!;
     const afterRefund = await closedView(await announce('payment.refunded', card));
-    expect(afterRefund.lastSync).toMatchObject({ posted: [`refund:${cardRefund.id}`], reversed: [] });
+    expect(afterRefund.lastSync).toMatchObject({
+      posted: [`refund:${cardRefund.id}`, `refund-reopen:${cardRefund.id}`],
+      reversed: [],
+    });
     expected.payment(card.id, 300_00, cardFees.platformFee);
     expected.refund(cardRefund.id, 120_00);
 
@@ -180,6 +187,7 @@ describe('payment workflow, real activities, time skipping', () => {
     expected.payment(ach.id, 90_00);
     expected.refund(achRefund.id, 90_00);
     expected.reverse(`refund:${achRefund.id}`);
+    expected.reverse(`refund-reopen:${achRefund.id}`);
 
     const actual = new Map([
       ...(await entriesOf(card.id)),
