@@ -105,22 +105,30 @@ describe("the README's main command", () => {
       const payout = card - cardFee(card) - refund;
       const cleared = 30_000 + 45_000;
       const bill = 97_500;
+      // The seven invoices issued (INV-1001 to INV-1007), booked when booksync learns of each.
+      const invoiced = 125_000 + 80_000 + 50_000 + 30_000 + 45_000 + 60_000 + 40_000;
       const expected: Record<string, number> = {
         [Accounts.OperatingBank]: cleared + payout - bill,
         [Accounts.ProcessorClearing]: card - cardFee(card) - refund + 80_000 - payout,
         [Accounts.ChecksToDeposit]: 20_000,
-        [Accounts.AccountsReceivable]: -(card + 80_000 + 20_000 + cleared) + 2_500,
-        [Accounts.AccountsPayable]: bill,
+        // Owed: the invoices and the late fee, less what was paid; the refund reopened INV-1001 by its amount.
+        [Accounts.AccountsReceivable]: invoiced + 2_500 + refund - (card + 80_000 + 20_000 + cleared),
+        [Accounts.AccountsPayable]: 0,
         [Accounts.OutgoingPaymentsClearing]: 0,
         [Accounts.PayoutsInTransit]: 0,
-        [Accounts.Refunds]: refund,
+        [Accounts.Revenue]: -invoiced,
+        [Accounts.Refunds]: 0,
         [Accounts.ProcessingFees]: cardFee(card),
         [Accounts.FeeIncome]: -2_500,
+        [Accounts.BillExpenses]: bill,
       };
       const balances = Object.fromEntries(
         (await ledger.balances()).map((balance) => [balance.account, balance.balanceCents]),
       );
       for (const [account, cents] of Object.entries(expected)) expect(balances[account], account).toBe(cents);
+      // Books a business recognises: receivables owed to it, no payable with a debit balance.
+      expect(balances[Accounts.AccountsReceivable]).toBeGreaterThan(0);
+      expect(balances[Accounts.AccountsPayable]).toBeLessThanOrEqual(0);
       expect((await ledger.trialBalance()).balanced).toBe(true);
     } finally {
       ledger.close();

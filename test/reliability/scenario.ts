@@ -42,6 +42,7 @@ export async function runPaymentScenario(
       requestedAmountCents: amount,
     });
     const payment = await world.sandbox.payLink(link.id, method);
+    expected.invoice(link.id, amount);
     expected.payment(payment.id, amount, payment.platformFeeInCents);
     await world.sandbox.settlePayment(payment.id);
     if (i % 5 === 0) {
