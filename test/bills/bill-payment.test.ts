@@ -31,6 +31,23 @@ afterAll(async () => {
 const AP = Accounts.AccountsPayable;
 const OPC = Accounts.OutgoingPaymentsClearing;
 const BANK = Accounts.OperatingBank;
+const EXP = Accounts.BillExpenses;
+
+/** What the bill still owes in the books: its payable open item (0 when the books hold none for it). */
+async function payableOf(billId: string): Promise<number> {
+  const item = (await stack.ledger.openItems('payable')).find((i) => i.documentId === billId);
+  return item?.openCents ?? 0;
+}
+
+/** The bill's own entry, booked by the first sync of a payment of it: Dr Bill Expenses / Cr Accounts Payable. */
+async function expectBillBooked(bill: { id: string; vendorId: string; amountCents: number }): Promise<void> {
+  const entry = (await stack.ledger.entriesFor({ billId: bill.id })).find((e) => e.key === `bill:${bill.id}`);
+  expect(entry?.lines.map((l) => [l.account, l.amountCents])).toEqual([
+    [EXP, bill.amountCents],
+    [AP, -bill.amountCents],
+  ]);
+  expect(entry?.links).toMatchObject({ billId: bill.id, vendorId: bill.vendorId });
+}
 
 /** Net per account of what is booked for one object (reversals included), zero accounts left out. */
 async function net(links: EntryLinks): Promise<Record<string, number>> {
@@ -97,6 +114,10 @@ describe('a bill paid by check', () => {
     expect(closed.billStatus).toBe('PAID');
     expect(await net({ billPaymentId })).toEqual({ [AP]: 420_00, [BANK]: -420_00 });
     expect((await stack.service.getBill(bill.id)).status).toBe('PAID');
+    // The bill is booked too, and the payment settles it: expense 420, paid from the bank, nothing payable.
+    await expectBillBooked(bill);
+    expect(await net({ billId: bill.id })).toEqual({ [EXP]: 420_00, [BANK]: -420_00 });
+    expect(await payableOf(bill.id)).toBe(0);
     await hledgerCheck(stack.ledger, dir);
   });
 
@@ -119,6 +140,10 @@ describe('a bill paid by check', () => {
       `reversal:bill-payment-sent:${billPaymentId}`,
     ]);
     expect((await stack.service.getBill(bill.id)).status).toBe('OPEN');
+    // The bill stays booked: OPEN at the service, owed in full in the books.
+    await expectBillBooked(bill);
+    expect(await net({ billId: bill.id })).toEqual({ [EXP]: 75_50, [AP]: -75_50 });
+    expect(await payableOf(bill.id)).toBe(75_50);
     // The Web UI's "bill payments with a returned check".
     await eventually(async () => {
       for await (const wf of stack.env.client.workflow.list({ query: 'SyncState = "RETURNED"' })) {
@@ -143,7 +168,7 @@ describe('a bill paid by check', () => {
 
 describe('ACH bill payments', () => {
   it('succeeded: AP to clearing to bank', async () => {
-    const { billPaymentId } = await billPaymentBy('ACH', 300_00);
+    const { bill, billPaymentId } = await billPaymentBy('ACH', 300_00);
     await stack.sandbox.advanceBillAch(billPaymentId, 'sent');
     await stack.sandbox.advanceBillAch(billPaymentId, 'succeeded');
     const closed = await closedView(billPaymentId);
@@ -151,6 +176,14 @@ describe('ACH bill payments', () => {
     expect(await net({ billPaymentId })).toEqual({ [AP]: 300_00, [BANK]: -300_00 });
     const keys = (await stack.ledger.entriesFor({ billPaymentId })).map((e) => e.key).sort();
     expect(keys).toEqual([`bill-payment-paid:${billPaymentId}`, `bill-payment-sent:${billPaymentId}`]);
+    await expectBillBooked(bill);
+    const billKeys = (await stack.ledger.entriesFor({ billId: bill.id })).map((e) => e.key).sort();
+    expect(billKeys).toEqual([
+      `bill-payment-paid:${billPaymentId}`,
+      `bill-payment-sent:${billPaymentId}`,
+      `bill:${bill.id}`,
+    ]);
+    expect(await payableOf(bill.id)).toBe(0);
   });
 
   it('failed: nothing stays booked and the bill is owed again', async () => {
@@ -161,6 +194,7 @@ describe('ACH bill payments', () => {
     expect(closed).toMatchObject({ state: 'FAILED', failureReason: 'ACH_FAILED', billStatus: 'OPEN' });
     expect(await net({ billPaymentId })).toEqual({});
     expect((await stack.service.getBill(bill.id)).status).toBe('OPEN');
+    expect(await payableOf(bill.id)).toBe(55_00);
   });
 });
 
