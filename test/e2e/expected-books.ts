@@ -54,12 +54,23 @@ export class ExpectedBooks {
       [Accounts.Refunds]: amountCents,
       [Accounts.ProcessorClearing]: -amountCents,
     });
-    if (reopensInvoice) {
-      this.add(`refund-reopen:${refundId}`, {
-        [Accounts.AccountsReceivable]: amountCents,
-        [Accounts.Refunds]: -amountCents,
-      });
-    }
+    if (reopensInvoice) this.refundReopen(refundId, amountCents);
+  }
+
+  /** refund-reopen: the refunded amount owed again on the link's invoice, Dr Accounts Receivable / Cr Refunds. */
+  refundReopen(refundId: string, amountCents: number): void {
+    this.add(`refund-reopen:${refundId}`, {
+      [Accounts.AccountsReceivable]: amountCents,
+      [Accounts.Refunds]: -amountCents,
+    });
+  }
+
+  /** bill: the bill behind a bill payment, Dr Bill Expenses / Cr Accounts Payable for its amount. */
+  bill(billId: string, amountCents: number): void {
+    this.add(`bill:${billId}`, {
+      [Accounts.BillExpenses]: amountCents,
+      [Accounts.AccountsPayable]: -amountCents,
+    });
   }
 
   /** void, ACH return, returned refund credit: a reversing entry, lines negated. */
