@@ -129,6 +129,15 @@ describe("the README's main command", () => {
       // Books a business recognises: receivables owed to it, no payable with a debit balance.
       expect(balances[Accounts.AccountsReceivable]).toBeGreaterThan(0);
       expect(balances[Accounts.AccountsPayable]).toBeLessThanOrEqual(0);
+      // And so per document: no invoice overpaid (negative receivable), no bill with a debit payable.
+      const receivables = await ledger.openItems('receivable');
+      expect(receivables.filter((i) => i.openCents < 0)).toEqual([]);
+      expect(receivables.every((i) => i.documentId !== null)).toBe(true);
+      expect(receivables.reduce((sum, i) => sum + i.openCents, 0)).toBe(
+        balances[Accounts.AccountsReceivable],
+      );
+      const payables = await ledger.openItems('payable');
+      expect(payables.map((i) => i.openCents)).toEqual([0]);
       expect((await ledger.trialBalance()).balanced).toBe(true);
     } finally {
       ledger.close();
