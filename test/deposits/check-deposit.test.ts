@@ -64,6 +64,13 @@ async function balanceDelta(before: Record<string, number>) {
   return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (before[k] ?? 0)]));
 }
 
+/** The link's remainder at the service and what its invoice still owes in the books: they must agree. */
+async function owedBothSides(linkId: string): Promise<{ service: number; books: number }> {
+  const link = (await world.emulator.api('GET', `/paymentLink/${linkId}`)).body;
+  const item = (await world.ledger.openItems('receivable')).find((i) => i.documentId === linkId);
+  return { service: link.requestedAmountCents - link.completedAmountCents, books: item?.openCents ?? 0 };
+}
+
 async function startApply(
   taskQueue: string,
   checkDepositId: string,
@@ -132,6 +139,7 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
       AccountsReceivable: 0,
       Revenue: -3000,
     });
+    for (const link of [a, b]) expect(await owedBothSides(link.id)).toEqual({ service: 0, books: 0 });
     expect(await world.ledger.get(entryKeys.checkCleared(deposit.id))).toMatchObject({
       lines: expect.arrayContaining([expect.objectContaining({ amountCents: 3000 })]),
     });
@@ -193,6 +201,8 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
       expect(fetched.externalPayments).toEqual([]);
       expect(fetched.debitMemos.map((m: { amountCents: number }) => m.amountCents)).toEqual([2500]);
       expect(fetched.requestedAmountCents).toBe(requested);
+      // Owed in full again, in the books as at the service: the invoice and its fee memo.
+      expect(await owedBothSides(link.id)).toEqual({ service: requested, books: requested });
     }
     // In the books: both applications reversed; the invoices (booked when the check was applied) and the
     // memos owed again (AR), against Revenue and Fee Income.
@@ -255,6 +265,7 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
     expect(fetched.applications).toHaveLength(1);
     expect(fetched.unappliedAmountCents).toBe(0);
     expect((await world.emulator.api('GET', `/paymentLink/${link.id}`)).body.completedAmountCents).toBe(1500);
+    expect(await owedBothSides(link.id)).toEqual({ service: 3500, books: 3500 });
     expect(await balanceDelta(before)).toEqual({
       ...zeroBalances,
       ChecksToDeposit: 1500,
