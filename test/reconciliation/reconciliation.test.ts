@@ -90,6 +90,22 @@ async function scenario(tag: string): Promise<{ customerId: string }> {
   return { customerId: customer.id };
 }
 
+/**
+ * For every invoice (non-reusable link) at the service: its remainder there, and what it still owes in the
+ * books (its receivable open item). Complete books make the two columns equal.
+ */
+async function owedPerLink(): Promise<{ service: Record<string, number>; books: Record<string, number> }> {
+  const open = new Map((await stack.ledger.openItems('receivable')).map((i) => [i.documentId, i.openCents]));
+  const service: Record<string, number> = {};
+  const books: Record<string, number> = {};
+  for await (const link of stack.service.paymentLinks()) {
+    if (link.reusable) continue;
+    service[link.id] = link.requestedAmountCents - link.completedAmountCents;
+    books[link.id] = open.get(link.id) ?? 0;
+  }
+  return { service, books };
+}
+
 /** What the books should hold, from the service's state through the mappings (sums per account). */
 async function expectedBalances(parts: { links: boolean }): Promise<Record<string, number>> {
   const entries: LedgerEntryInput[] = [];
@@ -157,6 +173,9 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     expect(report.problems).toEqual([]);
     clean = await balances(stack.ledger);
     expect(clean).toEqual(await expectedBalances({ links: true }));
+    const cleanOwed = await owedPerLink();
+    expect(Object.keys(cleanOwed.service).length).toBeGreaterThanOrEqual(5);
+    expect(cleanOwed.books).toEqual(cleanOwed.service);
     await hledgerCheck(stack.ledger, dir);
   });
 
@@ -232,6 +251,8 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     // The books equal the service's state, and the dropped run added exactly what the clean run did.
     const repaired = await balances(stack.ledger);
     expect(repaired).toEqual(await expectedBalances({ links: true }));
+    const repairedOwed = await owedPerLink();
+    expect(repairedOwed.books).toEqual(repairedOwed.service);
     // (The clean run's reconciliation also booked the seed's two invoices, once; the dropped run adds none.)
     const seedInvoices: Record<string, number> = {};
     for await (const link of stack.service.paymentLinks()) {
