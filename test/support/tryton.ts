@@ -114,47 +114,63 @@ export async function startTryton(): Promise<TrytonServer> {
   const setupScript = path.join(root, 'scripts', 'tryton', 'setup-database.py');
   const key = createHash('sha256').update(readFileSync(setupScript)).update(venv).digest('hex').slice(0, 16);
   const dump = path.join(cache, `tryton-template-${key}.sql`);
-  psql(`CREATE DATABASE ${database}`);
-  if (existsSync(dump)) {
-    execFileSync(
-      'psql',
-      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database, '-q', '-f', dump],
-      {
+  // From here on PostgreSQL runs detached (pg_ctl): a failed start-up stops it rather than leaving it behind.
+  const stopPostgres = () => {
+    try {
+      run(path.join(bin, 'pg_ctl'), ['-D', pgData, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  try {
+    prepareDatabase();
+  } catch (error) {
+    stopPostgres();
+    throw error;
+  }
+  function prepareDatabase() {
+    psql(`CREATE DATABASE ${database}`);
+    if (existsSync(dump)) {
+      execFileSync(
+        'psql',
+        ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database, '-q', '-f', dump],
+        {
+          stdio: 'pipe',
+        },
+      );
+    } else {
+      execFileSync(
+        path.join(venv, 'bin', 'trytond-admin'),
+        [
+          '-c',
+          config,
+          '-d',
+          database,
+          '-u',
+          'account_invoice',
+          '--activate-dependencies',
+          '--email',
+          'admin@booksync.test',
+          '-p',
+        ],
+        { stdio: 'pipe', env: { ...process.env, ...trytonEnv } },
+      );
+      execFileSync(path.join(venv, 'bin', 'python'), [setupScript, database], {
         stdio: 'pipe',
-      },
-    );
-  } else {
-    execFileSync(
-      path.join(venv, 'bin', 'trytond-admin'),
-      [
-        '-c',
-        config,
-        '-d',
-        database,
-        '-u',
-        'account_invoice',
-        '--activate-dependencies',
-        '--email',
-        'admin@booksync.test',
-        '-p',
-      ],
-      { stdio: 'pipe', env: { ...process.env, ...trytonEnv } },
-    );
-    execFileSync(path.join(venv, 'bin', 'python'), [setupScript, database], {
-      stdio: 'pipe',
-      env: { ...process.env, ...trytonEnv },
-    });
-    mkdirSync(cache, { recursive: true });
-    const sql = execFileSync(
-      'pg_dump',
-      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '--no-owner', database],
-      {
-        encoding: 'utf8',
-        maxBuffer: 256 * 1024 * 1024,
-      },
-    );
-    writeFileSync(`${dump}.tmp`, sql);
-    execFileSync('mv', [`${dump}.tmp`, dump]);
+        env: { ...process.env, ...trytonEnv },
+      });
+      mkdirSync(cache, { recursive: true });
+      const sql = execFileSync(
+        'pg_dump',
+        ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '--no-owner', database],
+        {
+          encoding: 'utf8',
+          maxBuffer: 256 * 1024 * 1024,
+        },
+      );
+      writeFileSync(`${dump}.tmp`, sql);
+      execFileSync('mv', [`${dump}.tmp`, dump]);
+    }
   }
 
   let trytond: ChildProcess | null = null;
@@ -196,7 +212,13 @@ export async function startTryton(): Promise<TrytonServer> {
     child.kill('SIGTERM');
     await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
   };
-  await start();
+  try {
+    await start();
+  } catch (error) {
+    await stop();
+    stopPostgres();
+    throw error;
+  }
   const rpc = new TrytonRpc({ url, database, username: 'admin', password });
 
   return {
@@ -209,11 +231,7 @@ export async function startTryton(): Promise<TrytonServer> {
     stop,
     async close() {
       await stop();
-      try {
-        run(path.join(bin, 'pg_ctl'), ['-D', pgData, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      stopPostgres();
     },
     async balances(codes) {
       const rows = await rpc.searchRead<{ code: string; balance: { decimal: string } }>(
