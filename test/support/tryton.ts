@@ -46,6 +46,17 @@ function asDatabaseUser(command: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
+/**
+ * setpriv arguments that run the command (as the database user if asked, when root) and have the kernel kill
+ * it when the test process dies: a vitest worker killed by a timeout or Ctrl-C leaves no PostgreSQL or
+ * trytond behind (pg_ctl would have detached it).
+ */
+function withParentDeath(command: string[], asDatabase = true): string[] {
+  const user =
+    asDatabase && process.getuid?.() === 0 ? ['--reuid=postgres', '--regid=postgres', '--init-groups'] : [];
+  return [...user, '--pdeathsig', 'KILL', '--', ...command];
+}
+
 export interface TrytonServer {
   url: string;
   database: string;
@@ -83,16 +94,39 @@ export async function startTryton(): Promise<TrytonServer> {
   };
   run(path.join(bin, 'initdb'), ['-D', pgData, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const pgPort = await freePort();
-  run(path.join(bin, 'pg_ctl'), [
-    '-D',
-    pgData,
-    '-l',
-    path.join(dir, 'postgres.log'),
-    '-w',
-    'start',
-    '-o',
-    `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-  ]);
+  const postgres = spawn(
+    'setpriv',
+    withParentDeath([
+      path.join(bin, 'postgres'),
+      '-D',
+      pgData,
+      '-p',
+      String(pgPort),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+    ]),
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let postgresLog = '';
+  postgres.stderr?.on('data', (chunk: Buffer) => {
+    postgresLog = (postgresLog + chunk.toString()).slice(-4000);
+  });
+  for (const deadline = Date.now() + 30_000; ; await sleep(100)) {
+    try {
+      execFileSync(path.join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(pgPort)]);
+      break;
+    } catch {
+      if (postgres.exitCode !== null || Date.now() > deadline) {
+        postgres.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+        throw new Error(`PostgreSQL did not start:\n${postgresLog}`);
+      }
+    }
+  }
   const psql = (sql: string, database = 'postgres') =>
     execFileSync(
       'psql',
@@ -114,18 +148,19 @@ export async function startTryton(): Promise<TrytonServer> {
   const setupScript = path.join(root, 'scripts', 'tryton', 'setup-database.py');
   const key = createHash('sha256').update(readFileSync(setupScript)).update(venv).digest('hex').slice(0, 16);
   const dump = path.join(cache, `tryton-template-${key}.sql`);
-  // From here on PostgreSQL runs detached (pg_ctl): a failed start-up stops it rather than leaving it behind.
-  const stopPostgres = () => {
-    try {
-      run(path.join(bin, 'pg_ctl'), ['-D', pgData, '-m', 'immediate', '-w', 'stop']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+  // A failed start-up stops PostgreSQL rather than leaving it behind.
+  const stopPostgres = async () => {
+    if (postgres.exitCode === null && postgres.signalCode === null) {
+      const exited = new Promise((resolve) => postgres.once('exit', resolve));
+      postgres.kill('SIGQUIT'); // PostgreSQL's immediate shutdown: the data is thrown away anyway.
+      await Promise.race([exited, sleep(5_000).then(() => postgres.kill('SIGKILL'))]);
     }
+    rmSync(dir, { recursive: true, force: true });
   };
   try {
     prepareDatabase();
   } catch (error) {
-    stopPostgres();
+    await stopPostgres();
     throw error;
   }
   function prepareDatabase() {
@@ -176,10 +211,14 @@ export async function startTryton(): Promise<TrytonServer> {
   let trytond: ChildProcess | null = null;
   const url = `http://127.0.0.1:${webPort}`;
   const start = async () => {
-    trytond = spawn(path.join(venv, 'bin', 'trytond'), ['-c', config, '-d', database], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...trytonEnv },
-    });
+    trytond = spawn(
+      'setpriv',
+      withParentDeath([path.join(venv, 'bin', 'trytond'), '-c', config, '-d', database], false),
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...trytonEnv },
+      },
+    );
     let log = '';
     const keep = (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-4000);
@@ -216,7 +255,7 @@ export async function startTryton(): Promise<TrytonServer> {
     await start();
   } catch (error) {
     await stop();
-    stopPostgres();
+    await stopPostgres();
     throw error;
   }
   const rpc = new TrytonRpc({ url, database, username: 'admin', password });
@@ -231,7 +270,7 @@ export async function startTryton(): Promise<TrytonServer> {
     stop,
     async close() {
       await stop();
-      stopPostgres();
+      await stopPostgres();
     },
     async balances(codes) {
       const rows = await rpc.searchRead<{ code: string; balance: { decimal: string } }>(
