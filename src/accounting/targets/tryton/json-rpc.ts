@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { TargetRefusedError, TargetUnavailableError } from '../errors.js';
 
 // Tryton's JSON-RPC (trytond 8: POST {url}/{database}/rpc/): `common.db.login` gives a session, sent as
@@ -59,6 +60,12 @@ export interface TrytonRpcOptions {
 
 type Context = Record<string, unknown>;
 
+// The shapes booksync relies on; anything else (a proxy's HTML page, another service on the port) is not
+// Tryton answering, so it is retried as an outage rather than read as a result.
+const envelope = z.object({ result: z.unknown().optional(), error: z.unknown().optional() });
+const loginResult = z.tuple([z.number().int(), z.string()]).rest(z.unknown());
+const wizardSession = z.tuple([z.number().int()]).rest(z.unknown());
+
 /** Tryton answers `{error: [type, [message, description...]]}` for user-facing errors. */
 function messageOf(error: unknown): { type: string; message: string } {
   if (Array.isArray(error)) {
@@ -119,7 +126,13 @@ export class TrytonRpc {
     if (response.status === 403)
       throw new TargetRefusedError('tryton', `${method} is not allowed (HTTP 403)`);
     if (!response.ok) throw new TargetRefusedError('tryton', `${method}: HTTP ${response.status}`);
-    const body = (await response.json()) as { result?: unknown; error?: unknown };
+    const body = envelope.safeParse(await response.json().catch(() => null));
+    if (!body.success)
+      throw new TargetUnavailableError('tryton', `${method}: the answer is not Tryton's JSON-RPC`);
+    return this.#resultOf(method, body.data);
+  }
+
+  #resultOf(method: string, body: z.infer<typeof envelope>): unknown {
     if (body.error) {
       const { type, message } = messageOf(body.error);
       if (type === 'UserWarning' && this.#options.acknowledgeWarnings) {
@@ -136,10 +149,9 @@ export class TrytonRpc {
   async login(): Promise<void> {
     const { username, password } = this.#options;
     const result = await this.#post('common.db.login', [username, { password }, 'en'], false);
-    if (!Array.isArray(result) || typeof result[0] !== 'number') {
-      throw new TargetRefusedError('tryton', `login as ${username} failed`);
-    }
-    const [userId, session] = result as [number, string];
+    const login = loginResult.safeParse(result);
+    if (!login.success) throw new TargetRefusedError('tryton', `login as ${username} failed`);
+    const [userId, session] = login.data;
     this.#userId = userId;
     this.#authorization = `Session ${Buffer.from(`${username}:${userId}:${session}`).toString('base64')}`;
     this.#context = (await this.#post('model.res.user.get_preferences', [true, {}], true)) as Context;
@@ -192,7 +204,7 @@ export class TrytonRpc {
     model: string,
     ids: number[],
   ): Promise<void> {
-    const [sessionId] = (await this.call(`wizard.${name}.create`, [])) as [number];
+    const [sessionId] = wizardSession.parse(await this.call(`wizard.${name}.create`, []));
     const active = { active_model: model, active_id: ids[0], active_ids: ids };
     try {
       await this.call(`wizard.${name}.execute`, [sessionId, data, state], active);
