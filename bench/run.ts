@@ -51,7 +51,7 @@ const config = {
   achIdleMs: quick ? 3_000 : 10_000,
   achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 300) * 1000,
   emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
-  trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 50 : 300),
+  trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 30 : 150),
 };
 
 const progress = (line: string) =>

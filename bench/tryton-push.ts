@@ -34,25 +34,29 @@ export async function benchTrytonPush(options: {
     const rpc = target.rpc;
     const run = Date.now().toString(36);
     const customer = { serviceId: `cus_bench_${run}`, name: 'Bench Customer', email: null };
-    const invoice = { paymentLinkId: `pl_bench_${run}`, number: `INV-BENCH-${run}` };
     const date = new Date().toISOString().slice(0, 10);
-    await target.push(
-      {
-        key: `invoice:pl_bench_${run}`,
-        kind: 'invoice',
-        date,
-        description: 'Bench invoice',
-        amountCents: options.documents * 100 * 2,
-        lines: [
-          { role: 'AccountsReceivable', amountCents: options.documents * 100 * 2 },
-          { role: 'Revenue', amountCents: -options.documents * 100 * 2 },
-        ],
-        contentHash: 'b'.repeat(64),
-        invoice,
-        customer,
-      },
-      { pushed: () => null },
-    );
+    // One invoice per payment, as a business has them (setup, not timed): each payment settles its own.
+    const invoiceOf = (i: number) => ({ paymentLinkId: `pl_bench_${run}_${i}`, number: `INV-B-${run}-${i}` });
+    for (let i = 0; i < options.documents; i++) {
+      await target.push(
+        {
+          key: `invoice:pl_bench_${run}_${i}`,
+          kind: 'invoice',
+          date,
+          description: 'Bench invoice',
+          amountCents: 200,
+          lines: [
+            { role: 'AccountsReceivable', amountCents: 200 },
+            { role: 'Revenue', amountCents: -200 },
+          ],
+          contentHash: 'b'.repeat(64),
+          invoice: invoiceOf(i),
+          customer,
+        },
+        { pushed: () => null },
+      );
+    }
+    options.progress(`tryton: ${options.documents} invoices ready`);
     const payment = (i: number): TargetDocument => ({
       key: `payment:bench_${run}_${i}`,
       kind: 'payment',
@@ -64,7 +68,7 @@ export async function benchTrytonPush(options: {
         { role: 'AccountsReceivable', amountCents: -100 },
       ],
       contentHash: 'c'.repeat(64),
-      invoice,
+      invoice: invoiceOf(i),
       customer,
     });
     const [account] = await rpc.searchRead<{ id: number }>(

@@ -1,4 +1,5 @@
 import type { Logger } from '../../../logging/logger.js';
+import { baseKey, keyPrefix } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import type {
@@ -59,6 +60,11 @@ const marker = (key: string) => `booksync:${key} `;
 const linkTag = (paymentLinkId: string) => `booksync-link:${paymentLinkId}`;
 const billTag = (billId: string) => `booksync-bill:${billId}`;
 const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
+/** Key prefixes Tryton holds as invoices; every other kind (reversals too) is a move. */
+const invoiceKinds = new Set(['invoice', 'invoice-adjustment', 'debit-memo', 'refund-reopen', 'bill']);
+
+/** A record found by key, and whether its posting is still to do (created, then refused or cut short). */
+type FoundRecord = RemoteRecord & { draft: { model: string; id: number } | null };
 /** A payment link may have no customer (2.1: made in the dashboard without one); Tryton needs a party. */
 const unnamedCustomer: Party = {
   serviceId: 'no-customer',
@@ -138,9 +144,9 @@ export class TrytonTarget implements AccountingTarget {
   }
 
   /** The invoice or move holding the key, and whether its posting is still to do. */
-  async #record(
-    key: string,
-  ): Promise<(RemoteRecord & { draft: { model: string; id: number } | null }) | null> {
+  async #record(key: string): Promise<FoundRecord | null> {
+    // A key's kind says where Tryton keeps it: one search instead of two on the hot path.
+    if (!invoiceKinds.has(keyPrefix(baseKey(key)))) return this.#moveRecord(key);
     const invoices = await this.#rpc.searchRead<InvoiceRow>(
       'account.invoice',
       [['description', 'like', `${marker(key)}%`]],
@@ -159,6 +165,10 @@ export class TrytonTarget implements AccountingTarget {
         draft: invoice.state === 'draft' ? { model: 'account.invoice', id: invoice.id } : null,
       };
     }
+    return null;
+  }
+
+  async #moveRecord(key: string): Promise<FoundRecord | null> {
     const moves = await this.#rpc.searchRead<MoveRow & { state: string }>(
       'account.move',
       [['description', 'like', `${marker(key)}%`]],
@@ -183,7 +193,11 @@ export class TrytonTarget implements AccountingTarget {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
       }
       // Created, then refused at posting (a closed period) or cut short by a crash: post it now.
-      if (existing.draft) await this.#post(document, existing.draft, accounts);
+      if (existing.draft) {
+        await this.#post(document, existing.draft);
+        const invoice = existing.draft.model === 'account.move' ? await this.#invoiceSettled(document) : null;
+        if (invoice) await this.#reconcileIfPaid(invoice.id);
+      }
       const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
       return { key, remoteIds, contentHash: document.contentHash, created: existing.draft !== null };
     }
@@ -369,7 +383,7 @@ export class TrytonTarget implements AccountingTarget {
         ],
       },
     ]);
-    await this.#post(document, { model: 'account.invoice', id: id as number }, accounts);
+    await this.#post(document, { model: 'account.invoice', id: id as number });
     const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
     return {
       key: document.key,
@@ -432,6 +446,10 @@ export class TrytonTarget implements AccountingTarget {
       throw new TargetRefusedError(this.name, `${document.key}: a receivable or payable line needs a party`);
     }
     const party = needsParty && counterparty ? await this.#party(counterparty) : undefined;
+    // The invoice the money settles: its receivable / payable lines are created as its payment lines, so
+    // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
+    const invoice = needsParty ? await this.#invoiceSettled(document) : null;
+    if (invoice?.state === 'paid') await this.#unreconcileInvoice(invoice.id);
     const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
       {
         journal: this.#journals.get('MISC'),
@@ -445,14 +463,24 @@ export class TrytonTarget implements AccountingTarget {
               account: accounts.get(l.role),
               debit: decimalOf(Math.max(l.amountCents, 0)),
               credit: decimalOf(Math.max(-l.amountCents, 0)),
-              ...(receivableRoles.has(l.role) ? { party } : {}),
+              ...(receivableRoles.has(l.role)
+                ? { party, ...(invoice ? { invoice_payment: invoice.id } : {}) }
+                : {}),
               description: document.description,
             })),
           ],
         ],
       },
     ]);
-    await this.#post(document, { model: 'account.move', id: id as number }, accounts);
+    await this.#post(document, { model: 'account.move', id: id as number });
+    // Only money that brings the amount to pay to zero can make the invoice paid: a partial payment spares
+    // the look.
+    if (
+      invoice &&
+      (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= document.amountCents)
+    ) {
+      await this.#reconcileIfPaid(invoice.id);
+    }
     return {
       key: document.key,
       remoteIds: [`account.move,${id}`],
@@ -461,53 +489,34 @@ export class TrytonTarget implements AccountingTarget {
     };
   }
 
-  /** Posts a created invoice or move; a move with receivable or payable lines then settles its invoice. */
-  async #post(
-    document: TargetDocument,
-    record: { model: string; id: number },
-    accounts: Map<AccountRole, number>,
-  ): Promise<void> {
+  /** Posts a created invoice or move (Tryton checks balance and the period here). */
+  async #post(_document: TargetDocument, record: { model: string; id: number }): Promise<void> {
     await this.#rpc.model(record.model, 'post', [record.id]);
-    if (record.model === 'account.move' && document.lines.some((l) => receivableRoles.has(l.role))) {
-      await this.#settle(document, record.id, accounts);
-    }
   }
 
-  /** Adds the move's receivable / payable lines to the document's invoice; reconciles it once paid in full. */
-  async #settle(document: TargetDocument, moveId: number, accounts: Map<AccountRole, number>): Promise<void> {
+  /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
+  async #invoiceSettled(document: TargetDocument): Promise<InvoiceRow | null> {
     const tag = document.invoice
       ? linkTag(document.invoice.paymentLinkId)
       : document.bill
         ? billTag(document.bill.billId)
         : null;
-    if (!tag) return;
+    if (!tag) return null;
     const invoices = await this.#rpc.searchRead<InvoiceRow>(
       'account.invoice',
       [
         ['comment', '=', tag],
         ['state', 'in', ['posted', 'paid']],
       ],
-      ['description', 'state', 'amount_to_pay'],
+      ['description', 'state', 'amount_to_pay', 'move'],
     );
-    // The main invoice (the link's own, or the bill) takes the money; charge invoices stay as issued.
-    const main =
+    return (
       invoices.find(
         (i) => i.description?.startsWith('booksync:invoice:') || i.description?.startsWith('booksync:bill:'),
-      ) ?? invoices[0];
-    if (!main) return;
-    const partyAccounts = [accounts.get('AccountsReceivable'), accounts.get('AccountsPayable')];
-    const lines = await this.#rpc.searchRead<LineRow>(
-      'account.move.line',
-      [['move', '=', moveId]],
-      ['account', 'reconciliation'],
+      ) ??
+      invoices[0] ??
+      null
     );
-    const toAdd = lines.filter((l) => partyAccounts.includes(l.account)).map((l) => l.id);
-    if (toAdd.length === 0) return;
-    // A paid invoice has its lines reconciled, and Tryton takes payment lines only while unreconciled:
-    // money moving on it again (a refund reopening it) unreconciles it first, as a person would.
-    if (main.state === 'paid') await this.#unreconcileInvoice(main.id);
-    await this.#rpc.model('account.invoice', 'write', [main.id], { payment_lines: [['add', toAdd]] });
-    await this.#reconcileIfPaid(main.id);
   }
 
   async #unreconcileInvoice(invoiceId: number): Promise<void> {
