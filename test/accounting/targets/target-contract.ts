@@ -72,6 +72,11 @@ export interface ContractSubject {
   fresh(): Promise<AccountingTarget>;
   /** How many records the target holds for a key, counted at the target (not by find()). */
   countByKey(key: string): Promise<number>;
+  /**
+   * The remote ids the target itself links a reversal to (Tryton: the cancelling move's origin), read at the
+   * target. Targets that can say it should: the contract then checks the reversal names the original.
+   */
+  reversedAt?(reversalRemoteIds: readonly string[]): Promise<readonly string[]>;
 }
 
 export function describeTargetContract(name: string, subject: () => ContractSubject) {
@@ -109,7 +114,7 @@ export function describeTargetContract(name: string, subject: () => ContractSubj
     });
 
     it('reverses once, linked to the original, and finds the reversal by key', async () => {
-      const { target, countByKey } = subject();
+      const { target, countByKey, reversedAt } = subject();
       const docs = documentsForContract();
       await target.push(docs.invoice, noIndex);
       const original = await target.push(docs.payment, noIndex);
@@ -121,6 +126,10 @@ export function describeTargetContract(name: string, subject: () => ContractSubj
       expect(reversed.remoteIds).not.toEqual(original.remoteIds);
       expect(await countByKey(docs.reversal.key)).toBe(1);
       expect(await target.find(docs.reversal.key)).not.toBeNull();
+      if (reversedAt) {
+        const linked = await reversedAt(reversed.remoteIds);
+        expect(linked.some((id) => original.remoteIds.includes(id))).toBe(true);
+      }
     });
 
     it('refuses a reversal of something it never received, with its own message', async () => {

@@ -39,6 +39,13 @@ describeTargetContract('tryton', () => ({
     const moves = await tryton.rpc.model<number[]>('account.move', 'search', domain, 0, null, null);
     return invoices.length + moves.length;
   },
+  reversedAt: async (remoteIds) => {
+    const moves = remoteIds.filter((r) => r.startsWith('account.move,')).map((r) => Number(r.split(',')[1]));
+    const rows = await tryton.rpc.model<{ origin: string | null }[]>('account.move', 'read', moves, [
+      'origin',
+    ]);
+    return rows.flatMap((r) => (r.origin ? [r.origin] : []));
+  },
 }));
 
 describe('what Tryton shows', () => {
