@@ -1,7 +1,7 @@
 import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
 import type { TargetDocument } from '../src/accounting/targets/target-port.js';
 import { createTrytonTarget } from '../src/accounting/targets/tryton/index.js';
-import { dateOf, decimalOf } from '../src/accounting/targets/tryton/json-rpc.js';
+import { dateOf, decimalOf, standardPeriod } from '../src/accounting/targets/tryton/json-rpc.js';
 import { startTryton } from '../test/support/tryton.js';
 
 // Stage: documents pushed to a real Tryton (PostgreSQL) through booksync's target, against the floor it
@@ -82,18 +82,7 @@ export async function benchTrytonPush(options: {
       [['code', '=', 'MISC']],
       ['id'],
     );
-    const [period] = await rpc.model<number[]>(
-      'account.period',
-      'search',
-      [
-        ['start_date', '<=', dateOf(date)],
-        ['end_date', '>=', dateOf(date)],
-        ['type', '=', 'standard'],
-      ],
-      0,
-      1,
-      null,
-    );
+    const period = await standardPeriod(rpc, date);
     const bare = async () => {
       const [id] = await rpc.model<number[]>('account.move', 'create', [
         {

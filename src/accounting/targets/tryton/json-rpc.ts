@@ -227,3 +227,20 @@ class WarningRaised extends Error {
 class SessionExpired extends Error {
   override readonly name = 'SessionExpired';
 }
+
+/** The standard (not adjustment) fiscal period holding a date, or undefined when Tryton has none. */
+export async function standardPeriod(rpc: TrytonRpc, date: string): Promise<number | undefined> {
+  const found = await rpc.model<number[]>(
+    'account.period',
+    'search',
+    [
+      ['start_date', '<=', dateOf(date)],
+      ['end_date', '>=', dateOf(date)],
+      ['type', '=', 'standard'],
+    ],
+    0,
+    1,
+    null,
+  );
+  return found[0];
+}

@@ -10,7 +10,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
-import { centsOf, dateOf, decimalOf, type TrytonDecimal, TrytonRpc } from './json-rpc.js';
+import { centsOf, dateOf, decimalOf, standardPeriod, type TrytonDecimal, TrytonRpc } from './json-rpc.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
 // - invoice, invoice-adjustment, debit-memo, refund-reopen: a posted customer invoice (account.invoice, type
@@ -308,22 +308,11 @@ export class TrytonTarget implements AccountingTarget {
     const month = date.slice(0, 7);
     const cached = this.#periods.get(month);
     if (cached !== undefined) return cached;
-    const found = await this.#rpc.model<number[]>(
-      'account.period',
-      'search',
-      [
-        ['start_date', '<=', dateOf(date)],
-        ['end_date', '>=', dateOf(date)],
-        ['type', '=', 'standard'],
-      ],
-      0,
-      1,
-      null,
-    );
-    if (found[0] === undefined)
+    const found = await standardPeriod(this.#rpc, date);
+    if (found === undefined)
       throw new TargetRefusedError(this.name, `no open fiscal period in Tryton for ${date}`);
-    this.#periods.set(month, found[0]);
-    return found[0];
+    this.#periods.set(month, found);
+    return found;
   }
 
   async #invoice(
