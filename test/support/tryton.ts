@@ -72,6 +72,8 @@ export interface TrytonServer {
   balances(codes: readonly string[]): Promise<Record<string, number>>;
   /** Tryton's amount to pay, in cents, summed over the invoices booksync made for a payment link. */
   amountToPay(paymentLinkId: string): Promise<number>;
+  /** Tryton's amount to pay, in cents, of the customer invoices whose reference is the link's name (number). */
+  amountToPayByNumber(invoiceNumber: string): Promise<number>;
   /** Closes or reopens the fiscal period holding the date. */
   setPeriodState(date: string, state: 'close' | 'reopen'): Promise<void>;
 }
@@ -284,6 +286,17 @@ export async function startTryton(): Promise<TrytonServer> {
       const rows = await rpc.searchRead<{ amount_to_pay: { decimal: string } }>(
         'account.invoice',
         [['comment', '=', `booksync-link:${paymentLinkId}`]],
+        ['amount_to_pay'],
+      );
+      return rows.reduce((sum, r) => sum + centsOf(r.amount_to_pay as never), 0);
+    },
+    async amountToPayByNumber(invoiceNumber) {
+      const rows = await rpc.searchRead<{ amount_to_pay: { decimal: string } }>(
+        'account.invoice',
+        [
+          ['reference', '=', invoiceNumber],
+          ['type', '=', 'out'],
+        ],
         ['amount_to_pay'],
       );
       return rows.reduce((sum, r) => sum + centsOf(r.amount_to_pay as never), 0);

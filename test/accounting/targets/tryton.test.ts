@@ -56,6 +56,7 @@ describe('what Tryton shows', () => {
     expect(await tryton.amountToPay(link)).toBe(120_00);
     await target.push(docs.payment, noIndex);
     expect(await tryton.amountToPay(link)).toBe(70_00);
+    expect(await tryton.amountToPayByNumber(docs.invoice.invoice!.number)).toBe(70_00);
     const rest = {
       ...docs.payment,
       key: `payment:rest_${docs.run}`,
