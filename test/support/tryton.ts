@@ -148,7 +148,13 @@ export async function startTryton(): Promise<TrytonServer> {
   const trytonEnv = { TRYTOND_CONFIG: config, TRYTONPASSFILE: path.join(dir, 'admin-password') };
   writeFileSync(trytonEnv.TRYTONPASSFILE, password);
   const setupScript = path.join(root, 'scripts', 'tryton', 'setup-database.py');
-  const key = createHash('sha256').update(readFileSync(setupScript)).update(venv).digest('hex').slice(0, 16);
+  // The setup makes fiscal years around the current one: a dump from last year would lack this year's.
+  const key = createHash('sha256')
+    .update(readFileSync(setupScript))
+    .update(venv)
+    .update(String(new Date().getFullYear()))
+    .digest('hex')
+    .slice(0, 16);
   const dump = path.join(cache, `tryton-template-${key}.sql`);
   // A failed start-up stops PostgreSQL rather than leaving it behind.
   const stopPostgres = async () => {
@@ -205,8 +211,8 @@ export async function startTryton(): Promise<TrytonServer> {
           maxBuffer: 256 * 1024 * 1024,
         },
       );
-      writeFileSync(`${dump}.tmp`, sql);
-      execFileSync('mv', [`${dump}.tmp`, dump]);
+      writeFileSync(`${dump}.${process.pid}.tmp`, sql);
+      execFileSync('mv', [`${dump}.${process.pid}.tmp`, dump]);
     }
   }
 
