@@ -180,6 +180,14 @@ describe('what Tryton shows', () => {
     expect(invoices).toHaveLength(1);
   });
 
+  it('finds a key exactly: `_` in an id is not a wildcard', async () => {
+    const docs = documentsForContract();
+    await target.push(docs.invoice, noIndex);
+    await target.push({ ...docs.payment, key: `payment:x${docs.run}Y1` }, noIndex);
+    expect(await target.find(`payment:x${docs.run}_1`)).toBeNull();
+    expect(await target.find(`payment:x${docs.run}Y1`)).not.toBeNull();
+  });
+
   it('stops start-up on an account missing from the chart, naming it', async () => {
     const error = await connect({ ...defaultAccountCodes, BillExpenses: '6999' })
       .verify()

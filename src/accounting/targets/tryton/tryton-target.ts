@@ -57,6 +57,8 @@ interface LineRow {
 }
 
 const marker = (key: string) => `booksync:${key} `;
+/** The marker as a LIKE prefix: `_` and `%` in ids (pay_…) must match themselves, not any character. */
+const markerLike = (key: string) => `${marker(key).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const linkTag = (paymentLinkId: string) => `booksync-link:${paymentLinkId}`;
 const billTag = (billId: string) => `booksync-bill:${billId}`;
 const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
@@ -149,7 +151,7 @@ export class TrytonTarget implements AccountingTarget {
     if (!invoiceKinds.has(keyPrefix(baseKey(key)))) return this.#moveRecord(key);
     const invoices = await this.#rpc.searchRead<InvoiceRow>(
       'account.invoice',
-      [['description', 'like', `${marker(key)}%`]],
+      [['description', 'like', markerLike(key)]],
       ['move', 'description', 'state'],
       1,
     );
@@ -171,7 +173,7 @@ export class TrytonTarget implements AccountingTarget {
   async #moveRecord(key: string): Promise<FoundRecord | null> {
     const moves = await this.#rpc.searchRead<MoveRow & { state: string }>(
       'account.move',
-      [['description', 'like', `${marker(key)}%`]],
+      [['description', 'like', markerLike(key)]],
       ['description', 'state'],
       1,
     );
