@@ -5,7 +5,11 @@ import {
   type ReferenceData,
   UnknownDocumentKindError,
 } from '../src/accounting/targets/documents.js';
-import { nonRetryableTargetErrors, TargetUnavailableError } from '../src/accounting/targets/errors.js';
+import {
+  nonRetryableTargetErrors,
+  TargetDisconnectedError,
+  TargetUnavailableError,
+} from '../src/accounting/targets/errors.js';
 import type { TargetIndex, TargetSummary } from '../src/accounting/targets/target-index.js';
 import type { AccountingTarget } from '../src/accounting/targets/target-port.js';
 import { ServiceError } from '../src/service/errors.js';
@@ -98,6 +102,12 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
             remote.created ? 'entry pushed to accounting target' : 'entry already at accounting target',
           );
         } catch (error) {
+          if (error instanceof TargetDisconnectedError) {
+            // Nothing can go until the operator reconnects: the entry stays PENDING, the workflow flags the
+            // reason and tries again at its next poll or `targets retry`.
+            log.error({ entryKey: key, reason: error.targetMessage }, 'accounting target disconnected');
+            throw ApplicationFailure.nonRetryable(error.targetMessage, error.name);
+          }
           const refusal = refusalOf(error);
           if (refusal === null) {
             log.warn({ entryKey: key, err: error }, 'accounting target unavailable; the push is retried');

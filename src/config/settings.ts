@@ -145,6 +145,43 @@ export const settingsSchema = z.object({
   TRYTON_DATABASE: z.string().min(1).optional().describe('Tryton database name.'),
   TRYTON_USER: z.string().min(1).default('admin').describe('Tryton login booksync pushes as.'),
   TRYTON_PASSWORD: z.string().min(1).optional().describe("That login's password."),
+  QBO_CLIENT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Client id of your Intuit developer app (QuickBooks Online target).'),
+  QBO_CLIENT_SECRET: z.string().min(1).optional().describe("That app's client secret."),
+  QBO_TOKEN_KEY: z
+    .string()
+    .min(16, 'at least 16 characters')
+    .optional()
+    .describe(
+      'Secret the QuickBooks refresh token is encrypted with at rest (AES-256-GCM); keep it outside the data folder.',
+    ),
+  QBO_REALM_ID: z
+    .string()
+    .regex(/^\d{1,20}$/, "QuickBooks' company id (digits)")
+    .optional()
+    .describe('QuickBooks company (realm) id; default: the one `booksync targets connect quickbooks` saved.'),
+  QBO_BASE_URL: httpUrl
+    .default('https://quickbooks.api.intuit.com')
+    .describe('QuickBooks Online API root; https://sandbox-quickbooks.api.intuit.com for a sandbox company.'),
+  QBO_REDIRECT_URI: httpUrl
+    .default('http://localhost:8765/quickbooks/callback')
+    .describe(
+      'Redirect URI registered with the Intuit app; `targets connect` listens on it when it is a loopback address.',
+    ),
+  QBO_TOKEN_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Where the encrypted refresh token is kept (default: BOOKSYNC_DATA_DIR/quickbooks-token).'),
+  QBO_OAUTH_URL: httpUrl
+    .default('https://oauth.platform.intuit.com')
+    .describe("Intuit's OAuth 2.0 token service root (its /oauth2/v1/tokens/bearer)."),
+  QBO_CONSENT_URL: httpUrl
+    .default('https://appcenter.intuit.com/connect/oauth2')
+    .describe("Intuit's consent page `targets connect` sends you to."),
   LEDGER_MIRROR_DB: z
     .string()
     .min(1)
@@ -217,6 +254,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     for (const name of ['TRYTON_URL', 'TRYTON_DATABASE', 'TRYTON_PASSWORD'] as const) {
       if (!settings[name])
         throw new SettingsError(`${name}: required when ACCOUNTING_TARGET includes tryton`);
+    }
+  }
+  if (settings.ACCOUNTING_TARGET?.includes('quickbooks')) {
+    for (const name of ['QBO_CLIENT_ID', 'QBO_CLIENT_SECRET', 'QBO_TOKEN_KEY'] as const) {
+      if (!settings[name])
+        throw new SettingsError(`${name}: required when ACCOUNTING_TARGET includes quickbooks`);
     }
   }
   return { ...settings, ledgerDb: settings.LEDGER_DB ?? path.join(settings.BOOKSYNC_DATA_DIR, 'ledger.db') };

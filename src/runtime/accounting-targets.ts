@@ -18,6 +18,7 @@ import { createTrytonTarget } from '../accounting/targets/tryton/index.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
+import { openQuickBooksTarget } from './quickbooks-connection.js';
 
 /** How long a burst of ledger writes is gathered into one wake-up signal per target. */
 const signalDebounceMs = 200;
@@ -72,6 +73,8 @@ export async function openAccountingTargets(options: {
             logger: log,
           }),
         );
+      } else if (name === 'quickbooks') {
+        targets.set(name, await openQuickBooksTarget({ settings, accounts, logger: log }));
       } else {
         throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
       }

@@ -24,6 +24,21 @@ export class TargetRefusedError extends Error {
   }
 }
 
+/**
+ * The target no longer accepts booksync at all (a revoked or expired OAuth connection): no entry can go
+ * until the operator reconnects, so the push stops and flags this one reason instead of failing every entry.
+ */
+export class TargetDisconnectedError extends Error {
+  override readonly name = 'TargetDisconnectedError';
+  constructor(
+    readonly target: string,
+    /** What happened and the command that fixes it. */
+    readonly targetMessage: string,
+  ) {
+    super(`${target} disconnected: ${targetMessage}`);
+  }
+}
+
 /** The target already holds this key with other contents. */
 export class TargetConflictError extends Error {
   override readonly name = 'TargetConflictError';

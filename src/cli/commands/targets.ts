@@ -7,6 +7,7 @@ import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
 import { TargetIndex, type TargetSummary } from '../../accounting/targets/target-index.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
+import { connectTarget, connectUsage } from './targets-connect.js';
 
 function summaryLines(summary: TargetSummary): string[] {
   return [
@@ -20,13 +21,15 @@ export const targetsCommand: Command = {
   usesTemporal: true,
   usage: `booksync targets status [--json]
 booksync targets retry <entryKey>... | --failed [--target NAME] [--wait SECONDS]
+${connectUsage}
 
 status reads the target index in LEDGER_DB for every target of ACCOUNTING_TARGET.
 retry queues FAILED entries again through the target's push workflow (after you fixed the cause, e.g. the
 missing account), then waits up to --wait seconds (default 30) and prints what became of them; exit 1 when
 any is still FAILED.`,
-  async run({ args, settings, out }) {
+  async run({ args, settings, out, logger }) {
     const [what, ...rest] = args;
+    if (what === 'connect') return connectTarget({ args: rest, settings, out, logger });
     const targets = settings.ACCOUNTING_TARGET ?? [];
     if (targets.length === 0) throw new CommandError('no accounting target: set ACCOUNTING_TARGET');
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });

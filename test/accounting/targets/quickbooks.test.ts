@@ -606,7 +606,7 @@ describe('QuickBooks Online target', () => {
     await target.push(docs.invoice, noIndex);
     double.revoke(c.realmId);
     const error = await failure(target.push(docs.payment, noIndex));
-    expect(error.name).toBe('TargetRefusedError');
+    expect(error.name).toBe('TargetDisconnectedError');
     expect(error.message).toMatch(/invalid_grant.*run booksync targets connect quickbooks/);
     // `booksync targets connect quickbooks`: a new consent, its code exchanged and the refresh token stored.
     await c.tokens[0]?.connect(double.authorize(c.realmId), 'http://127.0.0.1:8765/callback');

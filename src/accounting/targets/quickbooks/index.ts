@@ -1,3 +1,4 @@
+export { type QuickBooksConnection, QuickBooksConnectionFile } from './connection-file.js';
 export { ConsentError, consentUrl, newConsentState, parseConsentRedirect } from './consent.js';
 export { MINOR_VERSION } from './http-client.js';
 export { RealmLimiter, realmLimiter } from './limiter.js';
@@ -5,7 +6,6 @@ export type { MatchingPolicy } from './parties.js';
 export { QuickBooksTarget, type QuickBooksTargetOptions } from './quickbooks-target.js';
 export { TokenCipher } from './token-cipher.js';
 export {
-  fileTokenStorage,
   OAuthTokenStore,
   QuickBooksReconnectRequired,
   RECONNECT,

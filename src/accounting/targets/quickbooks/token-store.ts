@@ -1,7 +1,6 @@
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { TargetRefusedError, TargetUnavailableError } from '../errors.js';
+import { TargetDisconnectedError, TargetUnavailableError } from '../errors.js';
 import type { TokenCipher } from './token-cipher.js';
 
 // OAuth 2.0 for one QBO company. The access token lives an hour; it is refreshed a minute before it expires
@@ -16,25 +15,6 @@ export const RECONNECT = 'run booksync targets connect quickbooks';
 export interface SealedTokenStorage {
   load(): Promise<string | null>;
   save(sealed: string): Promise<void>;
-}
-
-export function fileTokenStorage(path: string): SealedTokenStorage {
-  return {
-    async load() {
-      try {
-        return (await readFile(path, 'utf8')).trim() || null;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
-    },
-    async save(sealed) {
-      // Write then rename, so a crash never leaves half a token.
-      await writeFile(`${path}.tmp`, sealed, { mode: 0o600 });
-      await chmod(`${path}.tmp`, 0o600);
-      await rename(`${path}.tmp`, path);
-    },
-  };
 }
 
 export interface OAuthClientOptions {
@@ -56,7 +36,7 @@ const tokenResponse = z.object({
 });
 
 /** QBO said the refresh token is no good: only a new consent (reconnect) helps. */
-export class QuickBooksReconnectRequired extends TargetRefusedError {
+export class QuickBooksReconnectRequired extends TargetDisconnectedError {
   constructor(reason: string) {
     super('quickbooks', `QuickBooks refused the connection (${reason}): ${RECONNECT}`);
   }
