@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 
 // The accounting-target push flow's contract, imported by the worker's composition root, the CLI and tests
 // (no workflow code here). One workflow per target pushes the ledger's entries to it in posting order.
@@ -28,5 +29,5 @@ export const retryEntriesSignal = defineSignal<[{ keys: 'failed' | string[] }]>(
 export const accountingTargetViewQuery = defineQuery<AccountingTargetView>('view');
 
 export function accountingTargetWorkflowId(target: string): string {
-  return `accounting-target-${target}`;
+  return workflowIdFor('accountingTarget', target);
 }

@@ -26,6 +26,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
@@ -101,7 +102,7 @@ export interface BillPaymentView {
 export const billPaymentViewQuery = defineQuery<BillPaymentView>('view');
 
 export function billPaymentWorkflowId(billPaymentId: string): string {
-  return `bill-payment-${billPaymentId}`;
+  return workflowIdFor('billPayment', billPaymentId);
 }
 
 /** Where a fetched bill payment stands, apart from overdue flags. */

@@ -21,6 +21,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 
@@ -44,7 +45,7 @@ export interface ChargeAuthorizationView {
 export const chargeAuthorizationViewQuery = defineQuery<ChargeAuthorizationView>('view');
 
 export function chargeAuthorizationWorkflowId(chargeAuthorizationId: string): string {
-  return `charge-authorization-${chargeAuthorizationId}`;
+  return workflowIdFor('chargeAuthorization', chargeAuthorizationId);
 }
 
 /**

@@ -20,9 +20,11 @@ import type {
 } from '../activities/check-deposit-sync.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { showLastError } from './attention.js';
+import { childWorkflowIdFor } from './child-workflow-ids.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
-import { paymentLink, paymentLinkWorkflowId, syncPaymentLinkSignal } from './payment-link.js';
+import { paymentLink, syncPaymentLinkSignal } from './payment-link.js';
 import { SeenEvents } from './service-event.js';
 
 export interface ApplyDepositCommand {
@@ -113,7 +115,7 @@ export interface CheckDepositWorkflowInput {
 export const checkDepositViewQuery = defineQuery<CheckDepositView>('view');
 
 export function checkDepositWorkflowId(checkDepositId: string): string {
-  return `check-deposit-${checkDepositId}`;
+  return workflowIdFor('checkDeposit', checkDepositId);
 }
 
 /** 4.1 externalReferenceId of one application: stable per command, at most 255 characters. */
@@ -349,7 +351,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
 
   /** Has the link's payment-link workflow sync, starting it when no run is open, so the memo is mirrored. */
   const mirrorLink = async (paymentLinkId: string): Promise<boolean> => {
-    const workflowId = paymentLinkWorkflowId(paymentLinkId);
+    const workflowId = childWorkflowIdFor('paymentLink', paymentLinkId);
     try {
       await startChild(paymentLink, {
         workflowId,

@@ -18,6 +18,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 
@@ -39,7 +40,7 @@ export interface DisbursementView {
 export const disbursementViewQuery = defineQuery<DisbursementView>('view');
 
 export function disbursementWorkflowId(disbursementId: string): string {
-  return `disbursement-${disbursementId}`;
+  return workflowIdFor('disbursement', disbursementId);
 }
 
 /** How often a payout still in transit is looked at without an event, in case disbursement.succeeded is lost. */

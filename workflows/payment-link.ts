@@ -23,6 +23,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { showLastError } from './attention.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
 import { SeenEvents } from './service-event.js';
@@ -125,7 +126,7 @@ export interface PaymentLinkWorkflowInput {
 export const paymentLinkViewQuery = defineQuery<PaymentLinkView>('view');
 
 export function paymentLinkWorkflowId(paymentLinkId: string): string {
-  return `payment-link-${paymentLinkId}`;
+  return workflowIdFor('paymentLink', paymentLinkId);
 }
 
 /** The reference a write carries when the caller gave none: stable per command, so retries are safe. */

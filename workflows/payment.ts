@@ -23,6 +23,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention, showLastError } from './attention.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
@@ -62,7 +63,7 @@ export interface PaymentView {
 export const paymentViewQuery = defineQuery<PaymentView>('view');
 
 export function paymentWorkflowId(paymentId: string): string {
-  return `payment-${paymentId}`;
+  return workflowIdFor('payment', paymentId);
 }
 
 /**

@@ -10,16 +10,17 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
+import { RECONCILIATION_REQUESTS_WORKFLOW_ID } from '../src/temporal/workflow-ids.js';
+import { childWorkflowIdFor } from './child-workflow-ids.js';
 import {
   isReconciliationScope,
   type ReconciliationReport,
   type ReconciliationScope,
   reconciliation,
-  reconciliationRunWorkflowId,
 } from './reconciliation.js';
 
 /** The long-lived workflow taking `reconcile` signals (the CLI and API signalWithStart it). */
-export const reconciliationRequestsWorkflowId = 'reconcile';
+export const reconciliationRequestsWorkflowId = RECONCILIATION_REQUESTS_WORKFLOW_ID;
 const reportsKept = 20;
 const requestIdsKept = 500;
 /** Requests per run before continuing as new (also when Temporal suggests it). */
@@ -100,7 +101,7 @@ export async function reconciliationRequests(input: ReconciliationRequestsInput 
     await condition(() => view.queue.length > 0);
     const request = view.queue.shift()!;
     view.running = request;
-    const workflowId = reconciliationRunWorkflowId(request.requestId);
+    const workflowId = childWorkflowIdFor('reconciliationRun', request.requestId);
     let completed: CompletedReconcileRequest;
     try {
       const report = await executeChild(reconciliation, {

@@ -23,7 +23,9 @@ import type {
 } from '../activities/reconciliation-sync.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
-import { payment, paymentWorkflowId } from './payment.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { childWorkflowIdFor } from './child-workflow-ids.js';
+import { payment } from './payment.js';
 
 export type { ReconciliationScope } from '../activities/reconciliation-sync.js';
 
@@ -71,7 +73,7 @@ export interface ReconciliationView {
 export const reconciliationViewQuery = defineQuery<ReconciliationView>('view');
 
 export function reconciliationRunWorkflowId(requestId: string): string {
-  return `reconcile-${requestId}`;
+  return workflowIdFor('reconciliationRun', requestId);
 }
 
 export function isReconciliationScope(scope: unknown): scope is ReconciliationScope {
@@ -200,7 +202,7 @@ async function watchReturnWindows(paymentIds: readonly string[]): Promise<void> 
   for (const paymentId of paymentIds) {
     try {
       await startChild(payment, {
-        workflowId: paymentWorkflowId(paymentId),
+        workflowId: childWorkflowIdFor('payment', paymentId),
         args: [{ paymentId, syncOnStart: true }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });

@@ -16,6 +16,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 
@@ -37,7 +38,7 @@ export interface VendorDeliveryMethodsView {
 export const vendorDeliveryMethodsViewQuery = defineQuery<VendorDeliveryMethodsView>('view');
 
 export function vendorDeliveryMethodsWorkflowId(vendorId: string): string {
-  return `vendor-${vendorId}`;
+  return workflowIdFor('vendor', vendorId);
 }
 
 /**

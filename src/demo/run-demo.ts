@@ -3,6 +3,7 @@ import { trialBalanceText } from '../accounting/trial-balance-text.js';
 import type { CommandApiTarget } from '../cli/command-api-client.js';
 import { SandboxClient } from '../emulator/sandbox-client.js';
 import { ServiceClient } from '../service/client.js';
+import { type WorkflowKind, workflowIdFor } from '../temporal/workflow-ids.js';
 import { runBusinessDay } from './business-day.js';
 import { CommandApiClient } from './command-api-client.js';
 
@@ -36,14 +37,15 @@ export async function runDemo(targets: DemoTargets): Promise<void> {
     const ui = `${targets.temporalUiUrl}/namespaces/${encodeURIComponent(targets.namespace)}/workflows`;
     out('');
     out('each flow in the Temporal UI');
-    out(`  card payment         ${ui}/payment-${day.paymentIds.card}`);
-    out(`  ACH in its window    ${ui}/payment-${day.paymentIds.ach}`);
-    out(`  ACH returned         ${ui}/payment-${day.paymentIds.achReturned}`);
-    out(`  cleared deposit      ${ui}/check-deposit-${day.checkDepositIds.cleared}`);
-    out(`  returned deposit     ${ui}/check-deposit-${day.checkDepositIds.returned}`);
-    out(`  invoice INV-1003     ${ui}/payment-link-${day.paymentLinkIds['INV-1003']}`);
-    out(`  payout               ${ui}/disbursement-${day.disbursementId}`);
-    out(`  bill paid by check   ${ui}/bill-payment-${day.billPaymentId}`);
+    const flow = (kind: WorkflowKind, id: string) => `${ui}/${encodeURIComponent(workflowIdFor(kind, id))}`;
+    out(`  card payment         ${flow('payment', day.paymentIds.card)}`);
+    out(`  ACH in its window    ${flow('payment', day.paymentIds.ach)}`);
+    out(`  ACH returned         ${flow('payment', day.paymentIds.achReturned)}`);
+    out(`  cleared deposit      ${flow('checkDeposit', day.checkDepositIds.cleared)}`);
+    out(`  returned deposit     ${flow('checkDeposit', day.checkDepositIds.returned)}`);
+    out(`  invoice INV-1003     ${flow('paymentLink', day.paymentLinkIds['INV-1003']!)}`);
+    out(`  payout               ${flow('disbursement', day.disbursementId)}`);
+    out(`  bill paid by check   ${flow('billPayment', day.billPaymentId)}`);
     out(`  every booksync flow  ${ui}?query=${encodeURIComponent('SyncState IS NOT NULL')}`);
   }
 }

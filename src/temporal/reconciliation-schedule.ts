@@ -4,10 +4,11 @@ import {
   type ScheduleOptions,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
+import { WORKFLOW_ID_PREFIXES } from './workflow-ids.js';
 
 export const reconciliationScheduleId = 'booksync-reconcile';
 /** Runs started by the Schedule are `reconcile-scheduled-{timestamp}` (Temporal appends the time). */
-export const scheduledReconciliationWorkflowId = 'reconcile-scheduled';
+export const scheduledReconciliationWorkflowId = WORKFLOW_ID_PREFIXES.scheduledReconciliation;
 
 export interface ReconciliationScheduleOptions {
   taskQueue: string;

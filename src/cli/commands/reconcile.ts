@@ -5,11 +5,11 @@ import type { ReconciliationScope } from '../../../activities/reconciliation-syn
 import type { ReconciliationReport } from '../../../workflows/reconciliation.js';
 import type { ReconcileRequest } from '../../../workflows/reconciliation-requests.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { RECONCILIATION_REQUESTS_WORKFLOW_ID, workflowIdFor } from '../../temporal/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 
 // Names, not workflow code: the CLI never imports workflow modules at run time.
 const requestsWorkflowType = 'reconciliationRequests';
-const requestsWorkflowId = 'reconcile';
 const reconcileSignalName = 'reconcile';
 
 export function parseReconcileArgs(args: string[]): { scope: ReconciliationScope; timeoutSeconds: number } {
@@ -56,13 +56,13 @@ export async function requestReconciliation(
   const requestId = options.requestId ?? randomUUID();
   const request: ReconcileRequest = { scope: options.scope, requestId };
   await client.workflow.signalWithStart(requestsWorkflowType, {
-    workflowId: requestsWorkflowId,
+    workflowId: RECONCILIATION_REQUESTS_WORKFLOW_ID,
     taskQueue: options.taskQueue,
     args: [{}],
     signal: reconcileSignalName,
     signalArgs: [request],
   });
-  const workflowId = `reconcile-${requestId}`;
+  const workflowId = workflowIdFor('reconciliationRun', requestId);
   const handle = client.workflow.getHandle<() => Promise<ReconciliationReport>>(workflowId);
   const deadline = Date.now() + (options.timeoutSeconds ?? 600) * 1000;
   // The run starts when the requests ahead of it are done.
