@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { BookedEntry } from '../src/accounting/entry.js';
 import {
   documentFor,
   type ReferenceData,
@@ -11,7 +12,7 @@ import {
   TargetUnavailableError,
 } from '../src/accounting/targets/errors.js';
 import type { TargetIndex, TargetSummary } from '../src/accounting/targets/target-index.js';
-import type { AccountingTarget } from '../src/accounting/targets/target-port.js';
+import type { AccountingTarget, PushResult, TargetDocument } from '../src/accounting/targets/target-port.js';
 import { ServiceError } from '../src/service/errors.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 
@@ -87,40 +88,84 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         failed: [],
         more: next.length === limit,
       };
+      const context = { pushed: (k: string) => index.remote(name, k) };
+      const pushed = (entry: BookedEntry, remote: PushResult, kind: string) => {
+        if (remote.created && process.env[crashFailpoint] === name) process.kill(process.pid, 'SIGKILL');
+        index.record(name, entry, { status: 'PUSHED', remoteIds: remote.remoteIds });
+        result.pushed++;
+        log.info(
+          { entryKey: entry.key, kind, remoteIds: remote.remoteIds, created: remote.created },
+          remote.created ? 'entry pushed to accounting target' : 'entry already at accounting target',
+        );
+      };
+      const failed = (entry: BookedEntry, error: unknown) => {
+        const refusal = refusalOf(error);
+        if (refusal === null) throw unavailable(error, entry.key);
+        index.record(name, entry, { status: 'FAILED', reason: refusal });
+        result.failed.push({ key: entry.key, reason: refusal });
+        log.error(
+          { entryKey: entry.key, reason: refusal },
+          'accounting target refused the entry; marked FAILED',
+        );
+      };
+      const unavailable = (error: unknown, key: string) => {
+        if (error instanceof TargetDisconnectedError) {
+          // Nothing can go until the operator reconnects: the entry stays PENDING, the workflow flags the
+          // reason and tries again at its next poll or `targets retry`.
+          log.error({ entryKey: key, reason: error.targetMessage }, 'accounting target disconnected');
+          return ApplicationFailure.nonRetryable(error.targetMessage, error.name);
+        }
+        log.warn({ entryKey: key, err: error }, 'accounting target unavailable; the push is retried');
+        const retryAfterMs = error instanceof TargetUnavailableError ? error.retryAfterMs : undefined;
+        return ApplicationFailure.create({
+          message: error instanceof Error ? error.message : String(error),
+          type: error instanceof Error ? error.name : 'Error',
+          // At least a second: a zero delay is no delay Temporal honours, and a storm wants a pause.
+          ...(retryAfterMs !== undefined ? { nextRetryDelay: Math.max(retryAfterMs, 1_000) } : {}),
+        });
+      };
+
+      // A target that batches (QBO) takes the slice's documents at once; outcomes are recorded in order and
+      // the first outage stops there, as one by one would.
+      if (target.pushMany && next.length > 1) {
+        Context.current().heartbeat(next[0]?.key);
+        const ready: { entry: BookedEntry; document: TargetDocument }[] = [];
+        for (const { key } of next) {
+          const entry = await deps.ledger.get(key);
+          if (!entry) continue;
+          try {
+            ready.push({ entry, document: await documentFor(entry, references) });
+          } catch (error) {
+            failed(entry, error);
+          }
+        }
+        // A batch of a hundred may wait on the target's rate limit: keep telling Temporal the push lives.
+        const beat = setInterval(() => Context.current().heartbeat(next[0]?.key), 10_000);
+        const outcomes = await target
+          .pushMany(
+            ready.map((r) => r.document),
+            context,
+          )
+          .finally(() => clearInterval(beat));
+        // The first outage (or lost connection) ends the slice there: later outcomes wait for the retry.
+        for (const [i, { entry, document }] of ready.entries()) {
+          const outcome = outcomes[i] ?? new Error('no outcome');
+          if (!(outcome instanceof Error)) pushed(entry, outcome, document.kind);
+          else if (refusalOf(outcome) === null) throw unavailable(outcome, entry.key);
+          else failed(entry, outcome);
+        }
+        return { ...result, summary: index.summary(name) };
+      }
+
       for (const { key } of next) {
         Context.current().heartbeat(key);
         const entry = await deps.ledger.get(key);
         if (!entry) continue;
         try {
           const document = await documentFor(entry, references);
-          const remote = await target.push(document, { pushed: (k) => index.remote(name, k) });
-          if (remote.created && process.env[crashFailpoint] === name) process.kill(process.pid, 'SIGKILL');
-          index.record(name, entry, { status: 'PUSHED', remoteIds: remote.remoteIds });
-          result.pushed++;
-          log.info(
-            { entryKey: key, kind: document.kind, remoteIds: remote.remoteIds, created: remote.created },
-            remote.created ? 'entry pushed to accounting target' : 'entry already at accounting target',
-          );
+          pushed(entry, await target.push(document, context), document.kind);
         } catch (error) {
-          if (error instanceof TargetDisconnectedError) {
-            // Nothing can go until the operator reconnects: the entry stays PENDING, the workflow flags the
-            // reason and tries again at its next poll or `targets retry`.
-            log.error({ entryKey: key, reason: error.targetMessage }, 'accounting target disconnected');
-            throw ApplicationFailure.nonRetryable(error.targetMessage, error.name);
-          }
-          const refusal = refusalOf(error);
-          if (refusal === null) {
-            log.warn({ entryKey: key, err: error }, 'accounting target unavailable; the push is retried');
-            const retryAfterMs = error instanceof TargetUnavailableError ? error.retryAfterMs : undefined;
-            throw ApplicationFailure.create({
-              message: error instanceof Error ? error.message : String(error),
-              type: error instanceof Error ? error.name : 'Error',
-              ...(retryAfterMs !== undefined ? { nextRetryDelay: retryAfterMs } : {}),
-            });
-          }
-          index.record(name, entry, { status: 'FAILED', reason: refusal });
-          result.failed.push({ key, reason: refusal });
-          log.error({ entryKey: key, reason: refusal }, 'accounting target refused the entry; marked FAILED');
+          failed(entry, error);
         }
       }
       return { ...result, summary: index.summary(name) };

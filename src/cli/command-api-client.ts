@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { Settings } from '../config/settings.js';
+import { ObjectId } from '../ingress/object-id.js';
 import { readEmbeddedCommandApiKey } from '../runtime/command-api-key.js';
 import { CommandError } from './command.js';
 
@@ -81,9 +82,8 @@ export const cents = z
   .transform(Number)
   .refine(Number.isSafeInteger, 'too large');
 export const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD');
-export const objectId = z
-  .string()
-  .regex(/^[^\s/#,;]{1,200}$/, 'an id without whitespace, "/", "#", "," or ";"');
+/** The command API's own rule, so the CLI refuses locally exactly what the API would refuse. */
+export const objectId = ObjectId;
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 

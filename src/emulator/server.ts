@@ -9,6 +9,7 @@ import { EmulatorHttpError } from './errors.js';
 import { customerRoutes } from './routes/customers.js';
 import type { RouteDeps } from './routes/deps.js';
 import { fileRoutes } from './routes/files.js';
+import { HEALTH_PATHS, healthRoutes } from './routes/health.js';
 import { paymentLinkRoutes } from './routes/payment-links.js';
 import { paymentRoutes } from './routes/payments.js';
 import { serviceBankingRoutes } from './routes/service-banking.js';
@@ -88,7 +89,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const apiKeyAuth = authenticateApiKey(store);
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (path === '/sandbox/organizations') return;
+    // Organization creation has its own token (D34); probes need none.
+    if (path === '/sandbox/organizations' || HEALTH_PATHS.has(path)) return;
     await apiKeyAuth(request, reply);
     if (!path.startsWith('/sandbox/') && request.principal)
       await faults.before(request.principal.org.id, request, reply);
@@ -119,6 +121,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   );
 
   for (const routes of [
+    healthRoutes,
     paymentLinkRoutes,
     customerRoutes,
     paymentRoutes,

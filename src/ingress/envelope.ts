@@ -4,6 +4,7 @@ import {
   isKnownEventCategory,
 } from '../service/schemas/index.js';
 import { IngressError } from './errors.js';
+import { ObjectId } from './object-id.js';
 
 /** Parses the verified raw body as a 6.2 envelope; anything else is a 400 and never reaches Temporal. */
 export function parseEnvelope(rawBody: Buffer): EventEnvelope {
@@ -19,6 +20,16 @@ export function parseEnvelope(rawBody: Buffer): EventEnvelope {
     throw new IngressError(400, 'invalid_envelope', `invalid event envelope: ${fields.join(', ')}`);
   }
   const envelope = parsed.data;
+  // The id becomes a workflow id: one Temporal would refuse, or one with '/' or control characters, is a
+  // permanent error for the sender (400), never a retry (503), and starts nothing.
+  const objectId = ObjectId.safeParse(envelope.associated_object_id);
+  if (!objectId.success) {
+    throw new IngressError(
+      400,
+      'invalid_object_id',
+      `associated_object_id: ${objectId.error.issues[0]?.message ?? 'not a valid id'}`,
+    );
+  }
   // A known category names its object type (6.5); a mismatch would signal the wrong workflow.
   if (
     isKnownEventCategory(envelope.category) &&

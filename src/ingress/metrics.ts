@@ -21,7 +21,7 @@ export function createIngressMetrics(registry: Registry) {
     }),
     deliveriesRejected: new Counter({
       name: 'booksync_ingress_deliveries_rejected_total',
-      help: 'Deliveries answered 4xx, by reason (signature failure, malformed body, size, media type).',
+      help: 'Deliveries answered 4xx, by reason code (signature, body, object id, Temporal refusal, size).',
       labelNames: ['reason'] as const,
       registers,
     }),

@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { type Client, isGrpcServiceError } from '@temporalio/client';
 import { type ServiceEventSignal, serviceEventSignal } from '../../workflows/service-event.js';
 import type { WorkflowRoute } from './routing.js';
 
@@ -31,4 +31,21 @@ export async function checkTemporal(client: Client, timeoutMs: number): Promise<
   await client.connection.withDeadline(Date.now() + timeoutMs, () =>
     client.workflowService.getSystemInfo({}),
   );
+}
+
+// gRPC status INVALID_ARGUMENT (grpc-js is not a direct dependency, so its enum is not imported).
+const GRPC_INVALID_ARGUMENT = 3;
+
+/**
+ * Temporal's INVALID_ARGUMENT (an id over its length limit, a malformed request): the same request will be
+ * refused every time, so the caller is told 400, not 503. The client wraps the gRPC error in a cause chain.
+ */
+export function invalidArgumentDetails(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 5; depth++) {
+    if (isGrpcServiceError(e)) {
+      return e.code === GRPC_INVALID_ARGUMENT ? e.details || 'invalid argument' : undefined;
+    }
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return undefined;
 }

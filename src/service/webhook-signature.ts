@@ -26,6 +26,12 @@ export interface VerifyOptions {
 const SIGNATURE_BYTES = 32;
 const HEX_SIGNATURE = /^[0-9a-f]{64}$/;
 const UNIX_SECONDS = /^\d{1,12}$/;
+/**
+ * Room for t and a dozen v1/v0 entries (rotation); a longer header is no sender following 6.4, and is refused
+ * before any parsing or hashing (D36).
+ */
+export const MAX_SIGNATURE_HEADER_LENGTH = 1024;
+const WHITESPACE = /\s/;
 
 function hmac(secret: string, t: number | string, rawBody: Buffer | string): Buffer {
   return createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest();
@@ -42,14 +48,16 @@ interface ParsedHeader {
   signatures: Buffer[];
 }
 
+/** The exact form of 6.4 (D36): `key=value` entries joined by bare commas, no whitespace, no empty entry. */
 function parseHeader(header: string): ParsedHeader | undefined {
+  if (header.length > MAX_SIGNATURE_HEADER_LENGTH || WHITESPACE.test(header)) return undefined;
   let t: string | undefined;
   const signatures: Buffer[] = [];
   for (const part of header.split(',')) {
     const eq = part.indexOf('=');
     if (eq <= 0) return undefined;
-    const key = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
+    const key = part.slice(0, eq);
+    const value = part.slice(eq + 1);
     if (key === 't') {
       if (t !== undefined || !UNIX_SECONDS.test(value)) return undefined;
       t = value;
@@ -73,8 +81,9 @@ export function verify(
   secrets: readonly string[],
   options: VerifyOptions = {},
 ): SignatureVerification {
-  // A repeated header reaches Node as one comma-joined string; an array means a framework kept them apart.
-  const value = typeof header === 'string' ? header : header?.join(',');
+  // One header per delivery (6.4). Node joins a repeated one with ', ', which the form refuses; a framework
+  // that keeps them apart gives an array, refused the same way.
+  const value = typeof header === 'string' ? header : header?.join(', ');
   if (value === undefined || value.trim() === '') return { ok: false, reason: 'missing_header' };
   const parsed = parseHeader(value);
   if (parsed === undefined) return { ok: false, reason: 'malformed_header' };

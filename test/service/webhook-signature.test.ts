@@ -57,8 +57,8 @@ describe('verify', () => {
   it('accepts several v1 entries when one matches, and ignores other schemes', () => {
     const other = 'a'.repeat(64);
     expect(verify(body, `t=${t},v1=${other},v1=${vector}`, [secret], { now: nowMs }).ok).toBe(true);
-    expect(verify(body, `t=${t}, v0=abc, v1=${vector}`, [secret], { now: nowMs }).ok).toBe(true);
-    expect(verify(body, [`t=${t}`, `v1=${vector}`], [secret], { now: nowMs }).ok).toBe(true);
+    expect(verify(body, `t=${t},v0=abc,v1=${vector}`, [secret], { now: nowMs }).ok).toBe(true);
+    expect(verify(body, [`t=${t},v1=${vector}`], [secret], { now: nowMs }).ok).toBe(true);
   });
 
   it('rejects a tampered body, including re-serialized JSON of the same value', () => {
@@ -108,6 +108,11 @@ describe('verify', () => {
     [`t=${t},v1=${'a'.repeat(63)}`, 'malformed_header'],
     [`t=${t},v1=`, 'malformed_header'],
     [`t=${t},=x`, 'malformed_header'],
+    // D36: the exact form; whitespace, an empty entry, a repeated header and an over-long one are refused.
+    [`t=${t}, v1=${'a'.repeat(64)}`, 'malformed_header'],
+    [`t=${t},v1=${'a'.repeat(64)},`, 'malformed_header'],
+    [[`t=${t}`, `v1=${'a'.repeat(64)}`], 'malformed_header'],
+    [`t=${t},v1=${'a'.repeat(64)},v0=${'b'.repeat(1024)}`, 'malformed_header'],
   ] as const)('header %j is %s', (value, reason) => {
     expect(verify(body, value, [secret], { now: nowMs })).toEqual({ ok: false, reason });
   });

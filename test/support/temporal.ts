@@ -23,8 +23,11 @@ function installQuietRuntime(): void {
   }
 }
 
-/** A real Temporal dev server (the CLI's, SQLite in memory) on loopback with booksync's search attributes. */
-export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+/**
+ * A real Temporal dev server (the CLI's, SQLite in memory) on loopback with booksync's search attributes.
+ * `extraArgs` go to `temporal server start-dev`, e.g. `--dynamic-config-value limit.maxIDLength=100`.
+ */
+export async function startDevServer(extraArgs: string[] = []): Promise<TestWorkflowEnvironment> {
   installQuietRuntime();
   return TestWorkflowEnvironment.createLocal({
     server: {
@@ -32,6 +35,7 @@ export async function startDevServer(): Promise<TestWorkflowEnvironment> {
       ip: '127.0.0.1',
       searchAttributes: booksyncSearchAttributes,
       log: { format: 'pretty', level: 'error' },
+      ...(extraArgs.length > 0 ? { extraArgs } : {}),
     },
   });
 }

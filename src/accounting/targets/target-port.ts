@@ -118,6 +118,12 @@ export interface AccountingTarget {
    * TargetUnavailableError (retryable).
    */
   push(document: TargetDocument, context: PushContext): Promise<PushResult>;
+  /**
+   * Optional: pushes a backlog in fewer requests (QBO's batch endpoint). One outcome per document, in
+   * order: its PushResult, or the error push() would have thrown for it. The same guarantees as push(): a
+   * document the target already holds is found, never created twice.
+   */
+  pushMany?(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]>;
   /** Finds what the target holds for a key, by the key stored at the target (not booksync's index). */
   find(key: string): Promise<RemoteRecord | null>;
   close(): Promise<void>;

@@ -23,6 +23,8 @@ import {
   voidExternalPaymentSignal,
 } from '../../../workflows/payment-link.js';
 import { IngressError } from '../errors.js';
+import { ObjectId } from '../object-id.js';
+import { invalidArgumentDetails } from '../temporal-signal.js';
 
 export interface CommandRoutesOptions {
   temporalClient: Client;
@@ -34,13 +36,6 @@ export interface CommandRoutesOptions {
   returnedCheckFeeCents?: number;
 }
 
-// Ids are opaque, but they end up in workflow ids and ledger keys: no whitespace, control characters,
-// '/', '#', ',' or ';'.
-const objectId = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\s\p{Cc}/#,;]+$/u, 'an id without whitespace, control characters, "/", "#", "," or ";"');
 const amountCents = z
   .number({ error: 'amountCents must be a number of cents' })
   .int('amountCents must be whole cents')
@@ -58,7 +53,7 @@ const isoDate = z
   );
 
 export const ApplyDepositBody = z.strictObject({
-  paymentLinkId: objectId,
+  paymentLinkId: ObjectId,
   amountCents: amountCents.optional(),
 });
 export const ExternalPaymentBody = z.strictObject({
@@ -135,6 +130,10 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       if (err instanceof WorkflowNotFoundError) {
         throw new IngressError(404, 'not_found', `no workflow ${workflowId}`);
       }
+      const refused = invalidArgumentDetails(err);
+      if (refused !== undefined) {
+        throw new IngressError(400, 'rejected_by_temporal', `Temporal refused the command: ${refused}`);
+      }
       request.log.error({ err, workflowId }, 'Temporal did not accept the command');
       throw new IngressError(
         503,
@@ -174,11 +173,11 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   };
 
   const linkId = (request: FastifyRequest) =>
-    parse(objectId, (request.params as { id?: unknown }).id, 'payment link id');
+    parse(ObjectId, (request.params as { id?: unknown }).id, 'payment link id');
 
   app.post('/commands/checkDeposits/:checkDepositId/apply', async (request, reply) => {
     const checkDepositId = parse(
-      objectId,
+      ObjectId,
       (request.params as { checkDepositId?: unknown }).checkDepositId,
       'check deposit id',
     );
@@ -209,8 +208,8 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     '/commands/checkDeposits/:checkDepositId/applications/:externalPaymentId/void',
     async (request, reply) => {
       const params = request.params as { checkDepositId?: unknown; externalPaymentId?: unknown };
-      const checkDepositId = parse(objectId, params.checkDepositId, 'check deposit id');
-      const externalPaymentId = parse(objectId, params.externalPaymentId, 'external payment id');
+      const checkDepositId = parse(ObjectId, params.checkDepositId, 'check deposit id');
+      const externalPaymentId = parse(ObjectId, params.externalPaymentId, 'external payment id');
       parse(NoBody, request.body, 'body');
       const commandId = commandIdFrom(request.headers['idempotency-key']);
       const workflowId = checkDepositWorkflowId(checkDepositId);
@@ -233,7 +232,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   // that came back later), which books what is missing.
   app.post('/commands/checkDeposits/:checkDepositId/refresh', async (request, reply) => {
     const checkDepositId = parse(
-      objectId,
+      ObjectId,
       (request.params as { checkDepositId?: unknown }).checkDepositId,
       'check deposit id',
     );
@@ -259,7 +258,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
 
   app.get('/commands/checkDeposits/:checkDepositId', async (request) => {
     const checkDepositId = parse(
-      objectId,
+      ObjectId,
       (request.params as { checkDepositId?: unknown }).checkDepositId,
       'check deposit id',
     );
@@ -282,7 +281,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   app.post('/commands/paymentLinks/:id/externalPayments/:externalPaymentId/void', async (request, reply) => {
     const paymentLinkId = linkId(request);
     const externalPaymentId = parse(
-      objectId,
+      ObjectId,
       (request.params as { externalPaymentId?: unknown }).externalPaymentId,
       'external payment id',
     );
@@ -307,7 +306,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   app.post('/commands/paymentLinks/:id/debitMemos/:debitMemoId/void', async (request, reply) => {
     const paymentLinkId = linkId(request);
     const debitMemoId = parse(
-      objectId,
+      ObjectId,
       (request.params as { debitMemoId?: unknown }).debitMemoId,
       'debit memo id',
     );

@@ -6,7 +6,7 @@ import { parseEnvelope } from '../envelope.js';
 import { IngressError, toErrorReply } from '../errors.js';
 import type { IngressMetrics } from '../metrics.js';
 import { routeEvent } from '../routing.js';
-import { signalServiceEvent } from '../temporal-signal.js';
+import { invalidArgumentDetails, signalServiceEvent } from '../temporal-signal.js';
 import type { UnroutedEvents } from '../unrouted-events.js';
 
 export interface WebhookRoutesOptions {
@@ -115,6 +115,12 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
         options.signalTimeoutMs,
       );
     } catch (err) {
+      const refused = invalidArgumentDetails(err);
+      if (refused !== undefined) {
+        // Permanent: a 503 would have the sender retry what Temporal refuses every time.
+        log.warn({ err }, 'Temporal refused the event; answering 400');
+        throw new IngressError(400, 'rejected_by_temporal', `Temporal refused the event: ${refused}`);
+      }
       metrics.signalFailures.inc({ workflow_type: route.workflowType });
       log.error({ err }, 'Temporal did not accept the signal; answering 503 so the sender retries');
       throw new IngressError(

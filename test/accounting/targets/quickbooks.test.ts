@@ -613,6 +613,72 @@ describe('QuickBooks Online target', () => {
     expect((await target.push(docs.payment, noIndex)).created).toBe(true);
   });
 
+  it('numbers a second link of the same name apart (name + digest of its key), and finds both again', async () => {
+    const c = company();
+    const first = documentsForContract();
+    const second = documentsForContract();
+    const shared = { ...second.invoice.invoice, number: first.invoice.invoice?.number ?? '' } as NonNullable<
+      TargetDocument['invoice']
+    >;
+    const again: TargetDocument = { ...second.invoice, invoice: shared };
+    const a = await c.target().push(first.invoice, noIndex);
+    const b = await c.target().push(again, noIndex);
+    const numbers = [a, b].map((r) => double.get(c.realmId, 'Invoice', idOf(r.remoteIds[0]))?.DocNumber);
+    expect(numbers[0]).toBe(shared.number);
+    expect(numbers[1]).toMatch(new RegExp(`^${shared.number.slice(0, 16)}-[a-z2-7]{4}$`));
+    expect((await c.target().push(again, noIndex)).created).toBe(false);
+    expect(countByKey(c.realmId, again.key)).toBe(1);
+  });
+
+  it('pushes a backlog in batches of at most 30: payments wait for their invoice’s batch, a crash or a lost answer makes nothing twice', async () => {
+    const c = company();
+    const sets = Array.from({ length: 16 }, () => documentsForContract());
+    const backlog = sets.flatMap((d) => [d.invoice, d.payment]);
+    backlog.push(sets[0]?.reversal as TargetDocument);
+    const before = double.requests.length;
+    const outcomes = await c.target().pushMany(backlog, noIndex);
+    const results = outcomes.map((o) => {
+      if (o instanceof Error) throw o;
+      return o;
+    });
+    expect(results.every((r) => r.created)).toBe(true);
+    // Each payment is a Payment applied to its invoice (not a journal made for want of the invoice).
+    expect(
+      results.filter((r) => r.key.startsWith('payment:')).map((r) => r.remoteIds[0]?.split(':')[0]),
+    ).toEqual(Array(16).fill('Payment'));
+    const invoice = double.get(c.realmId, 'Invoice', idOf(results[2]?.remoteIds[0]));
+    expect(invoice?.Balance).toBe(70);
+    // The voided first payment: its invoice is owed in full again.
+    expect(double.get(c.realmId, 'Invoice', idOf(results[0]?.remoteIds[0]))?.Balance).toBe(120);
+    const batched = double.requests.length - before;
+    // Two look-up batches (32 keys, 30 a batch), then the invoices, then the payments that need them.
+    expect(double.batches(c.realmId)).toBe(4);
+    // The same backlog one by one, in another company: batching takes far fewer requests.
+    const other = company();
+    const start = double.requests.length;
+    for (const doc of backlog) await other.target().push(doc, noIndex);
+    expect(batched).toBeLessThan((double.requests.length - start) * 0.75);
+
+    // A worker killed after the batch create, before its index write: the next run finds every document.
+    const creates = double.creates(c.realmId);
+    const again = await c.target().pushMany(backlog, noIndex);
+    expect(again.map((o) => (o instanceof Error ? o.message : o.created))).toEqual(backlog.map(() => false));
+    expect(double.creates(c.realmId)).toBe(creates);
+
+    // A batch whose answer is lost is sent again with the same requestid: QBO replays it.
+    const more = Array.from({ length: 3 }, () => documentsForContract()).flatMap((d) => [
+      d.invoice,
+      d.payment,
+    ]);
+    double.loseResponses(1);
+    const lost = await c.target().pushMany(more, noIndex);
+    expect(lost.every((o) => o instanceof TargetUnavailableError)).toBe(true);
+    const retried = await c.target().pushMany(more, noIndex);
+    expect(retried.every((o) => !(o instanceof Error))).toBe(true);
+    // One record per key (a void carries its reversal's marker on the voided payment).
+    for (const doc of [...backlog, ...more]) expect(countByKey(c.realmId, doc.key), doc.key).toBe(1);
+  });
+
   it('matches customers per policy: an ambiguous match is refused, never guessed', async () => {
     const c = company();
     const docs = documentsForContract();

@@ -1,21 +1,12 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountName, Accounts } from '../../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import { type AccountRole, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
-import type { TargetSummary } from '../../../src/accounting/targets/target-index.js';
-import { SandboxClient } from '../../../src/emulator/sandbox-client.js';
-import { ServiceClient } from '../../../src/service/client.js';
-import { sign } from '../../../src/service/webhook-signature.js';
 import { NeedsAttention } from '../../../src/temporal/search-attributes.js';
-import { shuffled } from '../../e2e/expected-books.js';
-import { freePort } from '../../support/free-port.js';
+import { BooksyncProcess } from '../../support/booksync-process.js';
 import { startTryton, type TrytonServer } from '../../support/tryton.js';
 
 // booksync's demo business day pushed to a real Tryton on PostgreSQL by the real `booksync start`, as a
@@ -24,77 +15,14 @@ import { startTryton, type TrytonServer } from '../../support/tryton.js';
 // the worker SIGKILLed between a Tryton create and its index write (a failpoint), Tryton down for 60 s while
 // a business day goes on, and a push Tryton refuses (a closed period) retried by `booksync targets retry`.
 
-const execFileAsync = promisify(execFile);
-const bin = path.resolve('bin/booksync.js');
 const roles = Object.keys(defaultAccountCodes) as AccountRole[];
 
 let tryton: TrytonServer;
-let dataDir: string;
-let env: NodeJS.ProcessEnv;
-let stack: ChildProcess | null = null;
-let output = '';
-
-function startStack(extra: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn(process.execPath, [bin, 'start'], {
-    env: { ...env, ...extra },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  child.stdout?.on('data', (c: Buffer) => {
-    output += c.toString();
-  });
-  child.stderr?.on('data', (c: Buffer) => {
-    output += c.toString();
-  });
-  return child;
-}
-
-async function untilOutput(marker: string, from: number, ms = 400_000) {
-  const deadline = Date.now() + ms;
-  while (!output.slice(from).includes(marker)) {
-    if (Date.now() > deadline) throw new Error(`no "${marker}" in time:\n${output.slice(-4000)}`);
-    await sleep(250);
-  }
-}
-
-async function booksync(...args: string[]): Promise<{ code: number; stdout: string }> {
-  try {
-    const { stdout } = await execFileAsync(process.execPath, [bin, ...args], {
-      env,
-      maxBuffer: 32 * 1024 * 1024,
-    });
-    return { code: 0, stdout };
-  } catch (error) {
-    const e = error as { code: number; stdout: string };
-    return { code: e.code, stdout: e.stdout };
-  }
-}
-
-async function status(): Promise<TargetSummary> {
-  const { stdout } = await booksync('targets', 'status', '--json');
-  return (JSON.parse(stdout) as { targets: TargetSummary[] }).targets[0] as TargetSummary;
-}
-
-async function untilPushed(ms = 300_000): Promise<TargetSummary> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const s = await status();
-    if (s.pending === 0) return s;
-    if (Date.now() > deadline) throw new Error(`still pending: ${JSON.stringify(s)}`);
-    await sleep(1_000);
-  }
-}
-
-function service(): ServiceClient {
-  const { apiKey } = JSON.parse(readFileSync(path.join(dataDir, 'embedded-credentials.json'), 'utf8')) as {
-    apiKey: string;
-  };
-  return new ServiceClient({ baseUrl: `http://127.0.0.1:${env.EMULATOR_PORT}`, apiKey });
-}
+const booksync = new BooksyncProcess();
 
 /** Tryton against the ledger: every account, every invoice, every reversal, one record per entry. */
 async function expectTrytonEqualsLedger() {
-  const ledger = EmbeddedLedger.open({ path: path.join(dataDir, 'ledger.db') });
+  const ledger = EmbeddedLedger.open({ path: path.join(booksync.dataDir, 'ledger.db') });
   try {
     const ours = await ledger.balances();
     const theirs = await tryton.balances(Object.values(defaultAccountCodes));
@@ -106,7 +34,7 @@ async function expectTrytonEqualsLedger() {
 
     // Every invoice booksync knows of (a link it has booked): Tryton's amount to pay, the ledger's open
     // receivable and the service's remainder agree. (A link nothing happened to yet is not in the books.)
-    const client = service();
+    const client = booksync.service();
     const open = new Map((await ledger.openItems('receivable')).map((i) => [i.documentId, i.openCents]));
     let links = 0;
     for await (const link of client.paymentLinks()) {
@@ -165,85 +93,40 @@ async function expectTrytonEqualsLedger() {
 
 beforeAll(async () => {
   tryton = await startTryton();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'booksync-tryton-books-'));
-  env = {
-    ...process.env,
-    BOOKSYNC_DATA_DIR: dataDir,
-    TEMPORAL_DEV_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    EMULATOR_PORT: String(await freePort()),
-    INGRESS_PORT: String(await freePort()),
-    METRICS_PORT: String(await freePort()),
+  await booksync.prepare({
     ACCOUNTING_TARGET: 'tryton',
     TRYTON_URL: tryton.url,
     TRYTON_DATABASE: tryton.database,
     TRYTON_USER: tryton.username,
     TRYTON_PASSWORD: tryton.password,
-    LOG_LEVEL: 'info',
-    LOG_FORMAT: 'json',
-    CI: '',
-  };
+  });
 }, 300_000);
 
 afterAll(async () => {
-  if (stack?.pid) {
-    try {
-      process.kill(-stack.pid, 'SIGINT');
-      await sleep(5_000);
-      process.kill(-stack.pid, 'SIGKILL');
-    } catch {
-      // Gone already.
-    }
-  }
+  await booksync.stop('tryton-books');
   await tryton?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
   it('survives a SIGKILL between a Tryton create and its index write, and every event delivered twice more, shuffled: one Tryton record per entry', async () => {
     // The failpoint kills the whole worker right after Tryton created the first document.
-    const first = startStack({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: 'tryton' });
-    const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
-      first.once('exit', (_c, signal) => resolve(signal)),
-    );
-    expect(exit).toBe('SIGKILL');
-    try {
-      process.kill(-(first.pid as number), 'SIGKILL'); // its dev server child
-    } catch {
-      // Already gone.
-    }
-    await sleep(1_000);
-    const killedAt = output.length;
-    stack = startStack();
-    await untilOutput('booksync is running', killedAt).catch(() => untilOutput('Temporal UI', killedAt));
-    const demo = await booksync('demo');
+    const first = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: 'tryton' });
+    expect(await booksync.exited(first)).toBe('SIGKILL');
+    const killedAt = booksync.output.length;
+    booksync.start();
+    await booksync.running(killedAt);
+    const demo = await booksync.cli(['demo']);
     expect(demo.stdout).toContain('each flow in the Temporal UI');
-    const pushed = await untilPushed();
+    const pushed = await booksync.untilPushed();
     expect(pushed.failed).toBe(0);
     const entries = await expectTrytonEqualsLedger();
     expect(pushed.pushed).toBe(entries);
 
-    // Every event of the day delivered again, twice each, shuffled, signed like the service signs them:
-    // state is fetched, so nothing new is booked, and nothing reaches Tryton twice.
-    const { apiKey } = JSON.parse(readFileSync(path.join(dataDir, 'embedded-credentials.json'), 'utf8')) as {
-      apiKey: string;
-    };
-    const sandbox = new SandboxClient({ baseUrl: `http://127.0.0.1:${env.EMULATOR_PORT}`, apiKey });
-    const secret = (await service().listWebhooks()).webhooks.find((w) => w.secret)?.secret as string;
-    const events: string[] = [];
-    for await (const item of sandbox.allEvents()) events.push(JSON.stringify(item.event));
-    expect(events.length).toBeGreaterThan(10);
-    for (const body of shuffled([...events, ...events], 20_261_123)) {
-      const t = Math.floor(Date.now() / 1000);
-      const response = await fetch(`http://127.0.0.1:${env.INGRESS_PORT}/webhooks/service`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'service-signature': sign(secret, body, t) },
-        body,
-      });
-      expect(response.status).toBe(200);
-    }
+    // Every event of the day delivered again, twice each, shuffled: state is fetched, so nothing new is
+    // booked, and nothing reaches Tryton twice.
+    expect(await booksync.redeliverEverythingTwice(20_261_123)).toBeGreaterThan(10);
     await sleep(10_000);
-    const again = await untilPushed();
+    const again = await booksync.untilPushed();
     expect(again.pushed).toBe(entries);
     expect(await expectTrytonEqualsLedger()).toBe(entries);
   });
@@ -251,25 +134,25 @@ describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
   it('waits out Tryton down for 60 s while a business day goes on, then pushes it all once', async () => {
     await tryton.stop();
     const started = Date.now();
-    const demo = await booksync('demo');
+    const demo = await booksync.cli(['demo']);
     expect(demo.code).toBe(0);
-    expect((await status()).pending).toBeGreaterThan(0);
+    expect((await booksync.targetStatus()).pending).toBeGreaterThan(0);
     await sleep(Math.max(0, 60_000 - (Date.now() - started)));
     await tryton.start();
-    const pushed = await untilPushed();
+    const pushed = await booksync.untilPushed();
     expect(pushed.failed).toBe(0);
     expect(pushed.pushed).toBe(await expectTrytonEqualsLedger());
   });
 
   it('a push Tryton refuses is FAILED with its message, flagged, and goes through with targets retry', async () => {
     const today = new Date().toISOString().slice(0, 10);
-    const link = await service().createPaymentLink({
+    const link = await booksync.service().createPaymentLink({
       name: 'INV-CLOSED-PERIOD',
       requestedAmountCents: 55_00,
     });
     await tryton.setPeriodState(today, 'close');
     try {
-      const recorded = await booksync(
+      const recorded = await booksync.cli([
         'link',
         'record-payment',
         link.id,
@@ -277,20 +160,20 @@ describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
         '2500',
         '--paid-at',
         today,
-      );
+      ]);
       expect(recorded.code).toBe(0);
       const deadline = Date.now() + 120_000;
-      let s = await status();
+      let s = await booksync.targetStatus();
       while (s.failed === 0 && Date.now() < deadline) {
         await sleep(1_000);
-        s = await status();
+        s = await booksync.targetStatus();
       }
       expect(s.failed).toBeGreaterThan(0);
       expect(s.failures[0]?.reason).toMatch(/period/i);
-      const text = await booksync('targets', 'status');
+      const text = await booksync.cli(['targets', 'status']);
       expect(text.code).toBe(1);
       expect(text.stdout).toMatch(/FAILED .*period/);
-      const connection = await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_DEV_PORT}` });
+      const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
       try {
         const described = await new Client({ connection }).workflow
           .getHandle('accounting-target-tryton')
@@ -302,10 +185,10 @@ describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
     } finally {
       await tryton.setPeriodState(today, 'reopen');
     }
-    const retried = await booksync('targets', 'retry', '--failed', '--wait', '120');
+    const retried = await booksync.cli(['targets', 'retry', '--failed', '--wait', '120']);
     expect(retried.stdout).not.toContain('FAILED');
     expect(retried.code).toBe(0);
-    const after = await untilPushed();
+    const after = await booksync.untilPushed();
     expect(after.failed).toBe(0);
     expect(after.pushed).toBe(await expectTrytonEqualsLedger());
   });

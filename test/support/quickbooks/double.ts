@@ -23,6 +23,8 @@ interface Realm {
   inFlight: number;
   maxInFlight: number;
   creates: number;
+  /** Batch requests served. */
+  batches: number;
 }
 
 interface IssuedToken {
@@ -160,6 +162,7 @@ export class QuickBooksDouble {
       inFlight: 0,
       maxInFlight: 0,
       creates: 0,
+      batches: 0,
     };
     this.realms.set(realmId, realm);
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -237,6 +240,10 @@ export class QuickBooksDouble {
 
   maxInFlight(realmId: string): number {
     return this.realm(realmId).maxInFlight;
+  }
+
+  batches(realmId: string): number {
+    return this.realm(realmId).batches;
   }
 
   creates(realmId: string): number {
@@ -379,10 +386,16 @@ export class QuickBooksDouble {
     const [resource = '', id] = rest.split('/');
     if (method === 'GET' && resource === 'query')
       return { status: 200, body: this.query(realm, query.query ?? '') };
-    const entity = entityPaths[resource];
-    if (!entity)
-      throw new FaultError(400, 'ValidationFault', 'Unsupported Operation', `no resource ${resource}`, '500');
     if (method === 'GET' && id) {
+      const entity = entityPaths[resource];
+      if (!entity)
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Unsupported Operation',
+          `no resource ${resource}`,
+          '500',
+        );
       const found = realm.entities.get(entity)?.get(id);
       if (!found)
         throw new FaultError(400, 'ValidationFault', 'Object Not Found', `${entity} ${id} not found`, '610');
@@ -396,40 +409,95 @@ export class QuickBooksDouble {
     if (replay) return replay;
     if (!requestId)
       this.violations.push(`POST ${resource} ${query.operation ?? 'create'} without a requestid`);
+    if (resource === 'batch') {
+      const reply = { status: 200, body: this.batch(realm, body) };
+      if (replayKey) realm.replies.set(replayKey, reply);
+      return reply;
+    }
+    const entity = entityPaths[resource];
+    if (!entity)
+      throw new FaultError(400, 'ValidationFault', 'Unsupported Operation', `no resource ${resource}`, '500');
+    // An injected fault is one-off (not replayed), unlike QBO's own refusals.
     const injected = this.nextFaults.shift();
     if (injected) throw injected;
-    const operation = query.operation ?? 'create';
-    const object = (body ?? {}) as Record<string, unknown>;
-    const problems =
-      operation === 'create'
-        ? this.contract.checkCreate(entity, object)
-        : this.contract.check(object, this.contract.entityType(entity), `$.${entity}`);
-    if (problems.length > 0) {
-      this.violations.push(...problems.map((p) => `request POST ${resource}: ${p}`));
-      throw new FaultError(400, 'ValidationFault', 'XSD contract violation', problems.join('; '), '2010');
-    }
-    let result: Entity;
     try {
-      if (operation === 'create') result = this.create(realm, entity, object);
-      else if (operation === 'update') result = this.update(realm, entity, object);
-      else if (operation === 'void') result = this.void(realm, entity, object);
-      else
-        throw new FaultError(
-          400,
-          'ValidationFault',
-          'Unsupported Operation',
-          `operation ${operation}`,
-          '500',
-        );
+      const result = this.write(
+        realm,
+        entity,
+        query.operation ?? 'create',
+        (body ?? {}) as Record<string, unknown>,
+      );
+      const reply = { status: 200, body: { [entity]: result, time: now() } };
+      if (replayKey) realm.replies.set(replayKey, reply);
+      return reply;
     } catch (error) {
       // A refusal is replayed too: the same requestid answers the same way.
       if (error instanceof FaultError && replayKey)
         realm.replies.set(replayKey, { status: error.status, body: faultBody(error) });
       throw error;
     }
-    const reply = { status: 200, body: { [entity]: result, time: now() } };
-    if (replayKey) realm.replies.set(replayKey, reply);
-    return reply;
+  }
+
+  /** One create, update or void, checked against the XSD first (a single request or a batch item). */
+  private write(realm: Realm, entity: string, operation: string, object: Record<string, unknown>): Entity {
+    const problems =
+      operation === 'create'
+        ? this.contract.checkCreate(entity, object)
+        : this.contract.check(object, this.contract.entityType(entity), `$.${entity}`);
+    if (problems.length > 0) {
+      this.violations.push(...problems.map((p) => `request POST ${entity.toLowerCase()}: ${p}`));
+      throw new FaultError(400, 'ValidationFault', 'XSD contract violation', problems.join('; '), '2010');
+    }
+    if (operation === 'create') return this.create(realm, entity, object);
+    if (operation === 'update') return this.update(realm, entity, object);
+    if (operation === 'void') return this.void(realm, entity, object);
+    throw new FaultError(400, 'ValidationFault', 'Unsupported Operation', `operation ${operation}`, '500');
+  }
+
+  /**
+   * `POST /batch`: up to 30 BatchItemRequests (a Query, or an entity with its operation), each answered in a
+   * BatchItemResponse with its bId: the entity, a QueryResponse or its own Fault. One request of the limits.
+   */
+  private batch(realm: Realm, body: unknown) {
+    const problems = this.contract.check(body, 'IntuitBatchRequest');
+    if (problems.length > 0) {
+      this.violations.push(...problems.map((p) => `request POST batch: ${p}`));
+      throw new FaultError(400, 'ValidationFault', 'XSD contract violation', problems.join('; '), '2010');
+    }
+    const items = (body as { BatchItemRequest: Record<string, unknown>[] }).BatchItemRequest;
+    if (items.length > 30)
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Batch size exceeded',
+        `${items.length} items, at most 30`,
+        '4001',
+      );
+    realm.batches++;
+    const control = new Set(['bId', 'operation', 'optionsData']);
+    const responses = items.map((item) => {
+      const bId = String(item.bId ?? '');
+      try {
+        if (typeof item.Query === 'string') {
+          const { QueryResponse } = this.query(realm, item.Query);
+          return { bId, QueryResponse };
+        }
+        const entity = Object.keys(item).find((k) => !control.has(k)) ?? '';
+        if (!Object.values(entityPaths).includes(entity))
+          throw new FaultError(400, 'ValidationFault', 'Unsupported Operation', `no entity ${entity}`, '500');
+        const operation = String(item.operation ?? 'create');
+        const injected = this.nextFaults.shift();
+        if (injected) throw injected;
+        return {
+          bId,
+          [entity]: this.write(realm, entity, operation, item[entity] as Record<string, unknown>),
+        };
+      } catch (error) {
+        if (!(error instanceof FaultError)) throw error;
+        return { bId, Fault: faultBody(error).Fault };
+      }
+    });
+    return { BatchItemResponse: responses, time: now() };
   }
 
   /** `select * from X [where F = 'v' [and G = 'w']] [maxresults n]`: the forms the adapter uses. */

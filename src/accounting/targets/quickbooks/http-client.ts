@@ -25,6 +25,27 @@ export interface QboClientOptions {
   timeoutMs?: number;
 }
 
+/** `select * from Entity where F = 'v' and ...`: the simple equality queries booksync needs. */
+export function selectQuery(entity: string, where: Record<string, string>): string {
+  const conditions = Object.entries(where).map(([field, value]) => `${field} = ${quoted(value)}`);
+  return `select * from ${entity}${conditions.length ? ` where ${conditions.join(' and ')}` : ''}`;
+}
+
+/** `select * from Entity where Field LIKE 'prefix%'`. */
+export function selectLikeQuery(entity: string, field: string, pattern: string): string {
+  return `select * from ${entity} where ${field} LIKE ${quoted(pattern)}`;
+}
+
+/** A batch operation: a query (rows of `entity`), or a write of `entity`. */
+export type BatchItem =
+  | { query: string; entity: string }
+  | { entity: string; body: Record<string, unknown>; operation?: 'create' | 'update' | 'void' };
+
+export type BatchAnswer = QboEntity | QboEntity[] | Error;
+
+/** QBO's limit of operations in one batch request. */
+export const BATCH_LIMIT = 30;
+
 export class QboClient {
   constructor(private readonly options: QboClientOptions) {}
 
@@ -45,9 +66,7 @@ export class QboClient {
 
   /** `select * from Entity where F = 'v' and ...`: the simple equality queries booksync needs. */
   async select(entity: string, where: Record<string, string>): Promise<QboEntity[]> {
-    const conditions = Object.entries(where).map(([field, value]) => `${field} = ${quoted(value)}`);
-    const text = `select * from ${entity}${conditions.length ? ` where ${conditions.join(' and ')}` : ''}`;
-    const json = (await this.call('GET', 'query', { query: text })) as {
+    const json = (await this.call('GET', 'query', { query: selectQuery(entity, where) })) as {
       QueryResponse?: Record<string, unknown>;
     };
     const rows = json.QueryResponse?.[entity];
@@ -57,9 +76,39 @@ export class QboClient {
   /** `select * from Entity where Field LIKE 'prefix%'`: finding a marker at the start of PrivateNote. */
   async selectLike(entity: string, field: string, pattern: string): Promise<QboEntity[]> {
     const json = (await this.call('GET', 'query', {
-      query: `select * from ${entity} where ${field} LIKE ${quoted(pattern)}`,
+      query: selectLikeQuery(entity, field, pattern),
     })) as { QueryResponse?: Record<string, unknown> };
     return z.array(entityShape).parse(json.QueryResponse?.[entity] ?? []) as QboEntity[];
+  }
+
+  /**
+   * `POST /batch`: up to 30 operations in one request of QBO's limits. Each answer is the entity, the
+   * query's rows, or that item's own Fault as a typed error; a failure of the whole batch throws.
+   */
+  async batch(items: BatchItem[], requestid: string): Promise<BatchAnswer[]> {
+    const json = (await this.call(
+      'POST',
+      'batch',
+      { requestid },
+      {
+        BatchItemRequest: items.map((item, i) =>
+          'query' in item
+            ? { bId: String(i), Query: item.query }
+            : { bId: String(i), operation: item.operation ?? 'create', [item.entity]: item.body },
+        ),
+      },
+    )) as { BatchItemResponse?: Record<string, unknown>[] };
+    const byId = new Map((json.BatchItemResponse ?? []).map((r) => [String(r.bId), r]));
+    return items.map((item, i): BatchAnswer => {
+      const answer = byId.get(String(i));
+      if (!answer) return new TargetUnavailableError('quickbooks', `batch answered without item ${i}`);
+      if (answer.Fault) return faultError(400, JSON.stringify({ Fault: answer.Fault }), null);
+      if ('query' in item) {
+        const rows = (answer.QueryResponse as Record<string, unknown> | undefined)?.[item.entity];
+        return z.array(entityShape).parse(rows ?? []) as QboEntity[];
+      }
+      return entityShape.parse(answer[item.entity]) as QboEntity;
+    });
   }
 
   private async call(

@@ -1,7 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping } from '../account-mapping.js';
-import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
+import {
+  nonRetryableTargetErrors,
+  TargetConfigurationError,
+  TargetConflictError,
+  TargetRefusedError,
+} from '../errors.js';
 import type {
   AccountingTarget,
   PushContext,
@@ -12,7 +18,14 @@ import type {
 import { AccountDirectory, type Ref } from './accounts.js';
 import { DocumentMapper, invoiceNumber, type Plan, pairOf } from './documents.js';
 import { isStaleObject } from './faults.js';
-import { QboClient, type QboEntity } from './http-client.js';
+import {
+  BATCH_LIMIT,
+  type BatchItem,
+  QboClient,
+  type QboEntity,
+  selectLikeQuery,
+  selectQuery,
+} from './http-client.js';
 import { ItemDirectory } from './items.js';
 import { createRequestId, docNumberTag, marker, markersIn, requestIdFor } from './keys.js';
 import { type RealmLimiter, realmLimiter } from './limiter.js';
@@ -61,6 +74,46 @@ const voidable = new Set(['Invoice', 'Payment', 'BillPayment']);
 /** Documents with their own number, found by the PrivateNote marker instead of the DocNumber tag. */
 const ownNumber = new Set(['invoice', 'bill']);
 
+/** A planned document needs one that is created in the batch being gathered: send that batch first. */
+class WaitForWave extends Error {}
+
+/** A refusal of this one document (push() would have thrown it); anything else stops the batch. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof Error && (nonRetryableTargetErrors as readonly string[]).includes(error.name);
+}
+
+function refusalOrThrow(run: () => PushResult): PushResult | Error {
+  try {
+    return run();
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    return error as Error;
+  }
+}
+
+async function refusalOrThrowAsync(run: () => Promise<PushResult>): Promise<PushResult | Error> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    return error as Error;
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** The row that carries this key's marker. */
+function rowOf(rows: QboEntity[], key: string): QboEntity | null {
+  return rows.find((r) => markersIn(r.PrivateNote).some((m) => m.key === key)) ?? null;
+}
+
+/** A batch of creates' requestid: its creates', so the same batch retried after a lost answer is replayed. */
+function batchRequestId(createRequestIds: string[]): string {
+  return requestIdFor(createRequestIds.join('\n'), 'batch');
+}
+
 function parseRemoteId(remoteId: string | undefined): { entity: string; id: string } | null {
   const parts = (remoteId ?? '').split(':');
   if (parts.length === 2 && parts[0] && parts[1]) return { entity: parts[0], id: parts[1] };
@@ -73,6 +126,7 @@ export class QuickBooksTarget implements AccountingTarget {
   private readonly accounts: AccountDirectory;
   private readonly parties: PartyDirectory;
   private readonly mapper: DocumentMapper;
+  private readonly invoiceCustomers = new Map<string, Ref>();
 
   constructor(private readonly options: QuickBooksTargetOptions) {
     this.client = new QboClient({
@@ -120,6 +174,7 @@ export class QuickBooksTarget implements AccountingTarget {
     const created = await this.client.write(plan.entity, plan.body, {
       requestid: createRequestId(document.key, plan.body),
     });
+    this.remember(plan.entity, created);
     // A replayed requestid answers with the first create's record: if that had other contents, say so.
     const stored = markersIn(created.PrivateNote).find((m) => m.key === document.key);
     if (stored && stored.contentHash !== document.contentHash) {
@@ -175,7 +230,154 @@ export class QuickBooksTarget implements AccountingTarget {
       entity !== 'JournalEntry' && ownNumber.has(kind)
         ? await this.client.selectLike(entity, 'PrivateNote', `${marker(key, '')}%`)
         : await this.client.select(entity, { DocNumber: docNumberTag(key) });
-    return rows.find((r) => markersIn(r.PrivateNote).some((m) => m.key === key)) ?? null;
+    return rowOf(rows, key);
+  }
+
+  /** lookup()'s query, for a batch. */
+  private lookupQuery(entity: string, key: string): BatchItem {
+    const kind = keyPrefix(baseKey(key));
+    return {
+      entity,
+      query:
+        entity !== 'JournalEntry' && ownNumber.has(kind)
+          ? selectLikeQuery(entity, 'PrivateNote', `${marker(key, '')}%`)
+          : selectQuery(entity, { DocNumber: docNumberTag(key) }),
+    };
+  }
+
+  /**
+   * A backlog in batches: the documents' keys looked up 30 to a request, then what is missing created 30 to
+   * a request, in waves, where a document that needs one created in the same wave (a payment and its
+   * invoice) waits for the next. As push(): looked up before created, so a crash after a batch create and
+   * before the index write finds the records on the next run; the batch's requestid replays a lost answer.
+   * Reversals go one by one through push().
+   */
+  async pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
+    const outcomes: (PushResult | Error | undefined)[] = new Array(documents.length);
+    try {
+      await this.lookUpAll(documents, outcomes);
+      await this.createInWaves(documents, outcomes, context);
+    } catch (error) {
+      // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order
+      // (a payment planned without its invoice would become a journal entry).
+      const cause = asError(error);
+      for (let i = 0; i < outcomes.length; i++) outcomes[i] ??= cause;
+    }
+    return outcomes.map((o) => o ?? new Error('not pushed'));
+  }
+
+  private async lookUpAll(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
+    const looked = documents.flatMap((doc, i) => (doc.kind === 'reversal' ? [] : [{ doc, i }]));
+    for (let start = 0; start < looked.length; start += BATCH_LIMIT) {
+      const chunk = looked.slice(start, start + BATCH_LIMIT);
+      const items = chunk.map(({ doc }) => this.lookupQuery(this.entityOf(doc.key), doc.key));
+      // A fresh requestid: a replayed read would answer with what QBO held the first time.
+      const answers = await this.client.batch(items, randomUUID());
+      chunk.forEach(({ doc, i }, j) => {
+        const answer = answers[j];
+        if (answer instanceof Error) throw answer;
+        const record = rowOf(answer as QboEntity[], doc.key);
+        const mark = record && markersIn(record.PrivateNote).find((m) => m.key === doc.key);
+        if (record && mark) {
+          const entity = (items[j] as { entity: string }).entity;
+          const found = {
+            key: doc.key,
+            remoteIds: [`${entity}:${record.Id}`],
+            contentHash: mark.contentHash,
+          };
+          outcomes[i] = refusalOrThrow(() => this.already(found, doc));
+        }
+      });
+    }
+  }
+
+  private async createInWaves(
+    documents: TargetDocument[],
+    outcomes: (PushResult | Error | undefined)[],
+    context: PushContext,
+  ) {
+    const wave: { i: number; doc: TargetDocument; entity: string; body: Record<string, unknown> }[] = [];
+    const created = new Map<string, RemoteRecord>();
+    const inWave = new Set<string>();
+    const deferredKeys = new Set<string>();
+    const waveContext: PushContext = {
+      pushed: (key) => {
+        if (inWave.has(key) || deferredKeys.has(key)) throw new WaitForWave();
+        return created.get(key) ?? context.pushed(key);
+      },
+    };
+    const flush = async () => {
+      if (wave.length === 0) return;
+      const items: BatchItem[] = wave.map((w) => ({ entity: w.entity, body: w.body }));
+      const ids = wave.map((w) => createRequestId(w.doc.key, w.body));
+      const answers = await this.client.batch(items, batchRequestId(ids));
+      wave.forEach((w, j) => {
+        const answer = answers[j] as QboEntity | Error;
+        if (answer instanceof Error) {
+          if (!isRefusal(answer)) throw answer;
+          outcomes[w.i] = answer;
+          return;
+        }
+        this.remember(w.entity, answer);
+        const stored = markersIn(answer.PrivateNote).find((m) => m.key === w.doc.key);
+        const result: PushResult = {
+          key: w.doc.key,
+          remoteIds: [`${w.entity}:${answer.Id}`],
+          contentHash: w.doc.contentHash,
+          created: true,
+        };
+        outcomes[w.i] =
+          stored && stored.contentHash !== w.doc.contentHash
+            ? new TargetConflictError(this.name, w.doc.key, stored.contentHash, w.doc.contentHash)
+            : result;
+        created.set(w.doc.key, result);
+      });
+      this.options.logger?.info({ documents: wave.length }, 'pushed a batch to quickbooks');
+      wave.length = 0;
+      inWave.clear();
+    };
+    // Rounds: a document that needs one still in the wave (or deferred) waits for the next round, so an
+    // invoice and its payment cost two batches for the whole backlog, not two per pair.
+    let round = documents.flatMap((_doc, i) => (outcomes[i] ? [] : [i]));
+    while (round.length > 0) {
+      const deferred: number[] = [];
+      deferredKeys.clear();
+      for (const i of round) {
+        const doc = documents[i] as TargetDocument;
+        const defer = () => {
+          deferred.push(i);
+          deferredKeys.add(doc.key);
+        };
+        try {
+          if (doc.kind === 'reversal') {
+            if (doc.reverses && (inWave.has(doc.reverses) || deferredKeys.has(doc.reverses))) defer();
+            else outcomes[i] = await refusalOrThrowAsync(() => this.push(doc, waveContext));
+            continue;
+          }
+          const plan = await this.plan(doc, waveContext);
+          if ('found' in plan) outcomes[i] = plan.found;
+          else if (
+            plan.entity === 'Invoice' &&
+            wave.some((w) => w.entity === 'Invoice' && w.body.DocNumber === plan.body.DocNumber)
+          ) {
+            // Two links of one name: the second is numbered once the first exists.
+            defer();
+          } else if (plan.entity !== this.entityOf(doc.key) && (await this.findIn(plan.entity, doc.key))) {
+            outcomes[i] = await refusalOrThrowAsync(() => this.push(doc, waveContext));
+          } else {
+            wave.push({ i, doc, entity: plan.entity, body: plan.body });
+            inWave.add(doc.key);
+            if (wave.length === BATCH_LIMIT) await flush();
+          }
+        } catch (error) {
+          if (error instanceof WaitForWave) defer();
+          else if (isRefusal(error)) outcomes[i] = error as Error;
+          else throw error;
+        }
+      }
+      await flush();
+      round = deferred;
+    }
   }
 
   private already(existing: RemoteRecord, document: TargetDocument): PushResult {
@@ -198,10 +400,9 @@ export class QuickBooksTarget implements AccountingTarget {
         // A link booked again after its reversal (`invoice:pl#2`) is a new invoice beside the voided one.
         const name = doc.invoice?.number ?? docNumberTag(doc.key);
         const version = keyVersion(doc.key);
-        const number = invoiceNumber(version > 1 ? `${name}#${version}` : name);
-        const adopted = await this.adoptInvoice(doc, number);
-        if (adopted) return { found: adopted };
-        return (await this.mapper.invoice(doc, number)) ?? this.mapper.journal(doc);
+        const numbered = await this.numberInvoice(doc, version > 1 ? `${name}#${version}` : name);
+        if ('found' in numbered) return numbered;
+        return (await this.mapper.invoice(doc, numbered.number)) ?? this.mapper.journal(doc);
       }
       case 'debit-memo':
         return (await this.mapper.invoice(doc, docNumberTag(doc.key))) ?? this.mapper.journal(doc);
@@ -249,22 +450,40 @@ export class QuickBooksTarget implements AccountingTarget {
 
   /** The invoice's own customer, so a payment is never applied under a customer guessed again. */
   private async customerOf(invoiceId: string): Promise<Ref> {
+    const known = this.invoiceCustomers.get(invoiceId);
+    if (known) return known;
     const invoice = await this.client.read('Invoice', invoiceId);
+    this.remember('Invoice', invoice);
     return invoice.CustomerRef as Ref;
   }
 
+  /** An invoice's customer never changes once booksync made it: kept, so its payments need no read. */
+  private remember(entity: string, record: QboEntity) {
+    if (entity === 'Invoice' && record.CustomerRef) {
+      this.invoiceCustomers.set(record.Id, record.CustomerRef as Ref);
+    }
+  }
+
   /**
-   * An invoice with the link's number already in QBO and no booksync marker: adopted under 'match-existing'
-   * (the marker is added by a sparse update), refused under 'create'.
+   * The invoice's number in QBO. Free: the link's name. Taken by an invoice booksync made for another link (a
+   * name used again, e.g. each demo day's INV-1001): the name with a digest of this key, so both stay
+   * findable and neither is guessed. Taken by an invoice keyed in QBO: adopted under 'match-existing' (the
+   * marker added by a sparse update), refused under 'create'.
    */
-  private async adoptInvoice(doc: TargetDocument, number: string): Promise<PushResult | null> {
+  private async numberInvoice(
+    doc: TargetDocument,
+    name: string,
+  ): Promise<{ number: string } | { found: PushResult }> {
+    const number = invoiceNumber(name);
     const [existing] = await this.client.select('Invoice', { DocNumber: number });
-    if (!existing) return null;
-    const owner = markersIn(existing.PrivateNote)[0];
-    if (owner) {
+    if (!existing) return { number };
+    if (markersIn(existing.PrivateNote).length > 0) {
+      const distinct = `${name.slice(0, 16)}-${docNumberTag(doc.key).slice(-4)}`;
+      const [taken] = await this.client.select('Invoice', { DocNumber: distinct });
+      if (!taken) return { number: distinct };
       throw new TargetRefusedError(
         this.name,
-        `invoice number ${number} is already booksync's ${owner.key} (QuickBooks Id ${existing.Id})`,
+        `invoice numbers ${number} and ${distinct} are both taken in QuickBooks (Ids ${existing.Id}, ${taken.Id})`,
       );
     }
     if (this.options.matching !== 'match-existing') {
@@ -290,10 +509,12 @@ export class QuickBooksTarget implements AccountingTarget {
       doc.key,
     );
     return {
-      key: doc.key,
-      remoteIds: [`Invoice:${updated.Id}`],
-      contentHash: doc.contentHash,
-      created: false,
+      found: {
+        key: doc.key,
+        remoteIds: [`Invoice:${updated.Id}`],
+        contentHash: doc.contentHash,
+        created: false,
+      },
     };
   }
 
