@@ -15,13 +15,17 @@ export interface CommandApiTarget {
   apiKey: string;
 }
 
-/** INGRESS_PUBLIC_URL (or INGRESS_HOST:INGRESS_PORT) and COMMAND_API_KEY, else the embedded stack's stored key. */
+/**
+ * OPS_HOST:OPS_PORT when the command API has its own listener, else INGRESS_PUBLIC_URL (or
+ * INGRESS_HOST:INGRESS_PORT); and COMMAND_API_KEY, else the embedded stack's stored key.
+ */
 export function commandApiTarget(settings: Settings): CommandApiTarget {
-  const host = settings.INGRESS_HOST === '0.0.0.0' ? '127.0.0.1' : settings.INGRESS_HOST;
-  const baseUrl = (settings.INGRESS_PUBLIC_URL ?? `http://${host}:${settings.INGRESS_PORT}`).replace(
-    /\/$/,
-    '',
-  );
+  const reachable = (host: string) => (host === '0.0.0.0' ? '127.0.0.1' : host);
+  const baseUrl = (
+    settings.OPS_PORT !== undefined
+      ? `http://${reachable(settings.OPS_HOST)}:${settings.OPS_PORT}`
+      : (settings.INGRESS_PUBLIC_URL ?? `http://${reachable(settings.INGRESS_HOST)}:${settings.INGRESS_PORT}`)
+  ).replace(/\/$/, '');
   const apiKey =
     settings.COMMAND_API_KEY ?? readEmbeddedCommandApiKey(path.resolve(settings.BOOKSYNC_DATA_DIR));
   if (!apiKey) {

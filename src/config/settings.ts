@@ -90,7 +90,9 @@ export const settingsSchema = z.object({
     .describe('Accepted distance between a signature timestamp and now.'),
 
   INGRESS_HOST: z.string().min(1).default('127.0.0.1').describe('Address the webhook ingress listens on.'),
-  INGRESS_PORT: port.default(3000).describe('Port of the webhook ingress and command API.'),
+  INGRESS_PORT: port
+    .default(3000)
+    .describe('Port of the webhook ingress (and, without OPS_PORT, of the command API and /metrics).'),
   INGRESS_PUBLIC_URL: httpUrl
     .optional()
     .describe('URL the service delivers webhooks to (default: http://INGRESS_HOST:INGRESS_PORT).'),
@@ -99,6 +101,16 @@ export const settingsSchema = z.object({
     .min(16, 'at least 16 characters')
     .optional()
     .describe('Bearer key of the command API (apply deposits, reconcile...).'),
+  OPS_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('Address of the operations listener (used when OPS_PORT is set); keep it private.'),
+  OPS_PORT: port
+    .optional()
+    .describe(
+      'Port of a separate operations listener: the command API, /metrics and /events/unrouted move there, and INGRESS_PORT serves only the webhook route and /healthz, /readyz. Unset: one listener serves all.',
+    ),
 
   EMULATOR_HOST: z.string().min(1).default('127.0.0.1').describe('Address of the embedded emulator.'),
   EMULATOR_PORT: port.default(4010).describe('Port of the embedded emulator.'),

@@ -1,12 +1,17 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
-import { createIngress, type IngressOptions } from './server.js';
+import { createIngress, createIngressApps, type IngressApp, type IngressOptions } from './server.js';
 
 export interface StartIngressOptions extends Omit<IngressOptions, 'temporalClient'> {
   /** Interface to listen on. Default 127.0.0.1; use 0.0.0.0 in a container. */
   host?: string;
   /** Port to listen on; 0 picks a free one. Default 0. */
   port?: number;
+  /**
+   * A second listener for the command API, /metrics and /events/unrouted (OPS_HOST, OPS_PORT); the first then
+   * serves only the webhook route and health. Omitted: one listener serves everything.
+   */
+  operations?: { host?: string; port: number };
   /**
    * Temporal to signal: either an existing client (left open on close) or how to connect (the connection is
    * opened here and closed by close()).
@@ -18,15 +23,17 @@ export interface StartIngressOptions extends Omit<IngressOptions, 'temporalClien
 }
 
 export interface RunningIngress {
-  /** Base URL, e.g. http://127.0.0.1:8081. */
+  /** Base URL of the webhook listener, e.g. http://127.0.0.1:8081. */
   address: string;
+  /** Base URL of the command API and operators' endpoints: the operations listener, or `address`. */
+  operationsAddress: string;
   /** Stops accepting, lets in-flight deliveries finish (their signal included), then releases Temporal. */
   close(): Promise<void>;
 }
 
 /** Connects to Temporal, builds the ingress and listens. For the CLI and the supervised process tree. */
 export async function startIngress(options: StartIngressOptions): Promise<RunningIngress> {
-  const { host = '127.0.0.1', port = 0, temporal, ...ingressOptions } = options;
+  const { host = '127.0.0.1', port = 0, operations, temporal, ...ingressOptions } = options;
   let ownedConnection: Connection | undefined;
   let client: Client;
   if ('client' in temporal) {
@@ -36,26 +43,42 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     client = new Client({ connection: ownedConnection, namespace: temporal.namespace ?? 'default' });
   }
 
-  let app: ReturnType<typeof createIngress>;
+  // Closed in this order: intake first, so no delivery arrives while the operators' side goes away.
+  const apps: IngressApp[] = [];
   let address: string;
+  let operationsAddress: string;
   try {
-    app = createIngress({ ...ingressOptions, temporalClient: client });
-    address = await app.listen({ host, port });
+    if (operations) {
+      const split = createIngressApps({ ...ingressOptions, temporalClient: client });
+      apps.push(split.public, split.operations);
+      address = await split.public.listen({ host, port });
+      operationsAddress = await split.operations.listen({
+        host: operations.host ?? '127.0.0.1',
+        port: operations.port,
+      });
+    } else {
+      const app = createIngress({ ...ingressOptions, temporalClient: client });
+      apps.push(app);
+      address = await app.listen({ host, port });
+      operationsAddress = address;
+    }
   } catch (err) {
+    await Promise.all(apps.map((app) => app.close()));
     await ownedConnection?.close();
     throw err;
   }
-  options.logger.info({ address, taskQueue: options.taskQueue }, 'ingress listening');
+  options.logger.info({ address, operationsAddress, taskQueue: options.taskQueue }, 'ingress listening');
 
   let closing: Promise<void> | undefined;
   return {
     address,
+    operationsAddress,
     close() {
       // Fastify's close stops the listener, answers 503 to new requests and waits for in-flight ones.
       closing ??= (async () => {
-        await app.close();
+        for (const app of apps) await app.close();
         await ownedConnection?.close();
-        options.logger.info({ address }, 'ingress closed');
+        options.logger.info({ address, operationsAddress }, 'ingress closed');
       })();
       return closing;
     },

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import Fastify, { type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { FastifyInstance, RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
-import { type Logger, silentLogger } from '../logging/logger.js';
+import type { Logger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
-import { closeConnectionsWhenClosing } from './drain-on-close.js';
-import { toErrorReply } from './errors.js';
+import { createBaseApp } from './base-app.js';
 import { createIngressMetrics } from './metrics.js';
 import { commandRoutes } from './routes/commands.js';
 import { healthRoutes } from './routes/health.js';
@@ -61,11 +60,43 @@ export interface IngressOptions {
 
 export type IngressApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
 
+/** The ingress split over two listeners (OPS_PORT): what the service reaches, and what only operators reach. */
+export interface IngressApps {
+  /** POST /webhooks/service, /healthz and /readyz: the only routes the public listener serves. */
+  public: IngressApp;
+  /** The command API, /metrics, /events/unrouted, /healthz and /readyz. */
+  operations: IngressApp;
+}
+
 /**
- * Builds the webhook ingress as a Fastify app, not listening yet (the caller chooses `listen` or `inject`).
- * Throws on a configuration that could accept nothing.
+ * Builds the webhook ingress as one Fastify app serving every route, not listening yet (the caller chooses
+ * `listen` or `inject`). Throws on a configuration that could accept nothing.
  */
 export function createIngress(options: IngressOptions): IngressApp {
+  const parts = ingressParts(options);
+  const app = createBaseApp(parts.base);
+  registerPublicRoutes(app, parts);
+  registerOperationsRoutes(app, parts);
+  return app;
+}
+
+/**
+ * The same ingress as two apps sharing metrics and the unrouted events, for two listeners: the webhook route
+ * can face the internet while the command API and the operators' endpoints stay on a private address.
+ */
+export function createIngressApps(options: IngressOptions): IngressApps {
+  const parts = ingressParts(options);
+  const publicApp = createBaseApp(parts.base);
+  registerPublicRoutes(publicApp, parts);
+  publicApp.register(healthRoutes, { readinessCheck: parts.readinessCheck });
+  const operations = createBaseApp(parts.base);
+  registerOperationsRoutes(operations, parts);
+  return { public: publicApp, operations };
+}
+
+type IngressParts = ReturnType<typeof ingressParts>;
+
+function ingressParts(options: IngressOptions) {
   const secrets = [...options.webhookSecrets];
   const allowUnsigned = options.allowUnsigned ?? false;
   if (secrets.some((secret) => secret.length === 0)) throw new Error('webhook secrets must be non-empty');
@@ -77,71 +108,56 @@ export function createIngress(options: IngressOptions): IngressApp {
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const registry = options.metricsRegistry ?? new Registry();
   const metrics = createIngressMetrics(registry);
-  const unrouted = new UnroutedEvents();
   const readinessTimeoutMs = options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS;
-  const readinessCheck =
-    options.readinessCheck ?? (() => checkTemporal(options.temporalClient, readinessTimeoutMs));
-
-  const app = Fastify({
-    loggerInstance: options.logger ?? silentLogger,
-    bodyLimit: bodyLimitBytes,
-    requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    connectionTimeout: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
-  });
-
-  app.setErrorHandler((error, request, reply) => {
-    const { statusCode, body } = toErrorReply(error);
-    if (statusCode >= 500 && body.code !== 'temporal_unavailable' && body.code !== 'not_ready') {
-      request.log.error({ err: error }, 'request failed');
-    } else if (statusCode === 401) {
-      // Failed authentication is worth an operator's look (wrong secret after rotation, or a probe).
-      request.log.warn({ statusCode, code: body.code }, body.error);
-    } else if (statusCode < 500) {
-      request.log.info({ statusCode, code: body.code }, body.error);
-    }
-    return reply.status(statusCode).send(body);
-  });
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: `no route ${request.method} ${request.url}`, code: 'not_found' }),
-  );
-
-  closeConnectionsWhenClosing(app);
-  app.addHook('onResponse', async (request, reply) => {
-    metrics.requestDuration.observe(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status_code: String(reply.statusCode),
-      },
-      reply.elapsedTime / 1000,
-    );
-  });
-
-  app.register(webhookRoutes, {
-    temporalClient: options.temporalClient,
-    taskQueue: options.taskQueue,
-    authentication: {
-      secrets,
-      allowUnsigned,
-      toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
-    },
+  return {
+    options,
+    secrets,
+    allowUnsigned,
     bodyLimitBytes,
-    signalTimeoutMs: options.signalTimeoutMs ?? DEFAULT_SIGNAL_TIMEOUT_MS,
+    registry,
     metrics,
-    unrouted,
+    unrouted: new UnroutedEvents(),
+    signalTimeoutMs: options.signalTimeoutMs ?? DEFAULT_SIGNAL_TIMEOUT_MS,
+    readinessCheck:
+      options.readinessCheck ?? (() => checkTemporal(options.temporalClient, readinessTimeoutMs)),
+    base: {
+      ...(options.logger ? { logger: options.logger } : {}),
+      bodyLimitBytes,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+      metrics,
+    },
+  };
+}
+
+function registerPublicRoutes(app: IngressApp, parts: IngressParts): void {
+  app.register(webhookRoutes, {
+    temporalClient: parts.options.temporalClient,
+    taskQueue: parts.options.taskQueue,
+    authentication: {
+      secrets: parts.secrets,
+      allowUnsigned: parts.allowUnsigned,
+      toleranceSeconds: parts.options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+    },
+    bodyLimitBytes: parts.bodyLimitBytes,
+    signalTimeoutMs: parts.signalTimeoutMs,
+    metrics: parts.metrics,
+    unrouted: parts.unrouted,
   });
+}
+
+function registerOperationsRoutes(app: IngressApp, parts: IngressParts): void {
+  const { options } = parts;
   if (options.commandApiKey !== undefined) {
     app.register(commandRoutes, {
       temporalClient: options.temporalClient,
       taskQueue: options.taskQueue,
       apiKey: options.commandApiKey,
-      signalTimeoutMs: options.signalTimeoutMs ?? DEFAULT_SIGNAL_TIMEOUT_MS,
+      signalTimeoutMs: parts.signalTimeoutMs,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
     });
   }
-  app.register(unroutedEventsRoutes, { unrouted });
-  app.register(healthRoutes, { readinessCheck });
-  app.register(metricsRoutes, { registry });
-
-  return app;
+  app.register(unroutedEventsRoutes, { unrouted: parts.unrouted });
+  app.register(healthRoutes, { readinessCheck: parts.readinessCheck });
+  app.register(metricsRoutes, { registry: parts.registry });
 }

@@ -26,6 +26,8 @@ export interface RunningBooksync {
   temporalUiUrl: string | null;
   serviceBaseUrl: string;
   ingressUrl: string;
+  /** The command API, /metrics and /events/unrouted: the OPS_PORT listener, or ingressUrl without one. */
+  operationsUrl: string;
   /** Worker health and metrics (/healthz, /readyz, /metrics). */
   workerHealthUrl: string;
   emulator: RunningEmulator | null;
@@ -158,6 +160,9 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     const ingress: RunningIngress = await startIngress({
       host: settings.INGRESS_HOST,
       port: settings.INGRESS_PORT,
+      ...(settings.OPS_PORT !== undefined
+        ? { operations: { host: settings.OPS_HOST, port: settings.OPS_PORT } }
+        : {}),
       temporal: { client },
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       webhookSecrets,
@@ -176,6 +181,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       temporalUiUrl: devServer?.uiUrl ?? null,
       serviceBaseUrl,
       ingressUrl: ingress.address,
+      operationsUrl: ingress.operationsAddress,
       workerHealthUrl: health.address,
       emulator,
       client,

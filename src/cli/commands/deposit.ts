@@ -17,8 +17,9 @@ const usage = `booksync deposit <subcommand>
   show <checkDepositId>                                     the check-deposit workflow's view (JSON)
 
 Options: --idempotency-key KEY (a retried command with the same key is done once; default: a fresh uuid).
-Talks to the command API at INGRESS_PUBLIC_URL (or INGRESS_HOST:INGRESS_PORT) with COMMAND_API_KEY, or the
-key 'booksync start' stored in BOOKSYNC_DATA_DIR/embedded-credentials.json.`;
+Talks to the command API at OPS_HOST:OPS_PORT when OPS_PORT is set, else INGRESS_PUBLIC_URL (or
+INGRESS_HOST:INGRESS_PORT), with COMMAND_API_KEY, or the key 'booksync start' stored in
+BOOKSYNC_DATA_DIR/embedded-credentials.json.`;
 
 export const depositCommand: Command = {
   summary: 'apply a check deposit to payment links, void an application, show its progress',

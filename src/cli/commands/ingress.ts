@@ -10,8 +10,9 @@ export const ingressCommand: Command = {
   usage: `booksync ingress
 
 Needs TEMPORAL_ADDRESS and WEBHOOK_SECRETS (or WEBHOOK_ALLOW_UNSIGNED=true for a legacy subscription).
-Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz, /metrics, and the
-command API (/commands/...) when COMMAND_API_KEY is set.`,
+Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz, /metrics, /events/unrouted,
+and the command API (/commands/...) when COMMAND_API_KEY is set. With OPS_PORT, the command API, /metrics and
+/events/unrouted move to OPS_HOST:OPS_PORT, and INGRESS_PORT serves only the webhook route and health.`,
   async run({ settings, logger }) {
     const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'ingress');
     if (!settings.WEBHOOK_SECRETS?.length && !settings.WEBHOOK_ALLOW_UNSIGNED) {
@@ -21,6 +22,9 @@ command API (/commands/...) when COMMAND_API_KEY is set.`,
     const ingress = await startIngress({
       host: settings.INGRESS_HOST,
       port: settings.INGRESS_PORT,
+      ...(settings.OPS_PORT !== undefined
+        ? { operations: { host: settings.OPS_HOST, port: settings.OPS_PORT } }
+        : {}),
       temporal: { client },
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       webhookSecrets: settings.WEBHOOK_SECRETS ?? [],

@@ -22,8 +22,9 @@ const usage = `booksync link <subcommand>
   show <linkId>                               the payment-link workflow's view (JSON)
 
 Options: --idempotency-key KEY (a retried command with the same key is done once; default: a fresh uuid).
-Talks to the command API at INGRESS_PUBLIC_URL (or INGRESS_HOST:INGRESS_PORT) with COMMAND_API_KEY, or the
-key 'booksync start' stored in BOOKSYNC_DATA_DIR/embedded-credentials.json.`;
+Talks to the command API at OPS_HOST:OPS_PORT when OPS_PORT is set, else INGRESS_PUBLIC_URL (or
+INGRESS_HOST:INGRESS_PORT), with COMMAND_API_KEY, or the key 'booksync start' stored in
+BOOKSYNC_DATA_DIR/embedded-credentials.json.`;
 
 const reference = z.string().min(1).max(255, 'at most 255 characters');
 const description = z.string().trim().min(1, 'required').max(500, 'at most 500 characters');

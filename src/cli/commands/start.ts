@@ -36,7 +36,7 @@ On a fresh data folder with the embedded emulator, it then runs 'booksync demo' 
       `  Service               ${stack.serviceBaseUrl}${stack.emulator ? ' (emulator; demo keys in the data folder, embedded-credentials.json)' : ''}`,
     );
     out(
-      `  Webhook ingress       ${stack.ingressUrl}/webhooks/service  (metrics ${stack.ingressUrl}/metrics)`,
+      `  Webhook ingress       ${stack.ingressUrl}/webhooks/service  (metrics ${stack.operationsUrl}/metrics)`,
     );
     out(
       `  Worker health         ${stack.workerHealthUrl}/readyz  (metrics ${stack.workerHealthUrl}/metrics)`,
