@@ -15,7 +15,7 @@ COPY bin ./bin
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data && chown node:node /data && chmod 700 /data
 USER node
 VOLUME ["/data"]
 ENTRYPOINT ["node", "bin/booksync.js"]

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import DatabaseConstructor, { type Database, type Statement, type Transaction } from 'better-sqlite3';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
+import { privateSqliteFile } from '../storage/private-files.js';
 import { type BusyRetryPolicy, defaultBusyRetryPolicy, withBusyRetry } from './busy-retry.js';
 import { type AccountName, Accounts, chartOfAccounts, isAccountName } from './chart-of-accounts.js';
 import {
@@ -132,12 +133,15 @@ export class EmbeddedLedger implements LedgerPort {
     this.#log = (options.logger ?? silentLogger).child({ component: 'embedded-ledger' });
     this.#retry = options.busyRetry ?? defaultBusyRetryPolicy;
     this.#now = options.now ?? (() => new Date());
+    // The books are the business's: owner-only file and side files (D43).
+    privateSqliteFile(path);
     // Opening (WAL switch, migrations) waits longer for a lock than posts do: it runs once, at startup,
     // maybe while another worker process is writing.
     const db = new DatabaseConstructor(path, { timeout: OPEN_BUSY_TIMEOUT_MS });
     this.#db = db;
     try {
       if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      privateSqliteFile(path);
       db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       db.pragma('foreign_keys = ON');
       migrate(db);

@@ -118,7 +118,9 @@ export const settingsSchema = z.object({
     .string()
     .min(16, 'at least 16 characters')
     .optional()
-    .describe('Admin token of the emulator (creates organizations); generated when unset.'),
+    .describe(
+      'Admin token of the emulator (creates organizations, moves the sandbox clock); generated when unset.',
+    ),
 
   LEDGER_DB: z
     .string()

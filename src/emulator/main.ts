@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createLogger } from '../logging/logger.js';
+import { ensurePrivateDir } from '../storage/private-files.js';
 import { seedDemo } from './seed.js';
 import { createEmulator } from './server.js';
 import { Store } from './store/store.js';
@@ -13,7 +13,7 @@ const port = Number(process.env.EMULATOR_PORT ?? 4010);
 const dbPath = resolve(process.env.EMULATOR_DB ?? 'data/emulator.sqlite');
 const adminToken = process.env.EMULATOR_ADMIN_TOKEN ?? randomBytes(18).toString('base64url');
 
-mkdirSync(dirname(dbPath), { recursive: true });
+ensurePrivateDir(dirname(dbPath));
 const logger = createLogger({ name: 'emulator' });
 const store = new Store({ dbPath });
 const firstStart =

@@ -24,26 +24,37 @@ export const SandboxEvent = z.object({
   attempts: z.array(DeliveryAttempt),
 });
 export type SandboxEvent = z.infer<typeof SandboxEvent>;
+export const SandboxClock = z.object({ now: z.string(), offsetMs: z.number() });
+export type SandboxClock = z.infer<typeof SandboxClock>;
 const SandboxEventList = z.object({ events: z.array(SandboxEvent), totalResults: z.number().int() });
 
 /**
  * The emulator's sandbox controls (docs/emulator.md): what the outside world does to the service, for the
- * demo, tests and benchmarks. Same bearer key as the API; answers validated like the service client's.
+ * demo, tests and benchmarks. Same bearer key as the API; moving the shared clock takes the emulator's admin
+ * token instead (E17). Answers validated like the service client's.
  */
 export class SandboxClient {
   readonly #baseUrl: string;
   readonly #apiKey: string;
+  readonly #adminToken: string | undefined;
 
-  constructor(options: { baseUrl: string; apiKey: string }) {
+  constructor(options: { baseUrl: string; apiKey: string; adminToken?: string }) {
     this.#baseUrl = options.baseUrl.replace(/\/$/, '');
     this.#apiKey = options.apiKey;
+    this.#adminToken = options.adminToken;
   }
 
-  async #call<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+  async #call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+    bearer = this.#apiKey,
+  ): Promise<T> {
     const response = await fetch(`${this.#baseUrl}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${this.#apiKey}`,
+        authorization: `Bearer ${bearer}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -135,8 +146,13 @@ export class SandboxClient {
       { method },
     );
   }
-  advanceClock(by: { days?: number; seconds?: number }): Promise<unknown> {
-    return this.#call('POST', '/sandbox/clock/advance', z.unknown(), by);
+  clock(): Promise<SandboxClock> {
+    return this.#call('GET', '/sandbox/clock', SandboxClock);
+  }
+  /** Moves the clock every organization shares: needs the admin token (E17). */
+  async advanceClock(by: { days?: number; seconds?: number }): Promise<SandboxClock> {
+    if (this.#adminToken === undefined) throw new Error('advanceClock needs the emulator admin token');
+    return this.#call('POST', '/sandbox/clock/advance', SandboxClock, by, this.#adminToken);
   }
   /** The delivery log, newest page first as the emulator lists it. */
   events(page = 1, pageSize = 100): Promise<{ events: SandboxEvent[]; totalResults: number }> {

@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { ServiceError } from '../service/errors.js';
-import { authenticateApiKey } from './auth/authenticate.js';
+import { ADMIN_PATHS, authenticateApiKey } from './auth/authenticate.js';
 import { undispatchedEvents } from './domain/events.js';
 import { EmulatorHttpError } from './errors.js';
 import { customerRoutes } from './routes/customers.js';
@@ -33,7 +33,7 @@ export interface EmulatorOptions {
   dbPath?: string;
   /** An already opened store (for a dispatcher that must record into it). */
   store?: Store;
-  /** Bearer token of POST /sandbox/organizations; default env EMULATOR_ADMIN_TOKEN. */
+  /** Bearer token of the admin paths (organizations, clock moves); default env EMULATOR_ADMIN_TOKEN. */
   adminToken?: string;
   /** Where events go after commit; a factory receives the store. Default: RecordingDispatcher. */
   dispatcher?: WebhookDispatcher | ((store: Store) => WebhookDispatcher);
@@ -89,8 +89,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const apiKeyAuth = authenticateApiKey(store);
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    // Organization creation has its own token (D34); probes need none.
-    if (path === '/sandbox/organizations' || HEALTH_PATHS.has(path)) return;
+    // Admin paths have their own token (D34, E17); probes need none.
+    if (ADMIN_PATHS.has(path) || HEALTH_PATHS.has(path)) return;
     await apiKeyAuth(request, reply);
     if (!path.startsWith('/sandbox/') && request.principal)
       await faults.before(request.principal.org.id, request, reply);

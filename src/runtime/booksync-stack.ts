@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
@@ -10,6 +9,7 @@ import { TemporalDispatcher } from '../emulator/webhooks/temporal-dispatcher.js'
 import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
+import { ensurePrivateDir } from '../storage/private-files.js';
 import { ensureReconciliationSchedule } from '../temporal/reconciliation-schedule.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
@@ -43,7 +43,7 @@ export interface RunningBooksync {
  */
 export async function startBooksync(settings: Settings, logger: Logger): Promise<RunningBooksync> {
   const dataDir = path.resolve(settings.BOOKSYNC_DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const cleanup of cleanups.reverse()) {

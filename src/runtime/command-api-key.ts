@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writePrivateFile } from '../storage/private-files.js';
 
 // The embedded stack keeps its generated credentials in one file next to the data (embedded-emulator.ts
 // writes it, mode 0600). The command API key joins them there when COMMAND_API_KEY is unset, so the CLI on
@@ -20,8 +21,7 @@ export function ensureEmbeddedCommandApiKey(dataDir: string): string {
     return credentials.commandApiKey;
   }
   const commandApiKey = randomBytes(24).toString('base64url');
-  writeFileSync(file, `${JSON.stringify({ ...credentials, commandApiKey }, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writePrivateFile(file, `${JSON.stringify({ ...credentials, commandApiKey }, null, 2)}\n`);
   return commandApiKey;
 }
 

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
+import { privateSqliteFile } from '../storage/private-files.js';
 import { resolveTemporalCli } from '../temporal/binaries.js';
 import { devServerSearchAttributeFlags } from '../temporal/search-attributes.js';
 
@@ -64,6 +65,8 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
 
   const address = `127.0.0.1:${options.port}`;
   await waitUntilServing(address, child, exited);
+  // The server creates its SQLite file itself; once it serves, the file and its side files are owner-only (D43).
+  privateSqliteFile(options.dbFile);
   return {
     address,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,

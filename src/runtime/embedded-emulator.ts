@@ -1,10 +1,11 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { seedDemo } from '../emulator/seed.js';
 import { createEmulator, type Emulator } from '../emulator/server.js';
 import { Store } from '../emulator/store/store.js';
 import type { WebhookDispatcher } from '../emulator/webhooks/dispatcher.js';
 import type { Logger } from '../logging/logger.js';
+import { writePrivateFile } from '../storage/private-files.js';
 
 export interface EmbeddedEmulatorOptions {
   dataDir: string;
@@ -56,8 +57,7 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
       apiKey: demo.apiKey,
       limitedApiKey: demo.limitedApiKey,
     };
-    writeFileSync(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(credentialsPath, 0o600);
+    writePrivateFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`);
   }
 
   const emulator = createEmulator({

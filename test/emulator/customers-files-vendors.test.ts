@@ -168,7 +168,7 @@ describe('storage and sandbox controls', () => {
       await first.api('POST', `/serviceBanking/checkDeposits/${deposit.id}/apply`, {
         paymentLinkId: link.id,
       });
-      await first.api('POST', '/sandbox/clock/advance', { days: 3 });
+      await first.admin('POST', '/sandbox/clock/advance', { days: 3 });
       const clockBefore = (await first.api('GET', '/sandbox/clock')).body.offsetMs;
       const key = first.keys.full;
       await first.close();

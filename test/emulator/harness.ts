@@ -19,6 +19,8 @@ export interface Harness {
   baseUrl: string;
   /** A key with every permission. */
   api: Call;
+  /** The emulator's admin token: organizations and clock moves (E17). */
+  admin: Call;
   as(key: string): Call;
   keys: { full: string; noRestAccess: string; noPermissions: string };
   orgId: string;
@@ -111,6 +113,7 @@ export async function startHarness(
     emulator,
     baseUrl,
     api: caller(baseUrl, keys.full),
+    admin,
     as: (key) => caller(baseUrl, key),
     keys,
     orgId: main.orgId,

@@ -91,7 +91,7 @@ describe('4.4 refunds and the part 3 state table', () => {
     const ach = await pay(h.api, link.id, 'ACH');
     await h.api('POST', `/sandbox/payments/${ach.id}/settle`);
     expect((await h.api('GET', `/paymentLink/${link.id}`)).body.status).toBe('PAID');
-    await h.api('POST', '/sandbox/clock/advance', { days: 59 });
+    await h.admin('POST', '/sandbox/clock/advance', { days: 59 });
     const returned = await h.api('POST', `/sandbox/payments/${ach.id}/achReturn`);
     expect(returned.body.status).toBe('FAILED');
     expect((await h.api('GET', `/paymentLink/${link.id}`)).body.status).toBe('ACTIVE');
@@ -100,7 +100,7 @@ describe('4.4 refunds and the part 3 state table', () => {
 
   it('8 ACH return window: after 60 days of payment.made the return is refused', async () => {
     const ach = await pay(h.api, (await newLink(h.api, 1000)).id, 'ACH');
-    await h.api('POST', '/sandbox/clock/advance', { days: 61 });
+    await h.admin('POST', '/sandbox/clock/advance', { days: 61 });
     const late = await h.api('POST', `/sandbox/payments/${ach.id}/achReturn`);
     expect(late.status).toBe(400);
     expect(late.body.error).toContain('60-day');

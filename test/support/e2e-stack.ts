@@ -85,6 +85,8 @@ export interface BooksSnapshot {
   balanced: boolean;
 }
 
+/** The emulator's admin token in this stack (organizations, clock moves). */
+const e2eAdminToken = 'e2e-admin';
 const sandboxErrors = { tag: 'sandbox' };
 let deliveryBundle: Promise<WorkflowBundle> | undefined;
 
@@ -228,7 +230,7 @@ export class E2EStack {
     const deliveryTaskQueue = uniqueTaskQueue('e2e-deliveries');
     const emulator = createEmulator({
       store,
-      adminToken: 'e2e-admin',
+      adminToken: e2eAdminToken,
       dispatcher: (s) => {
         if (options.dispatcher === 'direct') {
           return new DirectHttpDispatcher({
@@ -359,11 +361,16 @@ export class E2EStack {
 
   // ---- the sandbox: the outside world acting on the service -------------------------------------------
 
-  private async sandbox<T>(method: string, urlPath: string, body?: unknown): Promise<T> {
+  private async sandbox<T>(
+    method: string,
+    urlPath: string,
+    body?: unknown,
+    bearer = this.apiKey,
+  ): Promise<T> {
     const response = await fetch(`${this.emulatorUrl}${urlPath}`, {
       method,
       headers: {
-        authorization: `Bearer ${this.apiKey}`,
+        authorization: `Bearer ${bearer}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -407,7 +414,8 @@ export class E2EStack {
     return this.sandbox('POST', `/sandbox/disbursements/${disbursementId}/succeed`);
   }
   advanceClock(by: { days?: number; seconds?: number }): Promise<{ now: string; offsetMs: number }> {
-    return this.sandbox('POST', '/sandbox/clock/advance', by);
+    // The clock is every organization's: moving it takes the admin token (E17).
+    return this.sandbox('POST', '/sandbox/clock/advance', by, e2eAdminToken);
   }
   clock(): Promise<{ now: string; offsetMs: number }> {
     return this.sandbox('GET', '/sandbox/clock');

@@ -1,20 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DirectHttpDispatcher } from '../../emulator/webhooks/direct-http-dispatcher.js';
+import { embeddedCredentialsPath } from '../../runtime/command-api-key.js';
 import { startEmbeddedEmulator } from '../../runtime/embedded-emulator.js';
+import { ensurePrivateDir } from '../../storage/private-files.js';
 import type { Command } from '../command.js';
 import { untilSignal } from '../shutdown.js';
 
 export const emulatorCommand: Command = {
   summary: "run booksync's emulator of the payment service alone",
-  usage: `booksync emulator
+  usage: `booksync emulator [--show-key]
 
 Serves the whole service interface plus sandbox controls on EMULATOR_HOST:EMULATOR_PORT, with its
-data in BOOKSYNC_DATA_DIR/emulator.db. Seeds a demo organization on first start.`,
-  async run({ settings, logger, out }) {
+data in BOOKSYNC_DATA_DIR/emulator.db. Seeds a demo organization on first start; its API keys are kept in
+BOOKSYNC_DATA_DIR/embedded-credentials.json (mode 0600).
+
+  --show-key   also print the demo API key (every permission) on the terminal`,
+  async run({ args, settings, logger, out }) {
     const dataDir = path.resolve(settings.BOOKSYNC_DATA_DIR);
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     const adminToken = settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
     const running = await startEmbeddedEmulator({
       dataDir,
@@ -24,13 +28,15 @@ data in BOOKSYNC_DATA_DIR/emulator.db. Seeds a demo organization on first start.
       logger,
       dispatcher: (store) => new DirectHttpDispatcher({ store }),
     });
+    const credentials = embeddedCredentialsPath(dataDir);
     out(`emulator listening on ${running.baseUrl} (data ${dataDir})`);
-    out(
-      `demo organization ${running.credentials.organizationId} (keys kept in ${path.join(dataDir, 'embedded-credentials.json')})`,
-    );
-    out(`demo API key (sandbox, every permission): ${running.credentials.apiKey}`);
+    out(`demo organization ${running.credentials.organizationId}`);
+    // A key on the terminal ends up in scrollback and CI logs: printed only on request (D43).
+    if (args.includes('--show-key'))
+      out(`demo API key (sandbox, every permission): ${running.credentials.apiKey}`);
+    else out(`demo API keys: in ${credentials} ("apiKey"; --show-key prints it)`);
     if (!settings.EMULATOR_ADMIN_TOKEN)
-      out('admin token (POST /sandbox/organizations): set EMULATOR_ADMIN_TOKEN to choose one');
+      out('admin token (organizations, clock moves): set EMULATOR_ADMIN_TOKEN to choose one');
     await untilSignal();
     await running.close();
     return 0;

@@ -35,7 +35,13 @@ export function authenticateApiKey(store: Store) {
   };
 }
 
-/** POST /sandbox/organizations only (D34). */
+/**
+ * The paths the emulator's admin token guards instead of an API key (D34, E17): creating organizations and
+ * moving the clock every organization shares. The API-key hook lets exactly these through to their own check.
+ */
+export const ADMIN_PATHS: ReadonlySet<string> = new Set(['/sandbox/organizations', '/sandbox/clock/advance']);
+
+/** The admin token of ADMIN_PATHS, compared in constant time. */
 export function authenticateAdmin(adminToken: string | undefined) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const given = bearerOf(request);

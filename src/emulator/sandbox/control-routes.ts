@@ -1,12 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { orgIdOf } from '../auth/authenticate.js';
+import { authenticateAdmin, orgIdOf } from '../auth/authenticate.js';
 import type { RouteDeps } from '../routes/deps.js';
 import { parseInput } from '../routes/input.js';
+import { maxClockOffsetMs } from '../store/clock.js';
 import { faultKinds } from './faults.js';
 
+// E17: each part is finite, non-negative and within the total bound on its own (the clock checks the sum).
 const AdvanceBody = z
-  .object({ days: z.number().min(0).optional(), seconds: z.number().min(0).optional() })
+  .object({
+    days: z
+      .number()
+      .min(0)
+      .max(maxClockOffsetMs / 86_400_000)
+      .optional(),
+    seconds: z
+      .number()
+      .min(0)
+      .max(maxClockOffsetMs / 1000)
+      .optional(),
+  })
   .refine((body) => body.days !== undefined || body.seconds !== undefined, {
     message: 'days or seconds is required',
   });
@@ -18,14 +31,15 @@ const FaultsBody = z.object({
 });
 
 /** D34: the emulator clock (shared by every organization) and per-organization fault injection. */
-export function sandboxControlRoutes(app: FastifyInstance, { store, faults }: RouteDeps): void {
+export function sandboxControlRoutes(app: FastifyInstance, { store, faults, adminToken }: RouteDeps): void {
   app.get('/sandbox/clock', async () => ({
     now: store.clock.now().toISOString(),
     offsetMs: store.clock.offsetMs(),
   }));
 
-  app.post('/sandbox/clock/advance', async (request) => {
-    const input = parseInput(AdvanceBody, request.body);
+  // E17: the clock is every organization's, so moving it takes the admin token, not a tenant's key.
+  app.post('/sandbox/clock/advance', { onRequest: authenticateAdmin(adminToken) }, async (request) => {
+    const input = parseInput(AdvanceBody, request.body, 'body', 'INVALID_CLOCK_ADVANCE');
     store.clock.advance(((input.days ?? 0) * 86_400 + (input.seconds ?? 0)) * 1000);
     return { now: store.clock.now().toISOString(), offsetMs: store.clock.offsetMs() };
   });

@@ -25,16 +25,12 @@ const NewOrganizationBody = z.object({
     .optional(),
 });
 
-/** D34: the only sandbox route authenticated by the admin token; answers the keys once. */
+/** D34: authenticated by the admin token (like clock moves, E17), not an API key; answers the keys once. */
 export function organizationRoutes(app: FastifyInstance, { store, adminToken }: RouteDeps): void {
-  app.post(
-    '/sandbox/organizations',
-    { preHandler: authenticateAdmin(adminToken) },
-    async (request, reply) => {
-      const input = parseInput(NewOrganizationBody, request.body);
-      const created = store.write((tx) => createOrganization(tx, input));
-      request.log.info({ orgId: created.organization.id }, 'organization created');
-      return reply.code(201).send(created);
-    },
-  );
+  app.post('/sandbox/organizations', { onRequest: authenticateAdmin(adminToken) }, async (request, reply) => {
+    const input = parseInput(NewOrganizationBody, request.body);
+    const created = store.write((tx) => createOrganization(tx, input));
+    request.log.info({ orgId: created.organization.id }, 'organization created');
+    return reply.code(201).send(created);
+  });
 }

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { privateSqliteFile } from '../../storage/private-files.js';
 import { EmulatorClock, type TimeSource } from './clock.js';
 import { newEventId } from './ids.js';
 import { migrate } from './migrations.js';
@@ -48,8 +49,11 @@ export class Store {
   private readonly listeners: CommitListener[] = [];
 
   constructor(options: StoreOptions) {
+    // Webhook secrets and key hashes live here: owner-only file and side files (D43).
+    privateSqliteFile(options.dbPath);
     this.db = new Database(options.dbPath);
     this.db.pragma('journal_mode = WAL');
+    privateSqliteFile(options.dbPath);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);

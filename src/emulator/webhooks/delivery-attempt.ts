@@ -63,23 +63,37 @@ export function nextAttemptNumber(store: Store, eventId: string, subscriptionId:
   return row.n + 1;
 }
 
-/** One HTTP attempt with a timeout; never throws. 6.3 rule 1: any 2xx acknowledges. */
+/**
+ * One HTTP attempt with a timeout; never throws. 6.3 rule 1: only a 2xx acknowledges, so a redirect is not
+ * followed (E18): a 3xx is the receiver's answer, a failed attempt retried on the schedule like a 500. Only
+ * http(s) targets are contacted (D30), whatever an older data file holds.
+ */
 export async function attemptDelivery(
   delivery: SignedDelivery,
   timeoutMs: number,
 ): Promise<{ ok: boolean; statusCode: number | null; error: string | null; durationMs: number }> {
   const started = performance.now();
+  if (!isHttpUrl(delivery.url)) {
+    return { ok: false, statusCode: null, error: 'not an http(s) URL', durationMs: 0 };
+  }
   try {
     const response = await fetch(delivery.url, {
       method: 'POST',
       headers: delivery.headers,
       body: delivery.body,
+      redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
     await response.body?.cancel().catch(() => undefined);
     const durationMs = Math.round(performance.now() - started);
     const ok = response.status >= 200 && response.status < 300;
-    return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs };
+    const redirect = response.status >= 300 && response.status < 400;
+    const error = ok
+      ? null
+      : redirect
+        ? `HTTP ${response.status} (redirects are not followed)`
+        : `HTTP ${response.status}`;
+    return { ok, statusCode: response.status, error, durationMs };
   } catch (error) {
     const durationMs = Math.round(performance.now() - started);
     const message =
@@ -89,5 +103,14 @@ export async function attemptDelivery(
           : error.message
         : String(error);
     return { ok: false, statusCode: null, error: message, durationMs };
+  }
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
   }
 }
