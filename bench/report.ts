@@ -2,6 +2,7 @@ import type { AchWindowsResult } from './ach-windows.js';
 import type { EmulatorResult } from './emulator.js';
 import type { EndToEndResult } from './end-to-end.js';
 import type { IngressResult } from './ingress.js';
+import type { QuickBooksPushResult } from './quickbooks-push.js';
 import type { SignatureResult } from './signature.js';
 import type { LatencySummary } from './stats.js';
 import type { TrytonPushResult } from './tryton-push.js';
@@ -20,6 +21,7 @@ export interface BenchResults {
     ach?: AchWindowsResult;
     emulator?: EmulatorResult;
     tryton?: TrytonPushResult;
+    quickbooks?: QuickBooksPushResult;
   };
   errors: Record<string, string>;
   totalSeconds?: number;
@@ -152,6 +154,16 @@ function rows(results: BenchResults): Row[] {
       `${n(tryton.pushedPerSecond)}/s`,
       `bare create+post ${n(tryton.bareCreatePostPerSecond)}/s`,
       `${tryton.ratio}`,
+    ]);
+  }
+  const quickbooks = results.stages.quickbooks;
+  if (quickbooks) {
+    out.push([
+      'quickbooks',
+      `${n(quickbooks.entries)} entries at QBO's ${quickbooks.limitRequestsPerMinute} requests/min, batched (${quickbooks.batched.requestsPerEntry} req/entry, ≤${quickbooks.maxInFlight} in flight)`,
+      `${n(quickbooks.batched.entriesPerMinute)}/min`,
+      `one by one ${n(quickbooks.oneByOne.entriesPerMinute)}/min (${quickbooks.oneByOne.requestsPerEntry} req/entry)`,
+      `${quickbooks.ratio}`,
     ]);
   }
   for (const [stage, error] of Object.entries(results.errors)) {

@@ -8,6 +8,7 @@ import { benchEmulator } from './emulator.js';
 import { benchEndToEnd } from './end-to-end.js';
 import { benchIngress } from './ingress.js';
 import { exitCleanlyOnSignals, surviveLeftoverErrors } from './interrupt.js';
+import { benchQuickBooksPush } from './quickbooks-push.js';
 import { type BenchResults, printReport } from './report.js';
 import { benchSignature } from './signature.js';
 import { benchTrytonPush } from './tryton-push.js';
@@ -16,7 +17,7 @@ import { benchTrytonPush } from './tryton-push.js';
 // Runs every stage one after the other in this one run, prints a table, writes bench/results/latest.json.
 // Everything it starts listens on loopback and is stopped before it exits.
 
-const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator', 'tryton'] as const;
+const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator', 'tryton', 'quickbooks'] as const;
 type Stage = (typeof stages)[number];
 
 const { values } = parseArgs({
@@ -52,6 +53,7 @@ const config = {
   achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 300) * 1000,
   emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
   trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 30 : 150),
+  quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 30 : 120),
 };
 
 const progress = (line: string) =>
@@ -108,6 +110,7 @@ await stage('ach', () =>
 );
 await stage('emulator', () => benchEmulator({ ...config.emulator, profile: profile('emulator'), progress }));
 await stage('tryton', () => benchTrytonPush({ documents: config.trytonDocuments, progress }));
+await stage('quickbooks', () => benchQuickBooksPush({ links: config.quickbooksLinks, progress }));
 results.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
 
 save();

@@ -374,7 +374,7 @@ describe('QuickBooks Online target', () => {
       ['payment', 'Payment'],
       ['payment-fee', 'JournalEntry'],
       ['refund', 'RefundReceipt'],
-      ['refund-reopen', 'JournalEntry'],
+      ['refund-reopen', 'Invoice'],
       ['external-payment', 'Payment'],
       ['check-cleared', 'Deposit'],
       ['disbursement-pending', 'Deposit'],

@@ -58,6 +58,7 @@ export interface QuickBooksTargetOptions {
 const entityByKind: Record<string, string> = {
   invoice: 'Invoice',
   'debit-memo': 'Invoice',
+  'refund-reopen': 'Invoice',
   payment: 'Payment',
   'external-payment': 'Payment',
   'check-application': 'Payment',
@@ -404,7 +405,10 @@ export class QuickBooksTarget implements AccountingTarget {
         if ('found' in numbered) return numbered;
         return (await this.mapper.invoice(doc, numbered.number)) ?? this.mapper.journal(doc);
       }
+      // A charge invoice of its own: the original may be paid already, and only an invoice's Balance says
+      // what the customer owes (a journal's A/R line is in the aging, not in any invoice).
       case 'debit-memo':
+      case 'refund-reopen':
         return (await this.mapper.invoice(doc, docNumberTag(doc.key))) ?? this.mapper.journal(doc);
       case 'payment':
       case 'external-payment':
