@@ -7,6 +7,7 @@ import {
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -22,6 +23,13 @@ import { serviceCallRetry } from '../activities/retry-policy.js';
 import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
 import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { showLastError } from './attention.js';
+import {
+  type ApplicationStatus,
+  type ApplicationTotals,
+  addToTotals,
+  compactApplications,
+  emptyApplicationTotals,
+} from './check-deposit-applications.js';
 import { childWorkflowIdFor } from './child-workflow-ids.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
 import { paymentLink, syncPaymentLinkSignal } from './payment-link.js';
@@ -44,7 +52,7 @@ export const voidApplicationSignal = defineSignal<[VoidApplicationCommand]>('voi
 /** Look at the deposit now instead of at the next timer. */
 export const refreshDepositSignal = defineSignal<[{ reason?: string }?]>('refresh');
 
-export type ApplicationStatus = 'APPLYING' | 'APPLIED' | 'FAILED' | 'VOIDED' | 'RETURNED';
+export type { ApplicationStatus, ApplicationTally, ApplicationTotals } from './check-deposit-applications.js';
 
 export interface CheckApplicationView extends Partial<CommandFailure> {
   commandId: string;
@@ -80,7 +88,12 @@ export interface CheckDepositView {
   serviceStatus: string | null;
   amountCents: number | null;
   unappliedAmountCents: number | null;
+  /** Every live application, and the most recent settled ones (D44). */
   applications: CheckApplicationView[];
+  /** Older settled applications no longer listed one by one, per status (continue-as-new bounds the list). */
+  unlistedApplications: ApplicationTotals;
+  /** Every application this workflow made, listed or not, per status. */
+  applicationTotals: ApplicationTotals;
   voids: VoidCommandView[];
   /** Live applications at the service this workflow did not make (not booked; a person looks). */
   unknownApplicationIds: string[];
@@ -106,13 +119,17 @@ export interface CheckDepositWorkflowInput {
   pollInitialMs?: number;
   /** Largest gap (the gap doubles after each look that found nothing new). Default 1 day. */
   pollMaxMs?: number;
-  /** Carried through continue-as-new. */
+  /** Carried through continue-as-new (D44: bounded; the rest as unlistedApplications). */
   applications?: CheckApplicationView[];
+  unlistedApplications?: ApplicationTotals;
   seenCommandIds?: string[];
   pollIntervalMs?: number;
 }
 
 export const checkDepositViewQuery = defineQuery<CheckDepositView>('view');
+
+/** Marks runs that carry a bounded applications list through continue-as-new (D44). */
+export const boundedApplicationsPatch = 'check-deposit-bounded-applications';
 
 export function checkDepositWorkflowId(checkDepositId: string): string {
   return workflowIdFor('checkDeposit', checkDepositId);
@@ -161,13 +178,16 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   let voids: VoidApplicationCommand[] = [];
   let refreshReason: string | null = null;
 
-  const view: CheckDepositView = {
+  const view: Omit<CheckDepositView, 'applicationTotals'> = {
     checkDepositId,
     state: 'WATCHING',
     serviceStatus: null,
     amountCents: null,
     unappliedAmountCents: null,
     applications: input.applications ?? [],
+    unlistedApplications: input.unlistedApplications
+      ? addToTotals(input.unlistedApplications, [])
+      : emptyApplicationTotals(),
     voids: [],
     unknownApplicationIds: [],
     linksAfterReturn: [],
@@ -195,7 +215,12 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   setHandler(refreshDepositSignal, (request) => {
     refreshReason = request?.reason ?? 'refresh';
   });
-  setHandler(checkDepositViewQuery, () => view);
+  /** The view with its totals worked out now (statuses of listed applications change as the deposit moves). */
+  const current = (): CheckDepositView => ({
+    ...view,
+    applicationTotals: addToTotals(view.unlistedApplications, view.applications),
+  });
+  setHandler(checkDepositViewQuery, current);
 
   let failures: CommandFailure[] = [];
   /**
@@ -461,7 +486,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
         view.closedAt = new Date().toISOString();
         upsertSearchAttributes([{ key: SyncState, value: view.state }]);
         log.info('check deposit settled', { checkDepositId, status: result.status });
-        return view;
+        return current();
       }
       continue;
     }
@@ -469,6 +494,11 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
     upsertSearchAttributes([{ key: SyncState, value: view.state }]);
 
     if (workflowInfo().continueAsNewSuggested && applies.length === 0 && voids.length === 0) {
+      // D44: older settled applications go on as a tally. Runs from before keep carrying the whole list, so
+      // their recorded histories replay unchanged.
+      const bounded = patched(boundedApplicationsPatch)
+        ? compactApplications(view.applications, view.unlistedApplications)
+        : null;
       await continueAsNew<typeof checkDeposit>({
         checkDepositId,
         ...(input.returnedCheckFeeCents === undefined
@@ -476,7 +506,8 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
           : { returnedCheckFeeCents: input.returnedCheckFeeCents }),
         pollInitialMs,
         pollMaxMs,
-        applications: view.applications,
+        applications: bounded?.applications ?? view.applications,
+        ...(bounded ? { unlistedApplications: bounded.unlisted } : {}),
         seenCommandIds: seen.toArray(),
         pollIntervalMs: view.pollIntervalMs,
       });
