@@ -104,9 +104,11 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
       ),
     );
     const deliveryQueue = `bench-deliveries-${process.pid}`;
+    // Organizations and clock moves (E17).
+    const adminToken = 'bench-admin-token-0123456789';
     const emulator = createEmulator({
       store,
-      adminToken: 'bench-admin-token-0123456789',
+      adminToken,
       dispatcher: new TemporalDispatcher({ client: env.client, taskQueue: deliveryQueue }),
     });
     // How long the emulator itself takes on the worker's reads (server side, from request to response).
@@ -180,7 +182,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
 
     const ledger = EmbeddedLedger.open({ path: ledgerPath });
     cleanups.push(() => ledger.close());
-    const sandbox = new SandboxClient({ baseUrl: emulatorUrl, apiKey: demo.apiKey });
+    const sandbox = new SandboxClient({ baseUrl: emulatorUrl, apiKey: demo.apiKey, adminToken });
     const sampler = sampleProc(worker.pid!);
 
     const half = Math.floor(options.payments / 2);

@@ -55,8 +55,10 @@ export async function startStack(
   const taskQueue = uniqueTaskQueue('stack');
 
   let dispatcher: DirectHttpDispatcher | null = null;
+  // Organizations and clock moves (E17).
+  const adminToken = 'stack-admin-token';
   const emulator = createEmulator({
-    adminToken: 'stack-admin-token',
+    adminToken,
     dispatcher: (store) => {
       dispatcher = new DirectHttpDispatcher({ store, backoffMs: [50, 100, 200, 400], timeoutMs: 5_000 });
       return dispatcher;
@@ -67,7 +69,7 @@ export async function startStack(
   const serviceUrl = `http://127.0.0.1:${emulatorPort}`;
   const { apiKey } = seedDemo(emulator.store);
   const service = new ServiceClient({ baseUrl: serviceUrl, apiKey, timeoutMs: 10_000 });
-  const sandbox = new SandboxClient({ baseUrl: serviceUrl, apiKey });
+  const sandbox = new SandboxClient({ baseUrl: serviceUrl, apiKey, adminToken });
 
   const ingressPort = await freePort();
   const ingressUrl = `http://127.0.0.1:${ingressPort}`;

@@ -161,7 +161,11 @@ export class ProcessStack {
       timeoutMs: 20_000,
       logger: this.logs.logger('test-service-client'),
     });
-    this.sandbox = new SandboxClient({ baseUrl: this.emulatorUrl, apiKey: this.apiKey });
+    this.sandbox = new SandboxClient({
+      baseUrl: this.emulatorUrl,
+      apiKey: this.apiKey,
+      adminToken: this.adminToken,
+    });
   }
 
   // ---- ingress (in process, signals through the test's Temporal client) ------------------------------
