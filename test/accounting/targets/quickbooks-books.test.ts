@@ -36,15 +36,12 @@ const booksync = new BooksyncProcess();
 let realmId: string;
 
 /** `booksync targets connect quickbooks`, the test playing the operator's browser on the consent page. */
-async function connect(): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [path.resolve('bin/booksync.js'), 'targets', 'connect', 'quickbooks'],
-    {
-      env: booksync.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
+async function connect(how: 'listener' | 'paste' = 'listener'): Promise<string> {
+  const args = ['targets', 'connect', 'quickbooks', ...(how === 'paste' ? ['--paste'] : [])];
+  const child = spawn(process.execPath, [path.resolve('bin/booksync.js'), ...args], {
+    env: booksync.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c: Buffer) => {
     out += c.toString();
@@ -54,25 +51,34 @@ async function connect(): Promise<string> {
   });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 30_000;
-  while (!out.includes('Waiting for QuickBooks')) {
+  while (!out.includes(how === 'paste' ? 'Paste the address' : 'Waiting for QuickBooks')) {
     if (Date.now() > deadline) throw new Error(`no consent URL:\n${out}`);
     await sleep(100);
   }
   const consent = new URL(/https?:\/\/\S+connect\/oauth2\S*/.exec(out)?.[0] ?? '');
   expect(consent.searchParams.get('client_id')).toBe(double.clientId);
   expect(consent.searchParams.get('scope')).toBe('com.intuit.quickbooks.accounting');
-  // A forged redirect (another state) is refused and the command keeps waiting.
   const redirect = new URL(consent.searchParams.get('redirect_uri') as string);
-  redirect.search = new URLSearchParams({ code: 'forged', state: 'not-ours', realmId }).toString();
-  expect((await fetch(redirect)).status).toBe(400);
-  redirect.search = new URLSearchParams({
+  const forged = new URLSearchParams({ code: 'forged', state: 'not-ours', realmId }).toString();
+  const answer = new URLSearchParams({
     code: double.authorize(realmId),
     state: consent.searchParams.get('state') as string,
     realmId,
   }).toString();
-  expect((await fetch(redirect)).status).toBe(200);
+  if (how === 'paste') {
+    // The operator pastes what the browser shows: a wrong one is refused, the command keeps reading.
+    child.stdin.write(`${redirect.origin}${redirect.pathname}?${forged}\n`);
+    child.stdin.write(`${redirect.origin}${redirect.pathname}?${answer}\n`);
+  } else {
+    // A forged redirect (another state) is refused and the command keeps waiting.
+    redirect.search = forged;
+    expect((await fetch(redirect)).status).toBe(400);
+    redirect.search = answer;
+    expect((await fetch(redirect)).status).toBe(200);
+  }
   expect(await exit, out).toBe(0);
   expect(out).toContain(`connected to QuickBooks company ${realmId}`);
+  if (how === 'paste') expect(out).toContain('not that one: the redirect is not the answer to this connect');
   // No token in what the operator sees.
   expect(out).not.toMatch(/\b(rt|at)-[0-9a-f]{24}\b/);
   return out;
@@ -232,7 +238,7 @@ describe('the demo business day in QuickBooks Online (the double)', { timeout: 9
     // Nothing FAILED one by one: the entries wait for the connection.
     expect([stuck.failed, stuck.pending > 0]).toEqual([0, true]);
 
-    await connect();
+    await connect('paste');
     // Any signal wakes the push at once (else its one-minute poll would).
     expect((await booksync.cli(['targets', 'retry', '--failed', '--wait', '1'])).code).toBe(0);
     const pushed = await booksync.untilPushed(120_000);
