@@ -16,6 +16,8 @@ export interface CheckApplicationResult {
   amountCents: number;
   /** The link's status right after the application. */
   linkStatus: string;
+  /** What the link still asks for right after it (requested - completed); absent in older histories. */
+  linkRemainderCents?: number;
 }
 
 export interface SyncCheckDepositInput {

@@ -89,6 +89,7 @@ export function createCheckDepositActivities(deps: ActivityDependencies): CheckD
           externalPaymentId: externalPayment.id,
           amountCents: externalPayment.amountCents,
           linkStatus: paymentLink.status,
+          linkRemainderCents: paymentLink.requestedAmountCents - paymentLink.completedAmountCents,
         };
       });
     },

@@ -1,9 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
+  ApplicationFailure,
+  allHandlersFinished,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
+  defineUpdate,
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
@@ -49,6 +52,24 @@ export interface VoidApplicationCommand {
 
 export const applyDepositSignal = defineSignal<[ApplyDepositCommand]>('applyDeposit');
 export const voidApplicationSignal = defineSignal<[VoidApplicationCommand]>('voidApplication');
+/**
+ * The same command as an Update: answers with the application once the service said yes or no (the
+ * command API turns that into the HTTP answer). Validated before anything is written to history.
+ */
+export const applyDepositUpdate = defineUpdate<CheckApplicationView, [ApplyDepositCommand]>('apply');
+
+/** The shape an apply must have; the command API checks the same with its schemas before it asks. */
+export function validateApplyCommand(command: ApplyDepositCommand): void {
+  const text = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= 255;
+  if (!command || !text(command.commandId) || !text(command.paymentLinkId)) {
+    throw new Error('an apply needs a commandId and a paymentLinkId');
+  }
+  const amount = command.amountCents;
+  if (amount !== undefined && !(Number.isSafeInteger(amount) && amount >= 1)) {
+    throw new Error('amountCents must be a whole number of cents, at least 1');
+  }
+}
+
 /** Look at the deposit now instead of at the next timer. */
 export const refreshDepositSignal = defineSignal<[{ reason?: string }?]>('refresh');
 
@@ -64,6 +85,8 @@ export interface CheckApplicationView extends Partial<CommandFailure> {
   externalPaymentId: string | null;
   /** As applied by the service. */
   amountCents: number | null;
+  /** The link's remainder right after this application (requested - completed). */
+  linkRemainderCents?: number;
 }
 
 export interface VoidCommandView extends Partial<CommandFailure> {
@@ -209,6 +232,32 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   setHandler(applyDepositSignal, (command) => {
     if (fresh(command.commandId)) applies.push(command);
   });
+  /** Applications settled in this run, by command id, for the Update's answer. */
+  const answered = new Map<string, CheckApplicationView>();
+  const settledApplication = (commandId: string) =>
+    answered.get(commandId) ??
+    view.applications.find((a) => a.commandId === commandId && a.status !== 'APPLYING');
+  setHandler(
+    applyDepositUpdate,
+    async (command) => {
+      const id = command.commandId;
+      if (fresh(id)) applies.push(command);
+      else if (
+        !applies.some((c) => c.commandId === id) &&
+        !answered.has(id) &&
+        !view.applications.some((a) => a.commandId === id)
+      ) {
+        // Seen before, and its row is no longer listed (D44): its outcome is gone from this run.
+        throw ApplicationFailure.nonRetryable(
+          `command ${id} was handled before; its outcome is no longer listed`,
+          'CommandOutcomeUnknown',
+        );
+      }
+      await condition(() => settledApplication(command.commandId) !== undefined);
+      return settledApplication(command.commandId) as CheckApplicationView;
+    },
+    { validator: validateApplyCommand },
+  );
   setHandler(voidApplicationSignal, (command) => {
     if (fresh(command.commandId)) voids.push(command);
   });
@@ -262,6 +311,8 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
       target.status = 'APPLIED';
       target.externalPaymentId = result.externalPaymentId;
       target.amountCents = result.amountCents;
+      if (result.linkRemainderCents !== undefined) target.linkRemainderCents = result.linkRemainderCents;
+      answered.set(command.commandId, target);
       log.info('check deposit applied', {
         checkDepositId,
         commandId: command.commandId,
@@ -481,6 +532,8 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
         await settleReturn(result);
       }
       flag();
+      // An Update still answering would be cut off by the return.
+      if (!allHandlersFinished()) await condition(allHandlersFinished);
       if (applies.length === 0 && voids.length === 0) {
         view.state = result.status;
         view.closedAt = new Date().toISOString();
@@ -493,7 +546,12 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
     flag();
     upsertSearchAttributes([{ key: SyncState, value: view.state }]);
 
-    if (workflowInfo().continueAsNewSuggested && applies.length === 0 && voids.length === 0) {
+    if (
+      workflowInfo().continueAsNewSuggested &&
+      applies.length === 0 &&
+      voids.length === 0 &&
+      allHandlersFinished()
+    ) {
       // D44: older settled applications go on as a tally. Runs from before keep carrying the whole list, so
       // their recorded histories replay unchanged.
       const bounded = patched(boundedApplicationsPatch)

@@ -45,7 +45,11 @@ export async function callCommandApi(
 ): Promise<unknown> {
   const headers: Record<string, string> = { authorization: `Bearer ${target.apiKey}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method === 'POST') headers['idempotency-key'] = idempotencyKey ?? randomUUID();
+  const key = idempotencyKey ?? randomUUID();
+  if (method === 'POST') headers['idempotency-key'] = key;
+  // A failure that may have reached booksync: the same key makes the retry the same command.
+  const retryHint =
+    method === 'POST' ? `; it may have gone through: retry with --idempotency-key ${key}` : '';
   let response: Response;
   try {
     response = await fetch(`${target.baseUrl}${route}`, {
@@ -61,7 +65,7 @@ export async function callCommandApi(
           ? error.cause.message
           : error.message
         : String(error);
-    throw new CommandError(`cannot reach the command API at ${target.baseUrl}: ${reason}`);
+    throw new CommandError(`cannot reach the command API at ${target.baseUrl}: ${reason}${retryHint}`);
   }
   const text = await response.text();
   let json: unknown = null;
@@ -75,7 +79,8 @@ export async function callCommandApi(
     const message =
       typeof error?.error === 'string' ? error.error : text.slice(0, 200) || response.statusText;
     const code = typeof error?.code === 'string' ? ` (${error.code})` : '';
-    throw new CommandError(`command API answered ${response.status}: ${message}${code}`);
+    const hint = response.status >= 500 ? retryHint : '';
+    throw new CommandError(`command API answered ${response.status}: ${message}${code}${hint}`);
   }
   return json;
 }

@@ -96,6 +96,43 @@ describe('booksync deposit / link CLI', () => {
     await env.client.workflow.getHandle(`check-deposit-${deposit.id}`).terminate('test done');
   }, 240_000);
 
+  it('prints the service’s refusal of an apply in one line with exit 1, and a retry with --idempotency-key applies once', async () => {
+    const link = await newLink(world.emulator.api, 1000);
+    const deposit = await newDeposit(world.emulator.api, 3000);
+    const refused = await booksync(['deposit', 'apply', deposit.id, link.id, '--amount', '2000']);
+    expect(refused.code).toBe(1);
+    const lines = refused.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^booksync: command API answered 400: .*(exceed|remain)/i);
+
+    const key = 'cli-retry-key-7f3a';
+    const first = await booksync([
+      'deposit',
+      'apply',
+      deposit.id,
+      link.id,
+      '--amount',
+      '600',
+      '--idempotency-key',
+      key,
+    ]);
+    const retried = await booksync([
+      'deposit',
+      'apply',
+      deposit.id,
+      link.id,
+      '--amount',
+      '600',
+      '--idempotency-key',
+      key,
+    ]);
+    expect([first.code, retried.code]).toEqual([0, 0]);
+    expect(JSON.parse(retried.stdout)).toEqual(JSON.parse(first.stdout));
+    const fetched = (await world.emulator.api('GET', `/serviceBanking/checkDeposits/${deposit.id}`)).body;
+    expect(fetched.applications).toHaveLength(1);
+    expect(fetched.unappliedAmountCents).toBe(2400);
+  });
+
   it('refuses bad arguments with one clear line and exit 1, before any request', async () => {
     for (const [args, message] of [
       [['link', 'record-payment', 'pl_1', '--amount', '-5', '--paid-at', '2026-03-03'], /--amount/],

@@ -229,7 +229,25 @@ describe('command API effects', () => {
     await checkWithHledger(world.ledger);
   });
 
-  it('applies a deposit (202), the same Idempotency-Key twice applies once, and the deposit view answers', async () => {
+  it('answers a refused apply with the service’s status, code and message, and books nothing', async () => {
+    const link = await newLink(world.emulator.api, 1000);
+    const deposit = await newDeposit(world.emulator.api, 5000);
+    const before = (await world.ledger.allEntries()).length;
+    const over = await call('POST', `/commands/checkDeposits/${deposit.id}/apply`, {
+      paymentLinkId: link.id,
+      amountCents: 2000,
+    });
+    expect(over.status).toBe(400);
+    expect(over.body.error).toMatch(/exceed|remain/i);
+    const missing = await call('POST', `/commands/checkDeposits/${deposit.id}/apply`, {
+      paymentLinkId: 'pl_does_not_exist',
+    });
+    expect(missing.status).toBe(404);
+    expect((await world.ledger.allEntries()).length).toBe(before);
+    await env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id)).terminate('test done');
+  });
+
+  it('applies a deposit and answers with the application and the link’s remainder; the same Idempotency-Key again answers the same, applied once', async () => {
     const link = await newLink(world.emulator.api, 4000);
     const deposit = await newDeposit(world.emulator.api, 2500);
     const headers = {
@@ -242,23 +260,38 @@ describe('command API effects', () => {
       { paymentLinkId: link.id },
       headers,
     );
-    expect(first).toEqual({
-      status: 202,
+    expect(first).toMatchObject({
+      status: 201,
       body: {
         workflowId: checkDepositWorkflowId(deposit.id),
         commandId: '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
+        application: {
+          status: 'APPLIED',
+          paymentLinkId: link.id,
+          amountCents: 2500,
+          linkRemainderCents: 1500,
+        },
       },
     });
+    const again = await call(
+      'POST',
+      `/commands/checkDeposits/${deposit.id}/apply`,
+      { paymentLinkId: link.id },
+      headers,
+    );
+    expect(again).toEqual(first);
+    // The outcome can be asked for later too (the 202 case's URL).
     expect(
-      (await call('POST', `/commands/checkDeposits/${deposit.id}/apply`, { paymentLinkId: link.id }, headers))
-        .status,
-    ).toBe(202);
+      await call(
+        'GET',
+        `/commands/checkDeposits/${deposit.id}/applications/6f1c2d3e-4b5a-4c6d-8e7f-901234567890`,
+      ),
+    ).toEqual(first);
 
     const view = await eventually(async () => {
       const answer = await call('GET', `/commands/checkDeposits/${deposit.id}`);
       return answer.status === 200 &&
         answer.body.applications[0]?.status === 'APPLIED' &&
-        answer.body.duplicatesDropped === 1 &&
         answer.body.polls >= 1
         ? answer.body
         : undefined;

@@ -1,9 +1,17 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { type Client, type SignalDefinition, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  type Client,
+  type SignalDefinition,
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+} from '@temporalio/client';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  applyDepositSignal,
+  applyDepositUpdate,
+  type CheckApplicationView,
   type CheckDepositWorkflowInput,
   checkDeposit,
   checkDepositViewQuery,
@@ -22,6 +30,7 @@ import {
   voidDebitMemoSignal,
   voidExternalPaymentSignal,
 } from '../../../workflows/payment-link.js';
+import { applicationAnswer } from '../command-outcome.js';
 import { IngressError } from '../errors.js';
 import { ObjectId } from '../object-id.js';
 import { invalidArgumentDetails } from '../temporal-signal.js';
@@ -32,6 +41,8 @@ export interface CommandRoutesOptions {
   /** Bearer key callers must present. */
   apiKey: string;
   signalTimeoutMs: number;
+  /** How long a command waits for its outcome before answering 202 with where to ask later. */
+  answerWithinMs?: number;
   /** RETURNED_CHECK_FEE_CENTS, handed to check-deposit workflows this API starts. */
   returnedCheckFeeCents?: number;
 }
@@ -175,6 +186,9 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   const linkId = (request: FastifyRequest) =>
     parse(ObjectId, (request.params as { id?: unknown }).id, 'payment link id');
 
+  // Apply: an Update (update-with-start), so the answer is the outcome: 201 with the application and the
+  // link's remainder, the service's refusal with its status and code, or 202 with where to ask when the
+  // service call is still being retried after answerWithinMs.
   app.post('/commands/checkDeposits/:checkDepositId/apply', async (request, reply) => {
     const checkDepositId = parse(
       ObjectId,
@@ -188,20 +202,71 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       checkDepositId,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
     };
-    await withDeadline(request, workflowId, () =>
-      options.temporalClient.workflow.signalWithStart(checkDeposit, {
-        ...start,
-        workflowId,
-        args: [input],
-        signal: applyDepositSignal,
-        signalArgs: [{ ...body, commandId }],
-      }),
-    );
+    const outcomeUrl = `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/applications/${commandId}`;
+    const handle = await withDeadline(request, workflowId, async () => {
+      try {
+        return await options.temporalClient.workflow.startUpdateWithStart(applyDepositUpdate, {
+          args: [{ ...body, commandId }],
+          updateId: commandId,
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+          startWorkflowOperation: new WithStartWorkflowOperation(checkDeposit, {
+            ...start,
+            workflowId,
+            args: [input],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
+        });
+      } catch (error) {
+        // The workflow's validator refused the command: nothing was written to its history.
+        if (error instanceof WorkflowUpdateFailedError) {
+          throw new IngressError(400, 'invalid_request', error.cause?.message ?? error.message);
+        }
+        throw error;
+      }
+    });
     request.log.info(
       { workflowId, commandId, checkDepositId, paymentLinkId: body.paymentLinkId },
-      'apply deposit command signalled',
+      'apply deposit command accepted',
     );
-    return reply.status(202).send({ workflowId, commandId });
+    const answered = await Promise.race([
+      handle.result().then(
+        (application) => ({ application }),
+        (error: unknown) => ({ error }),
+      ),
+      new Promise<null>((resolve) =>
+        setTimeout(() => resolve(null), options.answerWithinMs ?? 10_000).unref(),
+      ),
+    ]);
+    if (answered === null) {
+      return reply.status(202).send({ workflowId, commandId, status: 'PENDING', outcome: outcomeUrl });
+    }
+    if ('error' in answered) {
+      const cause =
+        answered.error instanceof WorkflowUpdateFailedError ? answered.error.cause : answered.error;
+      throw new IngressError(
+        409,
+        'command_outcome_unknown',
+        (cause as Error | undefined)?.message ?? 'unknown',
+      );
+    }
+    const answer = applicationAnswer(workflowId, answered.application, outcomeUrl);
+    return reply.status(answer.status).send(answer.body);
+  });
+
+  /** A command's outcome later (after a 202): the deposit's view of that application. */
+  app.get('/commands/checkDeposits/:checkDepositId/applications/:commandId', async (request, reply) => {
+    const params = request.params as { checkDepositId?: unknown; commandId?: unknown };
+    const checkDepositId = parse(ObjectId, params.checkDepositId, 'check deposit id');
+    const commandId = parse(ObjectId, params.commandId, 'command id');
+    const workflowId = checkDepositWorkflowId(checkDepositId);
+    const view = await withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.getHandle(workflowId).query(checkDepositViewQuery),
+    );
+    const application = view.applications.find((a: CheckApplicationView) => a.commandId === commandId);
+    if (!application) throw new IngressError(404, 'not_found', `no application by command ${commandId}`);
+    const outcomeUrl = `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/applications/${commandId}`;
+    const answer = applicationAnswer(workflowId, application, outcomeUrl);
+    return reply.status(answer.status).send(answer.body);
   });
 
   app.post(
