@@ -134,6 +134,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         },
       },
       metrics,
+      dataDir: settings.BOOKSYNC_DATA_DIR,
       ...(settings.WORKER_MAX_CACHED_WORKFLOWS !== undefined
         ? { maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS }
         : {}),

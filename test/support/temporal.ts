@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { resolveTemporalCli, resolveTemporalTestServer } from '../../src/temporal/binaries.js';
 import { registerSearchAttributes } from '../../src/temporal/register-search-attributes.js';
 import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
+import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const artifacts = path.join(root, 'test', '.artifacts');
@@ -50,34 +49,13 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   return env;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
 /**
  * The workflow bundle, built once per change of the sources and shared by every test file and run
- * (bundling takes seconds; doing it per test would dominate workflow tests).
+ * (bundling takes seconds; doing it per test would dominate workflow tests). The same cache as a worker's
+ * (src/worker/workflow-bundle.ts), kept under test/.artifacts.
  */
 export async function workflowBundle(): Promise<{ codePath: string }> {
-  const files = [...sourceFiles(path.join(root, 'workflows')), ...sourceFiles(path.join(root, 'activities'))];
-  files.push(...sourceFiles(path.join(root, 'src', 'temporal')));
-  const hash = createHash('sha256');
-  for (const file of files.sort()) hash.update(file).update(readFileSync(file));
-  const codePath = path.join(artifacts, `workflow-bundle-${hash.digest('hex').slice(0, 16)}.js`);
-  if (!existsSync(codePath)) {
-    mkdirSync(artifacts, { recursive: true });
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: path.join(root, 'workflows', 'index.ts'),
-      logger: new DefaultLogger('WARN'),
-    });
-    const tmp = `${codePath}.${process.pid}.tmp`;
-    writeFileSync(tmp, code);
-    renameSync(tmp, codePath);
-  }
+  const { codePath } = await cachedWorkflowBundle({ cacheDirs: [artifacts] });
   return { codePath };
 }
 

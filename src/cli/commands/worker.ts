@@ -41,6 +41,7 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
         },
       },
       metrics,
+      dataDir: settings.BOOKSYNC_DATA_DIR,
       ...(settings.WORKER_MAX_CACHED_WORKFLOWS !== undefined
         ? { maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS }
         : {}),

@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import type { Logger } from '../logging/logger.js';
+
+// The workflow bundle (webpack over workflows/index.ts, seconds of CPU and a few hundred MiB at peak) is
+// built once per change of the sources or of the Temporal SDK and kept as a file; a worker start only
+// reads it. The same cache serves `booksync worker`, `booksync start` and the tests (test/.artifacts).
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** booksync's workflows (not the emulator's delivery workflow, which has its own worker). */
+export const booksyncWorkflowsPath = path.join(root, 'workflows', 'index.ts');
+
+/**
+ * What a bundle can depend on: the workflows, what they import from activities/ and src/ (values such as
+ * retry policies and workflow ids). Hashing all of them is cheap (milliseconds) and never misses an import.
+ */
+const sourceDirs = ['workflows', 'activities', 'src'].map((dir) => path.join(root, dir));
+
+export interface CachedWorkflowBundleOptions {
+  workflowsPath?: string;
+  /**
+   * Where bundles are kept, first writable one wins. Default: node_modules/.cache/booksync, then
+   * `<dataDir>/cache` (a container's node_modules is read-only to its user).
+   */
+  cacheDirs?: string[];
+  /** BOOKSYNC_DATA_DIR: the fallback cache directory's parent. */
+  dataDir?: string;
+  logger?: Logger;
+  /** For tests: the bundler (default: the SDK's bundleWorkflowCode). */
+  bundle?: typeof bundleWorkflowCode;
+}
+
+export interface CachedWorkflowBundle {
+  codePath: string;
+  /** True when this call ran the bundler; false when it found the file. */
+  built: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return /\.(ts|js|json)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+function sdkVersion(): string {
+  return ['@temporalio/worker', '@temporalio/workflow']
+    .map((name) => {
+      try {
+        return `${name}@${JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')).version}`;
+      } catch {
+        return `${name}@unknown`;
+      }
+    })
+    .join(',');
+}
+
+/** The cache key: the SDK's versions, the entry point and every source file a bundle may include. */
+export function workflowBundleKey(workflowsPath: string = booksyncWorkflowsPath): string {
+  const hash = createHash('sha256');
+  hash.update(sdkVersion()).update('\0').update(path.relative(root, workflowsPath)).update('\0');
+  const files = sourceDirs.flatMap(sourceFiles).sort();
+  for (const file of files) hash.update(path.relative(root, file)).update('\0').update(readFileSync(file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+function writableDir(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function defaultBundleCacheDirs(dataDir?: string): string[] {
+  const dirs = [path.join(root, 'node_modules', '.cache', 'booksync')];
+  if (dataDir) dirs.push(path.join(dataDir, 'cache'));
+  return dirs;
+}
+
+const bundlePrefix = 'workflow-bundle-';
+const staleAfterMs = 24 * 3600_000;
+
+/** Bundles of older sources, unused for a day, go (a worker of the previous version may still be starting). */
+function pruneStale(dir: string, keep: string): void {
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(bundlePrefix) || path.join(dir, name) === keep) continue;
+    const file = path.join(dir, name);
+    try {
+      if (Date.now() - statSync(file).mtimeMs > staleAfterMs) unlinkSync(file);
+    } catch {
+      // Another process pruned it first.
+    }
+  }
+}
+
+/**
+ * The workflow bundle for `workflowsPath`, from the cache when its key matches, else built once and
+ * written atomically (several workers starting together may each build; the last rename wins, all equal).
+ */
+export async function cachedWorkflowBundle(
+  options: CachedWorkflowBundleOptions = {},
+): Promise<CachedWorkflowBundle> {
+  const workflowsPath = options.workflowsPath ?? booksyncWorkflowsPath;
+  const key = workflowBundleKey(workflowsPath);
+  const name = `${bundlePrefix}${workflowsPath === booksyncWorkflowsPath ? '' : `${path.basename(workflowsPath, '.ts')}-`}${key}.js`;
+  const dirs = options.cacheDirs ?? defaultBundleCacheDirs(options.dataDir);
+  for (const dir of dirs) {
+    const codePath = path.join(dir, name);
+    if (existsSync(codePath)) return { codePath, built: false };
+  }
+  const dir = dirs.find(writableDir);
+  if (!dir) throw new Error(`no writable directory for the workflow bundle among ${dirs.join(', ')}`);
+  const codePath = path.join(dir, name);
+  const started = Date.now();
+  options.logger?.info(
+    { workflowsPath, codePath },
+    'bundling the workflows (once per change of the sources)',
+  );
+  const { code } = await (options.bundle ?? bundleWorkflowCode)({
+    workflowsPath,
+    logger: new DefaultLogger('WARN'),
+  });
+  const tmp = `${codePath}.${process.pid}.tmp`;
+  writeFileSync(tmp, code, { mode: 0o600 });
+  renameSync(tmp, codePath);
+  options.logger?.info({ codePath, ms: Date.now() - started }, 'workflow bundle cached');
+  try {
+    pruneStale(dir, codePath);
+  } catch {
+    // Pruning is housekeeping only.
+  }
+  return { codePath, built: true };
+}

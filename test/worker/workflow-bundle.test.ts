@@ -1,0 +1,93 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ActivityDependencies } from '../../activities/index.js';
+import { silentLogger } from '../../src/logging/logger.js';
+
+// The worker's workflow bundle is built once and then read from the cache: a second start neither runs the
+// bundler nor rewrites the file. The SDK's bundler and Worker.create are replaced here (no server needed);
+// test/workflows/replay.test.ts exercises a real bundle from the same cache.
+
+const calls = vi.hoisted(() => ({ bundle: 0, created: [] as WorkerOptions[] }));
+vi.mock('@temporalio/worker', async (importOriginal) => {
+  const original = await importOriginal<typeof import('@temporalio/worker')>();
+  return {
+    ...original,
+    bundleWorkflowCode: async () => {
+      calls.bundle += 1;
+      return { code: `// fake bundle ${calls.bundle}\n` };
+    },
+    Worker: {
+      ...original.Worker,
+      create: async (options: WorkerOptions) => {
+        calls.created.push(options);
+        return { options };
+      },
+    },
+  };
+});
+
+const { createBooksyncWorker } = await import('../../src/worker/booksync-worker.js');
+const { cachedWorkflowBundle, workflowBundleKey } = await import('../../src/worker/workflow-bundle.js');
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'booksync-bundle-'));
+  calls.bundle = 0;
+  calls.created = [];
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const dependencies = { logger: silentLogger } as unknown as ActivityDependencies;
+
+function start(bundleCacheDirs: string[]) {
+  return createBooksyncWorker({
+    connection: {} as NativeConnection,
+    namespace: 'default',
+    taskQueue: 'bundle-test',
+    dependencies,
+    bundleCacheDirs,
+  });
+}
+
+describe('the cached workflow bundle', () => {
+  it('is built at the first worker start and reused, unchanged, at the second', async () => {
+    await start([dir]);
+    expect(calls.bundle).toBe(1);
+    const [file] = readdirSync(dir);
+    expect(file).toBe(`workflow-bundle-${workflowBundleKey()}.js`);
+    const codePath = path.join(dir, file!);
+    const written = statSync(codePath).mtimeMs;
+
+    await start([dir]);
+    expect(calls.bundle).toBe(1);
+    expect(statSync(codePath).mtimeMs).toBe(written);
+    expect(readdirSync(dir)).toEqual([file]);
+    for (const options of calls.created) {
+      expect(options.workflowBundle).toEqual({ codePath });
+      expect(options.workflowsPath).toBeUndefined();
+    }
+  });
+
+  it('falls back to the next directory when the first cannot be written (a container: node_modules is root-owned)', async () => {
+    // A directory below a regular file can never be created, whoever runs the test (root ignores modes).
+    const blocker = path.join(dir, 'not-a-directory');
+    writeFileSync(blocker, '');
+    const unwritable = path.join(blocker, 'cache');
+    const data = path.join(dir, 'data', 'cache');
+    const first = await cachedWorkflowBundle({ cacheDirs: [unwritable, data] });
+    expect(first.built).toBe(true);
+    expect(path.dirname(first.codePath)).toBe(data);
+    const second = await cachedWorkflowBundle({ cacheDirs: [unwritable, data] });
+    expect(second).toEqual({ codePath: first.codePath, built: false });
+    expect(calls.bundle).toBe(1);
+  });
+
+  it('has a key that follows the sources: another entry point is another bundle', () => {
+    expect(workflowBundleKey()).toMatch(/^[0-9a-f]{16}$/);
+    expect(workflowBundleKey()).toBe(workflowBundleKey());
+    expect(workflowBundleKey('/elsewhere/workflows.ts')).not.toBe(workflowBundleKey());
+  });
+});
