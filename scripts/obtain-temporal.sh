@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Obtains real Temporal servers without the SDK's own download (which needs the open internet):
-#   - the Temporal CLI (dev server with SQLite persistence and the Web UI), built from the Go module proxy;
-#   - Temporal's Java time-skipping test server, resolved from Maven Central, with a loopback-only launcher.
+# Obtains real Temporal servers:
+#   - the Temporal CLI (dev server with SQLite persistence and the Web UI): TEMPORAL_CLI_PATH, PATH, the cache,
+#     the official release download where the internet is reachable, else a build from the Go module proxy
+#     (decided in src/temporal/cli-source.ts, run through scripts/obtain-temporal-cli.ts);
+#   - Temporal's Java time-skipping test server, resolved from Maven Central, with a loopback-only launcher
+#     (TEMPORAL_TEST_SERVER_PATH, PATH, the cache, else a build).
 # Idempotent; results are cached outside the repository (BOOKSYNC_CACHE, default ~/.cache/booksync).
-# Order of preference for each: explicit path from the environment, a binary on PATH, the cache, a build
-# from the registries. Prints the two paths as shell assignments on stdout; progress goes to stderr.
+# Prints the paths as shell assignments on stdout; progress goes to stderr.
 #
 #   eval "$(bash scripts/obtain-temporal.sh)"   # sets TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH
 #   bash scripts/obtain-temporal.sh --cli-only | --test-server-only
 set -euo pipefail
 
-TEMPORAL_CLI_VERSION="${TEMPORAL_CLI_VERSION:-v1.5.1}" # its go.mod has no replace directive, so go install works
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${BOOKSYNC_CACHE:-$HOME/.cache/booksync}"
 want_cli=1
@@ -26,28 +27,11 @@ say() { echo "[obtain-temporal] $*" >&2; }
 die() { echo "[obtain-temporal] error: $*" >&2; exit 1; }
 
 obtain_cli() {
-  if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then
-    [[ -x "$TEMPORAL_CLI_PATH" ]] || die "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not an executable file"
-    echo "$TEMPORAL_CLI_PATH"; return
-  fi
-  if command -v temporal >/dev/null 2>&1; then
-    command -v temporal; return
-  fi
-  local target="$CACHE/temporal-cli-$TEMPORAL_CLI_VERSION/temporal"
-  if [[ -x "$target" ]]; then
-    echo "$target"; return
-  fi
-  command -v go >/dev/null 2>&1 || die "no Temporal CLI: set TEMPORAL_CLI_PATH, put 'temporal' on PATH, or install Go to build it"
-  say "building the Temporal CLI $TEMPORAL_CLI_VERSION with 'go install' from the Go module proxy (a few minutes, once)..."
-  local started=$SECONDS
-  mkdir -p "$(dirname "$target")"
-  # -x lists each package as it compiles, so a long build shows progress.
-  GOBIN="$(dirname "$target")" GOFLAGS="${GOFLAGS:--trimpath}" \
-    go install -ldflags "-s -w" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" 2>&1 \
-    | awk '/^go: downloading/ { d++; if (d % 25 == 0) printf "[obtain-temporal]   downloaded %d modules\n", d > "/dev/stderr"; next } { print > "/dev/stderr" }'
-  [[ -x "$target" ]] || die "go install of the Temporal CLI failed (see above)"
-  say "Temporal CLI built in $((SECONDS - started)) s: $target"
-  echo "$target"
+  # One implementation of the CLI's order of preference (explicit path, PATH, cache, the release download
+  # where the internet is reachable, a Go build where only the registries are): src/temporal/cli-source.ts.
+  local tsx="$HERE/../node_modules/.bin/tsx"
+  [[ -x "$tsx" ]] || die "node_modules/.bin/tsx is missing: run 'npm install' first"
+  "$tsx" "$HERE/obtain-temporal-cli.ts" || exit 1
 }
 
 obtain_test_server() {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
 import { privateSqliteFile } from '../storage/private-files.js';
-import { resolveTemporalCli } from '../temporal/binaries.js';
+import { obtainTemporalCli } from '../temporal/cli-source.js';
 import { devServerSearchAttributeFlags } from '../temporal/search-attributes.js';
 
 export interface DevServerOptions {
@@ -24,10 +24,9 @@ export interface RunningDevServer {
  * booksync's search attributes, loopback only.
  */
 export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
-  const executable = resolveTemporalCli();
-  if (executable.type !== 'existing-path') {
-    throw new Error("no Temporal CLI found: run 'npm run temporal:obtain' or set TEMPORAL_CLI_PATH");
-  }
+  // Found or obtained (downloaded, or built with Go) as src/temporal/cli-source.ts decides; its error names
+  // the three ways to get the CLI.
+  const cliPath = await obtainTemporalCli();
   const args = [
     'server',
     'start-dev',
@@ -47,7 +46,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   ];
   // Its own process group: a terminal's Ctrl-C reaches only booksync, which stops the server last, after
   // the worker drained. If booksync itself dies, the 'exit' hook below still takes the server down.
-  const child = spawn(executable.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const log = options.logger.child({ component: 'temporal-dev-server' });

@@ -3,10 +3,12 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
+import { obtainTemporalCli } from './cli-source.js';
 
-// Where the real Temporal servers come from. Order of preference (README, "Temporal servers"):
-// an explicit path in the environment, a binary on PATH, booksync's cache, a build from the package
-// registries (scripts/obtain-temporal.sh), and finally the SDK's own download on a machine with internet.
+// Where the real Temporal servers come from (README, "Requirements"). The CLI: src/temporal/cli-source.ts
+// decides (explicit path, PATH, cache, the release download where the internet is reachable, a Go build where
+// only the registries are). The Java test server: an explicit path, a binary on PATH, booksync's cache, a
+// build from Maven Central (scripts/obtain-temporal.sh), and finally the SDK's own download.
 
 export interface TemporalBinaries {
   cli: EphemeralServerExecutable;
@@ -32,7 +34,7 @@ function onPath(name: string): string | undefined {
 }
 
 /** Runs the obtain script (cache hit or build) and returns what it resolved; undefined when it cannot. */
-function obtain(flag: '--cli-only' | '--test-server-only'): string | undefined {
+function obtain(flag: '--test-server-only'): string | undefined {
   try {
     const out = execFileSync('bash', [obtainScript, flag], {
       encoding: 'utf8',
@@ -47,9 +49,9 @@ function obtain(flag: '--cli-only' | '--test-server-only'): string | undefined {
 }
 
 function resolveOne(
-  envVar: 'TEMPORAL_CLI_PATH' | 'TEMPORAL_TEST_SERVER_PATH',
+  envVar: 'TEMPORAL_TEST_SERVER_PATH',
   binaryName: string,
-  flag: '--cli-only' | '--test-server-only',
+  flag: '--test-server-only',
 ): EphemeralServerExecutable {
   const explicit = process.env[envVar];
   if (explicit) {
@@ -60,15 +62,18 @@ function resolveOne(
   if (found) return { type: 'existing-path', path: found };
   if (process.env.BOOKSYNC_TEMPORAL_DOWNLOAD === 'never') {
     throw new Error(
-      `no ${binaryName}: set ${envVar}, put it on PATH, or run 'npm run temporal:obtain' (needs Go for the CLI, Maven and a JDK for the test server)`,
+      `no ${binaryName}: set ${envVar}, put it on PATH, or run 'npm run temporal:obtain' (needs Maven and a JDK)`,
     );
   }
   // Last resort: the SDK's normal download, which works on a machine with internet access.
   return { type: 'cached-download' };
 }
 
-export function resolveTemporalCli(): EphemeralServerExecutable {
-  return resolveOne('TEMPORAL_CLI_PATH', 'temporal', '--cli-only');
+/** The Temporal CLI, always as an existing path (downloaded or built into the cache when needed). */
+export async function resolveTemporalCli(): Promise<
+  Extract<EphemeralServerExecutable, { type: 'existing-path' }>
+> {
+  return { type: 'existing-path', path: await obtainTemporalCli() };
 }
 
 export function resolveTemporalTestServer(): EphemeralServerExecutable {

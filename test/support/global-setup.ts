@@ -3,9 +3,9 @@ import { resolveTemporalCli, resolveTemporalTestServer } from '../../src/tempora
 
 // Runs once per `vitest run`: resolves (and if needed builds) the real Temporal servers, so test files
 // only start them. Paths reach the forked test workers through the environment.
-export default function setup(_project: TestProject): void {
-  const cli = resolveTemporalCli();
+export default async function setup(_project: TestProject): Promise<void> {
+  const cli = await resolveTemporalCli();
   const testServer = resolveTemporalTestServer();
-  if (cli.type === 'existing-path') process.env.TEMPORAL_CLI_PATH = cli.path;
+  process.env.TEMPORAL_CLI_PATH = cli.path;
   if (testServer.type === 'existing-path') process.env.TEMPORAL_TEST_SERVER_PATH = testServer.path;
 }

@@ -30,7 +30,7 @@ export async function startDevServer(extraArgs: string[] = []): Promise<TestWork
   installQuietRuntime();
   return TestWorkflowEnvironment.createLocal({
     server: {
-      executable: resolveTemporalCli(),
+      executable: await resolveTemporalCli(),
       ip: '127.0.0.1',
       searchAttributes: booksyncSearchAttributes,
       log: { format: 'pretty', level: 'error' },
