@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -241,5 +242,45 @@ printf '#!/bin/sh\\necho temporal version test\\n' > "$GOBIN/temporal"; chmod +x
     }
     expect(lines[0]).toMatch(/download failed .*ENOTFOUND/);
     expect(lines.at(-1)).toMatch(/Temporal CLI built/);
+  });
+
+  it('the release download: asks temporal.download for the archive, unpacks the CLI into the cache', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'booksync-fake-release-'));
+    // A release archive as temporal.download serves it: a tar.gz with the executable at its root.
+    const release = path.join(dir, 'release');
+    mkdirSync(release);
+    writeFileSync(path.join(release, 'temporal'), '#!/bin/sh\necho temporal version test\n', { mode: 0o755 });
+    writeFileSync(path.join(release, 'LICENSE'), 'MIT');
+    execFileSync('tar', ['-czf', path.join(dir, 'cli.tar.gz'), '-C', release, 'temporal', 'LICENSE']);
+    const requested: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      requested.push(String(url));
+      if (String(url).startsWith('https://temporal.download/cli/')) {
+        return Response.json({ archiveUrl: 'https://example.test/cli.tar.gz', fileToExtract: 'temporal' });
+      }
+      return new Response(readFileSync(path.join(dir!, 'cli.tar.gz')));
+    });
+    const { environment } = machine({
+      env: { BOOKSYNC_CACHE: path.join(dir, 'cache') },
+      internet: true,
+      go: false,
+    });
+    const lines: string[] = [];
+    const cli = await obtainTemporalCli({ environment, progress: (line) => lines.push(line) });
+    expect(cli).toBe(path.join(dir, 'cache', `temporal-cli-${defaultCliVersion}`, 'temporal'));
+    expect(execFileSync(cli, { encoding: 'utf8' })).toBe('temporal version test\n');
+    expect(requested[0]).toMatch(
+      new RegExp(
+        `^https://temporal\\.download/cli/${defaultCliVersion}\\?arch=(amd64|arm64)&platform=linux&format=tar\\.gz$`,
+      ),
+    );
+    expect(lines.at(-1)).toMatch(/Temporal CLI downloaded in \d+ s/);
+    // The next run finds it in the cache, without asking the network.
+    const again = machine({
+      env: { BOOKSYNC_CACHE: path.join(dir, 'cache') },
+      executables: [cli],
+      cacheDirs: [`temporal-cli-${defaultCliVersion}`],
+    });
+    expect(await decideCliSource(again.environment)).toEqual({ sources: [{ kind: 'cache', path: cli }] });
   });
 });
