@@ -70,6 +70,16 @@ export function validateApplyCommand(command: ApplyDepositCommand): void {
   }
 }
 
+/** Voiding one application as an Update: answers with the void's record once the service said yes or no. */
+export const voidApplicationUpdate = defineUpdate<VoidCommandView, [VoidApplicationCommand]>('void');
+
+export function validateVoidCommand(command: VoidApplicationCommand): void {
+  const text = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= 255;
+  if (!command || !text(command.commandId) || !text(command.externalPaymentId)) {
+    throw new Error('a void needs a commandId and the externalPaymentId');
+  }
+}
+
 /** Look at the deposit now instead of at the next timer. */
 export const refreshDepositSignal = defineSignal<[{ reason?: string }?]>('refresh');
 
@@ -258,6 +268,27 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
     },
     { validator: validateApplyCommand },
   );
+  const voidsAnswered = new Map<string, VoidCommandView>();
+  setHandler(
+    voidApplicationUpdate,
+    async (command) => {
+      const id = command.commandId;
+      if (fresh(id)) voids.push(command);
+      else if (
+        !voids.some((c) => c.commandId === id) &&
+        !voidsAnswered.has(id) &&
+        !view.voids.some((v) => v.commandId === id)
+      ) {
+        throw ApplicationFailure.nonRetryable(
+          `command ${id} was handled before; its outcome is no longer listed`,
+          'CommandOutcomeUnknown',
+        );
+      }
+      await condition(() => voidsAnswered.has(id));
+      return voidsAnswered.get(id) as VoidCommandView;
+    },
+    { validator: validateVoidCommand },
+  );
   setHandler(voidApplicationSignal, (command) => {
     if (fresh(command.commandId)) voids.push(command);
   });
@@ -333,6 +364,11 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   };
 
   const voidOne = async (command: VoidApplicationCommand) => {
+    await voidAt(command);
+    const record = view.voids.findLast((v) => v.commandId === command.commandId);
+    if (record) voidsAnswered.set(command.commandId, record);
+  };
+  const voidAt = async (command: VoidApplicationCommand) => {
     const application = view.applications.find((a) => a.externalPaymentId === command.externalPaymentId);
     const record: VoidCommandView = {
       commandId: command.commandId,

@@ -1,8 +1,11 @@
 import {
+  ApplicationFailure,
+  allHandlersFinished,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
+  defineUpdate,
   log,
   proxyActivities,
   setHandler,
@@ -77,6 +80,47 @@ type QueuedCommand =
   | { kind: 'voidExternalPayment'; command: VoidExternalPaymentCommand }
   | { kind: 'voidDebitMemo'; command: VoidDebitMemoCommand }
   | { kind: 'sync'; command: SyncLinkCommand };
+
+/** A command that writes money at the service, sent as an Update so its caller gets the outcome. */
+export type LinkWriteCommand = Exclude<QueuedCommand, { kind: 'sync' }>;
+
+/** An Update's answer: the command's result, and the link as fetched right after (its remainder). */
+export interface LinkCommandAnswer {
+  result: LinkCommandResult;
+  link: {
+    requestedAmountCents: number | null;
+    completedAmountCents: number | null;
+    debitMemoAmountCents: number | null;
+  };
+}
+
+export const linkCommandUpdate = defineUpdate<LinkCommandAnswer, [LinkWriteCommand]>('command');
+
+/** The shape a write must have before anything is written to history (the command API checks the same). */
+export function validateLinkCommand(queued: LinkWriteCommand): void {
+  const text = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= 500;
+  const cents = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 1;
+  const c = queued?.command as unknown as Partial<Record<string, unknown>> | undefined;
+  if (!c || !text(c.commandId)) throw new Error('a command needs a commandId');
+  switch (queued.kind) {
+    case 'recordExternalPayment':
+      if (!cents(c.amountCents) || !text(c.paidAt))
+        throw new Error('an external payment needs amountCents and paidAt');
+      return;
+    case 'recordDebitMemo':
+      if (!cents(c.amountCents) || !text(c.description))
+        throw new Error('a debit memo needs amountCents and a description');
+      return;
+    case 'voidExternalPayment':
+      if (!text(c.externalPaymentId)) throw new Error('a void needs the externalPaymentId');
+      return;
+    case 'voidDebitMemo':
+      if (!text(c.debitMemoId)) throw new Error('a void needs the debitMemoId');
+      return;
+    default:
+      throw new Error(`unknown command ${String((queued as { kind?: unknown })?.kind)}`);
+  }
+}
 
 export interface LinkCommandResult extends Partial<CommandFailure> {
   commandId: string;
@@ -191,6 +235,39 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
   setHandler(voidDebitMemoSignal, (command) => enqueue({ kind: 'voidDebitMemo', command }));
   setHandler(syncPaymentLinkSignal, (command) => enqueue({ kind: 'sync', command }));
   setHandler(paymentLinkViewQuery, () => view);
+
+  // Update answers: a command is answered once its write and the fetch after it are done, so the answer
+  // carries the link's remainder. `inFlight` is the batch being written; `answered` this run's results.
+  const answered = new Map<string, LinkCommandResult>();
+  const inFlight = new Set<string>();
+  const settledCommand = (id: string) =>
+    answered.get(id) ??
+    (queue.some((q) => q.command.commandId === id) || inFlight.has(id)
+      ? undefined
+      : view.commands.find((c) => c.commandId === id));
+  setHandler(
+    linkCommandUpdate,
+    async (queued) => {
+      const id = queued.command.commandId;
+      if (seen.add(id)) queue.push(queued);
+      else if (!settledCommand(id) && !queue.some((q) => q.command.commandId === id) && !inFlight.has(id)) {
+        throw ApplicationFailure.nonRetryable(
+          `command ${id} was handled before; its outcome is no longer kept`,
+          'CommandOutcomeUnknown',
+        );
+      }
+      await condition(() => settledCommand(id) !== undefined);
+      return {
+        result: settledCommand(id) as LinkCommandResult,
+        link: {
+          requestedAmountCents: view.requestedAmountCents,
+          completedAmountCents: view.completedAmountCents,
+          debitMemoAmountCents: view.debitMemoAmountCents,
+        },
+      };
+    },
+    { validator: validateLinkCommand },
+  );
 
   const remember = (result: LinkCommandResult) => {
     view.commands.push(result);
@@ -334,6 +411,7 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
     }
     const batch = queue;
     queue = [];
+    for (const q of batch) if (q.command.commandId) inFlight.add(q.command.commandId);
     let failure: CommandFailure | null = null;
     for (const queued of batch) failure = (await execute(queued)) ?? failure;
     // One fetch after the batch books what the writes changed, and whatever was changed elsewhere.
@@ -343,8 +421,13 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
       batch.map((q) => q.command.commandId ?? ''),
     );
     flag(syncFailure ?? failure);
+    for (const id of inFlight) {
+      const result = view.commands.findLast((c) => c.commandId === id);
+      if (result) answered.set(id, result);
+    }
+    inFlight.clear();
 
-    if (workflowInfo().continueAsNewSuggested && queue.length === 0) {
+    if (workflowInfo().continueAsNewSuggested && queue.length === 0 && allHandlersFinished()) {
       await continueAsNew<typeof paymentLink>({
         paymentLinkId,
         ...(input.idleDays === undefined ? {} : { idleDays: input.idleDays }),

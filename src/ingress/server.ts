@@ -56,6 +56,8 @@ export interface IngressOptions {
   commandApiKey?: string;
   /** RETURNED_CHECK_FEE_CENTS, handed to the check-deposit workflows the command API starts. Default 0. */
   returnedCheckFeeCents?: number;
+  /** SQLite file binding the command API's Idempotency-Keys to their requests. Default: in memory. */
+  commandKeysFile?: string;
 }
 
 export type IngressApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
@@ -155,6 +157,7 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts): void {
       apiKey: options.commandApiKey,
       signalTimeoutMs: parts.signalTimeoutMs,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
+      ...(options.commandKeysFile ? { commandKeysFile: options.commandKeysFile } : {}),
     });
   }
   app.register(unroutedEventsRoutes, { unrouted: parts.unrouted });

@@ -4,7 +4,11 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
 import type { Settings } from '../config/settings.js';
-import { createDeliveryWorker, defaultDeliveryTaskQueue } from '../emulator/webhooks/delivery-worker.js';
+import {
+  createDeliveryWorker,
+  defaultDeliveryTaskQueue,
+  deliveryWorkflowsPath,
+} from '../emulator/webhooks/delivery-worker.js';
 import { TemporalDispatcher } from '../emulator/webhooks/temporal-dispatcher.js';
 import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
@@ -15,6 +19,7 @@ import { registerSearchAttributes } from '../temporal/register-search-attributes
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
 import { startWorkerHealthServer } from '../worker/health-server.js';
 import { createWorkerMetrics } from '../worker/metrics.js';
+import { cachedWorkflowBundle } from '../worker/workflow-bundle.js';
 import { openAccountingTargets } from './accounting-targets.js';
 import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
@@ -87,10 +92,17 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         dispatcher: () => new TemporalDispatcher({ client, taskQueue: defaultDeliveryTaskQueue }),
       });
       cleanups.push(() => emulator!.close());
+      // Its bundle is cached like the worker's (src/worker/workflow-bundle.ts); without a cache, bundled here.
+      const deliveryBundle = await cachedWorkflowBundle({
+        workflowsPath: deliveryWorkflowsPath,
+        dataDir: settings.BOOKSYNC_DATA_DIR,
+        logger,
+      }).catch(() => undefined);
       const deliveryWorker = await createDeliveryWorker({
         connection: workerConnection,
         namespace: settings.TEMPORAL_NAMESPACE,
         store: emulator.emulator.store,
+        ...(deliveryBundle ? { workflowBundle: { codePath: deliveryBundle.codePath } } : {}),
       });
       const deliveryRun = deliveryWorker.run();
       cleanups.push(async () => {
@@ -173,6 +185,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       commandApiKey:
         settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
       returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
+      commandKeysFile: path.join(dataDir, 'command-keys.db'),
       logger: logger.child({ component: 'ingress' }),
     });
     cleanups.push(() => ingress.close());

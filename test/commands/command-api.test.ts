@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,9 +40,14 @@ async function call(
   body?: unknown,
   headers: Record<string, string> = { authorization: `Bearer ${apiKey}` },
 ): Promise<Answer> {
+  // Every POST carries a fresh Idempotency-Key unless the test sends its own (or tests its absence).
+  const keyed =
+    method === 'POST' && !('idempotency-key' in headers) && !('no-idempotency-key' in headers)
+      ? { ...headers, 'idempotency-key': randomUUID() }
+      : Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'no-idempotency-key'));
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    headers: body === undefined ? keyed : { ...keyed, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -153,7 +159,7 @@ describe('command API validation: a 4xx changes nothing', () => {
 });
 
 describe('command API effects', () => {
-  it('records an external payment and a debit memo (202), a retried request is done once, the view answers', async () => {
+  it('records an external payment and a debit memo, answering with the record and the link; a retried request answers the same and is done once', async () => {
     const link = await newLink(world.emulator.api, 5000);
     const before = await balancesByRole(world.ledger);
     const key = { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'client-retry-1' };
@@ -163,23 +169,34 @@ describe('command API effects', () => {
       { amountCents: 1200, paidAt: '2026-03-02' },
       key,
     );
-    expect(first.status).toBe(202);
-    expect(first.body).toEqual({
-      workflowId: paymentLinkWorkflowId(link.id),
-      commandId: commandIdFrom('client-retry-1'),
+    expect(first).toMatchObject({
+      status: 201,
+      body: {
+        workflowId: paymentLinkWorkflowId(link.id),
+        commandId: commandIdFrom('client-retry-1'),
+        result: { kind: 'recordExternalPayment', status: 'DONE' },
+        link: { requestedAmountCents: 5000, completedAmountCents: 1200, remainderCents: 3800 },
+      },
     });
+    expect(first.body.result.recordId).toEqual(expect.any(String));
     const again = await call(
       'POST',
       `/commands/paymentLinks/${link.id}/externalPayments`,
       { amountCents: 1200, paidAt: '2026-03-02' },
       key,
     );
-    expect(again.body.commandId).toBe(first.body.commandId);
+    expect(again).toEqual(first);
     const memo = await call('POST', `/commands/paymentLinks/${link.id}/debitMemos`, {
       amountCents: 300,
       description: 'Late fee',
     });
-    expect(memo.status).toBe(202);
+    expect(memo).toMatchObject({
+      status: 201,
+      body: { result: { kind: 'recordDebitMemo', status: 'DONE' }, link: { requestedAmountCents: 5300 } },
+    });
+    expect(await call('GET', `/commands/paymentLinks/${link.id}/commands/${memo.body.commandId}`)).toEqual(
+      memo,
+    );
 
     const view = await eventually(async () => {
       const answer = await call('GET', `/commands/paymentLinks/${link.id}`);
@@ -187,7 +204,6 @@ describe('command API effects', () => {
         ? answer.body
         : undefined;
     });
-    expect(view.duplicatesDropped).toBe(1);
     expect(view).toMatchObject({
       serviceStatus: 'ACTIVE',
       completedAmountCents: 1200,
@@ -206,11 +222,11 @@ describe('command API effects', () => {
     const paymentId = fetched.externalPayments[0].id as string;
     expect(
       (await call('POST', `/commands/paymentLinks/${link.id}/externalPayments/${paymentId}/void`)).status,
-    ).toBe(202);
+    ).toBe(200);
     expect(
       (await call('POST', `/commands/paymentLinks/${link.id}/debitMemos/${view.debitMemos[0].id}/void`))
         .status,
-    ).toBe(202);
+    ).toBe(200);
     await eventually(async () => {
       const answer = await call('GET', `/commands/paymentLinks/${link.id}`);
       return answer.body.externalPayments.length === 0 && answer.body.debitMemos.length === 0
@@ -229,6 +245,64 @@ describe('command API effects', () => {
     await checkWithHledger(world.ledger);
   });
 
+  it('refuses a money command without an Idempotency-Key (400), and a key reused for another request (422), changing nothing', async () => {
+    const link = await newLink(world.emulator.api, 3000);
+    const route = `/commands/paymentLinks/${link.id}/externalPayments`;
+    const noKey = await call(
+      'POST',
+      route,
+      { amountCents: 500, paidAt: '2026-03-05' },
+      {
+        authorization: `Bearer ${apiKey}`,
+        'no-idempotency-key': '1',
+      },
+    );
+    expect(noKey).toMatchObject({ status: 400, body: { code: 'idempotency_key_required' } });
+    expect(await workflowExists(paymentLinkWorkflowId(link.id))).toBe(false);
+    const headers = { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'reused-key-1' };
+    expect((await call('POST', route, { amountCents: 500, paidAt: '2026-03-05' }, headers)).status).toBe(201);
+    const otherAmount = await call('POST', route, { amountCents: 900, paidAt: '2026-03-05' }, headers);
+    expect(otherAmount).toMatchObject({ status: 422, body: { code: 'idempotency_key_reused' } });
+    const otherLink = await newLink(world.emulator.api, 3000);
+    const elsewhere = await call(
+      'POST',
+      `/commands/paymentLinks/${otherLink.id}/externalPayments`,
+      { amountCents: 500, paidAt: '2026-03-05' },
+      headers,
+    );
+    expect(elsewhere.status).toBe(422);
+    expect(await workflowExists(paymentLinkWorkflowId(otherLink.id))).toBe(false);
+    const fetched = (await world.emulator.api('GET', `/paymentLink/${link.id}`)).body;
+    expect(fetched.externalPayments.map((p: { amountCents: number }) => p.amountCents)).toEqual([500]);
+  });
+
+  it('a command whose first try answers 503 (no worker took it in time) and is retried with the same key records once, in the service and the books', async () => {
+    const link = await newLink(world.emulator.api, 6000);
+    const route = `/commands/paymentLinks/${link.id}/externalPayments`;
+    const body = { amountCents: 700, paidAt: '2026-03-06' };
+    const headers = { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'retry-after-503' };
+    await stack.stopWorker();
+    let first: Answer;
+    try {
+      first = await call('POST', route, body, headers);
+    } finally {
+      await stack.startWorker();
+    }
+    expect(first).toMatchObject({ status: 503, body: { code: 'temporal_unavailable' } });
+    const retried = await call('POST', route, body, headers);
+    expect(retried).toMatchObject({ status: 201, body: { result: { status: 'DONE' } } });
+    const recordId = retried.body.result.recordId as string;
+    const fetched = (await world.emulator.api('GET', `/paymentLink/${link.id}`)).body;
+    expect(fetched.externalPayments.map((p: { id: string }) => p.id)).toEqual([recordId]);
+    const booked = await eventually(async () => {
+      const keys = (await world.ledger.allEntries())
+        .map((e) => e.key)
+        .filter((k) => k.startsWith('external-payment:') && k.includes(recordId));
+      return keys.length > 0 ? keys : undefined;
+    });
+    expect(booked).toEqual([`external-payment:${recordId}`]);
+  });
+
   it('answers a refused apply with the service’s status, code and message, and books nothing', async () => {
     const link = await newLink(world.emulator.api, 1000);
     const deposit = await newDeposit(world.emulator.api, 5000);
@@ -244,6 +318,28 @@ describe('command API effects', () => {
     });
     expect(missing.status).toBe(404);
     expect((await world.ledger.allEntries()).length).toBe(before);
+    await env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id)).terminate('test done');
+  });
+
+  it('answers a reference used for another record with 409 REFERENCE_CONFLICT, and a void of nothing with 404', async () => {
+    const link = await newLink(world.emulator.api, 9000);
+    const record = (amountCents: number) =>
+      call('POST', `/commands/paymentLinks/${link.id}/externalPayments`, {
+        amountCents,
+        paidAt: '2026-03-04',
+        externalReferenceId: 'check-4417',
+      });
+    expect((await record(1000)).status).toBe(201);
+    const conflict = await record(2000);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.code).toBe('REFERENCE_CONFLICT');
+    const deposit = await newDeposit(world.emulator.api, 500);
+    await call('POST', `/commands/checkDeposits/${deposit.id}/refresh`);
+    const voided = await eventually(async () => {
+      const answer = await call('POST', `/commands/checkDeposits/${deposit.id}/applications/ep_never/void`);
+      return answer.status === 404 && answer.body.code === 'UnknownApplication' ? answer : undefined;
+    });
+    expect(voided.body.error).toMatch(/not an application/);
     await env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id)).terminate('test done');
   });
 

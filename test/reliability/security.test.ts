@@ -107,12 +107,16 @@ describe('security', () => {
     const recordCheck = (key: string) =>
       fetch(`${stack.ingressUrl}/commands/paymentLinks/${link.id}/externalPayments`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'security-record-check-1001',
+        },
         body: JSON.stringify({ amountCents: 7_00, paidAt: '2026-01-05', externalReferenceId: 'chk-1001' }),
       });
     expect((await recordCheck(`${commandKey}-nope`)).status).toBe(401);
     presented.push(`${commandKey}-nope`);
-    expect((await recordCheck(commandKey)).status).toBe(202);
+    expect((await recordCheck(commandKey)).status).toBe(201);
     await waitFor('books', async () => hasAll(expected.expected)(await stack.books()), 300_000, 1_000);
     await waitFor(
       'the external payment booked',

@@ -12,6 +12,9 @@ export interface CommandApiStack {
   world: SyncWorld;
   ingress: IngressApp;
   baseUrl: string;
+  /** No worker polls until startWorker: Temporal holds what comes, Updates wait to be accepted. */
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,8 +34,8 @@ export async function startCommandApiStack(options: {
     await world.close();
     await env.teardown();
   };
-  try {
-    const taskQueue = uniqueTaskQueue(options.taskQueuePrefix);
+  const taskQueue = uniqueTaskQueue(options.taskQueuePrefix);
+  const startWorker = async () => {
     worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
@@ -40,6 +43,15 @@ export async function startCommandApiStack(options: {
       activities: world.activities,
     });
     running = worker.run();
+  };
+  const stopWorker = async () => {
+    worker?.shutdown();
+    await running;
+    worker = undefined;
+    running = undefined;
+  };
+  try {
+    await startWorker();
     ingress = createIngress({
       temporalClient: env.client,
       taskQueue,
@@ -51,7 +63,7 @@ export async function startCommandApiStack(options: {
     });
     await ingress.listen({ host: '127.0.0.1', port: 0 });
     const baseUrl = `http://127.0.0.1:${(ingress.server.address() as AddressInfo).port}`;
-    return { env, world, ingress, baseUrl, close };
+    return { env, world, ingress, baseUrl, stopWorker, startWorker, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { startIngress } from '../../ingress/main.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import type { Command } from '../command.js';
@@ -32,6 +33,7 @@ and the command API (/commands/...) when COMMAND_API_KEY is set. With OPS_PORT, 
       toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
       commandApiKey: settings.COMMAND_API_KEY,
       returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
+      commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
       logger,
     });
     await untilSignal();

@@ -5,6 +5,7 @@ import {
   WithStartWorkflowOperation,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
+  type WorkflowUpdateHandle,
   WorkflowUpdateStage,
 } from '@temporalio/client';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -17,20 +18,19 @@ import {
   checkDepositViewQuery,
   checkDepositWorkflowId,
   refreshDepositSignal,
-  voidApplicationSignal,
+  voidApplicationUpdate,
 } from '../../../workflows/check-deposit.js';
 import {
+  type LinkWriteCommand,
+  linkCommandUpdate,
   type PaymentLinkWorkflowInput,
   paymentLink,
   paymentLinkViewQuery,
   paymentLinkWorkflowId,
-  recordDebitMemoSignal,
-  recordExternalPaymentSignal,
   syncPaymentLinkSignal,
-  voidDebitMemoSignal,
-  voidExternalPaymentSignal,
 } from '../../../workflows/payment-link.js';
-import { applicationAnswer } from '../command-outcome.js';
+import { CommandKeyStore, requestFingerprint, type StoredAnswer } from '../command-keys.js';
+import { applicationAnswer, linkCommandAnswer, pendingAnswer, voidAnswer } from '../command-outcome.js';
 import { IngressError } from '../errors.js';
 import { ObjectId } from '../object-id.js';
 import { invalidArgumentDetails } from '../temporal-signal.js';
@@ -45,6 +45,8 @@ export interface CommandRoutesOptions {
   answerWithinMs?: number;
   /** RETURNED_CHECK_FEE_CENTS, handed to check-deposit workflows this API starts. */
   returnedCheckFeeCents?: number;
+  /** SQLite file where Idempotency-Keys are bound to their requests. Default: in memory, this process only. */
+  commandKeysFile?: string;
 }
 
 const amountCents = z
@@ -138,6 +140,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     try {
       return await options.temporalClient.connection.withDeadline(Date.now() + options.signalTimeoutMs, call);
     } catch (err) {
+      if (err instanceof IngressError) throw err;
       if (err instanceof WorkflowNotFoundError) {
         throw new IngressError(404, 'not_found', `no workflow ${workflowId}`);
       }
@@ -155,6 +158,137 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   };
 
   const start = { taskQueue: options.taskQueue };
+
+  const keys = CommandKeyStore.open(options.commandKeysFile);
+  app.addHook('onClose', async () => keys.close());
+  /** Keys are the API key's: another organization's command API never sees them. */
+  const scope = digest(options.apiKey).toString('hex').slice(0, 16);
+
+  interface Keyed {
+    commandId: string;
+    key: string | null;
+    /** The first answer, when this key already finished the same request. */
+    replay: StoredAnswer | null;
+  }
+
+  /**
+   * The command's id from its Idempotency-Key, bound to this request (method, route, parameters, body): the
+   * same key with another request is refused (422) and changes nothing. Commands that create money records
+   * require one, so a retry after a lost answer can never record the money twice.
+   */
+  const keyed = (request: FastifyRequest, body: unknown, required: boolean): Keyed => {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) {
+      if (required) {
+        throw new IngressError(
+          400,
+          'idempotency_key_required',
+          'this command records money: send an Idempotency-Key header (a new one per command, the same one when you retry it)',
+        );
+      }
+      return { commandId: commandIdFrom(undefined), key: null, replay: null };
+    }
+    const commandId = commandIdFrom(header);
+    const key = String(header);
+    const fingerprint = requestFingerprint(
+      request.method,
+      request.routeOptions.url ?? '',
+      request.params,
+      body,
+    );
+    const claim = keys.claim(scope, key, fingerprint);
+    if (claim.state === 'reused') {
+      throw new IngressError(
+        422,
+        'idempotency_key_reused',
+        'this Idempotency-Key came with another request before; a new command needs a new key',
+      );
+    }
+    return { commandId, key, replay: claim.state === 'same' ? claim.answer : null };
+  };
+
+  /** Sends the answer, and keeps it for the key when it is final (not a 202, not a 5xx). */
+  const finish = (reply: FastifyReply, command: Keyed, answer: StoredAnswer) => {
+    if (command.key && answer.status !== 202 && answer.status < 500) keys.answer(scope, command.key, answer);
+    return reply.status(answer.status).send(answer.body);
+  };
+
+  /**
+   * Sends an Update (its workflow started when `send` says so) and waits up to answerWithinMs for the
+   * result; null when the service call is still being retried. A validator's refusal is a 400: nothing was
+   * written to the workflow's history.
+   */
+  const sendUpdate = async <Ret>(
+    request: FastifyRequest,
+    workflowId: string,
+    send: () => Promise<WorkflowUpdateHandle<Ret>>,
+  ): Promise<{ result: Ret } | null> => {
+    const handle = await withDeadline(request, workflowId, async () => {
+      try {
+        return await send();
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) {
+          throw new IngressError(400, 'invalid_request', error.cause?.message ?? error.message);
+        }
+        throw error;
+      }
+    });
+    const answered = await Promise.race([
+      handle.result().then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      ),
+      new Promise<null>((resolve) =>
+        setTimeout(() => resolve(null), options.answerWithinMs ?? 10_000).unref(),
+      ),
+    ]);
+    if (answered === null || 'result' in answered) return answered;
+    const cause = answered.error instanceof WorkflowUpdateFailedError ? answered.error.cause : answered.error;
+    throw new IngressError(
+      409,
+      'command_outcome_unknown',
+      (cause as Error | undefined)?.message ?? 'unknown',
+    );
+  };
+
+  /** A payment link's write command as an Update, its workflow started when no run is open. */
+  const linkWrite = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    paymentLinkId: string,
+    command: Keyed,
+    queued: LinkWriteCommand,
+  ) => {
+    if (command.replay) return reply.status(command.replay.status).send(command.replay.body);
+    const workflowId = paymentLinkWorkflowId(paymentLinkId);
+    const commandId = queued.command.commandId;
+    const args: [PaymentLinkWorkflowInput] = [{ paymentLinkId }];
+    const answered = await sendUpdate(request, workflowId, () =>
+      options.temporalClient.workflow.startUpdateWithStart(linkCommandUpdate, {
+        args: [queued],
+        updateId: commandId,
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+        startWorkflowOperation: new WithStartWorkflowOperation(paymentLink, {
+          ...start,
+          workflowId,
+          args,
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      }),
+    );
+    request.log.info(
+      { workflowId, commandId, paymentLinkId, kind: queued.kind },
+      'payment link command sent',
+    );
+    const outcomeUrl = `/commands/paymentLinks/${encodeURIComponent(paymentLinkId)}/commands/${commandId}`;
+    return finish(
+      reply,
+      command,
+      answered
+        ? linkCommandAnswer(workflowId, answered.result.result, answered.result.link)
+        : pendingAnswer(workflowId, commandId, outcomeUrl),
+    );
+  };
 
   /** Signals a payment link's workflow (starting it when no run is open) and answers 202. */
   const linkCommand = async <Command>(
@@ -196,61 +330,39 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       'check deposit id',
     );
     const body = parse(ApplyDepositBody, request.body, 'body');
-    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const command = keyed(request, body, true);
+    if (command.replay) return reply.status(command.replay.status).send(command.replay.body);
+    const { commandId } = command;
     const workflowId = checkDepositWorkflowId(checkDepositId);
     const input: CheckDepositWorkflowInput = {
       checkDepositId,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
     };
     const outcomeUrl = `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/applications/${commandId}`;
-    const handle = await withDeadline(request, workflowId, async () => {
-      try {
-        return await options.temporalClient.workflow.startUpdateWithStart(applyDepositUpdate, {
-          args: [{ ...body, commandId }],
-          updateId: commandId,
-          waitForStage: WorkflowUpdateStage.ACCEPTED,
-          startWorkflowOperation: new WithStartWorkflowOperation(checkDeposit, {
-            ...start,
-            workflowId,
-            args: [input],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          }),
-        });
-      } catch (error) {
-        // The workflow's validator refused the command: nothing was written to its history.
-        if (error instanceof WorkflowUpdateFailedError) {
-          throw new IngressError(400, 'invalid_request', error.cause?.message ?? error.message);
-        }
-        throw error;
-      }
-    });
+    const answered = await sendUpdate(request, workflowId, () =>
+      options.temporalClient.workflow.startUpdateWithStart(applyDepositUpdate, {
+        args: [{ ...body, commandId }],
+        updateId: commandId,
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+        startWorkflowOperation: new WithStartWorkflowOperation(checkDeposit, {
+          ...start,
+          workflowId,
+          args: [input],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      }),
+    );
     request.log.info(
       { workflowId, commandId, checkDepositId, paymentLinkId: body.paymentLinkId },
-      'apply deposit command accepted',
+      'apply deposit command sent',
     );
-    const answered = await Promise.race([
-      handle.result().then(
-        (application) => ({ application }),
-        (error: unknown) => ({ error }),
-      ),
-      new Promise<null>((resolve) =>
-        setTimeout(() => resolve(null), options.answerWithinMs ?? 10_000).unref(),
-      ),
-    ]);
-    if (answered === null) {
-      return reply.status(202).send({ workflowId, commandId, status: 'PENDING', outcome: outcomeUrl });
-    }
-    if ('error' in answered) {
-      const cause =
-        answered.error instanceof WorkflowUpdateFailedError ? answered.error.cause : answered.error;
-      throw new IngressError(
-        409,
-        'command_outcome_unknown',
-        (cause as Error | undefined)?.message ?? 'unknown',
-      );
-    }
-    const answer = applicationAnswer(workflowId, answered.application, outcomeUrl);
-    return reply.status(answer.status).send(answer.body);
+    return finish(
+      reply,
+      command,
+      answered === null
+        ? pendingAnswer(workflowId, commandId, outcomeUrl)
+        : applicationAnswer(workflowId, answered.result, outcomeUrl),
+    );
   });
 
   /** A command's outcome later (after a 202): the deposit's view of that application. */
@@ -276,19 +388,33 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       const checkDepositId = parse(ObjectId, params.checkDepositId, 'check deposit id');
       const externalPaymentId = parse(ObjectId, params.externalPaymentId, 'external payment id');
       parse(NoBody, request.body, 'body');
-      const commandId = commandIdFrom(request.headers['idempotency-key']);
+      const command = keyed(request, null, false);
+      if (command.replay) return reply.status(command.replay.status).send(command.replay.body);
+      const { commandId } = command;
       const workflowId = checkDepositWorkflowId(checkDepositId);
-      // Signal only: voiding an application of a deposit booksync never applied has nothing to undo here.
-      await withDeadline(request, workflowId, () =>
-        options.temporalClient.workflow
-          .getHandle(workflowId)
-          .signal(voidApplicationSignal, { externalPaymentId, commandId }),
+      // No start: voiding an application of a deposit booksync never applied has nothing to undo here (404).
+      const answered = await sendUpdate(request, workflowId, () =>
+        options.temporalClient.workflow.getHandle(workflowId).startUpdate(voidApplicationUpdate, {
+          args: [{ externalPaymentId, commandId }],
+          updateId: commandId,
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        }),
       );
       request.log.info(
         { workflowId, commandId, checkDepositId, externalPaymentId },
-        'void application command signalled',
+        'void application command sent',
       );
-      return reply.status(202).send({ workflowId, commandId });
+      return finish(
+        reply,
+        command,
+        answered
+          ? voidAnswer(workflowId, answered.result)
+          : pendingAnswer(
+              workflowId,
+              commandId,
+              `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/voids/${commandId}`,
+            ),
+      );
     },
   );
 
@@ -336,10 +462,11 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   app.post('/commands/paymentLinks/:id/externalPayments', async (request, reply) => {
     const paymentLinkId = linkId(request);
     const body = parse(ExternalPaymentBody, request.body, 'body');
-    const commandId = commandIdFrom(request.headers['idempotency-key']);
-    return linkCommand(request, reply, paymentLinkId, commandId, recordExternalPaymentSignal, {
-      ...body,
-      commandId,
+    const command = keyed(request, body, true);
+    const { commandId } = command;
+    return linkWrite(request, reply, paymentLinkId, command, {
+      kind: 'recordExternalPayment',
+      command: { ...body, commandId },
     });
   });
 
@@ -351,20 +478,22 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       'external payment id',
     );
     parse(NoBody, request.body, 'body');
-    const commandId = commandIdFrom(request.headers['idempotency-key']);
-    return linkCommand(request, reply, paymentLinkId, commandId, voidExternalPaymentSignal, {
-      externalPaymentId,
-      commandId,
+    const command = keyed(request, null, false);
+    const { commandId } = command;
+    return linkWrite(request, reply, paymentLinkId, command, {
+      kind: 'voidExternalPayment',
+      command: { externalPaymentId, commandId },
     });
   });
 
   app.post('/commands/paymentLinks/:id/debitMemos', async (request, reply) => {
     const paymentLinkId = linkId(request);
     const body = parse(DebitMemoBody, request.body, 'body');
-    const commandId = commandIdFrom(request.headers['idempotency-key']);
-    return linkCommand(request, reply, paymentLinkId, commandId, recordDebitMemoSignal, {
-      ...body,
-      commandId,
+    const command = keyed(request, body, true);
+    const { commandId } = command;
+    return linkWrite(request, reply, paymentLinkId, command, {
+      kind: 'recordDebitMemo',
+      command: { ...body, commandId },
     });
   });
 
@@ -376,10 +505,11 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       'debit memo id',
     );
     parse(NoBody, request.body, 'body');
-    const commandId = commandIdFrom(request.headers['idempotency-key']);
-    return linkCommand(request, reply, paymentLinkId, commandId, voidDebitMemoSignal, {
-      debitMemoId,
-      commandId,
+    const command = keyed(request, null, false);
+    const { commandId } = command;
+    return linkWrite(request, reply, paymentLinkId, command, {
+      kind: 'voidDebitMemo',
+      command: { debitMemoId, commandId },
     });
   });
 
@@ -399,5 +529,38 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     return withDeadline(request, workflowId, () =>
       options.temporalClient.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
     );
+  });
+
+  /** A void's outcome later (after a 202). */
+  app.get('/commands/checkDeposits/:checkDepositId/voids/:commandId', async (request, reply) => {
+    const params = request.params as { checkDepositId?: unknown; commandId?: unknown };
+    const checkDepositId = parse(ObjectId, params.checkDepositId, 'check deposit id');
+    const commandId = parse(ObjectId, params.commandId, 'command id');
+    const workflowId = checkDepositWorkflowId(checkDepositId);
+    const view = await withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.getHandle(workflowId).query(checkDepositViewQuery),
+    );
+    const record = view.voids.find((v) => v.commandId === commandId);
+    if (!record) throw new IngressError(404, 'not_found', `no void by command ${commandId}`);
+    const answer = voidAnswer(workflowId, record);
+    return reply.status(answer.status).send(answer.body);
+  });
+
+  /** A payment link command's outcome later (after a 202); the link's last 20 commands are kept. */
+  app.get('/commands/paymentLinks/:id/commands/:commandId', async (request, reply) => {
+    const paymentLinkId = linkId(request);
+    const commandId = parse(ObjectId, (request.params as { commandId?: unknown }).commandId, 'command id');
+    const workflowId = paymentLinkWorkflowId(paymentLinkId);
+    const view = await withDeadline(request, workflowId, () =>
+      options.temporalClient.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
+    );
+    const result = view.commands.find((c) => c.commandId === commandId);
+    if (!result) throw new IngressError(404, 'not_found', `no command ${commandId} among the link's last 20`);
+    const answer = linkCommandAnswer(workflowId, result, {
+      requestedAmountCents: view.requestedAmountCents,
+      completedAmountCents: view.completedAmountCents,
+      debitMemoAmountCents: view.debitMemoAmountCents,
+    });
+    return reply.status(answer.status).send(answer.body);
   });
 };
