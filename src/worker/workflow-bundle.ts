@@ -99,13 +99,21 @@ export function defaultBundleCacheDirs(dataDir?: string): string[] {
   return dirs;
 }
 
-const bundlePrefix = 'workflow-bundle-';
 const staleAfterMs = 24 * 3600_000;
 
-/** Bundles of older sources, unused for a day, go (a worker of the previous version may still be starting). */
-function pruneStale(dir: string, keep: string): void {
+/** `workflow-bundle-<key>.js` for booksync's workflows, `workflow-bundle-<entry>-<key>.js` for another entry. */
+function bundlePrefix(workflowsPath: string): string {
+  return `workflow-bundle-${workflowsPath === booksyncWorkflowsPath ? '' : `${path.basename(workflowsPath, '.ts')}-`}`;
+}
+
+/**
+ * Bundles of the same entry built from older sources, unused for a day, go (a worker of the previous version
+ * may still be starting).
+ */
+function pruneStale(dir: string, prefix: string, keep: string): void {
+  const sameEntry = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[0-9a-f]{16}\\.js$`);
   for (const name of readdirSync(dir)) {
-    if (!name.startsWith(bundlePrefix) || path.join(dir, name) === keep) continue;
+    if (!sameEntry.test(name) || path.join(dir, name) === keep) continue;
     const file = path.join(dir, name);
     try {
       if (Date.now() - statSync(file).mtimeMs > staleAfterMs) unlinkSync(file);
@@ -124,7 +132,8 @@ export async function cachedWorkflowBundle(
 ): Promise<CachedWorkflowBundle> {
   const workflowsPath = options.workflowsPath ?? booksyncWorkflowsPath;
   const key = workflowBundleKey(workflowsPath);
-  const name = `${bundlePrefix}${workflowsPath === booksyncWorkflowsPath ? '' : `${path.basename(workflowsPath, '.ts')}-`}${key}.js`;
+  const prefix = bundlePrefix(workflowsPath);
+  const name = `${prefix}${key}.js`;
   const dirs = options.cacheDirs ?? defaultBundleCacheDirs(options.dataDir);
   for (const dir of dirs) {
     const codePath = path.join(dir, name);
@@ -147,7 +156,7 @@ export async function cachedWorkflowBundle(
   renameSync(tmp, codePath);
   options.logger?.info({ codePath, ms: Date.now() - started }, 'workflow bundle cached');
   try {
-    pruneStale(dir, codePath);
+    pruneStale(dir, prefix, codePath);
   } catch {
     // Pruning is housekeeping only.
   }

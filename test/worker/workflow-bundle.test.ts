@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
@@ -83,6 +83,28 @@ describe('the cached workflow bundle', () => {
     const second = await cachedWorkflowBundle({ cacheDirs: [unwritable, data] });
     expect(second).toEqual({ codePath: first.codePath, built: false });
     expect(calls.bundle).toBe(1);
+  });
+
+  it('removes bundles of older sources of the same entry once unused for a day, and only those', async () => {
+    const dayAgo = (Date.now() - 25 * 3600_000) / 1000;
+    const old = (name: string) => {
+      writeFileSync(path.join(dir, name), '// old');
+      utimesSync(path.join(dir, name), dayAgo, dayAgo);
+    };
+    old('workflow-bundle-0000000000000000.js');
+    old('workflow-bundle-webhook-delivery-0000000000000000.js');
+    writeFileSync(
+      path.join(dir, 'workflow-bundle-1111111111111111.js'),
+      '// recent: a previous version may be starting',
+    );
+    const { codePath } = await cachedWorkflowBundle({ cacheDirs: [dir] });
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        path.basename(codePath),
+        'workflow-bundle-1111111111111111.js',
+        'workflow-bundle-webhook-delivery-0000000000000000.js',
+      ].sort(),
+    );
   });
 
   it('has a key that follows the sources: another entry point is another bundle', () => {
