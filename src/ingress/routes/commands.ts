@@ -1,4 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
 import {
   type Client,
   type SignalDefinition,
@@ -9,7 +10,12 @@ import {
   WorkflowUpdateStage,
 } from '@temporalio/client';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import {
   applyDepositUpdate,
   type CheckApplicationView,
@@ -29,10 +35,11 @@ import {
   paymentLinkWorkflowId,
   syncPaymentLinkSignal,
 } from '../../../workflows/payment-link.js';
+import { commandRoutes as routes } from '../../command-api/contract.js';
+import { commandApiOpenApiInfo, schemaOf } from '../../command-api/openapi.js';
 import { CommandKeyStore, requestFingerprint, type StoredAnswer } from '../command-keys.js';
 import { applicationAnswer, linkCommandAnswer, pendingAnswer, voidAnswer } from '../command-outcome.js';
 import { IngressError } from '../errors.js';
-import { ObjectId } from '../object-id.js';
 import { invalidArgumentDetails } from '../temporal-signal.js';
 
 export interface CommandRoutesOptions {
@@ -48,43 +55,6 @@ export interface CommandRoutesOptions {
   /** SQLite file where Idempotency-Keys are bound to their requests. Default: in memory, this process only. */
   commandKeysFile?: string;
 }
-
-const amountCents = z
-  .number({ error: 'amountCents must be a number of cents' })
-  .int('amountCents must be whole cents')
-  .min(1, 'amountCents must be at least 1')
-  .max(Number.MAX_SAFE_INTEGER);
-const reference = z.string().min(1).max(255, 'externalReferenceId is at most 255 characters');
-const isoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'paidAt must be YYYY-MM-DD')
-  .refine(
-    (value) =>
-      !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
-      new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
-    'paidAt is not a calendar date',
-  );
-
-export const ApplyDepositBody = z.strictObject({
-  paymentLinkId: ObjectId,
-  amountCents: amountCents.optional(),
-});
-export const ExternalPaymentBody = z.strictObject({
-  amountCents,
-  paidAt: isoDate,
-  externalReferenceId: reference.optional(),
-});
-export const DebitMemoBody = z.strictObject({
-  amountCents,
-  description: z
-    .string()
-    .trim()
-    .min(1, 'description is required')
-    .max(500, 'description is at most 500 characters'),
-  externalReferenceId: reference.optional(),
-});
-export const SyncBody = z.strictObject({ reason: z.string().min(1).max(200).optional() });
-const NoBody = z.union([z.undefined(), z.null(), z.strictObject({})]);
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -107,14 +77,6 @@ export function commandIdFrom(header: string | string[] | undefined): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const field = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  throw new IngressError(400, 'invalid_request', `${what}: ${field}${issue.message}`);
-}
-
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
@@ -124,6 +86,16 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  */
 export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (app, options) => {
   if (options.apiKey.length === 0) throw new Error('command API key must be non-empty');
+  // Params, bodies and answers are the contract's zod schemas (src/command-api/contract.ts): validated on the
+  // way in, serialized on the way out, and the OpenAPI document below is generated from them.
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(fastifySwagger, {
+    openapi: commandApiOpenApiInfo,
+    transform: jsonSchemaTransform,
+  });
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  typed.get('/commands/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const expected = digest(options.apiKey);
 
   app.addHook('onRequest', async (request) => {
@@ -207,10 +179,14 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     return { commandId, key, replay: claim.state === 'same' ? claim.answer : null };
   };
 
+  /** Sends a command's answer: its body is checked against the route's response schema by the serializer. */
+  const answerWith = (reply: FastifyReply, answer: StoredAnswer) =>
+    reply.status(answer.status).send(answer.body);
+
   /** Sends the answer, and keeps it for the key when it is final (not a 202, not a 5xx). */
   const finish = (reply: FastifyReply, command: Keyed, answer: StoredAnswer) => {
     if (command.key && answer.status !== 202 && answer.status < 500) keys.answer(scope, command.key, answer);
-    return reply.status(answer.status).send(answer.body);
+    return answerWith(reply, answer);
   };
 
   /**
@@ -259,7 +235,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     command: Keyed,
     queued: LinkWriteCommand,
   ) => {
-    if (command.replay) return reply.status(command.replay.status).send(command.replay.body);
+    if (command.replay) return answerWith(reply, command.replay);
     const workflowId = paymentLinkWorkflowId(paymentLinkId);
     const commandId = queued.command.commandId;
     const args: [PaymentLinkWorkflowInput] = [{ paymentLinkId }];
@@ -317,21 +293,14 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     return reply.status(202).send({ workflowId, commandId });
   };
 
-  const linkId = (request: FastifyRequest) =>
-    parse(ObjectId, (request.params as { id?: unknown }).id, 'payment link id');
-
   // Apply: an Update (update-with-start), so the answer is the outcome: 201 with the application and the
   // link's remainder, the service's refusal with its status and code, or 202 with where to ask when the
   // service call is still being retried after answerWithinMs.
-  app.post('/commands/checkDeposits/:checkDepositId/apply', async (request, reply) => {
-    const checkDepositId = parse(
-      ObjectId,
-      (request.params as { checkDepositId?: unknown }).checkDepositId,
-      'check deposit id',
-    );
-    const body = parse(ApplyDepositBody, request.body, 'body');
+  typed.post(routes.applyDeposit.url, { schema: schemaOf('applyDeposit') }, async (request, reply) => {
+    const checkDepositId = request.params.checkDepositId;
+    const body = request.body;
     const command = keyed(request, body, true);
-    if (command.replay) return reply.status(command.replay.status).send(command.replay.body);
+    if (command.replay) return answerWith(reply, command.replay);
     const { commandId } = command;
     const workflowId = checkDepositWorkflowId(checkDepositId);
     const input: CheckDepositWorkflowInput = {
@@ -366,68 +335,63 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   });
 
   /** A command's outcome later (after a 202): the deposit's view of that application. */
-  app.get('/commands/checkDeposits/:checkDepositId/applications/:commandId', async (request, reply) => {
-    const params = request.params as { checkDepositId?: unknown; commandId?: unknown };
-    const checkDepositId = parse(ObjectId, params.checkDepositId, 'check deposit id');
-    const commandId = parse(ObjectId, params.commandId, 'command id');
-    const workflowId = checkDepositWorkflowId(checkDepositId);
-    const view = await withDeadline(request, workflowId, () =>
-      options.temporalClient.workflow.getHandle(workflowId).query(checkDepositViewQuery),
-    );
-    const application = view.applications.find((a: CheckApplicationView) => a.commandId === commandId);
-    if (!application) throw new IngressError(404, 'not_found', `no application by command ${commandId}`);
-    const outcomeUrl = `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/applications/${commandId}`;
-    const answer = applicationAnswer(workflowId, application, outcomeUrl);
-    return reply.status(answer.status).send(answer.body);
-  });
-
-  app.post(
-    '/commands/checkDeposits/:checkDepositId/applications/:externalPaymentId/void',
+  typed.get(
+    routes.applicationOutcome.url,
+    { schema: schemaOf('applicationOutcome') },
     async (request, reply) => {
-      const params = request.params as { checkDepositId?: unknown; externalPaymentId?: unknown };
-      const checkDepositId = parse(ObjectId, params.checkDepositId, 'check deposit id');
-      const externalPaymentId = parse(ObjectId, params.externalPaymentId, 'external payment id');
-      parse(NoBody, request.body, 'body');
-      const command = keyed(request, null, false);
-      if (command.replay) return reply.status(command.replay.status).send(command.replay.body);
-      const { commandId } = command;
+      const { params } = request;
+      const checkDepositId = params.checkDepositId;
+      const commandId = params.commandId;
       const workflowId = checkDepositWorkflowId(checkDepositId);
-      // No start: voiding an application of a deposit booksync never applied has nothing to undo here (404).
-      const answered = await sendUpdate(request, workflowId, () =>
-        options.temporalClient.workflow.getHandle(workflowId).startUpdate(voidApplicationUpdate, {
-          args: [{ externalPaymentId, commandId }],
-          updateId: commandId,
-          waitForStage: WorkflowUpdateStage.ACCEPTED,
-        }),
+      const view = await withDeadline(request, workflowId, () =>
+        options.temporalClient.workflow.getHandle(workflowId).query(checkDepositViewQuery),
       );
-      request.log.info(
-        { workflowId, commandId, checkDepositId, externalPaymentId },
-        'void application command sent',
-      );
-      return finish(
-        reply,
-        command,
-        answered
-          ? voidAnswer(workflowId, answered.result)
-          : pendingAnswer(
-              workflowId,
-              commandId,
-              `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/voids/${commandId}`,
-            ),
-      );
+      const application = view.applications.find((a: CheckApplicationView) => a.commandId === commandId);
+      if (!application) throw new IngressError(404, 'not_found', `no application by command ${commandId}`);
+      const outcomeUrl = `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/applications/${commandId}`;
+      const answer = applicationAnswer(workflowId, application, outcomeUrl);
+      return answerWith(reply, answer);
     },
   );
+
+  typed.post(routes.voidApplication.url, { schema: schemaOf('voidApplication') }, async (request, reply) => {
+    const { params } = request;
+    const checkDepositId = params.checkDepositId;
+    const externalPaymentId = params.externalPaymentId;
+    const command = keyed(request, null, false);
+    if (command.replay) return answerWith(reply, command.replay);
+    const { commandId } = command;
+    const workflowId = checkDepositWorkflowId(checkDepositId);
+    // No start: voiding an application of a deposit booksync never applied has nothing to undo here (404).
+    const answered = await sendUpdate(request, workflowId, () =>
+      options.temporalClient.workflow.getHandle(workflowId).startUpdate(voidApplicationUpdate, {
+        args: [{ externalPaymentId, commandId }],
+        updateId: commandId,
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      }),
+    );
+    request.log.info(
+      { workflowId, commandId, checkDepositId, externalPaymentId },
+      'void application command sent',
+    );
+    return finish(
+      reply,
+      command,
+      answered
+        ? voidAnswer(workflowId, answered.result)
+        : pendingAnswer(
+            workflowId,
+            commandId,
+            `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/voids/${commandId}`,
+          ),
+    );
+  });
 
   // "Look at the deposit now": the bank's verdict on a check has no webhook (spec 6.5), so the workflow
   // polls on timers; this asks it to look at once. Starts a run when none is open (e.g. a cleared check
   // that came back later), which books what is missing.
-  app.post('/commands/checkDeposits/:checkDepositId/refresh', async (request, reply) => {
-    const checkDepositId = parse(
-      ObjectId,
-      (request.params as { checkDepositId?: unknown }).checkDepositId,
-      'check deposit id',
-    );
-    parse(NoBody, request.body, 'body');
+  typed.post(routes.refreshDeposit.url, { schema: schemaOf('refreshDeposit') }, async (request, reply) => {
+    const checkDepositId = request.params.checkDepositId;
     const commandId = commandIdFrom(request.headers['idempotency-key']);
     const workflowId = checkDepositWorkflowId(checkDepositId);
     const input: CheckDepositWorkflowInput = {
@@ -447,48 +411,48 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     return reply.status(202).send({ workflowId, commandId });
   });
 
-  app.get('/commands/checkDeposits/:checkDepositId', async (request) => {
-    const checkDepositId = parse(
-      ObjectId,
-      (request.params as { checkDepositId?: unknown }).checkDepositId,
-      'check deposit id',
-    );
+  typed.get(routes.depositView.url, { schema: schemaOf('depositView') }, async (request) => {
+    const checkDepositId = request.params.checkDepositId;
     const workflowId = checkDepositWorkflowId(checkDepositId);
-    return withDeadline(request, workflowId, () =>
+    const view = await withDeadline(request, workflowId, () =>
       options.temporalClient.workflow.getHandle(workflowId).query(checkDepositViewQuery),
     );
+    return { ...view };
   });
 
-  app.post('/commands/paymentLinks/:id/externalPayments', async (request, reply) => {
-    const paymentLinkId = linkId(request);
-    const body = parse(ExternalPaymentBody, request.body, 'body');
-    const command = keyed(request, body, true);
-    const { commandId } = command;
-    return linkWrite(request, reply, paymentLinkId, command, {
-      kind: 'recordExternalPayment',
-      command: { ...body, commandId },
-    });
-  });
+  typed.post(
+    routes.recordExternalPayment.url,
+    { schema: schemaOf('recordExternalPayment') },
+    async (request, reply) => {
+      const paymentLinkId = request.params.id;
+      const body = request.body;
+      const command = keyed(request, body, true);
+      const { commandId } = command;
+      return linkWrite(request, reply, paymentLinkId, command, {
+        kind: 'recordExternalPayment',
+        command: { ...body, commandId },
+      });
+    },
+  );
 
-  app.post('/commands/paymentLinks/:id/externalPayments/:externalPaymentId/void', async (request, reply) => {
-    const paymentLinkId = linkId(request);
-    const externalPaymentId = parse(
-      ObjectId,
-      (request.params as { externalPaymentId?: unknown }).externalPaymentId,
-      'external payment id',
-    );
-    parse(NoBody, request.body, 'body');
-    const command = keyed(request, null, false);
-    const { commandId } = command;
-    return linkWrite(request, reply, paymentLinkId, command, {
-      kind: 'voidExternalPayment',
-      command: { externalPaymentId, commandId },
-    });
-  });
+  typed.post(
+    routes.voidExternalPayment.url,
+    { schema: schemaOf('voidExternalPayment') },
+    async (request, reply) => {
+      const paymentLinkId = request.params.id;
+      const externalPaymentId = request.params.externalPaymentId;
+      const command = keyed(request, null, false);
+      const { commandId } = command;
+      return linkWrite(request, reply, paymentLinkId, command, {
+        kind: 'voidExternalPayment',
+        command: { externalPaymentId, commandId },
+      });
+    },
+  );
 
-  app.post('/commands/paymentLinks/:id/debitMemos', async (request, reply) => {
-    const paymentLinkId = linkId(request);
-    const body = parse(DebitMemoBody, request.body, 'body');
+  typed.post(routes.recordDebitMemo.url, { schema: schemaOf('recordDebitMemo') }, async (request, reply) => {
+    const paymentLinkId = request.params.id;
+    const body = request.body;
     const command = keyed(request, body, true);
     const { commandId } = command;
     return linkWrite(request, reply, paymentLinkId, command, {
@@ -497,14 +461,9 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     });
   });
 
-  app.post('/commands/paymentLinks/:id/debitMemos/:debitMemoId/void', async (request, reply) => {
-    const paymentLinkId = linkId(request);
-    const debitMemoId = parse(
-      ObjectId,
-      (request.params as { debitMemoId?: unknown }).debitMemoId,
-      'debit memo id',
-    );
-    parse(NoBody, request.body, 'body');
+  typed.post(routes.voidDebitMemo.url, { schema: schemaOf('voidDebitMemo') }, async (request, reply) => {
+    const paymentLinkId = request.params.id;
+    const debitMemoId = request.params.debitMemoId;
     const command = keyed(request, null, false);
     const { commandId } = command;
     return linkWrite(request, reply, paymentLinkId, command, {
@@ -513,9 +472,9 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     });
   });
 
-  app.post('/commands/paymentLinks/:id/sync', async (request, reply) => {
-    const paymentLinkId = linkId(request);
-    const body = parse(SyncBody, request.body ?? {}, 'body');
+  typed.post(routes.syncLink.url, { schema: schemaOf('syncLink') }, async (request, reply) => {
+    const paymentLinkId = request.params.id;
+    const body = request.body ?? {};
     const commandId = commandIdFrom(request.headers['idempotency-key']);
     return linkCommand(request, reply, paymentLinkId, commandId, syncPaymentLinkSignal, {
       reason: body.reason ?? 'command',
@@ -523,19 +482,20 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     });
   });
 
-  app.get('/commands/paymentLinks/:id', async (request) => {
-    const paymentLinkId = linkId(request);
+  typed.get(routes.linkView.url, { schema: schemaOf('linkView') }, async (request) => {
+    const paymentLinkId = request.params.id;
     const workflowId = paymentLinkWorkflowId(paymentLinkId);
-    return withDeadline(request, workflowId, () =>
+    const view = await withDeadline(request, workflowId, () =>
       options.temporalClient.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
     );
+    return { ...view };
   });
 
   /** A void's outcome later (after a 202). */
-  app.get('/commands/checkDeposits/:checkDepositId/voids/:commandId', async (request, reply) => {
-    const params = request.params as { checkDepositId?: unknown; commandId?: unknown };
-    const checkDepositId = parse(ObjectId, params.checkDepositId, 'check deposit id');
-    const commandId = parse(ObjectId, params.commandId, 'command id');
+  typed.get(routes.voidOutcome.url, { schema: schemaOf('voidOutcome') }, async (request, reply) => {
+    const { params } = request;
+    const checkDepositId = params.checkDepositId;
+    const commandId = params.commandId;
     const workflowId = checkDepositWorkflowId(checkDepositId);
     const view = await withDeadline(request, workflowId, () =>
       options.temporalClient.workflow.getHandle(workflowId).query(checkDepositViewQuery),
@@ -543,24 +503,29 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     const record = view.voids.find((v) => v.commandId === commandId);
     if (!record) throw new IngressError(404, 'not_found', `no void by command ${commandId}`);
     const answer = voidAnswer(workflowId, record);
-    return reply.status(answer.status).send(answer.body);
+    return answerWith(reply, answer);
   });
 
   /** A payment link command's outcome later (after a 202); the link's last 20 commands are kept. */
-  app.get('/commands/paymentLinks/:id/commands/:commandId', async (request, reply) => {
-    const paymentLinkId = linkId(request);
-    const commandId = parse(ObjectId, (request.params as { commandId?: unknown }).commandId, 'command id');
-    const workflowId = paymentLinkWorkflowId(paymentLinkId);
-    const view = await withDeadline(request, workflowId, () =>
-      options.temporalClient.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
-    );
-    const result = view.commands.find((c) => c.commandId === commandId);
-    if (!result) throw new IngressError(404, 'not_found', `no command ${commandId} among the link's last 20`);
-    const answer = linkCommandAnswer(workflowId, result, {
-      requestedAmountCents: view.requestedAmountCents,
-      completedAmountCents: view.completedAmountCents,
-      debitMemoAmountCents: view.debitMemoAmountCents,
-    });
-    return reply.status(answer.status).send(answer.body);
-  });
+  typed.get(
+    routes.linkCommandOutcome.url,
+    { schema: schemaOf('linkCommandOutcome') },
+    async (request, reply) => {
+      const paymentLinkId = request.params.id;
+      const commandId = request.params.commandId;
+      const workflowId = paymentLinkWorkflowId(paymentLinkId);
+      const view = await withDeadline(request, workflowId, () =>
+        options.temporalClient.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
+      );
+      const result = view.commands.find((c) => c.commandId === commandId);
+      if (!result)
+        throw new IngressError(404, 'not_found', `no command ${commandId} among the link's last 20`);
+      const answer = linkCommandAnswer(workflowId, result, {
+        requestedAmountCents: view.requestedAmountCents,
+        completedAmountCents: view.completedAmountCents,
+        debitMemoAmountCents: view.debitMemoAmountCents,
+      });
+      return answerWith(reply, answer);
+    },
+  );
 };

@@ -1,0 +1,8 @@
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { commandApiOpenApiDocument } from '../src/command-api/openapi.js';
+
+// Writes docs/command-api.openapi.json, what /commands/openapi.json serves: `npm run docs:command-api`.
+const target = fileURLToPath(new URL('../docs/command-api.openapi.json', import.meta.url));
+writeFileSync(target, await commandApiOpenApiDocument());
+console.log(`wrote ${target}`);
