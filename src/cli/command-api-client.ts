@@ -1,19 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { CommandApiClient, CommandApiError, type CommandApiTarget } from '../command-api/client.js';
 import type { Settings } from '../config/settings.js';
 import { ObjectId } from '../ingress/object-id.js';
 import { readEmbeddedCommandApiKey } from '../runtime/command-api-key.js';
 import { CommandError } from './command.js';
 
-// What `booksync deposit` and `booksync link` share: where the command API is, its key, one HTTP call with
-// a clear one-line error, and argument parsing validated with zod.
-
-export interface CommandApiTarget {
-  baseUrl: string;
-  apiKey: string;
-}
+// What `booksync deposit` and `booksync link` share: where the command API is, its key, the typed client
+// with refusals as one clear line, and argument parsing validated with zod.
 
 /**
  * OPS_HOST:OPS_PORT when the command API has its own listener, else INGRESS_PUBLIC_URL (or
@@ -36,53 +31,23 @@ export function commandApiTarget(settings: Settings): CommandApiTarget {
   return { baseUrl, apiKey };
 }
 
-export async function callCommandApi(
-  target: CommandApiTarget,
-  method: 'GET' | 'POST',
-  route: string,
-  body?: unknown,
-  idempotencyKey?: string,
-): Promise<unknown> {
-  const headers: Record<string, string> = { authorization: `Bearer ${target.apiKey}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const key = idempotencyKey ?? randomUUID();
-  if (method === 'POST') headers['idempotency-key'] = key;
-  // A failure that may have reached booksync: the same key makes the retry the same command.
-  const retryHint =
-    method === 'POST' ? `; it may have gone through: retry with --idempotency-key ${key}` : '';
-  let response: Response;
+/** The command API's client for the CLI: a refusal or no answer becomes one CommandError line. */
+export async function sendCommand<T>(
+  send: (client: CommandApiClient) => Promise<T>,
+  settings: Settings,
+): Promise<T> {
   try {
-    response = await fetch(`${target.baseUrl}${route}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
+    return await send(new CommandApiClient(commandApiTarget(settings)));
   } catch (error) {
-    const reason =
-      error instanceof Error
-        ? error.cause instanceof Error
-          ? error.cause.message
-          : error.message
-        : String(error);
-    throw new CommandError(`cannot reach the command API at ${target.baseUrl}: ${reason}${retryHint}`);
+    if (!(error instanceof CommandApiError)) throw error;
+    const code = error.code ? ` (${error.code})` : '';
+    const answered = error.status === null ? '' : `command API answered ${error.status}: `;
+    // A failure that may have gone through: the same key makes the retry the same command.
+    const retry = error.idempotencyKey
+      ? `; it may have gone through: retry with --idempotency-key ${error.idempotencyKey}`
+      : '';
+    throw new CommandError(`${answered}${error.message}${code}${retry}`);
   }
-  const text = await response.text();
-  let json: unknown = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    // Not JSON: reported as text below.
-  }
-  if (!response.ok) {
-    const error = json as { error?: unknown; code?: unknown } | null;
-    const message =
-      typeof error?.error === 'string' ? error.error : text.slice(0, 200) || response.statusText;
-    const code = typeof error?.code === 'string' ? ` (${error.code})` : '';
-    const hint = response.status >= 500 ? retryHint : '';
-    throw new CommandError(`command API answered ${response.status}: ${message}${code}${hint}`);
-  }
-  return json;
 }
 
 export const cents = z

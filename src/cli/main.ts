@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadSettings, SettingsError } from '../config/settings.js';
 import { createLogger } from '../logging/logger.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
@@ -27,12 +27,18 @@ const commands: Record<string, Command> = {
   link: linkCommand,
 };
 
+/** package.json's version: the one place it is written. */
+function packageVersion(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
 function help(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length)) + 2;
   return [
     'booksync: mirrors a payment service into your books through Temporal workflows',
     '',
-    'usage: booksync <command> [args]    (booksync <command> --help for details)',
+    'usage: booksync <command> [args]    (booksync <command> --help for details; booksync --version)',
     '',
     ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}${command.summary}`),
     '',
@@ -42,6 +48,10 @@ function help(): string {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    console.log(`booksync ${packageVersion()}`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     console.log(help());
     return name ? 0 : 2;

@@ -110,6 +110,11 @@ const applied = accepted.extend({ application: Application });
 const voided = accepted.extend({ void: VoidRecord });
 const linkAnswer = accepted.extend({ result: LinkCommandResult, link: LinkAfterCommand.optional() });
 
+export type PendingAnswer = z.output<typeof pending>;
+export type AppliedAnswer = z.output<typeof applied>;
+export type VoidedAnswer = z.output<typeof voided>;
+export type LinkAnswer = z.output<typeof linkAnswer>;
+
 const depositParams = z.object({ checkDepositId: ObjectId });
 const linkParams = z.object({ id: ObjectId });
 

@@ -1,11 +1,10 @@
 import type { LedgerPort } from '../accounting/ledger-port.js';
 import { trialBalanceText } from '../accounting/trial-balance-text.js';
-import type { CommandApiTarget } from '../cli/command-api-client.js';
+import { CommandApiClient, type CommandApiTarget } from '../command-api/client.js';
 import { SandboxClient } from '../emulator/sandbox-client.js';
 import { ServiceClient } from '../service/client.js';
 import { type WorkflowKind, workflowIdFor } from '../temporal/workflow-ids.js';
 import { runBusinessDay } from './business-day.js';
-import { CommandApiClient } from './command-api-client.js';
 
 export interface DemoTargets {
   serviceBaseUrl: string;

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,14 +74,33 @@ describe('booksync deposit / link CLI', () => {
     ]);
     expect(paid.stderr).toBe('');
     expect(paid.code).toBe(0);
-    expect(JSON.parse(paid.stdout)).toMatchObject({ workflowId: `payment-link-${link.id}` });
-    expect(
-      (await booksync(['link', 'debit-memo', link.id, '--amount', '250', '--description', 'Late fee'])).code,
-    ).toBe(0);
-    expect((await booksync(['deposit', 'apply', deposit.id, link.id, '--amount', '1000'])).code).toBe(0);
+    // One line: what was done, and what the link still owes.
+    expect(paid.stdout.trim()).toMatch(
+      new RegExp(`^recorded external payment \\S+ on ${link.id}; ${link.id} owes \\$35\\.00$`),
+    );
+    const memo = await booksync([
+      'link',
+      'debit-memo',
+      link.id,
+      '--amount',
+      '250',
+      '--description',
+      'Late fee',
+      '--json',
+    ]);
+    expect(memo.code).toBe(0);
+    expect(JSON.parse(memo.stdout)).toMatchObject({
+      workflowId: `payment-link-${link.id}`,
+      result: { kind: 'recordDebitMemo', status: 'DONE' },
+    });
+    const applied = await booksync(['deposit', 'apply', deposit.id, link.id, '--amount', '1000']);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout.trim()).toMatch(
+      new RegExp(`^applied \\$10\\.00 to ${link.id} \\(external payment \\S+\\); ${link.id} still owes \\$`),
+    );
 
     const view = await eventually(async () => {
-      const shown = await booksync(['link', 'show', link.id]);
+      const shown = await booksync(['link', 'show', link.id, '--json']);
       if (shown.code !== 0) return undefined;
       const parsed = JSON.parse(shown.stdout);
       return parsed.commands.length === 2 && parsed.debitMemos.length === 1 ? parsed : undefined;
@@ -87,7 +109,7 @@ describe('booksync deposit / link CLI', () => {
       view.externalPayments.map((p: { externalReferenceId: string | null }) => p.externalReferenceId).sort(),
     ).toEqual(expect.arrayContaining(['chk-1001']));
     const depositView = await eventually(async () => {
-      const shown = await booksync(['deposit', 'show', deposit.id]);
+      const shown = await booksync(['deposit', 'show', deposit.id, '--json']);
       const parsed = shown.code === 0 ? JSON.parse(shown.stdout) : null;
       return parsed?.applications[0]?.status === 'APPLIED' ? parsed : undefined;
     }, 60_000);
@@ -127,7 +149,8 @@ describe('booksync deposit / link CLI', () => {
       key,
     ]);
     expect([first.code, retried.code]).toEqual([0, 0]);
-    expect(JSON.parse(retried.stdout)).toEqual(JSON.parse(first.stdout));
+    expect(retried.stdout).toBe(first.stdout);
+    expect(first.stdout.trim()).toMatch(/^applied \$6\.00 to /);
     const fetched = (await world.emulator.api('GET', `/serviceBanking/checkDeposits/${deposit.id}`)).body;
     expect(fetched.applications).toHaveLength(1);
     expect(fetched.unappliedAmountCents).toBe(2400);
@@ -154,6 +177,24 @@ describe('booksync deposit / link CLI', () => {
     expect(wrongKey.stderr.trim()).toBe(
       'booksync: command API answered 401: unknown bearer key (unauthorized)',
     );
+  });
+
+  it('prints its version, and the ledger as JSON with --json', async () => {
+    const version = await booksync(['--version']);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect([version.code, version.stdout.trim()]).toEqual([0, `booksync ${pkg.version}`]);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'booksync-cli-json-'));
+    try {
+      const trial = await booksync(['ledger', 'trial-balance', '--json'], { BOOKSYNC_DATA_DIR: dataDir });
+      expect(trial.code).toBe(0);
+      expect(JSON.parse(trial.stdout)).toMatchObject({ balanced: true });
+      const receivables = await booksync(['ledger', 'receivables', '--json'], { BOOKSYNC_DATA_DIR: dataDir });
+      expect(JSON.parse(receivables.stdout)).toEqual({ receivables: [] });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('prints usage for --help', async () => {

@@ -17,20 +17,21 @@ const scopes: Record<string, keyof EntryLinks> = {
 
 export const ledgerCommand: Command = {
   summary: 'read the embedded ledger: trial balance, what is booked for an object, hledger export',
-  usage: `booksync ledger trial-balance
+  usage: `booksync ledger trial-balance [--json]
 booksync ledger receivables|payables [--json]
-booksync ledger link|payment|disbursement|check-deposit|bill-payment <id>
+booksync ledger link|payment|disbursement|check-deposit|bill-payment <id> [--json]
 booksync ledger export [--out FILE] [--assert-closing YYYY-MM-DD]
 
 Reads LEDGER_DB (default BOOKSYNC_DATA_DIR/ledger.db); safe while the worker runs.
 The export is an hledger journal: 'hledger -f FILE check -s' verifies it independently.`,
   async run({ args, settings, out }) {
-    const [what, ...rest] = args;
+    const [what, ...rest] = args[0] === '--json' ? ['trial-balance', ...args] : args;
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
     try {
       if (what === 'trial-balance' || what === undefined) {
         const trial = await ledger.trialBalance();
-        for (const line of trialBalanceText(trial)) out(line);
+        if (rest.includes('--json')) out(JSON.stringify(trial, null, 2));
+        else for (const line of trialBalanceText(trial)) out(line);
         return trial.balanced ? 0 : 1;
       }
       if (what === 'receivables' || what === 'payables') {
@@ -69,6 +70,10 @@ The export is an hledger journal: 'hledger -f FILE check -s' verifies it indepen
       if (!field) throw new CommandError(`unknown ledger view '${what}': see 'booksync ledger --help'`);
       const id = requireArg(rest[0], what!);
       const report = bookingReport(await ledger.entriesFor({ [field]: id }));
+      if (rest.includes('--json')) {
+        out(JSON.stringify(report, null, 2));
+        return 0;
+      }
       if (report.items.length === 0) out(`nothing booked for ${what} ${id}`);
       for (const item of report.items) {
         out(`${item.date}  ${item.key}  [${item.status}]  ${item.description}`);

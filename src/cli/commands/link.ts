@@ -1,14 +1,8 @@
 import { z } from 'zod';
+import { formatUsd } from '../../accounting/money.js';
 import { type Command, CommandError } from '../command.js';
-import {
-  argument,
-  callCommandApi,
-  cents,
-  commandApiTarget,
-  isoDate,
-  objectId,
-  parseCommandArgs,
-} from '../command-api-client.js';
+import { argument, cents, isoDate, objectId, parseCommandArgs, sendCommand } from '../command-api-client.js';
+import { linkLine } from '../command-outcome-lines.js';
 
 const usage = `booksync link <subcommand>
 
@@ -19,9 +13,12 @@ const usage = `booksync link <subcommand>
   void-payment <linkId> <externalPaymentId>   void an external payment (D12); reversed in the books
   void-memo <linkId> <debitMemoId>            void a debit memo (D15); reversed in the books
   sync <linkId>                               fetch the link and book what changed at the service
-  show <linkId>                               the payment-link workflow's view (JSON)
+  show <linkId>                               the payment-link workflow's view
 
-Options: --idempotency-key KEY (a retried command with the same key is done once; default: a fresh uuid).
+Prints the outcome in one line (exit 0), or the service's refusal (exit 1); --json prints the whole answer.
+
+Options: --idempotency-key KEY (a retried command with the same key is done once; default: a fresh key,
+printed when a failure may have gone through).
 Talks to the command API at OPS_HOST:OPS_PORT when OPS_PORT is set, else INGRESS_PUBLIC_URL (or
 INGRESS_HOST:INGRESS_PORT), with COMMAND_API_KEY, or the key 'booksync start' stored in
 BOOKSYNC_DATA_DIR/embedded-credentials.json.`;
@@ -40,12 +37,12 @@ export const linkCommand: Command = {
         'paid-at': { type: 'string' },
         reference: { type: 'string' },
         description: { type: 'string' },
+        json: { type: 'boolean' },
       },
       usage,
     );
     const [subcommand, linkArg, idArg] = positionals;
     const key = values['idempotency-key'] as string | undefined;
-    const print = (value: unknown) => out(JSON.stringify(value, null, 2));
     if (
       !subcommand ||
       !['record-payment', 'debit-memo', 'void-payment', 'void-memo', 'sync', 'show'].includes(subcommand)
@@ -53,54 +50,77 @@ export const linkCommand: Command = {
       throw new CommandError(`unknown subcommand '${subcommand ?? ''}'\n\n${usage}`);
     }
     const linkId = argument(objectId, linkArg, 'linkId');
-    const base = `/commands/paymentLinks/${encodeURIComponent(linkId)}`;
     const ref =
       values.reference === undefined
         ? {}
         : { externalReferenceId: argument(reference, values.reference, '--reference') };
-    let request: { method: 'GET' | 'POST'; route: string; body?: unknown };
+    const json = values.json === true;
+    const print = (body: unknown, line: string) => out(json ? JSON.stringify(body, null, 2) : line);
+    const params = { id: linkId };
     switch (subcommand) {
-      case 'record-payment':
-        request = {
-          method: 'POST',
-          route: `${base}/externalPayments`,
-          body: {
-            amountCents: argument(cents, values.amount, '--amount'),
-            paidAt: argument(isoDate, values['paid-at'], '--paid-at'),
-            ...ref,
-          },
+      case 'record-payment': {
+        const body = {
+          amountCents: argument(cents, values.amount, '--amount'),
+          paidAt: argument(isoDate, values['paid-at'], '--paid-at'),
+          ...ref,
         };
+        const answer = await sendCommand((c) => c.call('recordExternalPayment', params, body, key), settings);
+        print(answer.body, linkLine(answer.body, linkId));
         break;
-      case 'debit-memo':
-        request = {
-          method: 'POST',
-          route: `${base}/debitMemos`,
-          body: {
-            amountCents: argument(cents, values.amount, '--amount'),
-            description: argument(description, values.description, '--description'),
-            ...ref,
-          },
+      }
+      case 'debit-memo': {
+        const body = {
+          amountCents: argument(cents, values.amount, '--amount'),
+          description: argument(description, values.description, '--description'),
+          ...ref,
         };
+        const answer = await sendCommand((c) => c.call('recordDebitMemo', params, body, key), settings);
+        print(answer.body, linkLine(answer.body, linkId));
         break;
-      case 'void-payment':
-        request = {
-          method: 'POST',
-          route: `${base}/externalPayments/${encodeURIComponent(argument(objectId, idArg, 'externalPaymentId'))}/void`,
+      }
+      case 'void-payment': {
+        const externalPaymentId = argument(objectId, idArg, 'externalPaymentId');
+        const answer = await sendCommand(
+          (c) => c.call('voidExternalPayment', { ...params, externalPaymentId }, undefined, key),
+          settings,
+        );
+        print(answer.body, linkLine(answer.body, linkId));
+        break;
+      }
+      case 'void-memo': {
+        const debitMemoId = argument(objectId, idArg, 'debitMemoId');
+        const answer = await sendCommand(
+          (c) => c.call('voidDebitMemo', { ...params, debitMemoId }, undefined, key),
+          settings,
+        );
+        print(answer.body, linkLine(answer.body, linkId));
+        break;
+      }
+      case 'sync': {
+        const answer = await sendCommand(
+          (c) => c.call('syncLink', params, { reason: 'booksync link sync' }, key),
+          settings,
+        );
+        print(answer.body, `${answer.body.workflowId} fetches the link and books what changed`);
+        break;
+      }
+      default: {
+        const { body } = await sendCommand((c) => c.call('linkView', params), settings);
+        const view = body as {
+          serviceStatus?: string | null;
+          requestedAmountCents?: number | null;
+          completedAmountCents?: number | null;
+          externalPayments?: unknown[];
+          debitMemos?: unknown[];
+          lastError?: string | null;
         };
-        break;
-      case 'void-memo':
-        request = {
-          method: 'POST',
-          route: `${base}/debitMemos/${encodeURIComponent(argument(objectId, idArg, 'debitMemoId'))}/void`,
-        };
-        break;
-      case 'sync':
-        request = { method: 'POST', route: `${base}/sync`, body: { reason: 'booksync link sync' } };
-        break;
-      default:
-        request = { method: 'GET', route: base };
+        const money = (c: number | null | undefined) => (c === null || c === undefined ? '?' : formatUsd(c));
+        print(
+          body,
+          `${linkId}: ${view.serviceStatus ?? '?'}, requested ${money(view.requestedAmountCents)}, completed ${money(view.completedAmountCents)}; ${view.externalPayments?.length ?? 0} external payments, ${view.debitMemos?.length ?? 0} debit memos${view.lastError ? `; last error: ${view.lastError}` : ''}`,
+        );
+      }
     }
-    print(await callCommandApi(commandApiTarget(settings), request.method, request.route, request.body, key));
     return 0;
   },
 };

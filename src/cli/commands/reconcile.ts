@@ -12,9 +12,14 @@ import { type Command, CommandError } from '../command.js';
 const requestsWorkflowType = 'reconciliationRequests';
 const reconcileSignalName = 'reconcile';
 
-export function parseReconcileArgs(args: string[]): { scope: ReconciliationScope; timeoutSeconds: number } {
+export function parseReconcileArgs(args: string[]): {
+  scope: ReconciliationScope;
+  timeoutSeconds: number;
+  json: boolean;
+} {
   let scope: ReconciliationScope | null = null;
   let timeoutSeconds = 600;
+  let json = false;
   const set = (next: ReconciliationScope) => {
     if (scope) throw new CommandError('reconcile: give one of --link, --customer, --since, --all');
     scope = next;
@@ -26,7 +31,8 @@ export function parseReconcileArgs(args: string[]): { scope: ReconciliationScope
       if (!v || v.startsWith('--')) throw new CommandError(`reconcile: ${flag} needs a value`);
       return v;
     };
-    if (flag === '--all') set({ kind: 'all' });
+    if (flag === '--json') json = true;
+    else if (flag === '--all') set({ kind: 'all' });
     else if (flag === '--link') set({ kind: 'link', paymentLinkId: value() });
     else if (flag === '--customer') set({ kind: 'customer', customerId: value() });
     else if (flag === '--since') {
@@ -42,7 +48,7 @@ export function parseReconcileArgs(args: string[]): { scope: ReconciliationScope
       }
     } else throw new CommandError(`reconcile: unknown argument ${flag}`);
   }
-  return { scope: scope ?? { kind: 'all' }, timeoutSeconds };
+  return { scope: scope ?? { kind: 'all' }, timeoutSeconds, json };
 }
 
 /**
@@ -103,13 +109,14 @@ export function formatReport(report: ReconciliationReport): string[] {
 export const reconcileCommand: Command = {
   summary: 'compare the books with the service and repair drift now (waits for the report)',
   usesTemporal: true,
-  usage: `booksync reconcile [--link ID | --customer ID | --since YYYY-MM-DD | --all] [--timeout SECONDS]
+  usage: `booksync reconcile [--link ID | --customer ID | --since YYYY-MM-DD | --all] [--timeout SECONDS] [--json]
 
-Signals the 'reconcile' workflow with the scope (default --all) and prints the report of its run.
+Signals the 'reconcile' workflow with the scope (default --all) and prints the report of its run (--json:
+the report as JSON).
 Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' (127.0.0.1:TEMPORAL_DEV_PORT).
 Exits 1 when objects could not be reconciled.`,
   async run({ args, settings, out }) {
-    const { scope, timeoutSeconds } = parseReconcileArgs(args);
+    const { scope, timeoutSeconds, json } = parseReconcileArgs(args);
     const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
     const { client, connection } = await connectClient(temporalTarget(settings, address));
     try {
@@ -118,8 +125,11 @@ Exits 1 when objects could not be reconciled.`,
         taskQueue: settings.TEMPORAL_TASK_QUEUE,
         timeoutSeconds,
       });
-      out(`reconciliation ${workflowId} done`);
-      for (const line of formatReport(report)) out(line);
+      if (json) out(JSON.stringify({ workflowId, report }, null, 2));
+      else {
+        out(`reconciliation ${workflowId} done`);
+        for (const line of formatReport(report)) out(line);
+      }
       return report.problems.length > 0 ? 1 : 0;
     } finally {
       await connection.close();
