@@ -58,6 +58,8 @@ export interface IngressOptions {
   returnedCheckFeeCents?: number;
   /** SQLite file binding the command API's Idempotency-Keys to their requests. Default: in memory. */
   commandKeysFile?: string;
+  /** How long a command waits for its outcome before answering 202 with where to ask. Default 10 s. */
+  commandAnswerWithinMs?: number;
 }
 
 export type IngressApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
@@ -158,6 +160,7 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts): void {
       signalTimeoutMs: parts.signalTimeoutMs,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
       ...(options.commandKeysFile ? { commandKeysFile: options.commandKeysFile } : {}),
+      ...(options.commandAnswerWithinMs ? { answerWithinMs: options.commandAnswerWithinMs } : {}),
     });
   }
   app.register(unroutedEventsRoutes, { unrouted: parts.unrouted });

@@ -21,7 +21,12 @@ let stack: CommandApiStack;
 let baseUrl: string;
 
 beforeAll(async () => {
-  stack = await startCommandApiStack({ taskQueuePrefix: 'commands', apiKey, returnedCheckFeeCents: 1500 });
+  stack = await startCommandApiStack({
+    taskQueuePrefix: 'commands',
+    apiKey,
+    returnedCheckFeeCents: 1500,
+    answerWithinMs: 3_000,
+  });
   ({ env, world, baseUrl } = stack);
 });
 afterAll(async () => {
@@ -301,6 +306,49 @@ describe('command API effects', () => {
       return keys.length > 0 ? keys : undefined;
     });
     expect(booked).toEqual([`external-payment:${recordId}`]);
+  });
+
+  it('answers 202 with where to ask while the service call is retried, then the outcome there and for the same key', async () => {
+    const link = await newLink(world.emulator.api, 4000);
+    const deposit = await newDeposit(world.emulator.api, 1500);
+    const faults = (body: unknown) => world.emulator.api('POST', '/sandbox/faults', body);
+    expect((await faults({ rate: 1, kinds: ['500'] })).status).toBeLessThan(300);
+    const headers = { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'slow-apply-1' };
+    let first: Answer;
+    try {
+      first = await call(
+        'POST',
+        `/commands/checkDeposits/${deposit.id}/apply`,
+        { paymentLinkId: link.id },
+        headers,
+      );
+    } finally {
+      await faults({ rate: 0, kinds: [] });
+    }
+    expect(first).toMatchObject({
+      status: 202,
+      body: { status: 'PENDING', commandId: commandIdFrom('slow-apply-1') },
+    });
+    const outcome = await eventually(async () => {
+      const answer = await call('GET', first.body.outcome);
+      return answer.status === 201 ? answer : undefined;
+    }, 60_000);
+    expect(outcome.body.application).toMatchObject({
+      status: 'APPLIED',
+      amountCents: 1500,
+      linkRemainderCents: 2500,
+    });
+    // The same key again: the outcome, not a second application.
+    const again = await call(
+      'POST',
+      `/commands/checkDeposits/${deposit.id}/apply`,
+      { paymentLinkId: link.id },
+      headers,
+    );
+    expect(again).toEqual(outcome);
+    const fetched = (await world.emulator.api('GET', `/serviceBanking/checkDeposits/${deposit.id}`)).body;
+    expect(fetched.applications).toHaveLength(1);
+    await env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id)).terminate('test done');
   });
 
   it('answers a refused apply with the service’s status, code and message, and books nothing', async () => {

@@ -22,6 +22,8 @@ export async function startCommandApiStack(options: {
   taskQueuePrefix: string;
   apiKey: string;
   returnedCheckFeeCents?: number;
+  /** How long a command waits for its outcome before its 202. */
+  answerWithinMs?: number;
 }): Promise<CommandApiStack> {
   const [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
   let worker: Worker | undefined;
@@ -57,6 +59,7 @@ export async function startCommandApiStack(options: {
       taskQueue,
       webhookSecrets: [secretA],
       commandApiKey: options.apiKey,
+      ...(options.answerWithinMs ? { commandAnswerWithinMs: options.answerWithinMs } : {}),
       ...(options.returnedCheckFeeCents !== undefined
         ? { returnedCheckFeeCents: options.returnedCheckFeeCents }
         : {}),
