@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandIdFrom } from '../../src/ingress/routes/commands.js';
 import { createIngress } from '../../src/ingress/server.js';
 import { checkDepositWorkflowId } from '../../workflows/check-deposit.js';
-import { paymentLinkWorkflowId } from '../../workflows/payment-link.js';
+import {
+  linkCommandUpdate,
+  paymentLinkViewQuery,
+  paymentLinkWorkflowId,
+} from '../../workflows/payment-link.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { secretA } from '../ingress/harness.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
@@ -349,6 +353,34 @@ describe('command API effects', () => {
     const fetched = (await world.emulator.api('GET', `/serviceBanking/checkDeposits/${deposit.id}`)).body;
     expect(fetched.applications).toHaveLength(1);
     await env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id)).terminate('test done');
+  });
+
+  it('the workflow’s validator refuses a malformed Update before anything is written to its history', async () => {
+    const link = await newLink(world.emulator.api, 1000);
+    // Through the API the schemas refuse first; straight to Temporal, the workflow's validator does.
+    await call('POST', `/commands/paymentLinks/${link.id}/sync`, { reason: 'open a run' });
+    const handle = env.client.workflow.getHandle(paymentLinkWorkflowId(link.id));
+    await eventually(async () => ((await handle.query(paymentLinkViewQuery)).syncs > 0 ? true : undefined));
+    const before = (await handle.fetchHistory()).events?.length ?? 0;
+    const refused = await handle
+      .executeUpdate(linkCommandUpdate, {
+        args: [
+          {
+            kind: 'recordExternalPayment',
+            command: { commandId: 'bad-1', amountCents: -5, paidAt: '2026-03-01' },
+          },
+        ],
+        updateId: 'bad-1',
+      })
+      .then(
+        () => null,
+        (error: Error) => error,
+      );
+    expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((refused as WorkflowUpdateFailedError).cause?.message).toMatch(/amountCents/);
+    const history = (await handle.fetchHistory()).events ?? [];
+    expect(history.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toBe(false);
+    expect(history.length - before).toBeLessThanOrEqual(3); // at most the workflow task that ran the validator
   });
 
   it('answers a refused apply with the service’s status, code and message, and books nothing', async () => {
