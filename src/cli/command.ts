@@ -14,6 +14,8 @@ export interface Command {
   usage: string;
   /** Runs a Temporal worker or client in this process: the CLI installs the Temporal runtime first. */
   usesTemporal?: boolean;
+  /** Runs a worker for long: the Temporal SDK's own metrics are exported when TEMPORAL_SDK_METRICS_PORT is set. */
+  runsWorker?: boolean;
   run(context: CommandContext): Promise<number | undefined>;
 }
 

@@ -12,6 +12,7 @@ import { linkCommand } from './commands/link.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { startCommand } from './commands/start.js';
 import { targetsCommand } from './commands/targets.js';
+import { temporalCommand } from './commands/temporal.js';
 import { workerCommand } from './commands/worker.js';
 
 const commands: Record<string, Command> = {
@@ -23,6 +24,7 @@ const commands: Record<string, Command> = {
   demo: demoCommand,
   reconcile: reconcileCommand,
   targets: targetsCommand,
+  temporal: temporalCommand,
   deposit: depositCommand,
   link: linkCommand,
 };
@@ -72,7 +74,14 @@ async function main(argv: string[]): Promise<number> {
     ...(settings.LOG_FORMAT ? { format: settings.LOG_FORMAT } : {}),
     name: 'booksync',
   });
-  if (command.usesTemporal) installTemporalRuntime(logger);
+  if (command.usesTemporal) {
+    installTemporalRuntime(
+      logger,
+      settings.TEMPORAL_SDK_METRICS_PORT === undefined || !command.runsWorker
+        ? undefined
+        : { host: settings.METRICS_HOST, port: settings.TEMPORAL_SDK_METRICS_PORT },
+    );
+  }
   return (await command.run({ args, settings, logger, out: (line) => console.log(line) })) ?? 0;
 }
 

@@ -228,6 +228,11 @@ export const settingsSchema = z.object({
     .default('127.0.0.1')
     .describe('Address of the worker health and metrics endpoint (0.0.0.0 in a container).'),
   METRICS_PORT: port.default(9464).describe('Port of the worker health and Prometheus metrics endpoint.'),
+  TEMPORAL_SDK_METRICS_PORT: port
+    .optional()
+    .describe(
+      "Port of the Temporal SDK's own Prometheus metrics (temporal_* : task slots, polls, schedule-to-start latency), on METRICS_HOST; unset: not exported.",
+    ),
 });
 
 export type Settings = z.infer<typeof settingsSchema> & { ledgerDb: string };

@@ -39,9 +39,26 @@ export class PinoTemporalLogger implements TemporalLogger {
  * debug), and no signal handlers, because booksync orders its own shutdown (stop intake, drain the
  * worker, close connections).
  */
-export function installTemporalRuntime(logger: Logger): void {
+export function installTemporalRuntime(logger: Logger, metrics?: { host: string; port: number }): void {
   Runtime.install({
     logger: new PinoTemporalLogger(logger.child({ component: 'temporal-sdk' })),
     shutdownSignals: [],
+    // The SDK's own metrics (temporal_ prefix: task slots, polls, latencies) on a port of their own, beside
+    // booksync's on METRICS_PORT: two registries, two scrape targets, no name clash.
+    ...(metrics
+      ? {
+          telemetryOptions: {
+            metrics: {
+              metricPrefix: 'temporal_',
+              prometheus: {
+                bindAddress: `${metrics.host}:${metrics.port}`,
+                countersTotalSuffix: true,
+                unitSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          },
+        }
+      : {}),
   });
 }

@@ -11,6 +11,7 @@ export function temporalUiQueryUrl(uiUrl: string, namespace: string, query: stri
 export const startCommand: Command = {
   summary: 'run everything: Temporal dev server, emulator, ingress and worker (embedded defaults)',
   usesTemporal: true,
+  runsWorker: true,
   usage: `booksync start [--demo | --no-demo]
 
 Starts booksync with every piece embedded unless its setting points at a real one:

@@ -1,8 +1,11 @@
+import type { Connection } from '@temporalio/client';
 import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
+import type { Logger } from '../../logging/logger.js';
 import { openAccountingTargets } from '../../runtime/accounting-targets.js';
 import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
 import { ensureReconciliationSchedule } from '../../temporal/reconciliation-schedule.js';
+import { registerSearchAttributes } from '../../temporal/register-search-attributes.js';
 import { createBooksyncWorker } from '../../worker/booksync-worker.js';
 import { startWorkerHealthServer } from '../../worker/health-server.js';
 import { createWorkerMetrics } from '../../worker/metrics.js';
@@ -13,6 +16,7 @@ import { untilSignal } from '../shutdown.js';
 export const workerCommand: Command = {
   summary: 'run a Temporal worker of booksync (production: several on one task queue)',
   usesTemporal: true,
+  runsWorker: true,
   usage: `booksync worker
 
 Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /readyz and /metrics on\nMETRICS_HOST:METRICS_PORT.`,
@@ -21,6 +25,8 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
     const baseUrl = requireSetting(settings, 'SERVICE_BASE_URL', 'worker');
     const apiKey = requireSetting(settings, 'SERVICE_API_KEY', 'worker');
     const connection = await connectWorker(temporalTarget(settings, address));
+    const temporal = await connectClient(temporalTarget(settings, address));
+    await ensureSearchAttributes(temporal.connection, settings.TEMPORAL_NAMESPACE, logger);
     const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
     const service = new ServiceClient({ baseUrl, apiKey, timeoutMs: settings.SERVICE_TIMEOUT_MS, logger });
     const targets = await openAccountingTargets({ settings, ledger, service, logger });
@@ -53,7 +59,6 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
       port: settings.METRICS_PORT,
     });
     // Every worker makes sure the reconciliation Schedule exists (idempotent; the last start-up's settings win).
-    const temporal = await connectClient(temporalTarget(settings, address));
     const schedule = await ensureReconciliationSchedule(temporal.client, {
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
       interval: settings.RECONCILE_INTERVAL,
@@ -75,3 +80,23 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
     return 0;
   },
 };
+
+/**
+ * booksync's search attributes in the namespace before any workflow task upserts them (idempotent: only the
+ * missing are added, and several workers starting at once are fine). A Temporal that refuses (an identity
+ * without the right, as on Temporal Cloud, where an admin registers them) is logged and the worker runs on:
+ * the attributes may be registered already, and if not, the workflow tasks that set them fail visibly until
+ * they are.
+ */
+async function ensureSearchAttributes(connection: Connection, namespace: string, logger: Logger) {
+  try {
+    const added = await registerSearchAttributes(connection, namespace);
+    if (added.length > 0) logger.info({ namespace, added }, 'registered booksync search attributes');
+    else logger.debug({ namespace }, 'booksync search attributes already registered');
+  } catch (error) {
+    logger.warn(
+      { namespace, err: error },
+      "could not register booksync's search attributes; until they are registered ('booksync temporal setup' with an identity allowed to), workflow tasks that set them fail",
+    );
+  }
+}
