@@ -17,17 +17,27 @@ const indexedValueType: Record<string, proto.temporal.api.enums.v1.IndexedValueT
 
 /**
  * Registers booksync's search attributes in a namespace, skipping those already there, so start-up can
- * call it every time. The dev server gets them as flags instead (devServerSearchAttributeFlags).
+ * call it every time (`booksync worker`, `booksync start` on a Temporal of its own, `booksync temporal
+ * setup`). Returns the names it added. Several workers starting at once may race: when Temporal answers
+ * that one already exists, the namespace is listed again and what is still missing added once more.
+ * The dev server gets them as flags instead (devServerSearchAttributeFlags).
  */
 export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
-  const known = await existingSearchAttributes(connection, namespace);
-  const missing = booksyncSearchAttributes.filter((key) => !known.has(key.name));
-  if (missing.length === 0) return [];
-  await connection.operatorService.addSearchAttributes({
-    namespace,
-    searchAttributes: Object.fromEntries(missing.map((key) => [key.name, indexedValueType[key.type]!])),
-  });
-  return missing.map((key) => key.name);
+  for (let attempt = 1; ; attempt++) {
+    const known = await existingSearchAttributes(connection, namespace);
+    const missing = booksyncSearchAttributes.filter((key) => !known.has(key.name));
+    if (missing.length === 0) return [];
+    try {
+      await connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: Object.fromEntries(missing.map((key) => [key.name, indexedValueType[key.type]!])),
+      });
+      return missing.map((key) => key.name);
+    } catch (error) {
+      // ALREADY_EXISTS: another process added some of them between our list and our add.
+      if ((error as { code?: number }).code !== 6 || attempt >= 3) throw error;
+    }
+  }
 }
 
 async function existingSearchAttributes(connection: Connection, namespace: string): Promise<Set<string>> {

@@ -2,8 +2,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 // booksync's custom search attributes: what people filter on in the Temporal Web UI
 // (e.g. `SyncState = "IN_RETURN_WINDOW" AND ReturnWindowEndsAt > "2026-11-21T00:00:00Z"`).
-// Registered with the dev server at start-up and in tests; a production namespace registers them once
-// with `temporal operator search-attribute create` (see README).
+// Given to booksync's own dev server as flags; on any other Temporal, booksync registers the missing ones
+// itself (`booksync temporal setup`, and `booksync worker` and `booksync start` at start-up).
 export const PaymentLinkId = defineSearchAttributeKey('PaymentLinkId', SearchAttributeType.KEYWORD);
 export const CustomerId = defineSearchAttributeKey('CustomerId', SearchAttributeType.KEYWORD);
 export const ServiceObjectId = defineSearchAttributeKey('ServiceObjectId', SearchAttributeType.KEYWORD);
