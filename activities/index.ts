@@ -5,6 +5,7 @@ import type { ActivityDependencies } from './context.js';
 import { createDisbursementActivities } from './disbursement.js';
 import { createPaymentActivities } from './payment.js';
 import { createPaymentLinkActivities } from './payment-link.js';
+import { createPayoutReportActivities } from './payout-report.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createServiceRecordActivities } from './service-records.js';
 
@@ -21,5 +22,6 @@ export function createActivities(deps: ActivityDependencies) {
     ...createServiceRecordActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAccountingTargetActivities(deps),
+    ...createPayoutReportActivities(deps),
   };
 }

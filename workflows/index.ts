@@ -7,6 +7,7 @@ export { checkDeposit } from './check-deposit.js';
 export { disbursement } from './disbursement.js';
 export { payment } from './payment.js';
 export { paymentLink } from './payment-link.js';
+export { payoutPeriodReport, payoutReport } from './payout-report.js';
 export { reconciliation } from './reconciliation.js';
 export { reconciliationRequests } from './reconciliation-requests.js';
 export { vendorDeliveryMethods } from './vendor-delivery-methods.js';

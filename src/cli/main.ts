@@ -9,6 +9,7 @@ import { emulatorCommand } from './commands/emulator.js';
 import { ingressCommand } from './commands/ingress.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { linkCommand } from './commands/link.js';
+import { payoutCommand } from './commands/payout.js';
 import { reconcileCommand } from './commands/reconcile.js';
 import { startCommand } from './commands/start.js';
 import { targetsCommand } from './commands/targets.js';
@@ -27,6 +28,7 @@ const commands: Record<string, Command> = {
   temporal: temporalCommand,
   deposit: depositCommand,
   link: linkCommand,
+  payout: payoutCommand,
 };
 
 /** package.json's version: the one place it is written. */

@@ -22,6 +22,10 @@ export const WORKFLOW_ID_PREFIXES = {
   reconciliationRun: 'reconcile-',
   /** The Schedule's runs: Temporal appends `-{start time}` to this id, so it is a prefix too. */
   scheduledReconciliation: 'reconcile-scheduled',
+  /** The payout report of one disbursement (`booksync payout show`); each request is a new run of it. */
+  payoutReport: 'payout-report-',
+  /** The payout report of a period, `{from}_{to}` (`booksync payout list`). */
+  payoutPeriodReport: 'payout-period-',
   /** The emulator's deliveries (its event ids are UUIDs it generates, 6.2). */
   webhookDelivery: 'webhook-delivery-',
 } as const;

@@ -1,0 +1,164 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { z } from 'zod';
+import { type PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
+import { payoutReportLines, periodReportLines } from '../../payouts/report-text.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { workflowIdFor } from '../../temporal/workflow-ids.js';
+import { type Command, CommandError } from '../command.js';
+
+// Workflow type names, not workflow code: the CLI never imports workflow modules at run time.
+const payoutReportType = 'payoutReport';
+const payoutPeriodReportType = 'payoutPeriodReport';
+
+export type PayoutArgs =
+  | { action: 'show'; disbursementId: string; json: boolean; timeoutSeconds: number }
+  | { action: 'list'; period: PayoutPeriod; json: boolean; timeoutSeconds: number };
+
+function isDay(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+export function parsePayoutArgs(args: string[]): PayoutArgs {
+  const [action, ...rest] = args;
+  if (action !== 'show' && action !== 'list') {
+    throw new CommandError('payout: give show <disbursementId> or list --from YYYY-MM-DD --to YYYY-MM-DD');
+  }
+  let json = false;
+  let timeoutSeconds = 300;
+  let from: string | undefined;
+  let to: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i]!;
+    const value = () => {
+      const v = rest[++i];
+      if (!v || v.startsWith('--')) throw new CommandError(`payout: ${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--json') json = true;
+    else if (flag === '--from') from = value();
+    else if (flag === '--to') to = value();
+    else if (flag === '--timeout') {
+      timeoutSeconds = Number(value());
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
+        throw new CommandError('payout: --timeout takes a number of seconds');
+      }
+    } else if (flag.startsWith('--')) throw new CommandError(`payout: unknown argument ${flag}`);
+    else positional.push(flag);
+  }
+  if (action === 'show') {
+    if (positional.length !== 1 || from || to)
+      throw new CommandError('payout show: give one disbursement id');
+    return { action, disbursementId: positional[0]!, json, timeoutSeconds };
+  }
+  if (positional.length > 0) throw new CommandError(`payout list: unexpected ${positional[0]}`);
+  if (!from || !to) throw new CommandError('payout list: give --from YYYY-MM-DD and --to YYYY-MM-DD');
+  for (const day of [from, to]) {
+    if (!isDay(day)) throw new CommandError(`payout list: dates are YYYY-MM-DD, got ${day}`);
+  }
+  if (from > to) throw new CommandError(`payout list: --from ${from} is after --to ${to}`);
+  return { action, period: { from, to }, json, timeoutSeconds };
+}
+
+/**
+ * Runs a report workflow under its deterministic id and returns its result, checked against the schema.
+ * One already running under that id is joined rather than duplicated; a finished one is run afresh.
+ */
+async function runReport<T>(
+  client: Client,
+  options: { type: string; workflowId: string; arg: unknown; taskQueue: string; timeoutSeconds: number },
+  schema: z.ZodType<T>,
+): Promise<T> {
+  const handle = await client.workflow.start(options.type, {
+    workflowId: options.workflowId,
+    taskQueue: options.taskQueue,
+    args: [options.arg],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  const result = await Promise.race([
+    handle.result().catch((error: unknown) => {
+      throw error instanceof WorkflowFailedError ? new CommandError(`payout: ${rootCause(error)}`) : error;
+    }),
+    sleep(options.timeoutSeconds * 1000).then(() => {
+      throw new CommandError(`payout: ${options.workflowId} is still running (see the Temporal UI)`);
+    }),
+  ]);
+  return schema.parse(result);
+}
+
+/** The innermost message of a workflow failure (the activity's own words, e.g. a 404 from the service). */
+function rootCause(error: Error): string {
+  let current: Error = error;
+  while (current.cause instanceof Error) current = current.cause;
+  return current.message;
+}
+
+export function requestPayoutReport(
+  client: Client,
+  options: { disbursementId: string; taskQueue: string; timeoutSeconds?: number },
+): Promise<PayoutReport> {
+  return runReport(
+    client,
+    {
+      type: payoutReportType,
+      workflowId: workflowIdFor('payoutReport', options.disbursementId),
+      arg: { disbursementId: options.disbursementId },
+      taskQueue: options.taskQueue,
+      timeoutSeconds: options.timeoutSeconds ?? 300,
+    },
+    PayoutReport,
+  );
+}
+
+export function requestPayoutPeriodReport(
+  client: Client,
+  options: { period: PayoutPeriod; taskQueue: string; timeoutSeconds?: number },
+): Promise<PayoutPeriodReport> {
+  return runReport(
+    client,
+    {
+      type: payoutPeriodReportType,
+      workflowId: workflowIdFor('payoutPeriodReport', `${options.period.from}_${options.period.to}`),
+      arg: options.period,
+      taskQueue: options.taskQueue,
+      timeoutSeconds: options.timeoutSeconds ?? 300,
+    },
+    PayoutPeriodReport,
+  );
+}
+
+export const payoutCommand: Command = {
+  summary: 'payout report: what each payout (disbursement) contains and whether it reached the bank in full',
+  usesTemporal: true,
+  usage: `booksync payout show <disbursementId> [--json] [--timeout SECONDS]
+booksync payout list --from YYYY-MM-DD --to YYYY-MM-DD [--json] [--timeout SECONDS]
+
+Runs the payoutReport workflow (id payout-report-<disbursementId>) or, for the disbursements batched in the
+period, payoutPeriodReport (payout-period-<from>_<to>) and prints its report: each payout's payments, absorbed
+card fees, refunds and returns, the net beside the amount sent and what reached the bank, and each mismatch
+with its reason (REFUND_AFTER_BATCH, RETURN_AFTER_PAYOUT, PAYOUT_FAILED, BOOKS_DIFFER, UNEXPLAINED).
+--json: the report as JSON. The workflow's result stays in Temporal (its 'view' query in the UI).
+Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' (127.0.0.1:TEMPORAL_DEV_PORT).
+Exits 0 when the report was made, mismatches or not ("reconciles" in the JSON says which).`,
+  async run({ args, settings, out }) {
+    const parsed = parsePayoutArgs(args);
+    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
+    const { client, connection } = await connectClient(temporalTarget(settings, address));
+    try {
+      const common = { taskQueue: settings.TEMPORAL_TASK_QUEUE, timeoutSeconds: parsed.timeoutSeconds };
+      const lines =
+        parsed.action === 'show'
+          ? await requestPayoutReport(client, { ...common, disbursementId: parsed.disbursementId }).then(
+              (report) => (parsed.json ? [JSON.stringify(report, null, 2)] : payoutReportLines(report)),
+            )
+          : await requestPayoutPeriodReport(client, { ...common, period: parsed.period }).then((report) =>
+              parsed.json ? [JSON.stringify(report, null, 2)] : periodReportLines(report),
+            );
+      for (const line of lines) out(line);
+      return 0;
+    } finally {
+      await connection.close();
+    }
+  },
+};

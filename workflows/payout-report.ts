@@ -1,0 +1,123 @@
+import {
+  ApplicationFailure,
+  defineQuery,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type {
+  PayoutPeriod,
+  PayoutReport,
+  PayoutReportActivities,
+  PayoutReportInput,
+} from '../activities/payout-report-contract.js';
+import { serviceCallRetry } from '../activities/retry-policy.js';
+import { periodReport } from '../src/payouts/period-report.js';
+import type { PayoutPeriodReport } from '../src/payouts/report-schema.js';
+import {
+  AmountCents,
+  NeedsAttention,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/temporal/search-attributes.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+
+export interface PayoutReportView {
+  state: 'RUNNING' | 'DONE';
+  report: PayoutReport | null;
+}
+
+export interface PayoutPeriodReportView {
+  state: 'RUNNING' | 'DONE';
+  /** Disbursements of the period, and how many are reported so far. */
+  payouts: number | null;
+  reported: number;
+  report: PayoutPeriodReport | null;
+}
+
+export const payoutReportViewQuery = defineQuery<PayoutReportView>('view');
+export const payoutPeriodReportViewQuery = defineQuery<PayoutPeriodReportView>('view');
+
+export function payoutReportWorkflowId(disbursementId: string): string {
+  return workflowIdFor('payoutReport', disbursementId);
+}
+
+export function payoutPeriodReportWorkflowId(period: PayoutPeriod): string {
+  return workflowIdFor('payoutPeriodReport', `${period.from}_${period.to}`);
+}
+
+// On demand, with a person waiting: a few attempts, then the failure shows instead of retrying for ever.
+const activities = () =>
+  proxyActivities<PayoutReportActivities>({
+    startToCloseTimeout: '5m',
+    retry: { ...serviceCallRetry, maximumAttempts: 5 },
+  });
+
+/** The memo the Temporal UI lists: the report's headline, not its lines. */
+function headline(report: PayoutReport) {
+  return {
+    status: report.status,
+    amountCents: report.amountCents,
+    netCents: report.totals.netCents,
+    reachedBankCents: report.reachedBankCents,
+    mismatches: report.mismatches.map((m) => m.reason),
+  };
+}
+
+/**
+ * The payout report of one disbursement: its payments, absorbed fees, refunds and returns, the net beside the
+ * amount sent, and every mismatch with its reason. Its result (and `view` query) is the stored report; run
+ * again under the same id for a fresh one.
+ */
+export async function payoutReport(input: PayoutReportInput): Promise<PayoutReport> {
+  const view: PayoutReportView = { state: 'RUNNING', report: null };
+  setHandler(payoutReportViewQuery, () => view);
+  upsertSearchAttributes([
+    { key: ServiceObjectId, value: input.disbursementId },
+    { key: SyncState, value: 'REPORTING' },
+  ]);
+  const report = await activities().buildPayoutReport(input);
+  view.report = report;
+  view.state = 'DONE';
+  upsertMemo({ payout: headline(report) });
+  upsertSearchAttributes([
+    { key: SyncState, value: 'DONE' },
+    { key: ServiceStatus, value: report.status },
+    { key: AmountCents, value: report.amountCents },
+    { key: NeedsAttention, value: !report.reconciles },
+  ]);
+  log.info('payout report done', { disbursementId: input.disbursementId, ...headline(report) });
+  return report;
+}
+
+/** The payout reports of every disbursement batched in the period, one activity each, and their sums. */
+export async function payoutPeriodReport(period: PayoutPeriod): Promise<PayoutPeriodReport> {
+  const day = /^\d{4}-\d{2}-\d{2}$/;
+  if (!day.test(period?.from ?? '') || !day.test(period?.to ?? '') || period.from > period.to) {
+    throw ApplicationFailure.nonRetryable(`bad period ${JSON.stringify(period)}`, 'BadPeriod');
+  }
+  const view: PayoutPeriodReportView = { state: 'RUNNING', payouts: null, reported: 0, report: null };
+  setHandler(payoutPeriodReportViewQuery, () => view);
+  upsertSearchAttributes([{ key: SyncState, value: 'REPORTING' }]);
+  const { listPayoutsInPeriod, buildPayoutReport } = activities();
+  const ids = await listPayoutsInPeriod(period);
+  view.payouts = ids.length;
+  const reports: PayoutReport[] = [];
+  for (const disbursementId of ids) {
+    reports.push(await buildPayoutReport({ disbursementId }));
+    view.reported = reports.length;
+  }
+  const report = periodReport(period, reports);
+  view.report = report;
+  view.state = 'DONE';
+  upsertMemo({ period: report.totals });
+  upsertSearchAttributes([
+    { key: SyncState, value: 'DONE' },
+    { key: NeedsAttention, value: !report.reconciles },
+  ]);
+  log.info('payout period report done', { ...period, ...report.totals });
+  return report;
+}
