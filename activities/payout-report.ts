@@ -1,4 +1,8 @@
-import { payoutBooks } from '../src/payouts/payout-books.js';
+import {
+  payoutBooks,
+  type ReturnedRefundCredit,
+  returnedRefundCredits,
+} from '../src/payouts/payout-books.js';
 import { payoutReport } from '../src/payouts/payout-report.js';
 import { inPeriod } from '../src/payouts/period-report.js';
 import type { Payment } from '../src/service/schemas/index.js';
@@ -16,10 +20,23 @@ export function createPayoutReportActivities(deps: ActivityDependencies): Payout
         const disbursement = await deps.service.getDisbursement(disbursementId);
         // One at a time: a payout can hold hundreds of payments, and the service's rate limit is shared.
         const payments: Payment[] = [];
-        for (const paymentId of disbursement.paymentIds)
-          payments.push(await deps.service.getPayment(paymentId));
+        const credits: ReturnedRefundCredit[] = [];
+        for (const paymentId of disbursement.paymentIds) {
+          const payment = await deps.service.getPayment(paymentId);
+          payments.push(payment);
+          const listed = new Set(payment.refunds.map((refund) => refund.id));
+          credits.push(
+            ...returnedRefundCredits(paymentId, await deps.ledger.entriesFor({ paymentId }), listed),
+          );
+        }
         const books = payoutBooks(await deps.ledger.entriesFor({ disbursementId }));
-        const report = payoutReport({ disbursement, payments, books, computedAt: new Date().toISOString() });
+        const report = payoutReport({
+          disbursement,
+          payments,
+          books,
+          returnedRefundCredits: credits,
+          computedAt: new Date().toISOString(),
+        });
         log.info(
           {
             status: report.status,

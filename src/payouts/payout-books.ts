@@ -29,3 +29,35 @@ export function expectedPayoutBooks(status: string, amountCents: number): Payout
       return undefined;
   }
 }
+
+export interface ReturnedRefundCredit {
+  refundId: string;
+  paymentId: string;
+  amountCents: number;
+  /** The refund's date as booked (a day, as the start of it: the books keep no time). */
+  refundDate: string;
+}
+
+/**
+ * The refunds of a payment the books booked and later reversed because the service stopped listing them: ACH
+ * refund credits the payer's bank sent back (D19). The service forgets them; the payout report needs them,
+ * since a payout batched after such a refund was made smaller by it.
+ */
+export function returnedRefundCredits(
+  paymentId: string,
+  entries: readonly BookedEntry[],
+  listedRefundIds: ReadonlySet<string>,
+): ReturnedRefundCredit[] {
+  const credits = new Map<string, ReturnedRefundCredit>();
+  for (const entry of entries) {
+    const refundId = entry.links.refundId;
+    if (!entry.key.startsWith('refund:') || entry.reverses !== null || entry.reversedBy === null) continue;
+    if (refundId === undefined || listedRefundIds.has(refundId)) continue;
+    const amountCents = entry.lines.find((line) => line.account === Accounts.Refunds)?.amountCents ?? 0;
+    // A refund booked again after a return (`refund:{id}#2`) would be listed; the first booking is enough.
+    if (amountCents > 0 && !credits.has(refundId)) {
+      credits.set(refundId, { refundId, paymentId, amountCents, refundDate: `${entry.date}T00:00:00.000Z` });
+    }
+  }
+  return [...credits.values()];
+}

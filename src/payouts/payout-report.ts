@@ -1,6 +1,6 @@
 import { formatUsd } from '../accounting/money.js';
 import type { Disbursement, Payment } from '../service/schemas/index.js';
-import { expectedPayoutBooks } from './payout-books.js';
+import { expectedPayoutBooks, type ReturnedRefundCredit } from './payout-books.js';
 import { refundTimings } from './refund-timing.js';
 import type {
   PayoutBooks,
@@ -16,6 +16,8 @@ export interface PayoutFacts {
   /** Its payments as fetched now, in the disbursement's paymentIds order. */
   payments: readonly Payment[];
   books: PayoutBooks;
+  /** ACH refund credits on its payments that came back (from the books: the service no longer lists them). */
+  returnedRefundCredits: readonly ReturnedRefundCredit[];
   computedAt: string;
 }
 
@@ -24,29 +26,40 @@ export interface PayoutFacts {
  * refunds and returns) beside the amount sent, and every reason the two differ, what reached the bank, and
  * whether the books show it as the service does.
  */
-export function payoutReport({ disbursement, payments, books, computedAt }: PayoutFacts): PayoutReport {
+export function payoutReport({
+  disbursement,
+  payments,
+  books,
+  returnedRefundCredits,
+  computedAt,
+}: PayoutFacts): PayoutReport {
   const amount = disbursement.amountInCents;
   const batchedOn = disbursement.createdAt;
-  const liveRefunds = payments.flatMap((payment) =>
-    payment.refunds
-      .filter((refund) => !refund.voided)
-      .map((refund) => ({ ...refund, refundId: refund.id, paymentId: payment.id })),
-  );
+  // Returned credits were live when made, so they take part in placing the refunds around the batch.
+  const allRefunds = [
+    ...payments.flatMap((payment) =>
+      payment.refunds
+        .filter((refund) => !refund.voided)
+        .map((refund) => ({ ...refund, refundId: refund.id, paymentId: payment.id, returned: false })),
+    ),
+    ...returnedRefundCredits.map((credit) => ({ ...credit, returned: true })),
+  ];
   const grossLessFees = payments.reduce((sum, p) => sum + p.amountInCents - p.platformFeeInCents, 0);
-  const timings = refundTimings(liveRefunds, batchedOn, grossLessFees - amount);
+  const timings = refundTimings(allRefunds, batchedOn, grossLessFees - amount);
 
-  const refunds: PayoutRefund[] = liveRefunds
+  const refunds: PayoutRefund[] = allRefunds
     .map((refund) => ({
       refundId: refund.refundId,
       paymentId: refund.paymentId,
       amountCents: refund.amountCents,
       refundDate: refund.refundDate,
       timing: timings.get(refund.refundId) ?? 'BEFORE_BATCH',
+      returned: refund.returned,
     }))
     .sort((a, b) => Date.parse(a.refundDate) - Date.parse(b.refundDate));
 
   const lines: PayoutPayment[] = payments.map((payment) => {
-    const mine = refunds.filter((refund) => refund.paymentId === payment.id);
+    const mine = refunds.filter((refund) => refund.paymentId === payment.id && !refund.returned);
     const before = sumOf(mine.filter((r) => r.timing === 'BEFORE_BATCH'));
     const after = sumOf(mine.filter((r) => r.timing === 'AFTER_BATCH'));
     // A batch only takes payments not yet returned, so a FAILED payment in one was returned after it; the
@@ -117,6 +130,20 @@ function differenceReasons(
 ): PayoutMismatch[] {
   const reasons: PayoutMismatch[] = [];
   for (const refund of refunds) {
+    if (refund.returned) {
+      // Made before the batch, it made the payout smaller; the money is back at the service now. One made
+      // after the batch and returned touched the service balance only.
+      if (refund.timing === 'BEFORE_BATCH') {
+        reasons.push({
+          reason: 'REFUND_CREDIT_RETURNED',
+          amountCents: -refund.amountCents,
+          paymentId: refund.paymentId,
+          refundId: refund.refundId,
+          detail: `refund ${refund.refundId} of ${formatUsd(refund.amountCents)} on payment ${refund.paymentId}, made before the batch, came back from the payer's bank: the payout was smaller by it, and the money is back in the service balance`,
+        });
+      }
+      continue;
+    }
     if (refund.timing !== 'AFTER_BATCH') continue;
     reasons.push({
       reason: 'REFUND_AFTER_BATCH',

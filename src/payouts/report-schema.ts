@@ -33,6 +33,8 @@ export const PayoutRefund = z.object({
   amountCents: cents,
   refundDate: z.string(),
   timing: z.enum(['BEFORE_BATCH', 'AFTER_BATCH']),
+  /** The payer's bank sent this ACH refund credit back: it counts toward nothing now. */
+  returned: z.boolean(),
 });
 export type PayoutRefund = z.infer<typeof PayoutRefund>;
 
@@ -45,6 +47,11 @@ export const MismatchReason = z.enum([
   'PAYOUT_FAILED',
   /** The books do not show the payout as the service does (not synced yet, or drifted). */
   'BOOKS_DIFFER',
+  /**
+   * An ACH refund credit, made before the batch, that the payer's bank sent back: the payout was smaller by
+   * it, and the money is back in the service balance (only the books remember the refund: it leaves refunds[]).
+   */
+  'REFUND_CREDIT_RETURNED',
   /** A difference none of the above explains (for example an ACH refund credit that came back). */
   'UNEXPLAINED',
 ]);

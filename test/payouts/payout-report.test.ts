@@ -244,6 +244,34 @@ describe('payout report', { timeout: 120_000 }, () => {
     expect((await report(unbooked.id)).reconciles).toBe(true);
   });
 
+  it('an ACH refund credit made before the batch and sent back by the payer bank is named from the books', async () => {
+    const p8 = await paid(6_000, 'ACH');
+    const refunded = await ok<{ refunds: { id: string }[] }>('POST', `/payment/${p8}/refund`, {
+      amountCents: 1_000,
+    });
+    const refundId = refunded.refunds[0]!.id;
+    const syncPayment = () =>
+      world.activities.syncPayment({ paymentId: p8, eventIds: [], workflowId: 'test' });
+    await syncPayment(); // the books have the refund
+    const payout = await batch();
+    expect(payout.amountInCents).toBe(5_000); // 6000 less the 1000 refunded before the batch
+    await ok('POST', `/sandbox/disbursements/${payout.id}/succeed`);
+    await book(payout.id);
+    await ok('POST', `/sandbox/refunds/${refundId}/return`);
+    await syncPayment(); // the service no longer lists the refund; the books reverse it
+
+    const got = await report(payout.id);
+    // Worth now: 6000 (no live refund); sent 5000: 1000 short, because of the refund that came back.
+    expect(got).toMatchObject({ amountCents: 5_000, differenceCents: -1_000, reconciles: false });
+    expect(got.totals).toMatchObject({ grossCents: 6_000, refundedBeforeBatchCents: 0, netCents: 6_000 });
+    expect(got.refunds).toMatchObject([
+      { refundId, amountCents: 1_000, timing: 'BEFORE_BATCH', returned: true },
+    ]);
+    expect(got.mismatches).toMatchObject([
+      { reason: 'REFUND_CREDIT_RETURNED', amountCents: -1_000, paymentId: p8, refundId },
+    ]);
+  });
+
   it('a period lists its payouts with their sums', async () => {
     const period = await requestPayoutPeriodReport(env.client, {
       period: { from: day0, to: day0 },

@@ -137,7 +137,8 @@ booksync payout list --from YYYY-MM-DD --to YYYY-MM-DD [--json] [--timeout SECON
 Runs the payoutReport workflow (id payout-report-<disbursementId>) or, for the disbursements batched in the
 period, payoutPeriodReport (payout-period-<from>_<to>) and prints its report: each payout's payments, absorbed
 card fees, refunds and returns, the net beside the amount sent and what reached the bank, and each mismatch
-with its reason (REFUND_AFTER_BATCH, RETURN_AFTER_PAYOUT, PAYOUT_FAILED, BOOKS_DIFFER, UNEXPLAINED).
+with its reason (REFUND_AFTER_BATCH, RETURN_AFTER_PAYOUT, REFUND_CREDIT_RETURNED, PAYOUT_FAILED,
+BOOKS_DIFFER, UNEXPLAINED).
 --json: the report as JSON. The workflow's result stays in Temporal (its 'view' query in the UI).
 Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' (127.0.0.1:TEMPORAL_DEV_PORT).
 Exits 0 when the report was made, mismatches or not ("reconciles" in the JSON says which).`,
