@@ -2,9 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/emulator/seed.js';
@@ -12,8 +10,14 @@ import { createEmulator, type Emulator } from '../../src/emulator/server.js';
 import { Store } from '../../src/emulator/store/store.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { resolveTemporalCli } from '../../src/temporal/binaries.js';
 import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
+import {
+  type BareDevServer,
+  customAttributes,
+  expectAllOfBooksyncs,
+  kill,
+  startBareDevServer,
+} from '../support/bare-dev-server.js';
 import { waitFor } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';
 
@@ -23,91 +27,6 @@ import { freePort } from '../support/free-port.js';
 // `--search-attribute` flags, and the CLI runs as a child process, as an operator runs it.
 
 const bin = fileURLToPath(new URL('../../bin/booksync.js', import.meta.url));
-
-interface BareDevServer {
-  address: string;
-  connection: Connection;
-  stop(): Promise<void>;
-}
-
-/** `temporal server start-dev` with nothing of booksync's: no search attributes, in-memory SQLite. */
-async function startBareDevServer(): Promise<BareDevServer> {
-  const cli = process.env.TEMPORAL_CLI_PATH ?? (await resolveTemporalCli()).path;
-  const port = await freePort();
-  const child = spawn(
-    cli,
-    [
-      'server',
-      'start-dev',
-      '--headless',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--log-level',
-      'error',
-    ],
-    { stdio: 'ignore', detached: true },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const address = `127.0.0.1:${port}`;
-  let connection: Connection | undefined;
-  const stop = async () => {
-    await connection?.close().catch(() => {});
-    kill(child, 'SIGTERM');
-    await Promise.race([exited, sleep(10_000)]);
-    kill(child, 'SIGKILL');
-  };
-  try {
-    await waitFor(
-      `dev server on ${address}`,
-      async () => {
-        if (child.exitCode !== null)
-          throw new Error(`temporal server start-dev exited with ${child.exitCode}`);
-        try {
-          connection ??= await Connection.connect({ address, connectTimeout: 1_000 });
-          await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      250,
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { address, connection: connection as Connection, stop };
-}
-
-function kill(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-(child.pid as number), signal);
-  } catch {
-    // already gone
-  }
-}
-
-async function customAttributes(
-  server: BareDevServer,
-  namespace = 'default',
-): Promise<Record<string, string>> {
-  const listed = await server.connection.operatorService.listSearchAttributes({ namespace });
-  // Enum numbers to names as the API spells them ("INDEXED_VALUE_TYPE_KEYWORD"), compared by suffix below.
-  const { temporal } = (await import('@temporalio/proto')).default;
-  const names = temporal.api.enums.v1.IndexedValueType;
-  return Object.fromEntries(
-    Object.entries(listed.customAttributes ?? {}).map(([name, type]) => [name, names[type as number] ?? '']),
-  );
-}
-
-function expectAllOfBooksyncs(attributes: Record<string, string>): void {
-  for (const key of booksyncSearchAttributes) {
-    expect(attributes[key.name], key.name).toBe(`INDEXED_VALUE_TYPE_${key.type}`);
-  }
-}
 
 let dir: string;
 

@@ -5,18 +5,24 @@ import { embeddedCredentialsPath } from '../../runtime/command-api-key.js';
 import { startEmbeddedEmulator } from '../../runtime/embedded-emulator.js';
 import { ensurePrivateDir } from '../../storage/private-files.js';
 import type { Command } from '../command.js';
+import { requireSetting } from '../require-setting.js';
 import { untilSignal } from '../shutdown.js';
 
 export const emulatorCommand: Command = {
   summary: "run booksync's emulator of the payment service alone",
-  usage: `booksync emulator [--show-key]
+  usage: `booksync emulator [--show-key] [--require-admin-token]
 
 Serves the whole service interface plus sandbox controls on EMULATOR_HOST:EMULATOR_PORT, with its
 data in BOOKSYNC_DATA_DIR/emulator.db. Seeds a demo organization on first start; its API keys are kept in
 BOOKSYNC_DATA_DIR/embedded-credentials.json (mode 0600).
 
-  --show-key   also print the demo API key (every permission) on the terminal`,
+  --show-key              also print the demo API key (every permission) on the terminal
+  --require-admin-token   refuse to start without EMULATOR_ADMIN_TOKEN instead of generating one that
+                          nobody knows (docker compose's sandbox profile runs it so)`,
   async run({ args, settings, logger, out }) {
+    if (args.includes('--require-admin-token')) {
+      requireSetting(settings, 'EMULATOR_ADMIN_TOKEN', 'emulator --require-admin-token');
+    }
     const dataDir = path.resolve(settings.BOOKSYNC_DATA_DIR);
     ensurePrivateDir(dataDir);
     const adminToken = settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
