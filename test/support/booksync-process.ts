@@ -88,16 +88,19 @@ export class BooksyncProcess {
   }
 
   /** The CLI, with this stack's settings. */
-  async cli(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string }> {
+  async cli(
+    args: string[],
+    extra: NodeJS.ProcessEnv = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
-      const { stdout } = await execFileAsync(process.execPath, [bin, ...args], {
+      const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], {
         env: { ...this.env, ...extra },
         maxBuffer: 32 * 1024 * 1024,
       });
-      return { code: 0, stdout };
+      return { code: 0, stdout, stderr };
     } catch (error) {
-      const e = error as { code: number; stdout: string };
-      return { code: e.code, stdout: e.stdout };
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   }
 
