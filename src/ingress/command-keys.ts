@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ensurePrivateDir, privateSqliteFile } from '../storage/private-files.js';
+import type { CommandAnswer } from './command-outcome.js';
 
 // Idempotency keys of the command API, bound to the request they came with (Stripe's rule): the same key
 // with the same request answers the first outcome again; with another request (another amount, another
@@ -10,14 +11,11 @@ import { ensurePrivateDir, privateSqliteFile } from '../storage/private-files.js
 
 const keptMs = 7 * 24 * 60 * 60 * 1000;
 
-export interface StoredAnswer {
-  status: number;
-  body: unknown;
-}
+export type { CommandAnswer as StoredAnswer } from './command-outcome.js';
 
 export type KeyClaim =
   | { state: 'new' }
-  | { state: 'same'; answer: StoredAnswer | null }
+  | { state: 'same'; answer: CommandAnswer | null }
   | { state: 'reused' };
 
 /** What makes two requests the same command: method, route, its parameters, and the body. */
@@ -69,7 +67,7 @@ export class CommandKeyStore {
   }
 
   /** The command's final answer (not a 202 or a 5xx: those are asked again). */
-  answer(scope: string, key: string, answer: StoredAnswer): void {
+  answer(scope: string, key: string, answer: CommandAnswer): void {
     this.db
       .prepare('UPDATE command_keys SET status = ?, body = ? WHERE scope = ? AND key = ?')
       .run(answer.status, JSON.stringify(answer.body), scope, key);

@@ -35,7 +35,7 @@ import {
   paymentLinkWorkflowId,
   syncPaymentLinkSignal,
 } from '../../../workflows/payment-link.js';
-import { commandRoutes as routes } from '../../command-api/contract.js';
+import { type CommandRouteName, commandRoutes as routes } from '../../command-api/contract.js';
 import { commandApiOpenApiInfo, schemaOf } from '../../command-api/openapi.js';
 import { CommandKeyStore, requestFingerprint, type StoredAnswer } from '../command-keys.js';
 import { applicationAnswer, linkCommandAnswer, pendingAnswer, voidAnswer } from '../command-outcome.js';
@@ -148,7 +148,8 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
    * same key with another request is refused (422) and changes nothing. Commands that create money records
    * require one, so a retry after a lost answer can never record the money twice.
    */
-  const keyed = (request: FastifyRequest, body: unknown, required: boolean): Keyed => {
+  const keyed = (request: FastifyRequest, body: unknown, route: CommandRouteName): Keyed => {
+    const required = 'moneyKey' in routes[route];
     const header = request.headers['idempotency-key'];
     if (header === undefined) {
       if (required) {
@@ -231,11 +232,14 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   const linkWrite = async (
     request: FastifyRequest,
     reply: FastifyReply,
+    route: CommandRouteName,
     paymentLinkId: string,
-    command: Keyed,
-    queued: LinkWriteCommand,
+    body: unknown,
+    commandOf: (commandId: string) => LinkWriteCommand,
   ) => {
+    const command = keyed(request, body, route);
     if (command.replay) return answerWith(reply, command.replay);
+    const queued = commandOf(command.commandId);
     const workflowId = paymentLinkWorkflowId(paymentLinkId);
     const commandId = queued.command.commandId;
     const args: [PaymentLinkWorkflowInput] = [{ paymentLinkId }];
@@ -299,7 +303,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   typed.post(routes.applyDeposit.url, { schema: schemaOf('applyDeposit') }, async (request, reply) => {
     const checkDepositId = request.params.checkDepositId;
     const body = request.body;
-    const command = keyed(request, body, true);
+    const command = keyed(request, body, 'applyDeposit');
     if (command.replay) return answerWith(reply, command.replay);
     const { commandId } = command;
     const workflowId = checkDepositWorkflowId(checkDepositId);
@@ -358,7 +362,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     const { params } = request;
     const checkDepositId = params.checkDepositId;
     const externalPaymentId = params.externalPaymentId;
-    const command = keyed(request, null, false);
+    const command = keyed(request, null, 'voidApplication');
     if (command.replay) return answerWith(reply, command.replay);
     const { commandId } = command;
     const workflowId = checkDepositWorkflowId(checkDepositId);
@@ -423,54 +427,36 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   typed.post(
     routes.recordExternalPayment.url,
     { schema: schemaOf('recordExternalPayment') },
-    async (request, reply) => {
-      const paymentLinkId = request.params.id;
-      const body = request.body;
-      const command = keyed(request, body, true);
-      const { commandId } = command;
-      return linkWrite(request, reply, paymentLinkId, command, {
+    async (request, reply) =>
+      linkWrite(request, reply, 'recordExternalPayment', request.params.id, request.body, (commandId) => ({
         kind: 'recordExternalPayment',
-        command: { ...body, commandId },
-      });
-    },
+        command: { ...request.body, commandId },
+      })),
   );
 
   typed.post(
     routes.voidExternalPayment.url,
     { schema: schemaOf('voidExternalPayment') },
-    async (request, reply) => {
-      const paymentLinkId = request.params.id;
-      const externalPaymentId = request.params.externalPaymentId;
-      const command = keyed(request, null, false);
-      const { commandId } = command;
-      return linkWrite(request, reply, paymentLinkId, command, {
+    async (request, reply) =>
+      linkWrite(request, reply, 'voidExternalPayment', request.params.id, null, (commandId) => ({
         kind: 'voidExternalPayment',
-        command: { externalPaymentId, commandId },
-      });
-    },
+        command: { externalPaymentId: request.params.externalPaymentId, commandId },
+      })),
   );
 
-  typed.post(routes.recordDebitMemo.url, { schema: schemaOf('recordDebitMemo') }, async (request, reply) => {
-    const paymentLinkId = request.params.id;
-    const body = request.body;
-    const command = keyed(request, body, true);
-    const { commandId } = command;
-    return linkWrite(request, reply, paymentLinkId, command, {
+  typed.post(routes.recordDebitMemo.url, { schema: schemaOf('recordDebitMemo') }, async (request, reply) =>
+    linkWrite(request, reply, 'recordDebitMemo', request.params.id, request.body, (commandId) => ({
       kind: 'recordDebitMemo',
-      command: { ...body, commandId },
-    });
-  });
+      command: { ...request.body, commandId },
+    })),
+  );
 
-  typed.post(routes.voidDebitMemo.url, { schema: schemaOf('voidDebitMemo') }, async (request, reply) => {
-    const paymentLinkId = request.params.id;
-    const debitMemoId = request.params.debitMemoId;
-    const command = keyed(request, null, false);
-    const { commandId } = command;
-    return linkWrite(request, reply, paymentLinkId, command, {
+  typed.post(routes.voidDebitMemo.url, { schema: schemaOf('voidDebitMemo') }, async (request, reply) =>
+    linkWrite(request, reply, 'voidDebitMemo', request.params.id, null, (commandId) => ({
       kind: 'voidDebitMemo',
-      command: { debitMemoId, commandId },
-    });
-  });
+      command: { debitMemoId: request.params.debitMemoId, commandId },
+    })),
+  );
 
   typed.post(routes.syncLink.url, { schema: schemaOf('syncLink') }, async (request, reply) => {
     const paymentLinkId = request.params.id;
