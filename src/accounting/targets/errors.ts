@@ -70,3 +70,8 @@ export const nonRetryableTargetErrors = [
   'TargetRefusedError',
   'TargetConflictError',
 ] as const;
+
+/** A refusal of one document (the target's answer to it), as opposed to an outage or a lost connection. */
+export function isTargetRefusal(error: unknown): error is Error {
+  return error instanceof Error && (nonRetryableTargetErrors as readonly string[]).includes(error.name);
+}

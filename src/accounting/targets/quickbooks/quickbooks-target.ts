@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping } from '../account-mapping.js';
 import {
-  nonRetryableTargetErrors,
+  isTargetRefusal,
   TargetConfigurationError,
   TargetConflictError,
   TargetRefusedError,
@@ -79,25 +79,12 @@ const ownNumber = new Set(['invoice', 'bill']);
 class WaitForWave extends Error {}
 
 /** A refusal of this one document (push() would have thrown it); anything else stops the batch. */
-function isRefusal(error: unknown): boolean {
-  return error instanceof Error && (nonRetryableTargetErrors as readonly string[]).includes(error.name);
-}
-
-function refusalOrThrow(run: () => PushResult): PushResult | Error {
-  try {
-    return run();
-  } catch (error) {
-    if (!isRefusal(error)) throw error;
-    return error as Error;
-  }
-}
-
-async function refusalOrThrowAsync(run: () => Promise<PushResult>): Promise<PushResult | Error> {
+async function refusalOrThrow(run: () => Promise<PushResult>): Promise<PushResult | Error> {
   try {
     return await run();
   } catch (error) {
-    if (!isRefusal(error)) throw error;
-    return error as Error;
+    if (!isTargetRefusal(error)) throw error;
+    return error;
   }
 }
 
@@ -286,7 +273,7 @@ export class QuickBooksTarget implements AccountingTarget {
             remoteIds: [`${entity}:${record.Id}`],
             contentHash: mark.contentHash,
           };
-          outcomes[i] = refusalOrThrow(() => this.already(found, doc));
+          outcomes[i] = this.foundOrConflict(found, doc);
         }
       });
     }
@@ -315,7 +302,7 @@ export class QuickBooksTarget implements AccountingTarget {
       wave.forEach((w, j) => {
         const answer = answers[j] as QboEntity | Error;
         if (answer instanceof Error) {
-          if (!isRefusal(answer)) throw answer;
+          if (!isTargetRefusal(answer)) throw answer;
           outcomes[w.i] = answer;
           return;
         }
@@ -352,7 +339,7 @@ export class QuickBooksTarget implements AccountingTarget {
         try {
           if (doc.kind === 'reversal') {
             if (doc.reverses && (inWave.has(doc.reverses) || deferredKeys.has(doc.reverses))) defer();
-            else outcomes[i] = await refusalOrThrowAsync(() => this.push(doc, waveContext));
+            else outcomes[i] = await refusalOrThrow(() => this.push(doc, waveContext));
             continue;
           }
           const plan = await this.plan(doc, waveContext);
@@ -364,7 +351,7 @@ export class QuickBooksTarget implements AccountingTarget {
             // Two links of one name: the second is numbered once the first exists.
             defer();
           } else if (plan.entity !== this.entityOf(doc.key) && (await this.findIn(plan.entity, doc.key))) {
-            outcomes[i] = await refusalOrThrowAsync(() => this.push(doc, waveContext));
+            outcomes[i] = await refusalOrThrow(() => this.push(doc, waveContext));
           } else {
             wave.push({ i, doc, entity: plan.entity, body: plan.body });
             inWave.add(doc.key);
@@ -372,7 +359,7 @@ export class QuickBooksTarget implements AccountingTarget {
           }
         } catch (error) {
           if (error instanceof WaitForWave) defer();
-          else if (isRefusal(error)) outcomes[i] = error as Error;
+          else if (isTargetRefusal(error)) outcomes[i] = error as Error;
           else throw error;
         }
       }
@@ -382,8 +369,18 @@ export class QuickBooksTarget implements AccountingTarget {
   }
 
   private already(existing: RemoteRecord, document: TargetDocument): PushResult {
+    const found = this.foundOrConflict(existing, document);
+    if (found instanceof TargetConflictError) throw found;
+    return found;
+  }
+
+  /** The record QBO holds for the key, or the conflict when it holds other contents. */
+  private foundOrConflict(
+    existing: RemoteRecord,
+    document: TargetDocument,
+  ): PushResult | TargetConflictError {
     if (existing.contentHash !== document.contentHash) {
-      throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
+      return new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
     }
     return { ...existing, created: false };
   }
