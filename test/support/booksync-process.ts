@@ -79,6 +79,18 @@ export class BooksyncProcess {
     return signal;
   }
 
+  /**
+   * `booksync start` again after a crash, then `booksync reconcile --all`, as an operator would: deliveries the
+   * killed stack never acknowledged may have spent the sender's five attempts while it was down (slow restarts
+   * under load), and reconciliation books what they missed. Returns reconcile's exit code.
+   */
+  async restartAndReconcile(): Promise<number> {
+    const from = this.output.length;
+    this.start();
+    await this.running(from);
+    return (await this.cli(['reconcile', '--all'])).code;
+  }
+
   async untilOutput(marker: string, from: number, ms = 400_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (!this.output.slice(from).includes(marker)) {
