@@ -1,24 +1,16 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { centsOf, TrytonRpc } from '../../src/accounting/targets/tryton/json-rpc.js';
 import { freePort } from './free-port.js';
+import { startPostgres, withParentDeath } from './postgres.js';
 
 // A real Tryton 8.2 on a real PostgreSQL, on loopback, for the Tryton target's tests: PostgreSQL from Debian
-// (initdb into a temporary folder, a private port), Tryton from PyPI (scripts/obtain-tryton.sh), a database
+// (test/support/postgres.ts: initdb into a temporary folder, a private port), Tryton from PyPI (scripts/obtain-tryton.sh), a database
 // prepared by scripts/tryton/setup-database.py once and cached as a dump (keyed by the setup script and the
 // Tryton virtualenv), restored per server. Everything stops in close(); nothing listens beyond 127.0.0.1.
 
@@ -26,35 +18,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const cache = process.env.BOOKSYNC_CACHE ?? path.join(homedir(), '.cache', 'booksync');
 const password = 'booksync-test-admin';
 
-function postgresBin(): string {
-  const base = '/usr/lib/postgresql';
-  const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
-  for (const v of versions)
-    if (existsSync(path.join(base, v, 'bin', 'initdb'))) return path.join(base, v, 'bin');
-  throw new Error('PostgreSQL is not installed: apt-get install postgresql');
-}
-
 function trytonVenv(): string {
   const out = execFileSync('bash', [path.join(root, 'scripts', 'obtain-tryton.sh')], { encoding: 'utf8' });
   const venv = /TRYTON_VENV=(.+)/.exec(out)?.[1];
   if (!venv) throw new Error(`obtain-tryton.sh printed no TRYTON_VENV:\n${out}`);
   return venv.trim();
-}
-
-/** initdb and postgres refuse to run as root: as root, they run as Debian's `postgres` user. */
-function asDatabaseUser(command: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-}
-
-/**
- * setpriv arguments that run the command (as the database user if asked, when root) and have the kernel kill
- * it when the test process dies: a vitest worker killed by a timeout or Ctrl-C leaves no PostgreSQL or
- * trytond behind (pg_ctl would have detached it).
- */
-function withParentDeath(command: string[], asDatabase = true): string[] {
-  const user =
-    asDatabase && process.getuid?.() === 0 ? ['--reuid=postgres', '--regid=postgres', '--init-groups'] : [];
-  return [...user, '--pdeathsig', 'KILL', '--', ...command];
 }
 
 export interface TrytonServer {
@@ -80,63 +48,9 @@ export interface TrytonServer {
 
 export async function startTryton(): Promise<TrytonServer> {
   const venv = trytonVenv();
-  const bin = postgresBin();
-  const dir = mkdtempSync(path.join(tmpdir(), 'booksync-tryton-'));
-  const pgData = path.join(dir, 'pgdata');
-  mkdirSync(pgData);
-  if (process.getuid?.() === 0) {
-    const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
-    const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
-    chownSync(dir, Number(ids), Number(gid));
-    chownSync(pgData, Number(ids), Number(gid));
-  }
-  const run = (command: string, args: string[], env: NodeJS.ProcessEnv = {}) => {
-    const [c, a] = asDatabaseUser(command, args);
-    execFileSync(c, a, { stdio: 'pipe', env: { ...process.env, ...env } });
-  };
-  run(path.join(bin, 'initdb'), ['-D', pgData, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const pgPort = await freePort();
-  const postgres = spawn(
-    'setpriv',
-    withParentDeath([
-      path.join(bin, 'postgres'),
-      '-D',
-      pgData,
-      '-p',
-      String(pgPort),
-      '-k',
-      dir,
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'fsync=off',
-    ]),
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let postgresLog = '';
-  postgres.stderr?.on('data', (chunk: Buffer) => {
-    postgresLog = (postgresLog + chunk.toString()).slice(-4000);
-  });
-  for (const deadline = Date.now() + 30_000; ; await sleep(100)) {
-    try {
-      execFileSync(path.join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(pgPort)]);
-      break;
-    } catch {
-      if (postgres.exitCode !== null || Date.now() > deadline) {
-        postgres.kill('SIGKILL');
-        rmSync(dir, { recursive: true, force: true });
-        throw new Error(`PostgreSQL did not start:\n${postgresLog}`);
-      }
-    }
-  }
-  const psql = (sql: string, database = 'postgres') =>
-    execFileSync(
-      'psql',
-      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database, '-qtAc', sql],
-      {
-        encoding: 'utf8',
-      },
-    );
+  const cluster = await startPostgres({ name: 'tryton' });
+  const { dir, port: pgPort } = cluster;
+  const psql = (sql: string, database = 'postgres') => cluster.psqlSync(sql, database);
 
   const database = 'booksync';
   const config = path.join(dir, 'trytond.conf');
@@ -157,14 +71,7 @@ export async function startTryton(): Promise<TrytonServer> {
     .slice(0, 16);
   const dump = path.join(cache, `tryton-template-${key}.sql`);
   // A failed start-up stops PostgreSQL rather than leaving it behind.
-  const stopPostgres = async () => {
-    if (postgres.exitCode === null && postgres.signalCode === null) {
-      const exited = new Promise((resolve) => postgres.once('exit', resolve));
-      postgres.kill('SIGQUIT'); // PostgreSQL's immediate shutdown: the data is thrown away anyway.
-      await Promise.race([exited, sleep(5_000).then(() => postgres.kill('SIGKILL'))]);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const stopPostgres = () => cluster.stop();
   try {
     prepareDatabase();
   } catch (error) {
