@@ -11,15 +11,20 @@ import {
   TargetDisconnectedError,
   TargetUnavailableError,
 } from '../src/accounting/targets/errors.js';
-import type { TargetIndex, TargetSummary } from '../src/accounting/targets/target-index.js';
-import type { AccountingTarget, PushResult, TargetDocument } from '../src/accounting/targets/target-port.js';
+import type { TargetIndexStore, TargetSummary } from '../src/accounting/targets/target-index.js';
+import type {
+  AccountingTarget,
+  PushResult,
+  RemoteRecord,
+  TargetDocument,
+} from '../src/accounting/targets/target-port.js';
 import { ServiceError } from '../src/service/errors.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 
 /** What the push needs besides the other activities' dependencies; built by the worker when targets exist. */
 export interface TargetPushDependencies {
   targets: ReadonlyMap<string, AccountingTarget>;
-  index: TargetIndex;
+  index: TargetIndexStore;
   references: ReferenceData;
 }
 
@@ -82,26 +87,36 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       const { index, references } = push();
       const target = targetOf(name);
       const log = activityLogger(deps, { target: name });
-      const next = index.next(name, limit);
+      const next = await index.next(name, limit);
       const result: Omit<PushToTargetResult, 'summary'> = {
         pushed: 0,
         failed: [],
         more: next.length === limit,
       };
-      const context = { pushed: (k: string) => index.remote(name, k) };
-      const pushed = (entry: BookedEntry, remote: PushResult, kind: string) => {
+      // The targets look up earlier documents synchronously (PushContext.pushed): the records this slice may
+      // ask for (the link's invoice, the bill, what a reversal reverses) are read from the index up front,
+      // and each push of the slice is added as it is recorded. A key not found here the target finds itself.
+      const entries = new Map<string, BookedEntry | null>();
+      for (const { key } of next) entries.set(key, await deps.ledger.get(key));
+      const known: Map<string, RemoteRecord> = await index.remoteMany(
+        name,
+        [...entries.values()].flatMap((e) => (e ? earlierKeys(e) : [])),
+      );
+      const context = { pushed: (k: string) => known.get(k) ?? null };
+      const pushed = async (entry: BookedEntry, remote: PushResult, kind: string) => {
         if (remote.created && process.env[crashFailpoint] === name) process.kill(process.pid, 'SIGKILL');
-        index.record(name, entry, { status: 'PUSHED', remoteIds: remote.remoteIds });
+        await index.record(name, entry, { status: 'PUSHED', remoteIds: remote.remoteIds });
+        known.set(entry.key, { key: entry.key, remoteIds: remote.remoteIds, contentHash: entry.contentHash });
         result.pushed++;
         log.info(
           { entryKey: entry.key, kind, remoteIds: remote.remoteIds, created: remote.created },
           remote.created ? 'entry pushed to accounting target' : 'entry already at accounting target',
         );
       };
-      const failed = (entry: BookedEntry, error: unknown) => {
+      const failed = async (entry: BookedEntry, error: unknown) => {
         const refusal = refusalOf(error);
         if (refusal === null) throw unavailable(error, entry.key);
-        index.record(name, entry, { status: 'FAILED', reason: refusal });
+        await index.record(name, entry, { status: 'FAILED', reason: refusal });
         result.failed.push({ key: entry.key, reason: refusal });
         log.error(
           { entryKey: entry.key, reason: refusal },
@@ -131,12 +146,12 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         Context.current().heartbeat(next[0]?.key);
         const ready: { entry: BookedEntry; document: TargetDocument }[] = [];
         for (const { key } of next) {
-          const entry = await deps.ledger.get(key);
+          const entry = entries.get(key);
           if (!entry) continue;
           try {
             ready.push({ entry, document: await documentFor(entry, references) });
           } catch (error) {
-            failed(entry, error);
+            await failed(entry, error);
           }
         }
         // A batch of a hundred may wait on the target's rate limit: keep telling Temporal the push lives.
@@ -150,34 +165,43 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         // The first outage (or lost connection) ends the slice there: later outcomes wait for the retry.
         for (const [i, { entry, document }] of ready.entries()) {
           const outcome = outcomes[i] ?? new Error('no outcome');
-          if (!(outcome instanceof Error)) pushed(entry, outcome, document.kind);
+          if (!(outcome instanceof Error)) await pushed(entry, outcome, document.kind);
           else if (refusalOf(outcome) === null) throw unavailable(outcome, entry.key);
-          else failed(entry, outcome);
+          else await failed(entry, outcome);
         }
-        return { ...result, summary: index.summary(name) };
+        return { ...result, summary: await index.summary(name) };
       }
 
       for (const { key } of next) {
         Context.current().heartbeat(key);
-        const entry = await deps.ledger.get(key);
+        const entry = entries.get(key);
         if (!entry) continue;
         try {
           const document = await documentFor(entry, references);
-          pushed(entry, await target.push(document, context), document.kind);
+          await pushed(entry, await target.push(document, context), document.kind);
         } catch (error) {
-          failed(entry, error);
+          await failed(entry, error);
         }
       }
-      return { ...result, summary: index.summary(name) };
+      return { ...result, summary: await index.summary(name) };
     },
 
     /** `booksync targets retry`: FAILED entries (all, or the keys given) are queued for the next push. */
     async requeueTargetEntries({ target, keys }: RequeueTargetEntriesInput): Promise<number> {
-      const requeued = push().index.requeue(target, keys);
+      const requeued = await push().index.requeue(target, keys);
       activityLogger(deps, { target }).info({ requeued, keys }, 'target entries queued again');
       return requeued;
     },
   };
+}
+
+/** The earlier documents a target may look up while pushing this entry (see PushContext.pushed). */
+function earlierKeys(entry: BookedEntry): string[] {
+  const keys: string[] = [];
+  if (entry.reverses) keys.push(entry.reverses);
+  if (entry.links.paymentLinkId) keys.push(`invoice:${entry.links.paymentLinkId}`);
+  if (entry.links.billId) keys.push(`bill:${entry.links.billId}`);
+  return keys;
 }
 
 export type AccountingTargetActivities = ReturnType<typeof createAccountingTargetActivities>;

@@ -126,7 +126,14 @@ export const settingsSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Embedded ledger SQLite file (default: BOOKSYNC_DATA_DIR/ledger.db).'),
+    .describe('Embedded ledger SQLite file (default: BOOKSYNC_DATA_DIR/ledger.db); unused with LEDGER_URL.'),
+  LEDGER_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// url')
+    .optional()
+    .describe(
+      "The ledger (and the accounting targets' index) on PostgreSQL, e.g. postgres://booksync:PASSWORD@db:5432/books; the database enforces keys, balance and immutability, for any number of workers. Unset: the SQLite file LEDGER_DB.",
+    ),
   EXTERNAL_PAYMENTS_ACCOUNT: z
     .enum(['checks-to-deposit', 'operating-bank'])
     .default('checks-to-deposit')
@@ -252,6 +259,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     const variable = String(issue.path[0] ?? 'environment');
     const received = input[variable];
     const shown =
+      variable === 'LEDGER_URL' ||
       variable.includes('KEY') ||
       variable.includes('SECRET') ||
       variable.includes('TOKEN') ||

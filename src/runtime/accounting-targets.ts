@@ -12,7 +12,7 @@ import { parseAccountMapping } from '../accounting/targets/account-mapping.js';
 import { LedgerMirrorTarget } from '../accounting/targets/ledger-mirror-target.js';
 import { notifyingLedger } from '../accounting/targets/notifying-ledger.js';
 import { serviceReferences } from '../accounting/targets/service-references.js';
-import { TargetIndex } from '../accounting/targets/target-index.js';
+import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { AccountingTarget } from '../accounting/targets/target-port.js';
 import { createTrytonTarget } from '../accounting/targets/tryton/index.js';
 import type { Settings } from '../config/settings.js';
@@ -40,11 +40,13 @@ export interface AccountingTargets {
  */
 export async function openAccountingTargets(options: {
   settings: Settings;
-  ledger: EmbeddedLedger;
+  /** The books (SQLite or PostgreSQL, see ledger-store.ts) and the target index in the same store. */
+  ledger: LedgerPort;
+  index: TargetIndexStore;
   service: ServiceClient;
   logger: Logger;
 }): Promise<AccountingTargets | null> {
-  const { settings, ledger, service, logger } = options;
+  const { settings, ledger, index, service, logger } = options;
   const names = settings.ACCOUNTING_TARGET ?? [];
   if (names.length === 0) return null;
   const accounts = parseAccountMapping(settings.TARGET_ACCOUNTS);
@@ -102,7 +104,7 @@ export async function openAccountingTargets(options: {
     names,
     dependencies: {
       targets,
-      index: new TargetIndex(ledger.database),
+      index,
       references: serviceReferences(service),
     },
     ledger: notifyingLedger(ledger, onNewEntry),

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
-import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
 import type { Settings } from '../config/settings.js';
 import {
   createDeliveryWorker,
@@ -24,6 +23,7 @@ import { openAccountingTargets } from './accounting-targets.js';
 import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
+import { openLedgerStore, type StoredLedger } from './ledger-store.js';
 import { connectClient, connectWorker, temporalTarget } from './temporal-connection.js';
 
 export interface RunningBooksync {
@@ -37,7 +37,9 @@ export interface RunningBooksync {
   workerHealthUrl: string;
   emulator: RunningEmulator | null;
   client: Client;
-  ledger: EmbeddedLedger;
+  ledger: StoredLedger;
+  /** Where the books are: the SQLite file, or the PostgreSQL url without its password. */
+  ledgerLocation: string;
   /** Stops intake first (ingress), drains the worker, then closes the service side and Temporal. */
   stop(): Promise<void>;
 }
@@ -123,10 +125,17 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     const webhookSecrets = settings.WEBHOOK_SECRETS ?? [];
     if (emulator) webhookSecrets.push(await subscribeIngress(service, `${ingressUrl}/webhooks/service`));
 
-    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
-    cleanups.push(async () => ledger.close());
+    const store = await openLedgerStore(settings, logger);
+    cleanups.push(() => store.close());
+    const ledger = store.ledger;
 
-    const targets = await openAccountingTargets({ settings, ledger, service, logger });
+    const targets = await openAccountingTargets({
+      settings,
+      ledger,
+      index: store.targetIndex,
+      service,
+      logger,
+    });
     if (targets) cleanups.push(() => targets.close());
 
     const metrics = createWorkerMetrics();
@@ -200,6 +209,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       emulator,
       client,
       ledger,
+      ledgerLocation: store.location,
       stop: stopAll,
     };
   } catch (error) {

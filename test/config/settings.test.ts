@@ -47,6 +47,16 @@ describe('settings from the environment', () => {
     expect(() => loadSettings({ COMMAND_API_KEY: 'shh-secret' })).toThrow(/hidden/);
     expect(() => loadSettings({ COMMAND_API_KEY: 'shh-secret' })).not.toThrow(/shh-secret/);
   });
+
+  it('takes a PostgreSQL LEDGER_URL, and never echoes a bad one (it may hold a password)', () => {
+    expect(loadSettings({}).LEDGER_URL).toBeUndefined();
+    const url = 'postgresql://booksync:pw@db.internal:5432/books';
+    expect(loadSettings({ LEDGER_URL: url }).LEDGER_URL).toBe(url);
+    expect(() => loadSettings({ LEDGER_URL: 'mysql://u:hunter2@db/books' })).toThrow(
+      /^LEDGER_URL: a postgres:\/\/ or postgresql:\/\/ url, got \(hidden\)$/,
+    );
+    expect(() => loadSettings({ LEDGER_URL: 'mysql://u:hunter2@db/books' })).not.toThrow(/hunter2/);
+  });
 });
 
 describe('README configuration reference', () => {

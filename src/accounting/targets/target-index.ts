@@ -4,7 +4,8 @@ import type { RemoteRecord } from './target-port.js';
 // Per accounting target, what became of each ledger entry: PENDING (not yet pushed, or queued again by
 // `targets retry`), PUSHED (the target's ids), FAILED (the target's refusal, kept until a person retries),
 // SKIPPED (nothing to push, with why). Lives in the ledger's own database, beside the entries it indexes, so
-// "every entry is PUSHED or explicitly SKIPPED" is one query.
+// "every entry is PUSHED or explicitly SKIPPED" is one query. Two stores: the ledger's SQLite file
+// (SqliteTargetIndex, below) and the ledger's PostgreSQL database (postgres-target-index.ts).
 
 export const targetStatuses = ['PENDING', 'PUSHED', 'FAILED', 'SKIPPED'] as const;
 export type TargetStatus = (typeof targetStatuses)[number];
@@ -31,7 +32,24 @@ export interface TargetSummary {
   failures: IndexedEntry[];
 }
 
-interface Row {
+/** What the push activity and `booksync targets` read and write; async, so a networked database can hold it. */
+export interface TargetIndexStore {
+  /** The next entries to push, in posting order. */
+  next(target: string, limit: number): Promise<{ id: number; key: string }[]>;
+  get(target: string, key: string): Promise<IndexedEntry | null>;
+  /** What the target holds for earlier entries, by the index (PUSHED only); keys not pushed are absent. */
+  remoteMany(target: string, keys: readonly string[]): Promise<Map<string, RemoteRecord>>;
+  record(
+    target: string,
+    entry: { id: number; key: string; contentHash: string },
+    outcome: { status: TargetStatus; remoteIds?: string[]; reason?: string },
+  ): Promise<void>;
+  summary(target: string): Promise<TargetSummary>;
+  /** Queues FAILED entries (all, or the given keys, FAILED or SKIPPED) for another push; returns how many. */
+  requeue(target: string, keys: 'failed' | readonly string[]): Promise<number>;
+}
+
+export interface TargetIndexRow {
   entry_id: number;
   entry_key: string;
   status: TargetStatus;
@@ -42,7 +60,7 @@ interface Row {
   updated_at: string;
 }
 
-const fromRow = (row: Row): IndexedEntry => ({
+export const fromTargetIndexRow = (row: TargetIndexRow): IndexedEntry => ({
   entryId: row.entry_id,
   key: row.entry_key,
   status: row.status,
@@ -53,14 +71,15 @@ const fromRow = (row: Row): IndexedEntry => ({
   updatedAt: row.updated_at,
 });
 
-export class TargetIndex {
+/** The target index in the ledger's SQLite database (synchronous underneath). */
+export class SqliteTargetIndex implements TargetIndexStore {
   readonly #now: () => Date;
   readonly #next: Statement<[string, number], { id: number; key: string }>;
-  readonly #byKey: Statement<[string, string], Row>;
+  readonly #byKey: Statement<[string, string], TargetIndexRow>;
   readonly #upsert: Statement;
   readonly #counts: Statement<[string], { status: TargetStatus; n: number }>;
   readonly #entries: Statement<[], { n: number }>;
-  readonly #failures: Statement<[string], Row>;
+  readonly #failures: Statement<[string], TargetIndexRow>;
   readonly #requeueAll: Statement<[string, string]>;
   readonly #requeueKey: Statement<[string, string, string]>;
 
@@ -95,28 +114,34 @@ export class TargetIndex {
     );
   }
 
-  /** The next entries to push, in posting order. */
-  next(target: string, limit: number): { id: number; key: string }[] {
+  async next(target: string, limit: number): Promise<{ id: number; key: string }[]> {
     return this.#next.all(target, limit);
   }
 
-  get(target: string, key: string): IndexedEntry | null {
+  async get(target: string, key: string): Promise<IndexedEntry | null> {
+    return this.#get(target, key);
+  }
+
+  #get(target: string, key: string): IndexedEntry | null {
     const row = this.#byKey.get(target, key);
-    return row ? fromRow(row) : null;
+    return row ? fromTargetIndexRow(row) : null;
   }
 
-  /** What the target holds for an earlier entry, by the index (PUSHED only). */
-  remote(target: string, key: string): RemoteRecord | null {
-    const found = this.get(target, key);
-    if (found?.status !== 'PUSHED') return null;
-    return { key, remoteIds: found.remoteIds, contentHash: found.contentHash };
+  async remoteMany(target: string, keys: readonly string[]): Promise<Map<string, RemoteRecord>> {
+    const found = new Map<string, RemoteRecord>();
+    for (const key of new Set(keys)) {
+      const entry = this.#get(target, key);
+      if (entry?.status === 'PUSHED')
+        found.set(key, { key, remoteIds: entry.remoteIds, contentHash: entry.contentHash });
+    }
+    return found;
   }
 
-  record(
+  async record(
     target: string,
     entry: { id: number; key: string; contentHash: string },
     outcome: { status: TargetStatus; remoteIds?: string[]; reason?: string },
-  ): void {
+  ): Promise<void> {
     this.#upsert.run({
       target,
       entryId: entry.id,
@@ -129,7 +154,7 @@ export class TargetIndex {
     });
   }
 
-  summary(target: string): TargetSummary {
+  async summary(target: string): Promise<TargetSummary> {
     const counts: Record<TargetStatus, number> = { PENDING: 0, PUSHED: 0, FAILED: 0, SKIPPED: 0 };
     for (const { status, n } of this.#counts.all(target)) counts[status] = n;
     const indexed = counts.PUSHED + counts.FAILED + counts.SKIPPED;
@@ -139,12 +164,11 @@ export class TargetIndex {
       pushed: counts.PUSHED,
       failed: counts.FAILED,
       skipped: counts.SKIPPED,
-      failures: this.#failures.all(target).map(fromRow),
+      failures: this.#failures.all(target).map(fromTargetIndexRow),
     };
   }
 
-  /** Queues FAILED entries (all, or the given keys, FAILED or SKIPPED) for another push; returns how many. */
-  requeue(target: string, keys: 'failed' | readonly string[]): number {
+  async requeue(target: string, keys: 'failed' | readonly string[]): Promise<number> {
     const now = this.#now().toISOString();
     if (keys === 'failed') return this.#requeueAll.run(now, target).changes;
     let changed = 0;

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
 import type { LedgerPort } from '../../accounting/ledger-port.js';
 import type { Settings } from '../../config/settings.js';
 import { runDemo } from '../../demo/run-demo.js';
 import { embeddedCredentialsPath } from '../../runtime/command-api-key.js';
+import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { type Command, CommandError } from '../command.js';
 import { commandApiTarget } from '../command-api-client.js';
 
@@ -17,11 +17,11 @@ Card and ACH payments, a partial external payment, a debit memo, a check deposit
 is returned, a refund, an ACH return, a payout and a bill paid by check; then the trial balance and where
 to see each flow in the Temporal UI. 'booksync start' runs it by itself on a fresh data folder.`,
   async run({ settings, out }) {
-    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
+    const store = await openLedgerStore(settings);
     try {
-      await runDemoAgainst(settings, ledger, out);
+      await runDemoAgainst(settings, store.ledger, out);
     } finally {
-      ledger.close();
+      await store.close();
     }
     return 0;
   },

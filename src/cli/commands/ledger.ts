@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
-import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
 import type { EntryLinks } from '../../accounting/entry.js';
 import { closingAssertions, toHledgerJournal } from '../../accounting/hledger-export.js';
 import { formatUsd } from '../../accounting/money.js';
 import { bookingReport } from '../../accounting/reports.js';
 import { trialBalanceText } from '../../accounting/trial-balance-text.js';
+import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { type Command, CommandError } from '../command.js';
 
 const scopes: Record<string, keyof EntryLinks> = {
@@ -16,17 +16,19 @@ const scopes: Record<string, keyof EntryLinks> = {
 };
 
 export const ledgerCommand: Command = {
-  summary: 'read the embedded ledger: trial balance, what is booked for an object, hledger export',
+  summary: 'read the ledger: trial balance, what is booked for an object, hledger export',
   usage: `booksync ledger trial-balance [--json]
 booksync ledger receivables|payables [--json]
 booksync ledger link|payment|disbursement|check-deposit|bill-payment <id> [--json]
 booksync ledger export [--out FILE] [--assert-closing YYYY-MM-DD]
 
-Reads LEDGER_DB (default BOOKSYNC_DATA_DIR/ledger.db); safe while the worker runs.
+Reads LEDGER_URL (PostgreSQL) or else LEDGER_DB (default BOOKSYNC_DATA_DIR/ledger.db); safe while the
+worker runs.
 The export is an hledger journal: 'hledger -f FILE check -s' verifies it independently.`,
   async run({ args, settings, out }) {
     const [what, ...rest] = args[0] === '--json' ? ['trial-balance', ...args] : args;
-    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
+    const store = await openLedgerStore(settings);
+    const ledger = store.ledger;
     try {
       if (what === 'trial-balance' || what === undefined) {
         const trial = await ledger.trialBalance();
@@ -82,7 +84,7 @@ The export is an hledger journal: 'hledger -f FILE check -s' verifies it indepen
       }
       return 0;
     } finally {
-      ledger.close();
+      await store.close();
     }
   },
 };

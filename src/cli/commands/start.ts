@@ -21,8 +21,10 @@ Then the webhook ingress and the worker. Ctrl-C stops everything; a restart resu
 On a fresh data folder with the embedded emulator, it then runs 'booksync demo' once (--no-demo skips it,
 --demo runs it again).`,
   async run({ args, settings, logger, out }) {
-    const fresh = !existsSync(settings.ledgerDb);
+    // A fresh start: no SQLite ledger file yet, or (PostgreSQL) nothing booked yet.
+    const freshFile = settings.LEDGER_URL ? null : !existsSync(settings.ledgerDb);
     const stack = await startBooksync(settings, logger);
+    const fresh = freshFile ?? (await stack.ledger.trialBalance()).totalDebitCents === 0;
     const ns = settings.TEMPORAL_NAMESPACE;
     out('');
     out('booksync is running');
@@ -42,7 +44,7 @@ On a fresh data folder with the embedded emulator, it then runs 'booksync demo' 
     out(
       `  Worker health         ${stack.workerHealthUrl}/readyz  (metrics ${stack.workerHealthUrl}/metrics)`,
     );
-    out(`  Ledger                ${settings.ledgerDb}`);
+    out(`  Ledger                ${stack.ledgerLocation}`);
     const demo = args.includes('--demo') || (fresh && stack.emulator !== null && !args.includes('--no-demo'));
     if (demo) {
       try {

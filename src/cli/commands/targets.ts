@@ -3,8 +3,8 @@ import {
   accountingTargetWorkflowId,
   retryEntriesSignal,
 } from '../../../workflows/accounting-target-contract.js';
-import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
-import { TargetIndex, type TargetSummary } from '../../accounting/targets/target-index.js';
+import type { TargetSummary } from '../../accounting/targets/target-index.js';
+import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
 import { connectTarget, connectUsage } from './targets-connect.js';
@@ -23,7 +23,8 @@ export const targetsCommand: Command = {
 booksync targets retry <entryKey>... | --failed [--target NAME] [--wait SECONDS]
 ${connectUsage}
 
-status reads the target index in LEDGER_DB for every target of ACCOUNTING_TARGET.
+status reads the target index in the ledger's store (LEDGER_URL, or else LEDGER_DB) for every target of
+ACCOUNTING_TARGET.
 retry queues FAILED entries again through the target's push workflow (after you fixed the cause, e.g. the
 missing account), then waits up to --wait seconds (default 30) and prints what became of them; exit 1 when
 any is still FAILED.`,
@@ -32,11 +33,11 @@ any is still FAILED.`,
     if (what === 'connect') return connectTarget({ args: rest, settings, out, logger });
     const targets = settings.ACCOUNTING_TARGET ?? [];
     if (targets.length === 0) throw new CommandError('no accounting target: set ACCOUNTING_TARGET');
-    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb });
+    const store = await openLedgerStore(settings);
     try {
-      const index = new TargetIndex(ledger.database);
+      const index = store.targetIndex;
       if (what === 'status' || what === undefined) {
-        const summaries = targets.map((t) => index.summary(t));
+        const summaries = await Promise.all(targets.map((t) => index.summary(t)));
         if (rest.includes('--json')) out(JSON.stringify({ targets: summaries }, null, 2));
         else for (const s of summaries) for (const line of summaryLines(s)) out(line);
         return summaries.some((s) => s.failed > 0) ? 1 : 0;
@@ -53,9 +54,9 @@ any is still FAILED.`,
       );
       const failedOnly = rest.includes('--failed');
       if (!failedOnly && keys.length === 0) throw new CommandError('name entry keys, or --failed');
-      const chosen = failedOnly ? index.summary(target).failures.map((f) => f.key) : keys;
+      const chosen = failedOnly ? (await index.summary(target)).failures.map((f) => f.key) : keys;
       for (const key of chosen) {
-        if (!index.get(target, key)) throw new CommandError(`${key} was never pushed to ${target}`);
+        if (!(await index.get(target, key))) throw new CommandError(`${key} was never pushed to ${target}`);
       }
 
       const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
@@ -69,20 +70,19 @@ any is still FAILED.`,
       }
       out(`queued ${chosen.length} entries of ${target} for another push`);
       // Done when each is PUSHED, or FAILED again by a newer attempt than the one seen before the signal.
-      const before = new Map(chosen.map((key) => [key, index.get(target, key)?.updatedAt]));
-      const settled = () =>
-        chosen
-          .map((key) => index.get(target, key))
-          .filter(
-            (s) => s?.status === 'PUSHED' || (s?.status === 'FAILED' && s.updatedAt !== before.get(s.key)),
-          );
+      const states = () => Promise.all(chosen.map((key) => index.get(target, key)));
+      const before = new Map((await states()).map((s, i) => [chosen[i], s?.updatedAt]));
+      const settled = async () =>
+        (await states()).filter(
+          (s) => s?.status === 'PUSHED' || (s?.status === 'FAILED' && s.updatedAt !== before.get(s.key)),
+        );
       const deadline = Date.now() + waitSeconds * 1000;
-      while (Date.now() < deadline && settled().length < chosen.length) await sleep(500);
-      const states = chosen.map((key) => index.get(target, key));
-      for (const s of states) out(`${s?.key}: ${s?.status}${s?.status === 'FAILED' ? ` (${s.reason})` : ''}`);
-      return states.every((s) => s?.status === 'PUSHED') ? 0 : 1;
+      while (Date.now() < deadline && (await settled()).length < chosen.length) await sleep(500);
+      const final = await states();
+      for (const s of final) out(`${s?.key}: ${s?.status}${s?.status === 'FAILED' ? ` (${s.reason})` : ''}`);
+      return final.every((s) => s?.status === 'PUSHED') ? 0 : 1;
     } finally {
-      ledger.close();
+      await store.close();
     }
   },
 };

@@ -1,7 +1,7 @@
 import type { Connection } from '@temporalio/client';
-import { EmbeddedLedger } from '../../accounting/embedded-ledger.js';
 import type { Logger } from '../../logging/logger.js';
 import { openAccountingTargets } from '../../runtime/accounting-targets.js';
+import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
 import { ensureReconciliationSchedule } from '../../temporal/reconciliation-schedule.js';
@@ -27,9 +27,16 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
     const connection = await connectWorker(temporalTarget(settings, address));
     const temporal = await connectClient(temporalTarget(settings, address));
     await ensureSearchAttributes(temporal.connection, settings.TEMPORAL_NAMESPACE, logger);
-    const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, logger });
+    const store = await openLedgerStore(settings, logger);
+    const ledger = store.ledger;
     const service = new ServiceClient({ baseUrl, apiKey, timeoutMs: settings.SERVICE_TIMEOUT_MS, logger });
-    const targets = await openAccountingTargets({ settings, ledger, service, logger });
+    const targets = await openAccountingTargets({
+      settings,
+      ledger,
+      index: store.targetIndex,
+      service,
+      logger,
+    });
     const metrics = createWorkerMetrics();
     const worker = await createBooksyncWorker({
       connection,
@@ -75,7 +82,7 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
     await health.close();
     await targets?.close();
     if (targets) await temporal.connection.close();
-    ledger.close();
+    await store.close();
     await connection.close();
     return 0;
   },

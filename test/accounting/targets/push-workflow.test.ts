@@ -7,7 +7,7 @@ import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import type { ReferenceData } from '../../../src/accounting/targets/documents.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../../src/accounting/targets/errors.js';
 import { LedgerMirrorTarget } from '../../../src/accounting/targets/ledger-mirror-target.js';
-import { TargetIndex } from '../../../src/accounting/targets/target-index.js';
+import { SqliteTargetIndex } from '../../../src/accounting/targets/target-index.js';
 import type {
   AccountingTarget,
   PushContext,
@@ -58,7 +58,7 @@ let env: TestWorkflowEnvironment;
 let ledger: EmbeddedLedger;
 let mirror: EmbeddedLedger;
 let target: Switchboard;
-let index: TargetIndex;
+let index: SqliteTargetIndex;
 let worker: Worker;
 let running: Promise<void>;
 const taskQueue = uniqueTaskQueue('targets');
@@ -69,7 +69,7 @@ beforeAll(async () => {
   ledger = EmbeddedLedger.open();
   mirror = EmbeddedLedger.open();
   target = new Switchboard(new LedgerMirrorTarget(mirror));
-  index = new TargetIndex(ledger.database);
+  index = new SqliteTargetIndex(ledger.database);
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -130,7 +130,7 @@ describe('the accounting-target push workflow', () => {
     await ledger.reverse('payment:p2', { reason: 'payment.failed', date: '2026-01-05' });
     await wake();
     // A slice is 3 entries: five entries take two slices of one run.
-    await eventually(() => index.summary(target.name).pushed === 5, 'five entries pushed');
+    await eventually(async () => (await index.summary(target.name)).pushed === 5, 'five entries pushed');
     expect((await mirror.allEntries()).map((e) => e.key)).toEqual([
       'invoice:pl_1',
       'payment:p1',
@@ -148,7 +148,7 @@ describe('the accounting-target push workflow', () => {
     await wake();
     await ledger.post(twoLine('payment:p3', 4_000, { links: { paymentId: 'p3', paymentLinkId: 'pl_1' } }));
     await wake();
-    await eventually(() => index.summary(target.name).pushed === 6, 'the new entry pushed');
+    await eventually(async () => (await index.summary(target.name)).pushed === 6, 'the new entry pushed');
     expect(target.calls).toBe(calls + 1);
     expect((await mirror.allEntries()).length).toBe(6);
   });
@@ -164,16 +164,16 @@ describe('the accounting-target push workflow', () => {
     );
     await ledger.post(twoLine('payment:p4', 1_000, { links: { paymentId: 'p4' } }));
     await wake();
-    await eventually(
-      () => index.summary(target.name).failed === 1 && index.summary(target.name).pending === 0,
-      'the refusal',
-    );
-    const summary = index.summary(target.name);
+    await eventually(async () => {
+      const { failed, pending } = await index.summary(target.name);
+      return failed === 1 && pending === 0;
+    }, 'the refusal');
+    const summary = await index.summary(target.name);
     expect(summary.failures.map((f) => [f.key, f.reason])).toEqual([
       ['bill:b1', 'account for BillExpenses does not exist'],
     ]);
     // Later entries are not held up by a refused one.
-    expect(index.get(target.name, 'payment:p4')?.status).toBe('PUSHED');
+    expect((await index.get(target.name, 'payment:p4'))?.status).toBe('PUSHED');
     const handle = env.client.workflow.getHandle(accountingTargetWorkflowId(target.name));
     await eventually(async () => (await handle.query(accountingTargetViewQuery)).failed === 1, 'the view');
     await eventually(async () => {
@@ -183,7 +183,10 @@ describe('the accounting-target push workflow', () => {
 
     target.refuseRole = null;
     await handle.signal('retryEntries', { keys: 'failed' });
-    await eventually(() => index.get(target.name, 'bill:b1')?.status === 'PUSHED', 'the retried push');
+    await eventually(
+      async () => (await index.get(target.name, 'bill:b1'))?.status === 'PUSHED',
+      'the retried push',
+    );
     expect(await mirror.balanceOf(Accounts.AccountsPayable)).toBe(-9_750);
     await eventually(
       async () => (await handle.describe()).typedSearchAttributes.get(NeedsAttention) === false,
@@ -198,10 +201,10 @@ describe('the accounting-target push workflow', () => {
     await wake();
     await eventually(() => target.calls > 0, 'a first attempt');
     await new Promise((r) => setTimeout(r, 2_000));
-    expect(index.get(target.name, 'payment:p5')).toBeNull();
+    expect(await index.get(target.name, 'payment:p5')).toBeNull();
     target.down = false;
     await eventually(
-      () => index.get(target.name, 'payment:p6')?.status === 'PUSHED',
+      async () => (await index.get(target.name, 'payment:p6'))?.status === 'PUSHED',
       'the push after the outage',
       90_000,
     );

@@ -1,0 +1,448 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { Logger } from '../logging/logger.js';
+import { silentLogger } from '../logging/logger.js';
+import type { BusyRetryPolicy } from './busy-retry.js';
+import { type AccountName, Accounts, chartOfAccounts, isAccountName } from './chart-of-accounts.js';
+import { contentHash } from './embedded-ledger.js';
+import {
+  type BookedEntry,
+  type EntryLine,
+  type EntryLinks,
+  type LedgerEntryInput,
+  type LinkField,
+  linkFields,
+  normalizeLinks,
+  type PostResult,
+  validateEntry,
+} from './entry.js';
+import { isReversalKey, reversalKey } from './entry-key.js';
+import {
+  LedgerBusyError,
+  LedgerConflictError,
+  LedgerEntryNotFoundError,
+  LedgerValidationError,
+} from './errors.js';
+import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
+import { migratePostgres } from './postgres-migrations.js';
+
+// The ledger on PostgreSQL: the same port and the same observable behaviour as the embedded (SQLite) ledger,
+// for several worker processes on several machines. The guarantees live in the database
+// (postgres-migrations.ts): unique keys, one reversal per entry, balance checked at COMMIT, immutability.
+//
+// A post is one READ COMMITTED transaction: read the key; if absent, INSERT ... ON CONFLICT DO NOTHING. When
+// another process inserted the same key meanwhile, the insert waits for that transaction and then inserts
+// nothing; the key is read again (a new statement sees the other's commit) and compared like any repeat.
+// So concurrent posts of one key book it once: the others answer {created: false} for the same contents, or
+// LedgerConflictError for other contents. Deadlocks and serialization failures (a batch meeting another
+// batch's keys in another order) are retried with a bounded backoff, then LedgerBusyError.
+
+export interface PostgresLedgerOptions {
+  /** postgres://user:password@host:port/database (the password is never logged). */
+  url: string;
+  logger?: Logger;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  busyRetry?: BusyRetryPolicy;
+  /** Clock for created_at; tests pin it. */
+  now?: () => Date;
+}
+
+const retryableCodes = new Set(['40001', '40P01', '55P03']);
+const defaultRetry: BusyRetryPolicy = { maxAttempts: 8, initialDelayMs: 10, maxDelayMs: 500 };
+
+const linkColumns: Record<LinkField, string> = {
+  paymentLinkId: 'payment_link_id',
+  paymentId: 'payment_id',
+  customerId: 'customer_id',
+  disbursementId: 'disbursement_id',
+  checkDepositId: 'check_deposit_id',
+  billPaymentId: 'bill_payment_id',
+  externalPaymentId: 'external_payment_id',
+  debitMemoId: 'debit_memo_id',
+  refundId: 'refund_id',
+  vendorId: 'vendor_id',
+  billId: 'bill_id',
+};
+
+interface EntryRow {
+  id: string;
+  key: string;
+  date: string;
+  description: string;
+  reverses: string | null;
+  content_hash: string;
+  created_at: string;
+  reversed_by: string | null;
+  lines: { account: string; amount: number; memo: string | null }[] | null;
+  [column: string]: unknown;
+}
+
+// One statement per read: entries, their lines (as JSON, in line order) and who reverses them, one snapshot.
+const entrySelect = `SELECT e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,
+  r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')},
+  (SELECT json_agg(json_build_object('account', l.account, 'amount', l.amount_cents, 'memo', l.memo)
+     ORDER BY l.line_no) FROM lines l WHERE l.entry_id = e.id) AS lines
+  FROM entries e LEFT JOIN entries r ON r.reverses = e.key`;
+
+/** Removes the password of a postgres:// url, for logs and error messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}
+
+/** Error text without the url's password, whatever the driver put in it. */
+function redactError(error: unknown, url: string): Error {
+  const password = (() => {
+    try {
+      return decodeURIComponent(new URL(url).password);
+    } catch {
+      return '';
+    }
+  })();
+  const message = error instanceof Error ? error.message : String(error);
+  const clean = password ? message.split(password).join('***') : message;
+  return new Error(`ledger database ${redactUrl(url)}: ${clean}`);
+}
+
+export class PostgresLedger implements LedgerPort {
+  readonly #pool: pg.Pool;
+  readonly #log: Logger;
+  readonly #retry: BusyRetryPolicy;
+  readonly #now: () => Date;
+
+  /** Connects, migrates (under an advisory lock: safe with several processes starting at once), seeds the chart. */
+  static async open(options: PostgresLedgerOptions): Promise<PostgresLedger> {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'booksync-ledger',
+    });
+    // An idle connection the server drops must not crash the process; the next query reconnects.
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migratePostgres(client);
+        const values = chartOfAccounts.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3})`);
+        await client.query(
+          `INSERT INTO accounts (name, title, type) VALUES ${values.join(', ')} ON CONFLICT (name) DO NOTHING`,
+          chartOfAccounts.flatMap((a) => [a.name, a.title, a.type]),
+        );
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw redactError(error, options.url);
+    }
+    return new PostgresLedger(pool, options);
+  }
+
+  private constructor(pool: pg.Pool, options: PostgresLedgerOptions) {
+    this.#pool = pool;
+    this.#log = (options.logger ?? silentLogger).child({ component: 'postgres-ledger' });
+    this.#retry = options.busyRetry ?? defaultRetry;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The connection pool, for the target index and for operations tooling and tests (the triggers still guard it). */
+  get pool(): pg.Pool {
+    return this.#pool;
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async post(entry: LedgerEntryInput): Promise<PostResult> {
+    const valid = validateEntry(entry);
+    return this.#transaction(entry.key, (client) => this.#postIn(client, valid, null));
+  }
+
+  /**
+   * Posts several entries in one transaction, all or nothing: for bulk backfills. Each entry follows
+   * post()'s rules; any conflict or invalid entry writes none of them.
+   */
+  async postMany(entries: readonly LedgerEntryInput[]): Promise<PostResult[]> {
+    const valid = entries.map((e) => validateEntry(e));
+    return this.#transaction('(batch)', async (client) => {
+      const results: PostResult[] = [];
+      for (const entry of valid) results.push(await this.#postIn(client, entry, null));
+      return results;
+    });
+  }
+
+  async reverse(key: string, options: ReverseOptions): Promise<PostResult> {
+    return this.#transaction(key, async (client) => {
+      const original = await this.#load(client, key);
+      if (!original) throw new LedgerEntryNotFoundError(key);
+      if (original.reverses !== null || isReversalKey(key)) {
+        throw new LedgerValidationError(
+          `${key} is a reversal; book the entry again under a new version instead`,
+        );
+      }
+      const rKey = reversalKey(key);
+      const existing = await this.#load(client, rKey);
+      if (existing) return { entry: existing, created: false };
+      if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
+        throw new LedgerValidationError(`reversal of ${key} needs a reason`);
+      }
+      const reversal = validateEntry(
+        {
+          key: rKey,
+          date: options.date,
+          description: `Reversal of ${key}: ${options.reason}`,
+          lines: original.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+          links: original.links,
+        },
+        true,
+      );
+      // Another process may be reversing the same key now: the unique key decides, and a loser whose
+      // reason or date differ gets the winner's reversal, as a second call of reverse() would.
+      const result = await this.#postIn(client, reversal, key, true);
+      if (result.created) this.#log.info({ key, reason: options.reason }, 'ledger entry reversed');
+      return result;
+    });
+  }
+
+  async get(key: string): Promise<BookedEntry | null> {
+    return this.#load(this.#pool, key);
+  }
+
+  async isReversed(key: string): Promise<boolean> {
+    const entry = await this.get(key);
+    return entry?.reversedBy != null;
+  }
+
+  async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
+    const links = normalizeLinks(filter);
+    const fields = linkFields.filter((f) => links[f] !== undefined);
+    if (fields.length === 0) throw new LedgerValidationError('entriesFor needs at least one link field');
+    const where = fields.map((f, i) => `e.${linkColumns[f]} = $${i + 1}`).join(' AND ');
+    const { rows } = await this.#pool.query<EntryRow>(`${entrySelect} WHERE ${where} ORDER BY e.id`, [
+      ...fields.map((f) => links[f]),
+    ]);
+    return rows.map(hydrate);
+  }
+
+  /** Every entry, oldest first: for exports and audits (not part of the port). */
+  async allEntries(): Promise<BookedEntry[]> {
+    const { rows } = await this.#pool.query<EntryRow>(`${entrySelect} ORDER BY e.id`);
+    return rows.map(hydrate);
+  }
+
+  async balances(): Promise<AccountBalance[]> {
+    const { rows } = await this.#pool.query<{ account: string; debit: string; credit: string }>(
+      `SELECT account,
+         coalesce(sum(CASE WHEN amount_cents > 0 THEN amount_cents END), 0) AS debit,
+         coalesce(sum(CASE WHEN amount_cents < 0 THEN -amount_cents END), 0) AS credit
+       FROM lines GROUP BY account`,
+    );
+    const byAccount = new Map(rows.map((r) => [r.account, r]));
+    return chartOfAccounts.map((a) => {
+      const row = byAccount.get(a.name);
+      const debitCents = safe(row?.debit ?? 0);
+      const creditCents = safe(row?.credit ?? 0);
+      return {
+        account: a.name,
+        title: a.title,
+        type: a.type,
+        debitCents,
+        creditCents,
+        balanceCents: safe(debitCents - creditCents),
+      };
+    });
+  }
+
+  async trialBalance(): Promise<TrialBalance> {
+    const accounts = await this.balances();
+    const totalDebitCents = safe(accounts.reduce((s, a) => s + a.debitCents, 0));
+    const totalCreditCents = safe(accounts.reduce((s, a) => s + a.creditCents, 0));
+    return { accounts, totalDebitCents, totalCreditCents, balanced: totalDebitCents === totalCreditCents };
+  }
+
+  async balanceOf(account: AccountName): Promise<number> {
+    if (!isAccountName(account)) throw new LedgerValidationError(`unknown account ${account}`);
+    const found = (await this.balances()).find((b) => b.account === account);
+    return found?.balanceCents ?? 0;
+  }
+
+  async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {
+    const [account, document, counterparty, sign] =
+      side === 'receivable'
+        ? [Accounts.AccountsReceivable, 'payment_link_id', 'customer_id', 1]
+        : [Accounts.AccountsPayable, 'bill_id', 'vendor_id', -1];
+    // Ordered as SQLite orders them: no document first, then by code unit (collation "C").
+    const { rows } = await this.#pool.query<{
+      documentId: string | null;
+      counterpartyId: string | null;
+      openCents: string;
+    }>(
+      `SELECT e.${document} AS "documentId",
+         (SELECT x.${counterparty} FROM entries x
+           WHERE x.${document} = e.${document} AND x.${counterparty} IS NOT NULL
+           ORDER BY x.id LIMIT 1) AS "counterpartyId",
+         ${sign} * sum(l.amount_cents) AS "openCents"
+       FROM lines l JOIN entries e ON e.id = l.entry_id
+       WHERE l.account = $1
+       GROUP BY e.${document} ORDER BY e.${document} COLLATE "C" NULLS FIRST`,
+      [account],
+    );
+    return rows.map((r) => ({
+      documentId: r.documentId,
+      counterpartyId: r.counterpartyId,
+      openCents: safe(r.openCents),
+    }));
+  }
+
+  async #postIn(
+    client: pg.PoolClient,
+    entry: LedgerEntryInput,
+    reverses: string | null,
+    reversal = false,
+  ): Promise<PostResult> {
+    const hash = contentHash({ ...entry, reverses });
+    const existing = await this.#load(client, entry.key);
+    if (existing) return this.#repeat(existing, entry.key, hash, reversal);
+    const links = entry.links ?? {};
+    const createdAt = this.#now().toISOString();
+    const columns = [
+      'key',
+      'date',
+      'description',
+      'reverses',
+      'content_hash',
+      'created_at',
+      'line_count',
+      ...linkFields.map((f) => linkColumns[f]),
+    ];
+    const values = [
+      entry.key,
+      entry.date,
+      entry.description,
+      reverses,
+      hash,
+      createdAt,
+      entry.lines.length,
+      ...linkFields.map((f) => links[f] ?? null),
+    ];
+    const inserted = await client.query<{ id: string }>(
+      `INSERT INTO entries (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT DO NOTHING RETURNING id`,
+      values,
+    );
+    const idText = inserted.rows[0]?.id;
+    if (idText === undefined) {
+      // Another process booked the key (or, for a reversal, reversed the entry) and committed meanwhile.
+      const winner = await this.#load(client, entry.key);
+      if (!winner) throw new Error(`ledger: ${entry.key} was neither inserted nor found`);
+      return this.#repeat(winner, entry.key, hash, reversal);
+    }
+    const id = safe(idText);
+    const lineValues = entry.lines.map(
+      (_, i) => `($1, ${i + 1}, $${i * 3 + 2}, $${i * 3 + 3}, $${i * 3 + 4})`,
+    );
+    await client.query(
+      `INSERT INTO lines (entry_id, line_no, account, amount_cents, memo) VALUES ${lineValues.join(', ')}`,
+      [id, ...entry.lines.flatMap((l) => [l.account, l.amountCents, l.memo ?? null])],
+    );
+    this.#log.debug({ key: entry.key, id }, 'ledger entry posted');
+    return {
+      entry: {
+        id,
+        key: entry.key,
+        date: entry.date,
+        description: entry.description,
+        lines: entry.lines.map((l) => ({ ...l })),
+        links: { ...links },
+        reverses,
+        reversedBy: null,
+        contentHash: hash,
+        createdAt,
+      },
+      created: true,
+    };
+  }
+
+  #repeat(existing: BookedEntry, key: string, hash: string, reversal: boolean): PostResult {
+    if (reversal || existing.contentHash === hash) return { entry: existing, created: false };
+    this.#log.warn({ key }, 'ledger conflict: same key, different contents');
+    throw new LedgerConflictError(key, existing.contentHash, hash);
+  }
+
+  async #load(client: pg.Pool | pg.PoolClient, key: string): Promise<BookedEntry | null> {
+    const { rows } = await client.query<EntryRow>(`${entrySelect} WHERE e.key = $1`, [key]);
+    return rows[0] ? hydrate(rows[0]) : null;
+  }
+
+  /** One transaction on one connection; deadlocks and serialization failures retried, bounded. */
+  async #transaction<T>(key: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let delay = this.#retry.initialDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.#pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        const code = (error as { code?: unknown } | null)?.code;
+        if (typeof code !== 'string' || !retryableCodes.has(code)) throw error;
+        if (attempt >= this.#retry.maxAttempts) throw new LedgerBusyError(attempt, { cause: error });
+        const wait = Math.min(this.#retry.maxDelayMs, delay) * (1 + Math.random() * 0.5);
+        this.#log.warn(
+          { key, attempt, delayMs: Math.round(wait), code },
+          'ledger database contention; retrying',
+        );
+        await sleep(wait);
+        delay *= 2;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+}
+
+function hydrate(row: EntryRow): BookedEntry {
+  const links: EntryLinks = {};
+  for (const f of linkFields) {
+    const value = row[linkColumns[f]];
+    if (typeof value === 'string') links[f] = value;
+  }
+  const lines: EntryLine[] = (row.lines ?? []).map((l) => {
+    const line: EntryLine = { account: l.account as AccountName, amountCents: safe(l.amount) };
+    if (l.memo !== null) line.memo = l.memo;
+    return line;
+  });
+  return {
+    id: safe(row.id),
+    key: row.key,
+    date: row.date,
+    description: row.description,
+    lines,
+    links,
+    reverses: row.reverses,
+    reversedBy: row.reversed_by,
+    contentHash: row.content_hash,
+    createdAt: row.created_at,
+  };
+}
+
+/** BIGINT and NUMERIC arrive as strings: a JavaScript number, exact, or an error. */
+function safe(value: string | number): number {
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isSafeInteger(n))
+    throw new RangeError(`ledger total ${value} is outside the safe integer range`);
+  return n;
+}

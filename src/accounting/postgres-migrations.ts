@@ -1,0 +1,172 @@
+import type { PoolClient } from 'pg';
+
+// Versioned schema of the ledger on PostgreSQL. `ledger_schema_version` holds how many migrations ran; all
+// pending migrations run in one transaction with the version bump, under a transaction-scoped advisory lock,
+// so several workers starting at once migrate once and the others wait, then see the new version.
+// Append, never edit.
+//
+// What the database enforces by itself, whoever writes (booksync on any number of processes, or psql):
+// - one entry per key (UNIQUE), at most one reversal per entry (UNIQUE reverses, and a reversal's key is
+//   `reversal:` || the key it reverses);
+// - balance, at COMMIT: a DEFERRABLE INITIALLY DEFERRED constraint trigger on entries and on lines checks
+//   that every touched entry has exactly `line_count` lines (at least 2, numbered 1..line_count) summing
+//   to 0; a transaction leaving an entry unbalanced or incomplete fails to commit;
+// - amounts: BIGINT cents, never 0, within JavaScript's safe integer range;
+// - accounts by foreign key;
+// - immutability: triggers reject UPDATE, DELETE and TRUNCATE of entries, lines and accounts.
+// The target index (per accounting target, what became of each entry) lives beside the entries, mutable.
+
+/** The advisory lock key migrations take (any constant unique to booksync's ledger). */
+export const migrationLockKey = 7_316_592_001;
+
+const safe = '9007199254740991';
+
+const v1 = `
+CREATE TABLE accounts (
+  name TEXT PRIMARY KEY,
+  title TEXT NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('asset', 'liability', 'equity', 'income', 'expense'))
+);
+
+CREATE TABLE entries (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  date TEXT NOT NULL CHECK (date ~ '^[0-9]{4}-[0-1][0-9]-[0-3][0-9]$'),
+  description TEXT NOT NULL CHECK (length(description) > 0),
+  reverses TEXT UNIQUE REFERENCES entries (key),
+  content_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  line_count INTEGER NOT NULL CHECK (line_count >= 2),
+  payment_link_id TEXT,
+  payment_id TEXT,
+  customer_id TEXT,
+  disbursement_id TEXT,
+  check_deposit_id TEXT,
+  bill_payment_id TEXT,
+  external_payment_id TEXT,
+  debit_memo_id TEXT,
+  refund_id TEXT,
+  vendor_id TEXT,
+  bill_id TEXT,
+  CHECK (reverses IS NULL OR key = 'reversal:' || reverses)
+);
+
+CREATE TABLE lines (
+  entry_id BIGINT NOT NULL REFERENCES entries (id),
+  line_no INTEGER NOT NULL CHECK (line_no >= 1),
+  account TEXT NOT NULL REFERENCES accounts (name),
+  amount_cents BIGINT NOT NULL CHECK (amount_cents <> 0 AND amount_cents BETWEEN -${safe} AND ${safe}),
+  memo TEXT,
+  PRIMARY KEY (entry_id, line_no)
+);
+
+CREATE INDEX lines_by_account ON lines (account);
+CREATE INDEX entries_by_payment_link ON entries (payment_link_id) WHERE payment_link_id IS NOT NULL;
+CREATE INDEX entries_by_payment ON entries (payment_id) WHERE payment_id IS NOT NULL;
+CREATE INDEX entries_by_customer ON entries (customer_id) WHERE customer_id IS NOT NULL;
+CREATE INDEX entries_by_disbursement ON entries (disbursement_id) WHERE disbursement_id IS NOT NULL;
+CREATE INDEX entries_by_check_deposit ON entries (check_deposit_id) WHERE check_deposit_id IS NOT NULL;
+CREATE INDEX entries_by_bill_payment ON entries (bill_payment_id) WHERE bill_payment_id IS NOT NULL;
+CREATE INDEX entries_by_external_payment ON entries (external_payment_id) WHERE external_payment_id IS NOT NULL;
+CREATE INDEX entries_by_debit_memo ON entries (debit_memo_id) WHERE debit_memo_id IS NOT NULL;
+CREATE INDEX entries_by_refund ON entries (refund_id) WHERE refund_id IS NOT NULL;
+CREATE INDEX entries_by_vendor ON entries (vendor_id) WHERE vendor_id IS NOT NULL;
+CREATE INDEX entries_by_bill ON entries (bill_id) WHERE bill_id IS NOT NULL;
+
+-- Balance at COMMIT, for every entry a transaction touched (a new entry, or lines added to an old one).
+CREATE FUNCTION ledger_check_entry_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  target_id BIGINT;
+  declared INTEGER;
+  n INTEGER;
+  top INTEGER;
+  total NUMERIC;
+BEGIN
+  IF TG_TABLE_NAME = 'entries' THEN target_id := NEW.id; ELSE target_id := NEW.entry_id; END IF;
+  SELECT line_count INTO declared FROM entries WHERE id = target_id;
+  SELECT count(*), max(line_no), coalesce(sum(amount_cents), 0) INTO n, top, total
+    FROM lines WHERE entry_id = target_id;
+  IF n < 2 OR n <> declared OR top <> declared THEN
+    RAISE EXCEPTION 'ledger: entry % has % lines, declares % (at least 2, numbered 1..%)',
+      target_id, n, declared, declared USING ERRCODE = 'integrity_constraint_violation';
+  END IF;
+  IF total <> 0 THEN
+    RAISE EXCEPTION 'ledger: entry % is unbalanced: its lines sum to % cents, not 0', target_id, total
+      USING ERRCODE = 'integrity_constraint_violation';
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE CONSTRAINT TRIGGER entries_balanced AFTER INSERT ON entries
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_check_entry_balanced();
+CREATE CONSTRAINT TRIGGER lines_balanced AFTER INSERT ON lines
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_check_entry_balanced();
+
+CREATE FUNCTION ledger_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'ledger: % are immutable; post a reversal', TG_TABLE_NAME
+    USING ERRCODE = 'integrity_constraint_violation';
+END $$;
+
+CREATE TRIGGER entries_immutable BEFORE UPDATE OR DELETE ON entries
+  FOR EACH ROW EXECUTE FUNCTION ledger_immutable();
+CREATE TRIGGER entries_no_truncate BEFORE TRUNCATE ON entries
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
+CREATE TRIGGER lines_immutable BEFORE UPDATE OR DELETE ON lines
+  FOR EACH ROW EXECUTE FUNCTION ledger_immutable();
+CREATE TRIGGER lines_no_truncate BEFORE TRUNCATE ON lines
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
+CREATE TRIGGER accounts_immutable BEFORE UPDATE OR DELETE ON accounts
+  FOR EACH ROW EXECUTE FUNCTION ledger_immutable();
+CREATE TRIGGER accounts_no_truncate BEFORE TRUNCATE ON accounts
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
+
+CREATE TABLE target_index (
+  target TEXT NOT NULL,
+  entry_id BIGINT NOT NULL REFERENCES entries (id),
+  entry_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('PENDING', 'PUSHED', 'FAILED', 'SKIPPED')),
+  remote_ids TEXT,
+  content_hash TEXT NOT NULL,
+  reason TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (target, entry_id)
+);
+CREATE INDEX target_index_by_status ON target_index (target, status, entry_id);
+CREATE UNIQUE INDEX target_index_by_key ON target_index (target, entry_key);
+`;
+
+export const postgresMigrations: readonly string[] = [v1];
+
+/** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
+export async function migratePostgres(client: PoolClient): Promise<number> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS ledger_schema_version (version INTEGER NOT NULL, migrated_at TEXT NOT NULL)',
+    );
+    const { rows } = await client.query<{ version: number }>(
+      'SELECT coalesce(max(version), 0) AS version FROM ledger_schema_version',
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > postgresMigrations.length) {
+      throw new Error(
+        `ledger database schema version ${current} is newer than this code knows (${postgresMigrations.length})`,
+      );
+    }
+    for (let version = current; version < postgresMigrations.length; version++) {
+      await client.query(postgresMigrations[version] as string);
+      await client.query('INSERT INTO ledger_schema_version (version, migrated_at) VALUES ($1, $2)', [
+        version + 1,
+        new Date().toISOString(),
+      ]);
+    }
+    await client.query('COMMIT');
+    return postgresMigrations.length;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

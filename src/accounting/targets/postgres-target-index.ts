@@ -1,0 +1,135 @@
+import type pg from 'pg';
+import {
+  fromTargetIndexRow,
+  type IndexedEntry,
+  type TargetIndexRow,
+  type TargetIndexStore,
+  type TargetStatus,
+  type TargetSummary,
+} from './target-index.js';
+import type { RemoteRecord } from './target-port.js';
+
+// The target index in the ledger's PostgreSQL database (table target_index, postgres-migrations.ts): the
+// same statements and answers as the SQLite one, beside the entries it indexes.
+
+interface PgRow extends Omit<TargetIndexRow, 'entry_id'> {
+  entry_id: string;
+}
+
+const toRow = (row: PgRow): IndexedEntry => fromTargetIndexRow({ ...row, entry_id: Number(row.entry_id) });
+
+export class PostgresTargetIndex implements TargetIndexStore {
+  readonly #pool: pg.Pool;
+  readonly #now: () => Date;
+
+  constructor(pool: pg.Pool, options: { now?: () => Date } = {}) {
+    this.#pool = pool;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  async next(target: string, limit: number): Promise<{ id: number; key: string }[]> {
+    // Posting order is the entries' id order; FAILED and SKIPPED wait for a person, PUSHED is done.
+    const { rows } = await this.#pool.query<{ id: string; key: string }>(
+      `SELECT e.id, e.key FROM entries e
+       LEFT JOIN target_index t ON t.target = $1 AND t.entry_id = e.id
+       WHERE (t.entry_id IS NULL OR t.status = 'PENDING') ORDER BY e.id LIMIT $2`,
+      [target, limit],
+    );
+    return rows.map((r) => ({ id: Number(r.id), key: r.key }));
+  }
+
+  async get(target: string, key: string): Promise<IndexedEntry | null> {
+    const { rows } = await this.#pool.query<PgRow>(
+      'SELECT * FROM target_index WHERE target = $1 AND entry_key = $2',
+      [target, key],
+    );
+    return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  async remoteMany(target: string, keys: readonly string[]): Promise<Map<string, RemoteRecord>> {
+    const found = new Map<string, RemoteRecord>();
+    if (keys.length === 0) return found;
+    const { rows } = await this.#pool.query<PgRow>(
+      "SELECT * FROM target_index WHERE target = $1 AND entry_key = ANY($2) AND status = 'PUSHED'",
+      [target, [...new Set(keys)]],
+    );
+    for (const row of rows.map(toRow))
+      found.set(row.key, { key: row.key, remoteIds: row.remoteIds, contentHash: row.contentHash });
+    return found;
+  }
+
+  async record(
+    target: string,
+    entry: { id: number; key: string; contentHash: string },
+    outcome: { status: TargetStatus; remoteIds?: string[]; reason?: string },
+  ): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO target_index (target, entry_id, entry_key, status, remote_ids, content_hash, reason, attempts, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)
+       ON CONFLICT (target, entry_id) DO UPDATE SET status = excluded.status, remote_ids = excluded.remote_ids,
+         content_hash = excluded.content_hash, reason = excluded.reason,
+         attempts = target_index.attempts + 1, updated_at = excluded.updated_at`,
+      [
+        target,
+        entry.id,
+        entry.key,
+        outcome.status,
+        outcome.remoteIds ? JSON.stringify(outcome.remoteIds) : null,
+        entry.contentHash,
+        outcome.reason ?? null,
+        this.#now().toISOString(),
+      ],
+    );
+  }
+
+  async summary(target: string): Promise<TargetSummary> {
+    // One snapshot for the counts, the number of entries and the failures.
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const counts: Record<TargetStatus, number> = { PENDING: 0, PUSHED: 0, FAILED: 0, SKIPPED: 0 };
+      const grouped = await client.query<{ status: TargetStatus; n: string }>(
+        'SELECT status, count(*) AS n FROM target_index WHERE target = $1 GROUP BY status',
+        [target],
+      );
+      for (const { status, n } of grouped.rows) counts[status] = Number(n);
+      const entries = await client.query<{ n: string }>('SELECT count(*) AS n FROM entries');
+      const failures = await client.query<PgRow>(
+        "SELECT * FROM target_index WHERE target = $1 AND status = 'FAILED' ORDER BY entry_id",
+        [target],
+      );
+      await client.query('COMMIT');
+      const indexed = counts.PUSHED + counts.FAILED + counts.SKIPPED;
+      return {
+        target,
+        pending: Number(entries.rows[0]?.n ?? 0) - indexed,
+        pushed: counts.PUSHED,
+        failed: counts.FAILED,
+        skipped: counts.SKIPPED,
+        failures: failures.rows.map(toRow),
+      };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async requeue(target: string, keys: 'failed' | readonly string[]): Promise<number> {
+    const now = this.#now().toISOString();
+    if (keys === 'failed') {
+      const result = await this.#pool.query(
+        "UPDATE target_index SET status = 'PENDING', updated_at = $1 WHERE target = $2 AND status = 'FAILED'",
+        [now, target],
+      );
+      return result.rowCount ?? 0;
+    }
+    const result = await this.#pool.query(
+      `UPDATE target_index SET status = 'PENDING', updated_at = $1
+       WHERE target = $2 AND entry_key = ANY($3) AND status IN ('FAILED', 'SKIPPED')`,
+      [now, target, [...new Set(keys)]],
+    );
+    return result.rowCount ?? 0;
+  }
+}

@@ -1,0 +1,56 @@
+import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
+import type { BookedEntry, LedgerEntryInput, PostResult } from '../accounting/entry.js';
+import type { LedgerPort } from '../accounting/ledger-port.js';
+import { PostgresLedger, redactUrl } from '../accounting/postgres-ledger.js';
+import { PostgresTargetIndex } from '../accounting/targets/postgres-target-index.js';
+import { SqliteTargetIndex, type TargetIndexStore } from '../accounting/targets/target-index.js';
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../logging/logger.js';
+
+// The one place that picks where the books live: LEDGER_URL (postgres:// or postgresql://) is the ledger on
+// PostgreSQL; unset, the embedded SQLite file LEDGER_DB. Either way the accounting targets' index lives in the
+// same store, beside the entries it indexes.
+
+/** A ledger with the extras of both stores (bulk posting, the full export). */
+export interface StoredLedger extends LedgerPort {
+  postMany(entries: readonly LedgerEntryInput[]): Promise<PostResult[]>;
+  allEntries(): Promise<BookedEntry[]>;
+}
+
+export interface LedgerStore {
+  kind: 'sqlite' | 'postgres';
+  ledger: StoredLedger;
+  targetIndex: TargetIndexStore;
+  /** Where the books are, for people: the SQLite file, or the url without its password. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export async function openLedgerStore(
+  settings: Pick<Settings, 'LEDGER_URL' | 'ledgerDb'>,
+  logger?: Logger,
+): Promise<LedgerStore> {
+  const url = settings.LEDGER_URL;
+  if (url !== undefined) {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new Error(`LEDGER_URL: a postgres:// or postgresql:// url, got ${redactUrl(url)}`);
+    }
+    const ledger = await PostgresLedger.open({ url, ...(logger ? { logger } : {}) });
+    logger?.info({ ledger: redactUrl(url) }, 'ledger on PostgreSQL');
+    return {
+      kind: 'postgres',
+      ledger,
+      targetIndex: new PostgresTargetIndex(ledger.pool),
+      location: redactUrl(url),
+      close: () => ledger.close(),
+    };
+  }
+  const ledger = EmbeddedLedger.open({ path: settings.ledgerDb, ...(logger ? { logger } : {}) });
+  return {
+    kind: 'sqlite',
+    ledger,
+    targetIndex: new SqliteTargetIndex(ledger.database),
+    location: settings.ledgerDb,
+    close: async () => ledger.close(),
+  };
+}
