@@ -12,7 +12,7 @@ const artifacts = path.join(root, 'test', '.artifacts');
 let runtimeInstalled = false;
 
 /** Keeps the Temporal runtime quiet in test output unless TEMPORAL_TEST_LOG is set. */
-function installQuietRuntime(): void {
+export function installQuietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
