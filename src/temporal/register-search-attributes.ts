@@ -19,7 +19,10 @@ const indexedValueType: Record<string, proto.temporal.api.enums.v1.IndexedValueT
  * Registers booksync's search attributes in a namespace, skipping those already there, so start-up can
  * call it every time (`booksync worker`, `booksync start` on a Temporal of its own, `booksync temporal
  * setup`). Returns the names it added. Several workers starting at once may race: when Temporal answers
- * that one already exists, the namespace is listed again and what is still missing added once more.
+ * that one already exists (ALREADY_EXISTS, Elasticsearch visibility), or that the column it picked was just
+ * taken (UNAVAILABLE "Generated search attributes mapping unavailable.", SQL visibility: PostgreSQL, MySQL,
+ * SQLite, where each attribute takes one of a fixed set of pre-allocated columns per type), the namespace
+ * is listed again and what is still missing added once more.
  * The dev server gets them as flags instead (devServerSearchAttributeFlags).
  */
 export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
@@ -34,8 +37,10 @@ export async function registerSearchAttributes(connection: Connection, namespace
       });
       return missing.map((key) => key.name);
     } catch (error) {
-      // ALREADY_EXISTS: another process added some of them between our list and our add.
-      if ((error as { code?: number }).code !== 6 || attempt >= 3) throw error;
+      // Another process added some of them between our list and our add: ALREADY_EXISTS, or on SQL
+      // visibility UNAVAILABLE (the server's errRaceConditionAddingSearchAttributes).
+      const code = (error as { code?: number }).code;
+      if ((code !== 6 && code !== 14) || attempt >= 3) throw error;
     }
   }
 }

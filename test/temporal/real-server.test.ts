@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
@@ -83,6 +84,36 @@ describe.skipIf(missing !== undefined && !inCi)(
       expect(second.stdout.trim()).toBe(
         `all ${booksyncSearchAttributes.length} search attributes of booksync already registered in namespace 'default': nothing to add`,
       );
+    }, 60_000);
+
+    it('several booksync temporal setup at once on a fresh namespace all succeed, each attribute in one column', async () => {
+      const namespace = `race-${process.pid}`;
+      await server.connection.workflowService.registerNamespace({
+        namespace,
+        workflowExecutionRetentionPeriod: msToTs('1 day'),
+      });
+      await waitFor(
+        `namespace ${namespace}`,
+        () =>
+          server.connection.operatorService
+            .listSearchAttributes({ namespace })
+            .then(() => true)
+            .catch(() => false),
+        60_000,
+        250,
+      );
+      const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: namespace };
+      const runs = await Promise.all([1, 2, 3].map(() => booksync(['temporal', 'setup'], env)));
+      for (const run of runs) expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+      const attributes = await customAttributes(server, namespace);
+      expectAllOfBooksyncs(attributes);
+      // Each alias took one pre-allocated column: none registered twice under another column. (The server
+      // serializes the namespace updates: a later add finds the alias and does nothing; one that loses the
+      // race for a column answers UNAVAILABLE, which booksync retries.)
+      const described = await server.connection.workflowService.describeNamespace({ namespace });
+      const columns = Object.entries(described.config?.customSearchAttributeAliases ?? {});
+      expect(columns).toHaveLength(booksyncSearchAttributes.length);
+      expect(Object.keys(attributes).sort()).toEqual(booksyncSearchAttributes.map((k) => k.name).sort());
     }, 60_000);
 
     it('holds an ACH payment in its return window, listed by SyncState="IN_RETURN_WINDOW"', async () => {
