@@ -35,7 +35,8 @@ import { migratePostgres } from './postgres-migrations.js';
 // nothing; the key is read again (a new statement sees the other's commit) and compared like any repeat.
 // So concurrent posts of one key book it once: the others answer {created: false} for the same contents, or
 // LedgerConflictError for other contents. Deadlocks and serialization failures (a batch meeting another
-// batch's keys in another order) are retried with a bounded backoff, then LedgerBusyError.
+// batch's keys in another order) and lock waits beyond lockTimeoutMs are retried with a bounded backoff,
+// then LedgerBusyError.
 
 export interface PostgresLedgerOptions {
   /** postgres://user:password@host:port/database (the password is never logged). */
@@ -43,6 +44,11 @@ export interface PostgresLedgerOptions {
   logger?: Logger;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /**
+   * How long a statement waits for a row or table lock another transaction holds before giving up (then
+   * retried like a deadlock, and LedgerBusyError when the retries run out). Default 5 s.
+   */
+  lockTimeoutMs?: number;
   busyRetry?: BusyRetryPolicy;
   /** Clock for created_at; tests pin it. */
   now?: () => Date;
@@ -123,6 +129,7 @@ export class PostgresLedger implements LedgerPort {
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,
       application_name: 'booksync-ledger',
+      lock_timeout: options.lockTimeoutMs ?? 5_000,
     });
     // An idle connection the server drops must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);

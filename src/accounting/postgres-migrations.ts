@@ -143,6 +143,8 @@ export const postgresMigrations: readonly string[] = [v1];
 export async function migratePostgres(client: PoolClient): Promise<number> {
   await client.query('BEGIN');
   try {
+    // Another process may be migrating: wait for it however long the pool's lock_timeout is.
+    await client.query("SET LOCAL lock_timeout = '120s'");
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
     await client.query(
       'CREATE TABLE IF NOT EXISTS ledger_schema_version (version INTEGER NOT NULL, migrated_at TEXT NOT NULL)',
