@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
+import { PostgresLedger } from '../../../src/accounting/postgres-ledger.js';
+import { PostgresTargetIndex } from '../../../src/accounting/targets/postgres-target-index.js';
+import { SqliteTargetIndex, type TargetIndexStore } from '../../../src/accounting/targets/target-index.js';
+import { twoLine } from '../fixtures.js';
+import { postgresStore, type TestLedger } from '../ledger-stores.js';
+
+// The target index answers the same in the ledger's SQLite file and in its PostgreSQL database.
+
+const postgres = postgresStore();
+const now = () => new Date('2026-03-01T10:00:00.000Z');
+
+const stores: {
+  name: string;
+  open(): Promise<{ ledger: TestLedger; index: TargetIndexStore }>;
+}[] = [
+  {
+    name: 'sqlite',
+    async open() {
+      const ledger = EmbeddedLedger.open();
+      return { ledger, index: new SqliteTargetIndex(ledger.database, { now }) };
+    },
+  },
+  {
+    name: 'postgres',
+    async open() {
+      const ledger = await PostgresLedger.open({ url: (await postgres.freshDatabase()).url });
+      return { ledger, index: new PostgresTargetIndex(ledger.pool, { now }) };
+    },
+  },
+];
+
+describe.each(stores)('$name target index', (store) => {
+  let ledger: TestLedger;
+  let index: TargetIndexStore;
+  beforeEach(async () => {
+    ({ ledger, index } = await store.open());
+    for (const key of ['payment:p1', 'payment:p2', 'payment:p3', 'payment:p4'])
+      await ledger.post(twoLine(key, 100));
+  });
+  afterEach(() => ledger.close());
+
+  const entry = async (key: string) => {
+    const found = await ledger.get(key);
+    if (!found) throw new Error(key);
+    return found;
+  };
+
+  it('hands out entries in posting order until each is PUSHED, FAILED or SKIPPED', async () => {
+    expect((await index.next('mirror', 2)).map((e) => e.key)).toEqual(['payment:p1', 'payment:p2']);
+    await index.record('mirror', await entry('payment:p1'), { status: 'PUSHED', remoteIds: ['r1'] });
+    await index.record('mirror', await entry('payment:p2'), { status: 'FAILED', reason: 'no account' });
+    await index.record('mirror', await entry('payment:p3'), { status: 'SKIPPED', reason: 'nothing to push' });
+    expect((await index.next('mirror', 10)).map((e) => e.key)).toEqual(['payment:p4']);
+    // Another target has its own index.
+    expect(await index.next('other', 10)).toHaveLength(4);
+    const next = await index.next('mirror', 10);
+    expect(next[0]?.id).toBe((await entry('payment:p4')).id);
+  });
+
+  it('keeps what became of each entry, counting attempts', async () => {
+    const p1 = await entry('payment:p1');
+    await index.record('mirror', p1, { status: 'FAILED', reason: 'down' });
+    await index.record('mirror', p1, { status: 'PUSHED', remoteIds: ['inv-1', 'pay-1'] });
+    expect(await index.get('mirror', 'payment:p1')).toEqual({
+      entryId: p1.id,
+      key: 'payment:p1',
+      status: 'PUSHED',
+      remoteIds: ['inv-1', 'pay-1'],
+      contentHash: p1.contentHash,
+      reason: null,
+      attempts: 2,
+      updatedAt: '2026-03-01T10:00:00.000Z',
+    });
+    expect(await index.get('mirror', 'payment:p2')).toBeNull();
+    expect(await index.get('other', 'payment:p1')).toBeNull();
+  });
+
+  it('remoteMany answers the PUSHED records among the keys asked', async () => {
+    await index.record('mirror', await entry('payment:p1'), { status: 'PUSHED', remoteIds: ['r1'] });
+    await index.record('mirror', await entry('payment:p2'), { status: 'FAILED', reason: 'x' });
+    const found = await index.remoteMany('mirror', ['payment:p1', 'payment:p2', 'payment:p9', 'payment:p1']);
+    expect([...found.entries()]).toEqual([
+      [
+        'payment:p1',
+        { key: 'payment:p1', remoteIds: ['r1'], contentHash: (await entry('payment:p1')).contentHash },
+      ],
+    ]);
+    expect((await index.remoteMany('mirror', [])).size).toBe(0);
+  });
+
+  it('summarizes a target and queues refused entries again', async () => {
+    await index.record('mirror', await entry('payment:p1'), { status: 'PUSHED', remoteIds: ['r1'] });
+    await index.record('mirror', await entry('payment:p2'), { status: 'FAILED', reason: 'no account' });
+    await index.record('mirror', await entry('payment:p3'), { status: 'FAILED', reason: 'closed period' });
+    await index.record('mirror', await entry('payment:p4'), { status: 'SKIPPED', reason: 'nothing' });
+    const summary = await index.summary('mirror');
+    expect({ ...summary, failures: summary.failures.map((f) => [f.key, f.reason]) }).toEqual({
+      target: 'mirror',
+      pending: 0,
+      pushed: 1,
+      failed: 2,
+      skipped: 1,
+      failures: [
+        ['payment:p2', 'no account'],
+        ['payment:p3', 'closed period'],
+      ],
+    });
+    expect((await index.summary('other')).pending).toBe(4);
+
+    expect(await index.requeue('mirror', ['payment:p4', 'payment:p1', 'payment:p4'])).toBe(1);
+    expect(await index.requeue('mirror', 'failed')).toBe(2);
+    expect(await index.requeue('mirror', 'failed')).toBe(0);
+    expect((await index.next('mirror', 10)).map((e) => e.key)).toEqual([
+      'payment:p2',
+      'payment:p3',
+      'payment:p4',
+    ]);
+    expect(await index.summary('mirror')).toMatchObject({ pending: 3, pushed: 1, failed: 0, skipped: 0 });
+  });
+});
