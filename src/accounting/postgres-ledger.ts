@@ -130,6 +130,8 @@ export class PostgresLedger implements LedgerPort {
       connectionTimeoutMillis: 10_000,
       application_name: 'booksync-ledger',
       lock_timeout: options.lockTimeoutMs ?? 5_000,
+      // Idle connections do not keep a finished command (or a failed start-up) from exiting.
+      allowExitOnIdle: true,
     });
     // An idle connection the server drops must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
