@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 
+export { marker, markersIn } from '../markers.js';
+
 // What ties a QBO record to a ledger entry key, deterministically, so a retried or replayed push after a
 // crash lands on the same record:
 // - requestid: QBO answers a repeated requestid with the first result. A UUID-shaped digest of the key and
@@ -32,19 +34,6 @@ export function docNumberTag(key: string): string {
   let out = 'bs';
   for (let i = 0; out.length < 21; i++) out += base32[(bytes[i] ?? 0) % 32];
   return out;
-}
-
-export function marker(key: string, contentHash: string): string {
-  return `booksync key=${key} hash=${contentHash}`;
-}
-
-/** Every marker in a PrivateNote (a voided payment carries its own and its reversal's). */
-export function markersIn(note: unknown): { key: string; contentHash: string }[] {
-  if (typeof note !== 'string') return [];
-  return [...note.matchAll(/booksync key=(\S+) hash=(\S+)/g)].map((m) => ({
-    key: m[1] ?? '',
-    contentHash: m[2] ?? '',
-  }));
 }
 
 /** QBO's query language quotes with single quotes and escapes them with a backslash. */

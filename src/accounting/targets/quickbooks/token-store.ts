@@ -1,140 +1,28 @@
-import type { Logger } from 'pino';
-import { z } from 'zod';
-import { TargetDisconnectedError, TargetUnavailableError } from '../errors.js';
-import type { TokenCipher } from './token-cipher.js';
+import {
+  CompanyTokenStore,
+  type OAuthClientOptions,
+  ReconnectRequired,
+  reconnectCommand,
+  type SealedTokenStorage,
+} from '../oauth/token-store.js';
 
-// OAuth 2.0 for one QBO company. The access token lives an hour; it is refreshed a minute before it expires
-// and again when QBO answers 401, by one refresher at a time (concurrent callers wait for the same refresh),
-// because QBO rotates refresh tokens and two refreshes racing with the same token would leave one with a
-// dead token. Each rotated refresh token is sealed and saved before its access token is used. A refused
-// refresh token (revoked, expired) stops the push with one clear reason: reconnect.
+// OAuth 2.0 for one QBO company: the shared token store (../oauth/token-store.ts) under QuickBooks' name.
 
-export const RECONNECT = 'run booksync targets connect quickbooks';
+export type { OAuthClientOptions, SealedTokenStorage };
 
-/** Where the sealed refresh token lives (a file, a table row...). */
-export interface SealedTokenStorage {
-  load(): Promise<string | null>;
-  save(sealed: string): Promise<void>;
-}
+const quickbooks = { target: 'quickbooks', label: 'QuickBooks' };
 
-export interface OAuthClientOptions {
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  storage: SealedTokenStorage;
-  cipher: TokenCipher;
-  logger?: Logger;
-  now?: () => number;
-  /** Refresh this long before the access token expires. */
-  earlyMs?: number;
-}
-
-const tokenResponse = z.object({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1),
-  expires_in: z.number().positive(),
-});
+export const RECONNECT = reconnectCommand('quickbooks');
 
 /** QBO said the refresh token is no good: only a new consent (reconnect) helps. */
-export class QuickBooksReconnectRequired extends TargetDisconnectedError {
+export class QuickBooksReconnectRequired extends ReconnectRequired {
   constructor(reason: string) {
-    super('quickbooks', `QuickBooks refused the connection (${reason}): ${RECONNECT}`);
+    super(quickbooks, reason);
   }
 }
 
-export class OAuthTokenStore {
-  private access: { token: string; expiresAt: number } | null = null;
-  private refreshing: Promise<string> | null = null;
-  private readonly now: () => number;
-  private readonly earlyMs: number;
-
-  constructor(private readonly options: OAuthClientOptions) {
-    this.now = options.now ?? Date.now;
-    this.earlyMs = options.earlyMs ?? 60_000;
-  }
-
-  /** A valid access token, refreshed first when it is about to expire. */
-  async accessToken(): Promise<string> {
-    if (this.access && this.access.expiresAt - this.earlyMs > this.now()) return this.access.token;
-    return this.refresh();
-  }
-
-  /** After a 401 with `rejected`: refresh once, unless another caller already did. */
-  async rejected(rejected: string): Promise<string> {
-    if (this.access && this.access.token !== rejected) return this.access.token;
-    this.access = null;
-    return this.refresh();
-  }
-
-  /** The authorization-code step of `booksync targets connect quickbooks`. */
-  async connect(code: string, redirectUri: string): Promise<void> {
-    await this.grant({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-  }
-
-  private refresh(): Promise<string> {
-    this.refreshing ??= this.refreshOnce().finally(() => {
-      this.refreshing = null;
-    });
-    return this.refreshing;
-  }
-
-  private async refreshOnce(): Promise<string> {
-    let sealed = await this.options.storage.load();
-    for (let attempt = 1; ; attempt++) {
-      if (!sealed) throw new QuickBooksReconnectRequired('no refresh token stored');
-      try {
-        return await this.grant({
-          grant_type: 'refresh_token',
-          refresh_token: this.options.cipher.open(sealed),
-        });
-      } catch (error) {
-        // Another process sharing the storage may have rotated the token under us: a refused token that is
-        // no longer the stored one is retried with the stored one; the same one refused means reconnect.
-        if (!(error instanceof QuickBooksReconnectRequired) || attempt >= 3) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-        const latest = await this.options.storage.load();
-        if (latest === sealed) throw error;
-        sealed = latest;
-      }
-    }
-  }
-
-  private async grant(form: Record<string, string>): Promise<string> {
-    const { tokenUrl, clientId, clientSecret } = this.options;
-    let response: Response;
-    try {
-      response = await fetch(tokenUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-        },
-        body: new URLSearchParams(form).toString(),
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (cause) {
-      throw new TargetUnavailableError(
-        'quickbooks',
-        `token endpoint unreachable: ${(cause as Error).message}`,
-        undefined,
-        { cause },
-      );
-    }
-    const text = await response.text();
-    if (response.status === 400 || response.status === 401) {
-      // invalid_grant: revoked, expired or already rotated; invalid_client: wrong app credentials.
-      const error = /"error"\s*:\s*"([^"]+)"/.exec(text)?.[1] ?? `HTTP ${response.status}`;
-      this.options.logger?.warn({ error, grant: form.grant_type }, 'quickbooks token refused');
-      throw new QuickBooksReconnectRequired(error);
-    }
-    if (!response.ok) {
-      throw new TargetUnavailableError('quickbooks', `token endpoint answered ${response.status}`);
-    }
-    const tokens = tokenResponse.parse(JSON.parse(text));
-    await this.options.storage.save(this.options.cipher.seal(tokens.refresh_token));
-    this.access = { token: tokens.access_token, expiresAt: this.now() + tokens.expires_in * 1000 };
-    this.options.logger?.info({ expiresInS: tokens.expires_in }, 'quickbooks access token refreshed');
-    return tokens.access_token;
+export class OAuthTokenStore extends CompanyTokenStore {
+  constructor(options: OAuthClientOptions) {
+    super(quickbooks, options);
   }
 }

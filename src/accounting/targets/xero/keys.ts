@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+
+// What ties a Xero record to a ledger entry key, deterministically:
+// - Idempotency-Key (Xero replays the first answer to a repeated key): `bs-` + base64url SHA-256 of the key,
+//   the operation and the body sent, 46 characters (Xero allows 128). The same document retried after a lost
+//   answer sends the same body (same key: replayed); a document refused and retried after a fix (an account
+//   added, a mapping corrected) sends another body, hence another key. push() looks the key up first, so a
+//   changed body never duplicates a record Xero already has.
+// - number tag: `bs-` + 16 base32 characters of the key's digest, the InvoiceNumber of the invoices booksync
+//   numbers itself (a debit memo's charge invoice, a bill without the vendor's number).
+// - the marker (../markers.ts): `booksync key=... hash=...`, in Reference (invoices, payments, bank
+//   transactions, transfers, credit notes), at the start of Narration (manual journals) or at the end of a
+//   bill's first line (Xero keeps Reference for sales invoices only).
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+export function idempotencyKey(key: string, operation: string, body: unknown): string {
+  return `bs-${digest(`${operation}\n${key}\n${JSON.stringify(body)}`).toString('base64url')}`;
+}
+
+const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+export function numberTag(key: string): string {
+  const bytes = digest(key);
+  let out = 'bs-';
+  for (let i = 0; out.length < 19; i++) out += base32[(bytes[i] ?? 0) % 32];
+  return out;
+}
+
+/** A string literal of Xero's `where` filter language (C#-like: double quotes, backslash escapes). */
+export function literal(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}

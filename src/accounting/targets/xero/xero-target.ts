@@ -1,0 +1,993 @@
+import type { Logger } from 'pino';
+import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
+import type { AccountMapping, AccountRole } from '../account-mapping.js';
+import { centsToAmount } from '../decimal-amounts.js';
+import {
+  isTargetRefusal,
+  TargetConfigurationError,
+  TargetConflictError,
+  TargetRefusedError,
+} from '../errors.js';
+import { marker, markersIn } from '../markers.js';
+import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
+import type { CompanyTokenStore } from '../oauth/token-store.js';
+import type {
+  AccountingTarget,
+  DocumentLine,
+  Party,
+  PushContext,
+  PushResult,
+  RemoteRecord,
+  TargetDocument,
+} from '../target-port.js';
+import { AccountDirectory } from './accounts.js';
+import { XeroClient } from './client.js';
+import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
+import { idempotencyKey, literal, numberTag } from './keys.js';
+
+// Xero behind the accounting-target port (issue 14), on the official SDK (client.ts). Idempotency: every
+// create carries an Idempotency-Key derived from the entry key and the body (Xero replays the first answer),
+// and push() first looks the key up at Xero by the marker the record carries (keys.ts), so a crash between a
+// create and the index write finds the record instead of making a second one. remoteIds are
+// `<Entity>:<id>`; a reversal is the original's own status change, `deleted:<Entity>:<id>`.
+//
+// Xero's limits (60 calls a minute, 5 at once, 5,000 a day per organisation) are held by the tenant's
+// worker-wide limiter; pushMany() looks a backlog up and creates it in batches (one call for many invoices,
+// payments, bank transactions, credit notes or journals), so a busy day stays far inside 5,000 calls.
+
+export type XeroEntity =
+  | 'Invoice'
+  | 'CreditNote'
+  | 'Payment'
+  | 'BankTransaction'
+  | 'BankTransfer'
+  | 'ManualJournal';
+
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's models, built and read as plain objects
+type Body = Record<string, any>;
+
+interface Plan {
+  entity: XeroEntity;
+  body: Body;
+}
+
+/** Xero's limits per organisation; a second of margin on the minute (see LimiterOptions.marginMs). */
+export const XERO_LIMITS = {
+  perMinute: 60,
+  concurrent: 5,
+  perDay: 5_000,
+  warnAt: 0.8,
+  marginMs: 1_000,
+} as const;
+
+/** Where a kind's document goes, first the usual entity, then the fallbacks a plan may choose. */
+const entitiesByKind: Record<string, XeroEntity[]> = {
+  invoice: ['Invoice', 'ManualJournal'],
+  'debit-memo': ['Invoice', 'ManualJournal'],
+  'refund-reopen': ['Invoice', 'ManualJournal'],
+  bill: ['Invoice', 'ManualJournal'],
+  'invoice-adjustment': ['Invoice', 'CreditNote', 'ManualJournal'],
+  payment: ['Payment', 'BankTransaction', 'ManualJournal'],
+  'external-payment': ['Payment', 'BankTransaction', 'ManualJournal'],
+  'check-application': ['Payment', 'BankTransaction', 'ManualJournal'],
+  'bill-payment-sent': ['Payment', 'BankTransaction', 'ManualJournal'],
+  'payment-fee': ['BankTransaction', 'ManualJournal'],
+  refund: ['BankTransaction', 'ManualJournal'],
+  'disbursement-pending': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
+  'disbursement-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
+  'check-cleared': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
+  'bill-payment-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
+};
+
+const deletedStatuses = new Set(['DELETED', 'VOIDED']);
+
+/** How many keys one lookup request asks for (OR'ed in `where`, kept well inside a URL's length). */
+const LOOKUP_CHUNK = 10;
+/** How many documents one create request carries. */
+const CREATE_CHUNK = 50;
+
+export interface XeroTargetOptions {
+  baseUrl: string;
+  tenantId: string;
+  tokenStore: CompanyTokenStore;
+  accounts: AccountMapping;
+  matching: MatchingPolicy;
+  logger?: Logger;
+  /** Defaults to the worker-wide limiter of the tenant. */
+  limiter?: RealmLimiter;
+}
+
+/** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, 5,000 a day. */
+export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
+  return companyLimiter('xero', tenantId, {
+    ...XERO_LIMITS,
+    onNearingDailyCap: (usage) =>
+      logger?.warn(
+        { ...usage, flag: 'xero-daily-limit' },
+        'Xero daily call limit nearly spent: pushes wait for the next UTC day once it is',
+      ),
+  });
+}
+
+class WaitForWave extends Error {}
+
+function idOf(entity: XeroEntity, record: Body): string {
+  const field = {
+    Invoice: 'invoiceID',
+    CreditNote: 'creditNoteID',
+    Payment: 'paymentID',
+    BankTransaction: 'bankTransactionID',
+    BankTransfer: 'bankTransferID',
+    ManualJournal: 'manualJournalID',
+  }[entity];
+  return String(record[field] ?? '');
+}
+
+/** The text that carries a record's marker. */
+function markerText(entity: XeroEntity, record: Body): string {
+  if (entity === 'ManualJournal') return String(record.narration ?? '');
+  if (entity === 'Invoice' && String(record.type) === 'ACCPAY')
+    return String(record.lineItems?.[0]?.description ?? '');
+  return String(record.reference ?? '');
+}
+
+function markOf(entity: XeroEntity, record: Body, key: string) {
+  return markersIn(markerText(entity, record)).find((m) => m.key === key) ?? null;
+}
+
+function parseRemoteId(remoteId: string | undefined): { entity: XeroEntity; id: string } | null {
+  const parts = (remoteId ?? '').split(':');
+  if (parts.length === 2 && parts[0] && parts[1]) return { entity: parts[0] as XeroEntity, id: parts[1] };
+  return null;
+}
+
+/** The two roles of a two-line document. */
+function pairOf(lines: DocumentLine[]): { debit: AccountRole; credit: AccountRole } | null {
+  if (lines.length !== 2) return null;
+  const debit = lines.find((l) => l.amountCents > 0);
+  const credit = lines.find((l) => l.amountCents < 0);
+  return debit && credit ? { debit: debit.role, credit: credit.role } : null;
+}
+
+/**
+ * Invoices of a type with any of these numbers. (A `where` rather than the InvoiceNumbers parameter: xero-node
+ * sends arrays as `InvoiceNumbers[]=a&InvoiceNumbers[]=b`, not the comma-separated form Xero documents.)
+ */
+function numbered(type: 'ACCREC' | 'ACCPAY', numbers: string[]): string {
+  return `Type==${literal(type)} AND (${numbers.map((n) => `InvoiceNumber==${literal(n)}`).join(' OR ')})`;
+}
+
+function itemErrors(record: Body | undefined): string[] {
+  return ((record?.validationErrors ?? []) as { message?: string }[]).map((v) => String(v.message ?? ''));
+}
+
+export class XeroTarget implements AccountingTarget {
+  readonly name = 'xero';
+  readonly client: XeroClient;
+  private readonly accounts: AccountDirectory;
+  private readonly contacts: ContactDirectory;
+  /** Invoice numbers looked up in advance by pushMany (number -> the ACCREC invoices holding it). */
+  private numbers: Map<string, Body[]> | null = null;
+
+  constructor(private readonly options: XeroTargetOptions) {
+    this.client = new XeroClient({
+      baseUrl: options.baseUrl,
+      tenantId: options.tenantId,
+      tokens: options.tokenStore,
+      limiter: options.limiter ?? xeroLimiter(options.tenantId, options.logger),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    this.accounts = new AccountDirectory(this.client, options.accounts);
+    this.contacts = new ContactDirectory(this.client, options.matching);
+  }
+
+  async verify(): Promise<void> {
+    let problems: string[];
+    try {
+      problems = await this.accounts.problems();
+    } catch (error) {
+      problems = [`cannot reach Xero organisation ${this.options.tenantId}: ${(error as Error).message}`];
+    }
+    if (problems.length > 0) throw new TargetConfigurationError(this.name, problems);
+  }
+
+  async close(): Promise<void> {}
+
+  /** Today's calls against Xero's daily limit, and whether it is nearly spent (flagged at 80 %). */
+  dailyUsage() {
+    const usage = this.client.limiter.dailyUsage();
+    return usage && { ...usage, nearingLimit: this.client.limiter.nearingDailyCap() };
+  }
+
+  async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
+    if (document.kind === 'reversal') return this.reverse(document, context);
+    const entities = this.entitiesOf(document.key);
+    const primary = entities[0] as XeroEntity;
+    const existing = await this.lookupOne(primary, document);
+    if (existing) return this.already(existing, document);
+    const plan = await this.plan(document, context);
+    if ('found' in plan) return plan.found;
+    if (plan.entity !== primary) {
+      const fallback = await this.lookupOne(plan.entity, document);
+      if (fallback) return this.already(fallback, document);
+    }
+    const [outcome] = await this.create(plan.entity, [{ doc: document, body: plan.body }]);
+    if (outcome instanceof Error) throw outcome;
+    return outcome as PushResult;
+  }
+
+  async find(key: string): Promise<RemoteRecord | null> {
+    if (isReversalKey(key)) {
+      const original = key.slice('reversal:'.length);
+      for (const entity of this.entitiesOf(original)) {
+        const record = (await this.lookup(entity, [{ key: original }])).get(original);
+        if (record && deletedStatuses.has(String(record.status))) {
+          // A deleted record cannot be edited: the reversal has no marker of its own (see README).
+          return { key, remoteIds: [`deleted:${entity}:${idOf(entity, record)}`], contentHash: '' };
+        }
+      }
+      return null;
+    }
+    for (const entity of this.entitiesOf(key)) {
+      const record = (await this.lookup(entity, [{ key }])).get(key);
+      const mark = record && markOf(entity, record, key);
+      if (record && mark)
+        return { key, remoteIds: [`${entity}:${idOf(entity, record)}`], contentHash: mark.contentHash };
+    }
+    return null;
+  }
+
+  /**
+   * A backlog in batches: looked up a few keys to a request per entity, then what is missing created up to
+   * 50 to a request per entity, in waves, where a document that needs one created in the same wave (a payment
+   * and its invoice) waits for the next. Reversals go one by one. As push(): looked up before created, and
+   * each batch carries an Idempotency-Key derived from its documents, so a lost answer is replayed.
+   */
+  async pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
+    const outcomes: (PushResult | Error | undefined)[] = new Array(documents.length);
+    try {
+      await this.lookUpAll(documents, outcomes);
+      await this.prefetch(documents, outcomes);
+      await this.createInWaves(documents, outcomes, context);
+    } catch (error) {
+      // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order.
+      const cause = error instanceof Error ? error : new Error(String(error));
+      for (let i = 0; i < outcomes.length; i++) outcomes[i] ??= cause;
+    } finally {
+      this.numbers = null;
+    }
+    this.flagDailyUsage();
+    return outcomes.map((o) => o ?? new Error('not pushed'));
+  }
+
+  private flagDailyUsage() {
+    const usage = this.dailyUsage();
+    if (usage?.nearingLimit)
+      this.options.logger?.warn({ ...usage, flag: 'xero-daily-limit' }, 'Xero daily call limit nearly spent');
+  }
+
+  private entitiesOf(key: string): XeroEntity[] {
+    return entitiesByKind[keyPrefix(baseKey(key))] ?? ['ManualJournal'];
+  }
+
+  // ---- finding keys ----
+
+  private async lookupOne(entity: XeroEntity, doc: TargetDocument): Promise<RemoteRecord | null> {
+    const record = (await this.lookup(entity, [{ key: doc.key, billNumber: this.billNumber(doc) }])).get(
+      doc.key,
+    );
+    const mark = record && markOf(entity, record, doc.key);
+    return record && mark
+      ? { key: doc.key, remoteIds: [`${entity}:${idOf(entity, record)}`], contentHash: mark.contentHash }
+      : null;
+  }
+
+  /** A bill's InvoiceNumber: the vendor's number, or booksync's tag of the key. */
+  private billNumber(doc: TargetDocument): string | undefined {
+    return doc.kind === 'bill' ? (doc.bill?.number ?? numberTag(doc.key)) : undefined;
+  }
+
+  /**
+   * The records carrying these keys' markers: `Reference.StartsWith("booksync key=<key> hash=")` (OR'ed),
+   * `Narration.StartsWith(...)` for journals; bills by their InvoiceNumber (a bill key alone is looked up by
+   * its tag, i.e. a bill without the vendor's number), their marker read from the first line.
+   */
+  private async lookup(
+    entity: XeroEntity,
+    wanted: { key: string; billNumber?: string | undefined }[],
+  ): Promise<Map<string, Body>> {
+    const found = new Map<string, Body>();
+    const keep = (records: Body[]) => {
+      for (const record of records)
+        for (const m of markersIn(markerText(entity, record)))
+          if (!found.has(m.key) || deletedStatuses.has(String(found.get(m.key)?.status)))
+            found.set(m.key, record);
+    };
+    const bills = wanted.filter((w) => keyPrefix(baseKey(w.key)) === 'bill');
+    const others = wanted.filter((w) => keyPrefix(baseKey(w.key)) !== 'bill');
+    if (entity === 'Invoice' && bills.length > 0) {
+      const numbers = [...new Set(bills.map((b) => b.billNumber ?? numberTag(b.key)))];
+      for (let i = 0; i < numbers.length; i += LOOKUP_CHUNK) {
+        const chunk = numbers.slice(i, i + LOOKUP_CHUNK);
+        keep(await this.query('Invoice', numbered('ACCPAY', chunk)));
+      }
+    }
+    const field = entity === 'ManualJournal' ? 'Narration' : 'Reference';
+    for (let i = 0; i < others.length; i += LOOKUP_CHUNK) {
+      const where = others
+        .slice(i, i + LOOKUP_CHUNK)
+        .map((w) => `${field}.StartsWith(${literal(marker(w.key, ''))})`)
+        .join(' OR ');
+      keep(await this.query(entity, where));
+    }
+    return found;
+  }
+
+  private async query(entity: XeroEntity, where: string): Promise<Body[]> {
+    const c = this.client;
+    switch (entity) {
+      case 'Invoice':
+        return (
+          (
+            await c.call('getInvoices', (api, t) =>
+              api.getInvoices(t, undefined, where, undefined, undefined, undefined, undefined, undefined, 1),
+            )
+          ).invoices ?? []
+        );
+      case 'CreditNote':
+        return (
+          (await c.call('getCreditNotes', (api, t) => api.getCreditNotes(t, undefined, where))).creditNotes ??
+          []
+        );
+      case 'Payment':
+        return (await c.call('getPayments', (api, t) => api.getPayments(t, undefined, where))).payments ?? [];
+      case 'BankTransaction':
+        return (
+          (await c.call('getBankTransactions', (api, t) => api.getBankTransactions(t, undefined, where)))
+            .bankTransactions ?? []
+        );
+      case 'BankTransfer':
+        return (
+          (await c.call('getBankTransfers', (api, t) => api.getBankTransfers(t, undefined, where)))
+            .bankTransfers ?? []
+        );
+      case 'ManualJournal':
+        return (
+          (await c.call('getManualJournals', (api, t) => api.getManualJournals(t, undefined, where)))
+            .manualJournals ?? []
+        );
+    }
+  }
+
+  private async read(entity: XeroEntity, id: string): Promise<Body | null> {
+    const c = this.client;
+    const one = async (call: Promise<Body[] | undefined>) => (await call)?.[0] ?? null;
+    switch (entity) {
+      case 'Invoice':
+        return one(c.call('getInvoice', (api, t) => api.getInvoice(t, id)).then((b) => b.invoices));
+      case 'CreditNote':
+        return one(c.call('getCreditNote', (api, t) => api.getCreditNote(t, id)).then((b) => b.creditNotes));
+      case 'Payment':
+        return one(c.call('getPayment', (api, t) => api.getPayment(t, id)).then((b) => b.payments));
+      case 'BankTransaction':
+        return one(
+          c
+            .call('getBankTransaction', (api, t) => api.getBankTransaction(t, id))
+            .then((b) => b.bankTransactions),
+        );
+      case 'BankTransfer':
+        return one(
+          c.call('getBankTransfer', (api, t) => api.getBankTransfer(t, id)).then((b) => b.bankTransfers),
+        );
+      case 'ManualJournal':
+        return one(
+          c.call('getManualJournal', (api, t) => api.getManualJournal(t, id)).then((b) => b.manualJournals),
+        );
+    }
+  }
+
+  private async lookUpAll(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
+    const byEntity = new Map<XeroEntity, number[]>();
+    documents.forEach((doc, i) => {
+      if (doc.kind === 'reversal') return;
+      const entity = this.entitiesOf(doc.key)[0] as XeroEntity;
+      byEntity.set(entity, [...(byEntity.get(entity) ?? []), i]);
+    });
+    for (const [entity, indexes] of byEntity) {
+      const found = await this.lookup(
+        entity,
+        indexes.map((i) => {
+          const doc = documents[i] as TargetDocument;
+          return { key: doc.key, billNumber: this.billNumber(doc) };
+        }),
+      );
+      for (const i of indexes) {
+        const doc = documents[i] as TargetDocument;
+        const record = found.get(doc.key);
+        const mark = record && markOf(entity, record, doc.key);
+        if (record && mark) {
+          outcomes[i] = this.foundOrConflict(
+            { key: doc.key, remoteIds: [`${entity}:${idOf(entity, record)}`], contentHash: mark.contentHash },
+            doc,
+          );
+        }
+      }
+    }
+  }
+
+  /** The backlog's contacts and invoice numbers in a few requests, instead of one per document. */
+  private async prefetch(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
+    const open = documents.filter((_d, i) => !outcomes[i]);
+    const parties = open.flatMap((d) => [d.customer, d.vendor].filter((p): p is Party => !!p));
+    if (open.some((d) => d.kind === 'payment-fee')) parties.push(processor);
+    if (open.some((d) => d.invoice && !d.customer)) parties.push(unnamedCustomer);
+    if (parties.length > 0) await this.contacts.prefetch(parties);
+    const names = [...new Set(open.filter((d) => d.kind === 'invoice').map((d) => this.invoiceName(d)))];
+    if (names.length === 0) return;
+    this.numbers = new Map(names.map((n) => [n, []]));
+    for (let i = 0; i < names.length; i += LOOKUP_CHUNK) {
+      const chunk = names.slice(i, i + LOOKUP_CHUNK);
+      for (const invoice of await this.invoicesNumbered(chunk))
+        this.numbers.get(String(invoice.invoiceNumber))?.push(invoice);
+    }
+  }
+
+  private invoicesNumbered(numbers: string[]): Promise<Body[]> {
+    return this.query('Invoice', numbered('ACCREC', numbers));
+  }
+
+  // ---- creating ----
+
+  /**
+   * Creates documents of one entity, as many as Xero takes in one request (bank transfers one by one), with
+   * an Idempotency-Key derived from the documents and their bodies. Each outcome is the document's
+   * PushResult, its refusal (Xero's validation errors of that item), or a conflict when a replayed answer
+   * holds other contents. An outage throws.
+   */
+  private async create(
+    entity: XeroEntity,
+    items: { doc: TargetDocument; body: Body }[],
+  ): Promise<(PushResult | Error)[]> {
+    const key = idempotencyKey(
+      items.map((i) => i.doc.key).join('\n'),
+      `create ${entity}`,
+      items.map((i) => i.body),
+    );
+    const bodies = items.map((i) => i.body);
+    const c = this.client;
+    let records: Body[];
+    switch (entity) {
+      case 'Invoice':
+        records =
+          (
+            await c.call('createInvoices', (api, t) =>
+              api.createInvoices(t, { invoices: bodies }, false, undefined, key),
+            )
+          ).invoices ?? [];
+        break;
+      case 'CreditNote':
+        records =
+          (
+            await c.call('createCreditNotes', (api, t) =>
+              api.createCreditNotes(t, { creditNotes: bodies }, false, undefined, key),
+            )
+          ).creditNotes ?? [];
+        break;
+      case 'Payment':
+        records =
+          (
+            await c.call('createPayments', (api, t) =>
+              api.createPayments(t, { payments: bodies }, false, key),
+            )
+          ).payments ?? [];
+        break;
+      case 'BankTransaction':
+        records =
+          (
+            await c.call('createBankTransactions', (api, t) =>
+              api.createBankTransactions(t, { bankTransactions: bodies as never }, false, undefined, key),
+            )
+          ).bankTransactions ?? [];
+        break;
+      case 'ManualJournal':
+        records =
+          (
+            await c.call('createManualJournals', (api, t) =>
+              api.createManualJournals(t, { manualJournals: bodies as never }, false, key),
+            )
+          ).manualJournals ?? [];
+        break;
+      case 'BankTransfer':
+        records =
+          (
+            await c.call('createBankTransfer', (api, t) =>
+              api.createBankTransfer(t, { bankTransfers: bodies as never }, key),
+            )
+          ).bankTransfers ?? [];
+        break;
+    }
+    return items.map(({ doc }, j) => {
+      const record = records[j];
+      const errors = itemErrors(record);
+      if (!record || errors.length > 0 || !idOf(entity, record))
+        return new TargetRefusedError(
+          this.name,
+          `ValidationException: ${errors.join('; ') || `${entity} not created`}`,
+        );
+      const stored = markOf(entity, record, doc.key);
+      if (stored && stored.contentHash !== doc.contentHash)
+        return new TargetConflictError(this.name, doc.key, stored.contentHash, doc.contentHash);
+      this.options.logger?.info({ key: doc.key, entity, id: idOf(entity, record) }, 'pushed to xero');
+      return {
+        key: doc.key,
+        remoteIds: [`${entity}:${idOf(entity, record)}`],
+        contentHash: doc.contentHash,
+        created: true,
+      };
+    });
+  }
+
+  private async createInWaves(
+    documents: TargetDocument[],
+    outcomes: (PushResult | Error | undefined)[],
+    context: PushContext,
+  ) {
+    const created = new Map<string, RemoteRecord>();
+    const inWave = new Set<string>();
+    const deferredKeys = new Set<string>();
+    const wave = new Map<XeroEntity, { i: number; doc: TargetDocument; body: Body }[]>();
+    const waveContext: PushContext = {
+      pushed: (key) => {
+        if (inWave.has(key) || deferredKeys.has(key)) throw new WaitForWave();
+        return created.get(key) ?? context.pushed(key);
+      },
+    };
+    const flush = async () => {
+      for (const [entity, items] of wave) {
+        const size = entity === 'BankTransfer' ? 1 : CREATE_CHUNK;
+        for (let start = 0; start < items.length; start += size) {
+          const chunk = items.slice(start, start + size);
+          const answers = await this.create(entity, chunk);
+          chunk.forEach((item, j) => {
+            const answer = answers[j] as PushResult | Error;
+            outcomes[item.i] = answer;
+            if (!(answer instanceof Error)) created.set(item.doc.key, answer);
+          });
+        }
+      }
+      wave.clear();
+      inWave.clear();
+    };
+    let round = documents.flatMap((_doc, i) => (outcomes[i] ? [] : [i]));
+    while (round.length > 0) {
+      const deferred: number[] = [];
+      deferredKeys.clear();
+      for (const i of round) {
+        const doc = documents[i] as TargetDocument;
+        const defer = () => {
+          deferred.push(i);
+          deferredKeys.add(doc.key);
+        };
+        try {
+          if (doc.kind === 'reversal') {
+            if (doc.reverses && (inWave.has(doc.reverses) || deferredKeys.has(doc.reverses))) defer();
+            else outcomes[i] = await this.refusalOrThrow(() => this.reverse(doc, waveContext));
+            continue;
+          }
+          const plan = await this.plan(doc, waveContext);
+          if ('found' in plan) {
+            outcomes[i] = plan.found;
+            continue;
+          }
+          const sameNumber =
+            plan.entity === 'Invoice' &&
+            plan.body.invoiceNumber !== undefined &&
+            (wave.get('Invoice') ?? []).some(
+              (w) => w.body.invoiceNumber === plan.body.invoiceNumber && w.body.type === plan.body.type,
+            );
+          if (sameNumber) {
+            // Two links of one name: the second is numbered once the first exists.
+            defer();
+          } else if (
+            plan.entity !== this.entitiesOf(doc.key)[0] &&
+            (await this.lookupOne(plan.entity, doc))
+          ) {
+            outcomes[i] = await this.refusalOrThrow(() => this.push(doc, waveContext));
+          } else {
+            wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
+            inWave.add(doc.key);
+          }
+        } catch (error) {
+          if (error instanceof WaitForWave) defer();
+          else if (isTargetRefusal(error)) outcomes[i] = error as Error;
+          else throw error;
+        }
+      }
+      await flush();
+      if (deferred.length === round.length) {
+        // Nothing moved (cannot happen unless a document waits on itself): refuse rather than loop.
+        for (const i of deferred)
+          outcomes[i] = new TargetRefusedError(this.name, `${documents[i]?.key} waits on itself`);
+        break;
+      }
+      round = deferred;
+      // Numbers looked up before this wave may be taken by it now.
+      this.numbers = null;
+    }
+  }
+
+  private async refusalOrThrow(run: () => Promise<PushResult>): Promise<PushResult | Error> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isTargetRefusal(error)) throw error;
+      return error as Error;
+    }
+  }
+
+  private already(existing: RemoteRecord, document: TargetDocument): PushResult {
+    const found = this.foundOrConflict(existing, document);
+    if (found instanceof TargetConflictError) throw found;
+    return found;
+  }
+
+  private foundOrConflict(
+    existing: RemoteRecord,
+    document: TargetDocument,
+  ): PushResult | TargetConflictError {
+    if (existing.contentHash !== document.contentHash)
+      return new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
+    return { ...existing, created: false };
+  }
+
+  /** The remote record of an earlier document: the push's index first, Xero itself otherwise. */
+  private async earlier(
+    key: string,
+    context: PushContext,
+  ): Promise<{ entity: XeroEntity; id: string } | null> {
+    const record = context.pushed(key) ?? (await this.find(key));
+    return parseRemoteId(record?.remoteIds[0]);
+  }
+
+  // ---- planning: which Xero document an entry becomes ----
+
+  private invoiceName(doc: TargetDocument): string {
+    const name = doc.invoice?.number ?? numberTag(doc.key);
+    const version = keyVersion(doc.key);
+    return version > 1 ? `${name}#${version}` : name;
+  }
+
+  private async plan(doc: TargetDocument, context: PushContext): Promise<Plan | { found: PushResult }> {
+    const pair = pairOf(doc.lines);
+    const amount = centsToAmount(doc.amountCents);
+    const mark = marker(doc.key, doc.contentHash);
+    const customer = async () => ({ contactID: await this.contacts.id(doc.customer ?? unnamedCustomer) });
+    const salesInvoice = async (number: string, credit: AccountRole): Promise<Plan> => ({
+      entity: 'Invoice',
+      body: {
+        type: 'ACCREC',
+        contact: await customer(),
+        date: doc.date,
+        dueDate: doc.date,
+        invoiceNumber: number,
+        reference: mark,
+        lineAmountTypes: 'NoTax',
+        status: 'AUTHORISED',
+        lineItems: [
+          {
+            description: doc.description,
+            quantity: 1,
+            unitAmount: amount,
+            accountCode: this.accounts.code(credit),
+          },
+        ],
+      },
+    });
+    switch (doc.kind) {
+      case 'invoice': {
+        if (pair?.debit !== 'AccountsReceivable') return this.journal(doc);
+        const numbered = await this.numberInvoice(doc, this.invoiceName(doc));
+        if ('found' in numbered) return numbered;
+        return salesInvoice(numbered.number, pair.credit);
+      }
+      // A charge invoice of its own: the original may be paid already, and only an invoice's AmountDue says
+      // what the customer owes again.
+      case 'debit-memo':
+      case 'refund-reopen':
+        if (pair?.debit !== 'AccountsReceivable') return this.journal(doc);
+        return salesInvoice(numberTag(doc.key), pair.credit);
+      case 'invoice-adjustment': {
+        if (pair?.debit === 'AccountsReceivable') return salesInvoice(numberTag(doc.key), pair.credit);
+        if (pair?.credit !== 'AccountsReceivable') return this.journal(doc);
+        return {
+          entity: 'CreditNote',
+          body: {
+            type: 'ACCRECCREDIT',
+            contact: await customer(),
+            date: doc.date,
+            reference: mark,
+            lineAmountTypes: 'NoTax',
+            status: 'AUTHORISED',
+            lineItems: [
+              {
+                description: doc.description,
+                quantity: 1,
+                unitAmount: amount,
+                accountCode: this.accounts.code(pair.debit),
+              },
+            ],
+          },
+        };
+      }
+      case 'payment':
+      case 'external-payment':
+      case 'check-application': {
+        if (pair?.credit !== 'AccountsReceivable') return this.moneyMove(doc);
+        const invoice = doc.invoice
+          ? await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context)
+          : null;
+        if (invoice?.entity === 'Invoice' && (await this.accounts.takesPayments(pair.debit)))
+          return this.payment(doc, invoice.id, pair.debit);
+        // No invoice to apply it to (a reusable link's payment): an overpayment, the customer's credit.
+        if (await this.accounts.isBank(pair.debit)) {
+          return {
+            entity: 'BankTransaction',
+            body: {
+              type: 'RECEIVE-OVERPAYMENT',
+              contact: await customer(),
+              bankAccount: { code: this.accounts.code(pair.debit) },
+              date: doc.date,
+              reference: mark,
+              lineAmountTypes: 'NoTax',
+              lineItems: [{ description: doc.description, lineAmount: amount }],
+            },
+          };
+        }
+        return this.journal(doc);
+      }
+      case 'bill': {
+        if (pair?.credit !== 'AccountsPayable') return this.journal(doc);
+        if (!doc.vendor) throw new TargetRefusedError(this.name, `bill ${doc.key} has no vendor`);
+        return {
+          entity: 'Invoice',
+          body: {
+            type: 'ACCPAY',
+            contact: { contactID: await this.contacts.id(doc.vendor) },
+            date: doc.date,
+            dueDate: doc.date,
+            invoiceNumber: this.billNumber(doc),
+            lineAmountTypes: 'NoTax',
+            status: 'AUTHORISED',
+            lineItems: [
+              {
+                description: `${doc.description}; ${mark}`,
+                quantity: 1,
+                unitAmount: amount,
+                accountCode: this.accounts.code(pair.debit),
+              },
+            ],
+          },
+        };
+      }
+      case 'bill-payment-sent': {
+        if (pair?.debit !== 'AccountsPayable' || !doc.bill) return this.moneyMove(doc);
+        const bill = await this.earlier(`bill:${doc.bill.billId}`, context);
+        if (bill?.entity !== 'Invoice' || !(await this.accounts.takesPayments(pair.credit)))
+          return this.journal(doc);
+        return this.payment(doc, bill.id, pair.credit);
+      }
+      default:
+        return this.moneyMove(doc);
+    }
+  }
+
+  private payment(doc: TargetDocument, invoiceId: string, account: AccountRole): Plan {
+    return {
+      entity: 'Payment',
+      body: {
+        invoice: { invoiceID: invoiceId },
+        account: { code: this.accounts.code(account) },
+        date: doc.date,
+        amount: centsToAmount(doc.amountCents),
+        reference: marker(doc.key, doc.contentHash),
+      },
+    };
+  }
+
+  /**
+   * Money between accounts: two bank accounts are a BankTransfer (clearing to in-transit to bank, checks
+   * cleared, a bill payment cashed); a bank account and another (not the receivable or payable) a
+   * BankTransaction, SPEND (the absorbed card fee to the processor, a refund to the customer) or RECEIVE;
+   * anything else a ManualJournal.
+   */
+  private async moneyMove(doc: TargetDocument): Promise<Plan> {
+    const pair = pairOf(doc.lines);
+    if (!pair) return this.journal(doc);
+    const amount = centsToAmount(doc.amountCents);
+    const mark = marker(doc.key, doc.contentHash);
+    const [debitBank, creditBank] = [
+      await this.accounts.isBank(pair.debit),
+      await this.accounts.isBank(pair.credit),
+    ];
+    const ledgerOnly = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
+    if (debitBank && creditBank) {
+      return {
+        entity: 'BankTransfer',
+        body: {
+          fromBankAccount: { code: this.accounts.code(pair.credit) },
+          toBankAccount: { code: this.accounts.code(pair.debit) },
+          amount,
+          date: doc.date,
+          reference: mark,
+        },
+      };
+    }
+    if ((debitBank || creditBank) && !ledgerOnly.has(debitBank ? pair.credit : pair.debit)) {
+      const party = doc.kind === 'payment-fee' ? processor : (doc.customer ?? doc.vendor ?? processor);
+      return {
+        entity: 'BankTransaction',
+        body: {
+          type: debitBank ? 'RECEIVE' : 'SPEND',
+          contact: { contactID: await this.contacts.id(party) },
+          bankAccount: { code: this.accounts.code(debitBank ? pair.debit : pair.credit) },
+          date: doc.date,
+          reference: mark,
+          lineAmountTypes: 'NoTax',
+          lineItems: [
+            {
+              description: doc.description,
+              quantity: 1,
+              unitAmount: amount,
+              accountCode: this.accounts.code(debitBank ? pair.credit : pair.debit),
+            },
+          ],
+        },
+      };
+    }
+    return this.journal(doc);
+  }
+
+  /** The entry's lines as a manual journal (Xero: positive LineAmount debits, negative credits). */
+  private journal(doc: TargetDocument): Plan {
+    return {
+      entity: 'ManualJournal',
+      body: {
+        narration: `${marker(doc.key, doc.contentHash)} ${doc.description}`,
+        date: doc.date,
+        lineAmountTypes: 'NoTax',
+        status: 'POSTED',
+        journalLines: doc.lines.map((l) => ({
+          accountCode: this.accounts.code(l.role),
+          lineAmount: centsToAmount(l.amountCents),
+          description: doc.description,
+        })),
+      },
+    };
+  }
+
+  /**
+   * The invoice's number: the link's name when free. Taken by an invoice booksync made for another link (a
+   * name used again, e.g. each demo day's INV-1001): the name with 4 characters of this key's tag. Taken by
+   * an invoice keyed in Xero: adopted under 'match-existing' (the marker written to its Reference), refused
+   * under 'create'.
+   */
+  private async numberInvoice(
+    doc: TargetDocument,
+    name: string,
+  ): Promise<{ number: string } | { found: PushResult }> {
+    const live = (rows: Body[]) =>
+      rows.filter((r) => !deletedStatuses.has(String(r.status)) || markersIn(r.reference).length > 0);
+    const holders = live(this.numbers?.get(name) ?? (await this.invoicesNumbered([name])));
+    const [existing] = holders;
+    if (!existing) return { number: name };
+    if (holders.some((h) => markersIn(h.reference).length > 0)) {
+      const distinct = `${name}-${numberTag(doc.key).slice(-4)}`;
+      const [taken] = await this.invoicesNumbered([distinct]);
+      if (!taken) return { number: distinct };
+      throw new TargetRefusedError(
+        this.name,
+        `invoice numbers ${name} and ${distinct} are both taken in Xero (InvoiceIDs ${existing.invoiceID}, ${taken.invoiceID})`,
+      );
+    }
+    if (this.options.matching !== 'match-existing') {
+      throw new TargetRefusedError(
+        this.name,
+        `invoice number ${name} already exists in Xero (InvoiceID ${existing.invoiceID}); matching policy 'create' does not adopt it`,
+      );
+    }
+    const id = String(existing.invoiceID);
+    const update = { reference: marker(doc.key, doc.contentHash) };
+    await this.client.call('updateInvoice', (api, t) =>
+      api.updateInvoice(t, id, { invoices: [update] }, undefined, idempotencyKey(doc.key, 'adopt', update)),
+    );
+    return {
+      found: { key: doc.key, remoteIds: [`Invoice:${id}`], contentHash: doc.contentHash, created: false },
+    };
+  }
+
+  // ---- reversals ----
+
+  /**
+   * Xero's own cancel of the original: a payment DELETED (its invoice or bill is owed again), an invoice or
+   * credit note VOIDED (Xero refuses while payments are applied: its message in FAILED), a bank transaction or
+   * bank transfer DELETED, a manual journal VOIDED. Read first: an original already cancelled is found.
+   */
+  private async reverse(doc: TargetDocument, context: PushContext): Promise<PushResult> {
+    const original = doc.reverses ? await this.earlier(doc.reverses, context) : null;
+    if (!original) {
+      throw new TargetRefusedError(
+        this.name,
+        `nothing to reverse: ${doc.reverses ?? '(no key)'} is not in Xero`,
+      );
+    }
+    const { entity, id } = original;
+    const result = (created: boolean): PushResult => ({
+      key: doc.key,
+      remoteIds: [`deleted:${entity}:${id}`],
+      contentHash: doc.contentHash,
+      created,
+    });
+    const current = await this.read(entity, id);
+    if (!current)
+      throw new TargetRefusedError(this.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
+    if (deletedStatuses.has(String(current.status))) return result(false);
+    const key = (body: unknown) => idempotencyKey(doc.key, `cancel ${entity} ${id}`, body);
+    const c = this.client;
+    switch (entity) {
+      case 'Payment': {
+        const body = { status: 'DELETED' };
+        await c.call('deletePayment', (api, t) => api.deletePayment(t, id, body, key(body)));
+        break;
+      }
+      case 'Invoice': {
+        const body = { invoices: [{ status: 'VOIDED' }] };
+        await c.call('updateInvoice', (api, t) =>
+          api.updateInvoice(t, id, body as never, undefined, key(body)),
+        );
+        break;
+      }
+      case 'CreditNote': {
+        const body = { creditNotes: [{ status: 'VOIDED' }] };
+        await c.call('updateCreditNote', (api, t) =>
+          api.updateCreditNote(t, id, body as never, undefined, key(body)),
+        );
+        break;
+      }
+      case 'BankTransaction': {
+        const body = {
+          bankTransactions: [
+            {
+              type: current.type,
+              bankAccount: { accountID: current.bankAccount?.accountID },
+              lineItems: (current.lineItems ?? []).map((l: Body) => ({
+                description: l.description,
+                quantity: l.quantity,
+                unitAmount: l.unitAmount,
+                accountCode: l.accountCode,
+              })),
+              status: 'DELETED',
+            },
+          ],
+        };
+        await c.call('updateBankTransaction', (api, t) =>
+          api.updateBankTransaction(t, id, body as never, undefined, key(body)),
+        );
+        break;
+      }
+      case 'BankTransfer': {
+        const body = { status: 'DELETED' };
+        await c.call('deleteBankTransfer', (api, t) => api.deleteBankTransfer(t, id, body, key(body)));
+        break;
+      }
+      case 'ManualJournal': {
+        const body = { manualJournals: [{ narration: current.narration, status: 'VOIDED' }] };
+        await c.call('updateManualJournal', (api, t) =>
+          api.updateManualJournal(t, id, body as never, key(body)),
+        );
+        break;
+      }
+    }
+    this.options.logger?.info({ key: doc.key, entity, id }, 'cancelled in xero');
+    return result(true);
+  }
+}

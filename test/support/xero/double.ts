@@ -1,0 +1,1094 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
+
+// A stateful Xero Accounting API on loopback for the adapter's tests (not shipped). It keeps organisations
+// (tenants) with a chart of accounts, contacts, invoices (ACCREC and ACCPAY, AmountDue / AmountPaid / Status
+// moving with payments, back to AUTHORISED when a payment is DELETED), payments, bank transactions, bank
+// transfers, manual journals and credit notes; account balances from what each live document posts; the
+// token endpoint with rotating refresh tokens and revocation, and the connections endpoint; Idempotency-Key
+// replay (the same key answers the first answer); Xero's limits (5 in flight, 60 a minute, 5,000 a day per
+// tenant) counted and enforced with 429 + Retry-After + X-Rate-Limit-Problem, plus throttling, outages and
+// lost answers on demand; Xero-shaped ValidationExceptions.
+//
+// Every request goes through the contract checker (xero_accounting.yaml, requests closed) and every answer
+// the contract declares (200, 400) through it too, with unknown response properties rejected: a violation is
+// recorded in `violations` (tests assert it empty) and a request violation is answered 400 with
+// "contract violation" in the message, so it fails loudly.
+
+type Doc = Record<string, unknown>;
+type Collection =
+  | 'Accounts'
+  | 'Contacts'
+  | 'Invoices'
+  | 'Payments'
+  | 'BankTransactions'
+  | 'BankTransfers'
+  | 'ManualJournals'
+  | 'CreditNotes';
+
+const idField: Record<Collection, string> = {
+  Accounts: 'AccountID',
+  Contacts: 'ContactID',
+  Invoices: 'InvoiceID',
+  Payments: 'PaymentID',
+  BankTransactions: 'BankTransactionID',
+  BankTransfers: 'BankTransferID',
+  ManualJournals: 'ManualJournalID',
+  CreditNotes: 'CreditNoteID',
+};
+
+interface Tenant {
+  id: string;
+  name: string;
+  docs: Map<Collection, Map<string, Doc>>;
+  /** Idempotency-Key -> the first answer. */
+  replies: Map<string, { status: number; body: unknown }>;
+  inFlight: number;
+  maxInFlight: number;
+  /** Start times of the requests of the last window, for the per-minute limit. */
+  recent: number[];
+  maxPerMinute: number;
+  day: string;
+  today: number;
+  calls: number;
+  creates: number;
+  /** Create requests that carried more than one document. */
+  batches: number;
+  /** Requests that arrived beyond a limit (the adapter's limiter should make this 0). */
+  breaches: string[];
+}
+
+interface Grant {
+  tenants: Set<string>;
+  expiresAt: number;
+}
+
+export class XeroValidation extends Error {
+  constructor(readonly messages: string[]) {
+    super(messages.join('; '));
+  }
+}
+
+const seeds: Record<
+  keyof AccountMapping,
+  { Name: string; Type: string; SystemAccount?: string; Class: string }
+> = {
+  OperatingBank: { Name: 'Operating Bank', Type: 'BANK', Class: 'ASSET' },
+  ProcessorClearing: { Name: 'Processor Clearing', Type: 'BANK', Class: 'ASSET' },
+  PayoutsInTransit: { Name: 'Payouts In Transit', Type: 'BANK', Class: 'ASSET' },
+  ChecksToDeposit: { Name: 'Checks To Deposit', Type: 'BANK', Class: 'ASSET' },
+  AccountsReceivable: {
+    Name: 'Accounts Receivable',
+    Type: 'CURRENT',
+    SystemAccount: 'DEBTORS',
+    Class: 'ASSET',
+  },
+  AccountsPayable: {
+    Name: 'Accounts Payable',
+    Type: 'CURRLIAB',
+    SystemAccount: 'CREDITORS',
+    Class: 'LIABILITY',
+  },
+  OutgoingPaymentsClearing: { Name: 'Outgoing Payments Clearing', Type: 'BANK', Class: 'ASSET' },
+  OpeningBalances: { Name: 'Opening Balances', Type: 'EQUITY', Class: 'EQUITY' },
+  Revenue: { Name: 'Sales', Type: 'REVENUE', Class: 'REVENUE' },
+  Refunds: { Name: 'Refunds', Type: 'REVENUE', Class: 'REVENUE' },
+  FeeIncome: { Name: 'Fee Income', Type: 'OTHERINCOME', Class: 'REVENUE' },
+  ProcessingFees: { Name: 'Processing Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
+  BankCharges: { Name: 'Bank Charges', Type: 'EXPENSE', Class: 'EXPENSE' },
+  BillExpenses: { Name: 'Bill Expenses', Type: 'EXPENSE', Class: 'EXPENSE' },
+};
+
+const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
+const amount = (c: number): number => Number((c / 100).toFixed(2));
+const live = (doc: Doc) => !['DELETED', 'VOIDED', 'DRAFT'].includes(String(doc.Status));
+
+export interface XeroDoubleOptions {
+  clientId?: string;
+  clientSecret?: string;
+  accessTokenTtlMs?: number;
+  /** Simulated latency per API request, so concurrency is observable. */
+  latencyMs?: number;
+  /** Xero's limits; the bench compresses the minute. */
+  limits?: { concurrent: number; perMinute: number; perDay: number; windowMs: number };
+}
+
+export class XeroDouble {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly violations: string[] = [];
+  /** Every API request: method, path (with query), tenant. */
+  readonly requests: { method: string; url: string; tenantId: string; idempotencyKey?: string }[] = [];
+  readonly limits: { concurrent: number; perMinute: number; perDay: number; windowMs: number };
+  private contract: XeroContract | null = null;
+  private readonly tenants = new Map<string, Tenant>();
+  private readonly codes = new Map<string, Set<string>>();
+  private readonly accessTokens = new Map<string, Grant>();
+  private readonly refreshTokens = new Map<string, Set<string>>();
+  private accessTokenTtlMs: number;
+  private readonly latencyMs: number;
+  private throttled = 0;
+  private lostResponses = 0;
+  private outageUntil = 0;
+  private readonly nextRefusals: string[][] = [];
+  private app: FastifyInstance | null = null;
+  url = '';
+  refreshGrants = 0;
+
+  constructor(options: XeroDoubleOptions = {}) {
+    this.clientId = options.clientId ?? 'xero-client-booksync';
+    this.clientSecret = options.clientSecret ?? 'xero-secret-booksync';
+    this.accessTokenTtlMs = options.accessTokenTtlMs ?? 1_800_000;
+    this.latencyMs = options.latencyMs ?? 0;
+    this.limits = options.limits ?? { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 60_000 };
+  }
+
+  async start(): Promise<this> {
+    this.contract = await xeroContract({ unknownResponseProperties: 'reject' });
+    const app = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024 });
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
+    app.post('/connect/token', (req, reply) => this.token(req, reply));
+    app.get('/connections', (req, reply) => this.connections(req, reply));
+    app.all('/api.xro/2.0/*', (req, reply) => this.api(req, reply));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    this.url = `http://127.0.0.1:${address.port}`;
+    this.app = app;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close();
+  }
+
+  // ---- controls ----
+
+  /** An organisation with booksync's default chart (Code = booksync's codes). */
+  createTenant(name = `Demo Company ${this.tenants.size + 1}`): string {
+    const id = randomUUID();
+    const tenant: Tenant = {
+      id,
+      name,
+      docs: new Map(Object.keys(idField).map((c) => [c as Collection, new Map()])),
+      replies: new Map(),
+      inFlight: 0,
+      maxInFlight: 0,
+      recent: [],
+      maxPerMinute: 0,
+      day: '',
+      today: 0,
+      calls: 0,
+      creates: 0,
+      batches: 0,
+      breaches: [],
+    };
+    this.tenants.set(id, tenant);
+    for (const [role, code] of Object.entries(defaultAccountCodes)) {
+      const seed = seeds[role as keyof AccountMapping];
+      this.store(tenant, 'Accounts', {
+        Code: code,
+        Name: seed.Name,
+        Type: seed.Type,
+        Class: seed.Class,
+        Status: 'ACTIVE',
+        ...(seed.SystemAccount ? { SystemAccount: seed.SystemAccount } : {}),
+        ...(seed.Type === 'BANK' ? { BankAccountType: 'BANK', BankAccountNumber: `00-${code}` } : {}),
+        EnablePaymentsToAccount: false,
+      });
+    }
+    return id;
+  }
+
+  /** The authorization code Xero's consent page hands to the redirect URI, for these organisations. */
+  authorize(...tenantIds: string[]): string {
+    const code = `code-${randomBytes(8).toString('hex')}`;
+    this.codes.set(code, new Set(tenantIds));
+    return code;
+  }
+
+  /** A refresh token as `booksync targets connect xero` would have stored it. */
+  connect(...tenantIds: string[]): string {
+    const token = `rt-${randomBytes(12).toString('hex')}`;
+    this.refreshTokens.set(token, new Set(tenantIds));
+    return token;
+  }
+
+  /** The organisation disconnected the app: its tokens stop working. */
+  revoke(tenantId: string): void {
+    for (const [token, tenants] of this.refreshTokens)
+      if (tenants.has(tenantId)) this.refreshTokens.delete(token);
+    for (const [token, grant] of this.accessTokens)
+      if (grant.tenants.has(tenantId)) this.accessTokens.delete(token);
+  }
+
+  expireAccessTokens(): void {
+    for (const grant of this.accessTokens.values()) grant.expiresAt = 0;
+  }
+
+  /** The next n API requests answer 429 (minute limit) with Retry-After: 1. */
+  throttle(n: number): void {
+    this.throttled += n;
+  }
+
+  /** The next n writes are done, then their answer is lost (a 502). */
+  loseResponses(n: number): void {
+    this.lostResponses += n;
+  }
+
+  /** The next create refuses its first document with these ValidationErrors (a closed period...). */
+  refuseNext(...messages: string[]): void {
+    this.nextRefusals.push(messages);
+  }
+
+  outage(ms: number): void {
+    this.outageUntil = Date.now() + ms;
+  }
+
+  calm(): void {
+    this.throttled = 0;
+    this.lostResponses = 0;
+    this.outageUntil = 0;
+    this.nextRefusals.length = 0;
+  }
+
+  stats(tenantId: string) {
+    const t = this.tenant(tenantId);
+    return {
+      calls: t.calls,
+      creates: t.creates,
+      batches: t.batches,
+      maxInFlight: t.maxInFlight,
+      maxPerMinute: t.maxPerMinute,
+      today: t.today,
+      breaches: [...t.breaches],
+    };
+  }
+
+  all(tenantId: string, collection: Collection): Doc[] {
+    return [...(this.tenant(tenantId).docs.get(collection)?.values() ?? [])];
+  }
+
+  get(tenantId: string, collection: Collection, id: string): Doc | undefined {
+    return this.tenant(tenantId).docs.get(collection)?.get(id);
+  }
+
+  /** A document as if someone keyed it in Xero (an invoice to adopt, a contact to match). */
+  seed(tenantId: string, collection: Collection, doc: Doc): Doc {
+    const tenant = this.tenant(tenantId);
+    const stored = this.store(tenant, collection, doc);
+    if (collection === 'Invoices') this.settle(tenant);
+    return stored;
+  }
+
+  /** Balance in cents (debit positive) of the account with this code, from every live document's postings. */
+  balanceOf(tenantId: string, code: string): number {
+    const tenant = this.tenant(tenantId);
+    let sum = 0;
+    for (const posting of this.postings(tenant)) if (posting.code === code) sum += posting.cents;
+    return sum;
+  }
+
+  // ---- OAuth ----
+
+  private token(req: FastifyRequest, reply: FastifyReply) {
+    const basic = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
+    if (req.headers.authorization !== `Basic ${basic}`)
+      return reply.code(400).send({ error: 'invalid_client' });
+    const body = (req.body ?? {}) as Record<string, string>;
+    let tenants: Set<string> | undefined;
+    if (body.grant_type === 'authorization_code') {
+      tenants = this.codes.get(body.code ?? '');
+      this.codes.delete(body.code ?? '');
+    } else if (body.grant_type === 'refresh_token') {
+      tenants = this.refreshTokens.get(body.refresh_token ?? '');
+      // Rotation: the old refresh token stops working once a new one is issued.
+      this.refreshTokens.delete(body.refresh_token ?? '');
+      if (tenants) this.refreshGrants++;
+    } else {
+      return reply.code(400).send({ error: 'unsupported_grant_type' });
+    }
+    if (!tenants) return reply.code(400).send({ error: 'invalid_grant' });
+    const access = `at-${randomBytes(12).toString('hex')}`;
+    const refresh = `rt-${randomBytes(12).toString('hex')}`;
+    this.accessTokens.set(access, { tenants, expiresAt: Date.now() + this.accessTokenTtlMs });
+    this.refreshTokens.set(refresh, tenants);
+    return reply.send({
+      access_token: access,
+      expires_in: Math.floor(this.accessTokenTtlMs / 1000),
+      token_type: 'Bearer',
+      refresh_token: refresh,
+      scope: 'offline_access accounting.transactions accounting.contacts accounting.settings.read',
+    });
+  }
+
+  private grantOf(req: FastifyRequest): Grant | null {
+    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const grant = this.accessTokens.get(token);
+    return grant && grant.expiresAt > Date.now() ? grant : null;
+  }
+
+  private connections(req: FastifyRequest, reply: FastifyReply) {
+    const grant = this.grantOf(req);
+    if (!grant) return reply.code(401).send({ Title: 'Unauthorized', Status: 401 });
+    return reply.send(
+      [...grant.tenants].map((id) => ({
+        id: randomUUID(),
+        tenantId: id,
+        tenantType: 'ORGANISATION',
+        tenantName: this.tenants.get(id)?.name ?? null,
+      })),
+    );
+  }
+
+  // ---- the Accounting API ----
+
+  private async api(req: FastifyRequest, reply: FastifyReply) {
+    const contract = this.contract as XeroContract;
+    const tenantId = String(req.headers['xero-tenant-id'] ?? '');
+    const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
+    this.requests.push({
+      method: req.method,
+      url: req.url,
+      tenantId,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    });
+    const grant = this.grantOf(req);
+    if (!grant) {
+      return reply
+        .code(401)
+        .send({ Type: null, Title: 'Unauthorized', Status: 401, Detail: 'AuthenticationUnsuccessful' });
+    }
+    const tenant = this.tenants.get(tenantId);
+    if (!tenant || !grant.tenants.has(tenantId)) {
+      return reply
+        .code(403)
+        .send({ Type: null, Title: 'Forbidden', Status: 403, Detail: 'AuthenticationUnsuccessful' });
+    }
+    // Xero's limits, counted per tenant; the adapter's limiter must keep every request inside them.
+    const now = Date.now();
+    const day = new Date(now).toISOString().slice(0, 10);
+    if (day !== tenant.day) {
+      tenant.day = day;
+      tenant.today = 0;
+    }
+    tenant.recent = tenant.recent.filter((t) => t > now - this.limits.windowMs);
+    const problem =
+      tenant.today >= this.limits.perDay
+        ? 'day'
+        : tenant.recent.length >= this.limits.perMinute
+          ? 'minute'
+          : tenant.inFlight >= this.limits.concurrent
+            ? 'concurrent'
+            : null;
+    tenant.calls++;
+    tenant.today++;
+    tenant.recent.push(now);
+    tenant.maxPerMinute = Math.max(tenant.maxPerMinute, tenant.recent.length);
+    if (problem) {
+      tenant.breaches.push(`${problem} limit: ${req.method} ${req.url}`);
+      return this.throttleReply(reply, problem === 'day' ? 3_600 : 1, problem);
+    }
+    tenant.inFlight++;
+    tenant.maxInFlight = Math.max(tenant.maxInFlight, tenant.inFlight);
+    try {
+      if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+      if (this.throttled > 0) {
+        this.throttled--;
+        return this.throttleReply(reply, 1, 'minute');
+      }
+      if (Date.now() < this.outageUntil) {
+        return reply.code(503).type('text/html').send('<html><body>Service Unavailable</body></html>');
+      }
+      const violations = contract.checkRequest({
+        method: req.method,
+        path: req.url,
+        headers: req.headers as Record<string, string>,
+        body: req.body ?? undefined,
+      });
+      const operation = contract.operation(req.method, req.url)?.operationId ?? '';
+      const write = req.method !== 'GET';
+      if (write && !idempotencyKey) violations.push(`${operation}: a write without an Idempotency-Key`);
+      if (idempotencyKey && idempotencyKey.length > 128)
+        violations.push(`${operation}: Idempotency-Key longer than 128 characters`);
+      if (violations.length > 0) {
+        this.violations.push(...violations.map((v) => `request ${req.method} ${req.url}: ${v}`));
+        return this.answer(
+          reply,
+          operation,
+          400,
+          validationError([`contract violation: ${violations.join('; ')}`]),
+        );
+      }
+      const replayKey = idempotencyKey ? `${operation}\0${idempotencyKey}` : null;
+      const replay = replayKey ? tenant.replies.get(replayKey) : undefined;
+      if (replay) return this.answer(reply, operation, replay.status, replay.body);
+      const url = new URL(req.url, 'http://xero.invalid');
+      let result: { status: number; body: unknown };
+      try {
+        result = { status: 200, body: this.route(tenant, operation, url, req.body as Doc) };
+      } catch (error) {
+        if (!(error instanceof XeroValidation)) throw error;
+        result = { status: 400, body: validationError(error.messages) };
+      }
+      if (replayKey) tenant.replies.set(replayKey, result);
+      if (write && result.status === 200 && this.lostResponses > 0) {
+        this.lostResponses--;
+        return reply.code(502).type('text/html').send('<html>Bad Gateway</html>');
+      }
+      return this.answer(reply, operation, result.status, result.body);
+    } finally {
+      tenant.inFlight--;
+    }
+  }
+
+  private throttleReply(reply: FastifyReply, seconds: number, problem: string) {
+    return reply
+      .code(429)
+      .headers({ 'retry-after': String(seconds), 'x-rate-limit-problem': problem })
+      .send({ Title: 'Too Many Requests', Status: 429, Detail: `rate limit exceeded (${problem})` });
+  }
+
+  private answer(reply: FastifyReply, operation: string, status: number, body: unknown) {
+    const problems = (this.contract as XeroContract).checkResponse(operation, status, body, {
+      checkMsDates: true,
+    });
+    if (problems.length > 0) {
+      this.violations.push(...problems.map((p) => `response: ${p}`));
+      return reply
+        .code(500)
+        .send({ doubleError: `the double's answer breaks the contract: ${problems.join('; ')}` });
+    }
+    return reply.code(status).type('application/json').send(body);
+  }
+
+  private route(tenant: Tenant, operation: string, url: URL, body: Doc | undefined): unknown {
+    const where = url.searchParams.get('where');
+    const summarize = url.searchParams.get('summarizeErrors') !== 'false';
+    const last = decodeURIComponent(url.pathname.split('/').at(-1) ?? '');
+    const list = (collection: Collection, filter: (d: Doc) => boolean = () => true) => ({
+      ...envelope(),
+      [collection]: this.all(tenant.id, collection)
+        .filter((d) => (where ? matches(d, where) : true) && filter(d))
+        .map((d) => this.view(collection, d)),
+    });
+    const one = (collection: Collection) => {
+      const doc = tenant.docs.get(collection)?.get(last);
+      if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${last} was not found`]);
+      return { ...envelope(), [collection]: [this.view(collection, doc)] };
+    };
+    switch (operation) {
+      case 'getAccounts':
+        return list('Accounts');
+      case 'getOrganisations':
+        return {
+          ...envelope(),
+          Organisations: [{ Name: tenant.name, BaseCurrency: 'USD', OrganisationID: tenant.id }],
+        };
+      case 'getContacts':
+        return list('Contacts');
+      case 'getContact':
+      case 'getContactByContactNumber':
+        return one('Contacts');
+      case 'getInvoices':
+        return list('Invoices');
+      case 'getInvoice':
+        return one('Invoices');
+      case 'getPayments':
+        return list('Payments');
+      case 'getPayment':
+        return one('Payments');
+      case 'getBankTransactions':
+        return list('BankTransactions');
+      case 'getBankTransaction':
+        return one('BankTransactions');
+      case 'getBankTransfers':
+        return list(
+          'BankTransfers',
+          (d) => url.searchParams.get('includeDeleted') === 'true' || d.Status !== 'DELETED',
+        );
+      case 'getBankTransfer':
+        return one('BankTransfers');
+      case 'getManualJournals':
+        return list('ManualJournals');
+      case 'getManualJournal':
+        return one('ManualJournals');
+      case 'getCreditNotes':
+        return list('CreditNotes');
+      case 'getCreditNote':
+        return one('CreditNotes');
+      case 'createContacts':
+        return this.createAll(tenant, 'Contacts', body, summarize, (d) => this.newContact(tenant, d));
+      case 'createInvoices':
+        return this.createAll(tenant, 'Invoices', body, summarize, (d) => this.newInvoice(tenant, d));
+      case 'createPayments':
+      case 'createPayment': {
+        const payments = operation === 'createPayment' ? { Payments: [body] } : body;
+        return this.createAll(tenant, 'Payments', payments, summarize, (d) => this.newPayment(tenant, d));
+      }
+      case 'createBankTransactions':
+        return this.createAll(tenant, 'BankTransactions', body, summarize, (d) =>
+          this.newBankTransaction(tenant, d),
+        );
+      case 'createBankTransfer':
+        return this.createAll(tenant, 'BankTransfers', body, true, (d) => this.newBankTransfer(tenant, d));
+      case 'createManualJournals':
+        return this.createAll(tenant, 'ManualJournals', body, summarize, (d) =>
+          this.newManualJournal(tenant, d),
+        );
+      case 'createCreditNotes':
+        return this.createAll(tenant, 'CreditNotes', body, summarize, (d) => this.newCreditNote(tenant, d));
+      case 'deletePayment':
+        return this.setStatus(tenant, 'Payments', last, String(body?.Status), ['DELETED']);
+      case 'deleteBankTransfer':
+        return this.setStatus(tenant, 'BankTransfers', last, String(body?.Status), ['DELETED']);
+      case 'updateInvoice':
+        return this.updateFirst(tenant, 'Invoices', last, body);
+      case 'updateCreditNote':
+        return this.updateFirst(tenant, 'CreditNotes', last, body);
+      case 'updateBankTransaction':
+        return this.updateFirst(tenant, 'BankTransactions', last, body);
+      case 'updateManualJournal':
+        return this.updateFirst(tenant, 'ManualJournals', last, body);
+      default:
+        throw new XeroValidation([`the double does not serve ${operation}`]);
+    }
+  }
+
+  /** A create of one or several documents: all or nothing when summarizeErrors, else each with its errors. */
+  private createAll(
+    tenant: Tenant,
+    collection: Collection,
+    body: Doc | undefined,
+    summarize: boolean,
+    make: (doc: Doc) => Doc,
+  ) {
+    const items = ((body?.[collection] as Doc[] | undefined) ?? []).map((d) => structuredClone(d));
+    if (items.length > 1) tenant.batches++;
+    const outcomes: (Doc | XeroValidation)[] = [];
+    for (const [i, item] of items.entries()) {
+      try {
+        const refusal = i === 0 ? this.nextRefusals.shift() : undefined;
+        if (refusal) throw new XeroValidation(refusal);
+        outcomes.push(make(item));
+        tenant.creates++;
+      } catch (error) {
+        if (!(error instanceof XeroValidation)) throw error;
+        if (summarize) throw error;
+        outcomes.push(error);
+      }
+    }
+    this.settle(tenant);
+    return {
+      ...envelope(),
+      [collection]: outcomes.map((o, i) =>
+        o instanceof XeroValidation
+          ? itemWithErrors(collection, items[i] as Doc, o.messages)
+          : this.view(collection, o),
+      ),
+    };
+  }
+
+  // ---- documents ----
+
+  private account(tenant: Tenant, ref: unknown, what: string): Doc {
+    const r = (ref ?? {}) as Doc;
+    const account = this.all(tenant.id, 'Accounts').find(
+      (a) =>
+        (r.Code !== undefined && a.Code === r.Code) ||
+        (r.AccountID !== undefined && a.AccountID === r.AccountID),
+    );
+    if (!account)
+      throw new XeroValidation([
+        `Account code '${String(r.Code ?? r.AccountID ?? '')}' is not a valid code (${what})`,
+      ]);
+    if (account.Status !== 'ACTIVE')
+      throw new XeroValidation([`Account ${String(account.Code)} is archived`]);
+    return account;
+  }
+
+  private contact(tenant: Tenant, ref: unknown): Doc {
+    const id = String((ref as Doc | undefined)?.ContactID ?? '');
+    const contact = tenant.docs.get('Contacts')?.get(id);
+    if (!contact)
+      throw new XeroValidation([id ? `Contact ${id} does not exist` : 'A Contact must be specified']);
+    return contact;
+  }
+
+  private lines(tenant: Tenant, lines: unknown, needAccount: boolean): Doc[] {
+    const items = (lines as Doc[] | undefined) ?? [];
+    if (items.length === 0) throw new XeroValidation(['At least one line item is required']);
+    return items.map((l) => {
+      const lineAmount =
+        l.LineAmount !== undefined
+          ? cents(l.LineAmount)
+          : cents(Number(l.Quantity ?? 1) * Number(l.UnitAmount ?? 0));
+      if (needAccount || l.AccountCode !== undefined) {
+        const account = this.account(tenant, { Code: l.AccountCode }, 'line item');
+        if (account.SystemAccount || account.Type === 'BANK')
+          throw new XeroValidation([
+            `Account code '${String(l.AccountCode)}' is not a valid code for this document.`,
+          ]);
+      }
+      return {
+        ...l,
+        LineItemID: randomUUID(),
+        Quantity: Number(l.Quantity ?? 1),
+        UnitAmount: Number(l.UnitAmount ?? amount(lineAmount)),
+        LineAmount: amount(lineAmount),
+        TaxAmount: 0,
+      };
+    });
+  }
+
+  private newContact(tenant: Tenant, doc: Doc): Doc {
+    const name = String(doc.Name ?? '').trim();
+    if (!name) throw new XeroValidation(['The contact name must be specified']);
+    if (this.all(tenant.id, 'Contacts').some((c) => c.Name === name && c.ContactStatus === 'ACTIVE'))
+      throw new XeroValidation([
+        `The contact name ${name} is already assigned to another contact. The contact name must be unique across all active contacts.`,
+      ]);
+    return this.store(tenant, 'Contacts', { ...doc, Name: name, ContactStatus: 'ACTIVE' });
+  }
+
+  private newInvoice(tenant: Tenant, doc: Doc): Doc {
+    const type = String(doc.Type ?? '');
+    if (type !== 'ACCREC' && type !== 'ACCPAY')
+      throw new XeroValidation(['Invoice Type must be ACCREC or ACCPAY']);
+    const contact = this.contact(tenant, doc.Contact);
+    const lines = this.lines(tenant, doc.LineItems, true);
+    if (type === 'ACCREC' && doc.InvoiceNumber !== undefined) {
+      const taken = this.all(tenant.id, 'Invoices').some(
+        (i) => i.Type === 'ACCREC' && i.InvoiceNumber === doc.InvoiceNumber && i.Status !== 'DELETED',
+      );
+      if (taken) throw new XeroValidation(['Invoice # must be unique.']);
+    }
+    const total = lines.reduce((s, l) => s + cents(l.LineAmount), 0);
+    return this.store(tenant, 'Invoices', {
+      ...doc,
+      Contact: { ContactID: contact.ContactID, Name: contact.Name },
+      Date: msDate(String(doc.Date ?? today())),
+      DueDate: msDate(String(doc.DueDate ?? doc.Date ?? today())),
+      Status: doc.Status ?? 'DRAFT',
+      LineAmountTypes: doc.LineAmountTypes ?? 'Exclusive',
+      LineItems: lines,
+      InvoiceNumber:
+        doc.InvoiceNumber ?? `INV-${String(this.all(tenant.id, 'Invoices').length + 1).padStart(4, '0')}`,
+      SubTotal: amount(total),
+      TotalTax: 0,
+      Total: amount(total),
+      AmountDue: amount(total),
+      AmountPaid: 0,
+      AmountCredited: 0,
+      CurrencyCode: 'USD',
+      HasErrors: false,
+    });
+  }
+
+  private newPayment(tenant: Tenant, doc: Doc): Doc {
+    const ref = (doc.Invoice ?? {}) as Doc;
+    const invoice = tenant.docs.get('Invoices')?.get(String(ref.InvoiceID ?? ''));
+    if (!invoice) throw new XeroValidation(['Invoice could not be found']);
+    if (invoice.Status !== 'AUTHORISED')
+      throw new XeroValidation([`Payment cannot be created as the invoice is ${String(invoice.Status)}`]);
+    const account = this.account(tenant, doc.Account, 'payment account');
+    if (account.Type !== 'BANK' && account.EnablePaymentsToAccount !== true)
+      throw new XeroValidation([
+        'Payments can only be made to or from a bank account or an account with payments enabled',
+      ]);
+    const paid = cents(doc.Amount);
+    if (paid <= 0) throw new XeroValidation(['Payment amount must be greater than zero']);
+    if (paid > cents(invoice.AmountDue))
+      throw new XeroValidation(['Payment amount exceeds the amount outstanding on this document']);
+    return this.store(tenant, 'Payments', {
+      ...doc,
+      Invoice: { InvoiceID: invoice.InvoiceID, InvoiceNumber: invoice.InvoiceNumber, Type: invoice.Type },
+      Account: { AccountID: account.AccountID, Code: account.Code },
+      Date: msDate(String(doc.Date ?? today())),
+      Amount: amount(paid),
+      Status: 'AUTHORISED',
+      PaymentType: invoice.Type === 'ACCPAY' ? 'ACCPAYPAYMENT' : 'ACCRECPAYMENT',
+      IsReconciled: false,
+      HasAccount: true,
+      HasValidationErrors: false,
+    });
+  }
+
+  private newBankTransaction(tenant: Tenant, doc: Doc): Doc {
+    const bank = this.account(tenant, doc.BankAccount, 'BankAccount');
+    if (bank.Type !== 'BANK')
+      throw new XeroValidation([`Account ${String(bank.Code)} is not a bank account`]);
+    const contact = this.contact(tenant, doc.Contact);
+    const type = String(doc.Type);
+    if (!['RECEIVE', 'SPEND', 'RECEIVE-OVERPAYMENT', 'SPEND-OVERPAYMENT'].includes(type))
+      throw new XeroValidation([`the double does not book ${type} bank transactions`]);
+    const lines = this.lines(tenant, doc.LineItems, !type.endsWith('OVERPAYMENT'));
+    const total = lines.reduce((s, l) => s + cents(l.LineAmount), 0);
+    return this.store(tenant, 'BankTransactions', {
+      ...doc,
+      Contact: { ContactID: contact.ContactID, Name: contact.Name },
+      BankAccount: { AccountID: bank.AccountID, Code: bank.Code, Name: bank.Name },
+      Date: msDate(String(doc.Date ?? today())),
+      LineItems: lines,
+      Status: 'AUTHORISED',
+      SubTotal: amount(total),
+      TotalTax: 0,
+      Total: amount(total),
+      IsReconciled: false,
+      CurrencyCode: 'USD',
+    });
+  }
+
+  private newBankTransfer(tenant: Tenant, doc: Doc): Doc {
+    const from = this.account(tenant, doc.FromBankAccount, 'FromBankAccount');
+    const to = this.account(tenant, doc.ToBankAccount, 'ToBankAccount');
+    if (from.Type !== 'BANK' || to.Type !== 'BANK')
+      throw new XeroValidation(['Bank transfers can only be made between bank accounts']);
+    if (from.AccountID === to.AccountID)
+      throw new XeroValidation(['The from and to bank accounts must differ']);
+    if (cents(doc.Amount) <= 0) throw new XeroValidation(['The amount must be greater than zero']);
+    return this.store(tenant, 'BankTransfers', {
+      ...doc,
+      FromBankAccount: { AccountID: from.AccountID, Code: from.Code, Name: from.Name },
+      ToBankAccount: { AccountID: to.AccountID, Code: to.Code, Name: to.Name },
+      Date: msDate(String(doc.Date ?? today())),
+      Amount: amount(cents(doc.Amount)),
+      FromBankTransactionID: randomUUID(),
+      ToBankTransactionID: randomUUID(),
+      CreatedDateUTC: msDate(new Date()),
+      Status: 'AUTHORISED',
+      HasAttachments: false,
+    });
+  }
+
+  private newManualJournal(tenant: Tenant, doc: Doc): Doc {
+    const lines = (doc.JournalLines as Doc[] | undefined) ?? [];
+    if (lines.length < 2) throw new XeroValidation(['A manual journal needs at least two lines']);
+    for (const line of lines) {
+      const account = this.account(tenant, { Code: line.AccountCode }, 'journal line');
+      if (account.SystemAccount)
+        throw new XeroValidation([
+          `Account code '${String(line.AccountCode)}' is a system account and cannot be used in a manual journal`,
+        ]);
+    }
+    const sum = lines.reduce((s, l) => s + cents(l.LineAmount), 0);
+    if (sum !== 0) throw new XeroValidation(['The total debits must equal the total credits']);
+    return this.store(tenant, 'ManualJournals', {
+      ...doc,
+      Date: msDate(String(doc.Date ?? today())),
+      Status: doc.Status ?? 'DRAFT',
+      JournalLines: lines.map((l) => ({ ...l, LineAmount: amount(cents(l.LineAmount)), TaxAmount: 0 })),
+      HasAttachments: false,
+    });
+  }
+
+  private newCreditNote(tenant: Tenant, doc: Doc): Doc {
+    const contact = this.contact(tenant, doc.Contact);
+    const lines = this.lines(tenant, doc.LineItems, true);
+    const total = lines.reduce((s, l) => s + cents(l.LineAmount), 0);
+    return this.store(tenant, 'CreditNotes', {
+      ...doc,
+      Contact: { ContactID: contact.ContactID, Name: contact.Name },
+      Date: msDate(String(doc.Date ?? today())),
+      Status: doc.Status ?? 'DRAFT',
+      LineItems: lines,
+      CreditNoteNumber: `CN-${String(this.all(tenant.id, 'CreditNotes').length + 1).padStart(4, '0')}`,
+      SubTotal: amount(total),
+      TotalTax: 0,
+      Total: amount(total),
+      RemainingCredit: amount(total),
+      CurrencyCode: 'USD',
+    });
+  }
+
+  private setStatus(tenant: Tenant, collection: Collection, id: string, status: string, allowed: string[]) {
+    const doc = tenant.docs.get(collection)?.get(id);
+    if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${id} was not found`]);
+    if (!allowed.includes(status)) throw new XeroValidation([`Status ${status} is not allowed here`]);
+    if (doc.Status === status) throw new XeroValidation([`This document is already ${status}`]);
+    doc.Status = status;
+    if (collection !== 'BankTransfers') doc.UpdatedDateUTC = msDate(new Date());
+    this.settle(tenant);
+    return { ...envelope(), [collection]: [this.view(collection, doc)] };
+  }
+
+  /** `POST /<Collection>/{id}`: a status change (VOIDED, DELETED) or a field update (an adopted Reference). */
+  private updateFirst(tenant: Tenant, collection: Collection, id: string, body: Doc | undefined) {
+    const doc = tenant.docs.get(collection)?.get(id);
+    if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${id} was not found`]);
+    const change = ((body?.[collection] as Doc[] | undefined) ?? [])[0] ?? {};
+    if (change.Status !== undefined && change.Status !== doc.Status) {
+      const status = String(change.Status);
+      if (!['VOIDED', 'DELETED'].includes(status))
+        throw new XeroValidation([`Status ${status} is not allowed here`]);
+      if (collection === 'Invoices') {
+        const applied = this.all(tenant.id, 'Payments').some(
+          (p) => live(p) && (p.Invoice as Doc).InvoiceID === id,
+        );
+        if (applied)
+          throw new XeroValidation([
+            'This document cannot be edited as it has a payment or credit note allocated to it.',
+          ]);
+      }
+      doc.Status = status;
+    }
+    if (change.Reference !== undefined) doc.Reference = change.Reference;
+    doc.UpdatedDateUTC = msDate(new Date());
+    this.settle(tenant);
+    return { ...envelope(), [collection]: [this.view(collection, doc)] };
+  }
+
+  /** Invoices' AmountDue / AmountPaid / Status from their live payments. */
+  private settle(tenant: Tenant) {
+    const payments = this.all(tenant.id, 'Payments').filter(live);
+    for (const invoice of tenant.docs.get('Invoices')?.values() ?? []) {
+      if (!['AUTHORISED', 'PAID'].includes(String(invoice.Status))) continue;
+      const paid = payments
+        .filter((p) => (p.Invoice as Doc).InvoiceID === invoice.InvoiceID)
+        .reduce((s, p) => s + cents(p.Amount), 0);
+      const due = cents(invoice.Total) - paid;
+      invoice.AmountPaid = amount(paid);
+      invoice.AmountDue = amount(due);
+      invoice.Status = due === 0 && paid > 0 ? 'PAID' : 'AUTHORISED';
+    }
+  }
+
+  /** What each live document posts (debit positive), by account code. */
+  private postings(tenant: Tenant): { code: string; cents: number }[] {
+    const accounts = this.all(tenant.id, 'Accounts');
+    const system = (kind: string) => String(accounts.find((a) => a.SystemAccount === kind)?.Code);
+    const debtors = system('DEBTORS');
+    const creditors = system('CREDITORS');
+    const out: { code: string; cents: number }[] = [];
+    const lineCode = (l: Doc) => String(l.AccountCode);
+    for (const inv of this.all(tenant.id, 'Invoices')) {
+      if (!['AUTHORISED', 'PAID'].includes(String(inv.Status))) continue;
+      const sign = inv.Type === 'ACCREC' ? 1 : -1;
+      out.push({ code: inv.Type === 'ACCREC' ? debtors : creditors, cents: sign * cents(inv.Total) });
+      for (const l of inv.LineItems as Doc[])
+        out.push({ code: lineCode(l), cents: -sign * cents(l.LineAmount) });
+    }
+    for (const cn of this.all(tenant.id, 'CreditNotes')) {
+      if (!['AUTHORISED', 'PAID'].includes(String(cn.Status))) continue;
+      out.push({ code: debtors, cents: -cents(cn.Total) });
+      for (const l of cn.LineItems as Doc[]) out.push({ code: lineCode(l), cents: cents(l.LineAmount) });
+    }
+    for (const p of this.all(tenant.id, 'Payments').filter(live)) {
+      const sales = (p.Invoice as Doc).Type === 'ACCREC';
+      const bank = String((p.Account as Doc).Code);
+      out.push(
+        { code: bank, cents: sales ? cents(p.Amount) : -cents(p.Amount) },
+        { code: sales ? debtors : creditors, cents: sales ? -cents(p.Amount) : cents(p.Amount) },
+      );
+    }
+    for (const bt of this.all(tenant.id, 'BankTransactions').filter(live)) {
+      const receive = String(bt.Type).startsWith('RECEIVE');
+      const sign = receive ? 1 : -1;
+      out.push({ code: String((bt.BankAccount as Doc).Code), cents: sign * cents(bt.Total) });
+      if (String(bt.Type).endsWith('OVERPAYMENT'))
+        out.push({ code: receive ? debtors : creditors, cents: -sign * cents(bt.Total) });
+      else
+        for (const l of bt.LineItems as Doc[])
+          out.push({ code: lineCode(l), cents: -sign * cents(l.LineAmount) });
+    }
+    for (const t of this.all(tenant.id, 'BankTransfers').filter(live)) {
+      out.push(
+        { code: String((t.ToBankAccount as Doc).Code), cents: cents(t.Amount) },
+        { code: String((t.FromBankAccount as Doc).Code), cents: -cents(t.Amount) },
+      );
+    }
+    for (const mj of this.all(tenant.id, 'ManualJournals')) {
+      if (mj.Status !== 'POSTED') continue;
+      for (const l of mj.JournalLines as Doc[])
+        out.push({ code: String(l.AccountCode), cents: cents(l.LineAmount) });
+    }
+    return out;
+  }
+
+  private store(tenant: Tenant, collection: Collection, doc: Doc): Doc {
+    const id = randomUUID();
+    // BankTransfers carry CreatedDateUTC instead (the contract has no UpdatedDateUTC on them).
+    const stamp = collection === 'BankTransfers' ? {} : { UpdatedDateUTC: msDate(new Date()) };
+    const stored = { ...doc, [idField[collection]]: id, ...stamp };
+    tenant.docs.get(collection)?.set(id, stored);
+    return stored;
+  }
+
+  /** A document as Xero answers it: what it stores, with a payment's invoice and an invoice's payments. */
+  private view(collection: Collection, doc: Doc): Doc {
+    const copy = structuredClone(doc);
+    if (collection === 'Invoices') {
+      const tenant = [...this.tenants.values()].find((t) =>
+        t.docs.get('Invoices')?.get(String(doc.InvoiceID)),
+      );
+      const payments = tenant
+        ? this.all(tenant.id, 'Payments').filter(
+            (p) => (p.Invoice as Doc).InvoiceID === doc.InvoiceID && live(p),
+          )
+        : [];
+      copy.Payments = payments.map((p) => ({
+        PaymentID: p.PaymentID,
+        Date: p.Date,
+        Amount: p.Amount,
+        Reference: p.Reference,
+      }));
+    }
+    return copy;
+  }
+
+  private tenant(id: string): Tenant {
+    const tenant = this.tenants.get(id);
+    if (!tenant) throw new Error(`no tenant ${id}`);
+    return tenant;
+  }
+}
+
+function envelope() {
+  return {
+    Id: randomUUID(),
+    Status: 'OK',
+    ProviderName: 'booksync xero double',
+    DateTimeUTC: msDate(new Date()),
+  };
+}
+
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+export function validationError(messages: string[]) {
+  return {
+    ErrorNumber: 10,
+    Type: 'ValidationException',
+    Message: 'A validation exception occurred',
+    Elements: [{ ValidationErrors: messages.map((Message) => ({ Message })) }],
+  };
+}
+
+/** A document of a batch refused with summarizeErrors=false: what was sent, its errors beside it. */
+function itemWithErrors(collection: Collection, sent: Doc, messages: string[]): Doc {
+  const errors = messages.map((Message) => ({ Message }));
+  const flag: Record<Collection, Doc> = {
+    Accounts: {},
+    Contacts: { HasValidationErrors: true },
+    Invoices: { HasErrors: true },
+    Payments: { HasValidationErrors: true },
+    BankTransactions: {},
+    BankTransfers: {},
+    ManualJournals: {},
+    CreditNotes: { HasErrors: true },
+  };
+  const copy = structuredClone(sent);
+  // Dates as Xero answers them.
+  for (const field of ['Date', 'DueDate'])
+    if (typeof copy[field] === 'string' && !String(copy[field]).startsWith('/Date('))
+      copy[field] = msDate(String(copy[field]));
+  return { ...copy, ...flag[collection], StatusAttributeString: 'ERROR', ValidationErrors: errors };
+}
+
+// ---- Xero's `where` filter: the subset booksync sends ----
+// term := Field(.Field)* ("==" | "!=") "literal" | Field(.Field)*.StartsWith("literal") | ....Contains("literal")
+// expr := and (" OR " and)* ; and := primary (" AND " primary)* ; primary := "(" expr ")" | term
+
+function fieldOf(doc: Doc, path: string): unknown {
+  let value: unknown = doc;
+  for (const part of path.split('.')) value = (value as Doc | undefined)?.[part];
+  return value;
+}
+
+export function matches(doc: Doc, where: string): boolean {
+  let pos = 0;
+  const text = where;
+  const skip = () => {
+    while (text[pos] === ' ') pos++;
+  };
+  const fail = (): never => {
+    throw new XeroValidation([`The where clause is not understood at ${pos}: ${where}`]);
+  };
+  const literal = (): string => {
+    if (text[pos] !== '"') fail();
+    pos++;
+    let out = '';
+    while (pos < text.length && text[pos] !== '"') {
+      if (text[pos] === '\\') pos++;
+      out += text[pos];
+      pos++;
+    }
+    if (text[pos] !== '"') fail();
+    pos++;
+    return out;
+  };
+  const term = (): boolean => {
+    const m = /^[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*/.exec(text.slice(pos));
+    if (!m) return fail();
+    let path = m[0];
+    pos += path.length;
+    let method: string | null = null;
+    for (const name of ['StartsWith', 'Contains', 'EndsWith']) {
+      if (path.endsWith(`.${name}`) && text[pos] === '(') {
+        method = name;
+        path = path.slice(0, -name.length - 1);
+      }
+    }
+    const actual = fieldOf(doc, path);
+    const value = actual === undefined || actual === null ? '' : String(actual);
+    if (method) {
+      pos++;
+      const arg = literal();
+      if (text[pos] !== ')') fail();
+      pos++;
+      if (method === 'StartsWith') return value.startsWith(arg);
+      if (method === 'EndsWith') return value.endsWith(arg);
+      return value.toLowerCase().includes(arg.toLowerCase());
+    }
+    skip();
+    const op = text.slice(pos, pos + 2);
+    if (op !== '==' && op !== '!=') fail();
+    pos += 2;
+    skip();
+    const arg = literal();
+    return op === '==' ? value === arg : value !== arg;
+  };
+  const primary = (): boolean => {
+    skip();
+    if (text[pos] === '(') {
+      pos++;
+      const v = expr();
+      skip();
+      if (text[pos] !== ')') fail();
+      pos++;
+      return v;
+    }
+    return term();
+  };
+  const and = (): boolean => {
+    let v = primary();
+    for (;;) {
+      skip();
+      if (text.startsWith('AND ', pos)) {
+        pos += 4;
+        const r = primary();
+        v = v && r;
+      } else return v;
+    }
+  };
+  const expr = (): boolean => {
+    let v = and();
+    for (;;) {
+      skip();
+      if (text.startsWith('OR ', pos)) {
+        pos += 3;
+        const r = and();
+        v = v || r;
+      } else return v;
+    }
+  };
+  const result = expr();
+  skip();
+  if (pos !== text.length) fail();
+  return result;
+}
