@@ -1,109 +1,113 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { LedgerConflictError, LedgerValidationError } from '../../src/accounting/errors.js';
 import { reconcileEntries } from '../../src/accounting/mapping/reconcile.js';
 import { applyReconciliation, syncEntries } from '../../src/accounting/sync.js';
 import { twoLine } from './fixtures.js';
+import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
-let ledger: EmbeddedLedger;
-beforeEach(() => {
-  ledger = EmbeddedLedger.open();
-});
-afterEach(() => ledger.close());
-
-const links = { paymentId: 'p1' };
-const payment = twoLine('payment:p1', 1000, { links });
-const refund = twoLine('refund:r1', 300, {
-  debit: Accounts.Refunds,
-  credit: Accounts.ProcessorClearing,
-  links,
-});
-const booked = () => ledger.entriesFor(links);
-const sync = (desired: (typeof payment)[]) => syncEntries(ledger, desired, links, { date: '2026-02-01' });
-
-describe('reconcileEntries', () => {
-  it('nothing booked: post everything under base keys', async () => {
-    const plan = reconcileEntries([payment, refund], await booked());
-    expect(plan.toPost.map((e) => e.key)).toEqual(['payment:p1', 'refund:r1']);
-    expect(plan.toReverse).toEqual([]);
+describe.each(ledgerStores())('$name ledger', (store) => {
+  let ledger: TestLedger;
+  beforeEach(async () => {
+    ledger = await store.open();
   });
+  afterEach(() => ledger.close());
 
-  it('desired and booked with the same contents: no-op', async () => {
-    await sync([payment, refund]);
-    const plan = reconcileEntries([payment, refund], await booked());
-    expect(plan).toEqual({
-      toPost: [],
-      toReverse: [],
-      unchanged: ['payment:p1', 'refund:r1'],
-      conflicts: [],
+  const links = { paymentId: 'p1' };
+  const payment = twoLine('payment:p1', 1000, { links });
+  const refund = twoLine('refund:r1', 300, {
+    debit: Accounts.Refunds,
+    credit: Accounts.ProcessorClearing,
+    links,
+  });
+  const booked = () => ledger.entriesFor(links);
+  const sync = (desired: (typeof payment)[]) => syncEntries(ledger, desired, links, { date: '2026-02-01' });
+
+  describe('reconcileEntries', () => {
+    it('nothing booked: post everything under base keys', async () => {
+      const plan = reconcileEntries([payment, refund], await booked());
+      expect(plan.toPost.map((e) => e.key)).toEqual(['payment:p1', 'refund:r1']);
+      expect(plan.toReverse).toEqual([]);
     });
-  });
 
-  it('booked and no longer desired: reverse, once', async () => {
-    await sync([payment, refund]);
-    expect(reconcileEntries([payment], await booked()).toReverse).toEqual([
-      { key: 'refund:r1', reason: 'no longer in the service state' },
-    ]);
-    await sync([payment]);
-    expect(reconcileEntries([payment], await booked())).toMatchObject({ toPost: [], toReverse: [] });
-  });
-
-  it('booked, reversed, desired again: posted under the next version, and so on', async () => {
-    await sync([payment, refund]);
-    await sync([payment]);
-    expect(reconcileEntries([payment, refund], await booked()).toPost.map((e) => e.key)).toEqual([
-      'refund:r1#2',
-    ]);
-    expect((await sync([payment, refund])).posted).toEqual(['refund:r1#2']);
-    expect((await sync([payment])).reversed).toEqual(['refund:r1#2']);
-    expect((await sync([payment, refund])).posted).toEqual(['refund:r1#3']);
-    expect(await ledger.balanceOf(Accounts.Refunds)).toBe(300);
-    expect((await sync([payment, refund])).posted).toEqual([]);
-  });
-
-  it('contents changed under a live key: a conflict, raised by apply after the rest was written', async () => {
-    await sync([payment]);
-    const changed = { ...payment, date: '2026-01-03' };
-    const plan = reconcileEntries([changed, refund], await booked());
-    expect(plan.conflicts.map((c) => c.booked.key)).toEqual(['payment:p1']);
-    expect(plan.toPost.map((e) => e.key)).toEqual(['refund:r1']);
-    await expect(applyReconciliation(ledger, plan, { date: '2026-02-01' })).rejects.toBeInstanceOf(
-      LedgerConflictError,
-    );
-    expect(await ledger.get('refund:r1')).not.toBeNull();
-    expect((await ledger.get('payment:p1'))?.date).toBe('2026-01-02');
-  });
-
-  it('kinds scope which booked entries the caller owns', async () => {
-    const memo = twoLine('debit-memo:m1', 500, {
-      debit: Accounts.AccountsReceivable,
-      credit: Accounts.FeeIncome,
-      links,
+    it('desired and booked with the same contents: no-op', async () => {
+      await sync([payment, refund]);
+      const plan = reconcileEntries([payment, refund], await booked());
+      expect(plan).toEqual({
+        toPost: [],
+        toReverse: [],
+        unchanged: ['payment:p1', 'refund:r1'],
+        conflicts: [],
+      });
     });
-    await sync([payment, memo]);
-    const plan = reconcileEntries([], await booked(), { kinds: ['debit-memo'], reason: 'voided' });
-    expect(plan.toReverse).toEqual([{ key: 'debit-memo:m1', reason: 'voided' }]);
-    expect(() => reconcileEntries([payment], [], { kinds: ['debit-memo'] })).toThrow(LedgerValidationError);
-  });
 
-  it('rejects versioned or duplicated desired keys', () => {
-    expect(() => reconcileEntries([{ ...payment, key: 'payment:p1#2' }], [])).toThrow(LedgerValidationError);
-    expect(() => reconcileEntries([payment, payment], [])).toThrow(LedgerValidationError);
-  });
+    it('booked and no longer desired: reverse, once', async () => {
+      await sync([payment, refund]);
+      expect(reconcileEntries([payment], await booked()).toReverse).toEqual([
+        { key: 'refund:r1', reason: 'no longer in the service state' },
+      ]);
+      await sync([payment]);
+      expect(reconcileEntries([payment], await booked())).toMatchObject({ toPost: [], toReverse: [] });
+    });
 
-  it('two live versions of one key (a race or a bug): keeps the matching one, reverses the other', async () => {
-    await ledger.post(payment);
-    await ledger.post({ ...payment, key: 'payment:p1#2' });
-    const plan = reconcileEntries([payment], await booked());
-    expect(plan.unchanged).toEqual(['payment:p1']);
-    expect(plan.toReverse).toEqual([{ key: 'payment:p1#2', reason: 'duplicate version' }]);
-  });
+    it('booked, reversed, desired again: posted under the next version, and so on', async () => {
+      await sync([payment, refund]);
+      await sync([payment]);
+      expect(reconcileEntries([payment, refund], await booked()).toPost.map((e) => e.key)).toEqual([
+        'refund:r1#2',
+      ]);
+      expect((await sync([payment, refund])).posted).toEqual(['refund:r1#2']);
+      expect((await sync([payment])).reversed).toEqual(['refund:r1#2']);
+      expect((await sync([payment, refund])).posted).toEqual(['refund:r1#3']);
+      expect(await ledger.balanceOf(Accounts.Refunds)).toBe(300);
+      expect((await sync([payment, refund])).posted).toEqual([]);
+    });
 
-  it('the same sync applied twice writes nothing the second time', async () => {
-    const first = await sync([payment, refund]);
-    const second = await sync([payment, refund]);
-    expect(first.posted).toHaveLength(2);
-    expect(second).toEqual({ posted: [], reversed: [], unchanged: ['payment:p1', 'refund:r1'] });
+    it('contents changed under a live key: a conflict, raised by apply after the rest was written', async () => {
+      await sync([payment]);
+      const changed = { ...payment, date: '2026-01-03' };
+      const plan = reconcileEntries([changed, refund], await booked());
+      expect(plan.conflicts.map((c) => c.booked.key)).toEqual(['payment:p1']);
+      expect(plan.toPost.map((e) => e.key)).toEqual(['refund:r1']);
+      await expect(applyReconciliation(ledger, plan, { date: '2026-02-01' })).rejects.toBeInstanceOf(
+        LedgerConflictError,
+      );
+      expect(await ledger.get('refund:r1')).not.toBeNull();
+      expect((await ledger.get('payment:p1'))?.date).toBe('2026-01-02');
+    });
+
+    it('kinds scope which booked entries the caller owns', async () => {
+      const memo = twoLine('debit-memo:m1', 500, {
+        debit: Accounts.AccountsReceivable,
+        credit: Accounts.FeeIncome,
+        links,
+      });
+      await sync([payment, memo]);
+      const plan = reconcileEntries([], await booked(), { kinds: ['debit-memo'], reason: 'voided' });
+      expect(plan.toReverse).toEqual([{ key: 'debit-memo:m1', reason: 'voided' }]);
+      expect(() => reconcileEntries([payment], [], { kinds: ['debit-memo'] })).toThrow(LedgerValidationError);
+    });
+
+    it('rejects versioned or duplicated desired keys', () => {
+      expect(() => reconcileEntries([{ ...payment, key: 'payment:p1#2' }], [])).toThrow(
+        LedgerValidationError,
+      );
+      expect(() => reconcileEntries([payment, payment], [])).toThrow(LedgerValidationError);
+    });
+
+    it('two live versions of one key (a race or a bug): keeps the matching one, reverses the other', async () => {
+      await ledger.post(payment);
+      await ledger.post({ ...payment, key: 'payment:p1#2' });
+      const plan = reconcileEntries([payment], await booked());
+      expect(plan.unchanged).toEqual(['payment:p1']);
+      expect(plan.toReverse).toEqual([{ key: 'payment:p1#2', reason: 'duplicate version' }]);
+    });
+
+    it('the same sync applied twice writes nothing the second time', async () => {
+      const first = await sync([payment, refund]);
+      const second = await sync([payment, refund]);
+      expect(first.posted).toHaveLength(2);
+      expect(second).toEqual({ posted: [], reversed: [], unchanged: ['payment:p1', 'refund:r1'] });
+    });
   });
 });
