@@ -203,6 +203,44 @@ export const settingsSchema = z.object({
   QBO_CONSENT_URL: httpUrl
     .default('https://appcenter.intuit.com/connect/oauth2')
     .describe("Intuit's consent page `targets connect` sends you to."),
+  XERO_CLIENT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Client id of your Xero app (developer.xero.com, Web app; Xero target).'),
+  XERO_CLIENT_SECRET: z.string().min(1).optional().describe("That app's client secret."),
+  XERO_TOKEN_KEY: z
+    .string()
+    .min(16, 'at least 16 characters')
+    .optional()
+    .describe(
+      'Secret the Xero refresh token is encrypted with at rest (AES-256-GCM); keep it outside the data folder.',
+    ),
+  XERO_TENANT_ID: z
+    .uuid("Xero's organisation (tenant) id")
+    .optional()
+    .describe('Xero organisation (tenant) id; default: the one `booksync targets connect xero` saved.'),
+  XERO_BASE_URL: httpUrl
+    .default('https://api.xero.com')
+    .describe(
+      "Xero's API host: the Accounting API is under its /api.xro/2.0, the organisations under /connections.",
+    ),
+  XERO_TOKEN_URL: httpUrl
+    .default('https://identity.xero.com/connect/token')
+    .describe("Xero's OAuth 2.0 token endpoint (code exchange and refresh)."),
+  XERO_CONSENT_URL: httpUrl
+    .default('https://login.xero.com/identity/connect/authorize')
+    .describe("Xero's consent page `targets connect xero` sends you to."),
+  XERO_REDIRECT_URI: httpUrl
+    .default('http://localhost:8766/xero/callback')
+    .describe(
+      'Redirect URI registered with the Xero app; `targets connect xero` listens on it when it is a loopback address.',
+    ),
+  XERO_TOKEN_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Where the encrypted refresh token is kept (default: BOOKSYNC_DATA_DIR/xero-connection.json).'),
   LEDGER_MIRROR_DB: z
     .string()
     .min(1)
@@ -287,6 +325,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     for (const name of ['QBO_CLIENT_ID', 'QBO_CLIENT_SECRET', 'QBO_TOKEN_KEY'] as const) {
       if (!settings[name])
         throw new SettingsError(`${name}: required when ACCOUNTING_TARGET includes quickbooks`);
+    }
+  }
+  if (settings.ACCOUNTING_TARGET?.includes('xero')) {
+    for (const name of ['XERO_CLIENT_ID', 'XERO_CLIENT_SECRET', 'XERO_TOKEN_KEY'] as const) {
+      if (!settings[name]) throw new SettingsError(`${name}: required when ACCOUNTING_TARGET includes xero`);
     }
   }
   return { ...settings, ledgerDb: settings.LEDGER_DB ?? path.join(settings.BOOKSYNC_DATA_DIR, 'ledger.db') };

@@ -19,6 +19,7 @@ import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { openQuickBooksTarget } from './quickbooks-connection.js';
+import { openXeroTarget } from './xero-connection.js';
 
 /** How long a burst of ledger writes is gathered into one wake-up signal per target. */
 const signalDebounceMs = 200;
@@ -77,6 +78,8 @@ export async function openAccountingTargets(options: {
         );
       } else if (name === 'quickbooks') {
         targets.set(name, await openQuickBooksTarget({ settings, accounts, logger: log }));
+      } else if (name === 'xero') {
+        targets.set(name, await openXeroTarget({ settings, accounts, logger: log }));
       } else {
         throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
       }

@@ -1,65 +1,80 @@
 import { createServer, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
 import { parseAccountMapping } from '../../accounting/targets/account-mapping.js';
+import type { SealedTokenStorage } from '../../accounting/targets/oauth/token-store.js';
 import {
   ConsentError,
   consentUrl,
   newConsentState,
   parseConsentRedirect,
 } from '../../accounting/targets/quickbooks/index.js';
+import {
+  parseConsentRedirect as parseXeroRedirect,
+  xeroConnections,
+  consentUrl as xeroConsentUrl,
+} from '../../accounting/targets/xero/index.js';
 import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/quickbooks-connection.js';
+import { openXeroTarget, xeroSettings } from '../../runtime/xero-connection.js';
 import { type CommandContext, CommandError } from '../command.js';
 
-// `booksync targets connect quickbooks`: OAuth 2.0's authorization-code flow, once. It prints Intuit's consent
-// URL; the redirect comes back to a loopback listener on QBO_REDIRECT_URI or is pasted on standard input,
-// whichever comes first. The code is exchanged for tokens, the refresh token saved sealed with the company
-// id, and the mapped accounts are checked in that company. No token is ever printed or logged.
+// `booksync targets connect quickbooks|xero`: OAuth 2.0's authorization-code flow, once. It prints the consent
+// URL (Intuit's, Xero's); the redirect comes back to a loopback listener on the redirect URI or is pasted on
+// standard input, whichever comes first. The code is exchanged for tokens, the refresh token saved sealed
+// with the company (QBO's realmId from the redirect, Xero's tenant from its connections endpoint), and the
+// mapped accounts are checked there. No token is ever printed or logged.
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export const connectUsage = `booksync targets connect quickbooks [--paste] [--timeout SECONDS]
+export const connectUsage = `booksync targets connect quickbooks|xero [--paste] [--timeout SECONDS]
 
-Opens the consent of your Intuit app (QBO_CLIENT_ID, QBO_CLIENT_SECRET) for a QuickBooks company: open the
-printed address, choose the company, allow. The redirect to QBO_REDIRECT_URI is taken by a listener when
-that is a loopback address (unless --paste); otherwise paste the address the browser ended on. The refresh
-token is saved encrypted (QBO_TOKEN_KEY) in QBO_TOKEN_FILE; run it again to reconnect after a revocation.`;
+Opens the consent of your Intuit app (QBO_CLIENT_ID, QBO_CLIENT_SECRET) for a QuickBooks company, or of your
+Xero app (XERO_CLIENT_ID, XERO_CLIENT_SECRET) for a Xero organisation: open the printed address, choose the
+company, allow. The redirect to QBO_REDIRECT_URI / XERO_REDIRECT_URI is taken by a listener when that is a
+loopback address (unless --paste); otherwise paste the address the browser ended on. The refresh token is
+saved encrypted (QBO_TOKEN_KEY / XERO_TOKEN_KEY) in QBO_TOKEN_FILE / XERO_TOKEN_FILE; run it again to
+reconnect after a revocation.`;
 
-export async function connectTarget({ args, settings, out, logger }: CommandContext): Promise<number> {
-  const [target, ...rest] = args;
-  if (target !== 'quickbooks') {
-    throw new CommandError(`targets connect: only quickbooks connects by consent (got '${target ?? ''}')`);
-  }
+export async function connectTarget(context: CommandContext): Promise<number> {
+  const [target, ...rest] = context.args;
   const timeoutS = Number(option(rest, '--timeout') ?? 600);
   if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new CommandError('--timeout: a number of seconds');
-  let qbo: ReturnType<typeof quickBooksSettings>;
-  try {
-    qbo = quickBooksSettings(settings);
-  } catch (error) {
-    throw new CommandError((error as Error).message);
-  }
-  const redirectUri = settings.QBO_REDIRECT_URI;
-  const state = newConsentState();
-  out('Open this address in a browser, choose the QuickBooks company and allow booksync:');
-  out(
-    `  ${consentUrl({ clientId: settings.QBO_CLIENT_ID as string, redirectUri, state, authorizeUrl: settings.QBO_CONSENT_URL })}`,
-  );
+  const paste = rest.includes('--paste');
+  if (target === 'quickbooks') return connectQuickBooks(context, { timeoutS, paste });
+  if (target === 'xero') return connectXero(context, { timeoutS, paste });
+  throw new CommandError(`targets connect: quickbooks or xero connect by consent (got '${target ?? ''}')`);
+}
 
+/**
+ * Prints the consent URL and takes back the redirect: on a loopback listener at redirectUri (unless paste),
+ * or pasted on standard input, whichever comes first; `parse` checks it (state, code).
+ */
+async function awaitConsent<T>(options: {
+  out: (line: string) => void;
+  label: string;
+  consentUrl: string;
+  redirectUri: string;
+  paste: boolean;
+  timeoutS: number;
+  parse: (redirect: string) => T;
+}): Promise<T> {
+  const { out, label, redirectUri, timeoutS, parse } = options;
+  out(`Open this address in a browser, choose the ${label} company and allow booksync:`);
+  out(`  ${options.consentUrl}`);
   const redirect = new URL(redirectUri);
-  const listen = !rest.includes('--paste') && loopbackHosts.has(redirect.hostname);
+  const listen = !options.paste && loopbackHosts.has(redirect.hostname);
   out(
     listen
-      ? `Waiting for QuickBooks to redirect to ${redirectUri} (or paste the address the browser shows)...`
+      ? `Waiting for ${label} to redirect to ${redirectUri} (or paste the address the browser shows)...`
       : 'Paste the address the browser shows after you allowed booksync:',
   );
-
-  const consent = await new Promise<{ code: string; realmId: string }>((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     let server: Server | null = null;
     const lines = createInterface({ input: process.stdin });
     const timer = setTimeout(
-      () => finish(new CommandError(`no answer from QuickBooks within ${timeoutS} s`)),
+      () => finish(new CommandError(`no answer from ${label} within ${timeoutS} s`)),
       timeoutS * 1000,
     );
-    function finish(result: { code: string; realmId: string } | Error) {
+    function finish(result: T | Error) {
       clearTimeout(timer);
       lines.close();
       server?.close();
@@ -69,7 +84,7 @@ export async function connectTarget({ args, settings, out, logger }: CommandCont
     lines.on('line', (line) => {
       if (!line.trim()) return;
       try {
-        finish(parseConsentRedirect(line.trim(), state));
+        finish(parse(line.trim()));
       } catch (error) {
         out(`not that one: ${(error as Error).message}`);
       }
@@ -82,13 +97,13 @@ export async function connectTarget({ args, settings, out, logger }: CommandCont
           return;
         }
         try {
-          const answer = parseConsentRedirect(url.toString(), state);
+          const answer = parse(url.toString());
           res
             .writeHead(200, { 'content-type': 'text/plain' })
             .end('booksync is connected; you can close this tab.\n');
           finish(answer);
         } catch (error) {
-          const message = error instanceof ConsentError ? error.message : 'not a QuickBooks redirect';
+          const message = error instanceof ConsentError ? error.message : `not a ${label} redirect`;
           res.writeHead(400, { 'content-type': 'text/plain' }).end(`booksync: ${message}\n`);
           out(`refused a redirect: ${message}`);
         }
@@ -98,6 +113,34 @@ export async function connectTarget({ args, settings, out, logger }: CommandCont
       );
       server.listen(Number(redirect.port || 80), redirect.hostname.replace(/^\[|\]$/g, ''));
     }
+  });
+}
+
+async function connectQuickBooks(
+  { settings, out, logger }: CommandContext,
+  { timeoutS, paste }: { timeoutS: number; paste: boolean },
+): Promise<number> {
+  let qbo: ReturnType<typeof quickBooksSettings>;
+  try {
+    qbo = quickBooksSettings(settings);
+  } catch (error) {
+    throw new CommandError((error as Error).message);
+  }
+  const redirectUri = settings.QBO_REDIRECT_URI;
+  const state = newConsentState();
+  const consent = await awaitConsent({
+    out,
+    label: 'QuickBooks',
+    consentUrl: consentUrl({
+      clientId: settings.QBO_CLIENT_ID as string,
+      redirectUri,
+      state,
+      authorizeUrl: settings.QBO_CONSENT_URL,
+    }),
+    redirectUri,
+    paste,
+    timeoutS,
+    parse: (redirect) => parseConsentRedirect(redirect, state),
   });
 
   try {
@@ -127,6 +170,94 @@ export async function connectTarget({ args, settings, out, logger }: CommandCont
   } catch (error) {
     out((error as Error).message);
     out('map the accounts with TARGET_ACCOUNTS (Role=AcctNum or Id) before starting booksync');
+    return 1;
+  }
+}
+
+async function connectXero(
+  { settings, out, logger }: CommandContext,
+  { timeoutS, paste }: { timeoutS: number; paste: boolean },
+): Promise<number> {
+  let xero: ReturnType<typeof xeroSettings>;
+  try {
+    xero = xeroSettings(settings);
+  } catch (error) {
+    throw new CommandError((error as Error).message);
+  }
+  const redirectUri = settings.XERO_REDIRECT_URI;
+  const state = newConsentState();
+  const { code } = await awaitConsent({
+    out,
+    label: 'Xero',
+    consentUrl: xeroConsentUrl({
+      clientId: settings.XERO_CLIENT_ID as string,
+      redirectUri,
+      state,
+      authorizeUrl: settings.XERO_CONSENT_URL,
+    }),
+    redirectUri,
+    paste,
+    timeoutS,
+    parse: (redirect) => parseXeroRedirect(redirect, state),
+  });
+
+  // The organisation is known only after the exchange (Xero's connections): the first refresh token is held
+  // here, then saved sealed with the organisation it reaches.
+  const held: SealedTokenStorage & { sealed: string | null } = {
+    sealed: null,
+    async load() {
+      return this.sealed;
+    },
+    async save(sealed) {
+      this.sealed = sealed;
+    },
+  };
+  let tenantId: string;
+  try {
+    const accessToken = await xero.tokenStoreWith(held, logger).connect(code, redirectUri);
+    const organisations = await xeroConnections(xero.connectionsUrl, accessToken);
+    const chosen = settings.XERO_TENANT_ID
+      ? organisations.find((o) => o.tenantId === settings.XERO_TENANT_ID)
+      : organisations[0];
+    if (!chosen) {
+      out(
+        settings.XERO_TENANT_ID
+          ? `XERO_TENANT_ID is ${settings.XERO_TENANT_ID}, which this consent does not reach: allow that organisation or unset it`
+          : 'the consent reaches no Xero organisation',
+      );
+      return 1;
+    }
+    tenantId = chosen.tenantId;
+    if (organisations.length > 1 && !settings.XERO_TENANT_ID)
+      out(
+        `the consent reaches ${organisations.length} organisations; using ${chosen.tenantName ?? chosen.tenantId} (set XERO_TENANT_ID for another)`,
+      );
+  } catch (error) {
+    throw new CommandError(`Xero did not issue tokens: ${(error as Error).message}`);
+  }
+  await xero.file.writeConnection({
+    companyId: tenantId,
+    refreshToken: held.sealed as string,
+    connectedAt: new Date().toISOString(),
+  });
+  out(
+    `connected to Xero organisation ${tenantId}; the refresh token is saved encrypted in ${xero.file.file}`,
+  );
+
+  const target = await openXeroTarget({
+    settings: { ...settings, XERO_TENANT_ID: tenantId },
+    accounts: parseAccountMapping(settings.TARGET_ACCOUNTS),
+    logger,
+  });
+  try {
+    await target.verify();
+    out(
+      'every mapped account is in that organisation; booksync pushes there while ACCOUNTING_TARGET includes xero',
+    );
+    return 0;
+  } catch (error) {
+    out((error as Error).message);
+    out('map the accounts with TARGET_ACCOUNTS (Role=account code) before starting booksync');
     return 1;
   }
 }

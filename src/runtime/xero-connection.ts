@@ -1,0 +1,86 @@
+import path from 'node:path';
+import type { AccountMapping } from '../accounting/targets/account-mapping.js';
+import { TargetConfigurationError } from '../accounting/targets/errors.js';
+import { TokenCipher } from '../accounting/targets/oauth/token-cipher.js';
+import type { SealedTokenStorage } from '../accounting/targets/oauth/token-store.js';
+import {
+  XERO_RECONNECT,
+  XeroConnectionFile,
+  XeroTarget,
+  XeroTokenStore,
+} from '../accounting/targets/xero/index.js';
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../logging/logger.js';
+
+// The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
+// (the consent), so both read the same connection file.
+
+export interface XeroSettings {
+  file: XeroConnectionFile;
+  tokenUrl: string;
+  /** Xero's GET /connections: the organisations a new access token reaches. */
+  connectionsUrl: string;
+  tokenStore(tenantId: string, logger?: Logger): XeroTokenStore;
+  /** A token store saving to other storage (`targets connect xero` holds the first token until it knows the tenant). */
+  tokenStoreWith(storage: SealedTokenStorage, logger?: Logger): XeroTokenStore;
+}
+
+export function xeroSettings(settings: Settings): XeroSettings {
+  const { XERO_CLIENT_ID: clientId, XERO_CLIENT_SECRET: clientSecret, XERO_TOKEN_KEY: key } = settings;
+  if (!clientId || !clientSecret || !key) {
+    throw new TargetConfigurationError('xero', [
+      'XERO_CLIENT_ID, XERO_CLIENT_SECRET and XERO_TOKEN_KEY must be set',
+    ]);
+  }
+  const file = new XeroConnectionFile(
+    settings.XERO_TOKEN_FILE ?? path.join(settings.BOOKSYNC_DATA_DIR, 'xero-connection.json'),
+  );
+  const cipher = new TokenCipher(key);
+  const tokenUrl = settings.XERO_TOKEN_URL;
+  return {
+    file,
+    tokenUrl,
+    connectionsUrl: new URL('/connections', settings.XERO_BASE_URL).toString(),
+    tokenStore: (tenantId, logger) =>
+      new XeroTokenStore({
+        tokenUrl,
+        clientId,
+        clientSecret,
+        storage: file.storage(tenantId),
+        cipher,
+        ...(logger ? { logger } : {}),
+      }),
+    tokenStoreWith: (storage, logger) =>
+      new XeroTokenStore({
+        tokenUrl,
+        clientId,
+        clientSecret,
+        storage,
+        cipher,
+        ...(logger ? { logger } : {}),
+      }),
+  };
+}
+
+/** The target for the organisation XERO_TENANT_ID names, or else the one `targets connect xero` saved. */
+export async function openXeroTarget(options: {
+  settings: Settings;
+  accounts: AccountMapping;
+  logger: Logger;
+}): Promise<XeroTarget> {
+  const { settings, accounts, logger } = options;
+  const xero = xeroSettings(settings);
+  const saved = await xero.file.readConnection();
+  const tenantId = settings.XERO_TENANT_ID ?? saved?.companyId;
+  if (!tenantId) {
+    throw new TargetConfigurationError('xero', [`not connected to a Xero organisation: ${XERO_RECONNECT}`]);
+  }
+  return new XeroTarget({
+    baseUrl: settings.XERO_BASE_URL,
+    tenantId,
+    tokenStore: xero.tokenStore(tenantId, logger),
+    accounts,
+    matching: settings.TARGET_MATCHING,
+    logger,
+  });
+}
