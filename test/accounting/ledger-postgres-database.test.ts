@@ -224,6 +224,28 @@ describe('contention', () => {
   });
 });
 
+describe('the same key with other contents from two processes at once', () => {
+  it('books one of them; the other is a LedgerConflictError', async () => {
+    const b = await PostgresLedger.open({ url });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const outcomes = await Promise.allSettled([
+          ledger.post(twoLine(`payment:x${i}`, 100)),
+          b.post(twoLine(`payment:x${i}`, 101)),
+        ]);
+        const booked = outcomes.filter((o) => o.status === 'fulfilled');
+        const refused = outcomes.filter((o) => o.status === 'rejected');
+        expect(booked.map((o) => o.value.created)).toEqual([true]);
+        expect(refused.map((o) => o.reason)).toEqual([expect.any(LedgerConflictError)]);
+      }
+      expect(await count('entries')).toBe(20);
+      expect((await ledger.trialBalance()).balanced).toBe(true);
+    } finally {
+      await b.close();
+    }
+  });
+});
+
 describe('schema and connection', () => {
   it('migrates an empty database once, even with several ledgers opening it at once', async () => {
     const emptyUrl = await (await postgres.cluster()).createDatabase('empty_at_start');
