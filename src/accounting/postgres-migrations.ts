@@ -146,9 +146,15 @@ export async function migratePostgres(client: PoolClient): Promise<number> {
     // Another process may be migrating: wait for it however long the pool's lock_timeout is.
     await client.query("SET LOCAL lock_timeout = '120s'");
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS ledger_schema_version (version INTEGER NOT NULL, migrated_at TEXT NOT NULL)',
+    // Only created when missing: a database user without CREATE can use a migrated database.
+    const { rows: found } = await client.query<{ present: boolean }>(
+      "SELECT to_regclass('ledger_schema_version') IS NOT NULL AS present",
     );
+    if (!found[0]?.present) {
+      await client.query(
+        'CREATE TABLE ledger_schema_version (version INTEGER NOT NULL, migrated_at TEXT NOT NULL)',
+      );
+    }
     const { rows } = await client.query<{ version: number }>(
       'SELECT coalesce(max(version), 0) AS version FROM ledger_schema_version',
     );

@@ -264,6 +264,24 @@ describe('schema and connection', () => {
     }
   });
 
+  it('a database user that may only read, insert and update can use a migrated database', async () => {
+    await raw.query('CREATE ROLE booksync_writer LOGIN');
+    await raw.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    await raw.query('GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO booksync_writer');
+    const writerUrl = url.replace('postgres://postgres@', 'postgres://booksync_writer@');
+    const writer = await PostgresLedger.open({ url: writerUrl });
+    try {
+      expect((await writer.post(twoLine('payment:p1', 1000))).created).toBe(true);
+      expect((await writer.reverse('payment:p1', { reason: 'x', date: '2026-02-01' })).created).toBe(true);
+      await expect(writer.pool.query('DELETE FROM lines')).rejects.toThrow(/permission denied|immutable/);
+      await expect(writer.pool.query('CREATE TABLE x (a int)')).rejects.toThrow(/permission denied/);
+    } finally {
+      await writer.close();
+      await raw.query('DROP OWNED BY booksync_writer');
+      await raw.query('DROP ROLE booksync_writer');
+    }
+  });
+
   it('survives a reopen with the same books', async () => {
     await ledger.post(twoLine('payment:p1', 1000, { links: { paymentId: 'p1' } }));
     await ledger.reverse('payment:p1', { reason: 'ACH return', date: '2026-01-09' });
