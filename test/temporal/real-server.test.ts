@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
@@ -9,11 +10,14 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconciliationScheduleId } from '../../src/temporal/reconciliation-schedule.js';
 import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
 import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment.js';
 import { customAttributes, expectAllOfBooksyncs } from '../support/bare-dev-server.js';
 import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
-import { installQuietRuntime } from '../support/temporal.js';
+import { freePort } from '../support/free-port.js';
+import { withParentDeath } from '../support/postgres.js';
+import { installQuietRuntime, uniqueTaskQueue } from '../support/temporal.js';
 import {
   findTemporalServer,
   type RealTemporalServer,
@@ -119,6 +123,60 @@ describe.skipIf(missing !== undefined)(missing ? `${title}: skipped, ${missing}`
     expect(columns).toHaveLength(booksyncSearchAttributes.length);
     expect(Object.keys(attributes).sort()).toEqual(booksyncSearchAttributes.map((k) => k.name).sort());
   }, 60_000);
+
+  it('booksync worker starts on it: nothing to register, the reconciliation Schedule created, ready', async () => {
+    const metricsPort = await freePort();
+    const taskQueue = uniqueTaskQueue('real-server-worker');
+    let output = '';
+    const worker = spawn('setpriv', withParentDeath([process.execPath, bin, 'worker'], false), {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        BOOKSYNC_DATA_DIR: dir,
+        LEDGER_DB: path.join(dir, 'worker-books.db'),
+        TEMPORAL_ADDRESS: server.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        SERVICE_BASE_URL: 'http://127.0.0.1:9',
+        SERVICE_API_KEY: 'not-called-at-start',
+        METRICS_PORT: String(metricsPort),
+        LOG_LEVEL: 'debug',
+        LOG_FORMAT: 'json',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    worker.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    try {
+      await waitFor(
+        'the worker ready',
+        async () => {
+          if (worker.exitCode !== null) throw new Error(`worker exited with ${worker.exitCode}`);
+          const response = await fetch(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => null);
+          return response?.status === 200;
+        },
+        120_000,
+        250,
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}\n${output.slice(-4000)}`);
+      });
+      expect(output).toContain('booksync search attributes already registered');
+      expect(output).not.toContain('registered booksync search attributes');
+      const client = new Client({ connection: server.connection, namespace: server.namespace });
+      const schedule = await client.schedule.getHandle(reconciliationScheduleId).describe();
+      expect(schedule.action.type).toBe('startWorkflow');
+      expect(schedule.action.type === 'startWorkflow' && schedule.action.taskQueue).toBe(taskQueue);
+    } finally {
+      worker.kill('SIGTERM');
+      await Promise.race([exited, sleep(25_000)]);
+      if (worker.exitCode === null) worker.kill('SIGKILL');
+    }
+  }, 180_000);
 
   it('an ACH payment made in the emulator reaches the books through webhook, ingress and worker, and SyncState="IN_RETURN_WINDOW" lists it', async () => {
     installQuietRuntime();
