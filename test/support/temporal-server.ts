@@ -110,6 +110,7 @@ export async function startTemporalServer(
   options: StartTemporalServerOptions = {},
 ): Promise<RealTemporalServer> {
   const name = options.name ?? 'temporal-server';
+  const begun = Date.now();
   const found = options.binaries ?? findTemporalServer();
   if ('missing' in found) throw new Error(found.missing);
   mkdirSync(artifacts, { recursive: true });
@@ -230,10 +231,8 @@ export async function startTemporalServer(
     const startupMs = Date.now() - started;
     writeFileSync(
       logFile,
-      `\n[booksync test] frontend and namespace '${namespace}' ready ${startupMs} ms after spawn\n`,
-      {
-        flag: 'a',
-      },
+      `\n[booksync test] PostgreSQL and both schemas in ${started - begun} ms; the server's frontend and namespace '${namespace}' ready ${startupMs} ms after spawn\n`,
+      { flag: 'a' },
     );
     return { address, namespace, connection: conn, postgres, logFile, startupMs, stop };
   } catch (error) {
