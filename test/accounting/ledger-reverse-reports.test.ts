@@ -163,6 +163,47 @@ describe.each(ledgerStores())('$name ledger', (store) => {
       );
     });
 
+    it('openItems: what each invoice or bill still owes, with its counterparty, no document first', async () => {
+      await ledger.post(
+        twoLine('invoice:pl_b', 7_000, {
+          debit: Accounts.AccountsReceivable,
+          credit: Accounts.Revenue,
+          links: { paymentLinkId: 'pl_b', customerId: 'c2' },
+        }),
+      );
+      await ledger.post(
+        twoLine('invoice:pl_A', 1_000, {
+          debit: Accounts.AccountsReceivable,
+          credit: Accounts.Revenue,
+          links: { paymentLinkId: 'pl_A' },
+        }),
+      );
+      await ledger.post(
+        twoLine('bill:b1', 900, {
+          debit: Accounts.BillExpenses,
+          credit: Accounts.AccountsPayable,
+          links: { billId: 'b1', vendorId: 'v1' },
+        }),
+      );
+      await ledger.post(
+        twoLine('invoice-adjustment:x1', 50, {
+          debit: Accounts.AccountsReceivable,
+          credit: Accounts.Revenue,
+        }),
+      );
+      // pl1: never invoiced, paid 10000 (c1); pl2: paid 4000, no customer. Code-unit order: pl1 < pl2 < pl_A < pl_b.
+      expect(await ledger.openItems('receivable')).toEqual([
+        { documentId: null, counterpartyId: null, openCents: 50 },
+        { documentId: 'pl1', counterpartyId: 'c1', openCents: -10_000 },
+        { documentId: 'pl2', counterpartyId: null, openCents: -4_000 },
+        { documentId: 'pl_A', counterpartyId: null, openCents: 1_000 },
+        { documentId: 'pl_b', counterpartyId: 'c2', openCents: 7_000 },
+      ]);
+      expect(await ledger.openItems('payable')).toEqual([
+        { documentId: 'b1', counterpartyId: 'v1', openCents: 900 },
+      ]);
+    });
+
     it('bookingReport: each entry with its status, live keys and the net per account', async () => {
       const report = bookingReport(await ledger.entriesFor({ paymentLinkId: 'pl1' }));
       expect(report.items.map((i) => [i.key, i.status, i.related])).toEqual([
