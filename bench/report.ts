@@ -6,6 +6,7 @@ import type { QuickBooksPushResult } from './quickbooks-push.js';
 import type { SignatureResult } from './signature.js';
 import type { LatencySummary } from './stats.js';
 import type { TrytonPushResult } from './tryton-push.js';
+import type { XeroPushResult } from './xero-push.js';
 
 // The JSON written to bench/results/latest.json, and the table printed from it.
 
@@ -22,6 +23,7 @@ export interface BenchResults {
     emulator?: EmulatorResult;
     tryton?: TrytonPushResult;
     quickbooks?: QuickBooksPushResult;
+    xero?: XeroPushResult;
   };
   errors: Record<string, string>;
   totalSeconds?: number;
@@ -164,6 +166,16 @@ function rows(results: BenchResults): Row[] {
       `${n(quickbooks.batched.entriesPerMinute)}/min`,
       `one by one ${n(quickbooks.oneByOne.entriesPerMinute)}/min (${quickbooks.oneByOne.requestsPerEntry} req/entry)`,
       `${quickbooks.ratio}`,
+    ]);
+  }
+  const xero = results.stages.xero;
+  if (xero) {
+    out.push([
+      'xero',
+      `${n(xero.payments)} payments (${n(xero.entries)} entries) at Xero's ${xero.limitCallsPerMinute} calls/min, batched (${xero.batched.callsPerPayment} calls/payment, ≤${xero.maxInFlight} in flight, ≤${xero.maxPerMinute}/min, ${n(xero.batched.paymentsPerDay)} payments/day in ${n(xero.limitCallsPerDay)} calls)`,
+      `${n(xero.batched.paymentsPerMinute)} payments/min`,
+      `one by one ${n(xero.oneByOne.paymentsPerMinute)}/min (${xero.oneByOne.callsPerPayment} calls/payment)`,
+      `${xero.ratio}`,
     ]);
   }
   for (const [stage, error] of Object.entries(results.errors)) {

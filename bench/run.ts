@@ -12,12 +12,13 @@ import { benchQuickBooksPush } from './quickbooks-push.js';
 import { type BenchResults, printReport } from './report.js';
 import { benchSignature } from './signature.js';
 import { benchTrytonPush } from './tryton-push.js';
+import { benchXeroPush } from './xero-push.js';
 
 // npm run bench [-- --quick] [-- --only ingress,e2e] [-- --profile]
 // Runs every stage one after the other in this one run, prints a table, writes bench/results/latest.json.
 // Everything it starts listens on loopback and is stopped before it exits.
 
-const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator', 'tryton', 'quickbooks'] as const;
+const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator', 'tryton', 'quickbooks', 'xero'] as const;
 type Stage = (typeof stages)[number];
 
 const { values } = parseArgs({
@@ -54,6 +55,7 @@ const config = {
   emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
   trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 30 : 150),
   quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 30 : 120),
+  xeroLinks: positive('BENCH_XERO_LINKS', quick ? 20 : 60),
 };
 
 const progress = (line: string) =>
@@ -111,6 +113,7 @@ await stage('ach', () =>
 await stage('emulator', () => benchEmulator({ ...config.emulator, profile: profile('emulator'), progress }));
 await stage('tryton', () => benchTrytonPush({ documents: config.trytonDocuments, progress }));
 await stage('quickbooks', () => benchQuickBooksPush({ links: config.quickbooksLinks, progress }));
+await stage('xero', () => benchXeroPush({ links: config.xeroLinks, progress }));
 results.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
 
 save();
