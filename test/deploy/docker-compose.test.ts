@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { settingsSchema } from '../../src/config/settings.js';
 import { customAttributes, expectAllOfBooksyncs, startBareDevServer } from '../support/bare-dev-server.js';
+import { composeServices, serviceEnvironment } from '../support/compose-file.js';
 import { waitFor } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';
 
@@ -14,24 +14,7 @@ import { freePort } from '../support/free-port.js';
 // commands with their environments natively where that needs nothing else (the sandbox emulator), and,
 // where Debian's docker-compose is installed (.ci/run installs it), by its own `config` validation.
 
-interface Service {
-  image?: string;
-  build?: string;
-  command?: string[];
-  entrypoint?: string[];
-  profiles?: string[];
-  depends_on?: Record<string, { condition: string }>;
-  environment?: Record<string, string | number>;
-  healthcheck?: { test: string[] };
-  ports?: string[];
-  restart?: string;
-  stop_grace_period?: string;
-}
-
-const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
-  services: Record<string, Service>;
-};
-const services = compose.services;
+const services = composeServices();
 const booksyncServices = Object.entries(services).filter(([, s]) => s.build === '.');
 const bin = fileURLToPath(new URL('../../bin/booksync.js', import.meta.url));
 
@@ -42,21 +25,6 @@ function hasDockerCompose(): boolean {
   } catch {
     return false;
   }
-}
-
-/** Compose's `${NAME}`, `${NAME:-default}`, `${NAME:?message}` and `$$`, against `env`. */
-function interpolate(value: string | number, env: Record<string, string | undefined>): string {
-  return String(value).replace(
-    /\$\$|\$\{([A-Z0-9_]+)(?:(:?[-?])([^}]*))?\}/g,
-    (whole, name?: string, op?: string, arg?: string) => {
-      if (whole === '$$') return '$';
-      const set = env[name!];
-      const present = op?.startsWith(':') ? set !== undefined && set !== '' : set !== undefined;
-      if (present) return set!;
-      if (op?.endsWith('?')) throw new Error(`${name}: ${arg}`);
-      return op?.endsWith('-') ? arg! : '';
-    },
-  );
 }
 
 /** "35s", "1m30s", "500ms" in seconds. */
@@ -163,9 +131,7 @@ describe('docker-compose.yml', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'booksync-compose-setup-'));
     try {
       // Compose's defaults, and the one thing that differs here: where Temporal is.
-      const environment = Object.fromEntries(
-        Object.entries(setup.environment!).map(([k, v]) => [k, interpolate(v, {})]),
-      );
+      const environment = serviceEnvironment(setup);
       environment.TEMPORAL_ADDRESS = server.address;
       const output = execFileSync(process.execPath, [bin, ...setup.command!], {
         cwd: dir,
@@ -236,11 +202,9 @@ describe('docker-compose.yml', () => {
     const run = async (token: string | undefined) => {
       const dir = mkdtempSync(path.join(tmpdir(), 'booksync-compose-emulator-'));
       const port = await freePort();
-      const environment = Object.fromEntries(
-        Object.entries(emulator.environment!).map(([k, v]) => [
-          k,
-          interpolate(v, token === undefined ? {} : { EMULATOR_ADMIN_TOKEN: token }),
-        ]),
+      const environment = serviceEnvironment(
+        emulator,
+        token === undefined ? {} : { EMULATOR_ADMIN_TOKEN: token },
       );
       // Only what a container has differently: its data folder, and a free loopback port here.
       Object.assign(environment, {

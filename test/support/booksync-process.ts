@@ -7,9 +7,8 @@ import { promisify } from 'node:util';
 import type { TargetSummary } from '../../src/accounting/targets/target-index.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { sign } from '../../src/service/webhook-signature.js';
-import { shuffled } from '../e2e/expected-books.js';
 import { freePort } from './free-port.js';
+import { redeliverEverything } from './webhook-redelivery.js';
 
 // The real `booksync start` as a business runs it, in its own process group, on free loopback ports and a
 // fresh data folder; plus the CLI run beside it with the same environment. For the end-to-end tests of the
@@ -158,33 +157,38 @@ export class BooksyncProcess {
    */
   async redeliverEverythingTwice(seed: number): Promise<number> {
     const secret = (await this.service().listWebhooks()).webhooks.find((w) => w.secret)?.secret as string;
-    const events: string[] = [];
-    for await (const item of this.sandbox().allEvents()) events.push(JSON.stringify(item.event));
-    for (const body of shuffled([...events, ...events], seed)) {
-      const t = Math.floor(Date.now() / 1000);
-      const response = await fetch(`http://127.0.0.1:${this.env.INGRESS_PORT}/webhooks/service`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'service-signature': sign(secret, body, t) },
-        body,
-      });
-      if (response.status !== 200) throw new Error(`redelivery answered ${response.status}`);
-    }
-    return events.length;
+    return redeliverEverything({
+      sandbox: this.sandbox(),
+      ingressUrl: `http://127.0.0.1:${this.env.INGRESS_PORT}`,
+      secret,
+      times: 2,
+      seed,
+    });
   }
 
   /** Stops the stack; its output is kept in test/.artifacts/<name>.log for a failure's post-mortem. */
   async stop(name: string): Promise<void> {
-    if (this.stack?.pid) {
+    const stack = this.stack;
+    if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
+      const gone = new Promise((resolve) => stack.once('exit', resolve));
       try {
-        process.kill(-this.stack.pid, 'SIGINT');
-        await sleep(5_000);
-        process.kill(-this.stack.pid, 'SIGKILL');
+        process.kill(-stack.pid, 'SIGINT');
+      } catch {
+        // Gone already.
+      }
+      // Ctrl-C drains the worker (up to its 20 s grace); on a loaded machine that is more than a few seconds.
+      await Promise.race([gone, sleep(30_000)]);
+    }
+    if (stack?.pid) {
+      try {
+        process.kill(-stack.pid, 'SIGKILL'); // whatever of the group is left (the dev server)
       } catch {
         // Gone already.
       }
     }
     mkdirSync('test/.artifacts', { recursive: true });
     writeFileSync(path.join('test/.artifacts', `${name}.log`), this.output);
-    if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    // A process of the group may still be closing its files for a moment after the signal.
+    if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }

@@ -155,7 +155,7 @@ export function snapshotOf(
  * last entry's date. Rejects when hledger finds an unbalanced transaction or a failing assertion.
  */
 export async function hledgerCheck(
-  ledger: EmbeddedLedger,
+  ledger: Pick<EmbeddedLedger, 'allEntries' | 'balances'>,
   dir: string,
   expected: Partial<Record<AccountName, number>> = {},
 ): Promise<{ journal: string; file: string; balanceReport: string }> {
