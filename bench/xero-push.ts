@@ -117,6 +117,7 @@ export async function benchXeroPush(options: {
   try {
     const run = async (
       label: string,
+      links: number,
       push: (target: XeroTarget, docs: TargetDocument[]) => Promise<void>,
     ) => {
       const tenantId = double.createTenant(`bench ${label}`);
