@@ -6,6 +6,7 @@ import { createDisbursementActivities } from './disbursement.js';
 import { createPaymentActivities } from './payment.js';
 import { createPaymentLinkActivities } from './payment-link.js';
 import { createPayoutReportActivities } from './payout-report.js';
+import { createPeriodCloseActivities } from './period-close.js';
 import { createReconciliationActivities } from './reconciliation.js';
 import { createServiceRecordActivities } from './service-records.js';
 
@@ -23,5 +24,6 @@ export function createActivities(deps: ActivityDependencies) {
     ...createReconciliationActivities(deps),
     ...createAccountingTargetActivities(deps),
     ...createPayoutReportActivities(deps),
+    ...createPeriodCloseActivities(deps),
   };
 }

@@ -8,6 +8,7 @@ export { disbursement } from './disbursement.js';
 export { payment } from './payment.js';
 export { paymentLink } from './payment-link.js';
 export { payoutPeriodReport, payoutReport } from './payout-report.js';
+export { periodClose } from './period-close.js';
 export { reconciliation } from './reconciliation.js';
 export { reconciliationRequests } from './reconciliation-requests.js';
 export { vendorDeliveryMethods } from './vendor-delivery-methods.js';

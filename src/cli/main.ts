@@ -3,6 +3,7 @@ import { loadSettings, SettingsError } from '../config/settings.js';
 import { createLogger } from '../logging/logger.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
+import { closeCommand } from './commands/close.js';
 import { demoCommand } from './commands/demo.js';
 import { depositCommand } from './commands/deposit.js';
 import { emulatorCommand } from './commands/emulator.js';
@@ -29,6 +30,7 @@ const commands: Record<string, Command> = {
   deposit: depositCommand,
   link: linkCommand,
   payout: payoutCommand,
+  close: closeCommand,
 };
 
 /** package.json's version: the one place it is written. */

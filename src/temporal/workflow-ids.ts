@@ -26,6 +26,10 @@ export const WORKFLOW_ID_PREFIXES = {
   payoutReport: 'payout-report-',
   /** The payout report of a period, `{from}_{to}` (`booksync payout list`). */
   payoutPeriodReport: 'payout-period-',
+  /** The completeness certificate of a period, `{from}-{to}` (`booksync close`). */
+  periodClose: 'period-close-',
+  /** The monthly Schedule's runs of the period close: Temporal appends `-{start time}`. */
+  scheduledPeriodClose: 'scheduled-period-close',
   /** The emulator's deliveries (its event ids are UUIDs it generates, 6.2). */
   webhookDelivery: 'webhook-delivery-',
 } as const;

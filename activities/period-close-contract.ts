@@ -1,0 +1,15 @@
+// The contract between the period-close workflow and its activity (implementation: activities/period-close.ts).
+// Types only: the workflow imports nothing that does I/O.
+
+import type { CloseCertificate, ClosePeriod } from '../src/close/certificate.js';
+
+export type { CloseCertificate, ClosePeriod } from '../src/close/certificate.js';
+
+export interface PeriodCloseActivities {
+  /**
+   * Reads the service's objects (links, payments, disbursements, check deposits; the bills and bill payments
+   * the books name), the ledger's entries, balances and open items, and the accounting targets' index, and
+   * makes the period's completeness certificate.
+   */
+  buildCloseCertificate(period: ClosePeriod): Promise<CloseCertificate>;
+}

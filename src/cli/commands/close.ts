@@ -1,0 +1,127 @@
+import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
+import { certificateHtml } from '../../close/certificate-html.js';
+import { certificateLines } from '../../close/certificate-text.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { workflowIdFor } from '../../temporal/workflow-ids.js';
+import { type Command, CommandError } from '../command.js';
+
+// Workflow type name, not workflow code: the CLI never imports workflow modules at run time.
+const periodCloseType = 'periodClose';
+
+export interface CloseArgs {
+  period: ClosePeriod;
+  json: boolean;
+  html: string | null;
+  timeoutSeconds: number;
+}
+
+function isDay(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+export function parseCloseArgs(args: string[]): CloseArgs {
+  let json = false;
+  let html: string | null = null;
+  let timeoutSeconds = 600;
+  let from: string | undefined;
+  let to: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    const value = () => {
+      const v = args[++i];
+      if (!v || v.startsWith('--')) throw new CommandError(`close: ${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--json') json = true;
+    else if (flag === '--from') from = value();
+    else if (flag === '--to') to = value();
+    else if (flag === '--html') html = value();
+    else if (flag === '--timeout') {
+      timeoutSeconds = Number(value());
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
+        throw new CommandError('close: --timeout takes a number of seconds');
+      }
+    } else throw new CommandError(`close: unknown argument ${flag}`);
+  }
+  if (!from || !to) throw new CommandError('close: give --from YYYY-MM-DD and --to YYYY-MM-DD');
+  for (const day of [from, to]) {
+    if (!isDay(day)) throw new CommandError(`close: dates are YYYY-MM-DD, got ${day}`);
+  }
+  if (from > to) throw new CommandError(`close: --from ${from} is after --to ${to}`);
+  return { period: { from, to }, json, html, timeoutSeconds };
+}
+
+export function periodCloseWorkflowId(period: ClosePeriod): string {
+  return workflowIdFor('periodClose', `${period.from}-${period.to}`);
+}
+
+/** The innermost message of a workflow failure (the activity's own words). */
+function rootCause(error: Error): string {
+  let current: Error = error;
+  while (current.cause instanceof Error) current = current.cause;
+  return current.message;
+}
+
+/**
+ * Runs the periodClose workflow under `period-close-{from}-{to}` and returns its certificate. One already
+ * running under that id is joined; a finished one is run afresh (a new certificate, the old stays in history).
+ */
+export async function requestPeriodClose(
+  client: Client,
+  options: { period: ClosePeriod; taskQueue: string; timeoutSeconds?: number },
+): Promise<CloseCertificate> {
+  const workflowId = periodCloseWorkflowId(options.period);
+  const handle = await client.workflow.start(periodCloseType, {
+    workflowId,
+    taskQueue: options.taskQueue,
+    args: [options.period],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return Promise.race([
+    handle.result().catch((error: unknown) => {
+      throw error instanceof WorkflowFailedError ? new CommandError(`close: ${rootCause(error)}`) : error;
+    }) as Promise<CloseCertificate>,
+    sleep((options.timeoutSeconds ?? 600) * 1000).then(() => {
+      throw new CommandError(`close: ${workflowId} is still running (see the Temporal UI)`);
+    }),
+  ]);
+}
+
+export const closeCommand: Command = {
+  summary:
+    'period close: the completeness certificate of a period (every object booked, balances agree, pushed)',
+  usesTemporal: true,
+  usage: `booksync close --from YYYY-MM-DD --to YYYY-MM-DD [--json] [--html FILE] [--timeout SECONDS]
+
+Runs the periodClose workflow (id period-close-<from>-<to>) and prints its certificate: every service object
+of the period (payments, refunds, external payments, debit memos, deposit applications, disbursements, bills,
+bill payments) maps to exactly one live entry or is listed with its skip reason; every live entry of the
+period maps back to an object the service lists; Processor Clearing and Payouts In Transit agree with the
+service; each invoice's receivable equals its link's remainder and each bill's payable what is still owed;
+every entry of the period is PUSHED or SKIPPED at each accounting target.
+--json: the certificate as JSON. --html FILE: also writes it as a self-contained HTML page.
+Exits 0 when the certificate passes, 2 when it was made and fails, 1 when it could not be made.
+The Schedule booksync-period-close runs it for the month just ended, on the 1st of each month.`,
+  async run({ args, settings, out }) {
+    const parsed = parseCloseArgs(args);
+    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
+    const { client, connection } = await connectClient(temporalTarget(settings, address));
+    try {
+      const certificate = await requestPeriodClose(client, {
+        period: parsed.period,
+        taskQueue: settings.TEMPORAL_TASK_QUEUE,
+        timeoutSeconds: parsed.timeoutSeconds,
+      });
+      if (parsed.html !== null) writeFileSync(parsed.html, certificateHtml(certificate));
+      const lines = parsed.json ? [JSON.stringify(certificate, null, 2)] : certificateLines(certificate);
+      for (const line of lines) out(line);
+      if (parsed.html !== null && !parsed.json) out(`written: ${parsed.html}`);
+      return certificate.passes ? 0 : 2;
+    } finally {
+      await connection.close();
+    }
+  },
+};

@@ -1,0 +1,81 @@
+import { formatUsd as usd } from '../accounting/money.js';
+import { table } from '../payouts/report-text.js';
+import type { CloseCertificate } from './certificate.js';
+
+// The certificate as a person reads it in a terminal: the verdict first, then what fails, then the tables.
+
+export function certificateLines(c: CloseCertificate): string[] {
+  const lines: string[] = [];
+  lines.push(`period close ${c.from} to ${c.to}: ${c.passes ? 'PASSES' : 'FAILS'} (as of ${c.asOf})`);
+  const n = c.counts;
+  lines.push(
+    `objects ${n.objects}: ${n.BOOKED} booked, ${n.SKIPPED} skipped, ${n.MISSING} missing, ${n.DUPLICATE} duplicate, ${n.AMOUNT_DIFFERS} amount differs; entries ${n.entries}, orphans ${n.orphans}`,
+  );
+  if (c.problems.length > 0) {
+    lines.push('problems');
+    for (const p of c.problems) lines.push(`  ${p}`);
+  }
+  lines.push('balances');
+  lines.push(
+    ...table(
+      [
+        ['account', 'books', 'service', ''],
+        ...c.balances.map((b) => [b.title, usd(b.booksCents), usd(b.serviceCents), b.ok ? 'ok' : 'DIFFERS']),
+      ],
+      [false, true, true, false],
+    ).map((l) => `  ${l}`),
+  );
+  const docs = (title: string, rows: CloseCertificate['receivables']) => {
+    const bad = rows.filter((r) => !r.ok);
+    lines.push(`${title}: ${rows.length - bad.length} of ${rows.length} agree`);
+    if (bad.length > 0) {
+      lines.push(
+        ...table(
+          [
+            ['document', 'books', 'service'],
+            ...bad.map((r) => [r.documentId, usd(r.booksCents), usd(r.serviceCents)]),
+          ],
+          [false, true, true],
+        ).map((l) => `  ${l}`),
+      );
+    }
+  };
+  docs('receivables per invoice', c.receivables);
+  docs('payables per bill', c.payables);
+  if (c.targets === null) lines.push('accounting targets: none configured');
+  else
+    for (const t of c.targets) {
+      lines.push(
+        `target ${t.target}: ${t.pushed} pushed, ${t.skipped} skipped, ${t.notPushed.length} not pushed of ${t.entries}`,
+      );
+      for (const p of t.notPushed) lines.push(`  ${p.key}: ${p.status}${p.reason ? ` (${p.reason})` : ''}`);
+    }
+  const f = c.flow;
+  lines.push(
+    `money flow: received ${usd(f.receivedCents)}, fees ${usd(f.feesCents)}, refunds ${usd(f.refundsCents)}, disbursed ${usd(f.disbursedCents)}, reached the bank ${usd(f.reachedBankCents)}`,
+  );
+  lines.push('objects');
+  lines.push(
+    ...table(
+      [
+        ['kind', 'id', 'date', 'amount', 'status', 'entry or reason'],
+        ...c.objects.map((o) => [
+          o.kind,
+          o.id,
+          o.date,
+          usd(o.amountCents),
+          o.status,
+          o.status === 'SKIPPED'
+            ? (o.skipReason ?? '')
+            : o.status === 'BOOKED'
+              ? (o.entryKey ?? '')
+              : (o.detail ?? ''),
+        ]),
+      ],
+      [false, false, false, true, false, false],
+    ).map((l) => `  ${l}`),
+  );
+  for (const o of c.orphanEntries) lines.push(`orphan entry ${o.key} (${o.date}): ${o.detail}`);
+  lines.push(`certificate: ${c.passes ? 'passes' : 'fails'}`);
+  return lines;
+}
