@@ -1,0 +1,327 @@
+import { describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import type { BookedEntry, EntryLinks } from '../../src/accounting/entry.js';
+import { type CloseInput, closeCertificate } from '../../src/close/certificate.js';
+import { certificateHtml, escapeHtml } from '../../src/close/certificate-html.js';
+import { certificateLines } from '../../src/close/certificate-text.js';
+import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
+import { monthBefore } from '../../workflows/period-close.js';
+
+// The certificate's rules on hand-made objects and entries: skip reasons, duplicates, amounts, orphans,
+// payables per bill and the accounting targets' index. Every figure is worked out by hand.
+
+const period = { from: '2026-03-01', to: '2026-03-31' };
+const march = (day: number) => Date.parse(`2026-03-${String(day).padStart(2, '0')}T12:00:00Z`);
+let id = 0;
+
+function entry(
+  key: string,
+  date: string,
+  lines: [string, number][],
+  links: EntryLinks,
+  extra: Partial<BookedEntry> = {},
+): BookedEntry {
+  return {
+    id: ++id,
+    key,
+    date,
+    description: key,
+    lines: lines.map(([account, amountCents]) => ({ account, amountCents })) as BookedEntry['lines'],
+    links,
+    reverses: null,
+    reversedBy: null,
+    contentHash: key,
+    createdAt: `${date}T00:00:00Z`,
+    ...extra,
+  };
+}
+
+const payment = (pid: string, status: string, amount: number, fee: number, refunds: unknown[] = []) =>
+  ({
+    id: pid,
+    status,
+    amountInCents: amount,
+    platformFeeInCents: fee,
+    paymentLinkId: null,
+    createdAt: march(10),
+    refunds,
+  }) as unknown as Payment;
+
+function input(over: Partial<CloseInput>): CloseInput {
+  return {
+    period,
+    asOf: '2026-04-01T00:00:00Z',
+    links: [],
+    payments: [],
+    disbursements: [],
+    checkDeposits: [],
+    bills: [],
+    billPayments: [],
+    entries: [],
+    receivables: [],
+    payables: [],
+    balances: { processorClearingCents: 0, payoutsInTransitCents: 0 },
+    targets: null,
+    ...over,
+  };
+}
+
+describe('the completeness certificate', () => {
+  it('passes when each object has one live entry, a failed payment is skipped with its reason, and balances agree', () => {
+    const ok = payment('pay_ok', 'SUCCEEDED', 10_000, 320);
+    const failed = payment('pay_failed', 'FAILED', 5_000, 0);
+    const payout = {
+      id: 'dis_1',
+      status: 'PENDING',
+      amountInCents: 9_680,
+      createdAt: '2026-03-11',
+      paidAt: null,
+    } as unknown as Disbursement;
+    const pay = entry(
+      'payment:pay_ok',
+      '2026-03-10',
+      [
+        [Accounts.ProcessorClearing, 10_000],
+        [Accounts.AccountsReceivable, -10_000],
+      ],
+      { paymentId: 'pay_ok' },
+    );
+    const cert = closeCertificate(
+      input({
+        payments: [ok, failed],
+        disbursements: [payout],
+        entries: [
+          pay,
+          entry(
+            'payment-fee:pay_ok',
+            '2026-03-10',
+            [
+              [Accounts.ProcessingFees, 320],
+              [Accounts.ProcessorClearing, -320],
+            ],
+            { paymentId: 'pay_ok' },
+          ),
+          // The failed payment was booked, then reversed: history, not a live entry.
+          entry(
+            'payment:pay_failed',
+            '2026-03-10',
+            [
+              [Accounts.ProcessorClearing, 5_000],
+              [Accounts.AccountsReceivable, -5_000],
+            ],
+            { paymentId: 'pay_failed' },
+            { reversedBy: 'reversal:payment:pay_failed' },
+          ),
+          entry(
+            'reversal:payment:pay_failed',
+            '2026-03-12',
+            [
+              [Accounts.ProcessorClearing, -5_000],
+              [Accounts.AccountsReceivable, 5_000],
+            ],
+            { paymentId: 'pay_failed' },
+            { reverses: 'payment:pay_failed' },
+          ),
+          entry(
+            'disbursement-pending:dis_1',
+            '2026-03-11',
+            [
+              [Accounts.PayoutsInTransit, 9_680],
+              [Accounts.ProcessorClearing, -9_680],
+            ],
+            { disbursementId: 'dis_1' },
+          ),
+        ],
+        // 10000 - 320 - 9680 = 0 at the service and in the books; 9680 in transit.
+        balances: { processorClearingCents: 0, payoutsInTransitCents: 9_680 },
+      }),
+    );
+    expect(cert.problems).toEqual([]);
+    expect(cert.passes).toBe(true);
+    expect(cert.objects.map((o) => [o.kind, o.id, o.status, o.entryKey ?? o.skipReason])).toEqual([
+      [
+        'payment',
+        'pay_failed',
+        'SKIPPED',
+        'FAILED: nothing stays booked (a return reverses what was booked)',
+      ],
+      ['payment', 'pay_ok', 'BOOKED', 'payment:pay_ok'],
+      ['disbursement', 'dis_1', 'BOOKED', 'disbursement-pending:dis_1'],
+    ]);
+    expect(cert.balances.map((b) => [b.serviceCents, b.ok])).toEqual([
+      [0, true],
+      [9_680, true],
+    ]);
+    expect(cert.flow).toEqual({
+      receivedCents: 10_000,
+      feesCents: 320,
+      refundsCents: 0,
+      disbursedCents: 9_680,
+      reachedBankCents: 0,
+    });
+    expect(cert.counts).toMatchObject({ objects: 3, BOOKED: 2, SKIPPED: 1, entries: 5, orphans: 0 });
+  });
+
+  it('names two live versions, a booked amount that differs, an entry of an object the service no longer lists, and objects outside the period not at all', () => {
+    const twice = payment('pay_twice', 'SUCCEEDED', 1_000, 0);
+    const wrong = payment('pay_wrong', 'SUCCEEDED', 2_000, 0);
+    const april = {
+      ...payment('pay_april', 'SUCCEEDED', 3_000, 0),
+      createdAt: Date.parse('2026-04-02T00:00:00Z'),
+    };
+    const line = (n: number): [string, number][] => [
+      [Accounts.ProcessorClearing, n],
+      [Accounts.AccountsReceivable, -n],
+    ];
+    const cert = closeCertificate(
+      input({
+        payments: [twice, wrong, april],
+        entries: [
+          entry('payment:pay_twice', '2026-03-10', line(1_000), { paymentId: 'pay_twice' }),
+          entry('payment:pay_twice#2', '2026-03-10', line(1_000), { paymentId: 'pay_twice' }),
+          entry('payment:pay_wrong', '2026-03-10', line(2_500), { paymentId: 'pay_wrong' }),
+          entry('payment:pay_gone', '2026-03-05', line(700), { paymentId: 'pay_gone' }),
+        ],
+        balances: { processorClearingCents: 5_200, payoutsInTransitCents: 0 },
+      }),
+    );
+    expect(cert.passes).toBe(false);
+    expect(cert.objects.map((o) => [o.id, o.status, o.detail])).toEqual([
+      ['pay_twice', 'DUPLICATE', '2 live versions of payment:pay_twice'],
+      ['pay_wrong', 'AMOUNT_DIFFERS', 'booked 2500 cents, the service says 2000'],
+    ]);
+    expect(cert.orphanEntries).toEqual([
+      {
+        key: 'payment:pay_gone',
+        date: '2026-03-05',
+        detail: 'payment pay_gone is not listed by the service',
+      },
+    ]);
+    // Service: 1000 + 2000 + 3000 (April's payment is money held today too) = 6000; books 5200.
+    expect(cert.balances[0]).toMatchObject({ booksCents: 5_200, serviceCents: 6_000, ok: false });
+    expect(cert.problems).toEqual([
+      'payment pay_twice (2026-03-10): DUPLICATE: 2 live versions of payment:pay_twice',
+      'payment pay_wrong (2026-03-10): AMOUNT_DIFFERS: booked 2500 cents, the service says 2000',
+      'entry payment:pay_gone (2026-03-05): payment pay_gone is not listed by the service',
+      'Processor Clearing: books 5200 cents, service 6000 cents',
+    ]);
+  });
+
+  it('checks payables per bill against what is still owed, and every entry of the period at each target', () => {
+    const bill = {
+      id: 'bill_1',
+      vendorId: 'ven_1',
+      amountCents: 50_000,
+      createdAt: '2026-03-02T09:00:00Z',
+    } as unknown as Bill;
+    const sent = {
+      id: 'bp_1',
+      billId: 'bill_1',
+      vendorId: 'ven_1',
+      amountCents: 20_000,
+      status: 'PENDING',
+      sentAt: '2026-03-03T09:00:00Z',
+      completedAt: null,
+      failureReason: null,
+      createdAt: '2026-03-03T09:00:00Z',
+    } as unknown as BillPayment;
+    const cancelled = {
+      ...sent,
+      id: 'bp_2',
+      status: 'FAILED',
+      failureReason: 'CANCELLED',
+      sentAt: null,
+    } as unknown as BillPayment;
+    const links = { billId: 'bill_1', vendorId: 'ven_1' };
+    const entries = [
+      entry(
+        'bill:bill_1',
+        '2026-03-02',
+        [
+          [Accounts.BillExpenses, 50_000],
+          [Accounts.AccountsPayable, -50_000],
+        ],
+        links,
+      ),
+      entry(
+        'bill-payment-sent:bp_1',
+        '2026-03-03',
+        [
+          [Accounts.AccountsPayable, 20_000],
+          [Accounts.OutgoingPaymentsClearing, -20_000],
+        ],
+        { ...links, billPaymentId: 'bp_1' },
+      ),
+    ];
+    const cert = closeCertificate(
+      input({
+        bills: [bill],
+        billPayments: [sent, cancelled],
+        entries,
+        payables: [{ documentId: 'bill_1', openCents: 30_000 }],
+        targets: [
+          {
+            target: 'tryton',
+            statuses: new Map([
+              ['bill:bill_1', { status: 'PUSHED', reason: null }],
+              ['bill-payment-sent:bp_1', { status: 'FAILED', reason: 'closed period' }],
+            ]),
+          },
+          { target: 'ledger-mirror', statuses: new Map() },
+        ],
+      }),
+    );
+    expect(cert.objects.map((o) => [o.kind, o.id, o.status, o.skipReason])).toEqual([
+      ['bill', 'bill_1', 'BOOKED', null],
+      ['billPayment', 'bp_1', 'BOOKED', null],
+      ['billPayment', 'bp_2', 'SKIPPED', 'FAILED (CANCELLED): the bill is owed again'],
+    ]);
+    // 50000 - 20000 sent (the cancelled one does not count) = 30000 still owed, as the books say.
+    expect(cert.payables).toEqual([
+      { documentId: 'bill_1', booksCents: 30_000, serviceCents: 30_000, ok: true },
+    ]);
+    expect(cert.targets).toEqual([
+      {
+        target: 'tryton',
+        entries: 2,
+        pushed: 1,
+        skipped: 0,
+        notPushed: [{ key: 'bill-payment-sent:bp_1', status: 'FAILED', reason: 'closed period' }],
+        ok: false,
+      },
+      {
+        target: 'ledger-mirror',
+        entries: 2,
+        pushed: 0,
+        skipped: 0,
+        notPushed: [
+          { key: 'bill:bill_1', status: 'NOT_INDEXED', reason: null },
+          { key: 'bill-payment-sent:bp_1', status: 'NOT_INDEXED', reason: null },
+        ],
+        ok: false,
+      },
+    ]);
+    expect(cert.problems).toEqual([
+      'target tryton: 1 entries not pushed',
+      'target ledger-mirror: 2 entries not pushed',
+    ]);
+    const text = certificateLines(cert);
+    expect(text[0]).toBe('period close 2026-03-01 to 2026-03-31: FAILS (as of 2026-04-01T00:00:00Z)');
+    expect(text).toContain('target tryton: 1 pushed, 0 skipped, 1 not pushed of 2');
+    expect(text).toContain('  bill-payment-sent:bp_1: FAILED (closed period)');
+  });
+
+  it('escapes what it writes into the HTML page', () => {
+    expect(escapeHtml(`<b>"a" & 'b'</b>`)).toBe('&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;');
+    const cert = closeCertificate(input({}));
+    const html = certificateHtml({ ...cert, problems: ['<script>alert(1)</script>'], passes: false });
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('the Schedule closes the calendar month before the run', () => {
+    expect(monthBefore(Date.parse('2026-04-01T02:00:00Z'))).toEqual({ from: '2026-03-01', to: '2026-03-31' });
+    expect(monthBefore(Date.parse('2026-03-15T00:00:00Z'))).toEqual({ from: '2026-02-01', to: '2026-02-28' });
+    expect(monthBefore(Date.parse('2026-01-01T00:00:00Z'))).toEqual({ from: '2025-12-01', to: '2025-12-31' });
+  });
+});
