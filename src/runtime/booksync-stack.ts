@@ -13,6 +13,7 @@ import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ensurePrivateDir } from '../storage/private-files.js';
+import { ensurePeriodCloseSchedule } from '../temporal/period-close-schedule.js';
 import { ensureReconciliationSchedule } from '../temporal/reconciliation-schedule.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
@@ -171,6 +172,10 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       interval: settings.RECONCILE_INTERVAL,
     });
     logger.info({ ...schedule, interval: settings.RECONCILE_INTERVAL }, 'reconciliation schedule in place');
+    const closeSchedule = await ensurePeriodCloseSchedule(client, {
+      taskQueue: settings.TEMPORAL_TASK_QUEUE,
+    });
+    logger.info(closeSchedule, 'period close schedule in place (monthly)');
     const health = await startWorkerHealthServer({
       worker,
       registry: metrics.registry,

@@ -9,10 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { periodCloseWorkflowId, requestPeriodClose } from '../../src/cli/commands/close.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
+import {
+  ensurePeriodCloseSchedule,
+  periodCloseScheduleId,
+} from '../../src/temporal/period-close-schedule.js';
 import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
 import { paymentLink, syncPaymentLinkSignal } from '../../workflows/payment-link.js';
-import { periodCloseViewQuery } from '../../workflows/period-close.js';
-import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
+import { monthBefore, periodCloseViewQuery } from '../../workflows/period-close.js';
+import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';
 
 // The period close over the whole path on a real Temporal dev server: the emulator records its events and
@@ -350,4 +354,35 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
     },
     60_000,
   );
+
+  it('the monthly Schedule is created at start-up (twice is fine) and its run closes the month just ended', async () => {
+    const first = await ensurePeriodCloseSchedule(stack.client, { taskQueue: stack.taskQueue });
+    const again = await ensurePeriodCloseSchedule(stack.client, { taskQueue: stack.taskQueue });
+    expect([first.created, again.created]).toEqual([true, false]);
+    const schedule = stack.client.schedule.getHandle(periodCloseScheduleId);
+    const described = await schedule.describe();
+    expect(described.spec.calendars?.[0]).toMatchObject({
+      dayOfMonth: [{ start: 1, end: 1, step: 1 }],
+      hour: [{ start: 2, end: 2, step: 1 }],
+    });
+    expect(described.action).toMatchObject({
+      workflowType: 'periodClose',
+      taskQueue: stack.taskQueue,
+      args: [{ lastMonth: true }],
+    });
+    await schedule.trigger();
+    const workflowId = await waitFor('the schedule started a run', async () => {
+      const recent = (await schedule.describe()).info.recentActions;
+      return recent[0]?.action.workflow.workflowId;
+    });
+    expect(workflowId.startsWith('scheduled-period-close-')).toBe(true);
+    const cert = (await stack.client.workflow.getHandle(workflowId).result()) as CloseCertificate;
+    // Nothing of this test is dated last month; the balances and receivables (as of now) agree since the
+    // reconciliation above.
+    expect({ from: cert.from, to: cert.to }).toEqual(monthBefore(Date.now()));
+    expect(cert.counts.objects).toBe(0);
+    expect(cert.problems).toEqual([]);
+    expect(cert.passes).toBe(true);
+    await schedule.delete();
+  });
 });

@@ -4,6 +4,7 @@ import { openAccountingTargets } from '../../runtime/accounting-targets.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
+import { ensurePeriodCloseSchedule } from '../../temporal/period-close-schedule.js';
 import { ensureReconciliationSchedule } from '../../temporal/reconciliation-schedule.js';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes.js';
 import { createBooksyncWorker } from '../../worker/booksync-worker.js';
@@ -71,6 +72,10 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
       interval: settings.RECONCILE_INTERVAL,
     });
     logger.info({ ...schedule, interval: settings.RECONCILE_INTERVAL }, 'reconciliation schedule in place');
+    const closeSchedule = await ensurePeriodCloseSchedule(temporal.client, {
+      taskQueue: settings.TEMPORAL_TASK_QUEUE,
+    });
+    logger.info(closeSchedule, 'period close schedule in place (monthly)');
     const run = worker.run();
     // The client stays open while targets exist: new entries wake their push workflows through it.
     await targets?.startPushing(temporal.client, settings.TEMPORAL_TASK_QUEUE);

@@ -1,0 +1,64 @@
+import {
+  type Client,
+  ScheduleAlreadyRunning,
+  type ScheduleOptions,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
+import { WORKFLOW_ID_PREFIXES } from './workflow-ids.js';
+
+export const periodCloseScheduleId = 'booksync-period-close';
+/** Runs started by the Schedule are `scheduled-period-close-{timestamp}` (Temporal appends the time). */
+export const scheduledPeriodCloseWorkflowId = WORKFLOW_ID_PREFIXES.scheduledPeriodClose;
+
+export interface PeriodCloseScheduleOptions {
+  taskQueue: string;
+}
+
+function scheduleOptions(options: PeriodCloseScheduleOptions) {
+  return {
+    // 02:00 UTC on the 1st of each month: the month just ended, with two hours for late webhooks and the
+    // reconciliation Schedule's runs to settle it.
+    spec: { calendars: [{ dayOfMonth: 1, hour: 2, minute: 0, comment: 'the month just ended' }] },
+    action: {
+      type: 'startWorkflow' as const,
+      // By name: the client side never imports workflow code. The workflow works out the month itself.
+      workflowType: 'periodClose',
+      workflowId: scheduledPeriodCloseWorkflowId,
+      taskQueue: options.taskQueue,
+      args: [{ lastMonth: true }],
+    },
+    policies: {
+      overlap: ScheduleOverlapPolicy.SKIP,
+      // A worker down over the 1st still closes the month when it comes back within a week.
+      catchupWindow: '7 days',
+    },
+  } satisfies Omit<ScheduleOptions, 'scheduleId'>;
+}
+
+/**
+ * The monthly period-close Schedule, created at start-up beside the reconciliation one. Idempotent: when it
+ * exists, its spec, action and policies are updated (the task queue may have changed), a pause is kept.
+ */
+export async function ensurePeriodCloseSchedule(
+  client: Client,
+  options: PeriodCloseScheduleOptions,
+): Promise<{ scheduleId: string; created: boolean }> {
+  const wanted = scheduleOptions(options);
+  try {
+    await client.schedule.create({
+      scheduleId: periodCloseScheduleId,
+      ...wanted,
+      memo: { purpose: 'the completeness certificate of the month just ended' },
+    });
+    return { scheduleId: periodCloseScheduleId, created: true };
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  await client.schedule.getHandle(periodCloseScheduleId).update((previous) => ({
+    ...previous,
+    spec: wanted.spec,
+    action: wanted.action,
+    policies: { ...previous.policies, ...wanted.policies },
+  }));
+  return { scheduleId: periodCloseScheduleId, created: false };
+}
