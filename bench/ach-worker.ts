@@ -1,16 +1,22 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { PaymentSyncResult, SyncPaymentInput } from '../activities/payment-sync.js';
+import { createLogger } from '../src/logging/logger.js';
+import { booksyncWorkflowWorkerOptions } from '../src/worker/booksync-worker.js';
 import { childInput, serveParent } from './child.js';
 
-// Child process: a Temporal worker running booksync's real workflow bundle with a stand-in syncPayment that
-// answers "ACH, PENDING" at once, so every payment workflow settles into its 60-day return window. It
-// measures Temporal and worker scale, not the service. Counts first syncs (window opened) and later ones
-// (the last look when the window ends, just before the workflow completes).
+// Child process: a Temporal worker built as `booksync worker` builds it (booksyncWorkflowWorkerOptions: the
+// cached workflow bundle, the workflow cache bound, shutdown) with a stand-in syncPayment that answers
+// "ACH, PENDING" at once, so every payment workflow settles into its 60-day return window. It measures
+// Temporal and worker scale, not the service. Counts first syncs (window opened) and later ones (the last
+// look when the window ends, just before the workflow completes), and reports the SDK's cached workflows.
 
 interface Input {
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
+  /** WORKER_MAX_CACHED_WORKFLOWS as the worker gets it; undefined: the SDK's default (by heap size). */
+  maxCachedWorkflows?: number;
+  /** The cached workflow bundle the parent found or built (cachedWorkflowBundle), as a warm start reads it. */
   workflowBundlePath: string;
 }
 
@@ -43,16 +49,36 @@ const activities = {
 
 const connection = await NativeConnection.connect({ address: input.temporalAddress });
 const worker = await Worker.create({
-  connection,
-  namespace: input.namespace,
-  taskQueue: input.taskQueue,
-  workflowBundle: { codePath: input.workflowBundlePath },
+  ...(await booksyncWorkflowWorkerOptions({
+    connection,
+    namespace: input.namespace,
+    taskQueue: input.taskQueue,
+    logger: createLogger({ level: 'warn', format: 'json' }),
+    workflowBundle: { codePath: input.workflowBundlePath },
+    ...(input.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: input.maxCachedWorkflows } : {}),
+  })),
   activities,
 });
 const run = worker.run();
-serveParent({ counts: () => ({ opened, closing }) }, async () => {
-  if (worker.getState() === 'RUNNING') worker.shutdown();
-  await run;
-  await connection.close();
-});
+serveParent(
+  {
+    counts: () => ({ opened, closing, cached: worker.getStatus().numCachedWorkflows }),
+    memory: () => {
+      const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+      const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+      return {
+        rssMiB: mib(rss),
+        mainHeapTotalMiB: mib(heapTotal),
+        mainHeapUsedMiB: mib(heapUsed),
+        externalMiB: mib(external),
+        arrayBuffersMiB: mib(arrayBuffers),
+      };
+    },
+  },
+  async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await run;
+    await connection.close();
+  },
+);
 process.send?.({ type: 'ready' });

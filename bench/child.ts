@@ -49,11 +49,19 @@ export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<voi
 export async function startChild<Ready>(
   entry: string,
   input: unknown,
-  options: { profile?: string | undefined; startTimeoutMs?: number } = {},
+  options: {
+    profile?: string | undefined;
+    startTimeoutMs?: number;
+    /** More node flags for the child (V8 heap flags, for one). */
+    nodeFlags?: string[];
+    /** More environment for the child (MALLOC_ARENA_MAX, for one). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<BenchChild<Ready>> {
   const child = fork(path.join(benchDir, entry), [JSON.stringify(input)], {
-    execArgv: ['--import', 'tsx', ...profileFlags(options.profile)],
+    execArgv: ['--import', 'tsx', ...(options.nodeFlags ?? []), ...profileFlags(options.profile)],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   const pending = new Map<number, (value: unknown) => void>();
   let nextId = 0;

@@ -1,4 +1,4 @@
-import type { AchWindowsResult } from './ach-windows.js';
+import type { AchRun, AchWindowsResult } from './ach-windows.js';
 import type { EmulatorResult } from './emulator.js';
 import type { EndToEndResult } from './end-to-end.js';
 import type { IngressResult } from './ingress.js';
@@ -110,27 +110,53 @@ function rows(results: BenchResults): Row[] {
     ]);
   }
   if (ach) {
+    const runRows = (label: string, run: AchRun) => {
+      out.push([
+        'ach',
+        `${label}: ${n(run.opened)} of ${n(run.windows)} windows opened`,
+        `${n(run.openedPerSecond)}/s (${run.openSeconds} s)`,
+        `signalWithStart ${n(run.startedPerSecond)}/s`,
+        '',
+      ]);
+      out.push([
+        'ach',
+        `${label}: worker idle, all waiting`,
+        `RSS ${run.workerIdle.lastRssMiB} MiB, CPU ${run.workerIdle.cpuPercent}%, ${n(run.idleMemory.cachedWorkflows)} cached`,
+        `peak while opening ${run.workerWhileOpening.peakRssMiB} MiB`,
+        '',
+      ]);
+      out.push([
+        'ach',
+        `${label}: windows closed (time skipping)`,
+        `${n(run.closed)} of ${n(run.opened)} in ${run.closeSeconds} s = ${n(run.closedPerSecond)}/s`,
+        `worker CPU ${run.workerWhileClosing.cpuPercent}% (${run.workerCpuMsPerClose} ms a close), RSS peak ${run.workerWhileClosing.peakRssMiB} MiB`,
+        '',
+      ]);
+    };
+    const settings = [
+      ...Object.entries(ach.bounded.env).map(([k, v]) => `${k}=${v}`),
+      ...ach.bounded.nodeFlags,
+    ];
+    const flags = settings.length > 0 ? `, ${settings.join(' ')}` : '';
+    runRows(`cache ${n(ach.bounded.maxCachedWorkflows)}${flags}`, ach.bounded);
     out.push([
       'ach',
-      `${n(ach.opened)} of ${n(ach.windows)} windows opened`,
-      `${n(ach.openedPerSecond)}/s (${ach.openSeconds} s)`,
-      `signalWithStart ${n(ach.startedPerSecond)}/s`,
+      `peak RSS, ${n(ach.windows)} windows (target ${ach.targetRssMiB} MiB)`,
+      `${ach.bounded.peakRssMiB} MiB${ach.withinTarget ? '' : ' (over)'}`,
+      `at start ${ach.bounded.workerAtStart.rssMiB} MiB`,
       '',
     ]);
-    out.push([
-      'ach',
-      'worker idle, all waiting',
-      `RSS ${ach.workerIdle.lastRssMiB} MiB, CPU ${ach.workerIdle.cpuPercent}%`,
-      `VmHWM ${ach.workerIdle.hwmMiB} MiB`,
-      '',
-    ]);
-    out.push([
-      'ach',
-      'time skipping on: windows closed',
-      `${n(ach.closed)} of ${n(ach.opened)} in ${ach.closeSeconds} s = ${n(ach.closedPerSecond)}/s`,
-      `worker CPU ${ach.workerWhileClosing.cpuPercent}%`,
-      '',
-    ]);
+    if (ach.replay) {
+      runRows(`cache ${n(ach.replay.cached.maxCachedWorkflows)}`, ach.replay.cached);
+      runRows(`cache ${n(ach.replay.bounded.maxCachedWorkflows)}`, ach.replay.bounded);
+      out.push([
+        'ach',
+        `replay at close, ${n(ach.replay.windows)} windows`,
+        `bounded ${n(ach.replay.bounded.closedPerSecond)} closes/s`,
+        `cached ${n(ach.replay.cached.closedPerSecond)} closes/s; CPU a close x${ach.replay.cpuPerCloseRatio}`,
+        `${ach.replay.closeRateRatio}`,
+      ]);
+    }
   }
   if (emulator) {
     out.push([

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { settingsSchema } from '../src/config/settings.js';
 import { benchAchWindows } from './ach-windows.js';
 import { benchDir } from './child.js';
 import { benchEmulator } from './emulator.js';
@@ -35,9 +36,9 @@ for (const stage of only) {
   if (!stages.includes(stage)) throw new Error(`unknown stage ${stage}; stages: ${stages.join(', ')}`);
 }
 const profile = (name: string) => (values.profile ? name : undefined);
-const positive = (name: string, fallback: number) => {
+const positive = (name: string, fallback: number, least = 1) => {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value < least) throw new Error(`${name} must be an integer ≥ ${least}`);
   return value;
 };
 
@@ -50,6 +51,20 @@ const config = {
   },
   e2e: { payments: positive('BENCH_E2E_PAYMENTS', quick ? 40 : 300), pacedPerSecond: quick ? 10 : 20 },
   achWindows: positive('BENCH_ACH_WINDOWS', quick ? 300 : 10_000),
+  // The production bound (WORKER_MAX_CACHED_WORKFLOWS's default) and the V8 heap flags README recommends
+  // for a worker holding many windows; BENCH_ACH_NODE_FLAGS='' runs the N-window worker without them.
+  achMaxCachedWorkflows: positive(
+    'BENCH_ACH_MAX_CACHED',
+    settingsSchema.shape.WORKER_MAX_CACHED_WORKFLOWS.parse(undefined),
+  ),
+  achWorkerNodeFlags: (process.env.BENCH_ACH_NODE_FLAGS ?? '--max-old-space-size=192 --max-semi-space-size=2')
+    .split(' ')
+    .filter(Boolean),
+  // glibc's malloc keeps up to 8 arenas a core for the SDK's native threads; BENCH_ACH_MALLOC_ARENA_MAX='' leaves it.
+  achWorkerEnv: Object.fromEntries(
+    [['MALLOC_ARENA_MAX', process.env.BENCH_ACH_MALLOC_ARENA_MAX ?? '2']].filter(([, v]) => v !== ''),
+  ) as Record<string, string>,
+  achComparisonWindows: positive('BENCH_ACH_COMPARISON_WINDOWS', quick ? 1_000 : 2_000, 0), // 0: no replay pair
   achIdleMs: quick ? 3_000 : 10_000,
   achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 300) * 1000,
   emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
@@ -104,6 +119,10 @@ await stage('e2e', () => benchEndToEnd({ ...config.e2e, profile: profile('e2e-wo
 await stage('ach', () =>
   benchAchWindows({
     windows: config.achWindows,
+    maxCachedWorkflows: config.achMaxCachedWorkflows,
+    comparisonWindows: config.achComparisonWindows,
+    workerNodeFlags: config.achWorkerNodeFlags,
+    workerEnv: config.achWorkerEnv,
     idleMs: config.achIdleMs,
     phaseTimeoutMs: config.achPhaseTimeoutMs,
     profile: profile('ach-worker'),

@@ -263,9 +263,9 @@ export const settingsSchema = z.object({
     .number()
     .int()
     .min(0)
-    .optional()
+    .default(250)
     .describe(
-      "Workflows a worker keeps in memory (about 130 KiB each); lower it on a worker holding thousands of ACH return windows (a woken workflow is then replayed). Default: the SDK's, by available memory.",
+      "Workflows a worker keeps in memory (about 200 KiB of RSS each); the others wait on the server, and one woken after eviction is replayed first (about twice the worker CPU of its close, docs/benchmarks.md). The SDK's own default grows with V8's heap limit (2,310 workflows under node's 4 GiB). A worker holding thousands of ACH windows also wants NODE_OPTIONS='--max-old-space-size=192 --max-semi-space-size=2' and MALLOC_ARENA_MAX=2: with them 10,000 waiting windows took 291 MiB RSS, without them 400 MiB or more.",
     ),
   METRICS_HOST: z
     .string()

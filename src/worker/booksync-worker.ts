@@ -1,5 +1,6 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../../activities/index.js';
+import type { Logger } from '../logging/logger.js';
 import type { WorkerMetrics } from './metrics.js';
 import { booksyncWorkflowsPath, cachedWorkflowBundle } from './workflow-bundle.js';
 
@@ -27,25 +28,38 @@ export const workflowsPath = booksyncWorkflowsPath;
 
 /** The Temporal worker running booksync's workflows and activities on one task queue. */
 export async function createBooksyncWorker(options: BooksyncWorkerOptions): Promise<Worker> {
-  const workflows = await workflowSource(options);
   return Worker.create({
+    ...(await booksyncWorkflowWorkerOptions({ ...options, logger: options.dependencies.logger })),
+    activities: createActivities(options.dependencies),
+    ...(options.metrics ? { interceptors: { activity: [options.metrics.interceptor] } } : {}),
+  });
+}
+
+/**
+ * Everything of the worker's options but its activities and interceptors: connection, queue, the cached
+ * workflow bundle, the workflow cache bound and shutdown. Shared with the ACH benchmark's worker
+ * (bench/ach-worker.ts), which brings a stand-in syncPayment, so that it measures the worker as shipped.
+ */
+export async function booksyncWorkflowWorkerOptions(
+  options: Omit<BooksyncWorkerOptions, 'dependencies' | 'metrics'> & { logger: Logger },
+): Promise<WorkerOptions> {
+  const workflows = await workflowSource(options);
+  return {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...workflows,
-    activities: createActivities(options.dependencies),
-    ...(options.metrics ? { interceptors: { activity: [options.metrics.interceptor] } } : {}),
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     // Graceful shutdown lets running activities (a ledger write, a service call) finish first.
     shutdownGraceTime: '20s',
-  });
+  };
 }
 
 async function workflowSource(
-  options: BooksyncWorkerOptions,
+  options: Pick<BooksyncWorkerOptions, 'workflowBundle' | 'dataDir' | 'bundleCacheDirs'> & { logger: Logger },
 ): Promise<{ workflowBundle: { codePath: string } } | { workflowsPath: string }> {
   if (options.workflowBundle) return { workflowBundle: options.workflowBundle };
-  const logger = options.dependencies.logger;
+  const logger = options.logger;
   try {
     const { codePath } = await cachedWorkflowBundle({
       workflowsPath,

@@ -24,7 +24,7 @@ describe('settings from the environment', () => {
     expect(settings.WEBHOOK_ALLOW_UNSIGNED).toBe(true);
     expect(settings.INGRESS_PORT).toBe(8081);
     expect(loadSettings({ WORKER_MAX_CACHED_WORKFLOWS: '500' }).WORKER_MAX_CACHED_WORKFLOWS).toBe(500);
-    expect(loadSettings({}).WORKER_MAX_CACHED_WORKFLOWS).toBeUndefined();
+    expect(loadSettings({}).WORKER_MAX_CACHED_WORKFLOWS).toBe(250);
   });
 
   it.each([
