@@ -8,6 +8,7 @@ import { createPaymentLinkActivities } from './payment-link.js';
 import { createPayoutReportActivities } from './payout-report.js';
 import { createPeriodCloseActivities } from './period-close.js';
 import { createReconciliationActivities } from './reconciliation.js';
+import { createResyncActivities } from './resync.js';
 import { createServiceRecordActivities } from './service-records.js';
 
 export type { ActivityDependencies } from './context.js';
@@ -25,5 +26,6 @@ export function createActivities(deps: ActivityDependencies) {
     ...createAccountingTargetActivities(deps),
     ...createPayoutReportActivities(deps),
     ...createPeriodCloseActivities(deps),
+    ...createResyncActivities(deps),
   };
 }

@@ -32,40 +32,59 @@ async function allEntries(ledger: LedgerPort): Promise<BookedEntry[]> {
   return withAll.allEntries();
 }
 
+/**
+ * What the service holds now, every page (links, payments, check deposits, disbursements; the bills and bill
+ * payments the books name, asked by id: they have no list endpoint), and every booked entry.
+ */
+export async function fetchServiceState(deps: ActivityDependencies): Promise<{
+  links: PaymentLink[];
+  payments: Payment[];
+  checkDeposits: CheckDeposit[];
+  disbursements: Disbursement[];
+  bills: Bill[];
+  billPayments: BillPayment[];
+  entries: BookedEntry[];
+}> {
+  const links: PaymentLink[] = [];
+  for await (const link of deps.service.paymentLinks({ pageSize })) links.push(link);
+  const payments: Payment[] = [];
+  for await (const payment of deps.service.payments({ pageSize })) payments.push(payment);
+  const checkDeposits: CheckDeposit[] = [];
+  for await (const deposit of deps.service.checkDeposits({ pageSize })) checkDeposits.push(deposit);
+  const disbursements: Disbursement[] = [];
+  for (let page = 1; ; page++) {
+    const list = await deps.service.listDisbursements({ page, pageSize });
+    disbursements.push(...list.disbursements);
+    if (list.disbursements.length === 0 || page * pageSize >= list.totalResults) break;
+  }
+  const entries = await allEntries(deps.ledger);
+  // No list endpoint for bills or bill payments: the ones the books name, asked by id.
+  const billIds = new Set<string>();
+  const billPaymentIds = new Set<string>();
+  for (const entry of entries) {
+    if (entry.links.billId) billIds.add(entry.links.billId);
+    if (entry.links.billPaymentId) billPaymentIds.add(entry.links.billPaymentId);
+  }
+  const billPayments: BillPayment[] = [];
+  for (const id of billPaymentIds) {
+    const bp = await deps.service.getBillPayment(id);
+    billPayments.push(bp);
+    billIds.add(bp.billId);
+  }
+  const bills: Bill[] = [];
+  for (const id of billIds) bills.push(await deps.service.getBill(id));
+
+  return { links, payments, checkDeposits, disbursements, bills, billPayments, entries };
+}
+
 export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodCloseActivities {
   return {
     async buildCloseCertificate(period: ClosePeriod) {
       return translatingFailures(async () => {
         const log = activityLogger(deps, { period });
         const asOf = new Date().toISOString();
-        const links: PaymentLink[] = [];
-        for await (const link of deps.service.paymentLinks({ pageSize })) links.push(link);
-        const payments: Payment[] = [];
-        for await (const payment of deps.service.payments({ pageSize })) payments.push(payment);
-        const checkDeposits: CheckDeposit[] = [];
-        for await (const deposit of deps.service.checkDeposits({ pageSize })) checkDeposits.push(deposit);
-        const disbursements: Disbursement[] = [];
-        for (let page = 1; ; page++) {
-          const list = await deps.service.listDisbursements({ page, pageSize });
-          disbursements.push(...list.disbursements);
-          if (list.disbursements.length === 0 || page * pageSize >= list.totalResults) break;
-        }
-        const entries = await allEntries(deps.ledger);
-        // No list endpoint for bills or bill payments: the ones the books name, asked by id.
-        const billIds = new Set<string>();
-        const billPaymentIds = new Set<string>();
-        for (const entry of entries) {
-          if (entry.links.billId) billIds.add(entry.links.billId);
-          if (entry.links.billPaymentId) billPaymentIds.add(entry.links.billPaymentId);
-        }
-        const billPayments: BillPayment[] = [];
-        for (const id of billPaymentIds) {
-          const bp = await deps.service.getBillPayment(id);
-          billPayments.push(bp);
-          billIds.add(bp.billId);
-        }
-        const bills: Bill[] = [];
-        for (const id of billIds) bills.push(await deps.service.getBill(id));
+        const { links, payments, checkDeposits, disbursements, bills, billPayments, entries } =
+          await fetchServiceState(deps);
 
         let targets: TargetIndexView[] | null = null;
         if (deps.targets && deps.targets.targets.size > 0) {

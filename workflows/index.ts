@@ -11,4 +11,5 @@ export { payoutPeriodReport, payoutReport } from './payout-report.js';
 export { periodClose } from './period-close.js';
 export { reconciliation } from './reconciliation.js';
 export { reconciliationRequests } from './reconciliation-requests.js';
+export { resync } from './resync.js';
 export { vendorDeliveryMethods } from './vendor-delivery-methods.js';

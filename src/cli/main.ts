@@ -12,6 +12,7 @@ import { ledgerCommand } from './commands/ledger.js';
 import { linkCommand } from './commands/link.js';
 import { payoutCommand } from './commands/payout.js';
 import { reconcileCommand } from './commands/reconcile.js';
+import { resyncCommand } from './commands/resync.js';
 import { startCommand } from './commands/start.js';
 import { targetsCommand } from './commands/targets.js';
 import { temporalCommand } from './commands/temporal.js';
@@ -31,6 +32,7 @@ const commands: Record<string, Command> = {
   link: linkCommand,
   payout: payoutCommand,
   close: closeCommand,
+  resync: resyncCommand,
 };
 
 /** package.json's version: the one place it is written. */

@@ -30,6 +30,8 @@ export const WORKFLOW_ID_PREFIXES = {
   periodClose: 'period-close-',
   /** The monthly Schedule's runs of the period close: Temporal appends `-{start time}`. */
   scheduledPeriodClose: 'scheduled-period-close',
+  /** A re-sync with a diff (`booksync resync`): `dry-run-{since|all}` or `apply-{since|all}`. */
+  resync: 'resync-',
   /** The emulator's deliveries (its event ids are UUIDs it generates, 6.2). */
   webhookDelivery: 'webhook-delivery-',
 } as const;

@@ -1,0 +1,145 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { EntryLine } from '../../accounting/entry.js';
+import { formatUsd } from '../../accounting/money.js';
+import type { ResyncDiff } from '../../resync/plan.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { workflowIdFor } from '../../temporal/workflow-ids.js';
+import { type Command, CommandError } from '../command.js';
+
+// Workflow type name, not workflow code: the CLI never imports workflow modules at run time.
+const resyncType = 'resync';
+
+export interface ResyncArgs {
+  apply: boolean;
+  since: string | null;
+  json: boolean;
+  timeoutSeconds: number;
+}
+
+/** What the resync workflow answers (activities/resync-contract.ts, restated: the CLI imports no activity). */
+export interface ResyncAnswer {
+  applied: boolean;
+  diff: ResyncDiff;
+  reversed: string[];
+  posted: string[];
+}
+
+export function parseResyncArgs(args: string[]): ResyncArgs {
+  let apply: boolean | undefined;
+  let since: string | null = null;
+  let json = false;
+  let timeoutSeconds = 600;
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    const value = () => {
+      const v = args[++i];
+      if (!v || v.startsWith('--')) throw new CommandError(`resync: ${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--dry-run' || flag === '--apply') {
+      const wanted = flag === '--apply';
+      if (apply !== undefined && apply !== wanted)
+        throw new CommandError('resync: give --dry-run or --apply, not both');
+      apply = wanted;
+    } else if (flag === '--since') {
+      since = value();
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since))) {
+        throw new CommandError(`resync: --since is YYYY-MM-DD, got ${since}`);
+      }
+    } else if (flag === '--json') json = true;
+    else if (flag === '--timeout') {
+      timeoutSeconds = Number(value());
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
+        throw new CommandError('resync: --timeout takes a number of seconds');
+      }
+    } else throw new CommandError(`resync: unknown argument ${flag}`);
+  }
+  if (apply === undefined) throw new CommandError('resync: give --dry-run or --apply');
+  return { apply, since, json, timeoutSeconds };
+}
+
+function rootCause(error: Error): string {
+  let current: Error = error;
+  while (current.cause instanceof Error) current = current.cause;
+  return current.message;
+}
+
+/** Runs the resync workflow (`resync-dry-run-{since|all}` or `resync-apply-{since|all}`) and returns its answer. */
+export async function requestResync(
+  client: Client,
+  options: { apply: boolean; since: string | null; taskQueue: string; timeoutSeconds?: number },
+): Promise<ResyncAnswer> {
+  const workflowId = workflowIdFor(
+    'resync',
+    `${options.apply ? 'apply' : 'dry-run'}-${options.since ?? 'all'}`,
+  );
+  const handle = await client.workflow.start(resyncType, {
+    workflowId,
+    taskQueue: options.taskQueue,
+    args: [{ since: options.since, apply: options.apply }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return Promise.race([
+    handle.result().catch((error: unknown) => {
+      throw error instanceof WorkflowFailedError ? new CommandError(`resync: ${rootCause(error)}`) : error;
+    }) as Promise<ResyncAnswer>,
+    sleep((options.timeoutSeconds ?? 600) * 1000).then(() => {
+      throw new CommandError(`resync: ${workflowId} is still running (see the Temporal UI)`);
+    }),
+  ]);
+}
+
+const linesText = (lines: readonly EntryLine[]) =>
+  lines.map((l) => `${l.account} ${formatUsd(l.amountCents)}`).join(', ');
+
+export function resyncLines(answer: ResyncAnswer): string[] {
+  const { diff } = answer;
+  const out: string[] = [];
+  const scope = diff.since ? `entries dated ${diff.since} or later` : 'every entry';
+  out.push(
+    `resync ${answer.applied ? 'applied' : 'dry run'} (${scope}): ${diff.toReverse.length} to reverse, ${diff.toPost.length} to post, ${diff.unchanged} unchanged`,
+  );
+  for (const r of diff.toReverse)
+    out.push(`- reverse ${r.key} (${r.date}): ${linesText(r.lines)}; ${r.reason}`);
+  for (const p of diff.toPost) out.push(`+ post ${p.key} (${p.date}): ${linesText(p.lines)}`);
+  for (const u of diff.unmappable) out.push(`! ${u.object}: ${u.error}`);
+  if (answer.applied)
+    out.push(`written: ${answer.reversed.length} reversals, ${answer.posted.length} entries`);
+  else if (diff.toReverse.length + diff.toPost.length > 0) out.push('run with --apply to book it');
+  else out.push('the books are what the current mapping gives: nothing to do');
+  return out;
+}
+
+export const resyncCommand: Command = {
+  summary:
+    're-sync with a diff: what the books would be under the current mapping and settings, and applying it',
+  usesTemporal: true,
+  usage: `booksync resync --dry-run [--since YYYY-MM-DD] [--json] [--timeout SECONDS]
+booksync resync --apply [--since YYYY-MM-DD] [--json] [--timeout SECONDS]
+
+Runs the resync workflow: its activity fetches the service's objects again (links, payments, disbursements,
+check deposits; the bills and bill payments the books name), maps them with the current code and settings
+(EXTERNAL_PAYMENTS_ACCOUNT...) and compares each object's entries with the books. --dry-run prints the
+entry-level difference: the live entries that would be reversed and the entries that would be posted (a
+changed entry is both: the old version reversed, the new one booked as {key}#2). --apply books exactly that
+difference as reversals and new versions, never editing or deleting; running it again changes nothing.
+--since: only entries dated on or after the day. Invoices keep their first date and are not re-mapped.`,
+  async run({ args, settings, out }) {
+    const parsed = parseResyncArgs(args);
+    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
+    const { client, connection } = await connectClient(temporalTarget(settings, address));
+    try {
+      const answer = await requestResync(client, {
+        apply: parsed.apply,
+        since: parsed.since,
+        taskQueue: settings.TEMPORAL_TASK_QUEUE,
+        timeoutSeconds: parsed.timeoutSeconds,
+      });
+      for (const line of parsed.json ? [JSON.stringify(answer, null, 2)] : resyncLines(answer)) out(line);
+      return 0;
+    } finally {
+      await connection.close();
+    }
+  },
+};

@@ -1,0 +1,202 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { type ResyncAnswer, requestResync } from '../../src/cli/commands/resync.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { newLink } from '../emulator/harness.js';
+import { balancesByRole, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
+import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+
+// Re-sync with a diff over the emulator, the real activities and ledger, on a real Temporal dev server: a day
+// is booked with EXTERNAL_PAYMENTS_ACCOUNT=checks-to-deposit (the default), then the setting changes to
+// operating-bank; the dry run shows the hand-computed diff, apply books it as a reversal and a version #2, a
+// second apply writes nothing, and the ledger stays balanced. Card fee D20: round(2.9%) + 30 cents.
+
+const root = path.resolve(import.meta.dirname, '../..');
+let env: TestWorkflowEnvironment;
+let world: SyncWorld;
+let bundle: { codePath: string };
+let day: string;
+
+/** Runs `body` with a worker whose activities see EXTERNAL_PAYMENTS_ACCOUNT = `account`. */
+async function withSettings<T>(
+  account: 'checks-to-deposit' | 'operating-bank',
+  body: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = uniqueTaskQueue('resync');
+  const activities = createActivities({
+    service: world.service,
+    ledger: world.ledger,
+    logger: silentLogger,
+    externalPaymentAccount: account,
+  });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities,
+  });
+  return worker.runUntil(body(taskQueue));
+}
+
+const reconcile = (taskQueue: string) =>
+  env.client.workflow.execute('reconciliation', {
+    workflowId: `test-reconcile-${Date.now()}`,
+    taskQueue,
+    args: [{ scope: { kind: 'all' } }],
+  }) as Promise<{ fixesTotal: number }>;
+
+function booksync(
+  args: string[],
+  taskQueue: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        LOG_LEVEL: 'silent',
+        BOOKSYNC_DATA_DIR: '/nonexistent-booksync-data',
+        TEMPORAL_ADDRESS: env.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
+}, 180_000);
+
+afterAll(async () => {
+  await world?.close();
+  await env?.teardown();
+});
+
+describe('resync with a diff', { timeout: 120_000 }, () => {
+  let epId: string;
+  let invoiceId: string;
+  let dry: ResyncAnswer;
+
+  it('books a day under the first setting: the external payment waits in Checks To Deposit', async () => {
+    const invoice = await newLink(world.emulator.api, 500_00);
+    const sold = await newLink(world.emulator.api, 100_00);
+    const recorded = await world.service.recordExternalPayment(invoice.id, {
+      amountCents: 200_00,
+      paidAt: new Date().toISOString().slice(0, 10),
+    });
+    epId = recorded.externalPayment.id;
+    invoiceId = invoice.id;
+    day = recorded.externalPayment.paidAt;
+    await world.service.recordDebitMemo(invoice.id, { amountCents: 25_00, description: 'late fee' });
+    const paid = await world.emulator.api<{ id: string }>('POST', `/sandbox/paymentLinks/${sold.id}/pay`, {
+      method: 'Card',
+    });
+    await world.emulator.api('POST', `/sandbox/payments/${paid.body.id}/settle`);
+    await withSettings('checks-to-deposit', reconcile);
+    const balances = await balancesByRole(world.ledger);
+    expect(balances.ChecksToDeposit).toBe(200_00);
+    expect(balances.OperatingBank).toBe(0);
+    // Receivable: 50000 + 10000 invoiced + 2500 memo - 20000 external - 10000 card = 32500.
+    expect(balances.AccountsReceivable).toBe(325_00);
+    expect(balances.ProcessorClearing).toBe(100_00 - 320);
+  });
+
+  it('after EXTERNAL_PAYMENTS_ACCOUNT=operating-bank, the dry run shows one reversal and one version #2, and writes nothing', async () => {
+    const before = (await world.ledger.allEntries()).length;
+    dry = await withSettings('operating-bank', (taskQueue) =>
+      requestResync(env.client, { apply: false, since: null, taskQueue }),
+    );
+    expect(dry.applied).toBe(false);
+    expect(dry.diff.toReverse.map(({ key, date, lines }) => ({ key, date, lines }))).toEqual([
+      {
+        key: `external-payment:${epId}`,
+        date: day,
+        lines: [
+          { account: Accounts.ChecksToDeposit, amountCents: 200_00 },
+          { account: Accounts.AccountsReceivable, amountCents: -200_00 },
+        ],
+      },
+    ]);
+    expect(dry.diff.toPost.map(({ key, date, lines }) => ({ key, date, lines }))).toEqual([
+      {
+        key: `external-payment:${epId}#2`,
+        date: day,
+        lines: [
+          { account: Accounts.OperatingBank, amountCents: 200_00 },
+          { account: Accounts.AccountsReceivable, amountCents: -200_00 },
+        ],
+      },
+    ]);
+    // The debit memo, the card payment and its fee stay.
+    expect(dry.diff.unchanged).toBe(3);
+    expect(dry.diff.unmappable).toEqual([]);
+    expect(dry.reversed).toEqual([]);
+    expect((await world.ledger.allEntries()).length).toBe(before);
+
+    // The command prints the same diff; a later --since leaves it out.
+    await withSettings('operating-bank', async (taskQueue) => {
+      const cli = await booksync(['resync', '--dry-run'], taskQueue);
+      expect(cli.stderr).toBe('');
+      expect(cli.code).toBe(0);
+      expect(cli.stdout.trimEnd().split('\n')).toEqual([
+        'resync dry run (every entry): 1 to reverse, 1 to post, 3 unchanged',
+        `- reverse external-payment:${epId} (${day}): assets:checks-to-deposit $200.00, assets:receivable -$200.00; resync: payment link ${invoiceId} now maps external-payment:${epId} differently`,
+        `+ post external-payment:${epId}#2 (${day}): assets:bank:operating $200.00, assets:receivable -$200.00`,
+        'run with --apply to book it',
+      ]);
+      const later = await booksync(['resync', '--dry-run', '--since', '2099-01-01'], taskQueue);
+      expect(later.stdout.split('\n')[0]).toBe(
+        'resync dry run (entries dated 2099-01-01 or later): 0 to reverse, 0 to post, 3 unchanged',
+      );
+      const bad = await booksync(['resync'], taskQueue);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr.trim()).toBe('booksync: resync: give --dry-run or --apply');
+    });
+  });
+
+  it('apply books exactly that diff, a second apply writes nothing, the books stay balanced and sync agrees', async () => {
+    const applied = await withSettings('operating-bank', (taskQueue) =>
+      requestResync(env.client, { apply: true, since: null, taskQueue }),
+    );
+    expect(applied.diff.toReverse.map((r) => r.key)).toEqual(dry.diff.toReverse.map((r) => r.key));
+    expect(applied.diff.toPost).toEqual(dry.diff.toPost);
+    expect(applied.reversed).toEqual([`external-payment:${epId}`]);
+    expect(applied.posted).toEqual([`external-payment:${epId}#2`]);
+
+    const old = await world.ledger.get(`external-payment:${epId}`);
+    expect(old?.reversedBy).toBe(`reversal:external-payment:${epId}`);
+    const balances = await balancesByRole(world.ledger);
+    expect(balances.ChecksToDeposit).toBe(0);
+    expect(balances.OperatingBank).toBe(200_00);
+    expect(balances.AccountsReceivable).toBe(325_00);
+    expect((await world.ledger.trialBalance()).balanced).toBe(true);
+
+    const again = await withSettings('operating-bank', (taskQueue) =>
+      requestResync(env.client, { apply: true, since: null, taskQueue }),
+    );
+    expect(again.diff.toReverse).toEqual([]);
+    expect(again.diff.toPost).toEqual([]);
+    expect(again.diff.unchanged).toBe(4);
+    expect([again.reversed, again.posted]).toEqual([[], []]);
+
+    // The event-driven syncs under the new setting find the books as they want them.
+    const report = await withSettings('operating-bank', reconcile);
+    expect(report.fixesTotal).toBe(0);
+  });
+});
