@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import DatabaseConstructor, { type Database, type Statement, type Transaction } from 'better-sqlite3';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { privateSqliteFile } from '../storage/private-files.js';
+import { balanceIn, chartBalances, trialBalanceOf } from './account-balances.js';
 import { type BusyRetryPolicy, defaultBusyRetryPolicy, withBusyRetry } from './busy-retry.js';
-import { type AccountName, Accounts, chartOfAccounts, isAccountName } from './chart-of-accounts.js';
+import { type AccountName, Accounts, chartOfAccounts } from './chart-of-accounts.js';
+import { contentHash } from './content-hash.js';
 import {
   type BookedEntry,
-  canonicalContents,
   type EntryLine,
   type EntryLinks,
   type LedgerEntryInput,
@@ -85,17 +85,6 @@ const entryColumns = `e.id, e.key, e.date, e.description, e.reverses, e.content_
   r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')}`;
 const OPEN_BUSY_TIMEOUT_MS = 5_000;
 const entryFrom = 'entries e LEFT JOIN entries r ON r.reverses = e.key';
-
-/** SHA-256 of the canonical contents: the identity compared when a key is posted again. */
-export function contentHash(entry: {
-  date: string;
-  description: string;
-  lines: readonly EntryLine[];
-  links?: EntryLinks;
-  reverses?: string | null;
-}): string {
-  return createHash('sha256').update(canonicalContents(entry)).digest('hex');
-}
 
 /**
  * The embedded double-entry ledger: SQLite through better-sqlite3 (synchronous; the port's promises
@@ -260,33 +249,15 @@ export class EmbeddedLedger implements LedgerPort {
 
   async balances(): Promise<AccountBalance[]> {
     const rows = await withBusyRetry(() => this.#balances.all(), this.#retry);
-    const byAccount = new Map(rows.map((r) => [r.account, r]));
-    return chartOfAccounts.map((a) => {
-      const row = byAccount.get(a.name);
-      const debitCents = safe(row?.debit ?? 0);
-      const creditCents = safe(row?.credit ?? 0);
-      return {
-        account: a.name,
-        title: a.title,
-        type: a.type,
-        debitCents,
-        creditCents,
-        balanceCents: safe(debitCents - creditCents),
-      };
-    });
+    return chartBalances(rows);
   }
 
   async trialBalance(): Promise<TrialBalance> {
-    const accounts = await this.balances();
-    const totalDebitCents = safe(accounts.reduce((s, a) => s + a.debitCents, 0));
-    const totalCreditCents = safe(accounts.reduce((s, a) => s + a.creditCents, 0));
-    return { accounts, totalDebitCents, totalCreditCents, balanced: totalDebitCents === totalCreditCents };
+    return trialBalanceOf(await this.balances());
   }
 
   async balanceOf(account: AccountName): Promise<number> {
-    if (!isAccountName(account)) throw new LedgerValidationError(`unknown account ${account}`);
-    const found = (await this.balances()).find((b) => b.account === account);
-    return found?.balanceCents ?? 0;
+    return balanceIn(await this.balances(), account);
   }
 
   async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {
@@ -431,9 +402,4 @@ export class EmbeddedLedger implements LedgerPort {
     return (attempt: number, delayMs: number) =>
       this.#log.warn({ key, attempt, delayMs: Math.round(delayMs) }, 'ledger database busy; retrying');
   }
-}
-
-function safe(n: number): number {
-  if (!Number.isSafeInteger(n)) throw new RangeError(`ledger total ${n} is outside the safe integer range`);
-  return n;
 }

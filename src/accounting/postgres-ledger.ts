@@ -2,9 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
+import { balanceIn, chartBalances, safeTotal, trialBalanceOf } from './account-balances.js';
 import type { BusyRetryPolicy } from './busy-retry.js';
-import { type AccountName, Accounts, chartOfAccounts, isAccountName } from './chart-of-accounts.js';
-import { contentHash } from './embedded-ledger.js';
+import { type AccountName, Accounts, chartOfAccounts } from './chart-of-accounts.js';
+import { contentHash } from './content-hash.js';
 import {
   type BookedEntry,
   type EntryLine,
@@ -254,33 +255,15 @@ export class PostgresLedger implements LedgerPort {
          coalesce(sum(CASE WHEN amount_cents < 0 THEN -amount_cents END), 0) AS credit
        FROM lines GROUP BY account`,
     );
-    const byAccount = new Map(rows.map((r) => [r.account, r]));
-    return chartOfAccounts.map((a) => {
-      const row = byAccount.get(a.name);
-      const debitCents = safe(row?.debit ?? 0);
-      const creditCents = safe(row?.credit ?? 0);
-      return {
-        account: a.name,
-        title: a.title,
-        type: a.type,
-        debitCents,
-        creditCents,
-        balanceCents: safe(debitCents - creditCents),
-      };
-    });
+    return chartBalances(rows);
   }
 
   async trialBalance(): Promise<TrialBalance> {
-    const accounts = await this.balances();
-    const totalDebitCents = safe(accounts.reduce((s, a) => s + a.debitCents, 0));
-    const totalCreditCents = safe(accounts.reduce((s, a) => s + a.creditCents, 0));
-    return { accounts, totalDebitCents, totalCreditCents, balanced: totalDebitCents === totalCreditCents };
+    return trialBalanceOf(await this.balances());
   }
 
   async balanceOf(account: AccountName): Promise<number> {
-    if (!isAccountName(account)) throw new LedgerValidationError(`unknown account ${account}`);
-    const found = (await this.balances()).find((b) => b.account === account);
-    return found?.balanceCents ?? 0;
+    return balanceIn(await this.balances(), account);
   }
 
   async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {
@@ -307,7 +290,7 @@ export class PostgresLedger implements LedgerPort {
     return rows.map((r) => ({
       documentId: r.documentId,
       counterpartyId: r.counterpartyId,
-      openCents: safe(r.openCents),
+      openCents: safeTotal(r.openCents),
     }));
   }
 
@@ -354,7 +337,7 @@ export class PostgresLedger implements LedgerPort {
       if (!winner) throw new Error(`ledger: ${entry.key} was neither inserted nor found`);
       return this.#repeat(winner, entry.key, hash, reversal);
     }
-    const id = safe(idText);
+    const id = safeTotal(idText);
     const lineValues = entry.lines.map(
       (_, i) => `($1, ${i + 1}, $${i * 3 + 2}, $${i * 3 + 3}, $${i * 3 + 4})`,
     );
@@ -430,12 +413,12 @@ function hydrate(row: EntryRow): BookedEntry {
     if (typeof value === 'string') links[f] = value;
   }
   const lines: EntryLine[] = (row.lines ?? []).map((l) => {
-    const line: EntryLine = { account: l.account as AccountName, amountCents: safe(l.amount) };
+    const line: EntryLine = { account: l.account as AccountName, amountCents: safeTotal(l.amount) };
     if (l.memo !== null) line.memo = l.memo;
     return line;
   });
   return {
-    id: safe(row.id),
+    id: safeTotal(row.id),
     key: row.key,
     date: row.date,
     description: row.description,
@@ -446,12 +429,4 @@ function hydrate(row: EntryRow): BookedEntry {
     contentHash: row.content_hash,
     createdAt: row.created_at,
   };
-}
-
-/** BIGINT and NUMERIC arrive as strings: a JavaScript number, exact, or an error. */
-function safe(value: string | number): number {
-  const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isSafeInteger(n))
-    throw new RangeError(`ledger total ${value} is outside the safe integer range`);
-  return n;
 }
