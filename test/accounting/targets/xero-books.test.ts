@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
@@ -212,6 +213,15 @@ describe('the demo business day in Xero (the double)', { timeout: 900_000 }, () 
     expect(pushed.pushed).toBe(entries);
     // Access tokens lived 20 s: refreshed mid-run, invisibly.
     expect(double.refreshGrants).toBeGreaterThan(1);
+    // Secrets stay secret: no access or refresh token in booksync's logs, and the refresh token at rest is
+    // sealed (the connection file holds the tenant and a v1.… sealed token, mode 0600).
+    const token = /\b(rt|at)-[0-9a-f]{24}\b/;
+    expect(booksync.output).not.toMatch(token);
+    const file = path.join(booksync.dataDir, 'xero-connection.json');
+    const saved = readFileSync(file, 'utf8');
+    expect(saved).not.toMatch(token);
+    expect(JSON.parse(saved)).toMatchObject({ tenantId, refreshToken: expect.stringMatching(/^v1\./) });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     const creates = double.stats(tenantId).creates;
 
     expect(await booksync.redeliverEverythingTwice(20_261_123)).toBeGreaterThan(10);
