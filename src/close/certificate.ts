@@ -507,10 +507,11 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
   const documentChecks = (
     service: Map<string, number>,
     books: readonly { documentId: string | null; openCents: number }[],
+    ignored: ReadonlySet<string> = new Set(),
   ): DocumentCheck[] => {
     const booked = new Map<string, number>();
     for (const item of books) {
-      if (item.documentId === null) continue;
+      if (item.documentId === null || ignored.has(item.documentId)) continue;
       booked.set(item.documentId, (booked.get(item.documentId) ?? 0) + item.openCents);
     }
     const ids = new Set([
@@ -524,11 +525,13 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     });
   };
   const remainders = new Map<string, number>();
+  // A reusable link is a standing price, not an invoice (nothing is invoiced): it has no remainder to compare.
+  const reusable = new Set<string>();
   for (const link of input.links) {
-    if (link.reusable) continue;
-    remainders.set(link.id, link.requestedAmountCents - link.completedAmountCents);
+    if (link.reusable) reusable.add(link.id);
+    else remainders.set(link.id, link.requestedAmountCents - link.completedAmountCents);
   }
-  const receivables = documentChecks(remainders, input.receivables);
+  const receivables = documentChecks(remainders, input.receivables, reusable);
   for (const r of receivables) {
     if (!r.ok)
       problems.push(
@@ -603,6 +606,7 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     notes: [
       'Balances, receivables and payables are compared as of the run (asOf): the service reports its current state only.',
       'Bills and bill payments have no list endpoint: those the books name are checked; one booksync never heard of cannot be found.',
+      'Reusable payment links are standing prices, not invoices: their receivable is not compared.',
     ],
   };
 }

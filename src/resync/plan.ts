@@ -91,17 +91,16 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     booked: readonly BookedEntry[],
     kinds: readonly string[],
   ) => {
-    let wanted: LedgerEntryInput[];
+    let plan: ReturnType<typeof reconcileEntries>;
     try {
-      wanted = desired();
+      plan = reconcileEntries(desired(), booked, {
+        kinds,
+        reason: `resync: ${object} maps to no such entry`,
+      });
     } catch (error) {
       diff.unmappable.push({ object, error: error instanceof Error ? error.message : String(error) });
       return;
     }
-    const plan = reconcileEntries(wanted, booked, {
-      kinds,
-      reason: `resync: ${object} maps to no such entry`,
-    });
     const reverse = (key: string, reason: string) => {
       const entry = byKey.get(key);
       if (!entry || !inRange(entry.date) || seenKeys.has(`-${key}`)) return;

@@ -311,6 +311,65 @@ describe('the completeness certificate', () => {
     expect(text).toContain('  bill-payment-sent:bp_1: FAILED (closed period)');
   });
 
+  it('books a deposit application once (as check-application, not external-payment), skips a returned deposit, and leaves reusable links out of receivables', () => {
+    const application = (id: string, amountCents: number) => ({
+      id,
+      amountCents,
+      paidAt: '2026-03-20',
+      voided: false,
+      externalReferenceId: null,
+      serviceBankingTransferId: 'tr_1',
+    });
+    const deposit = { id: 'cd_1', status: 'PROCESSING', applications: [application('ep_app', 60_000)] };
+    const bounced = { id: 'cd_2', status: 'RETURNED', applications: [application('ep_bounced', 5_000)] };
+    const link = {
+      id: 'pl_1',
+      reusable: false,
+      requestedAmountCents: 60_000,
+      completedAmountCents: 60_000,
+      payments: [],
+      externalPayments: [application('ep_app', 60_000)],
+      debitMemos: [],
+    };
+    const donations = {
+      id: 'pl_donate',
+      reusable: true,
+      requestedAmountCents: 1_000,
+      completedAmountCents: 0,
+      payments: [],
+      externalPayments: [],
+      debitMemos: [],
+    };
+    const cert = closeCertificate(
+      input({
+        links: [link, donations] as unknown as CloseInput['links'],
+        checkDeposits: [deposit, bounced] as unknown as CloseInput['checkDeposits'],
+        entries: [
+          entry(
+            'check-application:ep_app',
+            '2026-03-20',
+            [
+              [Accounts.ChecksToDeposit, 60_000],
+              [Accounts.AccountsReceivable, -60_000],
+            ],
+            { checkDepositId: 'cd_1', externalPaymentId: 'ep_app', paymentLinkId: 'pl_1' },
+          ),
+        ],
+        // A payment on the reusable link credits its receivable with nothing invoiced: not compared.
+        receivables: [
+          { documentId: 'pl_1', openCents: 0 },
+          { documentId: 'pl_donate', openCents: -1_000 },
+        ],
+      }),
+    );
+    expect(cert.objects.map((o) => [o.kind, o.id, o.status, o.entryKey ?? o.skipReason])).toEqual([
+      ['depositApplication', 'ep_app', 'BOOKED', 'check-application:ep_app'],
+      ['depositApplication', 'ep_bounced', 'SKIPPED', 'deposit RETURNED: its applications are reversed'],
+    ]);
+    expect(cert.receivables).toEqual([{ documentId: 'pl_1', booksCents: 0, serviceCents: 0, ok: true }]);
+    expect(cert.passes).toBe(true);
+  });
+
   it('escapes what it writes into the HTML page', () => {
     expect(escapeHtml(`<b>"a" & 'b'</b>`)).toBe('&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;');
     const cert = closeCertificate(input({}));
