@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
 import { paymentLink, syncPaymentLinkSignal } from '../../workflows/payment-link.js';
 import { monthBefore, periodCloseViewQuery } from '../../workflows/period-close.js';
 import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
-import { startDevServer } from '../support/temporal.js';
+import { fixturesDir, startDevServer } from '../support/temporal.js';
 
 // The period close over the whole path on a real Temporal dev server: the emulator records its events and
 // this test delivers them itself (signalWithStart, as the ingress does), so it can drop some on purpose. The
@@ -197,6 +198,13 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
       .getHandle(periodCloseWorkflowId({ from: day, to: day }))
       .query(periodCloseViewQuery);
     expect(view).toEqual({ state: 'DONE', period: { from: day, to: day }, certificate: cert });
+    if (process.env.BOOKSYNC_RECORD_HISTORIES) {
+      const handle = stack.client.workflow.getHandle(periodCloseWorkflowId({ from: day, to: day }));
+      writeFileSync(
+        path.join(fixturesDir, 'histories', 'period-close-clean.json'),
+        `${historyToJSON(await handle.fetchHistory())}\n`,
+      );
+    }
   });
 
   it('dropped webhooks fail the certificate with the missing objects listed; after reconciliation it passes', async () => {

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,9 +9,10 @@ import { createActivities } from '../../activities/index.js';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { type ResyncAnswer, requestResync } from '../../src/cli/commands/resync.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
 import { newLink } from '../emulator/harness.js';
 import { balancesByRole, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
-import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+import { fixturesDir, startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 
 // Re-sync with a diff over the emulator, the real activities and ledger, on a real Temporal dev server: a day
 // is booked with EXTERNAL_PAYMENTS_ACCOUNT=checks-to-deposit (the default), then the setting changes to
@@ -178,6 +181,13 @@ describe('resync with a diff', { timeout: 120_000 }, () => {
     expect(applied.diff.toPost).toEqual(dry.diff.toPost);
     expect(applied.reversed).toEqual([`external-payment:${epId}`]);
     expect(applied.posted).toEqual([`external-payment:${epId}#2`]);
+    if (process.env.BOOKSYNC_RECORD_HISTORIES) {
+      const handle = env.client.workflow.getHandle(workflowIdFor('resync', 'apply-all'));
+      writeFileSync(
+        path.join(fixturesDir, 'histories', 'resync-apply.json'),
+        `${historyToJSON(await handle.fetchHistory())}\n`,
+      );
+    }
 
     const old = await world.ledger.get(`external-payment:${epId}`);
     expect(old?.reversedBy).toBe(`reversal:external-payment:${epId}`);
