@@ -160,6 +160,7 @@ ${docs('payables', c.payables)}
 ${targets}
 <h2>Service objects</h2>
 ${objects}
+${c.bookedNotListed > 0 ? `<p id="not-listed">and ${c.bookedNotListed} more booked objects (counted, not listed)</p>` : ''}
 ${orphans}
 <h2>Notes</h2>
 <ul>${c.notes.map((x) => `<li>${escapeHtml(x)}</li>`).join('')}</ul>

@@ -75,6 +75,8 @@ export function certificateLines(c: CloseCertificate): string[] {
       [false, false, false, true, false, false],
     ).map((l) => `  ${l}`),
   );
+  if (c.bookedNotListed > 0)
+    lines.push(`  ... and ${c.bookedNotListed} more booked objects (counted, not listed)`);
   for (const o of c.orphanEntries) lines.push(`orphan entry ${o.key} (${o.date}): ${o.detail}`);
   lines.push(`certificate: ${c.passes ? 'passes' : 'fails'}`);
   return lines;

@@ -106,7 +106,13 @@ export interface CloseCertificate {
   /** One line per failed check, for people. */
   problems: string[];
   counts: Record<ObjectStatus, number> & { objects: number; entries: number; orphans: number };
+  /**
+   * Every object not BOOKED, and the BOOKED ones up to `maxListedBooked` (the certificate is a workflow
+   * result, and Temporal bounds payloads): `counts` always counts them all.
+   */
   objects: CertifiedObject[];
+  /** BOOKED objects counted but not listed (0 unless the period has more than maxListedBooked). */
+  bookedNotListed: number;
   orphanEntries: OrphanEntry[];
   balances: BalanceCheck[];
   receivables: DocumentCheck[];
@@ -140,6 +146,8 @@ export interface CloseInput {
   payables: readonly { documentId: string | null; openCents: number }[];
   balances: { processorClearingCents: number; payoutsInTransitCents: number };
   targets: readonly TargetIndexView[] | null;
+  /** How many BOOKED objects to list at most (default 2000); the rest are only counted. */
+  maxListedBooked?: number;
 }
 
 const inPeriod = (date: string, period: ClosePeriod) => date >= period.from && date <= period.to;
@@ -580,6 +588,9 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
   }
 
   const count = (s: ObjectStatus) => objects.filter((o) => o.status === s).length;
+  const maxBooked = input.maxListedBooked ?? 2000;
+  let booked = 0;
+  const listed = objects.filter((o) => o.status !== 'BOOKED' || ++booked <= maxBooked);
   return {
     from: period.from,
     to: period.to,
@@ -596,7 +607,8 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
       entries: periodEntries.length,
       orphans: orphanEntries.length,
     },
-    objects,
+    objects: listed,
+    bookedNotListed: objects.length - listed.length,
     orphanEntries,
     balances,
     receivables,

@@ -370,6 +370,30 @@ describe('the completeness certificate', () => {
     expect(cert.passes).toBe(true);
   });
 
+  it('lists every object not booked, and booked ones up to the bound; counts them all', () => {
+    const payments = [1, 2, 3, 4].map((n) => payment(`pay_${n}`, 'SUCCEEDED', 1_000, 0));
+    const entries = payments.slice(0, 3).map((p) =>
+      entry(
+        `payment:${p.id}`,
+        '2026-03-10',
+        [
+          [Accounts.ProcessorClearing, 1_000],
+          [Accounts.AccountsReceivable, -1_000],
+        ],
+        { paymentId: p.id },
+      ),
+    );
+    const cert = closeCertificate(input({ payments, entries, maxListedBooked: 2 }));
+    expect(cert.counts).toMatchObject({ objects: 4, BOOKED: 3, MISSING: 1 });
+    expect(cert.objects.map((o) => [o.id, o.status])).toEqual([
+      ['pay_1', 'BOOKED'],
+      ['pay_2', 'BOOKED'],
+      ['pay_4', 'MISSING'],
+    ]);
+    expect(cert.bookedNotListed).toBe(1);
+    expect(certificateLines(cert)).toContain('  ... and 1 more booked objects (counted, not listed)');
+  });
+
   it('escapes what it writes into the HTML page', () => {
     expect(escapeHtml(`<b>"a" & 'b'</b>`)).toBe('&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;');
     const cert = closeCertificate(input({}));
