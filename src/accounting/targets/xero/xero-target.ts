@@ -645,7 +645,8 @@ export class XeroTarget implements AccountingTarget {
     key: string,
     context: PushContext,
   ): Promise<{ entity: XeroEntity; id: string } | null> {
-    const record = context.pushed(key) ?? (await this.find(key));
+    // Awaited: the index behind the context may answer asynchronously (the ledger on PostgreSQL).
+    const record = (await context.pushed(key)) ?? (await this.find(key));
     return parseRemoteId(record?.remoteIds[0]);
   }
 
