@@ -576,6 +576,8 @@ export class XeroDouble {
         if (refusal) throw new XeroValidation(refusal);
         outcomes.push(make(item));
         tenant.creates++;
+        // Each document of a batch sees the ones before it (a second payment the same invoice's AmountDue).
+        this.settle(tenant);
       } catch (error) {
         if (!(error instanceof XeroValidation)) throw error;
         if (summarize) throw error;

@@ -157,6 +157,17 @@ function numbered(type: 'ACCREC' | 'ACCPAY', numbers: string[]): string {
   return `Type==${literal(type)} AND (${numbers.map((n) => `InvoiceNumber==${literal(n)}`).join(' OR ')})`;
 }
 
+const salesPayments = new Set(['payment', 'external-payment', 'check-application']);
+
+/** Xero refused a customer's payment because the invoice cannot take it (overpaid, already PAID). */
+function overpaidRefusal(doc: TargetDocument, outcome: PushResult | Error | undefined): boolean {
+  return (
+    salesPayments.has(doc.kind) &&
+    outcome instanceof TargetRefusedError &&
+    /amount outstanding|not of valid status|invoice is (PAID|VOIDED)/i.test(outcome.targetMessage)
+  );
+}
+
 function itemErrors(record: Body | undefined): string[] {
   return ((record?.validationErrors ?? []) as { message?: string }[]).map((v) => String(v.message ?? ''));
 }
@@ -212,6 +223,23 @@ export class XeroTarget implements AccountingTarget {
       if (fallback) return this.already(fallback, document);
     }
     const [outcome] = await this.create(plan.entity, [{ doc: document, body: plan.body }]);
+    if (plan.entity === 'Payment' && overpaidRefusal(document, outcome))
+      return this.pushAsCredit(document, context);
+    if (outcome instanceof Error) throw outcome;
+    return outcome as PushResult;
+  }
+
+  /**
+   * A payment the invoice cannot take (more than its AmountDue, e.g. a link's debit memo paid with its own
+   * amount, or a payment after a refund reopened the link, when the invoice is PAID): the customer's credit,
+   * a RECEIVE-OVERPAYMENT bank transaction, so the money and the receivable still match the ledger.
+   */
+  private async pushAsCredit(doc: TargetDocument, context: PushContext): Promise<PushResult> {
+    const existing = await this.lookupOne('BankTransaction', doc);
+    if (existing) return this.already(existing, doc);
+    const plan = await this.plan(doc, context, true);
+    if ('found' in plan) return plan.found;
+    const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }]);
     if (outcome instanceof Error) throw outcome;
     return outcome as PushResult;
   }
@@ -548,11 +576,13 @@ export class XeroTarget implements AccountingTarget {
         for (let start = 0; start < items.length; start += size) {
           const chunk = items.slice(start, start + size);
           const answers = await this.create(entity, chunk);
-          chunk.forEach((item, j) => {
-            const answer = answers[j] as PushResult | Error;
+          for (const [j, item] of chunk.entries()) {
+            let answer = answers[j] as PushResult | Error;
+            if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
+              answer = await this.refusalOrThrow(() => this.pushAsCredit(item.doc, waveContext));
             outcomes[item.i] = answer;
             if (!(answer instanceof Error)) created.set(item.doc.key, answer);
-          });
+          }
         }
       }
       wave.clear();
@@ -658,7 +688,15 @@ export class XeroTarget implements AccountingTarget {
     return version > 1 ? `${name}#${version}` : name;
   }
 
-  private async plan(doc: TargetDocument, context: PushContext): Promise<Plan | { found: PushResult }> {
+  /**
+   * `asCredit`: a payment is booked as the customer's credit (an overpayment) instead of against the invoice,
+   * when Xero refused it there (see overpaidRefusal).
+   */
+  private async plan(
+    doc: TargetDocument,
+    context: PushContext,
+    asCredit = false,
+  ): Promise<Plan | { found: PushResult }> {
     const pair = pairOf(doc.lines);
     const amount = centsToAmount(doc.amountCents);
     const mark = marker(doc.key, doc.contentHash);
@@ -724,9 +762,10 @@ export class XeroTarget implements AccountingTarget {
       case 'external-payment':
       case 'check-application': {
         if (pair?.credit !== 'AccountsReceivable') return this.moneyMove(doc);
-        const invoice = doc.invoice
-          ? await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context)
-          : null;
+        const invoice =
+          doc.invoice && !asCredit
+            ? await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context)
+            : null;
         if (invoice?.entity === 'Invoice' && (await this.accounts.takesPayments(pair.debit)))
           return this.payment(doc, invoice.id, pair.debit);
         // No invoice to apply it to (a reusable link's payment): an overpayment, the customer's credit.

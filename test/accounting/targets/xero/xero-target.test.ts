@@ -526,6 +526,56 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
     expect((await target.push(docs.fee, noIndex)).created).toBe(true);
   });
 
+  it('books a payment the invoice cannot take (a link paid again after a refund reopened it) as the customer’s credit, one by one and batched', async () => {
+    for (const how of ['push', 'pushMany'] as const) {
+      const org = organisation();
+      const d = day(`o${how}`);
+      const full: TargetDocument = {
+        ...d.payment,
+        amountCents: 200_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 200_00 },
+          { role: 'AccountsReceivable', amountCents: -200_00 },
+        ],
+      };
+      const again: TargetDocument = {
+        ...d.payment,
+        key: `payment:again_${how}`,
+        amountCents: 20_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 20_00 },
+          { role: 'AccountsReceivable', amountCents: -20_00 },
+        ],
+      };
+      const docs = [d.invoice, full, d.refund, d.reopen, again];
+      const index = new Map<string, RemoteRecord>();
+      const context: PushContext = { pushed: (k) => index.get(k) ?? null };
+      if (how === 'push') {
+        for (const doc of docs) index.set(doc.key, await org.target().push(doc, context));
+      } else {
+        const outcomes = await org.target().pushMany(docs, context);
+        expect(outcomes.filter((o) => o instanceof Error)).toEqual([]);
+        outcomes.forEach((o, i) => index.set((docs[i] as TargetDocument).key, o as RemoteRecord));
+      }
+      const credit = index.get(again.key)?.remoteIds[0] ?? '';
+      expect(credit).toMatch(/^BankTransaction:/);
+      expect(double.get(org.tenantId, 'BankTransactions', idOf(credit))).toMatchObject({
+        Type: 'RECEIVE-OVERPAYMENT',
+        Total: 20,
+      });
+      // The books still equal the lines, account by account; a second push finds the credit.
+      for (const role of ['ProcessorClearing', 'AccountsReceivable', 'Revenue', 'Refunds'] as const) {
+        const cents = docs
+          .flatMap((doc) => doc.lines)
+          .filter((l) => l.role === role)
+          .reduce((sum, l) => sum + l.amountCents, 0);
+        expect([role, double.balanceOf(org.tenantId, defaultAccountCodes[role])]).toEqual([role, cents]);
+      }
+      expect((await org.target().push(again, context)).created).toBe(false);
+      expect(countByKey(org.tenantId, again.key)).toBe(1);
+    }
+  });
+
   it('numbers a second link of the same name apart, and adopts an invoice keyed in Xero under match-existing only', async () => {
     const org = organisation();
     const a = day('k5');
