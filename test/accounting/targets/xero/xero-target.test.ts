@@ -555,7 +555,8 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
       } else {
         const outcomes = await org.target().pushMany(docs, context);
         expect(outcomes.filter((o) => o instanceof Error)).toEqual([]);
-        outcomes.forEach((o, i) => index.set((docs[i] as TargetDocument).key, o as RemoteRecord));
+        for (const [i, o] of outcomes.entries())
+          index.set((docs[i] as TargetDocument).key, o as RemoteRecord);
       }
       const credit = index.get(again.key)?.remoteIds[0] ?? '';
       expect(credit).toMatch(/^BankTransaction:/);
