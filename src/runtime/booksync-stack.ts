@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import type { Settings } from '../config/settings.js';
 import {
   createDeliveryWorker,
@@ -13,18 +13,13 @@ import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ensurePrivateDir } from '../storage/private-files.js';
-import { ensurePeriodCloseSchedule } from '../temporal/period-close-schedule.js';
-import { ensureReconciliationSchedule } from '../temporal/reconciliation-schedule.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
-import { createBooksyncWorker } from '../worker/booksync-worker.js';
-import { startWorkerHealthServer } from '../worker/health-server.js';
-import { createWorkerMetrics } from '../worker/metrics.js';
 import { cachedWorkflowBundle } from '../worker/workflow-bundle.js';
-import { openAccountingTargets } from './accounting-targets.js';
+import { startBooksyncWorker } from './booksync-worker-process.js';
 import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
-import { openLedgerStore, type StoredLedger } from './ledger-store.js';
+import type { StoredLedger } from './ledger-store.js';
 import { connectClient, connectWorker, temporalTarget } from './temporal-connection.js';
 
 export interface RunningBooksync {
@@ -126,63 +121,14 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     const webhookSecrets = settings.WEBHOOK_SECRETS ?? [];
     if (emulator) webhookSecrets.push(await subscribeIngress(service, `${ingressUrl}/webhooks/service`));
 
-    const store = await openLedgerStore(settings, logger);
-    cleanups.push(() => store.close());
-    const ledger = store.ledger;
-
-    const targets = await openAccountingTargets({
+    const running = await startBooksyncWorker({
       settings,
-      ledger,
-      index: store.targetIndex,
-      service,
       logger,
-    });
-    if (targets) cleanups.push(() => targets.close());
-
-    const metrics = createWorkerMetrics();
-    const worker: Worker = await createBooksyncWorker({
       connection: workerConnection,
-      namespace: settings.TEMPORAL_NAMESPACE,
-      taskQueue: settings.TEMPORAL_TASK_QUEUE,
-      dependencies: {
-        service,
-        ledger: targets?.ledger ?? ledger,
-        ...(targets ? { targets: targets.dependencies } : {}),
-        logger: logger.child({ component: 'activities' }),
-        externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
-        checkWindows: {
-          deliveryDays: settings.CHECK_DELIVERY_WINDOW_DAYS,
-          cashingDays: settings.CHECK_CASHING_WINDOW_DAYS,
-        },
-      },
-      metrics,
-      dataDir: settings.BOOKSYNC_DATA_DIR,
-      ...(settings.WORKER_MAX_CACHED_WORKFLOWS !== undefined
-        ? { maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS }
-        : {}),
+      client,
+      service,
     });
-    const workerRun = worker.run();
-    cleanups.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await workerRun;
-    });
-    await targets?.startPushing(client, settings.TEMPORAL_TASK_QUEUE);
-    const schedule = await ensureReconciliationSchedule(client, {
-      taskQueue: settings.TEMPORAL_TASK_QUEUE,
-      interval: settings.RECONCILE_INTERVAL,
-    });
-    logger.info({ ...schedule, interval: settings.RECONCILE_INTERVAL }, 'reconciliation schedule in place');
-    const closeSchedule = await ensurePeriodCloseSchedule(client, {
-      taskQueue: settings.TEMPORAL_TASK_QUEUE,
-    });
-    logger.info(closeSchedule, 'period close schedule in place (monthly)');
-    const health = await startWorkerHealthServer({
-      worker,
-      registry: metrics.registry,
-      host: settings.METRICS_HOST,
-      port: settings.METRICS_PORT,
-    });
-    cleanups.push(() => health.close());
+    cleanups.push(() => running.stop());
 
     const ingress: RunningIngress = await startIngress({
       host: settings.INGRESS_HOST,
@@ -210,11 +156,11 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       serviceBaseUrl,
       ingressUrl: ingress.address,
       operationsUrl: ingress.operationsAddress,
-      workerHealthUrl: health.address,
+      workerHealthUrl: running.healthUrl,
       emulator,
       client,
-      ledger,
-      ledgerLocation: store.location,
+      ledger: running.ledger,
+      ledgerLocation: running.ledgerLocation,
       stop: stopAll,
     };
   } catch (error) {
