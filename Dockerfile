@@ -1,13 +1,14 @@
 # booksync worker / ingress / emulator image: one image, the command picks the role.
-FROM node:20-bookworm-slim AS deps
+# Node 24 LTS; booksync runs on 22 and 24 (better-sqlite3 13 ships its Node-API builds, nothing compiles).
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
-# better-sqlite3 compiles when no prebuilt binary matches.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production LOG_FORMAT=json BOOKSYNC_DATA_DIR=/data
+FROM node:24-bookworm-slim
+# Two glibc malloc arenas instead of one per thread: the worker's threads otherwise hold on to freed memory
+# (docs/benchmarks.md, "Memory at scale").
+ENV NODE_ENV=production LOG_FORMAT=json BOOKSYNC_DATA_DIR=/data MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./

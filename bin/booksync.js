@@ -1,6 +1,13 @@
 #!/usr/bin/env node
 // booksync's command line. TypeScript sources run through tsx's loader, so there is no build step.
-import { register } from 'tsx/esm/api';
-
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  // Its SQLite driver (better-sqlite3 13, Node-API) does not load on older lines; say so in one line.
+  console.error(
+    `booksync: needs Node.js 22 or newer, this is ${process.version}. Install Node 24 LTS, or run it through npm (npm start), which obtains one.`,
+  );
+  process.exit(1);
+}
+const { register } = await import('tsx/esm/api');
 register();
 await import('../src/cli/main.ts');

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs booksync's unit suite (no server but Temporal's own, started by the tests: the ledger, the service
+# contract, the emulator, the ingress, the command API, the workflows, the worker's bundle) on another
+# Node.js line than the one the main suite runs on. better-sqlite3 13 loads one Node-API build on every
+# line, so the same node_modules serve. Writes the vitest JSON report to $REPORT
+# (default test/.artifacts/vitest-report-node<major>.json).
+#
+#   bash scripts/test-on-node.sh 22 [test files, instead of the unit suite]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MAJOR="${1:-22}"
+REPORT="${REPORT:-$PWD/test/.artifacts/vitest-report-node$MAJOR.json}"
+UNIT_SUITE=(
+  test/accounting/*.test.ts test/accounting/targets/ledger-mirror.test.ts
+  test/accounting/targets/quickbooks/ test/accounting/targets/xero/
+  test/service/ test/emulator/ test/ingress/ test/command-api/ test/worker/ test/workflows/
+  test/temporal/cli-source.test.ts test/config/
+)
+if (($# > 1)); then UNIT_SUITE=("${@:2}"); fi
+
+eval "$(bash scripts/obtain-node.sh "$MAJOR")"
+export PATH="$NODE_HOME/bin:$PATH"
+echo "[node $MAJOR] $(node --version) from $NODE_HOME" >&2
+mkdir -p "$(dirname "$REPORT")"
+CI=true exec node_modules/.bin/vitest run "${UNIT_SUITE[@]}" --reporter=default --reporter=json --outputFile.json="$REPORT"
