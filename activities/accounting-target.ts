@@ -41,6 +41,8 @@ export interface PushToTargetResult {
   /** true when the slice was full: more entries wait. */
   more: boolean;
   summary: TargetSummary;
+  /** The target's warning after this slice (AccountingTarget.warning); absent from older results. */
+  warning?: string | null;
 }
 
 export interface RequeueTargetEntriesInput {
@@ -169,7 +171,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           else if (refusalOf(outcome) === null) throw unavailable(outcome, entry.key);
           else await failed(entry, outcome);
         }
-        return { ...result, summary: await index.summary(name) };
+        return { ...result, summary: await index.summary(name), warning: target.warning?.() ?? null };
       }
 
       for (const { key } of next) {
@@ -183,7 +185,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           await failed(entry, error);
         }
       }
-      return { ...result, summary: await index.summary(name) };
+      return { ...result, summary: await index.summary(name), warning: target.warning?.() ?? null };
     },
 
     /** `booksync targets retry`: FAILED entries (all, or the keys given) are queued for the next push. */

@@ -20,6 +20,8 @@ export interface AccountingTargetView {
   /** The newest refusals, for the Temporal UI (the index holds them all). */
   lastFailures: { key: string; reason: string }[];
   lastError: string | null;
+  /** The target's warning (e.g. Xero's daily call budget nearly spent); absent in runs of older releases. */
+  warning?: string | null;
 }
 
 /** A ledger write happened: push now instead of at the next poll. */

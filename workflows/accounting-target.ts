@@ -77,6 +77,7 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
           lastFailures: result.summary.failures
             .slice(-5)
             .map((f) => ({ key: f.key, reason: f.reason ?? '' })),
+          warning: result.warning ?? null,
         });
         if (!result.more) break;
       }
@@ -93,7 +94,10 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
       view.lastError ??
         (view.failed > 0 && failures
           ? `${view.failed} FAILED, last ${failures.key}: ${failures.reason}`
-          : null),
+          : null) ??
+        // Results recorded by older releases carry no warning: their replay upserts exactly as before.
+        view.warning ??
+        null,
     );
   }
   await continueAsNew<typeof accountingTarget>(input);

@@ -126,5 +126,10 @@ export interface AccountingTarget {
   pushMany?(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]>;
   /** Finds what the target holds for a key, by the key stored at the target (not booksync's index). */
   find(key: string): Promise<RemoteRecord | null>;
+  /**
+   * Optional: what a person should know before it stops the pushes (Xero's daily call budget nearly
+   * spent), shown on the push workflow (NeedsAttention, LastError); null when nothing is.
+   */
+  warning?(): string | null;
   close(): Promise<void>;
 }

@@ -14,7 +14,7 @@ import type {
   TargetDocument,
 } from '../../../src/accounting/targets/target-port.js';
 import { silentLogger } from '../../../src/logging/logger.js';
-import { NeedsAttention } from '../../../src/temporal/search-attributes.js';
+import { LastError, NeedsAttention } from '../../../src/temporal/search-attributes.js';
 import {
   accountingTargetViewQuery,
   accountingTargetWorkflowId,
@@ -39,11 +39,13 @@ class Switchboard implements AccountingTarget {
   readonly name = 'switchboard';
   refuseRole: string | null = null;
   down = false;
+  warns: string | null = null;
   calls = 0;
   constructor(readonly inner: AccountingTarget) {}
   verify = () => this.inner.verify();
   find = (key: string) => this.inner.find(key);
   close = () => this.inner.close();
+  warning = () => this.warns;
   async push(document: TargetDocument, context: PushContext) {
     this.calls++;
     if (this.down) throw new TargetUnavailableError(this.name, 'connection refused', 200);
@@ -192,6 +194,24 @@ describe('the accounting-target push workflow', () => {
       async () => (await handle.describe()).typedSearchAttributes.get(NeedsAttention) === false,
       'flag cleared',
     );
+  });
+
+  it("shows the target's warning (a daily budget nearly spent) as NeedsAttention until it is gone", async () => {
+    const handle = env.client.workflow.getHandle(accountingTargetWorkflowId(target.name));
+    const attributes = async () => (await handle.describe()).typedSearchAttributes;
+    target.warns = 'daily call limit nearly spent: 4100 of 5000 calls';
+    await ledger.post(twoLine('payment:p7', 900, { links: { paymentId: 'p7' } }));
+    await wake();
+    await eventually(async () => (await attributes()).get(NeedsAttention) === true, 'NeedsAttention');
+    expect((await attributes()).get(LastError)).toBe(target.warns);
+    expect((await handle.query(accountingTargetViewQuery)).warning).toBe(target.warns);
+    // Pushing goes on while it is only a warning.
+    expect((await index.get(target.name, 'payment:p7'))?.status).toBe('PUSHED');
+
+    target.warns = null;
+    await ledger.post(twoLine('payment:p8', 950, { links: { paymentId: 'p8' } }));
+    await wake();
+    await eventually(async () => (await attributes()).get(NeedsAttention) === false, 'flag cleared');
   });
 
   it('waits out an outage and then pushes everything once', async () => {

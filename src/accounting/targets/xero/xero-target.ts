@@ -210,6 +210,13 @@ export class XeroTarget implements AccountingTarget {
     return usage && { ...usage, nearingLimit: this.client.limiter.nearingDailyCap() };
   }
 
+  /** Flags the push workflow before Xero's daily limit stops the pushes, not after. */
+  warning(): string | null {
+    const usage = this.dailyUsage();
+    if (!usage?.nearingLimit) return null;
+    return `Xero daily call limit nearly spent: ${usage.used} of ${usage.limit} calls on ${usage.day} (UTC); pushes wait for the next UTC day once it is`;
+  }
+
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
     if (document.kind === 'reversal') return this.reverse(document, context);
     const entities = this.entitiesOf(document.key);

@@ -497,6 +497,10 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
     expect(stats.breaches).toEqual([]);
     expect(flagged).toHaveLength(1);
     expect(target.dailyUsage()).toMatchObject({ limit: 40, nearingLimit: true });
+    // What the push workflow shows (NeedsAttention, LastError) while pushes still go.
+    expect(target.warning()).toMatch(
+      /^Xero daily call limit nearly spent: \d+ of 40 calls on \d{4}-\d{2}-\d{2}/,
+    );
     // Past the cap nothing is sent: the push waits for the next UTC day.
     const more = Array.from({ length: 10 }, (_, i) => day(`d${i}`).invoice);
     const errors = await Promise.all(more.map((d) => target.push(d, noIndex).catch((e: Error) => e)));
