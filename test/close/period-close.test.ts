@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { periodCloseWorkflowId, requestPeriodClose } from '../../src/cli/commands/close.js';
@@ -17,7 +15,9 @@ import {
 import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
 import { paymentLink, syncPaymentLinkSignal } from '../../workflows/payment-link.js';
 import { monthBefore, periodCloseViewQuery } from '../../workflows/period-close.js';
+import { booksyncCli } from '../support/booksync-cli.js';
 import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
+import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
 import { fixturesDir, startDevServer } from '../support/temporal.js';
 
 // The period close over the whole path on a real Temporal dev server: the emulator records its events and
@@ -30,7 +30,6 @@ let env: TestWorkflowEnvironment;
 let stack: E2EStack;
 let day: string;
 const delivered = new Set<string>();
-const chromiumPath = '/usr/bin/chromium';
 const failingIds = { payment: '', externalPayment: '' };
 const htmlDir = mkdtempSync(path.join(tmpdir(), 'booksync-close-'));
 
@@ -85,31 +84,8 @@ async function reconcileAll(): Promise<void> {
 const close = () =>
   requestPeriodClose(stack.client, { period: { from: day, to: day }, taskQueue: stack.taskQueue });
 
-function booksync(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'silent',
-        BOOKSYNC_DATA_DIR: '/nonexistent-booksync-data',
-        TEMPORAL_ADDRESS: env.address,
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const booksync = (args: string[]) =>
+  booksyncCli(args, { TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: stack.taskQueue });
 
 beforeAll(async () => {
   env = await startDevServer();
@@ -292,7 +268,7 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
     expect(bad.stderr.trim()).toBe('booksync: close: --from 2026-03-31 is after --to 2026-03-01');
   });
 
-  it.runIf(existsSync(chromiumPath))(
+  it.runIf(chromiumAvailable)(
     'the HTML page, in headless Chromium, shows the verdict, the missing objects, the balances and the money flow',
     async () => {
       const file = path.join(htmlDir, 'failing.html');
@@ -300,16 +276,7 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
       expect(html).toMatch(/^<!doctype html>/);
       // Self-contained: no script, no stylesheet or image fetched from anywhere.
       expect(html).not.toMatch(/<script|<link|<img|src=|url\((?!#)/i);
-      const browser = await chromium.launch({
-        executablePath: chromiumPath,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-        ],
-      });
+      const browser = await launchHeadlessChromium();
       try {
         const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
         const requests: string[] = [];

@@ -1,18 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDeposit, newLink } from '../emulator/harness.js';
+import { booksyncCli } from '../support/booksync-cli.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
 import { eventually, type SyncWorld } from '../support/sync-world.js';
 
 // `booksync deposit` and `booksync link` as a person runs them: the CLI process against a listening command
 // API, a worker with the real activities on a dev server, the emulator over HTTP.
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const apiKey = 'cli-test-command-key-0123456789';
 let env: TestWorkflowEnvironment;
 let world: SyncWorld;
@@ -27,35 +25,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-function booksync(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'silent',
-        BOOKSYNC_DATA_DIR: '/nonexistent-booksync-data',
-        INGRESS_PUBLIC_URL: baseUrl,
-        COMMAND_API_KEY: apiKey,
-        ...env,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const booksync = (args: string[], extra: Record<string, string> = {}) =>
+  booksyncCli(args, { INGRESS_PUBLIC_URL: baseUrl, COMMAND_API_KEY: apiKey, ...extra });
 
 describe('booksync deposit / link CLI', () => {
   it('records a payment and a memo, applies a deposit, and shows the link', async () => {

@@ -1,16 +1,14 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { PostgresLedger } from '../../src/accounting/postgres-ledger.js';
 import { PostgresTargetIndex } from '../../src/accounting/targets/postgres-target-index.js';
 import { twoLine } from '../accounting/fixtures.js';
+import { booksyncCli as booksync } from '../support/booksync-cli.js';
 import { type PostgresCluster, startPostgres } from '../support/postgres.js';
 
 // `booksync ledger` and `booksync targets status` as a person runs them with LEDGER_URL: the books and the
 // target index are read from PostgreSQL, and the url's password never reaches the console.
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 let cluster: PostgresCluster;
 let url: string;
 
@@ -36,31 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
-
-function booksync(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'silent',
-        BOOKSYNC_DATA_DIR: '/nonexistent-booksync-data',
-        ...env,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 describe('the CLI with LEDGER_URL', () => {
   it('reads the trial balance, a link and the receivables from PostgreSQL', async () => {

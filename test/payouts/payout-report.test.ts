@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +6,7 @@ import { PayoutPeriodReport, PayoutReport } from '../../src/payouts/report-schem
 import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
 import { payoutReportViewQuery } from '../../workflows/payout-report.js';
 import { newLink } from '../emulator/harness.js';
+import { booksyncCli } from '../support/booksync-cli.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 
@@ -16,7 +15,6 @@ import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temp
 // refused, and one the books have not caught up with. Every expected number is worked out by hand below
 // (card fee D20: round(2.9%) + 30 cents; the payer's share round(fee * passthrough%)).
 
-const root = path.resolve(import.meta.dirname, '../..');
 let env: TestWorkflowEnvironment;
 let world: SyncWorld;
 let worker: Worker;
@@ -62,31 +60,8 @@ const book = (disbursementId: string) => world.activities.syncDisbursement({ dis
 const report = (disbursementId: string) =>
   requestPayoutReport(env.client, { disbursementId, taskQueue, timeoutSeconds: 60 });
 
-function booksync(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'silent',
-        BOOKSYNC_DATA_DIR: '/nonexistent-booksync-data',
-        TEMPORAL_ADDRESS: env.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const booksync = (args: string[]) =>
+  booksyncCli(args, { TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue });
 
 describe('payout report', { timeout: 120_000 }, () => {
   let day0: string;

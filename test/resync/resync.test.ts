@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
@@ -11,39 +9,32 @@ import { type ResyncAnswer, requestResync } from '../../src/cli/commands/resync.
 import { silentLogger } from '../../src/logging/logger.js';
 import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
 import { newLink } from '../emulator/harness.js';
-import { balancesByRole, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
-import { fixturesDir, startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+import { booksyncCli } from '../support/booksync-cli.js';
+import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../support/sync-world.js';
+import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
 
 // Re-sync with a diff over the emulator, the real activities and ledger, on a real Temporal dev server: a day
 // is booked with EXTERNAL_PAYMENTS_ACCOUNT=checks-to-deposit (the default), then the setting changes to
 // operating-bank; the dry run shows the hand-computed diff, apply books it as a reversal and a version #2, a
 // second apply writes nothing, and the ledger stays balanced. Card fee D20: round(2.9%) + 30 cents.
 
-const root = path.resolve(import.meta.dirname, '../..');
 let env: TestWorkflowEnvironment;
 let world: SyncWorld;
 let bundle: { codePath: string };
 let day: string;
 
 /** Runs `body` with a worker whose activities see EXTERNAL_PAYMENTS_ACCOUNT = `account`. */
-async function withSettings<T>(
+function withSettings<T>(
   account: 'checks-to-deposit' | 'operating-bank',
   body: (taskQueue: string) => Promise<T>,
 ): Promise<T> {
-  const taskQueue = uniqueTaskQueue('resync');
   const activities = createActivities({
     service: world.service,
     ledger: world.ledger,
     logger: silentLogger,
     externalPaymentAccount: account,
   });
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    activities,
-  });
-  return worker.runUntil(body(taskQueue));
+  return withWorker(env, bundle, activities, body, 'resync');
 }
 
 const reconcile = (taskQueue: string) =>
@@ -53,34 +44,8 @@ const reconcile = (taskQueue: string) =>
     args: [{ scope: { kind: 'all' } }],
   }) as Promise<{ fixesTotal: number }>;
 
-function booksync(
-  args: string[],
-  taskQueue: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'silent',
-        BOOKSYNC_DATA_DIR: '/nonexistent-booksync-data',
-        TEMPORAL_ADDRESS: env.address,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const booksync = (args: string[], taskQueue: string) =>
+  booksyncCli(args, { TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue });
 
 beforeAll(async () => {
   [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
