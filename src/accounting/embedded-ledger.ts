@@ -17,10 +17,22 @@ import {
   type PostResult,
   validateEntry,
 } from './entry.js';
-import { isReversalKey, reversalKey } from './entry-key.js';
-import { LedgerConflictError, LedgerEntryNotFoundError, LedgerValidationError } from './errors.js';
+import { reversalKey } from './entry-key.js';
+import {
+  accountSumsQuery,
+  entryColumns,
+  entryFromRow,
+  entryInsertColumns,
+  entryValues,
+  entryWithReversal,
+  lineFromRow,
+  linkColumns,
+  type StoredEntryRow,
+} from './entry-rows.js';
+import { LedgerValidationError } from './errors.js';
 import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
 import { migrate } from './migrations.js';
+import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
 
 export interface EmbeddedLedgerOptions {
   /** A file path, or ':memory:' (the default). */
@@ -38,26 +50,8 @@ export interface EmbeddedLedgerOptions {
   now?: () => Date;
 }
 
-interface EntryRow {
+interface EntryRow extends StoredEntryRow {
   id: number;
-  key: string;
-  date: string;
-  description: string;
-  reverses: string | null;
-  content_hash: string;
-  created_at: string;
-  reversed_by: string | null;
-  payment_link_id: string | null;
-  payment_id: string | null;
-  customer_id: string | null;
-  disbursement_id: string | null;
-  check_deposit_id: string | null;
-  bill_payment_id: string | null;
-  external_payment_id: string | null;
-  debit_memo_id: string | null;
-  refund_id: string | null;
-  vendor_id: string | null;
-  bill_id: string | null;
 }
 
 interface LineRow {
@@ -67,24 +61,7 @@ interface LineRow {
   memo: string | null;
 }
 
-const linkColumns: Record<LinkField, keyof EntryRow> = {
-  paymentLinkId: 'payment_link_id',
-  paymentId: 'payment_id',
-  customerId: 'customer_id',
-  disbursementId: 'disbursement_id',
-  checkDepositId: 'check_deposit_id',
-  billPaymentId: 'bill_payment_id',
-  externalPaymentId: 'external_payment_id',
-  debitMemoId: 'debit_memo_id',
-  refundId: 'refund_id',
-  vendorId: 'vendor_id',
-  billId: 'bill_id',
-};
-
-const entryColumns = `e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,
-  r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')}`;
 const OPEN_BUSY_TIMEOUT_MS = 5_000;
-const entryFrom = 'entries e LEFT JOIN entries r ON r.reverses = e.key';
 
 /**
  * The embedded double-entry ledger: SQLite through better-sqlite3 (synchronous; the port's promises
@@ -144,26 +121,19 @@ export class EmbeddedLedger implements LedgerPort {
       throw error;
     }
 
-    this.#byKey = db.prepare(`SELECT ${entryColumns} FROM ${entryFrom} WHERE e.key = ?`);
+    this.#byKey = db.prepare(`SELECT ${entryColumns} FROM ${entryWithReversal} WHERE e.key = ?`);
     this.#linesOf = db.prepare(
       'SELECT entry_id, account, amount_cents, memo FROM lines WHERE entry_id = ? ORDER BY line_no',
     );
     this.#insertEntry = db.prepare(
-      `INSERT INTO entries (key, date, description, reverses, content_hash, created_at, line_count,
-        ${linkFields.map((f) => linkColumns[f]).join(', ')})
-       VALUES (@key, @date, @description, @reverses, @contentHash, @createdAt, @lineCount,
-        ${linkFields.map((f) => `@${f}`).join(', ')})`,
+      `INSERT INTO entries (${entryInsertColumns.join(', ')})
+       VALUES (${entryInsertColumns.map(() => '?').join(', ')})`,
     );
     this.#insertLine = db.prepare(
       `INSERT INTO lines (entry_id, line_no, account, amount_cents, running_cents, memo)
        VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    this.#balances = db.prepare(
-      `SELECT account,
-         coalesce(sum(CASE WHEN amount_cents > 0 THEN amount_cents END), 0) AS debit,
-         coalesce(sum(CASE WHEN amount_cents < 0 THEN -amount_cents END), 0) AS credit
-       FROM lines GROUP BY account`,
-    );
+    this.#balances = db.prepare(accountSumsQuery);
     // The document is the entry's link (payment link / bill); its counterparty is whatever entry of that
     // document names one (the invoice or bill entry does), so entries booked without it still count.
     const openItems = (account: AccountName, document: string, counterparty: string, sign: 1 | -1) =>
@@ -180,7 +150,7 @@ export class EmbeddedLedger implements LedgerPort {
       receivable: openItems(Accounts.AccountsReceivable, 'payment_link_id', 'customer_id', 1),
       payable: openItems(Accounts.AccountsPayable, 'bill_id', 'vendor_id', -1),
     };
-    this.#all = db.prepare(`SELECT ${entryColumns} FROM ${entryFrom} ORDER BY e.id`);
+    this.#all = db.prepare(`SELECT ${entryColumns} FROM ${entryWithReversal} ORDER BY e.id`);
     this.#allLines = db.prepare(
       'SELECT entry_id, account, amount_cents, memo FROM lines ORDER BY entry_id, line_no',
     );
@@ -268,71 +238,29 @@ export class EmbeddedLedger implements LedgerPort {
     const hash = contentHash({ ...entry, reverses });
     const existing = this.#load(entry.key);
     if (existing) {
-      if (existing.contentHash === hash) return { entry: existing, created: false };
-      this.#log.warn({ key: entry.key }, 'ledger conflict: same key, different contents');
-      throw new LedgerConflictError(entry.key, existing.contentHash, hash);
+      return repeatedPost(existing, entry.key, hash, {
+        onConflict: () => this.#log.warn({ key: entry.key }, 'ledger conflict: same key, different contents'),
+      });
     }
-    const links = entry.links ?? {};
     const createdAt = this.#now().toISOString();
-    const params: Record<string, unknown> = {
-      key: entry.key,
-      date: entry.date,
-      description: entry.description,
-      reverses,
-      contentHash: hash,
-      createdAt,
-      lineCount: entry.lines.length,
-    };
-    for (const f of linkFields) params[f] = links[f] ?? null;
-    const id = Number(this.#insertEntry.run(params).lastInsertRowid);
+    const id = Number(
+      this.#insertEntry.run(...entryValues(entry, { reverses, contentHash: hash, createdAt }))
+        .lastInsertRowid,
+    );
     let running = 0;
     entry.lines.forEach((line, i) => {
       running += line.amountCents;
       this.#insertLine.run(id, i + 1, line.account, line.amountCents, running, line.memo ?? null);
     });
     this.#log.debug({ key: entry.key, id }, 'ledger entry posted');
-    return {
-      entry: {
-        id,
-        key: entry.key,
-        date: entry.date,
-        description: entry.description,
-        lines: entry.lines.map((l) => ({ ...l })),
-        links: { ...links },
-        reverses,
-        reversedBy: null,
-        contentHash: hash,
-        createdAt,
-      },
-      created: true,
-    };
+    return { entry: newlyBooked(entry, { id, reverses, contentHash: hash, createdAt }), created: true };
   }
 
   #reverseInTransaction(key: string, options: ReverseOptions): PostResult {
-    const original = this.#load(key);
-    if (!original) throw new LedgerEntryNotFoundError(key);
-    if (original.reverses !== null || isReversalKey(key)) {
-      throw new LedgerValidationError(
-        `${key} is a reversal; book the entry again under a new version instead`,
-      );
-    }
-    const rKey = reversalKey(key);
-    const existing = this.#load(rKey);
+    const original = reversibleOriginal(key, this.#load(key));
+    const existing = this.#load(reversalKey(key));
     if (existing) return { entry: existing, created: false };
-    if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
-      throw new LedgerValidationError(`reversal of ${key} needs a reason`);
-    }
-    const reversal = validateEntry(
-      {
-        key: rKey,
-        date: options.date,
-        description: `Reversal of ${key}: ${options.reason}`,
-        lines: original.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-        links: original.links,
-      },
-      true,
-    );
-    const result = this.#postInTransaction(reversal, key);
+    const result = this.#postInTransaction(reversalEntry(original, key, options), key);
     this.#log.info({ key, reason: options.reason }, 'ledger entry reversed');
     return result;
   }
@@ -351,29 +279,9 @@ export class EmbeddedLedger implements LedgerPort {
         list = [];
         linesByEntry.set(l.entry_id, list);
       }
-      const line: EntryLine = { account: l.account as AccountName, amountCents: l.amount_cents };
-      if (l.memo !== null) line.memo = l.memo;
-      list.push(line);
+      list.push(lineFromRow(l.account, l.amount_cents, l.memo));
     }
-    return rows.map((row) => {
-      const links: EntryLinks = {};
-      for (const f of linkFields) {
-        const value = row[linkColumns[f]];
-        if (typeof value === 'string') links[f] = value;
-      }
-      return {
-        id: row.id,
-        key: row.key,
-        date: row.date,
-        description: row.description,
-        lines: linesByEntry.get(row.id) ?? [],
-        links,
-        reverses: row.reverses,
-        reversedBy: row.reversed_by,
-        contentHash: row.content_hash,
-        createdAt: row.created_at,
-      };
-    });
+    return rows.map((row) => entryFromRow(row, row.id, linesByEntry.get(row.id) ?? []));
   }
 
   #filteredStatements(fields: LinkField[]) {
@@ -382,7 +290,9 @@ export class EmbeddedLedger implements LedgerPort {
     if (!statements) {
       const where = fields.map((f) => `e.${linkColumns[f]} = ?`).join(' AND ');
       statements = {
-        entries: this.#db.prepare(`SELECT ${entryColumns} FROM ${entryFrom} WHERE ${where} ORDER BY e.id`),
+        entries: this.#db.prepare(
+          `SELECT ${entryColumns} FROM ${entryWithReversal} WHERE ${where} ORDER BY e.id`,
+        ),
         lines: this.#db.prepare(
           `SELECT l.entry_id, l.account, l.amount_cents, l.memo FROM lines l JOIN entries e ON e.id = l.entry_id
            WHERE ${where} ORDER BY l.entry_id, l.line_no`,

@@ -1,4 +1,10 @@
 import type { Database } from 'better-sqlite3';
+import {
+  assertKnownSchemaVersion,
+  firstLinkColumns,
+  linkColumnsDdl,
+  linkIndexesDdl,
+} from './ledger-schema.js';
 
 // Versioned schema of the embedded ledger. PRAGMA user_version holds how many migrations ran; each
 // migration runs in its own transaction together with the version bump. Append, never edit.
@@ -29,16 +35,7 @@ CREATE TABLE entries (
   created_at TEXT NOT NULL,
   line_count INTEGER NOT NULL CHECK (line_count >= 2),
   zero INTEGER NOT NULL DEFAULT 0 CHECK (zero = 0),
-  payment_link_id TEXT,
-  payment_id TEXT,
-  customer_id TEXT,
-  disbursement_id TEXT,
-  check_deposit_id TEXT,
-  bill_payment_id TEXT,
-  external_payment_id TEXT,
-  debit_memo_id TEXT,
-  refund_id TEXT,
-  vendor_id TEXT,
+${linkColumnsDdl(firstLinkColumns)}
   CHECK (reverses IS NULL OR key = 'reversal:' || reverses),
   FOREIGN KEY (id, line_count, zero) REFERENCES lines (entry_id, line_no, running_cents)
     DEFERRABLE INITIALLY DEFERRED
@@ -56,16 +53,7 @@ CREATE TABLE lines (
 ) STRICT;
 
 CREATE INDEX lines_by_account ON lines (account);
-CREATE INDEX entries_by_payment_link ON entries (payment_link_id) WHERE payment_link_id IS NOT NULL;
-CREATE INDEX entries_by_payment ON entries (payment_id) WHERE payment_id IS NOT NULL;
-CREATE INDEX entries_by_customer ON entries (customer_id) WHERE customer_id IS NOT NULL;
-CREATE INDEX entries_by_disbursement ON entries (disbursement_id) WHERE disbursement_id IS NOT NULL;
-CREATE INDEX entries_by_check_deposit ON entries (check_deposit_id) WHERE check_deposit_id IS NOT NULL;
-CREATE INDEX entries_by_bill_payment ON entries (bill_payment_id) WHERE bill_payment_id IS NOT NULL;
-CREATE INDEX entries_by_external_payment ON entries (external_payment_id) WHERE external_payment_id IS NOT NULL;
-CREATE INDEX entries_by_debit_memo ON entries (debit_memo_id) WHERE debit_memo_id IS NOT NULL;
-CREATE INDEX entries_by_refund ON entries (refund_id) WHERE refund_id IS NOT NULL;
-CREATE INDEX entries_by_vendor ON entries (vendor_id) WHERE vendor_id IS NOT NULL;
+${linkIndexesDdl(firstLinkColumns)}
 
 CREATE TRIGGER lines_in_sequence BEFORE INSERT ON lines
 BEGIN
@@ -114,7 +102,7 @@ CREATE TRIGGER accounts_immutable_delete BEFORE DELETE ON accounts
 BEGIN SELECT RAISE(ABORT, 'ledger: accounts are immutable'); END;
 
 ALTER TABLE entries ADD COLUMN bill_id TEXT;
-CREATE INDEX entries_by_bill ON entries (bill_id) WHERE bill_id IS NOT NULL;
+${linkIndexesDdl(['bill_id'])}
 
 CREATE TABLE target_index (
   target TEXT NOT NULL,
@@ -136,11 +124,7 @@ export const migrations: readonly string[] = [v1, v2];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) {
-    throw new Error(
-      `ledger database schema version ${current} is newer than this code knows (${migrations.length})`,
-    );
-  }
+  assertKnownSchemaVersion(current, migrations.length);
   if (current === migrations.length) return;
   // A migration may rebuild a table that others reference, which SQLite allows only with foreign keys
   // off; foreign_key_check then proves, inside the same transaction, that every reference still holds.

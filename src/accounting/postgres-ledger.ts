@@ -8,24 +8,29 @@ import { type AccountName, Accounts, chartOfAccounts } from './chart-of-accounts
 import { contentHash } from './content-hash.js';
 import {
   type BookedEntry,
-  type EntryLine,
   type EntryLinks,
   type LedgerEntryInput,
-  type LinkField,
   linkFields,
   normalizeLinks,
   type PostResult,
   validateEntry,
 } from './entry.js';
-import { isReversalKey, reversalKey } from './entry-key.js';
+import { reversalKey } from './entry-key.js';
 import {
-  LedgerBusyError,
-  LedgerConflictError,
-  LedgerEntryNotFoundError,
-  LedgerValidationError,
-} from './errors.js';
+  accountSumsQuery,
+  entryColumns,
+  entryFromRow,
+  entryInsertColumns,
+  entryValues,
+  entryWithReversal,
+  lineFromRow,
+  linkColumns,
+  type StoredEntryRow,
+} from './entry-rows.js';
+import { LedgerBusyError, LedgerValidationError } from './errors.js';
 import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
 import { migratePostgres } from './postgres-migrations.js';
+import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
 
 // The ledger on PostgreSQL: the same port and the same observable behaviour as the embedded (SQLite) ledger,
 // for several worker processes on several machines. The guarantees live in the database
@@ -58,39 +63,16 @@ export interface PostgresLedgerOptions {
 const retryableCodes = new Set(['40001', '40P01', '55P03']);
 const defaultRetry: BusyRetryPolicy = { maxAttempts: 8, initialDelayMs: 10, maxDelayMs: 500 };
 
-const linkColumns: Record<LinkField, string> = {
-  paymentLinkId: 'payment_link_id',
-  paymentId: 'payment_id',
-  customerId: 'customer_id',
-  disbursementId: 'disbursement_id',
-  checkDepositId: 'check_deposit_id',
-  billPaymentId: 'bill_payment_id',
-  externalPaymentId: 'external_payment_id',
-  debitMemoId: 'debit_memo_id',
-  refundId: 'refund_id',
-  vendorId: 'vendor_id',
-  billId: 'bill_id',
-};
-
-interface EntryRow {
+interface EntryRow extends StoredEntryRow {
   id: string;
-  key: string;
-  date: string;
-  description: string;
-  reverses: string | null;
-  content_hash: string;
-  created_at: string;
-  reversed_by: string | null;
   lines: { account: string; amount: number; memo: string | null }[] | null;
-  [column: string]: unknown;
 }
 
 // One statement per read: entries, their lines (as JSON, in line order) and who reverses them, one snapshot.
-const entrySelect = `SELECT e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,
-  r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')},
+const entrySelect = `SELECT ${entryColumns},
   (SELECT json_agg(json_build_object('account', l.account, 'amount', l.amount_cents, 'memo', l.memo)
      ORDER BY l.line_no) FROM lines l WHERE l.entry_id = e.id) AS lines
-  FROM entries e LEFT JOIN entries r ON r.reverses = e.key`;
+  FROM ${entryWithReversal}`;
 
 /** Removes the password of a postgres:// url, for logs and error messages. */
 export function redactUrl(url: string): string {
@@ -191,29 +173,10 @@ export class PostgresLedger implements LedgerPort {
 
   async reverse(key: string, options: ReverseOptions): Promise<PostResult> {
     return this.#transaction(key, async (client) => {
-      const original = await this.#load(client, key);
-      if (!original) throw new LedgerEntryNotFoundError(key);
-      if (original.reverses !== null || isReversalKey(key)) {
-        throw new LedgerValidationError(
-          `${key} is a reversal; book the entry again under a new version instead`,
-        );
-      }
-      const rKey = reversalKey(key);
-      const existing = await this.#load(client, rKey);
+      const original = reversibleOriginal(key, await this.#load(client, key));
+      const existing = await this.#load(client, reversalKey(key));
       if (existing) return { entry: existing, created: false };
-      if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
-        throw new LedgerValidationError(`reversal of ${key} needs a reason`);
-      }
-      const reversal = validateEntry(
-        {
-          key: rKey,
-          date: options.date,
-          description: `Reversal of ${key}: ${options.reason}`,
-          lines: original.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-          links: original.links,
-        },
-        true,
-      );
+      const reversal = reversalEntry(original, key, options);
       // Another process may be reversing the same key now: the unique key decides, and a loser whose
       // reason or date differ gets the winner's reversal, as a second call of reverse() would.
       const result = await this.#postIn(client, reversal, key, true);
@@ -250,10 +213,7 @@ export class PostgresLedger implements LedgerPort {
 
   async balances(): Promise<AccountBalance[]> {
     const { rows } = await this.#pool.query<{ account: string; debit: string; credit: string }>(
-      `SELECT account,
-         coalesce(sum(CASE WHEN amount_cents > 0 THEN amount_cents END), 0) AS debit,
-         coalesce(sum(CASE WHEN amount_cents < 0 THEN -amount_cents END), 0) AS credit
-       FROM lines GROUP BY account`,
+      accountSumsQuery,
     );
     return chartBalances(rows);
   }
@@ -303,28 +263,9 @@ export class PostgresLedger implements LedgerPort {
     const hash = contentHash({ ...entry, reverses });
     const existing = await this.#load(client, entry.key);
     if (existing) return this.#repeat(existing, entry.key, hash, reversal);
-    const links = entry.links ?? {};
     const createdAt = this.#now().toISOString();
-    const columns = [
-      'key',
-      'date',
-      'description',
-      'reverses',
-      'content_hash',
-      'created_at',
-      'line_count',
-      ...linkFields.map((f) => linkColumns[f]),
-    ];
-    const values = [
-      entry.key,
-      entry.date,
-      entry.description,
-      reverses,
-      hash,
-      createdAt,
-      entry.lines.length,
-      ...linkFields.map((f) => links[f] ?? null),
-    ];
+    const columns = entryInsertColumns;
+    const values = entryValues(entry, { reverses, contentHash: hash, createdAt });
     const inserted = await client.query<{ id: string }>(
       `INSERT INTO entries (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
        ON CONFLICT DO NOTHING RETURNING id`,
@@ -346,27 +287,14 @@ export class PostgresLedger implements LedgerPort {
       [id, ...entry.lines.flatMap((l) => [l.account, l.amountCents, l.memo ?? null])],
     );
     this.#log.debug({ key: entry.key, id }, 'ledger entry posted');
-    return {
-      entry: {
-        id,
-        key: entry.key,
-        date: entry.date,
-        description: entry.description,
-        lines: entry.lines.map((l) => ({ ...l })),
-        links: { ...links },
-        reverses,
-        reversedBy: null,
-        contentHash: hash,
-        createdAt,
-      },
-      created: true,
-    };
+    return { entry: newlyBooked(entry, { id, reverses, contentHash: hash, createdAt }), created: true };
   }
 
   #repeat(existing: BookedEntry, key: string, hash: string, reversal: boolean): PostResult {
-    if (reversal || existing.contentHash === hash) return { entry: existing, created: false };
-    this.#log.warn({ key }, 'ledger conflict: same key, different contents');
-    throw new LedgerConflictError(key, existing.contentHash, hash);
+    return repeatedPost(existing, key, hash, {
+      anyContents: reversal,
+      onConflict: () => this.#log.warn({ key }, 'ledger conflict: same key, different contents'),
+    });
   }
 
   async #load(client: pg.Pool | pg.PoolClient, key: string): Promise<BookedEntry | null> {
@@ -407,26 +335,6 @@ export class PostgresLedger implements LedgerPort {
 }
 
 function hydrate(row: EntryRow): BookedEntry {
-  const links: EntryLinks = {};
-  for (const f of linkFields) {
-    const value = row[linkColumns[f]];
-    if (typeof value === 'string') links[f] = value;
-  }
-  const lines: EntryLine[] = (row.lines ?? []).map((l) => {
-    const line: EntryLine = { account: l.account as AccountName, amountCents: safeTotal(l.amount) };
-    if (l.memo !== null) line.memo = l.memo;
-    return line;
-  });
-  return {
-    id: safeTotal(row.id),
-    key: row.key,
-    date: row.date,
-    description: row.description,
-    lines,
-    links,
-    reverses: row.reverses,
-    reversedBy: row.reversed_by,
-    contentHash: row.content_hash,
-    createdAt: row.created_at,
-  };
+  const lines = (row.lines ?? []).map((l) => lineFromRow(l.account, safeTotal(l.amount), l.memo));
+  return entryFromRow(row, safeTotal(row.id), lines);
 }

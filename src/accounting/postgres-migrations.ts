@@ -1,4 +1,10 @@
 import type { PoolClient } from 'pg';
+import {
+  assertKnownSchemaVersion,
+  firstLinkColumns,
+  linkColumnsDdl,
+  linkIndexesDdl,
+} from './ledger-schema.js';
 
 // Versioned schema of the ledger on PostgreSQL. `ledger_schema_version` holds how many migrations ran; all
 // pending migrations run in one transaction with the version bump, under a transaction-scoped advisory lock,
@@ -37,17 +43,7 @@ CREATE TABLE entries (
   content_hash TEXT NOT NULL,
   created_at TEXT NOT NULL,
   line_count INTEGER NOT NULL CHECK (line_count >= 2),
-  payment_link_id TEXT,
-  payment_id TEXT,
-  customer_id TEXT,
-  disbursement_id TEXT,
-  check_deposit_id TEXT,
-  bill_payment_id TEXT,
-  external_payment_id TEXT,
-  debit_memo_id TEXT,
-  refund_id TEXT,
-  vendor_id TEXT,
-  bill_id TEXT,
+${linkColumnsDdl([...firstLinkColumns, 'bill_id'])}
   CHECK (reverses IS NULL OR key = 'reversal:' || reverses)
 );
 
@@ -61,17 +57,7 @@ CREATE TABLE lines (
 );
 
 CREATE INDEX lines_by_account ON lines (account);
-CREATE INDEX entries_by_payment_link ON entries (payment_link_id) WHERE payment_link_id IS NOT NULL;
-CREATE INDEX entries_by_payment ON entries (payment_id) WHERE payment_id IS NOT NULL;
-CREATE INDEX entries_by_customer ON entries (customer_id) WHERE customer_id IS NOT NULL;
-CREATE INDEX entries_by_disbursement ON entries (disbursement_id) WHERE disbursement_id IS NOT NULL;
-CREATE INDEX entries_by_check_deposit ON entries (check_deposit_id) WHERE check_deposit_id IS NOT NULL;
-CREATE INDEX entries_by_bill_payment ON entries (bill_payment_id) WHERE bill_payment_id IS NOT NULL;
-CREATE INDEX entries_by_external_payment ON entries (external_payment_id) WHERE external_payment_id IS NOT NULL;
-CREATE INDEX entries_by_debit_memo ON entries (debit_memo_id) WHERE debit_memo_id IS NOT NULL;
-CREATE INDEX entries_by_refund ON entries (refund_id) WHERE refund_id IS NOT NULL;
-CREATE INDEX entries_by_vendor ON entries (vendor_id) WHERE vendor_id IS NOT NULL;
-CREATE INDEX entries_by_bill ON entries (bill_id) WHERE bill_id IS NOT NULL;
+${linkIndexesDdl([...firstLinkColumns, 'bill_id'])}
 
 -- Balance at COMMIT, for every entry a transaction touched (a new entry, or lines added to an old one).
 CREATE FUNCTION ledger_check_entry_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -159,11 +145,7 @@ export async function migratePostgres(client: PoolClient): Promise<number> {
       'SELECT coalesce(max(version), 0) AS version FROM ledger_schema_version',
     );
     const current = rows[0]?.version ?? 0;
-    if (current > postgresMigrations.length) {
-      throw new Error(
-        `ledger database schema version ${current} is newer than this code knows (${postgresMigrations.length})`,
-      );
-    }
+    assertKnownSchemaVersion(current, postgresMigrations.length);
     for (let version = current; version < postgresMigrations.length; version++) {
       await client.query(postgresMigrations[version] as string);
       await client.query('INSERT INTO ledger_schema_version (version, migrated_at) VALUES ($1, $2)', [

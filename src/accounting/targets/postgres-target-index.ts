@@ -2,8 +2,11 @@ import type pg from 'pg';
 import {
   fromTargetIndexRow,
   type IndexedEntry,
+  type IndexedEntryRef,
+  summaryOf,
   type TargetIndexRow,
   type TargetIndexStore,
+  type TargetOutcome,
   type TargetStatus,
   type TargetSummary,
 } from './target-index.js';
@@ -58,11 +61,7 @@ export class PostgresTargetIndex implements TargetIndexStore {
     return found;
   }
 
-  async record(
-    target: string,
-    entry: { id: number; key: string; contentHash: string },
-    outcome: { status: TargetStatus; remoteIds?: string[]; reason?: string },
-  ): Promise<void> {
+  async record(target: string, entry: IndexedEntryRef, outcome: TargetOutcome): Promise<void> {
     await this.#pool.query(
       `INSERT INTO target_index (target, entry_id, entry_key, status, remote_ids, content_hash, reason, attempts, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)
@@ -99,15 +98,7 @@ export class PostgresTargetIndex implements TargetIndexStore {
         [target],
       );
       await client.query('COMMIT');
-      const indexed = counts.PUSHED + counts.FAILED + counts.SKIPPED;
-      return {
-        target,
-        pending: Number(entries.rows[0]?.n ?? 0) - indexed,
-        pushed: counts.PUSHED,
-        failed: counts.FAILED,
-        skipped: counts.SKIPPED,
-        failures: failures.rows.map(toRow),
-      };
+      return summaryOf(target, counts, Number(entries.rows[0]?.n ?? 0), failures.rows.map(toRow));
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -32,6 +32,38 @@ export interface TargetSummary {
   failures: IndexedEntry[];
 }
 
+/** The entry an index row is about. */
+export interface IndexedEntryRef {
+  id: number;
+  key: string;
+  contentHash: string;
+}
+
+/** What became of an entry at a target, as the push records it. */
+export interface TargetOutcome {
+  status: TargetStatus;
+  remoteIds?: string[];
+  reason?: string;
+}
+
+/** The summary of a target from its index's counts per status, the ledger's entry count and the FAILED rows. */
+export function summaryOf(
+  target: string,
+  counts: Record<TargetStatus, number>,
+  entries: number,
+  failures: IndexedEntry[],
+): TargetSummary {
+  const indexed = counts.PUSHED + counts.FAILED + counts.SKIPPED;
+  return {
+    target,
+    pending: entries - indexed,
+    pushed: counts.PUSHED,
+    failed: counts.FAILED,
+    skipped: counts.SKIPPED,
+    failures,
+  };
+}
+
 /** What the push activity and `booksync targets` read and write; async, so a networked database can hold it. */
 export interface TargetIndexStore {
   /** The next entries to push, in posting order. */
@@ -39,11 +71,7 @@ export interface TargetIndexStore {
   get(target: string, key: string): Promise<IndexedEntry | null>;
   /** What the target holds for earlier entries, by the index (PUSHED only); keys not pushed are absent. */
   remoteMany(target: string, keys: readonly string[]): Promise<Map<string, RemoteRecord>>;
-  record(
-    target: string,
-    entry: { id: number; key: string; contentHash: string },
-    outcome: { status: TargetStatus; remoteIds?: string[]; reason?: string },
-  ): Promise<void>;
+  record(target: string, entry: IndexedEntryRef, outcome: TargetOutcome): Promise<void>;
   summary(target: string): Promise<TargetSummary>;
   /** Queues FAILED entries (all, or the given keys, FAILED or SKIPPED) for another push; returns how many. */
   requeue(target: string, keys: 'failed' | readonly string[]): Promise<number>;
@@ -137,11 +165,7 @@ export class SqliteTargetIndex implements TargetIndexStore {
     return found;
   }
 
-  async record(
-    target: string,
-    entry: { id: number; key: string; contentHash: string },
-    outcome: { status: TargetStatus; remoteIds?: string[]; reason?: string },
-  ): Promise<void> {
+  async record(target: string, entry: IndexedEntryRef, outcome: TargetOutcome): Promise<void> {
     this.#upsert.run({
       target,
       entryId: entry.id,
@@ -157,15 +181,12 @@ export class SqliteTargetIndex implements TargetIndexStore {
   async summary(target: string): Promise<TargetSummary> {
     const counts: Record<TargetStatus, number> = { PENDING: 0, PUSHED: 0, FAILED: 0, SKIPPED: 0 };
     for (const { status, n } of this.#counts.all(target)) counts[status] = n;
-    const indexed = counts.PUSHED + counts.FAILED + counts.SKIPPED;
-    return {
+    return summaryOf(
       target,
-      pending: (this.#entries.get()?.n ?? 0) - indexed,
-      pushed: counts.PUSHED,
-      failed: counts.FAILED,
-      skipped: counts.SKIPPED,
-      failures: this.#failures.all(target).map(fromTargetIndexRow),
-    };
+      counts,
+      this.#entries.get()?.n ?? 0,
+      this.#failures.all(target).map(fromTargetIndexRow),
+    );
   }
 
   async requeue(target: string, keys: 'failed' | readonly string[]): Promise<number> {

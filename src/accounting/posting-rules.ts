@@ -1,0 +1,70 @@
+import type { BookedEntry, LedgerEntryInput, PostResult } from './entry.js';
+import { validateEntry } from './entry.js';
+import { isReversalKey, reversalKey } from './entry-key.js';
+import { LedgerConflictError, LedgerEntryNotFoundError, LedgerValidationError } from './errors.js';
+import type { ReverseOptions } from './ledger-port.js';
+
+// The rules of post and reverse, the same in both ledger stores (SQLite, PostgreSQL): what a key already
+// booked answers, which entry a reversal is, and what a new entry reads back as. Pure: each store reads and
+// writes inside its own transaction and asks these what to do.
+
+/**
+ * A post of a key already booked: the same contents answer the booked entry ({created: false}), other
+ * contents are a conflict. `anyContents`: a reversal someone else booked first is the answer whatever its
+ * reason or date, as a second call of reverse() would be. `onConflict` runs before the conflict is thrown.
+ */
+export function repeatedPost(
+  existing: BookedEntry,
+  key: string,
+  contentHash: string,
+  options: { anyContents?: boolean; onConflict?: () => void } = {},
+): PostResult {
+  if (options.anyContents || existing.contentHash === contentHash) return { entry: existing, created: false };
+  options.onConflict?.();
+  throw new LedgerConflictError(key, existing.contentHash, contentHash);
+}
+
+/** The entry `key` names, which a reversal can reverse: it exists and is not itself a reversal. */
+export function reversibleOriginal(key: string, original: BookedEntry | null): BookedEntry {
+  if (!original) throw new LedgerEntryNotFoundError(key);
+  if (original.reverses !== null || isReversalKey(key)) {
+    throw new LedgerValidationError(`${key} is a reversal; book the entry again under a new version instead`);
+  }
+  return original;
+}
+
+/** The reversing entry of `original` (booked under `reversalKey(key)`): its lines negated, its links kept. */
+export function reversalEntry(original: BookedEntry, key: string, options: ReverseOptions): LedgerEntryInput {
+  if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
+    throw new LedgerValidationError(`reversal of ${key} needs a reason`);
+  }
+  return validateEntry(
+    {
+      key: reversalKey(key),
+      date: options.date,
+      description: `Reversal of ${key}: ${options.reason}`,
+      lines: original.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+      links: original.links,
+    },
+    true,
+  );
+}
+
+/** An entry just inserted, as booked (nothing reverses it yet). */
+export function newlyBooked(
+  entry: LedgerEntryInput,
+  booked: { id: number; reverses: string | null; contentHash: string; createdAt: string },
+): BookedEntry {
+  return {
+    id: booked.id,
+    key: entry.key,
+    date: entry.date,
+    description: entry.description,
+    lines: entry.lines.map((l) => ({ ...l })),
+    links: { ...(entry.links ?? {}) },
+    reverses: booked.reverses,
+    reversedBy: null,
+    contentHash: booked.contentHash,
+    createdAt: booked.createdAt,
+  };
+}
