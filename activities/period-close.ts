@@ -7,19 +7,19 @@ import {
   periodEntryKeys,
   type TargetIndexView,
 } from '../src/close/certificate.js';
-import type {
-  Bill,
-  BillPayment,
-  CheckDeposit,
-  Disbursement,
-  Payment,
-  PaymentLink,
-} from '../src/service/schemas/index.js';
+import type { FetchedState } from '../src/service/fetched-state.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import type { PeriodCloseActivities } from './period-close-contract.js';
 
 const pageSize = 100;
+
+/** Every item of a paged listing, in order. */
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
 
 /** Every entry of the ledger: both stores have allEntries (the port does not promise it). */
 async function allEntries(ledger: LedgerPort): Promise<BookedEntry[]> {
@@ -36,22 +36,11 @@ async function allEntries(ledger: LedgerPort): Promise<BookedEntry[]> {
  * What the service holds now, every page (links, payments, check deposits, disbursements; the bills and bill
  * payments the books name, asked by id: they have no list endpoint), and every booked entry.
  */
-export async function fetchServiceState(deps: ActivityDependencies): Promise<{
-  links: PaymentLink[];
-  payments: Payment[];
-  checkDeposits: CheckDeposit[];
-  disbursements: Disbursement[];
-  bills: Bill[];
-  billPayments: BillPayment[];
-  entries: BookedEntry[];
-}> {
-  const links: PaymentLink[] = [];
-  for await (const link of deps.service.paymentLinks({ pageSize })) links.push(link);
-  const payments: Payment[] = [];
-  for await (const payment of deps.service.payments({ pageSize })) payments.push(payment);
-  const checkDeposits: CheckDeposit[] = [];
-  for await (const deposit of deps.service.checkDeposits({ pageSize })) checkDeposits.push(deposit);
-  const disbursements: Disbursement[] = [];
+export async function fetchServiceState(deps: ActivityDependencies): Promise<FetchedState> {
+  const links = await collect(deps.service.paymentLinks({ pageSize }));
+  const payments = await collect(deps.service.payments({ pageSize }));
+  const checkDeposits = await collect(deps.service.checkDeposits({ pageSize }));
+  const disbursements = [];
   for (let page = 1; ; page++) {
     const list = await deps.service.listDisbursements({ page, pageSize });
     disbursements.push(...list.disbursements);
@@ -65,13 +54,13 @@ export async function fetchServiceState(deps: ActivityDependencies): Promise<{
     if (entry.links.billId) billIds.add(entry.links.billId);
     if (entry.links.billPaymentId) billPaymentIds.add(entry.links.billPaymentId);
   }
-  const billPayments: BillPayment[] = [];
+  const billPayments = [];
   for (const id of billPaymentIds) {
     const bp = await deps.service.getBillPayment(id);
     billPayments.push(bp);
     billIds.add(bp.billId);
   }
-  const bills: Bill[] = [];
+  const bills = [];
   for (const id of billIds) bills.push(await deps.service.getBill(id));
 
   return { links, payments, checkDeposits, disbursements, bills, billPayments, entries };
@@ -83,12 +72,11 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
       return translatingFailures(async () => {
         const log = activityLogger(deps, { period });
         const asOf = new Date().toISOString();
-        const { links, payments, checkDeposits, disbursements, bills, billPayments, entries } =
-          await fetchServiceState(deps);
+        const state = await fetchServiceState(deps);
 
         let targets: TargetIndexView[] | null = null;
         if (deps.targets && deps.targets.targets.size > 0) {
-          const keys = periodEntryKeys(entries, period);
+          const keys = periodEntryKeys(state.entries, period);
           targets = [];
           for (const name of deps.targets.targets.keys()) {
             const statuses = new Map<string, { status: string; reason: string | null }>();
@@ -102,13 +90,7 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
         const certificate = closeCertificate({
           period,
           asOf,
-          links,
-          payments,
-          disbursements,
-          checkDeposits,
-          bills,
-          billPayments,
-          entries,
+          ...state,
           receivables: await deps.ledger.openItems('receivable'),
           payables: await deps.ledger.openItems('payable'),
           balances: {

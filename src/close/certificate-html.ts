@@ -1,5 +1,6 @@
 import { formatUsd as usd } from '../accounting/money.js';
 import type { CloseCertificate, MoneyFlow } from './certificate.js';
+import { balanceRow, objectColumns, objectRow } from './certificate-tables.js';
 
 // The certificate as one self-contained HTML page: inline CSS, an inline SVG chart of the period's money
 // from receipts through Processor Clearing to the bank, and the tables. No script, no external asset.
@@ -74,27 +75,13 @@ export function certificateHtml(c: CloseCertificate): string {
     c.problems.length === 0
       ? '<p id="no-problems">Every check passes.</p>'
       : `<ul id="problems">${c.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>`;
-  const objects = tableHtml(
-    'objects',
-    ['kind', 'id', 'date', 'amount', 'status', 'entry or reason'],
-    c.objects.map((o) => [
-      o.kind,
-      o.id,
-      o.date,
-      usd(o.amountCents),
-      o.status,
-      o.status === 'SKIPPED'
-        ? (o.skipReason ?? '')
-        : o.status === 'BOOKED'
-          ? (o.entryKey ?? '')
-          : (o.detail ?? ''),
-    ]),
-    (i) => (['BOOKED', 'SKIPPED'].includes(c.objects[i]!.status) ? 'ok' : 'bad'),
+  const objects = tableHtml('objects', objectColumns, c.objects.map(objectRow), (i) =>
+    ['BOOKED', 'SKIPPED'].includes(c.objects[i]!.status) ? 'ok' : 'bad',
   );
   const balances = tableHtml(
     'balances',
     ['account', 'books', 'service', 'check'],
-    c.balances.map((b) => [b.title, usd(b.booksCents), usd(b.serviceCents), b.ok ? 'ok' : 'DIFFERS']),
+    c.balances.map(balanceRow),
     (i) => (c.balances[i]!.ok ? 'ok' : 'bad'),
   );
   const docs = (id: string, rows: CloseCertificate['receivables']) =>

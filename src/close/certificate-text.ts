@@ -1,6 +1,7 @@
 import { formatUsd as usd } from '../accounting/money.js';
 import { table } from '../payouts/report-text.js';
 import type { CloseCertificate } from './certificate.js';
+import { balanceRow, objectColumns, objectRow } from './certificate-tables.js';
 
 // The certificate as a person reads it in a terminal: the verdict first, then what fails, then the tables.
 
@@ -18,10 +19,7 @@ export function certificateLines(c: CloseCertificate): string[] {
   lines.push('balances');
   lines.push(
     ...table(
-      [
-        ['account', 'books', 'service', ''],
-        ...c.balances.map((b) => [b.title, usd(b.booksCents), usd(b.serviceCents), b.ok ? 'ok' : 'DIFFERS']),
-      ],
+      [['account', 'books', 'service', ''], ...c.balances.map(balanceRow)],
       [false, true, true, false],
     ).map((l) => `  ${l}`),
   );
@@ -56,24 +54,9 @@ export function certificateLines(c: CloseCertificate): string[] {
   );
   lines.push('objects');
   lines.push(
-    ...table(
-      [
-        ['kind', 'id', 'date', 'amount', 'status', 'entry or reason'],
-        ...c.objects.map((o) => [
-          o.kind,
-          o.id,
-          o.date,
-          usd(o.amountCents),
-          o.status,
-          o.status === 'SKIPPED'
-            ? (o.skipReason ?? '')
-            : o.status === 'BOOKED'
-              ? (o.entryKey ?? '')
-              : (o.detail ?? ''),
-        ]),
-      ],
-      [false, false, false, true, false, false],
-    ).map((l) => `  ${l}`),
+    ...table([objectColumns, ...c.objects.map(objectRow)], [false, false, false, true, false, false]).map(
+      (l) => `  ${l}`,
+    ),
   );
   if (c.bookedNotListed > 0)
     lines.push(`  ... and ${c.bookedNotListed} more booked objects (counted, not listed)`);

@@ -1,14 +1,8 @@
 import type { BookedEntry } from '../accounting/entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../accounting/entry-key.js';
 import { utcDate } from '../accounting/mapping/dates.js';
-import type {
-  Bill,
-  BillPayment,
-  CheckDeposit,
-  Disbursement,
-  Payment,
-  PaymentLink,
-} from '../service/schemas/index.js';
+import type { FetchedState } from '../service/fetched-state.js';
+import type { Payment } from '../service/schemas/index.js';
 
 // The completeness certificate of a period (design overview, "Period close"). Pure: the activity fetches the
 // service's objects, the ledger's entries and the targets' index, and this decides. No I/O and no Node
@@ -129,18 +123,10 @@ export interface TargetIndexView {
   statuses: ReadonlyMap<string, { status: string; reason: string | null }>;
 }
 
-export interface CloseInput {
+/** The service's objects and every entry of the ledger (FetchedState), and what the checks compare them with. */
+export interface CloseInput extends FetchedState {
   period: ClosePeriod;
   asOf: string;
-  links: readonly PaymentLink[];
-  payments: readonly Payment[];
-  disbursements: readonly Disbursement[];
-  checkDeposits: readonly CheckDeposit[];
-  /** Bills and bill payments have no list endpoint: those the books name, fetched by id. */
-  bills: readonly Bill[];
-  billPayments: readonly BillPayment[];
-  /** Every entry of the ledger, reversals included. */
-  entries: readonly BookedEntry[];
   /** Open items as the ledger reports them. */
   receivables: readonly { documentId: string | null; openCents: number }[];
   payables: readonly { documentId: string | null; openCents: number }[];

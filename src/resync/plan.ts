@@ -16,14 +16,8 @@ import {
   paymentLinkEntryKinds,
   reconcileEntries,
 } from '../accounting/mapping/index.js';
-import type {
-  Bill,
-  BillPayment,
-  CheckDeposit,
-  Disbursement,
-  Payment,
-  PaymentLink,
-} from '../service/schemas/index.js';
+import type { FetchedState } from '../service/fetched-state.js';
+import type { Payment } from '../service/schemas/index.js';
 
 // Re-sync with a diff (issue 17 item 3): what the books would hold under the current code and settings, from
 // the service's objects fetched again and the pure mappings, against what they hold. Each object is compared
@@ -31,16 +25,8 @@ import type {
 // has other contents (a mapping setting changed) is not a conflict here: it is reversed and booked again as
 // the next version (`{key}#2`), never edited. Pure.
 
-export interface ResyncSources {
-  links: readonly PaymentLink[];
-  payments: readonly Payment[];
-  disbursements: readonly Disbursement[];
-  checkDeposits: readonly CheckDeposit[];
-  bills: readonly Bill[];
-  billPayments: readonly BillPayment[];
-  /** Every booked entry, reversals included. */
-  entries: readonly BookedEntry[];
-}
+/** The service's objects fetched again and every booked entry, reversals included. */
+export type ResyncSources = FetchedState;
 
 export interface ResyncOptions extends PaymentLinkBookingOptions {
   /** Only entries dated on or after this day (YYYY-MM-DD) are reversed or posted; null: all. */

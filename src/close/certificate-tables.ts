@@ -1,0 +1,28 @@
+import { formatUsd as usd } from '../accounting/money.js';
+import type { BalanceCheck, CertifiedObject } from './certificate.js';
+
+// The certificate's table rows as text, the same in its terminal form (certificate-text.ts) and its HTML page
+// (certificate-html.ts); each form lays them out its own way.
+
+export const objectColumns = ['kind', 'id', 'date', 'amount', 'status', 'entry or reason'];
+
+/** One certified object: the entry it is booked as, why it is skipped, or what is wrong with it. */
+export function objectRow(o: CertifiedObject): string[] {
+  return [
+    o.kind,
+    o.id,
+    o.date,
+    usd(o.amountCents),
+    o.status,
+    o.status === 'SKIPPED'
+      ? (o.skipReason ?? '')
+      : o.status === 'BOOKED'
+        ? (o.entryKey ?? '')
+        : (o.detail ?? ''),
+  ];
+}
+
+/** One balance checked: the books' and the service's amounts, and whether they agree. */
+export function balanceRow(b: BalanceCheck): string[] {
+  return [b.title, usd(b.booksCents), usd(b.serviceCents), b.ok ? 'ok' : 'DIFFERS'];
+}

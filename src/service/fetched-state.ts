@@ -1,0 +1,18 @@
+import type { BookedEntry } from '../accounting/entry.js';
+import type { Bill, BillPayment, CheckDeposit, Disbursement, Payment, PaymentLink } from './schemas/index.js';
+
+/**
+ * What the service holds now, fetched again (every page), beside every booked entry: what the period close
+ * (src/close/certificate.ts) and the resync (src/resync/plan.ts) compare. Types only, no I/O.
+ */
+export interface FetchedState {
+  links: readonly PaymentLink[];
+  payments: readonly Payment[];
+  disbursements: readonly Disbursement[];
+  checkDeposits: readonly CheckDeposit[];
+  /** Bills and bill payments have no list endpoint: those the books name, fetched by id. */
+  bills: readonly Bill[];
+  billPayments: readonly BillPayment[];
+  /** Every entry of the ledger, reversals included. */
+  entries: readonly BookedEntry[];
+}
