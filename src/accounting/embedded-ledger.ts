@@ -12,8 +12,6 @@ import {
   type EntryLinks,
   type LedgerEntryInput,
   type LinkField,
-  linkFields,
-  normalizeLinks,
   type PostResult,
   validateEntry,
 } from './entry.js';
@@ -26,10 +24,10 @@ import {
   entryValues,
   entryWithReversal,
   lineFromRow,
-  linkColumns,
+  linkFilter,
+  linkWhere,
   type StoredEntryRow,
 } from './entry-rows.js';
-import { LedgerValidationError } from './errors.js';
 import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
 import { migrate } from './migrations.js';
 import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
@@ -197,10 +195,7 @@ export class EmbeddedLedger implements LedgerPort {
   }
 
   async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
-    const links = normalizeLinks(filter);
-    const fields = linkFields.filter((f) => links[f] !== undefined);
-    if (fields.length === 0) throw new LedgerValidationError('entriesFor needs at least one link field');
-    const values = fields.map((f) => links[f]);
+    const { fields, values } = linkFilter(filter);
     const statements = this.#filteredStatements(fields);
     return withBusyRetry(
       () =>
@@ -288,7 +283,7 @@ export class EmbeddedLedger implements LedgerPort {
     const signature = fields.join(',');
     let statements = this.#filtered.get(signature);
     if (!statements) {
-      const where = fields.map((f) => `e.${linkColumns[f]} = ?`).join(' AND ');
+      const where = linkWhere(fields, () => '?');
       statements = {
         entries: this.#db.prepare(
           `SELECT ${entryColumns} FROM ${entryWithReversal} WHERE ${where} ORDER BY e.id`,

@@ -6,7 +6,9 @@ import {
   type LedgerEntryInput,
   type LinkField,
   linkFields,
+  normalizeLinks,
 } from './entry.js';
+import { LedgerValidationError } from './errors.js';
 
 // How an entry is stored as rows, the same in both ledger stores (SQLite, PostgreSQL): the columns of
 // entries and lines, the statements both run as they are, and a stored row back into a BookedEntry. Pure,
@@ -26,6 +28,19 @@ export const linkColumns: Record<LinkField, string> = {
   vendorId: 'vendor_id',
   billId: 'bill_id',
 };
+
+/** The link fields an entriesFor filter names, in linkFields order, and their values; at least one. */
+export function linkFilter(filter: EntryLinks): { fields: LinkField[]; values: string[] } {
+  const links = normalizeLinks(filter);
+  const fields = linkFields.filter((f) => links[f] !== undefined);
+  if (fields.length === 0) throw new LedgerValidationError('entriesFor needs at least one link field');
+  return { fields, values: fields.map((f) => links[f] as string) };
+}
+
+/** `e.<column> = <placeholder>` for each field, ANDed; `placeholder(i)` is the store's i-th parameter. */
+export function linkWhere(fields: readonly LinkField[], placeholder: (i: number) => string): string {
+  return fields.map((f, i) => `e.${linkColumns[f]} = ${placeholder(i)}`).join(' AND ');
+}
 
 /** The columns an entry is read with, from `entries e LEFT JOIN entries r ON r.reverses = e.key`. */
 export const entryColumns = `e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,

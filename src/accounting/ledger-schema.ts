@@ -1,6 +1,6 @@
 // What the schemas of both ledger stores (migrations.ts for SQLite, postgres-migrations.ts for PostgreSQL)
 // write alike: the link columns of entries, their partial indexes, and the refusal of a schema newer than
-// the code. A migration's text never changes once released, so each passes the columns it had then.
+// the code, and the target index table. A migration's text never changes once released, so each passes the columns it had then.
 
 /** The link columns of entries in the first schema of either store, in order (bill_id came later to SQLite). */
 export const firstLinkColumns = [
@@ -26,6 +26,27 @@ export function linkIndexesDdl(columns: readonly string[]): string {
   return columns
     .map((c) => `CREATE INDEX entries_by_${c.replace(/_id$/, '')} ON entries (${c}) WHERE ${c} IS NOT NULL;`)
     .join('\n');
+}
+
+/**
+ * The target index (per accounting target, what became of each entry) with its indexes: SQLite's (INTEGER
+ * ids, a STRICT table) and PostgreSQL's (BIGINT ids).
+ */
+export function targetIndexDdl(options: { entryId: 'INTEGER' | 'BIGINT'; strict: boolean }): string {
+  return `CREATE TABLE target_index (
+  target TEXT NOT NULL,
+  entry_id ${options.entryId} NOT NULL REFERENCES entries (id),
+  entry_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('PENDING', 'PUSHED', 'FAILED', 'SKIPPED')),
+  remote_ids TEXT,
+  content_hash TEXT NOT NULL,
+  reason TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (target, entry_id)
+)${options.strict ? ' STRICT' : ''};
+CREATE INDEX target_index_by_status ON target_index (target, status, entry_id);
+CREATE UNIQUE INDEX target_index_by_key ON target_index (target, entry_key);`;
 }
 
 /** Refuses a database whose schema a newer booksync migrated. */

@@ -4,6 +4,7 @@ import {
   firstLinkColumns,
   linkColumnsDdl,
   linkIndexesDdl,
+  targetIndexDdl,
 } from './ledger-schema.js';
 
 // Versioned schema of the embedded ledger. PRAGMA user_version holds how many migrations ran; each
@@ -104,20 +105,7 @@ BEGIN SELECT RAISE(ABORT, 'ledger: accounts are immutable'); END;
 ALTER TABLE entries ADD COLUMN bill_id TEXT;
 ${linkIndexesDdl(['bill_id'])}
 
-CREATE TABLE target_index (
-  target TEXT NOT NULL,
-  entry_id INTEGER NOT NULL REFERENCES entries (id),
-  entry_key TEXT NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('PENDING', 'PUSHED', 'FAILED', 'SKIPPED')),
-  remote_ids TEXT,
-  content_hash TEXT NOT NULL,
-  reason TEXT,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  updated_at TEXT NOT NULL,
-  PRIMARY KEY (target, entry_id)
-) STRICT;
-CREATE INDEX target_index_by_status ON target_index (target, status, entry_id);
-CREATE UNIQUE INDEX target_index_by_key ON target_index (target, entry_key);
+${targetIndexDdl({ entryId: 'INTEGER', strict: true })}
 `;
 
 export const migrations: readonly string[] = [v1, v2];

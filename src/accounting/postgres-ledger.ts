@@ -10,8 +10,6 @@ import {
   type BookedEntry,
   type EntryLinks,
   type LedgerEntryInput,
-  linkFields,
-  normalizeLinks,
   type PostResult,
   validateEntry,
 } from './entry.js';
@@ -24,10 +22,11 @@ import {
   entryValues,
   entryWithReversal,
   lineFromRow,
-  linkColumns,
+  linkFilter,
+  linkWhere,
   type StoredEntryRow,
 } from './entry-rows.js';
-import { LedgerBusyError, LedgerValidationError } from './errors.js';
+import { LedgerBusyError } from './errors.js';
 import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
@@ -195,13 +194,9 @@ export class PostgresLedger implements LedgerPort {
   }
 
   async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
-    const links = normalizeLinks(filter);
-    const fields = linkFields.filter((f) => links[f] !== undefined);
-    if (fields.length === 0) throw new LedgerValidationError('entriesFor needs at least one link field');
-    const where = fields.map((f, i) => `e.${linkColumns[f]} = $${i + 1}`).join(' AND ');
-    const { rows } = await this.#pool.query<EntryRow>(`${entrySelect} WHERE ${where} ORDER BY e.id`, [
-      ...fields.map((f) => links[f]),
-    ]);
+    const { fields, values } = linkFilter(filter);
+    const where = linkWhere(fields, (i) => `$${i + 1}`);
+    const { rows } = await this.#pool.query<EntryRow>(`${entrySelect} WHERE ${where} ORDER BY e.id`, values);
     return rows.map(hydrate);
   }
 

@@ -4,6 +4,7 @@ import {
   firstLinkColumns,
   linkColumnsDdl,
   linkIndexesDdl,
+  targetIndexDdl,
 } from './ledger-schema.js';
 
 // Versioned schema of the ledger on PostgreSQL. `ledger_schema_version` holds how many migrations ran; all
@@ -107,20 +108,7 @@ CREATE TRIGGER accounts_immutable BEFORE UPDATE OR DELETE ON accounts
 CREATE TRIGGER accounts_no_truncate BEFORE TRUNCATE ON accounts
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
 
-CREATE TABLE target_index (
-  target TEXT NOT NULL,
-  entry_id BIGINT NOT NULL REFERENCES entries (id),
-  entry_key TEXT NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('PENDING', 'PUSHED', 'FAILED', 'SKIPPED')),
-  remote_ids TEXT,
-  content_hash TEXT NOT NULL,
-  reason TEXT,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  updated_at TEXT NOT NULL,
-  PRIMARY KEY (target, entry_id)
-);
-CREATE INDEX target_index_by_status ON target_index (target, status, entry_id);
-CREATE UNIQUE INDEX target_index_by_key ON target_index (target, entry_key);
+${targetIndexDdl({ entryId: 'BIGINT', strict: false })}
 `;
 
 export const postgresMigrations: readonly string[] = [v1];
