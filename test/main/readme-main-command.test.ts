@@ -12,11 +12,11 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { freePort } from '../support/free-port.js';
+import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
 
 // Runs the README's main command in a fresh folder, exactly as a newcomer would (the install half is what
 // CI itself just did, so node_modules is linked rather than installed again), waits for the demo, checks
@@ -24,7 +24,6 @@ import { freePort } from '../support/free-port.js';
 const repo = path.resolve('.');
 const readme = readFileSync('README.md', 'utf8');
 const mainCommand = /^npm install && (npm start)\s+#/m.exec(readme);
-const chromiumPath = '/usr/bin/chromium';
 
 /** The card fee booksync expects the emulator to charge (decision D20), for the expected figures. */
 const cardFee = (cents: number) => Math.round(cents * 0.029) + 30;
@@ -144,24 +143,16 @@ describe("the README's main command", () => {
     }
   });
 
-  it.runIf(existsSync(chromiumPath))(
+  it.runIf(chromiumAvailable)(
     "lists the demo's payments in the Temporal UI, filtered by booksync's search attributes",
     async () => {
       const achPayment = /ACH in its window\s+\S+\/payment-(\S+)/.exec(output)?.[1];
       expect(achPayment).toBeDefined();
-      const browser = await chromium.launch({
-        executablePath: chromiumPath,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchHeadlessChromium([
+        '--disable-quic',
+        '--disable-component-update',
+        '--disable-sync',
+      ]);
       try {
         const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
         const query = 'PaymentMethodType="ACH" AND SyncState="IN_RETURN_WINDOW"';

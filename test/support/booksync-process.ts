@@ -1,12 +1,12 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import type { TargetSummary } from '../../src/accounting/targets/target-index.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { ServiceClient } from '../../src/service/client.js';
+import { type CliRun, runBooksync } from './booksync-cli.js';
 import { freePort } from './free-port.js';
 import { redeliverEverything } from './webhook-redelivery.js';
 
@@ -14,7 +14,6 @@ import { redeliverEverything } from './webhook-redelivery.js';
 // fresh data folder; plus the CLI run beside it with the same environment. For the end-to-end tests of the
 // accounting targets.
 
-const execFileAsync = promisify(execFile);
 const bin = path.resolve('bin/booksync.js');
 
 export class BooksyncProcess {
@@ -99,20 +98,8 @@ export class BooksyncProcess {
   }
 
   /** The CLI, with this stack's settings. */
-  async cli(
-    args: string[],
-    extra: NodeJS.ProcessEnv = {},
-  ): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await execFileAsync(process.execPath, [bin, ...args], {
-        env: { ...this.env, ...extra },
-        maxBuffer: 32 * 1024 * 1024,
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
+  cli(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+    return runBooksync(args, { env: { ...this.env, ...extra } });
   }
 
   async targetStatus(): Promise<TargetSummary> {

@@ -19,6 +19,7 @@ import { routeEvent } from '../../src/ingress/routing.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { type RunningDevServer, startDevServer } from '../../src/runtime/dev-server.js';
 import { ServiceClient } from '../../src/service/client.js';
+import { runBooksync } from './booksync-cli.js';
 import { type BooksSnapshot, snapshotOf, waitFor } from './e2e-stack.js';
 
 // booksync as real OS processes on loopback, for crash and outage tests: the Temporal CLI's dev server (its
@@ -266,34 +267,14 @@ export class ProcessStack {
   }
 
   /** `node bin/booksync.js <args>` against this stack; resolves with the exit code and output. */
-  runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 300_000) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, ...args], {
-        cwd: root,
-        env: { ...this.workerEnvironment(0), LOG_LEVEL: 'warn', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.on('data', (c: Buffer) => {
-        stdout += c.toString();
-      });
-      child.stderr?.on('data', (c: Buffer) => {
-        stderr += c.toString();
-      });
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-(child.pid as number), 'SIGKILL');
-        } catch {}
-        reject(new Error(`booksync ${args.join(' ')} timed out:\n${stdout}\n${stderr}`));
-      }, timeoutMs);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        this.logs.lines.push(...`${stdout}\n${stderr}`.split('\n').map((l) => `cli ${l}`));
-        resolve({ code, stdout, stderr });
-      });
+  async runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 300_000) {
+    const run = await runBooksync(args, {
+      env: { ...this.workerEnvironment(0), LOG_LEVEL: 'warn', ...env },
+      detached: true,
+      timeoutMs,
     });
+    this.logs.lines.push(...`${run.stdout}\n${run.stderr}`.split('\n').map((l) => `cli ${l}`));
+    return run;
   }
 
   // ---- reading the world -------------------------------------------------------------------------------
