@@ -16,10 +16,7 @@ export interface LimiterOptions {
   warnAt?: number;
   /** The window perMinute counts in; 60 s. The bench compresses it to measure a minute's rate faster. */
   windowMs?: number;
-  /**
-   * Added to the window: a request counts this much longer than the target counts it, so one sent early in a
-   * window and delayed on the way cannot share the target's window with the next window's requests.
-   */
+  /** Added to the window, for a target whose clock counts its minute a little longer than ours. */
   marginMs?: number;
   now?: () => number;
   /** Called once a day when the daily count passes warnAt. */
@@ -48,7 +45,14 @@ export class RealmLimiter {
   private readonly concurrent: number;
   private readonly now: () => number;
   private readonly windowMs: number;
-  private readonly started: number[] = [];
+  /**
+   * When each request of the window ended. The target counts a request when it arrives, which we cannot
+   * see; it arrives before it ends, so counting requests by their end, plus every one still in flight, never
+   * counts fewer than the target, however long a request spends on the way (a loaded machine, a token refresh
+   * before the send). Counting by start, a request delayed past the window let the next window's first
+   * request in beside it: 61 in Xero's minute.
+   */
+  private readonly ended: number[] = [];
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -86,6 +90,7 @@ export class RealmLimiter {
       return await task();
     } finally {
       this.active--;
+      this.ended.push(this.now());
       this.pump();
     }
   }
@@ -118,15 +123,23 @@ export class RealmLimiter {
 
   private pump() {
     const windowStart = this.now() - this.windowMs;
-    while (this.started.length > 0 && (this.started[0] ?? 0) <= windowStart) this.started.shift();
-    while (this.waiting.length > 0 && this.active < this.concurrent && this.started.length < this.perMinute) {
+    while (this.ended.length > 0 && (this.ended[0] ?? 0) <= windowStart) this.ended.shift();
+    while (
+      this.waiting.length > 0 &&
+      this.active < this.concurrent &&
+      this.ended.length + this.active < this.perMinute
+    ) {
       this.active++;
-      this.started.push(this.now());
       this.waiting.shift()?.();
     }
-    if (this.waiting.length > 0 && this.started.length >= this.perMinute && !this.timer) {
-      // The oldest start leaves the one-minute window first; wake then.
-      const wait = Math.max((this.started[0] ?? 0) + this.windowMs - this.now(), 1);
+    if (
+      this.waiting.length > 0 &&
+      this.ended.length > 0 &&
+      !this.timer &&
+      this.ended.length + this.active >= this.perMinute
+    ) {
+      // The oldest ended request leaves the window first; wake then.
+      const wait = Math.max((this.ended[0] ?? 0) + this.windowMs - this.now(), 1);
       this.timer = setTimeout(() => {
         this.timer = null;
         this.pump();

@@ -37,6 +37,38 @@ describe('QuickBooks realm limiter', () => {
     }
   });
 
+  it("keeps the target's count inside the limit however long requests spend on the way", async () => {
+    vi.useFakeTimers();
+    try {
+      // The target counts a request when it arrives, somewhere between its start and its end here: a
+      // request slowed on the way (a loaded machine, a token refresh first) must not let a later one in beside it.
+      const limiter = new RealmLimiter({ perMinute: 5, concurrent: 3 });
+      const arrivals: number[] = [];
+      let seed = 7;
+      const random = () => {
+        seed = (seed * 16_807) % 2_147_483_647;
+        return seed / 2_147_483_647;
+      };
+      const runs = Array.from({ length: 30 }, () => {
+        const duration = random() * 20_000;
+        const arrivesAfter = random() * duration;
+        return limiter.run(async () => {
+          await new Promise((r) => setTimeout(r, arrivesAfter));
+          arrivals.push(Date.now());
+          await new Promise((r) => setTimeout(r, duration - arrivesAfter));
+        });
+      });
+      await vi.advanceTimersByTimeAsync(30 * 80_000);
+      await Promise.all(runs);
+      expect(arrivals).toHaveLength(30);
+      for (const t of arrivals) {
+        expect(arrivals.filter((u) => u > t - 60_000 && u <= t).length).toBeLessThanOrEqual(5);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('is one limiter per realm for the whole worker', () => {
     expect(realmLimiter('123')).toBe(realmLimiter('123'));
     expect(realmLimiter('123')).not.toBe(realmLimiter('456'));
