@@ -36,9 +36,19 @@ describe('worker process SIGKILLed mid-scenario', () => {
       label: 'crash',
       afterPayment: async (i) => {
         if (killedAt >= 0 || i < Math.floor(payments / 4)) return;
-        // A quarter in: kill as soon as some work is visibly under way on the worker.
-        const entries = await stack.entryCount();
-        if (entries === 0) return;
+        // A quarter in: kill as soon as some work is visibly under way on the worker. At the last payment,
+        // wait for it: on a loaded machine the worker may not have booked anything yet.
+        const last = i === payments - 1;
+        let entries = await stack.entryCount();
+        if (entries === 0 && !last) return;
+        if (entries === 0) {
+          entries = await waitFor(
+            'a first entry booked',
+            async () => (await stack.entryCount()) || undefined,
+            120_000,
+            250,
+          );
+        }
         workflowsSeen.splice(0, workflowsSeen.length, ...(await stack.workflowIds()));
         const busy = await stack.busyWorkflows(workflowsSeen);
         if (busy === 0 && i < payments / 2) return;
