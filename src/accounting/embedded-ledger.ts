@@ -2,10 +2,11 @@ import DatabaseConstructor, { type Database, type Statement, type Transaction } 
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { privateSqliteFile } from '../storage/private-files.js';
-import { balanceIn, chartBalances, trialBalanceOf } from './account-balances.js';
+import { chartBalances } from './account-balances.js';
 import { type BusyRetryPolicy, defaultBusyRetryPolicy, withBusyRetry } from './busy-retry.js';
 import { type AccountName, Accounts, chartOfAccounts } from './chart-of-accounts.js';
 import { contentHash } from './content-hash.js';
+import { DerivedLedgerReads } from './derived-ledger-reads.js';
 import {
   type BookedEntry,
   type EntryLine,
@@ -28,7 +29,7 @@ import {
   linkWhere,
   type StoredEntryRow,
 } from './entry-rows.js';
-import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
+import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
 import { migrate } from './migrations.js';
 import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
 
@@ -66,7 +67,7 @@ const OPEN_BUSY_TIMEOUT_MS = 5_000;
  * resolve after the local write). One writer transaction per post, BEGIN IMMEDIATE so the key check and the
  * insert cannot interleave with another writer.
  */
-export class EmbeddedLedger implements LedgerPort {
+export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #db: Database;
   readonly #log: Logger;
   readonly #retry: BusyRetryPolicy;
@@ -93,6 +94,7 @@ export class EmbeddedLedger implements LedgerPort {
   }
 
   private constructor(options: EmbeddedLedgerOptions) {
+    super();
     const path = options.path ?? ':memory:';
     this.#log = (options.logger ?? silentLogger).child({ component: 'embedded-ledger' });
     this.#retry = options.busyRetry ?? defaultBusyRetryPolicy;
@@ -189,11 +191,6 @@ export class EmbeddedLedger implements LedgerPort {
     return withBusyRetry(() => this.#read(() => this.#load(key)), this.#retry);
   }
 
-  async isReversed(key: string): Promise<boolean> {
-    const entry = await this.get(key);
-    return entry?.reversedBy != null;
-  }
-
   async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
     const { fields, values } = linkFilter(filter);
     const statements = this.#filteredStatements(fields);
@@ -215,14 +212,6 @@ export class EmbeddedLedger implements LedgerPort {
   async balances(): Promise<AccountBalance[]> {
     const rows = await withBusyRetry(() => this.#balances.all(), this.#retry);
     return chartBalances(rows);
-  }
-
-  async trialBalance(): Promise<TrialBalance> {
-    return trialBalanceOf(await this.balances());
-  }
-
-  async balanceOf(account: AccountName): Promise<number> {
-    return balanceIn(await this.balances(), account);
   }
 
   async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {

@@ -2,10 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
-import { balanceIn, chartBalances, safeTotal, trialBalanceOf } from './account-balances.js';
+import { chartBalances, safeTotal } from './account-balances.js';
 import type { BusyRetryPolicy } from './busy-retry.js';
-import { type AccountName, Accounts, chartOfAccounts } from './chart-of-accounts.js';
+import { Accounts, chartOfAccounts } from './chart-of-accounts.js';
 import { contentHash } from './content-hash.js';
+import { DerivedLedgerReads } from './derived-ledger-reads.js';
 import {
   type BookedEntry,
   type EntryLinks,
@@ -27,7 +28,7 @@ import {
   type StoredEntryRow,
 } from './entry-rows.js';
 import { LedgerBusyError } from './errors.js';
-import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions, TrialBalance } from './ledger-port.js';
+import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
 
@@ -98,7 +99,7 @@ function redactError(error: unknown, url: string): Error {
   return new Error(`ledger database ${redactUrl(url)}: ${clean}`);
 }
 
-export class PostgresLedger implements LedgerPort {
+export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #pool: pg.Pool;
   readonly #log: Logger;
   readonly #retry: BusyRetryPolicy;
@@ -137,6 +138,7 @@ export class PostgresLedger implements LedgerPort {
   }
 
   private constructor(pool: pg.Pool, options: PostgresLedgerOptions) {
+    super();
     this.#pool = pool;
     this.#log = (options.logger ?? silentLogger).child({ component: 'postgres-ledger' });
     this.#retry = options.busyRetry ?? defaultRetry;
@@ -188,11 +190,6 @@ export class PostgresLedger implements LedgerPort {
     return this.#load(this.#pool, key);
   }
 
-  async isReversed(key: string): Promise<boolean> {
-    const entry = await this.get(key);
-    return entry?.reversedBy != null;
-  }
-
   async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
     const { fields, values } = linkFilter(filter);
     const where = linkWhere(fields, (i) => `$${i + 1}`);
@@ -211,14 +208,6 @@ export class PostgresLedger implements LedgerPort {
       accountSumsQuery,
     );
     return chartBalances(rows);
-  }
-
-  async trialBalance(): Promise<TrialBalance> {
-    return trialBalanceOf(await this.balances());
-  }
-
-  async balanceOf(account: AccountName): Promise<number> {
-    return balanceIn(await this.balances(), account);
   }
 
   async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {
