@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import {
   type AccountMapping,
@@ -10,13 +9,15 @@ import {
   OAuthTokenStore,
   QuickBooksTarget,
   RealmLimiter,
-  type SealedTokenStorage,
-  TokenCipher,
 } from '../../../src/accounting/targets/quickbooks/index.js';
 import { requestIdFor } from '../../../src/accounting/targets/quickbooks/keys.js';
-import type { PushContext, RemoteRecord } from '../../../src/accounting/targets/target-port.js';
 import { quickBooksContract } from '../../support/quickbooks/xsd-contract.js';
-import { documentsForContract } from './target-contract.js';
+import {
+  pushContractDocumentsTwice,
+  reportSkipped,
+  sandboxRefreshToken,
+  sandboxSettings,
+} from './target-sandbox.js';
 
 // Opt-in: the adapter against a real QuickBooks Online sandbox company (developer.intuit.com), when
 //   QBO_CLIENT_ID, QBO_CLIENT_SECRET, QBO_REFRESH_TOKEN, QBO_REALM_ID
@@ -27,10 +28,11 @@ import { documentsForContract } from './target-contract.js';
 // QBO rotates the refresh token: the new one is written to the file QBO_REFRESH_TOKEN_OUT names, never logged.
 
 const env = process.env;
-const missing = ['QBO_CLIENT_ID', 'QBO_CLIENT_SECRET', 'QBO_REFRESH_TOKEN', 'QBO_REALM_ID'].filter(
-  (v) => !env[v],
+const settings = sandboxSettings(
+  ['QBO_CLIENT_ID', 'QBO_CLIENT_SECRET', 'QBO_REFRESH_TOKEN', 'QBO_REALM_ID'],
+  'QuickBooks sandbox test',
 );
-const reason = `QuickBooks sandbox test skipped: ${missing.join(', ')} not set`;
+const { missing, reason } = settings;
 
 const accountTypes: Record<AccountRole, { AccountType: string; AccountSubType?: string }> = {
   OperatingBank: { AccountType: 'Bank' },
@@ -53,14 +55,7 @@ describe.skipIf(missing.length > 0)('QuickBooks Online sandbox (opt-in)', () => 
   if (missing.length > 0) console.info(reason);
 
   it('pushes an invoice, a payment and its void that QBO accepts, answers in the XSD shape, and finds by key', async () => {
-    const cipher = new TokenCipher('sandbox-run-only-secret-not-stored');
-    let sealed = cipher.seal(env.QBO_REFRESH_TOKEN ?? '');
-    const storage: SealedTokenStorage = {
-      load: async () => sealed,
-      save: async (next) => {
-        sealed = next;
-      },
-    };
+    const { cipher, storage, keep } = sandboxRefreshToken(env.QBO_REFRESH_TOKEN ?? '');
     const tokenStore = new OAuthTokenStore({
       tokenUrl: 'https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer',
       clientId: env.QBO_CLIENT_ID ?? '',
@@ -98,35 +93,22 @@ describe.skipIf(missing.length > 0)('QuickBooks Online sandbox (opt-in)', () => 
       matching: 'create',
       limiter,
     });
-    await target.verify();
-    const docs = documentsForContract();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null };
-    for (const doc of [docs.invoice, docs.payment, docs.reversal]) {
-      const result = await target.push(doc, context);
-      expect(result.created).toBe(true);
-      pushed.set(doc.key, result);
-      // Found again by key at QBO, as a restarted worker would.
-      expect(await target.find(doc.key)).toMatchObject({ key: doc.key, contentHash: doc.contentHash });
-    }
-    const [entity, id] = (pushed.get(docs.invoice.key)?.remoteIds[0] ?? '').split(':');
-    const invoice = await client.read(entity ?? 'Invoice', id ?? '');
-    expect(contract.check({ Invoice: invoice }, 'IntuitResponse')).toEqual([]);
-    expect(invoice.Balance).toBe(120);
-    // A second push of each key creates nothing.
-    for (const doc of [docs.invoice, docs.payment, docs.reversal]) {
-      expect((await target.push(doc, context)).created).toBe(false);
-    }
+    await pushContractDocumentsTwice(
+      target,
+      (doc) => ({ key: doc.key, contentHash: doc.contentHash }),
+      async (pushed, docs) => {
+        const [entity, id] = (pushed.get(docs.invoice.key)?.remoteIds[0] ?? '').split(':');
+        const invoice = await client.read(entity ?? 'Invoice', id ?? '');
+        expect(contract.check({ Invoice: invoice }, 'IntuitResponse')).toEqual([]);
+        expect(invoice.Balance).toBe(120);
+      },
+    );
     // Never printed: the rotated token goes to the file QBO_REFRESH_TOKEN_OUT names (mode 0600), if any.
-    if (env.QBO_REFRESH_TOKEN_OUT)
-      await writeFile(env.QBO_REFRESH_TOKEN_OUT, cipher.open(sealed), { mode: 0o600 });
-    else
-      console.info('QBO sandbox: the refresh token rotated; set QBO_REFRESH_TOKEN_OUT to keep the new one');
+    await keep(
+      env.QBO_REFRESH_TOKEN_OUT,
+      'QBO sandbox: the refresh token rotated; set QBO_REFRESH_TOKEN_OUT to keep the new one',
+    );
   }, 180_000);
 });
 
-if (missing.length > 0) {
-  describe('QuickBooks Online sandbox (opt-in)', () => {
-    it.skip(reason, () => {});
-  });
-}
+reportSkipped('QuickBooks Online sandbox (opt-in)', settings);

@@ -5,7 +5,6 @@ import { amountToCents, centsToAmount } from '../../../src/accounting/targets/qu
 import {
   OAuthTokenStore,
   QuickBooksTarget,
-  type SealedTokenStorage,
   TokenCipher,
 } from '../../../src/accounting/targets/quickbooks/index.js';
 import { RealmLimiter } from '../../../src/accounting/targets/quickbooks/limiter.js';
@@ -16,6 +15,7 @@ import type {
   TargetDocument,
 } from '../../../src/accounting/targets/target-port.js';
 import { FaultError, QuickBooksDouble } from '../../support/quickbooks/double.js';
+import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 import { describeTargetContract, documentsForContract } from './target-contract.js';
 
 // The QuickBooks Online adapter against the stateful double, which checks every request and response
@@ -27,7 +27,7 @@ const noIndex: PushContext = { pushed: () => null };
 
 interface Company {
   realmId: string;
-  storage: SealedTokenStorage & { sealed: string | null };
+  storage: SealedTokenInMemory;
   target(matching?: MatchingPolicy): QuickBooksTarget;
   tokens: OAuthTokenStore[];
 }
@@ -35,15 +35,7 @@ interface Company {
 /** A QBO company connected to booksync: its sealed refresh token, and adapters (each a restarted worker). */
 function company(): Company {
   const realmId = double.createRealm();
-  const storage = {
-    sealed: cipher.seal(double.connect(realmId)) as string | null,
-    async load() {
-      return this.sealed;
-    },
-    async save(sealed: string) {
-      this.sealed = sealed;
-    },
-  };
+  const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
   const tokens: OAuthTokenStore[] = [];
   // One limiter per company, as the worker-wide registry gives one per realm.
   const limiter = new RealmLimiter({ perMinute: 500, concurrent: 10 });

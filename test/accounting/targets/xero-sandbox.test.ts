@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import {
   type AccountMapping,
@@ -6,12 +5,14 @@ import {
   accountRoles,
 } from '../../../src/accounting/targets/account-mapping.js';
 import { RealmLimiter } from '../../../src/accounting/targets/oauth/limiter.js';
-import { TokenCipher } from '../../../src/accounting/targets/oauth/token-cipher.js';
-import type { SealedTokenStorage } from '../../../src/accounting/targets/oauth/token-store.js';
-import type { PushContext, RemoteRecord } from '../../../src/accounting/targets/target-port.js';
 import { XERO_LIMITS, XeroTarget, XeroTokenStore } from '../../../src/accounting/targets/xero/index.js';
 import { idempotencyKey } from '../../../src/accounting/targets/xero/keys.js';
-import { documentsForContract } from './target-contract.js';
+import {
+  pushContractDocumentsTwice,
+  reportSkipped,
+  sandboxRefreshToken,
+  sandboxSettings,
+} from './target-sandbox.js';
 
 // Opt-in: the adapter against a real Xero demo company (developer.xero.com), when
 //   XERO_CLIENT_ID, XERO_CLIENT_SECRET, XERO_REFRESH_TOKEN, XERO_TENANT_ID
@@ -23,10 +24,11 @@ import { documentsForContract } from './target-contract.js';
 // new one is written to the file XERO_REFRESH_TOKEN_OUT names, never logged.
 
 const env = process.env;
-const missing = ['XERO_CLIENT_ID', 'XERO_CLIENT_SECRET', 'XERO_REFRESH_TOKEN', 'XERO_TENANT_ID'].filter(
-  (v) => !env[v],
+const settings = sandboxSettings(
+  ['XERO_CLIENT_ID', 'XERO_CLIENT_SECRET', 'XERO_REFRESH_TOKEN', 'XERO_TENANT_ID'],
+  'Xero demo company test',
 );
-const reason = `Xero demo company test skipped: ${missing.join(', ')} not set`;
+const { missing, reason } = settings;
 
 const accountTypes: Record<AccountRole, string> = {
   OperatingBank: 'BANK',
@@ -49,14 +51,7 @@ describe.skipIf(missing.length > 0)('Xero demo company (opt-in)', () => {
   if (missing.length > 0) console.info(reason);
 
   it('pushes an invoice, a payment and its deletion that Xero accepts, and finds each by key', async () => {
-    const cipher = new TokenCipher('sandbox-run-only-secret-not-stored');
-    let sealed = cipher.seal(env.XERO_REFRESH_TOKEN ?? '');
-    const storage: SealedTokenStorage = {
-      load: async () => sealed,
-      save: async (next) => {
-        sealed = next;
-      },
-    };
+    const { cipher, storage, keep } = sandboxRefreshToken(env.XERO_REFRESH_TOKEN ?? '');
     const tokenStore = new XeroTokenStore({
       tokenUrl: env.XERO_TOKEN_URL ?? 'https://identity.xero.com/connect/token',
       clientId: env.XERO_CLIENT_ID ?? '',
@@ -108,33 +103,22 @@ describe.skipIf(missing.length > 0)('Xero demo company (opt-in)', () => {
       matching: 'create',
       limiter,
     });
-    await target.verify();
-    const docs = documentsForContract();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null };
-    for (const doc of [docs.invoice, docs.payment, docs.reversal]) {
-      const result = await target.push(doc, context);
-      expect(result.created).toBe(true);
-      pushed.set(doc.key, result);
-      // Found again by key at Xero, as a restarted worker would.
-      expect(await target.find(doc.key)).toMatchObject({ key: doc.key });
-    }
-    const invoiceId = (pushed.get(docs.invoice.key)?.remoteIds[0] ?? '').split(':')[1] ?? '';
-    const [invoice] =
-      (await target.client.call('getInvoice', (api, t) => api.getInvoice(t, invoiceId))).invoices ?? [];
-    // The payment was deleted: the whole invoice is owed again.
-    expect([String(invoice?.status), invoice?.amountDue]).toEqual(['AUTHORISED', 120]);
-    for (const doc of [docs.invoice, docs.payment, docs.reversal]) {
-      expect((await target.push(doc, context)).created).toBe(false);
-    }
-    if (env.XERO_REFRESH_TOKEN_OUT)
-      await writeFile(env.XERO_REFRESH_TOKEN_OUT, cipher.open(sealed), { mode: 0o600 });
-    else console.info('Xero: the refresh token rotated; set XERO_REFRESH_TOKEN_OUT to keep the new one');
+    await pushContractDocumentsTwice(
+      target,
+      (doc) => ({ key: doc.key }),
+      async (pushed, docs) => {
+        const invoiceId = (pushed.get(docs.invoice.key)?.remoteIds[0] ?? '').split(':')[1] ?? '';
+        const [invoice] =
+          (await target.client.call('getInvoice', (api, t) => api.getInvoice(t, invoiceId))).invoices ?? [];
+        // The payment was deleted: the whole invoice is owed again.
+        expect([String(invoice?.status), invoice?.amountDue]).toEqual(['AUTHORISED', 120]);
+      },
+    );
+    await keep(
+      env.XERO_REFRESH_TOKEN_OUT,
+      'Xero: the refresh token rotated; set XERO_REFRESH_TOKEN_OUT to keep the new one',
+    );
   }, 300_000);
 });
 
-if (missing.length > 0) {
-  describe('Xero demo company (opt-in)', () => {
-    it.skip(reason, () => {});
-  });
-}
+reportSkipped('Xero demo company (opt-in)', settings);

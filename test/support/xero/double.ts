@@ -28,6 +28,22 @@ type Collection =
   | 'ManualJournals'
   | 'CreditNotes';
 
+/** The collections booksync books into (every document carries its marker): the order a search goes through. */
+export const bookedCollections = [
+  'Invoices',
+  'Payments',
+  'BankTransactions',
+  'BankTransfers',
+  'ManualJournals',
+  'CreditNotes',
+] as const satisfies readonly Collection[];
+
+/** Where a document carries booksync's markers: its Reference, a journal's Narration, a bill's first line. */
+export function markerTextOf(doc: Doc): string {
+  const first = (doc.LineItems as { Description?: string }[] | undefined)?.[0]?.Description ?? '';
+  return `${String(doc.Reference ?? '')} ${String(doc.Narration ?? '')} ${doc.Type === 'ACCPAY' ? first : ''}`;
+}
+
 const idField: Record<Collection, string> = {
   Accounts: 'AccountID',
   Contacts: 'ContactID',
@@ -271,6 +287,11 @@ export class XeroDouble {
 
   all(tenantId: string, collection: Collection): Doc[] {
     return [...(this.tenant(tenantId).docs.get(collection)?.values() ?? [])];
+  }
+
+  /** Every document of the collections booksync books into (`bookedCollections`). */
+  booked(tenantId: string): Doc[] {
+    return bookedCollections.flatMap((c) => this.all(tenantId, c));
   }
 
   get(tenantId: string, collection: Collection, id: string): Doc | undefined {

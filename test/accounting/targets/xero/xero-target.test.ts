@@ -4,7 +4,6 @@ import { TargetUnavailableError } from '../../../../src/accounting/targets/error
 import { markersIn } from '../../../../src/accounting/targets/markers.js';
 import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import type { SealedTokenStorage } from '../../../../src/accounting/targets/oauth/token-store.js';
 import type {
   PushContext,
   PushResult,
@@ -13,7 +12,8 @@ import type {
 } from '../../../../src/accounting/targets/target-port.js';
 import type { MatchingPolicy } from '../../../../src/accounting/targets/xero/contacts.js';
 import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
-import { XeroDouble } from '../../../support/xero/double.js';
+import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
+import { markerTextOf, XeroDouble } from '../../../support/xero/double.js';
 import { describeTargetContract, documentsForContract } from '../target-contract.js';
 
 // The Xero adapter (xero-node's AccountingApi) against the stateful double, which holds every request and
@@ -31,22 +31,14 @@ const noIndex: PushContext = { pushed: () => null };
 
 interface Organisation {
   tenantId: string;
-  storage: SealedTokenStorage & { sealed: string | null };
+  storage: SealedTokenInMemory;
   limiter: RealmLimiter;
   target(matching?: MatchingPolicy): XeroTarget;
 }
 
 function organisation(limiter?: RealmLimiter): Organisation {
   const tenantId = double.createTenant();
-  const storage = {
-    sealed: cipher.seal(double.connect(tenantId)) as string | null,
-    async load() {
-      return this.sealed;
-    },
-    async save(sealed: string) {
-      this.sealed = sealed;
-    },
-  };
+  const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
   const shared =
     limiter ?? new RealmLimiter({ perMinute: 60, concurrent: 5, perDay: 5_000, windowMs, marginMs: 50 });
   return {
@@ -83,35 +75,19 @@ async function pushRetried(target: XeroTarget, doc: TargetDocument, context: Pus
   }
 }
 
-const collections = [
-  'Invoices',
-  'Payments',
-  'BankTransactions',
-  'BankTransfers',
-  'ManualJournals',
-  'CreditNotes',
-] as const;
-
-function markerTextOf(doc: Record<string, unknown>): string {
-  const first = (doc.LineItems as { Description?: string }[] | undefined)?.[0]?.Description ?? '';
-  return `${String(doc.Reference ?? '')} ${String(doc.Narration ?? '')} ${doc.Type === 'ACCPAY' ? first : ''}`;
-}
-
 /** Records at Xero carrying the key's marker; a reversal is its original's cancelled status. */
 function countByKey(tenantId: string, key: string): number {
   if (key.startsWith('reversal:')) {
     const original = key.slice('reversal:'.length);
-    return collections
-      .flatMap((c) => double.all(tenantId, c))
+    return double
+      .booked(tenantId)
       .filter(
         (d) =>
           markersIn(markerTextOf(d)).some((m) => m.key === original) &&
           ['DELETED', 'VOIDED'].includes(String(d.Status)),
       ).length;
   }
-  return collections
-    .flatMap((c) => double.all(tenantId, c))
-    .filter((d) => markersIn(markerTextOf(d)).some((m) => m.key === key)).length;
+  return double.booked(tenantId).filter((d) => markersIn(markerTextOf(d)).some((m) => m.key === key)).length;
 }
 
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
