@@ -25,6 +25,31 @@ export function authorizationUrl(options: {
   return url.toString();
 }
 
+/** A target's consent page: where it is (unless the settings name another), and the scope booksync asks for. */
+export interface ConsentPage {
+  authorizeUrl: string;
+  scope: string;
+}
+
+/** The consent URL of one connect: the app's client id, the redirect, this connect's state. */
+export type ConsentUrlOptions = {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  /** Another consent page than the target's (a test double's). */
+  authorizeUrl?: string;
+};
+
+/** The consent URL of a target's page, for `booksync targets connect <target>`. */
+export function consentUrlOf(page: ConsentPage): (options: ConsentUrlOptions) => string {
+  return (options) =>
+    authorizationUrl({
+      ...options,
+      authorizeUrl: options.authorizeUrl ?? page.authorizeUrl,
+      scope: page.scope,
+    });
+}
+
 export class ConsentError extends Error {
   override readonly name = 'ConsentError';
 }

@@ -1,4 +1,4 @@
-import { authorizationUrl, ConsentError, newConsentState, parseRedirect } from '../oauth/consent.js';
+import { ConsentError, consentUrlOf, newConsentState, parseRedirect } from '../oauth/consent.js';
 
 // QuickBooks' consent for `booksync targets connect quickbooks` (the flow is ../oauth/consent.ts): Intuit's
 // consent page and scope, and the company (realmId) its redirect carries.
@@ -8,18 +8,7 @@ export { ConsentError, newConsentState };
 export const AUTHORIZE_URL = 'https://appcenter.intuit.com/connect/oauth2';
 export const ACCOUNTING_SCOPE = 'com.intuit.quickbooks.accounting';
 
-export function consentUrl(options: {
-  clientId: string;
-  redirectUri: string;
-  state: string;
-  authorizeUrl?: string;
-}): string {
-  return authorizationUrl({
-    ...options,
-    authorizeUrl: options.authorizeUrl ?? AUTHORIZE_URL,
-    scope: ACCOUNTING_SCOPE,
-  });
-}
+export const consentUrl = consentUrlOf({ authorizeUrl: AUTHORIZE_URL, scope: ACCOUNTING_SCOPE });
 
 /** The authorization code and company (realmId) of QBO's redirect. */
 export function parseConsentRedirect(

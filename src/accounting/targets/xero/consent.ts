@@ -1,4 +1,4 @@
-import { authorizationUrl, ConsentError, parseRedirect } from '../oauth/consent.js';
+import { ConsentError, consentUrlOf, parseRedirect } from '../oauth/consent.js';
 
 // Xero's consent for `booksync targets connect xero` (the flow is ../oauth/consent.ts). Xero's redirect
 // carries only the code; the organisation is chosen on the consent page and read afterwards from the
@@ -9,18 +9,7 @@ export const AUTHORIZE_URL = 'https://login.xero.com/identity/connect/authorize'
 export const XERO_SCOPES =
   'offline_access accounting.transactions accounting.contacts accounting.settings.read';
 
-export function consentUrl(options: {
-  clientId: string;
-  redirectUri: string;
-  state: string;
-  authorizeUrl?: string;
-}): string {
-  return authorizationUrl({
-    ...options,
-    authorizeUrl: options.authorizeUrl ?? AUTHORIZE_URL,
-    scope: XERO_SCOPES,
-  });
-}
+export const consentUrl = consentUrlOf({ authorizeUrl: AUTHORIZE_URL, scope: XERO_SCOPES });
 
 export function parseConsentRedirect(redirect: string, expectedState: string): { code: string } {
   return { code: parseRedirect(redirect, expectedState, 'Xero').code };
