@@ -1,10 +1,10 @@
 import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
 import { RealmLimiter } from '../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../src/accounting/targets/oauth/token-cipher.js';
-import type { SealedTokenStorage } from '../src/accounting/targets/oauth/token-store.js';
-import type { TargetDocument } from '../src/accounting/targets/target-port.js';
 import { XERO_LIMITS, XeroTarget, XeroTokenStore } from '../src/accounting/targets/xero/index.js';
+import { SealedTokenInMemory } from '../test/support/sealed-token-in-memory.js';
 import { XeroDouble } from '../test/support/xero/double.js';
+import { batched, compression, oneByOne, type PushWay, timedPush } from './target-push.js';
 
 // Stage: a backlog pushed to Xero (the test double, 20 ms a request, held to xero_accounting.yaml) under
 // Xero's limits per organisation, 60 calls a minute and 5 in flight (and 5,000 a day), held by the target's
@@ -32,77 +32,6 @@ export interface XeroPushResult {
   breaches: number;
 }
 
-const compression = 10;
-
-function backlog(run: string, links: number): TargetDocument[] {
-  const date = new Date().toISOString().slice(0, 10);
-  const docs: TargetDocument[] = [];
-  const hash = (c: string) => c.repeat(64);
-  for (let i = 0; i < links; i++) {
-    const customer = {
-      serviceId: `cus_${run}_${i % 12}`,
-      name: `Bench Customer ${run} ${i % 12}`,
-      email: null,
-    };
-    const invoice = { paymentLinkId: `pl_${run}_${i}`, number: `B${run}-${i}` };
-    docs.push({
-      key: `invoice:pl_${run}_${i}`,
-      kind: 'invoice',
-      date,
-      description: 'Bench invoice',
-      amountCents: 100_00,
-      lines: [
-        { role: 'AccountsReceivable', amountCents: 100_00 },
-        { role: 'Revenue', amountCents: -100_00 },
-      ],
-      contentHash: hash('a'),
-      invoice,
-      customer,
-    });
-    docs.push({
-      key: `payment:pay_${run}_${i}`,
-      kind: 'payment',
-      date,
-      description: 'Bench payment',
-      amountCents: 100_00,
-      lines: [
-        { role: 'ProcessorClearing', amountCents: 100_00 },
-        { role: 'AccountsReceivable', amountCents: -100_00 },
-      ],
-      contentHash: hash('b'),
-      invoice,
-      customer,
-    });
-    docs.push({
-      key: `payment-fee:pay_${run}_${i}`,
-      kind: 'payment-fee',
-      date,
-      description: 'Bench card fee',
-      amountCents: 3_20,
-      lines: [
-        { role: 'ProcessingFees', amountCents: 3_20 },
-        { role: 'ProcessorClearing', amountCents: -3_20 },
-      ],
-      contentHash: hash('c'),
-    });
-    if (i % 10 === 9) {
-      docs.push({
-        key: `disbursement-paid:po_${run}_${i}`,
-        kind: 'disbursement-paid',
-        date,
-        description: 'Bench payout',
-        amountCents: 968_00,
-        lines: [
-          { role: 'OperatingBank', amountCents: 968_00 },
-          { role: 'ProcessorClearing', amountCents: -968_00 },
-        ],
-        contentHash: hash('d'),
-      });
-    }
-  }
-  return docs;
-}
-
 export async function benchXeroPush(options: {
   links: number;
   progress: (line: string) => void;
@@ -115,19 +44,8 @@ export async function benchXeroPush(options: {
   }).start();
   const cipher = new TokenCipher('bench-secret-for-the-sealed-token');
   try {
-    const run = async (
-      label: string,
-      links: number,
-      push: (target: XeroTarget, docs: TargetDocument[]) => Promise<void>,
-    ) => {
+    const run = async (label: string, links: number, way: PushWay) => {
       const tenantId = double.createTenant(`bench ${label}`);
-      let sealed = cipher.seal(double.connect(tenantId));
-      const storage: SealedTokenStorage = {
-        load: async () => sealed,
-        save: async (next) => {
-          sealed = next;
-        },
-      };
       const target = new XeroTarget({
         baseUrl: double.url,
         tenantId,
@@ -135,7 +53,7 @@ export async function benchXeroPush(options: {
           tokenUrl: `${double.url}/connect/token`,
           clientId: double.clientId,
           clientSecret: double.clientSecret,
-          storage,
+          storage: new SealedTokenInMemory(cipher.seal(double.connect(tenantId))),
           cipher,
         }),
         accounts: defaultAccountCodes,
@@ -149,21 +67,21 @@ export async function benchXeroPush(options: {
           marginMs: 500,
         }),
       });
-      await target.verify();
-      const docs = backlog(`${label}${Date.now().toString(36)}`, links);
-      const callsBefore = double.stats(tenantId).calls;
-      const started = performance.now();
-      await push(target, docs);
       // The same rate as Xero's (a tenth of the calls in a tenth of the minute): elapsed time is real time.
-      const minutes = (performance.now() - started) / 60_000;
+      const {
+        entries,
+        minutes,
+        requests: calls,
+      } = await timedPush(target, label, links, way, {
+        requests: () => double.stats(tenantId).calls,
+        violations: double.violations,
+        contract: 'contract',
+      });
       const stats = double.stats(tenantId);
-      const calls = stats.calls - callsBefore;
-      if (double.violations.length > 0)
-        throw new Error(`contract violations: ${double.violations.join('; ')}`);
-      options.progress(`xero ${label}: ${docs.length} entries (${links} payments), ${calls} calls`);
+      options.progress(`xero ${label}: ${entries} entries (${links} payments), ${calls} calls`);
       const callsPerPayment = Math.round((calls / links) * 100) / 100;
       return {
-        entries: docs.length,
+        entries,
         paymentsPerMinute: Math.round((links / minutes) * 10) / 10,
         callsPerPayment,
         paymentsPerDay: Math.floor(XERO_LIMITS.perDay / callsPerPayment),
@@ -172,34 +90,26 @@ export async function benchXeroPush(options: {
         breaches: stats.breaches.length,
       };
     };
-    // The push workflow's slices: a hundred entries at a time.
-    const batched = await run('batched', options.links, async (target, docs) => {
-      for (let i = 0; i < docs.length; i += 100) {
-        for (const outcome of await target.pushMany(docs.slice(i, i + 100), { pushed: () => null }))
-          if (outcome instanceof Error) throw outcome;
-      }
-    });
+    const batchedRun = await run('batched', options.links, batched);
     // One by one costs ten times the calls at one call a second: measured on at most 10 payments.
-    const oneByOne = await run('one-by-one', Math.min(options.links, 10), async (target, docs) => {
-      for (const doc of docs) await target.push(doc, { pushed: () => null });
-    });
-    const shape = (r: typeof batched) => ({
+    const oneByOneRun = await run('one-by-one', Math.min(options.links, 10), oneByOne);
+    const shape = (r: typeof batchedRun) => ({
       paymentsPerMinute: r.paymentsPerMinute,
       callsPerPayment: r.callsPerPayment,
       paymentsPerDay: r.paymentsPerDay,
     });
     return {
       payments: options.links,
-      entries: batched.entries,
+      entries: batchedRun.entries,
       oneByOnePayments: Math.min(options.links, 10),
       limitCallsPerMinute: XERO_LIMITS.perMinute,
       limitCallsPerDay: XERO_LIMITS.perDay,
-      batched: shape(batched),
-      oneByOne: shape(oneByOne),
-      ratio: Math.round((batched.paymentsPerMinute / oneByOne.paymentsPerMinute) * 100) / 100,
-      maxInFlight: Math.max(batched.maxInFlight, oneByOne.maxInFlight),
-      maxPerMinute: Math.max(batched.maxPerMinute, oneByOne.maxPerMinute),
-      breaches: batched.breaches + oneByOne.breaches,
+      batched: shape(batchedRun),
+      oneByOne: shape(oneByOneRun),
+      ratio: Math.round((batchedRun.paymentsPerMinute / oneByOneRun.paymentsPerMinute) * 100) / 100,
+      maxInFlight: Math.max(batchedRun.maxInFlight, oneByOneRun.maxInFlight),
+      maxPerMinute: Math.max(batchedRun.maxPerMinute, oneByOneRun.maxPerMinute),
+      breaches: batchedRun.breaches + oneByOneRun.breaches,
     };
   } finally {
     await double.stop();
