@@ -8,6 +8,7 @@ import {
   TargetConflictError,
   TargetRefusedError,
 } from '../errors.js';
+import { PushWaves, refusalOrThrow } from '../push-waves.js';
 import type {
   AccountingTarget,
   PushContext,
@@ -74,19 +75,6 @@ const entityByKind: Record<string, string> = {
 const voidable = new Set(['Invoice', 'Payment', 'BillPayment']);
 /** Documents with their own number, found by the PrivateNote marker instead of the DocNumber tag. */
 const ownNumber = new Set(['invoice', 'bill']);
-
-/** A planned document needs one that is created in the batch being gathered: send that batch first. */
-class WaitForWave extends Error {}
-
-/** A refusal of this one document (push() would have thrown it); anything else stops the batch. */
-async function refusalOrThrow(run: () => Promise<PushResult>): Promise<PushResult | Error> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!isTargetRefusal(error)) throw error;
-    return error;
-  }
-}
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
@@ -285,15 +273,7 @@ export class QuickBooksTarget implements AccountingTarget {
     context: PushContext,
   ) {
     const wave: { i: number; doc: TargetDocument; entity: string; body: Record<string, unknown> }[] = [];
-    const created = new Map<string, RemoteRecord>();
-    const inWave = new Set<string>();
-    const deferredKeys = new Set<string>();
-    const waveContext: PushContext = {
-      pushed: (key) => {
-        if (inWave.has(key) || deferredKeys.has(key)) throw new WaitForWave();
-        return created.get(key) ?? context.pushed(key);
-      },
-    };
+    const waves = new PushWaves(outcomes, context);
     const flush = async () => {
       if (wave.length === 0) return;
       const items: BatchItem[] = wave.map((w) => ({ entity: w.entity, body: w.body }));
@@ -314,58 +294,42 @@ export class QuickBooksTarget implements AccountingTarget {
           contentHash: w.doc.contentHash,
           created: true,
         };
-        outcomes[w.i] =
+        waves.settle(
+          w.i,
+          w.doc.key,
           stored && stored.contentHash !== w.doc.contentHash
             ? new TargetConflictError(this.name, w.doc.key, stored.contentHash, w.doc.contentHash)
-            : result;
-        created.set(w.doc.key, result);
+            : result,
+          result,
+        );
       });
       this.options.logger?.info({ documents: wave.length }, 'pushed a batch to quickbooks');
       wave.length = 0;
-      inWave.clear();
+      waves.created();
     };
     // Rounds: a document that needs one still in the wave (or deferred) waits for the next round, so an
     // invoice and its payment cost two batches for the whole backlog, not two per pair.
-    let round = documents.flatMap((_doc, i) => (outcomes[i] ? [] : [i]));
-    while (round.length > 0) {
-      const deferred: number[] = [];
-      deferredKeys.clear();
-      for (const i of round) {
-        const doc = documents[i] as TargetDocument;
-        const defer = () => {
-          deferred.push(i);
-          deferredKeys.add(doc.key);
-        };
-        try {
-          if (doc.kind === 'reversal') {
-            if (doc.reverses && (inWave.has(doc.reverses) || deferredKeys.has(doc.reverses))) defer();
-            else outcomes[i] = await refusalOrThrow(() => this.push(doc, waveContext));
-            continue;
-          }
-          const plan = await this.plan(doc, waveContext);
-          if ('found' in plan) outcomes[i] = plan.found;
-          else if (
-            plan.entity === 'Invoice' &&
-            wave.some((w) => w.entity === 'Invoice' && w.body.DocNumber === plan.body.DocNumber)
-          ) {
-            // Two links of one name: the second is numbered once the first exists.
-            defer();
-          } else if (plan.entity !== this.entityOf(doc.key) && (await this.findIn(plan.entity, doc.key))) {
-            outcomes[i] = await refusalOrThrow(() => this.push(doc, waveContext));
-          } else {
-            wave.push({ i, doc, entity: plan.entity, body: plan.body });
-            inWave.add(doc.key);
-            if (wave.length === BATCH_LIMIT) await flush();
-          }
-        } catch (error) {
-          if (error instanceof WaitForWave) defer();
-          else if (isTargetRefusal(error)) outcomes[i] = error as Error;
-          else throw error;
+    await waves.run(documents, {
+      reverse: (doc) => this.push(doc, waves.context),
+      create: flush,
+      place: async (doc, i) => {
+        const plan = await this.plan(doc, waves.context);
+        if ('found' in plan) return plan.found;
+        if (
+          plan.entity === 'Invoice' &&
+          wave.some((w) => w.entity === 'Invoice' && w.body.DocNumber === plan.body.DocNumber)
+        ) {
+          // Two links of one name: the second is numbered once the first exists.
+          return 'deferred';
         }
-      }
-      await flush();
-      round = deferred;
-    }
+        if (plan.entity !== this.entityOf(doc.key) && (await this.findIn(plan.entity, doc.key)))
+          return refusalOrThrow(() => this.push(doc, waves.context));
+        wave.push({ i, doc, entity: plan.entity, body: plan.body });
+        waves.queue(doc.key);
+        if (wave.length === BATCH_LIMIT) await flush();
+        return 'queued';
+      },
+    });
   }
 
   private already(existing: RemoteRecord, document: TargetDocument): PushResult {

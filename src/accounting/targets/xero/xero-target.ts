@@ -2,15 +2,11 @@ import type { Logger } from 'pino';
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { centsToAmount } from '../decimal-amounts.js';
-import {
-  isTargetRefusal,
-  TargetConfigurationError,
-  TargetConflictError,
-  TargetRefusedError,
-} from '../errors.js';
+import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import { marker, markersIn } from '../markers.js';
 import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
 import type { CompanyTokenStore } from '../oauth/token-store.js';
+import { PushWaves, refusalOrThrow } from '../push-waves.js';
 import type {
   AccountingTarget,
   DocumentLine,
@@ -108,8 +104,6 @@ export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
       ),
   });
 }
-
-class WaitForWave extends Error {}
 
 function idOf(entity: XeroEntity, record: Body): string {
   const field = {
@@ -567,16 +561,8 @@ export class XeroTarget implements AccountingTarget {
     outcomes: (PushResult | Error | undefined)[],
     context: PushContext,
   ) {
-    const created = new Map<string, RemoteRecord>();
-    const inWave = new Set<string>();
-    const deferredKeys = new Set<string>();
+    const waves = new PushWaves(outcomes, context);
     const wave = new Map<XeroEntity, { i: number; doc: TargetDocument; body: Body }[]>();
-    const waveContext: PushContext = {
-      pushed: (key) => {
-        if (inWave.has(key) || deferredKeys.has(key)) throw new WaitForWave();
-        return created.get(key) ?? context.pushed(key);
-      },
-    };
     const flush = async () => {
       for (const [entity, items] of wave) {
         const size = entity === 'BankTransfer' ? 1 : CREATE_CHUNK;
@@ -586,80 +572,48 @@ export class XeroTarget implements AccountingTarget {
           for (const [j, item] of chunk.entries()) {
             let answer = answers[j] as PushResult | Error;
             if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
-              answer = await this.refusalOrThrow(() => this.pushAsCredit(item.doc, waveContext));
-            outcomes[item.i] = answer;
-            if (!(answer instanceof Error)) created.set(item.doc.key, answer);
+              answer = await refusalOrThrow(() => this.pushAsCredit(item.doc, waves.context));
+            waves.settle(item.i, item.doc.key, answer);
           }
         }
       }
       wave.clear();
-      inWave.clear();
+      waves.created();
     };
-    let round = documents.flatMap((_doc, i) => (outcomes[i] ? [] : [i]));
-    while (round.length > 0) {
-      const deferred: number[] = [];
-      deferredKeys.clear();
-      for (const i of round) {
-        const doc = documents[i] as TargetDocument;
-        const defer = () => {
-          deferred.push(i);
-          deferredKeys.add(doc.key);
-        };
-        try {
-          if (doc.kind === 'reversal') {
-            if (doc.reverses && (inWave.has(doc.reverses) || deferredKeys.has(doc.reverses))) defer();
-            else outcomes[i] = await this.refusalOrThrow(() => this.reverse(doc, waveContext));
-            continue;
-          }
-          const plan = await this.plan(doc, waveContext);
-          if ('found' in plan) {
-            outcomes[i] = plan.found;
-            continue;
-          }
-          const sameNumber =
-            plan.entity === 'Invoice' &&
-            plan.body.invoiceNumber !== undefined &&
-            (wave.get('Invoice') ?? []).some(
-              (w) => w.body.invoiceNumber === plan.body.invoiceNumber && w.body.type === plan.body.type,
-            );
-          if (sameNumber) {
-            // Two links of one name: the second is numbered once the first exists.
-            defer();
-          } else if (
-            plan.entity !== this.entitiesOf(doc.key)[0] &&
-            (await this.lookupOne(plan.entity, doc))
-          ) {
-            outcomes[i] = await this.refusalOrThrow(() => this.push(doc, waveContext));
-          } else {
-            wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
-            inWave.add(doc.key);
-          }
-        } catch (error) {
-          if (error instanceof WaitForWave) defer();
-          else if (isTargetRefusal(error)) outcomes[i] = error as Error;
-          else throw error;
+    await waves.run(documents, {
+      reverse: (doc) => this.reverse(doc, waves.context),
+      create: flush,
+      place: async (doc, i) => {
+        const plan = await this.plan(doc, waves.context);
+        if ('found' in plan) return plan.found;
+        const sameNumber =
+          plan.entity === 'Invoice' &&
+          plan.body.invoiceNumber !== undefined &&
+          (wave.get('Invoice') ?? []).some(
+            (w) => w.body.invoiceNumber === plan.body.invoiceNumber && w.body.type === plan.body.type,
+          );
+        if (sameNumber) {
+          // Two links of one name: the second is numbered once the first exists.
+          return 'deferred';
         }
-      }
-      await flush();
-      if (deferred.length === round.length) {
-        // Nothing moved (cannot happen unless a document waits on itself): refuse rather than loop.
-        for (const i of deferred)
-          outcomes[i] = new TargetRefusedError(this.name, `${documents[i]?.key} waits on itself`);
-        break;
-      }
-      round = deferred;
-      // Numbers looked up before this wave may be taken by it now.
-      this.numbers = null;
-    }
-  }
-
-  private async refusalOrThrow(run: () => Promise<PushResult>): Promise<PushResult | Error> {
-    try {
-      return await run();
-    } catch (error) {
-      if (!isTargetRefusal(error)) throw error;
-      return error as Error;
-    }
+        if (plan.entity !== this.entitiesOf(doc.key)[0] && (await this.lookupOne(plan.entity, doc)))
+          return refusalOrThrow(() => this.push(doc, waves.context));
+        wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
+        waves.queue(doc.key);
+        return 'queued';
+      },
+      afterRound: (deferred, round) => {
+        if (deferred.length === round.length) {
+          // Nothing moved (cannot happen unless a document waits on itself): refuse rather than loop.
+          for (const i of deferred)
+            outcomes[i] = new TargetRefusedError(this.name, `${documents[i]?.key} waits on itself`);
+          return 'stop';
+        }
+        // Numbers looked up before this wave may be taken by it now.
+        this.numbers = null;
+        return undefined;
+      },
+    });
   }
 
   private already(existing: RemoteRecord, document: TargetDocument): PushResult {
