@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { OAuthGrants } from '../oauth-grants.js';
 import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 
 // A stateful QuickBooks Online v3 on loopback for the adapter's tests (not shipped). It keeps realms with
@@ -25,11 +25,6 @@ interface Realm {
   creates: number;
   /** Batch requests served. */
   batches: number;
-}
-
-interface IssuedToken {
-  realmId: string;
-  expiresAt: number;
 }
 
 const entityPaths: Record<string, string> = {
@@ -104,10 +99,8 @@ export class QuickBooksDouble {
   readonly requests: { method: string; url: string; realmId: string }[] = [];
   private readonly contract: XsdContract = quickBooksContract();
   private readonly realms = new Map<string, Realm>();
-  private readonly codes = new Map<string, string>();
-  private readonly accessTokens = new Map<string, IssuedToken>();
-  private readonly refreshTokens = new Map<string, string>();
-  private accessTokenTtlMs: number;
+  /** Tokens and codes, each for one company (its realmId). */
+  private readonly grants: OAuthGrants<string>;
   private readonly latencyMs: number;
   private throttled = 0;
   private readonly nextFaults: FaultError[] = [];
@@ -116,12 +109,11 @@ export class QuickBooksDouble {
   private outageUntil = 0;
   private app: FastifyInstance | null = null;
   url = '';
-  refreshGrants = 0;
 
   constructor(options: DoubleOptions = {}) {
     this.clientId = options.clientId ?? 'client-booksync';
     this.clientSecret = options.clientSecret ?? 'secret-booksync';
-    this.accessTokenTtlMs = options.accessTokenTtlMs ?? 3_600_000;
+    this.grants = new OAuthGrants(this, options.accessTokenTtlMs ?? 3_600_000);
     this.latencyMs = options.latencyMs ?? 0;
   }
 
@@ -133,7 +125,7 @@ export class QuickBooksDouble {
     app.post('/oauth2/v1/tokens/bearer', (req, reply) => this.token(req, reply));
     app.post('/oauth2/v1/tokens/revoke', (req, reply) => {
       const token = (req.body as { token?: string }).token ?? '';
-      this.refreshTokens.delete(token);
+      this.grants.revokeRefreshToken(token);
       return reply.send({});
     });
     app.all('/v3/company/:realmId/*', (req, reply) => this.api(req, reply));
@@ -177,32 +169,31 @@ export class QuickBooksDouble {
 
   /** The authorization code QBO's consent page would hand to the redirect URI. */
   authorize(realmId: string): string {
-    const code = `code-${randomBytes(8).toString('hex')}`;
-    this.codes.set(code, realmId);
-    return code;
+    return this.grants.authorize(realmId);
   }
 
   /** A refresh token as `booksync targets connect quickbooks` would have stored it. */
   connect(realmId: string): string {
-    const token = `rt-${randomBytes(12).toString('hex')}`;
-    this.refreshTokens.set(token, realmId);
-    return token;
+    return this.grants.connect(realmId);
   }
 
   /** The company disconnected the app: every token of the realm stops working. */
   revoke(realmId: string): void {
-    for (const [token, realm] of this.refreshTokens) if (realm === realmId) this.refreshTokens.delete(token);
-    for (const [token, issued] of this.accessTokens)
-      if (issued.realmId === realmId) this.accessTokens.delete(token);
+    this.grants.revoke((realm) => realm === realmId);
   }
 
   /** Access tokens die now (QBO's are good for an hour): the next call gets a 401. */
   expireAccessTokens(): void {
-    for (const issued of this.accessTokens.values()) issued.expiresAt = 0;
+    this.grants.expireAccessTokens();
   }
 
   setAccessTokenTtl(ms: number): void {
-    this.accessTokenTtlMs = ms;
+    this.grants.accessTokenTtlMs = ms;
+  }
+
+  /** Refresh-token grants answered so far. */
+  get refreshGrants(): number {
+    return this.grants.refreshGrants;
   }
 
   /** The next n API requests answer 429 ThrottleExceeded before doing anything. */
@@ -277,32 +268,13 @@ export class QuickBooksDouble {
   // ---- OAuth ----
 
   private token(req: FastifyRequest, reply: FastifyReply) {
-    const basic = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
-    if (req.headers.authorization !== `Basic ${basic}`)
-      return reply.code(401).send({ error: 'invalid_client' });
-    const body = req.body as Record<string, string>;
-    let realmId: string | undefined;
-    if (body.grant_type === 'authorization_code') {
-      realmId = this.codes.get(body.code ?? '');
-      this.codes.delete(body.code ?? '');
-    } else if (body.grant_type === 'refresh_token') {
-      realmId = this.refreshTokens.get(body.refresh_token ?? '');
-      // Rotation: the old refresh token stops working once a new one is issued.
-      this.refreshTokens.delete(body.refresh_token ?? '');
-      if (realmId) this.refreshGrants++;
-    } else {
-      return reply.code(400).send({ error: 'unsupported_grant_type' });
-    }
-    if (!realmId) return reply.code(400).send({ error: 'invalid_grant' });
-    const access = `at-${randomBytes(12).toString('hex')}`;
-    const refresh = `rt-${randomBytes(12).toString('hex')}`;
-    this.accessTokens.set(access, { realmId, expiresAt: Date.now() + this.accessTokenTtlMs });
-    this.refreshTokens.set(refresh, realmId);
+    const answer = this.grants.exchange(req.headers.authorization, req.body as Record<string, string>);
+    if ('error' in answer) return reply.code(answer.error === 'invalid_client' ? 401 : 400).send(answer);
     return reply.send({
       token_type: 'bearer',
-      access_token: access,
-      expires_in: Math.floor(this.accessTokenTtlMs / 1000),
-      refresh_token: refresh,
+      access_token: answer.accessToken,
+      expires_in: answer.expiresIn,
+      refresh_token: answer.refreshToken,
       x_refresh_token_expires_in: 8_726_400,
     });
   }
@@ -319,9 +291,8 @@ export class QuickBooksDouble {
     realm.maxInFlight = Math.max(realm.maxInFlight, realm.inFlight);
     try {
       if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
-      const auth = req.headers.authorization ?? '';
-      const issued = this.accessTokens.get(auth.replace(/^Bearer /, ''));
-      if (!issued || issued.realmId !== realmId || issued.expiresAt <= Date.now()) {
+      const issued = this.grants.access(req.headers.authorization);
+      if (!issued || issued.grant !== realmId || issued.expiresAt <= Date.now()) {
         return this.fault(
           reply,
           new FaultError(

@@ -1,6 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { OAuthGrants } from '../oauth-grants.js';
 import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
 
 // A stateful Xero Accounting API on loopback for the adapter's tests (not shipped). It keeps organisations
@@ -76,11 +77,6 @@ interface Tenant {
   breaches: string[];
 }
 
-interface Grant {
-  tenants: Set<string>;
-  expiresAt: number;
-}
-
 export class XeroValidation extends Error {
   constructor(readonly messages: string[]) {
     super(messages.join('; '));
@@ -140,10 +136,8 @@ export class XeroDouble {
   readonly limits: { concurrent: number; perMinute: number; perDay: number; windowMs: number };
   private contract: XeroContract | null = null;
   private readonly tenants = new Map<string, Tenant>();
-  private readonly codes = new Map<string, Set<string>>();
-  private readonly accessTokens = new Map<string, Grant>();
-  private readonly refreshTokens = new Map<string, Set<string>>();
-  private accessTokenTtlMs: number;
+  /** Tokens and codes, each for the organisations (tenant ids) chosen on the consent page. */
+  private readonly grants: OAuthGrants<Set<string>>;
   private readonly latencyMs: number;
   private throttled = 0;
   private lostResponses = 0;
@@ -151,12 +145,11 @@ export class XeroDouble {
   private readonly nextRefusals: string[][] = [];
   private app: FastifyInstance | null = null;
   url = '';
-  refreshGrants = 0;
 
   constructor(options: XeroDoubleOptions = {}) {
     this.clientId = options.clientId ?? 'xero-client-booksync';
     this.clientSecret = options.clientSecret ?? 'xero-secret-booksync';
-    this.accessTokenTtlMs = options.accessTokenTtlMs ?? 1_800_000;
+    this.grants = new OAuthGrants(this, options.accessTokenTtlMs ?? 1_800_000);
     this.latencyMs = options.latencyMs ?? 0;
     this.limits = options.limits ?? { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 60_000 };
   }
@@ -222,28 +215,26 @@ export class XeroDouble {
 
   /** The authorization code Xero's consent page hands to the redirect URI, for these organisations. */
   authorize(...tenantIds: string[]): string {
-    const code = `code-${randomBytes(8).toString('hex')}`;
-    this.codes.set(code, new Set(tenantIds));
-    return code;
+    return this.grants.authorize(new Set(tenantIds));
   }
 
   /** A refresh token as `booksync targets connect xero` would have stored it. */
   connect(...tenantIds: string[]): string {
-    const token = `rt-${randomBytes(12).toString('hex')}`;
-    this.refreshTokens.set(token, new Set(tenantIds));
-    return token;
+    return this.grants.connect(new Set(tenantIds));
   }
 
   /** The organisation disconnected the app: its tokens stop working. */
   revoke(tenantId: string): void {
-    for (const [token, tenants] of this.refreshTokens)
-      if (tenants.has(tenantId)) this.refreshTokens.delete(token);
-    for (const [token, grant] of this.accessTokens)
-      if (grant.tenants.has(tenantId)) this.accessTokens.delete(token);
+    this.grants.revoke((tenants) => tenants.has(tenantId));
   }
 
   expireAccessTokens(): void {
-    for (const grant of this.accessTokens.values()) grant.expiresAt = 0;
+    this.grants.expireAccessTokens();
+  }
+
+  /** Refresh-token grants answered so far. */
+  get refreshGrants(): number {
+    return this.grants.refreshGrants;
   }
 
   /** The next n API requests answer 429 (minute limit) with Retry-After: 1. */
@@ -317,40 +308,24 @@ export class XeroDouble {
   // ---- OAuth ----
 
   private token(req: FastifyRequest, reply: FastifyReply) {
-    const basic = Buffer.from(`${this.clientId}:${this.clientSecret}`).toString('base64');
-    if (req.headers.authorization !== `Basic ${basic}`)
-      return reply.code(400).send({ error: 'invalid_client' });
-    const body = (req.body ?? {}) as Record<string, string>;
-    let tenants: Set<string> | undefined;
-    if (body.grant_type === 'authorization_code') {
-      tenants = this.codes.get(body.code ?? '');
-      this.codes.delete(body.code ?? '');
-    } else if (body.grant_type === 'refresh_token') {
-      tenants = this.refreshTokens.get(body.refresh_token ?? '');
-      // Rotation: the old refresh token stops working once a new one is issued.
-      this.refreshTokens.delete(body.refresh_token ?? '');
-      if (tenants) this.refreshGrants++;
-    } else {
-      return reply.code(400).send({ error: 'unsupported_grant_type' });
-    }
-    if (!tenants) return reply.code(400).send({ error: 'invalid_grant' });
-    const access = `at-${randomBytes(12).toString('hex')}`;
-    const refresh = `rt-${randomBytes(12).toString('hex')}`;
-    this.accessTokens.set(access, { tenants, expiresAt: Date.now() + this.accessTokenTtlMs });
-    this.refreshTokens.set(refresh, tenants);
+    const answer = this.grants.exchange(
+      req.headers.authorization,
+      (req.body ?? {}) as Record<string, string>,
+    );
+    if ('error' in answer) return reply.code(400).send(answer);
     return reply.send({
-      access_token: access,
-      expires_in: Math.floor(this.accessTokenTtlMs / 1000),
+      access_token: answer.accessToken,
+      expires_in: answer.expiresIn,
       token_type: 'Bearer',
-      refresh_token: refresh,
+      refresh_token: answer.refreshToken,
       scope: 'offline_access accounting.transactions accounting.contacts accounting.settings.read',
     });
   }
 
-  private grantOf(req: FastifyRequest): Grant | null {
-    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const grant = this.accessTokens.get(token);
-    return grant && grant.expiresAt > Date.now() ? grant : null;
+  /** The organisations the request's access token reaches, unless it expired. */
+  private grantOf(req: FastifyRequest): { tenants: Set<string> } | null {
+    const issued = this.grants.access(req.headers.authorization);
+    return issued && issued.expiresAt > Date.now() ? { tenants: issued.grant } : null;
   }
 
   private connections(req: FastifyRequest, reply: FastifyReply) {
