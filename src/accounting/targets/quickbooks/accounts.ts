@@ -1,5 +1,6 @@
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { TargetRefusedError } from '../errors.js';
+import { RememberedLookups } from '../remembered-lookups.js';
 import type { QboClient } from './http-client.js';
 
 // The mapping names QBO accounts by account number (AcctNum, "by code") or, for a chart without numbers,
@@ -8,7 +9,7 @@ import type { QboClient } from './http-client.js';
 export type Ref = { value: string };
 
 export class AccountDirectory {
-  private readonly resolved = new Map<AccountRole, Promise<Ref | null>>();
+  private readonly resolved = new RememberedLookups<AccountRole, Ref | null>();
 
   constructor(
     private readonly client: QboClient,
@@ -33,14 +34,8 @@ export class AccountDirectory {
   }
 
   private lookup(role: AccountRole): Promise<Ref | null> {
-    let pending = this.resolved.get(role);
-    if (!pending) {
-      pending = this.find(this.mapping[role]);
-      // A failed lookup (outage) is not remembered.
-      pending.catch(() => this.resolved.delete(role));
-      this.resolved.set(role, pending);
-    }
-    return pending;
+    // A failed lookup (outage) is not remembered.
+    return this.resolved.get(role, () => this.find(this.mapping[role]));
   }
 
   private async find(code: string): Promise<Ref | null> {

@@ -1,4 +1,5 @@
 import type { AccountRole } from '../account-mapping.js';
+import { RememberedLookups } from '../remembered-lookups.js';
 import type { AccountDirectory, Ref } from './accounts.js';
 import type { QboClient } from './http-client.js';
 import { requestIdFor } from './keys.js';
@@ -8,7 +9,7 @@ import { requestIdFor } from './keys.js';
 // `booksync Refunds`), found by name or created (with a requestid, so two workers create one).
 
 export class ItemDirectory {
-  private readonly items = new Map<AccountRole, Promise<Ref>>();
+  private readonly items = new RememberedLookups<AccountRole, Ref>();
 
   constructor(
     private readonly client: QboClient,
@@ -16,13 +17,7 @@ export class ItemDirectory {
   ) {}
 
   ref(role: AccountRole): Promise<Ref> {
-    let pending = this.items.get(role);
-    if (!pending) {
-      pending = this.findOrCreate(role);
-      pending.catch(() => this.items.delete(role));
-      this.items.set(role, pending);
-    }
-    return pending;
+    return this.items.get(role, () => this.findOrCreate(role));
   }
 
   private async findOrCreate(role: AccountRole): Promise<Ref> {

@@ -1,4 +1,5 @@
 import { TargetRefusedError } from '../errors.js';
+import { RememberedLookups } from '../remembered-lookups.js';
 import type { Party } from '../target-port.js';
 import type { Ref } from './accounts.js';
 import type { QboClient, QboEntity } from './http-client.js';
@@ -18,7 +19,7 @@ type PartyEntity = 'Customer' | 'Vendor';
 const ownNote = (party: Party) => `booksync ${party.serviceId}`;
 
 export class PartyDirectory {
-  private readonly known = new Map<string, Promise<Ref>>();
+  private readonly known = new RememberedLookups<string, Ref>();
 
   constructor(
     private readonly client: QboClient,
@@ -27,13 +28,7 @@ export class PartyDirectory {
 
   ref(entity: PartyEntity, party: Party): Promise<Ref> {
     const cacheKey = `${entity}:${party.serviceId}`;
-    let pending = this.known.get(cacheKey);
-    if (!pending) {
-      pending = this.resolve(entity, party);
-      pending.catch(() => this.known.delete(cacheKey));
-      this.known.set(cacheKey, pending);
-    }
-    return pending;
+    return this.known.get(cacheKey, () => this.resolve(entity, party));
   }
 
   private async resolve(entity: PartyEntity, party: Party): Promise<Ref> {

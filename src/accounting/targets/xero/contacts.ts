@@ -1,5 +1,6 @@
 import type { Contact } from 'xero-node';
 import { TargetRefusedError } from '../errors.js';
+import { RememberedLookups } from '../remembered-lookups.js';
 import type { Party } from '../target-port.js';
 import type { XeroClient } from './client.js';
 import { idempotencyKey, literal } from './keys.js';
@@ -25,7 +26,7 @@ export const unnamedCustomer: Party = {
 };
 
 export class ContactDirectory {
-  private readonly known = new Map<string, Promise<string>>();
+  private readonly known = new RememberedLookups<string, string>();
 
   constructor(
     private readonly client: XeroClient,
@@ -34,13 +35,7 @@ export class ContactDirectory {
 
   /** The ContactID of a party, found or created. */
   id(party: Party): Promise<string> {
-    let pending = this.known.get(party.serviceId);
-    if (!pending) {
-      pending = this.resolve(party);
-      pending.catch(() => this.known.delete(party.serviceId));
-      this.known.set(party.serviceId, pending);
-    }
-    return pending;
+    return this.known.get(party.serviceId, () => this.resolve(party));
   }
 
   /**
@@ -52,8 +47,7 @@ export class ContactDirectory {
     const missing = [...new Map(parties.map((p) => [p.serviceId, p])).values()].filter(
       (p) => !this.known.has(p.serviceId),
     );
-    const settle = (party: Party, contactID: string) =>
-      this.known.set(party.serviceId, Promise.resolve(contactID));
+    const settle = (party: Party, contactID: string) => this.known.remember(party.serviceId, contactID);
     for (let i = 0; i < missing.length; i += 20) {
       const chunk = missing.slice(i, i + 20);
       const ours = await this.find(chunk.map((p) => `ContactNumber==${literal(p.serviceId)}`).join(' OR '));
