@@ -1,16 +1,15 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountName, Accounts } from '../../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
-import { type AccountRole, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import type { BookedEntry } from '../../../src/accounting/entry.js';
 import { markersIn } from '../../../src/accounting/targets/quickbooks/keys.js';
-import { LastError, NeedsAttention } from '../../../src/temporal/search-attributes.js';
 import { BooksyncProcess } from '../../support/booksync-process.js';
 import { freePort } from '../../support/free-port.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
+import {
+  crashThenEverythingTwice,
+  revokeThenReconnect,
+  rideOutStormAndOutage,
+  type TargetBooksRun,
+} from '../../support/target-books-scenario.js';
 
 // booksync's demo business day pushed by the real `booksync start` (ACCOUNTING_TARGET=quickbooks) to the
 // QuickBooks Online test double, a stateful loopback QBO held to Intuit's XSDs (test/support/quickbooks):
@@ -20,7 +19,6 @@ import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 // again, and every ledger entry is one QBO document: through a SIGKILL between a create and its index
 // write, every event delivered twice more, a 429 storm, a 60 s outage, and a revoked connection.
 
-const roles = Object.keys(defaultAccountCodes) as AccountRole[];
 const documentEntities = [
   'Invoice',
   'Payment',
@@ -35,55 +33,6 @@ const double = new QuickBooksDouble({ accessTokenTtlMs: 20_000, latencyMs: 2 });
 const booksync = new BooksyncProcess();
 let realmId: string;
 
-/** `booksync targets connect quickbooks`, the test playing the operator's browser on the consent page. */
-async function connect(how: 'listener' | 'paste' = 'listener'): Promise<string> {
-  const args = ['targets', 'connect', 'quickbooks', ...(how === 'paste' ? ['--paste'] : [])];
-  const child = spawn(process.execPath, [path.resolve('bin/booksync.js'), ...args], {
-    env: booksync.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!out.includes(how === 'paste' ? 'Paste the address' : 'Waiting for QuickBooks')) {
-    if (Date.now() > deadline) throw new Error(`no consent URL:\n${out}`);
-    await sleep(100);
-  }
-  const consent = new URL(/https?:\/\/\S+connect\/oauth2\S*/.exec(out)?.[0] ?? '');
-  expect(consent.searchParams.get('client_id')).toBe(double.clientId);
-  expect(consent.searchParams.get('scope')).toBe('com.intuit.quickbooks.accounting');
-  const redirect = new URL(consent.searchParams.get('redirect_uri') as string);
-  const forged = new URLSearchParams({ code: 'forged', state: 'not-ours', realmId }).toString();
-  const answer = new URLSearchParams({
-    code: double.authorize(realmId),
-    state: consent.searchParams.get('state') as string,
-    realmId,
-  }).toString();
-  if (how === 'paste') {
-    // The operator pastes what the browser shows: a wrong one is refused, the command keeps reading.
-    child.stdin.write(`${redirect.origin}${redirect.pathname}?${forged}\n`);
-    child.stdin.write(`${redirect.origin}${redirect.pathname}?${answer}\n`);
-  } else {
-    // A forged redirect (another state) is refused and the command keeps waiting.
-    redirect.search = forged;
-    expect((await fetch(redirect)).status).toBe(400);
-    redirect.search = answer;
-    expect((await fetch(redirect)).status).toBe(200);
-  }
-  expect(await exit, out).toBe(0);
-  expect(out).toContain(`connected to QuickBooks company ${realmId}`);
-  if (how === 'paste') expect(out).toContain('not that one: the redirect is not the answer to this connect');
-  // No token in what the operator sees.
-  expect(out).not.toMatch(/\b(rt|at)-[0-9a-f]{24}\b/);
-  return out;
-}
-
 /** Every booksync marker in the company: one per ledger entry (a void adds its reversal's to the original). */
 function markers(): string[] {
   return documentEntities.flatMap((entity) =>
@@ -91,69 +40,47 @@ function markers(): string[] {
   );
 }
 
-async function expectQuickBooksEqualsLedger(): Promise<number> {
-  const ledger = EmbeddedLedger.open({ path: path.join(booksync.dataDir, 'ledger.db') });
-  try {
-    const ours = await ledger.balances();
-    const byRole = (role: AccountRole) =>
-      ours.find((b) => b.account === (Accounts[role] as AccountName))?.balanceCents ?? 0;
-    expect(
-      Object.fromEntries(roles.map((r) => [r, double.balanceOf(realmId, defaultAccountCodes[r])])),
-    ).toEqual(Object.fromEntries(roles.map((r) => [r, byRole(r)])));
-
-    // Each link's invoices in QBO (its own, and the charge invoices of a debit memo or a refund's reopened
-    // amount): their Balance is what the service says is still owed. (An amount changed later is a journal
-    // entry in QBO, in the customer's A/R but in no invoice: such links are left out.)
-    const entries = await ledger.allEntries();
-    const invoiceKinds = ['invoice', 'debit-memo', 'refund-reopen'];
-    const reversed = new Set(entries.flatMap((e) => (e.reverses ? [e.reverses] : [])));
-    const client = booksync.service();
-    let checked = 0;
-    for await (const link of client.paymentLinks()) {
-      const mine = entries.filter((e) => e.links.paymentLinkId === link.id);
-      if (link.reusable || mine.length === 0 || mine.some((e) => e.key.startsWith('invoice-adjustment:')))
-        continue;
-      const keys = new Set(
-        mine
-          .filter((e) => invoiceKinds.includes(e.key.split(':')[0] ?? '') && !reversed.has(e.key))
-          .map((e) => e.key),
-      );
-      const invoices = double
-        .all(realmId, 'Invoice')
-        .filter((inv) => markersIn(inv.PrivateNote).some((m) => keys.has(m.key)));
-      expect(invoices.length).toBe(keys.size);
-      checked++;
-      const balance = invoices.reduce((sum, inv) => sum + Math.round(Number(inv.Balance) * 100), 0);
-      expect([link.name, balance]).toEqual([
-        link.name,
-        link.requestedAmountCents - link.completedAmountCents,
-      ]);
-    }
-    expect(checked).toBeGreaterThan(5);
-
-    // Exactly one QBO record per ledger entry: nothing lost, nothing twice.
-    expect(markers().sort()).toEqual(entries.map((e) => e.key).sort());
-    expect(double.violations).toEqual([]);
-    return entries.length;
-  } finally {
-    ledger.close();
-  }
+/** Exactly one QBO record per ledger entry: nothing lost, nothing twice. */
+function expectOneQuickBooksDocumentPerEntry(entries: BookedEntry[]): void {
+  expect(markers().sort()).toEqual(entries.map((e) => e.key).sort());
+  expect(double.violations).toEqual([]);
 }
 
-async function workflowAttention(): Promise<{ flagged: boolean | undefined; lastError: string | undefined }> {
-  const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
-  try {
-    const described = await new Client({ connection }).workflow
-      .getHandle('accounting-target-quickbooks')
-      .describe();
-    return {
-      flagged: described.typedSearchAttributes.get(NeedsAttention),
-      lastError: described.typedSearchAttributes.get(LastError),
-    };
-  } finally {
-    await connection.close();
-  }
-}
+const quickbooks: TargetBooksRun = {
+  booksync,
+  consent: {
+    target: 'quickbooks',
+    waiting: 'Waiting for QuickBooks',
+    address: /https?:\/\/\S+connect\/oauth2\S*/,
+    expectConsent(consent) {
+      expect(consent.searchParams.get('client_id')).toBe(double.clientId);
+      expect(consent.searchParams.get('scope')).toBe('com.intuit.quickbooks.accounting');
+    },
+    answer: (code, state) => ({
+      code: code === 'forged' ? 'forged' : double.authorize(realmId),
+      state,
+      realmId,
+    }),
+    get connected() {
+      return `connected to QuickBooks company ${realmId}`;
+    },
+  },
+  books: {
+    balanceOf: (code) => double.balanceOf(realmId, code),
+    // An invoice's Balance is what is still owed. (An amount changed later is a journal entry in QBO, in the
+    // customer's A/R but in no invoice.)
+    invoices: () =>
+      double.all(realmId, 'Invoice').map((inv) => ({
+        keys: markersIn(inv.PrivateNote).map((m) => m.key),
+        dueCents: Math.round(Number(inv.Balance) * 100),
+      })),
+    expectOneDocumentPerEntry: expectOneQuickBooksDocumentPerEntry,
+  },
+  creates: () => double.creates(realmId),
+  maxInFlight: () => double.maxInFlight(realmId),
+  inFlightLimit: 10,
+  refreshGrants: () => double.refreshGrants,
+};
 
 beforeAll(async () => {
   await double.start();
@@ -177,73 +104,17 @@ afterAll(async () => {
 
 describe('the demo business day in QuickBooks Online (the double)', { timeout: 900_000 }, () => {
   it('connects by consent, survives a SIGKILL between a create and its index write and every event twice more: one QBO document per entry', async () => {
-    await connect();
-    const first = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: 'quickbooks' });
-    expect(await booksync.exited(first)).toBe('SIGKILL');
-    const createsBeforeCrash = double.creates(realmId);
-    expect(createsBeforeCrash).toBeGreaterThan(0);
-    expect(await booksync.restartAndReconcile()).toBe(0);
-    const demo = await booksync.cli(['demo']);
-    expect(demo.stdout, demo.stderr).toContain('each flow in the Temporal UI');
-    const pushed = await booksync.untilPushed();
-    expect(pushed.failed).toBe(0);
-    const entries = await expectQuickBooksEqualsLedger();
-    expect(pushed.pushed).toBe(entries);
-    // Access tokens lived 20 s: refreshed mid-run, invisibly.
-    expect(double.refreshGrants).toBeGreaterThan(1);
-    const creates = double.creates(realmId);
-
-    expect(await booksync.redeliverEverythingTwice(20_261_123)).toBeGreaterThan(10);
-    await sleep(10_000);
-    expect((await booksync.untilPushed()).pushed).toBe(entries);
-    expect(await expectQuickBooksEqualsLedger()).toBe(entries);
-    expect(double.creates(realmId)).toBe(creates);
-    expect(double.maxInFlight(realmId)).toBeLessThanOrEqual(10);
+    await crashThenEverythingTwice(quickbooks);
   });
 
   it('rides out a 429 storm and a 60 s outage while a business day goes on: nothing lost, nothing twice', async () => {
-    double.throttle(40);
-    double.outage(60_000);
-    const started = Date.now();
-    const demo = await booksync.cli(['demo']);
-    expect(demo.code, demo.stderr).toBe(0);
-    expect((await booksync.targetStatus()).pending).toBeGreaterThan(0);
-    await sleep(Math.max(0, 60_000 - (Date.now() - started)));
-    const pushed = await booksync.untilPushed();
-    expect(pushed.failed).toBe(0);
-    expect(pushed.pushed).toBe(await expectQuickBooksEqualsLedger());
-    expect(double.maxInFlight(realmId)).toBeLessThanOrEqual(10);
+    await rideOutStormAndOutage(quickbooks, () => {
+      double.throttle(40);
+      double.outage(60_000);
+    });
   });
 
   it('a revoked connection stops the push with one flagged reason; reconnecting resumes it', async () => {
-    double.revoke(realmId);
-    const link = await booksync
-      .service()
-      .createPaymentLink({ name: 'INV-AFTER-REVOKE', requestedAmountCents: 42_00 });
-    const today = new Date().toISOString().slice(0, 10);
-    expect(
-      (await booksync.cli(['link', 'record-payment', link.id, '--amount', '4200', '--paid-at', today])).code,
-    ).toBe(0);
-    const deadline = Date.now() + 120_000;
-    let attention = await workflowAttention();
-    while (!attention.flagged && Date.now() < deadline) {
-      await sleep(1_000);
-      attention = await workflowAttention();
-    }
-    expect(attention.flagged).toBe(true);
-    expect(attention.lastError).toMatch(/invalid_grant.*booksync targets connect quickbooks/);
-    const stuck = await booksync.targetStatus();
-    // Nothing FAILED one by one: the entries wait for the connection.
-    expect([stuck.failed, stuck.pending > 0]).toEqual([0, true]);
-
-    await connect('paste');
-    // Any signal wakes the push at once (else its one-minute poll would).
-    expect((await booksync.cli(['targets', 'retry', '--failed', '--wait', '1'])).code).toBe(0);
-    const pushed = await booksync.untilPushed(120_000);
-    expect(pushed.failed).toBe(0);
-    expect(pushed.pushed).toBe(await expectQuickBooksEqualsLedger());
-    const deadlineClear = Date.now() + 90_000;
-    while ((await workflowAttention()).flagged && Date.now() < deadlineClear) await sleep(1_000);
-    expect((await workflowAttention()).flagged).toBe(false);
+    await revokeThenReconnect(quickbooks, () => double.revoke(realmId));
   });
 });

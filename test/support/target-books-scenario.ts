@@ -1,0 +1,275 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { expect } from 'vitest';
+import { type AccountName, Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import type { BookedEntry } from '../../src/accounting/entry.js';
+import { type AccountRole, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
+import { LastError, NeedsAttention } from '../../src/temporal/search-attributes.js';
+import type { BooksyncProcess } from './booksync-process.js';
+
+// The steps of the end-to-end books scenario every OAuth accounting target (QuickBooks Online, Xero) runs
+// against its test double with the real `booksync start`: connect by consent (the test playing the
+// operator's browser), a SIGKILL between a create and its index write and every event twice more, a 429
+// storm and a 60 s outage, a revoked connection. Each target's test gives what is its own (the consent
+// page's address and scope, the answer's fields, how its double counts creates and what it holds).
+
+/** An access or refresh token as the doubles issue them: never in what the operator or the logs see. */
+export const issuedToken = /\b(rt|at)-[0-9a-f]{24}\b/;
+
+/** What the consent steps need to know of a target. */
+export interface ConsentPage {
+  /** `booksync targets connect <target>`. */
+  target: 'quickbooks' | 'xero';
+  /** The line the command prints while it waits for the browser (listener mode). */
+  waiting: string;
+  /** The consent address in the command's output. */
+  address: RegExp;
+  /** The target's checks of the consent address (client id, scope). */
+  expectConsent(consent: URL): void;
+  /** The redirect's query: the double's authorization code and `state` (a forged one has another). */
+  answer(code: 'forged' | 'granted', state: string): Record<string, string>;
+  /** What the command prints once connected. */
+  connected: string;
+}
+
+/** `booksync targets connect <target>`, the test playing the operator's browser on the consent page. */
+export async function connectByConsent(
+  booksync: BooksyncProcess,
+  page: ConsentPage,
+  how: 'listener' | 'paste' = 'listener',
+): Promise<string> {
+  const args = ['targets', 'connect', page.target, ...(how === 'paste' ? ['--paste'] : [])];
+  const child = spawn(process.execPath, [path.resolve('bin/booksync.js'), ...args], {
+    env: booksync.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  while (!out.includes(how === 'paste' ? 'Paste the address' : page.waiting)) {
+    if (Date.now() > deadline) throw new Error(`no consent URL:\n${out}`);
+    await sleep(100);
+  }
+  const consent = new URL(page.address.exec(out)?.[0] ?? '');
+  page.expectConsent(consent);
+  const redirect = new URL(consent.searchParams.get('redirect_uri') as string);
+  const forged = new URLSearchParams(page.answer('forged', 'not-ours')).toString();
+  const answer = new URLSearchParams(
+    page.answer('granted', consent.searchParams.get('state') as string),
+  ).toString();
+  if (how === 'paste') {
+    // The operator pastes what the browser shows: a wrong one is refused, the command keeps reading.
+    child.stdin.write(`${redirect.origin}${redirect.pathname}?${forged}\n`);
+    child.stdin.write(`${redirect.origin}${redirect.pathname}?${answer}\n`);
+  } else {
+    // A forged redirect (another state) is refused and the command keeps waiting.
+    redirect.search = forged;
+    expect((await fetch(redirect)).status).toBe(400);
+    redirect.search = answer;
+    expect((await fetch(redirect)).status).toBe(200);
+  }
+  expect(await exit, out).toBe(0);
+  expect(out).toContain(page.connected);
+  if (how === 'paste') expect(out).toContain('not that one: the redirect is not the answer to this connect');
+  // No token in what the operator sees.
+  expect(out).not.toMatch(issuedToken);
+  return out;
+}
+
+/** An invoice at the target: the ledger entry keys its markers carry and what is still due on it, in cents. */
+export interface TargetInvoice {
+  keys: string[];
+  dueCents: number;
+}
+
+/** What the books checks ask of the target's double. */
+export interface TargetBooks {
+  /** The balance of an account (by its code) at the target, in cents. */
+  balanceOf(code: string): number;
+  /** Every invoice at the target. */
+  invoices(): TargetInvoice[];
+  /** The target's own checks of its documents against the ledger's entries (one document per entry). */
+  expectOneDocumentPerEntry(entries: BookedEntry[]): void;
+}
+
+/**
+ * The target's books equal the ledger's: every mapped account's balance, and each payment link's invoices
+ * (its own, and the charge invoices of a debit memo or a refund's reopened amount) owe what the service
+ * says is still owed (a link whose amount was changed later is left out); then the target's own
+ * one-document-per-entry checks. Answers the number of ledger entries.
+ */
+export async function expectTargetEqualsLedger(
+  booksync: BooksyncProcess,
+  target: TargetBooks,
+): Promise<number> {
+  const ledger = EmbeddedLedger.open({ path: path.join(booksync.dataDir, 'ledger.db') });
+  try {
+    const roles = Object.keys(defaultAccountCodes) as AccountRole[];
+    const ours = await ledger.balances();
+    const byRole = (role: AccountRole) =>
+      ours.find((b) => b.account === (Accounts[role] as AccountName))?.balanceCents ?? 0;
+    expect(Object.fromEntries(roles.map((r) => [r, target.balanceOf(defaultAccountCodes[r])]))).toEqual(
+      Object.fromEntries(roles.map((r) => [r, byRole(r)])),
+    );
+
+    const entries = await ledger.allEntries();
+    const invoiceKinds = ['invoice', 'debit-memo', 'refund-reopen'];
+    const reversed = new Set(entries.flatMap((e) => (e.reverses ? [e.reverses] : [])));
+    const client = booksync.service();
+    let checked = 0;
+    for await (const link of client.paymentLinks()) {
+      const mine = entries.filter((e) => e.links.paymentLinkId === link.id);
+      if (link.reusable || mine.length === 0 || mine.some((e) => e.key.startsWith('invoice-adjustment:')))
+        continue;
+      const keys = new Set(
+        mine
+          .filter((e) => invoiceKinds.includes(e.key.split(':')[0] ?? '') && !reversed.has(e.key))
+          .map((e) => e.key),
+      );
+      const invoices = target.invoices().filter((inv) => inv.keys.some((key) => keys.has(key)));
+      expect(invoices.length).toBe(keys.size);
+      checked++;
+      const balance = invoices.reduce((sum, inv) => sum + inv.dueCents, 0);
+      expect([link.name, balance]).toEqual([
+        link.name,
+        link.requestedAmountCents - link.completedAmountCents,
+      ]);
+    }
+    expect(checked).toBeGreaterThan(5);
+
+    target.expectOneDocumentPerEntry(entries);
+    return entries.length;
+  } finally {
+    ledger.close();
+  }
+}
+
+/** The target's push workflow's search attributes: flagged for attention, and why. */
+export async function workflowAttention(
+  booksync: BooksyncProcess,
+  target: 'quickbooks' | 'xero',
+): Promise<{ flagged: boolean | undefined; lastError: string | undefined }> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
+  try {
+    const described = await new Client({ connection }).workflow
+      .getHandle(`accounting-target-${target}`)
+      .describe();
+    return {
+      flagged: described.typedSearchAttributes.get(NeedsAttention),
+      lastError: described.typedSearchAttributes.get(LastError),
+    };
+  } finally {
+    await connection.close();
+  }
+}
+
+/** One run of the scenario: the booksync under test, its target, and the target's double as the steps see it. */
+export interface TargetBooksRun {
+  booksync: BooksyncProcess;
+  consent: ConsentPage;
+  books: TargetBooks;
+  /** Documents the double has created so far. */
+  creates(): number;
+  /** The most requests the double has seen in flight at once. */
+  maxInFlight(): number;
+  /** The most in flight the target allows. */
+  inFlightLimit: number;
+  /** Double's refresh-token grants so far. */
+  refreshGrants(): number;
+}
+
+/**
+ * Connects by consent, runs `booksync start` into a SIGKILL between a create and its index write, restarts,
+ * pushes the demo day, then every event twice more: one document per entry and no create more. `afterPush`
+ * holds the target's own checks after the first full push. Answers the number of ledger entries.
+ */
+export async function crashThenEverythingTwice(
+  run: TargetBooksRun,
+  afterPush: () => void = () => {},
+): Promise<number> {
+  const { booksync } = run;
+  await connectByConsent(booksync, run.consent);
+  const first = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: run.consent.target });
+  expect(await booksync.exited(first)).toBe('SIGKILL');
+  const createsBeforeCrash = run.creates();
+  expect(createsBeforeCrash).toBeGreaterThan(0);
+  expect(await booksync.restartAndReconcile()).toBe(0);
+  const demo = await booksync.cli(['demo']);
+  expect(demo.stdout, demo.stderr).toContain('each flow in the Temporal UI');
+  const pushed = await booksync.untilPushed();
+  expect(pushed.failed).toBe(0);
+  const entries = await expectTargetEqualsLedger(booksync, run.books);
+  expect(pushed.pushed).toBe(entries);
+  // Access tokens lived 20 s: refreshed mid-run, invisibly.
+  expect(run.refreshGrants()).toBeGreaterThan(1);
+  afterPush();
+  const creates = run.creates();
+
+  expect(await booksync.redeliverEverythingTwice(20_261_123)).toBeGreaterThan(10);
+  await sleep(10_000);
+  expect((await booksync.untilPushed()).pushed).toBe(entries);
+  expect(await expectTargetEqualsLedger(booksync, run.books)).toBe(entries);
+  expect(run.creates()).toBe(creates);
+  expect(run.maxInFlight()).toBeLessThanOrEqual(run.inFlightLimit);
+  return entries;
+}
+
+/** A business day goes on through a 429 storm and a 60 s outage (both begun by `disturb`): nothing lost, nothing twice. */
+export async function rideOutStormAndOutage(run: TargetBooksRun, disturb: () => void): Promise<void> {
+  const { booksync } = run;
+  disturb();
+  const started = Date.now();
+  const demo = await booksync.cli(['demo']);
+  expect(demo.code, demo.stderr).toBe(0);
+  expect((await booksync.targetStatus()).pending).toBeGreaterThan(0);
+  await sleep(Math.max(0, 60_000 - (Date.now() - started)));
+  const pushed = await booksync.untilPushed();
+  expect(pushed.failed).toBe(0);
+  expect(pushed.pushed).toBe(await expectTargetEqualsLedger(booksync, run.books));
+  expect(run.maxInFlight()).toBeLessThanOrEqual(run.inFlightLimit);
+}
+
+/** The connection is revoked (by `revoke`): the push stops with one flagged reason; reconnecting resumes it. */
+export async function revokeThenReconnect(run: TargetBooksRun, revoke: () => void): Promise<void> {
+  const { booksync } = run;
+  const target = run.consent.target;
+  revoke();
+  const link = await booksync
+    .service()
+    .createPaymentLink({ name: 'INV-AFTER-REVOKE', requestedAmountCents: 42_00 });
+  const today = new Date().toISOString().slice(0, 10);
+  expect(
+    (await booksync.cli(['link', 'record-payment', link.id, '--amount', '4200', '--paid-at', today])).code,
+  ).toBe(0);
+  const deadline = Date.now() + 120_000;
+  let attention = await workflowAttention(booksync, target);
+  while (!attention.flagged && Date.now() < deadline) {
+    await sleep(1_000);
+    attention = await workflowAttention(booksync, target);
+  }
+  expect(attention.flagged).toBe(true);
+  expect(attention.lastError).toMatch(new RegExp(`invalid_grant.*booksync targets connect ${target}`));
+  const stuck = await booksync.targetStatus();
+  // Nothing FAILED one by one: the entries wait for the connection.
+  expect([stuck.failed, stuck.pending > 0]).toEqual([0, true]);
+
+  await connectByConsent(booksync, run.consent, 'paste');
+  // Any signal wakes the push at once (else its one-minute poll would).
+  expect((await booksync.cli(['targets', 'retry', '--failed', '--wait', '1'])).code).toBe(0);
+  const pushed = await booksync.untilPushed(120_000);
+  expect(pushed.failed).toBe(0);
+  expect(pushed.pushed).toBe(await expectTargetEqualsLedger(booksync, run.books));
+  const deadlineClear = Date.now() + 90_000;
+  while ((await workflowAttention(booksync, target)).flagged && Date.now() < deadlineClear)
+    await sleep(1_000);
+  expect((await workflowAttention(booksync, target)).flagged).toBe(false);
+}
