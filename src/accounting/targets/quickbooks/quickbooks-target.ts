@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping } from '../account-mapping.js';
+import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
 import {
   isTargetRefusal,
   TargetConfigurationError,
@@ -134,18 +135,18 @@ export class QuickBooksTarget implements AccountingTarget {
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
     if (document.kind === 'reversal') {
       const existing = await this.find(document.key);
-      return existing ? this.already(existing, document) : this.reverse(document, context);
+      return existing ? alreadyPushed(this.name, existing, document) : this.reverse(document, context);
     }
     // Looked up where the document goes, so the common push costs one query before its create (QBO's
     // 500 requests a minute are the bottleneck); a journal fallback is looked up when the plan says so.
     const primary = this.entityOf(document.key);
     const existing = await this.findIn(primary, document.key);
-    if (existing) return this.already(existing, document);
+    if (existing) return alreadyPushed(this.name, existing, document);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
     if (plan.entity !== primary) {
       const fallback = await this.findIn(plan.entity, document.key);
-      if (fallback) return this.already(fallback, document);
+      if (fallback) return alreadyPushed(this.name, fallback, document);
     }
     const created = await this.client.write(plan.entity, plan.body, {
       requestid: createRequestId(document.key, plan.body),
@@ -261,7 +262,7 @@ export class QuickBooksTarget implements AccountingTarget {
             remoteIds: [`${entity}:${record.Id}`],
             contentHash: mark.contentHash,
           };
-          outcomes[i] = this.foundOrConflict(found, doc);
+          outcomes[i] = foundOrConflict(this.name, found, doc);
         }
       });
     }
@@ -330,23 +331,6 @@ export class QuickBooksTarget implements AccountingTarget {
         return 'queued';
       },
     });
-  }
-
-  private already(existing: RemoteRecord, document: TargetDocument): PushResult {
-    const found = this.foundOrConflict(existing, document);
-    if (found instanceof TargetConflictError) throw found;
-    return found;
-  }
-
-  /** The record QBO holds for the key, or the conflict when it holds other contents. */
-  private foundOrConflict(
-    existing: RemoteRecord,
-    document: TargetDocument,
-  ): PushResult | TargetConflictError {
-    if (existing.contentHash !== document.contentHash) {
-      return new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
-    }
-    return { ...existing, created: false };
   }
 
   /** The remote record of an earlier document: the push's index first, QBO itself otherwise. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
+import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
 import { centsToAmount } from '../decimal-amounts.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import { marker, markersIn } from '../markers.js';
@@ -216,12 +217,12 @@ export class XeroTarget implements AccountingTarget {
     const entities = this.entitiesOf(document.key);
     const primary = entities[0] as XeroEntity;
     const existing = await this.lookupOne(primary, document);
-    if (existing) return this.already(existing, document);
+    if (existing) return alreadyPushed(this.name, existing, document);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
     if (plan.entity !== primary) {
       const fallback = await this.lookupOne(plan.entity, document);
-      if (fallback) return this.already(fallback, document);
+      if (fallback) return alreadyPushed(this.name, fallback, document);
     }
     const [outcome] = await this.create(plan.entity, [{ doc: document, body: plan.body }]);
     if (plan.entity === 'Payment' && overpaidRefusal(document, outcome))
@@ -237,7 +238,7 @@ export class XeroTarget implements AccountingTarget {
    */
   private async pushAsCredit(doc: TargetDocument, context: PushContext): Promise<PushResult> {
     const existing = await this.lookupOne('BankTransaction', doc);
-    if (existing) return this.already(existing, doc);
+    if (existing) return alreadyPushed(this.name, existing, doc);
     const plan = await this.plan(doc, context, true);
     if ('found' in plan) return plan.found;
     const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }]);
@@ -435,7 +436,8 @@ export class XeroTarget implements AccountingTarget {
         const record = found.get(doc.key);
         const mark = record && markOf(entity, record, doc.key);
         if (record && mark) {
-          outcomes[i] = this.foundOrConflict(
+          outcomes[i] = foundOrConflict(
+            this.name,
             { key: doc.key, remoteIds: [`${entity}:${idOf(entity, record)}`], contentHash: mark.contentHash },
             doc,
           );
@@ -614,21 +616,6 @@ export class XeroTarget implements AccountingTarget {
         return undefined;
       },
     });
-  }
-
-  private already(existing: RemoteRecord, document: TargetDocument): PushResult {
-    const found = this.foundOrConflict(existing, document);
-    if (found instanceof TargetConflictError) throw found;
-    return found;
-  }
-
-  private foundOrConflict(
-    existing: RemoteRecord,
-    document: TargetDocument,
-  ): PushResult | TargetConflictError {
-    if (existing.contentHash !== document.contentHash)
-      return new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
-    return { ...existing, created: false };
   }
 
   /** The remote record of an earlier document: the push's index first, Xero itself otherwise. */
