@@ -42,11 +42,19 @@ export async function startDevServer(extraArgs: string[] = []): Promise<TestWork
 /** Temporal's Java time-skipping test server on loopback: durable timers of days finish in seconds. */
 export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   installQuietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: resolveTemporalTestServer() },
-  });
-  await registerSearchAttributes(env.connection, env.namespace ?? 'default');
-  return env;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const env = await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: resolveTemporalTestServer() },
+      });
+      await registerSearchAttributes(env.connection, env.namespace ?? 'default');
+      return env;
+    } catch (error) {
+      // The SDK's core waits a fixed 5 s for the server to answer; a JVM starting while the other test
+      // fork runs an end-to-end stack can take longer. Another try, on another port, not a failed file.
+      if (attempt >= 3 || !String(error).includes('did not start within')) throw error;
+    }
+  }
 }
 
 /**
