@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs booksync's unit suite (no server but Temporal's own, started by the tests: the ledger, the service
-# contract, the emulator, the ingress, the command API, the workflows, the worker's bundle) on another
+# Runs booksync's unit suite (the servers it needs are started by the tests themselves: Temporal's, and a
+# throwaway PostgreSQL for the ledger's second store; the ledger, the service contract, the emulator, the
+# ingress, the command API, the workflows, the worker's bundle) on another
 # Node.js line than the one the main suite runs on. better-sqlite3 13 loads one Node-API build on every
 # line, so the same node_modules serve. Writes the vitest JSON report to $REPORT
 # (default test/.artifacts/vitest-report-node<major>.json).
