@@ -98,6 +98,11 @@ export interface XeroTargetOptions {
 export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
   return companyLimiter('xero', tenantId, {
     ...XERO_LIMITS,
+    // Xero counts every caller of the organisation in its minute; this worker's limiter sees only its own.
+    // Ten calls a minute are left to the others: `booksync targets connect xero` verifying the connection
+    // from its own process, and a restarted worker whose predecessor's calls still count (CI saw the connect
+    // command's calls take Xero's minute past 60 beside a busy worker).
+    perMinute: XERO_LIMITS.perMinute - 10,
     onNearingDailyCap: (usage) =>
       logger?.warn(
         { ...usage, flag: 'xero-daily-limit' },
