@@ -310,7 +310,11 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
         errorType: 'ServiceValidationError',
         httpStatus: 400,
       });
-      const described = await handle.describe();
+      // A query can answer from the workflow task before the server has stored that task's upsert.
+      const described = await eventually(async () => {
+        const d = await handle.describe();
+        return d.searchAttributes.NeedsAttention ? d : undefined;
+      });
       expect(described.searchAttributes.NeedsAttention).toEqual([true]);
       expect(String(described.searchAttributes.LastError)).toMatch(/ServiceValidationError|exceed|remain/i);
 
