@@ -1,0 +1,309 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { MockActivityEnvironment } from '@temporalio/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPaymentActivities } from '../../activities/payment.js';
+import type { SyncPaymentInput } from '../../activities/payment-sync.js';
+import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { fromResponse } from '../../src/service/errors.js';
+import {
+  type ActivityWorld,
+  achMethod,
+  activityWorld,
+  entryShape,
+  linkRecord,
+  paymentRecord,
+  quietActivityEnvironment,
+  runActivity,
+  TODAY,
+} from './fakes.js';
+
+// syncPayment through MockActivityEnvironment: the real activity over a fake service and a real in-memory
+// ledger. Every expected entry and balance below is worked out by hand from the fixture.
+
+const { ProcessorClearing, AccountsReceivable, ProcessingFees, Revenue, Refunds } = Accounts;
+
+let world: ActivityWorld;
+let env: MockActivityEnvironment;
+
+beforeEach(() => {
+  world = activityWorld();
+  env = quietActivityEnvironment({ activityType: 'syncPayment' });
+});
+afterEach(() => world.close());
+
+function sync(paymentId: string) {
+  const { syncPayment } = createPaymentActivities(world.deps);
+  const input: SyncPaymentInput = { paymentId, eventIds: ['evt_1'], workflowId: `payment-${paymentId}` };
+  return runActivity(env, syncPayment, input);
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApplicationFailure);
+  return error as ApplicationFailure;
+}
+
+describe('a card payment with an absorbed fee', () => {
+  beforeEach(() => {
+    // $100.00 charged, $3.20 card fee absorbed by the business; made 2026-03-03 15:30 UTC.
+    world.service.payments.set(
+      'pay_card',
+      paymentRecord({ id: 'pay_card', amountInCents: 10_000, platformFeeInCents: 320 }),
+    );
+  });
+
+  it('books the payment and its fee, with the lines and balances of the mapping table', async () => {
+    const result = await sync('pay_card');
+
+    expect(result).toEqual({
+      paymentId: 'pay_card',
+      status: 'SUCCEEDED',
+      methodType: 'Card',
+      paymentLinkId: null,
+      customerId: null,
+      amountInCents: 10_000,
+      madeAt: '2026-03-03T15:30:00.000Z',
+      posted: ['payment:pay_card', 'payment-fee:pay_card'],
+      reversed: [],
+    });
+    const booked = await world.ledger.entriesFor({ paymentId: 'pay_card' });
+    expect(booked.map(entryShape)).toEqual([
+      {
+        key: 'payment:pay_card',
+        date: '2026-03-03',
+        lines: [
+          [ProcessorClearing, 10_000],
+          [AccountsReceivable, -10_000],
+        ],
+        reverses: null,
+      },
+      {
+        key: 'payment-fee:pay_card',
+        date: '2026-03-03',
+        lines: [
+          [ProcessingFees, 320],
+          [ProcessorClearing, -320],
+        ],
+        reverses: null,
+      },
+    ]);
+    expect(await world.balances(ProcessorClearing, AccountsReceivable, ProcessingFees)).toEqual({
+      [ProcessorClearing]: 9_680,
+      [AccountsReceivable]: -10_000,
+      [ProcessingFees]: 320,
+    });
+    expect((await world.ledger.trialBalance()).balanced).toBe(true);
+  });
+
+  it('books once when the activity runs twice (a retry, a duplicate event)', async () => {
+    await sync('pay_card');
+    const second = await sync('pay_card');
+
+    expect(second.posted).toEqual([]);
+    expect(second.reversed).toEqual([]);
+    expect((await world.ledger.allEntries()).map((e) => e.key)).toEqual([
+      'payment:pay_card',
+      'payment-fee:pay_card',
+    ]);
+    expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(9_680);
+  });
+
+  it('books a refund made later, and only the refund', async () => {
+    await sync('pay_card');
+    world.service.payments.set(
+      'pay_card',
+      paymentRecord({
+        id: 'pay_card',
+        status: 'REFUNDED',
+        amountInCents: 10_000,
+        platformFeeInCents: 320,
+        refunds: [{ id: 're_1', amountCents: 2_500, refundDate: '2026-03-10T09:00:00.000Z', voided: false }],
+      }),
+    );
+
+    const result = await sync('pay_card');
+
+    expect(result.status).toBe('REFUNDED');
+    expect(result.posted).toEqual(['refund:re_1']);
+    expect((await world.ledger.get('refund:re_1'))?.lines.map((l) => [l.account, l.amountCents])).toEqual([
+      [Refunds, 2_500],
+      [ProcessorClearing, -2_500],
+    ]);
+    // 10000 - 320 - 2500 left at the service.
+    expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(7_180);
+    expect(await world.ledger.balanceOf(Refunds)).toBe(2_500);
+  });
+});
+
+describe('an ACH payment', () => {
+  it("is booked while PENDING, and reversed on today's date once the service says FAILED (a return)", async () => {
+    world.service.payments.set(
+      'pay_ach',
+      paymentRecord({ id: 'pay_ach', status: 'PENDING', amountInCents: 25_000, paymentMethod: achMethod }),
+    );
+    const pending = await sync('pay_ach');
+    expect(pending.methodType).toBe('ACH');
+    expect(pending.posted).toEqual(['payment:pay_ach']);
+    expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(25_000);
+
+    world.service.payments.set(
+      'pay_ach',
+      paymentRecord({ id: 'pay_ach', status: 'FAILED', amountInCents: 25_000, paymentMethod: achMethod }),
+    );
+    const failed = await sync('pay_ach');
+
+    expect(failed.status).toBe('FAILED');
+    expect(failed.posted).toEqual([]);
+    expect(failed.reversed).toEqual(['payment:pay_ach']);
+    const booked = await world.ledger.entriesFor({ paymentId: 'pay_ach' });
+    expect(booked.map(entryShape)).toEqual([
+      {
+        key: 'payment:pay_ach',
+        date: '2026-03-03',
+        lines: [
+          [ProcessorClearing, 25_000],
+          [AccountsReceivable, -25_000],
+        ],
+        reverses: null,
+      },
+      {
+        key: 'reversal:payment:pay_ach',
+        date: TODAY,
+        lines: [
+          [ProcessorClearing, -25_000],
+          [AccountsReceivable, 25_000],
+        ],
+        reverses: 'payment:pay_ach',
+      },
+    ]);
+    expect(await world.ledger.isReversed('payment:pay_ach')).toBe(true);
+    expect(await world.balances(ProcessorClearing, AccountsReceivable)).toEqual({
+      [ProcessorClearing]: 0,
+      [AccountsReceivable]: 0,
+    });
+
+    // A later sync of the same FAILED payment changes nothing.
+    const again = await sync('pay_ach');
+    expect(again.reversed).toEqual([]);
+    expect(await world.ledger.allEntries()).toHaveLength(2);
+  });
+});
+
+describe('a payment on a payment link', () => {
+  it("books the link's invoice first (dated today), so the payment settles the receivable", async () => {
+    world.service.links.set(
+      'pl_1',
+      linkRecord({ id: 'pl_1', requestedAmountCents: 10_000, customerId: 'cus_9' }),
+    );
+    world.service.payments.set(
+      'pay_link',
+      paymentRecord({ id: 'pay_link', amountInCents: 10_000, platformFeeInCents: 0, paymentLinkId: 'pl_1' }),
+    );
+
+    const result = await sync('pay_link');
+
+    expect(result.paymentLinkId).toBe('pl_1');
+    expect(result.customerId).toBe('cus_9');
+    expect(result.posted).toEqual(['payment:pay_link']);
+    const all = await world.ledger.allEntries();
+    expect(all.map(entryShape)).toEqual([
+      {
+        key: 'invoice:pl_1',
+        date: TODAY,
+        lines: [
+          [AccountsReceivable, 10_000],
+          [Revenue, -10_000],
+        ],
+        reverses: null,
+      },
+      {
+        key: 'payment:pay_link',
+        date: '2026-03-03',
+        lines: [
+          [ProcessorClearing, 10_000],
+          [AccountsReceivable, -10_000],
+        ],
+        reverses: null,
+      },
+    ]);
+    expect(all[1]?.links).toEqual({ paymentId: 'pay_link', paymentLinkId: 'pl_1' });
+    expect(await world.balances(AccountsReceivable, Revenue, ProcessorClearing)).toEqual({
+      [AccountsReceivable]: 0,
+      [Revenue]: -10_000,
+      [ProcessorClearing]: 10_000,
+    });
+    // The link was fetched once, after the payment named it.
+    expect(world.service.calls.map(([method, id]) => `${method} ${id}`)).toEqual([
+      'getPayment pay_link',
+      'getPaymentLink pl_1',
+    ]);
+  });
+});
+
+describe('failures, as the activity hands them to Temporal', () => {
+  it('a 404 from the service is a non-retryable ServiceNotFoundError, and nothing is booked', async () => {
+    world.service.fail('getPayment', fromResponse(404, '{"error":"payment not found"}'));
+
+    const failure = await failureOf(sync('pay_gone'));
+
+    expect(failure.type).toBe('ServiceNotFoundError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toBe('payment not found');
+    expect(failure.details).toEqual([{ status: 404, code: null }]);
+    expect(await world.ledger.allEntries()).toEqual([]);
+  });
+
+  it('a 409 is a non-retryable ServiceConflictError carrying the service code', async () => {
+    world.service.fail('getPayment', fromResponse(409, '{"error":"shared account","code":"SHARED_ACCOUNT"}'));
+
+    const failure = await failureOf(sync('pay_conflict'));
+
+    expect(failure.type).toBe('ServiceConflictError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.details).toEqual([{ status: 409, code: 'SHARED_ACCOUNT' }]);
+  });
+
+  it('a 503 is a retryable ServiceServerError, and the retry after it books the payment', async () => {
+    world.service.payments.set('pay_later', paymentRecord({ id: 'pay_later', amountInCents: 4_200 }));
+    world.service.fail('getPayment', fromResponse(503, 'upstream busy'));
+
+    const failure = await failureOf(sync('pay_later'));
+
+    expect(failure.type).toBe('ServiceServerError');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.details).toEqual([{ status: 503, code: null }]);
+    expect(await world.ledger.allEntries()).toEqual([]);
+
+    world.service.heal('getPayment');
+    expect((await sync('pay_later')).posted).toEqual(['payment:pay_later']);
+    expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(4_200);
+  });
+
+  it('a payment link the service no longer finds fails the payment sync before anything is booked', async () => {
+    world.service.payments.set(
+      'pay_orphan',
+      paymentRecord({ id: 'pay_orphan', paymentLinkId: 'pl_missing' }),
+    );
+    world.service.fail('getPaymentLink', fromResponse(404, '{"error":"payment link not found"}'));
+
+    const failure = await failureOf(sync('pay_orphan'));
+
+    expect(failure.type).toBe('ServiceNotFoundError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(await world.ledger.allEntries()).toEqual([]);
+  });
+
+  it('a status booksync cannot map is a non-retryable UnmappableStateError that books nothing', async () => {
+    world.service.payments.set('pay_odd', paymentRecord({ id: 'pay_odd', status: 'DISPUTED' }));
+
+    const failure = await failureOf(sync('pay_odd'));
+
+    expect(failure.type).toBe('UnmappableStateError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain('unknown status DISPUTED');
+    expect(await world.ledger.allEntries()).toEqual([]);
+  });
+});
