@@ -1,4 +1,5 @@
 import { createAccountingTargetActivities } from './accounting-target.js';
+import { createBackfillActivities } from './backfill.js';
 import { createBillPaymentActivities } from './bill-payment.js';
 import { createCheckDepositActivities } from './check-deposit.js';
 import type { ActivityDependencies } from './context.js';
@@ -27,5 +28,6 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPayoutReportActivities(deps),
     ...createPeriodCloseActivities(deps),
     ...createResyncActivities(deps),
+    ...createBackfillActivities(deps),
   };
 }

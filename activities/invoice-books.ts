@@ -1,5 +1,10 @@
 import { LedgerConflictError } from '../src/accounting/errors.js';
-import { billEntries, billEntryKinds, invoiceEntryToPost } from '../src/accounting/mapping/index.js';
+import {
+  billEntries,
+  billEntryKinds,
+  invoiceBeforeOpening,
+  invoiceEntryToPost,
+} from '../src/accounting/mapping/index.js';
 import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
 import type { Bill, PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate } from './context.js';
@@ -14,8 +19,12 @@ import { type ActivityDependencies, accountingDate } from './context.js';
  */
 export async function syncInvoiceBooks(deps: ActivityDependencies, link: PaymentLink): Promise<SyncResult> {
   const result: SyncResult = { posted: [], reversed: [], unchanged: [] };
+  const opensOn = await deps.ledger.booksOpenOn();
   for (let look = 1; ; look++) {
     const booked = await deps.ledger.entriesFor({ paymentLinkId: link.id });
+    // An invoice settled before the books opened is in last period's books (the backfill left it out): a
+    // later memo or refund on it books alone.
+    if (opensOn !== null && invoiceBeforeOpening(link, booked, opensOn)) return result;
     const entry = invoiceEntryToPost(link, booked, accountingDate(deps));
     if (!entry) return result;
     try {

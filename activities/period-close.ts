@@ -63,7 +63,8 @@ export async function fetchServiceState(deps: ActivityDependencies): Promise<Fet
   const bills = [];
   for (const id of billIds) bills.push(await deps.service.getBill(id));
 
-  return { links, payments, checkDeposits, disbursements, bills, billPayments, entries };
+  const opensOn = await deps.ledger.booksOpenOn();
+  return { links, payments, checkDeposits, disbursements, bills, billPayments, entries, opensOn };
 }
 
 export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodCloseActivities {

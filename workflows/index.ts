@@ -1,6 +1,7 @@
 // Every workflow booksync's worker runs; the bundler starts here.
 
 export { accountingTarget } from './accounting-target.js';
+export { backfill } from './backfill.js';
 export { billPayment } from './bill-payment.js';
 export { chargeAuthorization } from './charge-authorization.js';
 export { checkDeposit } from './check-deposit.js';

@@ -1,14 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   ApplicationFailure,
   continueAsNew,
   defineQuery,
   log,
-  ParentClosePolicy,
   patched,
   proxyActivities,
   setHandler,
-  startChild,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
@@ -24,8 +21,7 @@ import type {
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
 import { workflowIdFor } from '../src/temporal/workflow-ids.js';
-import { childWorkflowIdFor } from './child-workflow-ids.js';
-import { payment } from './payment.js';
+import { watchReturnWindows } from './return-window-watch.js';
 
 export type { ReconciliationScope } from '../activities/reconciliation-sync.js';
 
@@ -191,23 +187,4 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
     problems: report.problems.length,
   });
   return report;
-}
-
-/**
- * Starts the payment workflow of each ACH payment reconciliation booked, so its 60-day return window is
- * watched now rather than at its next event. Abandoned children: they outlive this run. One already running
- * watches the window already.
- */
-async function watchReturnWindows(paymentIds: readonly string[]): Promise<void> {
-  for (const paymentId of paymentIds) {
-    try {
-      await startChild(payment, {
-        workflowId: childWorkflowIdFor('payment', paymentId),
-        args: [{ paymentId, syncOnStart: true }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-  }
 }

@@ -29,9 +29,17 @@ import {
   linkWhere,
   type StoredEntryRow,
 } from './entry-rows.js';
-import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
+import type { AccountBalance, BooksOpening, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
 import { migrate } from './migrations.js';
-import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
+import {
+  booksOpeningOf,
+  newlyBooked,
+  type OpeningStep,
+  openingStepToWrite,
+  repeatedPost,
+  reversalEntry,
+  reversibleOriginal,
+} from './posting-rules.js';
 
 export interface EmbeddedLedgerOptions {
   /** A file path, or ':memory:' (the default). */
@@ -88,6 +96,9 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #reverseTx: Transaction<(key: string, options: ReverseOptions) => PostResult>;
   readonly #postManyTx: Transaction<(entries: LedgerEntryInput[]) => PostResult[]>;
   readonly #readTx: Transaction<(query: () => unknown) => unknown>;
+  readonly #openingSteps: Statement<[], { step: string; opens_on: string }>;
+  readonly #insertOpeningStep: Statement<[string, string, string]>;
+  #opensOn: string | null = null;
 
   static open(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
     return new EmbeddedLedger(options);
@@ -158,6 +169,8 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     this.#reverseTx = db.transaction((key, options) => this.#reverseInTransaction(key, options));
     this.#postManyTx = db.transaction((entries) => entries.map((e) => this.#postInTransaction(e, null)));
     this.#readTx = db.transaction((query) => query());
+    this.#openingSteps = db.prepare('SELECT step, opens_on FROM books_opening');
+    this.#insertOpeningStep = db.prepare('INSERT INTO books_opening (step, opens_on, at) VALUES (?, ?, ?)');
   }
 
   /** The raw handle, for operations tooling and tests (the schema's triggers still guard it). */
@@ -216,6 +229,41 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
 
   async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {
     return withBusyRetry(() => this.#openItems[side].all(), this.#retry);
+  }
+
+  async booksOpenOn(): Promise<string | null> {
+    // Set once and never changed (the table refuses updates): a found day is kept for the process.
+    this.#opensOn ??= (await this.booksOpening())?.opensOn ?? null;
+    return this.#opensOn;
+  }
+
+  async booksOpening(): Promise<BooksOpening | null> {
+    return booksOpeningOf(await withBusyRetry(() => this.#openingSteps.all(), this.#retry));
+  }
+
+  async openBooks(date: string): Promise<{ opensOn: string; created: boolean }> {
+    const created = await this.#writeOpeningStep('opened', date);
+    this.#opensOn = date;
+    if (created) this.#log.info({ opensOn: date }, 'books open');
+    return { opensOn: date, created };
+  }
+
+  async markOpeningBalancesBooked(date: string): Promise<void> {
+    await this.#writeOpeningStep('balances-booked', date);
+  }
+
+  #writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
+    return withBusyRetry(
+      () =>
+        this.#db
+          .transaction(() => {
+            if (!openingStepToWrite(this.#openingSteps.all(), step, date)) return false;
+            this.#insertOpeningStep.run(step, date, this.#now().toISOString());
+            return true;
+          })
+          .immediate(),
+      this.#retry,
+    );
   }
 
   #postInTransaction(entry: LedgerEntryInput, reverses: string | null): PostResult {

@@ -42,8 +42,20 @@ export class UnmappableStateError extends Error {
   override readonly name = 'UnmappableStateError';
 }
 
+/** The books already open on another day: a backfill cannot move the day the books start. */
+export class BooksAlreadyOpenError extends Error {
+  override readonly name = 'BooksAlreadyOpenError';
+  constructor(
+    readonly opensOn: string,
+    readonly attempted: string,
+  ) {
+    super(`the books already open on ${opensOn}; a backfill since ${attempted} would move their start`);
+  }
+}
+
 /** Error names an activity retry policy should treat as non-retryable. */
 export const nonRetryableLedgerErrors = [
+  'BooksAlreadyOpenError',
   'LedgerConflictError',
   'LedgerEntryNotFoundError',
   'LedgerValidationError',

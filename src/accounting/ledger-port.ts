@@ -31,6 +31,11 @@ export interface TrialBalance {
   balanced: boolean;
 }
 
+export interface BooksOpening {
+  opensOn: string;
+  balancesBooked: boolean;
+}
+
 /**
  * What one document (an invoice: payment link; a bill) still owes in the books: the balance of its
  * receivable or payable lines, with its counterparty (customer or vendor) when the books know it.
@@ -72,4 +77,19 @@ export interface LedgerPort {
   balanceOf(account: AccountName): Promise<number>;
   /** Receivables per invoice (payment link) or payables per bill: "what does INV-1006 still owe". */
   openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]>;
+  /**
+   * The day the books open (YYYY-MM-DD), set by a backfill: money of objects settled before it is in
+   * Opening Balances, so their entries dated before it are never posted (src/accounting/opening-balances.ts).
+   * null: the books hold everything booksync has seen, from the start.
+   */
+  booksOpenOn(): Promise<string | null>;
+  /** The books' opening: its day, and whether the backfill booked its opening balances (it finished). */
+  booksOpening(): Promise<BooksOpening | null>;
+  /**
+   * Sets the day the books open, once. The same day again is a no-op (`created: false`); another day:
+   * BooksAlreadyOpenError (the books cannot start twice).
+   */
+  openBooks(date: string): Promise<{ opensOn: string; created: boolean }>;
+  /** Records that the opening balances of the books opened on `date` are booked (once; BooksAlreadyOpenError if the books open on another day or not at all). */
+  markOpeningBalancesBooked(date: string): Promise<void>;
 }

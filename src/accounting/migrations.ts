@@ -108,7 +108,21 @@ ${linkIndexesDdl(['bill_id'])}
 ${targetIndexDdl({ entryId: 'INTEGER', strict: true })}
 `;
 
-export const migrations: readonly string[] = [v1, v2];
+// v3: the day the books open (backfill): the step 'opened' when a backfill starts, 'balances-booked' when
+// its opening entry is booked. Rows are never changed once written.
+const v3 = `
+CREATE TABLE books_opening (
+  step TEXT PRIMARY KEY CHECK (step IN ('opened', 'balances-booked')),
+  opens_on TEXT NOT NULL CHECK (opens_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+  at TEXT NOT NULL
+) STRICT;
+CREATE TRIGGER books_opening_immutable_update BEFORE UPDATE ON books_opening
+BEGIN SELECT RAISE(ABORT, 'ledger: the books opening is immutable'); END;
+CREATE TRIGGER books_opening_immutable_delete BEFORE DELETE ON books_opening
+BEGIN SELECT RAISE(ABORT, 'ledger: the books opening is immutable'); END;
+`;
+
+export const migrations: readonly string[] = [v1, v2, v3];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -28,9 +28,17 @@ import {
   type StoredEntryRow,
 } from './entry-rows.js';
 import { LedgerBusyError } from './errors.js';
-import type { AccountBalance, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
+import type { AccountBalance, BooksOpening, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
 import { migratePostgres } from './postgres-migrations.js';
-import { newlyBooked, repeatedPost, reversalEntry, reversibleOriginal } from './posting-rules.js';
+import {
+  booksOpeningOf,
+  newlyBooked,
+  type OpeningStep,
+  openingStepToWrite,
+  repeatedPost,
+  reversalEntry,
+  reversibleOriginal,
+} from './posting-rules.js';
 
 // The ledger on PostgreSQL: the same port and the same observable behaviour as the embedded (SQLite) ledger,
 // for several worker processes on several machines. The guarantees live in the database
@@ -104,6 +112,7 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #log: Logger;
   readonly #retry: BusyRetryPolicy;
   readonly #now: () => Date;
+  #opensOn: string | null = null;
 
   /** Connects, migrates (under an advisory lock: safe with several processes starting at once), seeds the chart. */
   static async open(options: PostgresLedgerOptions): Promise<PostgresLedger> {
@@ -208,6 +217,47 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
       accountSumsQuery,
     );
     return chartBalances(rows);
+  }
+
+  async booksOpenOn(): Promise<string | null> {
+    // Set once and never changed (triggers refuse updates): a found day is kept for the process.
+    this.#opensOn ??= (await this.booksOpening())?.opensOn ?? null;
+    return this.#opensOn;
+  }
+
+  async booksOpening(): Promise<BooksOpening | null> {
+    const { rows } = await this.#pool.query<{ step: string; opens_on: string }>(
+      'SELECT step, opens_on FROM books_opening',
+    );
+    return booksOpeningOf(rows);
+  }
+
+  async openBooks(date: string): Promise<{ opensOn: string; created: boolean }> {
+    const created = await this.#writeOpeningStep('opened', date);
+    this.#opensOn = date;
+    if (created) this.#log.info({ opensOn: date }, 'books open');
+    return { opensOn: date, created };
+  }
+
+  async markOpeningBalancesBooked(date: string): Promise<void> {
+    await this.#writeOpeningStep('balances-booked', date);
+  }
+
+  #writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
+    return this.#transaction(`(books opening ${step})`, async (client) => {
+      // One writer of the opening at a time; the primary key stops a second row of a step anyway.
+      await client.query('LOCK TABLE books_opening IN SHARE ROW EXCLUSIVE MODE');
+      const { rows } = await client.query<{ step: string; opens_on: string }>(
+        'SELECT step, opens_on FROM books_opening',
+      );
+      if (!openingStepToWrite(rows, step, date)) return false;
+      await client.query('INSERT INTO books_opening (step, opens_on, at) VALUES ($1, $2, $3)', [
+        step,
+        date,
+        this.#now().toISOString(),
+      ]);
+      return true;
+    });
   }
 
   async openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]> {

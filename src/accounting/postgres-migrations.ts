@@ -111,7 +111,21 @@ CREATE TRIGGER accounts_no_truncate BEFORE TRUNCATE ON accounts
 ${targetIndexDdl({ entryId: 'BIGINT', strict: false })}
 `;
 
-export const postgresMigrations: readonly string[] = [v1];
+// v2: the day the books open (backfill): the step 'opened' when a backfill starts, 'balances-booked' when
+// its opening entry is booked. Rows are never changed once written.
+const v2 = `
+CREATE TABLE books_opening (
+  step TEXT PRIMARY KEY CHECK (step IN ('opened', 'balances-booked')),
+  opens_on TEXT NOT NULL CHECK (opens_on ~ '^\\d{4}-[01]\\d-[0-3]\\d$'),
+  at TEXT NOT NULL
+);
+CREATE TRIGGER books_opening_immutable BEFORE UPDATE OR DELETE ON books_opening
+  FOR EACH ROW EXECUTE FUNCTION ledger_immutable();
+CREATE TRIGGER books_opening_no_truncate BEFORE TRUNCATE ON books_opening
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
+`;
+
+export const postgresMigrations: readonly string[] = [v1, v2];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {

@@ -1,8 +1,13 @@
 import type { BookedEntry, LedgerEntryInput, PostResult } from './entry.js';
-import { validateEntry } from './entry.js';
+import { isValidDate, validateEntry } from './entry.js';
 import { isReversalKey, reversalKey } from './entry-key.js';
-import { LedgerConflictError, LedgerEntryNotFoundError, LedgerValidationError } from './errors.js';
-import type { ReverseOptions } from './ledger-port.js';
+import {
+  BooksAlreadyOpenError,
+  LedgerConflictError,
+  LedgerEntryNotFoundError,
+  LedgerValidationError,
+} from './errors.js';
+import type { BooksOpening, ReverseOptions } from './ledger-port.js';
 
 // The rules of post and reverse, the same in both ledger stores (SQLite, PostgreSQL): what a key already
 // booked answers, which entry a reversal is, and what a new entry reads back as. Pure: each store reads and
@@ -67,4 +72,34 @@ export function newlyBooked(
     contentHash: booked.contentHash,
     createdAt: booked.createdAt,
   };
+}
+
+export type OpeningStep = 'opened' | 'balances-booked';
+
+/** The books' opening from its stored steps (table books_opening), or null before any backfill. */
+export function booksOpeningOf(rows: readonly { step: string; opens_on: string }[]): BooksOpening | null {
+  const opened = rows.find((r) => r.step === 'opened');
+  if (!opened) return null;
+  return { opensOn: opened.opens_on, balancesBooked: rows.some((r) => r.step === 'balances-booked') };
+}
+
+/**
+ * Whether to write an opening step for `date`, given the stored steps: true to insert it, false when it is
+ * there already; BooksAlreadyOpenError when the books open on another day (or, for 'balances-booked', not
+ * at all), LedgerValidationError for a day that is not one.
+ */
+export function openingStepToWrite(
+  rows: readonly { step: string; opens_on: string }[],
+  step: OpeningStep,
+  date: string,
+): boolean {
+  if (!isValidDate(date)) throw new LedgerValidationError(`the books open on a YYYY-MM-DD day, got ${date}`);
+  const opening = booksOpeningOf(rows);
+  if (step === 'opened') {
+    if (opening && opening.opensOn !== date) throw new BooksAlreadyOpenError(opening.opensOn, date);
+    return opening === null;
+  }
+  if (!opening || opening.opensOn !== date)
+    throw new BooksAlreadyOpenError(opening?.opensOn ?? 'no day', date);
+  return !opening.balancesBooked;
 }

@@ -1,6 +1,7 @@
 import type { EntryLinks, LedgerEntryInput } from './entry.js';
 import type { LedgerPort } from './ledger-port.js';
 import { type ReconcileOptions, type ReconcilePlan, reconcileEntries } from './mapping/reconcile.js';
+import { bookableEntries } from './opening-balances.js';
 
 export interface SyncResult {
   posted: string[];
@@ -34,6 +35,8 @@ export async function applyReconciliation(
 /**
  * What an activity calls after fetching a service object: make the books hold exactly `desired` for the
  * objects matching `scope`, among the entry kinds it owns. `date` is the accounting date of reversals.
+ * Once the books open on a day (backfill), an object never imported books only its entries from that day
+ * on: the rest is in Opening Balances (src/accounting/opening-balances.ts).
  *
  *   await syncEntries(ledger, paymentEntries(payment), { paymentId: payment.id },
  *     { kinds: paymentEntryKinds, date: today, reason: 'payment.failed' });
@@ -45,5 +48,6 @@ export async function syncEntries(
   options: ReconcileOptions & { date: string },
 ): Promise<SyncResult> {
   const booked = await ledger.entriesFor(scope);
-  return applyReconciliation(ledger, reconcileEntries(desired, booked, options), options);
+  const bookable = bookableEntries(desired, booked, await ledger.booksOpenOn());
+  return applyReconciliation(ledger, reconcileEntries(bookable, booked, options), options);
 }

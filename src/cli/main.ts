@@ -3,6 +3,7 @@ import { loadSettings, SettingsError } from '../config/settings.js';
 import { createLogger } from '../logging/logger.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
+import { backfillCommand } from './commands/backfill.js';
 import { closeCommand } from './commands/close.js';
 import { demoCommand } from './commands/demo.js';
 import { depositCommand } from './commands/deposit.js';
@@ -33,6 +34,7 @@ const commands: Record<string, Command> = {
   payout: payoutCommand,
   close: closeCommand,
   resync: resyncCommand,
+  backfill: backfillCommand,
 };
 
 /** package.json's version: the one place it is written. */

@@ -373,6 +373,10 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
       detail: null,
     };
     const live = e.key ? (liveByBase.get(e.key) ?? []) : [];
+    if (live.length === 0 && input.opensOn && e.date < input.opensOn) {
+      // Settled before the books opened (a backfill): its money in flight is in the opening entry.
+      return { ...base, status: 'SKIPPED', skipReason: `before the books opened on ${input.opensOn}` };
+    }
     if (e.key === null) {
       if (live.length === 0) {
         return { ...base, status: 'SKIPPED', skipReason: e.skipReason };
@@ -437,6 +441,8 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
   for (const entry of periodEntries) {
     if (entry.reverses !== null || entry.reversedBy !== null) continue;
     const owner = ownerOf(entry);
+    // The opening entry belongs to no one object: it carries what every object settled before left in flight.
+    if (keyPrefix(entry.key) === 'opening-balances') continue;
     if (!owner?.id) {
       orphanEntries.push({
         key: entry.key,

@@ -16,6 +16,7 @@ import {
   paymentLinkEntryKinds,
   reconcileEntries,
 } from '../accounting/mapping/index.js';
+import { bookableEntries } from '../accounting/opening-balances.js';
 import type { FetchedState } from '../service/fetched-state.js';
 import type { Payment } from '../service/schemas/index.js';
 
@@ -79,7 +80,7 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
   ) => {
     let plan: ReturnType<typeof reconcileEntries>;
     try {
-      plan = reconcileEntries(desired(), booked, {
+      plan = reconcileEntries(bookableEntries(desired(), booked, sources.opensOn ?? null), booked, {
         kinds,
         reason: `resync: ${object} maps to no such entry`,
       });

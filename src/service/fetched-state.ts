@@ -15,4 +15,6 @@ export interface FetchedState {
   billPayments: readonly BillPayment[];
   /** Every entry of the ledger, reversals included. */
   entries: readonly BookedEntry[];
+  /** The day the books open (a backfill): objects settled before it are in Opening Balances. */
+  opensOn?: string | null;
 }

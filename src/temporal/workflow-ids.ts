@@ -32,6 +32,8 @@ export const WORKFLOW_ID_PREFIXES = {
   scheduledPeriodClose: 'scheduled-period-close',
   /** A re-sync with a diff (`booksync resync`): `dry-run-{since|all}` or `apply-{since|all}`. */
   resync: 'resync-',
+  /** A backfill since a day (`booksync backfill --since`): `{since}`. */
+  backfill: 'backfill-',
   /** The emulator's deliveries (its event ids are UUIDs it generates, 6.2). */
   webhookDelivery: 'webhook-delivery-',
 } as const;

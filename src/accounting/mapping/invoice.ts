@@ -2,6 +2,8 @@ import type { PaymentLink } from '../../service/schemas/index.js';
 import { Accounts } from '../chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';
+import { bookedBeforeOpening } from '../opening-balances.js';
+import { utcDate } from './dates.js';
 
 /** The subset of a fetched PaymentLink its invoice depends on. */
 export type InvoiceForBooks = Pick<
@@ -69,4 +71,30 @@ export function invoiceEntryToPost(
     ],
     links,
   };
+}
+
+/** The days money moved on a link (its payments, external payments and debit memos). */
+export function linkMoneyDays(
+  link: Pick<PaymentLink, 'payments' | 'externalPayments' | 'debitMemos'>,
+): string[] {
+  return [
+    ...link.payments.map((p) => utcDate(p.createdAt, `payment ${p.id} createdAt`)),
+    ...link.externalPayments.map((e) => utcDate(e.paidAt, `external payment ${e.id} paidAt`)),
+    ...link.debitMemos.map((m) => utcDate(m.createdAt, `debit memo ${m.id} createdAt`)),
+  ];
+}
+
+/**
+ * Whether the link's invoice belongs to the books before they opened on `opensOn`: no invoice booked,
+ * nothing of the link booked from before the opening (a backfill imports a link that was still open whole),
+ * and money moved on it before then. Its later memos and refunds then book alone.
+ */
+export function invoiceBeforeOpening(
+  link: Pick<PaymentLink, 'payments' | 'externalPayments' | 'debitMemos'>,
+  booked: readonly BookedEntry[],
+  opensOn: string,
+): boolean {
+  if (booked.some((e) => isInvoiceKind(e.reverses ?? e.key))) return false;
+  if (bookedBeforeOpening(booked, opensOn)) return false;
+  return linkMoneyDays(link).some((day) => day < opensOn);
 }

@@ -23,5 +23,9 @@ export function notifyingLedger(ledger: LedgerPort, onNewEntry: () => void): Led
     trialBalance: () => ledger.trialBalance(),
     balanceOf: (account) => ledger.balanceOf(account),
     openItems: (side) => ledger.openItems(side),
+    booksOpenOn: () => ledger.booksOpenOn(),
+    booksOpening: () => ledger.booksOpening(),
+    openBooks: (date) => ledger.openBooks(date),
+    markOpeningBalancesBooked: (date) => ledger.markOpeningBalancesBooked(date),
   };
 }

@@ -1,0 +1,272 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { AccountName } from '../src/accounting/chart-of-accounts.js';
+import type { EntryLinks, LedgerPort } from '../src/accounting/ledger-port.js';
+import { bookedBeforeOpening, openingEntry, openingEntryKey } from '../src/accounting/opening-balances.js';
+import {
+  type BackfillWindow,
+  checkDepositVerdict,
+  disbursementVerdict,
+  type GroupVerdict,
+  linkVerdict,
+  paymentStillOpen,
+  paymentVerdict,
+} from '../src/backfill/groups.js';
+import type {
+  BackfillActivities,
+  BackfillPageInput,
+  BackfillPageResult,
+  BackfillPhase,
+} from '../workflows/backfill-contract.js';
+import { backfillPhases } from '../workflows/backfill-contract.js';
+import { syncCheckDepositBooks } from './check-deposit.js';
+import { type ActivityDependencies, activityLogger } from './context.js';
+import { asActivityFailure, translatingFailures } from './failures.js';
+import { syncPaymentBooks } from './payment.js';
+import { syncDisbursementBooks, syncPaymentLinkRecords } from './reconciliation.js';
+
+const reason = 'backfill';
+
+function parseToken(token: string | null): { phase: BackfillPhase; page: number } {
+  if (token === null) return { phase: backfillPhases[0], page: 1 };
+  const [phase, page] = token.split(':');
+  if (
+    !backfillPhases.includes(phase as BackfillPhase) ||
+    !Number.isSafeInteger(Number(page)) ||
+    Number(page) < 1
+  ) {
+    throw ApplicationFailure.nonRetryable(`bad backfill page token ${token}`, 'BadPageToken');
+  }
+  return { phase: phase as BackfillPhase, page: Number(page) };
+}
+
+function nextToken(phase: BackfillPhase, page: number, more: boolean): string | null {
+  if (more) return `${phase}:${page + 1}`;
+  const next = backfillPhases[backfillPhases.indexOf(phase) + 1];
+  return next ? `${next}:1` : null;
+}
+
+/**
+ * The ledger a backfill imports open groups through: it books their entries before the opening day too (the
+ * sync rule that keeps old entries in Opening Balances is for objects the backfill left out).
+ */
+function importingWhole(ledger: LedgerPort): LedgerPort {
+  return new Proxy(ledger, {
+    get(target, property) {
+      if (property === 'booksOpenOn') return async () => null;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+export function createBackfillActivities(deps: ActivityDependencies): BackfillActivities {
+  const importing: ActivityDependencies = { ...deps, ledger: importingWhole(deps.ledger) };
+  return {
+    async openBooks({ since }) {
+      return translatingFailures(async () => {
+        const { created } = await deps.ledger.openBooks(since);
+        const opening = await deps.ledger.booksOpening();
+        const mode = opening?.balancesBooked ? 'again' : 'opening';
+        activityLogger(deps, { since }).info({ created, mode }, 'books open for the backfill');
+        return { opensOn: since, mode };
+      });
+    },
+
+    /**
+     * One page of one phase. Each group is imported whole (through the same idempotent syncs the event
+     * flows use, so a webhook about it before, during or after changes nothing twice) or, when settled
+     * before the books open and never booked, only summed into the money in flight. A failure retrying
+     * cannot fix is reported per object and the page goes on; anything else fails the page, retried whole.
+     */
+    async backfillPage({
+      since,
+      asOf,
+      mode,
+      pageToken,
+      pageSize,
+    }: BackfillPageInput): Promise<BackfillPageResult> {
+      return translatingFailures(async () => {
+        const { phase, page } = parseToken(pageToken);
+        const log = activityLogger(deps, { since, phase, page });
+        const window: BackfillWindow = { opensOn: since, asOf };
+        const result: BackfillPageResult = {
+          phase,
+          nextPageToken: null,
+          total: 0,
+          examined: 0,
+          imported: 0,
+          settled: 0,
+          requests: 0,
+          inFlight: {},
+          problems: [],
+          paymentsToWatch: [],
+        };
+        const add = (inFlight: Partial<Record<AccountName, number>>) => {
+          for (const [account, cents] of Object.entries(inFlight) as [AccountName, number][]) {
+            result.inFlight[account] = (result.inFlight[account] ?? 0) + cents;
+          }
+        };
+
+        /** Imports or sums one group; `scope` finds what an earlier installation booked of it. */
+        const take = async (
+          object: string,
+          id: string,
+          verdict: GroupVerdict,
+          scope: EntryLinks,
+          importIt: (through: ActivityDependencies) => Promise<void>,
+        ) => {
+          result.examined++;
+          const booked = bookedBeforeOpening(await deps.ledger.entriesFor(scope), since);
+          if (mode === 'again') {
+            // The opening entry holds what the first run left out: sync as the event flows do, sum nothing.
+            if (!booked) result.settled++;
+          } else if (!verdict.import && !booked) {
+            result.settled++;
+            add(verdict.inFlight);
+            return;
+          }
+          try {
+            await importIt(mode === 'again' && !booked ? deps : importing);
+            if (mode === 'opening' || booked) result.imported++;
+          } catch (error) {
+            const failure = asActivityFailure(error);
+            if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable) throw error;
+            result.problems.push({ object, id, error: `${failure.type}: ${failure.message}` });
+            log.error({ object, serviceObjectId: id, err: error }, 'cannot import object');
+          }
+        };
+        const options = deps.externalPaymentAccount
+          ? { externalPaymentAccount: deps.externalPaymentAccount }
+          : {};
+        const more = (listed: number, total: number) => listed > 0 && (page - 1) * pageSize + listed < total;
+
+        if (phase === 'links') {
+          const list = await deps.service.listPaymentLinks({ page, pageSize });
+          result.requests++;
+          result.total = list.totalResults;
+          for (const link of list.paymentLinks) {
+            const verdict = linkVerdict(link, window, options);
+            await take('paymentLink', link.id, verdict, { paymentLinkId: link.id }, async (through) => {
+              await syncPaymentLinkRecords(through, link, reason);
+              for (const payment of link.payments) {
+                await syncPaymentBooks(through, payment);
+                if (verdict.import && paymentStillOpen(payment, window))
+                  result.paymentsToWatch.push(payment.id);
+              }
+            });
+          }
+          result.nextPageToken = nextToken(phase, page, more(list.paymentLinks.length, list.totalResults));
+        } else if (phase === 'payments') {
+          const list = await deps.service.listPayments({ page, pageSize });
+          result.requests++;
+          result.total = list.totalResults;
+          for (const payment of list.payments) {
+            // A payment on a link came with its link (phase links).
+            if (payment.paymentLinkId) continue;
+            const verdict = paymentVerdict(payment, window);
+            await take('payment', payment.id, verdict, { paymentId: payment.id }, async (through) => {
+              await syncPaymentBooks(through, payment);
+              if (paymentStillOpen(payment, window)) result.paymentsToWatch.push(payment.id);
+            });
+          }
+          result.nextPageToken = nextToken(phase, page, more(list.payments.length, list.totalResults));
+        } else if (phase === 'disbursements') {
+          const list = await deps.service.listDisbursements({ page, pageSize });
+          result.requests++;
+          result.total = list.totalResults;
+          for (const disbursement of list.disbursements) {
+            await take(
+              'disbursement',
+              disbursement.id,
+              disbursementVerdict(disbursement, window),
+              { disbursementId: disbursement.id },
+              async (through) => {
+                await syncDisbursementBooks(through, disbursement, reason);
+              },
+            );
+          }
+          result.nextPageToken = nextToken(phase, page, more(list.disbursements.length, list.totalResults));
+        } else {
+          const list = await deps.service.listCheckDeposits({ page, pageSize });
+          result.requests++;
+          result.total = list.totalResults;
+          // A deposit's applications do not name their link; the links list them (externalPayments).
+          let linkOf: Record<string, string> | null = null;
+          for (const deposit of list.checkDeposits) {
+            await take(
+              'checkDeposit',
+              deposit.id,
+              checkDepositVerdict(deposit),
+              { checkDepositId: deposit.id },
+              async (through) => {
+                linkOf ??= await applicationLinks(deps, (n) => {
+                  result.requests += n;
+                });
+                const { unknownApplicationIds } = await syncCheckDepositBooks(
+                  through,
+                  deposit,
+                  linkOf,
+                  reason,
+                );
+                if (unknownApplicationIds.length > 0) {
+                  result.problems.push({
+                    object: 'checkDeposit',
+                    id: deposit.id,
+                    error: `applications on no listed payment link: ${unknownApplicationIds.join(', ')}`,
+                  });
+                }
+              },
+            );
+          }
+          result.nextPageToken = nextToken(phase, page, more(list.checkDeposits.length, list.totalResults));
+        }
+        log.info(
+          {
+            examined: result.examined,
+            imported: result.imported,
+            settled: result.settled,
+            problems: result.problems.length,
+          },
+          'backfill page done',
+        );
+        return result;
+      });
+    },
+
+    async bookOpeningBalances({ since, inFlight }) {
+      return translatingFailures(async () => {
+        const log = activityLogger(deps, { since });
+        const opening = await deps.ledger.booksOpening();
+        if (opening?.balancesBooked) {
+          // An earlier backfill since the day booked them: what it booked stands.
+          return (await deps.ledger.get(openingEntryKey(since))) ? openingEntryKey(since) : null;
+        }
+        const entry = openingEntry(since, inFlight);
+        if (entry) {
+          const { created } = await deps.ledger.post(entry);
+          log.info({ key: entry.key, lines: entry.lines, created }, 'opening balances booked');
+        } else log.info('nothing was in flight before the books open: no opening entry');
+        await deps.ledger.markOpeningBalancesBooked(since);
+        return entry?.key ?? null;
+      });
+    },
+  };
+}
+
+/** application (external payment) id -> payment link id, from every link's external payments. */
+async function applicationLinks(
+  deps: ActivityDependencies,
+  counted: (requests: number) => void,
+): Promise<Record<string, string>> {
+  const linkOf: Record<string, string> = {};
+  const pageSize = 100;
+  for (let page = 1; ; page++) {
+    const list = await deps.service.listPaymentLinks({ page, pageSize });
+    counted(1);
+    for (const link of list.paymentLinks) {
+      for (const ep of link.externalPayments)
+        if (ep.serviceBankingTransferId != null) linkOf[ep.id] = link.id;
+    }
+    if (list.paymentLinks.length === 0 || page * pageSize >= list.totalResults) return linkOf;
+  }
+}
