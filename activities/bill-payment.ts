@@ -5,7 +5,7 @@ import type {
   BillPaymentSyncResult,
   ReportOverdueCheckInput,
   SyncBillPaymentInput,
-} from './bill-payment-sync.js';
+} from './bill-payment-contract.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncBillBooks } from './invoice-books.js';

@@ -11,7 +11,7 @@ import type {
   RecordReturnedCheckFeeInput,
   SyncCheckDepositInput,
   VoidCheckApplicationInput,
-} from './check-deposit-sync.js';
+} from './check-deposit-contract.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';

@@ -5,7 +5,7 @@ import type {
   DisbursementActivities,
   DisbursementSyncResult,
   SyncDisbursementInput,
-} from './disbursement-sync.js';
+} from './disbursement-contract.js';
 import { translatingFailures } from './failures.js';
 
 export function createDisbursementActivities(deps: ActivityDependencies): DisbursementActivities {

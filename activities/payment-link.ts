@@ -15,7 +15,7 @@ import type {
   SyncPaymentLinkInput,
   VoidLinkDebitMemoInput,
   VoidLinkExternalPaymentInput,
-} from './payment-link-sync.js';
+} from './payment-link-contract.js';
 
 /**
  * Fetches the link and makes the books hold exactly its live external payments (those not applying a check

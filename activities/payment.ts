@@ -5,7 +5,7 @@ import type { Payment } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
-import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './payment-sync.js';
+import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './payment-contract.js';
 
 /**
  * Makes the books hold exactly what a fetched payment's current state says (payment received, absorbed

@@ -19,7 +19,7 @@ import type {
   ReconcilePageResult,
   ReconciliationActivities,
   ReconciliationScope,
-} from './reconciliation-sync.js';
+} from './reconciliation-contract.js';
 
 type Phase = 'links' | 'payments' | 'disbursements' | 'checkDeposits';
 

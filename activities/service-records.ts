@@ -5,7 +5,7 @@ import type {
   ChargeAuthorizationRecord,
   ServiceRecordActivities,
   VendorRecord,
-} from './service-records-sync.js';
+} from './service-records-contract.js';
 
 function summarize(method: VendorDeliveryMethod): string {
   if (method.achDetails) {

@@ -16,7 +16,7 @@ import type {
   BillPaymentActivities,
   BillPaymentSyncResult,
   OverdueCheckKind,
-} from '../activities/bill-payment-sync.js';
+} from '../activities/bill-payment-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,

@@ -12,7 +12,7 @@ import { serviceCallRetry } from '../activities/retry-policy.js';
 import type {
   ChargeAuthorizationRecord,
   ServiceRecordActivities,
-} from '../activities/service-records-sync.js';
+} from '../activities/service-records-contract.js';
 import {
   CustomerId,
   NeedsAttention,

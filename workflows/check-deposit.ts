@@ -21,7 +21,7 @@ import type {
   CheckDepositActivities,
   CheckDepositSyncResult,
   LinkAfterReturn,
-} from '../activities/check-deposit-sync.js';
+} from '../activities/check-deposit-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
 import { workflowIdFor } from '../src/temporal/workflow-ids.js';

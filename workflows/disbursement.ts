@@ -9,7 +9,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { DisbursementActivities, DisbursementSyncResult } from '../activities/disbursement-sync.js';
+import type { DisbursementActivities, DisbursementSyncResult } from '../activities/disbursement-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,

@@ -16,7 +16,7 @@ import type {
   LinkWriteResult,
   PaymentLinkActivities,
   PaymentLinkSyncResult,
-} from '../activities/payment-link-sync.js';
+} from '../activities/payment-link-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,

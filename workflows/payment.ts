@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PaymentActivities, PaymentSyncResult } from '../activities/payment-sync.js';
+import type { PaymentActivities, PaymentSyncResult } from '../activities/payment-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,

@@ -17,13 +17,13 @@ import type {
   ReconcileProblem,
   ReconciliationActivities,
   ReconciliationScope,
-} from '../activities/reconciliation-sync.js';
+} from '../activities/reconciliation-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
 import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { watchReturnWindows } from './return-window-watch.js';
 
-export type { ReconciliationScope } from '../activities/reconciliation-sync.js';
+export type { ReconciliationScope } from '../activities/reconciliation-contract.js';
 
 /** Pages per run before continuing as new, so a run over many objects keeps a short history. */
 export const pagesPerRun = 3;

@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { serviceCallRetry } from '../activities/retry-policy.js';
-import type { ServiceRecordActivities, VendorRecord } from '../activities/service-records-sync.js';
+import type { ServiceRecordActivities, VendorRecord } from '../activities/service-records-contract.js';
 import {
   NeedsAttention,
   ServiceObjectId,

@@ -1,6 +1,6 @@
 import type { EntryLinks, LedgerEntryInput } from './entry.js';
 import type { LedgerPort } from './ledger-port.js';
-import { type ReconcileOptions, type ReconcilePlan, reconcileEntries } from './mapping/reconcile.js';
+import { diffEntries, type EntryDiff, type EntryDiffOptions } from './mapping/entry-diff.js';
 import { bookableEntries } from './opening-balances.js';
 
 export interface SyncResult {
@@ -10,13 +10,13 @@ export interface SyncResult {
 }
 
 /**
- * Writes a reconciliation plan through the port: reversals first, then posts, then the conflicts (whose
+ * Writes an entry diff through the port: reversals first, then posts, then the conflicts (whose
  * post raises LedgerConflictError after everything else was written). Every step is idempotent, so a
  * retried activity converges.
  */
-export async function applyReconciliation(
+export async function applyEntryDiff(
   ledger: LedgerPort,
-  plan: ReconcilePlan,
+  plan: EntryDiff,
   options: { date: string },
 ): Promise<SyncResult> {
   const result: SyncResult = { posted: [], reversed: [], unchanged: [...plan.unchanged] };
@@ -45,9 +45,9 @@ export async function syncEntries(
   ledger: LedgerPort,
   desired: readonly LedgerEntryInput[],
   scope: EntryLinks,
-  options: ReconcileOptions & { date: string },
+  options: EntryDiffOptions & { date: string },
 ): Promise<SyncResult> {
   const booked = await ledger.entriesFor(scope);
   const bookable = bookableEntries(desired, booked, await ledger.booksOpenOn());
-  return applyReconciliation(ledger, reconcileEntries(bookable, booked, options), options);
+  return applyEntryDiff(ledger, diffEntries(bookable, booked, options), options);
 }

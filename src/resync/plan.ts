@@ -7,6 +7,7 @@ import {
   billPaymentEntryKinds,
   checkDepositEntries,
   checkDepositEntryKinds,
+  diffEntries,
   disbursementEntries,
   disbursementEntryKinds,
   type PaymentLinkBookingOptions,
@@ -14,7 +15,6 @@ import {
   paymentEntryKinds,
   paymentLinkEntries,
   paymentLinkEntryKinds,
-  reconcileEntries,
 } from '../accounting/mapping/index.js';
 import { bookableEntries } from '../accounting/opening-balances.js';
 import type { FetchedState } from '../service/fetched-state.js';
@@ -78,9 +78,9 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     booked: readonly BookedEntry[],
     kinds: readonly string[],
   ) => {
-    let plan: ReturnType<typeof reconcileEntries>;
+    let plan: ReturnType<typeof diffEntries>;
     try {
-      plan = reconcileEntries(bookableEntries(desired(), booked, sources.opensOn ?? null), booked, {
+      plan = diffEntries(bookableEntries(desired(), booked, sources.opensOn ?? null), booked, {
         kinds,
         reason: `resync: ${object} maps to no such entry`,
       });

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { type AccountName, chartOfAccounts } from '../../src/accounting/chart-of-accounts.js';
 import { canonicalContents, type LedgerEntryInput } from '../../src/accounting/entry.js';
 import { baseKey } from '../../src/accounting/entry-key.js';
+import { diffEntries } from '../../src/accounting/mapping/entry-diff.js';
 import {
   type PaymentForBooks,
   paymentEntries,
   paymentEntryKinds,
 } from '../../src/accounting/mapping/payment.js';
-import { reconcileEntries } from '../../src/accounting/mapping/reconcile.js';
-import { applyReconciliation, syncEntries } from '../../src/accounting/sync.js';
+import { applyEntryDiff, syncEntries } from '../../src/accounting/sync.js';
 import { sumOfLines } from './fixtures.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
@@ -136,13 +136,9 @@ describe.each(stores)('$name ledger', (store) => {
               for (const [n, op] of ops.entries()) {
                 const payment = at(op.snapshot);
                 if (op.stale && n < ops.length - 1) {
-                  const plan = reconcileEntries(
-                    paymentEntries(payment),
-                    await ledger.entriesFor(scope),
-                    options,
-                  );
+                  const plan = diffEntries(paymentEntries(payment), await ledger.entriesFor(scope), options);
                   await syncEntries(ledger, paymentEntries(at(op.snapshot + 1)), scope, options);
-                  await applyReconciliation(ledger, plan, options);
+                  await applyEntryDiff(ledger, plan, options);
                 } else {
                   await syncEntries(ledger, paymentEntries(payment), scope, options);
                 }

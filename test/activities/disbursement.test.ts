@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDisbursementActivities } from '../../activities/disbursement.js';
-import type { SyncDisbursementInput } from '../../activities/disbursement-sync.js';
+import type { SyncDisbursementInput } from '../../activities/disbursement-contract.js';
 import { createPaymentActivities } from '../../activities/payment.js';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';

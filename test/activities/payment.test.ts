@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPaymentActivities } from '../../activities/payment.js';
-import type { SyncPaymentInput } from '../../activities/payment-sync.js';
+import type { SyncPaymentInput } from '../../activities/payment-contract.js';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';
 import {

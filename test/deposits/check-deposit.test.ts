@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApplyCheckDepositToLinkInput } from '../../activities/check-deposit-sync.js';
+import type { ApplyCheckDepositToLinkInput } from '../../activities/check-deposit-contract.js';
 import { entryKeys } from '../../src/accounting/entry-key.js';
 import {
   applicationReference,

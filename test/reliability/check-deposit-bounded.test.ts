@@ -3,7 +3,7 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckDepositActivities } from '../../activities/check-deposit-sync.js';
+import type { CheckDepositActivities } from '../../activities/check-deposit-contract.js';
 import {
   applyDepositSignal,
   type CheckApplicationView,

@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReconcilePageResult } from '../../activities/reconciliation-sync.js';
+import type { ReconcilePageResult } from '../../activities/reconciliation-contract.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import {

@@ -5,7 +5,7 @@ export * from './bill-payment.js';
 export * from './check-deposit.js';
 export * from './dates.js';
 export * from './disbursement.js';
+export * from './entry-diff.js';
 export * from './invoice.js';
 export * from './payment.js';
 export * from './payment-link.js';
-export * from './reconcile.js';

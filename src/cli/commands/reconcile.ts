@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { ReconciliationScope } from '../../../activities/reconciliation-sync.js';
+import type { ReconciliationScope } from '../../../activities/reconciliation-contract.js';
 import type { ReconciliationReport } from '../../../workflows/reconciliation.js';
 import type { ReconcileRequest } from '../../../workflows/reconciliation-requests.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';

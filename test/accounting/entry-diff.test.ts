@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { LedgerConflictError, LedgerValidationError } from '../../src/accounting/errors.js';
-import { reconcileEntries } from '../../src/accounting/mapping/reconcile.js';
-import { applyReconciliation, syncEntries } from '../../src/accounting/sync.js';
+import { diffEntries } from '../../src/accounting/mapping/entry-diff.js';
+import { applyEntryDiff, syncEntries } from '../../src/accounting/sync.js';
 import { twoLine } from './fixtures.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
@@ -23,16 +23,16 @@ describe.each(ledgerStores())('$name ledger', (store) => {
   const booked = () => ledger.entriesFor(links);
   const sync = (desired: (typeof payment)[]) => syncEntries(ledger, desired, links, { date: '2026-02-01' });
 
-  describe('reconcileEntries', () => {
+  describe('diffEntries', () => {
     it('nothing booked: post everything under base keys', async () => {
-      const plan = reconcileEntries([payment, refund], await booked());
+      const plan = diffEntries([payment, refund], await booked());
       expect(plan.toPost.map((e) => e.key)).toEqual(['payment:p1', 'refund:r1']);
       expect(plan.toReverse).toEqual([]);
     });
 
     it('desired and booked with the same contents: no-op', async () => {
       await sync([payment, refund]);
-      const plan = reconcileEntries([payment, refund], await booked());
+      const plan = diffEntries([payment, refund], await booked());
       expect(plan).toEqual({
         toPost: [],
         toReverse: [],
@@ -43,17 +43,17 @@ describe.each(ledgerStores())('$name ledger', (store) => {
 
     it('booked and no longer desired: reverse, once', async () => {
       await sync([payment, refund]);
-      expect(reconcileEntries([payment], await booked()).toReverse).toEqual([
+      expect(diffEntries([payment], await booked()).toReverse).toEqual([
         { key: 'refund:r1', reason: 'no longer in the service state' },
       ]);
       await sync([payment]);
-      expect(reconcileEntries([payment], await booked())).toMatchObject({ toPost: [], toReverse: [] });
+      expect(diffEntries([payment], await booked())).toMatchObject({ toPost: [], toReverse: [] });
     });
 
     it('booked, reversed, desired again: posted under the next version, and so on', async () => {
       await sync([payment, refund]);
       await sync([payment]);
-      expect(reconcileEntries([payment, refund], await booked()).toPost.map((e) => e.key)).toEqual([
+      expect(diffEntries([payment, refund], await booked()).toPost.map((e) => e.key)).toEqual([
         'refund:r1#2',
       ]);
       expect((await sync([payment, refund])).posted).toEqual(['refund:r1#2']);
@@ -66,10 +66,10 @@ describe.each(ledgerStores())('$name ledger', (store) => {
     it('contents changed under a live key: a conflict, raised by apply after the rest was written', async () => {
       await sync([payment]);
       const changed = { ...payment, date: '2026-01-03' };
-      const plan = reconcileEntries([changed, refund], await booked());
+      const plan = diffEntries([changed, refund], await booked());
       expect(plan.conflicts.map((c) => c.booked.key)).toEqual(['payment:p1']);
       expect(plan.toPost.map((e) => e.key)).toEqual(['refund:r1']);
-      await expect(applyReconciliation(ledger, plan, { date: '2026-02-01' })).rejects.toBeInstanceOf(
+      await expect(applyEntryDiff(ledger, plan, { date: '2026-02-01' })).rejects.toBeInstanceOf(
         LedgerConflictError,
       );
       expect(await ledger.get('refund:r1')).not.toBeNull();
@@ -83,22 +83,20 @@ describe.each(ledgerStores())('$name ledger', (store) => {
         links,
       });
       await sync([payment, memo]);
-      const plan = reconcileEntries([], await booked(), { kinds: ['debit-memo'], reason: 'voided' });
+      const plan = diffEntries([], await booked(), { kinds: ['debit-memo'], reason: 'voided' });
       expect(plan.toReverse).toEqual([{ key: 'debit-memo:m1', reason: 'voided' }]);
-      expect(() => reconcileEntries([payment], [], { kinds: ['debit-memo'] })).toThrow(LedgerValidationError);
+      expect(() => diffEntries([payment], [], { kinds: ['debit-memo'] })).toThrow(LedgerValidationError);
     });
 
     it('rejects versioned or duplicated desired keys', () => {
-      expect(() => reconcileEntries([{ ...payment, key: 'payment:p1#2' }], [])).toThrow(
-        LedgerValidationError,
-      );
-      expect(() => reconcileEntries([payment, payment], [])).toThrow(LedgerValidationError);
+      expect(() => diffEntries([{ ...payment, key: 'payment:p1#2' }], [])).toThrow(LedgerValidationError);
+      expect(() => diffEntries([payment, payment], [])).toThrow(LedgerValidationError);
     });
 
     it('two live versions of one key (a race or a bug): keeps the matching one, reverses the other', async () => {
       await ledger.post(payment);
       await ledger.post({ ...payment, key: 'payment:p1#2' });
-      const plan = reconcileEntries([payment], await booked());
+      const plan = diffEntries([payment], await booked());
       expect(plan.unchanged).toEqual(['payment:p1']);
       expect(plan.toReverse).toEqual([{ key: 'payment:p1#2', reason: 'duplicate version' }]);
     });

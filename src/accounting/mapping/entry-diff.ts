@@ -2,7 +2,7 @@ import { type BookedEntry, canonicalContents, type LedgerEntryInput } from '../e
 import { baseKey, keyPrefix, keyVersion, versionedKey } from '../entry-key.js';
 import { LedgerValidationError } from '../errors.js';
 
-export interface ReconcileOptions {
+export interface EntryDiffOptions {
   /**
    * Key prefixes this caller owns (e.g. paymentEntryKinds). Booked entries of other kinds are ignored, so
    * a payment-link sync never reverses the payments booked under the same link. Omitted: every booked
@@ -13,7 +13,7 @@ export interface ReconcileOptions {
   reason?: string;
 }
 
-export interface ReconcilePlan {
+export interface EntryDiff {
   /** Entries to post, under their base key or the next version (`key#n`) when earlier versions were reversed. */
   toPost: LedgerEntryInput[];
   /** Booked live entries no longer desired. */
@@ -22,7 +22,7 @@ export interface ReconcilePlan {
   unchanged: string[];
   /**
    * Desired entries whose live booked version has different contents. Never silently corrected: posting
-   * one (applyReconciliation does, last) raises LedgerConflictError, so the drift is looked at.
+   * one (applyEntryDiff does, last) raises LedgerConflictError, so the drift is looked at.
    */
   conflicts: { desired: LedgerEntryInput; booked: BookedEntry }[];
 }
@@ -37,11 +37,11 @@ export interface ReconcilePlan {
  * reversed earlier and desired again (a refund credit returned, then re-sent...) books afresh, while the
  * reversed history stays. Not desired and live: reverse (once; a reversed version is never touched again).
  */
-export function reconcileEntries(
+export function diffEntries(
   desired: readonly LedgerEntryInput[],
   booked: readonly BookedEntry[],
-  options: ReconcileOptions = {},
-): ReconcilePlan {
+  options: EntryDiffOptions = {},
+): EntryDiff {
   const reason = options.reason ?? 'no longer in the service state';
   const inScope = (key: string) => !options.kinds || options.kinds.includes(keyPrefix(key));
 
@@ -54,7 +54,7 @@ export function reconcileEntries(
     else slots.set(base, [entry]);
   }
 
-  const plan: ReconcilePlan = { toPost: [], toReverse: [], unchanged: [], conflicts: [] };
+  const plan: EntryDiff = { toPost: [], toReverse: [], unchanged: [], conflicts: [] };
   const desiredKeys = new Set<string>();
   for (const entry of desired) {
     if (baseKey(entry.key) !== entry.key) {
@@ -62,7 +62,7 @@ export function reconcileEntries(
     }
     if (desiredKeys.has(entry.key)) throw new LedgerValidationError(`desired key ${entry.key} appears twice`);
     if (options.kinds && !inScope(entry.key)) {
-      throw new LedgerValidationError(`desired key ${entry.key} is outside the reconciled kinds`);
+      throw new LedgerValidationError(`desired key ${entry.key} is outside the compared kinds`);
     }
     desiredKeys.add(entry.key);
 
