@@ -1,11 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { seedDemo } from '../emulator/seed.js';
 import { createEmulator, type Emulator } from '../emulator/server.js';
 import { Store } from '../emulator/store/store.js';
 import type { WebhookDispatcher } from '../emulator/webhooks/dispatcher.js';
 import type { Logger } from '../logging/logger.js';
-import { writePrivateFile } from '../storage/private-files.js';
+import {
+  embeddedCredentialsPath,
+  readEmbeddedCredentials,
+  storeEmbeddedCredentials,
+} from './embedded-credentials.js';
 
 export interface EmbeddedEmulatorOptions {
   dataDir: string;
@@ -16,7 +19,8 @@ export interface EmbeddedEmulatorOptions {
   dispatcher: (store: Store) => WebhookDispatcher;
 }
 
-export interface EmbeddedCredentials {
+/** The demo organization's keys (kept with the embedded credentials). */
+export interface DemoCredentials {
   organizationId: string;
   /** Every permission: what the worker uses. */
   apiKey: string;
@@ -26,7 +30,7 @@ export interface EmbeddedCredentials {
 
 export interface RunningEmulator {
   baseUrl: string;
-  credentials: EmbeddedCredentials;
+  credentials: DemoCredentials;
   emulator: Emulator;
   close(): Promise<void>;
 }
@@ -38,11 +42,16 @@ export interface RunningEmulator {
  */
 export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): Promise<RunningEmulator> {
   const dbPath = path.join(options.dataDir, 'emulator.db');
-  const credentialsPath = path.join(options.dataDir, 'embedded-credentials.json');
+  const credentialsPath = embeddedCredentialsPath(options.dataDir);
   const store = new Store({ dbPath });
-  let credentials: EmbeddedCredentials;
-  if (existsSync(credentialsPath)) {
-    credentials = JSON.parse(readFileSync(credentialsPath, 'utf8')) as EmbeddedCredentials;
+  let credentials: DemoCredentials;
+  const stored = readEmbeddedCredentials(options.dataDir);
+  if (stored?.organizationId && stored.apiKey && stored.limitedApiKey) {
+    credentials = {
+      organizationId: stored.organizationId,
+      apiKey: stored.apiKey,
+      limitedApiKey: stored.limitedApiKey,
+    };
   } else {
     const organizations = store.db.prepare('SELECT COUNT(*) AS n FROM organizations').get() as { n: number };
     if (organizations.n > 0) {
@@ -57,7 +66,7 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
       apiKey: demo.apiKey,
       limitedApiKey: demo.limitedApiKey,
     };
-    writePrivateFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`);
+    storeEmbeddedCredentials(options.dataDir, credentials);
   }
 
   const emulator = createEmulator({

@@ -2,7 +2,7 @@ import { ErrorBody } from './schemas/error-body.js';
 
 // One hierarchy for every way a call to the service can fail (spec part 7). Callers switch on the class or
 // on `retryable`, never on message text. Each class has a stable `name`: Temporal activities use it as the
-// ApplicationFailure type, and list the always-final ones in NON_RETRYABLE_SERVICE_ERROR_TYPES.
+// ApplicationFailure type, and list the always-final ones in nonRetryableServiceErrors.
 
 /** Codes of part 7. Any other code from the service is kept as is on `code`. */
 export const ServiceErrorCode = {
@@ -129,15 +129,17 @@ export class ServiceSchemaError extends ServiceError {
   }
 }
 
-/** Types a Temporal retry policy can list as nonRetryableErrorTypes: these never pass on a retry. */
-export const NON_RETRYABLE_SERVICE_ERROR_TYPES = [
-  'ServiceError',
-  'ServiceValidationError',
-  'ServiceAuthError',
-  'ServiceNotFoundError',
-  'ServiceConflictError',
-  'ServicePayloadTooLargeError',
-  'ServiceSchemaError',
+/**
+ * The service errors no retry can pass (the request itself is refused, or the answer cannot be read): what
+ * activity retry policies list as non-retryable (activities/retry-policy.ts).
+ */
+export const nonRetryableServiceErrors = [
+  'ServiceValidationError', // 400: the request itself is wrong
+  'ServiceAuthError', // 401/403: a key or permission problem a person must fix
+  'ServiceNotFoundError', // 404
+  'ServiceConflictError', // 409 REFERENCE_CONFLICT and the like
+  'ServicePayloadTooLargeError', // 413
+  'ServiceSchemaError', // the service answered something booksync does not understand
 ] as const;
 
 const MAX_MESSAGE_CHARS = 500;

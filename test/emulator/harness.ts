@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the harness hands tests untyped JSON bodies to assert on
 import type { AddressInfo } from 'node:net';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
-import { OpenApiResponseValidator } from '../../src/service/openapi-validator.js';
 import type { Permission } from '../../src/service/schemas/index.js';
+import { OpenApiResponseValidator } from '../support/openapi-validator.js';
 
 export const adminToken = 'test-admin-token';
 

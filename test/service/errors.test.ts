@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   fromResponse,
-  NON_RETRYABLE_SERVICE_ERROR_TYPES,
+  nonRetryableServiceErrors,
   parseRetryAfter,
   ServiceAuthError,
   ServiceConflictError,
@@ -39,7 +39,8 @@ describe('fromResponse maps status and body to one class', () => {
     expect(err.status).toBe(status);
     expect(err.message).toBe('nope');
     expect(err.retryable).toBe(retryable);
-    expect(NON_RETRYABLE_SERVICE_ERROR_TYPES.includes(err.name as never)).toBe(!retryable);
+    // The generic class (an unknown status) is not listed: policies list the causes no retry can pass.
+    expect(nonRetryableServiceErrors.includes(err.name as never)).toBe(!retryable && cls !== ServiceError);
   });
 
   it('keeps known and unknown codes', () => {

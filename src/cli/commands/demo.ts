@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LedgerPort } from '../../accounting/ledger-port.js';
 import type { Settings } from '../../config/settings.js';
 import { runDemo } from '../../demo/run-demo.js';
-import { embeddedCredentialsPath } from '../../runtime/command-api-key.js';
+import { readEmbeddedCredentials } from '../../runtime/embedded-credentials.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { type Command, CommandError } from '../command.js';
 import { commandApiTarget } from '../command-api-client.js';
@@ -29,12 +28,8 @@ to see each flow in the Temporal UI. 'booksync start' runs it by itself on a fre
 
 /** The demo against the booksync that the settings describe (the embedded one: keys from the data folder). */
 export async function runDemoAgainst(settings: Settings, ledger: LedgerPort, out: (line: string) => void) {
-  const credentialsFile = embeddedCredentialsPath(path.resolve(settings.BOOKSYNC_DATA_DIR));
   const serviceApiKey =
-    settings.SERVICE_API_KEY ??
-    (existsSync(credentialsFile)
-      ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { apiKey?: string }).apiKey
-      : undefined);
+    settings.SERVICE_API_KEY ?? readEmbeddedCredentials(path.resolve(settings.BOOKSYNC_DATA_DIR))?.apiKey;
   if (!serviceApiKey) {
     throw new CommandError(
       "SERVICE_API_KEY: not set, and no embedded emulator key (start booksync first: 'npm start')",

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DirectHttpDispatcher } from '../../emulator/webhooks/direct-http-dispatcher.js';
-import { embeddedCredentialsPath } from '../../runtime/command-api-key.js';
+import { embeddedCredentialsPath } from '../../runtime/embedded-credentials.js';
 import { startEmbeddedEmulator } from '../../runtime/embedded-emulator.js';
 import { ensurePrivateDir } from '../../storage/private-files.js';
 import type { Command } from '../command.js';
