@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  defineQuery,
   log,
   patched,
   proxyActivities,
@@ -26,8 +25,14 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
+import {
+  type BillPaymentSyncState,
+  type BillPaymentView,
+  type BillPaymentWorkflowInput,
+  billPaymentViewQuery,
+  type OverdueCheck,
+} from './bill-payment-contract.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
 /** Defaults of CHECK_DELIVERY_WINDOW_DAYS and CHECK_CASHING_WINDOW_DAYS (the ingress starts runs with the id only). */
@@ -38,74 +43,9 @@ const dayMs = 24 * 60 * 60 * 1000;
 const pollWhileOverdueMs = 7 * dayMs;
 const pollAchBillPaymentMs = dayMs;
 
-export type BillPaymentSyncState =
-  | 'SYNCING'
-  /** Created, not sent yet (a check not mailed, an ACH not submitted). */
-  | 'PENDING'
-  | 'SENT'
-  | 'DELIVERED'
-  /** A check past its delivery or cashing window: NeedsAttention, see `overdue`. */
-  | 'CHECK_OVERDUE'
-  | 'PAID'
-  | 'RETURNED'
-  | 'CANCELLED'
-  | 'FAILED'
-  /** The service does not know the id (a check event of an unknown bill payment): flagged, then closed. */
-  | 'NOT_FOUND';
-
+/** Where a fetched bill payment stands, apart from overdue flags. */
 const terminalStates: readonly BillPaymentSyncState[] = ['PAID', 'RETURNED', 'CANCELLED', 'FAILED'];
 
-export interface CheckWindows {
-  deliveryDays?: number;
-  cashingDays?: number;
-}
-
-export interface BillPaymentWorkflowInput {
-  billPaymentId: string;
-  /** Carried through continue-as-new so duplicates stay recognised. */
-  seenEventIds?: string[];
-  /** Overrides of the check windows (else the worker's settings, else the defaults above). */
-  windows?: CheckWindows;
-  /** Overdue kinds already reported, carried through continue-as-new so a warning is not repeated. */
-  overdueReported?: OverdueCheckKind[];
-  /** Sync at start even without a signal. */
-  syncOnStart?: boolean;
-}
-
-export interface OverdueCheck {
-  kind: OverdueCheckKind;
-  since: string;
-  deadline: string;
-  windowDays: number;
-}
-
-export interface BillPaymentView {
-  billPaymentId: string;
-  state: BillPaymentSyncState;
-  serviceStatus: string | null;
-  checkStatus: string | null;
-  deliveryMethodType: string | null;
-  failureReason: string | null;
-  billStatus: string | null;
-  amountCents: number | null;
-  windows: { deliveryDays: number; cashingDays: number };
-  overdue: OverdueCheck | null;
-  openedAt: string;
-  closedAt: string | null;
-  eventsHandled: number;
-  duplicatesDropped: number;
-  syncs: number;
-  lastSync: BillPaymentSyncResult | null;
-  lastError: string | null;
-}
-
-export const billPaymentViewQuery = defineQuery<BillPaymentView>('view');
-
-export function billPaymentWorkflowId(billPaymentId: string): string {
-  return workflowIdFor('billPayment', billPaymentId);
-}
-
-/** Where a fetched bill payment stands, apart from overdue flags. */
 export function billPaymentState(result: BillPaymentSyncResult): BillPaymentSyncState {
   if (result.status === 'SUCCEEDED') return 'PAID';
   if (result.status === 'FAILED') {

@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   condition,
-  defineQuery,
   log,
   proxyActivities,
   setHandler,
@@ -9,10 +8,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { serviceCallRetry } from '../activities/retry-policy.js';
-import type {
-  ChargeAuthorizationRecord,
-  ServiceRecordActivities,
-} from '../activities/service-records-contract.js';
+import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
 import {
   CustomerId,
   NeedsAttention,
@@ -21,32 +17,13 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
+import {
+  type ChargeAuthorizationView,
+  type ChargeAuthorizationWorkflowInput,
+  chargeAuthorizationViewQuery,
+} from './charge-authorization-contract.js';
 import { listenForServiceEvents } from './service-event.js';
-
-export interface ChargeAuthorizationWorkflowInput {
-  chargeAuthorizationId: string;
-  seenEventIds?: string[];
-}
-
-export interface ChargeAuthorizationView {
-  chargeAuthorizationId: string;
-  /** SYNCING until fetched; SYNCED with the state below; FAILED when it could not be fetched (lastError). */
-  state: 'SYNCING' | 'SYNCED' | 'FAILED';
-  authorization: ChargeAuthorizationRecord | null;
-  /** The categories handled, in order (charge_authorization.authorized, .deleted...). */
-  categories: string[];
-  duplicatesDropped: number;
-  syncs: number;
-  lastError: string | null;
-}
-
-export const chargeAuthorizationViewQuery = defineQuery<ChargeAuthorizationView>('view');
-
-export function chargeAuthorizationWorkflowId(chargeAuthorizationId: string): string {
-  return workflowIdFor('chargeAuthorization', chargeAuthorizationId);
-}
 
 /**
  * charge_authorization.* events: nothing to book, but none is dropped. Fetches the authorization and keeps

@@ -2,7 +2,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   ActivityFailure,
   condition,
-  defineQuery,
   log,
   patched,
   proxyActivities,
@@ -18,30 +17,13 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
+import {
+  type DisbursementView,
+  type DisbursementWorkflowInput,
+  disbursementViewQuery,
+} from './disbursement-contract.js';
 import { listenForServiceEvents } from './service-event.js';
-
-export interface DisbursementWorkflowInput {
-  disbursementId: string;
-  seenEventIds?: string[];
-}
-
-export interface DisbursementView {
-  disbursementId: string;
-  state: 'SYNCING' | 'IN_TRANSIT' | 'PAID' | 'FAILED' | 'NOT_FOUND';
-  serviceStatus: string | null;
-  amountInCents: number | null;
-  amountMatchesPayments: boolean | null;
-  lastError: string | null;
-  syncs: number;
-}
-
-export const disbursementViewQuery = defineQuery<DisbursementView>('view');
-
-export function disbursementWorkflowId(disbursementId: string): string {
-  return workflowIdFor('disbursement', disbursementId);
-}
 
 /** How often a payout still in transit is looked at without an event, in case disbursement.succeeded is lost. */
 const pollWhileInTransit = '1 day';

@@ -3,7 +3,6 @@ import {
   ActivityFailure,
   condition,
   continueAsNew,
-  defineQuery,
   log,
   patched,
   proxyActivities,
@@ -23,8 +22,8 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention, showLastError } from './attention.js';
+import { type PaymentView, type PaymentWorkflowInput, paymentViewQuery } from './payment-contract.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
 /** Spec 6.5 / 8: an ACH payment can come back as payment.failed up to 60 days after payment.made. */
@@ -32,39 +31,6 @@ export const achReturnWindowDays = 60;
 const dayMs = 24 * 60 * 60 * 1000;
 /** An id the service answers 404 for is looked at once more after this, then the run closes NOT_FOUND. */
 const notFoundRecheck = '10 minutes';
-
-export type PaymentSyncState = 'SYNCING' | 'IN_RETURN_WINDOW' | 'RETURNED' | 'CLOSED' | 'NOT_FOUND';
-
-export interface PaymentWorkflowInput {
-  paymentId: string;
-  /** Carried through continue-as-new so duplicates stay recognised. */
-  seenEventIds?: string[];
-  /** Sync at start even without a signal (reconciliation starts runs this way). */
-  syncOnStart?: boolean;
-}
-
-export interface PaymentView {
-  paymentId: string;
-  state: PaymentSyncState;
-  serviceStatus: string | null;
-  methodType: string | null;
-  returnWindowEndsAt: string | null;
-  /** Workflow time when this run started and when it closed (null while open). */
-  openedAt: string;
-  closedAt: string | null;
-  eventsHandled: number;
-  duplicatesDropped: number;
-  syncs: number;
-  lastSync: PaymentSyncResult | null;
-  /** A sync failure retrying cannot fix (e.g. a 404); cleared by the next successful sync. */
-  lastError: string | null;
-}
-
-export const paymentViewQuery = defineQuery<PaymentView>('view');
-
-export function paymentWorkflowId(paymentId: string): string {
-  return workflowIdFor('payment', paymentId);
-}
 
 /**
  * Mirrors one payment into the books. Every payment.* event makes it fetch the payment and book the

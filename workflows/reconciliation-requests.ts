@@ -2,61 +2,27 @@ import {
   ChildWorkflowFailure,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   executeChild,
   log,
   setHandler,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { RECONCILIATION_REQUESTS_WORKFLOW_ID } from '../src/temporal/workflow-ids.js';
 import { childWorkflowIdFor } from './child-workflow-ids.js';
+import { isReconciliationScope, reconciliation } from './reconciliation.js';
 import {
-  isReconciliationScope,
-  type ReconciliationReport,
-  type ReconciliationScope,
-  reconciliation,
-} from './reconciliation.js';
+  type CompletedReconcileRequest,
+  type ReconciliationRequestsInput,
+  type ReconciliationRequestsView,
+  reconcileSignal,
+  reconciliationRequestsViewQuery,
+} from './reconciliation-contract.js';
 
 /** The long-lived workflow taking `reconcile` signals (the CLI and API signalWithStart it). */
-export const reconciliationRequestsWorkflowId = RECONCILIATION_REQUESTS_WORKFLOW_ID;
 const reportsKept = 20;
 const requestIdsKept = 500;
 /** Requests per run before continuing as new (also when Temporal suggests it). */
 const requestsPerRun = 100;
-
-export interface ReconcileRequest {
-  scope: ReconciliationScope;
-  /** Chosen by the caller; the run is `reconcile-{requestId}`, and a repeated id is ignored. */
-  requestId: string;
-}
-
-export const reconcileSignal = defineSignal<[ReconcileRequest]>('reconcile');
-
-export interface CompletedReconcileRequest {
-  requestId: string;
-  scope: ReconciliationScope;
-  workflowId: string;
-  report: ReconciliationReport | null;
-  error: string | null;
-}
-
-export interface ReconciliationRequestsInput {
-  queue?: ReconcileRequest[];
-  reports?: CompletedReconcileRequest[];
-  seenRequestIds?: string[];
-}
-
-export interface ReconciliationRequestsView {
-  queue: ReconcileRequest[];
-  running: ReconcileRequest | null;
-  /** The last reports, newest last. */
-  reports: CompletedReconcileRequest[];
-  rejected: { requestId: string; reason: string }[];
-}
-
-export const reconciliationRequestsViewQuery = defineQuery<ReconciliationRequestsView>('view');
 
 /**
  * Receives `reconcile {scope, requestId}` signals and runs one reconciliation child at a time, in order,

@@ -1,7 +1,6 @@
 import {
   ApplicationFailure,
   continueAsNew,
-  defineQuery,
   log,
   patched,
   proxyActivities,
@@ -11,16 +10,19 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type {
-  ObjectDrift,
   ReconciledObject,
   ReconcilePageResult,
-  ReconcileProblem,
   ReconciliationActivities,
   ReconciliationScope,
 } from '../activities/reconciliation-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import {
+  type ReconciliationInput,
+  type ReconciliationReport,
+  type ReconciliationView,
+  reconciliationViewQuery,
+} from './reconciliation-contract.js';
 import { watchReturnWindows } from './return-window-watch.js';
 
 export type { ReconciliationScope } from '../activities/reconciliation-contract.js';
@@ -29,48 +31,6 @@ export type { ReconciliationScope } from '../activities/reconciliation-contract.
 export const pagesPerRun = 3;
 export const defaultReconcilePageSize = 50;
 const maxListed = 50;
-
-export interface ReconciliationReport {
-  scope: ReconciliationScope;
-  requestId: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  pages: number;
-  runs: number;
-  examined: Record<ReconciledObject, number>;
-  /** Objects whose books had to change, by object type. */
-  driftFound: Record<ReconciledObject, number>;
-  /** Entries written to repair it, by entry kind (payment, refund, external-payment, debit-memo...). */
-  fixed: { posted: Record<string, number>; reversed: Record<string, number> };
-  /** Entries posted plus reversed: 0 means the books already matched the service. */
-  fixesTotal: number;
-  /** The first objects that drifted, and every object it could not repair (capped). */
-  drift: ObjectDrift[];
-  problems: ReconcileProblem[];
-}
-
-export interface ReconciliationInput {
-  scope: ReconciliationScope;
-  /** Where to continue (continue-as-new); omitted at the start. */
-  pageToken?: string | null;
-  /** The report so far (continue-as-new). */
-  report?: ReconciliationReport;
-  pageSize?: number;
-  /** Set when started for a `reconcile` signal, so its report names the request. */
-  requestId?: string;
-}
-
-export interface ReconciliationView {
-  state: 'RUNNING' | 'DONE';
-  pageToken: string | null;
-  report: ReconciliationReport;
-}
-
-export const reconciliationViewQuery = defineQuery<ReconciliationView>('view');
-
-export function reconciliationRunWorkflowId(requestId: string): string {
-  return workflowIdFor('reconciliationRun', requestId);
-}
 
 export function isReconciliationScope(scope: unknown): scope is ReconciliationScope {
   if (typeof scope !== 'object' || scope === null) return false;

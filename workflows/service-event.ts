@@ -15,6 +15,17 @@ export interface ServiceEventSignal {
 
 export const serviceEventSignal = defineSignal<[ServiceEventSignal]>('serviceEvent');
 
+/**
+ * How a service event reaches the flow that owns its object, declared by each flow's contract module and
+ * read by the ingress's routing table: the workflow type, the workflow id of the object, and the input the
+ * workflow starts from when the event is the first it hears of.
+ */
+export interface EventRoute<Input extends object = object> {
+  workflowType: string;
+  workflowId(objectId: string): string;
+  startInput(objectId: string): Input;
+}
+
 /** Event ids already handled, bounded so that a long-lived workflow's state stays small. */
 export class SeenEvents {
   private readonly ids: string[];

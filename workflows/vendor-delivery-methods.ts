@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   condition,
-  defineQuery,
   log,
   proxyActivities,
   setHandler,
@@ -9,37 +8,20 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { serviceCallRetry } from '../activities/retry-policy.js';
-import type { ServiceRecordActivities, VendorRecord } from '../activities/service-records-contract.js';
+import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
 import {
   NeedsAttention,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
 import { needsAttention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
-
-export interface VendorDeliveryMethodsWorkflowInput {
-  vendorId: string;
-  seenEventIds?: string[];
-}
-
-export interface VendorDeliveryMethodsView {
-  vendorId: string;
-  /** SYNCING until fetched; SYNCED; FAILED when the vendor could not be fetched (a deleted vendor: 404). */
-  state: 'SYNCING' | 'SYNCED' | 'FAILED';
-  vendor: VendorRecord | null;
-  eventsHandled: number;
-  duplicatesDropped: number;
-  lastError: string | null;
-}
-
-export const vendorDeliveryMethodsViewQuery = defineQuery<VendorDeliveryMethodsView>('view');
-
-export function vendorDeliveryMethodsWorkflowId(vendorId: string): string {
-  return workflowIdFor('vendor', vendorId);
-}
+import {
+  type VendorDeliveryMethodsView,
+  type VendorDeliveryMethodsWorkflowInput,
+  vendorDeliveryMethodsViewQuery,
+} from './vendor-delivery-methods-contract.js';
 
 /**
  * vendor.payout_method_updated: nothing to book, but none is dropped. Fetches the vendor and keeps its

@@ -1,9 +1,13 @@
+import { billPaymentWorkflowId } from '../../workflows/bill-payment-contract.js';
+import { checkDepositWorkflowId } from '../../workflows/check-deposit-contract.js';
+import { disbursementWorkflowId } from '../../workflows/disbursement-contract.js';
+import { paymentWorkflowId } from '../../workflows/payment-contract.js';
+import { paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
 import type { LedgerPort } from '../accounting/ledger-port.js';
 import { trialBalanceText } from '../accounting/trial-balance-text.js';
 import { CommandApiClient, type CommandApiTarget } from '../command-api/client.js';
 import { SandboxClient } from '../emulator/sandbox-client.js';
 import { ServiceClient } from '../service/client.js';
-import { type WorkflowKind, workflowIdFor } from '../temporal/workflow-ids.js';
 import { runBusinessDay } from './business-day.js';
 
 export interface DemoTargets {
@@ -36,15 +40,15 @@ export async function runDemo(targets: DemoTargets): Promise<void> {
     const ui = `${targets.temporalUiUrl}/namespaces/${encodeURIComponent(targets.namespace)}/workflows`;
     out('');
     out('each flow in the Temporal UI');
-    const flow = (kind: WorkflowKind, id: string) => `${ui}/${encodeURIComponent(workflowIdFor(kind, id))}`;
-    out(`  card payment         ${flow('payment', day.paymentIds.card)}`);
-    out(`  ACH in its window    ${flow('payment', day.paymentIds.ach)}`);
-    out(`  ACH returned         ${flow('payment', day.paymentIds.achReturned)}`);
-    out(`  cleared deposit      ${flow('checkDeposit', day.checkDepositIds.cleared)}`);
-    out(`  returned deposit     ${flow('checkDeposit', day.checkDepositIds.returned)}`);
-    out(`  invoice INV-1003     ${flow('paymentLink', day.paymentLinkIds['INV-1003']!)}`);
-    out(`  payout               ${flow('disbursement', day.disbursementId)}`);
-    out(`  bill paid by check   ${flow('billPayment', day.billPaymentId)}`);
+    const flow = (workflowId: string) => `${ui}/${encodeURIComponent(workflowId)}`;
+    out(`  card payment         ${flow(paymentWorkflowId(day.paymentIds.card))}`);
+    out(`  ACH in its window    ${flow(paymentWorkflowId(day.paymentIds.ach))}`);
+    out(`  ACH returned         ${flow(paymentWorkflowId(day.paymentIds.achReturned))}`);
+    out(`  cleared deposit      ${flow(checkDepositWorkflowId(day.checkDepositIds.cleared))}`);
+    out(`  returned deposit     ${flow(checkDepositWorkflowId(day.checkDepositIds.returned))}`);
+    out(`  invoice INV-1003     ${flow(paymentLinkWorkflowId(day.paymentLinkIds['INV-1003']!))}`);
+    out(`  payout               ${flow(disbursementWorkflowId(day.disbursementId))}`);
+    out(`  bill paid by check   ${flow(billPaymentWorkflowId(day.billPaymentId))}`);
     out(`  every booksync flow  ${ui}?query=${encodeURIComponent('SyncState IS NOT NULL')}`);
   }
 }

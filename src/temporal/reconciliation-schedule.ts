@@ -4,6 +4,7 @@ import {
   type ScheduleOptions,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
+import { reconciliationWorkflowType } from '../../workflows/reconciliation-contract.js';
 import { WORKFLOW_ID_PREFIXES } from './workflow-ids.js';
 
 export const reconciliationScheduleId = 'booksync-reconcile';
@@ -21,8 +22,7 @@ function scheduleOptions(options: ReconciliationScheduleOptions) {
     spec: { intervals: [{ every: options.interval }] },
     action: {
       type: 'startWorkflow' as const,
-      // By name: the client side never imports workflow code.
-      workflowType: 'reconciliation',
+      workflowType: reconciliationWorkflowType,
       workflowId: scheduledReconciliationWorkflowId,
       taskQueue: options.taskQueue,
       args: [{ scope: { kind: 'all' } }],

@@ -13,7 +13,8 @@ import {
   periodCloseScheduleId,
 } from '../../src/temporal/period-close-schedule.js';
 import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
-import { paymentLink, syncPaymentLinkSignal } from '../../workflows/payment-link.js';
+import { paymentLink } from '../../workflows/payment-link.js';
+import { syncPaymentLinkSignal } from '../../workflows/payment-link-contract.js';
 import { monthBefore, periodCloseViewQuery } from '../../workflows/period-close.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';

@@ -4,12 +4,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandIdFrom } from '../../src/ingress/routes/commands.js';
 import { createIngress } from '../../src/ingress/server.js';
-import { checkDepositWorkflowId } from '../../workflows/check-deposit.js';
+import { checkDepositWorkflowId } from '../../workflows/check-deposit-contract.js';
 import {
   linkCommandUpdate,
   paymentLinkViewQuery,
   paymentLinkWorkflowId,
-} from '../../workflows/payment-link.js';
+} from '../../workflows/payment-link-contract.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { secretA } from '../ingress/harness.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';

@@ -11,7 +11,7 @@ import { PostgresLedger } from '../../src/accounting/postgres-ledger.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { ServiceClient } from '../../src/service/client.js';
 import type { Payment } from '../../src/service/schemas/index.js';
-import { paymentWorkflowId } from '../../workflows/payment.js';
+import { paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { actualEntries, cardFee, ExpectedBooks } from '../e2e/expected-books.js';
 import { type ComposeService, composeServices, serviceEnvironment } from '../support/compose-file.js';
 import { hledgerCheck, snapshotOf, waitFor } from '../support/e2e-stack.js';

@@ -6,14 +6,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplyCheckDepositToLinkInput } from '../../activities/check-deposit-contract.js';
 import { entryKeys } from '../../src/accounting/entry-key.js';
+import { applicationReference, checkDeposit } from '../../workflows/check-deposit.js';
 import {
-  applicationReference,
   applyDepositSignal,
   type CheckDepositView,
-  checkDeposit,
   checkDepositViewQuery,
   checkDepositWorkflowId,
-} from '../../workflows/check-deposit.js';
+} from '../../workflows/check-deposit-contract.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import {
   balancesByRole,

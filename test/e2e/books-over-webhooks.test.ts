@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import type { EventEnvelope, Payment } from '../../src/service/schemas/index.js';
-import type { PaymentView } from '../../workflows/payment.js';
+import type { PaymentView } from '../../workflows/payment-contract.js';
 import { type BooksSnapshot, type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';
 import { actualEntries, cardFee, ExpectedBooks, liveEntries, shuffled } from './expected-books.js';

@@ -12,6 +12,13 @@ describe('routeEvent', () => {
     expect(Object.keys(ROUTING_TABLE).sort()).toEqual([...OBJECT_TYPES].sort());
   });
 
+  it('names, for every object type, a workflow the worker registers (the flow contracts declare them)', async () => {
+    const registered = (await import('../../workflows/index.js')) as Record<string, unknown>;
+    for (const route of Object.values(ROUTING_TABLE)) {
+      expect(typeof registered[route.workflowType], route.workflowType).toBe('function');
+    }
+  });
+
   it('sends check events to the bill payment workflow of the id they carry', () => {
     expect(routeEvent('check.deposited', 'bp_1')).toEqual({
       workflowType: 'billPayment',

@@ -1,9 +1,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryKeys } from '../../src/accounting/entry-key.js';
+import { paymentLink } from '../../workflows/payment-link.js';
 import {
   type PaymentLinkView,
-  paymentLink,
   paymentLinkViewQuery,
   paymentLinkWorkflowId,
   recordDebitMemoSignal,
@@ -11,7 +11,7 @@ import {
   syncPaymentLinkSignal,
   voidDebitMemoSignal,
   voidExternalPaymentSignal,
-} from '../../workflows/payment-link.js';
+} from '../../workflows/payment-link-contract.js';
 import { newLink } from '../emulator/harness.js';
 import {
   balancesByRole,

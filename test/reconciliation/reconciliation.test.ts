@@ -15,8 +15,10 @@ import {
   ensureReconciliationSchedule,
   reconciliationScheduleId,
 } from '../../src/temporal/reconciliation-schedule.js';
-import type { ReconciliationReport } from '../../workflows/reconciliation.js';
-import type { ReconciliationRequestsView } from '../../workflows/reconciliation-requests.js';
+import type {
+  ReconciliationReport,
+  ReconciliationRequestsView,
+} from '../../workflows/reconciliation-contract.js';
 import { balances, eventually, hledgerCheck, type Stack, startStack } from '../bills/stack.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
 

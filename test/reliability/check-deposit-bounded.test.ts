@@ -4,23 +4,23 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckDepositActivities } from '../../activities/check-deposit-contract.js';
-import {
-  applyDepositSignal,
-  type CheckApplicationView,
-  type CheckDepositView,
-  type CheckDepositWorkflowInput,
-  checkDeposit,
-  checkDepositViewQuery,
-  checkDepositWorkflowId,
-  refreshDepositSignal,
-  voidApplicationSignal,
-} from '../../workflows/check-deposit.js';
+import { checkDeposit } from '../../workflows/check-deposit.js';
 import {
   type ApplicationTotals,
   addToTotals,
   emptyApplicationTotals,
   listedSettledApplications,
 } from '../../workflows/check-deposit-applications.js';
+import {
+  applyDepositSignal,
+  type CheckApplicationView,
+  type CheckDepositView,
+  type CheckDepositWorkflowInput,
+  checkDepositViewQuery,
+  checkDepositWorkflowId,
+  refreshDepositSignal,
+  voidApplicationSignal,
+} from '../../workflows/check-deposit-contract.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 
 // The check-deposit workflow carried every application it ever made through continue-as-new: refused and

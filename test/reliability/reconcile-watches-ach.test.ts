@@ -2,7 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
 import { ReturnWindowEndsAt, SyncState } from '../../src/temporal/search-attributes.js';
-import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment.js';
+import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { eventually, type Stack, startStack } from '../bills/stack.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
 

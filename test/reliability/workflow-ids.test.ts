@@ -17,8 +17,8 @@ import {
   type WorkflowKind,
   workflowIdFor,
 } from '../../src/temporal/workflow-ids.js';
-import { paymentWorkflowId } from '../../workflows/payment.js';
-import { paymentLinkWorkflowId } from '../../workflows/payment-link.js';
+import { paymentWorkflowId } from '../../workflows/payment-contract.js';
+import { paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
 import {
   deliverEvent,
   envelope,

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DisbursementActivities } from '../../activities/disbursement-contract.js';
 import type { PaymentActivities } from '../../activities/payment-contract.js';
 import { NeedsAttention, SyncState } from '../../src/temporal/search-attributes.js';
-import { disbursement, disbursementWorkflowId } from '../../workflows/disbursement.js';
-import { payment, paymentWorkflowId } from '../../workflows/payment.js';
+import { disbursement } from '../../workflows/disbursement.js';
+import { disbursementWorkflowId } from '../../workflows/disbursement-contract.js';
+import { payment } from '../../workflows/payment.js';
+import { paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { serviceEventSignal } from '../../workflows/service-event.js';
 import { startTimeSkipping, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 

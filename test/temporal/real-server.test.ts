@@ -12,7 +12,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconciliationScheduleId } from '../../src/temporal/reconciliation-schedule.js';
 import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
-import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment.js';
+import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { customAttributes, expectAllOfBooksyncs } from '../support/bare-dev-server.js';
 import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';

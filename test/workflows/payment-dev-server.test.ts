@@ -1,7 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payment, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment.js';
+import { payment } from '../../workflows/payment.js';
+import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { serviceEventSignal } from '../../workflows/service-event.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 import { scriptedPaymentActivity } from './payment-activity-script.js';

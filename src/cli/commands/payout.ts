@@ -7,7 +7,7 @@ import { connectClient, temporalTarget } from '../../runtime/temporal-connection
 import { workflowIdFor } from '../../temporal/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 
-// Workflow type names, not workflow code: the CLI never imports workflow modules at run time.
+// Workflow type names: the CLI starts the flows by name and imports no workflow code.
 const payoutReportType = 'payoutReport';
 const payoutPeriodReportType = 'payoutPeriodReport';
 

@@ -2,15 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { ReconciliationScope } from '../../../activities/reconciliation-contract.js';
-import type { ReconciliationReport } from '../../../workflows/reconciliation.js';
-import type { ReconcileRequest } from '../../../workflows/reconciliation-requests.js';
+import {
+  type ReconcileRequest,
+  type ReconciliationReport,
+  reconcileSignal,
+  reconciliationRequestsWorkflowId,
+  reconciliationRequestsWorkflowType,
+  reconciliationRunWorkflowId,
+} from '../../../workflows/reconciliation-contract.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
-import { RECONCILIATION_REQUESTS_WORKFLOW_ID, workflowIdFor } from '../../temporal/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 
-// Names, not workflow code: the CLI never imports workflow modules at run time.
-const requestsWorkflowType = 'reconciliationRequests';
-const reconcileSignalName = 'reconcile';
+// The flow's contract module, not its workflow code: names, ids and the signal definition.
 
 export function parseReconcileArgs(args: string[]): {
   scope: ReconciliationScope;
@@ -61,14 +64,14 @@ export async function requestReconciliation(
 ): Promise<{ requestId: string; workflowId: string; report: ReconciliationReport }> {
   const requestId = options.requestId ?? randomUUID();
   const request: ReconcileRequest = { scope: options.scope, requestId };
-  await client.workflow.signalWithStart(requestsWorkflowType, {
-    workflowId: RECONCILIATION_REQUESTS_WORKFLOW_ID,
+  await client.workflow.signalWithStart(reconciliationRequestsWorkflowType, {
+    workflowId: reconciliationRequestsWorkflowId,
     taskQueue: options.taskQueue,
     args: [{}],
-    signal: reconcileSignalName,
+    signal: reconcileSignal,
     signalArgs: [request],
   });
-  const workflowId = workflowIdFor('reconciliationRun', requestId);
+  const workflowId = reconciliationRunWorkflowId(requestId);
   const handle = client.workflow.getHandle<() => Promise<ReconciliationReport>>(workflowId);
   const deadline = Date.now() + (options.timeoutSeconds ?? 600) * 1000;
   // The run starts when the requests ahead of it are done.

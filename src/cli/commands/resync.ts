@@ -7,7 +7,7 @@ import { connectClient, temporalTarget } from '../../runtime/temporal-connection
 import { workflowIdFor } from '../../temporal/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 
-// Workflow type name, not workflow code: the CLI never imports workflow modules at run time.
+// Workflow type name: the CLI starts the flow by name and imports no workflow code.
 const resyncType = 'resync';
 
 export interface ResyncArgs {

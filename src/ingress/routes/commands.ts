@@ -16,25 +16,25 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import { checkDeposit } from '../../../workflows/check-deposit.js';
 import {
   applyDepositUpdate,
   type CheckApplicationView,
   type CheckDepositWorkflowInput,
-  checkDeposit,
   checkDepositViewQuery,
   checkDepositWorkflowId,
   refreshDepositSignal,
   voidApplicationUpdate,
-} from '../../../workflows/check-deposit.js';
+} from '../../../workflows/check-deposit-contract.js';
+import { paymentLink } from '../../../workflows/payment-link.js';
 import {
   type LinkWriteCommand,
   linkCommandUpdate,
   type PaymentLinkWorkflowInput,
-  paymentLink,
   paymentLinkViewQuery,
   paymentLinkWorkflowId,
   syncPaymentLinkSignal,
-} from '../../../workflows/payment-link.js';
+} from '../../../workflows/payment-link-contract.js';
 import { type CommandRouteName, commandRoutes as routes } from '../../command-api/contract.js';
 import { commandApiOpenApiInfo, schemaOf } from '../../command-api/openapi.js';
 import { CommandKeyStore, requestFingerprint, type StoredAnswer } from '../command-keys.js';

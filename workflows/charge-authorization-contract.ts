@@ -1,0 +1,37 @@
+// The charge-authorization flow's contract, imported by its workflow, the ingress's routing and the CLI (samples-typescript's
+// shared-module policy): input, view and query, workflow id, and how a service event reaches it.
+
+import { defineQuery } from '@temporalio/workflow';
+import type { ChargeAuthorizationRecord } from '../activities/service-records-contract.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import type { EventRoute } from './service-event.js';
+
+export interface ChargeAuthorizationWorkflowInput {
+  chargeAuthorizationId: string;
+  seenEventIds?: string[];
+}
+
+export interface ChargeAuthorizationView {
+  chargeAuthorizationId: string;
+  /** SYNCING until fetched; SYNCED with the state below; FAILED when it could not be fetched (lastError). */
+  state: 'SYNCING' | 'SYNCED' | 'FAILED';
+  authorization: ChargeAuthorizationRecord | null;
+  /** The categories handled, in order (charge_authorization.authorized, .deleted...). */
+  categories: string[];
+  duplicatesDropped: number;
+  syncs: number;
+  lastError: string | null;
+}
+
+export const chargeAuthorizationViewQuery = defineQuery<ChargeAuthorizationView>('view');
+
+export function chargeAuthorizationWorkflowId(chargeAuthorizationId: string): string {
+  return workflowIdFor('chargeAuthorization', chargeAuthorizationId);
+}
+
+/** Service events about the object start or signal this flow (src/ingress/routing.ts). */
+export const chargeAuthorizationEventRoute: EventRoute<ChargeAuthorizationWorkflowInput> = {
+  workflowType: 'chargeAuthorization',
+  workflowId: chargeAuthorizationWorkflowId,
+  startInput: (chargeAuthorizationId) => ({ chargeAuthorizationId }),
+};

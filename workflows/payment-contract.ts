@@ -1,0 +1,47 @@
+// The payment flow's contract, imported by its workflow, the ingress's routing and the CLI (samples-typescript's
+// shared-module policy): input, view and query, workflow id, and how a service event reaches it.
+
+import { defineQuery } from '@temporalio/workflow';
+import type { PaymentSyncResult } from '../activities/payment-contract.js';
+import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import type { EventRoute } from './service-event.js';
+
+export type PaymentSyncState = 'SYNCING' | 'IN_RETURN_WINDOW' | 'RETURNED' | 'CLOSED' | 'NOT_FOUND';
+
+export interface PaymentWorkflowInput {
+  paymentId: string;
+  /** Carried through continue-as-new so duplicates stay recognised. */
+  seenEventIds?: string[];
+  /** Sync at start even without a signal (reconciliation starts runs this way). */
+  syncOnStart?: boolean;
+}
+
+export interface PaymentView {
+  paymentId: string;
+  state: PaymentSyncState;
+  serviceStatus: string | null;
+  methodType: string | null;
+  returnWindowEndsAt: string | null;
+  /** Workflow time when this run started and when it closed (null while open). */
+  openedAt: string;
+  closedAt: string | null;
+  eventsHandled: number;
+  duplicatesDropped: number;
+  syncs: number;
+  lastSync: PaymentSyncResult | null;
+  /** A sync failure retrying cannot fix (e.g. a 404); cleared by the next successful sync. */
+  lastError: string | null;
+}
+
+export const paymentViewQuery = defineQuery<PaymentView>('view');
+
+export function paymentWorkflowId(paymentId: string): string {
+  return workflowIdFor('payment', paymentId);
+}
+
+/** Service events about the object start or signal this flow (src/ingress/routing.ts). */
+export const paymentEventRoute: EventRoute<PaymentWorkflowInput> = {
+  workflowType: 'payment',
+  workflowId: paymentWorkflowId,
+  startInput: (paymentId) => ({ paymentId }),
+};
