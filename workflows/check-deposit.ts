@@ -41,7 +41,7 @@ import { childWorkflowIdFor } from './child-workflow-ids.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
 import { paymentLink } from './payment-link.js';
 import { syncPaymentLinkSignal } from './payment-link-contract.js';
-import { SeenEvents } from './service-event.js';
+import { SeenIds } from './seen-ids.js';
 
 /** 4.1 externalReferenceId of one application: stable per command, at most 255 characters. */
 export function applicationReference(
@@ -81,7 +81,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   const pollInitialMs = input.pollInitialMs ?? hourMs;
   const pollMaxMs = Math.max(input.pollMaxMs ?? dayMs, pollInitialMs);
   const fee = input.returnedCheckFeeCents ?? 0;
-  const seen = new SeenEvents(input.seenCommandIds);
+  const seen = new SeenIds(input.seenCommandIds);
   let applies: ApplyDepositCommand[] = [];
   let voids: VoidApplicationCommand[] = [];
   let refreshReason: string | null = null;

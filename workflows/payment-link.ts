@@ -40,7 +40,7 @@ import {
   voidDebitMemoSignal,
   voidExternalPaymentSignal,
 } from './payment-link-contract.js';
-import { SeenEvents } from './service-event.js';
+import { SeenIds } from './seen-ids.js';
 
 const defaultIdleDays = 30;
 const keptCommands = 20;
@@ -63,7 +63,7 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
     retry: serviceCallRetry,
   });
   const { paymentLinkId } = input;
-  const seen = new SeenEvents(input.seenCommandIds);
+  const seen = new SeenIds(input.seenCommandIds);
   const idleMs = (input.idleDays ?? defaultIdleDays) * dayMs;
   let queue: QueuedCommand[] = [];
   const view: PaymentLinkView = {

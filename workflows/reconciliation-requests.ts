@@ -17,6 +17,7 @@ import {
   reconcileSignal,
   reconciliationRequestsViewQuery,
 } from './reconciliation-contract.js';
+import { SeenIds } from './seen-ids.js';
 
 /** The long-lived workflow taking `reconcile` signals (the CLI and API signalWithStart it). */
 const reportsKept = 20;
@@ -29,8 +30,7 @@ const requestsPerRun = 100;
  * keeping the last reports in its view. Never ends on its own; continues as new with its queue and reports.
  */
 export async function reconciliationRequests(input: ReconciliationRequestsInput = {}): Promise<never> {
-  const seen = new Set<string>(input.seenRequestIds ?? []);
-  const seenOrder = [...seen];
+  const seen = new SeenIds(input.seenRequestIds, requestIdsKept);
   const view: ReconciliationRequestsView = {
     queue: [...(input.queue ?? [])],
     running: null,
@@ -42,9 +42,7 @@ export async function reconciliationRequests(input: ReconciliationRequestsInput 
       view.rejected.push({ requestId: String(request?.requestId), reason: 'no requestId' });
       return;
     }
-    if (seen.has(request.requestId)) return;
-    seen.add(request.requestId);
-    seenOrder.push(request.requestId);
+    if (!seen.add(request.requestId)) return;
     if (!isReconciliationScope(request.scope)) {
       view.rejected.push({
         requestId: request.requestId,
@@ -61,7 +59,7 @@ export async function reconciliationRequests(input: ReconciliationRequestsInput 
       await continueAsNew<typeof reconciliationRequests>({
         queue: view.queue,
         reports: view.reports,
-        seenRequestIds: seenOrder.slice(-requestIdsKept),
+        seenRequestIds: seen.toArray(),
       });
     }
     await condition(() => view.queue.length > 0);

@@ -1,4 +1,5 @@
 import { defineSignal, setHandler } from '@temporalio/workflow';
+import { SeenIds } from './seen-ids.js';
 
 /**
  * A verified webhook turned into a signal by the ingress. Events carry no data (spec 6.2): the receiving
@@ -24,33 +25,6 @@ export interface EventRoute<Input extends object = object> {
   workflowType: string;
   workflowId(objectId: string): string;
   startInput(objectId: string): Input;
-}
-
-/** Event ids already handled, bounded so that a long-lived workflow's state stays small. */
-export class SeenEvents {
-  private readonly ids: string[];
-  private readonly set: Set<string>;
-
-  constructor(
-    initial: readonly string[] = [],
-    private readonly limit = 500,
-  ) {
-    this.ids = initial.slice(-limit);
-    this.set = new Set(this.ids);
-  }
-
-  /** Records the id; false when it was seen before. */
-  add(eventId: string): boolean {
-    if (this.set.has(eventId)) return false;
-    this.set.add(eventId);
-    this.ids.push(eventId);
-    if (this.ids.length > this.limit) this.set.delete(this.ids.shift()!);
-    return true;
-  }
-
-  toArray(): string[] {
-    return [...this.ids];
-  }
 }
 
 /** The service events a workflow has received and not yet handled, with duplicates (by event id) dropped. */
@@ -80,7 +54,7 @@ export function listenForServiceEvents(
   seenEventIds?: readonly string[],
   listener: ServiceEventListener = {},
 ): ServiceEventInbox {
-  const seen = new SeenEvents(seenEventIds);
+  const seen = new SeenIds(seenEventIds);
   let pending: ServiceEventSignal[] = [];
   let duplicatesDropped = 0;
   setHandler(serviceEventSignal, (event) => {
