@@ -11,7 +11,8 @@ import {
 } from '@temporalio/workflow';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import type { AccountName } from '../src/accounting/chart-of-accounts.js';
-import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
+import { SyncState } from '../src/temporal/search-attributes.js';
+import { attention } from './attention.js';
 import {
   type BackfillActivities,
   type BackfillInput,
@@ -122,7 +123,7 @@ export async function backfill(input: BackfillInput): Promise<BackfillProgress> 
   upsertMemo({ backfill: { ...progress, problems: progress.problems.length } });
   upsertSearchAttributes([
     { key: SyncState, value: 'DONE' },
-    { key: NeedsAttention, value: progress.problems.length > 0 },
+    ...attention(null, progress.problems.length > 0),
   ]);
   log.info('backfill done', {
     since: input.since,

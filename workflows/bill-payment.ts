@@ -19,13 +19,12 @@ import type {
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import {
   AmountCents,
-  NeedsAttention,
   PaymentMethodType,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { needsAttention } from './attention.js';
+import { attention } from './attention.js';
 import {
   type BillPaymentSyncState,
   type BillPaymentView,
@@ -139,7 +138,7 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
     upsertSearchAttributes([
       { key: ServiceObjectId, value: input.billPaymentId },
       { key: SyncState, value: view.state },
-      { key: NeedsAttention, value: view.overdue !== null || view.lastError !== null },
+      ...attention(null, view.overdue !== null || view.lastError !== null),
       ...(result
         ? [
             { key: ServiceStatus, value: result.status },
@@ -171,7 +170,7 @@ export async function billPayment(input: BillPaymentWorkflowInput): Promise<Bill
       if (!(error instanceof ActivityFailure)) throw error;
       view.lastError = error.cause?.message ?? error.message;
       notFound = error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError';
-      upsertSearchAttributes(needsAttention(view.lastError));
+      upsertSearchAttributes(attention(view.lastError));
       log.warn('bill payment sync failed', { billPaymentId: input.billPaymentId, error: view.lastError });
       return null;
     }

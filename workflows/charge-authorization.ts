@@ -11,13 +11,12 @@ import { serviceCallRetry } from '../activities/retry-policy.js';
 import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
 import {
   CustomerId,
-  NeedsAttention,
   PaymentMethodType,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { needsAttention } from './attention.js';
+import { attention } from './attention.js';
 import {
   type ChargeAuthorizationView,
   type ChargeAuthorizationWorkflowInput,
@@ -71,7 +70,7 @@ export async function chargeAuthorization(
         { key: SyncState, value: view.state },
         { key: ServiceStatus, value: record.status },
         { key: CustomerId, value: record.customerId },
-        { key: NeedsAttention, value: false },
+        ...attention(null),
         ...(record.methodType ? [{ key: PaymentMethodType, value: record.methodType }] : []),
       ]);
     } catch (error) {
@@ -81,7 +80,7 @@ export async function chargeAuthorization(
       upsertSearchAttributes([
         { key: ServiceObjectId, value: input.chargeAuthorizationId },
         { key: SyncState, value: view.state },
-        ...needsAttention(view.lastError),
+        ...attention(view.lastError),
       ]);
       log.warn('charge authorization fetch failed', {
         chargeAuthorizationId: input.chargeAuthorizationId,

@@ -10,14 +10,8 @@ import {
 } from '@temporalio/workflow';
 import type { DisbursementActivities, DisbursementSyncResult } from '../activities/disbursement-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
-import {
-  AmountCents,
-  NeedsAttention,
-  ServiceObjectId,
-  ServiceStatus,
-  SyncState,
-} from '../src/temporal/search-attributes.js';
-import { needsAttention } from './attention.js';
+import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
+import { attention } from './attention.js';
 import {
   type DisbursementView,
   type DisbursementWorkflowInput,
@@ -72,7 +66,7 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
       view.lastError =
         error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
       view.syncs++;
-      upsertSearchAttributes(needsAttention(view.lastError));
+      upsertSearchAttributes(attention(view.lastError));
       const notFound =
         error instanceof ActivityFailure &&
         error.cause instanceof ApplicationFailure &&
@@ -105,7 +99,7 @@ export async function disbursement(input: DisbursementWorkflowInput): Promise<Di
       { key: SyncState, value: view.state },
       { key: ServiceStatus, value: result.status },
       { key: AmountCents, value: result.amountInCents },
-      { key: NeedsAttention, value: !result.amountMatchesPayments },
+      ...attention(null, !result.amountMatchesPayments),
     ]);
     if ((view.state === 'PAID' || view.state === 'FAILED') && !inbox.hasPending()) return view;
   }

@@ -22,7 +22,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/temporal/search-attributes.js';
-import { needsAttention, showLastError } from './attention.js';
+import { attention, showLastError } from './attention.js';
 import { type PaymentView, type PaymentWorkflowInput, paymentViewQuery } from './payment-contract.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';
 
@@ -82,7 +82,7 @@ export async function payment(input: PaymentWorkflowInput): Promise<PaymentView>
       if (!(error instanceof ActivityFailure)) throw error;
       view.lastError = error.cause?.message ?? error.message;
       notFound = error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError';
-      upsertSearchAttributes(needsAttention(view.lastError));
+      upsertSearchAttributes(attention(view.lastError));
       log.warn('payment sync failed', { paymentId: input.paymentId, error: view.lastError });
       return null;
     }

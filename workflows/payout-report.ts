@@ -16,14 +16,9 @@ import type {
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { periodReport } from '../src/payouts/period-report.js';
 import type { PayoutPeriodReport } from '../src/payouts/report-schema.js';
-import {
-  AmountCents,
-  NeedsAttention,
-  ServiceObjectId,
-  ServiceStatus,
-  SyncState,
-} from '../src/temporal/search-attributes.js';
+import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
 import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { attention } from './attention.js';
 
 export interface PayoutReportView {
   state: 'RUNNING' | 'DONE';
@@ -87,7 +82,7 @@ export async function payoutReport(input: PayoutReportInput): Promise<PayoutRepo
     { key: SyncState, value: 'DONE' },
     { key: ServiceStatus, value: report.status },
     { key: AmountCents, value: report.amountCents },
-    { key: NeedsAttention, value: !report.reconciles },
+    ...attention(null, !report.reconciles),
   ]);
   log.info('payout report done', { disbursementId: input.disbursementId, ...headline(report) });
   return report;
@@ -114,10 +109,7 @@ export async function payoutPeriodReport(period: PayoutPeriod): Promise<PayoutPe
   view.report = report;
   view.state = 'DONE';
   upsertMemo({ period: report.totals });
-  upsertSearchAttributes([
-    { key: SyncState, value: 'DONE' },
-    { key: NeedsAttention, value: !report.reconciles },
-  ]);
+  upsertSearchAttributes([{ key: SyncState, value: 'DONE' }, ...attention(null, !report.reconciles)]);
   log.info('payout period report done', { ...period, ...report.totals });
   return report;
 }

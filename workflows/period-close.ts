@@ -13,7 +13,8 @@ import type {
   PeriodCloseActivities,
 } from '../activities/period-close-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
-import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
+import { SyncState } from '../src/temporal/search-attributes.js';
+import { attention } from './attention.js';
 
 export interface PeriodCloseView {
   state: 'RUNNING' | 'DONE';
@@ -65,10 +66,7 @@ export async function periodClose(input: PeriodCloseInput): Promise<CloseCertifi
   view.certificate = certificate;
   view.state = 'DONE';
   upsertMemo({ close: { ...period, passes: certificate.passes, problems: certificate.problems.length } });
-  upsertSearchAttributes([
-    { key: SyncState, value: 'DONE' },
-    { key: NeedsAttention, value: !certificate.passes },
-  ]);
+  upsertSearchAttributes([{ key: SyncState, value: 'DONE' }, ...attention(null, !certificate.passes)]);
   log.info('period close done', { ...period, passes: certificate.passes, counts: certificate.counts });
   return certificate;
 }

@@ -16,7 +16,8 @@ import type {
   ReconciliationScope,
 } from '../activities/reconciliation-contract.js';
 import { serviceCallRetry } from '../activities/retry-policy.js';
-import { NeedsAttention, SyncState } from '../src/temporal/search-attributes.js';
+import { SyncState } from '../src/temporal/search-attributes.js';
+import { attention } from './attention.js';
 import {
   type ReconciliationInput,
   type ReconciliationReport,
@@ -135,10 +136,7 @@ export async function reconciliation(input: ReconciliationInput): Promise<Reconc
   report.finishedAt = new Date().toISOString();
   view.state = 'DONE';
   upsertMemo({ report, progress: null });
-  upsertSearchAttributes([
-    { key: SyncState, value: 'DONE' },
-    { key: NeedsAttention, value: report.problems.length > 0 },
-  ]);
+  upsertSearchAttributes([{ key: SyncState, value: 'DONE' }, ...attention(null, report.problems.length > 0)]);
   log.info('reconciliation done', {
     scope: input.scope,
     examined: report.examined,

@@ -9,13 +9,8 @@ import {
 } from '@temporalio/workflow';
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
-import {
-  NeedsAttention,
-  ServiceObjectId,
-  ServiceStatus,
-  SyncState,
-} from '../src/temporal/search-attributes.js';
-import { needsAttention } from './attention.js';
+import { ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
+import { attention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 import {
   type VendorDeliveryMethodsView,
@@ -67,7 +62,7 @@ export async function vendorDeliveryMethods(
         { key: ServiceObjectId, value: input.vendorId },
         { key: SyncState, value: view.state },
         { key: ServiceStatus, value: types || 'NO_METHOD' },
-        { key: NeedsAttention, value: false },
+        ...attention(null),
       ]);
       upsertMemo({ vendorName: vendor.name, methods: vendor.methods.map((m) => `${m.type} ${m.summary}`) });
     } catch (error) {
@@ -77,7 +72,7 @@ export async function vendorDeliveryMethods(
       upsertSearchAttributes([
         { key: ServiceObjectId, value: input.vendorId },
         { key: SyncState, value: view.state },
-        ...needsAttention(view.lastError),
+        ...attention(view.lastError),
       ]);
       log.warn('vendor fetch failed', { vendorId: input.vendorId, error: view.lastError });
     }
