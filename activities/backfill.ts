@@ -60,7 +60,9 @@ function importingWhole(ledger: LedgerPort): LedgerPort {
 }
 
 export function createBackfillActivities(deps: ActivityDependencies): BackfillActivities {
-  const importing: ActivityDependencies = { ...deps, ledger: importingWhole(deps.ledger) };
+  // Built on first use: a worker may be created before its ledger is opened (tests build one without).
+  let importingDeps: ActivityDependencies | undefined;
+  const importing = () => (importingDeps ??= { ...deps, ledger: importingWhole(deps.ledger) });
   return {
     async openBooks({ since }) {
       return translatingFailures(async () => {
@@ -126,7 +128,7 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             return;
           }
           try {
-            await importIt(mode === 'again' && !booked ? deps : importing);
+            await importIt(mode === 'again' && !booked ? deps : importing());
             if (mode === 'opening' || booked) result.imported++;
           } catch (error) {
             const failure = asActivityFailure(error);
