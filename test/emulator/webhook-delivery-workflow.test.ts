@@ -8,13 +8,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryWorker, deliveryWorkflowsPath } from '../../src/emulator/webhooks/delivery-worker.js';
 import type { RecordingDispatcher } from '../../src/emulator/webhooks/recording-dispatcher.js';
 import { TemporalDispatcher } from '../../src/emulator/webhooks/temporal-dispatcher.js';
-import { EventEnvelope } from '../../src/service/schemas/index.js';
-import { SIGNATURE_HEADER, verify } from '../../src/service/webhook-signature.js';
 import {
   deliveryStateQuery,
   webhookDelivery,
   webhookDeliveryWorkflowId,
-} from '../../workflows/webhook-delivery.js';
+} from '../../src/emulator/webhooks/webhook-delivery.js';
+import { EventEnvelope } from '../../src/service/schemas/index.js';
+import { SIGNATURE_HEADER, verify } from '../../src/service/webhook-signature.js';
 import { startTimeSkipping, uniqueTaskQueue } from '../support/temporal.js';
 import { type Harness, newLink, startHarness } from './harness.js';
 

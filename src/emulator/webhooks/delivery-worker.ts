@@ -6,9 +6,7 @@ import { createDeliveryActivities } from './delivery-activities.js';
 export const defaultDeliveryTaskQueue = 'service-emulator-webhooks';
 
 /** The emulator's own workflows: this one file, never booksync's bundle (workflows/index.ts). */
-export const deliveryWorkflowsPath = fileURLToPath(
-  new URL('../../../workflows/webhook-delivery.ts', import.meta.url),
-);
+export const deliveryWorkflowsPath = fileURLToPath(new URL('./webhook-delivery.ts', import.meta.url));
 
 export interface DeliveryWorkerOptions {
   connection: NativeConnection;

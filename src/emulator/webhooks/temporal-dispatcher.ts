@@ -1,11 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import {
-  type WebhookDeliveryInput,
-  webhookDelivery,
-  webhookDeliveryWorkflowId,
-} from '../../../workflows/webhook-delivery.js';
 import type { EventEnvelope } from '../../service/schemas/index.js';
 import type { DeliveryTarget, WebhookDispatcher } from './dispatcher.js';
+import { type WebhookDeliveryInput, webhookDelivery, webhookDeliveryWorkflowId } from './webhook-delivery.js';
 
 export interface TemporalDispatcherOptions {
   client: Client;

@@ -5,15 +5,15 @@ import {
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
+import { workflowIdFor } from '../../temporal/workflow-ids.js';
 import type {
   AttemptOutcome,
   DeliverWebhookAttemptInput,
   DeliveryActivities,
-} from '../src/emulator/webhooks/delivery-activities.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+} from './delivery-activities.js';
 
 // The emulator's side of D32: one workflow delivers one event to one subscription. The emulator's worker
-// bundles this file alone; booksync's worker (workflows/index.ts) never sees it.
+// bundles this file alone (it lives with the emulator); booksync's worker (workflows/index.ts) never sees it.
 
 /** The activity's input as is: the envelope is the exact body of every attempt; the secret stays out of history. */
 export type WebhookDeliveryInput = DeliverWebhookAttemptInput;
