@@ -17,10 +17,16 @@ UNIT_SUITE=(
   test/service/ test/emulator/ test/ingress/ test/command-api/ test/worker/ test/workflows/
   test/temporal/cli-source.test.ts test/config/
 )
-if (($# > 1)); then UNIT_SUITE=("${@:2}"); fi
+# test/workflows/ also holds flow tests against the emulator and the ledger (bill payment, check deposit, payment
+# link, reconciliation) that the unit suite has never run: left out, as they were before the move.
+NOT_UNIT=(
+  --exclude test/workflows/bill-payment.test.ts --exclude test/workflows/check-deposit.test.ts
+  --exclude test/workflows/payment-link.test.ts --exclude test/workflows/reconciliation.test.ts
+)
+if (($# > 1)); then UNIT_SUITE=("${@:2}"); NOT_UNIT=(); fi
 
 eval "$(bash scripts/obtain-node.sh "$MAJOR")"
 export PATH="$NODE_HOME/bin:$PATH"
 echo "[node $MAJOR] $(node --version) from $NODE_HOME" >&2
 mkdir -p "$(dirname "$REPORT")"
-CI=true exec node_modules/.bin/vitest run "${UNIT_SUITE[@]}" --reporter=default --reporter=json --outputFile.json="$REPORT"
+CI=true exec node_modules/.bin/vitest run "${UNIT_SUITE[@]}" "${NOT_UNIT[@]}" --reporter=default --reporter=json --outputFile.json="$REPORT"

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
 import { ReturnWindowEndsAt, SyncState } from '../../src/temporal/search-attributes.js';
 import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
-import { eventually, type Stack, startStack } from '../bills/stack.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
+import { eventually, type Stack, startStack } from '../workflows/bill-payment-stack.js';
 
 // Hostile review: an ACH payment whose events were all lost was booked by reconciliation, but nothing
 // watched its 60-day return window until its next event (which may be the return itself, also lost).

@@ -4,8 +4,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillPaymentView } from '../../workflows/bill-payment-contract.js';
-import { eventually, type Stack, startStack } from '../bills/stack.js';
 import { fixturesDir, startTimeSkipping, workflowBundle } from '../support/temporal.js';
+import { eventually, type Stack, startStack } from './bill-payment-stack.js';
 
 // The check windows are real durable timers of days: on the time-skipping server they pass in seconds,
 // while the activities still fetch from the emulator over HTTP and book into a ledger file.

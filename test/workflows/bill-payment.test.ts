@@ -7,7 +7,7 @@ import type { ChargeAuthorizationView } from '../../workflows/charge-authorizati
 import type { VendorDeliveryMethodsView } from '../../workflows/vendor-delivery-methods-contract.js';
 import { deliver, signed } from '../ingress/harness.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
-import { eventually, hledgerCheck, type Stack, startStack } from './stack.js';
+import { eventually, hledgerCheck, type Stack, startStack } from './bill-payment-stack.js';
 
 // Bill payments end to end on a real Temporal dev server: the emulator's sandbox moves the payment, its
 // webhooks reach the real ingress, the billPayment workflow fetches and books, the ledger file holds it.

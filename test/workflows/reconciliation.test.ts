@@ -19,8 +19,8 @@ import type {
   ReconciliationReport,
   ReconciliationRequestsView,
 } from '../../workflows/reconciliation-contract.js';
-import { balances, eventually, hledgerCheck, type Stack, startStack } from '../bills/stack.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
+import { balances, eventually, hledgerCheck, type Stack, startStack } from './bill-payment-stack.js';
 
 // Reconciliation repairs what dropped webhooks left out. A scenario (card and ACH payments, a refund, an
 // external payment, a debit memo, a payout) runs once with webhooks reaching the ingress, once with the
