@@ -27,7 +27,6 @@ import { showLastError } from './attention.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
 import {
   commandReference,
-  type LinkCommandResult,
   linkCommandUpdate,
   type PaymentLinkView,
   type PaymentLinkWorkflowInput,
@@ -40,10 +39,9 @@ import {
   voidDebitMemoSignal,
   voidExternalPaymentSignal,
 } from './payment-link-contract.js';
-import { SeenIds } from './seen-ids.js';
+import { PaymentLinkState } from './payment-link-state.js';
 
 const defaultIdleDays = 30;
-const keptCommands = 20;
 const dayMs = 24 * 60 * 60 * 1000;
 
 /**
@@ -63,80 +61,35 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
     retry: serviceCallRetry,
   });
   const { paymentLinkId } = input;
-  const seen = new SeenIds(input.seenCommandIds);
   const idleMs = (input.idleDays ?? defaultIdleDays) * dayMs;
-  let queue: QueuedCommand[] = [];
-  const view: PaymentLinkView = {
-    paymentLinkId,
-    state: 'OPEN',
-    serviceStatus: null,
-    requestedAmountCents: null,
-    completedAmountCents: null,
-    debitMemoAmountCents: null,
-    externalPayments: [],
-    debitMemos: [],
-    booked: [],
-    commands: input.commands ?? [],
-    duplicatesDropped: 0,
-    syncs: 0,
-    lastSync: null,
-    lastError: null,
-    openedAt: new Date().toISOString(),
-    closedAt: null,
-  };
+  const state = new PaymentLinkState(input, new Date().toISOString());
+  const { view } = state;
 
-  const enqueue = (command: QueuedCommand) => {
-    const id = command.command.commandId;
-    if (id !== undefined && !seen.add(id)) {
-      view.duplicatesDropped++;
-      return;
-    }
-    queue.push(command);
-  };
-  setHandler(recordExternalPaymentSignal, (command) => enqueue({ kind: 'recordExternalPayment', command }));
-  setHandler(recordDebitMemoSignal, (command) => enqueue({ kind: 'recordDebitMemo', command }));
-  setHandler(voidExternalPaymentSignal, (command) => enqueue({ kind: 'voidExternalPayment', command }));
-  setHandler(voidDebitMemoSignal, (command) => enqueue({ kind: 'voidDebitMemo', command }));
-  setHandler(syncPaymentLinkSignal, (command) => enqueue({ kind: 'sync', command }));
+  setHandler(recordExternalPaymentSignal, (command) =>
+    state.enqueue({ kind: 'recordExternalPayment', command }),
+  );
+  setHandler(recordDebitMemoSignal, (command) => state.enqueue({ kind: 'recordDebitMemo', command }));
+  setHandler(voidExternalPaymentSignal, (command) => state.enqueue({ kind: 'voidExternalPayment', command }));
+  setHandler(voidDebitMemoSignal, (command) => state.enqueue({ kind: 'voidDebitMemo', command }));
+  setHandler(syncPaymentLinkSignal, (command) => state.enqueue({ kind: 'sync', command }));
   setHandler(paymentLinkViewQuery, () => view);
-
   // Update answers: a command is answered once its write and the fetch after it are done, so the answer
-  // carries the link's remainder. `inFlight` is the batch being written; `answered` this run's results.
-  const answered = new Map<string, LinkCommandResult>();
-  const inFlight = new Set<string>();
-  const settledCommand = (id: string) =>
-    answered.get(id) ??
-    (queue.some((q) => q.command.commandId === id) || inFlight.has(id)
-      ? undefined
-      : view.commands.find((c) => c.commandId === id));
+  // carries the link's remainder.
   setHandler(
     linkCommandUpdate,
     async (queued) => {
       const id = queued.command.commandId;
-      if (seen.add(id)) queue.push(queued);
-      else if (!settledCommand(id) && !queue.some((q) => q.command.commandId === id) && !inFlight.has(id)) {
+      if (!state.enqueueUpdate(queued)) {
         throw ApplicationFailure.nonRetryable(
           `command ${id} was handled before; its outcome is no longer kept`,
           'CommandOutcomeUnknown',
         );
       }
-      await condition(() => settledCommand(id) !== undefined);
-      return {
-        result: settledCommand(id) as LinkCommandResult,
-        link: {
-          requestedAmountCents: view.requestedAmountCents,
-          completedAmountCents: view.completedAmountCents,
-          debitMemoAmountCents: view.debitMemoAmountCents,
-        },
-      };
+      await condition(() => state.settled(id) !== undefined);
+      return state.answer(id);
     },
     { validator: validateLinkCommand },
   );
-
-  const remember = (result: LinkCommandResult) => {
-    view.commands.push(result);
-    if (view.commands.length > keptCommands) view.commands.splice(0, view.commands.length - keptCommands);
-  };
 
   /** Writes one command at the service; a refusal is recorded, never thrown. */
   const execute = async (queued: QueuedCommand): Promise<CommandFailure | null> => {
@@ -184,12 +137,12 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
         });
         break;
       case 'sync':
-        remember({ commandId, kind: 'sync', status: 'DONE', recordId: null, externalReferenceId, at });
+        state.remember({ commandId, kind: 'sync', status: 'DONE', recordId: null, externalReferenceId, at });
         return null;
     }
     try {
       const result = await write;
-      remember({
+      state.remember({
         commandId,
         kind: queued.kind,
         status: 'DONE',
@@ -206,7 +159,7 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
       return null;
     } catch (error) {
       const failure = commandFailure(error);
-      remember({
+      state.remember({
         commandId,
         kind: queued.kind,
         status: 'FAILED',
@@ -229,20 +182,7 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
       log.warn('payment link sync failed', { paymentLinkId, commandIds, ...failure });
       return failure;
     }
-    view.syncs++;
-    view.serviceStatus = result.status;
-    view.requestedAmountCents = result.requestedAmountCents;
-    view.completedAmountCents = result.completedAmountCents;
-    view.debitMemoAmountCents = result.debitMemoAmountCents;
-    view.externalPayments = result.externalPayments;
-    view.debitMemos = result.debitMemos;
-    view.booked = result.booked;
-    view.lastSync = {
-      at: new Date().toISOString(),
-      reason,
-      posted: result.posted,
-      reversed: result.reversed,
-    };
+    state.synced(result, reason, new Date().toISOString());
     upsertSearchAttributes([
       { key: PaymentLinkId, value: paymentLinkId },
       { key: ServiceObjectId, value: paymentLinkId },
@@ -254,8 +194,7 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
   };
 
   const flag = (failure: CommandFailure | null) => {
-    const next = failure ? lastErrorValue(failure) : null;
-    view.lastError = showLastError(view.lastError, next);
+    view.lastError = showLastError(view.lastError, failure ? lastErrorValue(failure) : null);
   };
 
   upsertSearchAttributes([
@@ -265,17 +204,13 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
   if (input.syncOnStart) flag(await sync('start', []));
 
   for (;;) {
-    const woken = await condition(() => queue.length > 0, idleMs);
-    if (!woken) {
-      view.state = 'CLOSED';
-      view.closedAt = new Date().toISOString();
+    if (!(await condition(() => state.hasQueued, idleMs))) {
+      state.close(new Date().toISOString());
       upsertSearchAttributes([{ key: SyncState, value: view.state }]);
       log.info('payment link idle; closing', { paymentLinkId, idleDays: input.idleDays ?? defaultIdleDays });
       return view;
     }
-    const batch = queue;
-    queue = [];
-    for (const q of batch) if (q.command.commandId) inFlight.add(q.command.commandId);
+    const batch = state.takeBatch();
     let failure: CommandFailure | null = null;
     for (const queued of batch) failure = (await execute(queued)) ?? failure;
     // One fetch after the batch books what the writes changed, and whatever was changed elsewhere.
@@ -285,17 +220,13 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
       batch.map((q) => q.command.commandId ?? ''),
     );
     flag(syncFailure ?? failure);
-    for (const id of inFlight) {
-      const result = view.commands.findLast((c) => c.commandId === id);
-      if (result) answered.set(id, result);
-    }
-    inFlight.clear();
+    state.finishBatch();
 
-    if (workflowInfo().continueAsNewSuggested && queue.length === 0 && allHandlersFinished()) {
+    if (workflowInfo().continueAsNewSuggested && !state.hasQueued && allHandlersFinished()) {
       await continueAsNew<typeof paymentLink>({
         paymentLinkId,
         ...(input.idleDays === undefined ? {} : { idleDays: input.idleDays }),
-        seenCommandIds: seen.toArray(),
+        seenCommandIds: state.seen.toArray(),
         commands: view.commands,
       });
     }

@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryKeys } from '../../src/accounting/entry-key.js';
@@ -21,7 +24,7 @@ import {
   startSyncWorld,
   withWorker,
 } from '../support/sync-world.js';
-import { startDevServer, workflowBundle } from '../support/temporal.js';
+import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
 
 // The payment-link workflow on a real Temporal dev server, the emulator over HTTP, a real ledger file.
 
@@ -186,6 +189,12 @@ describe('payment link workflow (dev server, emulator over HTTP, real ledger)', 
       expect(attributes.PaymentLinkId).toEqual([link.id]);
       expect((await world.emulator.api('GET', `/paymentLink/${link.id}`)).body.status).toBe('ACTIVE');
       await handle.terminate('test done');
+      if (process.env.BOOKSYNC_RECORD_HISTORIES) {
+        writeFileSync(
+          path.join(fixturesDir, 'histories', 'payment-link-commands-and-dashboard-records.json'),
+          `${historyToJSON(await handle.fetchHistory())}\n`,
+        );
+      }
     });
     await checkWithHledger(world.ledger);
   });
