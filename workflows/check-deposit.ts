@@ -18,7 +18,7 @@ import type { CheckDepositActivities, CheckDepositSyncResult } from '../activiti
 import { serviceCallRetry } from '../activities/retry-policy.js';
 import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
 import { showLastError } from './attention.js';
-import { addToTotals, compactApplications, emptyApplicationTotals } from './check-deposit-applications.js';
+import { compactApplications } from './check-deposit-applications.js';
 import {
   type ApplyDepositCommand,
   applyDepositSignal,
@@ -37,11 +37,11 @@ import {
   voidApplicationSignal,
   voidApplicationUpdate,
 } from './check-deposit-contract.js';
+import { CheckDepositRun } from './check-deposit-state.js';
 import { childWorkflowIdFor } from './child-workflow-ids.js';
-import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
+import { commandFailure } from './command-failure.js';
 import { paymentLink } from './payment-link.js';
 import { syncPaymentLinkSignal } from './payment-link-contract.js';
-import { SeenIds } from './seen-ids.js';
 
 /** 4.1 externalReferenceId of one application: stable per command, at most 255 characters. */
 export function applicationReference(
@@ -81,125 +81,37 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   const pollInitialMs = input.pollInitialMs ?? hourMs;
   const pollMaxMs = Math.max(input.pollMaxMs ?? dayMs, pollInitialMs);
   const fee = input.returnedCheckFeeCents ?? 0;
-  const seen = new SeenIds(input.seenCommandIds);
-  let applies: ApplyDepositCommand[] = [];
-  let voids: VoidApplicationCommand[] = [];
-  let refreshReason: string | null = null;
+  const run = new CheckDepositRun(input, pollInitialMs, new Date().toISOString());
+  const { view } = run;
 
-  const view: Omit<CheckDepositView, 'applicationTotals'> = {
-    checkDepositId,
-    state: 'WATCHING',
-    serviceStatus: null,
-    amountCents: null,
-    unappliedAmountCents: null,
-    applications: input.applications ?? [],
-    unlistedApplications: input.unlistedApplications
-      ? addToTotals(input.unlistedApplications, [])
-      : emptyApplicationTotals(),
-    voids: [],
-    unknownApplicationIds: [],
-    linksAfterReturn: [],
-    returnedCheckFees: [],
-    polls: 0,
-    pollIntervalMs: input.pollIntervalMs ?? pollInitialMs,
-    duplicatesDropped: 0,
-    lastSync: null,
-    lastError: null,
-    openedAt: new Date().toISOString(),
-    closedAt: null,
-  };
-
-  const fresh = (commandId: string) => {
-    if (seen.add(commandId)) return true;
-    view.duplicatesDropped++;
-    return false;
-  };
-  setHandler(applyDepositSignal, (command) => {
-    if (fresh(command.commandId)) applies.push(command);
-  });
-  /** Applications settled in this run, by command id, for the Update's answer. */
-  const answered = new Map<string, CheckApplicationView>();
-  const settledApplication = (commandId: string) =>
-    answered.get(commandId) ??
-    view.applications.find((a) => a.commandId === commandId && a.status !== 'APPLYING');
+  setHandler(applyDepositSignal, (command) => run.applySignalled(command));
+  setHandler(voidApplicationSignal, (command) => run.voidSignalled(command));
+  setHandler(refreshDepositSignal, (request) => run.refreshAsked(request?.reason ?? 'refresh'));
+  setHandler(checkDepositViewQuery, () => run.current());
   setHandler(
     applyDepositUpdate,
     async (command) => {
-      const id = command.commandId;
-      if (fresh(id)) applies.push(command);
-      else if (
-        !applies.some((c) => c.commandId === id) &&
-        !answered.has(id) &&
-        !view.applications.some((a) => a.commandId === id)
-      ) {
-        // Seen before, and its row is no longer listed (D44): its outcome is gone from this run.
-        throw ApplicationFailure.nonRetryable(
-          `command ${id} was handled before; its outcome is no longer listed`,
-          'CommandOutcomeUnknown',
-        );
-      }
-      await condition(() => settledApplication(command.commandId) !== undefined);
-      return settledApplication(command.commandId) as CheckApplicationView;
+      if (!run.applyRequested(command)) throw outcomeGone(command.commandId);
+      await condition(() => run.settledApplication(command.commandId) !== undefined);
+      return run.settledApplication(command.commandId) as CheckApplicationView;
     },
     { validator: validateApplyCommand },
   );
-  const voidsAnswered = new Map<string, VoidCommandView>();
   setHandler(
     voidApplicationUpdate,
     async (command) => {
-      const id = command.commandId;
-      if (fresh(id)) voids.push(command);
-      else if (
-        !voids.some((c) => c.commandId === id) &&
-        !voidsAnswered.has(id) &&
-        !view.voids.some((v) => v.commandId === id)
-      ) {
-        throw ApplicationFailure.nonRetryable(
-          `command ${id} was handled before; its outcome is no longer listed`,
-          'CommandOutcomeUnknown',
-        );
-      }
-      await condition(() => voidsAnswered.has(id));
-      return voidsAnswered.get(id) as VoidCommandView;
+      if (!run.voidRequested(command)) throw outcomeGone(command.commandId);
+      await condition(() => run.voidAnswer(command.commandId) !== undefined);
+      return run.voidAnswer(command.commandId) as VoidCommandView;
     },
     { validator: validateVoidCommand },
   );
-  setHandler(voidApplicationSignal, (command) => {
-    if (fresh(command.commandId)) voids.push(command);
-  });
-  setHandler(refreshDepositSignal, (request) => {
-    refreshReason = request?.reason ?? 'refresh';
-  });
-  /** The view with its totals worked out now (statuses of listed applications change as the deposit moves). */
-  const current = (): CheckDepositView => ({
-    ...view,
-    applicationTotals: addToTotals(view.unlistedApplications, view.applications),
-  });
-  setHandler(checkDepositViewQuery, current);
-
-  let failures: CommandFailure[] = [];
-  /**
-   * NeedsAttention while a failure of this round or a refused application stands (a person decides what to
-   * do with it); LastError names the latest failure.
-   */
-  const flag = () => {
-    const last = failures.at(-1);
-    const refused = view.applications.some((a) => a.status === 'FAILED');
-    const next = last ? lastErrorValue(last) : refused ? view.lastError : null;
-    view.lastError = showLastError(view.lastError, next);
-  };
 
   const apply = async (command: ApplyDepositCommand) => {
-    const application: CheckApplicationView = {
-      commandId: command.commandId,
-      paymentLinkId: command.paymentLinkId,
-      requestedAmountCents: command.amountCents ?? null,
-      externalReferenceId: applicationReference(checkDepositId, command.paymentLinkId, command.commandId),
-      status: 'APPLYING',
-      externalPaymentId: null,
-      amountCents: null,
-    };
-    view.applications.push(application);
+    const application = run.applying(
+      command,
+      applicationReference(checkDepositId, command.paymentLinkId, command.commandId),
+    );
     try {
       const result = await activities.applyCheckDepositToLink({
         checkDepositId,
@@ -208,17 +120,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
         externalReferenceId: application.externalReferenceId,
         commandId: command.commandId,
       });
-      // A repeated reference answers the existing application (rule 5): one record, however often asked.
-      const existing = view.applications.find(
-        (a) => a !== application && a.externalPaymentId === result.externalPaymentId,
-      );
-      if (existing) view.applications.splice(view.applications.indexOf(application), 1);
-      const target = existing ?? application;
-      target.status = 'APPLIED';
-      target.externalPaymentId = result.externalPaymentId;
-      target.amountCents = result.amountCents;
-      if (result.linkRemainderCents !== undefined) target.linkRemainderCents = result.linkRemainderCents;
-      answered.set(command.commandId, target);
+      run.applied(application, result);
       log.info('check deposit applied', {
         checkDepositId,
         commandId: command.commandId,
@@ -227,8 +129,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
       });
     } catch (error) {
       const failure = commandFailure(error);
-      Object.assign(application, { status: 'FAILED' }, failure);
-      failures.push(failure);
+      run.refused(application, failure);
       log.warn('check deposit application refused', {
         checkDepositId,
         commandId: command.commandId,
@@ -239,53 +140,33 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
   };
 
   const voidOne = async (command: VoidApplicationCommand) => {
-    await voidAt(command);
-    const record = view.voids.findLast((v) => v.commandId === command.commandId);
-    if (record) voidsAnswered.set(command.commandId, record);
-  };
-  const voidAt = async (command: VoidApplicationCommand) => {
-    const application = view.applications.find((a) => a.externalPaymentId === command.externalPaymentId);
-    const record: VoidCommandView = {
-      commandId: command.commandId,
-      externalPaymentId: command.externalPaymentId,
-      status: 'DONE',
-    };
-    view.voids.push(record);
+    const { record, application } = run.voiding(command);
     if (!application) {
-      const failure: CommandFailure = {
+      run.voidRefused(record, {
         error: `external payment ${command.externalPaymentId} is not an application of check deposit ${checkDepositId} made by booksync`,
         errorType: 'UnknownApplication',
         errorCode: null,
         httpStatus: null,
-      };
-      Object.assign(record, { status: 'FAILED' }, failure);
-      failures.push(failure);
-      return;
-    }
-    try {
-      await activities.voidCheckApplication({
-        checkDepositId,
-        paymentLinkId: application.paymentLinkId,
-        externalPaymentId: command.externalPaymentId,
-        commandId: command.commandId,
       });
-      application.status = 'VOIDED';
-      log.info('check deposit application voided', {
-        checkDepositId,
-        commandId: command.commandId,
-        externalPaymentId: command.externalPaymentId,
-      });
-    } catch (error) {
-      const failure = commandFailure(error);
-      Object.assign(record, { status: 'FAILED' }, failure);
-      failures.push(failure);
+    } else {
+      try {
+        await activities.voidCheckApplication({
+          checkDepositId,
+          paymentLinkId: application.paymentLinkId,
+          externalPaymentId: command.externalPaymentId,
+          commandId: command.commandId,
+        });
+        application.status = 'VOIDED';
+        log.info('check deposit application voided', {
+          checkDepositId,
+          commandId: command.commandId,
+          externalPaymentId: command.externalPaymentId,
+        });
+      } catch (error) {
+        run.voidRefused(record, commandFailure(error));
+      }
     }
-  };
-
-  const paymentLinkOf = (): Record<string, string> => {
-    const map: Record<string, string> = {};
-    for (const a of view.applications) if (a.externalPaymentId) map[a.externalPaymentId] = a.paymentLinkId;
-    return map;
+    run.voidSettled(command.commandId);
   };
 
   const sync = async (reason: string): Promise<CheckDepositSyncResult | null> => {
@@ -293,45 +174,18 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
     try {
       const result = await activities.syncCheckDeposit({
         checkDepositId,
-        paymentLinkOf: paymentLinkOf(),
+        paymentLinkOf: run.paymentLinkOf(),
         reason,
       });
-      view.serviceStatus = result.status;
-      view.amountCents = result.amountCents;
-      view.unappliedAmountCents = result.unappliedAmountCents;
-      view.unknownApplicationIds = result.unknownApplicationIds;
-      view.lastSync = {
-        at: new Date().toISOString(),
-        reason,
-        posted: result.posted,
-        reversed: result.reversed,
-      };
-      // An application voided at the service directly (the dashboard) is reversed by the sync; show it.
-      for (const a of view.applications) {
-        if (
-          a.status === 'APPLIED' &&
-          a.externalPaymentId &&
-          !result.liveApplicationIds.includes(a.externalPaymentId)
-        ) {
-          a.status = result.status === 'RETURNED' || result.status === 'REJECTED' ? 'RETURNED' : 'VOIDED';
-        }
-      }
+      run.synced(result, reason, new Date().toISOString());
       upsertSearchAttributes([
         { key: ServiceObjectId, value: checkDepositId },
         { key: ServiceStatus, value: result.status },
         { key: AmountCents, value: result.amountCents },
       ]);
-      if (result.unknownApplicationIds.length > 0) {
-        failures.push({
-          error: `applications not made by booksync (not booked): ${result.unknownApplicationIds.join(', ')}`,
-          errorType: 'UnknownApplication',
-          errorCode: null,
-          httpStatus: null,
-        });
-      }
       return result;
     } catch (error) {
-      failures.push(commandFailure(error));
+      run.failed(commandFailure(error));
       return null;
     }
   };
@@ -376,7 +230,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
         })),
       });
     } catch (error) {
-      failures.push(commandFailure(error));
+      run.failed(commandFailure(error));
     }
     if (fee <= 0) return;
     for (const paymentLinkId of [...new Set(affected.map((a) => a.paymentLinkId))]) {
@@ -404,37 +258,32 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
       } catch (error) {
         const failure = commandFailure(error);
         Object.assign(record, failure);
-        failures.push(failure);
+        run.failed(failure);
         continue;
       }
       record.mirrorRequested = await mirrorLink(paymentLinkId);
     }
   };
 
+  /** NeedsAttention while a failure of this round or a refused application stands; LastError names it. */
+  const flag = () => {
+    view.lastError = showLastError(view.lastError, run.lastError());
+  };
+
   let settled = false;
   for (;;) {
-    const woken = await condition(
-      () => applies.length > 0 || voids.length > 0 || refreshReason !== null,
-      view.pollIntervalMs,
-    );
-    failures = [];
-    const reasons: string[] = [];
-    if (!woken) {
-      reasons.push('timer');
-      view.pollIntervalMs = Math.min(view.pollIntervalMs * 2, pollMaxMs);
-    }
-    while (applies.length > 0 || voids.length > 0) {
-      const batch = applies;
-      applies = [];
+    const woken = await condition(() => run.hasWork, view.pollIntervalMs);
+    const reasons = run.beginRound(woken, pollMaxMs);
+    while (run.hasCommands) {
+      const batch = run.takeApplies();
       for (const command of batch) await apply(command);
-      const voidBatch = voids;
-      voids = [];
+      const voidBatch = run.takeVoids();
       for (const command of voidBatch) await voidOne(command);
       if (batch.length > 0) reasons.push('apply');
       if (voidBatch.length > 0) reasons.push('void');
     }
-    if (refreshReason !== null) reasons.push(refreshReason);
-    refreshReason = null;
+    const refresh = run.takeRefresh();
+    if (refresh !== null) reasons.push(refresh);
 
     const result = await sync([...new Set(reasons)].join(', '));
     if (result?.status === 'CLEARED' || result?.status === 'RETURNED' || result?.status === 'REJECTED') {
@@ -445,24 +294,18 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
       flag();
       // An Update still answering would be cut off by the return.
       if (!allHandlersFinished()) await condition(allHandlersFinished);
-      if (applies.length === 0 && voids.length === 0) {
-        view.state = result.status;
-        view.closedAt = new Date().toISOString();
+      if (!run.hasCommands) {
+        run.close(result.status, new Date().toISOString());
         upsertSearchAttributes([{ key: SyncState, value: view.state }]);
         log.info('check deposit settled', { checkDepositId, status: result.status });
-        return current();
+        return run.current();
       }
       continue;
     }
     flag();
     upsertSearchAttributes([{ key: SyncState, value: view.state }]);
 
-    if (
-      workflowInfo().continueAsNewSuggested &&
-      applies.length === 0 &&
-      voids.length === 0 &&
-      allHandlersFinished()
-    ) {
+    if (workflowInfo().continueAsNewSuggested && !run.hasCommands && allHandlersFinished()) {
       // D44: older settled applications go on as a tally. Runs from before keep carrying the whole list, so
       // their recorded histories replay unchanged.
       const bounded = patched(boundedApplicationsPatch)
@@ -477,9 +320,17 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
         pollMaxMs,
         applications: bounded?.applications ?? view.applications,
         ...(bounded ? { unlistedApplications: bounded.unlisted } : {}),
-        seenCommandIds: seen.toArray(),
+        seenCommandIds: run.seen.toArray(),
         pollIntervalMs: view.pollIntervalMs,
       });
     }
   }
+}
+
+/** An Update for a command seen before whose outcome is no longer listed (D44): it cannot be answered. */
+function outcomeGone(commandId: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(
+    `command ${commandId} was handled before; its outcome is no longer listed`,
+    'CommandOutcomeUnknown',
+  );
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandIdFrom } from '../../src/ingress/routes/commands.js';
@@ -14,6 +17,7 @@ import { newDeposit, newLink } from '../emulator/harness.js';
 import { secretA } from '../ingress/harness.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
 import { balancesByRole, checkWithHledger, eventually, type SyncWorld } from '../support/sync-world.js';
+import { fixturesDir } from '../support/temporal.js';
 
 // The command API end to end: real HTTP into the ingress, signalWithStart on a real Temporal dev server, a
 // worker with the real activities, the emulator over HTTP and a real ledger file.
@@ -477,6 +481,13 @@ describe('command API effects', () => {
     expect(fetched.applications).toHaveLength(1);
     expect(fetched.unappliedAmountCents).toBe(0);
     await checkWithHledger(world.ledger);
-    await env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id)).terminate('test done');
+    const handle = env.client.workflow.getHandle(checkDepositWorkflowId(deposit.id));
+    await handle.terminate('test done');
+    if (process.env.BOOKSYNC_RECORD_HISTORIES) {
+      writeFileSync(
+        path.join(fixturesDir, 'histories', 'check-deposit-applied-by-update.json'),
+        `${historyToJSON(await handle.fetchHistory())}\n`,
+      );
+    }
   });
 });
