@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -33,6 +32,7 @@ import { sign } from '../../src/service/webhook-signature.js';
 import { createBooksyncWorker } from '../../src/worker/booksync-worker.js';
 import { freePort } from './free-port.js';
 import { uniqueTaskQueue, workflowBundle } from './temporal.js';
+import { waitFor } from './wait-for.js';
 
 // Everything booksync runs, in-process, on loopback: the emulator (SQLite file, seeded demo organization,
 // webhook subscription pointing at the ingress), the ingress, booksync's worker on its own task queue and,
@@ -99,30 +99,7 @@ function deliveryWorkflowBundle(): Promise<WorkflowBundle> {
   return deliveryBundle;
 }
 
-/** Polls `probe` until it returns something other than undefined/false. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 60_000,
-  intervalMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    }
-    await sleep(intervalMs);
-  }
-}
+export { waitFor } from './wait-for.js';
 
 export function snapshotOf(
   entries: readonly BookedEntry[],

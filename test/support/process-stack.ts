@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -21,6 +20,7 @@ import { type RunningDevServer, startDevServer } from '../../src/runtime/dev-ser
 import { ServiceClient } from '../../src/service/client.js';
 import { runBooksync } from './booksync-cli.js';
 import { type BooksSnapshot, snapshotOf, waitFor } from './e2e-stack.js';
+import { freePort } from './free-port.js';
 
 // booksync as real OS processes on loopback, for crash and outage tests: the Temporal CLI's dev server (its
 // own process, SQLite file, restartable on the same port and file), booksync's worker as
@@ -31,17 +31,7 @@ import { type BooksSnapshot, snapshotOf, waitFor } from './e2e-stack.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = path.join(root, 'bin', 'booksync.js');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './free-port.js';
 
 /** Collects pino JSON lines in memory. */
 export class LogCapture {

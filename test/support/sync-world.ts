@@ -12,6 +12,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { type Harness, startHarness } from '../emulator/harness.js';
 import { uniqueTaskQueue } from './temporal.js';
+import { waitFor } from './wait-for.js';
 
 // What the deposit, link and command tests share: the emulator over real HTTP, a real EmbeddedLedger file
 // in a temp folder, the real ServiceClient and the real activities, on a real Temporal server.
@@ -65,21 +66,9 @@ export async function withWorker<T>(
   return worker.runUntil(body(taskQueue));
 }
 
-/** Polls until probe returns a value (not undefined). Generous by default: the machine is shared. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in time${lastError ? `: ${String(lastError)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** Polls until probe returns a value (not undefined or false): waitFor with a shorter default. */
+export function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  return waitFor('a condition', probe, timeoutMs);
 }
 
 /** Every account's balance, keyed by the chart's role names (OperatingBank, ChecksToDeposit...). */

@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { closingAssertions, toHledgerJournal } from '../../src/accounting/hledger-export.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { seedDemo } from '../../src/emulator/seed.js';
 import { createEmulator, type Emulator } from '../../src/emulator/server.js';
@@ -16,6 +14,7 @@ import { createBooksyncWorker } from '../../src/worker/booksync-worker.js';
 import { capturedLogger } from '../ingress/harness.js';
 import { freePort } from '../support/free-port.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
+import { waitFor } from '../support/wait-for.js';
 
 // The whole booksync path over real parts: the emulator over HTTP (signed webhooks with short retry
 // backoffs), the real ingress, a Temporal server, a worker with the real activities, a ledger file.
@@ -149,23 +148,13 @@ export async function startStack(
   };
 }
 
-export async function eventually<T>(
+/** Polls until probe returns a value: the harnesses' one poller, `what` first. */
+export function eventually<T>(
   probe: () => Promise<T | undefined | false>,
   what: string,
   timeoutMs = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`not met in time: ${what}${last ? ` (${String(last)})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return waitFor(what, probe, timeoutMs, 250);
 }
 
 /** Balance per account name, accounts at 0 left out. */
@@ -173,17 +162,4 @@ export async function balances(ledger: EmbeddedLedger): Promise<Record<string, n
   const result: Record<string, number> = {};
   for (const b of await ledger.balances()) if (b.balanceCents !== 0) result[b.account] = b.balanceCents;
   return result;
-}
-
-/** Exports the books as an hledger journal with closing assertions and runs `hledger check -s` on it. */
-export async function hledgerCheck(ledger: EmbeddedLedger, dir: string): Promise<string> {
-  const file = path.join(dir, `books-${Date.now()}.journal`);
-  const today = new Date(Date.now() + 400 * 86_400_000).toISOString().slice(0, 10);
-  writeFileSync(
-    file,
-    toHledgerJournal(await ledger.allEntries(), {
-      assertions: closingAssertions(await ledger.balances(), today),
-    }),
-  );
-  return execFileSync('hledger', ['-f', file, 'check', '-s'], { encoding: 'utf8' });
 }

@@ -6,21 +6,20 @@ import type { BillPaymentView } from '../../workflows/bill-payment-contract.js';
 import type { ChargeAuthorizationView } from '../../workflows/charge-authorization-contract.js';
 import type { VendorDeliveryMethodsView } from '../../workflows/vendor-delivery-methods-contract.js';
 import { deliver, signed } from '../ingress/harness.js';
+import { checkWithHledger } from '../support/sync-world.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
-import { eventually, hledgerCheck, type Stack, startStack } from './bill-payment-stack.js';
+import { eventually, type Stack, startStack } from './bill-payment-stack.js';
 
 // Bill payments end to end on a real Temporal dev server: the emulator's sandbox moves the payment, its
 // webhooks reach the real ingress, the billPayment workflow fetches and books, the ledger file holds it.
 
 let env: TestWorkflowEnvironment;
 let stack: Stack;
-let dir: string;
 
 beforeAll(async () => {
   const [started, bundle] = await Promise.all([startDevServer(), workflowBundle()]);
   env = started;
   stack = await startStack(env, bundle);
-  dir = stack.ledgerPath.replace(/\/ledger\.db$/, '');
 });
 
 afterAll(async () => {
@@ -118,7 +117,7 @@ describe('a bill paid by check', () => {
     await expectBillBooked(bill);
     expect(await net({ billId: bill.id })).toEqual({ [EXP]: 420_00, [BANK]: -420_00 });
     expect(await payableOf(bill.id)).toBe(0);
-    await hledgerCheck(stack.ledger, dir);
+    await checkWithHledger(stack.ledger);
   });
 
   it('a returned check reverses the sent entry and the bill is OPEN again', async () => {
@@ -255,7 +254,7 @@ it('events delivered shuffled and duplicated converge to the same books', async 
   expect(await net({ billPaymentId })).toEqual({ [AP]: 640_00, [BANK]: -640_00 });
   const keys = (await stack.ledger.entriesFor({ billPaymentId })).map((e) => e.key).sort();
   expect(keys).toEqual([`bill-payment-paid:${billPaymentId}`, `bill-payment-sent:${billPaymentId}`]);
-  await hledgerCheck(stack.ledger, dir);
+  await checkWithHledger(stack.ledger);
 });
 
 it('a check past its delivery window is flagged NeedsAttention, listed by the Web UI query', async () => {

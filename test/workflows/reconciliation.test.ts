@@ -19,8 +19,9 @@ import type {
   ReconciliationReport,
   ReconciliationRequestsView,
 } from '../../workflows/reconciliation-contract.js';
+import { checkWithHledger } from '../support/sync-world.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
-import { balances, eventually, hledgerCheck, type Stack, startStack } from './bill-payment-stack.js';
+import { balances, eventually, type Stack, startStack } from './bill-payment-stack.js';
 
 // Reconciliation repairs what dropped webhooks left out. A scenario (card and ACH payments, a refund, an
 // external payment, a debit memo, a payout) runs once with webhooks reaching the ingress, once with the
@@ -29,13 +30,11 @@ import { balances, eventually, hledgerCheck, type Stack, startStack } from './bi
 
 let env: TestWorkflowEnvironment;
 let stack: Stack;
-let dir: string;
 
 beforeAll(async () => {
   const [started, bundle] = await Promise.all([startDevServer(), workflowBundle()]);
   env = started;
   stack = await startStack(env, bundle);
-  dir = path.dirname(stack.ledgerPath);
 });
 
 afterAll(async () => {
@@ -162,7 +161,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
       async () => sorted(await balances(stack.ledger)) === sorted(eventDriven),
       'webhook-driven books',
     );
-    await hledgerCheck(stack.ledger, dir);
+    await checkWithHledger(stack.ledger);
 
     // External payments and debit memos emit no events (6.5): reconciliation is what books them here, and
     // the invoices of the links nothing else told booksync about (the offline one, the seed's two).
@@ -178,7 +177,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     const cleanOwed = await owedPerLink();
     expect(Object.keys(cleanOwed.service).length).toBeGreaterThanOrEqual(5);
     expect(cleanOwed.books).toEqual(cleanOwed.service);
-    await hledgerCheck(stack.ledger, dir);
+    await checkWithHledger(stack.ledger);
   });
 
   it('repairs dropped webhooks: by signal for a customer, then by the Schedule for the rest', async () => {
@@ -265,7 +264,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     }
     expect(Object.keys(seedInvoices)).toHaveLength(2);
     expect(subtract(repaired, clean)).toEqual(subtract(clean, seedInvoices));
-    await hledgerCheck(stack.ledger, dir);
+    await checkWithHledger(stack.ledger);
   });
 
   it('a second run finds no drift (several continue-as-new runs of small pages)', async () => {
