@@ -98,7 +98,6 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #readTx: Transaction<(query: () => unknown) => unknown>;
   readonly #openingSteps: Statement<[], { step: string; opens_on: string }>;
   readonly #insertOpeningStep: Statement<[string, string, string]>;
-  #opensOn: string | null = null;
 
   static open(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
     return new EmbeddedLedger(options);
@@ -231,28 +230,11 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     return withBusyRetry(() => this.#openItems[side].all(), this.#retry);
   }
 
-  async booksOpenOn(): Promise<string | null> {
-    // Set once and never changed (the table refuses updates): a found day is kept for the process.
-    this.#opensOn ??= (await this.booksOpening())?.opensOn ?? null;
-    return this.#opensOn;
-  }
-
   async booksOpening(): Promise<BooksOpening | null> {
     return booksOpeningOf(await withBusyRetry(() => this.#openingSteps.all(), this.#retry));
   }
 
-  async openBooks(date: string): Promise<{ opensOn: string; created: boolean }> {
-    const created = await this.#writeOpeningStep('opened', date);
-    this.#opensOn = date;
-    if (created) this.#log.info({ opensOn: date }, 'books open');
-    return { opensOn: date, created };
-  }
-
-  async markOpeningBalancesBooked(date: string): Promise<void> {
-    await this.#writeOpeningStep('balances-booked', date);
-  }
-
-  #writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
+  protected writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
     return withBusyRetry(
       () =>
         this.#db

@@ -112,7 +112,6 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #log: Logger;
   readonly #retry: BusyRetryPolicy;
   readonly #now: () => Date;
-  #opensOn: string | null = null;
 
   /** Connects, migrates (under an advisory lock: safe with several processes starting at once), seeds the chart. */
   static async open(options: PostgresLedgerOptions): Promise<PostgresLedger> {
@@ -219,12 +218,6 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     return chartBalances(rows);
   }
 
-  async booksOpenOn(): Promise<string | null> {
-    // Set once and never changed (triggers refuse updates): a found day is kept for the process.
-    this.#opensOn ??= (await this.booksOpening())?.opensOn ?? null;
-    return this.#opensOn;
-  }
-
   async booksOpening(): Promise<BooksOpening | null> {
     const { rows } = await this.#pool.query<{ step: string; opens_on: string }>(
       'SELECT step, opens_on FROM books_opening',
@@ -232,18 +225,7 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     return booksOpeningOf(rows);
   }
 
-  async openBooks(date: string): Promise<{ opensOn: string; created: boolean }> {
-    const created = await this.#writeOpeningStep('opened', date);
-    this.#opensOn = date;
-    if (created) this.#log.info({ opensOn: date }, 'books open');
-    return { opensOn: date, created };
-  }
-
-  async markOpeningBalancesBooked(date: string): Promise<void> {
-    await this.#writeOpeningStep('balances-booked', date);
-  }
-
-  #writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
+  protected writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
     return this.#transaction(`(books opening ${step})`, async (client) => {
       // One writer of the opening at a time; the primary key stops a second row of a step anyway.
       await client.query('LOCK TABLE books_opening IN SHARE ROW EXCLUSIVE MODE');
