@@ -1,0 +1,103 @@
+import { contentHash } from '../accounting/content-hash.js';
+import {
+  type BookedEntry,
+  type EntryLinks,
+  type LedgerEntryInput,
+  normalizeLinks,
+  type PostResult,
+  validateEntry,
+} from '../accounting/entry.js';
+import type { LedgerPort } from '../accounting/ledger-port.js';
+import { newlyBooked, repeatedPost } from '../accounting/posting-rules.js';
+
+// One backfill page writes a few hundred new entries; posted one by one, each is its own transaction (and
+// its own fsync on the embedded ledger: most of a backfill's time). A page imports through this view of the
+// ledger instead: new entries wait in memory and are written together by flush(), through the ledger's
+// postMany (one transaction, all or nothing), before the page's activity returns. Reads see the waiting
+// entries as if booked (the syncs read what they just posted: an invoice, then the link's records), so
+// every sync decides as it would on the ledger itself. Anything else than post, get, entriesFor, isReversed
+// and the books' opening day (a reversal, balances) writes the waiting entries first, then goes to the ledger.
+
+/** A ledger that can post many entries in one transaction (both stores can: StoredLedger). */
+export interface BulkLedger extends LedgerPort {
+  postMany(entries: readonly LedgerEntryInput[]): Promise<PostResult[]>;
+}
+
+export function canPostMany(ledger: LedgerPort): ledger is BulkLedger {
+  return typeof (ledger as Partial<BulkLedger>).postMany === 'function';
+}
+
+export interface WriteBehindLedger extends LedgerPort {
+  /** Entries waiting to be written. */
+  readonly waiting: number;
+  /** Writes the waiting entries in one transaction (all or nothing); on failure they are dropped. */
+  flush(): Promise<void>;
+}
+
+export function writeBehind(ledger: BulkLedger): WriteBehindLedger {
+  const pending = new Map<string, BookedEntry>();
+  const flush = async () => {
+    if (pending.size === 0) return;
+    const entries = [...pending.values()].map(({ key, date, description, lines, links }) => ({
+      key,
+      date,
+      description,
+      lines,
+      links,
+    }));
+    pending.clear();
+    await ledger.postMany(entries);
+  };
+  const matches = (entry: BookedEntry, filter: EntryLinks) =>
+    Object.entries(normalizeLinks(filter)).every(
+      ([field, value]) => entry.links[field as keyof EntryLinks] === value,
+    );
+  const view: Partial<WriteBehindLedger> = {
+    get waiting() {
+      return pending.size;
+    },
+    flush,
+    async post(input: LedgerEntryInput): Promise<PostResult> {
+      const entry = validateEntry(input);
+      const hash = contentHash({ ...entry, reverses: null });
+      const waiting = pending.get(entry.key);
+      if (waiting) return repeatedPost(waiting, entry.key, hash);
+      // Booked already: the ledger answers (the same contents again, or a conflict) and writes nothing.
+      if (await ledger.get(entry.key)) return ledger.post(input);
+      // id 0: not written yet (nothing reads an entry's id; its key is its identity).
+      const booked = newlyBooked(entry, {
+        id: 0,
+        reverses: null,
+        contentHash: hash,
+        createdAt: new Date().toISOString(),
+      });
+      pending.set(entry.key, booked);
+      return { entry: booked, created: true };
+    },
+    async get(key: string) {
+      return pending.get(key) ?? ledger.get(key);
+    },
+    async isReversed(key: string) {
+      // A waiting entry has no reversal: reverse() writes the waiting entries before it reverses one.
+      return pending.has(key) ? false : ledger.isReversed(key);
+    },
+    // The books' opening is not an entry: nothing waiting changes it.
+    booksOpenOn: () => ledger.booksOpenOn(),
+    booksOpening: () => ledger.booksOpening(),
+    async entriesFor(filter: EntryLinks) {
+      const booked = await ledger.entriesFor(filter);
+      return [...booked, ...[...pending.values()].filter((e) => matches(e, filter))];
+    },
+  };
+  return new Proxy(ledger, {
+    get(target, property) {
+      if (Object.hasOwn(view, property)) return Reflect.get(view, property);
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        await flush();
+        return value.apply(target, args);
+      };
+    },
+  }) as unknown as WriteBehindLedger;
+}
