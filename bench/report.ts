@@ -1,4 +1,5 @@
 import type { AchRun, AchWindowsResult } from './ach-windows.js';
+import type { BackfillBenchResult } from './backfill.js';
 import type { EmulatorResult } from './emulator.js';
 import type { EndToEndResult } from './end-to-end.js';
 import type { IngressResult } from './ingress.js';
@@ -21,6 +22,7 @@ export interface BenchResults {
     e2e?: EndToEndResult;
     ach?: AchWindowsResult;
     emulator?: EmulatorResult;
+    backfill?: BackfillBenchResult;
     tryton?: TrytonPushResult;
     quickbooks?: QuickBooksPushResult;
     xero?: XeroPushResult;
@@ -172,6 +174,24 @@ function rows(results: BenchResults): Row[] {
       `${n(emulator.applyFirstHalf.okPerSecond)}/s, ${n(emulator.applySecondHalf.okPerSecond)}/s; ${lat(emulator.applySecondHalf.latency)}`,
       `bare ${n(emulator.bareWrite.okPerSecond)}/s`,
       `${emulator.applyRatio}`,
+    ]);
+  }
+  const backfill = results.stages.backfill;
+  if (backfill) {
+    const b = backfill.backfill;
+    out.push([
+      'backfill',
+      `${n(backfill.seeded.payments)} card payments on links, ${backfill.seeded.payouts} payouts, --since ${backfill.since} (all imported${backfill.oneByOne ? ', entries one by one' : ''})`,
+      `${n(b.objectsPerSecond)} objects/s (${n(b.listed)} listed, ${n(b.examinedTotal)} examined, ${b.seconds} s)`,
+      `bare list-and-get ${n(backfill.bare.objectsPerSecond)}/s (list only ${n(backfill.bare.listOnlyObjectsPerSecond)}/s)`,
+      `${backfill.ratio} (goal ≥ ${backfill.goal})`,
+    ]);
+    out.push([
+      'backfill',
+      '  entries written, worker',
+      `${n(b.entriesWritten)} entries (${n(b.entriesPerSecond)}/s), worker RSS peak ${backfill.workerPeakRssMiB} MiB, CPU ${backfill.worker.cpuPercent}%`,
+      `emulator CPU ${backfill.emulatorProcess.cpuPercent}%; books balanced, clearing ${n(backfill.books.processorClearingCents / 100)} USD as held`,
+      `${backfill.listOnlyRatio} vs list only`,
     ]);
   }
   const tryton = results.stages.tryton;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { settingsSchema } from '../src/config/settings.js';
 import { benchAchWindows } from './ach-windows.js';
+import { benchBackfill } from './backfill.js';
 import { benchDir } from './child.js';
 import { benchEmulator } from './emulator.js';
 import { benchEndToEnd } from './end-to-end.js';
@@ -19,7 +20,17 @@ import { benchXeroPush } from './xero-push.js';
 // Runs every stage one after the other in this one run, prints a table, writes bench/results/latest.json.
 // Everything it starts listens on loopback and is stopped before it exits.
 
-const stages = ['signature', 'ingress', 'e2e', 'ach', 'emulator', 'tryton', 'quickbooks', 'xero'] as const;
+const stages = [
+  'signature',
+  'ingress',
+  'e2e',
+  'ach',
+  'emulator',
+  'backfill',
+  'tryton',
+  'quickbooks',
+  'xero',
+] as const;
 type Stage = (typeof stages)[number];
 
 const { values } = parseArgs({
@@ -68,6 +79,13 @@ const config = {
   achIdleMs: quick ? 3_000 : 10_000,
   achPhaseTimeoutMs: positive('BENCH_ACH_PHASE_SECONDS', quick ? 60 : 300) * 1000,
   emulator: { durationMs: quick ? 2_000 : 8_000, concurrency: 16, links: quick ? 200 : 2_000 },
+  // Card payments, each on its own link, settled; a payout every payoutEvery (the last one PENDING).
+  backfill: {
+    payments: positive('BENCH_BACKFILL_PAYMENTS', quick ? 2_000 : 50_000),
+    payoutEvery: positive('BENCH_BACKFILL_PAYOUT_EVERY', quick ? 500 : 5_000),
+    // 1: the worker's activities write every entry in its own transaction (the page's one write disabled).
+    oneByOne: process.env.BENCH_BACKFILL_ONE_BY_ONE === '1',
+  },
   trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 30 : 150),
   quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 30 : 120),
   xeroLinks: positive('BENCH_XERO_LINKS', quick ? 20 : 60),
@@ -130,6 +148,7 @@ await stage('ach', () =>
   }),
 );
 await stage('emulator', () => benchEmulator({ ...config.emulator, profile: profile('emulator'), progress }));
+await stage('backfill', () => benchBackfill({ ...config.backfill, profile: profile('backfill'), progress }));
 await stage('tryton', () => benchTrytonPush({ documents: config.trytonDocuments, progress }));
 await stage('quickbooks', () => benchQuickBooksPush({ links: config.quickbooksLinks, progress }));
 await stage('xero', () => benchXeroPush({ links: config.xeroLinks, progress }));
