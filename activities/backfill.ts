@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AccountName } from '../src/accounting/chart-of-accounts.js';
 import type { EntryLinks, LedgerPort } from '../src/accounting/ledger-port.js';
@@ -17,6 +19,8 @@ import type {
   BackfillPageInput,
   BackfillPageResult,
   BackfillPhase,
+  BackfillStepInput,
+  BackfillStepResult,
 } from '../workflows/backfill-contract.js';
 import { backfillPhases } from '../workflows/backfill-contract.js';
 import { syncCheckDepositBooks } from './check-deposit.js';
@@ -76,225 +80,293 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
     },
 
     /**
-     * One page of one phase. Each group is imported whole (through the same idempotent syncs the event
-     * flows use, so a webhook about it before, during or after changes nothing twice) or, when settled
-     * before the books open and never booked, only summed into the money in flight. A failure retrying
-     * cannot fix is reported per object and the page goes on; anything else fails the page, retried whole.
+     * Pages, one after the other, paced to the rate; returns after `maxPages`, after its time budget, or when
+     * every phase is done. A failure of a page fails the step, retried whole from its first page (idempotent).
      */
-    async backfillPage({
-      since,
-      asOf,
-      mode,
-      pageToken,
-      pageSize,
-    }: BackfillPageInput): Promise<BackfillPageResult> {
-      return translatingFailures(async () => {
-        const { phase, page } = parseToken(pageToken);
-        const log = activityLogger(deps, { since, phase, page });
-        const window: BackfillWindow = { opensOn: since, asOf };
-        const result: BackfillPageResult = {
-          phase,
-          nextPageToken: null,
-          total: 0,
-          examined: 0,
-          imported: 0,
-          settled: 0,
-          requests: 0,
-          inFlight: {},
-          problems: [],
-          paymentsToWatch: [],
-        };
-        const add = (inFlight: Partial<Record<AccountName, number>>) => {
-          for (const [account, cents] of Object.entries(inFlight) as [AccountName, number][]) {
-            result.inFlight[account] = (result.inFlight[account] ?? 0) + cents;
-          }
-        };
+    async backfillPages(input: BackfillStepInput): Promise<BackfillStepResult> {
+      const step: BackfillStepResult = {
+        pages: 0,
+        phase: parseToken(input.pageToken).phase,
+        nextPageToken: input.pageToken,
+        totals: {},
+        examined: {},
+        imported: 0,
+        settled: 0,
+        requests: 0,
+        inFlight: {},
+        problems: [],
+        paymentsToWatch: [],
+      };
+      const started = Date.now();
+      do {
+        const pageStarted = Date.now();
+        const page = await backfillPage({ ...input, pageToken: step.nextPageToken });
+        addPage(step, page);
+        // The bound on the service's load: a page's requests take at least requests / rate seconds.
+        const due = (page.requests / input.requestsPerSecond) * 1000 - (Date.now() - pageStarted);
+        if (due > 0) await sleep(due);
+        heartbeat(step.pages);
+      } while (
+        step.nextPageToken !== null &&
+        step.pages < input.maxPages &&
+        Date.now() - started < stepBudgetMs
+      );
+      return step;
+    },
 
-        // The ledger the groups are imported through: the ledger itself, or a page's write-behind view.
-        let ledger = deps.ledger;
-        let plain = deps;
-        let importingAll = importing;
-        const importThrough = (through: LedgerPort) => {
-          ledger = through;
-          plain = through === deps.ledger ? deps : { ...deps, ledger: through };
-          const viewImporting = { ...deps, ledger: importingWhole(through) };
-          importingAll = through === deps.ledger ? importing : () => viewImporting;
-        };
-        /**
-         * Imports a page's groups with their new entries written together at the end (one transaction, one
-         * fsync, instead of one per entry: most of a backfill's time otherwise). Should that write fail (a
-         * webhook booked one of the keys meanwhile with other contents), nothing of it is written and the
-         * page is imported again one entry at a time, as before, so each object reports its own problem.
-         */
-        const inOneWrite = async (importAll: () => Promise<void>) => {
-          if (!canPostMany(deps.ledger)) return importAll();
-          const before = structuredClone(result);
-          const view = writeBehind(deps.ledger);
-          importThrough(view);
-          try {
-            await importAll();
-          } finally {
-            importThrough(deps.ledger);
-          }
-          try {
-            await view.flush();
-          } catch (error) {
-            log.warn({ err: error }, 'the page could not be written at once; importing it entry by entry');
-            Object.assign(result, structuredClone(before));
-            await importAll();
-          }
-        };
+    bookOpeningBalances,
+  };
 
-        /** Imports or sums one group; `scope` finds what an earlier installation booked of it. */
-        const take = async (
-          object: string,
-          id: string,
-          verdict: GroupVerdict,
-          scope: EntryLinks,
-          importIt: (through: ActivityDependencies) => Promise<void>,
-        ) => {
-          result.examined++;
-          const booked = bookedBeforeOpening(await ledger.entriesFor(scope), since);
-          if (mode === 'again') {
-            // The opening entry holds what the first run left out: sync as the event flows do, sum nothing.
-            if (!booked) result.settled++;
-          } else if (!verdict.import && !booked) {
-            result.settled++;
-            add(verdict.inFlight);
-            return;
-          }
-          try {
-            await importIt(mode === 'again' && !booked ? plain : importingAll());
-            if (mode === 'opening' || booked) result.imported++;
-          } catch (error) {
-            const failure = asActivityFailure(error);
-            if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable) throw error;
-            result.problems.push({ object, id, error: `${failure.type}: ${failure.message}` });
-            log.error({ object, serviceObjectId: id, err: error }, 'cannot import object');
-          }
-        };
-        const options = deps.externalPaymentAccount
-          ? { externalPaymentAccount: deps.externalPaymentAccount }
-          : {};
-        const more = (listed: number, total: number) => listed > 0 && (page - 1) * pageSize + listed < total;
+  /**
+   * One page of one phase. Each group is imported whole (through the same idempotent syncs the event
+   * flows use, so a webhook about it before, during or after changes nothing twice) or, when settled
+   * before the books open and never booked, only summed into the money in flight. A failure retrying
+   * cannot fix is reported per object and the page goes on; anything else fails the page, retried whole.
+   */
+  async function backfillPage({
+    since,
+    asOf,
+    mode,
+    pageToken,
+    pageSize,
+  }: BackfillPageInput): Promise<BackfillPageResult> {
+    return translatingFailures(async () => {
+      const { phase, page } = parseToken(pageToken);
+      const log = activityLogger(deps, { since, phase, page });
+      const window: BackfillWindow = { opensOn: since, asOf };
+      const result: BackfillPageResult = {
+        phase,
+        nextPageToken: null,
+        total: 0,
+        examined: 0,
+        imported: 0,
+        settled: 0,
+        requests: 0,
+        inFlight: {},
+        problems: [],
+        paymentsToWatch: [],
+      };
+      const add = (inFlight: Partial<Record<AccountName, number>>) => {
+        for (const [account, cents] of Object.entries(inFlight) as [AccountName, number][]) {
+          result.inFlight[account] = (result.inFlight[account] ?? 0) + cents;
+        }
+      };
 
-        if (phase === 'links') {
-          const list = await deps.service.listPaymentLinks({ page, pageSize });
-          result.requests++;
-          result.total = list.totalResults;
-          await inOneWrite(async () => {
-            for (const link of list.paymentLinks) {
-              const verdict = linkVerdict(link, window, options);
-              await take('paymentLink', link.id, verdict, { paymentLinkId: link.id }, async (through) => {
-                await syncPaymentLinkRecords(through, link, reason);
-                for (const payment of link.payments) {
-                  await syncPaymentBooks(through, payment);
-                  if (verdict.import && paymentStillOpen(payment, window))
-                    result.paymentsToWatch.push(payment.id);
-                }
-              });
-            }
-          });
-          result.nextPageToken = nextToken(phase, page, more(list.paymentLinks.length, list.totalResults));
-        } else if (phase === 'payments') {
-          const list = await deps.service.listPayments({ page, pageSize });
-          result.requests++;
-          result.total = list.totalResults;
-          await inOneWrite(async () => {
-            for (const payment of list.payments) {
-              // A payment on a link came with its link (phase links).
-              if (payment.paymentLinkId) continue;
-              const verdict = paymentVerdict(payment, window);
-              await take('payment', payment.id, verdict, { paymentId: payment.id }, async (through) => {
+      // The ledger the groups are imported through: the ledger itself, or a page's write-behind view.
+      let ledger = deps.ledger;
+      let plain = deps;
+      let importingAll = importing;
+      const importThrough = (through: LedgerPort) => {
+        ledger = through;
+        plain = through === deps.ledger ? deps : { ...deps, ledger: through };
+        const viewImporting = { ...deps, ledger: importingWhole(through) };
+        importingAll = through === deps.ledger ? importing : () => viewImporting;
+      };
+      /**
+       * Imports a page's groups with their new entries written together at the end (one transaction, one
+       * fsync, instead of one per entry: most of a backfill's time otherwise). Should that write fail (a
+       * webhook booked one of the keys meanwhile with other contents), nothing of it is written and the
+       * page is imported again one entry at a time, as before, so each object reports its own problem.
+       */
+      const inOneWrite = async (importAll: () => Promise<void>) => {
+        if (!canPostMany(deps.ledger)) return importAll();
+        const before = structuredClone(result);
+        const view = writeBehind(deps.ledger);
+        importThrough(view);
+        try {
+          await importAll();
+        } finally {
+          importThrough(deps.ledger);
+        }
+        try {
+          await view.flush();
+        } catch (error) {
+          log.warn({ err: error }, 'the page could not be written at once; importing it entry by entry');
+          Object.assign(result, structuredClone(before));
+          await importAll();
+        }
+      };
+
+      /** Imports or sums one group; `scope` finds what an earlier installation booked of it. */
+      const take = async (
+        object: string,
+        id: string,
+        verdict: GroupVerdict,
+        scope: EntryLinks,
+        importIt: (through: ActivityDependencies) => Promise<void>,
+      ) => {
+        result.examined++;
+        const booked = bookedBeforeOpening(await ledger.entriesFor(scope), since);
+        if (mode === 'again') {
+          // The opening entry holds what the first run left out: sync as the event flows do, sum nothing.
+          if (!booked) result.settled++;
+        } else if (!verdict.import && !booked) {
+          result.settled++;
+          add(verdict.inFlight);
+          return;
+        }
+        try {
+          await importIt(mode === 'again' && !booked ? plain : importingAll());
+          if (mode === 'opening' || booked) result.imported++;
+        } catch (error) {
+          const failure = asActivityFailure(error);
+          if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable) throw error;
+          result.problems.push({ object, id, error: `${failure.type}: ${failure.message}` });
+          log.error({ object, serviceObjectId: id, err: error }, 'cannot import object');
+        }
+      };
+      const options = deps.externalPaymentAccount
+        ? { externalPaymentAccount: deps.externalPaymentAccount }
+        : {};
+      const more = (listed: number, total: number) => listed > 0 && (page - 1) * pageSize + listed < total;
+
+      if (phase === 'links') {
+        const list = await deps.service.listPaymentLinks({ page, pageSize });
+        result.requests++;
+        result.total = list.totalResults;
+        await inOneWrite(async () => {
+          for (const link of list.paymentLinks) {
+            const verdict = linkVerdict(link, window, options);
+            await take('paymentLink', link.id, verdict, { paymentLinkId: link.id }, async (through) => {
+              await syncPaymentLinkRecords(through, link, reason);
+              for (const payment of link.payments) {
                 await syncPaymentBooks(through, payment);
-                if (paymentStillOpen(payment, window)) result.paymentsToWatch.push(payment.id);
-              });
-            }
-          });
-          result.nextPageToken = nextToken(phase, page, more(list.payments.length, list.totalResults));
-        } else if (phase === 'disbursements') {
-          const list = await deps.service.listDisbursements({ page, pageSize });
-          result.requests++;
-          result.total = list.totalResults;
-          await inOneWrite(async () => {
-            for (const disbursement of list.disbursements) {
-              await take(
-                'disbursement',
-                disbursement.id,
-                disbursementVerdict(disbursement, window),
-                { disbursementId: disbursement.id },
-                async (through) => {
-                  await syncDisbursementBooks(through, disbursement, reason);
-                },
-              );
-            }
-          });
-          result.nextPageToken = nextToken(phase, page, more(list.disbursements.length, list.totalResults));
-        } else {
-          const list = await deps.service.listCheckDeposits({ page, pageSize });
-          result.requests++;
-          result.total = list.totalResults;
-          // A deposit's applications do not name their link; the links list them (externalPayments).
-          let linkOf: Record<string, string> | null = null;
-          for (const deposit of list.checkDeposits) {
+                if (verdict.import && paymentStillOpen(payment, window))
+                  result.paymentsToWatch.push(payment.id);
+              }
+            });
+          }
+        });
+        result.nextPageToken = nextToken(phase, page, more(list.paymentLinks.length, list.totalResults));
+      } else if (phase === 'payments') {
+        const list = await deps.service.listPayments({ page, pageSize });
+        result.requests++;
+        result.total = list.totalResults;
+        await inOneWrite(async () => {
+          for (const payment of list.payments) {
+            // A payment on a link came with its link (phase links).
+            if (payment.paymentLinkId) continue;
+            const verdict = paymentVerdict(payment, window);
+            await take('payment', payment.id, verdict, { paymentId: payment.id }, async (through) => {
+              await syncPaymentBooks(through, payment);
+              if (paymentStillOpen(payment, window)) result.paymentsToWatch.push(payment.id);
+            });
+          }
+        });
+        result.nextPageToken = nextToken(phase, page, more(list.payments.length, list.totalResults));
+      } else if (phase === 'disbursements') {
+        const list = await deps.service.listDisbursements({ page, pageSize });
+        result.requests++;
+        result.total = list.totalResults;
+        await inOneWrite(async () => {
+          for (const disbursement of list.disbursements) {
             await take(
-              'checkDeposit',
-              deposit.id,
-              checkDepositVerdict(deposit),
-              { checkDepositId: deposit.id },
+              'disbursement',
+              disbursement.id,
+              disbursementVerdict(disbursement, window),
+              { disbursementId: disbursement.id },
               async (through) => {
-                linkOf ??= await applicationLinks(deps, (n) => {
-                  result.requests += n;
-                });
-                const { unknownApplicationIds } = await syncCheckDepositBooks(
-                  through,
-                  deposit,
-                  linkOf,
-                  reason,
-                );
-                if (unknownApplicationIds.length > 0) {
-                  result.problems.push({
-                    object: 'checkDeposit',
-                    id: deposit.id,
-                    error: `applications on no listed payment link: ${unknownApplicationIds.join(', ')}`,
-                  });
-                }
+                await syncDisbursementBooks(through, disbursement, reason);
               },
             );
           }
-          result.nextPageToken = nextToken(phase, page, more(list.checkDeposits.length, list.totalResults));
+        });
+        result.nextPageToken = nextToken(phase, page, more(list.disbursements.length, list.totalResults));
+      } else {
+        const list = await deps.service.listCheckDeposits({ page, pageSize });
+        result.requests++;
+        result.total = list.totalResults;
+        // A deposit's applications do not name their link; the links list them (externalPayments).
+        let linkOf: Record<string, string> | null = null;
+        for (const deposit of list.checkDeposits) {
+          await take(
+            'checkDeposit',
+            deposit.id,
+            checkDepositVerdict(deposit),
+            { checkDepositId: deposit.id },
+            async (through) => {
+              linkOf ??= await applicationLinks(deps, (n) => {
+                result.requests += n;
+              });
+              const { unknownApplicationIds } = await syncCheckDepositBooks(through, deposit, linkOf, reason);
+              if (unknownApplicationIds.length > 0) {
+                result.problems.push({
+                  object: 'checkDeposit',
+                  id: deposit.id,
+                  error: `applications on no listed payment link: ${unknownApplicationIds.join(', ')}`,
+                });
+              }
+            },
+          );
         }
-        log.info(
-          {
-            examined: result.examined,
-            imported: result.imported,
-            settled: result.settled,
-            problems: result.problems.length,
-          },
-          'backfill page done',
-        );
-        return result;
-      });
-    },
+        result.nextPageToken = nextToken(phase, page, more(list.checkDeposits.length, list.totalResults));
+      }
+      log.info(
+        {
+          examined: result.examined,
+          imported: result.imported,
+          settled: result.settled,
+          problems: result.problems.length,
+        },
+        'backfill page done',
+      );
+      return result;
+    });
+  }
 
-    async bookOpeningBalances({ since, inFlight }) {
-      return translatingFailures(async () => {
-        const log = activityLogger(deps, { since });
-        const opening = await deps.ledger.booksOpening();
-        if (opening?.balancesBooked) {
-          // An earlier backfill since the day booked them: what it booked stands.
-          return (await deps.ledger.get(openingEntryKey(since))) ? openingEntryKey(since) : null;
-        }
-        const entry = openingEntry(since, inFlight);
-        if (entry) {
-          const { created } = await deps.ledger.post(entry);
-          log.info({ key: entry.key, lines: entry.lines, created }, 'opening balances booked');
-        } else log.info('nothing was in flight before the books open: no opening entry');
-        await deps.ledger.markOpeningBalancesBooked(since);
-        return entry?.key ?? null;
-      });
-    },
-  };
+  async function bookOpeningBalances({
+    since,
+    inFlight,
+  }: {
+    since: string;
+    inFlight: Partial<Record<AccountName, number>>;
+  }): Promise<string | null> {
+    return translatingFailures(async () => {
+      const log = activityLogger(deps, { since });
+      const opening = await deps.ledger.booksOpening();
+      if (opening?.balancesBooked) {
+        // An earlier backfill since the day booked them: what it booked stands.
+        return (await deps.ledger.get(openingEntryKey(since))) ? openingEntryKey(since) : null;
+      }
+      const entry = openingEntry(since, inFlight);
+      if (entry) {
+        const { created } = await deps.ledger.post(entry);
+        log.info({ key: entry.key, lines: entry.lines, created }, 'opening balances booked');
+      } else log.info('nothing was in flight before the books open: no opening entry');
+      await deps.ledger.markOpeningBalancesBooked(since);
+      return entry?.key ?? null;
+    });
+  }
+}
+
+/**
+ * How long one step may take before it returns what it did (the workflow records it and goes on): short, so
+ * the progress a person watches moves and a retried step repeats little.
+ */
+const stepBudgetMs = 2_000;
+
+function heartbeat(pages: number): void {
+  try {
+    Context.current().heartbeat(pages);
+  } catch {
+    // Called outside an activity (a test calling it directly): nothing to report to.
+  }
+}
+
+function addPage(step: BackfillStepResult, page: BackfillPageResult): void {
+  step.pages++;
+  step.phase = page.phase;
+  step.nextPageToken = page.nextPageToken;
+  step.totals[page.phase] = page.total;
+  step.examined[page.phase] = (step.examined[page.phase] ?? 0) + page.examined;
+  step.imported += page.imported;
+  step.settled += page.settled;
+  step.requests += page.requests;
+  for (const [account, cents] of Object.entries(page.inFlight) as [AccountName, number][]) {
+    step.inFlight[account] = (step.inFlight[account] ?? 0) + cents;
+  }
+  step.problems.push(...page.problems);
+  step.paymentsToWatch.push(...page.paymentsToWatch);
 }
 
 /** application (external payment) id -> payment link id, from every link's external payments. */

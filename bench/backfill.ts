@@ -122,7 +122,7 @@ export interface BackfillBenchResult {
   /** Highest RSS of the worker over its life (start-up included: VmHWM). */
   workerPeakRssMiB: number;
   /**
-   * Where the worker's time went: seconds inside backfillPage per phase, and inside the (timed) service
+   * Where the worker's time went: seconds inside backfillPages by the phase each step starts in, and inside the (timed) service
    * client and ledger methods, summed over calls (the rest of the wall time is Temporal's round trips).
    */
   workerTimings: Record<string, { calls: number; seconds: number }>;
@@ -523,7 +523,7 @@ async function workerChild(input: WorkerInput): Promise<void> {
   const logger = createLogger({ level: 'warn', format: 'json' });
   const timings: Timings = {};
   // As `booksync worker` opens its books (LEDGER_DB) and its service client; timed, and its activities
-  // as createBooksyncWorker registers them (backfillPage timed per phase).
+  // as createBooksyncWorker registers them (backfillPages timed by the phase each step starts in).
   const store = await openLedgerStore({ LEDGER_URL: undefined, ledgerDb: input.ledgerPath }, logger);
   const service = new ServiceClient({ baseUrl: input.emulatorUrl, apiKey: input.apiKey, logger });
   const activities = createActivities({
@@ -531,13 +531,13 @@ async function workerChild(input: WorkerInput): Promise<void> {
     ledger: timed(store.ledger, 'ledger', timings, input.oneByOne ? ['postMany'] : []),
     logger,
   });
-  const backfillPage = activities.backfillPage;
-  activities.backfillPage = async (page) => {
+  const backfillPages = activities.backfillPages;
+  activities.backfillPages = async (step) => {
     const started = performance.now();
     try {
-      return await backfillPage(page);
+      return await backfillPages(step);
     } finally {
-      count(timings, `backfillPage.${page.pageToken?.split(':')[0] ?? 'links'}`, started);
+      count(timings, `backfillPages.from-${step.pageToken?.split(':')[0] ?? 'links'}`, started);
     }
   };
   const connection = await NativeConnection.connect({ address: input.temporalAddress });

@@ -90,14 +90,41 @@ export interface BackfillPageResult {
   paymentsToWatch: string[];
 }
 
+export interface BackfillStepInput extends BackfillPageInput {
+  /** The bound on service requests (list pages) per second, kept by the activity between pages. */
+  requestsPerSecond: number;
+  /** Pages at most in one activity (fewer when its time budget runs out or the phases end). */
+  maxPages: number;
+}
+
+/** Several pages of one activity, summed: fewer round trips to Temporal, one result to record per step. */
+export interface BackfillStepResult {
+  pages: number;
+  /** The last page's phase, and where to continue (null: every phase is done). */
+  phase: BackfillPhase;
+  nextPageToken: string | null;
+  /** Per phase: the listing's totalResults and the objects examined. */
+  totals: Partial<Record<BackfillPhase, number>>;
+  examined: Partial<Record<BackfillPhase, number>>;
+  imported: number;
+  settled: number;
+  requests: number;
+  inFlight: Partial<Record<AccountName, number>>;
+  problems: BackfillProblem[];
+  paymentsToWatch: string[];
+}
+
 export interface BackfillActivities {
   /**
    * Sets the day the books open (once; the same day again is a no-op, another day fails for good) and says
    * how this run goes: `again` when an earlier backfill since the day booked its opening balances.
    */
   openBooks(input: { since: string }): Promise<{ opensOn: string; mode: BackfillMode }>;
-  /** One page of one phase: imports the open groups whole, sums the settled groups' money in flight. */
-  backfillPage(input: BackfillPageInput): Promise<BackfillPageResult>;
+  /**
+   * Up to `maxPages` pages from `pageToken` on, each importing its open groups whole and summing its settled
+   * groups' money in flight, at most `requestsPerSecond` list requests a second.
+   */
+  backfillPages(input: BackfillStepInput): Promise<BackfillStepResult>;
   /**
    * Books the opening entry from the summed money in flight (none when nothing was), then records the
    * opening balances booked; returns the entry's key, or null when none.

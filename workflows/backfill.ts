@@ -4,7 +4,6 @@ import {
   log,
   proxyActivities,
   setHandler,
-  sleep,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
@@ -17,16 +16,17 @@ import {
   type BackfillActivities,
   type BackfillInput,
   type BackfillMode,
-  type BackfillPageResult,
   type BackfillPhase,
   type BackfillProgress,
+  type BackfillStepResult,
   backfillPhases,
   backfillProgressQuery,
 } from './backfill-contract.js';
 import { watchReturnWindows } from './return-window-watch.js';
 
-/** Pages per run before continuing as new, so a backfill of many thousands keeps a short history. */
-const pagesPerRun = 50;
+/** Pages per activity (a step), and steps per run before continuing as new: a short history, few round trips. */
+const pagesPerStep = 20;
+const stepsPerRun = 50;
 const maxProblemsListed = 50;
 const day = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -50,17 +50,19 @@ function freshProgress(since: string, mode: BackfillMode, now: string): Backfill
   };
 }
 
-function addPage(progress: BackfillProgress, page: BackfillPageResult): void {
-  progress.pages++;
-  progress.examined[page.phase] += page.examined;
-  progress.totals[page.phase] = page.total;
-  progress.imported += page.imported;
-  progress.settled += page.settled;
-  progress.requests += page.requests;
-  for (const [account, cents] of Object.entries(page.inFlight) as [AccountName, number][]) {
+function addStep(progress: BackfillProgress, step: BackfillStepResult): void {
+  progress.pages += step.pages;
+  for (const phase of backfillPhases) {
+    progress.examined[phase] += step.examined[phase] ?? 0;
+    if (step.totals[phase] !== undefined) progress.totals[phase] = step.totals[phase];
+  }
+  progress.imported += step.imported;
+  progress.settled += step.settled;
+  progress.requests += step.requests;
+  for (const [account, cents] of Object.entries(step.inFlight) as [AccountName, number][]) {
     progress.inFlight[account] = (progress.inFlight[account] ?? 0) + cents;
   }
-  for (const problem of page.problems) {
+  for (const problem of step.problems) {
     if (progress.problems.length < maxProblemsListed) progress.problems.push(problem);
   }
 }
@@ -68,9 +70,9 @@ function addPage(progress: BackfillProgress, page: BackfillPageResult): void {
 /**
  * Backfill (issue "Period close", 4): a new installation imports the account's history since a day. Opens
  * the books on that day first (from then on a webhook about an object settled before it books only what is
- * dated from it on), then pages through links, payments, payouts and deposits, one activity per page, at
- * most `requestsPerSecond` list requests a second, continuing as new every few dozen pages; a crash resumes
- * at the page it was on. Ends by booking the money the settled objects left in flight as the opening entry.
+ * dated from it on), then pages through links, payments, payouts and deposits, a few pages per activity (a
+ * step), at most `requestsPerSecond` list requests a second, continuing as new every few dozen steps; a crash
+ * resumes at the step it was on. Ends by booking the money the settled objects left in flight as the opening entry.
  * Its progress is a query (the CLI's progress bar) and, between runs, its memo.
  */
 export async function backfill(input: BackfillInput): Promise<BackfillProgress> {
@@ -80,7 +82,7 @@ export async function backfill(input: BackfillInput): Promise<BackfillProgress> 
   if (!(input.requestsPerSecond > 0)) {
     throw ApplicationFailure.nonRetryable('requestsPerSecond must be above 0', 'BadRate');
   }
-  const { openBooks, backfillPage, bookOpeningBalances } = proxyActivities<BackfillActivities>({
+  const { openBooks, backfillPages, bookOpeningBalances } = proxyActivities<BackfillActivities>({
     startToCloseTimeout: '10m',
     retry: serviceCallRetry,
   });
@@ -93,25 +95,23 @@ export async function backfill(input: BackfillInput): Promise<BackfillProgress> 
   }
 
   let pageToken = input.pageToken ?? null;
-  let pagesThisRun = 0;
+  let stepsThisRun = 0;
   while (progress.phase !== 'opening' && progress.phase !== 'done') {
-    const started = Date.now();
-    const page = await backfillPage({
+    const step = await backfillPages({
       since: input.since,
       asOf: input.asOf,
       mode: progress.mode,
       pageToken,
       pageSize: input.pageSize ?? 100,
+      requestsPerSecond: input.requestsPerSecond,
+      maxPages: pagesPerStep,
     });
-    addPage(progress, page);
-    if (page.paymentsToWatch.length > 0) await watchReturnWindows(page.paymentsToWatch);
-    pageToken = page.nextPageToken;
+    addStep(progress, step);
+    if (step.paymentsToWatch.length > 0) await watchReturnWindows(step.paymentsToWatch);
+    pageToken = step.nextPageToken;
     progress.phase = pageToken === null ? 'opening' : (pageToken.split(':')[0] as BackfillPhase);
-    // The bound on the service's load: a page's requests take at least requests / rate seconds.
-    const due = (page.requests / input.requestsPerSecond) * 1000 - (Date.now() - started);
-    if (due > 0) await sleep(due);
-    pagesThisRun++;
-    if (pageToken !== null && (pagesThisRun >= pagesPerRun || workflowInfo().continueAsNewSuggested)) {
+    stepsThisRun++;
+    if (pageToken !== null && (stepsThisRun >= stepsPerRun || workflowInfo().continueAsNewSuggested)) {
       upsertMemo({ progress: { phase: progress.phase, pages: progress.pages, imported: progress.imported } });
       await continueAsNew<typeof backfill>({ ...input, pageToken, progress });
     }

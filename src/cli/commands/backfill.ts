@@ -129,14 +129,18 @@ export async function runBackfill(
       await sleep(500);
     }
   })();
+  // Cleared when the result comes: a caller other than the CLI must not be kept alive by the timer.
+  const timer = new AbortController();
+  const timedOut = sleep(options.timeoutSeconds * 1000, undefined, { signal: timer.signal }).then(
+    () => {
+      throw new CommandError(`backfill: ${workflowId} is still running (see the Temporal UI)`);
+    },
+    () => undefined as never,
+  );
   try {
-    return await Promise.race([
-      result,
-      sleep(options.timeoutSeconds * 1000).then(() => {
-        throw new CommandError(`backfill: ${workflowId} is still running (see the Temporal UI)`);
-      }),
-    ]);
+    return await Promise.race([result, timedOut]);
   } finally {
+    timer.abort();
     finished = true;
     await poll;
   }

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import { LedgerConflictError } from '../../src/accounting/errors.js';
+import { writeBehind } from '../../src/backfill/write-behind-ledger.js';
+import { twoLine } from '../accounting/fixtures.js';
+
+// The write-behind view a backfill page imports through: its new entries wait, are read as booked, and are
+// written together by flush(); the ledger's own rules (same key, other contents) still hold.
+
+describe('write-behind ledger view', () => {
+  it('reads waiting entries as booked and writes them all at flush', async () => {
+    const ledger = EmbeddedLedger.open();
+    const view = writeBehind(ledger);
+    const entry = twoLine('payment:p1', 1_000, { links: { paymentId: 'p1', paymentLinkId: 'pl1' } });
+    expect((await view.post(entry)).created).toBe(true);
+    expect((await view.post(entry)).created).toBe(false);
+    expect(view.waiting).toBe(1);
+    expect((await view.entriesFor({ paymentLinkId: 'pl1' })).map((e) => e.key)).toEqual(['payment:p1']);
+    expect(await ledger.get('payment:p1')).toBeNull();
+    await view.flush();
+    expect(view.waiting).toBe(0);
+    expect(await ledger.balanceOf(Accounts.ProcessorClearing)).toBe(1_000);
+    ledger.close();
+  });
+
+  it('sends a key the ledger holds to the ledger: other contents are a conflict, nothing waits', async () => {
+    const ledger = EmbeddedLedger.open();
+    await ledger.post(twoLine('payment:p2', 1_000));
+    const view = writeBehind(ledger);
+    await expect(view.post(twoLine('payment:p2', 2_000))).rejects.toBeInstanceOf(LedgerConflictError);
+    expect((await view.post(twoLine('payment:p2', 1_000))).created).toBe(false);
+    expect(view.waiting).toBe(0);
+    ledger.close();
+  });
+
+  it('writes the waiting entries before anything else reaches the ledger (a reversal, balances)', async () => {
+    const ledger = EmbeddedLedger.open();
+    const view = writeBehind(ledger);
+    await view.post(twoLine('payment:p3', 700));
+    await view.reverse('payment:p3', { reason: 'ACH return', date: '2026-02-01' });
+    expect(view.waiting).toBe(0);
+    expect(await ledger.isReversed('payment:p3')).toBe(true);
+    await view.post(twoLine('payment:p4', 300));
+    expect(await view.balanceOf(Accounts.ProcessorClearing)).toBe(300);
+    ledger.close();
+  });
+
+  it('writes nothing when one waiting entry cannot be written (all or nothing)', async () => {
+    const ledger = EmbeddedLedger.open();
+    const view = writeBehind(ledger);
+    await view.post(twoLine('payment:p5', 500));
+    await view.post(twoLine('payment:p6', 600));
+    // Meanwhile a webhook books p6 with other contents.
+    await ledger.post(twoLine('payment:p6', 650));
+    await expect(view.flush()).rejects.toBeInstanceOf(LedgerConflictError);
+    expect(await ledger.get('payment:p5')).toBeNull();
+    ledger.close();
+  });
+});
