@@ -1,23 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import type { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
-import { seedDemo } from '../../src/emulator/seed.js';
-import { createEmulator, type Emulator } from '../../src/emulator/server.js';
-import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
-import { createIngress, type IngressApp } from '../../src/ingress/server.js';
-import { ServiceClient } from '../../src/service/client.js';
-import { createBooksyncWorker } from '../../src/worker/booksync-worker.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import type { ServiceClient } from '../../src/service/client.js';
 import { capturedLogger } from '../ingress/harness.js';
-import { freePort } from '../support/free-port.js';
-import { uniqueTaskQueue } from '../support/temporal.js';
+import { startInProcessStack } from '../support/in-process-stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 // The whole booksync path over real parts: the emulator over HTTP (signed webhooks with short retry
-// backoffs), the real ingress, a Temporal server, a worker with the real activities, a ledger file.
+// backoffs), the real ingress, a Temporal server, a worker with the real activities, a ledger file. The
+// in-process stack (test/support/in-process-stack.ts) with captured logs and the sandbox client.
 
 export interface Stack {
   env: TestWorkflowEnvironment;
@@ -29,7 +22,6 @@ export interface Stack {
   /** A raw authorized call to the emulator (sandbox routes the typed client lacks). */
   call(method: string, path: string, body?: unknown): Promise<unknown>;
   ledger: EmbeddedLedger;
-  ledgerPath: string;
   ingressUrl: string;
   logs: string[];
   worker: Worker;
@@ -42,77 +34,42 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** Organizations and clock moves (E17). */
+const adminToken = 'stack-admin-token';
+
 export async function startStack(
   env: TestWorkflowEnvironment,
   bundle: { codePath: string },
   options: { checkWindows?: { deliveryDays: number; cashingDays: number }; webhooks?: boolean } = {},
 ): Promise<Stack> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'booksync-stack-'));
-  const ledgerPath = path.join(dir, 'ledger.db');
-  const ledger = EmbeddedLedger.open({ path: ledgerPath });
   const { logger, lines } = capturedLogger();
-  const taskQueue = uniqueTaskQueue('stack');
-
-  let dispatcher: DirectHttpDispatcher | null = null;
-  // Organizations and clock moves (E17).
-  const adminToken = 'stack-admin-token';
-  const emulator = createEmulator({
-    adminToken,
-    dispatcher: (store) => {
-      dispatcher = new DirectHttpDispatcher({ store, backoffMs: [50, 100, 200, 400], timeoutMs: 5_000 });
-      return dispatcher;
+  const stack = await startInProcessStack({
+    env,
+    bundle,
+    taskQueuePrefix: 'stack',
+    service: {
+      kind: 'demo',
+      adminToken,
+      backoffMs: [50, 100, 200, 400],
+      timeoutMs: 5_000,
+      serviceTimeoutMs: 10_000,
     },
+    logger,
+    ...(options.checkWindows ? { checkWindows: options.checkWindows } : {}),
+    webhooks: options.webhooks === false ? 'unsubscribed' : 'subscribe',
   });
-  await emulator.app.listen({ host: '127.0.0.1', port: 0 });
-  const { port: emulatorPort } = emulator.app.server.address() as { port: number };
-  const serviceUrl = `http://127.0.0.1:${emulatorPort}`;
-  const { apiKey } = seedDemo(emulator.store);
-  const service = new ServiceClient({ baseUrl: serviceUrl, apiKey, timeoutMs: 10_000 });
-  const sandbox = new SandboxClient({ baseUrl: serviceUrl, apiKey, adminToken });
-
-  const ingressPort = await freePort();
-  const ingressUrl = `http://127.0.0.1:${ingressPort}`;
-  let ingress: IngressApp | null = null;
-  const startIngressWith = async (secret: string) => {
-    if (ingress) await ingress.close();
-    ingress = createIngress({
-      temporalClient: env.client,
-      taskQueue,
-      webhookSecrets: [secret],
-      logger: logger.child({ component: 'ingress' }),
-    });
-    await ingress.listen({ host: '127.0.0.1', port: ingressPort });
-  };
-  const webhooksToIngress = async () => {
-    const created = await service.createWebhook({ url: `${ingressUrl}/webhooks/service` });
-    await startIngressWith(created.secret!);
-    return created.secret!;
-  };
-  if (options.webhooks !== false) await webhooksToIngress();
-
-  const worker = await createBooksyncWorker({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    workflowBundle: bundle,
-    dependencies: {
-      service,
-      ledger,
-      logger: logger.child({ component: 'activities' }),
-      ...(options.checkWindows ? { checkWindows: options.checkWindows } : {}),
-    },
-  });
-  const run = worker.run();
-
+  const { apiKey } = stack;
+  const worker = stack.worker;
+  if (!worker) throw new Error('the stack started without its worker');
   return {
     env,
-    taskQueue,
-    emulator,
-    serviceUrl,
-    service,
-    sandbox,
+    taskQueue: stack.taskQueue,
+    emulator: stack.emulator,
+    serviceUrl: stack.serviceUrl,
+    service: stack.service,
+    sandbox: new SandboxClient({ baseUrl: stack.serviceUrl, apiKey, adminToken }),
     async call(method, route, body) {
-      const response = await fetch(`${serviceUrl}${route}`, {
+      const response = await fetch(`${stack.serviceUrl}${route}`, {
         method,
         headers: {
           authorization: `Bearer ${apiKey}`,
@@ -124,27 +81,16 @@ export async function startStack(
       if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
       return text ? JSON.parse(text) : null;
     },
-    ledger,
-    ledgerPath,
-    ingressUrl,
+    ledger: stack.ledger,
+    ingressUrl: stack.ingressUrl,
     logs: lines,
     worker,
-    async deliveriesIdle() {
-      await dispatcher?.idle();
-    },
-    webhooksToIngress,
+    deliveriesIdle: stack.deliveriesIdle,
+    webhooksToIngress: stack.webhooksToIngress,
     async webhooksNowhere() {
-      await service.createWebhook({ url: 'http://127.0.0.1:9/nowhere' });
+      await stack.service.createWebhook({ url: 'http://127.0.0.1:9/nowhere' });
     },
-    async close() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await run.catch(() => undefined);
-      await dispatcher?.idle();
-      if (ingress) await (ingress as IngressApp).close();
-      await emulator.app.close();
-      ledger.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: stack.close,
   };
 }
 
