@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { secretA } from '../ingress/harness.js';
-import { startInProcessStack } from './in-process-stack.js';
+import { startInProcessBooks } from './in-process-stack.js';
 import { type SyncWorld, startSyncWorld } from './sync-world.js';
 import { startDevServer, workflowBundle } from './temporal.js';
 
@@ -15,7 +15,7 @@ export interface CommandApiStack {
   close(): Promise<void>;
 }
 
-/** The in-process stack (test/support/in-process-stack.ts) over a sync world's emulator and ledger. */
+/** The in-process books side (test/support/in-process-stack.ts) over a sync world's emulator and ledger. */
 export async function startCommandApiStack(options: {
   taskQueuePrefix: string;
   apiKey: string;
@@ -25,17 +25,12 @@ export async function startCommandApiStack(options: {
 }): Promise<CommandApiStack> {
   const [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
   try {
-    const stack = await startInProcessStack({
+    const stack = await startInProcessBooks({
       env,
       bundle,
       taskQueuePrefix: options.taskQueuePrefix,
-      service: {
-        kind: 'given',
-        emulator: world.emulator.emulator,
-        apiKey: world.emulator.keys.full,
-        ledger: world.ledger,
-        service: world.service,
-      },
+      service: world.service,
+      ledger: world.ledger,
       webhooks: { secrets: [secretA] },
       ingress: {
         commandApiKey: options.apiKey,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle } from '@temporalio/worker';
 import type { AccountName } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import type { BookedEntry, EntryLine } from '../../src/accounting/entry.js';
@@ -14,30 +14,32 @@ import {
   type HledgerAssertion,
   toHledgerJournal,
 } from '../../src/accounting/hledger-export.js';
-import { seedDemo } from '../../src/emulator/seed.js';
-import { createEmulator, type Emulator } from '../../src/emulator/server.js';
-import { Store } from '../../src/emulator/store/store.js';
+import type { Emulator } from '../../src/emulator/server.js';
 import { createDeliveryWorker, deliveryWorkflowsPath } from '../../src/emulator/webhooks/delivery-worker.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
 import { RecordingDispatcher } from '../../src/emulator/webhooks/recording-dispatcher.js';
 import { TemporalDispatcher } from '../../src/emulator/webhooks/temporal-dispatcher.js';
-import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import { routeEvent } from '../../src/ingress/routing.js';
 import { DEFAULT_SIGNAL_TIMEOUT_MS } from '../../src/ingress/server.js';
 import { signalServiceEvent } from '../../src/ingress/temporal-signal.js';
-import { silentLogger } from '../../src/logging/logger.js';
-import { ServiceClient } from '../../src/service/client.js';
+import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import { sign } from '../../src/service/webhook-signature.js';
-import { createBooksyncWorker } from '../../src/worker/booksync-worker.js';
-import { freePort } from './free-port.js';
-import { uniqueTaskQueue, workflowBundle } from './temporal.js';
+import {
+  type InProcessBooks,
+  type InProcessEmulator,
+  startInProcessBooks,
+  startInProcessEmulator,
+} from './in-process-stack.js';
+import { uniqueTaskQueue } from './temporal.js';
 import { waitFor } from './wait-for.js';
 
 // Everything booksync runs, in-process, on loopback: the emulator (SQLite file, seeded demo organization,
 // webhook subscription pointing at the ingress), the ingress, booksync's worker on its own task queue and,
 // for 'temporal' dispatch, the emulator's webhook delivery worker. Nothing is mocked: webhooks go over HTTP,
 // signed; the worker's activities call the emulator over HTTP and write a ledger file.
+// Both halves are the in-process stack's (in-process-stack.ts): one service side for the stack's life, a
+// books side per freshBooks.
 //
 // On a time-skipping server, move time only with env.sleep and wait with waitForWorkflow/waitForBooks: while a
 // client awaits handle.result(), the test server skips time even with a real activity in flight (measured:
@@ -177,72 +179,61 @@ export class E2EStack {
   webhookSecret!: string;
   subscriptionId!: string;
 
-  private worker: { worker: Worker; run: Promise<void> } | null = null;
-  private ingress: RunningIngress | null = null;
+  private books_: InProcessBooks | null = null;
   private readonly cleanups: (() => Promise<void>)[] = [];
 
   private constructor(init: {
     dir: string;
     env: TestWorkflowEnvironment;
-    emulator: Emulator;
-    emulatorUrl: string;
-    apiKey: string;
+    service: InProcessEmulator;
     dispatcher: DispatchMode;
   }) {
     this.dir = init.dir;
     this.env = init.env;
     this.client = init.env.client;
-    this.emulator = init.emulator;
-    this.emulatorUrl = init.emulatorUrl;
-    this.apiKey = init.apiKey;
+    this.emulator = init.service.emulator;
+    this.emulatorUrl = init.service.serviceUrl;
+    this.apiKey = init.service.apiKey;
     this.dispatcher = init.dispatcher;
-    this.service = new ServiceClient({ baseUrl: init.emulatorUrl, apiKey: init.apiKey, timeoutMs: 20_000 });
+    this.service = init.service.service;
   }
 
   static async start(options: E2EStackOptions): Promise<E2EStack> {
     const dir = mkdtempSync(path.join(tmpdir(), 'booksync-e2e-'));
     const env = options.temporal;
-    const store = new Store({ dbPath: path.join(dir, 'emulator.db') });
-    const demo = seedDemo(store);
     const deliveryTaskQueue = uniqueTaskQueue('e2e-deliveries');
-    const emulator = createEmulator({
-      store,
-      adminToken: e2eAdminToken,
-      dispatcher: (s) => {
-        if (options.dispatcher === 'direct') {
-          return new DirectHttpDispatcher({
-            store: s,
-            backoffMs: options.directBackoffMs ?? [200, 400, 800, 1_600],
-          });
-        }
-        if (options.dispatcher === 'temporal') {
-          return new TemporalDispatcher({ client: env.client, taskQueue: deliveryTaskQueue });
-        }
-        return new RecordingDispatcher();
-      },
-    });
-    const emulatorUrl = await emulator.app.listen({ host: '127.0.0.1', port: 0 });
-    const stack = new E2EStack({
-      dir,
-      env,
-      emulator,
-      emulatorUrl,
-      apiKey: demo.apiKey,
-      dispatcher: options.dispatcher,
-    });
-    stack.cleanups.push(async () => {
-      const direct = emulator.dispatcher;
-      if (direct instanceof DirectHttpDispatcher) await direct.idle();
-      await emulator.app.close();
-      store.close();
-    });
+    let service: InProcessEmulator;
+    try {
+      service = await startInProcessEmulator({
+        dbPath: path.join(dir, 'emulator.db'),
+        adminToken: e2eAdminToken,
+        serviceTimeoutMs: 20_000,
+        dispatcher: (s) => {
+          if (options.dispatcher === 'direct') {
+            return new DirectHttpDispatcher({
+              store: s,
+              backoffMs: options.directBackoffMs ?? [200, 400, 800, 1_600],
+            });
+          }
+          if (options.dispatcher === 'temporal') {
+            return new TemporalDispatcher({ client: env.client, taskQueue: deliveryTaskQueue });
+          }
+          return new RecordingDispatcher();
+        },
+      });
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+    const stack = new E2EStack({ dir, env, service, dispatcher: options.dispatcher });
+    stack.cleanups.push(service.close);
     try {
       if (options.dispatcher === 'temporal') {
         const deliveryWorker = await createDeliveryWorker({
           connection: env.nativeConnection,
           namespace: env.namespace ?? 'default',
           taskQueue: deliveryTaskQueue,
-          store,
+          store: service.emulator.store,
           workflowBundle: await deliveryWorkflowBundle(),
         });
         const run = deliveryWorker.run();
@@ -259,46 +250,33 @@ export class E2EStack {
     return stack;
   }
 
-  /** Ledger, worker (new task queue) and ingress (new port and subscription secret). */
+  /** Ledger, worker (new task queue) and ingress (new port and subscription secret): the in-process books side. */
   private async startBooks(ledgerPath: string): Promise<void> {
     this.ledgerPath = ledgerPath;
     this.ledger = EmbeddedLedger.open({ path: ledgerPath });
-    this.taskQueue = uniqueTaskQueue('e2e-booksync');
-    const worker = await createBooksyncWorker({
-      connection: this.env.nativeConnection,
-      namespace: this.env.namespace ?? 'default',
-      taskQueue: this.taskQueue,
-      workflowBundle: await workflowBundle(),
-      dependencies: { service: this.service, ledger: this.ledger, logger: silentLogger },
+    this.books_ = await startInProcessBooks({
+      env: this.env,
+      taskQueuePrefix: 'e2e-booksync',
+      service: this.service,
+      ledger: this.ledger,
     });
-    this.worker = { worker, run: worker.run() };
-
-    const port = await freePort();
-    this.webhookUrl = `http://127.0.0.1:${port}/webhooks/service`;
-    const subscription = await this.service.createWebhook({ url: this.webhookUrl });
-    if (!subscription.secret) throw new Error('the emulator created an unsigned subscription');
+    const subscription = this.books_.subscription;
+    if (!subscription) throw new Error('the books side started without a subscription');
+    this.taskQueue = this.books_.taskQueue;
+    this.ingressUrl = this.books_.ingressUrl;
+    this.webhookUrl = `${this.ingressUrl}/webhooks/service`;
     this.webhookSecret = subscription.secret;
     this.subscriptionId = subscription.id;
-    this.ingress = await startIngress({
-      host: '127.0.0.1',
-      port,
-      temporal: { client: this.client },
-      taskQueue: this.taskQueue,
-      webhookSecrets: [this.webhookSecret],
-      logger: silentLogger,
-    });
-    this.ingressUrl = this.ingress.address;
   }
 
   private async stopBooks(): Promise<void> {
-    await this.ingress?.close();
-    this.ingress = null;
-    if (this.worker) {
-      if (this.worker.worker.getState() === 'RUNNING') this.worker.worker.shutdown();
-      await this.worker.run;
-      this.worker = null;
+    const books = this.books_;
+    this.books_ = null;
+    try {
+      await books?.close();
+    } finally {
+      this.ledger?.close();
     }
-    this.ledger?.close();
   }
 
   /**

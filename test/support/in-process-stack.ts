@@ -7,7 +7,9 @@ import type { ActivityDependencies } from '../../activities/index.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { seedDemo } from '../../src/emulator/seed.js';
 import { createEmulator, type Emulator } from '../../src/emulator/server.js';
+import { Store } from '../../src/emulator/store/store.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
+import type { WebhookDispatcher } from '../../src/emulator/webhooks/dispatcher.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import type { IngressOptions } from '../../src/ingress/server.js';
 import { type Logger, silentLogger } from '../../src/logging/logger.js';
@@ -18,35 +20,95 @@ import { uniqueTaskQueue, workflowBundle } from './temporal.js';
 
 // booksync in-process on loopback, its worker and ingress built as the composition root builds them
 // (createBooksyncWorker with the real activities, startIngress on an existing Temporal client), beside an
-// emulator over HTTP. The stack harnesses of the workflow and command API tests are thin uses of this one:
-// the emulator start, seed and subscription, the ingress and worker starts and the close order are here only.
+// emulator over HTTP. Two halves: the service side (startInProcessEmulator: the emulator seeded with the demo
+// organization, its webhook dispatcher) and the books side (startInProcessBooks: worker, ingress and the
+// subscription pointing at it, over a given emulator and ledger). startInProcessStack is both with a ledger
+// file; the E2E stack keeps one service side and starts books sides over it; the workflow and command API
+// stacks are thin uses. The emulator start and seed, the subscription, the ingress and worker starts and
+// the close order are written here only.
 
-/** The emulator side: started here (the demo organization seeded, direct webhook dispatch), or the caller's. */
-export type InProcessService =
-  | {
-      kind: 'demo';
-      adminToken: string;
-      /** Waits between direct delivery attempts. */
-      backoffMs: readonly number[];
-      timeoutMs?: number;
-      serviceTimeoutMs?: number;
+/** Runs every step, last pushed first, even when one fails; then throws the first failure. */
+function closer(): { push(step: () => Promise<void> | void): void; close(): Promise<void> } {
+  const steps: (() => Promise<void> | void)[] = [];
+  return {
+    push: (step) => {
+      steps.push(step);
+    },
+    async close() {
+      let failure: unknown;
+      for (const step of steps.splice(0).reverse()) {
+        try {
+          await step();
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+      if (failure) throw failure;
+    },
+  };
+}
+
+export interface InProcessEmulatorOptions {
+  /** Organizations and clock moves (E17). */
+  adminToken: string;
+  dispatcher: (store: Store) => WebhookDispatcher;
+  /** SQLite file of the emulator; default in memory. */
+  dbPath?: string;
+  serviceTimeoutMs?: number;
+}
+
+/** The emulator over HTTP on loopback with the demo organization seeded, and a client as its key. */
+export interface InProcessEmulator {
+  emulator: Emulator;
+  serviceUrl: string;
+  apiKey: string;
+  service: ServiceClient;
+  /** Every direct webhook delivery under way has finished (delivered or its attempts spent). */
+  deliveriesIdle(): Promise<void>;
+  /** Deliveries under way, then the listener and the store. */
+  close(): Promise<void>;
+}
+
+export async function startInProcessEmulator(options: InProcessEmulatorOptions): Promise<InProcessEmulator> {
+  const store = new Store({ dbPath: options.dbPath ?? ':memory:' });
+  const { apiKey } = seedDemo(store);
+  const emulator = createEmulator({ store, adminToken: options.adminToken, dispatcher: options.dispatcher });
+  const deliveriesIdle = async () => {
+    const { dispatcher } = emulator;
+    if (dispatcher instanceof DirectHttpDispatcher) await dispatcher.idle();
+  };
+  const close = async () => {
+    try {
+      await deliveriesIdle();
+      await emulator.app.close();
+    } finally {
+      store.close();
     }
-  | {
-      kind: 'given';
-      /** Closed by the caller, after the stack. */
-      emulator: Emulator;
-      /** The key the service client calls with. */
-      apiKey: string;
-      ledger: EmbeddedLedger;
-      service: ServiceClient;
-    };
+  };
+  let serviceUrl: string;
+  try {
+    serviceUrl = await emulator.app.listen({ host: '127.0.0.1', port: 0 });
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+  const service = new ServiceClient({
+    baseUrl: serviceUrl,
+    apiKey,
+    ...(options.serviceTimeoutMs !== undefined ? { timeoutMs: options.serviceTimeoutMs } : {}),
+  });
+  return { emulator, serviceUrl, apiKey, service, deliveriesIdle, close };
+}
 
-export interface InProcessStackOptions {
+export interface InProcessBooksOptions {
   env: TestWorkflowEnvironment;
   /** Default: the shared bundle of booksync's workflows. */
   bundle?: { codePath: string };
   taskQueuePrefix: string;
-  service: InProcessService;
+  /** The client the worker's activities call the emulator with (and the subscription is made with). */
+  service: ServiceClient;
+  /** Left open on close: the caller's. */
+  ledger: EmbeddedLedger;
   /** The ingress logs as component 'ingress', the activities as 'activities'. Default silent. */
   logger?: Logger;
   checkWindows?: ActivityDependencies['checkWindows'];
@@ -60,15 +122,13 @@ export interface InProcessStackOptions {
   ingress?: Pick<IngressOptions, 'commandApiKey' | 'commandAnswerWithinMs' | 'returnedCheckFeeCents'>;
 }
 
-export interface InProcessStack {
+/** booksync's worker and ingress on one task queue, the ingress on one port for the books side's life. */
+export interface InProcessBooks {
   env: TestWorkflowEnvironment;
   taskQueue: string;
-  emulator: Emulator;
-  serviceUrl: string;
-  apiKey: string;
-  service: ServiceClient;
-  ledger: EmbeddedLedger;
   ingressUrl: string;
+  /** The subscription pointing at the ingress (the last webhooksToIngress), if any. */
+  readonly subscription: { id: string; secret: string } | undefined;
   /** The running worker (undefined between stopWorker and startWorker). */
   readonly worker: Worker | undefined;
   /** No worker polls until startWorker: Temporal holds what comes. */
@@ -76,74 +136,16 @@ export interface InProcessStack {
   startWorker(): Promise<void>;
   /** A new subscription pointing at the ingress; the ingress restarts on its port verifying its secret. */
   webhooksToIngress(): Promise<string>;
-  /** Every webhook delivery under way has finished (delivered or its attempts spent). */
-  deliveriesIdle(): Promise<void>;
-  /** Ingress, worker, deliveries, then what the stack opened: emulator, ledger, temp folder. */
+  /** The ingress (intake first), then the worker. */
   close(): Promise<void>;
 }
 
-export async function startInProcessStack(options: InProcessStackOptions): Promise<InProcessStack> {
-  const { env } = options;
+export async function startInProcessBooks(options: InProcessBooksOptions): Promise<InProcessBooks> {
+  const { env, service, ledger } = options;
   const logger = options.logger ?? silentLogger;
   const taskQueue = uniqueTaskQueue(options.taskQueuePrefix);
-  const closing: (() => Promise<void>)[] = [];
-  // Every step runs even when one fails; the first failure is then thrown.
-  const closeAll = async () => {
-    let failure: unknown;
-    for (const step of closing.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure) throw failure;
-  };
-
+  const closing = closer();
   try {
-    let emulator: Emulator;
-    let ledger: EmbeddedLedger;
-    let service: ServiceClient;
-    let serviceUrl: string;
-    let apiKey: string;
-    if (options.service.kind === 'demo') {
-      const demo = options.service;
-      const dir = mkdtempSync(path.join(tmpdir(), 'booksync-stack-'));
-      closing.push(async () => rmSync(dir, { recursive: true, force: true }));
-      ledger = EmbeddedLedger.open({ path: path.join(dir, 'ledger.db') });
-      const opened = ledger;
-      closing.push(async () => opened.close());
-      emulator = createEmulator({
-        adminToken: demo.adminToken,
-        dispatcher: (store) =>
-          new DirectHttpDispatcher({
-            store,
-            backoffMs: demo.backoffMs,
-            ...(demo.timeoutMs !== undefined ? { timeoutMs: demo.timeoutMs } : {}),
-          }),
-      });
-      const started = emulator;
-      closing.push(async () => {
-        await started.app.close();
-      });
-      serviceUrl = await emulator.app.listen({ host: '127.0.0.1', port: 0 });
-      ({ apiKey } = seedDemo(emulator.store));
-      service = new ServiceClient({
-        baseUrl: serviceUrl,
-        apiKey,
-        ...(demo.serviceTimeoutMs !== undefined ? { timeoutMs: demo.serviceTimeoutMs } : {}),
-      });
-    } else {
-      ({ emulator, apiKey, ledger, service } = options.service);
-      const { port } = emulator.app.server.address() as { port: number };
-      serviceUrl = `http://127.0.0.1:${port}`;
-    }
-    const deliveriesIdle = async () => {
-      const { dispatcher } = emulator;
-      if (dispatcher instanceof DirectHttpDispatcher) await dispatcher.idle();
-    };
-    closing.push(deliveriesIdle);
-
     // The worker, as startBooksyncWorker builds it (its dependencies without targets, metrics or Schedules).
     const bundle = options.bundle ?? (await workflowBundle());
     let worker: { worker: Worker; run: Promise<void> } | undefined;
@@ -171,7 +173,6 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
     };
     closing.push(stopWorker);
 
-    // The ingress on one port for the stack's life; a new subscription secret restarts it there.
     const ingressPort = await freePort();
     const ingressUrl = `http://127.0.0.1:${ingressPort}`;
     let ingress: RunningIngress | undefined;
@@ -191,9 +192,11 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
     closing.push(async () => {
       await ingress?.close();
     });
+    let subscription: { id: string; secret: string } | undefined;
     const webhooksToIngress = async () => {
       const created = await service.createWebhook({ url: `${ingressUrl}/webhooks/service` });
       if (!created.secret) throw new Error('the emulator created an unsigned subscription');
+      subscription = { id: created.id, secret: created.secret };
       await startIngressWith([created.secret]);
       return created.secret;
     };
@@ -206,23 +209,79 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
     return {
       env,
       taskQueue,
-      emulator,
-      serviceUrl,
-      apiKey,
-      service,
-      ledger,
       ingressUrl,
+      get subscription() {
+        return subscription;
+      },
       get worker() {
         return worker?.worker;
       },
       stopWorker,
       startWorker,
       webhooksToIngress,
-      deliveriesIdle,
-      close: closeAll,
+      close: closing.close,
     };
   } catch (error) {
-    await closeAll().catch(() => undefined);
+    await closing.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+export interface InProcessStackOptions
+  extends Omit<InProcessBooksOptions, 'service' | 'ledger'>,
+    Omit<InProcessEmulatorOptions, 'dispatcher'> {
+  /** Waits between direct delivery attempts, and each attempt's timeout. */
+  delivery: { backoffMs: readonly number[]; timeoutMs?: number };
+}
+
+export interface InProcessStack extends Omit<InProcessBooks, 'close'>, Omit<InProcessEmulator, 'close'> {
+  ledger: EmbeddedLedger;
+  /** The books side, then the service side (deliveries under way first), the ledger and its folder. */
+  close(): Promise<void>;
+}
+
+/** Both halves: the emulator with direct webhook dispatch, a ledger file in a temp folder, worker and ingress. */
+export async function startInProcessStack(options: InProcessStackOptions): Promise<InProcessStack> {
+  const closing = closer();
+  try {
+    const dir = mkdtempSync(path.join(tmpdir(), 'booksync-stack-'));
+    closing.push(() => rmSync(dir, { recursive: true, force: true }));
+    const ledger = EmbeddedLedger.open({ path: path.join(dir, 'ledger.db') });
+    closing.push(() => ledger.close());
+    const { delivery } = options;
+    const emulator = await startInProcessEmulator({
+      adminToken: options.adminToken,
+      ...(options.dbPath !== undefined ? { dbPath: options.dbPath } : {}),
+      ...(options.serviceTimeoutMs !== undefined ? { serviceTimeoutMs: options.serviceTimeoutMs } : {}),
+      dispatcher: (store) =>
+        new DirectHttpDispatcher({
+          store,
+          backoffMs: delivery.backoffMs,
+          ...(delivery.timeoutMs !== undefined ? { timeoutMs: delivery.timeoutMs } : {}),
+        }),
+    });
+    closing.push(emulator.close);
+    const books = await startInProcessBooks({ ...options, service: emulator.service, ledger });
+    closing.push(books.close);
+    return {
+      ...emulator,
+      ledger,
+      env: books.env,
+      taskQueue: books.taskQueue,
+      ingressUrl: books.ingressUrl,
+      get subscription() {
+        return books.subscription;
+      },
+      get worker() {
+        return books.worker;
+      },
+      stopWorker: books.stopWorker,
+      startWorker: books.startWorker,
+      webhooksToIngress: books.webhooksToIngress,
+      close: closing.close,
+    };
+  } catch (error) {
+    await closing.close().catch(() => undefined);
     throw error;
   }
 }
