@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { AccountName } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import type { TargetSummary } from '../../src/accounting/targets/target-index.js';
 import { SandboxClient, type SandboxEvent } from '../../src/emulator/sandbox-client.js';
 import { seedDemo } from '../../src/emulator/seed.js';
 import { createEmulator, type Emulator } from '../../src/emulator/server.js';
@@ -18,18 +19,43 @@ import { routeEvent } from '../../src/ingress/routing.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { type RunningDevServer, startDevServer } from '../../src/runtime/dev-server.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { runBooksync } from './booksync-cli.js';
+import { type CliRun, runBooksync } from './booksync-cli.js';
 import { type BooksSnapshot, snapshotOf, waitFor } from './e2e-stack.js';
 import { freePort } from './free-port.js';
+import { redeliverEverything } from './webhook-redelivery.js';
 
-// booksync as real OS processes on loopback, for crash and outage tests: the Temporal CLI's dev server (its
-// own process, SQLite file, restartable on the same port and file), booksync's worker as
-// `node bin/booksync.js worker` (own process group, so SIGKILL takes it down at once), and the emulator and
-// the ingress in the test process (the emulator's deliveries by DirectHttpDispatcher). Every log line of
-// every part is captured (pino JSON) so tests can grep them.
+// booksync as real OS processes on loopback, each `node bin/booksync.js <command>` in its own process group
+// (so a signal to the group takes it and its children down at once), in two shapes:
+// - ProcessStack, for crash and outage tests: the Temporal CLI's dev server (its own process, SQLite file,
+//   restartable on the same port and file), booksync's worker as `booksync worker`, and the emulator and the
+//   ingress in the test process (the emulator's deliveries by DirectHttpDispatcher). Every log line of every
+//   part is captured (pino JSON) so tests can grep them.
+// - BooksyncProcess, for the end-to-end tests of the accounting targets: the real `booksync start` as a
+//   business runs it, on free loopback ports and a fresh data folder, plus the CLI run beside it with the
+//   same environment.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = path.join(root, 'bin', 'booksync.js');
+
+/** `node bin/booksync.js <args>` in its own process group, its output piped. */
+function spawnBooksync(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [bin, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+}
+
+/** A signal to the child's whole process group; nothing when it is gone already. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
 
 export { freePort } from './free-port.js';
 
@@ -205,12 +231,7 @@ export class ProcessStack {
   async startWorker(timeoutMs = 180_000): Promise<WorkerProcess> {
     const metricsPort = await freePort();
     const n = ++this.workerStarts;
-    const child = spawn(process.execPath, [bin, 'worker'], {
-      cwd: root,
-      env: this.workerEnvironment(metricsPort),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const child = spawnBooksync(['worker'], this.workerEnvironment(metricsPort));
     child.stdout?.pipe(this.logs.stream(`worker#${n}`));
     child.stderr?.pipe(this.logs.stream(`worker#${n}:stderr`));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -240,11 +261,7 @@ export class ProcessStack {
   async killWorker(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const worker = this.worker;
     if (!worker || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
-    try {
-      process.kill(-(worker.child.pid as number), signal);
-    } catch {
-      // already gone
-    }
+    killGroup(worker.child, signal);
     await worker.exited;
     this.worker = null;
   }
@@ -385,5 +402,151 @@ export class ProcessStack {
     await attempt(() => this.connection?.close());
     await attempt(() => this.stopTemporal());
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export class BooksyncProcess {
+  env: NodeJS.ProcessEnv = {};
+  dataDir = '';
+  output = '';
+  private stack: ChildProcess | null = null;
+
+  /** A data folder and ports of its own; `env` is the target's settings. */
+  async prepare(env: NodeJS.ProcessEnv): Promise<this> {
+    this.dataDir = mkdtempSync(path.join(tmpdir(), 'booksync-e2e-'));
+    this.env = {
+      ...process.env,
+      BOOKSYNC_DATA_DIR: this.dataDir,
+      TEMPORAL_DEV_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      EMULATOR_PORT: String(await freePort()),
+      INGRESS_PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      CI: '',
+      ...env,
+    };
+    return this;
+  }
+
+  /** `booksync start`; with a failpoint it may kill itself, see `exited`. */
+  start(extra: NodeJS.ProcessEnv = {}): ChildProcess {
+    const child = spawnBooksync(['start'], { ...this.env, ...extra });
+    const collect = (c: Buffer) => {
+      this.output += c.toString();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.stack = child;
+    return child;
+  }
+
+  /** Waits for a start to be up (the marker `booksync start` prints once everything listens). */
+  async running(from: number): Promise<void> {
+    await this.untilOutput('booksync is running', from).catch(() => this.untilOutput('Temporal UI', from));
+  }
+
+  /** Waits for a self-killed start to die, then kills what it left (its dev server child). */
+  async exited(child: ChildProcess): Promise<NodeJS.Signals | null> {
+    const signal =
+      child.exitCode !== null || child.signalCode !== null
+        ? child.signalCode
+        : await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_c, s) => resolve(s)));
+    killGroup(child, 'SIGKILL');
+    await sleep(1_000);
+    return signal;
+  }
+
+  /**
+   * `booksync start` again after a crash, then `booksync reconcile --all`, as an operator would: deliveries the
+   * killed stack never acknowledged may have spent the sender's five attempts while it was down (slow restarts
+   * under load), and reconciliation books what they missed. Returns reconcile's exit code.
+   */
+  async restartAndReconcile(): Promise<number> {
+    const from = this.output.length;
+    this.start();
+    await this.running(from);
+    return (await this.cli(['reconcile', '--all'])).code;
+  }
+
+  async untilOutput(marker: string, from: number, ms = 400_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!this.output.slice(from).includes(marker)) {
+      if (Date.now() > deadline) throw new Error(`no "${marker}" in time:\n${this.output.slice(-4000)}`);
+      await sleep(250);
+    }
+  }
+
+  /** The CLI, with this stack's settings. */
+  cli(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+    return runBooksync(args, { env: { ...this.env, ...extra } });
+  }
+
+  async targetStatus(): Promise<TargetSummary> {
+    const { stdout } = await this.cli(['targets', 'status', '--json']);
+    return (JSON.parse(stdout) as { targets: TargetSummary[] }).targets[0] as TargetSummary;
+  }
+
+  /** Until nothing is PENDING at the (first) target. */
+  async untilPushed(ms = 300_000): Promise<TargetSummary> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const s = await this.targetStatus();
+      if (s.pending === 0) return s;
+      if (Date.now() > deadline) throw new Error(`still pending: ${JSON.stringify(s)}`);
+      await sleep(1_000);
+    }
+  }
+
+  private apiKey(): string {
+    const file = path.join(this.dataDir, 'embedded-credentials.json');
+    return (JSON.parse(readFileSync(file, 'utf8')) as { apiKey: string }).apiKey;
+  }
+
+  /** A client of the embedded emulator, as the business's own key. */
+  service(): ServiceClient {
+    return new ServiceClient({
+      baseUrl: `http://127.0.0.1:${this.env.EMULATOR_PORT}`,
+      apiKey: this.apiKey(),
+    });
+  }
+
+  sandbox(): SandboxClient {
+    return new SandboxClient({
+      baseUrl: `http://127.0.0.1:${this.env.EMULATOR_PORT}`,
+      apiKey: this.apiKey(),
+    });
+  }
+
+  /**
+   * Every event the service sent so far delivered again to the ingress, twice each, shuffled, signed as the
+   * service signs them; returns how many were sent. Nothing new may come of them.
+   */
+  async redeliverEverythingTwice(seed: number): Promise<number> {
+    const secret = (await this.service().listWebhooks()).webhooks.find((w) => w.secret)?.secret as string;
+    return redeliverEverything({
+      sandbox: this.sandbox(),
+      ingressUrl: `http://127.0.0.1:${this.env.INGRESS_PORT}`,
+      secret,
+      times: 2,
+      seed,
+    });
+  }
+
+  /** Stops the stack; its output is kept in test/.artifacts/<name>.log for a failure's post-mortem. */
+  async stop(name: string): Promise<void> {
+    const stack = this.stack;
+    if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
+      const gone = new Promise((resolve) => stack.once('exit', resolve));
+      killGroup(stack, 'SIGINT');
+      // Ctrl-C drains the worker (up to its 20 s grace); on a loaded machine that is more than a few seconds.
+      await Promise.race([gone, sleep(30_000)]);
+    }
+    if (stack) killGroup(stack, 'SIGKILL'); // whatever of the group is left (the dev server)
+    mkdirSync('test/.artifacts', { recursive: true });
+    writeFileSync(path.join('test/.artifacts', `${name}.log`), this.output);
+    // A process of the group may still be closing its files for a moment after the signal.
+    if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }

@@ -8,7 +8,7 @@ import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import type { BookedEntry } from '../../src/accounting/entry.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
 import { LastError, NeedsAttention } from '../../src/temporal/search-attributes.js';
-import type { BooksyncProcess } from './booksync-process.js';
+import type { BooksyncProcess } from './process-stack.js';
 
 // The steps of the end-to-end books scenario every OAuth accounting target (QuickBooks Online, Xero) runs
 // against its test double with the real `booksync start`: connect by consent (the test playing the

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookedEntry } from '../../../src/accounting/entry.js';
 import { markersIn } from '../../../src/accounting/targets/quickbooks/keys.js';
-import { BooksyncProcess } from '../../support/booksync-process.js';
 import { freePort } from '../../support/free-port.js';
+import { BooksyncProcess } from '../../support/process-stack.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import {
   crashThenEverythingTwice,

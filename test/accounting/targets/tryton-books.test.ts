@@ -6,7 +6,7 @@ import { type AccountName, Accounts } from '../../../src/accounting/chart-of-acc
 import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import { type AccountRole, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
 import { NeedsAttention } from '../../../src/temporal/search-attributes.js';
-import { BooksyncProcess } from '../../support/booksync-process.js';
+import { BooksyncProcess } from '../../support/process-stack.js';
 import { startTryton, type TrytonServer } from '../../support/tryton.js';
 
 // booksync's demo business day pushed to a real Tryton on PostgreSQL by the real `booksync start`, as a
