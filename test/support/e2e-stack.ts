@@ -226,7 +226,7 @@ export class E2EStack {
       throw error;
     }
     const stack = new E2EStack({ dir, env, service, dispatcher: options.dispatcher });
-    stack.cleanups.push(service.close);
+    stack.cleanups.push(() => service.close());
     try {
       if (options.dispatcher === 'temporal') {
         const deliveryWorker = await createDeliveryWorker({

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { ActivityDependencies } from '../../activities/index.js';
@@ -55,6 +56,10 @@ export interface InProcessEmulatorOptions {
   /** SQLite file of the emulator; default in memory. */
   dbPath?: string;
   serviceTimeoutMs?: number;
+  /** The emulator's log; default silent. */
+  logger?: Logger;
+  /** The service client's log; default silent. */
+  serviceLogger?: Logger;
 }
 
 /** The emulator over HTTP on loopback with the demo organization seeded, and a client as its key. */
@@ -65,21 +70,27 @@ export interface InProcessEmulator {
   service: ServiceClient;
   /** Every direct webhook delivery under way has finished (delivered or its attempts spent). */
   deliveriesIdle(): Promise<void>;
-  /** Deliveries under way, then the listener and the store. */
-  close(): Promise<void>;
+  /** Deliveries under way (waited for at most `deliveriesWithinMs`, default until done), the listener, the store. */
+  close(options?: { deliveriesWithinMs?: number }): Promise<void>;
 }
 
 export async function startInProcessEmulator(options: InProcessEmulatorOptions): Promise<InProcessEmulator> {
   const store = new Store({ dbPath: options.dbPath ?? ':memory:' });
   const { apiKey } = seedDemo(store);
-  const emulator = createEmulator({ store, adminToken: options.adminToken, dispatcher: options.dispatcher });
+  const emulator = createEmulator({
+    store,
+    adminToken: options.adminToken,
+    dispatcher: options.dispatcher,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const deliveriesIdle = async () => {
     const { dispatcher } = emulator;
     if (dispatcher instanceof DirectHttpDispatcher) await dispatcher.idle();
   };
-  const close = async () => {
+  const close = async (closing: { deliveriesWithinMs?: number } = {}) => {
     try {
-      await deliveriesIdle();
+      const within = closing.deliveriesWithinMs;
+      await (within === undefined ? deliveriesIdle() : Promise.race([deliveriesIdle(), sleep(within)]));
       await emulator.app.close();
     } finally {
       store.close();
@@ -96,6 +107,7 @@ export async function startInProcessEmulator(options: InProcessEmulatorOptions):
     baseUrl: serviceUrl,
     apiKey,
     ...(options.serviceTimeoutMs !== undefined ? { timeoutMs: options.serviceTimeoutMs } : {}),
+    ...(options.serviceLogger ? { logger: options.serviceLogger } : {}),
   });
   return { emulator, serviceUrl, apiKey, service, deliveriesIdle, close };
 }
@@ -260,7 +272,7 @@ export async function startInProcessStack(options: InProcessStackOptions): Promi
           ...(delivery.timeoutMs !== undefined ? { timeoutMs: delivery.timeoutMs } : {}),
         }),
     });
-    closing.push(emulator.close);
+    closing.push(() => emulator.close());
     const books = await startInProcessBooks({ ...options, service: emulator.service, ledger });
     closing.push(books.close);
     return {

@@ -10,9 +10,8 @@ import type { AccountName } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import type { TargetSummary } from '../../src/accounting/targets/target-index.js';
 import { SandboxClient, type SandboxEvent } from '../../src/emulator/sandbox-client.js';
-import { seedDemo } from '../../src/emulator/seed.js';
-import { createEmulator, type Emulator } from '../../src/emulator/server.js';
-import { Store } from '../../src/emulator/store/store.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import type { Store } from '../../src/emulator/store/store.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import { routeEvent } from '../../src/ingress/routing.js';
@@ -22,6 +21,7 @@ import { ServiceClient } from '../../src/service/client.js';
 import { type CliRun, runBooksync } from './booksync-cli.js';
 import { type BooksSnapshot, snapshotOf, waitFor } from './e2e-stack.js';
 import { freePort } from './free-port.js';
+import { type InProcessEmulator, startInProcessEmulator } from './in-process-stack.js';
 import { redeliverEverything } from './webhook-redelivery.js';
 
 // booksync as real OS processes on loopback, each `node bin/booksync.js <command>` in its own process group
@@ -120,6 +120,7 @@ export class ProcessStack {
   worker: WorkerProcess | null = null;
   workerStarts = 0;
   private ledger: EmbeddedLedger | null = null;
+  private emulatorSide: InProcessEmulator | null = null;
 
   constructor(readonly options: ProcessStackOptions = {}) {}
 
@@ -161,23 +162,20 @@ export class ProcessStack {
   // ---- emulator (in process) ---------------------------------------------------------------------------
 
   private async startEmulator(): Promise<void> {
-    this.store = new Store({ dbPath: path.join(this.dir, 'emulator.db') });
-    const demo = seedDemo(this.store);
-    this.apiKey = demo.apiKey;
-    this.emulator = createEmulator({
-      store: this.store,
+    this.emulatorSide = await startInProcessEmulator({
+      dbPath: path.join(this.dir, 'emulator.db'),
       adminToken: this.adminToken,
       logger: this.logs.logger('emulator'),
+      serviceTimeoutMs: 20_000,
+      serviceLogger: this.logs.logger('test-service-client'),
       dispatcher: (store) =>
         new DirectHttpDispatcher({ store, backoffMs: this.options.backoffMs ?? [200, 400, 800, 1_600] }),
     });
-    this.emulatorUrl = await this.emulator.app.listen({ host: '127.0.0.1', port: 0 });
-    this.service = new ServiceClient({
-      baseUrl: this.emulatorUrl,
-      apiKey: this.apiKey,
-      timeoutMs: 20_000,
-      logger: this.logs.logger('test-service-client'),
-    });
+    this.emulator = this.emulatorSide.emulator;
+    this.store = this.emulator.store;
+    this.apiKey = this.emulatorSide.apiKey;
+    this.emulatorUrl = this.emulatorSide.serviceUrl;
+    this.service = this.emulatorSide.service;
     this.sandbox = new SandboxClient({
       baseUrl: this.emulatorUrl,
       apiKey: this.apiKey,
@@ -390,14 +388,7 @@ export class ProcessStack {
     };
     await attempt(() => this.ingress?.close());
     await attempt(() => this.killWorker('SIGKILL'));
-    await attempt(async () => {
-      const dispatcher = this.emulator?.dispatcher;
-      if (dispatcher instanceof DirectHttpDispatcher) {
-        await Promise.race([dispatcher.idle(), sleep(5_000)]);
-      }
-    });
-    await attempt(() => this.emulator?.app.close());
-    await attempt(() => this.store?.close());
+    await attempt(() => this.emulatorSide?.close({ deliveriesWithinMs: 5_000 }));
     await attempt(() => this.ledger?.close());
     await attempt(() => this.connection?.close());
     await attempt(() => this.stopTemporal());
