@@ -218,14 +218,20 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
       const options = deps.externalPaymentAccount
         ? { externalPaymentAccount: deps.externalPaymentAccount }
         : {};
-      const more = (listed: number, total: number) => listed > 0 && (page - 1) * pageSize + listed < total;
+      /** The page's one listing request: counted, its total kept, and where the next page starts. */
+      const listed = <T>(items: readonly T[], totalResults: number): readonly T[] => {
+        result.requests++;
+        result.total = totalResults;
+        const more = items.length > 0 && (page - 1) * pageSize + items.length < totalResults;
+        result.nextPageToken = nextToken(phase, page, more);
+        return items;
+      };
 
       if (phase === 'links') {
-        const list = await deps.service.listPaymentLinks({ page, pageSize });
-        result.requests++;
-        result.total = list.totalResults;
+        const { paymentLinks, totalResults } = await deps.service.listPaymentLinks({ page, pageSize });
+        const links = listed(paymentLinks, totalResults);
         await inOneWrite(async () => {
-          for (const link of list.paymentLinks) {
+          for (const link of links) {
             const verdict = linkVerdict(link, window, options);
             await take('paymentLink', link.id, verdict, { paymentLinkId: link.id }, async (through) => {
               await syncPaymentLinkRecords(through, link, reason);
@@ -237,13 +243,11 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             });
           }
         });
-        result.nextPageToken = nextToken(phase, page, more(list.paymentLinks.length, list.totalResults));
       } else if (phase === 'payments') {
-        const list = await deps.service.listPayments({ page, pageSize });
-        result.requests++;
-        result.total = list.totalResults;
+        const { payments, totalResults } = await deps.service.listPayments({ page, pageSize });
+        const listedPayments = listed(payments, totalResults);
         await inOneWrite(async () => {
-          for (const payment of list.payments) {
+          for (const payment of listedPayments) {
             // A payment on a link came with its link (phase links).
             if (payment.paymentLinkId) continue;
             const verdict = paymentVerdict(payment, window);
@@ -253,13 +257,11 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             });
           }
         });
-        result.nextPageToken = nextToken(phase, page, more(list.payments.length, list.totalResults));
       } else if (phase === 'disbursements') {
-        const list = await deps.service.listDisbursements({ page, pageSize });
-        result.requests++;
-        result.total = list.totalResults;
+        const { disbursements, totalResults } = await deps.service.listDisbursements({ page, pageSize });
+        const payouts = listed(disbursements, totalResults);
         await inOneWrite(async () => {
-          for (const disbursement of list.disbursements) {
+          for (const disbursement of payouts) {
             await take(
               'disbursement',
               disbursement.id,
@@ -271,14 +273,12 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             );
           }
         });
-        result.nextPageToken = nextToken(phase, page, more(list.disbursements.length, list.totalResults));
       } else {
-        const list = await deps.service.listCheckDeposits({ page, pageSize });
-        result.requests++;
-        result.total = list.totalResults;
+        const { checkDeposits, totalResults } = await deps.service.listCheckDeposits({ page, pageSize });
+        const deposits = listed(checkDeposits, totalResults);
         // A deposit's applications do not name their link; the links list them (externalPayments).
         let linkOf: Record<string, string> | null = null;
-        for (const deposit of list.checkDeposits) {
+        for (const deposit of deposits) {
           await take(
             'checkDeposit',
             deposit.id,
@@ -299,7 +299,6 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             },
           );
         }
-        result.nextPageToken = nextToken(phase, page, more(list.checkDeposits.length, list.totalResults));
       }
       log.info(
         {

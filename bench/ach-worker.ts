@@ -3,6 +3,7 @@ import type { PaymentSyncResult, SyncPaymentInput } from '../activities/payment-
 import { createLogger } from '../src/logging/logger.js';
 import { booksyncWorkflowWorkerOptions } from '../src/worker/booksync-worker.js';
 import { childInput, serveParent } from './child.js';
+import { ownMemoryMiB } from './proc-stats.js';
 
 // Child process: a Temporal worker built as `booksync worker` builds it (booksyncWorkflowWorkerOptions: the
 // cached workflow bundle, the workflow cache bound, shutdown) with a stand-in syncPayment that answers
@@ -63,17 +64,7 @@ const run = worker.run();
 serveParent(
   {
     counts: () => ({ opened, closing, cached: worker.getStatus().numCachedWorkflows }),
-    memory: () => {
-      const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
-      const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-      return {
-        rssMiB: mib(rss),
-        mainHeapTotalMiB: mib(heapTotal),
-        mainHeapUsedMiB: mib(heapUsed),
-        externalMiB: mib(external),
-        arrayBuffersMiB: mib(arrayBuffers),
-      };
-    },
+    memory: ownMemoryMiB,
   },
   async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();

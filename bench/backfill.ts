@@ -28,7 +28,7 @@ import {
 } from '../workflows/backfill-contract.js';
 import { type BenchChild, childInput, serveParent, startChild } from './child.js';
 import { onInterrupt } from './interrupt.js';
-import { type ProcWindow, sampleProc } from './proc-stats.js';
+import { ownMemoryMiB, type ProcWindow, sampleProc } from './proc-stats.js';
 
 // Stage backfill: `booksync backfill --since` over N card payments, each on its own payment link and
 // settled, with a payout every 5,000 payments (all SUCCEEDED but the last, still PENDING; the payments after
@@ -558,17 +558,7 @@ async function workerChild(input: WorkerInput): Promise<void> {
         Object.fromEntries(
           Object.entries(timings).map(([k, t]) => [k, { calls: t.calls, seconds: round(t.ms / 1000, 2) }]),
         ),
-      memory: () => {
-        const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-        const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
-        return {
-          rssMiB: mib(rss),
-          mainHeapTotalMiB: mib(heapTotal),
-          mainHeapUsedMiB: mib(heapUsed),
-          externalMiB: mib(external),
-          arrayBuffersMiB: mib(arrayBuffers),
-        };
-      },
+      memory: ownMemoryMiB,
     },
     async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

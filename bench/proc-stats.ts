@@ -66,3 +66,16 @@ export function sampleProc(pid: number, intervalMs = 250): { stop(): ProcWindow 
     },
   };
 }
+
+/** This process's own memory (process.memoryUsage) in MiB: what a bench child reports to its parent. */
+export function ownMemoryMiB() {
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  return {
+    rssMiB: mib(rss),
+    mainHeapTotalMiB: mib(heapTotal),
+    mainHeapUsedMiB: mib(heapUsed),
+    externalMiB: mib(external),
+    arrayBuffersMiB: mib(arrayBuffers),
+  };
+}
