@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AccountName } from '../src/accounting/chart-of-accounts.js';
+import { booksOpeningCacheMs } from '../src/accounting/derived-ledger-reads.js';
 import type { EntryLinks, LedgerPort } from '../src/accounting/ledger-port.js';
 import { bookedBeforeOpening, openingEntry, openingEntryKey } from '../src/accounting/opening-balances.js';
 import {
@@ -72,6 +73,9 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
     async openBooks({ since }) {
       return translatingFailures(async () => {
         const { created } = await deps.ledger.openBooks(since);
+        // Other workers may still hold "not open" (kept booksOpeningCacheMs): wait until none can before the
+        // first page is summed, so no webhook books an old object whose money goes to the opening entry.
+        if (created) await sleep(2 * booksOpeningCacheMs);
         const opening = await deps.ledger.booksOpening();
         const mode = opening?.balancesBooked ? 'again' : 'opening';
         activityLogger(deps, { since }).info({ created, mode }, 'books open for the backfill');

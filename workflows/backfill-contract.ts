@@ -98,20 +98,11 @@ export interface BackfillStepInput extends BackfillPageInput {
 }
 
 /** Several pages of one activity, summed: fewer round trips to Temporal, one result to record per step. */
-export interface BackfillStepResult {
+export interface BackfillStepResult extends Omit<BackfillPageResult, 'total' | 'examined'> {
   pages: number;
-  /** The last page's phase, and where to continue (null: every phase is done). */
-  phase: BackfillPhase;
-  nextPageToken: string | null;
-  /** Per phase: the listing's totalResults and the objects examined. */
+  /** Per phase: the listing's totalResults and the objects examined (`phase`: the last page's). */
   totals: Partial<Record<BackfillPhase, number>>;
   examined: Partial<Record<BackfillPhase, number>>;
-  imported: number;
-  settled: number;
-  requests: number;
-  inFlight: Partial<Record<AccountName, number>>;
-  problems: BackfillProblem[];
-  paymentsToWatch: string[];
 }
 
 export interface BackfillActivities {

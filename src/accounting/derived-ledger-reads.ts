@@ -8,6 +8,12 @@ import type { OpeningStep } from './posting-rules.js';
  * from get() and balances(), whether an entry is reversed, the trial balance, one account's balance; from
  * booksOpening() and writeOpeningStep(), the books' opening (backfill).
  */
+/**
+ * How long a ledger keeps a "the books are not open" answer. A backfill that opens the books waits twice this
+ * before its first page (activities/backfill.ts), so every worker sees the opening before any page is summed.
+ */
+export const booksOpeningCacheMs = 5_000;
+
 export abstract class DerivedLedgerReads {
   abstract get(key: string): Promise<BookedEntry | null>;
   abstract balances(): Promise<AccountBalance[]>;
@@ -15,10 +21,15 @@ export abstract class DerivedLedgerReads {
   /** Writes the step in one transaction if it is not there (posting-rules' openingStepToWrite decides). */
   protected abstract writeOpeningStep(step: OpeningStep, date: string): Promise<boolean>;
   #opensOn: string | null = null;
+  /** When "not open" was last read: every sync asks, so the answer is kept briefly (see booksOpeningCacheMs). */
+  #notOpenAt = Number.NEGATIVE_INFINITY;
 
   async booksOpenOn(): Promise<string | null> {
-    // Set once and never changed (the stores refuse updates): a found day is kept for the process.
-    this.#opensOn ??= (await this.booksOpening())?.opensOn ?? null;
+    // Set once and never changed (the stores refuse updates): a found day is kept for the process. "Not
+    // open" is kept for booksOpeningCacheMs: every sync asks, and a backfill waits that long after opening.
+    if (this.#opensOn !== null || Date.now() - this.#notOpenAt < booksOpeningCacheMs) return this.#opensOn;
+    this.#opensOn = (await this.booksOpening())?.opensOn ?? null;
+    if (this.#opensOn === null) this.#notOpenAt = Date.now();
     return this.#opensOn;
   }
 
