@@ -4,8 +4,8 @@ import {
   returnedRefundCredits,
 } from '../src/payouts/payout-books.js';
 import { payoutReport } from '../src/payouts/payout-report.js';
-import { inPeriod } from '../src/payouts/period-report.js';
 import type { Payment } from '../src/service/schemas/index.js';
+import { inPeriod } from '../src/workflow-safe/period-report.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import type { PayoutPeriod, PayoutReportActivities, PayoutReportInput } from './payout-report-contract.js';

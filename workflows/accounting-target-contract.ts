@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 
 // The accounting-target push flow's contract, imported by the worker's composition root, the CLI and tests
 // (no workflow code here). One workflow per target pushes the ledger's entries to it in posting order.

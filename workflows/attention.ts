@@ -1,6 +1,6 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { LastError, NeedsAttention } from '../src/temporal/search-attributes.js';
+import { LastError, NeedsAttention } from '../src/workflow-safe/search-attributes.js';
 
 // Flagging a run for a person, the one way every flow does it: NeedsAttention (the Temporal UI's list of runs
 // to look at) and LastError (why, cut to 200 characters), as search attributes.

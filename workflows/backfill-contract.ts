@@ -3,7 +3,7 @@
 
 import { defineQuery } from '@temporalio/workflow';
 import type { AccountName } from '../src/accounting/chart-of-accounts.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 
 export const backfillWorkflowType = 'backfill';
 

@@ -8,9 +8,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { serviceCallRetry } from '../activities/retry-policy.js';
 import type { AccountName } from '../src/accounting/chart-of-accounts.js';
-import { SyncState } from '../src/temporal/search-attributes.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import { SyncState } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import {
   type BackfillActivities,

@@ -3,7 +3,7 @@
 
 import { defineQuery } from '@temporalio/workflow';
 import type { BillPaymentSyncResult, OverdueCheckKind } from '../activities/bill-payment-contract.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 import type { EventRoute } from './service-event.js';
 
 export type BillPaymentSyncState =

@@ -16,14 +16,14 @@ import type {
   BillPaymentSyncResult,
   OverdueCheckKind,
 } from '../activities/bill-payment-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import {
   AmountCents,
   PaymentMethodType,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
-} from '../src/temporal/search-attributes.js';
+} from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import {
   type BillPaymentSyncState,

@@ -3,7 +3,7 @@
 
 import { defineQuery } from '@temporalio/workflow';
 import type { ChargeAuthorizationRecord } from '../activities/service-records-contract.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 import type { EventRoute } from './service-event.js';
 
 export interface ChargeAuthorizationWorkflowInput {

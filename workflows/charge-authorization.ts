@@ -7,15 +7,15 @@ import {
   upsertMemo,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { serviceCallRetry } from '../activities/retry-policy.js';
 import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import {
   CustomerId,
   PaymentMethodType,
   ServiceObjectId,
   ServiceStatus,
   SyncState,
-} from '../src/temporal/search-attributes.js';
+} from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import {
   type ChargeAuthorizationView,

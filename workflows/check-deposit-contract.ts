@@ -3,7 +3,7 @@
 
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CheckDepositSyncResult, LinkAfterReturn } from '../activities/check-deposit-contract.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 import type { ApplicationStatus, ApplicationTotals } from './check-deposit-applications.js';
 import type { CommandFailure } from './command-failure.js';
 

@@ -15,8 +15,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CheckDepositActivities, CheckDepositSyncResult } from '../activities/check-deposit-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
-import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import {
+  AmountCents,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/workflow-safe/search-attributes.js';
 import { showLastError } from './attention.js';
 import { compactApplications } from './check-deposit-applications.js';
 import {

@@ -1,5 +1,5 @@
 import { patched } from '@temporalio/workflow';
-import { legacyWorkflowIdFor, type WorkflowKind, workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { legacyWorkflowIdFor, type WorkflowKind, workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 
 /**
  * The id of a child (or external) workflow this workflow starts. Histories recorded before ids were made

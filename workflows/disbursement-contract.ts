@@ -2,7 +2,7 @@
 // shared-module policy): input, view and query, workflow id, and how a service event reaches it.
 
 import { defineQuery } from '@temporalio/workflow';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 import type { EventRoute } from './service-event.js';
 
 export interface DisbursementWorkflowInput {

@@ -9,8 +9,13 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { DisbursementActivities, DisbursementSyncResult } from '../activities/disbursement-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
-import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import {
+  AmountCents,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import {
   type DisbursementView,

@@ -3,7 +3,7 @@
 
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PaymentLinkSyncResult } from '../activities/payment-link-contract.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 import type { CommandFailure } from './command-failure.js';
 
 // Commands of the business (command API, CLI) and of other flows, by signal. Each carries a commandId:

@@ -14,7 +14,7 @@ import type {
   PaymentLinkActivities,
   PaymentLinkSyncResult,
 } from '../activities/payment-link-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import {
   AmountCents,
   CustomerId,
@@ -22,7 +22,7 @@ import {
   ServiceObjectId,
   ServiceStatus,
   SyncState,
-} from '../src/temporal/search-attributes.js';
+} from '../src/workflow-safe/search-attributes.js';
 import { showLastError } from './attention.js';
 import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
 import {

@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PaymentActivities, PaymentSyncResult } from '../activities/payment-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import {
   AmountCents,
   CustomerId,
@@ -21,7 +21,7 @@ import {
   ServiceObjectId,
   ServiceStatus,
   SyncState,
-} from '../src/temporal/search-attributes.js';
+} from '../src/workflow-safe/search-attributes.js';
 import { attention, showLastError } from './attention.js';
 import { type PaymentView, type PaymentWorkflowInput, paymentViewQuery } from './payment-contract.js';
 import { listenForServiceEvents, type ServiceEventSignal } from './service-event.js';

@@ -13,11 +13,16 @@ import type {
   PayoutReportActivities,
   PayoutReportInput,
 } from '../activities/payout-report-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
-import { periodReport } from '../src/payouts/period-report.js';
 import type { PayoutPeriodReport } from '../src/payouts/report-schema.js';
-import { AmountCents, ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
-import { workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { periodReport } from '../src/workflow-safe/period-report.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import {
+  AmountCents,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/workflow-safe/search-attributes.js';
+import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 import { attention } from './attention.js';
 
 export interface PayoutReportView {

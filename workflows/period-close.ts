@@ -12,8 +12,8 @@ import type {
   ClosePeriod,
   PeriodCloseActivities,
 } from '../activities/period-close-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
-import { SyncState } from '../src/temporal/search-attributes.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import { SyncState } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 
 export interface PeriodCloseView {

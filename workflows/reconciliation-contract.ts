@@ -8,7 +8,7 @@ import type {
   ReconcileProblem,
   ReconciliationScope,
 } from '../activities/reconciliation-contract.js';
-import { RECONCILIATION_REQUESTS_WORKFLOW_ID, workflowIdFor } from '../src/temporal/workflow-ids.js';
+import { RECONCILIATION_REQUESTS_WORKFLOW_ID, workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 
 export interface ReconciliationReport {
   scope: ReconciliationScope;

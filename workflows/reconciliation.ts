@@ -15,8 +15,8 @@ import type {
   ReconciliationActivities,
   ReconciliationScope,
 } from '../activities/reconciliation-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
-import { SyncState } from '../src/temporal/search-attributes.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import { SyncState } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import {
   type ReconciliationInput,

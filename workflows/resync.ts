@@ -6,8 +6,8 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { ResyncActivities, ResyncInput, ResyncResult } from '../activities/resync-contract.js';
-import { serviceCallRetry } from '../activities/retry-policy.js';
-import { SyncState } from '../src/temporal/search-attributes.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import { SyncState } from '../src/workflow-safe/search-attributes.js';
 
 /**
  * Re-sync with a diff: one activity re-fetches the service's objects, maps them with the current code and

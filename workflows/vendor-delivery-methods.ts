@@ -7,9 +7,9 @@ import {
   upsertMemo,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { serviceCallRetry } from '../activities/retry-policy.js';
 import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
-import { ServiceObjectId, ServiceStatus, SyncState } from '../src/temporal/search-attributes.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import { ServiceObjectId, ServiceStatus, SyncState } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import { listenForServiceEvents } from './service-event.js';
 import {

@@ -3,7 +3,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
 import { privateSqliteFile } from '../storage/private-files.js';
 import { obtainTemporalCli } from '../temporal/cli-source.js';
-import { devServerSearchAttributeFlags } from '../temporal/search-attributes.js';
+import { devServerSearchAttributeFlags } from '../workflow-safe/search-attributes.js';
 
 export interface DevServerOptions {
   dbFile: string;

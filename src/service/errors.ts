@@ -131,7 +131,7 @@ export class ServiceSchemaError extends ServiceError {
 
 /**
  * The service errors no retry can pass (the request itself is refused, or the answer cannot be read): what
- * activity retry policies list as non-retryable (activities/retry-policy.ts).
+ * activity retry policies list as non-retryable (src/workflow-safe/retry-policy.ts).
  */
 export const nonRetryableServiceErrors = [
   'ServiceValidationError', // 400: the request itself is wrong

@@ -4,7 +4,7 @@ import {
   type ScheduleOptions,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
-import { WORKFLOW_ID_PREFIXES } from './workflow-ids.js';
+import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
 
 export const periodCloseScheduleId = 'booksync-period-close';
 /** Runs started by the Schedule are `scheduled-period-close-{timestamp}` (Temporal appends the time). */

@@ -5,7 +5,7 @@ import {
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
 import { reconciliationWorkflowType } from '../../workflows/reconciliation-contract.js';
-import { WORKFLOW_ID_PREFIXES } from './workflow-ids.js';
+import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
 
 export const reconciliationScheduleId = 'booksync-reconcile';
 /** Runs started by the Schedule are `reconcile-scheduled-{timestamp}` (Temporal appends the time). */

@@ -12,7 +12,7 @@ import {
   ensurePeriodCloseSchedule,
   periodCloseScheduleId,
 } from '../../src/temporal/period-close-schedule.js';
-import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../../src/workflow-safe/workflow-ids.js';
 import { paymentLink } from '../../workflows/payment-link.js';
 import { syncPaymentLinkSignal } from '../../workflows/payment-link-contract.js';
 import { monthBefore, periodCloseViewQuery } from '../../workflows/period-close.js';

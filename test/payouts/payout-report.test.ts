@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPayoutPeriodReport, requestPayoutReport } from '../../src/cli/commands/payout.js';
 import { PayoutPeriodReport, PayoutReport } from '../../src/payouts/report-schema.js';
-import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../../src/workflow-safe/workflow-ids.js';
 import { payoutReportViewQuery } from '../../workflows/payout-report.js';
 import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
-import { ReturnWindowEndsAt, SyncState } from '../../src/temporal/search-attributes.js';
+import { ReturnWindowEndsAt, SyncState } from '../../src/workflow-safe/search-attributes.js';
 import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
 import { eventually, type Stack, startStack } from '../workflows/bill-payment-stack.js';

@@ -16,7 +16,7 @@ import {
   WORKFLOW_ID_PREFIXES,
   type WorkflowKind,
   workflowIdFor,
-} from '../../src/temporal/workflow-ids.js';
+} from '../../src/workflow-safe/workflow-ids.js';
 import { paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
 import {

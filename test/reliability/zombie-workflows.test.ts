@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DisbursementActivities } from '../../activities/disbursement-contract.js';
 import type { PaymentActivities } from '../../activities/payment-contract.js';
-import { NeedsAttention, SyncState } from '../../src/temporal/search-attributes.js';
+import { NeedsAttention, SyncState } from '../../src/workflow-safe/search-attributes.js';
 import { disbursement } from '../../workflows/disbursement.js';
 import { disbursementWorkflowId } from '../../workflows/disbursement-contract.js';
 import { payment } from '../../workflows/payment.js';

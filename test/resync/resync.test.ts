@@ -7,7 +7,7 @@ import { createActivities } from '../../activities/index.js';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { type ResyncAnswer, requestResync } from '../../src/cli/commands/resync.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { workflowIdFor } from '../../src/temporal/workflow-ids.js';
+import { workflowIdFor } from '../../src/workflow-safe/workflow-ids.js';
 import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../support/sync-world.js';

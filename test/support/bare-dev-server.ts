@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { expect } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/binaries.js';
-import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
+import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import { waitFor } from './e2e-stack.js';
 import { freePort } from './free-port.js';
 

@@ -7,7 +7,7 @@ import { type AccountName, Accounts } from '../../src/accounting/chart-of-accoun
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import type { BookedEntry } from '../../src/accounting/entry.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
-import { LastError, NeedsAttention } from '../../src/temporal/search-attributes.js';
+import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
 import type { BooksyncProcess } from './process-stack.js';
 
 // The steps of the end-to-end books scenario every OAuth accounting target (QuickBooks Online, Xero) runs

@@ -4,8 +4,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { resolveTemporalCli, resolveTemporalTestServer } from '../../src/temporal/binaries.js';
 import { registerSearchAttributes } from '../../src/temporal/register-search-attributes.js';
-import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
 import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
+import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const artifacts = path.join(root, 'test', '.artifacts');

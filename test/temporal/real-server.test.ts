@@ -11,7 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconciliationScheduleId } from '../../src/temporal/reconciliation-schedule.js';
-import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
+import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { customAttributes, expectAllOfBooksyncs } from '../support/bare-dev-server.js';
 import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';

@@ -10,7 +10,7 @@ import { createEmulator, type Emulator } from '../../src/emulator/server.js';
 import { Store } from '../../src/emulator/store/store.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { booksyncSearchAttributes } from '../../src/temporal/search-attributes.js';
+import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import {
   type BareDevServer,
   customAttributes,

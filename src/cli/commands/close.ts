@@ -5,7 +5,7 @@ import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import { certificateHtml } from '../../close/certificate-html.js';
 import { certificateLines } from '../../close/certificate-text.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
-import { workflowIdFor } from '../../temporal/workflow-ids.js';
+import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 
 // Workflow type name: the CLI starts the flow by name and imports no workflow code.

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { type PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
 import { payoutReportLines, periodReportLines } from '../../payouts/report-text.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
-import { workflowIdFor } from '../../temporal/workflow-ids.js';
+import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 
 // Workflow type names: the CLI starts the flows by name and imports no workflow code.

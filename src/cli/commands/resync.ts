@@ -4,7 +4,7 @@ import type { EntryLine } from '../../accounting/entry.js';
 import { formatUsd } from '../../accounting/money.js';
 import type { ResyncDiff } from '../../resync/plan.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
-import { workflowIdFor } from '../../temporal/workflow-ids.js';
+import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 
 // Workflow type name: the CLI starts the flow by name and imports no workflow code.

@@ -1,6 +1,6 @@
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes.js';
-import { booksyncSearchAttributes } from '../../temporal/search-attributes.js';
+import { booksyncSearchAttributes } from '../../workflow-safe/search-attributes.js';
 import { type Command, CommandError } from '../command.js';
 import { requireSetting } from '../require-setting.js';
 

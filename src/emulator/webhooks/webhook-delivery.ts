@@ -5,7 +5,7 @@ import {
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
-import { workflowIdFor } from '../../temporal/workflow-ids.js';
+import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import type {
   AttemptOutcome,
   DeliverWebhookAttemptInput,

@@ -14,7 +14,7 @@ import type {
   TargetDocument,
 } from '../../../src/accounting/targets/target-port.js';
 import { silentLogger } from '../../../src/logging/logger.js';
-import { LastError, NeedsAttention } from '../../../src/temporal/search-attributes.js';
+import { LastError, NeedsAttention } from '../../../src/workflow-safe/search-attributes.js';
 import {
   accountingTargetViewQuery,
   accountingTargetWorkflowId,

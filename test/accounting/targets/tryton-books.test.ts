@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountName, Accounts } from '../../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import { type AccountRole, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
-import { NeedsAttention } from '../../../src/temporal/search-attributes.js';
+import { NeedsAttention } from '../../../src/workflow-safe/search-attributes.js';
 import { BooksyncProcess } from '../../support/process-stack.js';
 import { startTryton, type TrytonServer } from '../../support/tryton.js';
 

@@ -1,4 +1,4 @@
-import type { PayoutPeriod, PayoutPeriodReport, PayoutReport } from './report-schema.js';
+import type { PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../payouts/report-schema.js';
 
 /** The period's payout reports and their sums; pure, so the period workflow can build it. */
 export function periodReport(period: PayoutPeriod, payouts: readonly PayoutReport[]): PayoutPeriodReport {
