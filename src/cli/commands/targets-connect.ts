@@ -143,6 +143,14 @@ async function connectQuickBooks(
     parse: (redirect) => parseConsentRedirect(redirect, state),
   });
 
+  // The company is checked before the code is exchanged: a token of another company must never replace the
+  // pinned company's connection (the workers push to QBO_REALM_ID with whatever token is stored).
+  if (settings.QBO_REALM_ID && settings.QBO_REALM_ID !== consent.realmId) {
+    out(
+      `QBO_REALM_ID is ${settings.QBO_REALM_ID}, not the company chosen (${consent.realmId}): nothing saved; unset it or connect that company`,
+    );
+    return 1;
+  }
   try {
     await qbo.tokenStore(consent.realmId, logger).connect(consent.code, redirectUri);
   } catch (error) {
@@ -151,10 +159,6 @@ async function connectQuickBooks(
   out(
     `connected to QuickBooks company ${consent.realmId}; the refresh token is saved encrypted in ${qbo.file.file}`,
   );
-  if (settings.QBO_REALM_ID && settings.QBO_REALM_ID !== consent.realmId) {
-    out(`QBO_REALM_ID is ${settings.QBO_REALM_ID}, not this company: unset it or connect that company`);
-    return 1;
-  }
 
   const quickbooks = await openQuickBooksTarget({
     settings,
