@@ -53,11 +53,5 @@ export class BooksAlreadyOpenError extends Error {
   }
 }
 
-/** Error names an activity retry policy should treat as non-retryable. */
-export const nonRetryableLedgerErrors = [
-  'BooksAlreadyOpenError',
-  'LedgerConflictError',
-  'LedgerEntryNotFoundError',
-  'LedgerValidationError',
-  'UnmappableStateError',
-] as const;
+/** Error names an activity retry policy treats as non-retryable (listed where workflow code can import them). */
+export { nonRetryableLedgerErrors } from '../workflow-safe/failure-names.js';

@@ -129,18 +129,8 @@ export class ServiceSchemaError extends ServiceError {
   }
 }
 
-/**
- * The service errors no retry can pass (the request itself is refused, or the answer cannot be read): what
- * activity retry policies list as non-retryable (src/workflow-safe/retry-policy.ts).
- */
-export const nonRetryableServiceErrors = [
-  'ServiceValidationError', // 400: the request itself is wrong
-  'ServiceAuthError', // 401/403: a key or permission problem a person must fix
-  'ServiceNotFoundError', // 404
-  'ServiceConflictError', // 409 REFERENCE_CONFLICT and the like
-  'ServicePayloadTooLargeError', // 413
-  'ServiceSchemaError', // the service answered something booksync does not understand
-] as const;
+/** What activity retry policies list as non-retryable (src/workflow-safe/retry-policy.ts). */
+export { nonRetryableServiceErrors } from '../workflow-safe/failure-names.js';
 
 const MAX_MESSAGE_CHARS = 500;
 

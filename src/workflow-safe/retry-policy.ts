@@ -1,6 +1,5 @@
 import type { RetryPolicy } from '@temporalio/common';
-import { nonRetryableLedgerErrors } from '../accounting/errors.js';
-import { nonRetryableServiceErrors } from '../service/errors.js';
+import { nonRetryableLedgerErrors, nonRetryableServiceErrors } from './failure-names.js';
 
 // Failures that retrying cannot fix, as their owners list them. Activities throw these as non-retryable
 // ApplicationFailures (see activities/failures.ts); listing them here as well keeps the policy explicit in the

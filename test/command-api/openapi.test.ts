@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { commandRoutes } from '../../src/command-api/contract.js';
-import { commandApiOpenApiDocument } from '../../src/command-api/openapi.js';
+import { commandApiOpenApiDocument } from '../../src/command-api/openapi-document.js';
 
 // The command API's OpenAPI document is generated from the route schemas the ingress serves with; the copy
 // in docs/ must be what /commands/openapi.json answers (regenerate with `npm run docs:command-api`).

@@ -1,0 +1,73 @@
+// The import rules of booksync's layout, checked by `npm run lint` (dependency-cruiser reads the real
+// import graph, type-only imports apart: they are erased at build time, so they may point anywhere).
+//
+// Layers, lowest first. A module may import its own layer and the layers below it, never one above.
+const layers = [
+  // Pure helpers every layer may use; workflow-safe code imports nothing Node-only (rule below).
+  ['src/workflow-safe', 'src/logging', 'src/storage', 'src/config'],
+  // The service's contract in code: schemas, client, errors, signatures.
+  ['src/service'],
+  // The emulator of the service; the ledger and the accounting targets.
+  ['src/emulator', 'src/accounting'],
+  // Accounting features over the ledger and the service.
+  ['src/backfill', 'src/close', 'src/payouts', 'src/resync'],
+  // The flows: activities and workflows (their contracts are what the edges below import).
+  ['activities', 'workflows'],
+  // The edges and the composition root: ingress, command API, Temporal set-up, worker, CLI, runtime, demo.
+  [
+    'src/ingress',
+    'src/command-api',
+    'src/temporal',
+    'src/worker',
+    'src/cli',
+    'src/runtime',
+    'src/demo',
+    'bin',
+  ],
+];
+const folder = (dirs) => `^(${dirs.join('|')})/`;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'workflow-code-imports-workflow-safe-only',
+      comment:
+        "Workflow code runs in the workflow sandbox and is bundled into every workflow context: as values it imports only workflow code, src/workflow-safe/ and the SDK's workflow packages (never zod, the service's schemas or Node-only code). Types may come from anywhere.",
+      severity: 'error',
+      from: { path: '^(workflows|src/workflow-safe)/' },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        pathNot: ['^(workflows|src/workflow-safe)/', '^node_modules/@temporalio/(workflow|common)/'],
+      },
+    },
+    ...layers.slice(0, -1).map((layer, i) => ({
+      name: `no-upward-import-from-${layer.join('+').replaceAll('/', '-')}`,
+      comment: `${layer.join(', ')} may import only its own layer and those below it (.dependency-cruiser.cjs lists the layers).`,
+      severity: 'error',
+      from: { path: folder(layer) },
+      to: { path: folder(layers.slice(i + 1).flat()), dependencyTypesNot: ['type-only'] },
+    })),
+    {
+      name: 'no-circular',
+      comment: 'An import cycle makes start-up order matter and the layers meaningless.',
+      severity: 'error',
+      from: {},
+      to: {
+        circular: true,
+        dependencyTypesNot: ['type-only'],
+        viaOnly: { dependencyTypesNot: ['type-only'] },
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.json'],
+    },
+  },
+};
