@@ -21,6 +21,26 @@ export interface LimiterOptions {
   now?: () => number;
   /** Called once a day when the daily count passes warnAt. */
   onNearingDailyCap?: (usage: DailyUsage) => void;
+  /**
+   * The daily budget counted in a rolling window of this length (Xero: 24 h, not reset at UTC midnight)
+   * instead of per UTC day; unset: per UTC day.
+   */
+  dayWindowMs?: number;
+  /**
+   * How long a count reported by the target (observe) stands when nothing refreshes it; default an hour. Past
+   * it, one request may go out to learn the count again.
+   */
+  reportTtlMs?: number;
+}
+
+/** What the target said of its own count after an answer (Xero: its X-...Limit-Remaining headers, a 429). */
+export interface TargetReport {
+  /** Requests left of the daily budget by the target's count (Xero: X-DayLimit-Remaining). */
+  dayRemaining?: number;
+  /** Requests left in the target's minute (Xero: X-MinLimit-Remaining, X-AppMinLimit-Remaining); 0 pauses. */
+  minuteRemaining?: number;
+  /** The target refused a request for this limit (Xero: X-Rate-Limit-Problem), to come back after retryAfterMs. */
+  refused?: { limit: string; retryAfterMs?: number };
 }
 
 export interface DailyUsage {
@@ -36,7 +56,9 @@ export class DailyCapReachedError extends Error {
     /** Until the next UTC midnight. */
     readonly retryAfterMs: number,
   ) {
-    super(`the daily limit of ${usage.limit} requests is spent (${usage.day} UTC)`);
+    super(
+      `the daily limit of ${usage.limit} requests is spent (${usage.day}${/^\d{4}-/.test(usage.day) ? ' UTC' : ''})`,
+    );
   }
 }
 
@@ -59,6 +81,13 @@ export class RealmLimiter {
   private day = '';
   private usedToday = 0;
   private warnedFor = '';
+  /** When each request of the rolling day was sent (with dayWindowMs). */
+  private readonly spent: number[] = [];
+  /** The target's own daily count at its last report, and the requests sent since. */
+  private reported: { used: number; at: number; sentAfter: number } | null = null;
+  /** No request before this (the target refused for its day, or reported none left in its minute). */
+  private dayBlockedUntil = 0;
+  private pausedUntil = 0;
 
   constructor(private readonly options: LimiterOptions) {
     this.perMinute = options.perMinute;
@@ -71,7 +100,42 @@ export class RealmLimiter {
   dailyUsage(): DailyUsage | null {
     if (this.options.perDay === undefined) return null;
     this.rollDay();
-    return { day: this.day, used: this.usedToday, limit: this.options.perDay };
+    return { day: this.day, used: this.usedNow(), limit: this.options.perDay };
+  }
+
+  /**
+   * The target's own count, after an answer: the daily count follows it when it is higher than ours (other
+   * callers of the same company, a restarted worker); none left in its minute pauses a window; a refusal
+   * for its day or minute waits what it said.
+   */
+  observe(report: TargetReport): void {
+    const now = this.now();
+    const limit = this.options.perDay;
+    if (report.dayRemaining !== undefined && limit !== undefined) {
+      // Requests still in flight may not be in the target's count yet: counted too.
+      this.reported = { used: Math.max(limit - report.dayRemaining, 0) + this.active, at: now, sentAfter: 0 };
+    }
+    if (report.minuteRemaining !== undefined && report.minuteRemaining <= 0)
+      this.pausedUntil = Math.max(this.pausedUntil, now + this.windowMs);
+    if (report.refused) {
+      const wait = report.refused.retryAfterMs;
+      if (/day/i.test(report.refused.limit))
+        this.dayBlockedUntil = Math.max(this.dayBlockedUntil, now + (wait ?? this.reportTtlMs()));
+      else if (wait !== undefined) this.pausedUntil = Math.max(this.pausedUntil, now + wait);
+    }
+    this.pump();
+  }
+
+  private reportTtlMs(): number {
+    return this.options.reportTtlMs ?? 3_600_000;
+  }
+
+  /** The daily count: ours, or the target's last report plus what we sent since, whichever is higher. */
+  private usedNow(): number {
+    const ours = this.options.dayWindowMs === undefined ? this.usedToday : this.spent.length;
+    const r = this.reported;
+    const theirs = r && this.now() - r.at < this.reportTtlMs() ? r.used + r.sentAfter : 0;
+    return Math.max(ours, theirs);
   }
 
   /** True once today's requests passed warnAt of the daily budget. */
@@ -96,6 +160,14 @@ export class RealmLimiter {
   }
 
   private rollDay() {
+    const window = this.options.dayWindowMs;
+    if (window !== undefined) {
+      const start = this.now() - window;
+      while (this.spent.length > 0 && (this.spent[0] ?? 0) <= start) this.spent.shift();
+      this.day = `the last ${Math.round(window / 3_600_000)} h`;
+      if (!this.nearingDailyCapRaw()) this.warnedFor = '';
+      return;
+    }
     const day = new Date(this.now()).toISOString().slice(0, 10);
     if (day !== this.day) {
       this.day = day;
@@ -107,21 +179,48 @@ export class RealmLimiter {
     const limit = this.options.perDay;
     if (limit === undefined) return;
     this.rollDay();
-    if (this.usedToday >= limit) {
-      const midnight = Date.parse(`${this.day}T00:00:00Z`) + 86_400_000;
-      throw new DailyCapReachedError(
-        { day: this.day, used: this.usedToday, limit },
-        Math.max(midnight - this.now(), 1_000),
-      );
+    const now = this.now();
+    const used = this.usedNow();
+    if (used >= limit || now < this.dayBlockedUntil) {
+      throw new DailyCapReachedError({ day: this.day, used, limit }, Math.max(this.capWait(now), 1_000));
     }
     this.usedToday++;
+    if (this.options.dayWindowMs !== undefined) this.spent.push(now);
+    if (this.reported) this.reported.sentAfter++;
     if (this.warnedFor !== this.day && this.nearingDailyCap()) {
       this.warnedFor = this.day;
       this.options.onNearingDailyCap?.({ day: this.day, used: this.usedToday, limit });
     }
   }
 
+  /** How long until a request may go again once the daily budget is spent. */
+  private capWait(now: number): number {
+    if (now < this.dayBlockedUntil) return this.dayBlockedUntil - now;
+    const window = this.options.dayWindowMs;
+    const limit = this.options.perDay ?? 0;
+    if (this.reported && this.reported.used + this.reported.sentAfter >= limit)
+      return this.reported.at + this.reportTtlMs() - now;
+    if (window !== undefined) return (this.spent[0] ?? now) + window - now;
+    return Date.parse(`${this.day}T00:00:00Z`) + 86_400_000 - now;
+  }
+
+  private nearingDailyCapRaw(): boolean {
+    const limit = this.options.perDay;
+    return limit !== undefined && this.usedNow() >= limit * (this.options.warnAt ?? 0.8);
+  }
+
   private pump() {
+    const paused = this.pausedUntil - this.now();
+    if (paused > 0) {
+      if (this.waiting.length > 0 && !this.timer) {
+        this.timer = setTimeout(() => {
+          this.timer = null;
+          this.pump();
+        }, paused);
+        this.timer.unref();
+      }
+      return;
+    }
     const windowStart = this.now() - this.windowMs;
     while (this.ended.length > 0 && (this.ended[0] ?? 0) <= windowStart) this.ended.shift();
     while (
