@@ -14,7 +14,7 @@ import {
   paymentStillOpen,
   paymentVerdict,
 } from '../src/backfill/groups.js';
-import { canPostMany, writeBehind } from '../src/backfill/write-behind-ledger.js';
+import { writeBehind } from '../src/backfill/write-behind-ledger.js';
 import type {
   BackfillActivities,
   BackfillPageInput,
@@ -173,7 +173,7 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
        * page is imported again one entry at a time, as before, so each object reports its own problem.
        */
       const inOneWrite = async (importAll: () => Promise<void>) => {
-        if (!canPostMany(deps.ledger)) return importAll();
+        if (deps.backfillPageWrites === 'entry-by-entry') return importAll();
         const before = structuredClone(result);
         const view = writeBehind(deps.ledger);
         importThrough(view);

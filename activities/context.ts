@@ -20,6 +20,11 @@ export interface ActivityDependencies {
   checkWindows?: { deliveryDays: number; cashingDays: number };
   /** Accounting targets (ACCOUNTING_TARGET) and their index; unset when the books stay embedded only. */
   targets?: TargetPushDependencies;
+  /**
+   * How a backfill page writes its new entries: together in one transaction (the default), or each in its
+   * own (the bench's before/after, BENCH_BACKFILL_ONE_BY_ONE).
+   */
+  backfillPageWrites?: 'one-transaction' | 'entry-by-entry';
 }
 
 /** A child logger carrying the workflow id and activity type, plus the fields given (event and object ids). */

@@ -21,17 +21,6 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-/** Every entry of the ledger: both stores have allEntries (the port does not promise it). */
-async function allEntries(ledger: LedgerPort): Promise<BookedEntry[]> {
-  const withAll = ledger as LedgerPort & { allEntries?: () => Promise<BookedEntry[]> };
-  if (typeof withAll.allEntries !== 'function') {
-    throw new Error(
-      'the period close needs a ledger store that lists all its entries (SQLite or PostgreSQL)',
-    );
-  }
-  return withAll.allEntries();
-}
-
 /**
  * What the service holds now, every page (links, payments, check deposits, disbursements; the bills and bill
  * payments the books name, asked by id: they have no list endpoint), and every booked entry.
@@ -46,7 +35,7 @@ export async function fetchServiceState(deps: ActivityDependencies): Promise<Fet
     disbursements.push(...list.disbursements);
     if (list.disbursements.length === 0 || page * pageSize >= list.totalResults) break;
   }
-  const entries = await allEntries(deps.ledger);
+  const entries = await deps.ledger.allEntries();
   // No list endpoint for bills or bill payments: the ones the books name, asked by id.
   const billIds = new Set<string>();
   const billPaymentIds = new Set<string>();

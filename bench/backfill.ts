@@ -45,7 +45,7 @@ export interface BackfillBenchOptions {
   payments: number;
   /** A payout every this many payments (the last one PENDING). */
   payoutEvery: number;
-  /** The ledger's postMany hidden from the worker's activities: each entry written alone (for a before/after). */
+  /** The worker's backfill writes each entry in its own transaction (backfillPageWrites, for a before/after). */
   oneByOne: boolean;
   profile?: string | undefined;
   progress: (line: string) => void;
@@ -502,10 +502,9 @@ function count(timings: Timings, name: string, started: number): void {
   t.ms += performance.now() - started;
   timings[name] = t;
 }
-function timed<T extends object>(target: T, prefix: string, timings: Timings, hidden: string[] = []): T {
+function timed<T extends object>(target: T, prefix: string, timings: Timings): T {
   return new Proxy(target, {
     get(object, property) {
-      if (hidden.includes(String(property))) return undefined;
       const value = Reflect.get(object, property, object);
       if (typeof value !== 'function' || typeof property !== 'string') return value;
       return (...args: unknown[]) => {
@@ -528,8 +527,9 @@ async function workerChild(input: WorkerInput): Promise<void> {
   const service = new ServiceClient({ baseUrl: input.emulatorUrl, apiKey: input.apiKey, logger });
   const activities = createActivities({
     service: timed(service, 'service', timings),
-    ledger: timed(store.ledger, 'ledger', timings, input.oneByOne ? ['postMany'] : []),
+    ledger: timed(store.ledger, 'ledger', timings),
     logger,
+    ...(input.oneByOne ? { backfillPageWrites: 'entry-by-entry' as const } : {}),
   });
   const backfillPages = activities.backfillPages;
   activities.backfillPages = async (step) => {

@@ -1,5 +1,6 @@
 import { balanceIn, trialBalanceOf } from './account-balances.js';
 import type { AccountName } from './chart-of-accounts.js';
+import { LedgerValidationError } from './errors.js';
 import type { AccountBalance, BookedEntry, BooksOpening, TrialBalance } from './ledger-port.js';
 import type { OpeningStep } from './posting-rules.js';
 
@@ -14,10 +15,22 @@ import type { OpeningStep } from './posting-rules.js';
  */
 export const booksOpeningCacheMs = 5_000;
 
+/** A page of entries()'s reads: 1,000 by default, a whole number from 1 to 100,000. */
+export function entryPageSize(options: { pageSize?: number }): number {
+  const size = options.pageSize ?? 1_000;
+  if (!Number.isInteger(size) || size < 1 || size > 100_000) {
+    throw new LedgerValidationError(
+      `entries: pageSize must be a whole number from 1 to 100,000, got ${size}`,
+    );
+  }
+  return size;
+}
+
 export abstract class DerivedLedgerReads {
   abstract get(key: string): Promise<BookedEntry | null>;
   abstract balances(): Promise<AccountBalance[]>;
   abstract booksOpening(): Promise<BooksOpening | null>;
+  abstract entries(options?: { pageSize?: number }): AsyncIterable<BookedEntry>;
   /** Writes the step in one transaction if it is not there (posting-rules' openingStepToWrite decides). */
   protected abstract writeOpeningStep(step: OpeningStep, date: string): Promise<boolean>;
   #opensOn: string | null = null;
@@ -41,6 +54,12 @@ export abstract class DerivedLedgerReads {
 
   async markOpeningBalancesBooked(date: string): Promise<void> {
     await this.writeOpeningStep('balances-booked', date);
+  }
+
+  async allEntries(): Promise<BookedEntry[]> {
+    const all: BookedEntry[] = [];
+    for await (const entry of this.entries()) all.push(entry);
+    return all;
   }
 
   async isReversed(key: string): Promise<boolean> {

@@ -6,7 +6,7 @@ import { chartBalances } from './account-balances.js';
 import { type BusyRetryPolicy, defaultBusyRetryPolicy, withBusyRetry } from './busy-retry.js';
 import { type AccountName, Accounts, chartOfAccounts } from './chart-of-accounts.js';
 import { contentHash } from './content-hash.js';
-import { DerivedLedgerReads } from './derived-ledger-reads.js';
+import { DerivedLedgerReads, entryPageSize } from './derived-ledger-reads.js';
 import {
   type BookedEntry,
   type EntryLine,
@@ -86,8 +86,8 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #insertLine: Statement;
   readonly #balances: Statement<[], { account: string; debit: number; credit: number }>;
   readonly #openItems: Record<'receivable' | 'payable', Statement<[], OpenItem>>;
-  readonly #all: Statement<[], EntryRow>;
-  readonly #allLines: Statement<[], LineRow>;
+  readonly #page: Statement<[number, number], EntryRow>;
+  readonly #pageLines: Statement<[number, number], LineRow>;
   readonly #filtered = new Map<
     string,
     { entries: Statement<unknown[], EntryRow>; lines: Statement<unknown[], LineRow> }
@@ -160,9 +160,11 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
       receivable: openItems(Accounts.AccountsReceivable, 'payment_link_id', 'customer_id', 1),
       payable: openItems(Accounts.AccountsPayable, 'bill_id', 'vendor_id', -1),
     };
-    this.#all = db.prepare(`SELECT ${entryColumns} FROM ${entryWithReversal} ORDER BY e.id`);
-    this.#allLines = db.prepare(
-      'SELECT entry_id, account, amount_cents, memo FROM lines ORDER BY entry_id, line_no',
+    this.#page = db.prepare(
+      `SELECT ${entryColumns} FROM ${entryWithReversal} WHERE e.id > ? ORDER BY e.id LIMIT ?`,
+    );
+    this.#pageLines = db.prepare(
+      'SELECT entry_id, account, amount_cents, memo FROM lines WHERE entry_id > ? AND entry_id <= ? ORDER BY entry_id, line_no',
     );
     this.#postTx = db.transaction((entry, reverses) => this.#postInTransaction(entry, reverses));
     this.#reverseTx = db.transaction((key, options) => this.#reverseInTransaction(key, options));
@@ -213,12 +215,26 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     );
   }
 
-  /** Every entry, oldest first: for exports and audits (not part of the port). */
-  async allEntries(): Promise<BookedEntry[]> {
-    return withBusyRetry(
-      () => this.#read(() => this.#hydrate(this.#all.all(), this.#allLines.all())),
-      this.#retry,
-    );
+  /**
+   * Pages by id. SQLite has one writer at a time and gives ids in commit order, so what the first page did
+   * not see can only follow the last page: the pages read the books as they were, plus entries booked meanwhile.
+   */
+  async *entries(options: { pageSize?: number } = {}): AsyncIterable<BookedEntry> {
+    const pageSize = entryPageSize(options);
+    for (let after = 0; ; ) {
+      const page = await withBusyRetry(
+        () =>
+          this.#read(() => {
+            const rows = this.#page.all(after, pageSize);
+            const last = rows.at(-1)?.id ?? after;
+            return this.#hydrate(rows, this.#pageLines.all(after, last));
+          }),
+        this.#retry,
+      );
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page.at(-1)!.id;
+    }
   }
 
   async balances(): Promise<AccountBalance[]> {

@@ -66,10 +66,22 @@ export interface LedgerPort {
    * second call returns the existing reversal (`created: false`). Unknown key: LedgerEntryNotFoundError.
    */
   reverse(key: string, options: ReverseOptions): Promise<PostResult>;
+  /**
+   * Books several entries in one transaction, all or nothing (a backfill's page): each follows post()'s
+   * rules, and any LedgerConflictError or LedgerValidationError writes none of them. Results in input order.
+   */
+  postMany(entries: readonly LedgerEntryInput[]): Promise<PostResult[]>;
   get(key: string): Promise<BookedEntry | null>;
   isReversed(key: string): Promise<boolean>;
   /** Everything booked for the given links (all given fields must match), reversals included, oldest first. */
   entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
+  /**
+   * Every entry, oldest first, read a page at a time (certificates, resyncs, exports of large books): one
+   * consistent view of the books as they were when the read began, never the whole ledger in one array.
+   */
+  entries(options?: { pageSize?: number }): AsyncIterable<BookedEntry>;
+  /** entries() gathered into one array: for small books, exports and tests. */
+  allEntries(): Promise<BookedEntry[]>;
   /** Per-account balances of every account in the chart. */
   balances(): Promise<AccountBalance[]>;
   trialBalance(): Promise<TrialBalance>;
@@ -93,3 +105,27 @@ export interface LedgerPort {
   /** Records that the opening balances of the books opened on `date` are booked (once; BooksAlreadyOpenError if the books open on another day or not at all). */
   markOpeningBalancesBooked(date: string): Promise<void>;
 }
+
+/**
+ * Every method of the port, by name: a decorator's test checks it forwards each one (the compiler keeps this
+ * list equal to the interface: a method added to the port and not here, or here and not in the port, fails
+ * the typecheck).
+ */
+export const ledgerPortMethods = Object.keys({
+  post: true,
+  reverse: true,
+  postMany: true,
+  get: true,
+  isReversed: true,
+  entriesFor: true,
+  entries: true,
+  allEntries: true,
+  balances: true,
+  trialBalance: true,
+  balanceOf: true,
+  openItems: true,
+  booksOpenOn: true,
+  booksOpening: true,
+  openBooks: true,
+  markOpeningBalancesBooked: true,
+} satisfies Record<keyof LedgerPort, true>) as (keyof LedgerPort)[];

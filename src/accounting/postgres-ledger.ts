@@ -6,7 +6,7 @@ import { chartBalances, safeTotal } from './account-balances.js';
 import type { BusyRetryPolicy } from './busy-retry.js';
 import { Accounts, chartOfAccounts } from './chart-of-accounts.js';
 import { contentHash } from './content-hash.js';
-import { DerivedLedgerReads } from './derived-ledger-reads.js';
+import { DerivedLedgerReads, entryPageSize } from './derived-ledger-reads.js';
 import {
   type BookedEntry,
   type EntryLinks,
@@ -205,10 +205,34 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     return rows.map(hydrate);
   }
 
-  /** Every entry, oldest first: for exports and audits (not part of the port). */
-  async allEntries(): Promise<BookedEntry[]> {
-    const { rows } = await this.#pool.query<EntryRow>(`${entrySelect} ORDER BY e.id`);
-    return rows.map(hydrate);
+  /**
+   * A cursor in one REPEATABLE READ transaction: the pages are one snapshot of the books. (Ids come from a
+   * sequence before commit, so paging by id could miss an entry committed late under a lower id.)
+   */
+  async *entries(options: { pageSize?: number } = {}): AsyncIterable<BookedEntry> {
+    const pageSize = entryPageSize(options);
+    const client = await this.#pool.connect();
+    let inTransaction = false;
+    let broken = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      inTransaction = true;
+      await client.query(`DECLARE booksync_entries NO SCROLL CURSOR FOR ${entrySelect} ORDER BY e.id`);
+      for (;;) {
+        const { rows } = await client.query<EntryRow>(`FETCH ${pageSize} FROM booksync_entries`);
+        yield* rows.map(hydrate);
+        if (rows.length < pageSize) break;
+      }
+      await client.query('COMMIT');
+      inTransaction = false;
+    } catch (error) {
+      broken = true;
+      throw error;
+    } finally {
+      // A reader that stopped early (a break in its loop) leaves the snapshot open: end it.
+      if (inTransaction && !broken) await client.query('ROLLBACK').catch(() => undefined);
+      client.release(broken);
+    }
   }
 
   async balances(): Promise<AccountBalance[]> {

@@ -18,15 +18,6 @@ import { newlyBooked, repeatedPost } from '../accounting/posting-rules.js';
 // every sync decides as it would on the ledger itself. Anything else than post, get, entriesFor, isReversed
 // and the books' opening day (a reversal, balances) writes the waiting entries first, then goes to the ledger.
 
-/** A ledger that can post many entries in one transaction (both stores can: StoredLedger). */
-export interface BulkLedger extends LedgerPort {
-  postMany(entries: readonly LedgerEntryInput[]): Promise<PostResult[]>;
-}
-
-export function canPostMany(ledger: LedgerPort): ledger is BulkLedger {
-  return typeof (ledger as Partial<BulkLedger>).postMany === 'function';
-}
-
 export interface WriteBehindLedger extends LedgerPort {
   /** Entries waiting to be written. */
   readonly waiting: number;
@@ -34,7 +25,7 @@ export interface WriteBehindLedger extends LedgerPort {
   flush(): Promise<void>;
 }
 
-export function writeBehind(ledger: BulkLedger): WriteBehindLedger {
+export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
   const pending = new Map<string, BookedEntry>();
   const flush = async () => {
     if (pending.size === 0) return;
@@ -52,7 +43,14 @@ export function writeBehind(ledger: BulkLedger): WriteBehindLedger {
     Object.entries(normalizeLinks(filter)).every(
       ([field, value]) => entry.links[field as keyof EntryLinks] === value,
     );
-  const view: Partial<WriteBehindLedger> = {
+  /** Anything else writes the waiting entries first, then asks the ledger. */
+  const flushed =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await flush();
+      return call(...args);
+    };
+  return {
     get waiting() {
       return pending.size;
     },
@@ -88,16 +86,18 @@ export function writeBehind(ledger: BulkLedger): WriteBehindLedger {
       const booked = await ledger.entriesFor(filter);
       return [...booked, ...[...pending.values()].filter((e) => matches(e, filter))];
     },
-  };
-  return new Proxy(ledger, {
-    get(target, property) {
-      if (Object.hasOwn(view, property)) return Reflect.get(view, property);
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        await flush();
-        return value.apply(target, args);
-      };
+    reverse: flushed(ledger.reverse.bind(ledger)),
+    postMany: flushed(ledger.postMany.bind(ledger)),
+    async *entries(options) {
+      await flush();
+      yield* ledger.entries(options);
     },
-  }) as unknown as WriteBehindLedger;
+    allEntries: flushed(ledger.allEntries.bind(ledger)),
+    balances: flushed(ledger.balances.bind(ledger)),
+    trialBalance: flushed(ledger.trialBalance.bind(ledger)),
+    balanceOf: flushed(ledger.balanceOf.bind(ledger)),
+    openItems: flushed(ledger.openItems.bind(ledger)),
+    openBooks: flushed(ledger.openBooks.bind(ledger)),
+    markOpeningBalancesBooked: flushed(ledger.markOpeningBalancesBooked.bind(ledger)),
+  };
 }

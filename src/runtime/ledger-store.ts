@@ -1,5 +1,4 @@
 import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
-import type { BookedEntry, LedgerEntryInput, PostResult } from '../accounting/entry.js';
 import type { LedgerPort } from '../accounting/ledger-port.js';
 import { PostgresLedger, redactUrl } from '../accounting/postgres-ledger.js';
 import { PostgresTargetIndex } from '../accounting/targets/postgres-target-index.js';
@@ -11,11 +10,8 @@ import type { Logger } from '../logging/logger.js';
 // PostgreSQL; unset, the embedded SQLite file LEDGER_DB. Either way the accounting targets' index lives in the
 // same store, beside the entries it indexes.
 
-/** A ledger with the extras of both stores (bulk posting, the full export). */
-export interface StoredLedger extends LedgerPort {
-  postMany(entries: readonly LedgerEntryInput[]): Promise<PostResult[]>;
-  allEntries(): Promise<BookedEntry[]>;
-}
+/** The ledger a store holds: the whole port (bulk posting and the full read are part of it). */
+export type StoredLedger = LedgerPort;
 
 export interface LedgerStore {
   kind: 'sqlite' | 'postgres';

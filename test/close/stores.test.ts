@@ -4,6 +4,7 @@ import { createActivities } from '../../activities/index.js';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import type { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { PostgresLedger } from '../../src/accounting/postgres-ledger.js';
+import { notifyingLedger } from '../../src/accounting/targets/notifying-ledger.js';
 import { PostgresTargetIndex } from '../../src/accounting/targets/postgres-target-index.js';
 import { SqliteTargetIndex, type TargetIndexStore } from '../../src/accounting/targets/target-index.js';
 import type { AccountingTarget } from '../../src/accounting/targets/target-port.js';
@@ -28,7 +29,9 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
   const activities = (account: 'checks-to-deposit' | 'operating-bank', withTargets = true) =>
     createActivities({
       service,
-      ledger,
+      // With targets configured, production's activities write through the notifying ledger
+      // (src/runtime/accounting-targets.ts): the close and the resync must work through it.
+      ledger: withTargets ? notifyingLedger(ledger, () => {}) : ledger,
       logger: silentLogger,
       externalPaymentAccount: account,
       ...(withTargets

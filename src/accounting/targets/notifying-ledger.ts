@@ -2,7 +2,9 @@ import type { LedgerPort } from '../ledger-port.js';
 
 /**
  * The ledger the activities write through when targets are configured: every new entry (not a no-op
- * repeat) calls `onNewEntry`, which wakes the push workflows. Reads pass straight through.
+ * repeat) calls `onNewEntry`, which wakes the push workflows. Every other method of the port passes
+ * straight through: a decorator of the whole port, so whatever the activities use works with or without
+ * targets (test/accounting/ledger-decorators.test.ts holds each decorator to the port's methods).
  */
 export function notifyingLedger(ledger: LedgerPort, onNewEntry: () => void): LedgerPort {
   return {
@@ -16,9 +18,16 @@ export function notifyingLedger(ledger: LedgerPort, onNewEntry: () => void): Led
       if (result.created) onNewEntry();
       return result;
     },
+    async postMany(entries) {
+      const results = await ledger.postMany(entries);
+      if (results.some((r) => r.created)) onNewEntry();
+      return results;
+    },
     get: (key) => ledger.get(key),
     isReversed: (key) => ledger.isReversed(key),
     entriesFor: (filter) => ledger.entriesFor(filter),
+    entries: (options) => ledger.entries(options),
+    allEntries: () => ledger.allEntries(),
     balances: () => ledger.balances(),
     trialBalance: () => ledger.trialBalance(),
     balanceOf: (account) => ledger.balanceOf(account),
