@@ -63,8 +63,17 @@ export async function startChild<Ready>(
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
-  const pending = new Map<number, (value: unknown) => void>();
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 0;
+  // A child that dies (a worker out of heap, for one) fails what was asked of it and everything asked after,
+  // so its stage fails and the bench goes on with the next; an answer that never comes would leave the
+  // run's top-level await unsettled and end it with exit 13, every later stage unrun.
+  let exited: Error | undefined;
+  child.once('exit', (code, signal) => {
+    exited = new Error(`${entry} exited with ${signal ?? code}`);
+    for (const { reject } of pending.values()) reject(exited);
+    pending.clear();
+  });
   const ready = await new Promise<Ready>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${entry} not ready in time`)),
@@ -76,7 +85,7 @@ export async function startChild<Ready>(
         clearTimeout(timer);
         resolve(message as unknown as Ready);
       } else if (message.type === 'answer' && message.id !== undefined) {
-        pending.get(message.id)?.(message.body);
+        pending.get(message.id)?.resolve(message.body);
         pending.delete(message.id);
       }
     });
@@ -90,9 +99,15 @@ export async function startChild<Ready>(
     ready,
     ask<T>(type: string, body: Record<string, unknown> = {}) {
       const id = nextId++;
-      return new Promise<T>((resolve) => {
-        pending.set(id, resolve as (value: unknown) => void);
-        child.send({ type, id, ...body });
+      if (exited) return Promise.reject(exited);
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        child.send({ type, id, ...body }, (error) => {
+          if (error) {
+            pending.delete(id);
+            reject(exited ?? error);
+          }
+        });
       });
     },
     async stop() {
