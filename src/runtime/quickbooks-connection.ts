@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { AccountMapping } from '../accounting/targets/account-mapping.js';
 import { TargetConfigurationError } from '../accounting/targets/errors.js';
+import type { OAuthConnectionStore } from '../accounting/targets/oauth/connection-store.js';
+import { PostgresOAuthConnections } from '../accounting/targets/oauth/postgres-connection.js';
 import {
   OAuthTokenStore,
   QuickBooksConnectionFile,
@@ -12,10 +14,14 @@ import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for
-// `booksync targets connect quickbooks` (the consent), so both read the same connection file.
+// `booksync targets connect quickbooks` (the consent), so both use the same connection: in the ledger's
+// PostgreSQL database with LEDGER_URL (every worker on every host shares it), else in QBO_TOKEN_FILE.
 
 export interface QuickBooksSettings {
+  /** QBO_TOKEN_FILE (or its default): the connection without LEDGER_URL. */
   file: QuickBooksConnectionFile;
+  /** Where the connection is: PostgreSQL with LEDGER_URL, else `file`. */
+  connection: OAuthConnectionStore;
   tokenUrl: string;
   tokenStore(realmId: string, logger?: Logger): OAuthTokenStore;
 }
@@ -30,17 +36,21 @@ export function quickBooksSettings(settings: Settings): QuickBooksSettings {
   const file = new QuickBooksConnectionFile(
     settings.QBO_TOKEN_FILE ?? path.join(settings.BOOKSYNC_DATA_DIR, 'quickbooks-connection.json'),
   );
+  const connection: OAuthConnectionStore = settings.LEDGER_URL
+    ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'quickbooks', importFrom: file })
+    : file;
   const cipher = new TokenCipher(key);
   const tokenUrl = new URL('/oauth2/v1/tokens/bearer', settings.QBO_OAUTH_URL).toString();
   return {
     file,
+    connection,
     tokenUrl,
     tokenStore: (realmId, logger) =>
       new OAuthTokenStore({
         tokenUrl,
         clientId,
         clientSecret,
-        storage: file.storage(realmId),
+        storage: connection.storage(realmId),
         cipher,
         ...(logger ? { logger } : {}),
       }),
@@ -55,8 +65,7 @@ export async function openQuickBooksTarget(options: {
 }): Promise<QuickBooksTarget> {
   const { settings, accounts, logger } = options;
   const qbo = quickBooksSettings(settings);
-  const saved = await qbo.file.read();
-  const realmId = settings.QBO_REALM_ID ?? saved?.realmId;
+  const realmId = settings.QBO_REALM_ID ?? (await qbo.connection.readConnection())?.companyId;
   if (!realmId) {
     throw new TargetConfigurationError('quickbooks', [`not connected to a QuickBooks company: ${RECONNECT}`]);
   }

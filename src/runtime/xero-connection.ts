@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { AccountMapping } from '../accounting/targets/account-mapping.js';
 import { TargetConfigurationError } from '../accounting/targets/errors.js';
+import type { OAuthConnectionStore } from '../accounting/targets/oauth/connection-store.js';
+import { PostgresOAuthConnections } from '../accounting/targets/oauth/postgres-connection.js';
 import { TokenCipher } from '../accounting/targets/oauth/token-cipher.js';
 import type { SealedTokenStorage } from '../accounting/targets/oauth/token-store.js';
 import {
@@ -13,10 +15,14 @@ import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
-// (the consent), so both read the same connection file.
+// (the consent), so both use the same connection: in the ledger's PostgreSQL database with LEDGER_URL (every
+// worker on every host shares it), else in XERO_TOKEN_FILE.
 
 export interface XeroSettings {
+  /** XERO_TOKEN_FILE (or its default): the connection without LEDGER_URL. */
   file: XeroConnectionFile;
+  /** Where the connection is: PostgreSQL with LEDGER_URL, else `file`. */
+  connection: OAuthConnectionStore;
   tokenUrl: string;
   /** Xero's GET /connections: the organisations a new access token reaches. */
   connectionsUrl: string;
@@ -35,10 +41,14 @@ export function xeroSettings(settings: Settings): XeroSettings {
   const file = new XeroConnectionFile(
     settings.XERO_TOKEN_FILE ?? path.join(settings.BOOKSYNC_DATA_DIR, 'xero-connection.json'),
   );
+  const connection: OAuthConnectionStore = settings.LEDGER_URL
+    ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'xero', importFrom: file })
+    : file;
   const cipher = new TokenCipher(key);
   const tokenUrl = settings.XERO_TOKEN_URL;
   return {
     file,
+    connection,
     tokenUrl,
     connectionsUrl: new URL('/connections', settings.XERO_BASE_URL).toString(),
     tokenStore: (tenantId, logger) =>
@@ -46,7 +56,7 @@ export function xeroSettings(settings: Settings): XeroSettings {
         tokenUrl,
         clientId,
         clientSecret,
-        storage: file.storage(tenantId),
+        storage: connection.storage(tenantId),
         cipher,
         ...(logger ? { logger } : {}),
       }),
@@ -70,8 +80,7 @@ export async function openXeroTarget(options: {
 }): Promise<XeroTarget> {
   const { settings, accounts, logger } = options;
   const xero = xeroSettings(settings);
-  const saved = await xero.file.readConnection();
-  const tenantId = settings.XERO_TENANT_ID ?? saved?.companyId;
+  const tenantId = settings.XERO_TENANT_ID ?? (await xero.connection.readConnection())?.companyId;
   if (!tenantId) {
     throw new TargetConfigurationError('xero', [`not connected to a Xero organisation: ${XERO_RECONNECT}`]);
   }

@@ -157,7 +157,7 @@ async function connectQuickBooks(
     throw new CommandError(`QuickBooks did not issue tokens: ${(error as Error).message}`);
   }
   out(
-    `connected to QuickBooks company ${consent.realmId}; the refresh token is saved encrypted in ${qbo.file.file}`,
+    `connected to QuickBooks company ${consent.realmId}; the refresh token is saved encrypted in ${qbo.connection.where}`,
   );
 
   const quickbooks = await openQuickBooksTarget({
@@ -239,13 +239,13 @@ async function connectXero(
   } catch (error) {
     throw new CommandError(`Xero did not issue tokens: ${(error as Error).message}`);
   }
-  await xero.file.writeConnection({
+  await xero.connection.writeConnection({
     companyId: tenantId,
     refreshToken: held.sealed as string,
     connectedAt: new Date().toISOString(),
   });
   out(
-    `connected to Xero organisation ${tenantId}; the refresh token is saved encrypted in ${xero.file.file}`,
+    `connected to Xero organisation ${tenantId}; the refresh token is saved encrypted in ${xero.connection.where}`,
   );
 
   const target = await openXeroTarget({

@@ -1,20 +1,21 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import type { OAuthConnection, OAuthConnectionStore } from './connection-store.js';
+import { type FileLockOptions, withFileLock } from './file-lock.js';
 import type { SealedTokenStorage } from './token-store.js';
 
-// What `booksync targets connect <target>` leaves behind: the company it connected (QBO's realmId, Xero's
-// tenantId) and the refresh token, sealed (token-cipher.ts). One small JSON file, mode 0600, replaced
-// atomically, so a crash while the target rotates the token never leaves half a token and a rotated token
-// keeps its company.
+// What `booksync targets connect <target>` leaves behind when the ledger is not on PostgreSQL: the company it
+// connected (QBO's realmId, Xero's tenantId) and the refresh token, sealed (token-cipher.ts). One small JSON
+// file, mode 0600, replaced atomically through a temporary file of its own (pid and random: in containers
+// sharing a volume every node is PID 1), so a crash while the target rotates the token never leaves half a
+// token and a rotated token keeps its company. A refresh holds `<file>.lock` (file-lock.ts) from reading the
+// token to saving the rotated one, so workers sharing the file never spend the same refresh token twice.
 
-export interface OAuthConnection {
-  companyId: string;
-  refreshToken: string;
-  connectedAt: string;
-}
+export type { OAuthConnection } from './connection-store.js';
 
-export class OAuthConnectionFile {
+export class OAuthConnectionFile implements OAuthConnectionStore {
   private readonly shape: z.ZodType<Record<string, string>>;
 
   /** `idField`: the name the company's id has in the file (`realmId`, `tenantId`). */
@@ -22,12 +23,17 @@ export class OAuthConnectionFile {
     readonly file: string,
     private readonly idField: string,
     private readonly label: string,
+    private readonly lockOptions: FileLockOptions = {},
   ) {
     this.shape = z.object({
       [idField]: z.string().min(1),
       refreshToken: z.string().min(1),
       connectedAt: z.string(),
     }) as unknown as z.ZodType<Record<string, string>>;
+  }
+
+  get where(): string {
+    return this.file;
   }
 
   async readConnection(): Promise<OAuthConnection | null> {
@@ -49,16 +55,7 @@ export class OAuthConnectionFile {
   }
 
   async writeConnection(connection: OAuthConnection): Promise<void> {
-    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    const body = {
-      [this.idField]: connection.companyId,
-      refreshToken: connection.refreshToken,
-      connectedAt: connection.connectedAt,
-    };
-    await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-    await chmod(temporary, 0o600);
-    await rename(temporary, this.file);
+    await this.exclusive(() => this.replace(connection));
   }
 
   /** The token storage of one company: a token saved here keeps that company. */
@@ -68,14 +65,39 @@ export class OAuthConnectionFile {
         const connection = await this.readConnection();
         return connection?.companyId === companyId ? connection.refreshToken : null;
       },
+      // Called by the token store inside exclusive(): the lock is already held.
       save: async (sealed) => {
         const previous = await this.readConnection();
-        await this.writeConnection({
+        await this.replace({
           companyId,
           refreshToken: sealed,
           connectedAt: previous?.companyId === companyId ? previous.connectedAt : new Date().toISOString(),
         });
       },
+      exclusive: (work) => this.exclusive(work),
     };
+  }
+
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    return withFileLock(`${this.file}.lock`, work, this.lockOptions);
+  }
+
+  private async replace(connection: OAuthConnection): Promise<void> {
+    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const temporary = `${this.file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const body = {
+      [this.idField]: connection.companyId,
+      refreshToken: connection.refreshToken,
+      connectedAt: connection.connectedAt,
+    };
+    try {
+      await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      await chmod(temporary, 0o600);
+      await rename(temporary, this.file);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
   }
 }

@@ -1,19 +1,29 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { TargetDisconnectedError, TargetUnavailableError } from '../errors.js';
+import { ConnectionLockBusy } from './connection-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
 // OAuth 2.0 for one company of a cloud target (QuickBooks Online, Xero). The access token (QBO: an hour,
 // Xero: 30 minutes) is refreshed a minute before it expires and again when the API answers 401, by one
-// refresher at a time (concurrent callers wait for the same refresh), because both rotate refresh tokens and
-// two refreshes racing with the same token would leave one with a dead token. Each rotated refresh token is
-// sealed and saved before its access token is used. A refused refresh token (revoked, expired) stops the
-// push with one clear reason: reconnect, with the command that does it.
+// refresher at a time: concurrent callers of one store wait for the same refresh, and stores sharing the
+// storage (several workers, on one host or many) take its lock (`exclusive`: a lock file, a PostgreSQL
+// advisory lock), then read the stored token again (another worker may have rotated it meanwhile), because
+// both targets rotate refresh tokens and a token spent twice is refused (invalid_grant). Each rotated refresh
+// token is sealed and saved before its access token is used, still under the lock; a rotation that could not
+// be saved is kept in memory and saved before anything else next time, unless the stored token changed
+// meanwhile (a reconnect). A refused refresh token (revoked, expired) stops the push with one clear reason:
+// reconnect, with the command that does it.
 
 /** Where the sealed refresh token lives (a file, a table row...). */
 export interface SealedTokenStorage {
   load(): Promise<string | null>;
   save(sealed: string): Promise<void>;
+  /**
+   * Runs `work` (read the token, refresh it at the target, save the rotated one) while no other holder of the
+   * same storage does, across processes and hosts. Storage only one process uses may leave it out.
+   */
+  exclusive?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** Which target the tokens are for, as errors and logs name it. */
@@ -55,6 +65,8 @@ export class ReconnectRequired extends TargetDisconnectedError {
 export class CompanyTokenStore {
   private access: { token: string; expiresAt: number } | null = null;
   private refreshing: Promise<string> | null = null;
+  /** A rotated refresh token the storage refused, and the stored one it replaces. */
+  private unsaved: { sealed: string; replaces: string | null } | null = null;
   private readonly now: () => number;
   private readonly earlyMs: number;
 
@@ -81,28 +93,55 @@ export class CompanyTokenStore {
 
   /** The authorization-code step of `booksync targets connect <target>`; returns the first access token. */
   async connect(code: string, redirectUri: string): Promise<string> {
-    return this.grant({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+    return this.exclusive(async () => {
+      this.unsaved = null;
+      return this.grant({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }, null);
+    });
   }
 
   private refresh(): Promise<string> {
-    this.refreshing ??= this.refreshOnce().finally(() => {
+    this.refreshing ??= this.exclusive(() => this.refreshOnce()).finally(() => {
       this.refreshing = null;
     });
     return this.refreshing;
   }
 
+  /** Runs `work` under the storage's lock (other workers sharing it wait); a lock held too long is an outage. */
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const { storage } = this.options;
+    if (!storage.exclusive) return work();
+    try {
+      return await storage.exclusive(work);
+    } catch (error) {
+      if (error instanceof ConnectionLockBusy)
+        throw new TargetUnavailableError(this.who.target, error.message, undefined, { cause: error });
+      throw error;
+    }
+  }
+
+  /** Holding the lock: the stored token is read now, so a rotation by another worker is the one used. */
   private async refreshOnce(): Promise<string> {
     let sealed = await this.options.storage.load();
+    if (this.unsaved) {
+      // A rotation this store could not save: it is the live token unless the stored one changed meanwhile.
+      const { sealed: rotated, replaces } = this.unsaved;
+      if (sealed === replaces) {
+        await this.saveRotated(rotated, replaces);
+        sealed = rotated;
+      }
+      this.unsaved = null;
+    }
     for (let attempt = 1; ; attempt++) {
       if (!sealed) throw new ReconnectRequired(this.who, 'no refresh token stored');
       try {
-        return await this.grant({
-          grant_type: 'refresh_token',
-          refresh_token: this.options.cipher.open(sealed),
-        });
+        return await this.grant(
+          { grant_type: 'refresh_token', refresh_token: this.options.cipher.open(sealed) },
+          sealed,
+        );
       } catch (error) {
-        // Another process sharing the storage may have rotated the token under us: a refused token that is
-        // no longer the stored one is retried with the stored one; the same one refused means reconnect.
+        // A process sharing the storage without its lock (an older booksync) may have rotated the token under
+        // us: a refused token that is no longer the stored one is retried with the stored one; the same one
+        // refused means reconnect.
         if (!(error instanceof ReconnectRequired) || attempt >= 3) throw error;
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
         const latest = await this.options.storage.load();
@@ -112,7 +151,37 @@ export class CompanyTokenStore {
     }
   }
 
-  private async grant(form: Record<string, string>): Promise<string> {
+  /**
+   * Saves a rotated refresh token, retrying a failing storage a few times: the target has already spent the
+   * previous token, so this one is the connection. When it still fails, it is kept for the next refresh.
+   */
+  private async saveRotated(sealed: string, replaces: string | null): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.options.storage.save(sealed);
+        return;
+      } catch (error) {
+        if (attempt < 3) {
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+          continue;
+        }
+        this.unsaved = { sealed, replaces };
+        this.options.logger?.error(
+          { err: { message: (error as Error).message } },
+          `${this.who.target} rotated refresh token not saved; kept in memory until it is`,
+        );
+        throw new TargetUnavailableError(
+          this.who.target,
+          `the rotated refresh token could not be saved: ${(error as Error).message}`,
+          undefined,
+          { cause: error },
+        );
+      }
+    }
+  }
+
+  /** One token request; `spent`: the stored (sealed) token the request spends, null for a code exchange. */
+  private async grant(form: Record<string, string>, spent: string | null): Promise<string> {
     const { tokenUrl, clientId, clientSecret } = this.options;
     let response: Response;
     try {
@@ -145,7 +214,7 @@ export class CompanyTokenStore {
       throw new TargetUnavailableError(this.who.target, `token endpoint answered ${response.status}`);
     }
     const tokens = tokenResponse.parse(JSON.parse(text));
-    await this.options.storage.save(this.options.cipher.seal(tokens.refresh_token));
+    await this.saveRotated(this.options.cipher.seal(tokens.refresh_token), spent);
     this.access = { token: tokens.access_token, expiresAt: this.now() + tokens.expires_in * 1000 };
     this.options.logger?.info({ expiresInS: tokens.expires_in }, `${this.who.target} access token refreshed`);
     return tokens.access_token;
