@@ -67,8 +67,8 @@ interface Tenant {
   /** Start times of the requests of the last window, for the per-minute limit. */
   recent: number[];
   maxPerMinute: number;
-  day: string;
-  today: number;
+  /** Arrival times of the requests of the day's rolling window (24 h), for the daily limit. */
+  dayCalls: number[];
   calls: number;
   creates: number;
   /** Create requests that carried more than one document. */
@@ -117,14 +117,52 @@ const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
 const amount = (c: number): number => Number((c / 100).toFixed(2));
 const live = (doc: Doc) => !['DELETED', 'VOIDED', 'DRAFT'].includes(String(doc.Status));
 
+/**
+ * Xero's business rules the double enforces, by name (the table in README.md). Each can be turned off for the
+ * mutation check: `new XeroDouble({rulesOff: [...]})`, or `XERO_DOUBLE_RULES_OFF=rule,rule` for a whole run.
+ */
+export const xeroRules = [
+  'reconciled-payment-delete',
+  'paid-invoice-edit',
+  'paid-invoice-void',
+  'payment-over-amount-due',
+  'payment-invoice-status',
+  'payment-account',
+  'minute-limit',
+  'concurrent-limit',
+  'daily-limit',
+  'per-element-errors',
+  'summarized-all-or-nothing',
+  'unique-invoice-number',
+  'unique-contact-name',
+  'journal-system-account',
+  'bank-transaction-bank-account',
+  'bank-transfer-accounts',
+] as const;
+export type XeroRule = (typeof xeroRules)[number];
+
+export interface XeroLimits {
+  concurrent: number;
+  perMinute: number;
+  perDay: number;
+  /** The minute's window (60 s; the bench and unit tests compress it). */
+  windowMs: number;
+  /** The day's rolling window (24 h; tests shorten it). Xero's day is not reset at UTC midnight. */
+  dayWindowMs?: number;
+  /** The app's minute across all organisations (10,000), reported in X-AppMinLimit-Remaining. */
+  appPerMinute?: number;
+}
+
 export interface XeroDoubleOptions {
+  /** Rules turned off (the mutation check); also read from XERO_DOUBLE_RULES_OFF. */
+  rulesOff?: XeroRule[];
   clientId?: string;
   clientSecret?: string;
   accessTokenTtlMs?: number;
   /** Simulated latency per API request, so concurrency is observable. */
   latencyMs?: number;
   /** Xero's limits; the bench compresses the minute. */
-  limits?: { concurrent: number; perMinute: number; perDay: number; windowMs: number };
+  limits?: XeroLimits;
 }
 
 export class XeroDouble {
@@ -133,7 +171,10 @@ export class XeroDouble {
   readonly violations: string[] = [];
   /** Every API request: method, path (with query), tenant. */
   readonly requests: { method: string; url: string; tenantId: string; idempotencyKey?: string }[] = [];
-  readonly limits: { concurrent: number; perMinute: number; perDay: number; windowMs: number };
+  readonly limits: Required<XeroLimits>;
+  private readonly rulesOff: Set<string>;
+  /** Arrival times of every tenant's requests in the last minute (the app's minute). */
+  private appRecent: number[] = [];
   private contract: XeroContract | null = null;
   private readonly tenants = new Map<string, Tenant>();
   /** Tokens and codes, each for the organisations (tenant ids) chosen on the consent page. */
@@ -151,7 +192,20 @@ export class XeroDouble {
     this.clientSecret = options.clientSecret ?? 'xero-secret-booksync';
     this.grants = new OAuthGrants(this, options.accessTokenTtlMs ?? 1_800_000);
     this.latencyMs = options.latencyMs ?? 0;
-    this.limits = options.limits ?? { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 60_000 };
+    this.limits = {
+      dayWindowMs: 86_400_000,
+      appPerMinute: 10_000,
+      ...(options.limits ?? { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 60_000 }),
+    };
+    this.rulesOff = new Set([
+      ...(options.rulesOff ?? []),
+      ...(process.env.XERO_DOUBLE_RULES_OFF ?? '').split(',').filter(Boolean),
+    ]);
+  }
+
+  /** Whether a rule of xeroRules is enforced (all are, unless turned off for the mutation check). */
+  enforces(rule: XeroRule): boolean {
+    return !this.rulesOff.has(rule);
   }
 
   async start(): Promise<this> {
@@ -189,8 +243,7 @@ export class XeroDouble {
       maxInFlight: 0,
       recent: [],
       maxPerMinute: 0,
-      day: '',
-      today: 0,
+      dayCalls: [],
       calls: 0,
       creates: 0,
       batches: 0,
@@ -237,6 +290,24 @@ export class XeroDouble {
     return this.grants.refreshGrants;
   }
 
+  /**
+   * n calls of the organisation's day made elsewhere (another process of the app, e.g. `booksync targets
+   * connect xero`, or a worker before a restart), `agoMs` ago: they count in the rolling day until they leave it.
+   */
+  spendDay(tenantId: string, n: number, agoMs = 0): void {
+    const tenant = this.tenant(tenantId);
+    const at = Date.now() - agoMs;
+    tenant.dayCalls.push(...new Array<number>(n).fill(at));
+    tenant.dayCalls.sort((a, b) => a - b);
+  }
+
+  /** The payment was matched to a bank statement line in Xero (bank reconciliation): IsReconciled true. */
+  reconcile(tenantId: string, paymentId: string): void {
+    const payment = this.tenant(tenantId).docs.get('Payments')?.get(paymentId);
+    if (!payment) throw new Error(`no payment ${paymentId}`);
+    payment.IsReconciled = true;
+  }
+
   /** The next n API requests answer 429 (minute limit) with Retry-After: 1. */
   throttle(n: number): void {
     this.throttled += n;
@@ -271,7 +342,8 @@ export class XeroDouble {
       batches: t.batches,
       maxInFlight: t.maxInFlight,
       maxPerMinute: t.maxPerMinute,
-      today: t.today,
+      /** Requests in the day's rolling window. */
+      today: this.inDay(t, Date.now()),
       breaches: [...t.breaches],
     };
   }
@@ -365,29 +437,43 @@ export class XeroDouble {
         .code(403)
         .send({ Type: null, Title: 'Forbidden', Status: 403, Detail: 'AuthenticationUnsuccessful' });
     }
-    // Xero's limits, counted per tenant; the adapter's limiter must keep every request inside them.
+    // Xero's limits, counted at arrival per organisation: 5 in flight, 60 in a rolling minute, 5,000 in a
+    // rolling 24 hours (not reset at UTC midnight), and 10,000 a minute for the app across organisations.
+    // Every answer says what is left (X-DayLimit-Remaining, X-MinLimit-Remaining, X-AppMinLimit-Remaining);
+    // a 429 names the limit hit in X-Rate-Limit-Problem and, for the minute and the day, when to come back
+    // in Retry-After. The adapter's limiter must keep every request inside them (stats().breaches empty).
     const now = Date.now();
-    const day = new Date(now).toISOString().slice(0, 10);
-    if (day !== tenant.day) {
-      tenant.day = day;
-      tenant.today = 0;
-    }
     tenant.recent = tenant.recent.filter((t) => t > now - this.limits.windowMs);
+    this.appRecent = this.appRecent.filter((t) => t > now - this.limits.windowMs);
+    this.inDay(tenant, now);
     const problem =
-      tenant.today >= this.limits.perDay
+      this.enforces('daily-limit') && tenant.dayCalls.length >= this.limits.perDay
         ? 'day'
-        : tenant.recent.length >= this.limits.perMinute
+        : this.enforces('minute-limit') && tenant.recent.length >= this.limits.perMinute
           ? 'minute'
-          : tenant.inFlight >= this.limits.concurrent
+          : this.enforces('concurrent-limit') && tenant.inFlight >= this.limits.concurrent
             ? 'concurrent'
             : null;
+    // How long until the oldest request counted leaves its window (whole seconds, as Retry-After says).
+    const retryAfter =
+      problem === 'day'
+        ? (tenant.dayCalls[0] ?? now) + this.limits.dayWindowMs - now
+        : problem === 'minute'
+          ? (tenant.recent[0] ?? now) + this.limits.windowMs - now
+          : null;
     tenant.calls++;
-    tenant.today++;
+    tenant.dayCalls.push(now);
     tenant.recent.push(now);
+    this.appRecent.push(now);
     tenant.maxPerMinute = Math.max(tenant.maxPerMinute, tenant.recent.length);
+    reply.headers(this.remaining(tenant));
     if (problem) {
       tenant.breaches.push(`${problem} limit: ${req.method} ${req.url}`);
-      return this.throttleReply(reply, problem === 'day' ? 3_600 : 1, problem);
+      return this.throttleReply(
+        reply,
+        retryAfter === null ? null : Math.max(Math.ceil(retryAfter / 1000), 1),
+        problem,
+      );
     }
     tenant.inFlight++;
     tenant.maxInFlight = Math.max(tenant.maxInFlight, tenant.inFlight);
@@ -442,11 +528,31 @@ export class XeroDouble {
     }
   }
 
-  private throttleReply(reply: FastifyReply, seconds: number, problem: string) {
+  private throttleReply(reply: FastifyReply, seconds: number | null, problem: string) {
     return reply
       .code(429)
-      .headers({ 'retry-after': String(seconds), 'x-rate-limit-problem': problem })
+      .headers({
+        ...(seconds === null ? {} : { 'retry-after': String(seconds) }),
+        'x-rate-limit-problem': problem,
+      })
       .send({ Title: 'Too Many Requests', Status: 429, Detail: `rate limit exceeded (${problem})` });
+  }
+
+  /** What is left of each limit after this request (Xero sends these on every answer for an organisation). */
+  private remaining(tenant: Tenant): Record<string, string> {
+    const left = (limit: number, used: number) => String(Math.max(limit - used, 0));
+    return {
+      'x-daylimit-remaining': left(this.limits.perDay, tenant.dayCalls.length),
+      'x-minlimit-remaining': left(this.limits.perMinute, tenant.recent.length),
+      'x-appminlimit-remaining': left(this.limits.appPerMinute, this.appRecent.length),
+    };
+  }
+
+  /** Drops the requests that left the day's rolling window; returns how many are in it. */
+  private inDay(tenant: Tenant, now: number): number {
+    const start = now - this.limits.dayWindowMs;
+    while (tenant.dayCalls.length > 0 && (tenant.dayCalls[0] ?? 0) <= start) tenant.dayCalls.shift();
+    return tenant.dayCalls.length;
   }
 
   private answer(reply: FastifyReply, operation: string, status: number, body: unknown) {
@@ -565,28 +671,42 @@ export class XeroDouble {
   ) {
     const items = ((body?.[collection] as Doc[] | undefined) ?? []).map((d) => structuredClone(d));
     if (items.length > 1) tenant.batches++;
+    // summarizeErrors=false: each element answered on its own (OK, or ERROR with its ValidationErrors), HTTP
+    // 200, the valid ones created. Otherwise one refused element refuses the request (400, nothing created).
+    const perElement = !summarize && this.enforces('per-element-errors');
     const outcomes: (Doc | XeroValidation)[] = [];
+    const created: Doc[] = [];
     for (const [i, item] of items.entries()) {
       try {
         const refusal = i === 0 ? this.nextRefusals.shift() : undefined;
         if (refusal) throw new XeroValidation(refusal);
-        outcomes.push(make(item));
+        const doc = make(item);
+        created.push(doc);
+        outcomes.push(doc);
         tenant.creates++;
         // Each document of a batch sees the ones before it (a second payment the same invoice's AmountDue).
         this.settle(tenant);
       } catch (error) {
         if (!(error instanceof XeroValidation)) throw error;
-        if (summarize) throw error;
+        if (!perElement) {
+          if (this.enforces('summarized-all-or-nothing')) {
+            for (const doc of created) tenant.docs.get(collection)?.delete(String(doc[idField[collection]]));
+            tenant.creates -= created.length;
+            this.settle(tenant);
+          }
+          throw error;
+        }
         outcomes.push(error);
       }
     }
     this.settle(tenant);
+    const ok = collection === 'BankTransfers' || !perElement ? {} : { StatusAttributeString: 'OK' };
     return {
       ...envelope(),
       [collection]: outcomes.map((o, i) =>
         o instanceof XeroValidation
           ? itemWithErrors(collection, items[i] as Doc, o.messages)
-          : this.view(collection, o),
+          : { ...this.view(collection, o), ...ok },
       ),
     };
   }
@@ -646,7 +766,10 @@ export class XeroDouble {
   private newContact(tenant: Tenant, doc: Doc): Doc {
     const name = String(doc.Name ?? '').trim();
     if (!name) throw new XeroValidation(['The contact name must be specified']);
-    if (this.all(tenant.id, 'Contacts').some((c) => c.Name === name && c.ContactStatus === 'ACTIVE'))
+    if (
+      this.enforces('unique-contact-name') &&
+      this.all(tenant.id, 'Contacts').some((c) => c.Name === name && c.ContactStatus === 'ACTIVE')
+    )
       throw new XeroValidation([
         `The contact name ${name} is already assigned to another contact. The contact name must be unique across all active contacts.`,
       ]);
@@ -659,7 +782,7 @@ export class XeroDouble {
       throw new XeroValidation(['Invoice Type must be ACCREC or ACCPAY']);
     const contact = this.contact(tenant, doc.Contact);
     const lines = this.lines(tenant, doc.LineItems, true);
-    if (type === 'ACCREC' && doc.InvoiceNumber !== undefined) {
+    if (type === 'ACCREC' && doc.InvoiceNumber !== undefined && this.enforces('unique-invoice-number')) {
       const taken = this.all(tenant.id, 'Invoices').some(
         (i) => i.Type === 'ACCREC' && i.InvoiceNumber === doc.InvoiceNumber && i.Status !== 'DELETED',
       );
@@ -691,16 +814,20 @@ export class XeroDouble {
     const ref = (doc.Invoice ?? {}) as Doc;
     const invoice = tenant.docs.get('Invoices')?.get(String(ref.InvoiceID ?? ''));
     if (!invoice) throw new XeroValidation(['Invoice could not be found']);
-    if (invoice.Status !== 'AUTHORISED')
+    if (invoice.Status !== 'AUTHORISED' && this.enforces('payment-invoice-status'))
       throw new XeroValidation([`Payment cannot be created as the invoice is ${String(invoice.Status)}`]);
     const account = this.account(tenant, doc.Account, 'payment account');
-    if (account.Type !== 'BANK' && account.EnablePaymentsToAccount !== true)
+    if (
+      account.Type !== 'BANK' &&
+      account.EnablePaymentsToAccount !== true &&
+      this.enforces('payment-account')
+    )
       throw new XeroValidation([
         'Payments can only be made to or from a bank account or an account with payments enabled',
       ]);
     const paid = cents(doc.Amount);
     if (paid <= 0) throw new XeroValidation(['Payment amount must be greater than zero']);
-    if (paid > cents(invoice.AmountDue))
+    if (paid > cents(invoice.AmountDue) && this.enforces('payment-over-amount-due'))
       throw new XeroValidation(['Payment amount exceeds the amount outstanding on this document']);
     return this.store(tenant, 'Payments', {
       ...doc,
@@ -718,7 +845,7 @@ export class XeroDouble {
 
   private newBankTransaction(tenant: Tenant, doc: Doc): Doc {
     const bank = this.account(tenant, doc.BankAccount, 'BankAccount');
-    if (bank.Type !== 'BANK')
+    if (bank.Type !== 'BANK' && this.enforces('bank-transaction-bank-account'))
       throw new XeroValidation([`Account ${String(bank.Code)} is not a bank account`]);
     const contact = this.contact(tenant, doc.Contact);
     const type = String(doc.Type);
@@ -744,7 +871,7 @@ export class XeroDouble {
   private newBankTransfer(tenant: Tenant, doc: Doc): Doc {
     const from = this.account(tenant, doc.FromBankAccount, 'FromBankAccount');
     const to = this.account(tenant, doc.ToBankAccount, 'ToBankAccount');
-    if (from.Type !== 'BANK' || to.Type !== 'BANK')
+    if ((from.Type !== 'BANK' || to.Type !== 'BANK') && this.enforces('bank-transfer-accounts'))
       throw new XeroValidation(['Bank transfers can only be made between bank accounts']);
     if (from.AccountID === to.AccountID)
       throw new XeroValidation(['The from and to bank accounts must differ']);
@@ -768,7 +895,7 @@ export class XeroDouble {
     if (lines.length < 2) throw new XeroValidation(['A manual journal needs at least two lines']);
     for (const line of lines) {
       const account = this.account(tenant, { Code: line.AccountCode }, 'journal line');
-      if (account.SystemAccount)
+      if (account.SystemAccount && this.enforces('journal-system-account'))
         throw new XeroValidation([
           `Account code '${String(line.AccountCode)}' is a system account and cannot be used in a manual journal`,
         ]);
@@ -808,6 +935,8 @@ export class XeroDouble {
     if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${id} was not found`]);
     if (!allowed.includes(status)) throw new XeroValidation([`Status ${status} is not allowed here`]);
     if (doc.Status === status) throw new XeroValidation([`This document is already ${status}`]);
+    if (collection === 'Payments' && doc.IsReconciled === true && this.enforces('reconciled-payment-delete'))
+      throw new XeroValidation([RECONCILED_PAYMENT]);
     doc.Status = status;
     if (collection !== 'BankTransfers') doc.UpdatedDateUTC = msDate(new Date());
     this.settle(tenant);
@@ -819,25 +948,28 @@ export class XeroDouble {
     const doc = tenant.docs.get(collection)?.get(id);
     if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${id} was not found`]);
     const change = ((body?.[collection] as Doc[] | undefined) ?? [])[0] ?? {};
-    if (change.Status !== undefined && change.Status !== doc.Status) {
+    const statusChange = change.Status !== undefined && change.Status !== doc.Status;
+    if (collection === 'Invoices' && this.applied(tenant, id)) {
+      // Xero refuses any edit of an invoice with a payment (or credit note) applied, its Reference included,
+      // and voiding it: the payments must be removed first.
+      const rule = statusChange ? 'paid-invoice-void' : 'paid-invoice-edit';
+      if (this.enforces(rule)) throw new XeroValidation([PAYMENT_APPLIED]);
+    }
+    if (statusChange) {
       const status = String(change.Status);
       if (!['VOIDED', 'DELETED'].includes(status))
         throw new XeroValidation([`Status ${status} is not allowed here`]);
-      if (collection === 'Invoices') {
-        const applied = this.all(tenant.id, 'Payments').some(
-          (p) => live(p) && (p.Invoice as Doc).InvoiceID === id,
-        );
-        if (applied)
-          throw new XeroValidation([
-            'This document cannot be edited as it has a payment or credit note allocated to it.',
-          ]);
-      }
       doc.Status = status;
     }
     if (change.Reference !== undefined) doc.Reference = change.Reference;
     doc.UpdatedDateUTC = msDate(new Date());
     this.settle(tenant);
     return { ...envelope(), [collection]: [this.view(collection, doc)] };
+  }
+
+  /** An invoice with a live payment applied. */
+  private applied(tenant: Tenant, invoiceId: string): boolean {
+    return this.all(tenant.id, 'Payments').some((p) => live(p) && (p.Invoice as Doc).InvoiceID === invoiceId);
   }
 
   /** Invoices' AmountDue / AmountPaid / Status from their live payments. */
@@ -957,6 +1089,13 @@ function envelope() {
 function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
+
+/** Xero's refusal of an edit (Reference included) or a void of an invoice with a payment applied. */
+export const PAYMENT_APPLIED =
+  'This document cannot be edited as it has a payment or credit note allocated to it.';
+/** The refusal of a reconciled payment's deletion (Xero documents the rule, not the wording: ours). */
+export const RECONCILED_PAYMENT =
+  'Payment cannot be deleted as it has been reconciled. Unreconcile it first.';
 
 export function validationError(messages: string[]) {
   return {

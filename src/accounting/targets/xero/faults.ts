@@ -4,7 +4,8 @@ import { reconnectCommand } from '../oauth/token-store.js';
 // xero-node rejects a failed call with a JSON string: `{response: {statusCode, body, headers}, body}` (status 0
 // and the message as body when no answer came). Xero answers refusals with its Error shape
 // (`{ErrorNumber, Type: "ValidationException", Message, Elements: [{ValidationErrors: [{Message}]}]}`),
-// throttling with 429 + Retry-After (and X-Rate-Limit-Problem: minute | day | concurrent), a removed
+// throttling with 429 + X-Rate-Limit-Problem (minute | day | concurrent; Retry-After for the minute and the
+// day, developer.xero.com/documentation/guides/oauth2/limits), a removed
 // connection with 403. Refusals keep Xero's own words for FAILED entries; outages and throttles are retried.
 
 export interface XeroFailure {
@@ -51,6 +52,8 @@ export function xeroMessages(body: unknown): string[] {
 
 /** Default wait after a 429 without Retry-After: Xero's limits are per minute. */
 const THROTTLE_DELAY_MS = 60_000;
+/** A 429 for the concurrent limit comes without Retry-After: a call in flight ends within seconds. */
+const CONCURRENT_DELAY_MS = 1_000;
 
 export function xeroError(failure: XeroFailure, what: string): Error {
   const messages = xeroMessages(failure.body);
@@ -62,7 +65,11 @@ export function xeroError(failure: XeroFailure, what: string): Error {
     return new TargetUnavailableError(
       'xero',
       `throttled${problem ? ` (${problem} limit)` : ''} on ${what}`,
-      Number.isFinite(seconds) ? seconds * 1000 : THROTTLE_DELAY_MS,
+      Number.isFinite(seconds)
+        ? seconds * 1000
+        : /concurrent/i.test(problem ?? '')
+          ? CONCURRENT_DELAY_MS
+          : THROTTLE_DELAY_MS,
     );
   }
   if (status === 401 || status === 403) {

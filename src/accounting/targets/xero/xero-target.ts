@@ -28,8 +28,8 @@ import { idempotencyKey, literal, numberTag } from './keys.js';
 // create and the index write finds the record instead of making a second one. remoteIds are
 // `<Entity>:<id>`; a reversal is the original's own status change, `deleted:<Entity>:<id>`.
 //
-// Xero's limits (60 calls a minute, 5 at once, 5,000 a day per organisation) are held by the tenant's
-// worker-wide limiter; pushMany() looks a backlog up and creates it in batches (one call for many invoices,
+// Xero's limits (60 calls a minute, 5 at once, 5,000 in a rolling 24 hours per organisation) are held by the
+// tenant's worker-wide limiter, which also follows Xero's own count in every answer's headers (client.ts); pushMany() looks a backlog up and creates it in batches (one call for many invoices,
 // payments, bank transactions, credit notes or journals), so a busy day stays far inside 5,000 calls.
 
 export type XeroEntity =
@@ -48,11 +48,15 @@ interface Plan {
   body: Body;
 }
 
-/** Xero's limits per organisation; a second of margin on the minute (see LimiterOptions.marginMs). */
+/**
+ * Xero's limits per organisation; a second of margin on the minute (see LimiterOptions.marginMs). The day is a
+ * rolling 24 hours, not a UTC day (developer.xero.com/documentation/guides/oauth2/limits; XeroAPI/xero-node#262).
+ */
 export const XERO_LIMITS = {
   perMinute: 60,
   concurrent: 5,
   perDay: 5_000,
+  dayWindowMs: 86_400_000,
   warnAt: 0.8,
   marginMs: 1_000,
 } as const;
@@ -94,7 +98,7 @@ export interface XeroTargetOptions {
   limiter?: RealmLimiter;
 }
 
-/** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, 5,000 a day. */
+/** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, 5,000 in a rolling 24 hours. */
 export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
   return companyLimiter('xero', tenantId, {
     ...XERO_LIMITS,
@@ -106,7 +110,7 @@ export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
     onNearingDailyCap: (usage) =>
       logger?.warn(
         { ...usage, flag: 'xero-daily-limit' },
-        'Xero daily call limit nearly spent: pushes wait for the next UTC day once it is',
+        'Xero daily call limit nearly spent: once it is, pushes wait until calls of the last 24 h leave Xero’s window',
       ),
   });
 }
@@ -168,8 +172,30 @@ function overpaidRefusal(doc: TargetDocument, outcome: PushResult | Error | unde
   );
 }
 
+/**
+ * A refused element of a batch created with summarizeErrors=false: Xero answers 200 with each element, a refused
+ * one with StatusAttributeString ERROR and its ValidationErrors (xero_accounting.yaml, parameter summarizeErrors).
+ */
 function itemErrors(record: Body | undefined): string[] {
-  return ((record?.validationErrors ?? []) as { message?: string }[]).map((v) => String(v.message ?? ''));
+  const messages = ((record?.validationErrors ?? []) as { message?: string }[]).map((v) =>
+    String(v.message ?? ''),
+  );
+  if (messages.length === 0 && String(record?.statusAttributeString ?? '') === 'ERROR')
+    return ['refused without a message'];
+  return messages;
+}
+
+/** Xero refuses to edit an invoice with a payment or credit note applied, even its Reference. */
+const PAYMENT_APPLIED = /payment or credit note allocated/i;
+
+/** An invoice Xero will not let booksync edit: something paid or credited on it. */
+function paidOn(invoice: Body): boolean {
+  return (
+    Number(invoice.amountPaid ?? 0) > 0 ||
+    Number(invoice.amountCredited ?? 0) > 0 ||
+    (invoice.payments?.length ?? 0) > 0 ||
+    String(invoice.status) === 'PAID'
+  );
 }
 
 export class XeroTarget implements AccountingTarget {
@@ -214,7 +240,7 @@ export class XeroTarget implements AccountingTarget {
   warning(): string | null {
     const usage = this.dailyUsage();
     if (!usage?.nearingLimit) return null;
-    return `Xero daily call limit nearly spent: ${usage.used} of ${usage.limit} calls on ${usage.day} (UTC); pushes wait for the next UTC day once it is`;
+    return `Xero daily call limit nearly spent: ${usage.used} of ${usage.limit} calls in ${usage.day} (Xero's count when higher than ours); once spent, pushes wait until calls leave Xero's rolling 24 hours`;
   }
 
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
@@ -889,13 +915,27 @@ export class XeroTarget implements AccountingTarget {
       );
     }
     const id = String(existing.invoiceID);
-    const update = { reference: marker(doc.key, doc.contentHash) };
-    await this.client.call('updateInvoice', (api, t) =>
-      api.updateInvoice(t, id, { invoices: [update] }, undefined, idempotencyKey(doc.key, 'adopt', update)),
-    );
-    return {
+    const adopted = {
       found: { key: doc.key, remoteIds: [`Invoice:${id}`], contentHash: doc.contentHash, created: false },
     };
+    // Xero refuses any edit of an invoice with a payment applied, its Reference included ("This document cannot
+    // be edited as it has a payment or credit note allocated to it.", XeroAPI/Xero-NetStandard#84): such an
+    // invoice is adopted as it is, without the marker; the push index keeps the adoption, and a push again
+    // adopts it again by its number.
+    if (paidOn(existing)) {
+      this.options.logger?.info({ key: doc.key, id }, 'adopted a paid xero invoice without its marker');
+      return adopted;
+    }
+    const update = { reference: marker(doc.key, doc.contentHash) };
+    try {
+      await this.client.call('updateInvoice', (api, t) =>
+        api.updateInvoice(t, id, { invoices: [update] }, undefined, idempotencyKey(doc.key, 'adopt', update)),
+      );
+    } catch (error) {
+      // Paid between the look-up and the edit.
+      if (!(error instanceof TargetRefusedError && PAYMENT_APPLIED.test(error.targetMessage))) throw error;
+    }
+    return adopted;
   }
 
   // ---- reversals ----

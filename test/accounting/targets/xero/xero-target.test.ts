@@ -460,6 +460,7 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
       perMinute: 60,
       concurrent: 5,
       perDay: 40,
+      dayWindowMs: 86_400_000,
       windowMs,
       marginMs: 50,
       onNearingDailyCap: (usage) => flagged.push(usage),
@@ -475,14 +476,14 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
     expect(target.dailyUsage()).toMatchObject({ limit: 40, nearingLimit: true });
     // What the push workflow shows (NeedsAttention, LastError) while pushes still go.
     expect(target.warning()).toMatch(
-      /^Xero daily call limit nearly spent: \d+ of 40 calls on \d{4}-\d{2}-\d{2}/,
+      /^Xero daily call limit nearly spent: \d+ of 40 calls in the last 24 h/,
     );
-    // Past the cap nothing is sent: the push waits for the next UTC day.
+    // Past the cap nothing is sent: the push waits until the first calls leave the rolling 24 hours.
     const more = Array.from({ length: 10 }, (_, i) => day(`d${i}`).invoice);
     const errors = await Promise.all(more.map((d) => target.push(d, noIndex).catch((e: Error) => e)));
     const capped = errors.find((e) => e instanceof TargetUnavailableError) as TargetUnavailableError;
     expect(capped.message).toMatch(/daily limit of 40 requests is spent/);
-    expect(capped.retryAfterMs).toBeGreaterThan(0);
+    expect(capped.retryAfterMs).toBeGreaterThan(86_400_000 - 60_000);
     expect(double.stats(org.tenantId).today).toBeLessThanOrEqual(40);
   });
 
