@@ -7,7 +7,7 @@ import {
   QuickBooksTarget,
   TokenCipher,
 } from '../../../src/accounting/targets/quickbooks/index.js';
-import { RealmLimiter } from '../../../src/accounting/targets/quickbooks/limiter.js';
+import { QuickBooksLimiter, quickBooksBudget } from '../../../src/accounting/targets/quickbooks/limiter.js';
 import type { MatchingPolicy } from '../../../src/accounting/targets/quickbooks/parties.js';
 import type {
   PushContext,
@@ -27,6 +27,8 @@ const noIndex: PushContext = { pushed: () => null };
 
 interface Company {
   realmId: string;
+  /** The company's one limiter: every adapter of it shares it, or together they pass QBO's limits. */
+  limiter: QuickBooksLimiter;
   storage: SealedTokenInMemory;
   target(matching?: MatchingPolicy): QuickBooksTarget;
   tokens: OAuthTokenStore[];
@@ -37,10 +39,11 @@ function company(): Company {
   const realmId = double.createRealm();
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
   const tokens: OAuthTokenStore[] = [];
-  // One limiter per company, as the worker-wide registry gives one per realm.
-  const limiter = new RealmLimiter({ perMinute: 500, concurrent: 10 });
+  // One limiter per company with QBO's budget, as the worker-wide registry gives one per realm.
+  const limiter = new QuickBooksLimiter(quickBooksBudget);
   return {
     realmId,
+    limiter,
     storage,
     tokens,
     target(matching: MatchingPolicy = 'create') {
@@ -164,6 +167,7 @@ describe('QuickBooks Online target', () => {
       tokenStore,
       accounts: { ...defaultAccountCodes, Refunds: '4999', BankCharges: '6999' },
       matching: 'create',
+      limiter: c.limiter,
     });
     await expect(wrong.verify()).rejects.toThrow(
       /Refunds: no QuickBooks account with number or id 4999\n.*BankCharges/,
@@ -414,6 +418,7 @@ describe('QuickBooks Online target', () => {
       tokenStore: c.tokens[0] as OAuthTokenStore,
       accounts: { ...defaultAccountCodes, Revenue: defaultAccountCodes.FeeIncome },
       matching: 'create',
+      limiter: c.limiter,
     });
     const second = documentsForContract();
     await remapped.push(second.invoice, noIndex);

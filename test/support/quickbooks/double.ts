@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
+import { filterRefusal, type QueryOperator } from './filterable-fields.js';
 import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 
 // A stateful QuickBooks Online v3 on loopback for the adapter's tests (not shipped). It keeps realms with
@@ -9,6 +10,16 @@ import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 // throttling / outages / lost responses on demand. Every request body the adapter sends and every response
 // body it returns is checked against Intuit's XSDs; a violation is recorded in `violations` (tests assert it
 // empty) and answered with a 400 whose message says "XSD contract violation", so it fails loudly.
+//
+// It also holds QuickBooks' business rules, each answered with QBO's own Fault (README.md in this folder:
+// the rule, Intuit's source, the function here that enforces it, the test that fails without it): queries
+// filter only on what Intuit documents as filterable (filterable-fields.ts), voids as Intuit documents them
+// (Payment and BillPayment `operation=update&include=void`, Invoice `operation=void`, "Voided" prefixed to
+// PrivateNote), a deposited payment cannot be voided (6540), no payment beyond an invoice's or bill's Balance
+// nor on a voided one, A/R and A/P journal lines name their customer or vendor, DisplayName is unique across
+// customers, vendors and employees (6240), a BillPayment pays from a Bank (check) or Credit Card account, a
+// Deposit goes to a Bank or Other Current Asset account and links a payment once, and QBO's limits per
+// company and app: 500 requests a minute, 10 a second, 10 at once, 40 batch requests a minute (429).
 
 type Entity = Record<string, unknown> & { Id: string; SyncToken: string };
 type Posting = { account: string; cents: number };
@@ -25,7 +36,24 @@ interface Realm {
   creates: number;
   /** Batch requests served. */
   batches: number;
+  /** When each request accepted under the limits arrived (the last minute's), and each batch request. */
+  arrivals: number[];
+  batchArrivals: number[];
+  /** Requests answered 429 for one of QBO's limits (not the injected throttle()), by limit. */
+  refusedForLimit: Record<string, number>;
+  /** `<Entity>:<Id>` of every voided transaction. */
+  voided: Set<string>;
 }
+
+/** QBO's limits per company (realm) and app: https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles */
+export interface QboLimits {
+  perMinute: number;
+  perSecond: number;
+  concurrent: number;
+  batchesPerMinute: number;
+}
+
+export const qboLimits: QboLimits = { perMinute: 500, perSecond: 10, concurrent: 10, batchesPerMinute: 40 };
 
 const entityPaths: Record<string, string> = {
   customer: 'Customer',
@@ -40,7 +68,11 @@ const entityPaths: Record<string, string> = {
   refundreceipt: 'RefundReceipt',
   bill: 'Bill',
   billpayment: 'BillPayment',
+  employee: 'Employee',
 };
+
+/** DisplayName is one namespace across these (error 6240). */
+const nameEntities = ['Customer', 'Vendor', 'Employee'];
 
 const accountSeeds: Record<
   keyof AccountMapping,
@@ -89,6 +121,8 @@ export interface DoubleOptions {
   accessTokenTtlMs?: number;
   /** Simulated latency per API request, so concurrency is observable. */
   latencyMs?: number;
+  /** The clock the limits count on (a test moves it to cross a minute); Date.now by default. */
+  now?: () => number;
 }
 
 export class QuickBooksDouble {
@@ -108,6 +142,7 @@ export class QuickBooksDouble {
   private lostResponses = 0;
   private outageUntil = 0;
   private app: FastifyInstance | null = null;
+  private readonly now: () => number;
   url = '';
 
   constructor(options: DoubleOptions = {}) {
@@ -115,6 +150,7 @@ export class QuickBooksDouble {
     this.clientSecret = options.clientSecret ?? 'secret-booksync';
     this.grants = new OAuthGrants(this, options.accessTokenTtlMs ?? 3_600_000);
     this.latencyMs = options.latencyMs ?? 0;
+    this.now = options.now ?? Date.now;
   }
 
   async start(): Promise<this> {
@@ -155,6 +191,10 @@ export class QuickBooksDouble {
       maxInFlight: 0,
       creates: 0,
       batches: 0,
+      arrivals: [],
+      batchArrivals: [],
+      refusedForLimit: {},
+      voided: new Set(),
     };
     this.realms.set(realmId, realm);
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -237,6 +277,16 @@ export class QuickBooksDouble {
     return this.realm(realmId).batches;
   }
 
+  /** Requests refused (429) for one of QBO's limits, by limit ('perMinute', 'perSecond', 'concurrent', 'batchesPerMinute'). */
+  refusedForLimit(realmId: string): Record<string, number> {
+    return { ...this.realm(realmId).refusedForLimit };
+  }
+
+  /** Whether QBO holds this transaction voided. */
+  isVoided(realmId: string, entity: string, id: string): boolean {
+    return this.realm(realmId).voided.has(`${entity}:${id}`);
+  }
+
   creates(realmId: string): number {
     return this.realm(realmId).creates;
   }
@@ -287,6 +337,12 @@ export class QuickBooksDouble {
     this.requests.push({ method: req.method, url: req.url, realmId });
     if (!realm)
       return this.fault(reply, new FaultError(403, 'AuthorizationFault', 'Unknown realm', realmId, '3100'));
+    const rest = (req.params as { '*': string })['*'];
+    const overLimit = this.overLimit(realm, req.method === 'POST' && rest.split('/')[0] === 'batch');
+    if (overLimit) {
+      realm.refusedForLimit[overLimit] = (realm.refusedForLimit[overLimit] ?? 0) + 1;
+      return this.fault(reply, throttleFault());
+    }
     realm.inFlight++;
     realm.maxInFlight = Math.max(realm.maxInFlight, realm.inFlight);
     try {
@@ -306,17 +362,7 @@ export class QuickBooksDouble {
       }
       if (this.throttled > 0) {
         this.throttled--;
-        return this.fault(
-          reply,
-          new FaultError(
-            429,
-            'ThrottleExceeded',
-            'message=ThrottleExceeded; errorCode=003001; statusCode=429',
-            'The request limit was reached.',
-            '3001',
-          ),
-          { 'retry-after': '0' },
-        );
+        return this.fault(reply, throttleFault(), { 'retry-after': '0' });
       }
       if (Date.now() < this.outageUntil) {
         return this.fault(
@@ -332,7 +378,6 @@ export class QuickBooksDouble {
       }
       const query = req.query as Record<string, string | undefined>;
       if (!query.minorversion) this.violations.push(`${req.method} ${req.url}: no minorversion`);
-      const rest = (req.params as { '*': string })['*'];
       const { status, body } = this.route(realm, req.method, rest, query, req.body);
       if (status === 200 && req.method === 'POST' && this.lostResponses > 0) {
         this.lostResponses--;
@@ -397,6 +442,7 @@ export class QuickBooksDouble {
         entity,
         query.operation ?? 'create',
         (body ?? {}) as Record<string, unknown>,
+        query.include,
       );
       const reply = { status: 200, body: { [entity]: result, time: now() } };
       if (replayKey) realm.replies.set(replayKey, reply);
@@ -409,8 +455,39 @@ export class QuickBooksDouble {
     }
   }
 
-  /** One create, update or void, checked against the XSD first (a single request or a batch item). */
-  private write(realm: Realm, entity: string, operation: string, object: Record<string, unknown>): Entity {
+  /**
+   * QBO's limits per company and app, counted on arrival: 10 at once, 10 a second, 500 a minute, 40 batch
+   * requests a minute (a batch is one request of the 500). The name of the limit a request would pass, or null.
+   * https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles
+   */
+  private overLimit(realm: Realm, batch: boolean): keyof QboLimits | null {
+    const now = this.now();
+    while (realm.arrivals.length > 0 && (realm.arrivals[0] ?? 0) <= now - 60_000) realm.arrivals.shift();
+    while (realm.batchArrivals.length > 0 && (realm.batchArrivals[0] ?? 0) <= now - 60_000)
+      realm.batchArrivals.shift();
+    const lastSecond = realm.arrivals.filter((t) => t > now - 1_000).length;
+    if (realm.inFlight >= qboLimits.concurrent) return 'concurrent';
+    if (lastSecond >= qboLimits.perSecond) return 'perSecond';
+    if (realm.arrivals.length >= qboLimits.perMinute) return 'perMinute';
+    if (batch && realm.batchArrivals.length >= qboLimits.batchesPerMinute) return 'batchesPerMinute';
+    realm.arrivals.push(now);
+    if (batch) realm.batchArrivals.push(now);
+    return null;
+  }
+
+  /**
+   * One create, update or void, checked against the XSD first (a single request or a batch item). Voids as
+   * Intuit documents them: a Payment or BillPayment by `operation=update&include=void` (in a batch:
+   * operation update, optionsData void), an Invoice by `operation=void`; `operation=void` on a payment is an
+   * unknown operation to QBO.
+   */
+  private write(
+    realm: Realm,
+    entity: string,
+    operation: string,
+    object: Record<string, unknown>,
+    include?: string,
+  ): Entity {
     const problems =
       operation === 'create'
         ? this.contract.checkCreate(entity, object)
@@ -419,9 +496,31 @@ export class QuickBooksDouble {
       this.violations.push(...problems.map((p) => `request POST ${entity.toLowerCase()}: ${p}`));
       throw new FaultError(400, 'ValidationFault', 'XSD contract violation', problems.join('; '), '2010');
     }
+    const voidsByUpdate = entity === 'Payment' || entity === 'BillPayment';
     if (operation === 'create') return this.create(realm, entity, object);
+    if (operation === 'update' && include === 'void') {
+      if (!voidsByUpdate)
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Unsupported Operation',
+          `Unknown Operation: include=void on ${entity}`,
+          '500',
+        );
+      return this.void(realm, entity, object);
+    }
     if (operation === 'update') return this.update(realm, entity, object);
-    if (operation === 'void') return this.void(realm, entity, object);
+    if (operation === 'void') {
+      if (entity !== 'Invoice')
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Unsupported Operation',
+          `Unknown Operation: void on ${entity}`,
+          '500',
+        );
+      return this.void(realm, entity, object);
+    }
     throw new FaultError(400, 'ValidationFault', 'Unsupported Operation', `operation ${operation}`, '500');
   }
 
@@ -446,11 +545,15 @@ export class QuickBooksDouble {
       );
     realm.batches++;
     const control = new Set(['bId', 'operation', 'optionsData']);
+    // The items of one batch do not see each other: its queries read the company as it was before it.
+    const mixed =
+      items.some((i) => typeof i.Query === 'string') && items.some((i) => typeof i.Query !== 'string');
+    const before = mixed ? structuredClone(realm.entities) : realm.entities;
     const responses = items.map((item) => {
       const bId = String(item.bId ?? '');
       try {
         if (typeof item.Query === 'string') {
-          const { QueryResponse } = this.query(realm, item.Query);
+          const { QueryResponse } = this.query(realm, item.Query, before);
           return { bId, QueryResponse };
         }
         const entity = Object.keys(item).find((k) => !control.has(k)) ?? '';
@@ -459,9 +562,10 @@ export class QuickBooksDouble {
         const operation = String(item.operation ?? 'create');
         const injected = this.nextFaults.shift();
         if (injected) throw injected;
+        const include = item.optionsData === 'void' ? 'void' : undefined;
         return {
           bId,
-          [entity]: this.write(realm, entity, operation, item[entity] as Record<string, unknown>),
+          [entity]: this.write(realm, entity, operation, item[entity] as Record<string, unknown>, include),
         };
       } catch (error) {
         if (!(error instanceof FaultError)) throw error;
@@ -471,48 +575,50 @@ export class QuickBooksDouble {
     return { BatchItemResponse: responses, time: now() };
   }
 
-  /** `select * from X [where F = 'v' [and G = 'w']] [maxresults n]`: the forms the adapter uses. */
-  private query(realm: Realm, text: string) {
-    const match = /^select \* from (\w+)(?: where (.+?))?(?: maxresults (\d+))?$/i.exec(text.trim());
+  /**
+   * QBO's query language: `select * from X [where C and C ...] [orderby F [asc|desc]] [startposition n]
+   * [maxresults n]`, C = `F op value` with op one of = < > <= >= IN LIKE ('%' only); AND only. A property may
+   * be filtered only where Intuit marks it filterable (filterable-fields.ts): anything else is QBO's 4001
+   * "property 'F' is not queryable". At most 1000 rows a page, 100 when maxresults is not given.
+   */
+  private query(realm: Realm, text: string, entities = realm.entities) {
+    const match =
+      /^select \* from (\w+)(?: where (.+?))?(?: orderby ([\w.]+)(?: (asc|desc))?)?(?: startposition (\d+))?(?: maxresults (\d+))?$/i.exec(
+        text.trim(),
+      );
     if (!match)
       throw new FaultError(
         400,
         'ValidationFault',
-        'QueryParserError: Encountered an unsupported query',
-        text,
+        'Error parsing query',
+        `QueryParserError: Encountered an unsupported query: ${text}`,
         '4000',
       );
     const entity = match[1] ?? '';
-    const all = realm.entities.get(entity);
+    const all = entities.get(entity);
     if (!all)
-      throw new FaultError(400, 'ValidationFault', 'QueryValidationError: unknown entity', entity, '4001');
-    const conditions = (match[2] ?? '')
-      .split(/ and /i)
-      .filter(Boolean)
-      .map((c) => {
-        const m = /^(\w+(?:\.\w+)?) (=|LIKE) '((?:[^'\\]|\\.)*)'$/i.exec(c.trim());
-        if (!m)
-          throw new FaultError(
-            400,
-            'ValidationFault',
-            'QueryParserError: Encountered an unsupported condition',
-            c,
-            '4000',
-          );
-        return {
-          field: m[1] ?? '',
-          like: (m[2] ?? '').toUpperCase() === 'LIKE',
-          value: (m[3] ?? '').replace(/\\(.)/g, '$1'),
-        };
-      });
-    // LIKE: only the trailing-% prefix form the adapter uses.
-    const matches = (actual: string | undefined, c: { like: boolean; value: string }) =>
-      c.like ? actual?.startsWith(c.value.replace(/%$/, '')) : actual === c.value;
-    const rows = [...all.values()].filter((e) => conditions.every((c) => matches(fieldValue(e, c.field), c)));
-    const limited = rows.slice(0, Number(match[3] ?? 100));
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Invalid query',
+        `QueryValidationError: unknown entity ${entity}`,
+        '4001',
+      );
+    const conditions = parseWhere(match[2] ?? '', text);
+    for (const c of conditions) {
+      const refused = filterRefusal(entity, c.field, c.operator);
+      if (refused) throw new FaultError(400, 'ValidationFault', 'Invalid query', refused, '4001');
+    }
+    const rows = [...all.values()].filter((e) =>
+      conditions.every((c) => satisfies(fieldValue(e, c.field), c)),
+    );
+    const orderBy = match[3] ?? 'Id';
+    const direction = (match[4] ?? 'asc').toLowerCase() === 'desc' ? -1 : 1;
+    rows.sort((x, y) => direction * compare(fieldValue(x, orderBy), fieldValue(y, orderBy)));
+    const start = Math.max(Number(match[5] ?? 1), 1);
+    const page = rows.slice(start - 1, start - 1 + Math.min(Number(match[6] ?? 100), 1000));
     return {
-      QueryResponse:
-        limited.length > 0 ? { [entity]: limited, startPosition: 1, maxResults: limited.length } : {},
+      QueryResponse: page.length > 0 ? { [entity]: page, startPosition: start, maxResults: page.length } : {},
       time: now(),
     };
   }
@@ -520,17 +626,14 @@ export class QuickBooksDouble {
   private create(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
     realm.creates++;
     const body = structuredClone(object);
-    if (entity === 'Customer' || entity === 'Vendor') {
-      const taken = this.all(realm.id, entity).some((e) => e.DisplayName === body.DisplayName);
-      if (taken)
-        throw new FaultError(
-          400,
-          'ValidationFault',
-          'Duplicate Name Exists Error',
-          `The name supplied already exists. : Id=${body.DisplayName}`,
-          '6240',
-        );
+    if (nameEntities.includes(entity)) this.uniqueName(realm, body.DisplayName, null);
+    if (entity === 'Payment') this.appliedWithinBalance(realm, body, 'Invoice');
+    if (entity === 'BillPayment') {
+      this.appliedWithinBalance(realm, body, 'Bill');
+      this.paysFromBankOrCard(realm, body);
     }
+    if (entity === 'Deposit') this.depositRules(realm, body);
+    if (entity === 'JournalEntry') this.journalNamesParties(realm, body);
     if (entity === 'Invoice' || entity === 'Bill' || entity === 'Payment' || entity === 'BillPayment') {
       body.TotalAmt = amount(this.lineTotal(body, entity));
     }
@@ -555,8 +658,99 @@ export class QuickBooksDouble {
     return stored;
   }
 
+  /**
+   * DisplayName is unique across customers, vendors and employees (6240, the message as QBO gives it in
+   * intuit/QuickBooks-V3-PHP-SDK#241).
+   */
+  private uniqueName(realm: Realm, displayName: unknown, self: string | null) {
+    if (typeof displayName !== 'string') return;
+    const taken = nameEntities.some((entity) =>
+      this.all(realm.id, entity).some(
+        (e) =>
+          `${entity}:${e.Id}` !== self && String(e.DisplayName).toLowerCase() === displayName.toLowerCase(),
+      ),
+    );
+    if (taken)
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Duplicate Name Exists Error',
+        'The name supplied already exists. : Another customer, vendor or employee is already using this name. Please use a different name.',
+        '6240',
+      );
+  }
+
+  /** A payment applies at most the open Balance of each invoice (bill) it links, and none to a voided one. */
+  private appliedWithinBalance(realm: Realm, body: Record<string, unknown>, target: 'Invoice' | 'Bill') {
+    const applied = new Map<string, number>();
+    for (const line of (body.Line as Record<string, unknown>[] | undefined) ?? [])
+      for (const link of (line.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [])
+        if (link.TxnType === target)
+          applied.set(link.TxnId, (applied.get(link.TxnId) ?? 0) + cents(line.Amount));
+    for (const [id, paid] of applied) {
+      const doc = realm.entities.get(target)?.get(id);
+      if (!doc) continue; // postingsOf answers the missing reference
+      if (realm.voided.has(`${target}:${id}`))
+        throw businessRule(
+          `The ${target.toLowerCase()} ${doc.DocNumber ?? id} is voided: a payment cannot be applied to it.`,
+        );
+      if (paid > cents(doc.Balance))
+        throw businessRule(
+          `The payment applies ${amount(paid)} to ${target.toLowerCase()} ${doc.DocNumber ?? id}, more than its open balance of ${amount(cents(doc.Balance))}.`,
+        );
+    }
+  }
+
+  /** A BillPayment by check pays from a Bank account, by credit card from a Credit Card account. */
+  private paysFromBankOrCard(realm: Realm, body: Record<string, unknown>) {
+    const byCard = body.PayType === 'CreditCard';
+    const ref = byCard
+      ? (body.CreditCardPayment as Record<string, unknown> | undefined)?.CCAccountRef
+      : (body.CheckPayment as Record<string, unknown> | undefined)?.BankAccountRef;
+    const account = realm.entities.get('Account')?.get(refValue(ref));
+    const wanted = byCard ? 'Credit Card' : 'Bank';
+    if (account && account.AccountType !== wanted)
+      throw businessRule(
+        `A bill payment by ${byCard ? 'credit card' : 'check'} must be paid from a ${wanted} account; ${String(account.Name)} is ${String(account.AccountType)}.`,
+      );
+  }
+
+  /** A Deposit goes into a Bank or Other Current Asset account, and deposits a payment once. */
+  private depositRules(realm: Realm, body: Record<string, unknown>) {
+    const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
+    if (account && account.AccountType !== 'Bank' && account.AccountType !== 'Other Current Asset')
+      throw businessRule(
+        `A deposit must go into a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
+      );
+    const deposited = new Set(this.depositedPayments(realm));
+    for (const id of linkedPayments(body)) {
+      if (deposited.has(id)) throw businessRule(`Payment ${id} is already deposited.`);
+      deposited.add(id);
+    }
+  }
+
+  private depositedPayments(realm: Realm): string[] {
+    return [...(realm.entities.get('Deposit')?.values() ?? [])].flatMap((d) => linkedPayments(d));
+  }
+
+  /** A journal line on Accounts Receivable names a customer, on Accounts Payable a vendor. */
+  private journalNamesParties(realm: Realm, body: Record<string, unknown>) {
+    for (const line of (body.Line as Record<string, Record<string, unknown>>[] | undefined) ?? []) {
+      const detail = line.JournalEntryLineDetail;
+      const account = realm.entities.get('Account')?.get(refValue(detail?.AccountRef));
+      const party = detail?.Entity as { Type?: string; EntityRef?: unknown } | undefined;
+      if (account?.AccountType === 'Accounts Receivable' && party?.Type !== 'Customer')
+        throw businessRule('When you use Accounts Receivable, you must choose a customer in the Name field.');
+      if (account?.AccountType === 'Accounts Payable' && party?.Type !== 'Vendor')
+        throw businessRule('When you use Accounts Payable, you must select a vendor in the Name field.');
+      if (party?.Type) this.requireRef(realm, party.Type, party.EntityRef, party.Type);
+    }
+  }
+
   private update(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
     const current = this.current(realm, entity, object);
+    if (nameEntities.includes(entity) && object.DisplayName !== undefined)
+      this.uniqueName(realm, object.DisplayName, `${entity}:${current.Id}`);
     const next = { ...(object.sparse === true ? current : {}), ...structuredClone(object) } as Entity;
     next.SyncToken = String(Number(current.SyncToken) + 1);
     next.MetaData = { ...(current.MetaData as object), LastUpdatedTime: now() };
@@ -566,18 +760,24 @@ export class QuickBooksDouble {
     return next;
   }
 
-  /** Void keeps the record with its amounts zeroed; its postings leave the books and linked balances reopen. */
+  /**
+   * A void keeps the record with its amounts zeroed and "Voided" prefixed to its PrivateNote; the body's own
+   * note and lines are not taken (Intuit: "all amounts and quantities are zeroed and the string, Voided, is
+   * injected into Payment.PrivateNote, prepended to existing text if present"). Its postings leave the books
+   * and the balances it paid reopen. A deposited payment is refused (6540) until its deposit is removed; an
+   * invoice with payments applied is refused.
+   */
   private void(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
-    if (entity !== 'Payment' && entity !== 'BillPayment' && entity !== 'Invoice') {
+    const current = this.current(realm, entity, object);
+    if (entity === 'Payment' && this.depositedPayments(realm).includes(current.Id)) {
       throw new FaultError(
         400,
         'ValidationFault',
-        'Unsupported Operation',
-        `${entity} cannot be voided`,
-        '500',
+        'Deposited Transaction cannot be changed',
+        'Deposited Transaction cannot be changed: this payment is on a deposit. Edit the deposit it appears on and remove it first.',
+        '6540',
       );
     }
-    const current = this.current(realm, entity, object);
     if (entity === 'Invoice' && cents(current.Balance) !== cents(current.TotalAmt)) {
       throw new FaultError(
         400,
@@ -591,9 +791,10 @@ export class QuickBooksDouble {
       ...l,
       Amount: 0,
     }));
+    const note = typeof current.PrivateNote === 'string' && current.PrivateNote ? current.PrivateNote : '';
     const voided = {
       ...current,
-      ...(typeof object.PrivateNote === 'string' ? { PrivateNote: object.PrivateNote } : {}),
+      PrivateNote: note ? `Voided ${note}` : 'Voided',
       TotalAmt: 0,
       Line: lines,
       SyncToken: String(Number(current.SyncToken) + 1),
@@ -602,6 +803,7 @@ export class QuickBooksDouble {
     if ('Balance' in current) voided.Balance = 0;
     if ('UnappliedAmt' in current) voided.UnappliedAmt = 0;
     realm.entities.get(entity)?.set(current.Id, voided);
+    realm.voided.add(`${entity}:${current.Id}`);
     realm.postings.delete(`${entity}:${current.Id}`);
     this.settle(realm);
     return voided;
@@ -735,11 +937,18 @@ export class QuickBooksDouble {
           account: this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef'),
           cents: total,
         });
-        for (const l of lines)
-          out.push({
-            account: this.accountId(realm, l.DepositLineDetail?.AccountRef, 'DepositLineDetail'),
-            cents: -cents(l.Amount),
-          });
+        for (const l of lines) {
+          // A line depositing a received payment takes it out of the account the payment went to.
+          const [paymentId] = linkedPayments({ Line: [l] });
+          const payment = paymentId ? realm.entities.get('Payment')?.get(paymentId) : undefined;
+          if (paymentId && !payment) this.requireRef(realm, 'Payment', { value: paymentId }, 'Payment');
+          const from = payment
+            ? payment.DepositToAccountRef
+              ? refValue(payment.DepositToAccountRef)
+              : this.accountOfType(realm, 'UndepositedFunds')
+            : this.accountId(realm, l.DepositLineDetail?.AccountRef, 'DepositLineDetail');
+          out.push({ account: from, cents: -cents(l.Amount) });
+        }
         break;
       }
       case 'JournalEntry': {
@@ -859,6 +1068,26 @@ export class QuickBooksDouble {
   }
 }
 
+/** QBO's answer to a business rule: 400 ValidationFault, code 6000, the rule in Detail. */
+function businessRule(detail: string): FaultError {
+  return new FaultError(
+    400,
+    'ValidationFault',
+    'A business validation error has occurred while processing your request',
+    `Business Validation Error: ${detail}`,
+    '6000',
+  );
+}
+
+/** The payments a deposit's lines link (LinkedTxn of TxnType Payment). */
+function linkedPayments(deposit: Record<string, unknown>): string[] {
+  return ((deposit.Line as Record<string, unknown>[] | undefined) ?? []).flatMap((l) =>
+    ((l.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [])
+      .filter((t) => t.TxnType === 'Payment')
+      .map((t) => t.TxnId),
+  );
+}
+
 function faultBody(fault: FaultError) {
   return {
     Fault: {
@@ -869,12 +1098,93 @@ function faultBody(fault: FaultError) {
   };
 }
 
+/** A property's value as a query compares it: a reference by its value, an email address by its Address. */
 function fieldValue(entity: Entity, field: string): string | undefined {
   let value: unknown = entity;
   for (const part of field.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  if (value && typeof value === 'object' && 'value' in value) value = (value as { value: unknown }).value;
   if (field === 'PrimaryEmailAddr')
     value = (entity.PrimaryEmailAddr as { Address?: string } | undefined)?.Address;
   return value === undefined ? undefined : String(value);
+}
+
+type Condition = { field: string; operator: QueryOperator; values: string[] };
+
+/** `F op 'v' and G IN ('a', 'b') and H > 10`: QBO's WHERE clause (AND only). */
+function parseWhere(where: string, text: string): Condition[] {
+  const conditions: Condition[] = [];
+  const quoted = String.raw`'(?:[^'\\]|\\.)*'`;
+  const one = new RegExp(
+    String.raw`^\s*([\w.]+)\s*(<=|>=|=|<|>|in\b|like\b)\s*(${quoted}|\((?:\s*${quoted}\s*,?)*\)|[\w.:+-]+)\s*(?:and\b|$)`,
+    'i',
+  );
+  let rest = where.trim();
+  while (rest.length > 0) {
+    const m = one.exec(rest);
+    if (!m)
+      throw new FaultError(
+        400,
+        'ValidationFault',
+        'Error parsing query',
+        `QueryParserError: Encountered an unsupported condition in ${text}`,
+        '4000',
+      );
+    const raw = m[3] ?? '';
+    const values = raw.startsWith('(')
+      ? [...raw.matchAll(new RegExp(quoted, 'g'))].map((v) => unquote(v[0]))
+      : [raw.startsWith("'") ? unquote(raw) : raw];
+    conditions.push({ field: m[1] ?? '', operator: (m[2] ?? '').toUpperCase() as QueryOperator, values });
+    rest = rest.slice(m[0].length).trim();
+  }
+  return conditions;
+}
+
+function unquote(value: string): string {
+  return value.slice(1, -1).replace(/\\(.)/g, '$1');
+}
+
+function compare(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? -1 : 1;
+  const x = Number(a);
+  const y = Number(b);
+  if (a.trim() !== '' && b.trim() !== '' && Number.isFinite(x) && Number.isFinite(y)) return x - y;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function satisfies(actual: string | undefined, c: Condition): boolean {
+  const [value = ''] = c.values;
+  switch (c.operator) {
+    case '=':
+      return actual !== undefined && compare(actual, value) === 0;
+    case 'IN':
+      return actual !== undefined && c.values.some((v) => compare(actual, v) === 0);
+    case 'LIKE': {
+      const pattern = value
+        .split('%')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*');
+      return actual !== undefined && new RegExp(`^${pattern}$`, 'is').test(actual);
+    }
+    case '<':
+      return actual !== undefined && compare(actual, value) < 0;
+    case '>':
+      return actual !== undefined && compare(actual, value) > 0;
+    case '<=':
+      return actual !== undefined && compare(actual, value) <= 0;
+    case '>=':
+      return actual !== undefined && compare(actual, value) >= 0;
+  }
+}
+
+/** QBO's answer past a limit: 429 ThrottleExceeded (Intuit: wait 60 seconds before retrying). */
+function throttleFault(): FaultError {
+  return new FaultError(
+    429,
+    'ThrottleExceeded',
+    'message=ThrottleExceeded; errorCode=003001; statusCode=429',
+    'The request limit was reached.',
+    '3001',
+  );
 }
 
 function now(): string {

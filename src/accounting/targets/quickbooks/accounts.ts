@@ -1,15 +1,19 @@
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { TargetRefusedError } from '../errors.js';
 import { RememberedLookups } from '../remembered-lookups.js';
-import type { QboClient } from './http-client.js';
+import type { QboClient, QboEntity } from './http-client.js';
 
 // The mapping names QBO accounts by account number (AcctNum, "by code") or, for a chart without numbers,
-// by Id: a code that is all digits is tried as AcctNum first, then as Id. Resolved once per adapter.
+// by Id: a code is tried as AcctNum first, then as Id. QBO does not filter on AcctNum ("QueryValidationError:
+// property 'AcctNum' is not queryable"; an Intuit engineer on intuit/QuickBooks-V3-DotNET-SDK#163: AcctNum
+// "is not filterable"), so the chart is listed once (`select * from Account`, pages of 1000) and matched
+// here. Resolved once per adapter; a failed listing (outage) is not remembered.
 
 export type Ref = { value: string };
 
 export class AccountDirectory {
   private readonly resolved = new RememberedLookups<AccountRole, Ref | null>();
+  private chart: Promise<QboEntity[]> | null = null;
 
   constructor(
     private readonly client: QboClient,
@@ -39,9 +43,19 @@ export class AccountDirectory {
   }
 
   private async find(code: string): Promise<Ref | null> {
-    const [byNumber] = await this.client.select('Account', { AcctNum: code });
-    if (byNumber) return { value: byNumber.Id };
-    const [byId] = await this.client.select('Account', { Id: code });
-    return byId ? { value: byId.Id } : null;
+    const accounts = await this.listChart();
+    const found = accounts.find((a) => a.AcctNum === code) ?? accounts.find((a) => a.Id === code);
+    return found ? { value: found.Id } : null;
+  }
+
+  /** The chart of accounts, read once (every mapped role looks in the same listing). */
+  private listChart(): Promise<QboEntity[]> {
+    if (!this.chart) {
+      this.chart = this.client.selectPages('Account', {}, 'Id');
+      this.chart.catch(() => {
+        this.chart = null;
+      });
+    }
+    return this.chart;
   }
 }

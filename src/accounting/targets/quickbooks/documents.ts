@@ -16,7 +16,7 @@ import type { PartyDirectory } from './parties.js';
 //   service's payment / check reference;
 // - refund -> RefundReceipt for the customer, refunded from the clearing account, through the Refunds item;
 // - disbursement-pending/-paid, check-cleared -> Deposit into the debited account from the credited one;
-// - bill -> Bill for the vendor (DocNumber = the vendor's invoice number); bill-payment-sent -> BillPayment
+// - bill -> Bill for the vendor (DocNumber = the vendor's invoice number, else the key's tag); bill-payment-sent -> BillPayment
 //   (check) against the bill from the outgoing-payments clearing account (a Bank-type account in QBO);
 // - payment-fee -> JournalEntry: a Purchase must be paid from a bank or card account, and the fee is taken
 //   from the processor's clearing (Undeposited Funds), which QBO does not allow there;
@@ -40,6 +40,18 @@ export const unnamedCustomer: Party = {
   name: 'booksync unnamed customer',
   email: null,
 };
+
+/** An A/P journal line without a vendor still needs one: QBO requires a vendor on every A/P line. */
+export const unnamedVendor: Party = {
+  serviceId: 'no-vendor',
+  name: 'booksync unnamed vendor',
+  email: null,
+};
+
+/** A bill's DocNumber: the vendor's invoice number, or the key's tag when the vendor gave none. */
+export function billNumber(doc: TargetDocument): string {
+  return doc.bill?.number ? invoiceNumber(doc.bill.number) : docNumberTag(doc.key);
+}
 
 export interface Pair {
   debit: AccountRole;
@@ -155,7 +167,7 @@ export class DocumentMapper {
       entity: 'Bill',
       body: {
         ...this.common(doc),
-        ...(doc.bill?.number ? { DocNumber: invoiceNumber(doc.bill.number) } : {}),
+        DocNumber: billNumber(doc),
         VendorRef: await this.parties.ref('Vendor', vendor),
         Line: [
           {
@@ -194,8 +206,8 @@ export class DocumentMapper {
           Type: 'Customer',
           EntityRef: await this.parties.ref('Customer', doc.customer ?? unnamedCustomer),
         };
-      } else if (line.role === 'AccountsPayable' && doc.vendor) {
-        entity = { Type: 'Vendor', EntityRef: await this.parties.ref('Vendor', doc.vendor) };
+      } else if (line.role === 'AccountsPayable') {
+        entity = { Type: 'Vendor', EntityRef: await this.parties.ref('Vendor', doc.vendor ?? unnamedVendor) };
       }
       lines.push({
         Amount: centsToAmount(Math.abs(line.amountCents)),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TargetUnavailableError } from '../errors.js';
 import { faultError } from './faults.js';
 import { quoted } from './keys.js';
-import type { RealmLimiter } from './limiter.js';
+import { QuickBooksLimiter, type RealmLimiter } from './limiter.js';
 import type { OAuthTokenStore } from './token-store.js';
 
 // QBO v3's REST API for one realm: JSON, `minorversion` pinned on every call (the JSON shape changes with
@@ -25,15 +25,36 @@ export interface QboClientOptions {
   timeoutMs?: number;
 }
 
-/** `select * from Entity where F = 'v' and ...`: the simple equality queries booksync needs. */
-export function selectQuery(entity: string, where: Record<string, string>): string {
-  const conditions = Object.entries(where).map(([field, value]) => `${field} = ${quoted(value)}`);
-  return `select * from ${entity}${conditions.length ? ` where ${conditions.join(' and ')}` : ''}`;
+/**
+ * Conditions on properties QBO documents as filterable only (README "Finding a key"): a value is `F = 'v'`,
+ * a list `F IN ('a', 'b')`. QBO refuses any other property with "property 'F' is not queryable".
+ */
+export type Filter = Record<string, string | readonly string[]>;
+
+/** A page of a query: QBO answers at most 1000 rows (100 unless asked), from startPosition (1-based). */
+export interface Page {
+  orderBy?: string;
+  start?: number;
+  max?: number;
 }
 
-/** `select * from Entity where Field LIKE 'prefix%'`. */
-export function selectLikeQuery(entity: string, field: string, pattern: string): string {
-  return `select * from ${entity} where ${field} LIKE ${quoted(pattern)}`;
+/** QBO's largest page. */
+export const PAGE_SIZE = 1000;
+
+/** `select * from Entity [where F = 'v' and G IN (...)] [orderby ...] [startposition n] [maxresults n]`. */
+export function selectQuery(entity: string, where: Filter, page: Page = {}): string {
+  const conditions = Object.entries(where).map(([field, value]) =>
+    typeof value === 'string'
+      ? `${field} = ${quoted(value)}`
+      : `${field} IN (${value.map((v) => quoted(v)).join(', ')})`,
+  );
+  return [
+    `select * from ${entity}`,
+    conditions.length ? ` where ${conditions.join(' and ')}` : '',
+    page.orderBy ? ` orderby ${page.orderBy}` : '',
+    page.start ? ` startposition ${page.start}` : '',
+    page.max ? ` maxresults ${page.max}` : '',
+  ].join('');
 }
 
 /** A batch operation: a query (rows of `entity`), or a write of `entity`. */
@@ -64,21 +85,35 @@ export class QboClient {
     return entityShape.parse((json as Record<string, unknown>)[entity]) as QboEntity;
   }
 
-  /** `select * from Entity where F = 'v' and ...`: the simple equality queries booksync needs. */
-  async select(entity: string, where: Record<string, string>): Promise<QboEntity[]> {
-    const json = (await this.call('GET', 'query', { query: selectQuery(entity, where) })) as {
+  /** One page of `select * from Entity where ...` (filterable properties only). */
+  async select(entity: string, where: Filter, page: Page = {}): Promise<QboEntity[]> {
+    const json = (await this.call('GET', 'query', { query: selectQuery(entity, where, page) })) as {
       QueryResponse?: Record<string, unknown>;
     };
     const rows = json.QueryResponse?.[entity];
     return z.array(entityShape).parse(rows ?? []) as QboEntity[];
   }
 
-  /** `select * from Entity where Field LIKE 'prefix%'`: finding a marker at the start of PrivateNote. */
-  async selectLike(entity: string, field: string, pattern: string): Promise<QboEntity[]> {
-    const json = (await this.call('GET', 'query', {
-      query: selectLikeQuery(entity, field, pattern),
-    })) as { QueryResponse?: Record<string, unknown> };
-    return z.array(entityShape).parse(json.QueryResponse?.[entity] ?? []) as QboEntity[];
+  /**
+   * Every row of a query, a page of 1000 at a time, until a page is short or `enough` says the rows read so
+   * far hold what the caller looks for.
+   */
+  async selectPages(
+    entity: string,
+    where: Filter,
+    orderBy?: string,
+    enough: (rows: QboEntity[]) => boolean = () => false,
+  ): Promise<QboEntity[]> {
+    const rows: QboEntity[] = [];
+    for (let start = 1; ; start += PAGE_SIZE) {
+      const page = await this.select(entity, where, {
+        ...(orderBy ? { orderBy } : {}),
+        start,
+        max: PAGE_SIZE,
+      });
+      rows.push(...page);
+      if (page.length < PAGE_SIZE || enough(rows)) return rows;
+    }
   }
 
   /**
@@ -118,11 +153,14 @@ export class QboClient {
     body?: unknown,
   ): Promise<unknown> {
     const { tokens, limiter } = this.options;
+    // A batch takes its turn among QBO's 40 batch requests a minute too.
+    const turn = <T>(task: () => Promise<T>) =>
+      path === 'batch' && limiter instanceof QuickBooksLimiter ? limiter.runBatch(task) : limiter.run(task);
     let token = await tokens.accessToken();
-    let response = await limiter.run(() => this.send(method, path, query, token, body));
+    let response = await turn(() => this.send(method, path, query, token, body));
     if (response.status === 401) {
       token = await tokens.rejected(token);
-      response = await limiter.run(() => this.send(method, path, query, token, body));
+      response = await turn(() => this.send(method, path, query, token, body));
     }
     if (!response.ok) throw faultError(response.status, response.text, response.retryAfter);
     try {

@@ -1,14 +1,112 @@
-import { companyLimiter, type LimiterOptions, RealmLimiter } from '../oauth/limiter.js';
+import { type LimiterOptions, RealmLimiter } from '../oauth/limiter.js';
 
-// QBO allows 500 requests per minute and 10 concurrent requests per realm (company). The limiter itself is
-// shared with the other cloud targets (../oauth/limiter.ts); here is QBO's budget.
+// QBO's limits per company (realm) and app (https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles):
+// 500 requests a minute, 10 a second, 40 batch requests a minute (a batch is one request of the 500), and
+// 10 at once (https://developer.intuit.com/hub/blog/2016/08/08/idg-concurrent-api-use-changes-coming-soon).
+// The minute and the concurrency are the shared limiter's (../oauth/limiter.ts); the second and the batch
+// minute are two more windows here, counted as the shared one counts its minute: a request counts from its
+// end, and every one in flight counts, so the target never counts more than we do.
 
 export { type LimiterOptions, RealmLimiter };
+
+export interface QuickBooksLimiterOptions extends LimiterOptions {
+  /** Requests a second; QBO: 10. */
+  perSecond: number;
+  /** Batch requests in the window (windowMs, a minute by default); QBO: 40. */
+  batchesPerMinute: number;
+}
+
+/** QBO's budget per company and app. */
+export const quickBooksBudget: QuickBooksLimiterOptions = {
+  perMinute: 500,
+  perSecond: 10,
+  concurrent: 10,
+  batchesPerMinute: 40,
+};
+
+/** At most `limit` tasks in any `windowMs`, counting each from its end and each running one. */
+class SlidingWindow {
+  private readonly ended: number[] = [];
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  async through<T>(task: () => Promise<T>): Promise<T> {
+    await new Promise<void>((resolve) => {
+      this.waiting.push(resolve);
+      this.pump();
+    });
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.ended.push(this.now());
+      this.pump();
+    }
+  }
+
+  private pump() {
+    const start = this.now() - this.windowMs;
+    while (this.ended.length > 0 && (this.ended[0] ?? 0) <= start) this.ended.shift();
+    while (this.waiting.length > 0 && this.ended.length + this.active < this.limit) {
+      this.active++;
+      this.waiting.shift()?.();
+    }
+    if (this.waiting.length > 0 && this.ended.length > 0 && !this.timer) {
+      const wait = Math.max((this.ended[0] ?? 0) + this.windowMs - this.now(), 1);
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.pump();
+      }, wait);
+      this.timer.unref();
+    }
+  }
+}
+
+/** The shared limiter with QBO's second and batch minute on top. */
+export class QuickBooksLimiter extends RealmLimiter {
+  private readonly second: SlidingWindow;
+  private readonly batches: SlidingWindow;
+
+  constructor(options: QuickBooksLimiterOptions) {
+    super(options);
+    const now = options.now ?? Date.now;
+    this.second = new SlidingWindow(options.perSecond, 1_000 + (options.marginMs ?? 0), now);
+    this.batches = new SlidingWindow(
+      options.batchesPerMinute,
+      (options.windowMs ?? 60_000) + (options.marginMs ?? 0),
+      now,
+    );
+  }
+
+  /** A request in its turn: a place among the concurrent ones and the minute's, then in the second's. */
+  override run<T>(task: () => Promise<T>): Promise<T> {
+    return super.run(() => this.second.through(task));
+  }
+
+  /** A batch request: its turn among the minute's batches first, then as any request. */
+  runBatch<T>(task: () => Promise<T>): Promise<T> {
+    return this.batches.through(() => this.run(task));
+  }
+}
+
+const limiters = new Map<string, QuickBooksLimiter>();
 
 /** The worker-wide limiter of a realm: one per process, shared by every adapter and activity. */
 export function realmLimiter(
   realmId: string,
-  options: LimiterOptions = { perMinute: 500, concurrent: 10 },
-): RealmLimiter {
-  return companyLimiter('quickbooks', realmId, options);
+  options: QuickBooksLimiterOptions = quickBooksBudget,
+): QuickBooksLimiter {
+  let limiter = limiters.get(realmId);
+  if (!limiter) {
+    limiter = new QuickBooksLimiter(options);
+    limiters.set(realmId, limiter);
+  }
+  return limiter;
 }

@@ -18,14 +18,15 @@ import type {
   TargetDocument,
 } from '../target-port.js';
 import { AccountDirectory, type Ref } from './accounts.js';
-import { DocumentMapper, invoiceNumber, type Plan, pairOf } from './documents.js';
+import { billNumber, DocumentMapper, invoiceNumber, type Plan, pairOf } from './documents.js';
 import { isStaleObject } from './faults.js';
 import {
   BATCH_LIMIT,
   type BatchItem,
+  type Filter,
+  PAGE_SIZE,
   QboClient,
   type QboEntity,
-  selectLikeQuery,
   selectQuery,
 } from './http-client.js';
 import { ItemDirectory } from './items.js';
@@ -38,11 +39,19 @@ import type { OAuthTokenStore } from './token-store.js';
 // from the entry key (QBO replays the first result for it), and push() first looks the key up at QBO, so a
 // crash between a create and the index write finds the record instead of making a second one.
 //
-// Finding a key (find): documents booksync numbers itself carry the key's DocNumber tag and are found with
-// `select * from <Entity> where DocNumber = '<tag>'`; invoices and bills carry their own number (link name,
-// vendor's invoice number) and are found by the marker at the start of PrivateNote
-// (`PrivateNote LIKE 'booksync key=<key> hash=%'`). The content hash is read back from the marker. A voided
-// payment or bill payment keeps its own marker and gains its reversal's, so both keys stay findable.
+// Finding a key (find): QBO filters only on the properties Intuit documents as filterable (not PrivateNote,
+// not Payment's DocNumber, not Deposit's), so a query narrows the rows by such a property and the key is
+// read back client-side from the marker in PrivateNote (`booksync key=<key> hash=<hash>`, anywhere in it: a
+// void prefixes "Voided"), with its content hash:
+// - documents booksync numbers itself (journal entries, refund receipts, bill payments, charge invoices):
+//   `DocNumber = '<tag>'`;
+// - invoices and bills, numbered by the link's name or the vendor's number: `DocNumber IN (<the numbers
+//   this key can have>)`, from the document;
+// - payments and deposits: `TxnDate = '<the document's date>'`, page by page;
+// - with the key alone (a restarted worker's find, a reversal whose original is not in the index): the
+//   entity's rows newest first, page by page, until the marker is found.
+// A voided invoice, payment or bill payment keeps its own marker and gains its reversal's, so both keys stay
+// findable. What this adapter made or found is remembered (key -> record), so later documents need no query.
 //
 // remoteIds are `<Entity>:<Id>` (`void:<Entity>:<Id>` for a void), so later documents know what to link to.
 
@@ -74,8 +83,23 @@ const entityByKind: Record<string, string> = {
 
 /** QBO's own cancel: a voided invoice (nothing applied to it) or payment stays, with its amounts zeroed. */
 const voidable = new Set(['Invoice', 'Payment', 'BillPayment']);
-/** Documents with their own number, found by the PrivateNote marker instead of the DocNumber tag. */
-const ownNumber = new Set(['invoice', 'bill']);
+/**
+ * How each is voided (Intuit's API reference, "Void a payment" / "Void a bill payment": a sparse update
+ * with include=void; "Void an invoice": operation=void; intuit/QuickBooks-V3-PHP-SDK's CoreConstants
+ * VOID_QUERYPARAMETER_PAYMENT / _GENERAL).
+ */
+const voidQuery: Record<string, { operation: string; include?: string }> = {
+  Invoice: { operation: 'void' },
+  Payment: { operation: 'update', include: 'void' },
+  BillPayment: { operation: 'update', include: 'void' },
+};
+/** Found by the date of the document: QBO filters neither Payment's nor Deposit's DocNumber. */
+const byDate = new Set(['Payment', 'Deposit']);
+
+/** QBO's void leaves "Voided" at the start of PrivateNote and the amounts at zero. */
+function isVoided(record: QboEntity): boolean {
+  return /^Voided\b/.test(String(record.PrivateNote ?? '')) && Number(record.TotalAmt ?? 0) === 0;
+}
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
@@ -104,6 +128,8 @@ export class QuickBooksTarget implements AccountingTarget {
   private readonly parties: PartyDirectory;
   private readonly mapper: DocumentMapper;
   private readonly invoiceCustomers = new Map<string, Ref>();
+  /** What this adapter made or found, by key: a later document (a payment, a reversal) needs no query. */
+  private readonly known = new Map<string, RemoteRecord>();
 
   constructor(private readonly options: QuickBooksTargetOptions) {
     this.client = new QboClient({
@@ -133,19 +159,16 @@ export class QuickBooksTarget implements AccountingTarget {
   }
 
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
-    if (document.kind === 'reversal') {
-      const existing = await this.find(document.key);
-      return existing ? alreadyPushed(this.name, existing, document) : this.reverse(document, context);
-    }
+    if (document.kind === 'reversal') return this.reverse(document, context);
     // Looked up where the document goes, so the common push costs one query before its create (QBO's
     // 500 requests a minute are the bottleneck); a journal fallback is looked up when the plan says so.
     const primary = this.entityOf(document.key);
-    const existing = await this.findIn(primary, document.key);
+    const existing = await this.findIn(primary, document.key, document);
     if (existing) return alreadyPushed(this.name, existing, document);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
     if (plan.entity !== primary) {
-      const fallback = await this.findIn(plan.entity, document.key);
+      const fallback = await this.findIn(plan.entity, document.key, document);
       if (fallback) return alreadyPushed(this.name, fallback, document);
     }
     const created = await this.client.write(plan.entity, plan.body, {
@@ -157,6 +180,11 @@ export class QuickBooksTarget implements AccountingTarget {
     if (stored && stored.contentHash !== document.contentHash) {
       throw new TargetConflictError(this.name, document.key, stored.contentHash, document.contentHash);
     }
+    this.known.set(document.key, {
+      key: document.key,
+      remoteIds: [`${plan.entity}:${created.Id}`],
+      contentHash: document.contentHash,
+    });
     this.options.logger?.info(
       { key: document.key, entity: plan.entity, id: created.Id },
       'pushed to quickbooks',
@@ -170,6 +198,13 @@ export class QuickBooksTarget implements AccountingTarget {
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
+    return this.locate(key);
+  }
+
+  /** find(), narrowed by what a document says of the record (its number, its date) when there is one. */
+  private async locate(key: string, hint?: TargetDocument): Promise<RemoteRecord | null> {
+    const known = this.known.get(key);
+    if (known) return known;
     if (isReversalKey(key)) {
       const original = key.slice('reversal:'.length);
       const entity = this.entityOf(original);
@@ -182,17 +217,18 @@ export class QuickBooksTarget implements AccountingTarget {
     }
     const entity = this.entityOf(key);
     return (
-      (await this.findIn(entity, key)) ??
+      (await this.findIn(entity, key, hint)) ??
       (entity === 'JournalEntry' ? null : this.findIn('JournalEntry', key))
     );
   }
 
-  private async findIn(entity: string, key: string): Promise<RemoteRecord | null> {
-    const record = await this.lookup(entity, key);
+  private async findIn(entity: string, key: string, hint?: TargetDocument): Promise<RemoteRecord | null> {
+    const record = await this.lookup(entity, key, hint);
     const mark = record && markersIn(record.PrivateNote).find((m) => m.key === key);
-    return record && mark
-      ? { key, remoteIds: [`${entity}:${record.Id}`], contentHash: mark.contentHash }
-      : null;
+    if (!record || !mark) return null;
+    const found = { key, remoteIds: [`${entity}:${record.Id}`], contentHash: mark.contentHash };
+    this.known.set(key, found);
+    return found;
   }
 
   async close(): Promise<void> {}
@@ -201,25 +237,40 @@ export class QuickBooksTarget implements AccountingTarget {
     return entityByKind[keyPrefix(baseKey(key))] ?? 'JournalEntry';
   }
 
-  private async lookup(entity: string, key: string): Promise<QboEntity | null> {
+  /**
+   * The filter that narrows `entity`'s rows to the few that may carry this key (filterable properties only),
+   * from the document when there is one; null when only a scan can tell (an invoice, a bill, a payment or a
+   * deposit known by its key alone).
+   */
+  private filterFor(entity: string, key: string, hint?: TargetDocument): Filter | null {
     const kind = keyPrefix(baseKey(key));
-    const rows =
-      entity !== 'JournalEntry' && ownNumber.has(kind)
-        ? await this.client.selectLike(entity, 'PrivateNote', `${marker(key, '')}%`)
-        : await this.client.select(entity, { DocNumber: docNumberTag(key) });
+    const doc = hint?.key === key ? hint : undefined;
+    if (entity === 'Invoice' && kind === 'invoice') {
+      if (!doc) return null;
+      const name = this.invoiceName(doc);
+      return { DocNumber: [invoiceNumber(name), this.distinctNumber(doc, name)] };
+    }
+    if (entity === 'Bill') return doc ? { DocNumber: billNumber(doc) } : null;
+    if (byDate.has(entity)) return doc ? { TxnDate: doc.date } : null;
+    return { DocNumber: docNumberTag(key) };
+  }
+
+  /** The record of `entity` carrying this key's marker: through its filter, else the rows newest first. */
+  private async lookup(entity: string, key: string, hint?: TargetDocument): Promise<QboEntity | null> {
+    const filter = this.filterFor(entity, key, hint);
+    const rows = await this.client.selectPages(
+      entity,
+      filter ?? {},
+      filter ? undefined : 'MetaData.CreateTime DESC',
+      (read) => rowOf(read, key) !== null,
+    );
     return rowOf(rows, key);
   }
 
-  /** lookup()'s query, for a batch. */
-  private lookupQuery(entity: string, key: string): BatchItem {
-    const kind = keyPrefix(baseKey(key));
-    return {
-      entity,
-      query:
-        entity !== 'JournalEntry' && ownNumber.has(kind)
-          ? selectLikeQuery(entity, 'PrivateNote', `${marker(key, '')}%`)
-          : selectQuery(entity, { DocNumber: docNumberTag(key) }),
-    };
+  /** lookup()'s first page, for a batch; null for a document only a scan finds (then looked up alone). */
+  private lookupQuery(entity: string, doc: TargetDocument): BatchItem | null {
+    const filter = this.filterFor(entity, doc.key, doc);
+    return filter ? { entity, query: selectQuery(entity, filter, { max: PAGE_SIZE }) } : null;
   }
 
   /**
@@ -247,24 +298,28 @@ export class QuickBooksTarget implements AccountingTarget {
     const looked = documents.flatMap((doc, i) => (doc.kind === 'reversal' ? [] : [{ doc, i }]));
     for (let start = 0; start < looked.length; start += BATCH_LIMIT) {
       const chunk = looked.slice(start, start + BATCH_LIMIT);
-      const items = chunk.map(({ doc }) => this.lookupQuery(this.entityOf(doc.key), doc.key));
+      const queries = chunk.map(({ doc }) => this.lookupQuery(this.entityOf(doc.key), doc));
+      const items = queries.filter((q): q is BatchItem => q !== null);
       // A fresh requestid: a replayed read would answer with what QBO held the first time.
-      const answers = await this.client.batch(items, randomUUID());
-      chunk.forEach(({ doc, i }, j) => {
-        const answer = answers[j];
+      const answers = items.length > 0 ? await this.client.batch(items, randomUUID()) : [];
+      let next = 0;
+      for (const [j, { doc, i }] of chunk.entries()) {
+        const entity = this.entityOf(doc.key);
+        let found: RemoteRecord | null = null;
+        const answer = queries[j] ? answers[next++] : undefined;
         if (answer instanceof Error) throw answer;
-        const record = rowOf(answer as QboEntity[], doc.key);
+        const rows = (answer as QboEntity[] | undefined) ?? [];
+        const record = rowOf(rows, doc.key);
         const mark = record && markersIn(record.PrivateNote).find((m) => m.key === doc.key);
         if (record && mark) {
-          const entity = (items[j] as { entity: string }).entity;
-          const found = {
-            key: doc.key,
-            remoteIds: [`${entity}:${record.Id}`],
-            contentHash: mark.contentHash,
-          };
-          outcomes[i] = foundOrConflict(this.name, found, doc);
+          found = { key: doc.key, remoteIds: [`${entity}:${record.Id}`], contentHash: mark.contentHash };
+          this.known.set(doc.key, found);
+        } else if (!queries[j] || rows.length >= PAGE_SIZE) {
+          // Not narrowed to one page: looked up alone, page by page.
+          found = await this.findIn(entity, doc.key, doc);
         }
-      });
+        if (found) outcomes[i] = foundOrConflict(this.name, found, doc);
+      }
     }
   }
 
@@ -288,6 +343,11 @@ export class QuickBooksTarget implements AccountingTarget {
           return;
         }
         this.remember(w.entity, answer);
+        this.known.set(w.doc.key, {
+          key: w.doc.key,
+          remoteIds: [`${w.entity}:${answer.Id}`],
+          contentHash: w.doc.contentHash,
+        });
         const stored = markersIn(answer.PrivateNote).find((m) => m.key === w.doc.key);
         const result: PushResult = {
           key: w.doc.key,
@@ -323,7 +383,7 @@ export class QuickBooksTarget implements AccountingTarget {
           // Two links of one name: the second is numbered once the first exists.
           return 'deferred';
         }
-        if (plan.entity !== this.entityOf(doc.key) && (await this.findIn(plan.entity, doc.key)))
+        if (plan.entity !== this.entityOf(doc.key) && (await this.findIn(plan.entity, doc.key, doc)))
           return refusalOrThrow(() => this.push(doc, waves.context));
         wave.push({ i, doc, entity: plan.entity, body: plan.body });
         waves.queue(doc.key);
@@ -333,10 +393,33 @@ export class QuickBooksTarget implements AccountingTarget {
     });
   }
 
-  /** The remote record of an earlier document: the push's index first, QBO itself otherwise. */
-  private async earlier(key: string, context: PushContext): Promise<{ entity: string; id: string } | null> {
-    const record = context.pushed(key) ?? (await this.find(key));
+  /**
+   * The remote record of an earlier document: the push's index first, QBO itself otherwise, narrowed by
+   * what `doc` (the later document) says of it: a payment names its invoice's number, a bill payment its
+   * bill's.
+   */
+  private async earlier(
+    key: string,
+    context: PushContext,
+    doc?: TargetDocument,
+  ): Promise<{ entity: string; id: string } | null> {
+    // Only a number carries over (a payment names its invoice's): the later document's date is its own.
+    const numbered = ['Invoice', 'Bill'].includes(this.entityOf(key));
+    const hint: TargetDocument | undefined = doc && numbered ? { ...doc, key } : undefined;
+    const record = context.pushed(key) ?? (await this.locate(key, hint));
     return parseRemoteId(record?.remoteIds[0]);
+  }
+
+  /** The name an invoice is numbered by: the link's name (`#<version>` once booked again) or the key's tag. */
+  private invoiceName(doc: TargetDocument): string {
+    const name = doc.invoice?.number ?? docNumberTag(doc.key);
+    const version = keyVersion(doc.key);
+    return version > 1 ? `${name}#${version}` : name;
+  }
+
+  /** An invoice's number when its name is taken by booksync's invoice for another link. */
+  private distinctNumber(doc: TargetDocument, name: string): string {
+    return `${name.slice(0, 16)}-${docNumberTag(doc.key).slice(-4)}`;
   }
 
   private async plan(doc: TargetDocument, context: PushContext): Promise<Plan | { found: PushResult }> {
@@ -344,9 +427,7 @@ export class QuickBooksTarget implements AccountingTarget {
     switch (doc.kind) {
       case 'invoice': {
         // A link booked again after its reversal (`invoice:pl#2`) is a new invoice beside the voided one.
-        const name = doc.invoice?.number ?? docNumberTag(doc.key);
-        const version = keyVersion(doc.key);
-        const numbered = await this.numberInvoice(doc, version > 1 ? `${name}#${version}` : name);
+        const numbered = await this.numberInvoice(doc, this.invoiceName(doc));
         if ('found' in numbered) return numbered;
         return (await this.mapper.invoice(doc, numbered.number)) ?? this.mapper.journal(doc);
       }
@@ -359,14 +440,14 @@ export class QuickBooksTarget implements AccountingTarget {
       case 'external-payment':
       case 'check-application': {
         if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
-        const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context);
+        const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
         return this.mapper.payment(doc, pair, invoice.id, await this.customerOf(invoice.id));
       }
       case 'refund': {
         if (!pair) return this.mapper.journal(doc);
         const invoice = doc.invoice
-          ? await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context)
+          ? await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc)
           : null;
         const customer =
           invoice?.entity === 'Invoice'
@@ -387,7 +468,7 @@ export class QuickBooksTarget implements AccountingTarget {
       }
       case 'bill-payment-sent': {
         if (pair?.debit !== 'AccountsPayable' || !doc.bill) return this.mapper.journal(doc);
-        const bill = await this.earlier(`bill:${doc.bill.billId}`, context);
+        const bill = await this.earlier(`bill:${doc.bill.billId}`, context, doc);
         if (bill?.entity !== 'Bill') return this.mapper.journal(doc);
         const read = await this.client.read('Bill', bill.id);
         return this.mapper.billPayment(doc, pair, bill.id, read.VendorRef as Ref);
@@ -427,7 +508,7 @@ export class QuickBooksTarget implements AccountingTarget {
     const [existing] = await this.client.select('Invoice', { DocNumber: number });
     if (!existing) return { number };
     if (markersIn(existing.PrivateNote).length > 0) {
-      const distinct = `${name.slice(0, 16)}-${docNumberTag(doc.key).slice(-4)}`;
+      const distinct = this.distinctNumber(doc, name);
       const [taken] = await this.client.select('Invoice', { DocNumber: distinct });
       if (!taken) return { number: distinct };
       throw new TargetRefusedError(
@@ -454,7 +535,7 @@ export class QuickBooksTarget implements AccountingTarget {
             ? `${mark}\n${current.PrivateNote}`
             : mark,
       }),
-      'update',
+      { operation: 'update' },
       doc.key,
     );
     return {
@@ -468,39 +549,61 @@ export class QuickBooksTarget implements AccountingTarget {
   }
 
   /**
-   * An invoice, payment or bill payment is voided (a voided payment's invoice or bill is open again); anything
-   * else gets a reversing journal.
+   * An invoice, payment or bill payment is voided as Intuit documents it (a voided payment's invoice or bill
+   * is open again), then the reversal's marker is added to its note; anything else gets a reversing journal.
+   * The original comes from the push's index, else QBO; a void already made (a crash before the marker) is
+   * not made again.
    */
   private async reverse(doc: TargetDocument, context: PushContext): Promise<PushResult> {
-    const original = doc.reverses ? await this.earlier(doc.reverses, context) : null;
+    const original = doc.reverses ? await this.earlier(doc.reverses, context, doc) : null;
     if (!original) {
+      const existing = await this.locate(doc.key);
+      if (existing) return alreadyPushed(this.name, existing, doc);
       throw new TargetRefusedError(
         this.name,
         `nothing to reverse: ${doc.reverses ?? '(no key)'} is not in QuickBooks`,
       );
     }
     if (voidable.has(original.entity)) {
-      const mark = marker(doc.key, doc.contentHash);
+      const remoteIds = [`void:${original.entity}:${original.id}`];
+      const current = await this.client.read(original.entity, original.id);
+      const mark = markersIn(current.PrivateNote).find((m) => m.key === doc.key);
+      if (mark)
+        return alreadyPushed(this.name, { key: doc.key, remoteIds, contentHash: mark.contentHash }, doc);
+      if (!isVoided(current)) {
+        await this.withFreshSyncToken(
+          original.entity,
+          original.id,
+          (record) => ({
+            Id: record.Id,
+            SyncToken: record.SyncToken,
+            ...(original.entity === 'Invoice' ? {} : { sparse: true }),
+          }),
+          voidQuery[original.entity] ?? { operation: 'void' },
+          doc.key,
+          current,
+        );
+      }
+      // QBO keeps no note sent with the void: the marker goes on by an update of the voided record.
       await this.withFreshSyncToken(
         original.entity,
         original.id,
-        (current) => ({
-          Id: current.Id,
-          SyncToken: current.SyncToken,
+        (record) => ({
+          Id: record.Id,
+          SyncToken: record.SyncToken,
           sparse: true,
           PrivateNote:
-            `${typeof current.PrivateNote === 'string' ? current.PrivateNote : ''}\n${mark}`.trim(),
+            `${typeof record.PrivateNote === 'string' ? record.PrivateNote : ''}\n${marker(doc.key, doc.contentHash)}`.trim(),
         }),
-        'void',
-        doc.key,
+        { operation: 'update' },
+        `${doc.key}:marker`,
       );
-      return {
-        key: doc.key,
-        remoteIds: [`void:${original.entity}:${original.id}`],
-        contentHash: doc.contentHash,
-        created: true,
-      };
+      const result = { key: doc.key, remoteIds, contentHash: doc.contentHash, created: true };
+      this.known.set(doc.key, result);
+      return result;
     }
+    const existing = await this.findIn('JournalEntry', doc.key);
+    if (existing) return alreadyPushed(this.name, existing, doc);
     const plan = await this.mapper.journal(
       doc,
       `reverses ${doc.reverses} (${original.entity} ${original.id})`,
@@ -508,12 +611,14 @@ export class QuickBooksTarget implements AccountingTarget {
     const created = await this.client.write(plan.entity, plan.body, {
       requestid: createRequestId(doc.key, plan.body),
     });
-    return {
+    const result = {
       key: doc.key,
       remoteIds: [`JournalEntry:${created.Id}`],
       contentHash: doc.contentHash,
       created: true,
     };
+    this.known.set(doc.key, result);
+    return result;
   }
 
   /** Updates with the record's current SyncToken; a stale one (someone edited it meanwhile) is re-read and retried. */
@@ -521,17 +626,19 @@ export class QuickBooksTarget implements AccountingTarget {
     entity: string,
     id: string,
     body: (current: QboEntity) => Record<string, unknown>,
-    operation: 'update' | 'void',
+    operation: { operation: string; include?: string },
     key: string,
+    read?: QboEntity,
   ): Promise<QboEntity> {
+    const label = operation.include ? `${operation.operation}+${operation.include}` : operation.operation;
     for (let attempt = 1; ; attempt++) {
-      const current = await this.client.read(entity, id);
+      const current = attempt === 1 && read ? read : await this.client.read(entity, id);
       try {
         // The requestid includes the SyncToken read: a replay after a lost answer is the same write, a
         // retry after a stale token is a new one.
         return await this.client.write(entity, body(current), {
-          operation,
-          requestid: requestIdFor(`${key}@${current.SyncToken}`, operation),
+          ...operation,
+          requestid: requestIdFor(`${key}@${current.SyncToken}`, label),
         });
       } catch (error) {
         if (!isStaleObject(error) || attempt >= 3) throw error;
