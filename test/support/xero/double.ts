@@ -837,7 +837,8 @@ export class XeroDouble {
       Amount: amount(paid),
       Status: 'AUTHORISED',
       PaymentType: invoice.Type === 'ACCPAY' ? 'ACCPAYPAYMENT' : 'ACCRECPAYMENT',
-      IsReconciled: false,
+      // A payment may be created reconciled (Payment.IsReconciled), as bank reconciliation would mark it.
+      IsReconciled: doc.IsReconciled === true,
       HasAccount: true,
       HasValidationErrors: false,
     });
