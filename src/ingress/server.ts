@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
@@ -5,6 +6,7 @@ import { Registry } from 'prom-client';
 import type { Logger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp } from './base-app.js';
+import { IngressError } from './errors.js';
 import { createIngressMetrics } from './metrics.js';
 import { commandRoutes } from './routes/commands.js';
 import { healthRoutes } from './routes/health.js';
@@ -74,13 +76,15 @@ export interface IngressApps {
 
 /**
  * Builds the webhook ingress as one Fastify app serving every route, not listening yet (the caller chooses
- * `listen` or `inject`). Throws on a configuration that could accept nothing.
+ * `listen` or `inject`). Throws on a configuration that could accept nothing. That one listener is the one
+ * the payment service reaches, so /metrics and /events/unrouted answer there only with the command API's
+ * bearer key (and to nobody without one); createIngressApps serves them openly on a private listener.
  */
 export function createIngress(options: IngressOptions): IngressApp {
   const parts = ingressParts(options);
   const app = createBaseApp(parts.base);
   registerPublicRoutes(app, parts);
-  registerOperationsRoutes(app, parts);
+  registerOperationsRoutes(app, parts, { shared: true });
   return app;
 }
 
@@ -150,7 +154,12 @@ function registerPublicRoutes(app: IngressApp, parts: IngressParts): void {
   });
 }
 
-function registerOperationsRoutes(app: IngressApp, parts: IngressParts): void {
+/**
+ * The operators' routes. `shared`: on the public listener, where /metrics and /events/unrouted (what arrives,
+ * what fails, the business's event ids) require the command API key; on the operations listener (OPS_PORT,
+ * a private address) they stay open to Prometheus.
+ */
+function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared = false } = {}): void {
   const { options } = parts;
   if (options.commandApiKey !== undefined) {
     app.register(commandRoutes, {
@@ -163,7 +172,32 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts): void {
       ...(options.commandAnswerWithinMs ? { answerWithinMs: options.commandAnswerWithinMs } : {}),
     });
   }
-  app.register(unroutedEventsRoutes, { unrouted: parts.unrouted });
   app.register(healthRoutes, { readinessCheck: parts.readinessCheck });
-  app.register(metricsRoutes, { registry: parts.registry });
+  app.register(async (scope) => {
+    if (shared) scope.addHook('onRequest', operationsKeyCheck(options.commandApiKey));
+    await scope.register(unroutedEventsRoutes, { unrouted: parts.unrouted });
+    await scope.register(metricsRoutes, { registry: parts.registry });
+  });
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** The bearer check of the operators' routes on a shared listener: the command API key, compared in constant time. */
+function operationsKeyCheck(apiKey: string | undefined) {
+  const expected = apiKey === undefined ? null : digest(apiKey);
+  return async (request: { headers: IncomingMessage['headers'] }) => {
+    if (!expected) {
+      throw new IngressError(
+        401,
+        'unauthorized',
+        'not served on the public listener without COMMAND_API_KEY: set OPS_PORT (a private listener) or COMMAND_API_KEY',
+      );
+    }
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;
+    if (!match) throw new IngressError(401, 'unauthorized', 'missing bearer key (the command API key)');
+    if (!timingSafeEqual(digest(match[1] as string), expected)) {
+      throw new IngressError(401, 'unauthorized', 'unknown bearer key');
+    }
+  };
 }

@@ -46,6 +46,7 @@ describe('Temporal unavailable', () => {
       webhookSecrets: [secretA],
       signalTimeoutMs: 1_500,
       readinessTimeoutMs: 500,
+      commandApiKey: 'availability-command-key-0123456789',
       logger: logs.logger,
     });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -63,7 +64,11 @@ describe('Temporal unavailable', () => {
 
       expect(await request(`${url}/readyz`)).toMatchObject({ status: 503, json: { code: 'not_ready' } });
       expect((await request(`${url}/healthz`)).status).toBe(200);
-      const metrics = (await request(`${url}/metrics`)).text;
+      const metrics = (
+        await request(`${url}/metrics`, {
+          headers: { authorization: 'Bearer availability-command-key-0123456789' },
+        })
+      ).text;
       expect(metricValue(metrics, 'booksync_ingress_signal_failures_total{workflow_type="payment"}')).toBe(1);
       expect(metricValue(metrics, 'booksync_ingress_signals_sent_total{workflow_type="payment"}')).toBe(0);
 

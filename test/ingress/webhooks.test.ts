@@ -31,6 +31,9 @@ let strictUrl: string;
 let legacyUrl: string;
 const taskQueue = uniqueTaskQueue('ingress');
 const logs = capturedLogger();
+// One listener serves everything here: /metrics and /events/unrouted answer with the command API key only.
+const opsKey = 'webhooks-test-command-key-0123456789';
+const withOpsKey = { headers: { authorization: `Bearer ${opsKey}` } };
 const started = new Set<string>();
 
 beforeAll(async () => {
@@ -40,6 +43,7 @@ beforeAll(async () => {
     taskQueue,
     webhookSecrets: [secretA, secretB],
     allowUnsigned: false,
+    commandApiKey: opsKey,
     logger: logs.logger,
   });
   legacy = createIngress({
@@ -47,6 +51,7 @@ beforeAll(async () => {
     taskQueue,
     webhookSecrets: [secretA],
     allowUnsigned: true,
+    commandApiKey: opsKey,
     logger: logs.logger,
   });
   strictUrl = await strict.listen({ host: '127.0.0.1', port: 0 });
@@ -63,7 +68,7 @@ afterAll(async () => {
 });
 
 async function metrics(): Promise<string> {
-  return (await request(`${strictUrl}/metrics`)).text;
+  return (await request(`${strictUrl}/metrics`, withOpsKey)).text;
 }
 
 describe('a verified delivery', () => {
@@ -198,7 +203,7 @@ describe('signature failures answer 401 with the reason and start nothing', () =
     expect(await workflowExists(env.client, `payment-${forged.associated_object_id}`)).toBe(false);
     expect(
       metricValue(
-        (await request(`${legacyUrl}/metrics`)).text,
+        (await request(`${legacyUrl}/metrics`, withOpsKey)).text,
         'booksync_ingress_deliveries_verified_total{mode="unsigned"}',
       ),
     ).toBe(1);
@@ -300,7 +305,7 @@ describe('unknown categories', () => {
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ received: true, routed: false });
     expect(await workflowExists(env.client, `payment-${event.associated_object_id}`)).toBe(false);
-    const listed = await request(`${strictUrl}/events/unrouted`);
+    const listed = await request(`${strictUrl}/events/unrouted`, withOpsKey);
     expect(listed.json.events).toContainEqual({
       eventId: event.id,
       category: 'payment.disputed',

@@ -101,7 +101,8 @@ describe('object ids at the ingress (item 1)', () => {
       body: '{}',
     });
     expect(command).toMatchObject({ status: 400, json: { code: 'rejected_by_temporal' } });
-    const metrics = (await request(`${url}/metrics`)).text;
+    const metrics = (await request(`${url}/metrics`, { headers: { authorization: `Bearer ${commandKey}` } }))
+      .text;
     expect(metrics).toContain('booksync_ingress_deliveries_rejected_total{reason="rejected_by_temporal"} 1');
     expect(metrics).not.toMatch(/booksync_ingress_signal_failures_total\{[^}]*\} [1-9]/);
   });

@@ -113,7 +113,7 @@ const syncCommand = (base: string, linkId: string) =>
   request(`${base}/commands/paymentLinks/${linkId}/sync`, { method: 'POST', headers: withKey, body: '{}' });
 
 describe('booksync ingress without OPS_PORT (default)', () => {
-  it('serves the webhook, health, metrics, unrouted events and the command API on its one listener', async () => {
+  it('serves the webhook, health, metrics, unrouted events and the command API on its one listener (the operators’ endpoints with the command API key only)', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const ingress = await startIngressProcess({ INGRESS_PORT: String(port) }, `${url}/healthz`);
@@ -128,8 +128,11 @@ describe('booksync ingress without OPS_PORT (default)', () => {
 
       expect((await request(`${url}/healthz`)).status).toBe(200);
       expect((await request(`${url}/readyz`)).status).toBe(200);
-      expect((await request(`${url}/events/unrouted`)).json.events).toHaveLength(1);
-      const metrics = await request(`${url}/metrics`);
+      // That listener faces the service (the internet): what operators read there takes the command API key.
+      expect((await request(`${url}/events/unrouted`)).status).toBe(401);
+      expect((await request(`${url}/metrics`)).status).toBe(401);
+      expect((await request(`${url}/events/unrouted`, { headers: withKey })).json.events).toHaveLength(1);
+      const metrics = await request(`${url}/metrics`, { headers: withKey });
       expect(metrics.status).toBe(200);
       expect(metricValue(metrics.text, 'booksync_ingress_deliveries_received_total')).toBe(2);
     } finally {
