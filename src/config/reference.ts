@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { settingsSchema } from './settings.js';
+import { derivedDefaults, settingsSchema } from './settings.js';
 
 export const referenceStart =
   '<!-- config-reference:start (generated from src/config/settings.ts: npm run docs:config) -->';
@@ -14,7 +14,13 @@ export function configurationReference(): string {
       description?: string;
     };
     const description = (schema as z.ZodType).description ?? json.description ?? '';
-    const fallback = json.default === undefined ? '' : `\`${String(json.default)}\``;
+    // A fixed default (the schema's), or one computed when booksync runs (derivedDefaults), never in the text.
+    const fallback =
+      json.default !== undefined
+        ? `\`${String(json.default)}\``
+        : derivedDefaults[name] !== undefined
+          ? (derivedDefaults[name] as string)
+          : '';
     const values = json.enum ? ` One of ${json.enum.map((v) => `\`${String(v)}\``).join(', ')}.` : '';
     return `| \`${name}\` | ${fallback} | ${description}${values} |`;
   });

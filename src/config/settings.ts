@@ -18,6 +18,31 @@ const csv = z.string().transform((value) =>
     .filter(Boolean),
 );
 const httpUrl = z.url({ protocol: /^https?$/ });
+
+/**
+ * Settings whose default is a file in BOOKSYNC_DATA_DIR: the one place both the code (dataFile) and the
+ * README's table (reference.ts) take the name from.
+ */
+export const dataDirDefaults = {
+  LEDGER_DB: 'ledger.db',
+  QBO_TOKEN_FILE: 'quickbooks-connection.json',
+  XERO_TOKEN_FILE: 'xero-connection.json',
+  LEDGER_MIRROR_DB: 'ledger-mirror.db',
+} as const;
+
+/**
+ * Defaults computed when booksync runs rather than fixed in the schema, as the README's table states them
+ * (the data files are added from dataDirDefaults).
+ */
+export const derivedDefaults: Record<string, string> = {
+  LOG_FORMAT: '`pretty` on a terminal, `json` otherwise',
+  INGRESS_PUBLIC_URL: '`http://INGRESS_HOST:INGRESS_PORT`',
+  QBO_REALM_ID: 'the company `booksync targets connect quickbooks` saved',
+  XERO_TENANT_ID: 'the organisation `booksync targets connect xero` saved',
+  ...Object.fromEntries(
+    Object.entries(dataDirDefaults).map(([name, file]) => [name, `\`BOOKSYNC_DATA_DIR/${file}\``]),
+  ),
+};
 const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 30s, 15m, 1h or 1d');
 
 export const settingsSchema = z.object({
@@ -30,10 +55,7 @@ export const settingsSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
     .describe('pino log level.'),
-  LOG_FORMAT: z
-    .enum(['json', 'pretty'])
-    .optional()
-    .describe('json (production) or pretty; default: pretty on a terminal, json otherwise.'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional().describe('json (production) or pretty.'),
 
   TEMPORAL_ADDRESS: z
     .string()
@@ -92,10 +114,10 @@ export const settingsSchema = z.object({
   INGRESS_HOST: z.string().min(1).default('127.0.0.1').describe('Address the webhook ingress listens on.'),
   INGRESS_PORT: port
     .default(3000)
-    .describe('Port of the webhook ingress (and, without OPS_PORT, of the command API and /metrics).'),
-  INGRESS_PUBLIC_URL: httpUrl
-    .optional()
-    .describe('URL the service delivers webhooks to (default: http://INGRESS_HOST:INGRESS_PORT).'),
+    .describe(
+      'Port of the webhook ingress (and, without OPS_PORT, of the command API, and of /metrics and /events/unrouted, which then require the command API key as a bearer).',
+    ),
+  INGRESS_PUBLIC_URL: httpUrl.optional().describe('URL the service delivers webhooks to.'),
   COMMAND_API_KEY: z
     .string()
     .min(16, 'at least 16 characters')
@@ -109,7 +131,7 @@ export const settingsSchema = z.object({
   OPS_PORT: port
     .optional()
     .describe(
-      'Port of a separate operations listener: the command API, /metrics and /events/unrouted move there, and INGRESS_PORT serves only the webhook route and /healthz, /readyz. Unset: one listener serves all.',
+      'Port of a separate operations listener (keep it private): the command API, /metrics and /events/unrouted move there, open to Prometheus without a key, and INGRESS_PORT serves only the webhook route and /healthz, /readyz. Unset: one listener serves all, and /metrics and /events/unrouted answer only with COMMAND_API_KEY as a bearer (to nobody without one).',
     ),
 
   EMULATOR_HOST: z.string().min(1).default('127.0.0.1').describe('Address of the embedded emulator.'),
@@ -122,17 +144,13 @@ export const settingsSchema = z.object({
       'Admin token of the emulator (creates organizations, moves the sandbox clock); generated when unset.',
     ),
 
-  LEDGER_DB: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Embedded ledger SQLite file (default: BOOKSYNC_DATA_DIR/ledger.db); unused with LEDGER_URL.'),
+  LEDGER_DB: z.string().min(1).optional().describe('Embedded ledger SQLite file; unused with LEDGER_URL.'),
   LEDGER_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// url')
     .optional()
     .describe(
-      "The ledger (and the accounting targets' index) on PostgreSQL, e.g. postgres://booksync:PASSWORD@db:5432/books; the database enforces keys, balance and immutability, for any number of workers. Unset: the SQLite file LEDGER_DB.",
+      "The ledger (with the accounting targets' index and their OAuth connections) on PostgreSQL, e.g. postgres://booksync:PASSWORD@db:5432/books; the database enforces keys, balance and immutability, for any number of workers. Unset: the SQLite file LEDGER_DB.",
     ),
   EXTERNAL_PAYMENTS_ACCOUNT: z
     .enum(['checks-to-deposit', 'operating-bank'])
@@ -183,7 +201,7 @@ export const settingsSchema = z.object({
     .string()
     .regex(/^\d{1,20}$/, "QuickBooks' company id (digits)")
     .optional()
-    .describe('QuickBooks company (realm) id; default: the one `booksync targets connect quickbooks` saved.'),
+    .describe('QuickBooks company (realm) id; `targets connect quickbooks` refuses another company.'),
   QBO_BASE_URL: httpUrl
     .default('https://quickbooks.api.intuit.com')
     .describe('QuickBooks Online API root; https://sandbox-quickbooks.api.intuit.com for a sandbox company.'),
@@ -196,7 +214,9 @@ export const settingsSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Where the encrypted refresh token is kept (default: BOOKSYNC_DATA_DIR/quickbooks-token).'),
+    .describe(
+      'File the QuickBooks connection (company and encrypted refresh token) is kept in when LEDGER_URL is unset; with LEDGER_URL it is in the database (a file left from before is moved there once).',
+    ),
   QBO_OAUTH_URL: httpUrl
     .default('https://oauth.platform.intuit.com')
     .describe("Intuit's OAuth 2.0 token service root (its /oauth2/v1/tokens/bearer)."),
@@ -219,7 +239,9 @@ export const settingsSchema = z.object({
   XERO_TENANT_ID: z
     .uuid("Xero's organisation (tenant) id")
     .optional()
-    .describe('Xero organisation (tenant) id; default: the one `booksync targets connect xero` saved.'),
+    .describe(
+      'Xero organisation (tenant) id; `targets connect xero` uses it among those the consent reaches.',
+    ),
   XERO_BASE_URL: httpUrl
     .default('https://api.xero.com')
     .describe(
@@ -240,12 +262,10 @@ export const settingsSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('Where the encrypted refresh token is kept (default: BOOKSYNC_DATA_DIR/xero-connection.json).'),
-  LEDGER_MIRROR_DB: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('SQLite file of the ledger-mirror target (default: BOOKSYNC_DATA_DIR/ledger-mirror.db).'),
+    .describe(
+      'File the Xero connection (organisation and encrypted refresh token) is kept in when LEDGER_URL is unset; with LEDGER_URL it is in the database (a file left from before is moved there once).',
+    ),
+  LEDGER_MIRROR_DB: z.string().min(1).optional().describe('SQLite file of the ledger-mirror target.'),
   RECONCILE_INTERVAL: duration.default('1h').describe('Interval of the reconciliation Schedule.'),
   CHECK_DELIVERY_WINDOW_DAYS: z.coerce
     .number()
@@ -281,6 +301,14 @@ export const settingsSchema = z.object({
 });
 
 export type Settings = z.infer<typeof settingsSchema> & { ledgerDb: string };
+
+/** A data file's setting, or its default in BOOKSYNC_DATA_DIR (dataDirDefaults). */
+export function dataFile(
+  settings: Pick<Settings, 'BOOKSYNC_DATA_DIR'> & Partial<Record<keyof typeof dataDirDefaults, string>>,
+  name: keyof typeof dataDirDefaults,
+): string {
+  return settings[name] ?? path.join(settings.BOOKSYNC_DATA_DIR, dataDirDefaults[name]);
+}
 
 export class SettingsError extends Error {
   override name = 'SettingsError';
@@ -332,5 +360,5 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       if (!settings[name]) throw new SettingsError(`${name}: required when ACCOUNTING_TARGET includes xero`);
     }
   }
-  return { ...settings, ledgerDb: settings.LEDGER_DB ?? path.join(settings.BOOKSYNC_DATA_DIR, 'ledger.db') };
+  return { ...settings, ledgerDb: dataFile(settings, 'LEDGER_DB') };
 }

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { AccountMapping } from '../accounting/targets/account-mapping.js';
 import { TargetConfigurationError } from '../accounting/targets/errors.js';
 import type { OAuthConnectionStore } from '../accounting/targets/oauth/connection-store.js';
@@ -10,7 +9,7 @@ import {
   RECONNECT,
   TokenCipher,
 } from '../accounting/targets/quickbooks/index.js';
-import type { Settings } from '../config/settings.js';
+import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for
@@ -33,9 +32,7 @@ export function quickBooksSettings(settings: Settings): QuickBooksSettings {
       'QBO_CLIENT_ID, QBO_CLIENT_SECRET and QBO_TOKEN_KEY must be set',
     ]);
   }
-  const file = new QuickBooksConnectionFile(
-    settings.QBO_TOKEN_FILE ?? path.join(settings.BOOKSYNC_DATA_DIR, 'quickbooks-connection.json'),
-  );
+  const file = new QuickBooksConnectionFile(dataFile(settings, 'QBO_TOKEN_FILE'));
   const connection: OAuthConnectionStore = settings.LEDGER_URL
     ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'quickbooks', importFrom: file })
     : file;

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { AccountMapping } from '../accounting/targets/account-mapping.js';
 import { TargetConfigurationError } from '../accounting/targets/errors.js';
 import type { OAuthConnectionStore } from '../accounting/targets/oauth/connection-store.js';
@@ -11,7 +10,7 @@ import {
   XeroTarget,
   XeroTokenStore,
 } from '../accounting/targets/xero/index.js';
-import type { Settings } from '../config/settings.js';
+import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
@@ -38,9 +37,7 @@ export function xeroSettings(settings: Settings): XeroSettings {
       'XERO_CLIENT_ID, XERO_CLIENT_SECRET and XERO_TOKEN_KEY must be set',
     ]);
   }
-  const file = new XeroConnectionFile(
-    settings.XERO_TOKEN_FILE ?? path.join(settings.BOOKSYNC_DATA_DIR, 'xero-connection.json'),
-  );
+  const file = new XeroConnectionFile(dataFile(settings, 'XERO_TOKEN_FILE'));
   const connection: OAuthConnectionStore = settings.LEDGER_URL
     ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'xero', importFrom: file })
     : file;
