@@ -1,33 +1,35 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TargetDisconnectedError } from '../../../../src/accounting/targets/errors.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import { loadSettings, type Settings } from '../../../../src/config/settings.js';
-import { silentLogger } from '../../../../src/logging/logger.js';
+import { loadSettings } from '../../../../src/config/settings.js';
 import { quickBooksSettings } from '../../../../src/runtime/quickbooks-connection.js';
 import { type PostgresCluster, startPostgres } from '../../../support/postgres.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 
-// Issue 26 item 5: one QuickBooks connection shared by several workers. Three workers (each its own settings,
-// connection store, database pool and token store, as three processes would have) call the API at once for a
-// while against the double, whose access tokens live 20 seconds (booksync refreshes them a minute early, so
-// every call refreshes: the harshest case) and whose refresh tokens rotate, a used one answering
-// invalid_grant. Every few seconds the double also expires every access token, so all three get a 401 and
-// refresh at the same moment. No worker may ever be refused a grant. Once on PostgreSQL (LEDGER_URL: the
-// connection in the database, an advisory lock), once on the connection file (its lock file).
+// Issue 26 item 5: one QuickBooks connection shared by several workers. Three worker processes
+// (refresh-worker.ts: each its own settings, connection store, database pool and token store, as
+// `booksync worker` builds them) call the API at once for a while against the double, whose access tokens live
+// 20 seconds (booksync refreshes them a minute early, so every call refreshes: the harshest case) and whose
+// refresh tokens rotate, a used one answering invalid_grant. Every 3 seconds the double also expires every
+// access token, so all three get a 401 and refresh at the same moment. No worker may ever be refused a grant.
+// Once on PostgreSQL (LEDGER_URL: the connection in the database, an advisory lock; a fourth worker dies
+// holding the lock), once on the connection file (its lock file).
 // OAUTH_SHARED_SOAK_MS runs each for longer (e.g. 600000 for ten minutes).
 
 const soakMs = Number(process.env.OAUTH_SHARED_SOAK_MS ?? 40_000);
 const key = 'shared-connection-key-0123456789';
+const workerScript = path.join(import.meta.dirname, 'refresh-worker.ts');
 
 interface WorkerRun {
   calls: number;
   refusals: string[];
+  failures: string[];
 }
 
-describe('a QuickBooks connection shared by three workers', () => {
+describe('a QuickBooks connection shared by three worker processes', () => {
   let double: QuickBooksDouble;
   let postgres: PostgresCluster;
   let dir: string;
@@ -42,71 +44,69 @@ describe('a QuickBooks connection shared by three workers', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const settingsFor = (realm: string, extra: Record<string, string>): Settings =>
-    loadSettings({
-      BOOKSYNC_DATA_DIR: dir,
-      QBO_CLIENT_ID: double.clientId,
-      QBO_CLIENT_SECRET: double.clientSecret,
-      QBO_TOKEN_KEY: key,
-      QBO_REALM_ID: realm,
-      QBO_BASE_URL: double.url,
-      QBO_OAUTH_URL: double.url,
-      ...extra,
-    });
+  const environment = (realm: string, extra: Record<string, string>): Record<string, string> => ({
+    BOOKSYNC_DATA_DIR: dir,
+    QBO_CLIENT_ID: double.clientId,
+    QBO_CLIENT_SECRET: double.clientSecret,
+    QBO_TOKEN_KEY: key,
+    QBO_REALM_ID: realm,
+    QBO_BASE_URL: double.url,
+    QBO_OAUTH_URL: double.url,
+    ...extra,
+  });
 
-  async function runWorkers(realm: string, settings: Settings): Promise<WorkerRun[]> {
+  /** Runs refresh-worker.ts in a process of its own; answers its tally (or its output if it printed none). */
+  function workerProcess(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.once('exit', (code) => resolve({ code, output }));
+    });
+  }
+
+  async function runWorkers(env: Record<string, string>, options: { dying?: boolean } = {}) {
     const until = Date.now() + soakMs;
     const expirer = setInterval(() => double.expireAccessTokens(), 3_000);
     try {
-      return await Promise.all([1, 2, 3].map(() => worker(realm, settings, until)));
+      const workers = [1, 2, 3].map(() => workerProcess({ ...env, REFRESH_WORKER_UNTIL: String(until) }));
+      if (options.dying) {
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        const died = await workerProcess({ ...env, REFRESH_WORKER_DIE: '1' });
+        expect(died.output).toContain('holding');
+        expect(died.code).toBeNull();
+      }
+      return (await Promise.all(workers)).map(({ code, output }): WorkerRun => {
+        const last = output.trim().split('\n').at(-1) ?? '';
+        if (code !== 0 || !last.startsWith('{')) throw new Error(`a worker exited ${code}: ${output}`);
+        return JSON.parse(last) as WorkerRun;
+      });
     } finally {
       clearInterval(expirer);
     }
   }
 
-  /** One worker: its own connection store and token store; an API call every 50-250 ms until `until`. */
-  async function worker(realm: string, settings: Settings, until: number): Promise<WorkerRun> {
-    const qbo = quickBooksSettings(settings);
-    const tokens = qbo.tokenStore(realm, silentLogger);
-    const run: WorkerRun = { calls: 0, refusals: [] };
-    try {
-      while (Date.now() < until) {
-        try {
-          let token = await tokens.accessToken();
-          let response = await call(realm, token);
-          if (response.status === 401) {
-            token = await tokens.rejected(token);
-            response = await call(realm, token);
-          }
-          if (response.status === 200) run.calls++;
-        } catch (error) {
-          if (error instanceof TargetDisconnectedError) run.refusals.push(error.message);
-          else throw error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
-      }
-    } finally {
-      await (qbo as { connection?: { close?: () => Promise<void> } }).connection?.close?.();
-    }
-    return run;
-  }
-
-  const call = (realm: string, token: string) =>
-    fetch(`${double.url}/v3/company/${realm}/account/1?minorversion=75`, {
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-    });
-
   function expectNoRefusal(runs: WorkerRun[], grantsBefore: number) {
     expect(runs.flatMap((r) => r.refusals)).toEqual([]);
+    expect(runs.flatMap((r) => r.failures)).toEqual([]);
     for (const run of runs) expect(run.calls).toBeGreaterThan(10);
     expect(double.refreshGrants - grantsBefore).toBeGreaterThan(3);
   }
 
   it(
-    'on PostgreSQL (LEDGER_URL): the sealed connection is in the database, and no refresh is ever refused',
+    'on PostgreSQL (LEDGER_URL): the sealed connection is in the database, no refresh is ever refused, a worker dying with the lock holds nobody up',
     async () => {
       const realm = double.createRealm();
-      const settings = settingsFor(realm, { LEDGER_URL: await postgres.createDatabase('oauth_shared') });
+      const env = environment(realm, { LEDGER_URL: await postgres.createDatabase('oauth_shared') });
+      const settings = loadSettings(env);
       const connectedAt = new Date().toISOString();
       const first = quickBooksSettings(settings);
       await first.connection.writeConnection({
@@ -117,7 +117,7 @@ describe('a QuickBooks connection shared by three workers', () => {
       await first.connection.close?.();
       const grants = double.refreshGrants;
 
-      const runs = await runWorkers(realm, settings);
+      const runs = await runWorkers(env, { dying: true });
       console.info(
         `PostgreSQL: ${runs.map((r) => r.calls).join(' + ')} calls, ${double.refreshGrants - grants} refreshes`,
       );
@@ -135,7 +135,7 @@ describe('a QuickBooks connection shared by three workers', () => {
       const last = quickBooksSettings(settings);
       expect(await last.connection.readConnection()).toMatchObject({ companyId: realm, connectedAt });
       await last.connection.close?.();
-      expect(await quickBooksSettings(settingsFor(realm, {})).file.readConnection()).toBeNull();
+      expect(await last.file.readConnection()).toBeNull();
     },
     soakMs + 60_000,
   );
@@ -144,7 +144,8 @@ describe('a QuickBooks connection shared by three workers', () => {
     'on the connection file: no refresh is ever refused',
     async () => {
       const realm = double.createRealm();
-      const settings = settingsFor(realm, { QBO_TOKEN_FILE: path.join(dir, 'shared', 'qbo.json') });
+      const env = environment(realm, { QBO_TOKEN_FILE: path.join(dir, 'shared', 'qbo.json') });
+      const settings = loadSettings(env);
       await quickBooksSettings(settings).file.writeConnection({
         companyId: realm,
         refreshToken: new TokenCipher(key).seal(double.connect(realm)),
@@ -152,7 +153,7 @@ describe('a QuickBooks connection shared by three workers', () => {
       });
       const grants = double.refreshGrants;
 
-      const runs = await runWorkers(realm, settings);
+      const runs = await runWorkers(env);
       console.info(
         `file: ${runs.map((r) => r.calls).join(' + ')} calls, ${double.refreshGrants - grants} refreshes`,
       );

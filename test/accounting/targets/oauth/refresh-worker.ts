@@ -1,0 +1,47 @@
+import { TargetDisconnectedError } from '../../../../src/accounting/targets/errors.js';
+import { loadSettings } from '../../../../src/config/settings.js';
+import { silentLogger } from '../../../../src/logging/logger.js';
+import { quickBooksSettings } from '../../../../src/runtime/quickbooks-connection.js';
+
+// One worker process of shared-connection.test.ts: the QuickBooks connection the environment describes (its
+// own connection store, database pool and token store, as `booksync worker` builds them), an API call every
+// 50-250 ms until REFRESH_WORKER_UNTIL, a 401 answered by one refresh, as the target's HTTP client does.
+// REFRESH_WORKER_DIE=1: take the refresh lock and die holding it (a crashed worker). Prints its tally as JSON.
+
+const settings = loadSettings(process.env);
+const realm = settings.QBO_REALM_ID as string;
+const qbo = quickBooksSettings(settings);
+
+if (process.env.REFRESH_WORKER_DIE === '1') {
+  await qbo.connection.storage(realm).exclusive?.(async () => {
+    process.stdout.write('holding\n');
+    process.kill(process.pid, 'SIGKILL');
+    await new Promise(() => undefined);
+  });
+}
+
+const until = Number(process.env.REFRESH_WORKER_UNTIL);
+const tokens = qbo.tokenStore(realm, silentLogger);
+const call = (token: string) =>
+  fetch(`${settings.QBO_BASE_URL}/v3/company/${realm}/account/1?minorversion=75`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+  });
+const tally = { calls: 0, refusals: [] as string[], failures: [] as string[] };
+while (Date.now() < until) {
+  try {
+    let token = await tokens.accessToken();
+    let response = await call(token);
+    if (response.status === 401) {
+      token = await tokens.rejected(token);
+      response = await call(token);
+    }
+    if (response.status === 200) tally.calls++;
+    else tally.failures.push(`HTTP ${response.status}`);
+  } catch (error) {
+    if (error instanceof TargetDisconnectedError) tally.refusals.push(error.message);
+    else tally.failures.push((error as Error).message);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+}
+await qbo.connection.close?.();
+process.stdout.write(`${JSON.stringify(tally)}\n`);
