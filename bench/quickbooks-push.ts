@@ -1,8 +1,9 @@
 import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
 import {
   OAuthTokenStore,
+  QuickBooksLimiter,
   QuickBooksTarget,
-  RealmLimiter,
+  quickBooksBudget,
   TokenCipher,
 } from '../src/accounting/targets/quickbooks/index.js';
 import { QuickBooksDouble } from '../test/support/quickbooks/double.js';
@@ -10,11 +11,13 @@ import { SealedTokenInMemory } from '../test/support/sealed-token-in-memory.js';
 import { batched, compression, oneByOne, type PushWay, timedPush } from './target-push.js';
 
 // Stage: a backlog pushed to QuickBooks Online (the test double, 20 ms a request like a distant API) under
-// QBO's limit of 500 requests a minute and 10 in flight, with the batch endpoint and one by one (the
-// baseline, same run). The limiter's window is a tenth of a minute with a tenth of the requests (50 per
-// 6 s, the same rate), so the limit binds from the first seconds instead of after a first minute's burst
-// of 500. The backlog is a business's: 12 customers, per
-// link an invoice, its payment and the card fee, and a payout every ten payments.
+// QBO's limits (500 requests a minute, 10 a second, 10 in flight, 40 batch requests a minute), which the
+// double enforces with a 429, with the batch endpoint and one by one (the baseline, same run). The
+// limiter's minute is a tenth of a minute with a tenth of the requests and batches (50 and 4 per 6 s, the
+// same rates, and within the double's real minute), so the limit binds from the first seconds instead of
+// after a first minute's burst of 500; its second is QBO's. Every request refused for a limit is counted
+// (refusedForLimit, expected 0). The backlog is a business's: 12 customers, per link an invoice, its
+// payment and the card fee, and a payout every ten payments.
 
 export interface QuickBooksPushResult {
   entries: number;
@@ -25,6 +28,8 @@ export interface QuickBooksPushResult {
   /** batched / one by one entries per minute. */
   ratio: number;
   maxInFlight: number;
+  /** Requests the double refused (429) for one of QBO's limits, both runs: 0 when the limiter holds them. */
+  refusedForLimit: number;
 }
 
 export async function benchQuickBooksPush(options: {
@@ -48,9 +53,10 @@ export async function benchQuickBooksPush(options: {
         }),
         accounts: defaultAccountCodes,
         matching: 'create',
-        limiter: new RealmLimiter({
-          perMinute: 500 / compression,
-          concurrent: 10,
+        limiter: new QuickBooksLimiter({
+          ...quickBooksBudget,
+          perMinute: quickBooksBudget.perMinute / compression,
+          batchesPerMinute: quickBooksBudget.batchesPerMinute / compression,
           windowMs: 60_000 / compression,
         }),
       });
@@ -59,9 +65,13 @@ export async function benchQuickBooksPush(options: {
         violations: double.violations,
         contract: 'XSD',
       });
-      options.progress(`quickbooks ${label}: ${entries} entries, ${requests} requests`);
+      const refused = Object.values(double.refusedForLimit(realmId)).reduce((a, b) => a + b, 0);
+      options.progress(
+        `quickbooks ${label}: ${entries} entries, ${requests} requests, ${refused} refused for a limit`,
+      );
       return {
         entries,
+        refused,
         maxInFlight: double.maxInFlight(realmId),
         entriesPerMinute: Math.round(entries / minutes),
         requestsPerEntry: Math.round((requests / entries) * 100) / 100,
@@ -82,6 +92,7 @@ export async function benchQuickBooksPush(options: {
       },
       ratio: Math.round((batchedRun.entriesPerMinute / oneByOneRun.entriesPerMinute) * 100) / 100,
       maxInFlight: Math.max(batchedRun.maxInFlight, oneByOneRun.maxInFlight),
+      refusedForLimit: batchedRun.refused + oneByOneRun.refused,
     };
   } finally {
     await double.stop();

@@ -71,6 +71,39 @@ const entityPaths: Record<string, string> = {
   employee: 'Employee',
 };
 
+/**
+ * The rules a mutation check may turn off, one by one: `QBO_DOUBLE_RULES_OFF=filterable,per-second npm test
+ * -- ...` runs the double without them, so a test that still passes does not rest on them (README.md).
+ */
+export const ruleNames = [
+  'filterable',
+  'void-operation',
+  'void-note',
+  'deposited-void',
+  'within-balance',
+  'voided-invoice',
+  'journal-parties',
+  'display-name',
+  'billpayment-account',
+  'deposit-account',
+  'deposit-once',
+  'per-minute',
+  'per-second',
+  'concurrent',
+  'batches-per-minute',
+  'batch-isolation',
+  'duplicate-docnumber',
+  'stale-synctoken',
+  'requestid-replay',
+  'invoice-void-applied',
+] as const;
+
+const rulesOff = new Set((process.env.QBO_DOUBLE_RULES_OFF ?? '').split(',').filter(Boolean));
+for (const name of rulesOff)
+  if (!(ruleNames as readonly string[]).includes(name))
+    throw new Error(`QBO_DOUBLE_RULES_OFF: no rule ${name}`);
+const on = (rule: (typeof ruleNames)[number]) => !rulesOff.has(rule);
+
 /** DisplayName is one namespace across these (error 6240). */
 const nameEntities = ['Customer', 'Vendor', 'Employee'];
 
@@ -422,7 +455,7 @@ export class QuickBooksDouble {
     const requestId = query.requestid;
     const replayKey = requestId ? `${resource}:${requestId}` : null;
     const replay = replayKey ? realm.replies.get(replayKey) : undefined;
-    if (replay) return replay;
+    if (replay && on('requestid-replay')) return replay;
     if (!requestId)
       this.violations.push(`POST ${resource} ${query.operation ?? 'create'} without a requestid`);
     if (resource === 'batch') {
@@ -466,10 +499,11 @@ export class QuickBooksDouble {
     while (realm.batchArrivals.length > 0 && (realm.batchArrivals[0] ?? 0) <= now - 60_000)
       realm.batchArrivals.shift();
     const lastSecond = realm.arrivals.filter((t) => t > now - 1_000).length;
-    if (realm.inFlight >= qboLimits.concurrent) return 'concurrent';
-    if (lastSecond >= qboLimits.perSecond) return 'perSecond';
-    if (realm.arrivals.length >= qboLimits.perMinute) return 'perMinute';
-    if (batch && realm.batchArrivals.length >= qboLimits.batchesPerMinute) return 'batchesPerMinute';
+    if (on('concurrent') && realm.inFlight >= qboLimits.concurrent) return 'concurrent';
+    if (on('per-second') && lastSecond >= qboLimits.perSecond) return 'perSecond';
+    if (on('per-minute') && realm.arrivals.length >= qboLimits.perMinute) return 'perMinute';
+    if (on('batches-per-minute') && batch && realm.batchArrivals.length >= qboLimits.batchesPerMinute)
+      return 'batchesPerMinute';
     realm.arrivals.push(now);
     if (batch) realm.batchArrivals.push(now);
     return null;
@@ -499,7 +533,7 @@ export class QuickBooksDouble {
     const voidsByUpdate = entity === 'Payment' || entity === 'BillPayment';
     if (operation === 'create') return this.create(realm, entity, object);
     if (operation === 'update' && include === 'void') {
-      if (!voidsByUpdate)
+      if (!voidsByUpdate && on('void-operation'))
         throw new FaultError(
           400,
           'ValidationFault',
@@ -511,7 +545,7 @@ export class QuickBooksDouble {
     }
     if (operation === 'update') return this.update(realm, entity, object);
     if (operation === 'void') {
-      if (entity !== 'Invoice')
+      if (entity !== 'Invoice' && on('void-operation'))
         throw new FaultError(
           400,
           'ValidationFault',
@@ -547,7 +581,9 @@ export class QuickBooksDouble {
     const control = new Set(['bId', 'operation', 'optionsData']);
     // The items of one batch do not see each other: its queries read the company as it was before it.
     const mixed =
-      items.some((i) => typeof i.Query === 'string') && items.some((i) => typeof i.Query !== 'string');
+      on('batch-isolation') &&
+      items.some((i) => typeof i.Query === 'string') &&
+      items.some((i) => typeof i.Query !== 'string');
     const before = mixed ? structuredClone(realm.entities) : realm.entities;
     const responses = items.map((item) => {
       const bId = String(item.bId ?? '');
@@ -606,7 +642,7 @@ export class QuickBooksDouble {
       );
     const conditions = parseWhere(match[2] ?? '', text);
     for (const c of conditions) {
-      const refused = filterRefusal(entity, c.field, c.operator);
+      const refused = on('filterable') ? filterRefusal(entity, c.field, c.operator) : null;
       if (refused) throw new FaultError(400, 'ValidationFault', 'Invalid query', refused, '4001');
     }
     const rows = [...all.values()].filter((e) =>
@@ -626,7 +662,7 @@ export class QuickBooksDouble {
   private create(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
     realm.creates++;
     const body = structuredClone(object);
-    if (nameEntities.includes(entity)) this.uniqueName(realm, body.DisplayName, null);
+    if (nameEntities.includes(entity)) this.uniqueName(realm, entity, body.DisplayName, null);
     if (entity === 'Payment') this.appliedWithinBalance(realm, body, 'Invoice');
     if (entity === 'BillPayment') {
       this.appliedWithinBalance(realm, body, 'Bill');
@@ -638,7 +674,7 @@ export class QuickBooksDouble {
       body.TotalAmt = amount(this.lineTotal(body, entity));
     }
     if (entity === 'Invoice' || entity === 'Bill') body.Balance = body.TotalAmt;
-    if (entity === 'Invoice') {
+    if (entity === 'Invoice' && on('duplicate-docnumber')) {
       const dup = this.all(realm.id, 'Invoice').some(
         (e) => e.DocNumber === body.DocNumber && body.DocNumber !== undefined,
       );
@@ -662,9 +698,9 @@ export class QuickBooksDouble {
    * DisplayName is unique across customers, vendors and employees (6240, the message as QBO gives it in
    * intuit/QuickBooks-V3-PHP-SDK#241).
    */
-  private uniqueName(realm: Realm, displayName: unknown, self: string | null) {
+  private uniqueName(realm: Realm, own: string, displayName: unknown, self: string | null) {
     if (typeof displayName !== 'string') return;
-    const taken = nameEntities.some((entity) =>
+    const taken = (on('display-name') ? nameEntities : [own]).some((entity) =>
       this.all(realm.id, entity).some(
         (e) =>
           `${entity}:${e.Id}` !== self && String(e.DisplayName).toLowerCase() === displayName.toLowerCase(),
@@ -690,11 +726,11 @@ export class QuickBooksDouble {
     for (const [id, paid] of applied) {
       const doc = realm.entities.get(target)?.get(id);
       if (!doc) continue; // postingsOf answers the missing reference
-      if (realm.voided.has(`${target}:${id}`))
+      if (realm.voided.has(`${target}:${id}`) && on('voided-invoice'))
         throw businessRule(
           `The ${target.toLowerCase()} ${doc.DocNumber ?? id} is voided: a payment cannot be applied to it.`,
         );
-      if (paid > cents(doc.Balance))
+      if (paid > cents(doc.Balance) && on('within-balance'))
         throw businessRule(
           `The payment applies ${amount(paid)} to ${target.toLowerCase()} ${doc.DocNumber ?? id}, more than its open balance of ${amount(cents(doc.Balance))}.`,
         );
@@ -709,7 +745,7 @@ export class QuickBooksDouble {
       : (body.CheckPayment as Record<string, unknown> | undefined)?.BankAccountRef;
     const account = realm.entities.get('Account')?.get(refValue(ref));
     const wanted = byCard ? 'Credit Card' : 'Bank';
-    if (account && account.AccountType !== wanted)
+    if (account && account.AccountType !== wanted && on('billpayment-account'))
       throw businessRule(
         `A bill payment by ${byCard ? 'credit card' : 'check'} must be paid from a ${wanted} account; ${String(account.Name)} is ${String(account.AccountType)}.`,
       );
@@ -718,13 +754,18 @@ export class QuickBooksDouble {
   /** A Deposit goes into a Bank or Other Current Asset account, and deposits a payment once. */
   private depositRules(realm: Realm, body: Record<string, unknown>) {
     const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
-    if (account && account.AccountType !== 'Bank' && account.AccountType !== 'Other Current Asset')
+    if (
+      account &&
+      account.AccountType !== 'Bank' &&
+      account.AccountType !== 'Other Current Asset' &&
+      on('deposit-account')
+    )
       throw businessRule(
         `A deposit must go into a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
       );
     const deposited = new Set(this.depositedPayments(realm));
     for (const id of linkedPayments(body)) {
-      if (deposited.has(id)) throw businessRule(`Payment ${id} is already deposited.`);
+      if (deposited.has(id) && on('deposit-once')) throw businessRule(`Payment ${id} is already deposited.`);
       deposited.add(id);
     }
   }
@@ -739,6 +780,7 @@ export class QuickBooksDouble {
       const detail = line.JournalEntryLineDetail;
       const account = realm.entities.get('Account')?.get(refValue(detail?.AccountRef));
       const party = detail?.Entity as { Type?: string; EntityRef?: unknown } | undefined;
+      if (!on('journal-parties')) continue;
       if (account?.AccountType === 'Accounts Receivable' && party?.Type !== 'Customer')
         throw businessRule('When you use Accounts Receivable, you must choose a customer in the Name field.');
       if (account?.AccountType === 'Accounts Payable' && party?.Type !== 'Vendor')
@@ -750,7 +792,7 @@ export class QuickBooksDouble {
   private update(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
     const current = this.current(realm, entity, object);
     if (nameEntities.includes(entity) && object.DisplayName !== undefined)
-      this.uniqueName(realm, object.DisplayName, `${entity}:${current.Id}`);
+      this.uniqueName(realm, entity, object.DisplayName, `${entity}:${current.Id}`);
     const next = { ...(object.sparse === true ? current : {}), ...structuredClone(object) } as Entity;
     next.SyncToken = String(Number(current.SyncToken) + 1);
     next.MetaData = { ...(current.MetaData as object), LastUpdatedTime: now() };
@@ -769,7 +811,7 @@ export class QuickBooksDouble {
    */
   private void(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
     const current = this.current(realm, entity, object);
-    if (entity === 'Payment' && this.depositedPayments(realm).includes(current.Id)) {
+    if (entity === 'Payment' && on('deposited-void') && this.depositedPayments(realm).includes(current.Id)) {
       throw new FaultError(
         400,
         'ValidationFault',
@@ -778,7 +820,11 @@ export class QuickBooksDouble {
         '6540',
       );
     }
-    if (entity === 'Invoice' && cents(current.Balance) !== cents(current.TotalAmt)) {
+    if (
+      entity === 'Invoice' &&
+      on('invoice-void-applied') &&
+      cents(current.Balance) !== cents(current.TotalAmt)
+    ) {
       throw new FaultError(
         400,
         'ValidationFault',
@@ -794,7 +840,13 @@ export class QuickBooksDouble {
     const note = typeof current.PrivateNote === 'string' && current.PrivateNote ? current.PrivateNote : '';
     const voided = {
       ...current,
-      PrivateNote: note ? `Voided ${note}` : 'Voided',
+      PrivateNote: on('void-note')
+        ? note
+          ? `Voided ${note}`
+          : 'Voided'
+        : typeof object.PrivateNote === 'string'
+          ? object.PrivateNote
+          : note,
       TotalAmt: 0,
       Line: lines,
       SyncToken: String(Number(current.SyncToken) + 1),
@@ -821,7 +873,7 @@ export class QuickBooksDouble {
       );
     const staleKey = `${realm.id}:${entity}:${current.Id}`;
     if (this.stale.delete(staleKey)) current.SyncToken = String(Number(current.SyncToken) + 1);
-    if (String(object.SyncToken) !== current.SyncToken) {
+    if (String(object.SyncToken) !== current.SyncToken && on('stale-synctoken')) {
       throw new FaultError(
         400,
         'ValidationFault',
