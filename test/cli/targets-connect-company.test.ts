@@ -5,67 +5,59 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../src/accounting/targets/oauth/token-cipher.js';
 import { QuickBooksConnectionFile } from '../../src/accounting/targets/quickbooks/index.js';
 import { connectTarget } from '../../src/cli/commands/targets-connect.js';
-import { loadSettings } from '../../src/config/settings.js';
+import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { quickBooksSettings } from '../../src/runtime/quickbooks-connection.js';
 import { freePort } from '../support/free-port.js';
+import { type PostgresCluster, startPostgres } from '../support/postgres.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 
 // Issue 26 item 9: `booksync targets connect quickbooks` for another company than QBO_REALM_ID pins must not
 // touch the pinned company's connection (before, it saved the other company's token first, then refused).
 
 const key = 'connect-test-key-0123456789';
+let double: QuickBooksDouble;
+let dir: string;
+let postgres: PostgresCluster;
+
+beforeAll(async () => {
+  double = await new QuickBooksDouble().start();
+  dir = mkdtempSync(path.join(tmpdir(), 'booksync-connect-'));
+  postgres = await startPostgres({ name: 'connect-company' });
+});
+afterAll(async () => {
+  await double?.stop();
+  await postgres?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function settingsFor(extra: Record<string, string>): Promise<Settings> {
+  return loadSettings({
+    BOOKSYNC_DATA_DIR: dir,
+    QBO_CLIENT_ID: double.clientId,
+    QBO_CLIENT_SECRET: double.clientSecret,
+    QBO_TOKEN_KEY: key,
+    QBO_BASE_URL: double.url,
+    QBO_OAUTH_URL: double.url,
+    QBO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/quickbooks/callback`,
+    ...extra,
+  });
+}
 
 describe('booksync targets connect quickbooks with another company than QBO_REALM_ID', () => {
-  let double: QuickBooksDouble;
-  let dir: string;
-  beforeAll(async () => {
-    double = await new QuickBooksDouble().start();
-    dir = mkdtempSync(path.join(tmpdir(), 'booksync-connect-'));
-  });
-  afterAll(async () => {
-    await double.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('refuses before saving anything: the pinned connection and its token keep working', async () => {
     const pinned = double.createRealm();
     const other = double.createRealm();
-    const port = await freePort();
-    const settings = loadSettings({
-      BOOKSYNC_DATA_DIR: dir,
-      QBO_CLIENT_ID: double.clientId,
-      QBO_CLIENT_SECRET: double.clientSecret,
-      QBO_TOKEN_KEY: key,
-      QBO_REALM_ID: pinned,
-      QBO_BASE_URL: double.url,
-      QBO_OAUTH_URL: double.url,
-      QBO_REDIRECT_URI: `http://127.0.0.1:${port}/quickbooks/callback`,
-    });
+    const settings = await settingsFor({ QBO_REALM_ID: pinned });
     const file = new QuickBooksConnectionFile(quickBooksSettings(settings).file.file);
     const connectedAt = '2026-01-02T03:04:05.000Z';
     const sealed = new TokenCipher(key).seal(double.connect(pinned));
     await file.write({ realmId: pinned, refreshToken: sealed, connectedAt });
 
-    const lines: string[] = [];
-    const running = connectTarget({
-      args: ['quickbooks', '--timeout', '20'],
-      settings,
-      logger: silentLogger,
-      out: (line) => lines.push(line),
-    });
-    // The consent page would send the browser back with a code for the company chosen there: the other one.
-    const consent = await waitForConsentUrl(lines);
-    const state = consent.searchParams.get('state') as string;
-    const redirect = new URL(settings.QBO_REDIRECT_URI);
-    redirect.search = new URLSearchParams({
-      code: double.authorize(other),
-      state,
-      realmId: other,
-    }).toString();
-    await fetch(redirect);
+    // The consent page sends the browser back with a code for the company chosen there: the other one.
+    const { code, lines } = await connectChoosing(settings, other);
 
-    expect(await running).toBe(1);
+    expect(code).toBe(1);
     // The pinned company's connection is untouched, and its refresh token still refreshes.
     expect(await file.read()).toEqual({
       realmId: pinned,
@@ -79,7 +71,80 @@ describe('booksync targets connect quickbooks with another company than QBO_REAL
     await quickBooksSettings(settings).tokenStore(pinned).accessToken();
     expect(double.refreshGrants).toBe(grants + 1);
   });
+
+  it('with LEDGER_URL saves the connection sealed in PostgreSQL, where another company cannot replace it', async () => {
+    const realm = double.createRealm();
+    const other = double.createRealm();
+    const ledger = {
+      LEDGER_URL: await postgres.createDatabase('connect_company'),
+      BOOKSYNC_DATA_DIR: path.join(dir, 'on-postgres'),
+    };
+    const row = async () =>
+      (
+        await postgres.psql(
+          "SELECT company_id || ' ' || refresh_token FROM oauth_connections",
+          'connect_company',
+        )
+      ).trim();
+
+    const first = await connectChoosing(await settingsFor(ledger), realm);
+    expect(first.lines.join('\n')).toContain(`connected to QuickBooks company ${realm}`);
+    expect(first.lines.join('\n')).toContain('table oauth_connections');
+    const [company, sealed] = (await row()).split(' ');
+    expect(company).toBe(realm);
+    expect(new TokenCipher(key).open(sealed as string)).toMatch(/^rt-/);
+
+    const wrong = await connectChoosing(await settingsFor({ ...ledger, QBO_REALM_ID: realm }), other);
+    expect(wrong.code).toBe(1);
+    expect(await row()).toBe(`${realm} ${sealed}`);
+    expect(await quickBooksSettings(await settingsFor(ledger)).file.readConnection()).toBeNull();
+  });
 });
+
+describe('a connection file of before LEDGER_URL', () => {
+  it('is moved into PostgreSQL once, and the workers use it from there', async () => {
+    const realm = double.createRealm();
+    const folder = { BOOKSYNC_DATA_DIR: path.join(dir, 'upgrade') };
+    const before = quickBooksSettings(await settingsFor(folder));
+    const sealed = new TokenCipher(key).seal(double.connect(realm));
+    const connectedAt = '2026-03-04T05:06:07.000Z';
+    await before.file.writeConnection({ companyId: realm, refreshToken: sealed, connectedAt });
+
+    const settings = await settingsFor({ ...folder, LEDGER_URL: await postgres.createDatabase('upgrade') });
+    const after = quickBooksSettings(settings);
+    expect(await after.connection.readConnection()).toEqual({
+      companyId: realm,
+      refreshToken: sealed,
+      connectedAt,
+    });
+    await after.tokenStore(realm).accessToken();
+    const moved = (await after.connection.readConnection())?.refreshToken;
+    expect(moved).not.toBe(sealed);
+    // The file is left as it was and unused: the rotation is in the database only.
+    expect((await before.file.readConnection())?.refreshToken).toBe(sealed);
+    await after.connection.close?.();
+  });
+});
+
+/** Runs `targets connect quickbooks` and answers its consent with a code for `realmId`, as Intuit's page would. */
+async function connectChoosing(
+  settings: Settings,
+  realmId: string,
+): Promise<{ code: number; lines: string[] }> {
+  const lines: string[] = [];
+  const running = connectTarget({
+    args: ['quickbooks', '--timeout', '20'],
+    settings,
+    logger: silentLogger,
+    out: (line) => lines.push(line),
+  });
+  const consent = await waitForConsentUrl(lines);
+  const state = consent.searchParams.get('state') as string;
+  const redirect = new URL(settings.QBO_REDIRECT_URI);
+  redirect.search = new URLSearchParams({ code: double.authorize(realmId), state, realmId }).toString();
+  await fetch(redirect);
+  return { code: await running, lines };
+}
 
 async function waitForConsentUrl(lines: string[]): Promise<URL> {
   for (let i = 0; i < 200; i++) {

@@ -75,7 +75,7 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
 
   async writeConnection(connection: OAuthConnection): Promise<void> {
     await this.exclusive(() =>
-      this.upsert(connection.companyId, connection.refreshToken, connection.connectedAt, true),
+      this.upsert(connection.companyId, connection.refreshToken, connection.connectedAt, false),
     );
   }
 
@@ -85,7 +85,7 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
         const connection = await this.readConnection();
         return connection?.companyId === companyId ? connection.refreshToken : null;
       },
-      save: (sealed) => this.upsert(companyId, sealed, new Date().toISOString(), false),
+      save: (sealed) => this.upsert(companyId, sealed, new Date().toISOString(), true),
       exclusive: (work) => this.exclusive(work),
     };
   }
@@ -126,10 +126,11 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
   }
 
   /**
-   * Stores the company's token; `replace`: another company's row too (a new connection), else a row of another
-   * company is left alone (a worker of the old company must not overwrite a reconnect to a new one).
+   * Stores the company's token, replacing the target's row (a new connection may be another company's: the
+   * refresh lock keeps a worker of the old company from saving after it, since it then finds no token of its
+   * company). `keepConnectedAt`: a rotation keeps the connection's date, a new connection has its own.
    */
-  private async upsert(companyId: string, sealed: string, connectedAt: string, replace: boolean) {
+  private async upsert(companyId: string, sealed: string, connectedAt: string, keepConnectedAt: boolean) {
     await this.migrated();
     await this.query(
       `INSERT INTO oauth_connections AS c (target, company_id, refresh_token, connected_at)
@@ -137,11 +138,10 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
        ON CONFLICT (target) DO UPDATE SET
          company_id = excluded.company_id,
          refresh_token = excluded.refresh_token,
-         connected_at = CASE WHEN c.company_id = excluded.company_id AND NOT $5 THEN c.connected_at
+         connected_at = CASE WHEN $5 AND c.company_id = excluded.company_id THEN c.connected_at
                              ELSE excluded.connected_at END,
-         updated_at = now()
-       WHERE $5 OR c.company_id = excluded.company_id`,
-      [this.target, companyId, sealed, connectedAt, replace],
+         updated_at = now()`,
+      [this.target, companyId, sealed, connectedAt, keepConnectedAt],
     );
   }
 
