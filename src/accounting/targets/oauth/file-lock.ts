@@ -81,10 +81,13 @@ export async function withFileLock<T>(
 }
 
 async function takeOverIfStale(lockPath: string, staleMs: number): Promise<void> {
+  // The owner read before and after the stat: the same (owners are unique), so the age is that holder's.
   let judged: { owner: string | null; mtimeMs: number };
   try {
+    const owner = await ownerOf(lockPath);
     const info = await stat(lockPath);
-    judged = { owner: await ownerOf(lockPath), mtimeMs: info.mtimeMs };
+    if ((await ownerOf(lockPath)) !== owner) return;
+    judged = { owner, mtimeMs: info.mtimeMs };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
