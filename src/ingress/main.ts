@@ -9,7 +9,8 @@ export interface StartIngressOptions extends Omit<IngressOptions, 'temporalClien
   port?: number;
   /**
    * A second listener for the command API, /metrics and /events/unrouted (OPS_HOST, OPS_PORT); the first then
-   * serves only the webhook route and health. Omitted: one listener serves everything.
+   * serves only the webhook route and health. Omitted: one listener serves everything, /metrics and
+   * /events/unrouted with the command API key only (createIngress).
    */
   operations?: { host?: string; port: number };
   /**
@@ -68,6 +69,15 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     throw err;
   }
   options.logger.info({ address, operationsAddress, taskQueue: options.taskQueue }, 'ingress listening');
+  if (!operations) {
+    // One listener, the one the service reaches: the operators' endpoints there take the command API key.
+    options.logger[ingressOptions.commandApiKey === undefined ? 'warn' : 'info'](
+      { address },
+      ingressOptions.commandApiKey === undefined
+        ? '/metrics and /events/unrouted are not served: set OPS_PORT for a private operations listener, or COMMAND_API_KEY'
+        : '/metrics and /events/unrouted answer with the command API key only on this public listener; OPS_PORT serves them privately',
+    );
+  }
 
   let closing: Promise<void> | undefined;
   return {
