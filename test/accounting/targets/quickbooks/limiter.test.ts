@@ -1,7 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { RealmLimiter, realmLimiter } from '../../../../src/accounting/targets/quickbooks/limiter.js';
+import {
+  QuickBooksLimiter,
+  quickBooksBudget,
+  RealmLimiter,
+  realmLimiter,
+} from '../../../../src/accounting/targets/quickbooks/limiter.js';
 
-// QBO's limits per realm: 10 requests at once, 500 per minute.
+// QBO's limits per realm and app: 10 requests at once, 500 a minute, 10 a second, 40 batch requests a minute.
 
 describe('QuickBooks realm limiter', () => {
   it('never runs more than the concurrent limit', async () => {
@@ -69,8 +74,39 @@ describe('QuickBooks realm limiter', () => {
     }
   });
 
-  it('is one limiter per realm for the whole worker', () => {
+  it('is one limiter per realm for the whole worker, with QBO’s budget', () => {
     expect(realmLimiter('123')).toBe(realmLimiter('123'));
     expect(realmLimiter('123')).not.toBe(realmLimiter('456'));
+    expect(realmLimiter('123')).toBeInstanceOf(QuickBooksLimiter);
+  });
+
+  it('holds 10 a second and 40 batch requests a minute, counted on arrival at the target', async () => {
+    vi.useFakeTimers();
+    try {
+      const limiter = new QuickBooksLimiter(quickBooksBudget);
+      const arrivals: { at: number; batch: boolean }[] = [];
+      const request = (batch: boolean) => async () => {
+        await new Promise((r) => setTimeout(r, 30));
+        arrivals.push({ at: Date.now(), batch });
+        await new Promise((r) => setTimeout(r, 30));
+      };
+      const runs = Array.from({ length: 120 }, (_, i) =>
+        i % 2 === 0 ? limiter.runBatch(request(true)) : limiter.run(request(false)),
+      );
+      await vi.advanceTimersByTimeAsync(5 * 60_000);
+      await Promise.all(runs);
+      expect(arrivals).toHaveLength(120);
+      for (const { at } of arrivals) {
+        expect(arrivals.filter((a) => a.at > at - 1_000 && a.at <= at).length).toBeLessThanOrEqual(10);
+        expect(
+          arrivals.filter((a) => a.batch && a.at > at - 60_000 && a.at <= at).length,
+        ).toBeLessThanOrEqual(40);
+      }
+      // Requests that are not batches are not held behind the batches' minute.
+      const plain = arrivals.filter((a) => !a.batch).map((a) => a.at);
+      expect(Math.max(...plain) - Math.min(...plain)).toBeLessThan(10_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
