@@ -475,9 +475,7 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
     expect(flagged).toHaveLength(1);
     expect(target.dailyUsage()).toMatchObject({ limit: 40, nearingLimit: true });
     // What the push workflow shows (NeedsAttention, LastError) while pushes still go.
-    expect(target.warning()).toMatch(
-      /^Xero daily call limit nearly spent: \d+ of 40 calls in the last 24 h/,
-    );
+    expect(target.warning()).toMatch(/^Xero daily call limit nearly spent: \d+ of 40 calls in the last 24 h/);
     // Past the cap nothing is sent: the push waits until the first calls leave the rolling 24 hours.
     const more = Array.from({ length: 10 }, (_, i) => day(`d${i}`).invoice);
     const errors = await Promise.all(more.map((d) => target.push(d, noIndex).catch((e: Error) => e)));
