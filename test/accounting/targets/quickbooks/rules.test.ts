@@ -505,9 +505,9 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     const c = await company();
     const { payment } = await paid(c);
     const bank = c.account(defaultAccountCodes.OperatingBank);
-    expect(
-      fault(await c.call('POST', 'deposit', {}, depositBody(bank, [payment.Id, payment.Id]))).code,
-    ).toBe('6000');
+    expect(fault(await c.call('POST', 'deposit', {}, depositBody(bank, [payment.Id, payment.Id]))).code).toBe(
+      '6000',
+    );
     entityOf(await c.call('POST', 'deposit', {}, depositBody(bank, [payment.Id])), 'Deposit');
     expect(fault(await c.call('POST', 'deposit', {}, depositBody(bank, [payment.Id]))).code).toBe('6000');
   });
