@@ -522,8 +522,15 @@ describe('QuickBooks Online target', () => {
     expect(qboBill()?.Balance).toBe(0);
     // Someone edits the bill payment in QBO meanwhile: the stale SyncToken is re-read and the void retried.
     double.editConcurrently(c.realmId, 'BillPayment', idOf((await target.find(sent.key))?.remoteIds[0]));
+    const before = double.requests.length;
     const v = await target.push(returned, noIndex);
     expect(v.remoteIds[0]).toMatch(/^void:BillPayment:/);
+    // Voided as Intuit documents a bill payment's void; the stale token's refusal, then the retry.
+    const voids = double.requests
+      .slice(before)
+      .filter((r) => r.method === 'POST' && /\/billpayment\?.*operation=update.*include=void/.test(r.url));
+    expect(voids).toHaveLength(2);
+    expect(double.isVoided(c.realmId, 'BillPayment', idOf(v.remoteIds[0]))).toBe(true);
     expect(qboBill()?.Balance).toBe(300);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.OutgoingPaymentsClearing)).toBe(0);
   });
