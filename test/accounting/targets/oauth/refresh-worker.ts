@@ -1,19 +1,38 @@
 import { TargetDisconnectedError } from '../../../../src/accounting/targets/errors.js';
+import type { OAuthConnectionStore } from '../../../../src/accounting/targets/oauth/connection-store.js';
+import type { CompanyTokenStore } from '../../../../src/accounting/targets/oauth/token-store.js';
 import { loadSettings } from '../../../../src/config/settings.js';
 import { silentLogger } from '../../../../src/logging/logger.js';
 import { quickBooksSettings } from '../../../../src/runtime/quickbooks-connection.js';
+import { xeroSettings } from '../../../../src/runtime/xero-connection.js';
 
-// One worker process of shared-connection.test.ts: the QuickBooks connection the environment describes (its
-// own connection store, database pool and token store, as `booksync worker` builds them), an API call every
-// 50-250 ms until REFRESH_WORKER_UNTIL, a 401 answered by one refresh, as the target's HTTP client does.
-// REFRESH_WORKER_DIE=1: take the refresh lock and die holding it (a crashed worker). Prints its tally as JSON.
+// One worker process of shared-connection.test.ts: the QuickBooks (or, REFRESH_WORKER_TARGET=xero, Xero)
+// connection the environment describes (its own connection store, database pool and token store, as
+// `booksync worker` builds them), an API call every 50-250 ms until REFRESH_WORKER_UNTIL, a 401 answered by
+// one refresh, as the targets' HTTP clients do. REFRESH_WORKER_DIE=1: take the refresh lock and die holding it
+// (a crashed worker). Prints its tally as JSON.
 
 const settings = loadSettings(process.env);
-const realm = settings.QBO_REALM_ID as string;
-const qbo = quickBooksSettings(settings);
+let connection: OAuthConnectionStore;
+let company: string;
+let tokens: CompanyTokenStore;
+let url: string;
+if (process.env.REFRESH_WORKER_TARGET === 'xero') {
+  const xero = xeroSettings(settings);
+  company = settings.XERO_TENANT_ID as string;
+  ({ connection } = xero);
+  tokens = xero.tokenStore(company, silentLogger);
+  url = xero.connectionsUrl;
+} else {
+  const qbo = quickBooksSettings(settings);
+  company = settings.QBO_REALM_ID as string;
+  ({ connection } = qbo);
+  tokens = qbo.tokenStore(company, silentLogger);
+  url = `${settings.QBO_BASE_URL}/v3/company/${company}/account/1?minorversion=75`;
+}
 
 if (process.env.REFRESH_WORKER_DIE === '1') {
-  await qbo.connection.storage(realm).exclusive?.(async () => {
+  await connection.storage(company).exclusive?.(async () => {
     process.stdout.write('holding\n');
     process.kill(process.pid, 'SIGKILL');
     await new Promise(() => undefined);
@@ -21,11 +40,8 @@ if (process.env.REFRESH_WORKER_DIE === '1') {
 }
 
 const until = Number(process.env.REFRESH_WORKER_UNTIL);
-const tokens = qbo.tokenStore(realm, silentLogger);
 const call = (token: string) =>
-  fetch(`${settings.QBO_BASE_URL}/v3/company/${realm}/account/1?minorversion=75`, {
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-  });
+  fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
 const tally = { calls: 0, refusals: [] as string[], failures: [] as string[] };
 while (Date.now() < until) {
   try {
@@ -43,5 +59,5 @@ while (Date.now() < until) {
   }
   await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
 }
-await qbo.connection.close?.();
+await connection.close?.();
 process.stdout.write(`${JSON.stringify(tally)}\n`);

