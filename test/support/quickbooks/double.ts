@@ -96,7 +96,11 @@ export const ruleNames = [
   'stale-synctoken',
   'requestid-replay',
   'invoice-void-applied',
+  'string-length',
 ] as const;
+
+/** QBO's lengths of the strings booksync writes (Finance.xsd "ValidRange: QBO: max=21" on DocNumber). */
+const maxLengths: Record<string, number> = { DocNumber: 21, PaymentRefNum: 21, PrivateNote: 4000 };
 
 const rulesOff = new Set((process.env.QBO_DOUBLE_RULES_OFF ?? '').split(',').filter(Boolean));
 for (const name of rulesOff)
@@ -530,6 +534,7 @@ export class QuickBooksDouble {
       this.violations.push(...problems.map((p) => `request POST ${entity.toLowerCase()}: ${p}`));
       throw new FaultError(400, 'ValidationFault', 'XSD contract violation', problems.join('; '), '2010');
     }
+    if (operation === 'create' || operation === 'update') this.lengthsWithin(object);
     const voidsByUpdate = entity === 'Payment' || entity === 'BillPayment';
     if (operation === 'create') return this.create(realm, entity, object);
     if (operation === 'update' && include === 'void') {
@@ -692,6 +697,24 @@ export class QuickBooksDouble {
     if (postings) realm.postings.set(`${entity}:${stored.Id}`, postings);
     this.settle(realm);
     return stored;
+  }
+
+  /**
+   * A string longer than QBO allows is refused (2050; the Fault as QBO gives it in ruby/quickbooks-ruby#436).
+   */
+  private lengthsWithin(object: Record<string, unknown>) {
+    if (!on('string-length')) return;
+    for (const [field, max] of Object.entries(maxLengths)) {
+      const value = object[field];
+      if (typeof value === 'string' && value.length > max)
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'String length is either shorter or longer than supported by specification',
+          `String length specified does not match the supported length. Min:0 Max:${max} supported. Supplied length:${value.length}`,
+          '2050',
+        );
+    }
   }
 
   /**

@@ -530,6 +530,46 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     expect(queried?.QueryResponse).toEqual({});
   });
 
+  it('string-length: DocNumber and PaymentRefNum of at most 21 characters, PrivateNote of 4000 (2050)', async () => {
+    const c = await company();
+    const { customer, invoice } = await invoiced(c);
+    const long = await c.call(
+      'POST',
+      'payment',
+      {},
+      {
+        ...paymentBody(c, customer.Id, invoice.Id, 10),
+        PaymentRefNum: 'r'.repeat(22),
+      },
+    );
+    expect(fault(long)).toEqual({
+      status: 400,
+      code: '2050',
+      Message: 'String length is either shorter or longer than supported by specification',
+      Detail:
+        'String length specified does not match the supported length. Min:0 Max:21 supported. Supplied length:22',
+    });
+    const note = await c.call(
+      'POST',
+      'invoice',
+      { operation: 'update' },
+      {
+        Id: invoice.Id,
+        SyncToken: invoice.SyncToken,
+        sparse: true,
+        PrivateNote: 'n'.repeat(4001),
+      },
+    );
+    expect(fault(note).code).toBe('2050');
+    const ok = await c.call(
+      'POST',
+      'payment',
+      {},
+      { ...paymentBody(c, customer.Id, invoice.Id, 10), PaymentRefNum: 'r'.repeat(21) },
+    );
+    expect(ok.status).toBe(200);
+  });
+
   it('duplicate-docnumber, stale-synctoken, requestid-replay, invoice-void-applied: what the adapter’s idempotency rests on', async () => {
     const c = await company();
     const { customer, item, invoice } = await invoiced(c);
