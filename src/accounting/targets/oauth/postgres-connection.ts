@@ -198,6 +198,8 @@ function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    // Parameters may carry a password too (?password=, sslkey paths...): never shown.
+    parsed.search = '';
     return parsed.toString();
   } catch {
     return 'postgres://***';
