@@ -6,9 +6,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-# Two glibc malloc arenas instead of one per thread: the worker's threads otherwise hold on to freed memory
-# (docs/benchmarks.md, "Memory at scale").
-ENV NODE_ENV=production LOG_FORMAT=json BOOKSYNC_DATA_DIR=/data MALLOC_ARENA_MAX=2
+# glibc's malloc: two arenas instead of one per thread, and fixed 128 KiB trim and mmap thresholds (glibc
+# otherwise raises both after large frees and keeps up to 64 MiB a arena): the worker's threads would hold
+# on to freed memory (docs/benchmarks.md, "Memory at scale").
+ENV NODE_ENV=production LOG_FORMAT=json BOOKSYNC_DATA_DIR=/data MALLOC_ARENA_MAX=2 \
+    MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./

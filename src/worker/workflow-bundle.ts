@@ -123,6 +123,29 @@ function pruneStale(dir: string, prefix: string, keep: string): void {
   }
 }
 
+const inlineSourceMap = '//# sourceMappingURL=data:application/json;charset=utf-8;base64,';
+
+/**
+ * The bundle with its inline source map kept but the map's `sourcesContent` (a copy of every bundled source
+ * file) dropped: two thirds of the file. The worker parses the map on its main thread and again in the
+ * workflow thread (a SourceMapConsumer, for workflow stack traces), and holds both for its life; stack traces
+ * need only the mappings and file names, which stay. A bundle whose map is not in that form is kept as is.
+ */
+export function withoutSourcesContent(code: string): string {
+  const at = code.lastIndexOf(inlineSourceMap);
+  if (at < 0) return code;
+  try {
+    const map = JSON.parse(
+      Buffer.from(code.slice(at + inlineSourceMap.length).trim(), 'base64').toString('utf8'),
+    );
+    if (!Array.isArray(map.sourcesContent)) return code;
+    delete map.sourcesContent;
+    return `${code.slice(0, at)}${inlineSourceMap}${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+  } catch {
+    return code;
+  }
+}
+
 /**
  * The workflow bundle for `workflowsPath`, from the cache when its key matches, else built once and
  * written atomically (several workers starting together may each build; the last rename wins, all equal).
@@ -152,7 +175,7 @@ export async function cachedWorkflowBundle(
     logger: new DefaultLogger('WARN'),
   });
   const tmp = `${codePath}.${process.pid}.tmp`;
-  writeFileSync(tmp, code, { mode: 0o600 });
+  writeFileSync(tmp, withoutSourcesContent(code), { mode: 0o600 });
   renameSync(tmp, codePath);
   options.logger?.info({ codePath, ms: Date.now() - started }, 'workflow bundle cached');
   try {
