@@ -285,7 +285,7 @@ export const settingsSchema = z.object({
     .min(0)
     .default(250)
     .describe(
-      "Workflows a worker keeps in memory (about 200 KiB of RSS each); the others wait on the server, and one woken after eviction is replayed first (about twice the worker CPU of its close, docs/benchmarks.md). The SDK's own default grows with V8's heap limit (2,310 workflows under node's 4 GiB). A worker holding thousands of ACH windows also wants NODE_OPTIONS='--max-old-space-size=192 --max-semi-space-size=2' and MALLOC_ARENA_MAX=2: with them 10,000 waiting windows took 291 MiB RSS, without them 400 MiB or more.",
+      "Workflows a worker keeps in memory (about 200 KiB of RSS each); the others wait on the server, and one woken after eviction is replayed first (about twice the worker CPU of its close, docs/benchmarks.md). The SDK's own default grows with V8's heap limit (2,310 workflows under node's 4 GiB). A worker holding thousands of ACH windows also wants NODE_OPTIONS='--max-old-space-size=192 --max-semi-space-size=2', MALLOC_ARENA_MAX=2 and glibc's trim and mmap thresholds fixed at 128 KiB (MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072; the image sets the three malloc ones): with them 10,000 waiting windows peaked at 261 MiB RSS on Node 24, with only the arenas bounded 308 MiB, with none 400 MiB or more.",
     ),
   METRICS_HOST: z
     .string()
