@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { BookedEntry } from '../src/accounting/entry.js';
 import {
   documentFor,
@@ -56,6 +56,9 @@ export interface RequeueTargetEntriesInput {
  */
 const crashFailpoint = 'BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE';
 
+/** The attempt from which an outage (no Retry-After) is shown on the push workflow instead of retried quietly. */
+export const outageFlaggedAtAttempt = 3;
+
 const refusals = new Set<string>([...nonRetryableTargetErrors, UnknownDocumentKindError.name]);
 
 /** A failure retrying cannot fix, for this one entry: the target refused, or a reference is gone. */
@@ -89,6 +92,21 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       const { index, references } = push();
       const target = targetOf(name);
       const log = activityLogger(deps, { target: name });
+      const activity = Context.current();
+      /**
+       * Before every write to the target: this attempt must still be the push's only one. An attempt that
+       * timed out (the worker cancels it locally at its start-to-close timeout) or lost its heartbeat (the
+       * server answers the heartbeat with a cancellation) stops before it writes, so the retry Temporal
+       * started is never joined by a straggler writing the same documents beside it.
+       */
+      const beforeRemoteWrite = (key: string | undefined) => {
+        activity.heartbeat(key);
+        if (activity.cancellationSignal.aborted) {
+          throw new CancelledFailure(
+            `push attempt ${activity.info.attempt} to ${name} was cancelled (${String(activity.cancellationSignal.reason ?? 'cancelled')}); it writes nothing more`,
+          );
+        }
+      };
       const next = await index.next(name, limit);
       const result: Omit<PushToTargetResult, 'summary'> = {
         pushed: 0,
@@ -116,6 +134,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         );
       };
       const failed = async (entry: BookedEntry, error: unknown) => {
+        if (error instanceof CancelledFailure) throw error;
         const refusal = refusalOf(error);
         if (refusal === null) throw unavailable(error, entry.key);
         await index.record(name, entry, { status: 'FAILED', reason: refusal });
@@ -132,8 +151,25 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           log.error({ entryKey: key, reason: error.targetMessage }, 'accounting target disconnected');
           return ApplicationFailure.nonRetryable(error.targetMessage, error.name);
         }
-        log.warn({ entryKey: key, err: error }, 'accounting target unavailable; the push is retried');
         const retryAfterMs = error instanceof TargetUnavailableError ? error.retryAfterMs : undefined;
+        const { attempt } = Context.current().info;
+        if (retryAfterMs === undefined && attempt >= outageFlaggedAtAttempt) {
+          // Still down after a few quick retries (an outage, not a blip): end the attempt so the workflow
+          // shows it (WAITING_FOR_TARGET, NeedsAttention, LastError) and tries again at its next poll, a
+          // minute on, or at the next ledger write. A rate limit (Retry-After) is waited out instead.
+          log.error(
+            { entryKey: key, attempt, err: error },
+            'accounting target unavailable; flagged, retried at the next poll',
+          );
+          return ApplicationFailure.nonRetryable(
+            error instanceof Error ? error.message : String(error),
+            TargetUnavailableError.name,
+          );
+        }
+        log.warn(
+          { entryKey: key, attempt, err: error },
+          'accounting target unavailable; the push is retried',
+        );
         return ApplicationFailure.create({
           message: error instanceof Error ? error.message : String(error),
           type: error instanceof Error ? error.name : 'Error',
@@ -145,7 +181,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       // A target that batches (QBO) takes the slice's documents at once; outcomes are recorded in order and
       // the first outage stops there, as one by one would.
       if (target.pushMany && next.length > 1) {
-        Context.current().heartbeat(next[0]?.key);
+        activity.heartbeat(next[0]?.key);
         const ready: { entry: BookedEntry; document: TargetDocument }[] = [];
         for (const { key } of next) {
           const entry = entries.get(key);
@@ -157,7 +193,8 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           }
         }
         // A batch of a hundred may wait on the target's rate limit: keep telling Temporal the push lives.
-        const beat = setInterval(() => Context.current().heartbeat(next[0]?.key), 10_000);
+        beforeRemoteWrite(next[0]?.key);
+        const beat = setInterval(() => activity.heartbeat(next[0]?.key), 10_000);
         const outcomes = await target
           .pushMany(
             ready.map((r) => r.document),
@@ -165,19 +202,33 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           )
           .finally(() => clearInterval(beat));
         // The first outage (or lost connection) ends the slice there: later outcomes wait for the retry.
+        // A refusal is FAILED only when it is that document's own answer: one error given for several
+        // documents (a whole request refused) is no document's verdict, so the first of them is pushed
+        // alone for its own answer and the rest stay PENDING for the next slice.
+        const answers = new Map<Error, number>();
+        for (const o of outcomes) if (o instanceof Error) answers.set(o, (answers.get(o) ?? 0) + 1);
         for (const [i, { entry, document }] of ready.entries()) {
           const outcome = outcomes[i] ?? new Error('no outcome');
           if (!(outcome instanceof Error)) await pushed(entry, outcome, document.kind);
           else if (refusalOf(outcome) === null) throw unavailable(outcome, entry.key);
-          else await failed(entry, outcome);
+          else if ((answers.get(outcome) ?? 0) > 1) {
+            beforeRemoteWrite(entry.key);
+            try {
+              await pushed(entry, await target.push(document, context), document.kind);
+            } catch (error) {
+              await failed(entry, error);
+            }
+            result.more = true;
+            break;
+          } else await failed(entry, outcome);
         }
         return { ...result, summary: await index.summary(name), warning: target.warning?.() ?? null };
       }
 
       for (const { key } of next) {
-        Context.current().heartbeat(key);
         const entry = entries.get(key);
         if (!entry) continue;
+        beforeRemoteWrite(key);
         try {
           const document = await documentFor(entry, references);
           await pushed(entry, await target.push(document, context), document.kind);

@@ -9,6 +9,7 @@ import {
 import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
 import type { LedgerPort } from '../accounting/ledger-port.js';
 import { parseAccountMapping } from '../accounting/targets/account-mapping.js';
+import { TargetDisconnectedError, TargetUnavailableError } from '../accounting/targets/errors.js';
 import { LedgerMirrorTarget } from '../accounting/targets/ledger-mirror-target.js';
 import { notifyingLedger } from '../accounting/targets/notifying-ledger.js';
 import { serviceReferences } from '../accounting/targets/service-references.js';
@@ -36,8 +37,32 @@ export interface AccountingTargets {
 }
 
 /**
- * Opens the targets ACCOUNTING_TARGET names and checks each (connection, every mapped account): a problem
- * stops start-up with one line per missing account, before any workflow runs. Null when no target is set.
+ * Checks a target at start-up. A configuration problem (a missing account, a refused login, bad settings)
+ * stops start-up with one line per problem. A target that cannot be reached now (an outage) or no longer
+ * accepts booksync (a revoked connection) does not: the worker starts, so webhooks still reach the ledger,
+ * and the push workflow retries, flags the target (NeedsAttention, LastError) and resumes once it is back.
+ */
+export async function verifyOrWait(
+  target: AccountingTarget,
+  logger: Logger,
+): Promise<'verified' | 'waiting'> {
+  try {
+    await target.verify();
+    return 'verified';
+  } catch (error) {
+    if (!(error instanceof TargetUnavailableError || error instanceof TargetDisconnectedError)) throw error;
+    logger.warn(
+      { target: target.name, reason: error.message },
+      'accounting target not reachable at start; the worker starts, and the push retries and flags it until it is back',
+    );
+    return 'waiting';
+  }
+}
+
+/**
+ * Opens the targets ACCOUNTING_TARGET names and checks each (connection, every mapped account): a
+ * configuration problem stops start-up with one line per missing account, before any workflow runs; an
+ * unreachable or disconnected target does not (verifyOrWait). Null when no target is set.
  */
 export async function openAccountingTargets(options: {
   settings: Settings;
@@ -86,7 +111,7 @@ export async function openAccountingTargets(options: {
     }
     for (const target of targets.values()) {
       closers.push(() => target.close());
-      await target.verify();
+      await verifyOrWait(target, logger);
     }
   } catch (error) {
     for (const close of closers) await close();

@@ -525,8 +525,8 @@ export class BooksyncProcess {
     });
   }
 
-  /** Stops the stack; its output is kept in test/.artifacts/<name>.log for a failure's post-mortem. */
-  async stop(name: string): Promise<void> {
+  /** Ctrl-C to the running stack (its data folder stays, for a start again); what is left is killed. */
+  async halt(): Promise<void> {
     const stack = this.stack;
     if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
       const gone = new Promise((resolve) => stack.once('exit', resolve));
@@ -535,6 +535,11 @@ export class BooksyncProcess {
       await Promise.race([gone, sleep(30_000)]);
     }
     if (stack) killGroup(stack, 'SIGKILL'); // whatever of the group is left (the dev server)
+  }
+
+  /** Stops the stack; its output is kept in test/.artifacts/<name>.log for a failure's post-mortem. */
+  async stop(name: string): Promise<void> {
+    await this.halt();
     mkdirSync('test/.artifacts', { recursive: true });
     writeFileSync(path.join('test/.artifacts', `${name}.log`), this.output);
     // A process of the group may still be closing its files for a moment after the signal.

@@ -1,7 +1,10 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountingTargetActivities } from '../../../activities/accounting-target.js';
+import {
+  createAccountingTargetActivities,
+  outageFlaggedAtAttempt,
+} from '../../../activities/accounting-target.js';
 import { Accounts } from '../../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import type { ReferenceData } from '../../../src/accounting/targets/documents.js';
@@ -40,6 +43,8 @@ class Switchboard implements AccountingTarget {
   refuseRole: string | null = null;
   down = false;
   warns: string | null = null;
+  /** An outage that says nothing of when to come back (a refused connection), not a rate limit. */
+  unreachable = false;
   calls = 0;
   constructor(readonly inner: AccountingTarget) {}
   verify = () => this.inner.verify();
@@ -49,6 +54,7 @@ class Switchboard implements AccountingTarget {
   async push(document: TargetDocument, context: PushContext) {
     this.calls++;
     if (this.down) throw new TargetUnavailableError(this.name, 'connection refused', 200);
+    if (this.unreachable) throw new TargetUnavailableError(this.name, 'connect ECONNREFUSED');
     if (this.refuseRole && document.lines.some((l) => l.role === this.refuseRole)) {
       throw new TargetRefusedError(this.name, `account for ${this.refuseRole} does not exist`);
     }
@@ -232,4 +238,31 @@ describe('the accounting-target push workflow', () => {
     expect(keys.filter((k) => k === 'payment:p5')).toHaveLength(1);
     expect(await mirror.balances()).toEqual(await ledger.balances());
   });
+
+  it('flags an outage that outlasts a few attempts, and pushes by itself at its next poll once the target is back', async () => {
+    target.unreachable = true;
+    const calls = target.calls;
+    await ledger.post(twoLine('payment:out1', 900, { links: { paymentId: 'out1' } }));
+    await wake();
+    const handle = env.client.workflow.getHandle(accountingTargetWorkflowId(target.name));
+    await eventually(
+      async () => (await handle.describe()).typedSearchAttributes.get(NeedsAttention) === true,
+      'the outage flagged',
+      60_000,
+    );
+    expect((await handle.query(accountingTargetViewQuery)).state).toBe('WAITING_FOR_TARGET');
+    expect(target.calls - calls).toBeGreaterThanOrEqual(outageFlaggedAtAttempt);
+    target.unreachable = false;
+    // No signal: the workflow's own poll (a minute) finds the target back.
+    await eventually(
+      async () => (await index.get(target.name, 'payment:out1'))?.status === 'PUSHED',
+      'the push at the next poll',
+      120_000,
+    );
+    await eventually(
+      async () => (await handle.describe()).typedSearchAttributes.get(NeedsAttention) === false,
+      'the flag cleared',
+      30_000,
+    );
+  }, 240_000);
 });

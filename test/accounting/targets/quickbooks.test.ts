@@ -14,6 +14,8 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../src/accounting/targets/target-port.js';
+import { silentLogger } from '../../../src/logging/logger.js';
+import { verifyOrWait } from '../../../src/runtime/accounting-targets.js';
 import { FaultError, QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 import { describeTargetContract, documentsForContract } from './target-contract.js';
@@ -601,6 +603,15 @@ describe('QuickBooks Online target', () => {
     expect(double.refreshGrants).toBe(grants + 1);
     expect(c.storage.sealed).not.toBe(sealedBefore);
     expect(c.storage.sealed).not.toMatch(/rt-/);
+  });
+
+  it('verifies a revoked connection as disconnected, not as a configuration problem: the worker starts (verifyOrWait)', async () => {
+    const c = company();
+    double.revoke(c.realmId);
+    const target = c.target();
+    const error = await failure(target.verify());
+    expect(error.name).toBe('TargetDisconnectedError');
+    expect(await verifyOrWait(target, silentLogger)).toBe('waiting');
   });
 
   it('flags a revoked connection with the command that fixes it, and recovers after reconnecting', async () => {

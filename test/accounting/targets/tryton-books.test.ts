@@ -91,6 +91,19 @@ async function expectTrytonEqualsLedger() {
   }
 }
 
+/** The push workflow's NeedsAttention search attribute, as the Temporal UI lists it. */
+async function needsAttention(): Promise<boolean> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
+  try {
+    const described = await new Client({ connection }).workflow
+      .getHandle('accounting-target-tryton')
+      .describe();
+    return described.typedSearchAttributes.get(NeedsAttention) === true;
+  } finally {
+    await connection.close();
+  }
+}
+
 beforeAll(async () => {
   tryton = await startTryton();
   await booksync.prepare({
@@ -137,9 +150,47 @@ describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
     expect((await booksync.targetStatus()).pending).toBeGreaterThan(0);
     await sleep(Math.max(0, 60_000 - (Date.now() - started)));
     await tryton.start();
+    const pushed = await booksync.untilPushed().catch(async (error) => {
+      // What the push workflow was doing, for the post-mortem.
+      const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
+      const handle = new Client({ connection }).workflow.getHandle('accounting-target-tryton');
+      const described = await handle.describe();
+      const history = await handle.fetchHistory();
+      console.error('push workflow:', described.status.name, JSON.stringify(described.raw.pendingActivities));
+      console.error(
+        'last events:',
+        (history.events ?? []).slice(-12).map((e) => `${e.eventId} ${e.eventType} ${e.eventTime?.seconds}`),
+      );
+      await connection.close();
+      throw error;
+    });
+    expect(pushed.failed).toBe(0);
+    expect(pushed.pushed).toBe(await expectTrytonEqualsLedger());
+  });
+
+  it('starts while Tryton is down: the day reaches the ledger, the push is flagged, and once Tryton is back every entry is in it once', async () => {
+    await booksync.halt();
+    await tryton.stop();
+    const before = (await booksync.targetStatus()).pushed;
+    // Before, start-up awaited Tryton's login and exited 1 ("tryton unavailable: common.db.login: fetch failed").
+    expect(await booksync.restartAndReconcile()).toBe(0);
+    expect(booksync.output).toContain('accounting target not reachable at start');
+    const demo = await booksync.cli(['demo']);
+    expect(demo.code, demo.stderr).toBe(0);
+    const waiting = await booksync.targetStatus();
+    expect(waiting.pending).toBeGreaterThan(0);
+    expect(waiting.pushed).toBe(before);
+    const deadline = Date.now() + 120_000;
+    while (!(await needsAttention()) && Date.now() < deadline) await sleep(1_000);
+    expect(await needsAttention()).toBe(true);
+
+    await tryton.start();
     const pushed = await booksync.untilPushed();
     expect(pushed.failed).toBe(0);
     expect(pushed.pushed).toBe(await expectTrytonEqualsLedger());
+    const cleared = Date.now() + 120_000;
+    while ((await needsAttention()) && Date.now() < cleared) await sleep(1_000);
+    expect(await needsAttention()).toBe(false);
   });
 
   it('a push Tryton refuses is FAILED with its message, flagged, and goes through with targets retry', async () => {
@@ -171,15 +222,7 @@ describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
       const text = await booksync.cli(['targets', 'status']);
       expect(text.code).toBe(1);
       expect(text.stdout).toMatch(/FAILED .*period/);
-      const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
-      try {
-        const described = await new Client({ connection }).workflow
-          .getHandle('accounting-target-tryton')
-          .describe();
-        expect(described.typedSearchAttributes.get(NeedsAttention)).toBe(true);
-      } finally {
-        await connection.close();
-      }
+      expect(await needsAttention()).toBe(true);
     } finally {
       await tryton.setPeriodState(today, 'reopen');
     }

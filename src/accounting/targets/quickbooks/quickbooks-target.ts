@@ -7,7 +7,9 @@ import {
   isTargetRefusal,
   TargetConfigurationError,
   TargetConflictError,
+  TargetDisconnectedError,
   TargetRefusedError,
+  TargetUnavailableError,
 } from '../errors.js';
 import { PushWaves, refusalOrThrow } from '../push-waves.js';
 import type {
@@ -153,6 +155,8 @@ export class QuickBooksTarget implements AccountingTarget {
     try {
       problems = await this.accounts.problems();
     } catch (error) {
+      // Down or disconnected is not a configuration problem: the worker starts and the push waits for it.
+      if (error instanceof TargetUnavailableError || error instanceof TargetDisconnectedError) throw error;
       problems = [`cannot reach QuickBooks company ${this.options.realmId}: ${(error as Error).message}`];
     }
     if (problems.length > 0) throw new TargetConfigurationError(this.name, problems);

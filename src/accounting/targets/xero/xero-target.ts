@@ -3,7 +3,13 @@ import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.j
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
 import { centsToAmount } from '../decimal-amounts.js';
-import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
+import {
+  TargetConfigurationError,
+  TargetConflictError,
+  TargetDisconnectedError,
+  TargetRefusedError,
+  TargetUnavailableError,
+} from '../errors.js';
 import { marker, markersIn } from '../markers.js';
 import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
 import type { CompanyTokenStore } from '../oauth/token-store.js';
@@ -223,6 +229,8 @@ export class XeroTarget implements AccountingTarget {
     try {
       problems = await this.accounts.problems();
     } catch (error) {
+      // Down or disconnected is not a configuration problem: the worker starts and the push waits for it.
+      if (error instanceof TargetUnavailableError || error instanceof TargetDisconnectedError) throw error;
       problems = [`cannot reach Xero organisation ${this.options.tenantId}: ${(error as Error).message}`];
     }
     if (problems.length > 0) throw new TargetConfigurationError(this.name, problems);

@@ -12,6 +12,8 @@ import type {
 } from '../../../../src/accounting/targets/target-port.js';
 import type { MatchingPolicy } from '../../../../src/accounting/targets/xero/contacts.js';
 import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
+import { silentLogger } from '../../../../src/logging/logger.js';
+import { verifyOrWait } from '../../../../src/runtime/accounting-targets.js';
 import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { markerTextOf, XeroDouble } from '../../../support/xero/double.js';
 import { describeTargetContract, documentsForContract } from '../target-contract.js';
@@ -483,6 +485,16 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
     expect(capped.message).toMatch(/daily limit of 40 requests is spent/);
     expect(capped.retryAfterMs).toBeGreaterThan(86_400_000 - 60_000);
     expect(double.stats(org.tenantId).today).toBeLessThanOrEqual(40);
+  });
+
+  it('verifies a revoked connection as disconnected, not as a configuration problem: the worker starts (verifyOrWait)', async () => {
+    const org = organisation();
+    const target = org.target();
+    double.revoke(org.tenantId);
+    double.expireAccessTokens();
+    const error = (await target.verify().catch((e: Error) => e)) as Error;
+    expect(error?.name).toBe('TargetDisconnectedError');
+    expect(await verifyOrWait(target, silentLogger)).toBe('waiting');
   });
 
   it('refreshes tokens invisibly; a revoked connection is flagged with the command, and recovers after reconnecting', async () => {
