@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { TargetPushDependencies } from '../../activities/accounting-target.js';
 import {
@@ -16,7 +15,7 @@ import { serviceReferences } from '../accounting/targets/service-references.js';
 import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { AccountingTarget } from '../accounting/targets/target-port.js';
 import { createTrytonTarget } from '../accounting/targets/tryton/index.js';
-import type { Settings } from '../config/settings.js';
+import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { openQuickBooksTarget } from './quickbooks-connection.js';
@@ -83,7 +82,7 @@ export async function openAccountingTargets(options: {
       const log = logger.child({ component: 'accounting-target', target: name });
       if (name === 'ledger-mirror') {
         const mirror = EmbeddedLedger.open({
-          path: settings.LEDGER_MIRROR_DB ?? path.join(settings.BOOKSYNC_DATA_DIR, 'ledger-mirror.db'),
+          path: dataFile(settings, 'LEDGER_MIRROR_DB'),
           logger: log,
         });
         closers.push(() => mirror.close());

@@ -13,7 +13,8 @@ export const ingressCommand: Command = {
 Needs TEMPORAL_ADDRESS and WEBHOOK_SECRETS (or WEBHOOK_ALLOW_UNSIGNED=true for a legacy subscription).
 Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz, /metrics, /events/unrouted,
 and the command API (/commands/...) when COMMAND_API_KEY is set. With OPS_PORT, the command API, /metrics and
-/events/unrouted move to OPS_HOST:OPS_PORT, and INGRESS_PORT serves only the webhook route and health.`,
+/events/unrouted move to OPS_HOST:OPS_PORT, and INGRESS_PORT serves only the webhook route and health.
+Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Bearer COMMAND_API_KEY.`,
   async run({ settings, logger }) {
     const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'ingress');
     if (!settings.WEBHOOK_SECRETS?.length && !settings.WEBHOOK_ALLOW_UNSIGNED) {
