@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { contractsDir } from '../vendor-contracts.js';
 
 // Intuit's published contract of QuickBooks Online v3 (Finance.xsd, IntuitRestServiceDef.xsd and their
 // includes), read from ../shared at test time, never copied into the repository. QBO's JSON uses the XSD's
@@ -55,8 +56,7 @@ type XmlNode = Record<string, unknown>;
 
 const UNBOUNDED = Number.POSITIVE_INFINITY;
 
-const xsdDir =
-  process.env.QBO_XSD_DIR ?? join(process.cwd(), '..', 'shared', 'contracts', 'quickbooks-online', 'xsd');
+const xsdDir = process.env.QBO_XSD_DIR ?? join(contractsDir(), 'quickbooks-online', 'xsd');
 
 function children(node: XmlNode, tag: string): XmlNode[] {
   const value = node[tag];

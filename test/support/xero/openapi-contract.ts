@@ -4,6 +4,7 @@ import type { ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse } from 'yaml';
+import { contractsDir } from '../vendor-contracts.js';
 
 // Xero's published contract of its Accounting API (OpenAPI 3.0, xero_accounting.yaml, v16.1.0), read from
 // ../shared at test time, never copied into the repository. The checker holds the Xero double and the
@@ -61,9 +62,7 @@ const API_ROOT = '/api.xro/2.0';
 
 const addFormats = addFormatsModule as unknown as <A>(ajv: A, formats: string[]) => A;
 
-const contractPath =
-  process.env.XERO_OPENAPI_FILE ??
-  join(process.cwd(), '..', 'shared', 'contracts', 'xero', 'xero_accounting.yaml');
+const contractPath = process.env.XERO_OPENAPI_FILE ?? join(contractsDir(), 'xero', 'xero_accounting.yaml');
 
 type Json = Record<string, unknown>;
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { contractsDir } from '../../../support/vendor-contracts.js';
 import { msDate, type XeroContract, xeroContract } from '../../../support/xero/openapi-contract.js';
 
 // The checker holds the Xero double and the adapter to Xero's OpenAPI description; it must catch what
@@ -339,9 +340,7 @@ describe('Xero OpenAPI contract checker', () => {
 
   it("accepts the document's own response examples for booksync's operations", () => {
     // Xero's examples carry undeclared fields (envelope, DateString): responses are validated open.
-    const document = parse(
-      readFileSync(join(process.cwd(), '..', 'shared', 'contracts', 'xero', 'xero_accounting.yaml'), 'utf8'),
-    ) as {
+    const document = parse(readFileSync(join(contractsDir(), 'xero', 'xero_accounting.yaml'), 'utf8')) as {
       paths: Record<
         string,
         Record<
