@@ -32,17 +32,34 @@ import { syncDisbursementBooks, syncPaymentLinkRecords } from './reconciliation.
 
 const reason = 'backfill';
 
-function parseToken(token: string | null): { phase: BackfillPhase; page: number } {
-  if (token === null) return { phase: backfillPhases[0], page: 1 };
-  const [phase, page] = token.split(':');
+/**
+ * `phase:page`, or `phase:page:notBefore` when the next page must wait to keep the rate (epoch ms): a wait
+ * longer than a step may sleep is handed on in the token the workflow carries, never slept past the
+ * activity's timeout. (The workflow reads only the phase, before the first colon.)
+ */
+function parseToken(token: string | null): { phase: BackfillPhase; page: number; notBefore: number | null } {
+  if (token === null) return { phase: backfillPhases[0], page: 1, notBefore: null };
+  const [phase, page, notBefore] = token.split(':');
   if (
     !backfillPhases.includes(phase as BackfillPhase) ||
     !Number.isSafeInteger(Number(page)) ||
-    Number(page) < 1
+    Number(page) < 1 ||
+    (notBefore !== undefined && !Number.isSafeInteger(Number(notBefore)))
   ) {
     throw ApplicationFailure.nonRetryable(`bad backfill page token ${token}`, 'BadPageToken');
   }
-  return { phase: phase as BackfillPhase, page: Number(page) };
+  return {
+    phase: phase as BackfillPhase,
+    page: Number(page),
+    notBefore: notBefore === undefined ? null : Number(notBefore),
+  };
+}
+
+/** The token without its wait, or with one. */
+function tokenAt(token: string | null, notBefore: number | null): string | null {
+  if (token === null) return null;
+  const { phase, page } = parseToken(token);
+  return notBefore === null ? `${phase}:${page}` : `${phase}:${page}:${notBefore}`;
 }
 
 function nextToken(phase: BackfillPhase, page: number, more: boolean): string | null {
@@ -69,6 +86,15 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
   // Built on first use: a worker may be created before its ledger is opened (tests build one without).
   let importingDeps: ActivityDependencies | undefined;
   const importing = () => (importingDeps ??= { ...deps, ledger: importingWhole(deps.ledger) });
+  // Which link each check deposit application is on, listed once for the run (every page of the deposit
+  // phase listed every link again) and listed again only when a deposit names an application it lacks.
+  let applications: { run: string; linkOf: Record<string, string> } | null = null;
+  const applicationLinksOf = async (run: string, fresh: boolean, counted: (requests: number) => void) => {
+    if (fresh || applications?.run !== run) {
+      applications = { run, linkOf: await applicationLinks(deps, counted) };
+    }
+    return applications.linkOf;
+  };
   return {
     async openBooks({ since }) {
       return translatingFailures(async () => {
@@ -102,12 +128,28 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
         paymentsToWatch: [],
       };
       const started = Date.now();
+      // A wait the previous step handed on: slept here, at most maxPaceWaitMs a step.
+      const { notBefore } = parseToken(input.pageToken);
+      if (notBefore !== null) {
+        const wait = notBefore - Date.now();
+        if (wait > maxPaceWaitMs) {
+          await sleep(maxPaceWaitMs);
+          return step;
+        }
+        if (wait > 0) await sleep(wait);
+        step.nextPageToken = tokenAt(input.pageToken, null);
+      }
       do {
         const pageStarted = Date.now();
         const page = await backfillPage({ ...input, pageToken: step.nextPageToken });
         addPage(step, page);
         // The bound on the service's load: a page's requests take at least requests / rate seconds.
         const due = (page.requests / input.requestsPerSecond) * 1000 - (Date.now() - pageStarted);
+        if (due > maxPaceWaitMs) {
+          // A low rate: the wait goes to the next step (in the token), within the activity's timeout.
+          step.nextPageToken = tokenAt(step.nextPageToken, Date.now() + due);
+          break;
+        }
         if (due > 0) await sleep(due);
         heartbeat(step.pages);
       } while (
@@ -281,7 +323,11 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
         const { checkDeposits, totalResults } = await deps.service.listCheckDeposits({ page, pageSize });
         const deposits = listed(checkDeposits, totalResults);
         // A deposit's applications do not name their link; the links list them (externalPayments).
-        let linkOf: Record<string, string> | null = null;
+        const run = `${since}/${asOf}`;
+        const counted = (n: number) => {
+          result.requests += n;
+        };
+        let listedAgain = false;
         for (const deposit of deposits) {
           await take(
             'checkDeposit',
@@ -289,10 +335,14 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             checkDepositVerdict(deposit),
             { checkDepositId: deposit.id },
             async (through) => {
-              linkOf ??= await applicationLinks(deps, (n) => {
-                result.requests += n;
-              });
-              const { unknownApplicationIds } = await syncCheckDepositBooks(through, deposit, linkOf, reason);
+              let linkOf = await applicationLinksOf(run, false, counted);
+              let { unknownApplicationIds } = await syncCheckDepositBooks(through, deposit, linkOf, reason);
+              if (unknownApplicationIds.length > 0 && !listedAgain) {
+                // Applied since the links were listed: list them again, once a page at most.
+                listedAgain = true;
+                linkOf = await applicationLinksOf(run, true, counted);
+                ({ unknownApplicationIds } = await syncCheckDepositBooks(through, deposit, linkOf, reason));
+              }
               if (unknownApplicationIds.length > 0) {
                 result.problems.push({
                   object: 'checkDeposit',
@@ -347,6 +397,9 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
  * the progress a person watches moves and a retried step repeats little.
  */
 const stepBudgetMs = 2_000;
+
+/** The longest a step sleeps to keep the rate: far inside the activity's 10 minutes start-to-close. */
+export const maxPaceWaitMs = 60_000;
 
 function heartbeat(pages: number): void {
   try {
