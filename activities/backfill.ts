@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { AccountName } from '../src/accounting/chart-of-accounts.js';
 import { booksOpeningCacheMs } from '../src/accounting/derived-ledger-reads.js';
 import type { EntryLinks, LedgerPort } from '../src/accounting/ledger-port.js';
@@ -24,6 +24,7 @@ import type {
   BackfillStepResult,
 } from '../workflows/backfill-contract.js';
 import { backfillPhases } from '../workflows/backfill-contract.js';
+import { paymentEventRoute, paymentWorkflowId } from '../workflows/payment-contract.js';
 import { syncCheckDepositBooks } from './check-deposit.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { asActivityFailure, translatingFailures } from './failures.js';
@@ -161,6 +162,32 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
     },
 
     bookOpeningBalances,
+
+    async watchPaymentWindows({ paymentIds }) {
+      const { client, info } = Context.current();
+      let started = 0;
+      const queue = [...paymentIds];
+      // A few starts at a time: a step may hand over thousands.
+      const starter = async () => {
+        for (let paymentId = queue.shift(); paymentId !== undefined; paymentId = queue.shift()) {
+          try {
+            await client.workflow.start(paymentEventRoute.workflowType, {
+              workflowId: paymentWorkflowId(paymentId),
+              taskQueue: info.taskQueue,
+              args: [{ paymentId, syncOnStart: true }],
+            });
+            started++;
+          } catch (error) {
+            // Running already (its own events started it): it watches the window.
+            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          }
+          heartbeat(started);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(16, queue.length) }, starter));
+      activityLogger(deps, {}).info({ watched: paymentIds.length, started }, 'return windows watched');
+      return started;
+    },
   };
 
   /**

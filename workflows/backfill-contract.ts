@@ -124,4 +124,10 @@ export interface BackfillActivities {
     since: string;
     inFlight: Partial<Record<AccountName, number>>;
   }): Promise<string | null>;
+  /**
+   * Starts the payment workflow of each ACH payment still in its return window (one already running is left
+   * as it is), from the activity's own client: a backfill watches thousands, and as children of its run they
+   * would pass Temporal's 2,000 pending children. Returns how many it started.
+   */
+  watchPaymentWindows(input: { paymentIds: string[] }): Promise<number>;
 }

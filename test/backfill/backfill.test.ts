@@ -118,6 +118,17 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
     expect(result.code, result.stderr).toBe(0);
     const done = (await handle.result()) as BackfillProgress;
     expect(done.pages).toBeGreaterThan(pagesAtCrash);
+    // F's ACH window is watched by its own payment workflow, started by an activity: the backfill's run holds
+    // no child (a child a payment passed Temporal's 2,000 pending children on a large backfill).
+    const watched = await env.client.workflow.getHandle(`payment-${ids.payF}`).describe();
+    expect(watched.type).toBe('payment');
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+    expect(
+      events.some(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'watchPaymentWindows',
+      ),
+    ).toBe(true);
     expect(done).toMatchObject({
       mode: 'opening',
       phase: 'done',
