@@ -1,6 +1,4 @@
 import { Accounts } from '../src/accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../src/accounting/entry.js';
-import type { LedgerPort } from '../src/accounting/ledger-port.js';
 import {
   type ClosePeriod,
   closeCertificate,

@@ -16,6 +16,11 @@ export interface Command {
   usesTemporal?: boolean;
   /** Runs a worker for long: the Temporal SDK's own metrics are exported when TEMPORAL_SDK_METRICS_PORT is set. */
   runsWorker?: boolean;
+  /**
+   * A long-running command a person watches: at a terminal its log goes to BOOKSYNC_DATA_DIR/logs and only
+   * warnings and errors to the screen (unless LOG_LEVEL, LOG_FORMAT or --verbose say otherwise).
+   */
+  logsToFileAtTerminal?: boolean;
   run(context: CommandContext): Promise<number | undefined>;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { loadSettings, SettingsError } from '../config/settings.js';
-import { createLogger } from '../logging/logger.js';
+import { createLogger, createTerminalAndFileLogger } from '../logging/logger.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
 import { backfillCommand } from './commands/backfill.js';
@@ -77,11 +78,25 @@ async function main(argv: string[]): Promise<number> {
   }
   if (existsSync('.env')) process.loadEnvFile('.env');
   const settings = loadSettings();
-  const logger = createLogger({
-    level: settings.LOG_LEVEL,
-    ...(settings.LOG_FORMAT ? { format: settings.LOG_FORMAT } : {}),
-    name: 'booksync',
-  });
+  const verbose = args.includes('--verbose');
+  const toFile =
+    command.logsToFileAtTerminal &&
+    process.stdout.isTTY &&
+    !verbose &&
+    process.env.LOG_LEVEL === undefined &&
+    settings.LOG_FORMAT === undefined;
+  const logFile = path.join(settings.BOOKSYNC_DATA_DIR, 'logs', 'booksync.log');
+  const logger = toFile
+    ? createTerminalAndFileLogger({ level: settings.LOG_LEVEL, file: logFile, name: 'booksync' })
+    : createLogger({
+        level: settings.LOG_LEVEL,
+        ...(settings.LOG_FORMAT ? { format: settings.LOG_FORMAT } : {}),
+        name: 'booksync',
+      });
+  if (toFile)
+    console.log(
+      `booksync: the log goes to ${logFile} (warnings and errors here too; --verbose shows it all)`,
+    );
   if (command.usesTemporal) {
     installTemporalRuntime(
       logger,
@@ -90,7 +105,8 @@ async function main(argv: string[]): Promise<number> {
         : { host: settings.METRICS_HOST, port: settings.TEMPORAL_SDK_METRICS_PORT },
     );
   }
-  return (await command.run({ args, settings, logger, out: (line) => console.log(line) })) ?? 0;
+  const commandArgs = args.filter((arg) => arg !== '--verbose');
+  return (await command.run({ args: commandArgs, settings, logger, out: (line) => console.log(line) })) ?? 0;
 }
 
 main(process.argv.slice(2)).then(

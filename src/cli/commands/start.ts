@@ -12,14 +12,17 @@ export const startCommand: Command = {
   summary: 'run everything: Temporal dev server, emulator, ingress and worker (embedded defaults)',
   usesTemporal: true,
   runsWorker: true,
-  usage: `booksync start [--demo | --no-demo]
+  logsToFileAtTerminal: true,
+  usage: `booksync start [--demo | --no-demo] [--verbose]
 
 Starts booksync with every piece embedded unless its setting points at a real one:
   TEMPORAL_ADDRESS unset  -> a Temporal dev server (SQLite under BOOKSYNC_DATA_DIR, Web UI)
   SERVICE_BASE_URL unset  -> booksync's emulator of the payment service, with a demo organization
 Then the webhook ingress and the worker. Ctrl-C stops everything; a restart resumes from the data folder.
 On a fresh data folder with the embedded emulator, it then runs 'booksync demo' once (--no-demo skips it,
---demo runs it again).`,
+--demo runs it again).
+At a terminal the log goes to BOOKSYNC_DATA_DIR/logs/booksync.log (rotated at 10 MiB) and only warnings
+and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log on the screen again.`,
   async run({ args, settings, logger, out }) {
     // A fresh start: no SQLite ledger file yet, or (PostgreSQL) nothing booked yet.
     const freshFile = settings.LEDGER_URL ? null : !existsSync(settings.ledgerDb);
