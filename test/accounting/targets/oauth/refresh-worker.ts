@@ -8,7 +8,7 @@ import { xeroSettings } from '../../../../src/runtime/xero-connection.js';
 
 // One worker process of shared-connection.test.ts: the QuickBooks (or, REFRESH_WORKER_TARGET=xero, Xero)
 // connection the environment describes (its own connection store, database pool and token store, as
-// `booksync worker` builds them), an API call every 50-250 ms until REFRESH_WORKER_UNTIL, a 401 answered by
+// `booksync worker` builds them), an API call every 340-500 ms until REFRESH_WORKER_UNTIL, a 401 answered by
 // one refresh, as the targets' HTTP clients do. REFRESH_WORKER_DIE=1: take the refresh lock and die holding it
 // (a crashed worker). Prints its tally as JSON.
 
@@ -57,7 +57,9 @@ while (Date.now() < until) {
     if (error instanceof TargetDisconnectedError) tally.refusals.push(error.message);
     else tally.failures.push((error as Error).message);
   }
-  await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+  // At most three calls a second each: three workers together stay under QuickBooks' 10 a second per company
+  // (the double enforces it; each worker's own limiter knows only its own calls).
+  await new Promise((resolve) => setTimeout(resolve, 340 + Math.random() * 160));
 }
 await connection.close?.();
 process.stdout.write(`${JSON.stringify(tally)}\n`);
