@@ -238,11 +238,19 @@ export async function rideOutStormAndOutage(run: TargetBooksRun, disturb: () => 
   expect(run.maxInFlight()).toBeLessThanOrEqual(run.inFlightLimit);
 }
 
-/** The connection is revoked (by `revoke`): the push stops with one flagged reason; reconnecting resumes it. */
+/**
+ * The connection is revoked (by `revoke`) and the worker restarted: it starts all the same (a revoked
+ * connection is no configuration problem), the push stops with one flagged reason; reconnecting resumes it.
+ */
 export async function revokeThenReconnect(run: TargetBooksRun, revoke: () => void): Promise<void> {
   const { booksync } = run;
   const target = run.consent.target;
   revoke();
+  // Before, start-up verified the target and stopped: no worker, nothing reached even the ledger.
+  await booksync.halt();
+  const from = booksync.output.length;
+  expect(await booksync.restartAndReconcile()).toBe(0);
+  expect(booksync.output.slice(from)).toContain('accounting target not reachable at start');
   const link = await booksync
     .service()
     .createPaymentLink({ name: 'INV-AFTER-REVOKE', requestedAmountCents: 42_00 });
