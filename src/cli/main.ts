@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadEnvFile } from '../config/env-file.js';
 import { loadSettings, SettingsError } from '../config/settings.js';
 import { createLogger, createTerminalAndFileLogger } from '../logging/logger.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
@@ -76,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(command.usage);
     return 0;
   }
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  loadEnvFile();
   const settings = loadSettings();
   const verbose = args.includes('--verbose');
   const toFile =

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { writeEnvFile } from '../../config/env-file.js';
 import { startBooksync } from '../../runtime/booksync-stack.js';
 import type { Command } from '../command.js';
 import { untilSignal } from '../shutdown.js';
@@ -48,6 +49,10 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
       `  Worker health         ${stack.workerHealthUrl}/readyz  (metrics ${stack.workerHealthUrl}/metrics)`,
     );
     out(`  Ledger                ${stack.ledgerLocation}`);
+    // The same settings for commands in another terminal (npx booksync targets status just works).
+    out(
+      `  Settings              ${writeEnvFile(settings.BOOKSYNC_DATA_DIR)} (read by booksync's other commands)`,
+    );
     const demo = args.includes('--demo') || (fresh && stack.emulator !== null && !args.includes('--no-demo'));
     if (demo) {
       try {
