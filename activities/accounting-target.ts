@@ -122,7 +122,11 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         name,
         [...entries.values()].flatMap((e) => (e ? earlierKeys(e) : [])),
       );
-      const context = { pushed: (k: string) => known.get(k) ?? null };
+      const context = {
+        pushed: (k: string) => known.get(k) ?? null,
+        // TODO(issue 25 §3): the ledger's closed-through day, ledger.booksClosedThrough(), once the ledger has it.
+        closedThrough: null,
+      };
       const pushed = async (entry: BookedEntry, remote: PushResult, kind: string) => {
         if (remote.created && process.env[crashFailpoint] === name) process.kill(process.pid, 'SIGKILL');
         await index.record(name, entry, { status: 'PUSHED', remoteIds: remote.remoteIds });
@@ -187,7 +191,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           const entry = entries.get(key);
           if (!entry) continue;
           try {
-            ready.push({ entry, document: await documentFor(entry, references) });
+            ready.push({ entry, document: await documentFor(entry, references, deps.ledger) });
           } catch (error) {
             await failed(entry, error);
           }
@@ -230,7 +234,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         if (!entry) continue;
         beforeRemoteWrite(key);
         try {
-          const document = await documentFor(entry, references);
+          const document = await documentFor(entry, references, deps.ledger);
           await pushed(entry, await target.push(document, context), document.kind);
         } catch (error) {
           await failed(entry, error);

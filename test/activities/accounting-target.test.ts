@@ -40,6 +40,7 @@ const target: AccountingTarget = {
     };
   },
   find: async () => null,
+  lockedThrough: async () => null,
   close: async () => {},
 };
 

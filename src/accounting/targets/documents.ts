@@ -14,6 +14,11 @@ export interface ReferenceData {
   bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string }>;
 }
 
+/** Where the entry a reversal reverses is read (the ledger): its date decides void in place or not. */
+export interface EntryLookup {
+  get(key: string): Promise<Pick<BookedEntry, 'date'> | null>;
+}
+
 export class UnknownDocumentKindError extends Error {
   override readonly name = 'UnknownDocumentKindError';
 }
@@ -44,7 +49,11 @@ function referenceOf(entry: BookedEntry): string | undefined {
 }
 
 /** One ledger entry as the business document a target receives (see target-port.ts for the kinds). */
-export async function documentFor(entry: BookedEntry, references: ReferenceData): Promise<TargetDocument> {
+export async function documentFor(
+  entry: BookedEntry,
+  references: ReferenceData,
+  entries: EntryLookup,
+): Promise<TargetDocument> {
   const kind = kindOf(entry);
   const document: TargetDocument = {
     key: entry.key,
@@ -60,6 +69,8 @@ export async function documentFor(entry: BookedEntry, references: ReferenceData)
   if (entry.reverses !== null) {
     document.reverses = entry.reverses;
     document.reason = entry.description;
+    const original = await entries.get(entry.reverses);
+    if (original) document.originalDate = original.date;
   }
   const { paymentLinkId, billId } = entry.links;
   if (paymentLinkId) {

@@ -70,5 +70,13 @@ export class LedgerMirrorTarget implements AccountingTarget {
     return { key, remoteIds: [String(entry.id)], contentHash: hash ?? entry.contentHash };
   }
 
+  /**
+   * The mirror has no lock of its own: what it holds is written only through push(), whose documents are
+   * already dated out of the source ledger's closed period (PushContext.closedThrough).
+   */
+  async lockedThrough(): Promise<string | null> {
+    return null;
+  }
+
   async close(): Promise<void> {}
 }

@@ -29,7 +29,9 @@ export interface Party {
  * - bill: a vendor bill (Dr bill expense / Cr payable); the target's supplier invoice.
  * - bill-payment-sent: a bill payment sent (Dr payable / Cr outgoing payments clearing).
  * - bill-payment-paid: the vendor cashed it (Dr outgoing payments clearing / Cr bank).
- * - reversal: the target's own cancel / void / reversal of the document pushed for `reverses`.
+ * - reversal: the target's own cancel / void / reversal of the document pushed for `reverses`, in place only
+ *   when both fall in the same open month; otherwise a reversing document dated in the open period
+ *   (closed-periods.ts).
  */
 export const documentKinds = [
   'invoice',
@@ -82,6 +84,12 @@ export interface TargetDocument {
   /** For kind `reversal`: the key of the document it reverses, and why. */
   reverses?: string;
   reason?: string;
+  /**
+   * For kind `reversal`: the YYYY-MM-DD date of the entry it reverses (the ledger's), so an adapter can tell
+   * a same-month void from a reversal across months or into a closed period. Absent when the ledger no
+   * longer holds the original (then the date the target holds the original under decides).
+   */
+  originalDate?: string;
 }
 
 /** What a target holds for one document: its own ids, and the key/hash stored with them. */
@@ -101,6 +109,11 @@ export interface PushResult extends RemoteRecord {
 export interface PushContext {
   /** The remote record of an earlier pushed key (e.g. the invoice a payment settles), from the target index. */
   pushed(key: string): RemoteRecord | null;
+  /**
+   * The day through which the ledger's own books are closed (YYYY-MM-DD), null or absent when none. The
+   * effective lock of a target is the later of this and the target's lockedThrough() (closed-periods.ts).
+   */
+  closedThrough?: string | null;
 }
 
 export interface AccountingTarget {
@@ -126,6 +139,12 @@ export interface AccountingTarget {
   pushMany?(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]>;
   /** Finds what the target holds for a key, by the key stored at the target (not booksync's index). */
   find(key: string): Promise<RemoteRecord | null>;
+  /**
+   * The day (YYYY-MM-DD) through which the target refuses or warns on writes: its closed books (QuickBooks'
+   * BookCloseDate, Xero's lock dates, Tryton's closed periods); null when none. A document dated on or
+   * before it is dated the day after instead, and nothing dated on or before it is voided or edited.
+   */
+  lockedThrough(): Promise<string | null>;
   /**
    * Optional: what a person should know before it stops the pushes (Xero's daily call budget nearly
    * spent), shown on the push workflow (NeedsAttention, LastError); null when nothing is.

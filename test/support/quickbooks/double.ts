@@ -69,6 +69,7 @@ const entityPaths: Record<string, string> = {
   bill: 'Bill',
   billpayment: 'BillPayment',
   employee: 'Employee',
+  preferences: 'Preferences',
 };
 
 /**
@@ -97,7 +98,20 @@ export const ruleNames = [
   'requestid-replay',
   'invoice-void-applied',
   'string-length',
+  'books-closed',
 ] as const;
+
+/** The transactions QBO dates (TxnDate) and so refuses on or before the books closing date. */
+const transactionEntities = new Set([
+  'Invoice',
+  'Payment',
+  'Deposit',
+  'JournalEntry',
+  'Purchase',
+  'RefundReceipt',
+  'Bill',
+  'BillPayment',
+]);
 
 /** QBO's lengths of the strings booksync writes (Finance.xsd "ValidRange: QBO: max=21" on DocNumber). */
 const maxLengths: Record<string, number> = { DocNumber: 21, PaymentRefNum: 21, PrivateNote: 4000 };
@@ -241,7 +255,27 @@ export class QuickBooksDouble {
         Active: true,
       });
     }
+    // The company's one Preferences object; books open (no BookCloseDate) until closeBooks().
+    this.store(realm, 'Preferences', { AccountingInfoPrefs: { TrackDepartments: false } });
     return realmId;
+  }
+
+  /**
+   * Settings → Advanced → Close the books: QBO refuses, through the API, any transaction dated on or before
+   * `date` (null opens the books). The API's own way is an update of Preferences (AccountingInfoPrefs).
+   */
+  closeBooks(realmId: string, date: string | null): void {
+    const preferences = this.preferences(this.realm(realmId));
+    const prefs = { ...(preferences.AccountingInfoPrefs as Record<string, unknown>) };
+    if (date === null) delete prefs.BookCloseDate;
+    else prefs.BookCloseDate = date;
+    preferences.AccountingInfoPrefs = prefs;
+    preferences.SyncToken = String(Number(preferences.SyncToken) + 1);
+  }
+
+  /** The books closing date (AccountingInfoPrefs.BookCloseDate), null when the books are open. */
+  bookCloseDate(realmId: string): string | null {
+    return this.closingDate(this.realm(realmId));
   }
 
   /** The authorization code QBO's consent page would hand to the redirect URI. */
@@ -535,6 +569,7 @@ export class QuickBooksDouble {
       throw new FaultError(400, 'ValidationFault', 'XSD contract violation', problems.join('; '), '2010');
     }
     if (operation === 'create' || operation === 'update') this.lengthsWithin(object);
+    this.outsideClosedBooks(realm, entity, operation, object);
     const voidsByUpdate = entity === 'Payment' || entity === 'BillPayment';
     if (operation === 'create') return this.create(realm, entity, object);
     if (operation === 'update' && include === 'void') {
@@ -697,6 +732,42 @@ export class QuickBooksDouble {
     if (postings) realm.postings.set(`${entity}:${stored.Id}`, postings);
     this.settle(realm);
     return stored;
+  }
+
+  /**
+   * QBO refuses, through the API, a create, update, void or delete of a transaction dated on or before the
+   * books closing date, and a change of an existing one dated so (Intuit's error codes: 6200 "Account Period
+   * Closed", 6210 with a closing password; the message as integrators meet it). A transaction without TxnDate
+   * is dated today by QBO.
+   */
+  private outsideClosedBooks(
+    realm: Realm,
+    entity: string,
+    operation: string,
+    object: Record<string, unknown>,
+  ) {
+    if (!on('books-closed') || !transactionEntities.has(entity)) return;
+    const closed = this.closingDate(realm);
+    if (closed === null) return;
+    const dates: string[] = [];
+    if (operation === 'create') dates.push(String(object.TxnDate ?? now().slice(0, 10)));
+    else {
+      const current = realm.entities.get(entity)?.get(String(object.Id));
+      if (current?.TxnDate !== undefined) dates.push(String(current.TxnDate));
+      if (object.TxnDate !== undefined) dates.push(String(object.TxnDate));
+    }
+    if (dates.some((d) => d.slice(0, 10) <= closed)) throw closedBooksFault();
+  }
+
+  private preferences(realm: Realm): Entity {
+    const [preferences] = realm.entities.get('Preferences')?.values() ?? [];
+    if (!preferences) throw new Error(`realm ${realm.id} has no Preferences`);
+    return preferences;
+  }
+
+  private closingDate(realm: Realm): string | null {
+    const prefs = this.preferences(realm).AccountingInfoPrefs as { BookCloseDate?: unknown } | undefined;
+    return typeof prefs?.BookCloseDate === 'string' ? prefs.BookCloseDate.slice(0, 10) : null;
   }
 
   /**
@@ -1249,6 +1320,23 @@ function satisfies(actual: string | undefined, c: Condition): boolean {
     case '>=':
       return actual !== undefined && compare(actual, value) >= 0;
   }
+}
+
+/**
+ * QBO's refusal of a write into closed books: code 6200 "Account Period Closed Error" on Intuit's error codes
+ * page (https://developer.intuit.com/app/developer/qbo/docs/develop/troubleshooting/error-codes); Message and
+ * Detail as integrators quote QBO (Recurly: "Account Period Closed, Cannot Update Through Services API";
+ * AutoEntry, LeanLaw, Bill.com: "The account period has closed and the account books cannot be updated
+ * through the QBO Services API. Please use the QBO website to make these changes.").
+ */
+export function closedBooksFault(): FaultError {
+  return new FaultError(
+    400,
+    'ValidationFault',
+    'Account Period Closed, Cannot Update Through Services API',
+    'The account period has closed and the account books cannot be updated through the QBO Services API. Please use the QBO website to make these changes.',
+    '6200',
+  );
 }
 
 /** QBO's answer past a limit: 429 ThrottleExceeded (Intuit: wait 60 seconds before retrying). */

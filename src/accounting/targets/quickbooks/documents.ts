@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AccountRole } from '../account-mapping.js';
+import { closedPeriodNote } from '../closed-periods.js';
 import type { DocumentLine, Party, TargetDocument } from '../target-port.js';
 import type { AccountDirectory, Ref } from './accounts.js';
 import { centsToAmount } from './amounts.js';
@@ -76,15 +77,20 @@ export class DocumentMapper {
   ) {}
 
   common(doc: TargetDocument, numbered = true): Record<string, unknown> {
+    // A document dated out of the closed books keeps its own date in its memo (a payment has no line text).
+    const note = closedPeriodNote(doc);
     return {
       TxnDate: doc.date,
-      PrivateNote: marker(doc.key, doc.contentHash),
+      PrivateNote: note ? `${marker(doc.key, doc.contentHash)}\n${note}` : marker(doc.key, doc.contentHash),
       ...(numbered ? { DocNumber: docNumberTag(doc.key) } : {}),
     };
   }
 
-  /** Invoice (and the charge invoice of a debit memo): Dr A/R, Cr income roles through items. */
-  async invoice(doc: TargetDocument, docNumber: string): Promise<Plan | null> {
+  /**
+   * Invoice (and the charge invoice of a debit memo, or of a payment reversed after close): Dr A/R, Cr the
+   * credited roles through booksync's items; the customer given, else the document's.
+   */
+  async invoice(doc: TargetDocument, docNumber: string, customer?: Ref): Promise<Plan | null> {
     const debits = doc.lines.filter((l) => l.amountCents > 0);
     if (debits.length !== 1 || debits[0]?.role !== 'AccountsReceivable') return null;
     const lines = [];
@@ -102,7 +108,7 @@ export class DocumentMapper {
       body: {
         ...this.common(doc, false),
         DocNumber: docNumber,
-        CustomerRef: await this.parties.ref('Customer', doc.customer ?? unnamedCustomer),
+        CustomerRef: customer ?? (await this.parties.ref('Customer', doc.customer ?? unnamedCustomer)),
         Line: lines,
       },
     };
@@ -162,13 +168,20 @@ export class DocumentMapper {
     };
   }
 
-  async bill(doc: TargetDocument, pair: Pair, vendor: Party): Promise<Plan> {
+  /** A bill; a bill payment's reversal after close names the paid bill's vendor and its key's tag. */
+  async bill(
+    doc: TargetDocument,
+    pair: Pair,
+    vendor: Party | null,
+    vendorRef?: Ref,
+    docNumber = billNumber(doc),
+  ): Promise<Plan> {
     return {
       entity: 'Bill',
       body: {
         ...this.common(doc),
-        DocNumber: billNumber(doc),
-        VendorRef: await this.parties.ref('Vendor', vendor),
+        DocNumber: docNumber,
+        VendorRef: vendorRef ?? (await this.parties.ref('Vendor', vendor ?? unnamedVendor)),
         Line: [
           {
             Amount: centsToAmount(pair.cents),

@@ -53,3 +53,14 @@ export function faultError(status: number, body: string, retryAfter: string | nu
 export function isStaleObject(error: unknown): boolean {
   return error instanceof TargetRefusedError && /code 5010\b|Stale Object/.test(error.targetMessage);
 }
+
+/**
+ * QBO's refusal of a write dated on or before the books closing date: 6200 "Account Period Closed" (6210 when
+ * the closing date has a password), Intuit's error codes
+ * (https://developer.intuit.com/app/developer/qbo/docs/develop/troubleshooting/error-codes).
+ */
+export function isClosedPeriod(error: unknown): boolean {
+  return (
+    error instanceof TargetRefusedError && /code 62[01]0\b|Account Period Closed/i.test(error.targetMessage)
+  );
+}

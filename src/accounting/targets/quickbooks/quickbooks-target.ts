@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping } from '../account-mapping.js';
 import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
+import { datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import {
   isTargetRefusal,
   TargetConfigurationError,
@@ -21,7 +22,7 @@ import type {
 } from '../target-port.js';
 import { AccountDirectory, type Ref } from './accounts.js';
 import { billNumber, DocumentMapper, invoiceNumber, type Plan, pairOf } from './documents.js';
-import { isStaleObject } from './faults.js';
+import { isClosedPeriod, isStaleObject } from './faults.js';
 import {
   BATCH_LIMIT,
   type BatchItem,
@@ -66,6 +67,8 @@ export interface QuickBooksTargetOptions {
   logger?: Logger;
   /** Defaults to the worker-wide limiter of the realm. */
   limiter?: RealmLimiter;
+  /** How long the books closing date read from QBO is trusted (60 s; a closed-period refusal reads it again). */
+  lockTtlMs?: number;
 }
 
 const entityByKind: Record<string, string> = {
@@ -95,6 +98,14 @@ const voidQuery: Record<string, { operation: string; include?: string }> = {
   Payment: { operation: 'update', include: 'void' },
   BillPayment: { operation: 'update', include: 'void' },
 };
+/**
+ * What reverses a payment or bill payment that may not be voided (its month is past or closed): a document of
+ * its own dated in the open period, as Intuit documents a bounced check ("Record a bounced check using an
+ * invoice": an invoice for the customer, dated the day the check bounced, through an item whose account is the
+ * one the payment went into), so the customer owes again and the closed period stays as it was. A bill
+ * payment's reversal is the mirror: a bill for the vendor on the account the payment left.
+ */
+const reversingEntity: Record<string, string> = { Payment: 'Invoice', BillPayment: 'Bill' };
 /** Found by the date of the document: QBO filters neither Payment's nor Deposit's DocNumber. */
 const byDate = new Set(['Payment', 'Deposit']);
 
@@ -132,6 +143,10 @@ export class QuickBooksTarget implements AccountingTarget {
   private readonly invoiceCustomers = new Map<string, Ref>();
   /** What this adapter made or found, by key: a later document (a payment, a reversal) needs no query. */
   private readonly known = new Map<string, RemoteRecord>();
+  /** QBO's books closing date (Preferences), read at most once a minute. */
+  private readonly locks: LockReader;
+  /** A document's own date, by key, when it was dated out of a closed period: a find looks there too. */
+  private readonly ownDates = new Map<string, string>();
 
   constructor(private readonly options: QuickBooksTargetOptions) {
     this.client = new QboClient({
@@ -148,6 +163,33 @@ export class QuickBooksTarget implements AccountingTarget {
       new ItemDirectory(this.client, this.accounts),
       this.parties,
     );
+    this.locks = new LockReader(() => this.readBookCloseDate(), options.lockTtlMs);
+  }
+
+  /**
+   * The books closing date: Preferences.AccountingInfoPrefs.BookCloseDate (Intuit's Preferences entity; QBO
+   * refuses a transaction dated on or before it through the API, 6200 / 6210), null when the books are open.
+   */
+  async lockedThrough(): Promise<string | null> {
+    return this.locks.get();
+  }
+
+  private async readBookCloseDate(): Promise<string | null> {
+    const [preferences] = await this.client.select('Preferences', {});
+    const prefs = preferences?.AccountingInfoPrefs as { BookCloseDate?: unknown } | undefined;
+    return typeof prefs?.BookCloseDate === 'string' ? prefs.BookCloseDate.slice(0, 10) : null;
+  }
+
+  /** The effective lock: the later of QBO's closing date and the ledger's closed-through day. */
+  private async lock(context: PushContext): Promise<string | null> {
+    return laterOf(await this.locks.get(), context.closedThrough);
+  }
+
+  /** The document dated out of the closed period; its own date remembered for finding it again. */
+  private open(document: TargetDocument, lock: string | null): TargetDocument {
+    const dated = datedOpen(document, lock);
+    if (dated.date !== document.date) this.ownDates.set(document.key, document.date);
+    return dated;
   }
 
   async verify(): Promise<void> {
@@ -163,7 +205,20 @@ export class QuickBooksTarget implements AccountingTarget {
   }
 
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
-    if (document.kind === 'reversal') return this.reverse(document, context);
+    try {
+      return await this.pushOpen(document, context);
+    } catch (error) {
+      // The books were closed since the closing date was read: read it again and date the document after it.
+      if (!isClosedPeriod(error)) throw error;
+      this.locks.forget();
+      return this.pushOpen(document, context);
+    }
+  }
+
+  private async pushOpen(original: TargetDocument, context: PushContext): Promise<PushResult> {
+    const lock = await this.lock(context);
+    if (original.kind === 'reversal') return this.reverse(original, context, lock);
+    const document = this.open(original, lock);
     // Looked up where the document goes, so the common push costs one query before its create (QBO's
     // 500 requests a minute are the bottleneck); a journal fallback is looked up when the plan says so.
     const primary = this.entityOf(document.key);
@@ -218,6 +273,12 @@ export class QuickBooksTarget implements AccountingTarget {
         if (record && mark)
           return { key, remoteIds: [`void:${entity}:${record.Id}`], contentHash: mark.contentHash };
       }
+      // Reversed after close: the charge invoice (a payment's) or bill (a bill payment's) of its own.
+      const reversing = reversingEntity[entity];
+      if (reversing) {
+        const found = await this.findIn(reversing, key);
+        if (found) return found;
+      }
     }
     const entity = this.entityOf(key);
     return (
@@ -249,6 +310,8 @@ export class QuickBooksTarget implements AccountingTarget {
   private filterFor(entity: string, key: string, hint?: TargetDocument): Filter | null {
     const kind = keyPrefix(baseKey(key));
     const doc = hint?.key === key ? hint : undefined;
+    // A reversal's own document (a charge invoice or bill after close) is numbered with its key's tag.
+    if (isReversalKey(key)) return { DocNumber: docNumberTag(key) };
     if (entity === 'Invoice' && kind === 'invoice') {
       if (!doc) return null;
       const name = this.invoiceName(doc);
@@ -261,6 +324,12 @@ export class QuickBooksTarget implements AccountingTarget {
 
   /** The record of `entity` carrying this key's marker: through its filter, else the rows newest first. */
   private async lookup(entity: string, key: string, hint?: TargetDocument): Promise<QboEntity | null> {
+    // A document dated out of a closed period may have been created on its own date before the books closed.
+    const own = this.ownDates.get(key);
+    if (own && hint?.key === key && byDate.has(entity) && own !== hint.date) {
+      const found = await this.lookup(entity, key, { ...hint, date: own });
+      if (found) return found;
+    }
     const filter = this.filterFor(entity, key, hint);
     const rows = await this.client.selectPages(
       entity,
@@ -273,6 +342,7 @@ export class QuickBooksTarget implements AccountingTarget {
 
   /** lookup()'s first page, for a batch; null for a document only a scan finds (then looked up alone). */
   private lookupQuery(entity: string, doc: TargetDocument): BatchItem | null {
+    if (byDate.has(entity) && this.ownDates.has(doc.key)) return null;
     const filter = this.filterFor(entity, doc.key, doc);
     return filter ? { entity, query: selectQuery(entity, filter, { max: PAGE_SIZE }) } : null;
   }
@@ -284,9 +354,12 @@ export class QuickBooksTarget implements AccountingTarget {
    * before the index write finds the records on the next run; the batch's requestid replays a lost answer.
    * Reversals go one by one through push().
    */
-  async pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
-    const outcomes: (PushResult | Error | undefined)[] = new Array(documents.length);
+  async pushMany(given: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
+    const outcomes: (PushResult | Error | undefined)[] = new Array(given.length);
     try {
+      // Dated out of the closed period (reversals decide for themselves, in push()).
+      const lock = await this.lock(context);
+      const documents = given.map((d) => (d.kind === 'reversal' ? d : this.open(d, lock)));
       await this.lookUpAll(documents, outcomes);
       await this.createInWaves(documents, outcomes, context);
     } catch (error) {
@@ -553,12 +626,19 @@ export class QuickBooksTarget implements AccountingTarget {
   }
 
   /**
-   * An invoice, payment or bill payment is voided as Intuit documents it (a voided payment's invoice or bill
-   * is open again), then the reversal's marker is added to its note; anything else gets a reversing journal.
-   * The original comes from the push's index, else QBO; a void already made (a crash before the marker) is
-   * not made again.
+   * A reversal in the same open month as its original: an invoice, payment or bill payment is voided as
+   * Intuit documents it (a voided payment's invoice or bill is open again), then the reversal's marker is
+   * added to its note. Across months or into a closed period the original is never touched: a payment's
+   * reversal is a charge invoice (a bill payment's a bill) dated in the open period, anything else a reversing
+   * journal entry. The original comes from the push's index, else QBO; a void already made (a crash before
+   * the marker) is not made again, and a reversal made either way is found by its key.
    */
-  private async reverse(doc: TargetDocument, context: PushContext): Promise<PushResult> {
+  private async reverse(
+    given: TargetDocument,
+    context: PushContext,
+    lock: string | null,
+  ): Promise<PushResult> {
+    const doc = this.open(given, lock);
     const original = doc.reverses ? await this.earlier(doc.reverses, context, doc) : null;
     if (!original) {
       const existing = await this.locate(doc.key);
@@ -574,37 +654,10 @@ export class QuickBooksTarget implements AccountingTarget {
       const mark = markersIn(current.PrivateNote).find((m) => m.key === doc.key);
       if (mark)
         return alreadyPushed(this.name, { key: doc.key, remoteIds, contentHash: mark.contentHash }, doc);
-      if (!isVoided(current)) {
-        await this.withFreshSyncToken(
-          original.entity,
-          original.id,
-          (record) => ({
-            Id: record.Id,
-            SyncToken: record.SyncToken,
-            ...(original.entity === 'Invoice' ? {} : { sparse: true }),
-          }),
-          voidQuery[original.entity] ?? { operation: 'void' },
-          doc.key,
-          current,
-        );
-      }
-      // QBO keeps no note sent with the void: the marker goes on by an update of the voided record.
-      await this.withFreshSyncToken(
-        original.entity,
-        original.id,
-        (record) => ({
-          Id: record.Id,
-          SyncToken: record.SyncToken,
-          sparse: true,
-          PrivateNote:
-            `${typeof record.PrivateNote === 'string' ? record.PrivateNote : ''}\n${marker(doc.key, doc.contentHash)}`.trim(),
-        }),
-        { operation: 'update' },
-        `${doc.key}:marker`,
-      );
-      const result = { key: doc.key, remoteIds, contentHash: doc.contentHash, created: true };
-      this.known.set(doc.key, result);
-      return result;
+      if (reversesInPlace(given, lock, String(current.TxnDate ?? '')))
+        return this.voidInPlace(doc, original, current, remoteIds);
+      const reversing = reversingEntity[original.entity];
+      if (reversing) return this.reverseAfterClose(doc, reversing, current);
     }
     const existing = await this.findIn('JournalEntry', doc.key);
     if (existing) return alreadyPushed(this.name, existing, doc);
@@ -612,16 +665,91 @@ export class QuickBooksTarget implements AccountingTarget {
       doc,
       `reverses ${doc.reverses} (${original.entity} ${original.id})`,
     );
+    return this.createReversal(doc, plan);
+  }
+
+  private async voidInPlace(
+    doc: TargetDocument,
+    original: { entity: string; id: string },
+    current: QboEntity,
+    remoteIds: string[],
+  ): Promise<PushResult> {
+    if (!isVoided(current)) {
+      await this.withFreshSyncToken(
+        original.entity,
+        original.id,
+        (record) => ({
+          Id: record.Id,
+          SyncToken: record.SyncToken,
+          ...(original.entity === 'Invoice' ? {} : { sparse: true }),
+        }),
+        voidQuery[original.entity] ?? { operation: 'void' },
+        doc.key,
+        current,
+      );
+    }
+    // QBO keeps no note sent with the void: the marker goes on by an update of the voided record.
+    await this.withFreshSyncToken(
+      original.entity,
+      original.id,
+      (record) => ({
+        Id: record.Id,
+        SyncToken: record.SyncToken,
+        sparse: true,
+        PrivateNote:
+          `${typeof record.PrivateNote === 'string' ? record.PrivateNote : ''}\n${marker(doc.key, doc.contentHash)}`.trim(),
+      }),
+      { operation: 'update' },
+      `${doc.key}:marker`,
+    );
+    const result = { key: doc.key, remoteIds, contentHash: doc.contentHash, created: true };
+    this.known.set(doc.key, result);
+    return result;
+  }
+
+  /**
+   * A payment reversed after its month (or into a closed period): a charge invoice for the payment's customer,
+   * dated in the open period, its line through booksync's item of the account the payment went into
+   * (Undeposited Funds, Checks To Deposit...): Intuit's bounced-check invoice. A bill payment's: a bill for its
+   * vendor on the account it was paid from. Numbered with the reversal key's tag, found by it.
+   */
+  private async reverseAfterClose(doc: TargetDocument, entity: string, paid: QboEntity): Promise<PushResult> {
+    const existing = await this.findIn(entity, doc.key, doc);
+    if (existing) return alreadyPushed(this.name, existing, doc);
+    const pair = pairOf(doc.lines);
+    const plan =
+      entity === 'Invoice' && pair?.debit === 'AccountsReceivable'
+        ? await this.mapper.invoice(doc, docNumberTag(doc.key), paid.CustomerRef as Ref)
+        : entity === 'Bill' && pair?.credit === 'AccountsPayable'
+          ? await this.mapper.bill(
+              doc,
+              pair,
+              doc.vendor ?? null,
+              paid.VendorRef as Ref,
+              docNumberTag(doc.key),
+            )
+          : null;
+    if (plan) return this.createReversal(doc, plan);
+    const journal = await this.findIn('JournalEntry', doc.key);
+    if (journal) return alreadyPushed(this.name, journal, doc);
+    return this.createReversal(doc, await this.mapper.journal(doc, `reverses ${doc.reverses} (${paid.Id})`));
+  }
+
+  private async createReversal(doc: TargetDocument, plan: Plan): Promise<PushResult> {
     const created = await this.client.write(plan.entity, plan.body, {
       requestid: createRequestId(doc.key, plan.body),
     });
     const result = {
       key: doc.key,
-      remoteIds: [`JournalEntry:${created.Id}`],
+      remoteIds: [`${plan.entity}:${created.Id}`],
       contentHash: doc.contentHash,
       created: true,
     };
     this.known.set(doc.key, result);
+    this.options.logger?.info(
+      { key: doc.key, entity: plan.entity, id: created.Id },
+      'reversal pushed to quickbooks',
+    );
     return result;
   }
 

@@ -228,6 +228,14 @@ class SessionExpired extends Error {
   override readonly name = 'SessionExpired';
 }
 
+/** A date as Tryton answers it (`{__class__: 'date', year, month, day}`) as YYYY-MM-DD; null otherwise. */
+export function isoDateOf(value: unknown): string | null {
+  const d = value as { year?: number; month?: number; day?: number } | null;
+  if (!d || typeof d.year !== 'number' || typeof d.month !== 'number' || typeof d.day !== 'number')
+    return null;
+  return `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
+}
+
 /** The standard (not adjustment) fiscal period holding a date, or undefined when Tryton has none. */
 export async function standardPeriod(rpc: TrytonRpc, date: string): Promise<number | undefined> {
   const found = await rpc.model<number[]>(

@@ -1,6 +1,7 @@
 import type { Logger } from '../../../logging/logger.js';
 import { baseKey, keyPrefix } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
+import { datedOpen, LockReader, laterOf } from '../closed-periods.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import type {
   AccountingTarget,
@@ -10,7 +11,15 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
-import { centsOf, dateOf, decimalOf, standardPeriod, type TrytonDecimal, TrytonRpc } from './json-rpc.js';
+import {
+  centsOf,
+  dateOf,
+  decimalOf,
+  isoDateOf,
+  standardPeriod,
+  type TrytonDecimal,
+  TrytonRpc,
+} from './json-rpc.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
 // - invoice, invoice-adjustment, debit-memo, refund-reopen: a posted customer invoice (account.invoice, type
@@ -89,6 +98,7 @@ export class TrytonTarget implements AccountingTarget {
   #paymentTerm: number | null = null;
   readonly #parties = new Map<string, number>();
   readonly #periods = new Map<string, number>();
+  readonly #locks = new LockReader(() => this.#closedThrough());
 
   constructor(options: TrytonTargetOptions) {
     this.#options = options;
@@ -136,6 +146,31 @@ export class TrytonTarget implements AccountingTarget {
   async #ready(): Promise<Map<AccountRole, number>> {
     if (!this.#accountIds) await this.verify();
     return this.#accountIds as Map<AccountRole, number>;
+  }
+
+  /**
+   * The end of Tryton's latest closed (or locked) period or fiscal year: Tryton refuses a move in a closed
+   * period, so a document dated on or before it is dated the day after.
+   */
+  async lockedThrough(): Promise<string | null> {
+    return this.#locks.get();
+  }
+
+  async #closedThrough(): Promise<string | null> {
+    let latest: string | null = null;
+    for (const model of ['account.period', 'account.fiscalyear']) {
+      const [row] = await this.#rpc.model<{ end_date: unknown }[]>(
+        model,
+        'search_read',
+        [['state', 'in', ['closed', 'locked']]],
+        0,
+        1,
+        [['end_date', 'DESC']],
+        ['end_date'],
+      );
+      latest = laterOf(latest, row ? isoDateOf(row.end_date) : null);
+    }
+    return latest;
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
@@ -187,8 +222,11 @@ export class TrytonTarget implements AccountingTarget {
     };
   }
 
-  async push(document: TargetDocument, _context?: PushContext): Promise<PushResult> {
+  async push(given: TargetDocument, context?: PushContext): Promise<PushResult> {
     const accounts = await this.#ready();
+    // Dated out of a closed period (Tryton's own or the ledger's), its own date kept in its description.
+    const lock = laterOf(await this.#locks.get(), context?.closedThrough);
+    const document = given.kind === 'reversal' ? given : datedOpen(given, lock);
     const existing = await this.#record(document.key);
     if (existing) {
       if (document.kind !== 'reversal' && existing.contentHash !== document.contentHash) {

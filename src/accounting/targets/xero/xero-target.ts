@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
+import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { centsToAmount } from '../decimal-amounts.js';
 import {
   TargetConfigurationError,
@@ -88,6 +89,15 @@ const entitiesByKind: Record<string, XeroEntity[]> = {
 
 const deletedStatuses = new Set(['DELETED', 'VOIDED']);
 
+/** Where a reversal after close leaves its reversing documents (reversingPlans), in the order they are made. */
+const reversingEntities: XeroEntity[] = [
+  'Invoice',
+  'CreditNote',
+  'BankTransaction',
+  'BankTransfer',
+  'ManualJournal',
+];
+
 /** How many keys one lookup request asks for (OR'ed in `where`, kept well inside a URL's length). */
 const LOOKUP_CHUNK = 10;
 /** How many documents one create request carries. */
@@ -102,7 +112,20 @@ export interface XeroTargetOptions {
   logger?: Logger;
   /** Defaults to the worker-wide limiter of the tenant. */
   limiter?: RealmLimiter;
+  /** How long the lock dates read from Xero are trusted (60 s; a lock-date refusal reads them again). */
+  lockTtlMs?: number;
 }
+
+/** A lock date as the SDK gives it (a Date from Xero's /Date(ms)/, or a string) as YYYY-MM-DD. */
+function dayOf(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString().slice(0, 10);
+  if (typeof value !== 'string' || value === '') return null;
+  const ms = /^\/Date\((-?\d+)/.exec(value)?.[1];
+  return ms ? new Date(Number(ms)).toISOString().slice(0, 10) : value.slice(0, 10);
+}
+
+/** Xero's refusal of a document dated on or before a lock date. */
+const LOCKED = /cannot be before the (period|end of year) lock date/i;
 
 /** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, 5,000 in a rolling 24 hours. */
 export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
@@ -211,6 +234,8 @@ export class XeroTarget implements AccountingTarget {
   private readonly contacts: ContactDirectory;
   /** Invoice numbers looked up in advance by pushMany (number -> the ACCREC invoices holding it). */
   private numbers: Map<string, Body[]> | null = null;
+  /** Xero's lock dates, read at most once a minute. */
+  private readonly locks: LockReader;
 
   constructor(private readonly options: XeroTargetOptions) {
     this.client = new XeroClient({
@@ -222,6 +247,26 @@ export class XeroTarget implements AccountingTarget {
     });
     this.accounts = new AccountDirectory(this.client, options.accounts);
     this.contacts = new ContactDirectory(this.client, options.matching);
+    this.locks = new LockReader(() => this.readLockDates(), options.lockTtlMs);
+  }
+
+  /**
+   * The later of the Organisation's PeriodLockDate (all users but advisers) and EndOfYearLockDate (everyone):
+   * booksync keeps out of both, whatever the role the connection was made with.
+   */
+  async lockedThrough(): Promise<string | null> {
+    return this.locks.get();
+  }
+
+  private async readLockDates(): Promise<string | null> {
+    const answer = await this.client.call('getOrganisations', (api, t) => api.getOrganisations(t));
+    const org = (answer.organisations?.[0] ?? {}) as Body;
+    return laterOf(dayOf(org.periodLockDate), dayOf(org.endOfYearLockDate));
+  }
+
+  /** The effective lock: the later of Xero's lock dates and the ledger's closed-through day. */
+  private async lock(context: PushContext): Promise<string | null> {
+    return laterOf(await this.locks.get(), context.closedThrough);
   }
 
   async verify(): Promise<void> {
@@ -252,7 +297,20 @@ export class XeroTarget implements AccountingTarget {
   }
 
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
-    if (document.kind === 'reversal') return this.reverse(document, context);
+    try {
+      return await this.pushOpen(document, context);
+    } catch (error) {
+      // A lock date set since it was read: read it again and date the document after it.
+      if (!(error instanceof TargetRefusedError && LOCKED.test(error.targetMessage))) throw error;
+      this.locks.forget();
+      return this.pushOpen(document, context);
+    }
+  }
+
+  private async pushOpen(given: TargetDocument, context: PushContext): Promise<PushResult> {
+    const lock = await this.lock(context);
+    if (given.kind === 'reversal') return this.reverse(given, context, lock);
+    const document = datedOpen(given, lock);
     const entities = this.entitiesOf(document.key);
     const primary = entities[0] as XeroEntity;
     const existing = await this.lookupOne(primary, document);
@@ -295,7 +353,8 @@ export class XeroTarget implements AccountingTarget {
           return { key, remoteIds: [`deleted:${entity}:${idOf(entity, record)}`], contentHash: '' };
         }
       }
-      return null;
+      // Reversed after close: the reversing documents carry the reversal's own marker.
+      return this.reversingDocuments(key);
     }
     for (const entity of this.entitiesOf(key)) {
       const record = (await this.lookup(entity, [{ key }])).get(key);
@@ -312,12 +371,15 @@ export class XeroTarget implements AccountingTarget {
    * and its invoice) waits for the next. Reversals go one by one. As push(): looked up before created, and
    * each batch carries an Idempotency-Key derived from its documents, so a lost answer is replayed.
    */
-  async pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
-    const outcomes: (PushResult | Error | undefined)[] = new Array(documents.length);
+  async pushMany(given: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
+    const outcomes: (PushResult | Error | undefined)[] = new Array(given.length);
     try {
+      // Dated out of the closed period (reversals decide for themselves).
+      const lock = await this.lock(context);
+      const documents = given.map((d) => (d.kind === 'reversal' ? d : datedOpen(d, lock)));
       await this.lookUpAll(documents, outcomes);
       await this.prefetch(documents, outcomes);
-      await this.createInWaves(documents, outcomes, context);
+      await this.createInWaves(documents, outcomes, context, lock);
     } catch (error) {
       // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order.
       const cause = error instanceof Error ? error : new Error(String(error));
@@ -372,7 +434,8 @@ export class XeroTarget implements AccountingTarget {
           if (!found.has(m.key) || deletedStatuses.has(String(found.get(m.key)?.status)))
             found.set(m.key, record);
     };
-    const bills = wanted.filter((w) => keyPrefix(baseKey(w.key)) === 'bill');
+    // A bill payment's reversal after close is an ACCPAY bill numbered with the reversal key's tag.
+    const bills = wanted.filter((w) => keyPrefix(baseKey(w.key)) === 'bill' || isReversalKey(w.key));
     const others = wanted.filter((w) => keyPrefix(baseKey(w.key)) !== 'bill');
     if (entity === 'Invoice' && bills.length > 0) {
       const numbers = [...new Set(bills.map((b) => b.billNumber ?? numberTag(b.key)))];
@@ -601,6 +664,7 @@ export class XeroTarget implements AccountingTarget {
     documents: TargetDocument[],
     outcomes: (PushResult | Error | undefined)[],
     context: PushContext,
+    lock: string | null,
   ) {
     const waves = new PushWaves(outcomes, context);
     const wave = new Map<XeroEntity, { i: number; doc: TargetDocument; body: Body }[]>();
@@ -622,7 +686,7 @@ export class XeroTarget implements AccountingTarget {
       waves.created();
     };
     await waves.run(documents, {
-      reverse: (doc) => this.reverse(doc, waves.context),
+      reverse: (doc) => this.reverse(doc, waves.context, lock),
       create: flush,
       place: async (doc, i) => {
         const plan = await this.plan(doc, waves.context);
@@ -809,6 +873,8 @@ export class XeroTarget implements AccountingTarget {
   }
 
   private payment(doc: TargetDocument, invoiceId: string, account: AccountRole): Plan {
+    // A payment has no line text: one dated out of a locked period keeps its own date after its marker.
+    const note = closedPeriodNote(doc);
     return {
       entity: 'Payment',
       body: {
@@ -816,7 +882,7 @@ export class XeroTarget implements AccountingTarget {
         account: { code: this.accounts.code(account) },
         date: doc.date,
         amount: centsToAmount(doc.amountCents),
-        reference: marker(doc.key, doc.contentHash),
+        reference: note ? `${marker(doc.key, doc.contentHash)} ${note}` : marker(doc.key, doc.contentHash),
       },
     };
   }
@@ -949,13 +1015,22 @@ export class XeroTarget implements AccountingTarget {
   // ---- reversals ----
 
   /**
-   * Xero's own cancel of the original: a payment DELETED (its invoice or bill is owed again), an invoice or
-   * credit note VOIDED (Xero refuses while payments are applied: its message in FAILED), a bank transaction or
-   * bank transfer DELETED, a manual journal VOIDED. Read first: an original already cancelled is found.
+   * In the same open month as its original: Xero's own cancel of the original, a payment DELETED (its invoice
+   * or bill is owed again), an invoice or credit note VOIDED (Xero refuses while payments are applied: its
+   * message in FAILED), a bank transaction or bank transfer DELETED, a manual journal VOIDED. Read first: an
+   * original already cancelled is found. Across months or into a locked period the original is never touched:
+   * reversing documents dated in the open period carry the reversal's marker (reversingPlans).
    */
-  private async reverse(doc: TargetDocument, context: PushContext): Promise<PushResult> {
+  private async reverse(
+    given: TargetDocument,
+    context: PushContext,
+    lock: string | null,
+  ): Promise<PushResult> {
+    const doc = datedOpen(given, lock);
     const original = doc.reverses ? await this.earlier(doc.reverses, context) : null;
     if (!original) {
+      const made = await this.reversingDocuments(doc.key);
+      if (made) return { ...made, contentHash: doc.contentHash, created: false };
       throw new TargetRefusedError(
         this.name,
         `nothing to reverse: ${doc.reverses ?? '(no key)'} is not in Xero`,
@@ -972,6 +1047,14 @@ export class XeroTarget implements AccountingTarget {
     if (!current)
       throw new TargetRefusedError(this.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
     if (deletedStatuses.has(String(current.status))) return result(false);
+    if (!reversesInPlace(given, lock, dayOf(current.date)))
+      return this.reverseAfterClose(doc, entity, current);
+    await this.cancel(doc, entity, id, current);
+    this.options.logger?.info({ key: doc.key, entity, id }, 'cancelled in xero');
+    return result(true);
+  }
+
+  private async cancel(doc: TargetDocument, entity: XeroEntity, id: string, current: Body): Promise<void> {
     const key = (body: unknown) => idempotencyKey(doc.key, `cancel ${entity} ${id}`, body);
     const c = this.client;
     switch (entity) {
@@ -1028,7 +1111,143 @@ export class XeroTarget implements AccountingTarget {
         break;
       }
     }
-    this.options.logger?.info({ key: doc.key, entity, id }, 'cancelled in xero');
-    return result(true);
+  }
+
+  /** The reversing documents a reversal after close made, found by its marker; null when none. */
+  private async reversingDocuments(key: string): Promise<RemoteRecord | null> {
+    const remoteIds: string[] = [];
+    let contentHash = '';
+    for (const entity of reversingEntities) {
+      const record = (await this.lookup(entity, [{ key }])).get(key);
+      const mark = record && markOf(entity, record, key);
+      if (record && mark && !deletedStatuses.has(String(record.status))) {
+        remoteIds.push(`${entity}:${idOf(entity, record)}`);
+        contentHash = mark.contentHash;
+      }
+    }
+    return remoteIds.length > 0 ? { key, remoteIds, contentHash } : null;
+  }
+
+  /**
+   * A reversal across months or into a locked period: new documents dated in the open period, each carrying
+   * the reversal's marker; the ones already made (a crash between two) are found, not made again.
+   */
+  private async reverseAfterClose(doc: TargetDocument, entity: XeroEntity, paid: Body): Promise<PushResult> {
+    const plans = await this.reversingPlans(doc, entity, paid);
+    const remoteIds: string[] = [];
+    let created = false;
+    for (const plan of plans) {
+      const existing = await this.lookupOne(plan.entity, doc);
+      if (existing) {
+        if (existing.contentHash !== doc.contentHash)
+          throw new TargetConflictError(this.name, doc.key, existing.contentHash, doc.contentHash);
+        remoteIds.push(...existing.remoteIds);
+        continue;
+      }
+      const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }]);
+      if (outcome instanceof Error) throw outcome;
+      remoteIds.push(...(outcome as PushResult).remoteIds);
+      created = true;
+    }
+    this.options.logger?.info({ key: doc.key, remoteIds }, 'reversed after close in xero');
+    return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
+  }
+
+  /**
+   * Which documents reverse `entity` after close, dated in the open period (README, "Reversals after close"):
+   * - a customer's payment (Dr receivable / Cr bank): Xero's dishonoured payment (help.xero.com
+   *   Q_DishonouredPayment) without deleting the locked payment: a spend money transaction out of the bank
+   *   account for the reversal, and the invoice the customer owes again, an ACCREC invoice of its own; both
+   *   coded to one account (Refunds), where they net to nothing. Xero takes no bank account on an invoice line.
+   * - a bill payment (Dr bank / Cr payable): the mirror, receive money into the bank account and an ACCPAY
+   *   bill the business owes again, both on Bill Expenses;
+   * - an invoice or anything on the receivable alone: a credit note (or a charge invoice) for the customer;
+   * - money between accounts: the opposite bank transaction or transfer; anything else a manual journal.
+   */
+  private async reversingPlans(doc: TargetDocument, entity: XeroEntity, paid: Body): Promise<Plan[]> {
+    const pair = pairOf(doc.lines);
+    const mark = marker(doc.key, doc.contentHash);
+    const amount = centsToAmount(doc.amountCents);
+    const line = (role: AccountRole) => ({
+      description: doc.description,
+      quantity: 1,
+      unitAmount: amount,
+      accountCode: this.accounts.code(role),
+    });
+    const contactOf = async (fallback: Party | undefined) =>
+      paid.invoice?.contact?.contactID
+        ? { contactID: String(paid.invoice.contact.contactID) }
+        : { contactID: await this.contacts.id(fallback ?? unnamedCustomer) };
+    const bankMove = (
+      type: 'SPEND' | 'RECEIVE',
+      bank: AccountRole,
+      contact: Body,
+      offset: AccountRole,
+    ): Plan => ({
+      entity: 'BankTransaction',
+      body: {
+        type,
+        contact,
+        bankAccount: { code: this.accounts.code(bank) },
+        date: doc.date,
+        reference: mark,
+        lineAmountTypes: 'NoTax',
+        lineItems: [line(offset)],
+      },
+    });
+    const invoice = (type: 'ACCREC' | 'ACCPAY', contact: Body, offset: AccountRole): Plan => ({
+      entity: 'Invoice',
+      body: {
+        type,
+        contact,
+        date: doc.date,
+        dueDate: doc.date,
+        invoiceNumber: numberTag(doc.key),
+        ...(type === 'ACCREC' ? { reference: mark } : {}),
+        lineAmountTypes: 'NoTax',
+        status: 'AUTHORISED',
+        lineItems: [
+          type === 'ACCREC' ? line(offset) : { ...line(offset), description: `${doc.description}; ${mark}` },
+        ],
+      },
+    });
+    if (
+      entity === 'Payment' &&
+      pair?.debit === 'AccountsReceivable' &&
+      (await this.accounts.isBank(pair.credit))
+    ) {
+      const contact = await contactOf(doc.customer);
+      return [invoice('ACCREC', contact, 'Refunds'), bankMove('SPEND', pair.credit, contact, 'Refunds')];
+    }
+    if (
+      entity === 'Payment' &&
+      pair?.credit === 'AccountsPayable' &&
+      (await this.accounts.isBank(pair.debit))
+    ) {
+      const contact = await contactOf(doc.vendor);
+      return [
+        invoice('ACCPAY', contact, 'BillExpenses'),
+        bankMove('RECEIVE', pair.debit, contact, 'BillExpenses'),
+      ];
+    }
+    if (pair?.debit === 'AccountsReceivable')
+      return [invoice('ACCREC', await contactOf(doc.customer), pair.credit)];
+    if (pair?.credit === 'AccountsReceivable') {
+      return [
+        {
+          entity: 'CreditNote',
+          body: {
+            type: 'ACCRECCREDIT',
+            contact: await contactOf(doc.customer),
+            date: doc.date,
+            reference: mark,
+            lineAmountTypes: 'NoTax',
+            status: 'AUTHORISED',
+            lineItems: [line(pair.debit)],
+          },
+        },
+      ];
+    }
+    return [await this.moneyMove(doc)];
   }
 }

@@ -614,6 +614,89 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     );
     expect(fault(refused).Detail).toMatch(/payments applied/);
   });
+
+  it('books-closed: nothing dated on or before the books closing date is created, voided or changed (6200)', async () => {
+    const c = await company();
+    const { customer, invoice } = await invoiced(c);
+    const dated = (amount: number, TxnDate: string) => ({
+      ...paymentBody(c, customer.Id, invoice.Id, amount),
+      TxnDate,
+    });
+    const january = entityOf(await c.call('POST', 'payment', {}, dated(50, '2026-01-15')), 'Payment');
+    // Read and set as the API allows: the company's Preferences, AccountingInfoPrefs.BookCloseDate.
+    const read = await query(c, 'select * from Preferences');
+    const [prefs] = (read.body.QueryResponse as { Preferences: { Id: string; SyncToken: string }[] })
+      .Preferences;
+    expect(prefs).toBeDefined();
+    const closed = entityOf(
+      await c.call(
+        'POST',
+        'preferences',
+        { operation: 'update' },
+        {
+          Id: prefs?.Id,
+          SyncToken: prefs?.SyncToken,
+          sparse: true,
+          AccountingInfoPrefs: { BookCloseDate: '2026-01-31' },
+        },
+      ),
+      'Preferences',
+    );
+    expect((closed.AccountingInfoPrefs as { BookCloseDate: string }).BookCloseDate).toBe('2026-01-31');
+    expect(double.bookCloseDate(c.realmId)).toBe('2026-01-31');
+    const refusal = {
+      status: 400,
+      code: '6200',
+      Message: 'Account Period Closed, Cannot Update Through Services API',
+      Detail: expect.stringContaining('The account period has closed'),
+    };
+    // A create dated on the closing date.
+    expect(fault(await c.call('POST', 'payment', {}, dated(10, '2026-01-31')))).toEqual(refusal);
+    // A void and an edit of a transaction dated before it.
+    const voiding = await c.call(
+      'POST',
+      'payment',
+      { operation: 'update', include: 'void' },
+      { Id: january.Id, SyncToken: january.SyncToken, sparse: true },
+    );
+    expect(fault(voiding)).toEqual(refusal);
+    const editing = await c.call(
+      'POST',
+      'payment',
+      { operation: 'update' },
+      { Id: january.Id, SyncToken: january.SyncToken, sparse: true, PrivateNote: 'edited' },
+    );
+    expect(fault(editing)).toEqual(refusal);
+    // The day after is open; moving a transaction into the closed period is refused.
+    const february = entityOf(await c.call('POST', 'payment', {}, dated(10, '2026-02-01')), 'Payment');
+    const moving = await c.call(
+      'POST',
+      'payment',
+      { operation: 'update' },
+      { Id: february.Id, SyncToken: february.SyncToken, sparse: true, TxnDate: '2026-01-20' },
+    );
+    expect(fault(moving)).toEqual(refusal);
+    // In a batch, the item is refused with the same Fault.
+    const batch = await c.call(
+      'POST',
+      'batch',
+      {},
+      { BatchItemRequest: [{ bId: '1', operation: 'create', Payment: dated(5, '2026-01-02') }] },
+    );
+    const [item] = batch.body.BatchItemResponse as { Fault?: { Error: { code: string }[] } }[];
+    expect(item?.Fault?.Error[0]?.code).toBe('6200');
+    expect(double.get(c.realmId, 'Payment', january.Id)).toMatchObject({ TotalAmt: 50 });
+    // Books open again: the January payment may be voided.
+    double.closeBooks(c.realmId, null);
+    const current = double.get(c.realmId, 'Payment', january.Id);
+    const voided = await c.call(
+      'POST',
+      'payment',
+      { operation: 'update', include: 'void' },
+      { Id: january.Id, SyncToken: current?.SyncToken, sparse: true },
+    );
+    expect(entityOf(voided, 'Payment').TotalAmt).toBe(0);
+  });
 });
 
 describe('QuickBooks Online limits per company and app (429 ThrottleExceeded)', () => {
