@@ -75,6 +75,9 @@ interface Tenant {
   batches: number;
   /** Requests that arrived beyond a limit (the adapter's limiter should make this 0). */
   breaches: string[];
+  /** The Organisation's lock dates (YYYY-MM-DD), Settings → Financial settings → Lock dates. */
+  periodLockDate: string | null;
+  endOfYearLockDate: string | null;
 }
 
 export class XeroValidation extends Error {
@@ -138,6 +141,7 @@ export const xeroRules = [
   'journal-system-account',
   'bank-transaction-bank-account',
   'bank-transfer-accounts',
+  'lock-dates',
 ] as const;
 export type XeroRule = (typeof xeroRules)[number];
 
@@ -248,6 +252,8 @@ export class XeroDouble {
       creates: 0,
       batches: 0,
       breaches: [],
+      periodLockDate: null,
+      endOfYearLockDate: null,
     };
     this.tenants.set(id, tenant);
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -299,6 +305,17 @@ export class XeroDouble {
     const at = Date.now() - agoMs;
     tenant.dayCalls.push(...new Array<number>(n).fill(at));
     tenant.dayCalls.sort((a, b) => a - b);
+  }
+
+  /**
+   * Financial settings → Lock dates (the Organisation's PeriodLockDate and EndOfYearLockDate; the API only
+   * reads them): nothing dated on or before either is created, edited, voided or deleted. The connection is
+   * not an adviser's, so the period lock binds it too.
+   */
+  lockDates(tenantId: string, dates: { period?: string | null; endOfYear?: string | null }): void {
+    const tenant = this.tenant(tenantId);
+    if (dates.period !== undefined) tenant.periodLockDate = dates.period;
+    if (dates.endOfYear !== undefined) tenant.endOfYearLockDate = dates.endOfYear;
   }
 
   /** The payment was matched to a bank statement line in Xero (bank reconciliation): IsReconciled true. */
@@ -589,7 +606,15 @@ export class XeroDouble {
       case 'getOrganisations':
         return {
           ...envelope(),
-          Organisations: [{ Name: tenant.name, BaseCurrency: 'USD', OrganisationID: tenant.id }],
+          Organisations: [
+            {
+              Name: tenant.name,
+              BaseCurrency: 'USD',
+              OrganisationID: tenant.id,
+              ...(tenant.periodLockDate ? { PeriodLockDate: msDate(tenant.periodLockDate) } : {}),
+              ...(tenant.endOfYearLockDate ? { EndOfYearLockDate: msDate(tenant.endOfYearLockDate) } : {}),
+            },
+          ],
         };
       case 'getContacts':
         return list('Contacts');
@@ -680,6 +705,7 @@ export class XeroDouble {
       try {
         const refusal = i === 0 ? this.nextRefusals.shift() : undefined;
         if (refusal) throw new XeroValidation(refusal);
+        if (collection !== 'Contacts') this.outsideLock(tenant, [String(item.Date ?? today())]);
         const doc = make(item);
         created.push(doc);
         outcomes.push(doc);
@@ -936,6 +962,7 @@ export class XeroDouble {
     if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${id} was not found`]);
     if (!allowed.includes(status)) throw new XeroValidation([`Status ${status} is not allowed here`]);
     if (doc.Status === status) throw new XeroValidation([`This document is already ${status}`]);
+    this.outsideLock(tenant, [dayOfMs(doc.Date)]);
     if (collection === 'Payments' && doc.IsReconciled === true && this.enforces('reconciled-payment-delete'))
       throw new XeroValidation([RECONCILED_PAYMENT]);
     doc.Status = status;
@@ -950,6 +977,10 @@ export class XeroDouble {
     if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${id} was not found`]);
     const change = ((body?.[collection] as Doc[] | undefined) ?? [])[0] ?? {};
     const statusChange = change.Status !== undefined && change.Status !== doc.Status;
+    this.outsideLock(tenant, [
+      dayOfMs(doc.Date),
+      ...(change.Date !== undefined ? [String(change.Date)] : []),
+    ]);
     if (collection === 'Invoices' && this.applied(tenant, id)) {
       // Xero refuses any edit of an invoice with a payment (or credit note) applied, its Reference included,
       // and voiding it: the payments must be removed first.
@@ -966,6 +997,27 @@ export class XeroDouble {
     doc.UpdatedDateUTC = msDate(new Date());
     this.settle(tenant);
     return { ...envelope(), [collection]: [this.view(collection, doc)] };
+  }
+
+  /**
+   * Xero refuses a document dated on or before a lock date, with its messages: "The document date cannot be
+   * before the period lock date, currently set at 30-Nov-2018" / "… the end of year lock date, currently set
+   * at 31-Jul-2013" (README: the sources).
+   */
+  private outsideLock(tenant: Tenant, dates: string[]) {
+    if (!this.enforces('lock-dates')) return;
+    const messages: string[] = [];
+    const on = (lock: string | null) =>
+      lock !== null && dates.some((d) => d !== '' && d.slice(0, 10) <= lock);
+    if (on(tenant.periodLockDate))
+      messages.push(
+        `The document date cannot be before the period lock date, currently set at ${xeroDay(tenant.periodLockDate)}`,
+      );
+    if (on(tenant.endOfYearLockDate))
+      messages.push(
+        `The document date cannot be before the end of year lock date, currently set at ${xeroDay(tenant.endOfYearLockDate)}`,
+      );
+    if (messages.length > 0) throw new XeroValidation(messages);
   }
 
   /** An invoice with a live payment applied. */
@@ -1089,6 +1141,20 @@ function envelope() {
 
 function today(): string {
   return new Date().toISOString().slice(0, 10);
+}
+
+/** A stored `/Date(ms+0000)/` (or YYYY-MM-DD) as YYYY-MM-DD; '' when none. */
+function dayOfMs(value: unknown): string {
+  const ms = /^\/Date\((-?\d+)/.exec(String(value ?? ''))?.[1];
+  if (ms) return new Date(Number(ms)).toISOString().slice(0, 10);
+  return typeof value === 'string' ? value.slice(0, 10) : '';
+}
+
+/** A day as Xero writes it in its lock-date messages: 31-Jan-2026. */
+function xeroDay(day: string | null): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  const month = d.toLocaleString('en-GB', { month: 'short', timeZone: 'UTC' });
+  return `${String(d.getUTCDate()).padStart(2, '0')}-${month}-${d.getUTCFullYear()}`;
 }
 
 /** Xero's refusal of an edit (Reference included) or a void of an invoice with a payment applied. */

@@ -467,6 +467,84 @@ describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
       ),
     ).toMatch(/between bank accounts/);
   });
+  it('lock-dates: nothing dated on or before the period or end of year lock date is created, edited, voided or deleted', async () => {
+    const org = organisation(roomy);
+    const target = org.target();
+    const l = link('r-lock');
+    const january = { ...l.payment, date: '2026-01-15' };
+    const { index } = await pushAll(target, [{ ...l.invoice, date: '2026-01-10' }, january]);
+    const paymentId = idOf(index.get(january.key));
+    const invoiceId = idOf(index.get(l.invoice.key));
+    roomy.lockDates(org.tenantId, { period: '2026-01-31' });
+    // Read from the Organisation, as the API gives it.
+    const organisations = await target.client.call('getOrganisations', (api, t) => api.getOrganisations(t));
+    expect(organisations.organisations?.[0]?.periodLockDate).toBeDefined();
+    expect(await org.target().lockedThrough()).toBe('2026-01-31');
+    const period = 'The document date cannot be before the period lock date, currently set at 31-Jan-2026';
+    // A create dated on the lock date.
+    expect(
+      await refusal(() =>
+        target.client.call('createPayments', (api, t) =>
+          api.createPayments(
+            t,
+            {
+              payments: [
+                {
+                  invoice: { invoiceID: invoiceId },
+                  account: { code: defaultAccountCodes.ProcessorClearing },
+                  date: '2026-01-31',
+                  amount: 1,
+                },
+              ],
+            },
+            true,
+            key(),
+          ),
+        ),
+      ),
+    ).toContain(period);
+    // A delete of a payment dated before it, and a void of an invoice dated before it.
+    expect(
+      await refusal(() =>
+        target.client.call('deletePayment', (api, t) =>
+          api.deletePayment(t, paymentId, { status: 'DELETED' } as never, key()),
+        ),
+      ),
+    ).toContain(period);
+    // The end of year lock binds everyone, advisers too: both messages when both apply.
+    roomy.lockDates(org.tenantId, { endOfYear: '2026-01-31' });
+    const both = await refusal(() =>
+      target.client.call('updateInvoice', (api, t) =>
+        api.updateInvoice(t, invoiceId, { invoices: [{ status: 'VOIDED' }] } as never, undefined, key()),
+      ),
+    );
+    expect(both).toContain(period);
+    expect(both).toContain(
+      'The document date cannot be before the end of year lock date, currently set at 31-Jan-2026',
+    );
+    expect(roomy.get(org.tenantId, 'Payments', paymentId)?.Status).not.toBe('DELETED');
+    // The day after is open.
+    roomy.lockDates(org.tenantId, { period: null, endOfYear: null });
+    roomy.lockDates(org.tenantId, { period: '2026-01-30' });
+    const dayAfter = await target.client.call('createPayments', (api, t) =>
+      api.createPayments(
+        t,
+        {
+          payments: [
+            {
+              invoice: { invoiceID: invoiceId },
+              account: { code: defaultAccountCodes.ProcessorClearing },
+              date: '2026-01-31',
+              amount: 1,
+            },
+          ],
+        },
+        true,
+        key(),
+      ),
+    );
+    expect(dayAfter.payments?.[0]?.paymentID).toBeDefined();
+  });
 });
 
 describe('Xero’s limits in the double', { timeout: 60_000 }, () => {
