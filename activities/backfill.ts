@@ -26,7 +26,7 @@ import type {
 import { backfillPhases } from '../workflows/backfill-contract.js';
 import { paymentEventRoute, paymentWorkflowId } from '../workflows/payment-contract.js';
 import { syncCheckDepositBooks } from './check-deposit.js';
-import { type ActivityDependencies, activityLogger } from './context.js';
+import { type ActivityDependencies, activityLogger, linkBookingOptions } from './context.js';
 import { asActivityFailure, translatingFailures } from './failures.js';
 import { syncPaymentBooks } from './payment.js';
 import { syncDisbursementBooks, syncPaymentLinkRecords } from './reconciliation.js';
@@ -288,9 +288,7 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
           log.error({ object, serviceObjectId: id, err: error }, 'cannot import object');
         }
       };
-      const options = deps.externalPaymentAccount
-        ? { externalPaymentAccount: deps.externalPaymentAccount }
-        : {};
+      const options = linkBookingOptions(deps);
       /** The page's one listing request: counted, its total kept, and where the next page starts. */
       const listed = <T>(items: readonly T[], totalResults: number): readonly T[] => {
         result.requests++;
@@ -323,7 +321,7 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
           for (const payment of listedPayments) {
             // A payment on a link came with its link (phase links).
             if (payment.paymentLinkId) continue;
-            const verdict = paymentVerdict(payment, window);
+            const verdict = paymentVerdict(payment, window, deps.timeZone);
             await take('payment', payment.id, verdict, { paymentId: payment.id }, async (through) => {
               await syncPaymentBooks(through, payment);
               if (paymentStillOpen(payment, window)) result.paymentsToWatch.push(payment.id);

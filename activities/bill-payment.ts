@@ -26,7 +26,7 @@ export function createBillPaymentActivities(deps: ActivityDependencies): BillPay
         const billBooked = await syncBillBooks(deps, bill);
         const result = await syncEntries(
           deps.ledger,
-          billPaymentEntries(billPayment),
+          billPaymentEntries(billPayment, deps.timeZone),
           { billPaymentId },
           {
             kinds: billPaymentEntryKinds,

@@ -1,4 +1,4 @@
-import { checkDepositEntries, checkDepositEntryKinds } from '../src/accounting/mapping/index.js';
+import { businessDay, checkDepositEntries, checkDepositEntryKinds } from '../src/accounting/mapping/index.js';
 import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
 import type { CheckDeposit } from '../src/service/schemas/index.js';
 import type {
@@ -52,11 +52,15 @@ export async function syncCheckDepositBooks(
   }
   const result = await syncEntries(
     deps.ledger,
-    checkDepositEntries({ ...deposit, applications: known }, (id) => linkOf[id]),
+    checkDepositEntries({ ...deposit, applications: known }, (id) => linkOf[id], deps.timeZone),
     { checkDepositId: deposit.id },
     {
       kinds: checkDepositEntryKinds,
-      date: accountingDate(deps),
+      // A returned check is undone on the day the bank returned it, not the day booksync noticed (a closed
+      // day moves to the first open one in the ledger).
+      date: deposit.returnedAt
+        ? businessDay(deposit.returnedAt, deps.timeZone, `check deposit ${deposit.id} returnedAt`)
+        : accountingDate(deps),
       reason: `${reason}: check deposit ${deposit.id} is ${deposit.status}`,
     },
   );

@@ -1,5 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { LedgerPort } from '../src/accounting/ledger-port.js';
+import { dayInZone } from '../src/accounting/mapping/dates.js';
+import type { PaymentLinkBookingOptions } from '../src/accounting/mapping/payment-link.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { ServiceClient } from '../src/service/client.js';
 import type { TargetPushDependencies } from './accounting-target.js';
@@ -9,6 +11,8 @@ export interface ActivityDependencies {
   service: ServiceClient;
   ledger: LedgerPort;
   logger: Logger;
+  /** BOOKS_TIME_ZONE: every entry is dated on the business day, in this zone, of the time it comes from. */
+  timeZone: string;
   /** Today's accounting date (YYYY-MM-DD) for reversals; injectable so tests pin it. */
   today?: () => string;
   /** Where external payments are booked (EXTERNAL_PAYMENTS_ACCOUNT); default Checks To Deposit. */
@@ -43,6 +47,15 @@ export function activityLogger(deps: ActivityDependencies, fields: Record<string
   return deps.logger.child({ ...workflow, ...fields });
 }
 
+/** How a link's external payments and memos are booked, from the settings. */
+export function linkBookingOptions(deps: ActivityDependencies): PaymentLinkBookingOptions {
+  return {
+    timeZone: deps.timeZone,
+    ...(deps.externalPaymentAccount ? { externalPaymentAccount: deps.externalPaymentAccount } : {}),
+  };
+}
+
+/** Today as a business day in the books' time zone: the date of reversals and of what has no date of its own. */
 export function accountingDate(deps: ActivityDependencies): string {
-  return deps.today ? deps.today() : new Date().toISOString().slice(0, 10);
+  return deps.today ? deps.today() : dayInZone(Date.now(), deps.timeZone);
 }

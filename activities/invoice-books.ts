@@ -24,8 +24,8 @@ export async function syncInvoiceBooks(deps: ActivityDependencies, link: Payment
     const booked = await deps.ledger.entriesFor({ paymentLinkId: link.id });
     // An invoice settled before the books opened is in last period's books (the backfill left it out): a
     // later memo or refund on it books alone.
-    if (opensOn !== null && invoiceBeforeOpening(link, booked, opensOn)) return result;
-    const entry = invoiceEntryToPost(link, booked, accountingDate(deps));
+    if (opensOn !== null && invoiceBeforeOpening(link, booked, opensOn, deps.timeZone)) return result;
+    const entry = invoiceEntryToPost(link, booked, accountingDate(deps), deps.timeZone);
     if (!entry) return result;
     try {
       const { created } = await deps.ledger.post(entry);
@@ -41,7 +41,7 @@ export async function syncInvoiceBooks(deps: ActivityDependencies, link: Payment
 export async function syncBillBooks(deps: ActivityDependencies, bill: Bill): Promise<SyncResult> {
   return syncEntries(
     deps.ledger,
-    billEntries(bill),
+    billEntries(bill, deps.timeZone),
     { billId: bill.id },
     {
       kinds: billEntryKinds,

@@ -3,7 +3,7 @@ import { paymentLinkEntries, paymentLinkEntryKinds } from '../src/accounting/map
 import { bookingReport } from '../src/accounting/reports.js';
 import { syncEntries } from '../src/accounting/sync.js';
 import type { PaymentLink } from '../src/service/schemas/index.js';
-import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import { type ActivityDependencies, accountingDate, activityLogger, linkBookingOptions } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
 import type {
@@ -32,10 +32,7 @@ export async function syncPaymentLinkBooks(
   const invoice = await syncInvoiceBooks(deps, link);
   const result = await syncEntries(
     deps.ledger,
-    paymentLinkEntries(
-      link,
-      deps.externalPaymentAccount ? { externalPaymentAccount: deps.externalPaymentAccount } : {},
-    ),
+    paymentLinkEntries(link, linkBookingOptions(deps)),
     { paymentLinkId },
     {
       kinds: paymentLinkEntryKinds,

@@ -15,7 +15,7 @@ import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './p
 export async function syncPaymentBooks(deps: ActivityDependencies, payment: Payment): Promise<SyncResult> {
   return syncEntries(
     deps.ledger,
-    paymentEntries(payment),
+    paymentEntries(payment, deps.timeZone),
     { paymentId: payment.id },
     {
       kinds: paymentEntryKinds,

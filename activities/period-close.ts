@@ -78,6 +78,7 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
         const certificate = closeCertificate({
           period,
           asOf,
+          timeZone: deps.timeZone,
           ...state,
           receivables: await deps.ledger.openItems('receivable'),
           payables: await deps.ledger.openItems('payable'),

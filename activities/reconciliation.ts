@@ -9,7 +9,7 @@ import {
 import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
 import type { Disbursement, Payment, PaymentLink } from '../src/service/schemas/index.js';
 import { syncCheckDepositBooks } from './check-deposit.js';
-import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import { type ActivityDependencies, accountingDate, activityLogger, linkBookingOptions } from './context.js';
 import { asActivityFailure, translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
 import { syncPaymentBooks } from './payment.js';
@@ -74,10 +74,7 @@ export async function syncPaymentLinkRecords(
   const invoice = await syncInvoiceBooks(deps, link);
   const records = await syncEntries(
     deps.ledger,
-    paymentLinkEntries(
-      link,
-      deps.externalPaymentAccount ? { externalPaymentAccount: deps.externalPaymentAccount } : {},
-    ),
+    paymentLinkEntries(link, linkBookingOptions(deps)),
     { paymentLinkId: link.id },
     { kinds: paymentLinkEntryKinds, date: accountingDate(deps), reason: `${reason}: not on link ${link.id}` },
   );

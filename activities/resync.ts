@@ -1,5 +1,5 @@
 import { resyncDiff } from '../src/resync/plan.js';
-import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import { type ActivityDependencies, accountingDate, activityLogger, linkBookingOptions } from './context.js';
 import { translatingFailures } from './failures.js';
 import { fetchServiceState } from './period-close.js';
 import type { ResyncActivities, ResyncInput, ResyncResult } from './resync-contract.js';
@@ -12,7 +12,7 @@ export function createResyncActivities(deps: ActivityDependencies): ResyncActivi
         const state = await fetchServiceState(deps);
         const diff = resyncDiff(state, {
           since: input.since ?? null,
-          ...(deps.externalPaymentAccount ? { externalPaymentAccount: deps.externalPaymentAccount } : {}),
+          ...linkBookingOptions(deps),
         });
         const result: ResyncResult = { applied: input.apply, diff, reversed: [], posted: [] };
         if (input.apply) {

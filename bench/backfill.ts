@@ -529,6 +529,7 @@ async function workerChild(input: WorkerInput): Promise<void> {
     service: timed(service, 'service', timings),
     ledger: timed(store.ledger, 'ledger', timings),
     logger,
+    timeZone: 'UTC',
     ...(input.oneByOne ? { backfillPageWrites: 'entry-by-entry' as const } : {}),
   });
   const backfillPages = activities.backfillPages;

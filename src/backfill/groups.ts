@@ -76,13 +76,16 @@ function verdictOf(
 export function linkVerdict(
   link: PaymentLink,
   window: BackfillWindow,
-  options: PaymentLinkBookingOptions = {},
+  options: PaymentLinkBookingOptions,
 ): GroupVerdict {
-  const lateMoney = linkMoneyDays(link).find((day) => day >= window.opensOn);
+  const lateMoney = linkMoneyDays(link, options.timeZone).find((day) => day >= window.opensOn);
   const owed = link.reusable ? 0 : link.requestedAmountCents - link.completedAmountCents;
   return verdictOf(
     () => {
-      const entries = [...paymentLinkEntries(link, options), ...link.payments.flatMap(paymentEntries)];
+      const entries = [
+        ...paymentLinkEntries(link, options),
+        ...link.payments.flatMap((p) => paymentEntries(p, options.timeZone)),
+      ];
       const receivable =
         (link.reusable ? 0 : invoiceAmountCents(link)) +
         entries
@@ -108,8 +111,8 @@ export function linkVerdict(
 }
 
 /** A payment on no payment link. */
-export function paymentVerdict(payment: Payment, window: BackfillWindow): GroupVerdict {
-  return verdictOf(() => paymentEntries(payment), window, [paymentStillOpen(payment, window)]);
+export function paymentVerdict(payment: Payment, window: BackfillWindow, timeZone: string): GroupVerdict {
+  return verdictOf(() => paymentEntries(payment, timeZone), window, [paymentStillOpen(payment, window)]);
 }
 
 /** A disbursement: imported while on its way (PENDING) or when it moved from the opening day on. */

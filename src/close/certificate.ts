@@ -1,6 +1,6 @@
 import type { BookedEntry } from '../accounting/entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../accounting/entry-key.js';
-import { utcDate } from '../accounting/mapping/dates.js';
+import { businessDay } from '../accounting/mapping/dates.js';
 import type { FetchedState } from '../service/fetched-state.js';
 import type { Payment } from '../service/schemas/index.js';
 
@@ -127,6 +127,8 @@ export interface TargetIndexView {
 export interface CloseInput extends FetchedState {
   period: ClosePeriod;
   asOf: string;
+  /** BOOKS_TIME_ZONE: the service's times are dated as business days in it, as the entries are. */
+  timeZone: string;
   /** Open items as the ledger reports them. */
   receivables: readonly { documentId: string | null; openCents: number }[];
   payables: readonly { documentId: string | null; openCents: number }[];
@@ -211,7 +213,7 @@ function expectedObjects(input: CloseInput): Expected[] {
   for (const link of input.links) for (const payment of link.payments) payments.set(payment.id, payment);
 
   for (const payment of payments.values()) {
-    const date = utcDate(payment.createdAt, `payment ${payment.id} createdAt`);
+    const date = businessDay(payment.createdAt, input.timeZone, `payment ${payment.id} createdAt`);
     const cancelled = payment.refunds.some((r) => r.voided);
     const skip =
       payment.status === 'FAILED'
@@ -238,7 +240,7 @@ function expectedObjects(input: CloseInput): Expected[] {
       add({
         kind: 'refund',
         id: refund.id,
-        date: utcDate(refund.refundDate, `refund ${refund.id} refundDate`),
+        date: businessDay(refund.refundDate, input.timeZone, `refund ${refund.id} refundDate`),
         amountCents: refund.amountCents,
         key: refundSkip ? null : entryKeys.refund(refund.id),
         skipReason: refundSkip,
@@ -255,7 +257,7 @@ function expectedObjects(input: CloseInput): Expected[] {
       add({
         kind: 'depositApplication',
         id: application.id,
-        date: utcDate(application.paidAt, `application ${application.id} paidAt`),
+        date: businessDay(application.paidAt, input.timeZone, `application ${application.id} paidAt`),
         amountCents: application.amountCents,
         key: skip ? null : entryKeys.checkApplication(application.id),
         skipReason: skip,
@@ -269,7 +271,7 @@ function expectedObjects(input: CloseInput): Expected[] {
       add({
         kind: application ? 'depositApplication' : 'externalPayment',
         id: ep.id,
-        date: utcDate(ep.paidAt, `external payment ${ep.id} paidAt`),
+        date: businessDay(ep.paidAt, input.timeZone, `external payment ${ep.id} paidAt`),
         amountCents: ep.amountCents,
         key: application ? entryKeys.checkApplication(ep.id) : entryKeys.externalPayment(ep.id),
         skipReason: null,
@@ -280,7 +282,7 @@ function expectedObjects(input: CloseInput): Expected[] {
       add({
         kind: 'debitMemo',
         id: memo.id,
-        date: utcDate(memo.createdAt, `debit memo ${memo.id} createdAt`),
+        date: businessDay(memo.createdAt, input.timeZone, `debit memo ${memo.id} createdAt`),
         amountCents: memo.amountCents,
         key: memo.amountCents === 0 ? null : entryKeys.debitMemo(memo.id),
         skipReason: memo.amountCents === 0 ? 'zero amount' : null,
@@ -309,7 +311,7 @@ function expectedObjects(input: CloseInput): Expected[] {
     add({
       kind: 'bill',
       id: bill.id,
-      date: utcDate(bill.createdAt, `bill ${bill.id} createdAt`),
+      date: businessDay(bill.createdAt, input.timeZone, `bill ${bill.id} createdAt`),
       amountCents: bill.amountCents,
       key: bill.amountCents === 0 ? null : entryKeys.bill(bill.id),
       skipReason: bill.amountCents === 0 ? 'zero amount' : null,
@@ -328,7 +330,7 @@ function expectedObjects(input: CloseInput): Expected[] {
     add({
       kind: 'billPayment',
       id: bp.id,
-      date: utcDate(sentAt ?? bp.createdAt, `bill payment ${bp.id} date`),
+      date: businessDay(sentAt ?? bp.createdAt, input.timeZone, `bill payment ${bp.id} date`),
       amountCents: bp.amountCents,
       key: skip ? null : entryKeys.billPaymentSent(bp.id),
       skipReason: skip,

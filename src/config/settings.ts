@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { checkedTimeZone } from '../workflow-safe/business-days.js';
 
 // Every setting booksync reads, from the environment (and an optional .env file). A setting left unset
 // means "embedded default": no TEMPORAL_ADDRESS starts a Temporal dev server, no SERVICE_BASE_URL starts
@@ -151,6 +152,20 @@ export const settingsSchema = z.object({
     .optional()
     .describe(
       "The ledger (with the accounting targets' index and their OAuth connections) on PostgreSQL, e.g. postgres://booksync:PASSWORD@db:5432/books; the database enforces keys, balance and immutability, for any number of workers. Unset: the SQLite file LEDGER_DB.",
+    ),
+  BOOKS_TIME_ZONE: z
+    .string()
+    .default('UTC')
+    .transform((name, ctx) => {
+      try {
+        return checkedTimeZone(name);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^BOOKS_TIME_ZONE: /, '') });
+        return z.NEVER;
+      }
+    })
+    .describe(
+      "The business's time zone (an IANA name, e.g. America/Los_Angeles): every entry is dated on the business day, in this zone, of the time the service gives, so a sale at 20:00 on 31 January in California is January's. Set it before the first entry is booked: booked entries keep their dates.",
     ),
   EXTERNAL_PAYMENTS_ACCOUNT: z
     .enum(['checks-to-deposit', 'operating-bank'])

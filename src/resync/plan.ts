@@ -131,14 +131,15 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
   for (const payment of payments.values()) {
     compare(
       `payment ${payment.id}`,
-      () => paymentEntries(payment),
+      () => paymentEntries(payment, options.timeZone),
       byPayment.get(payment.id) ?? [],
       paymentEntryKinds,
     );
   }
-  const linkOptions: PaymentLinkBookingOptions = options.externalPaymentAccount
-    ? { externalPaymentAccount: options.externalPaymentAccount }
-    : {};
+  const linkOptions: PaymentLinkBookingOptions = {
+    timeZone: options.timeZone,
+    ...(options.externalPaymentAccount ? { externalPaymentAccount: options.externalPaymentAccount } : {}),
+  };
   for (const link of sources.links) {
     compare(
       `payment link ${link.id}`,
@@ -169,18 +170,23 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     }
     compare(
       `check deposit ${deposit.id}`,
-      () => checkDepositEntries(deposit, (id) => linkOf.get(id)),
+      () => checkDepositEntries(deposit, (id) => linkOf.get(id), options.timeZone),
       booked,
       checkDepositEntryKinds,
     );
   }
   for (const bill of sources.bills) {
-    compare(`bill ${bill.id}`, () => billEntries(bill), byBill.get(bill.id) ?? [], billEntryKinds);
+    compare(
+      `bill ${bill.id}`,
+      () => billEntries(bill, options.timeZone),
+      byBill.get(bill.id) ?? [],
+      billEntryKinds,
+    );
   }
   for (const bp of sources.billPayments) {
     compare(
       `bill payment ${bp.id}`,
-      () => billPaymentEntries(bp),
+      () => billPaymentEntries(bp, options.timeZone),
       byBillPayment.get(bp.id) ?? [],
       billPaymentEntryKinds,
     );

@@ -75,6 +75,7 @@ export async function startBooksyncWorker(options: {
         ...(targets ? { targets: targets.dependencies } : {}),
         logger: logger.child({ component: 'activities' }),
         externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
+        timeZone: settings.BOOKS_TIME_ZONE,
         checkWindows: {
           deliveryDays: settings.CHECK_DELIVERY_WINDOW_DAYS,
           cashingDays: settings.CHECK_CASHING_WINDOW_DAYS,

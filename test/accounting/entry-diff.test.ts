@@ -65,7 +65,7 @@ describe.each(ledgerStores())('$name ledger', (store) => {
 
     it('contents changed under a live key: a conflict, raised by apply after the rest was written', async () => {
       await sync([payment]);
-      const changed = { ...payment, date: '2026-01-03' };
+      const changed = { ...payment, description: 'Payment p1 received (edited)' };
       const plan = diffEntries([changed, refund], await booked());
       expect(plan.conflicts.map((c) => c.booked.key)).toEqual(['payment:p1']);
       expect(plan.toPost.map((e) => e.key)).toEqual(['refund:r1']);
@@ -73,7 +73,20 @@ describe.each(ledgerStores())('$name ledger', (store) => {
         LedgerConflictError,
       );
       expect(await ledger.get('refund:r1')).not.toBeNull();
-      expect((await ledger.get('payment:p1'))?.date).toBe('2026-01-02');
+      expect((await ledger.get('payment:p1'))?.description).toBe(payment.description);
+    });
+
+    it('a booked date never moves: the same entry on another day is unchanged, not a conflict', async () => {
+      // Booked before BOOKS_TIME_ZONE was set (a UTC day), or re-dated into the open period after a close.
+      await sync([payment]);
+      const otherDay = { ...payment, date: '2026-01-01' };
+      const plan = diffEntries([otherDay], await booked());
+      expect(plan).toEqual({ toPost: [], toReverse: [], unchanged: ['payment:p1'], conflicts: [] });
+      // Another amount on another day is still a conflict.
+      const changed = twoLine('payment:p1', 123, { date: '2026-01-01', links });
+      expect(diffEntries([changed], await booked()).conflicts.map((c) => c.booked.key)).toEqual([
+        'payment:p1',
+      ]);
     });
 
     it('kinds scope which booked entries the caller owns', async () => {

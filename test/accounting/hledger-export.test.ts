@@ -84,11 +84,16 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
         refunds: [],
       };
       for (const p of [card, ach, returned]) {
-        await syncEntries(ledger, paymentEntries(p), { paymentId: p.id }, { kinds: paymentEntryKinds, date });
+        await syncEntries(
+          ledger,
+          paymentEntries(p, 'UTC'),
+          { paymentId: p.id },
+          { kinds: paymentEntryKinds, date },
+        );
       }
       await syncEntries(
         ledger,
-        paymentEntries({ ...returned, status: 'FAILED' }),
+        paymentEntries({ ...returned, status: 'FAILED' }, 'UTC'),
         { paymentId: 'pay_3' },
         {
           kinds: paymentEntryKinds,
@@ -131,7 +136,7 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
       };
       await syncEntries(
         ledger,
-        paymentLinkEntries(link),
+        paymentLinkEntries(link, { timeZone: 'UTC' }),
         { paymentLinkId: 'pl_1' },
         { kinds: paymentLinkEntryKinds, date },
       );
@@ -151,7 +156,7 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
       };
       await syncEntries(
         ledger,
-        checkDepositEntries(deposit, () => 'pl_9'),
+        checkDepositEntries(deposit, () => 'pl_9', 'UTC'),
         { checkDepositId: 'cd_1' },
         {
           kinds: checkDepositEntryKinds,
@@ -169,7 +174,7 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
       };
       await syncEntries(
         ledger,
-        billPaymentEntries(bill),
+        billPaymentEntries(bill, 'UTC'),
         { billPaymentId: 'bp_1' },
         { kinds: billPaymentEntryKinds, date },
       );

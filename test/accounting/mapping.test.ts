@@ -11,6 +11,7 @@ import {
   type CheckDepositForBooks,
   checkDepositEntries,
   checkDepositEntryKinds,
+  checkedTimeZone,
   type DisbursementForBooks,
   disbursementEntries,
   disbursementEntryKinds,
@@ -39,7 +40,13 @@ const _fits: [
   (d: Disbursement) => LedgerEntryInput[],
   (b: BillPayment) => LedgerEntryInput[],
   (c: CheckDeposit, f: (id: string) => string) => LedgerEntryInput[],
-] = [paymentEntries, paymentLinkEntries, disbursementEntries, billPaymentEntries, checkDepositEntries];
+] = [
+  (p) => paymentEntries(p, 'UTC'),
+  (l) => paymentLinkEntries(l, { timeZone: 'UTC' }),
+  disbursementEntries,
+  (b) => billPaymentEntries(b, 'UTC'),
+  (c, f) => checkDepositEntries(c, f, 'UTC'),
+];
 void _fits;
 
 /** "Dr X / Cr Y amount" of a two-line entry, the way the design's mapping table reads. */
@@ -83,7 +90,7 @@ async function transition(
 
 describe('payments (mapping table rows 1-6)', () => {
   it('payment received, gross: Dr Processor Clearing / Cr Accounts Receivable; absorbed card fee', () => {
-    expect(table(paymentEntries(card))).toEqual([
+    expect(table(paymentEntries(card, 'UTC'))).toEqual([
       [
         'payment:pay_1',
         '2026-01-02',
@@ -95,18 +102,18 @@ describe('payments (mapping table rows 1-6)', () => {
         `Dr ${Accounts.ProcessingFees} / Cr ${Accounts.ProcessorClearing} 320`,
       ],
     ]);
-    expect(paymentEntries(card)[0]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1' });
+    expect(paymentEntries(card, 'UTC')[0]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1' });
   });
 
   it('an ACH payment is booked from PENDING on (D8), with no fee; a link-less payment has no link', () => {
-    expect(table(paymentEntries(ach))).toEqual([
+    expect(table(paymentEntries(ach, 'UTC'))).toEqual([
       [
         'payment:pay_2',
         '2026-01-02',
         `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`,
       ],
     ]);
-    expect(paymentEntries({ ...ach, paymentLinkId: null })[0]?.links).toEqual({ paymentId: 'pay_2' });
+    expect(paymentEntries({ ...ach, paymentLinkId: null }, 'UTC')[0]?.links).toEqual({ paymentId: 'pay_2' });
   });
 
   it('each live refund: Dr Refunds / Cr Processor Clearing, and the invoice it reopens (Dr Receivable / Cr Refunds), on its refund date', () => {
@@ -118,7 +125,7 @@ describe('payments (mapping table rows 1-6)', () => {
         { id: 're_2', amountCents: 6_000, refundDate: '2026-01-06T10:00:00.000Z', voided: false },
       ],
     };
-    const entries = paymentEntries(refunded);
+    const entries = paymentEntries(refunded, 'UTC');
     expect(table(entries).slice(2)).toEqual([
       ['refund:re_1', '2026-01-05', `Dr ${Accounts.Refunds} / Cr ${Accounts.ProcessorClearing} 4000`],
       ['refund-reopen:re_1', '2026-01-05', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Refunds} 4000`],
@@ -128,7 +135,7 @@ describe('payments (mapping table rows 1-6)', () => {
     expect(entries[2]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1', refundId: 're_1' });
     expect(entries[3]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1', refundId: 're_1' });
     // A payment without an invoice has nothing to reopen.
-    expect(paymentEntries({ ...refunded, paymentLinkId: null }).map((e) => e.key)).toEqual([
+    expect(paymentEntries({ ...refunded, paymentLinkId: null }, 'UTC').map((e) => e.key)).toEqual([
       'payment:pay_1',
       'payment-fee:pay_1',
       'refund:re_1',
@@ -143,10 +150,10 @@ describe('payments (mapping table rows 1-6)', () => {
       platformFeeInCents: 0,
       refunds: [{ id: 're_v', amountCents: 10_000, refundDate: '2026-01-03T00:00:00.000Z', voided: true }],
     };
-    expect(paymentEntries(voided)).toEqual([]);
+    expect(paymentEntries(voided, 'UTC')).toEqual([]);
     const r = await transition(
-      paymentEntries(card),
-      paymentEntries(voided),
+      paymentEntries(card, 'UTC'),
+      paymentEntries(voided, 'UTC'),
       { paymentId: 'pay_1' },
       paymentEntryKinds,
     );
@@ -155,10 +162,10 @@ describe('payments (mapping table rows 1-6)', () => {
   });
 
   it('ACH return (payment.failed, FAILED): the payment entry is reversed, the invoice reopens', async () => {
-    expect(paymentEntries({ ...ach, status: 'FAILED' })).toEqual([]);
+    expect(paymentEntries({ ...ach, status: 'FAILED' }, 'UTC')).toEqual([]);
     const r = await transition(
-      paymentEntries(ach),
-      paymentEntries({ ...ach, status: 'FAILED' }),
+      paymentEntries(ach, 'UTC'),
+      paymentEntries({ ...ach, status: 'FAILED' }, 'UTC'),
       { paymentId: 'pay_2' },
       paymentEntryKinds,
     );
@@ -169,8 +176,8 @@ describe('payments (mapping table rows 1-6)', () => {
   it('ACH refund credit returned (D19): the refund leaves refunds[], its entry is reversed', async () => {
     const refund = { id: 're_1', amountCents: 10_000, refundDate: '2026-01-20T00:00:00.000Z', voided: false };
     const r = await transition(
-      paymentEntries({ ...ach, status: 'REFUNDED', refunds: [refund] }),
-      paymentEntries({ ...ach, status: 'SUCCEEDED', refunds: [] }),
+      paymentEntries({ ...ach, status: 'REFUNDED', refunds: [refund] }, 'UTC'),
+      paymentEntries({ ...ach, status: 'SUCCEEDED', refunds: [] }, 'UTC'),
       { paymentId: 'pay_2' },
       paymentEntryKinds,
     );
@@ -179,7 +186,7 @@ describe('payments (mapping table rows 1-6)', () => {
   });
 
   it('an unknown status is an UnmappableStateError, never a silent reversal', () => {
-    expect(() => paymentEntries({ ...card, status: 'DISPUTED' })).toThrow(UnmappableStateError);
+    expect(() => paymentEntries({ ...card, status: 'DISPUTED' }, 'UTC')).toThrow(UnmappableStateError);
   });
 });
 
@@ -201,7 +208,7 @@ describe('payment links (rows 7, 11, 12)', () => {
   };
 
   it('external payment: Dr Checks To Deposit / Cr AR by default; debit memo: Dr AR / Cr Fee Income', () => {
-    expect(table(paymentLinkEntries(link))).toEqual([
+    expect(table(paymentLinkEntries(link, { timeZone: 'UTC' }))).toEqual([
       [
         'external-payment:ep_1',
         '2026-01-04',
@@ -209,7 +216,7 @@ describe('payment links (rows 7, 11, 12)', () => {
       ],
       ['debit-memo:dm_1', '2026-01-05', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.FeeIncome} 3500`],
     ]);
-    expect(paymentLinkEntries(link)[0]?.links).toEqual({
+    expect(paymentLinkEntries(link, { timeZone: 'UTC' })[0]?.links).toEqual({
       paymentLinkId: 'pl_1',
       customerId: 'cus_1',
       externalPaymentId: 'ep_1',
@@ -218,14 +225,19 @@ describe('payment links (rows 7, 11, 12)', () => {
 
   it('external payment to Operating Bank by config', () => {
     expect(
-      drCr(paymentLinkEntries(link, { externalPaymentAccount: 'operating-bank' })[0] as LedgerEntryInput),
+      drCr(
+        paymentLinkEntries(link, {
+          timeZone: 'UTC',
+          externalPaymentAccount: 'operating-bank',
+        })[0] as LedgerEntryInput,
+      ),
     ).toBe(`Dr ${Accounts.OperatingBank} / Cr ${Accounts.AccountsReceivable} 2500`);
   });
 
   it('voided external payment or debit memo (omitted by the service): reversal', async () => {
     const r = await transition(
-      paymentLinkEntries(link),
-      paymentLinkEntries({ ...link, externalPayments: [], debitMemos: [] }),
+      paymentLinkEntries(link, { timeZone: 'UTC' }),
+      paymentLinkEntries({ ...link, externalPayments: [], debitMemos: [] }, { timeZone: 'UTC' }),
       { paymentLinkId: 'pl_1' },
       paymentLinkEntryKinds,
     );
@@ -236,13 +248,13 @@ describe('payment links (rows 7, 11, 12)', () => {
     const ledger = EmbeddedLedger.open();
     await syncEntries(
       ledger,
-      paymentEntries(card),
+      paymentEntries(card, 'UTC'),
       { paymentId: 'pay_1' },
       { kinds: paymentEntryKinds, date: '2026-02-01' },
     );
     const r = await syncEntries(
       ledger,
-      paymentLinkEntries(link),
+      paymentLinkEntries(link, { timeZone: 'UTC' }),
       { paymentLinkId: 'pl_1' },
       {
         kinds: paymentLinkEntryKinds,
@@ -281,7 +293,7 @@ describe('check deposits (rows 8-10)', () => {
   const linkOf = (id: string) => links[id];
 
   it('each application: Dr Checks To Deposit / Cr AR, linked to its payment link and deposit', () => {
-    const entries = checkDepositEntries(deposit, linkOf);
+    const entries = checkDepositEntries(deposit, linkOf, 'UTC');
     expect(table(entries)).toEqual([
       [
         'check-application:ep_a',
@@ -303,7 +315,7 @@ describe('check deposits (rows 8-10)', () => {
 
   it('cleared: Dr Operating Bank / Cr Checks To Deposit for the applied total', () => {
     const cleared = { ...deposit, status: 'CLEARED', clearedAt: '2026-01-09T15:00:00.000Z' };
-    expect(table(checkDepositEntries(cleared, linkOf)).at(-1)).toEqual([
+    expect(table(checkDepositEntries(cleared, linkOf, 'UTC')).at(-1)).toEqual([
       'check-cleared:cd_1',
       '2026-01-09',
       `Dr ${Accounts.OperatingBank} / Cr ${Accounts.ChecksToDeposit} 5000`,
@@ -313,8 +325,8 @@ describe('check deposits (rows 8-10)', () => {
   it('returned or rejected: every application is reversed', async () => {
     for (const status of ['RETURNED', 'REJECTED']) {
       const r = await transition(
-        checkDepositEntries(deposit, linkOf),
-        checkDepositEntries({ ...deposit, status, applications: [] }, linkOf),
+        checkDepositEntries(deposit, linkOf, 'UTC'),
+        checkDepositEntries({ ...deposit, status, applications: [] }, linkOf, 'UTC'),
         { checkDepositId: 'cd_1' },
         checkDepositEntryKinds,
       );
@@ -323,7 +335,7 @@ describe('check deposits (rows 8-10)', () => {
   });
 
   it('an application whose link is unknown is an error, not a guess', () => {
-    expect(() => checkDepositEntries(deposit, () => undefined)).toThrow(UnmappableStateError);
+    expect(() => checkDepositEntries(deposit, () => undefined, 'UTC')).toThrow(UnmappableStateError);
   });
 });
 
@@ -373,17 +385,17 @@ describe('bill payments (rows 15-17)', () => {
     completedAt: null,
   };
   it('not yet sent: nothing', () => {
-    expect(billPaymentEntries({ ...sent, sentAt: null })).toEqual([]);
+    expect(billPaymentEntries({ ...sent, sentAt: null }, 'UTC')).toEqual([]);
   });
   it('sent: Dr Accounts Payable / Cr Outgoing Payments Clearing', () => {
-    expect(table(billPaymentEntries(sent))).toEqual([
+    expect(table(billPaymentEntries(sent, 'UTC'))).toEqual([
       [
         'bill-payment-sent:bp_1',
         '2026-01-15',
         `Dr ${Accounts.AccountsPayable} / Cr ${Accounts.OutgoingPaymentsClearing} 12345`,
       ],
     ]);
-    expect(billPaymentEntries(sent)[0]?.links).toEqual({
+    expect(billPaymentEntries(sent, 'UTC')[0]?.links).toEqual({
       billPaymentId: 'bp_1',
       vendorId: 'ven_1',
       billId: 'bill_1',
@@ -391,7 +403,7 @@ describe('bill payments (rows 15-17)', () => {
   });
   it('check deposited / ACH succeeded: Dr Outgoing Payments Clearing / Cr Operating Bank', () => {
     const paid = { ...sent, status: 'SUCCEEDED', completedAt: '2026-01-20T09:00:00.000Z' };
-    expect(table(billPaymentEntries(paid))[1]).toEqual([
+    expect(table(billPaymentEntries(paid, 'UTC'))[1]).toEqual([
       'bill-payment-paid:bp_1',
       '2026-01-20',
       `Dr ${Accounts.OutgoingPaymentsClearing} / Cr ${Accounts.OperatingBank} 12345`,
@@ -399,8 +411,8 @@ describe('bill payments (rows 15-17)', () => {
   });
   it('check returned / failed / cancelled (FAILED): the sent entry is reversed, the bill is owed again', async () => {
     const r = await transition(
-      billPaymentEntries(sent),
-      billPaymentEntries({ ...sent, status: 'FAILED' }),
+      billPaymentEntries(sent, 'UTC'),
+      billPaymentEntries({ ...sent, status: 'FAILED' }, 'UTC'),
       { billPaymentId: 'bp_1' },
       billPaymentEntryKinds,
     );
@@ -416,6 +428,9 @@ describe('complete books: invoices and bills', () => {
     requestedAmountCents: 12_500,
     debitMemoAmountCents: 2_500,
     reusable: false,
+    payments: [],
+    externalPayments: [],
+    debitMemos: [],
   };
   const booked = (entries: ReturnType<typeof invoiceEntryToPost>[]) =>
     entries
@@ -434,20 +449,21 @@ describe('complete books: invoices and bills', () => {
       );
 
   it('books the invoice for the link own amount (without its memos), once', () => {
-    const first = invoiceEntryToPost(link, [], '2026-02-01');
+    const first = invoiceEntryToPost(link, [], '2026-02-01', 'UTC');
     expect(table([first!])).toEqual([
       ['invoice:pl_9', '2026-02-01', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Revenue} 10000`],
     ]);
     expect(first?.links).toEqual({ paymentLinkId: 'pl_9', customerId: 'cus_9' });
-    expect(invoiceEntryToPost(link, booked([first]), '2026-02-05')).toBeNull();
+    expect(invoiceEntryToPost(link, booked([first]), '2026-02-05', 'UTC')).toBeNull();
   });
 
   it('a lowered amount (a write-off, 4.3) is an adjustment for the difference, never an edit', () => {
-    const first = invoiceEntryToPost(link, [], '2026-02-01');
+    const first = invoiceEntryToPost(link, [], '2026-02-01', 'UTC');
     const lowered = invoiceEntryToPost(
       { ...link, requestedAmountCents: 9_000 },
       booked([first]),
       '2026-02-03',
+      'UTC',
     );
     expect(table([lowered!])).toEqual([
       [
@@ -460,25 +476,97 @@ describe('complete books: invoices and bills', () => {
       { ...link, requestedAmountCents: 11_000 },
       booked([first, lowered]),
       '2026-02-04',
+      'UTC',
     );
     expect(raised?.key).toBe('invoice-adjustment:pl_9:2');
     expect(raised?.lines.find((l) => l.account === Accounts.AccountsReceivable)?.amountCents).toBe(2_000);
   });
 
   it('a reusable link is a standing price, not an invoice', () => {
-    expect(invoiceEntryToPost({ ...link, reusable: true }, [], '2026-02-01')).toBeNull();
+    expect(invoiceEntryToPost({ ...link, reusable: true }, [], '2026-02-01', 'UTC')).toBeNull();
   });
 
   it('a bill: Dr Bill Expenses / Cr Accounts Payable on its creation date, with bill and vendor', () => {
-    const [bill] = billEntries({
-      id: 'bill_7',
-      vendorId: 'ven_7',
-      amountCents: 97_500,
-      createdAt: '2026-02-02T15:00:00.000Z',
-    });
+    const [bill] = billEntries(
+      {
+        id: 'bill_7',
+        vendorId: 'ven_7',
+        amountCents: 97_500,
+        createdAt: '2026-02-02T15:00:00.000Z',
+      },
+      'UTC',
+    );
     expect(table([bill!])).toEqual([
       ['bill:bill_7', '2026-02-02', `Dr ${Accounts.BillExpenses} / Cr ${Accounts.AccountsPayable} 97500`],
     ]);
     expect(bill?.links).toEqual({ billId: 'bill_7', vendorId: 'ven_7' });
+  });
+});
+
+describe("dates are business days in the business's time zone (BOOKS_TIME_ZONE)", () => {
+  // 23:30 on 31 January in Los Angeles is 07:30 on 1 February in UTC.
+  const lastEvening = Date.UTC(2026, 1, 1, 7, 30);
+
+  it('a payment at 23:30 on the last day of the month in Los Angeles is booked in that month', () => {
+    const payment = { ...card, createdAt: lastEvening, platformFeeInCents: 0 };
+    expect(paymentEntries(payment, 'America/Los_Angeles').map((e) => e.date)).toEqual(['2026-01-31']);
+    expect(paymentEntries(payment, 'UTC').map((e) => e.date)).toEqual(['2026-02-01']);
+  });
+
+  it('date-times (refunds, memos, bills) follow the zone, daylight saving included; plain dates stay', () => {
+    // 1 July 2026, 06:30 UTC is 23:30 on 30 June in Los Angeles (PDT, UTC-7).
+    const refunded = {
+      ...card,
+      platformFeeInCents: 0,
+      refunds: [{ id: 're_1', amountCents: 500, refundDate: '2026-07-01T06:30:00Z', voided: false }],
+    };
+    const refund = paymentEntries(refunded, 'America/Los_Angeles').find((e) => e.key === 'refund:re_1');
+    expect(refund?.date).toBe('2026-06-30');
+    const [bill] = billEntries(
+      { id: 'bill_1', vendorId: 'ven_1', amountCents: 100, createdAt: '2026-03-01T02:00:00Z' },
+      'America/New_York',
+    );
+    expect(bill?.date).toBe('2026-02-28');
+    const [external] = paymentLinkEntries(
+      {
+        id: 'pl_1',
+        customerId: undefined,
+        externalPayments: [
+          {
+            id: 'ep_1',
+            amountCents: 100,
+            paidAt: '2026-03-01',
+            voided: false,
+            serviceBankingTransferId: null,
+          },
+        ],
+        debitMemos: [],
+      },
+      { timeZone: 'Pacific/Kiritimati' },
+    );
+    expect(external?.date).toBe('2026-03-01');
+  });
+
+  it('an invoice is dated no later than the first money on it (a backfilled invoice by its payment)', () => {
+    const link = {
+      id: 'pl_5',
+      customerId: null,
+      requestedAmountCents: 10_000,
+      debitMemoAmountCents: 0,
+      reusable: false,
+      payments: [{ ...card, id: 'pay_5', createdAt: lastEvening, fees: [] }],
+      externalPayments: [],
+      debitMemos: [],
+    } as unknown as Parameters<typeof invoiceEntryToPost>[0];
+    expect(invoiceEntryToPost(link, [], '2026-03-15', 'America/Los_Angeles')?.date).toBe('2026-01-31');
+    // Learned of before any money moved: dated that day.
+    expect(invoiceEntryToPost(link, [], '2026-01-20', 'America/Los_Angeles')?.date).toBe('2026-01-20');
+  });
+
+  it('an unknown zone is refused with one line naming the setting', () => {
+    expect(() => checkedTimeZone('Mars/Olympus_Mons')).toThrow(
+      /^BOOKS_TIME_ZONE: "Mars\/Olympus_Mons" is not a time zone/,
+    );
+    expect(checkedTimeZone('America/Los_Angeles')).toBe('America/Los_Angeles');
   });
 });

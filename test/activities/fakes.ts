@@ -153,6 +153,7 @@ export function activityWorld(overrides: Partial<ActivityDependencies> = {}): Ac
     service: service.client,
     ledger,
     logger: silentLogger,
+    timeZone: 'UTC',
     today: () => TODAY,
     ...overrides,
   };

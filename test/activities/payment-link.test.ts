@@ -79,8 +79,10 @@ describe('syncPaymentLink', () => {
 
     expect((await world.ledger.allEntries()).map(entryShape)).toEqual([
       {
+        // Dated no later than the first money on the link (here its applied check, 2 March), not the day
+        // booksync learns of it (TODAY, 20 March): the receivable is owed before it is paid.
         key: 'invoice:pl_x',
-        date: TODAY,
+        date: '2026-03-02',
         lines: [
           [AccountsReceivable, 10_000],
           [Revenue, -10_000],

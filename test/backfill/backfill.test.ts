@@ -91,6 +91,7 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
       service: world.service,
       ledger: world.ledger,
       logger: silentLogger,
+      timeZone: 'UTC',
       today: () => opensOn,
     });
   });
@@ -180,11 +181,13 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
       service: world.service,
       ledger: world.ledger,
       logger: silentLogger,
+      timeZone: 'UTC',
     });
     const firstDay = new Date(Date.now()).toISOString().slice(0, 10);
     const certificate = closeCertificate({
       period: { from: firstDay, to: opensOn },
       asOf: new Date().toISOString(),
+      timeZone: 'UTC',
       ...state,
       receivables: await world.ledger.openItems('receivable'),
       payables: await world.ledger.openItems('payable'),

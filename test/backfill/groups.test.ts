@@ -54,7 +54,7 @@ const disbursement = (over: Partial<Record<string, unknown>> = {}) =>
 
 describe('backfill groups', () => {
   it('a link paid by card before the opening is settled: 100.00 less the 3.20 fee is at the service', () => {
-    expect(linkVerdict(link(), window)).toEqual({
+    expect(linkVerdict(link(), window, { timeZone: 'UTC' })).toEqual({
       import: false,
       inFlight: { [Accounts.ProcessorClearing]: 9_680 },
     });
@@ -64,19 +64,21 @@ describe('backfill groups', () => {
     const refunded = payment('pay_1', {
       refunds: [{ id: 're_1', amountCents: 2_500, refundDate: '2026-02-15T10:00:00Z', voided: false }],
     });
-    const v = linkVerdict(link({ payments: [refunded], completedAmountCents: 7_500 }), window);
+    const v = linkVerdict(link({ payments: [refunded], completedAmountCents: 7_500 }), window, {
+      timeZone: 'UTC',
+    });
     // The service reopened the invoice by 25.00 (D8): still owed, so imported whole.
     expect(v).toEqual({ import: true, why: 'payment link pl_1 is still owed 2500 cents' });
   });
 
   it('imports a link when money moved on it from the opening on, or it is still owed', () => {
     const late = link({ payments: [payment('pay_1', { createdAt: at('2026-03-01') })] });
-    expect(linkVerdict(late, window)).toEqual({
+    expect(linkVerdict(late, window, { timeZone: 'UTC' })).toEqual({
       import: true,
       why: 'money moved on payment link pl_1 on 2026-03-01',
     });
     const owed = link({ payments: [], completedAmountCents: 0 });
-    expect(linkVerdict(owed, window)).toMatchObject({ import: true });
+    expect(linkVerdict(owed, window, { timeZone: 'UTC' })).toMatchObject({ import: true });
   });
 
   it('a refund dated from the opening on makes the group import (its entry is dated then)', () => {
@@ -84,7 +86,9 @@ describe('backfill groups', () => {
       refunds: [{ id: 're_2', amountCents: 1_000, refundDate: '2026-03-02T10:00:00Z', voided: false }],
     });
     // The service says the link is owed 10.00 again: that alone imports it.
-    const v = linkVerdict(link({ payments: [refunded], completedAmountCents: 9_000 }), window);
+    const v = linkVerdict(link({ payments: [refunded], completedAmountCents: 9_000 }), window, {
+      timeZone: 'UTC',
+    });
     expect(v.import).toBe(true);
   });
 
@@ -94,7 +98,7 @@ describe('backfill groups', () => {
       paymentMethod: { type: 'ACH' },
       createdAt: at('2026-02-25'),
     });
-    expect(paymentVerdict(inWindow, window)).toEqual({
+    expect(paymentVerdict(inWindow, window, 'UTC')).toEqual({
       import: true,
       why: 'ACH payment pay_a can still be returned',
     });
@@ -104,15 +108,17 @@ describe('backfill groups', () => {
       platformFeeInCents: 0,
       createdAt: at('2026-01-05'),
     });
-    expect(paymentVerdict(past, window)).toEqual({
+    expect(paymentVerdict(past, window, 'UTC')).toEqual({
       import: false,
       inFlight: { [Accounts.ProcessorClearing]: 10_000 },
     });
-    expect(paymentVerdict(payment('pay_c', { status: 'PENDING', paymentLinkId: null }), window).import).toBe(
-      true,
-    );
+    expect(
+      paymentVerdict(payment('pay_c', { status: 'PENDING', paymentLinkId: null }), window, 'UTC').import,
+    ).toBe(true);
     // A failed payment moved nothing.
-    expect(paymentVerdict(payment('pay_d', { status: 'FAILED', paymentLinkId: null }), window)).toEqual({
+    expect(
+      paymentVerdict(payment('pay_d', { status: 'FAILED', paymentLinkId: null }), window, 'UTC'),
+    ).toEqual({
       import: false,
       inFlight: {},
     });
@@ -146,7 +152,7 @@ describe('backfill groups', () => {
         },
       ],
     });
-    expect(linkVerdict(byCheck, window)).toEqual({
+    expect(linkVerdict(byCheck, window, { timeZone: 'UTC' })).toEqual({
       import: true,
       why: 'payment link pl_1 was paid by a deposited check',
     });

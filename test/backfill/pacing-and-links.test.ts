@@ -44,7 +44,7 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const activities = () => createBackfillActivities({ service, ledger, logger: silentLogger });
+const activities = () => createBackfillActivities({ service, ledger, logger: silentLogger, timeZone: 'UTC' });
 const step = (pageToken: string | null, requestsPerSecond = 1_000, maxPages = 50) =>
   activities().backfillPages({
     since: today,

@@ -51,6 +51,7 @@ function input(over: Partial<CloseInput>): CloseInput {
   return {
     period,
     asOf: '2026-04-01T00:00:00Z',
+    timeZone: 'UTC',
     links: [],
     payments: [],
     disbursements: [],

@@ -33,6 +33,7 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
       // (src/runtime/accounting-targets.ts): the close and the resync must work through it.
       ledger: withTargets ? notifyingLedger(ledger, () => {}) : ledger,
       logger: silentLogger,
+      timeZone: 'UTC',
       externalPaymentAccount: account,
       ...(withTargets
         ? {

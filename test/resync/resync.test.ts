@@ -32,6 +32,7 @@ function withSettings<T>(
     service: world.service,
     ledger: world.ledger,
     logger: silentLogger,
+    timeZone: 'UTC',
     externalPaymentAccount: account,
   });
   return withWorker(env, bundle, activities, body, 'resync');

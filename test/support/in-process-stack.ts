@@ -124,6 +124,8 @@ export interface InProcessBooksOptions {
   /** The ingress logs as component 'ingress', the activities as 'activities'. Default silent. */
   logger?: Logger;
   checkWindows?: ActivityDependencies['checkWindows'];
+  /** BOOKS_TIME_ZONE of the activities (default UTC). */
+  timeZone?: string;
   /**
    * 'subscribe': the emulator's subscription points at the ingress, which verifies its secret (the default);
    * 'unsubscribed': no subscription and no ingress until webhooksToIngress; { secrets }: no subscription, the
@@ -178,6 +180,7 @@ export async function startInProcessBooks(options: InProcessBooksOptions): Promi
           service,
           ledger,
           logger: logger.child({ component: 'activities' }),
+          timeZone: options.timeZone ?? 'UTC',
           ...(options.checkWindows ? { checkWindows: options.checkWindows } : {}),
         },
       });

@@ -34,7 +34,7 @@ export async function startSyncWorld(): Promise<SyncWorld> {
     apiKey: emulator.keys.full,
     retry: { baseDelayMs: 20, maxDelayMs: 100 },
   });
-  const activities = createActivities({ service, ledger, logger: silentLogger });
+  const activities = createActivities({ service, ledger, logger: silentLogger, timeZone: 'UTC' });
   return {
     emulator,
     ledger,

@@ -111,14 +111,14 @@ async function owedPerLink(): Promise<{ service: Record<string, number>; books: 
 async function expectedBalances(parts: { links: boolean }): Promise<Record<string, number>> {
   const entries: LedgerEntryInput[] = [];
   for await (const link of stack.service.paymentLinks()) {
-    if (parts.links) entries.push(...paymentLinkEntries(link));
+    if (parts.links) entries.push(...paymentLinkEntries(link, { timeZone: 'UTC' }));
     // The invoice: booked by a payment's sync for a link with payments, by reconciliation for the others.
     if (parts.links || link.payments.length > 0) {
-      const invoice = invoiceEntryToPost(link, [], today());
+      const invoice = invoiceEntryToPost(link, [], today(), 'UTC');
       if (invoice) entries.push(invoice);
     }
   }
-  for await (const payment of stack.service.payments()) entries.push(...paymentEntries(payment));
+  for await (const payment of stack.service.payments()) entries.push(...paymentEntries(payment, 'UTC'));
   const { disbursements } = await stack.service.listDisbursements({ pageSize: 100 });
   for (const disbursement of disbursements) entries.push(...disbursementEntries(disbursement));
   const result: Record<string, number> = {};
@@ -258,7 +258,7 @@ describe('reconciliation', { timeout: 240_000 }, () => {
     const seedInvoices: Record<string, number> = {};
     for await (const link of stack.service.paymentLinks()) {
       if (/^INV-(clean|dropped)-/.test(link.name)) continue;
-      for (const line of invoiceEntryToPost(link, [], today())?.lines ?? []) {
+      for (const line of invoiceEntryToPost(link, [], today(), 'UTC')?.lines ?? []) {
         seedInvoices[line.account] = (seedInvoices[line.account] ?? 0) + line.amountCents;
       }
     }

@@ -3,7 +3,7 @@ import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { UnmappableStateError } from '../errors.js';
-import { utcDate } from './dates.js';
+import { businessDay } from './dates.js';
 
 /** The subset of a fetched BillPayment the books depend on. */
 export type BillPaymentForBooks = Pick<
@@ -18,7 +18,7 @@ export const billPaymentEntryKinds = ['bill-payment-sent', 'bill-payment-paid'] 
  * SUCCEEDED (check deposited by the vendor, ACH succeeded): Dr Outgoing Payments Clearing / Cr Operating Bank.
  * FAILED (returned, failed, cancelled, D29): nothing, so what was booked is reversed and the bill is owed again.
  */
-export function billPaymentEntries(billPayment: BillPaymentForBooks): LedgerEntryInput[] {
+export function billPaymentEntries(billPayment: BillPaymentForBooks, timeZone: string): LedgerEntryInput[] {
   const { id, status, amountCents } = billPayment;
   if (status === 'FAILED') return [];
   if (status !== 'PENDING' && status !== 'SUCCEEDED') {
@@ -34,7 +34,7 @@ export function billPaymentEntries(billPayment: BillPaymentForBooks): LedgerEntr
   const entries: LedgerEntryInput[] = [
     {
       key: entryKeys.billPaymentSent(id),
-      date: utcDate(sentAt, `bill payment ${id} sentAt`),
+      date: businessDay(sentAt, timeZone, `bill payment ${id} sentAt`),
       description: `Bill payment ${id} sent`,
       lines: [
         { account: Accounts.AccountsPayable, amountCents: amountCents },
@@ -46,7 +46,7 @@ export function billPaymentEntries(billPayment: BillPaymentForBooks): LedgerEntr
   if (status === 'SUCCEEDED') {
     entries.push({
       key: entryKeys.billPaymentPaid(id),
-      date: utcDate(billPayment.completedAt ?? sentAt, `bill payment ${id} completedAt`),
+      date: businessDay(billPayment.completedAt ?? sentAt, timeZone, `bill payment ${id} completedAt`),
       description: `Bill payment ${id} paid`,
       lines: [
         { account: Accounts.OutgoingPaymentsClearing, amountCents: amountCents },

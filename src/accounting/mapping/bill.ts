@@ -2,7 +2,7 @@ import type { Bill } from '../../service/schemas/index.js';
 import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
-import { utcDate } from './dates.js';
+import { businessDay } from './dates.js';
 
 /** The subset of a fetched Bill the books depend on. */
 export type BillForBooks = Pick<Bill, 'id' | 'vendorId' | 'amountCents' | 'createdAt'>;
@@ -13,12 +13,12 @@ export const billEntryKinds = ['bill'] as const;
  * A vendor bill: Dr Bill Expenses / Cr Accounts Payable on its creation date, with the vendor and the bill
  * as dimensions, so "what does bill B still owe" is the payable balance of the bill's entries.
  */
-export function billEntries(bill: BillForBooks): LedgerEntryInput[] {
+export function billEntries(bill: BillForBooks, timeZone: string): LedgerEntryInput[] {
   if (bill.amountCents === 0) return [];
   return [
     {
       key: entryKeys.bill(bill.id),
-      date: utcDate(bill.createdAt, `bill ${bill.id} createdAt`),
+      date: businessDay(bill.createdAt, timeZone, `bill ${bill.id} createdAt`),
       description: `Bill ${bill.id} from vendor ${bill.vendorId}`,
       lines: [
         { account: Accounts.BillExpenses, amountCents: bill.amountCents },

@@ -3,7 +3,7 @@ import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { UnmappableStateError } from '../errors.js';
-import { utcDate } from './dates.js';
+import { businessDay } from './dates.js';
 import type { ExternalPaymentForBooks } from './payment-link.js';
 
 /** The subset of a fetched CheckDeposit the books depend on. */
@@ -28,6 +28,7 @@ const knownStatuses = new Set(['PROCESSING', 'CLEARED', 'RETURNED', 'REJECTED'])
 export function checkDepositEntries(
   deposit: CheckDepositForBooks,
   paymentLinkOf: (externalPaymentId: string) => string | undefined,
+  timeZone: string,
 ): LedgerEntryInput[] {
   if (!knownStatuses.has(deposit.status)) {
     throw new UnmappableStateError(`check deposit ${deposit.id}: unknown status ${deposit.status}`);
@@ -43,7 +44,7 @@ export function checkDepositEntries(
     }
     return {
       key: entryKeys.checkApplication(application.id),
-      date: utcDate(application.paidAt, `application ${application.id} paidAt`),
+      date: businessDay(application.paidAt, timeZone, `application ${application.id} paidAt`),
       description: `Check deposit ${deposit.id} applied to payment link ${paymentLinkId}`,
       lines: [
         { account: Accounts.ChecksToDeposit, amountCents: application.amountCents },
@@ -58,7 +59,7 @@ export function checkDepositEntries(
       throw new UnmappableStateError(`check deposit ${deposit.id}: CLEARED without clearedAt`);
     entries.push({
       key: entryKeys.checkCleared(deposit.id),
-      date: utcDate(deposit.clearedAt, `check deposit ${deposit.id} clearedAt`),
+      date: businessDay(deposit.clearedAt, timeZone, `check deposit ${deposit.id} clearedAt`),
       description: `Check deposit ${deposit.id} cleared`,
       lines: [
         { account: Accounts.OperatingBank, amountCents: applied },

@@ -98,9 +98,21 @@ export function diffEntries(
  */
 const linksAddedLater = ['billId'] as const;
 
+/**
+ * Whether a live booked entry holds what is desired. A booked entry's date never moves: it may have been
+ * booked on the first open day of a closed period's books (its economic date is the desired date), or
+ * before BOOKS_TIME_ZONE was set (a UTC day), and moving it would change a period that may be closed. So
+ * entries that differ only in their date are the same.
+ */
 function sameContents(booked: BookedEntry, desired: LedgerEntryInput, wanted: string): boolean {
   const contents = canonicalContents(booked);
   if (contents === wanted) return true;
+  if (booked.date !== desired.date)
+    return sameContents(
+      booked,
+      { ...desired, date: booked.date },
+      canonicalContents({ ...desired, date: booked.date }),
+    );
   const missing = linksAddedLater.filter(
     (f) => booked.links[f] === undefined && desired.links?.[f] !== undefined,
   );

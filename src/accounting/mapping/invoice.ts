@@ -3,12 +3,19 @@ import { Accounts } from '../chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';
 import { bookedBeforeOpening } from '../opening-balances.js';
-import { utcDate } from './dates.js';
+import { businessDay, earliestDay } from './dates.js';
 
 /** The subset of a fetched PaymentLink its invoice depends on. */
 export type InvoiceForBooks = Pick<
   PaymentLink,
-  'id' | 'customerId' | 'requestedAmountCents' | 'debitMemoAmountCents' | 'reusable'
+  | 'id'
+  | 'customerId'
+  | 'requestedAmountCents'
+  | 'debitMemoAmountCents'
+  | 'reusable'
+  | 'payments'
+  | 'externalPayments'
+  | 'debitMemos'
 >;
 
 /** What the invoice flow owns under a link: the invoice and later changes of its amount. */
@@ -27,14 +34,18 @@ const isInvoiceKind = (key: string) =>
  * - first time: `invoice:{link}`, Dr Accounts Receivable / Cr Revenue for the link's own amount;
  * - the own amount changed since (4.3: a write-off, a discount, a correction): `invoice-adjustment:{link}:{n}`
  *   for the difference, never an edit of the invoice.
- * The spec gives a link no creation date, so the invoice is dated when booksync first learns of it (`date`);
- * once booked its date never changes, which is why this is a plan against what is booked rather than a
- * desired set compared by contents. A reusable link is a standing price, not an invoice: nothing is booked.
+ * The spec gives a link no creation date, so the invoice is dated when booksync first learns of it (`today`),
+ * or earlier: never after the first money on it (a payment, an external payment or applied check, a memo),
+ * so a receivable is owed before it is paid, in the same month (a backfilled December invoice paid in
+ * January is December's revenue). Once booked its date never changes, which is why this is a plan against
+ * what is booked rather than a desired set compared by contents. Adjustments are dated `today`.
+ * A reusable link is a standing price, not an invoice: nothing is booked.
  */
 export function invoiceEntryToPost(
   link: InvoiceForBooks,
   booked: readonly BookedEntry[],
-  date: string,
+  today: string,
+  timeZone: string,
 ): LedgerEntryInput | null {
   if (link.reusable) return null;
   const own = invoiceAmountCents(link);
@@ -47,9 +58,10 @@ export function invoiceEntryToPost(
   const hasInvoice = mine.some((e) => keyPrefix(e.key) === 'invoice');
   if (!hasInvoice) {
     if (own <= 0) return null;
+    const firstMoney = earliestDay(linkMoneyDays(link, timeZone));
     return {
       key: entryKeys.invoice(link.id),
-      date,
+      date: firstMoney !== undefined && firstMoney < today ? firstMoney : today,
       description: `Invoice for payment link ${link.id}`,
       lines: [
         { account: Accounts.AccountsReceivable, amountCents: own },
@@ -63,7 +75,7 @@ export function invoiceEntryToPost(
   const adjustments = mine.filter((e) => keyPrefix(e.key) === 'invoice-adjustment').length;
   return {
     key: entryKeys.invoiceAdjustment(link.id, adjustments + 1),
-    date,
+    date: today,
     description: `Invoice for payment link ${link.id}: amount ${delta > 0 ? 'raised' : 'lowered'} to ${own} cents`,
     lines: [
       { account: Accounts.AccountsReceivable, amountCents: delta },
@@ -76,11 +88,12 @@ export function invoiceEntryToPost(
 /** The days money moved on a link (its payments, external payments and debit memos). */
 export function linkMoneyDays(
   link: Pick<PaymentLink, 'payments' | 'externalPayments' | 'debitMemos'>,
+  timeZone: string,
 ): string[] {
   return [
-    ...link.payments.map((p) => utcDate(p.createdAt, `payment ${p.id} createdAt`)),
-    ...link.externalPayments.map((e) => utcDate(e.paidAt, `external payment ${e.id} paidAt`)),
-    ...link.debitMemos.map((m) => utcDate(m.createdAt, `debit memo ${m.id} createdAt`)),
+    ...link.payments.map((p) => businessDay(p.createdAt, timeZone, `payment ${p.id} createdAt`)),
+    ...link.externalPayments.map((e) => businessDay(e.paidAt, timeZone, `external payment ${e.id} paidAt`)),
+    ...link.debitMemos.map((m) => businessDay(m.createdAt, timeZone, `debit memo ${m.id} createdAt`)),
   ];
 }
 
@@ -93,8 +106,9 @@ export function invoiceBeforeOpening(
   link: Pick<PaymentLink, 'payments' | 'externalPayments' | 'debitMemos'>,
   booked: readonly BookedEntry[],
   opensOn: string,
+  timeZone: string,
 ): boolean {
   if (booked.some((e) => isInvoiceKind(e.reverses ?? e.key))) return false;
   if (bookedBeforeOpening(booked, opensOn)) return false;
-  return linkMoneyDays(link).some((day) => day < opensOn);
+  return linkMoneyDays(link, timeZone).some((day) => day < opensOn);
 }

@@ -2,7 +2,7 @@ import type { DebitMemo, ExternalPayment, PaymentLink } from '../../service/sche
 import { Accounts } from '../chart-of-accounts.js';
 import type { EntryLinks, LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
-import { utcDate } from './dates.js';
+import { businessDay } from './dates.js';
 
 export type ExternalPaymentForBooks = Pick<
   ExternalPayment,
@@ -17,6 +17,8 @@ export type PaymentLinkForBooks = Pick<PaymentLink, 'id' | 'customerId'> & {
 };
 
 export interface PaymentLinkBookingOptions {
+  /** BOOKS_TIME_ZONE: the zone whose calendar days the entries are dated in. */
+  timeZone: string;
   /**
    * Where money recorded as received outside the service goes: Checks To Deposit (default; it is a check
    * still to take to the bank) or straight to Operating Bank. Fixed per deployment: changing it turns
@@ -35,7 +37,7 @@ export const paymentLinkEntryKinds = ['external-payment', 'debit-memo'] as const
  */
 export function paymentLinkEntries(
   link: PaymentLinkForBooks,
-  options: PaymentLinkBookingOptions = {},
+  options: PaymentLinkBookingOptions,
 ): LedgerEntryInput[] {
   const entries: LedgerEntryInput[] = [];
   for (const payment of link.externalPayments) {
@@ -44,7 +46,7 @@ export function paymentLinkEntries(
   }
   for (const memo of link.debitMemos) {
     if (memo.voided) continue;
-    entries.push(debitMemoEntry(link, memo));
+    entries.push(debitMemoEntry(link, memo, options.timeZone));
   }
   return entries.filter((e) => e.lines.every((l) => l.amountCents !== 0));
 }
@@ -57,13 +59,13 @@ function linkLinks(link: PaymentLinkForBooks): EntryLinks {
 export function externalPaymentEntry(
   link: PaymentLinkForBooks,
   payment: ExternalPaymentForBooks,
-  options: PaymentLinkBookingOptions = {},
+  options: PaymentLinkBookingOptions,
 ): LedgerEntryInput {
   const debit =
     options.externalPaymentAccount === 'operating-bank' ? Accounts.OperatingBank : Accounts.ChecksToDeposit;
   return {
     key: entryKeys.externalPayment(payment.id),
-    date: utcDate(payment.paidAt, `external payment ${payment.id} paidAt`),
+    date: businessDay(payment.paidAt, options.timeZone, `external payment ${payment.id} paidAt`),
     description: `External payment ${payment.id} on payment link ${link.id}`,
     lines: [
       { account: debit, amountCents: payment.amountCents },
@@ -74,10 +76,14 @@ export function externalPaymentEntry(
 }
 
 /** Dr Accounts Receivable / Cr Fee Income, on the memo's creation date. */
-export function debitMemoEntry(link: PaymentLinkForBooks, memo: DebitMemoForBooks): LedgerEntryInput {
+export function debitMemoEntry(
+  link: PaymentLinkForBooks,
+  memo: DebitMemoForBooks,
+  timeZone: string,
+): LedgerEntryInput {
   return {
     key: entryKeys.debitMemo(memo.id),
-    date: utcDate(memo.createdAt, `debit memo ${memo.id} createdAt`),
+    date: businessDay(memo.createdAt, timeZone, `debit memo ${memo.id} createdAt`),
     description: `Debit memo ${memo.id} on payment link ${link.id}`,
     lines: [
       { account: Accounts.AccountsReceivable, amountCents: memo.amountCents },

@@ -3,7 +3,7 @@ import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { UnmappableStateError } from '../errors.js';
-import { utcDate } from './dates.js';
+import { businessDay } from './dates.js';
 
 /** The subset of a fetched Payment the books depend on; the service's Payment satisfies it. */
 export type PaymentForBooks = Pick<
@@ -29,7 +29,7 @@ const bookedStatuses = new Set(['PENDING', 'SUCCEEDED', 'REFUNDED']);
  * refunds[] (D19), so its entry stops being desired and is reversed.
  * Contents depend only on immutable fields of the payment, so the same fact always maps to the same entry.
  */
-export function paymentEntries(payment: PaymentForBooks): LedgerEntryInput[] {
+export function paymentEntries(payment: PaymentForBooks, timeZone: string): LedgerEntryInput[] {
   if (payment.status === 'FAILED') return [];
   if (!bookedStatuses.has(payment.status)) {
     throw new UnmappableStateError(`payment ${payment.id}: unknown status ${payment.status}`);
@@ -39,7 +39,7 @@ export function paymentEntries(payment: PaymentForBooks): LedgerEntryInput[] {
     throw new UnmappableStateError(`payment ${payment.id}: negative platformFeeInCents`);
   }
 
-  const date = utcDate(payment.createdAt, `payment ${payment.id} createdAt`);
+  const date = businessDay(payment.createdAt, timeZone, `payment ${payment.id} createdAt`);
   const links = {
     paymentId: payment.id,
     ...(payment.paymentLinkId ? { paymentLinkId: payment.paymentLinkId } : {}),
@@ -73,7 +73,7 @@ export function paymentEntries(payment: PaymentForBooks): LedgerEntryInput[] {
     if (refund.amountCents === 0) continue;
     entries.push({
       key: entryKeys.refund(refund.id),
-      date: utcDate(refund.refundDate, `refund ${refund.id} refundDate`),
+      date: businessDay(refund.refundDate, timeZone, `refund ${refund.id} refundDate`),
       description: `Refund ${refund.id} of payment ${payment.id}`,
       lines: [
         { account: Accounts.Refunds, amountCents: refund.amountCents },
@@ -84,7 +84,7 @@ export function paymentEntries(payment: PaymentForBooks): LedgerEntryInput[] {
     if (payment.paymentLinkId) {
       entries.push({
         key: entryKeys.refundReopen(refund.id),
-        date: utcDate(refund.refundDate, `refund ${refund.id} refundDate`),
+        date: businessDay(refund.refundDate, timeZone, `refund ${refund.id} refundDate`),
         description: `Invoice of payment link ${payment.paymentLinkId} reopened by refund ${refund.id}`,
         lines: [
           { account: Accounts.AccountsReceivable, amountCents: refund.amountCents },

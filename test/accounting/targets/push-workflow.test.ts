@@ -49,6 +49,7 @@ class Switchboard implements AccountingTarget {
   constructor(readonly inner: AccountingTarget) {}
   verify = () => this.inner.verify();
   find = (key: string) => this.inner.find(key);
+  lockedThrough = () => this.inner.lockedThrough();
   close = () => this.inner.close();
   warning = () => this.warns;
   async push(document: TargetDocument, context: PushContext) {
@@ -86,6 +87,7 @@ beforeAll(async () => {
       service: undefined as never,
       ledger,
       logger: silentLogger,
+      timeZone: 'UTC',
       targets: { targets: new Map([[target.name, target]]), index, references },
     }),
   });
