@@ -124,8 +124,8 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       );
       const context = {
         pushed: (k: string) => known.get(k) ?? null,
-        // TODO(issue 25 §3): the ledger's closed-through day, ledger.booksClosedThrough(), once the ledger has it.
-        closedThrough: null,
+        // The ledger's closed period: its entries are already dated after it; a target locked later dates after its own.
+        closedThrough: await deps.ledger.booksClosedThrough(),
       };
       const pushed = async (entry: BookedEntry, remote: PushResult, kind: string) => {
         if (remote.created && process.env[crashFailpoint] === name) process.kill(process.pid, 'SIGKILL');

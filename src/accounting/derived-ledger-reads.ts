@@ -1,7 +1,7 @@
 import { balanceIn, trialBalanceOf } from './account-balances.js';
 import type { AccountName } from './chart-of-accounts.js';
 import { LedgerValidationError } from './errors.js';
-import type { AccountBalance, BookedEntry, BooksOpening, TrialBalance } from './ledger-port.js';
+import type { AccountBalance, BookedEntry, BooksClosing, BooksOpening, TrialBalance } from './ledger-port.js';
 import type { OpeningStep } from './posting-rules.js';
 
 /**
@@ -30,6 +30,7 @@ export abstract class DerivedLedgerReads {
   abstract get(key: string): Promise<BookedEntry | null>;
   abstract balances(): Promise<AccountBalance[]>;
   abstract booksOpening(): Promise<BooksOpening | null>;
+  abstract booksClosings(): Promise<BooksClosing[]>;
   abstract entries(options?: { pageSize?: number }): AsyncIterable<BookedEntry>;
   /** Writes the step in one transaction if it is not there (posting-rules' openingStepToWrite decides). */
   protected abstract writeOpeningStep(step: OpeningStep, date: string): Promise<boolean>;
@@ -50,6 +51,10 @@ export abstract class DerivedLedgerReads {
     const created = await this.writeOpeningStep('opened', date);
     this.#opensOn = date;
     return { opensOn: date, created };
+  }
+
+  async booksClosedThrough(): Promise<string | null> {
+    return (await this.booksClosings()).at(-1)?.through ?? null;
   }
 
   async markOpeningBalancesBooked(date: string): Promise<void> {

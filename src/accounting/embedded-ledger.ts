@@ -29,10 +29,19 @@ import {
   linkWhere,
   type StoredEntryRow,
 } from './entry-rows.js';
-import type { AccountBalance, BooksOpening, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
+import type {
+  AccountBalance,
+  BooksClosing,
+  BooksOpening,
+  LedgerPort,
+  OpenItem,
+  ReverseOptions,
+} from './ledger-port.js';
 import { migrate } from './migrations.js';
 import {
   booksOpeningOf,
+  closingToWrite,
+  inOpenPeriod,
   newlyBooked,
   type OpeningStep,
   openingStepToWrite,
@@ -98,6 +107,9 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
   readonly #readTx: Transaction<(query: () => unknown) => unknown>;
   readonly #openingSteps: Statement<[], { step: string; opens_on: string }>;
   readonly #insertOpeningStep: Statement<[string, string, string]>;
+  readonly #closings: Statement<[], { through: string; at: string; reason: string; forced: number }>;
+  readonly #closedThrough: Statement<[], { through: string | null }>;
+  readonly #insertClosing: Statement<[string, string, string, number]>;
 
   static open(options: EmbeddedLedgerOptions = {}): EmbeddedLedger {
     return new EmbeddedLedger(options);
@@ -172,6 +184,11 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     this.#readTx = db.transaction((query) => query());
     this.#openingSteps = db.prepare('SELECT step, opens_on FROM books_opening');
     this.#insertOpeningStep = db.prepare('INSERT INTO books_opening (step, opens_on, at) VALUES (?, ?, ?)');
+    this.#closings = db.prepare('SELECT through, at, reason, forced FROM books_closings ORDER BY through');
+    this.#closedThrough = db.prepare('SELECT max(through) AS through FROM books_closings');
+    this.#insertClosing = db.prepare(
+      'INSERT INTO books_closings (through, at, reason, forced) VALUES (?, ?, ?, ?)',
+    );
   }
 
   /** The raw handle, for operations tooling and tests (the schema's triggers still guard it). */
@@ -250,6 +267,31 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     return booksOpeningOf(await withBusyRetry(() => this.#openingSteps.all(), this.#retry));
   }
 
+  async booksClosings(): Promise<BooksClosing[]> {
+    const rows = await withBusyRetry(() => this.#closings.all(), this.#retry);
+    return rows.map((r) => ({ through: r.through, at: r.at, reason: r.reason, forced: r.forced === 1 }));
+  }
+
+  async closeBooks(
+    through: string,
+    record: { reason: string; forced: boolean },
+  ): Promise<{ closedThrough: string; created: boolean }> {
+    const created = await withBusyRetry(
+      () =>
+        this.#db
+          .transaction(() => {
+            if (!closingToWrite(this.#closedThrough.get()?.through ?? null, through, record.reason))
+              return false;
+            this.#insertClosing.run(through, this.#now().toISOString(), record.reason, record.forced ? 1 : 0);
+            return true;
+          })
+          .immediate(),
+      this.#retry,
+    );
+    if (created) this.#log.info({ through, forced: record.forced, reason: record.reason }, 'books closed');
+    return { closedThrough: through, created };
+  }
+
   protected writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
     return withBusyRetry(
       () =>
@@ -264,17 +306,19 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     );
   }
 
-  #postInTransaction(entry: LedgerEntryInput, reverses: string | null): PostResult {
-    const hash = contentHash({ ...entry, reverses });
-    const existing = this.#load(entry.key);
+  #postInTransaction(posted: LedgerEntryInput, reverses: string | null): PostResult {
+    const hash = contentHash({ ...posted, reverses });
+    const existing = this.#load(posted.key);
     if (existing) {
-      return repeatedPost(existing, entry.key, hash, {
-        onConflict: () => this.#log.warn({ key: entry.key }, 'ledger conflict: same key, different contents'),
+      return repeatedPost(existing, posted.key, hash, {
+        onConflict: () =>
+          this.#log.warn({ key: posted.key }, 'ledger conflict: same key, different contents'),
       });
     }
+    const { entry, economicDate } = inOpenPeriod(posted, this.#closedThrough.get()?.through ?? null);
     const createdAt = this.#now().toISOString();
     const id = Number(
-      this.#insertEntry.run(...entryValues(entry, { reverses, contentHash: hash, createdAt }))
+      this.#insertEntry.run(...entryValues(entry, { reverses, contentHash: hash, createdAt, economicDate }))
         .lastInsertRowid,
     );
     let running = 0;
@@ -283,7 +327,10 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
       this.#insertLine.run(id, i + 1, line.account, line.amountCents, running, line.memo ?? null);
     });
     this.#log.debug({ key: entry.key, id }, 'ledger entry posted');
-    return { entry: newlyBooked(entry, { id, reverses, contentHash: hash, createdAt }), created: true };
+    return {
+      entry: newlyBooked(entry, { id, reverses, contentHash: hash, createdAt, economicDate }),
+      created: true,
+    };
   }
 
   #reverseInTransaction(key: string, options: ReverseOptions): PostResult {

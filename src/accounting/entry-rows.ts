@@ -44,7 +44,7 @@ export function linkWhere(fields: readonly LinkField[], placeholder: (i: number)
 
 /** The columns an entry is read with, from `entries e LEFT JOIN entries r ON r.reverses = e.key`. */
 export const entryColumns = `e.id, e.key, e.date, e.description, e.reverses, e.content_hash, e.created_at,
-  r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')}`;
+  e.economic_date, r.key AS reversed_by, ${linkFields.map((f) => `e.${linkColumns[f]}`).join(', ')}`;
 
 /** Each entry with the entry that reverses it, if any. */
 export const entryWithReversal = 'entries e LEFT JOIN entries r ON r.reverses = e.key';
@@ -64,13 +64,14 @@ export const entryInsertColumns: readonly string[] = [
   'content_hash',
   'created_at',
   'line_count',
+  'economic_date',
   ...linkFields.map((f) => linkColumns[f]),
 ];
 
 /** An entry's values for `entryInsertColumns`, in that order. */
 export function entryValues(
   entry: LedgerEntryInput,
-  booked: { reverses: string | null; contentHash: string; createdAt: string },
+  booked: { reverses: string | null; contentHash: string; createdAt: string; economicDate: string | null },
 ): unknown[] {
   const links = entry.links ?? {};
   return [
@@ -81,6 +82,7 @@ export function entryValues(
     booked.contentHash,
     booked.createdAt,
     entry.lines.length,
+    booked.economicDate,
     ...linkFields.map((f) => links[f] ?? null),
   ];
 }
@@ -93,6 +95,7 @@ export interface StoredEntryRow {
   reverses: string | null;
   content_hash: string;
   created_at: string;
+  economic_date: string | null;
   reversed_by: string | null;
   [column: string]: unknown;
 }
@@ -112,6 +115,7 @@ export function entryFromRow(row: StoredEntryRow, id: number, lines: EntryLine[]
     if (typeof value === 'string') links[f] = value;
   }
   return {
+    ...(typeof row.economic_date === 'string' ? { economicDate: row.economic_date } : {}),
     id,
     key: row.key,
     date: row.date,

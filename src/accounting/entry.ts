@@ -71,6 +71,11 @@ export interface BookedEntry {
   contentHash: string;
   /** ISO date-time when the ledger wrote the entry. */
   createdAt: string;
+  /**
+   * The entry's own date when that day was in a closed period as it was booked: it is then dated on the
+   * first open day (`date`), and this keeps when the money really moved. Absent otherwise.
+   */
+  economicDate?: string;
 }
 
 export interface PostResult {

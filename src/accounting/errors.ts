@@ -53,5 +53,18 @@ export class BooksAlreadyOpenError extends Error {
   }
 }
 
+/** A closing of the books that would reopen a closed period (an earlier day than the last closing). */
+export class BooksClosedError extends Error {
+  override readonly name = 'BooksClosedError';
+  constructor(
+    readonly closedThrough: string,
+    readonly attempted: string,
+  ) {
+    super(
+      `the books are closed through ${closedThrough}; closing through ${attempted} would reopen a closed period (a closed period never changes)`,
+    );
+  }
+}
+
 /** Error names an activity retry policy treats as non-retryable (listed where workflow code can import them). */
 export { nonRetryableLedgerErrors } from '../workflow-safe/failure-names.js';

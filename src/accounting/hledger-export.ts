@@ -84,6 +84,8 @@ export function closingAssertions(balances: readonly AccountBalance[], date: str
 function transaction(entry: BookedEntry): string[] {
   const tags = [`key:${entry.key}`];
   if (entry.reverses) tags.push(`reverses:${entry.reverses}`);
+  // Booked on the first open day after a closed period: when the money really moved.
+  if (entry.economicDate) tags.push(`economic-date:${entry.economicDate}`);
   for (const field of linkFields) {
     const value = entry.links[field];
     if (value !== undefined) tags.push(`${field}:${value}`);

@@ -31,6 +31,16 @@ export interface TrialBalance {
   balanced: boolean;
 }
 
+/** One closing of the books: through which day, when, why, and whether it was forced past a failing certificate. */
+export interface BooksClosing {
+  through: string;
+  /** ISO date-time the closing was recorded. */
+  at: string;
+  reason: string;
+  /** true when the period's certificate did not pass and the closing was forced (its reason says why). */
+  forced: boolean;
+}
+
 export interface BooksOpening {
   opensOn: string;
   balancesBooked: boolean;
@@ -102,6 +112,23 @@ export interface LedgerPort {
    * BooksAlreadyOpenError (the books cannot start twice).
    */
   openBooks(date: string): Promise<{ opensOn: string; created: boolean }>;
+  /**
+   * The last day of the closed period (YYYY-MM-DD), or null while no period is closed. An entry posted with a
+   * date on or before it (post, postMany, reverse) is booked on the first open day with its own date as
+   * `economicDate`; the database refuses any entry dated in the closed period.
+   */
+  booksClosedThrough(): Promise<string | null>;
+  /** Every closing of the books, oldest first. */
+  booksClosings(): Promise<BooksClosing[]>;
+  /**
+   * Closes the books through `through`, recorded with its reason. The same day again: no-op
+   * (`created: false`); an earlier day: BooksClosedError (a closed period never reopens); not a day, or no
+   * reason: LedgerValidationError.
+   */
+  closeBooks(
+    through: string,
+    record: { reason: string; forced: boolean },
+  ): Promise<{ closedThrough: string; created: boolean }>;
   /** Records that the opening balances of the books opened on `date` are booked (once; BooksAlreadyOpenError if the books open on another day or not at all). */
   markOpeningBalancesBooked(date: string): Promise<void>;
 }
@@ -128,4 +155,7 @@ export const ledgerPortMethods = Object.keys({
   booksOpening: true,
   openBooks: true,
   markOpeningBalancesBooked: true,
+  booksClosedThrough: true,
+  booksClosings: true,
+  closeBooks: true,
 } satisfies Record<keyof LedgerPort, true>) as (keyof LedgerPort)[];

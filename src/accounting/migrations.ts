@@ -122,7 +122,35 @@ CREATE TRIGGER books_opening_immutable_delete BEFORE DELETE ON books_opening
 BEGIN SELECT RAISE(ABORT, 'ledger: the books opening is immutable'); END;
 `;
 
-export const migrations: readonly string[] = [v1, v2, v3];
+// v4: closed periods (issue 25 §2). A closing is one row per day the books were closed through, only forward;
+// an entry dated on or before the last closed day is refused by the database, whoever writes it (the ledger
+// books such an entry on the first open day, its own date in economic_date).
+const v4 = `
+ALTER TABLE entries ADD COLUMN economic_date TEXT
+  CHECK (economic_date IS NULL OR economic_date GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]');
+CREATE TABLE books_closings (
+  through TEXT PRIMARY KEY CHECK (through GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+  at TEXT NOT NULL,
+  reason TEXT NOT NULL CHECK (length(reason) > 0),
+  forced INTEGER NOT NULL CHECK (forced IN (0, 1))
+) STRICT;
+CREATE TRIGGER books_closings_forward BEFORE INSERT ON books_closings
+BEGIN
+  SELECT RAISE(ABORT, 'ledger: the books close only forward; a closed period never reopens')
+  WHERE NEW.through <= (SELECT max(through) FROM books_closings);
+END;
+CREATE TRIGGER books_closings_immutable_update BEFORE UPDATE ON books_closings
+BEGIN SELECT RAISE(ABORT, 'ledger: a closing of the books is immutable'); END;
+CREATE TRIGGER books_closings_immutable_delete BEFORE DELETE ON books_closings
+BEGIN SELECT RAISE(ABORT, 'ledger: a closing of the books is immutable'); END;
+CREATE TRIGGER entries_not_in_closed_period BEFORE INSERT ON entries
+BEGIN
+  SELECT RAISE(ABORT, 'ledger: the period is closed; an entry dated in it is booked on the first open day')
+  WHERE NEW.date <= (SELECT max(through) FROM books_closings);
+END;
+`;
+
+export const migrations: readonly string[] = [v1, v2, v3, v4];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -28,10 +28,19 @@ import {
   type StoredEntryRow,
 } from './entry-rows.js';
 import { LedgerBusyError } from './errors.js';
-import type { AccountBalance, BooksOpening, LedgerPort, OpenItem, ReverseOptions } from './ledger-port.js';
+import type {
+  AccountBalance,
+  BooksClosing,
+  BooksOpening,
+  LedgerPort,
+  OpenItem,
+  ReverseOptions,
+} from './ledger-port.js';
 import { migratePostgres } from './postgres-migrations.js';
 import {
   booksOpeningOf,
+  closingToWrite,
+  inOpenPeriod,
   newlyBooked,
   type OpeningStep,
   openingStepToWrite,
@@ -249,6 +258,36 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     return booksOpeningOf(rows);
   }
 
+  async booksClosings(): Promise<BooksClosing[]> {
+    const { rows } = await this.#pool.query<BooksClosing>(
+      'SELECT through, at, reason, forced FROM books_closings ORDER BY through',
+    );
+    return rows.map((r) => ({ through: r.through, at: r.at, reason: r.reason, forced: r.forced }));
+  }
+
+  async closeBooks(
+    through: string,
+    record: { reason: string; forced: boolean },
+  ): Promise<{ closedThrough: string; created: boolean }> {
+    const created = await this.#transaction(`(close through ${through})`, async (client) => {
+      // Waits for the posts in flight (SHARE) and holds new ones until the closing commits.
+      await client.query('LOCK TABLE books_closings IN SHARE ROW EXCLUSIVE MODE');
+      const { rows } = await client.query<{ through: string | null }>(
+        'SELECT max(through) AS through FROM books_closings',
+      );
+      if (!closingToWrite(rows[0]?.through ?? null, through, record.reason)) return false;
+      await client.query('INSERT INTO books_closings (through, at, reason, forced) VALUES ($1, $2, $3, $4)', [
+        through,
+        this.#now().toISOString(),
+        record.reason,
+        record.forced,
+      ]);
+      return true;
+    });
+    if (created) this.#log.info({ through, forced: record.forced, reason: record.reason }, 'books closed');
+    return { closedThrough: through, created };
+  }
+
   protected writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
     return this.#transaction(`(books opening ${step})`, async (client) => {
       // One writer of the opening at a time; the primary key stops a second row of a step anyway.
@@ -296,16 +335,23 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
 
   async #postIn(
     client: pg.PoolClient,
-    entry: LedgerEntryInput,
+    posted: LedgerEntryInput,
     reverses: string | null,
     reversal = false,
   ): Promise<PostResult> {
-    const hash = contentHash({ ...entry, reverses });
-    const existing = await this.#load(client, entry.key);
-    if (existing) return this.#repeat(existing, entry.key, hash, reversal);
+    const hash = contentHash({ ...posted, reverses });
+    const existing = await this.#load(client, posted.key);
+    if (existing) return this.#repeat(existing, posted.key, hash, reversal);
+    // SHARE: posts go on together, a closing (SHARE ROW EXCLUSIVE) waits for them and they for it, so the
+    // day read here is the one the database's trigger checks at the insert.
+    await client.query('LOCK TABLE books_closings IN SHARE MODE');
+    const { rows: closed } = await client.query<{ through: string | null }>(
+      'SELECT max(through) AS through FROM books_closings',
+    );
+    const { entry, economicDate } = inOpenPeriod(posted, closed[0]?.through ?? null);
     const createdAt = this.#now().toISOString();
     const columns = entryInsertColumns;
-    const values = entryValues(entry, { reverses, contentHash: hash, createdAt });
+    const values = entryValues(entry, { reverses, contentHash: hash, createdAt, economicDate });
     const inserted = await client.query<{ id: string }>(
       `INSERT INTO entries (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
        ON CONFLICT DO NOTHING RETURNING id`,
@@ -314,9 +360,9 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     const idText = inserted.rows[0]?.id;
     if (idText === undefined) {
       // Another process booked the key (or, for a reversal, reversed the entry) and committed meanwhile.
-      const winner = await this.#load(client, entry.key);
-      if (!winner) throw new Error(`ledger: ${entry.key} was neither inserted nor found`);
-      return this.#repeat(winner, entry.key, hash, reversal);
+      const winner = await this.#load(client, posted.key);
+      if (!winner) throw new Error(`ledger: ${posted.key} was neither inserted nor found`);
+      return this.#repeat(winner, posted.key, hash, reversal);
     }
     const id = safeTotal(idText);
     const lineValues = entry.lines.map(
@@ -327,7 +373,10 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
       [id, ...entry.lines.flatMap((l) => [l.account, l.amountCents, l.memo ?? null])],
     );
     this.#log.debug({ key: entry.key, id }, 'ledger entry posted');
-    return { entry: newlyBooked(entry, { id, reverses, contentHash: hash, createdAt }), created: true };
+    return {
+      entry: newlyBooked(entry, { id, reverses, contentHash: hash, createdAt, economicDate }),
+      created: true,
+    };
   }
 
   #repeat(existing: BookedEntry, key: string, hash: string, reversal: boolean): PostResult {

@@ -125,7 +125,43 @@ CREATE TRIGGER books_opening_no_truncate BEFORE TRUNCATE ON books_opening
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
 `;
 
-export const postgresMigrations: readonly string[] = [v1, v2];
+// v3: closed periods (issue 25 §2), as in SQLite's v4: closings only forward and immutable; an entry dated
+// on or before the last closed day is refused by the database, whoever writes it.
+const v3 = `
+ALTER TABLE entries ADD COLUMN economic_date TEXT CHECK (economic_date IS NULL OR economic_date ~ '^\\d{4}-[01]\\d-[0-3]\\d$');
+CREATE TABLE books_closings (
+  through TEXT PRIMARY KEY CHECK (through ~ '^\\d{4}-[01]\\d-[0-3]\\d$'),
+  at TEXT NOT NULL,
+  reason TEXT NOT NULL CHECK (length(reason) > 0),
+  forced BOOLEAN NOT NULL
+);
+CREATE TRIGGER books_closings_immutable BEFORE UPDATE OR DELETE ON books_closings
+  FOR EACH ROW EXECUTE FUNCTION ledger_immutable();
+CREATE TRIGGER books_closings_no_truncate BEFORE TRUNCATE ON books_closings
+  FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
+CREATE FUNCTION ledger_closings_forward() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.through <= (SELECT max(through) FROM books_closings) THEN
+    RAISE EXCEPTION 'ledger: the books close only forward; a closed period never reopens'
+      USING ERRCODE = 'integrity_constraint_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER books_closings_forward BEFORE INSERT ON books_closings
+  FOR EACH ROW EXECUTE FUNCTION ledger_closings_forward();
+CREATE FUNCTION ledger_entry_in_open_period() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.date <= (SELECT max(through) FROM books_closings) THEN
+    RAISE EXCEPTION 'ledger: the period is closed through %; an entry dated % is booked on the first open day',
+      (SELECT max(through) FROM books_closings), NEW.date USING ERRCODE = 'integrity_constraint_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER entries_not_in_closed_period BEFORE INSERT ON entries
+  FOR EACH ROW EXECUTE FUNCTION ledger_entry_in_open_period();
+`;
+
+export const postgresMigrations: readonly string[] = [v1, v2, v3];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {

@@ -3,11 +3,13 @@ import { isValidDate, validateEntry } from './entry.js';
 import { isReversalKey, reversalKey } from './entry-key.js';
 import {
   BooksAlreadyOpenError,
+  BooksClosedError,
   LedgerConflictError,
   LedgerEntryNotFoundError,
   LedgerValidationError,
 } from './errors.js';
 import type { BooksOpening, ReverseOptions } from './ledger-port.js';
+import { dayAfter } from './mapping/dates.js';
 
 // The rules of post and reverse, the same in both ledger stores (SQLite, PostgreSQL): what a key already
 // booked answers, which entry a reversal is, and what a new entry reads back as. Pure: each store reads and
@@ -58,9 +60,16 @@ export function reversalEntry(original: BookedEntry, key: string, options: Rever
 /** An entry just inserted, as booked (nothing reverses it yet). */
 export function newlyBooked(
   entry: LedgerEntryInput,
-  booked: { id: number; reverses: string | null; contentHash: string; createdAt: string },
+  booked: {
+    id: number;
+    reverses: string | null;
+    contentHash: string;
+    createdAt: string;
+    economicDate: string | null;
+  },
 ): BookedEntry {
   return {
+    ...(booked.economicDate !== null ? { economicDate: booked.economicDate } : {}),
     id: booked.id,
     key: entry.key,
     date: entry.date,
@@ -72,6 +81,30 @@ export function newlyBooked(
     contentHash: booked.contentHash,
     createdAt: booked.createdAt,
   };
+}
+
+/**
+ * Where an entry is booked while the books are closed through `closedThrough` (null: nothing closed): an
+ * entry dated in the closed period is booked on the first open day, its own date kept as its economic date;
+ * any other entry as it is. Its contents hash stays that of the entry as posted, so posting it again is the
+ * same post.
+ */
+export function inOpenPeriod(
+  entry: LedgerEntryInput,
+  closedThrough: string | null,
+): { entry: LedgerEntryInput; economicDate: string | null } {
+  if (closedThrough === null || entry.date > closedThrough) return { entry, economicDate: null };
+  return { entry: { ...entry, date: dayAfter(closedThrough) }, economicDate: entry.date };
+}
+
+/** Whether a closing through `through` may be written after `closedThrough`: only forward, days only. */
+export function closingToWrite(closedThrough: string | null, through: string, reason: string): boolean {
+  if (!isValidDate(through))
+    throw new LedgerValidationError(`the books close through a YYYY-MM-DD day, got ${through}`);
+  if (reason.trim() === '') throw new LedgerValidationError('a closing of the books needs a reason');
+  if (closedThrough === null || through > closedThrough) return true;
+  if (through === closedThrough) return false;
+  throw new BooksClosedError(closedThrough, through);
 }
 
 export type OpeningStep = 'opened' | 'balances-booked';

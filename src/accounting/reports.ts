@@ -9,6 +9,8 @@ export type EntryStatus = 'live' | 'reversed' | 'reversal';
 export interface BookedItem {
   key: string;
   date: string;
+  /** The entry's own date when it was booked on the first open day after a closed period. */
+  economicDate?: string;
   description: string;
   status: EntryStatus;
   /** The reversing entry's key when reversed; the reversed key for a reversal. */
@@ -33,6 +35,7 @@ export function bookingReport(entries: readonly BookedEntry[]): BookingReport {
     return {
       key: e.key,
       date: e.date,
+      ...(e.economicDate ? { economicDate: e.economicDate } : {}),
       description: e.description,
       status,
       related: e.reverses ?? e.reversedBy,

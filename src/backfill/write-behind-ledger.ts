@@ -68,6 +68,8 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
         reverses: null,
         contentHash: hash,
         createdAt: new Date().toISOString(),
+        // Dated as posted while it waits; the write moves it to the first open day if its day is closed.
+        economicDate: null,
       });
       pending.set(entry.key, booked);
       return { entry: booked, created: true };
@@ -82,6 +84,10 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
     // The books' opening is not an entry: nothing waiting changes it.
     booksOpenOn: () => ledger.booksOpenOn(),
     booksOpening: () => ledger.booksOpening(),
+    booksClosedThrough: () => ledger.booksClosedThrough(),
+    booksClosings: () => ledger.booksClosings(),
+    // A closing moves where the waiting entries are booked: they are written first.
+    closeBooks: flushed(ledger.closeBooks.bind(ledger)),
     async entriesFor(filter: EntryLinks) {
       const booked = await ledger.entriesFor(filter);
       return [...booked, ...[...pending.values()].filter((e) => matches(e, filter))];

@@ -6,6 +6,7 @@ import { createLogger, createTerminalAndFileLogger } from '../logging/logger.js'
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
 import { backfillCommand } from './commands/backfill.js';
+import { booksCommand } from './commands/books.js';
 import { closeCommand } from './commands/close.js';
 import { demoCommand } from './commands/demo.js';
 import { depositCommand } from './commands/deposit.js';
@@ -35,6 +36,7 @@ const commands: Record<string, Command> = {
   link: linkCommand,
   payout: payoutCommand,
   close: closeCommand,
+  books: booksCommand,
   resync: resyncCommand,
   backfill: backfillCommand,
 };

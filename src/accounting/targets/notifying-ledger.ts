@@ -36,5 +36,8 @@ export function notifyingLedger(ledger: LedgerPort, onNewEntry: () => void): Led
     booksOpening: () => ledger.booksOpening(),
     openBooks: (date) => ledger.openBooks(date),
     markOpeningBalancesBooked: (date) => ledger.markOpeningBalancesBooked(date),
+    booksClosedThrough: () => ledger.booksClosedThrough(),
+    booksClosings: () => ledger.booksClosings(),
+    closeBooks: (through, record) => ledger.closeBooks(through, record),
   };
 }

@@ -78,7 +78,8 @@ The export is an hledger journal: 'hledger -f FILE check -s' verifies it indepen
       }
       if (report.items.length === 0) out(`nothing booked for ${what} ${id}`);
       for (const item of report.items) {
-        out(`${item.date}  ${item.key}  [${item.status}]  ${item.description}`);
+        const economic = item.economicDate ? ` (economic date ${item.economicDate})` : '';
+        out(`${item.date}${economic}  ${item.key}  [${item.status}]  ${item.description}`);
         for (const line of item.lines)
           out(`    ${line.account.padEnd(40)}${formatUsd(line.amountCents).padStart(14)}`);
       }

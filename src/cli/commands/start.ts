@@ -49,6 +49,10 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
       `  Worker health         ${stack.workerHealthUrl}/readyz  (metrics ${stack.workerHealthUrl}/metrics)`,
     );
     out(`  Ledger                ${stack.ledgerLocation}`);
+    const closedThrough = await stack.ledger.booksClosedThrough();
+    out(
+      `  Books                 dated in ${settings.BOOKS_TIME_ZONE} (BOOKS_TIME_ZONE); ${closedThrough ? `closed through ${closedThrough}` : 'no period closed'}`,
+    );
     // The same settings for commands in another terminal (npx booksync targets status just works).
     out(
       `  Settings              ${writeEnvFile(settings.BOOKSYNC_DATA_DIR)} (read by booksync's other commands)`,
