@@ -12,4 +12,20 @@ export interface PeriodCloseActivities {
    * makes the period's completeness certificate.
    */
   buildCloseCertificate(period: ClosePeriod): Promise<CloseCertificate>;
+  /**
+   * Closes the ledger through `through` after its certificate passed (the Schedule's runs, when
+   * PERIOD_CLOSE_CLOSES_BOOKS is on). Only forward: a day the books are closed through already, or before, is
+   * left as it is (`closed: false`, with the day they are closed through).
+   */
+  closeBooksThrough(input: CloseBooksThroughInput): Promise<CloseBooksThroughResult>;
+}
+
+export interface CloseBooksThroughInput {
+  through: string;
+  reason: string;
+}
+
+export interface CloseBooksThroughResult {
+  closed: boolean;
+  closedThrough: string;
 }

@@ -8,7 +8,11 @@ import {
 import type { FetchedState } from '../src/service/fetched-state.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
-import type { PeriodCloseActivities } from './period-close-contract.js';
+import type {
+  CloseBooksThroughInput,
+  CloseBooksThroughResult,
+  PeriodCloseActivities,
+} from './period-close-contract.js';
 
 const pageSize = 100;
 
@@ -93,6 +97,17 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
           'period close certificate made',
         );
         return certificate;
+      });
+    },
+
+    async closeBooksThrough({ through, reason }: CloseBooksThroughInput): Promise<CloseBooksThroughResult> {
+      return translatingFailures(async () => {
+        const log = activityLogger(deps, { through });
+        const closedThrough = await deps.ledger.booksClosedThrough();
+        if (closedThrough !== null && closedThrough >= through) return { closed: false, closedThrough };
+        const { created } = await deps.ledger.closeBooks(through, { reason, forced: false });
+        if (created) log.info({ reason }, 'books closed after a passing certificate');
+        return { closed: created, closedThrough: through };
       });
     },
   };

@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   defineQuery,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertMemo,
@@ -12,6 +13,7 @@ import type {
   ClosePeriod,
   PeriodCloseActivities,
 } from '../activities/period-close-contract.js';
+import { dayInZone } from '../src/workflow-safe/business-days.js';
 import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import { SyncState } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
@@ -24,22 +26,28 @@ export interface PeriodCloseView {
 
 export const periodCloseViewQuery = defineQuery<PeriodCloseView>('view');
 
-/** A period, or `{ lastMonth: true }`: the calendar month before the workflow's start (the Schedule's runs). */
-export type PeriodCloseInput = ClosePeriod | { lastMonth: true };
+/**
+ * A period, or `{ lastMonth: true }`: the calendar month before the workflow's start (the Schedule's runs), in
+ * the books' time zone (BOOKS_TIME_ZONE; UTC when not given, as runs started by earlier releases say), and
+ * with `closeBooks`, the ledger closed through its last day when the certificate passes.
+ */
+export type PeriodCloseInput = ClosePeriod | { lastMonth: true; timeZone?: string; closeBooks?: boolean };
 
 const day = /^\d{4}-\d{2}-\d{2}$/;
 
-/** The calendar month (UTC) before the one `now` (unix ms) falls in. */
-export function monthBefore(now: number): ClosePeriod {
-  const at = new Date(now);
-  const firstOfThis = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1);
-  const lastOfPrevious = new Date(firstOfThis - 24 * 60 * 60 * 1000);
-  const from = new Date(Date.UTC(lastOfPrevious.getUTCFullYear(), lastOfPrevious.getUTCMonth(), 1));
-  return { from: from.toISOString().slice(0, 10), to: lastOfPrevious.toISOString().slice(0, 10) };
+/** The calendar month before the one `now` (unix ms) falls in, in `timeZone` (default UTC). */
+export function monthBefore(now: number, timeZone = 'UTC'): ClosePeriod {
+  const [year, month] = dayInZone(now, timeZone).split('-').map(Number) as [number, number];
+  // Day 0 of this month is the last day of the previous one.
+  const lastOfPrevious = new Date(Date.UTC(year, month - 1, 0));
+  const to = lastOfPrevious.toISOString().slice(0, 10);
+  return { from: `${to.slice(0, 8)}01`, to };
 }
 
 function periodOf(input: PeriodCloseInput): ClosePeriod {
-  if (input && 'lastMonth' in input && input.lastMonth === true) return monthBefore(Date.now());
+  if (input && 'lastMonth' in input && input.lastMonth === true) {
+    return monthBefore(Date.now(), input.timeZone);
+  }
   const period = input as ClosePeriod;
   if (!day.test(period?.from ?? '') || !day.test(period?.to ?? '') || period.from > period.to) {
     throw ApplicationFailure.nonRetryable(`bad period ${JSON.stringify(input)}`, 'BadPeriod');
@@ -58,14 +66,31 @@ export async function periodClose(input: PeriodCloseInput): Promise<CloseCertifi
   const view: PeriodCloseView = { state: 'RUNNING', period, certificate: null };
   setHandler(periodCloseViewQuery, () => view);
   upsertSearchAttributes([{ key: SyncState, value: 'CLOSING' }]);
-  const { buildCloseCertificate } = proxyActivities<PeriodCloseActivities>({
+  const { buildCloseCertificate, closeBooksThrough } = proxyActivities<PeriodCloseActivities>({
     startToCloseTimeout: '30m',
     retry: { ...serviceCallRetry, maximumAttempts: 5 },
   });
   const certificate = await buildCloseCertificate(period);
   view.certificate = certificate;
+  let closedThrough: string | null = null;
+  // Runs recorded before this release never close the books (and their input never asks to).
+  const closeBooks = 'lastMonth' in input && input.closeBooks === true;
+  if (closeBooks && certificate.passes && patched('period-close-closes-books')) {
+    const closed = await closeBooksThrough({
+      through: period.to,
+      reason: `certificate of ${period.from} to ${period.to} passed (monthly Schedule)`,
+    });
+    closedThrough = closed.closedThrough;
+  }
   view.state = 'DONE';
-  upsertMemo({ close: { ...period, passes: certificate.passes, problems: certificate.problems.length } });
+  upsertMemo({
+    close: {
+      ...period,
+      passes: certificate.passes,
+      problems: certificate.problems.length,
+      ...(closedThrough !== null ? { booksClosedThrough: closedThrough } : {}),
+    },
+  });
   upsertSearchAttributes([{ key: SyncState, value: 'DONE' }, ...attention(null, !certificate.passes)]);
   log.info('period close done', { ...period, passes: certificate.passes, counts: certificate.counts });
   return certificate;

@@ -167,6 +167,9 @@ export const settingsSchema = z.object({
     .describe(
       "The business's time zone (an IANA name, e.g. America/Los_Angeles): every entry is dated on the business day, in this zone, of the time the service gives, so a sale at 20:00 on 31 January in California is January's. Set it before the first entry is booked: booked entries keep their dates.",
     ),
+  PERIOD_CLOSE_CLOSES_BOOKS: flag('false').describe(
+    "The monthly period-close Schedule closes the books through the month's last day when its certificate passes (as `booksync books close` would); off, it only makes the certificate.",
+  ),
   EXTERNAL_PAYMENTS_ACCOUNT: z
     .enum(['checks-to-deposit', 'operating-bank'])
     .default('checks-to-deposit')

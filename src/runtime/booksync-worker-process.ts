@@ -101,6 +101,8 @@ export async function startBooksyncWorker(options: {
     logger.info({ ...schedule, interval: settings.RECONCILE_INTERVAL }, 'reconciliation schedule in place');
     const closeSchedule = await ensurePeriodCloseSchedule(client, {
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
+      timeZone: settings.BOOKS_TIME_ZONE,
+      closeBooks: settings.PERIOD_CLOSE_CLOSES_BOOKS,
     });
     logger.info(closeSchedule, 'period close schedule in place (monthly)');
 

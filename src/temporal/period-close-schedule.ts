@@ -12,20 +12,27 @@ export const scheduledPeriodCloseWorkflowId = WORKFLOW_ID_PREFIXES.scheduledPeri
 
 export interface PeriodCloseScheduleOptions {
   taskQueue: string;
+  /** BOOKS_TIME_ZONE: the Schedule fires on the 1st in this zone, for the month just ended there. */
+  timeZone: string;
+  /** PERIOD_CLOSE_CLOSES_BOOKS: close the ledger through the month's last day when its certificate passes. */
+  closeBooks: boolean;
 }
 
 function scheduleOptions(options: PeriodCloseScheduleOptions) {
   return {
-    // 02:00 UTC on the 1st of each month: the month just ended, with two hours for late webhooks and the
-    // reconciliation Schedule's runs to settle it.
-    spec: { calendars: [{ dayOfMonth: 1, hour: 2, minute: 0, comment: 'the month just ended' }] },
+    // 02:00 on the 1st of each month in the books' time zone: the month just ended there, with two hours for
+    // late webhooks and the reconciliation Schedule's runs to settle it.
+    spec: {
+      calendars: [{ dayOfMonth: 1, hour: 2, minute: 0, comment: 'the month just ended' }],
+      timezone: options.timeZone,
+    },
     action: {
       type: 'startWorkflow' as const,
       // By name: the client side never imports workflow code. The workflow works out the month itself.
       workflowType: 'periodClose',
       workflowId: scheduledPeriodCloseWorkflowId,
       taskQueue: options.taskQueue,
-      args: [{ lastMonth: true }],
+      args: [{ lastMonth: true, timeZone: options.timeZone, closeBooks: options.closeBooks }],
     },
     policies: {
       overlap: ScheduleOverlapPolicy.SKIP,

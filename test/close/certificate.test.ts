@@ -407,5 +407,14 @@ describe('the completeness certificate', () => {
     expect(monthBefore(Date.parse('2026-04-01T02:00:00Z'))).toEqual({ from: '2026-03-01', to: '2026-03-31' });
     expect(monthBefore(Date.parse('2026-03-15T00:00:00Z'))).toEqual({ from: '2026-02-01', to: '2026-02-28' });
     expect(monthBefore(Date.parse('2026-01-01T00:00:00Z'))).toEqual({ from: '2025-12-01', to: '2025-12-31' });
+    // In the books' time zone: 1 March 05:00 UTC is still 28 February in Los Angeles, so the month just
+    // ended there is January; in Tokyo it is 1 March already.
+    const earlyUtc = Date.parse('2026-03-01T05:00:00Z');
+    expect(monthBefore(earlyUtc, 'America/Los_Angeles')).toEqual({ from: '2026-01-01', to: '2026-01-31' });
+    expect(monthBefore(earlyUtc, 'Asia/Tokyo')).toEqual({ from: '2026-02-01', to: '2026-02-28' });
+    expect(monthBefore(Date.parse('2024-03-10T12:00:00Z'), 'UTC')).toEqual({
+      from: '2024-02-01',
+      to: '2024-02-29',
+    });
   });
 });

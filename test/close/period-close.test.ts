@@ -332,8 +332,9 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
   );
 
   it('the monthly Schedule is created at start-up (twice is fine) and its run closes the month just ended', async () => {
-    const first = await ensurePeriodCloseSchedule(stack.client, { taskQueue: stack.taskQueue });
-    const again = await ensurePeriodCloseSchedule(stack.client, { taskQueue: stack.taskQueue });
+    const options = { taskQueue: stack.taskQueue, timeZone: 'America/Los_Angeles', closeBooks: true };
+    const first = await ensurePeriodCloseSchedule(stack.client, options);
+    const again = await ensurePeriodCloseSchedule(stack.client, options);
     expect([first.created, again.created]).toEqual([true, false]);
     const schedule = stack.client.schedule.getHandle(periodCloseScheduleId);
     const described = await schedule.describe();
@@ -341,11 +342,13 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
       dayOfMonth: [{ start: 1, end: 1, step: 1 }],
       hour: [{ start: 2, end: 2, step: 1 }],
     });
+    expect(described.spec.timezone).toBe('America/Los_Angeles');
     expect(described.action).toMatchObject({
       workflowType: 'periodClose',
       taskQueue: stack.taskQueue,
-      args: [{ lastMonth: true }],
+      args: [{ lastMonth: true, timeZone: 'America/Los_Angeles', closeBooks: true }],
     });
+    expect(await stack.ledger.booksClosedThrough()).toBeNull();
     await schedule.trigger();
     const workflowId = await waitFor('the schedule started a run', async () => {
       const recent = (await schedule.describe()).info.recentActions;
@@ -355,10 +358,13 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
     const cert = (await stack.client.workflow.getHandle(workflowId).result()) as CloseCertificate;
     // Nothing of this test is dated last month; the balances and receivables (as of now) agree since the
     // reconciliation above.
-    expect({ from: cert.from, to: cert.to }).toEqual(monthBefore(Date.now()));
+    expect({ from: cert.from, to: cert.to }).toEqual(monthBefore(Date.now(), 'America/Los_Angeles'));
     expect(cert.counts.objects).toBe(0);
     expect(cert.problems).toEqual([]);
     expect(cert.passes).toBe(true);
+    // PERIOD_CLOSE_CLOSES_BOOKS: the passing certificate closed the ledger through the month's last day.
+    expect(await stack.ledger.booksClosedThrough()).toBe(cert.to);
+    expect((await stack.ledger.booksClosings())[0]?.reason).toMatch(/passed \(monthly Schedule\)/);
     await schedule.delete();
   });
 });
