@@ -171,6 +171,7 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
         status: 'SUCCEEDED',
         sentAt: '2026-01-15T09:00:00.000Z',
         completedAt: '2026-01-18T09:00:00.000Z',
+        deliveryMethodType: 'CHECK',
       };
       await syncEntries(
         ledger,

@@ -383,6 +383,7 @@ describe('bill payments (rows 15-17)', () => {
     status: 'PENDING',
     sentAt: '2026-01-15T09:00:00.000Z',
     completedAt: null,
+    deliveryMethodType: 'CHECK',
   };
   it('not yet sent: nothing', () => {
     expect(billPaymentEntries({ ...sent, sentAt: null }, 'UTC')).toEqual([]);
@@ -401,13 +402,29 @@ describe('bill payments (rows 15-17)', () => {
       billId: 'bill_1',
     });
   });
-  it('check deposited / ACH succeeded: Dr Outgoing Payments Clearing / Cr Operating Bank', () => {
+  it('check deposited: Dr Outgoing Payments Clearing / Cr Operating Bank when the vendor deposits it', () => {
     const paid = { ...sent, status: 'SUCCEEDED', completedAt: '2026-01-20T09:00:00.000Z' };
     expect(table(billPaymentEntries(paid, 'UTC'))[1]).toEqual([
       'bill-payment-paid:bp_1',
       '2026-01-20',
       `Dr ${Accounts.OutgoingPaymentsClearing} / Cr ${Accounts.OperatingBank} 12345`,
     ]);
+  });
+  it('ACH (and wire): the bank is debited when the payment is sent, even while PENDING (spec 6.5)', () => {
+    // Sent 30 January, succeeding 3 February: January's bank is lower by the payment.
+    const ach = { ...sent, deliveryMethodType: 'ACH', sentAt: '2026-01-30T15:00:00.000Z' };
+    const bank = `Dr ${Accounts.OutgoingPaymentsClearing} / Cr ${Accounts.OperatingBank} 12345`;
+    expect(table(billPaymentEntries(ach, 'UTC'))[1]).toEqual(['bill-payment-paid:bp_1', '2026-01-30', bank]);
+    const succeeded = { ...ach, status: 'SUCCEEDED', completedAt: '2026-02-03T09:00:00.000Z' };
+    expect(table(billPaymentEntries(succeeded, 'UTC'))[1]).toEqual([
+      'bill-payment-paid:bp_1',
+      '2026-01-30',
+      bank,
+    ]);
+    const wire = { ...ach, deliveryMethodType: 'INTERNATIONAL_WIRE' };
+    expect(billPaymentEntries(wire, 'UTC')).toHaveLength(2);
+    // The debit returned (FAILED): nothing, so both are reversed and the money is back in the bank.
+    expect(billPaymentEntries({ ...ach, status: 'FAILED' }, 'UTC')).toEqual([]);
   });
   it('check returned / failed / cancelled (FAILED): the sent entry is reversed, the bill is owed again', async () => {
     const r = await transition(

@@ -8,15 +8,21 @@ import { businessDay } from './dates.js';
 /** The subset of a fetched BillPayment the books depend on. */
 export type BillPaymentForBooks = Pick<
   BillPayment,
-  'id' | 'billId' | 'vendorId' | 'amountCents' | 'status' | 'sentAt' | 'completedAt'
+  'id' | 'billId' | 'vendorId' | 'amountCents' | 'status' | 'sentAt' | 'completedAt' | 'deliveryMethodType'
 >;
 
 export const billPaymentEntryKinds = ['bill-payment-sent', 'bill-payment-paid'] as const;
 
 /**
  * Sent (sentAt set, or already SUCCEEDED): Dr Accounts Payable / Cr Outgoing Payments Clearing.
- * SUCCEEDED (check deposited by the vendor, ACH succeeded): Dr Outgoing Payments Clearing / Cr Operating Bank.
- * FAILED (returned, failed, cancelled, D29): nothing, so what was booked is reversed and the bill is owed again.
+ * The money leaves the bank (Dr Outgoing Payments Clearing / Cr Operating Bank, `bill-payment-paid`):
+ * - a check: when the vendor deposits it (SUCCEEDED, completedAt);
+ * - an ACH payment or a wire: when it is sent, since the business's account is debited then (spec 6.5:
+ *   bill_payment.failed is "the debit from the funding source was returned", so the debit happened at the
+ *   send; bill_payment.succeeded only says the vendor received the funds), even while PENDING. A payment
+ *   sent 30 January and succeeding 3 February leaves January's bank lower by its amount.
+ * FAILED (returned, failed, cancelled, D29): nothing, so what was booked is reversed and the bill is owed again
+ * (and, for an ACH debit returned, the money is back in the bank).
  */
 export function billPaymentEntries(billPayment: BillPaymentForBooks, timeZone: string): LedgerEntryInput[] {
   const { id, status, amountCents } = billPayment;
@@ -43,10 +49,16 @@ export function billPaymentEntries(billPayment: BillPaymentForBooks, timeZone: s
       links,
     },
   ];
-  if (status === 'SUCCEEDED') {
+  const debitedAtSend = billPayment.deliveryMethodType !== 'CHECK';
+  if (status === 'SUCCEEDED' || debitedAtSend) {
+    const debitedAt = debitedAtSend ? sentAt : (billPayment.completedAt ?? sentAt);
     entries.push({
       key: entryKeys.billPaymentPaid(id),
-      date: businessDay(billPayment.completedAt ?? sentAt, timeZone, `bill payment ${id} completedAt`),
+      date: businessDay(
+        debitedAt,
+        timeZone,
+        `bill payment ${id} ${debitedAtSend ? 'sentAt' : 'completedAt'}`,
+      ),
       description: `Bill payment ${id} paid`,
       lines: [
         { account: Accounts.OutgoingPaymentsClearing, amountCents: amountCents },
