@@ -54,6 +54,8 @@ export const refreshDepositSignal = defineSignal<[{ reason?: string }?]>('refres
 
 export type { ApplicationStatus, ApplicationTally, ApplicationTotals } from './check-deposit-applications.js';
 
+import type { ReturnedCheckFeeSplit } from './returned-check-fee.js';
+
 export interface CheckApplicationView extends Partial<CommandFailure> {
   commandId: string;
   paymentLinkId: string;
@@ -115,8 +117,13 @@ export interface CheckDepositView {
 
 export interface CheckDepositWorkflowInput {
   checkDepositId: string;
-  /** RETURNED_CHECK_FEE_CENTS: a debit memo of this amount on each affected link when the check comes back. */
+  /**
+   * RETURNED_CHECK_FEE_CENTS: the fee charged once per returned check, as debit memos on the links it was
+   * applied to (runs started before this release charged it on each link).
+   */
   returnedCheckFeeCents?: number;
+  /** RETURNED_CHECK_FEE_SPLIT: how the fee falls on the links (default: all of it on the first link). */
+  returnedCheckFeeSplit?: ReturnedCheckFeeSplit;
   /** First gap between looks at the deposit. Default 1 hour. */
   pollInitialMs?: number;
   /** Largest gap (the gap doubles after each look that found nothing new). Default 1 day. */

@@ -47,6 +47,7 @@ import { childWorkflowIdFor } from './child-workflow-ids.js';
 import { commandFailure } from './command-failure.js';
 import { paymentLink } from './payment-link.js';
 import { syncPaymentLinkSignal } from './payment-link-contract.js';
+import { returnedCheckFeeShares } from './returned-check-fee.js';
 
 /** 4.1 externalReferenceId of one application: stable per command, at most 255 characters. */
 export function applicationReference(
@@ -57,6 +58,9 @@ export function applicationReference(
   const full = `booksync:${checkDepositId}:${paymentLinkId}:${commandId}`;
   return full.length <= 255 ? full : `booksync:${commandId}`.slice(0, 255);
 }
+
+/** The patch that charges a returned check's fee once per check, not once per link. */
+export const feeOncePerCheckPatch = 'returned-check-fee-once-per-check';
 
 /** The returned-check fee memo's reference: one per deposit and link (references are per link, D14). */
 export function returnedCheckFeeReference(checkDepositId: string): string {
@@ -238,10 +242,17 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
       run.failed(commandFailure(error));
     }
     if (fee <= 0) return;
-    for (const paymentLinkId of [...new Set(affected.map((a) => a.paymentLinkId))]) {
+    // One fee per check (issue 30, item 5); runs recorded before charged it on each affected link.
+    const shares = patched(feeOncePerCheckPatch)
+      ? returnedCheckFeeShares(fee, affected, input.returnedCheckFeeSplit ?? 'first-link')
+      : [...new Set(affected.map((a) => a.paymentLinkId))].map((paymentLinkId) => ({
+          paymentLinkId,
+          amountCents: fee,
+        }));
+    for (const { paymentLinkId, amountCents } of shares) {
       const record: ReturnedCheckFeeView = {
         paymentLinkId,
-        amountCents: fee,
+        amountCents,
         debitMemoId: null,
         mirrorRequested: false,
       };
@@ -250,7 +261,7 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
         const { debitMemoId } = await activities.recordReturnedCheckFee({
           checkDepositId,
           paymentLinkId,
-          amountCents: fee,
+          amountCents,
           externalReferenceId: returnedCheckFeeReference(checkDepositId),
         });
         record.debitMemoId = debitMemoId;
@@ -321,6 +332,9 @@ export async function checkDeposit(input: CheckDepositWorkflowInput): Promise<Ch
         ...(input.returnedCheckFeeCents === undefined
           ? {}
           : { returnedCheckFeeCents: input.returnedCheckFeeCents }),
+        ...(input.returnedCheckFeeSplit === undefined
+          ? {}
+          : { returnedCheckFeeSplit: input.returnedCheckFeeSplit }),
         pollInitialMs,
         pollMaxMs,
         applications: bounded?.applications ?? view.applications,

@@ -179,7 +179,15 @@ export const settingsSchema = z.object({
     .int()
     .min(0)
     .default(0)
-    .describe('Debit memo added to a link when a check deposit applied to it is returned (0: none).'),
+    .describe(
+      'Fee charged once per returned check deposit, as a debit memo on the links it was applied to (0: none).',
+    ),
+  RETURNED_CHECK_FEE_SPLIT: z
+    .enum(['first-link', 'pro-rata'])
+    .default('first-link')
+    .describe(
+      'How the returned-check fee falls on the links a check was applied to: all on the first link, or in proportion to what was applied to each (whole cents, adding up to the fee).',
+    ),
   ACCOUNTING_TARGET: csv
     .pipe(z.array(z.enum(['tryton', 'quickbooks', 'xero', 'ledger-mirror'])))
     .optional()

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
+import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
 import type { Logger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp } from './base-app.js';
@@ -58,6 +59,8 @@ export interface IngressOptions {
   commandApiKey?: string;
   /** RETURNED_CHECK_FEE_CENTS, handed to the check-deposit workflows the command API starts. Default 0. */
   returnedCheckFeeCents?: number;
+  /** RETURNED_CHECK_FEE_SPLIT, likewise. */
+  returnedCheckFeeSplit?: ReturnedCheckFeeSplit;
   /** SQLite file binding the command API's Idempotency-Keys to their requests. Default: in memory. */
   commandKeysFile?: string;
   /** How long a command waits for its outcome before answering 202 with where to ask. Default 10 s. */
@@ -168,6 +171,7 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
       apiKey: options.commandApiKey,
       signalTimeoutMs: parts.signalTimeoutMs,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
+      ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
       ...(options.commandKeysFile ? { commandKeysFile: options.commandKeysFile } : {}),
       ...(options.commandAnswerWithinMs ? { answerWithinMs: options.commandAnswerWithinMs } : {}),
     });

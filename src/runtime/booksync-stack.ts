@@ -145,6 +145,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       commandApiKey:
         settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
       returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
+      returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
       commandKeysFile: path.join(dataDir, 'command-keys.db'),
       logger: logger.child({ component: 'ingress' }),
     });

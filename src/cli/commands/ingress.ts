@@ -34,6 +34,7 @@ Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Be
       toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
       commandApiKey: settings.COMMAND_API_KEY,
       returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
+      returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
       commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
       logger,
     });

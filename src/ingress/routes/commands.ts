@@ -35,6 +35,7 @@ import {
   paymentLinkWorkflowId,
   syncPaymentLinkSignal,
 } from '../../../workflows/payment-link-contract.js';
+import type { ReturnedCheckFeeSplit } from '../../../workflows/returned-check-fee.js';
 import { type CommandRouteName, commandRoutes as routes } from '../../command-api/contract.js';
 import { commandApiOpenApiInfo, schemaOf } from '../../command-api/openapi.js';
 import { CommandKeyStore, requestFingerprint, type StoredAnswer } from '../command-keys.js';
@@ -52,6 +53,8 @@ export interface CommandRoutesOptions {
   answerWithinMs?: number;
   /** RETURNED_CHECK_FEE_CENTS, handed to check-deposit workflows this API starts. */
   returnedCheckFeeCents?: number;
+  /** RETURNED_CHECK_FEE_SPLIT, likewise (the workflow's default: the first link). */
+  returnedCheckFeeSplit?: ReturnedCheckFeeSplit;
   /** SQLite file where Idempotency-Keys are bound to their requests. Default: in memory, this process only. */
   commandKeysFile?: string;
 }
@@ -310,6 +313,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     const input: CheckDepositWorkflowInput = {
       checkDepositId,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
+      ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
     };
     const outcomeUrl = `/commands/checkDeposits/${encodeURIComponent(checkDepositId)}/applications/${commandId}`;
     const answered = await sendUpdate(request, workflowId, () =>
@@ -401,6 +405,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     const input: CheckDepositWorkflowInput = {
       checkDepositId,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
+      ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
     };
     await withDeadline(request, workflowId, () =>
       options.temporalClient.workflow.signalWithStart(checkDeposit, {
