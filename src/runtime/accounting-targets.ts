@@ -12,6 +12,7 @@ import { TargetDisconnectedError, TargetUnavailableError } from '../accounting/t
 import { LedgerMirrorTarget } from '../accounting/targets/ledger-mirror-target.js';
 import { notifyingLedger } from '../accounting/targets/notifying-ledger.js';
 import { serviceReferences } from '../accounting/targets/service-references.js';
+import { figuresReaders, type TargetFiguresReader } from '../accounting/targets/target-figures.js';
 import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { AccountingTarget } from '../accounting/targets/target-port.js';
 import { createTrytonTarget } from '../accounting/targets/tryton/index.js';
@@ -20,6 +21,17 @@ import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { openQuickBooksTarget } from './quickbooks-connection.js';
 import { openXeroTarget } from './xero-connection.js';
+
+/**
+ * The configured targets that report their own figures as of a day (target-figures.ts: QuickBooks, Xero), for
+ * the close certificate's three-way comparison; a target without a reader (Tryton, the ledger mirror, for now)
+ * is simply absent. Takes the opened targets (`AccountingTargets.dependencies.targets`).
+ */
+export function targetFiguresReaders(
+  targets: ReadonlyMap<string, AccountingTarget> | Iterable<AccountingTarget>,
+): TargetFiguresReader[] {
+  return figuresReaders(targets instanceof Map ? targets.values() : (targets as Iterable<AccountingTarget>));
+}
 
 /** How long a burst of ledger writes is gathered into one wake-up signal per target. */
 const signalDebounceMs = 200;

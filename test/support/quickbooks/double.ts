@@ -164,6 +164,9 @@ export class FaultError extends Error {
 
 const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
 const amount = (c: number): number => Number((c / 100).toFixed(2));
+/** Cents as a report writes an amount: "1234.50", "-12.00" (through the digits, no float). */
+const money = (c: number): string =>
+  `${c < 0 ? '-' : ''}${Math.trunc(Math.abs(c) / 100)}.${String(Math.abs(c) % 100).padStart(2, '0')}`;
 const refValue = (ref: unknown): string => String((ref as { value?: unknown } | undefined)?.value ?? '');
 
 export interface DoubleOptions {
@@ -375,6 +378,37 @@ export class QuickBooksDouble {
     return this.store(this.realm(realmId), entity, body);
   }
 
+  /**
+   * A bookkeeper's edit in QuickBooks' own screens (not through booksync): `edit` changes the stored
+   * transaction (an amount, a line, a date), then QBO recomputes it as it would: TotalAmt from the lines, its
+   * postings, the invoice and bill balances; the SyncToken moves. The edit must leave an XSD-valid entity.
+   */
+  editTransaction(
+    realmId: string,
+    entity: string,
+    id: string,
+    edit: (transaction: Record<string, unknown>) => void,
+  ): Entity {
+    const realm = this.realm(realmId);
+    const current = realm.entities.get(entity)?.get(id);
+    if (!current) throw new Error(`no ${entity} ${id}`);
+    const next = structuredClone(current) as Entity;
+    edit(next);
+    if (['Invoice', 'Bill', 'Payment', 'BillPayment'].includes(entity)) {
+      const total = this.lineTotal({ ...next, TotalAmt: undefined }, entity);
+      next.TotalAmt = amount(total);
+    }
+    next.SyncToken = String(Number(current.SyncToken) + 1);
+    next.MetaData = { ...(current.MetaData as object), LastUpdatedTime: now() };
+    const problems = this.contract.check(next, this.contract.entityType(entity), `$.${entity}`);
+    if (problems.length > 0) throw new Error(`the edit leaves an invalid ${entity}: ${problems.join('; ')}`);
+    const postings = realm.voided.has(`${entity}:${id}`) ? null : this.postingsOf(realm, entity, next);
+    realm.entities.get(entity)?.set(id, next);
+    if (postings) realm.postings.set(`${entity}:${id}`, postings);
+    this.settle(realm);
+    return next;
+  }
+
   /** Balance in cents, debit positive, of the account with this AcctNum, from the postings of every transaction. */
   balanceOf(realmId: string, acctNum: string): number {
     const realm = this.realm(realmId);
@@ -449,12 +483,19 @@ export class QuickBooksDouble {
       }
       const query = req.query as Record<string, string | undefined>;
       if (!query.minorversion) this.violations.push(`${req.method} ${req.url}: no minorversion`);
-      const { status, body } = this.route(realm, req.method, rest, query, req.body);
+      const answer: { status: number; body: unknown; schema?: string } = this.route(
+        realm,
+        req.method,
+        rest,
+        query,
+        req.body,
+      );
+      const { status, body } = answer;
       if (status === 200 && req.method === 'POST' && this.lostResponses > 0) {
         this.lostResponses--;
         return reply.code(502).type('text/html').send('<html>Bad Gateway</html>');
       }
-      return this.send(reply, status, body);
+      return this.send(reply, status, body, {}, answer.schema);
     } catch (error) {
       if (error instanceof FaultError) return this.fault(reply, error);
       throw error;
@@ -473,6 +514,8 @@ export class QuickBooksDouble {
     const [resource = '', id] = rest.split('/');
     if (method === 'GET' && resource === 'query')
       return { status: 200, body: this.query(realm, query.query ?? '') };
+    if (method === 'GET' && resource === 'reports')
+      return { status: 200, body: this.report(realm, id ?? '', query), schema: 'Report' };
     if (method === 'GET' && id) {
       const entity = entityPaths[resource];
       if (!entity)
@@ -524,6 +567,227 @@ export class QuickBooksDouble {
         realm.replies.set(replayKey, { status: error.status, body: faultBody(error) });
       throw error;
     }
+  }
+
+  /**
+   * `GET /reports/<name>`: QBO's Reports API for the reports booksync reads (README "The reports"), built from
+   * the company's transactions dated on or before the report's day and answered as Report.xsd's `Report`:
+   * - TrialBalance (end_date, default today): per account with a balance, ColData [account (value = Name,
+   *   id = Id), Debit, Credit]; income and expense accounts from the fiscal year's start (January: the
+   *   double's company keeps QBO's default FiscalYearStartMonth), earlier years' net in a Retained Earnings
+   *   row; a GrandTotal section's Summary with the totals;
+   * - AgedReceivableDetail / AgedPayableDetail (report_date, default today; aging_method Report_Date): one
+   *   Data row per invoice (bill) or A/R (A/P) journal entry open as of the day (its amount less the payments
+   *   applied to it dated on or before the day), in sections by days past due, each with its Summary.
+   * Any other report is refused as QBO refuses an unknown one.
+   */
+  private report(realm: Realm, name: string, query: Record<string, string | undefined>) {
+    const day = (value: string | undefined, what: string) => {
+      if (value === undefined) return now().slice(0, 10);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(value))
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Invalid date',
+          `${what} ${value} is not a date`,
+          '2040',
+        );
+      return value;
+    };
+    switch (name) {
+      case 'TrialBalance':
+        return this.trialBalance(realm, day(query.end_date, 'end_date'));
+      case 'AgedReceivableDetail':
+        return this.agingDetail(realm, 'receivable', day(query.report_date, 'report_date'));
+      case 'AgedPayableDetail':
+        return this.agingDetail(realm, 'payable', day(query.report_date, 'report_date'));
+      default:
+        throw new FaultError(400, 'ValidationFault', 'Unsupported Operation', `no report ${name}`, '500');
+    }
+  }
+
+  private reportHeader(name: string, start: string, end: string, extra: Record<string, unknown> = {}) {
+    return {
+      Time: now(),
+      ReportName: name,
+      ...extra,
+      ReportBasis: 'Accrual',
+      StartPeriod: start,
+      EndPeriod: end,
+      Currency: 'USD',
+      Option: [{ Name: 'NoReportData', Value: 'false' }],
+    };
+  }
+
+  private trialBalance(realm: Realm, end: string) {
+    const yearStart = `${end.slice(0, 4)}-01-01`;
+    const accounts = realm.entities.get('Account') as Map<string, Entity>;
+    const profitAndLoss = (a: Entity | undefined) =>
+      ['Income', 'Other Income', 'Expense', 'Other Expense', 'Cost of Goods Sold'].includes(
+        String(a?.AccountType),
+      );
+    const balances = new Map<string, number>();
+    let retained = 0;
+    for (const [ref, postings] of realm.postings) {
+      const [entity = '', id = ''] = ref.split(':');
+      const date = String(realm.entities.get(entity)?.get(id)?.TxnDate ?? '');
+      if (date === '' || date > end) continue;
+      for (const p of postings) {
+        if (profitAndLoss(accounts.get(p.account)) && date < yearStart) retained += p.cents;
+        else balances.set(p.account, (balances.get(p.account) ?? 0) + p.cents);
+      }
+    }
+    const rows: Record<string, unknown>[] = [];
+    let debits = 0;
+    let credits = 0;
+    const row = (cells: Record<string, string>, cents: number) => {
+      if (cents > 0) debits += cents;
+      else credits -= cents;
+      rows.push({
+        ColData: [cells, { value: cents > 0 ? money(cents) : '' }, { value: cents < 0 ? money(-cents) : '' }],
+      });
+    };
+    for (const [id, cents] of [...balances].sort(([a], [b]) => compare(a, b)))
+      if (cents !== 0) row({ value: String(accounts.get(id)?.Name ?? id), id }, cents);
+    if (retained !== 0) row({ value: 'Retained Earnings' }, retained);
+    rows.push({
+      type: 'Section',
+      group: 'GrandTotal',
+      Summary: { ColData: [{ value: 'TOTAL' }, { value: money(debits) }, { value: money(credits) }] },
+    });
+    return {
+      Header: this.reportHeader('TrialBalance', yearStart, end),
+      Columns: {
+        Column: [
+          { ColTitle: '', ColType: 'Account' },
+          { ColTitle: 'Debit', ColType: 'Money' },
+          { ColTitle: 'Credit', ColType: 'Money' },
+        ],
+      },
+      Rows: { Row: rows },
+    };
+  }
+
+  private agingDetail(realm: Realm, side: 'receivable' | 'payable', day: string) {
+    const receivable = side === 'receivable';
+    const [documentEntity, paymentEntity, partyEntity] = receivable
+      ? (['Invoice', 'Payment', 'Customer'] as const)
+      : (['Bill', 'BillPayment', 'Vendor'] as const);
+    const control = this.accountOfType(realm, receivable ? 'Accounts Receivable' : 'Accounts Payable');
+    const partyName = (ref: unknown) =>
+      String(realm.entities.get(partyEntity)?.get(refValue(ref))?.DisplayName ?? '');
+    const open: { txn: Entity; type: string; party: unknown; total: number; open: number }[] = [];
+    for (const doc of realm.entities.get(documentEntity)?.values() ?? []) {
+      if (String(doc.TxnDate) > day || realm.voided.has(`${documentEntity}:${doc.Id}`)) continue;
+      let applied = 0;
+      for (const payment of realm.entities.get(paymentEntity)?.values() ?? []) {
+        if (String(payment.TxnDate) > day) continue;
+        for (const line of (payment.Line as Record<string, unknown>[] | undefined) ?? []) {
+          const links = (line.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [];
+          if (links.some((l) => l.TxnId === doc.Id && l.TxnType === documentEntity))
+            applied += cents(line.Amount);
+        }
+      }
+      const total = cents(doc.TotalAmt);
+      const party = receivable ? doc.CustomerRef : doc.VendorRef;
+      open.push({ txn: doc, type: documentEntity, party, total, open: total - applied });
+    }
+    for (const je of realm.entities.get('JournalEntry')?.values() ?? []) {
+      if (String(je.TxnDate) > day) continue;
+      let sum = 0;
+      let party: unknown;
+      for (const p of realm.postings.get(`JournalEntry:${je.Id}`) ?? [])
+        if (p.account === control) sum += receivable ? p.cents : -p.cents;
+      for (const line of (je.Line as Record<string, Record<string, unknown>>[] | undefined) ?? []) {
+        const detail = line.JournalEntryLineDetail;
+        if (refValue(detail?.AccountRef) === control)
+          party = (detail?.Entity as { EntityRef?: unknown } | undefined)?.EntityRef;
+      }
+      if (sum !== 0) open.push({ txn: je, type: 'Journal Entry', party, total: sum, open: sum });
+    }
+    const buckets = [
+      { title: 'Current', upTo: 0 },
+      { title: '1 - 30 days past due', upTo: 30 },
+      { title: '31 - 60 days past due', upTo: 60 },
+      { title: '61 - 90 days past due', upTo: 90 },
+      { title: '91 or more days past due', upTo: Number.POSITIVE_INFINITY },
+    ];
+    const pastDue = (due: string) =>
+      Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${due}T00:00:00Z`)) / 86_400_000);
+    const blank = (n: number) => Array.from({ length: n }, () => ({ value: '' }));
+    const sections: Record<string, unknown>[] = [];
+    let grandTotal = 0;
+    let grandOpen = 0;
+    let lower = Number.NEGATIVE_INFINITY;
+    for (const bucket of buckets) {
+      const rows = open
+        .filter((o) => o.open !== 0)
+        .filter((o) => {
+          const days = pastDue(String(o.txn.DueDate ?? o.txn.TxnDate));
+          return days > lower && days <= bucket.upTo;
+        })
+        .sort((a, b) => compare(String(a.txn.TxnDate), String(b.txn.TxnDate)));
+      lower = bucket.upTo;
+      if (rows.length === 0) continue;
+      const total = rows.reduce((s, o) => s + o.total, 0);
+      const openSum = rows.reduce((s, o) => s + o.open, 0);
+      grandTotal += total;
+      grandOpen += openSum;
+      sections.push({
+        type: 'Section',
+        Header: { ColData: [{ value: bucket.title }, ...blank(6)] },
+        Rows: {
+          Row: rows.map((o) => ({
+            type: 'Data',
+            ColData: [
+              { value: String(o.txn.TxnDate) },
+              { value: o.type, id: o.txn.Id },
+              { value: String(o.txn.DocNumber ?? '') },
+              { value: partyName(o.party), id: refValue(o.party) },
+              { value: String(o.txn.DueDate ?? o.txn.TxnDate) },
+              { value: money(o.total) },
+              { value: money(o.open) },
+            ],
+          })),
+        },
+        Summary: {
+          ColData: [
+            { value: `Total for ${bucket.title}` },
+            ...blank(4),
+            { value: money(total) },
+            { value: money(openSum) },
+          ],
+        },
+      });
+    }
+    sections.push({
+      type: 'Section',
+      group: 'GrandTotal',
+      Summary: {
+        ColData: [{ value: 'TOTAL' }, ...blank(4), { value: money(grandTotal) }, { value: money(grandOpen) }],
+      },
+    });
+    const column = (title: string, type: string, key: string) => ({
+      ColTitle: title,
+      ColType: type,
+      MetaData: [{ Name: 'ColKey', Value: key }],
+    });
+    const name = receivable ? 'AgedReceivableDetail' : 'AgedPayableDetail';
+    return {
+      Header: this.reportHeader(name, day, day, { DateMacro: 'today' }),
+      Columns: {
+        Column: [
+          column('Date', 'Date', 'tx_date'),
+          column('Transaction Type', 'String', 'txn_type'),
+          column('Num', 'String', 'doc_num'),
+          receivable ? column('Customer', 'String', 'cust_name') : column('Vendor', 'String', 'vend_name'),
+          column('Due Date', 'Date', 'due_date'),
+          column('Amount', 'Money', 'subt_amount'),
+          column('Open Balance', 'Money', 'subt_open_bal'),
+        ],
+      },
+      Rows: { Row: sections },
+    };
   }
 
   /**
@@ -1198,8 +1462,15 @@ export class QuickBooksDouble {
     return realm;
   }
 
-  private send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}) {
-    const problems = this.contract.check(body, 'IntuitResponse');
+  /** An answer held to the XSD: an IntuitResponse, or a report's `Report` (Report.xsd) as QBO sends it. */
+  private send(
+    reply: FastifyReply,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    schema = 'IntuitResponse',
+  ) {
+    const problems = this.contract.check(body, status === 200 ? schema : 'IntuitResponse');
     if (problems.length > 0) {
       this.violations.push(...problems.map((p) => `response: ${p}`));
       return reply

@@ -386,6 +386,29 @@ export class XeroDouble {
     return stored;
   }
 
+  /**
+   * A bookkeeper's edit in Xero's own screens (not through booksync): `edit` changes the stored document (a
+   * line's amount, a date), then Xero recomputes it as it would: line amounts, totals, an invoice's AmountDue
+   * and Status from its payments.
+   */
+  editDocument(tenantId: string, collection: Collection, id: string, edit: (doc: Doc) => void): Doc {
+    const tenant = this.tenant(tenantId);
+    const doc = tenant.docs.get(collection)?.get(id);
+    if (!doc) throw new Error(`no ${collection} ${id}`);
+    edit(doc);
+    if (Array.isArray(doc.LineItems)) {
+      const lines = doc.LineItems as Doc[];
+      for (const l of lines)
+        l.LineAmount = amount(cents(Number(l.Quantity ?? 1) * Number(l.UnitAmount ?? 0)));
+      const total = lines.reduce((sum, l) => sum + cents(l.LineAmount), 0);
+      doc.SubTotal = amount(total);
+      doc.Total = amount(total);
+    }
+    if (collection !== 'BankTransfers') doc.UpdatedDateUTC = msDate(new Date());
+    this.settle(tenant);
+    return doc;
+  }
+
   /** Balance in cents (debit positive) of the account with this code, from every live document's postings. */
   balanceOf(tenantId: string, code: string): number {
     const tenant = this.tenant(tenantId);
@@ -621,8 +644,24 @@ export class XeroDouble {
       case 'getContact':
       case 'getContactByContactNumber':
         return one('Contacts');
-      case 'getInvoices':
-        return list('Invoices');
+      case 'getInvoices': {
+        // With `page`, Xero answers 100 invoices a page (xero_accounting.yaml, parameter page).
+        const answer: Doc & { Invoices: Doc[] } = list('Invoices') as never;
+        const page = Number(url.searchParams.get('page') ?? 0);
+        if (page >= 1) answer.Invoices = answer.Invoices.slice((page - 1) * 100, page * 100);
+        return answer;
+      }
+      case 'getReportTrialBalance':
+        return this.trialBalance(tenant, url.searchParams.get('date') ?? today());
+      case 'getReportAgedReceivablesByContact':
+      case 'getReportAgedPayablesByContact':
+        return this.agedByContact(
+          tenant,
+          operation === 'getReportAgedReceivablesByContact' ? 'ACCREC' : 'ACCPAY',
+          url.searchParams.get('contactId') ?? '',
+          url.searchParams.get('date') ?? today(),
+          url.searchParams.get('fromDate'),
+        );
       case 'getInvoice':
         return one('Invoices');
       case 'getPayments':
@@ -1040,56 +1079,268 @@ export class XeroDouble {
     }
   }
 
-  /** What each live document posts (debit positive), by account code. */
-  private postings(tenant: Tenant): { code: string; cents: number }[] {
+  /** What each live document posts (debit positive), by account code, on the document's (payment's) day. */
+  private postings(tenant: Tenant): { code: string; cents: number; date: string }[] {
     const accounts = this.all(tenant.id, 'Accounts');
     const system = (kind: string) => String(accounts.find((a) => a.SystemAccount === kind)?.Code);
     const debtors = system('DEBTORS');
     const creditors = system('CREDITORS');
-    const out: { code: string; cents: number }[] = [];
+    const out: { code: string; cents: number; date: string }[] = [];
+    let date = '';
+    const push = (...postings: { code: string; cents: number }[]) => {
+      for (const p of postings) out.push({ ...p, date });
+    };
     const lineCode = (l: Doc) => String(l.AccountCode);
     for (const inv of this.all(tenant.id, 'Invoices')) {
+      date = dayOfMs(inv.Date);
       if (!['AUTHORISED', 'PAID'].includes(String(inv.Status))) continue;
       const sign = inv.Type === 'ACCREC' ? 1 : -1;
-      out.push({ code: inv.Type === 'ACCREC' ? debtors : creditors, cents: sign * cents(inv.Total) });
-      for (const l of inv.LineItems as Doc[])
-        out.push({ code: lineCode(l), cents: -sign * cents(l.LineAmount) });
+      push({ code: inv.Type === 'ACCREC' ? debtors : creditors, cents: sign * cents(inv.Total) });
+      for (const l of inv.LineItems as Doc[]) push({ code: lineCode(l), cents: -sign * cents(l.LineAmount) });
     }
     for (const cn of this.all(tenant.id, 'CreditNotes')) {
+      date = dayOfMs(cn.Date);
       if (!['AUTHORISED', 'PAID'].includes(String(cn.Status))) continue;
-      out.push({ code: debtors, cents: -cents(cn.Total) });
-      for (const l of cn.LineItems as Doc[]) out.push({ code: lineCode(l), cents: cents(l.LineAmount) });
+      push({ code: debtors, cents: -cents(cn.Total) });
+      for (const l of cn.LineItems as Doc[]) push({ code: lineCode(l), cents: cents(l.LineAmount) });
     }
     for (const p of this.all(tenant.id, 'Payments').filter(live)) {
+      date = dayOfMs(p.Date);
       const sales = (p.Invoice as Doc).Type === 'ACCREC';
       const bank = String((p.Account as Doc).Code);
-      out.push(
+      push(
         { code: bank, cents: sales ? cents(p.Amount) : -cents(p.Amount) },
         { code: sales ? debtors : creditors, cents: sales ? -cents(p.Amount) : cents(p.Amount) },
       );
     }
     for (const bt of this.all(tenant.id, 'BankTransactions').filter(live)) {
+      date = dayOfMs(bt.Date);
       const receive = String(bt.Type).startsWith('RECEIVE');
       const sign = receive ? 1 : -1;
-      out.push({ code: String((bt.BankAccount as Doc).Code), cents: sign * cents(bt.Total) });
+      push({ code: String((bt.BankAccount as Doc).Code), cents: sign * cents(bt.Total) });
       if (String(bt.Type).endsWith('OVERPAYMENT'))
-        out.push({ code: receive ? debtors : creditors, cents: -sign * cents(bt.Total) });
+        push({ code: receive ? debtors : creditors, cents: -sign * cents(bt.Total) });
       else
         for (const l of bt.LineItems as Doc[])
-          out.push({ code: lineCode(l), cents: -sign * cents(l.LineAmount) });
+          push({ code: lineCode(l), cents: -sign * cents(l.LineAmount) });
     }
     for (const t of this.all(tenant.id, 'BankTransfers').filter(live)) {
-      out.push(
+      date = dayOfMs(t.Date);
+      push(
         { code: String((t.ToBankAccount as Doc).Code), cents: cents(t.Amount) },
         { code: String((t.FromBankAccount as Doc).Code), cents: -cents(t.Amount) },
       );
     }
     for (const mj of this.all(tenant.id, 'ManualJournals')) {
+      date = dayOfMs(mj.Date);
       if (mj.Status !== 'POSTED') continue;
       for (const l of mj.JournalLines as Doc[])
-        out.push({ code: String(l.AccountCode), cents: cents(l.LineAmount) });
+        push({ code: String(l.AccountCode), cents: cents(l.LineAmount) });
     }
     return out;
+  }
+
+  // ---- reports (README "The reports") ----
+
+  /**
+   * `GET /Reports/TrialBalance?date=`: a Section per account class and a Row per account with a balance, its
+   * five cells (Account, Debit, Credit, YTD Debit, YTD Credit) each carrying the AccountID (attribute
+   * `account`), as Xero's example shows; Debit / Credit are the movement of the date's month, YTD Debit / YTD
+   * Credit the balance at the date: cumulative for assets, liabilities and equity, since the financial year's
+   * start (1 January: the double's organisations end their year in December) for revenue and expenses, earlier
+   * years' net in a Retained Earnings row. A last Section holds the Total SummaryRow.
+   */
+  private trialBalance(tenant: Tenant, date: string) {
+    const day = date.slice(0, 10);
+    const yearStart = `${day.slice(0, 4)}-01-01`;
+    const monthStart = `${day.slice(0, 7)}-01`;
+    const accounts = this.all(tenant.id, 'Accounts');
+    const byCode = new Map(accounts.map((a) => [String(a.Code), a]));
+    const profitAndLoss = (a: Doc | undefined) => a?.Class === 'REVENUE' || a?.Class === 'EXPENSE';
+    const ytd = new Map<string, number>();
+    const month = new Map<string, number>();
+    let retained = 0;
+    for (const p of this.postings(tenant)) {
+      if (p.date === '' || p.date > day) continue;
+      const account = byCode.get(p.code);
+      if (profitAndLoss(account) && p.date < yearStart) {
+        retained += p.cents;
+        continue;
+      }
+      ytd.set(p.code, (ytd.get(p.code) ?? 0) + p.cents);
+      if (p.date >= monthStart) month.set(p.code, (month.get(p.code) ?? 0) + p.cents);
+    }
+    const sides = (c: number) => [c > 0 ? money(c) : '', c < 0 ? money(-c) : ''];
+    const totals = [0, 0, 0, 0];
+    const row = (name: string, accountId: string | null, movement: number, balance: number) => {
+      const values = [name, ...sides(movement), ...sides(balance)];
+      for (const [i, c] of [movement, -movement, balance, -balance].entries())
+        totals[i] = (totals[i] ?? 0) + Math.max(c, 0);
+      const attributes = accountId ? { Attributes: [{ Value: accountId, Id: 'account' }] } : {};
+      return { RowType: 'Row', Cells: values.map((Value) => ({ Value, ...attributes })) };
+    };
+    const classes = [
+      ['REVENUE', 'Revenue'],
+      ['EXPENSE', 'Expenses'],
+      ['ASSET', 'Assets'],
+      ['LIABILITY', 'Liabilities'],
+      ['EQUITY', 'Equity'],
+    ] as const;
+    const sections: Doc[] = [];
+    for (const [accountClass, title] of classes) {
+      const rows = accounts
+        .filter((a) => a.Class === accountClass && (ytd.get(String(a.Code)) ?? 0) !== 0)
+        .map((a) =>
+          row(
+            `${String(a.Name)} (${String(a.Code)})`,
+            String(a.AccountID),
+            month.get(String(a.Code)) ?? 0,
+            ytd.get(String(a.Code)) ?? 0,
+          ),
+        );
+      if (accountClass === 'EQUITY' && retained !== 0) rows.push(row('Retained Earnings', null, 0, retained));
+      if (rows.length > 0) sections.push({ RowType: 'Section', Title: title, Rows: rows });
+    }
+    return this.reportAnswer({
+      ReportName: 'Trial Balance',
+      ReportType: 'TrialBalance',
+      ReportTitles: ['Trial Balance', tenant.name, `As at ${longDay(day)}`],
+      ReportDate: longDay(day),
+      Rows: [
+        {
+          RowType: 'Header',
+          Cells: ['Account', 'Debit', 'Credit', 'YTD Debit', 'YTD Credit'].map((Value) => ({ Value })),
+        },
+        ...sections,
+        {
+          RowType: 'Section',
+          Title: '',
+          Rows: [
+            { RowType: 'SummaryRow', Cells: ['Total', ...totals.map(money)].map((Value) => ({ Value })) },
+          ],
+        },
+      ],
+    });
+  }
+
+  /**
+   * `GET /Reports/AgedReceivablesByContact` (`AgedPayablesByContact`) `?contactId=&date=&fromDate=`: the
+   * contact's invoices (bills) dated on or before the date, with what was paid by payments dated on or before
+   * it ("Showing payments to <date>"), as Xero's examples show: a Header row (Date, Number / Reference, Due
+   * Date, overdue, Total, Paid, Credited, Due), a Section with the Opening Balance, a Section with a Row per
+   * invoice still due at the date (each cell carrying its InvoiceID, attribute `invoiceID`) and its Total
+   * SummaryRow, and a Section with the Closing Balance. contactId is required (the contract refuses its absence).
+   */
+  private agedByContact(
+    tenant: Tenant,
+    type: 'ACCREC' | 'ACCPAY',
+    contactId: string,
+    date: string,
+    fromDate: string | null,
+  ) {
+    const day = date.slice(0, 10);
+    const contact = this.contact(tenant, { ContactID: contactId });
+    const payments = this.all(tenant.id, 'Payments').filter((p) => live(p) && dayOfMs(p.Date) <= day);
+    const rows: Doc[] = [];
+    const sum = { total: 0, paid: 0, due: 0 };
+    const invoices = this.all(tenant.id, 'Invoices')
+      .filter(
+        (i) =>
+          i.Type === type &&
+          (i.Contact as Doc).ContactID === contactId &&
+          ['AUTHORISED', 'PAID'].includes(String(i.Status)) &&
+          dayOfMs(i.Date) <= day,
+      )
+      .sort((a, b) => (dayOfMs(a.Date) < dayOfMs(b.Date) ? -1 : 1));
+    for (const invoice of invoices) {
+      const total = cents(invoice.Total);
+      const paid = payments
+        .filter((p) => (p.Invoice as Doc).InvoiceID === invoice.InvoiceID)
+        .reduce((s, p) => s + cents(p.Amount), 0);
+      const due = total - paid;
+      if (due === 0) continue;
+      sum.total += total;
+      sum.paid += paid;
+      sum.due += due;
+      const overdue = Math.round(
+        (Date.parse(`${day}T00:00:00Z`) - Date.parse(`${dayOfMs(invoice.DueDate)}T00:00:00Z`)) / 86_400_000,
+      );
+      const attributes = [{ Value: String(invoice.InvoiceID), Id: 'invoiceID' }];
+      rows.push({
+        RowType: 'Row',
+        Cells: [
+          `${dayOfMs(invoice.Date)}T00:00:00`,
+          type === 'ACCREC' ? String(invoice.InvoiceNumber ?? '') : String(invoice.Reference ?? ''),
+          `${dayOfMs(invoice.DueDate)}T00:00:00`,
+          overdue > 0 ? `${overdue} days overdue` : '',
+          money(total),
+          money(paid),
+          money(0),
+          money(due),
+        ].map((Value) => ({ Value, Attributes: attributes })),
+      });
+    }
+    const from = fromDate ?? (invoices[0] ? dayOfMs(invoices[0].Date) : day);
+    const summary = (label: string) => ({
+      RowType: 'SummaryRow',
+      Cells: [label, '', '', '', money(sum.total), money(sum.paid), money(0), money(sum.due)].map(
+        (Value) => ({
+          Value,
+        }),
+      ),
+    });
+    const name = type === 'ACCREC' ? 'Aged Receivables By Contact' : 'Aged Payables By Contact';
+    return this.reportAnswer({
+      ReportName: name,
+      ReportType: name.replace(/ /g, ''),
+      ReportTitles: [
+        'Invoices',
+        String(contact.Name),
+        `From ${longDay(from)} to ${longDay(day)}`,
+        `Showing payments to ${longDay(day)}`,
+      ],
+      ReportDate: longDay(day),
+      Rows: [
+        {
+          RowType: 'Header',
+          Cells: [
+            'Date',
+            type === 'ACCREC' ? 'Number' : 'Reference',
+            'Due Date',
+            '',
+            'Total',
+            'Paid',
+            'Credited',
+            'Due',
+          ].map((Value) => ({ Value })),
+        },
+        {
+          RowType: 'Section',
+          Title: '',
+          Rows: [
+            {
+              RowType: 'Row',
+              Cells: [`${from}T00:00:00`, 'Opening Balance', '', '', '', '', '', money(0)].map((Value) => ({
+                Value,
+              })),
+            },
+          ],
+        },
+        { RowType: 'Section', Title: '', Rows: [...rows, summary('Total')] },
+        { RowType: 'Section', Title: '', Rows: [summary('Closing Balance')] },
+      ],
+    });
+  }
+
+  /**
+   * A report as Xero answers it: ReportWithRows, one report, Fields empty (Xero's examples add the envelope's
+   * Id, Status, ProviderName, DateTimeUTC, which ReportWithRows does not declare: left out, the double writes
+   * only what the contract declares).
+   */
+  private reportAnswer(report: Doc) {
+    return {
+      Reports: [{ ...report, UpdatedDateUTC: msDate(new Date()), Fields: [] }],
+    };
   }
 
   private store(tenant: Tenant, collection: Collection, doc: Doc): Doc {
@@ -1137,6 +1388,17 @@ function envelope() {
     ProviderName: 'booksync xero double',
     DateTimeUTC: msDate(new Date()),
   };
+}
+
+/** Cents as Xero's reports write an amount: "1234.50" (through the digits, no float). */
+function money(c: number): string {
+  return `${c < 0 ? '-' : ''}${Math.trunc(Math.abs(c) / 100)}.${String(Math.abs(c) % 100).padStart(2, '0')}`;
+}
+
+/** A day as Xero's report titles write it: 31 January 2026. */
+function longDay(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  return `${d.getUTCDate()} ${d.toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' })} ${d.getUTCFullYear()}`;
 }
 
 function today(): string {

@@ -27,6 +27,11 @@ export class AccountDirectory {
     return found;
   }
 
+  /** The Id of the role's account, null when QBO has none (the figures count such a role 0). */
+  async idOf(role: AccountRole): Promise<string | null> {
+    return (await this.lookup(role))?.value ?? null;
+  }
+
   /** One line per mapped role QBO does not have. */
   async problems(): Promise<string[]> {
     const problems: string[] = [];

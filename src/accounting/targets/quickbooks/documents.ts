@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AccountRole } from '../account-mapping.js';
 import { closedPeriodNote } from '../closed-periods.js';
+import { ownerNote } from '../target-figures.js';
 import type { DocumentLine, Party, TargetDocument } from '../target-port.js';
 import type { AccountDirectory, Ref } from './accounts.js';
 import { centsToAmount } from './amounts.js';
@@ -103,10 +104,14 @@ export class DocumentMapper {
         SalesItemLineDetail: { ItemRef: await this.items.ref(line.role), Qty: 1, UnitPrice: amount },
       });
     }
+    const common = this.common(doc, false);
+    // A charge invoice's key does not name its link: the link is noted, so QBO's aging attributes it.
+    if (doc.invoice && doc.kind !== 'invoice')
+      common.PrivateNote = `${common.PrivateNote}\n${ownerNote(doc.invoice)}`;
     return {
       entity: 'Invoice',
       body: {
-        ...this.common(doc, false),
+        ...common,
         DocNumber: docNumber,
         CustomerRef: customer ?? (await this.parties.ref('Customer', doc.customer ?? unnamedCustomer)),
         Line: lines,
@@ -176,10 +181,13 @@ export class DocumentMapper {
     vendorRef?: Ref,
     docNumber = billNumber(doc),
   ): Promise<Plan> {
+    const common = this.common(doc);
+    // A bill payment's reversal after close is a bill of its own: the bill it reopens is noted.
+    if (doc.bill && doc.kind !== 'bill') common.PrivateNote = `${common.PrivateNote}\n${ownerNote(doc.bill)}`;
     return {
       entity: 'Bill',
       body: {
-        ...this.common(doc),
+        ...common,
         DocNumber: docNumber,
         VendorRef: vendorRef ?? (await this.parties.ref('Vendor', vendor ?? unnamedVendor)),
         Line: [
@@ -235,6 +243,12 @@ export class DocumentMapper {
     }
     const common = this.common(doc);
     if (note) common.PrivateNote = `${common.PrivateNote}\n${note}`;
+    // Its A/R (A/P) lines are in QBO's aging on their own: the link (bill) is noted, so they are attributed.
+    const touches = (role: AccountRole) => doc.lines.some((l) => l.role === role && l.amountCents !== 0);
+    if (doc.invoice && touches('AccountsReceivable'))
+      common.PrivateNote = `${common.PrivateNote}\n${ownerNote(doc.invoice)}`;
+    if (doc.bill && touches('AccountsPayable'))
+      common.PrivateNote = `${common.PrivateNote}\n${ownerNote(doc.bill)}`;
     return { entity: 'JournalEntry', body: { ...common, Line: lines } };
   }
 }

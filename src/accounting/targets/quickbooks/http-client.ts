@@ -16,6 +16,37 @@ export type QboEntity = Record<string, unknown> & { Id: string; SyncToken: strin
 
 const entityShape = z.looseObject({ Id: z.string(), SyncToken: z.string() });
 
+/** A report cell (Report.xsd ColData: attributes value, id, href). */
+export interface QboColData {
+  value?: string;
+  id?: string;
+}
+
+/** A report row (Report.xsd Row): data (ColData) or a section (Header, Rows, Summary). */
+export interface QboRow {
+  type?: string;
+  group?: string;
+  ColData?: QboColData[];
+  Header?: { ColData?: QboColData[] };
+  Rows?: { Row?: QboRow[] };
+  Summary?: { ColData?: QboColData[] };
+}
+
+/** A report (Report.xsd Report): Header (ReportHeader), Columns, Rows. */
+export interface QboReport {
+  Header?: Record<string, unknown>;
+  Columns?: {
+    Column?: { ColTitle?: string; ColType?: string; MetaData?: { Name?: string; Value?: string }[] }[];
+  };
+  Rows?: { Row?: QboRow[] };
+}
+
+const reportShape = z.looseObject({
+  Header: z.looseObject({}).optional(),
+  Columns: z.looseObject({ Column: z.array(z.looseObject({})).optional() }).optional(),
+  Rows: z.looseObject({ Row: z.array(z.looseObject({})).optional() }).optional(),
+});
+
 export interface QboClientOptions {
   baseUrl: string;
   realmId: string;
@@ -83,6 +114,16 @@ export class QboClient {
   async read(entity: string, id: string): Promise<QboEntity> {
     const json = await this.call('GET', `${entity.toLowerCase()}/${encodeURIComponent(id)}`, {});
     return entityShape.parse((json as Record<string, unknown>)[entity]) as QboEntity;
+  }
+
+  /**
+   * `GET /reports/<name>?<params>`: one of QBO's reports (TrialBalance, AgedReceivableDetail, ...), answered
+   * as a `Report` (Report.xsd: Header, Columns, Rows of Row with ColData or Header/Rows/Summary).
+   */
+  async report(name: string, params: Record<string, string>): Promise<QboReport> {
+    return reportShape.parse(
+      await this.call('GET', `reports/${encodeURIComponent(name)}`, params),
+    ) as QboReport;
   }
 
   /** One page of `select * from Entity where ...` (filterable properties only). */

@@ -13,6 +13,7 @@ import {
   TargetUnavailableError,
 } from '../errors.js';
 import { PushWaves, refusalOrThrow } from '../push-waves.js';
+import type { TargetFigures, TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
   PushContext,
@@ -23,6 +24,7 @@ import type {
 import { AccountDirectory, type Ref } from './accounts.js';
 import { billNumber, DocumentMapper, invoiceNumber, type Plan, pairOf } from './documents.js';
 import { isClosedPeriod, isStaleObject } from './faults.js';
+import { QuickBooksFigures } from './figures.js';
 import {
   BATCH_LIMIT,
   type BatchItem,
@@ -134,7 +136,7 @@ function parseRemoteId(remoteId: string | undefined): { entity: string; id: stri
   return null;
 }
 
-export class QuickBooksTarget implements AccountingTarget {
+export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'quickbooks';
   private readonly client: QboClient;
   private readonly accounts: AccountDirectory;
@@ -258,6 +260,14 @@ export class QuickBooksTarget implements AccountingTarget {
 
   async find(key: string): Promise<RemoteRecord | null> {
     return this.locate(key);
+  }
+
+  /**
+   * QuickBooks' own figures as of the end of `day` (figures.ts): its TrialBalance per mapped account, and
+   * its AgedReceivableDetail / AgedPayableDetail per link and bill, read from QBO, not from the push index.
+   */
+  async figuresAsOf(day: string): Promise<TargetFigures> {
+    return new QuickBooksFigures(this.client, this.accounts).asOf(day);
   }
 
   /** find(), narrowed by what a document says of the record (its number, its date) when there is one. */

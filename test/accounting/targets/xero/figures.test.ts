@@ -1,0 +1,97 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
+import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
+import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
+import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
+import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
+import { XeroDouble } from '../../../support/xero/double.js';
+import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
+
+// Issue 25 §4 against the Xero double: two months pushed through the adapter, then Xero's own figures
+// (Reports/TrialBalance, Reports/AgedReceivablesByContact and AgedPayablesByContact, as xero_accounting.yaml
+// shapes them) as of January 31 and February 28 equal the hand-computed ones; a bookkeeper's edit in Xero
+// shows in them.
+
+const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const cipher = new TokenCipher('test-secret-for-xero-figures');
+
+function organisation() {
+  const tenantId = double.createTenant();
+  const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
+  const limiter = new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 });
+  const target = new XeroTarget({
+    baseUrl: double.url,
+    tenantId,
+    tokenStore: new XeroTokenStore({
+      tokenUrl: `${double.url}/connect/token`,
+      clientId: double.clientId,
+      clientSecret: double.clientSecret,
+      storage,
+      cipher,
+    }),
+    accounts: defaultAccountCodes,
+    matching: 'create',
+    limiter,
+  });
+  return { tenantId, target };
+}
+
+beforeAll(async () => {
+  await double.start();
+});
+
+afterAll(async () => {
+  await double.stop();
+});
+
+afterEach(() => {
+  expect(double.violations).toEqual([]);
+});
+
+describe('Xero: its own figures as of a day (issue 25 §4)', { timeout: 120_000 }, () => {
+  it('reports the trial balance per role and the open amount per link and bill, as of each month end', async () => {
+    const { tenantId, target } = organisation();
+    const f = figuresDocuments();
+    const pushed = new Map<string, RemoteRecord>();
+    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null };
+    for (const doc of [...f.january, ...f.february]) pushed.set(doc.key, await target.push(doc, context));
+
+    const january = januaryFigures(f);
+    const february = februaryFigures(f);
+    expect(await target.figuresAsOf('2026-01-31')).toEqual({
+      ...january,
+      balances: withZeros(january.balances, accountRoles),
+    });
+    expect(await target.figuresAsOf('2026-02-28')).toEqual({
+      ...february,
+      balances: withZeros(february.balances, accountRoles),
+    });
+    expect(await target.figuresAsOf('2025-12-31')).toEqual({
+      asOf: '2025-12-31',
+      balances: withZeros({}, accountRoles),
+      openInvoices: {},
+      openBills: {},
+    });
+
+    // The debit memo's charge invoice carries its link in its Reference, so Xero's aging attributes it.
+    const charge = double.all(tenantId, 'Invoices').find((i) => String(i.Reference).includes('debit-memo:'));
+    expect(String(charge?.Reference)).toContain(`booksync link=${f.links.B.paymentLinkId}`);
+
+    // A bookkeeper raises invoice C to 75.00 in Xero: February's figures follow, January's do not move.
+    const invoiceC = String(pushed.get(f.invoiceC.key)?.remoteIds[0]).split(':')[1] ?? '';
+    double.editDocument(tenantId, 'Invoices', invoiceC, (invoice) => {
+      const [line] = invoice.LineItems as { UnitAmount: number }[];
+      if (!line) throw new Error('invoice C has no line');
+      line.UnitAmount = 75;
+    });
+    const edited = await target.figuresAsOf('2026-02-28');
+    expect(edited.openInvoices[f.links.C.paymentLinkId]).toBe(75_00);
+    expect(edited.balances.AccountsReceivable).toBe(240_00);
+    expect(edited.balances.Revenue).toBe(-425_00);
+    expect(await target.figuresAsOf('2026-01-31')).toEqual({
+      ...january,
+      balances: withZeros(january.balances, accountRoles),
+    });
+  });
+});
