@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { LedgerPort } from '../src/accounting/ledger-port.js';
 import { dayInZone } from '../src/accounting/mapping/dates.js';
 import type { PaymentLinkBookingOptions } from '../src/accounting/mapping/payment-link.js';
+import type { TargetFiguresReader } from '../src/accounting/targets/target-figures.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { ServiceClient } from '../src/service/client.js';
 import type { TargetPushDependencies } from './accounting-target.js';
@@ -24,6 +25,8 @@ export interface ActivityDependencies {
   checkWindows?: { deliveryDays: number; cashingDays: number };
   /** Accounting targets (ACCOUNTING_TARGET) and their index; unset when the books stay embedded only. */
   targets?: TargetPushDependencies;
+  /** The configured targets that report their own figures (trial balance, aged items), by target name. */
+  targetFigures?: ReadonlyMap<string, TargetFiguresReader>;
   /**
    * How a backfill page writes its new entries: together in one transaction (the default), or each in its
    * own (the bench's before/after, BENCH_BACKFILL_ONE_BY_ONE).

@@ -3,6 +3,7 @@ import {
   type ClosePeriod,
   closeCertificate,
   periodEntryKeys,
+  type TargetFiguresRead,
   type TargetIndexView,
 } from '../src/close/certificate.js';
 import type { FetchedState } from '../src/service/fetched-state.js';
@@ -79,9 +80,21 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
             targets.push({ target: name, statuses });
           }
         }
+        // Each reporting target's own figures as of the period's last day: an outage is named in the
+        // certificate (it fails), never taken for agreement.
+        const targetFigures: TargetFiguresRead[] = [];
+        for (const [target, reader] of deps.targetFigures ?? []) {
+          try {
+            targetFigures.push({ target, figures: await reader.figuresAsOf(period.to) });
+          } catch (error) {
+            log.warn({ target, err: error }, 'target figures could not be read');
+            targetFigures.push({ target, error: error instanceof Error ? error.message : String(error) });
+          }
+        }
         const certificate = closeCertificate({
           period,
           asOf,
+          targetFigures: targetFigures.length > 0 ? targetFigures : null,
           timeZone: deps.timeZone,
           ...state,
           receivables: await deps.ledger.openItems('receivable'),

@@ -106,6 +106,40 @@ export function certificateHtml(c: CloseCertificate): string {
           ]),
           (i) => (c.targets![i]!.ok ? 'ok' : 'bad'),
         );
+  // Each target's own figures as of the period's last day: its accounts (compared or shown) and the documents
+  // whose open amounts differ.
+  const figures = (c.targetFigures ?? [])
+    .map(
+      (t, k) => `<h3>${escapeHtml(t.target)}: its own figures as of ${escapeHtml(t.asOf)}</h3>
+${tableHtml(
+  `target-figures-${k}`,
+  ['account', 'ledger', 'target', 'check'],
+  t.accounts.map((a) => [
+    a.role,
+    usd(a.ledgerCents),
+    usd(a.targetCents),
+    a.compared ? (a.ok ? 'ok' : 'DIFFERS') : 'shown',
+  ]),
+  (i) => (t.accounts[i]!.ok ? 'ok' : 'bad'),
+)}
+<p>${t.agreeingDocuments} open invoices and bills agree${t.documents.length ? '; these differ:' : '.'}</p>
+${
+  t.documents.length
+    ? tableHtml(
+        `target-documents-${k}`,
+        ['document', 'ledger', 'target', 'ledger entries'],
+        t.documents.map((d) => [
+          `${d.kind} ${d.id}`,
+          usd(d.ledgerCents),
+          usd(d.targetCents),
+          d.entries.join(', '),
+        ]),
+        () => 'bad',
+      )
+    : ''
+}`,
+    )
+    .join('\n');
   const orphans =
     c.orphanEntries.length === 0
       ? ''
@@ -145,6 +179,7 @@ ${docs('receivables', c.receivables)}
 ${docs('payables', c.payables)}
 <h2>Accounting targets</h2>
 ${targets}
+${figures}
 <h2>Service objects</h2>
 ${objects}
 ${c.bookedNotListed > 0 ? `<p id="not-listed">and ${c.bookedNotListed} more booked objects (counted, not listed)</p>` : ''}

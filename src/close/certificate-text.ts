@@ -48,6 +48,27 @@ export function certificateLines(c: CloseCertificate): string[] {
       );
       for (const p of t.notPushed) lines.push(`  ${p.key}: ${p.status}${p.reason ? ` (${p.reason})` : ''}`);
     }
+  for (const t of c.targetFigures ?? []) {
+    lines.push(
+      `target ${t.target}'s own figures as of ${t.asOf}: ${t.ok ? 'agree' : 'DIFFER'} (${t.agreeingDocuments} open documents agree, ${t.documents.length} differ)`,
+    );
+    lines.push(
+      ...table(
+        [
+          ['account', 'ledger', 'target', ''],
+          ...t.accounts.map((a) => [
+            a.role,
+            usd(a.ledgerCents),
+            usd(a.targetCents),
+            a.compared ? (a.ok ? 'ok' : 'DIFFERS') : 'shown',
+          ]),
+        ],
+        [false, true, true, false],
+      ).map((l) => `  ${l}`),
+    );
+    for (const d of t.documents)
+      lines.push(`  ${d.kind} ${d.id}: ledger ${usd(d.ledgerCents)}, target ${usd(d.targetCents)}`);
+  }
   const f = c.flow;
   lines.push(
     `money flow: received ${usd(f.receivedCents)}, fees ${usd(f.feesCents)}, refunds ${usd(f.refundsCents)}, disbursed ${usd(f.disbursedCents)}, reached the bank ${usd(f.reachedBankCents)}`,

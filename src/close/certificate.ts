@@ -1,8 +1,10 @@
 import type { BookedEntry } from '../accounting/entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../accounting/entry-key.js';
 import { businessDay } from '../accounting/mapping/dates.js';
+import type { TargetFigures } from '../accounting/targets/target-figures.js';
 import type { FetchedState } from '../service/fetched-state.js';
 import type { Payment } from '../service/schemas/index.js';
+import { compareWithTarget, ledgerFiguresAsOf, type TargetComparison } from './target-comparison.js';
 
 // The completeness certificate of a period (design overview, "Period close"). Pure: the activity fetches the
 // service's objects, the ledger's entries and the targets' index, and this decides. No I/O and no Node
@@ -113,6 +115,11 @@ export interface CloseCertificate {
   payables: DocumentCheck[];
   /** null when no accounting target is configured. */
   targets: TargetCheck[] | null;
+  /**
+   * The ledger as of the period's last day against each target's own figures as of that day (its trial
+   * balance and aged receivables and payables); null when no target reports its figures.
+   */
+  targetFigures: TargetComparison[] | null;
   flow: MoneyFlow;
   notes: string[];
 }
@@ -122,6 +129,11 @@ export interface TargetIndexView {
   /** The index status of each entry key asked about; absent keys are not indexed yet. */
   statuses: ReadonlyMap<string, { status: string; reason: string | null }>;
 }
+
+/** A target's own figures as of the period's last day, or why they could not be read. */
+export type TargetFiguresRead =
+  | { target: string; figures: TargetFigures }
+  | { target: string; error: string };
 
 /** The service's objects and every entry of the ledger (FetchedState), and what the checks compare them with. */
 export interface CloseInput extends FetchedState {
@@ -134,6 +146,11 @@ export interface CloseInput extends FetchedState {
   payables: readonly { documentId: string | null; openCents: number }[];
   balances: { processorClearingCents: number; payoutsInTransitCents: number };
   targets: readonly TargetIndexView[] | null;
+  /**
+   * Each reporting target's own figures as of the period's last day, or why they could not be read; null
+   * when no target reports figures.
+   */
+  targetFigures?: readonly TargetFiguresRead[] | null;
   /** How many BOOKED objects to list at most (default 2000); the rest are only counted. */
   maxListedBooked?: number;
 }
@@ -581,6 +598,24 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     });
   }
 
+  // The third side: the ledger as of the period's last day against each target's own report of that day.
+  let targetFigures: TargetComparison[] | null = null;
+  if (input.targetFigures && input.targetFigures.length > 0) {
+    const ledgerAsOf = ledgerFiguresAsOf(input.entries, period.to);
+    targetFigures = [];
+    for (const read of input.targetFigures) {
+      if ('error' in read) {
+        problems.push(
+          `target ${read.target}: its figures as of ${period.to} could not be read: ${read.error}`,
+        );
+        continue;
+      }
+      const comparison = compareWithTarget(read.target, ledgerAsOf, read.figures);
+      problems.push(...comparison.problems);
+      targetFigures.push(comparison);
+    }
+  }
+
   const count = (s: ObjectStatus) => objects.filter((o) => o.status === s).length;
   const maxBooked = input.maxListedBooked ?? 2000;
   let booked = 0;
@@ -608,11 +643,17 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     receivables,
     payables,
     targets,
+    targetFigures,
     flow,
     notes: [
       'Balances, receivables and payables are compared as of the run (asOf): the service reports its current state only.',
       'Bills and bill payments have no list endpoint: those the books name are checked; one booksync never heard of cannot be found.',
       'Reusable payment links are standing prices, not invoices: their receivable is not compared.',
+      ...(targetFigures
+        ? [
+            `Each target's own figures are its reports as of ${period.to} (trial balance, aged receivables and payables), against the ledger's entries dated up to that day: every invoice's and bill's open amount, and the clearing accounts booksync alone writes; its other accounts also hold the business's own entries and are shown, not compared.`,
+          ]
+        : []),
     ],
   };
 }

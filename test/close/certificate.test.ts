@@ -417,4 +417,29 @@ describe('the completeness certificate', () => {
       to: '2024-02-29',
     });
   });
+
+  it('fails naming a target whose own figures disagree or cannot be read; passes when they agree', () => {
+    const figures = {
+      asOf: period.to,
+      balances: { ProcessorClearing: 0 },
+      openInvoices: {},
+      openBills: {},
+    };
+    const agreeing = closeCertificate(input({ targetFigures: [{ target: 'quickbooks', figures }] }));
+    expect(agreeing.passes).toBe(true);
+    expect(agreeing.targetFigures?.[0]).toMatchObject({ target: 'quickbooks', ok: true, asOf: period.to });
+    const edited = closeCertificate(
+      input({ targetFigures: [{ target: 'xero', figures: { ...figures, openInvoices: { pl_9: 500 } } }] }),
+    );
+    expect(edited.passes).toBe(false);
+    expect(edited.problems).toEqual([
+      `xero: invoice pl_9 open as of ${period.to}: ledger 0 cents, target 500 cents`,
+    ]);
+    const unread = closeCertificate(input({ targetFigures: [{ target: 'xero', error: 'HTTP 503' }] }));
+    expect(unread.passes).toBe(false);
+    expect(unread.problems).toEqual([
+      `target xero: its figures as of ${period.to} could not be read: HTTP 503`,
+    ]);
+    expect(closeCertificate(input({})).targetFigures).toBeNull();
+  });
 });
