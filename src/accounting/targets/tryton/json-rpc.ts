@@ -52,10 +52,12 @@ export interface TrytonRpcOptions {
   timeoutMs?: number;
   fetch?: typeof fetch;
   /**
-   * Confirm Tryton's warnings (which ask a person "are you sure?") the way its client does: record the
-   * warning as acknowledged for the user and call again. Errors still refuse.
+   * Which of Tryton's warnings (which ask a person "are you sure?") to confirm the way its client does:
+   * record the warning as acknowledged for the user and call again. Given the warning's name (its key
+   * without Tryton's hash: `invoice_similar`, or `account.move,12.cancel`). Any other warning refuses
+   * (TrytonWarningError), as errors do. Default: none.
    */
-  acknowledgeWarnings?: boolean;
+  acknowledgeWarnings?: (name: string) => boolean;
 }
 
 type Context = Record<string, unknown>;
@@ -135,9 +137,15 @@ export class TrytonRpc {
   #resultOf(method: string, body: z.infer<typeof envelope>): unknown {
     if (body.error) {
       const { type, message } = messageOf(body.error);
-      if (type === 'UserWarning' && this.#options.acknowledgeWarnings) {
+      if (type === 'UserWarning') {
         const key = ((body.error as unknown[])[1] as unknown[] | undefined)?.[0];
-        if (typeof key === 'string') throw new WarningRaised(key, message);
+        if (typeof key === 'string') {
+          const name = warningName(key);
+          if (this.#options.acknowledgeWarnings?.(name)) throw new WarningRaised(key, message);
+          // The message without the key Tryton sends first.
+          const text = messageOf([type, ((body.error as unknown[])[1] as unknown[]).slice(1)]).message;
+          throw new TrytonWarningError(name, text);
+        }
       }
       if (userErrorTypes.has(type)) throw new TargetRefusedError('tryton', message);
       // A server-side exception (a bug, a database hiccup): retried, its text kept for the log.
@@ -212,6 +220,24 @@ export class TrytonRpc {
       await this.call(`wizard.${name}.delete`, [sessionId]).catch(() => undefined);
     }
   }
+}
+
+/**
+ * A warning of Tryton's that booksync does not confirm for the user: refused (not retried) with Tryton's
+ * message; `warning` is its name (`account.move,12.cancel`: cancelling a move of a closed period).
+ */
+export class TrytonWarningError extends TargetRefusedError {
+  constructor(
+    readonly warning: string,
+    message: string,
+  ) {
+    super('tryton', `${message} (a warning of Tryton's that booksync does not confirm for you)`);
+  }
+}
+
+/** Tryton keys most warnings `{md5 of the records}.{name}` (res.user.warning.format): the name. */
+export function warningName(key: string): string {
+  return /^[0-9a-f]{32}\.(.+)$/.exec(key)?.[1] ?? key;
 }
 
 class WarningRaised extends Error {

@@ -1,7 +1,7 @@
 import type { Logger } from '../../../logging/logger.js';
 import { baseKey, keyPrefix } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
-import { datedOpen, LockReader, laterOf } from '../closed-periods.js';
+import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import type {
   AccountingTarget,
@@ -19,6 +19,7 @@ import {
   standardPeriod,
   type TrytonDecimal,
   TrytonRpc,
+  TrytonWarningError,
 } from './json-rpc.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
@@ -30,9 +31,18 @@ import {
 // - everything else: a posted move (account.move, journal MISC) with the document's lines through the
 //   account mapping; receivable and payable lines carry the party and are added to the invoice's payment
 //   lines (so Tryton's amount to pay moves with them), and an invoice paid in full is reconciled (paid).
-// - reversal: Tryton's own "Cancel Moves" wizard with reversal, linked to the original (origin), after
-//   unreconciling its lines; Tryton reconciles the original with its reversal, so an invoice paid by the
-//   reversed payment is owed again.
+// - reversal, when the original and the reversal fall in the same month after the lock (closed-periods.ts):
+//   Tryton's own "Cancel Moves" wizard with reversal, linked to the original (origin), after unreconciling
+//   its lines; Tryton reconciles the original with its reversal, so an invoice paid by the reversed payment
+//   is owed again.
+// - reversal across months or of a move on or before the lock: a new posted move dated on the reversal's
+//   date (in the open period) with the original's lines negated, its origin the original (as Cancel Moves
+//   makes it), the original untouched; each reconcilable line is reconciled with the original line it
+//   reverses, unless that line is in a reconciliation dated on or before the lock (which stays as closed):
+//   then the new receivable line stays open on the party. README, "Tryton: reversals after close".
+// Warnings: Tryton asks a person to confirm some operations (res.user.warning). booksync confirms only
+// those in `acknowledgedWarnings`, with the reason; any other refuses the push, first of all the closed
+// period's ("If you cancel the move, the current period will be used"), which booksync never confirms.
 // Idempotency: the entry key and content hash are written in the record's description
 // (`booksync:{key} {hash}`) and searched before any create, so a crash between Tryton's create and
 // booksync's index write finds the document instead of making a second one.
@@ -64,6 +74,13 @@ interface LineRow {
   account: number;
   reconciliation: number | null;
 }
+interface OriginalLine {
+  id: number;
+  account: number;
+  party: number | null;
+  debit: TrytonDecimal;
+  credit: TrytonDecimal;
+}
 
 const marker = (key: string) => `booksync:${key} `;
 /** The marker as a LIKE prefix: `_` and `%` in ids (pay_…) must match themselves, not any character. */
@@ -76,6 +93,25 @@ const invoiceKinds = new Set(['invoice', 'invoice-adjustment', 'debit-memo', 're
 
 /** A record found by key, and whether its posting is still to do (created, then refused or cut short). */
 type FoundRecord = RemoteRecord & { draft: { model: string; id: number } | null };
+/**
+ * The warnings of Tryton booksync confirms, by name (json-rpc.ts warningName), and why. Every other warning
+ * (cancelling or copying a move of a closed period, cancelling delegated lines or an invoice's move,
+ * deleting a write-off's reconciliation...) is a person's decision: the push is refused with its message.
+ */
+export const acknowledgedWarnings: Readonly<Record<string, string>> = {
+  // booksync's invoices under one payment link share the link's name as their reference (a debit memo, the
+  // amount a refund reopens): Tryton calls them similar, by design here.
+  invoice_similar: 'the invoices of one payment link share its name as their reference',
+  // An invoice booksync pushes records a sale that already happened (a backfill, a late memo).
+  invoice_payment_term: 'the invoice records a sale that already happened: its payment date may be past',
+  // The business's day (BOOKS_TIME_ZONE) may be ahead of the Tryton server's.
+  invoice_date_future: "the business's day may be ahead of the Tryton server's date",
+};
+
+/** Tryton's refusals of a write into a closed period (account module messages, 8.2). */
+const closedPeriodRefusal =
+  /you must reopen the period|on closed journal-period|period of move .* is closed/i;
+
 /** A payment link may have no customer (2.1: made in the dashboard without one); Tryton needs a party. */
 const unnamedCustomer: Party = {
   serviceId: 'no-customer',
@@ -102,9 +138,11 @@ export class TrytonTarget implements AccountingTarget {
 
   constructor(options: TrytonTargetOptions) {
     this.#options = options;
-    // booksync pushes what already happened (an invoice dated in the past is normal here): Tryton's
-    // warnings, which ask a person to confirm, are acknowledged; its errors still refuse.
-    this.#rpc = new TrytonRpc({ ...options, acknowledgeWarnings: true });
+    // Tryton's warnings ask a person to confirm: booksync confirms only those listed, with the reason.
+    this.#rpc = new TrytonRpc({
+      ...options,
+      acknowledgeWarnings: (name) => Object.hasOwn(acknowledgedWarnings, name),
+    });
   }
 
   get rpc(): TrytonRpc {
@@ -224,16 +262,31 @@ export class TrytonTarget implements AccountingTarget {
 
   async push(given: TargetDocument, context?: PushContext): Promise<PushResult> {
     const accounts = await this.#ready();
-    // Dated out of a closed period (Tryton's own or the ledger's), its own date kept in its description.
+    // The effective lock: Tryton's closed periods or the ledger's closed day, the later.
     const lock = laterOf(await this.#locks.get(), context?.closedThrough);
-    const document = given.kind === 'reversal' ? given : datedOpen(given, lock);
+    try {
+      if (given.kind === 'reversal') return await this.#reverse(given, lock, context);
+      // Dated out of a closed period, its own date kept in its description.
+      return await this.#pushDated(datedOpen(given, lock), accounts);
+    } catch (error) {
+      // A period closed since the lock was read: read it again, so the push retried is dated after it (a
+      // draft Tryton kept from this attempt is re-dated then).
+      if (error instanceof TargetRefusedError && closedPeriodRefusal.test(error.targetMessage)) {
+        this.#locks.forget();
+      }
+      throw error;
+    }
+  }
+
+  async #pushDated(document: TargetDocument, accounts: Map<AccountRole, number>): Promise<PushResult> {
     const existing = await this.#record(document.key);
     if (existing) {
-      if (document.kind !== 'reversal' && existing.contentHash !== document.contentHash) {
+      if (existing.contentHash !== document.contentHash) {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
       }
       // Created, then refused at posting (a closed period) or cut short by a crash: post it now.
       if (existing.draft) {
+        await this.#redate(existing.draft, document);
         await this.#post(document, existing.draft);
         const invoice = existing.draft.model === 'account.move' ? await this.#invoiceSettled(document) : null;
         if (invoice) await this.#reconcileIfPaid(invoice.id);
@@ -251,11 +304,41 @@ export class TrytonTarget implements AccountingTarget {
         return this.#invoice(document, 'out', accounts);
       case 'bill':
         return this.#invoice(document, 'in', accounts);
-      case 'reversal':
-        return this.#reverse(document);
       default:
         return this.#move(document, accounts);
     }
+  }
+
+  /** The description of a booksync record: its marker, then the closed-period note of a re-dated one. */
+  #described(document: TargetDocument): string {
+    const note = closedPeriodNote(document);
+    return `${marker(document.key)}${document.contentHash}${note ? ` ${note}` : ''}`;
+  }
+
+  /** A draft kept from a refused post takes the date the document has now (after a lock read since). */
+  async #redate(draft: { model: string; id: number }, document: TargetDocument): Promise<void> {
+    const description = this.#described(document);
+    if (draft.model === 'account.move') {
+      const [row] = await this.#rpc.model<{ date: unknown }[]>('account.move', 'read', [draft.id], ['date']);
+      if (row && isoDateOf(row.date) === document.date) return;
+      await this.#rpc.model('account.move', 'write', [draft.id], {
+        date: dateOf(document.date),
+        period: await this.#period(document.date),
+        description,
+      });
+      return;
+    }
+    const [row] = await this.#rpc.model<{ accounting_date: unknown }[]>(
+      'account.invoice',
+      'read',
+      [draft.id],
+      ['accounting_date'],
+    );
+    if (row && isoDateOf(row.accounting_date) === document.date) return;
+    await this.#rpc.model('account.invoice', 'write', [draft.id], {
+      accounting_date: dateOf(document.date),
+      description,
+    });
   }
 
   async close(): Promise<void> {}
@@ -394,7 +477,7 @@ export class TrytonTarget implements AccountingTarget {
         invoice_date: dateOf(type === 'out' ? new Date().toISOString().slice(0, 10) : document.date),
         accounting_date: dateOf(document.date),
         ...(number ? { reference: number } : {}),
-        description: `${marker(document.key)}${document.contentHash}`,
+        description: this.#described(document),
         comment: tag,
         lines: [
           [
@@ -484,7 +567,7 @@ export class TrytonTarget implements AccountingTarget {
         journal: this.#journals.get('MISC'),
         period: await this.#period(document.date),
         date: dateOf(document.date),
-        description: `${marker(document.key)}${document.contentHash}`,
+        description: this.#described(document),
         lines: [
           [
             'create',
@@ -590,16 +673,66 @@ export class TrytonTarget implements AccountingTarget {
       await this.#rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
   }
 
-  async #reverse(document: TargetDocument): Promise<PushResult> {
-    const original = document.reverses ? await this.find(document.reverses) : null;
+  /**
+   * A reversal: Cancel Moves in place when the original and the reversal fall in the same month after the
+   * lock, else a reversing move dated in the open period (closed-periods.ts). Found by key first.
+   */
+  async #reverse(given: TargetDocument, lock: string | null, context?: PushContext): Promise<PushResult> {
+    const existing = await this.#moveRecord(given.key);
+    if (existing) {
+      const id = Number(existing.remoteIds[0]?.split(',')[1]);
+      // Created, then refused at posting or cut short: post it now (dated after a lock read since).
+      if (existing.draft) {
+        await this.#redate(existing.draft, datedOpen(given, lock));
+        await this.#post(given, existing.draft);
+      }
+      // Cut short between the post and the reconciliation: done now (nothing when done already).
+      await this.#settleReversal(id, lock);
+      return {
+        key: given.key,
+        remoteIds: existing.remoteIds,
+        contentHash: given.contentHash,
+        created: existing.draft !== null,
+      };
+    }
+    const original = given.reverses ? await this.find(given.reverses) : null;
     const moveRef = original?.remoteIds.find((r) => r.startsWith('account.move,'));
     if (!original || !moveRef) {
-      throw new TargetRefusedError(
-        this.name,
-        `${document.key}: ${document.reverses} is not in Tryton to reverse`,
-      );
+      throw new TargetRefusedError(this.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
     }
     const moveId = Number(moveRef.split(',')[1]);
+    const [held] = await this.#rpc.model<{ date: unknown }[]>('account.move', 'read', [moveId], ['date']);
+    const heldOn = isoDateOf(held?.date);
+    if (reversesInPlace(given, lock, heldOn)) {
+      try {
+        return await this.#cancelInPlace(given, moveId);
+      } catch (error) {
+        // Tryton asks to confirm the cancel of a move whose period is closed (and would date the cancel
+        // move today): booksync never confirms it. Its period closed since the lock was read: read again.
+        if (!(error instanceof TrytonWarningError) || !closedPeriodRefusal.test(error.targetMessage))
+          throw error;
+        this.#locks.forget();
+        lock = laterOf(await this.#locks.get(), context?.closedThrough);
+        if (reversesInPlace(given, lock, heldOn)) {
+          throw new TargetRefusedError(
+            this.name,
+            `${given.key}: Tryton asks to confirm cancelling move ${moveId} of a closed period, which booksync never confirms (${error.targetMessage})`,
+          );
+        }
+      }
+    }
+    if (original.remoteIds[0]?.startsWith('account.invoice,')) {
+      // An invoice is corrected in Tryton by a credit note, not a move against its lines: not made yet.
+      throw new TargetRefusedError(
+        this.name,
+        `${given.key}: invoice ${original.remoteIds[0]} is dated ${heldOn ?? 'in an earlier month'} (books closed through ${lock ?? 'none'}): reversing it after its month needs a credit note in Tryton, which booksync does not make; credit it in Tryton`,
+      );
+    }
+    return this.#reverseAfterClose(datedOpen(given, lock), moveId, lock);
+  }
+
+  /** Tryton's own Cancel Moves (with reversal) on the original, after unreconciling its lines. */
+  async #cancelInPlace(document: TargetDocument, moveId: number): Promise<PushResult> {
     const lines = await this.#rpc.searchRead<LineRow>(
       'account.move.line',
       [['move', '=', moveId]],
@@ -616,7 +749,127 @@ export class TrytonTarget implements AccountingTarget {
     const reversal = await this.find(document.key);
     if (!reversal)
       throw new TargetRefusedError(this.name, `${document.key}: Tryton's cancel wizard made no move`);
-    // An invoice whose payment was reversed and which other lines still pay in full stays reconciled.
+    await this.#reconcileInvoicesPaidBy(moveId);
+    return { ...reversal, contentHash: document.contentHash, created: true };
+  }
+
+  /**
+   * The reversal of a move of an earlier month or of a closed period: a new move dated in the open period
+   * with the original's lines negated (debit and credit swapped, same accounts and parties), its origin the
+   * original and each line's the line it reverses, as Tryton's Cancel Moves makes them; posted; then each
+   * reconcilable line reconciled with the line it reverses (#settleReversal). The original is not touched.
+   */
+  async #reverseAfterClose(
+    document: TargetDocument,
+    moveId: number,
+    lock: string | null,
+  ): Promise<PushResult> {
+    const lines = await this.#rpc.searchRead<OriginalLine>(
+      'account.move.line',
+      [['move', '=', moveId]],
+      ['account', 'party', 'debit', 'credit'],
+    );
+    const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
+      {
+        journal: this.#journals.get('MISC'),
+        period: await this.#period(document.date),
+        date: dateOf(document.date),
+        origin: `account.move,${moveId}`,
+        description: this.#described(document),
+        lines: [
+          [
+            'create',
+            lines.map((l) => ({
+              account: l.account,
+              ...(l.party !== null ? { party: l.party } : {}),
+              debit: l.credit,
+              credit: l.debit,
+              origin: `account.move.line,${l.id}`,
+              description: document.description,
+            })),
+          ],
+        ],
+      },
+    ]);
+    await this.#post(document, { model: 'account.move', id: id as number });
+    await this.#settleReversal(id as number, lock);
+    return {
+      key: document.key,
+      remoteIds: [`account.move,${id}`],
+      contentHash: document.contentHash,
+      created: true,
+    };
+  }
+
+  /**
+   * Reconciles each open line of a posted reversal, on a reconcilable account, with the line it reverses
+   * (its origin): what Tryton's Cancel Moves does, so an invoice the original paid is owed again (Tryton's
+   * amount to pay leaves out reconciled payment lines). A reversed line already reconciled is unreconciled
+   * first only when its reconciliation is dated after the lock; one dated on or before it belongs to the
+   * closed period and stays: then the reversal's line stays open on the party, which owes the amount again.
+   * Idempotent: lines reconciled already are left.
+   */
+  async #settleReversal(reversalId: number, lock: string | null): Promise<void> {
+    const lines = await this.#rpc.searchRead<LineRow & { origin: string | null; state?: string }>(
+      'account.move.line',
+      [
+        ['move', '=', reversalId],
+        ['move.state', '=', 'posted'],
+        ['reconciliation', '=', null],
+        ['account.reconcile', '=', true],
+      ],
+      ['account', 'reconciliation', 'origin'],
+    );
+    let settled = false;
+    for (const line of lines) {
+      const originId = line.origin?.startsWith('account.move.line,')
+        ? Number(line.origin.split(',')[1])
+        : null;
+      if (originId === null) continue;
+      const [reversed] = await this.#rpc.model<LineRow[]>(
+        'account.move.line',
+        'read',
+        [originId],
+        ['account', 'reconciliation'],
+      );
+      if (!reversed || reversed.account !== line.account) continue;
+      if (reversed.reconciliation !== null) {
+        const [reconciliation] = await this.#rpc.model<{ date: unknown }[]>(
+          'account.move.reconciliation',
+          'read',
+          [reversed.reconciliation],
+          ['date'],
+        );
+        const on = isoDateOf(reconciliation?.date);
+        if (lock !== null && (on === null || on <= lock)) {
+          this.#options.logger?.info(
+            { reversal: reversalId, line: originId, reconciliation: reversed.reconciliation, lock },
+            "reversed line's reconciliation is in the closed period: kept, the reversal's line left open",
+          );
+          continue;
+        }
+        await this.#unreconcile([reversed]);
+      }
+      await this.#rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', [
+        originId,
+        line.id,
+      ]);
+      settled = true;
+    }
+    if (!settled) return;
+    const [move] = await this.#rpc.model<{ origin: string | null }[]>(
+      'account.move',
+      'read',
+      [reversalId],
+      ['origin'],
+    );
+    if (move?.origin?.startsWith('account.move,')) {
+      await this.#reconcileInvoicesPaidBy(Number(move.origin.split(',')[1]));
+    }
+  }
+
+  /** An invoice whose payment was reversed and which other lines still pay in full stays reconciled. */
+  async #reconcileInvoicesPaidBy(moveId: number): Promise<void> {
     const invoices = await this.#rpc.model<number[]>(
       'account.invoice',
       'search',
@@ -626,6 +879,5 @@ export class TrytonTarget implements AccountingTarget {
       null,
     );
     for (const invoice of invoices) await this.#reconcileIfPaid(invoice);
-    return { ...reversal, contentHash: document.contentHash, created: true };
   }
 }
