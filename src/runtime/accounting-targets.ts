@@ -12,7 +12,7 @@ import { TargetDisconnectedError, TargetUnavailableError } from '../accounting/t
 import { LedgerMirrorTarget } from '../accounting/targets/ledger-mirror-target.js';
 import { notifyingLedger } from '../accounting/targets/notifying-ledger.js';
 import { serviceReferences } from '../accounting/targets/service-references.js';
-import { figuresReaders, type TargetFiguresReader } from '../accounting/targets/target-figures.js';
+import type { TargetFiguresReader } from '../accounting/targets/target-figures.js';
 import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { AccountingTarget } from '../accounting/targets/target-port.js';
 import { createTrytonTarget } from '../accounting/targets/tryton/index.js';
@@ -21,17 +21,6 @@ import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { openQuickBooksTarget } from './quickbooks-connection.js';
 import { openXeroTarget } from './xero-connection.js';
-
-/**
- * The configured targets that report their own figures as of a day (target-figures.ts: QuickBooks, Xero), for
- * the close certificate's three-way comparison; a target without a reader (Tryton, the ledger mirror, for now)
- * is simply absent. Takes the opened targets (`AccountingTargets.dependencies.targets`).
- */
-export function targetFiguresReaders(
-  targets: ReadonlyMap<string, AccountingTarget> | Iterable<AccountingTarget>,
-): TargetFiguresReader[] {
-  return figuresReaders(targets instanceof Map ? targets.values() : (targets as Iterable<AccountingTarget>));
-}
 
 /** How long a burst of ledger writes is gathered into one wake-up signal per target. */
 const signalDebounceMs = 200;
@@ -42,6 +31,11 @@ export interface AccountingTargets {
   /** The ledger wrapped so each new entry wakes the push workflows. */
   ledger: LedgerPort;
   names: string[];
+  /**
+   * The targets that report their own figures as of a day (QuickBooks, Xero), for the close certificate's
+   * third side; Tryton and the ledger mirror do not yet.
+   */
+  figures: ReadonlyMap<string, TargetFiguresReader>;
   /** Starts (or wakes) one push workflow per target; idempotent. */
   startPushing(client: Client, taskQueue: string): Promise<void>;
   close(): Promise<void>;
@@ -88,6 +82,7 @@ export async function openAccountingTargets(options: {
   if (names.length === 0) return null;
   const accounts = parseAccountMapping(settings.TARGET_ACCOUNTS);
   const targets = new Map<string, AccountingTarget>();
+  const figures = new Map<string, TargetFiguresReader>();
   const closers: (() => Promise<void> | void)[] = [];
   try {
     for (const name of names) {
@@ -113,9 +108,13 @@ export async function openAccountingTargets(options: {
           }),
         );
       } else if (name === 'quickbooks') {
-        targets.set(name, await openQuickBooksTarget({ settings, accounts, logger: log }));
+        const quickbooks = await openQuickBooksTarget({ settings, accounts, logger: log });
+        targets.set(name, quickbooks);
+        figures.set(name, quickbooks);
       } else if (name === 'xero') {
-        targets.set(name, await openXeroTarget({ settings, accounts, logger: log }));
+        const xero = await openXeroTarget({ settings, accounts, logger: log });
+        targets.set(name, xero);
+        figures.set(name, xero);
       } else {
         throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
       }
@@ -141,6 +140,7 @@ export async function openAccountingTargets(options: {
 
   return {
     names,
+    figures,
     dependencies: {
       targets,
       index,

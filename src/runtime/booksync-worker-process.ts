@@ -72,7 +72,7 @@ export async function startBooksyncWorker(options: {
       dependencies: {
         service: options.service,
         ledger: targets?.ledger ?? store.ledger,
-        ...(targets ? { targets: targets.dependencies } : {}),
+        ...(targets ? { targets: targets.dependencies, targetFigures: targets.figures } : {}),
         logger: logger.child({ component: 'activities' }),
         externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
         timeZone: settings.BOOKS_TIME_ZONE,

@@ -1,6 +1,5 @@
 import { baseKey, isReversalKey, keyPrefix } from '../entry-key.js';
 import type { AccountRole } from './account-mapping.js';
-import type { AccountingTarget } from './target-port.js';
 
 // The accounting software's own figures as of a day (issue 25 §4, the target side), for the three-way close
 // certificate: the service's figures, the ledger's balances, and what each target itself reports, read from
@@ -37,21 +36,6 @@ export interface TargetFigures {
 export interface TargetFiguresReader {
   readonly name: string;
   figuresAsOf(day: string): Promise<TargetFigures>;
-}
-
-/** A target that also reports its own figures (QuickBooks, Xero). */
-export function isFiguresReader(target: unknown): target is TargetFiguresReader {
-  return (
-    typeof target === 'object' &&
-    target !== null &&
-    typeof (target as Partial<TargetFiguresReader>).figuresAsOf === 'function' &&
-    typeof (target as Partial<TargetFiguresReader>).name === 'string'
-  );
-}
-
-/** The readers among these targets, in their order; a target without one is left out. */
-export function figuresReaders(targets: Iterable<AccountingTarget>): TargetFiguresReader[] {
-  return [...targets].filter((t): t is AccountingTarget & TargetFiguresReader => isFiguresReader(t));
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

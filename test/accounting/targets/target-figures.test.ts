@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addOpen, checkedDay, ownerOf, reportCents } from '../../../src/accounting/targets/target-figures.js';
 import type { AccountingTarget } from '../../../src/accounting/targets/target-port.js';
-import { targetFiguresReaders } from '../../../src/runtime/accounting-targets.js';
 
 // The figures port's helpers (issue 25 §4): report amounts to cents through their digits, the link or bill a
 // document at a target belongs to, and which configured targets report figures.
@@ -48,21 +47,5 @@ describe('target figures', () => {
     expect(checkedDay('2026-02-28')).toBe('2026-02-28');
     expect(() => checkedDay('2026-02-29')).toThrow(RangeError);
     expect(() => checkedDay('2026-1-31')).toThrow(RangeError);
-  });
-
-  it('gives the readers among the configured targets; a target without one is absent', () => {
-    const plain = { name: 'tryton' } as AccountingTarget;
-    const reader = {
-      name: 'quickbooks',
-      figuresAsOf: async (day: string) => ({ asOf: day, balances: {}, openInvoices: {}, openBills: {} }),
-    } as unknown as AccountingTarget;
-    const readers = targetFiguresReaders(
-      new Map([
-        ['tryton', plain],
-        ['quickbooks', reader],
-      ]),
-    );
-    expect(readers.map((r) => r.name)).toEqual(['quickbooks']);
-    expect(targetFiguresReaders([plain])).toEqual([]);
   });
 });
