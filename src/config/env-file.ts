@@ -26,10 +26,16 @@ export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
   return file;
 }
 
+/**
+ * Keys that encrypt what the data folder (or Temporal) holds: never written into it, or a copy of the data
+ * folder would carry what opens it. A second terminal needs them from its own environment or key file.
+ */
+export const keptOutOfDataFolder: readonly string[] = ['PAYLOAD_KEYS', 'QBO_TOKEN_KEY', 'XERO_TOKEN_KEY'];
+
 /** The booksync settings the environment set, as an env file's lines (values quoted). */
 export function envFileContents(env: NodeJS.ProcessEnv = process.env): string {
   const names = Object.keys(settingsSchema.shape).filter(
-    (name) => env[name] !== undefined && env[name] !== '',
+    (name) => env[name] !== undefined && env[name] !== '' && !keptOutOfDataFolder.includes(name),
   );
   const quoted = (value: string) => (/['\n\r]/.test(value) ? JSON.stringify(value) : `'${value}'`);
   const lines = names.map((name) => `${name}=${quoted(env[name] as string)}`);

@@ -71,6 +71,27 @@ export const settingsSchema = z.object({
     .describe('Task queue of booksync workflows and activities; more workers on it scale out.'),
   TEMPORAL_API_KEY: z.string().min(1).optional().describe('API key for Temporal Cloud (implies TLS).'),
   TEMPORAL_TLS: flag('false').describe('Connect to Temporal over TLS.'),
+  PAYLOAD_KEYS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Encrypts every payload booksync gives Temporal (AES-256-GCM): `<id>=<base64 of 32 bytes>`, comma-separated; the first encrypts, all decrypt (add the new key first to rotate). Keep it outside the data folder. Unset: payloads are not encrypted.',
+    ),
+  CODEC_CORS_ORIGIN: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      "The Temporal Web UI's origin allowed to call booksync's codec server (/codec/decode) from the browser, e.g. https://temporal.example.com. Default with the embedded dev server: its UI.",
+    ),
+  PAYLOAD_KEYS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'A file holding the payload keys instead (one `<id>=<key>` per line), when PAYLOAD_KEYS is unset.',
+    ),
   TEMPORAL_TLS_CERT_PATH: z.string().optional().describe('mTLS client certificate (PEM) for Temporal.'),
   TEMPORAL_TLS_KEY_PATH: z.string().optional().describe('mTLS client key (PEM) for Temporal.'),
   TEMPORAL_DEV_PORT: port

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
@@ -9,6 +10,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp } from './base-app.js';
 import { IngressError } from './errors.js';
 import { createIngressMetrics } from './metrics.js';
+import { codecRoutes } from './routes/codec.js';
 import { commandRoutes } from './routes/commands.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -61,6 +63,12 @@ export interface IngressOptions {
   returnedCheckFeeCents?: number;
   /** RETURNED_CHECK_FEE_SPLIT, likewise. */
   returnedCheckFeeSplit?: ReturnedCheckFeeSplit;
+  /**
+   * PAYLOAD_KEYS: serve Temporal's codec protocol (/codec/encode, /codec/decode) with the operators' routes,
+   * for the Web UI (its origin allowed by CORS). `open`: no key asked even on a shared listener (it listens
+   * on loopback only); otherwise a shared listener asks for the command API key like the other operators' routes.
+   */
+  codec?: { codec: PayloadCodec; corsOrigin: string | null; open: boolean };
   /** SQLite file binding the command API's Idempotency-Keys to their requests. Default: in memory. */
   commandKeysFile?: string;
   /** How long a command waits for its outcome before answering 202 with where to ask. Default 10 s. */
@@ -182,6 +190,19 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
     await scope.register(unroutedEventsRoutes, { unrouted: parts.unrouted });
     await scope.register(metricsRoutes, { registry: parts.registry });
   });
+  const { codec } = options;
+  if (codec) {
+    app.register(async (scope) => {
+      if (shared && !codec.open) {
+        const check = operationsKeyCheck(options.commandApiKey);
+        // A browser's CORS preflight carries no credentials: it is answered, the POST itself is checked.
+        scope.addHook('onRequest', async (request) => {
+          if (request.method !== 'OPTIONS') await check(request);
+        });
+      }
+      await scope.register(codecRoutes, { codec: codec.codec, corsOrigin: codec.corsOrigin });
+    });
+  }
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -13,9 +13,12 @@ import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ensurePrivateDir } from '../storage/private-files.js';
+import { payloadEncryption } from '../temporal/data-converter.js';
+import { payloadKeysFrom } from '../temporal/payload-codec.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
 import { cachedWorkflowBundle } from '../worker/workflow-bundle.js';
 import { startBooksyncWorker } from './booksync-worker-process.js';
+import { codecServerOptions, operationsBaseUrl } from './codec-server-options.js';
 import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
@@ -58,11 +61,14 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     }
   };
 
+  const encryption = payloadEncryption(payloadKeysFrom(settings));
   try {
     let devServer: RunningDevServer | null = null;
     if (!settings.TEMPORAL_ADDRESS) {
       logger.info('starting the Temporal dev server');
       devServer = await startDevServer({
+        // With encrypted payloads, the dev server's Web UI decodes them through booksync's codec server.
+        ...(encryption ? { uiCodecEndpoint: `${operationsBaseUrl(settings)}/codec` } : {}),
         dbFile: path.join(dataDir, 'temporal.db'),
         port: settings.TEMPORAL_DEV_PORT,
         uiPort: settings.TEMPORAL_UI_PORT,
@@ -146,6 +152,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
       returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
       returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
+      ...codecServerOptions(settings, encryption, devServer?.uiUrl ?? null),
       commandKeysFile: path.join(dataDir, 'command-keys.db'),
       logger: logger.child({ component: 'ingress' }),
     });

@@ -3,6 +3,8 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
+import { payloadEncryption } from '../temporal/data-converter.js';
+import { payloadKeysFrom } from '../temporal/payload-codec.js';
 import { ensurePeriodCloseSchedule } from '../temporal/period-close-schedule.js';
 import { ensureReconciliationSchedule } from '../temporal/reconciliation-schedule.js';
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
@@ -82,6 +84,7 @@ export async function startBooksyncWorker(options: {
         },
       },
       metrics,
+      encryption: payloadEncryption(payloadKeysFrom(settings)),
       dataDir: settings.BOOKSYNC_DATA_DIR,
       maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS,
     });

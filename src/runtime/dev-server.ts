@@ -11,6 +11,8 @@ export interface DevServerOptions {
   uiPort: number;
   namespace: string;
   logger: Logger;
+  /** The codec server the Web UI decodes payloads through (PAYLOAD_KEYS); none by default. */
+  uiCodecEndpoint?: string;
 }
 
 export interface RunningDevServer {
@@ -42,6 +44,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     options.namespace,
     '--log-level',
     'warn',
+    ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
     ...devServerSearchAttributeFlags(),
   ];
   // Its own process group: a terminal's Ctrl-C reaches only booksync, which stops the server last, after

@@ -2,12 +2,16 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Settings } from '../config/settings.js';
+import { type PayloadEncryption, payloadEncryption } from '../temporal/data-converter.js';
+import { payloadKeysFrom } from '../temporal/payload-codec.js';
 
 export interface TemporalTarget {
   address: string;
   namespace: string;
   tls?: { clientCertPair?: { crt: Buffer; key: Buffer } } | boolean;
   apiKey?: string;
+  /** PAYLOAD_KEYS / PAYLOAD_KEYS_FILE: payloads encrypted by every client and worker; null: as they are. */
+  encryption: PayloadEncryption | null;
 }
 
 export function temporalTarget(settings: Settings, address: string): TemporalTarget {
@@ -23,6 +27,7 @@ export function temporalTarget(settings: Settings, address: string): TemporalTar
   return {
     address,
     namespace: settings.TEMPORAL_NAMESPACE,
+    encryption: payloadEncryption(payloadKeysFrom(settings)),
     ...(mtls ? { tls: mtls } : settings.TEMPORAL_TLS || settings.TEMPORAL_API_KEY ? { tls: true } : {}),
     ...(settings.TEMPORAL_API_KEY ? { apiKey: settings.TEMPORAL_API_KEY } : {}),
   };
@@ -61,7 +66,14 @@ export async function connectClient(
       ...(target.apiKey ? { apiKey: target.apiKey } : {}),
     }),
   );
-  return { client: new Client({ connection, namespace: target.namespace }), connection };
+  return {
+    client: new Client({
+      connection,
+      namespace: target.namespace,
+      ...(target.encryption ? { dataConverter: target.encryption.dataConverter } : {}),
+    }),
+    connection,
+  };
 }
 
 export async function connectWorker(target: TemporalTarget): Promise<NativeConnection> {

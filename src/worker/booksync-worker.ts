@@ -1,6 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../../activities/index.js';
 import type { Logger } from '../logging/logger.js';
+import type { PayloadEncryption } from '../temporal/data-converter.js';
 import type { WorkerMetrics } from './metrics.js';
 import { booksyncWorkflowsPath, cachedWorkflowBundle } from './workflow-bundle.js';
 
@@ -22,6 +23,8 @@ export interface BooksyncWorkerOptions {
   metrics?: WorkerMetrics;
   /** WORKER_MAX_CACHED_WORKFLOWS: bounds memory when many workflows wait on long timers. */
   maxCachedWorkflows?: number;
+  /** PAYLOAD_KEYS: payloads encrypted, failures encoded (the bundle is built with the failure converter). */
+  encryption?: PayloadEncryption | null;
 }
 
 export const workflowsPath = booksyncWorkflowsPath;
@@ -50,19 +53,28 @@ export async function booksyncWorkflowWorkerOptions(
     taskQueue: options.taskQueue,
     ...workflows,
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
+    ...(options.encryption ? { dataConverter: options.encryption.dataConverter } : {}),
     // Graceful shutdown lets running activities (a ledger write, a service call) finish first.
     shutdownGraceTime: '20s',
   };
 }
 
 async function workflowSource(
-  options: Pick<BooksyncWorkerOptions, 'workflowBundle' | 'dataDir' | 'bundleCacheDirs'> & { logger: Logger },
+  options: Pick<BooksyncWorkerOptions, 'workflowBundle' | 'dataDir' | 'bundleCacheDirs' | 'encryption'> & {
+    logger: Logger;
+  },
 ): Promise<{ workflowBundle: { codePath: string } } | { workflowsPath: string }> {
-  if (options.workflowBundle) return { workflowBundle: options.workflowBundle };
+  const failureConverterPath = options.encryption?.dataConverter.failureConverterPath;
+  if (options.workflowBundle) {
+    // A bundle built elsewhere carries the default failure converter: encoded failures need their own.
+    if (failureConverterPath) throw new Error('a prebuilt workflow bundle cannot be used with PAYLOAD_KEYS');
+    return { workflowBundle: options.workflowBundle };
+  }
   const logger = options.logger;
   try {
     const { codePath } = await cachedWorkflowBundle({
       workflowsPath,
+      ...(failureConverterPath ? { failureConverterPath } : {}),
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
       ...(options.bundleCacheDirs ? { cacheDirs: options.bundleCacheDirs } : {}),
       logger,

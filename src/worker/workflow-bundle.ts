@@ -45,6 +45,8 @@ export interface CachedWorkflowBundleOptions {
   logger?: Logger;
   /** For tests: the bundler (default: the SDK's bundleWorkflowCode). */
   bundle?: typeof bundleWorkflowCode;
+  /** A failure converter module the bundle loads (encoded failures, with PAYLOAD_KEYS): its own bundle. */
+  failureConverterPath?: string;
 }
 
 export interface CachedWorkflowBundle {
@@ -155,7 +157,7 @@ export async function cachedWorkflowBundle(
 ): Promise<CachedWorkflowBundle> {
   const workflowsPath = options.workflowsPath ?? booksyncWorkflowsPath;
   const key = workflowBundleKey(workflowsPath);
-  const prefix = bundlePrefix(workflowsPath);
+  const prefix = `${bundlePrefix(workflowsPath)}${options.failureConverterPath ? 'encoded-failures-' : ''}`;
   const name = `${prefix}${key}.js`;
   const dirs = options.cacheDirs ?? defaultBundleCacheDirs(options.dataDir);
   for (const dir of dirs) {
@@ -173,6 +175,7 @@ export async function cachedWorkflowBundle(
   const { code } = await (options.bundle ?? bundleWorkflowCode)({
     workflowsPath,
     logger: new DefaultLogger('WARN'),
+    ...(options.failureConverterPath ? { failureConverterPath: options.failureConverterPath } : {}),
   });
   const tmp = `${codePath}.${process.pid}.tmp`;
   writeFileSync(tmp, withoutSourcesContent(code), { mode: 0o600 });

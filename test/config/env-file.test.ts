@@ -21,6 +21,9 @@ describe('the deployment env file', () => {
       BOOKSYNC_DATA_DIR: dir,
       EMULATOR_PORT: '4010',
       COMMAND_API_KEY: "a key with 'quotes'",
+      PAYLOAD_KEYS: 'k1=c2VjcmV0LWtleS1ub3QtaW4tdGhlLWRhdGEtZm9sZGVyISE=',
+      QBO_TOKEN_KEY: 'token-key-not-in-the-data-folder',
+      PAYLOAD_KEYS_FILE: '/run/secrets/payload-keys',
       HOME: '/root',
       PATH: '/usr/bin',
     });
@@ -31,6 +34,9 @@ describe('the deployment env file', () => {
     expect(text).toContain("EMULATOR_PORT='4010'");
     expect(text).toContain('COMMAND_API_KEY="a key with \'quotes\'"');
     expect(text).not.toMatch(/HOME|PATH=/);
+    // Keys that open what the data folder and Temporal hold are never written into the data folder.
+    expect(text).not.toMatch(/PAYLOAD_KEYS=|QBO_TOKEN_KEY|c2VjcmV0|token-key-not/);
+    expect(text).toContain("PAYLOAD_KEYS_FILE='/run/secrets/payload-keys'");
     expect(envFileContents({})).not.toContain('=');
   });
 

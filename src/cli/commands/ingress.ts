@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { startIngress } from '../../ingress/main.js';
+import { codecServerOptions } from '../../runtime/codec-server-options.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
@@ -20,7 +21,8 @@ Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Be
     if (!settings.WEBHOOK_SECRETS?.length && !settings.WEBHOOK_ALLOW_UNSIGNED) {
       requireSetting(settings, 'WEBHOOK_SECRETS', 'ingress');
     }
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
+    const target = temporalTarget(settings, address);
+    const { client, connection } = await connectClient(target);
     const ingress = await startIngress({
       host: settings.INGRESS_HOST,
       port: settings.INGRESS_PORT,
@@ -35,6 +37,7 @@ Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Be
       commandApiKey: settings.COMMAND_API_KEY,
       returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
       returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
+      ...codecServerOptions(settings, target.encryption, null),
       commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
       logger,
     });
