@@ -4,6 +4,7 @@ import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@tempo
 import type { AccountName } from '../src/accounting/chart-of-accounts.js';
 import { booksOpeningCacheMs } from '../src/accounting/derived-ledger-reads.js';
 import type { EntryLinks, LedgerPort } from '../src/accounting/ledger-port.js';
+import { paymentSettles } from '../src/accounting/mapping/index.js';
 import { bookedBeforeOpening, openingEntry, openingEntryKey } from '../src/accounting/opening-balances.js';
 import {
   type BackfillWindow,
@@ -307,7 +308,7 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             await take('paymentLink', link.id, verdict, { paymentLinkId: link.id }, async (through) => {
               await syncPaymentLinkRecords(through, link, reason);
               for (const payment of link.payments) {
-                await syncPaymentBooks(through, payment);
+                await syncPaymentBooks(through, payment, paymentSettles(link));
                 if (verdict.import && paymentStillOpen(payment, window))
                   result.paymentsToWatch.push(payment.id);
               }
@@ -323,7 +324,8 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
             if (payment.paymentLinkId) continue;
             const verdict = paymentVerdict(payment, window, deps.timeZone);
             await take('payment', payment.id, verdict, { paymentId: payment.id }, async (through) => {
-              await syncPaymentBooks(through, payment);
+              // On no link: a sale of its own.
+              await syncPaymentBooks(through, payment, 'sale');
               if (paymentStillOpen(payment, window)) result.paymentsToWatch.push(payment.id);
             });
           }

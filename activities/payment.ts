@@ -1,5 +1,10 @@
 import type { SyncResult } from '../src/accounting/index.js';
-import { paymentEntries, paymentEntryKinds } from '../src/accounting/mapping/index.js';
+import {
+  type PaymentSettles,
+  paymentEntries,
+  paymentEntryKinds,
+  paymentSettles,
+} from '../src/accounting/mapping/index.js';
 import { syncEntries } from '../src/accounting/sync.js';
 import type { Payment } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
@@ -8,14 +13,19 @@ import { syncInvoiceBooks } from './invoice-books.js';
 import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './payment-contract.js';
 
 /**
- * Makes the books hold exactly what a fetched payment's current state says (payment received, absorbed
- * fee, live refunds; reversals of what no longer holds). Shared by the payment workflow's activity and
- * reconciliation, so both write the same idempotent entries.
+ * Makes the books hold exactly what a fetched payment's current state says (payment received, or a sale of
+ * its own when it settles no invoice; absorbed fee, live refunds; reversals of what no longer holds). Shared
+ * by the payment workflow's activity, reconciliation and backfill, so all write the same idempotent entries.
+ * `settles`: whether its link books an invoice (paymentSettles of the fetched link).
  */
-export async function syncPaymentBooks(deps: ActivityDependencies, payment: Payment): Promise<SyncResult> {
+export async function syncPaymentBooks(
+  deps: ActivityDependencies,
+  payment: Payment,
+  settles: PaymentSettles,
+): Promise<SyncResult> {
   return syncEntries(
     deps.ledger,
-    paymentEntries(payment, deps.timeZone),
+    paymentEntries(payment, deps.timeZone, settles),
     { paymentId: payment.id },
     {
       kinds: paymentEntryKinds,
@@ -35,7 +45,7 @@ export function createPaymentActivities(deps: ActivityDependencies): PaymentActi
         const link = payment.paymentLinkId ? await deps.service.getPaymentLink(payment.paymentLinkId) : null;
         // The invoice first, so the receivable the payment settles is owed in the books before it is paid.
         const invoice = link ? await syncInvoiceBooks(deps, link) : null;
-        const result = await syncPaymentBooks(deps, payment);
+        const result = await syncPaymentBooks(deps, payment, paymentSettles(link));
         log.info(
           {
             paymentLinkId: link?.id,

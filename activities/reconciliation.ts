@@ -3,8 +3,10 @@ import { baseKey, entryKeys, keyPrefix } from '../src/accounting/entry-key.js';
 import {
   disbursementEntries,
   disbursementEntryKinds,
+  type PaymentSettles,
   paymentLinkEntries,
   paymentLinkEntryKinds,
+  paymentSettles,
 } from '../src/accounting/mapping/index.js';
 import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
 import type { Disbursement, Payment, PaymentLink } from '../src/service/schemas/index.js';
@@ -147,10 +149,22 @@ export function createReconciliationActivities(deps: ActivityDependencies): Reco
             log.error({ object, serviceObjectId: id, err: error }, 'cannot reconcile object');
           }
         };
+        // Whether a link's payments pay its invoice (a reusable link books none: its payments are sales),
+        // from the link itself: the listed links, else fetched once per page.
+        const settlesByLink = new Map<string, PaymentSettles>();
+        const settlesOf = async (payment: Payment): Promise<PaymentSettles> => {
+          if (!payment.paymentLinkId) return 'sale';
+          const known = settlesByLink.get(payment.paymentLinkId);
+          if (known) return known;
+          const settles = paymentSettles(await deps.service.getPaymentLink(payment.paymentLinkId));
+          settlesByLink.set(payment.paymentLinkId, settles);
+          return settles;
+        };
         const checkPayment = (payment: Payment) =>
           check('payment', payment.id, async () => {
-            const synced = await syncPaymentBooks(deps, payment);
-            if (synced.posted.includes(entryKeys.payment(payment.id)) && inReturnWindow(payment, deps)) {
+            const synced = await syncPaymentBooks(deps, payment, await settlesOf(payment));
+            const received = [entryKeys.payment(payment.id), entryKeys.sale(payment.id)];
+            if (synced.posted.some((k) => received.includes(k)) && inReturnWindow(payment, deps)) {
               result.achWindowsToWatch = [...(result.achWindowsToWatch ?? []), payment.id];
             }
             return synced;
@@ -171,6 +185,7 @@ export function createReconciliationActivities(deps: ActivityDependencies): Reco
             more = links.length > 0 && (page - 1) * pageSize + links.length < list.totalResults;
           }
           for (const link of links) {
+            settlesByLink.set(link.id, paymentSettles(link));
             await check('paymentLink', link.id, () => syncPaymentLinkRecords(deps, link, reason));
             // Scoped to links: their payments too ('all' walks every payment in its own phase).
             if (scope.kind !== 'all') for (const payment of link.payments) await checkPayment(payment);

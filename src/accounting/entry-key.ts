@@ -12,6 +12,8 @@ export const entryKeys = {
     `invoice-adjustment:${paymentLinkId}:${sequence}`,
   bill: (billId: string) => `bill:${billId}`,
   payment: (paymentId: string) => `payment:${paymentId}`,
+  /** A payment that settles no invoice (a reusable link, no link): a sale of its own. */
+  sale: (paymentId: string) => `sale:${paymentId}`,
   paymentFee: (paymentId: string) => `payment-fee:${paymentId}`,
   refund: (refundId: string) => `refund:${refundId}`,
   refundReopen: (refundId: string) => `refund-reopen:${refundId}`,

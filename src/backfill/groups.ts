@@ -7,6 +7,7 @@ import {
   type PaymentLinkBookingOptions,
   paymentEntries,
   paymentLinkEntries,
+  paymentSettles,
 } from '../accounting/mapping/index.js';
 import { addInFlight } from '../accounting/opening-balances.js';
 import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../service/schemas/index.js';
@@ -84,7 +85,7 @@ export function linkVerdict(
     () => {
       const entries = [
         ...paymentLinkEntries(link, options),
-        ...link.payments.flatMap((p) => paymentEntries(p, options.timeZone)),
+        ...link.payments.flatMap((p) => paymentEntries(p, options.timeZone, paymentSettles(link))),
       ];
       const receivable =
         (link.reusable ? 0 : invoiceAmountCents(link)) +
@@ -110,9 +111,11 @@ export function linkVerdict(
   );
 }
 
-/** A payment on no payment link. */
+/** A payment on no payment link: a sale of its own. */
 export function paymentVerdict(payment: Payment, window: BackfillWindow, timeZone: string): GroupVerdict {
-  return verdictOf(() => paymentEntries(payment, timeZone), window, [paymentStillOpen(payment, window)]);
+  return verdictOf(() => paymentEntries(payment, timeZone, 'sale'), window, [
+    paymentStillOpen(payment, window),
+  ]);
 }
 
 /** A disbursement: imported while on its way (PENDING) or when it moved from the opening day on. */

@@ -176,6 +176,7 @@ function ownerOf(entry: BookedEntry): { kind: string; id: string | undefined } |
   const l = entry.links;
   switch (kind) {
     case 'payment':
+    case 'sale':
     case 'payment-fee':
       return { kind: 'payment', id: l.paymentId };
     case 'refund':
@@ -228,6 +229,8 @@ function expectedObjects(input: CloseInput): Expected[] {
   const payments = new Map<string, Payment>();
   for (const payment of input.payments) payments.set(payment.id, payment);
   for (const link of input.links) for (const payment of link.payments) payments.set(payment.id, payment);
+  const reusable = new Set(input.links.filter((l) => l.reusable).map((l) => l.id));
+  const settlesInvoice = (p: Payment) => p.paymentLinkId != null && !reusable.has(p.paymentLinkId);
 
   for (const payment of payments.values()) {
     const date = businessDay(payment.createdAt, input.timeZone, `payment ${payment.id} createdAt`);
@@ -245,7 +248,8 @@ function expectedObjects(input: CloseInput): Expected[] {
       id: payment.id,
       date,
       amountCents: payment.amountInCents,
-      key: skip ? null : entryKeys.payment(payment.id),
+      // A payment that settles no invoice (a reusable link, no link) is a sale of its own.
+      key: skip ? null : settlesInvoice(payment) ? entryKeys.payment(payment.id) : entryKeys.sale(payment.id),
       skipReason: skip,
     });
     for (const refund of payment.refunds) {
@@ -477,7 +481,7 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     }
     const kind = keyPrefix(baseKey(entry.key));
     const amount = entryAmount(entry);
-    if (kind === 'payment') flow.receivedCents += amount;
+    if (kind === 'payment' || kind === 'sale') flow.receivedCents += amount;
     else if (kind === 'payment-fee') flow.feesCents += amount;
     else if (kind === 'refund') flow.refundsCents += amount;
     else if (kind === 'disbursement-pending') flow.disbursedCents += amount;

@@ -11,10 +11,12 @@ import {
   disbursementEntries,
   disbursementEntryKinds,
   type PaymentLinkBookingOptions,
+  type PaymentSettles,
   paymentEntries,
   paymentEntryKinds,
   paymentLinkEntries,
   paymentLinkEntryKinds,
+  paymentSettles,
 } from '../accounting/mapping/index.js';
 import { bookableEntries } from '../accounting/opening-balances.js';
 import type { FetchedState } from '../service/fetched-state.js';
@@ -128,10 +130,16 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
   const payments = new Map<string, Payment>();
   for (const p of sources.payments) payments.set(p.id, p);
   for (const link of sources.links) for (const p of link.payments) payments.set(p.id, p);
+  // A payment on a reusable link (or on none) settles no invoice: a sale of its own. A link the sources do
+  // not hold is taken to book its invoice, as the payment's flow found it when it booked the payment.
+  const settlesByLink = new Map(sources.links.map((l) => [l.id, paymentSettles(l)]));
   for (const payment of payments.values()) {
+    const settles: PaymentSettles = payment.paymentLinkId
+      ? (settlesByLink.get(payment.paymentLinkId) ?? 'invoice')
+      : 'sale';
     compare(
       `payment ${payment.id}`,
-      () => paymentEntries(payment, options.timeZone),
+      () => paymentEntries(payment, options.timeZone, settles),
       byPayment.get(payment.id) ?? [],
       paymentEntryKinds,
     );

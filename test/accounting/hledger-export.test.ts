@@ -86,14 +86,14 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
       for (const p of [card, ach, returned]) {
         await syncEntries(
           ledger,
-          paymentEntries(p, 'UTC'),
+          paymentEntries(p, 'UTC', 'invoice'),
           { paymentId: p.id },
           { kinds: paymentEntryKinds, date },
         );
       }
       await syncEntries(
         ledger,
-        paymentEntries({ ...returned, status: 'FAILED' }, 'UTC'),
+        paymentEntries({ ...returned, status: 'FAILED' }, 'UTC', 'invoice'),
         { paymentId: 'pay_3' },
         {
           kinds: paymentEntryKinds,

@@ -137,22 +137,29 @@ describe.each(stores)('$name ledger', (store) => {
                 const payment = at(op.snapshot);
                 if (op.stale && n < ops.length - 1) {
                   const plan = diffEntries(
-                    paymentEntries(payment, 'UTC'),
+                    paymentEntries(payment, 'UTC', 'invoice'),
                     await ledger.entriesFor(scope),
                     options,
                   );
-                  await syncEntries(ledger, paymentEntries(at(op.snapshot + 1), 'UTC'), scope, options);
+                  await syncEntries(
+                    ledger,
+                    paymentEntries(at(op.snapshot + 1), 'UTC', 'invoice'),
+                    scope,
+                    options,
+                  );
                   await applyEntryDiff(ledger, plan, options);
                 } else {
-                  await syncEntries(ledger, paymentEntries(payment, 'UTC'), scope, options);
+                  await syncEntries(ledger, paymentEntries(payment, 'UTC', 'invoice'), scope, options);
                 }
               }
               // The last op decides the final state; a stale last op is applied fresh (see the loop).
               const final = at((ops.at(-1) as Op).snapshot);
-              await syncEntries(reference, paymentEntries(final, 'UTC'), scope, options);
+              await syncEntries(reference, paymentEntries(final, 'UTC', 'invoice'), scope, options);
 
               expect(await balancesOf(ledger)).toEqual(await balancesOf(reference));
-              expect(await liveContents(ledger)).toEqual(desiredContents(paymentEntries(final, 'UTC')));
+              expect(await liveContents(ledger)).toEqual(
+                desiredContents(paymentEntries(final, 'UTC', 'invoice')),
+              );
 
               const all = await ledger.allEntries();
               for (const entry of all) expect(sumOfLines(entry)).toBe(0);
@@ -160,7 +167,12 @@ describe.each(stores)('$name ledger', (store) => {
               expect(new Set(reversed).size).toBe(reversed.length);
               expect((await ledger.trialBalance()).balanced).toBe(true);
               // Re-applying the final state is a no-op.
-              const again = await syncEntries(ledger, paymentEntries(final, 'UTC'), scope, options);
+              const again = await syncEntries(
+                ledger,
+                paymentEntries(final, 'UTC', 'invoice'),
+                scope,
+                options,
+              );
               expect(again.posted).toEqual([]);
               expect(again.reversed).toEqual([]);
             } finally {

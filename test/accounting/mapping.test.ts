@@ -22,6 +22,7 @@ import {
   paymentEntryKinds,
   paymentLinkEntries,
   paymentLinkEntryKinds,
+  paymentSettles,
 } from '../../src/accounting/mapping/index.js';
 import { syncEntries } from '../../src/accounting/sync.js';
 import type {
@@ -41,7 +42,7 @@ const _fits: [
   (b: BillPayment) => LedgerEntryInput[],
   (c: CheckDeposit, f: (id: string) => string) => LedgerEntryInput[],
 ] = [
-  (p) => paymentEntries(p, 'UTC'),
+  (p) => paymentEntries(p, 'UTC', 'invoice'),
   (l) => paymentLinkEntries(l, { timeZone: 'UTC' }),
   disbursementEntries,
   (b) => billPaymentEntries(b, 'UTC'),
@@ -90,7 +91,7 @@ async function transition(
 
 describe('payments (mapping table rows 1-6)', () => {
   it('payment received, gross: Dr Processor Clearing / Cr Accounts Receivable; absorbed card fee', () => {
-    expect(table(paymentEntries(card, 'UTC'))).toEqual([
+    expect(table(paymentEntries(card, 'UTC', 'invoice'))).toEqual([
       [
         'payment:pay_1',
         '2026-01-02',
@@ -102,18 +103,23 @@ describe('payments (mapping table rows 1-6)', () => {
         `Dr ${Accounts.ProcessingFees} / Cr ${Accounts.ProcessorClearing} 320`,
       ],
     ]);
-    expect(paymentEntries(card, 'UTC')[0]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1' });
+    expect(paymentEntries(card, 'UTC', 'invoice')[0]?.links).toEqual({
+      paymentId: 'pay_1',
+      paymentLinkId: 'pl_1',
+    });
   });
 
   it('an ACH payment is booked from PENDING on (D8), with no fee; a link-less payment has no link', () => {
-    expect(table(paymentEntries(ach, 'UTC'))).toEqual([
+    expect(table(paymentEntries(ach, 'UTC', 'invoice'))).toEqual([
       [
         'payment:pay_2',
         '2026-01-02',
         `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.AccountsReceivable} 10000`,
       ],
     ]);
-    expect(paymentEntries({ ...ach, paymentLinkId: null }, 'UTC')[0]?.links).toEqual({ paymentId: 'pay_2' });
+    expect(paymentEntries({ ...ach, paymentLinkId: null }, 'UTC', 'sale')[0]?.links).toEqual({
+      paymentId: 'pay_2',
+    });
   });
 
   it('each live refund: Dr Refunds / Cr Processor Clearing, and the invoice it reopens (Dr Receivable / Cr Refunds), on its refund date', () => {
@@ -125,7 +131,7 @@ describe('payments (mapping table rows 1-6)', () => {
         { id: 're_2', amountCents: 6_000, refundDate: '2026-01-06T10:00:00.000Z', voided: false },
       ],
     };
-    const entries = paymentEntries(refunded, 'UTC');
+    const entries = paymentEntries(refunded, 'UTC', 'invoice');
     expect(table(entries).slice(2)).toEqual([
       ['refund:re_1', '2026-01-05', `Dr ${Accounts.Refunds} / Cr ${Accounts.ProcessorClearing} 4000`],
       ['refund-reopen:re_1', '2026-01-05', `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Refunds} 4000`],
@@ -134,9 +140,9 @@ describe('payments (mapping table rows 1-6)', () => {
     ]);
     expect(entries[2]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1', refundId: 're_1' });
     expect(entries[3]?.links).toEqual({ paymentId: 'pay_1', paymentLinkId: 'pl_1', refundId: 're_1' });
-    // A payment without an invoice has nothing to reopen.
-    expect(paymentEntries({ ...refunded, paymentLinkId: null }, 'UTC').map((e) => e.key)).toEqual([
-      'payment:pay_1',
+    // A payment without an invoice has nothing to reopen: a sale of its own, whatever the caller says.
+    expect(paymentEntries({ ...refunded, paymentLinkId: null }, 'UTC', 'invoice').map((e) => e.key)).toEqual([
+      'sale:pay_1',
       'payment-fee:pay_1',
       'refund:re_1',
       'refund:re_2',
@@ -150,10 +156,10 @@ describe('payments (mapping table rows 1-6)', () => {
       platformFeeInCents: 0,
       refunds: [{ id: 're_v', amountCents: 10_000, refundDate: '2026-01-03T00:00:00.000Z', voided: true }],
     };
-    expect(paymentEntries(voided, 'UTC')).toEqual([]);
+    expect(paymentEntries(voided, 'UTC', 'invoice')).toEqual([]);
     const r = await transition(
-      paymentEntries(card, 'UTC'),
-      paymentEntries(voided, 'UTC'),
+      paymentEntries(card, 'UTC', 'invoice'),
+      paymentEntries(voided, 'UTC', 'invoice'),
       { paymentId: 'pay_1' },
       paymentEntryKinds,
     );
@@ -162,10 +168,10 @@ describe('payments (mapping table rows 1-6)', () => {
   });
 
   it('ACH return (payment.failed, FAILED): the payment entry is reversed, the invoice reopens', async () => {
-    expect(paymentEntries({ ...ach, status: 'FAILED' }, 'UTC')).toEqual([]);
+    expect(paymentEntries({ ...ach, status: 'FAILED' }, 'UTC', 'invoice')).toEqual([]);
     const r = await transition(
-      paymentEntries(ach, 'UTC'),
-      paymentEntries({ ...ach, status: 'FAILED' }, 'UTC'),
+      paymentEntries(ach, 'UTC', 'invoice'),
+      paymentEntries({ ...ach, status: 'FAILED' }, 'UTC', 'invoice'),
       { paymentId: 'pay_2' },
       paymentEntryKinds,
     );
@@ -176,8 +182,8 @@ describe('payments (mapping table rows 1-6)', () => {
   it('ACH refund credit returned (D19): the refund leaves refunds[], its entry is reversed', async () => {
     const refund = { id: 're_1', amountCents: 10_000, refundDate: '2026-01-20T00:00:00.000Z', voided: false };
     const r = await transition(
-      paymentEntries({ ...ach, status: 'REFUNDED', refunds: [refund] }, 'UTC'),
-      paymentEntries({ ...ach, status: 'SUCCEEDED', refunds: [] }, 'UTC'),
+      paymentEntries({ ...ach, status: 'REFUNDED', refunds: [refund] }, 'UTC', 'invoice'),
+      paymentEntries({ ...ach, status: 'SUCCEEDED', refunds: [] }, 'UTC', 'invoice'),
       { paymentId: 'pay_2' },
       paymentEntryKinds,
     );
@@ -186,7 +192,146 @@ describe('payments (mapping table rows 1-6)', () => {
   });
 
   it('an unknown status is an UnmappableStateError, never a silent reversal', () => {
-    expect(() => paymentEntries({ ...card, status: 'DISPUTED' }, 'UTC')).toThrow(UnmappableStateError);
+    expect(() => paymentEntries({ ...card, status: 'DISPUTED' }, 'UTC', 'invoice')).toThrow(
+      UnmappableStateError,
+    );
+  });
+});
+
+describe('sales with no invoice (issue 30, item 1: every sale is revenue exactly once)', () => {
+  const reusableLink = {
+    id: 'pl_reusable',
+    customerId: 'cus_1',
+    requestedAmountCents: 2_500,
+    debitMemoAmountCents: 0,
+    payments: [],
+    externalPayments: [],
+    debitMemos: [],
+    reusable: true,
+  };
+  const onReusable = (n: number, refunds: PaymentForBooks['refunds'] = []): PaymentForBooks => ({
+    id: `pay_r${n}`,
+    status: refunds.length > 0 ? 'REFUNDED' : 'SUCCEEDED',
+    amountInCents: 2_500,
+    platformFeeInCents: 0,
+    paymentLinkId: reusableLink.id,
+    createdAt: Date.UTC(2026, 0, 10 + n, 12),
+    refunds,
+  });
+  const balanceOf = (trial: Awaited<ReturnType<EmbeddedLedger['trialBalance']>>, account: string) =>
+    trial.accounts.find((a) => a.account === account)?.balanceCents ?? 0;
+
+  /** Books each payment through the payment flow's sync, as it would for each payment's webhook. */
+  async function bookAll(payments: PaymentForBooks[]) {
+    const ledger = EmbeddedLedger.open();
+    const settles = paymentSettles(reusableLink);
+    for (const p of payments) {
+      await syncEntries(
+        ledger,
+        paymentEntries(p, 'UTC', settles),
+        { paymentId: p.id },
+        {
+          kinds: paymentEntryKinds,
+          date: '2026-02-01',
+        },
+      );
+    }
+    const trial = await ledger.trialBalance();
+    const keys = (await ledger.allEntries()).map((e) => e.key);
+    ledger.close();
+    return { trial, keys };
+  }
+
+  it('which payments settle an invoice: a link that books one; a reusable link or no link is a sale', () => {
+    expect(paymentSettles({ reusable: false })).toBe('invoice');
+    expect(paymentSettles({})).toBe('invoice');
+    expect(paymentSettles({ reusable: true })).toBe('sale');
+    expect(paymentSettles(null)).toBe('sale');
+    expect(paymentSettles(undefined)).toBe('sale');
+  });
+
+  it('a payment on a reusable link: Dr Processor Clearing / Cr Revenue, gross, as sale:; its fee as before', () => {
+    const p = { ...onReusable(1), platformFeeInCents: 100 };
+    expect(table(paymentEntries(p, 'UTC', 'sale'))).toEqual([
+      ['sale:pay_r1', '2026-01-11', `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.Revenue} 2500`],
+      [
+        'payment-fee:pay_r1',
+        '2026-01-11',
+        `Dr ${Accounts.ProcessingFees} / Cr ${Accounts.ProcessorClearing} 100`,
+      ],
+    ]);
+    expect(paymentEntries(p, 'UTC', 'sale')[0]?.links).toEqual({
+      paymentId: 'pay_r1',
+      paymentLinkId: 'pl_reusable',
+    });
+    // The reusable link books no invoice: the sale is its only revenue.
+    expect(invoiceEntryToPost(reusableLink, [], '2026-02-01', 'UTC')).toBeNull();
+  });
+
+  it('three payments of 2,500 on a reusable link: Accounts Receivable 0, Revenue 7,500', async () => {
+    const { trial, keys } = await bookAll([onReusable(1), onReusable(2), onReusable(3)]);
+    expect(keys.sort()).toEqual(['sale:pay_r1', 'sale:pay_r2', 'sale:pay_r3']);
+    expect(balanceOf(trial, Accounts.AccountsReceivable)).toBe(0);
+    expect(balanceOf(trial, Accounts.Revenue)).toBe(-7_500);
+    expect(balanceOf(trial, Accounts.ProcessorClearing)).toBe(7_500);
+  });
+
+  it('a refund of one: Refunds 2,500 (contra revenue), nothing reopened, Accounts Receivable still 0', async () => {
+    const refund = { id: 're_r2', amountCents: 2_500, refundDate: '2026-01-20T09:00:00.000Z', voided: false };
+    const { trial, keys } = await bookAll([onReusable(1), onReusable(2, [refund]), onReusable(3)]);
+    expect(keys.sort()).toEqual(['refund:re_r2', 'sale:pay_r1', 'sale:pay_r2', 'sale:pay_r3']);
+    expect(balanceOf(trial, Accounts.Refunds)).toBe(2_500);
+    expect(balanceOf(trial, Accounts.AccountsReceivable)).toBe(0);
+    expect(balanceOf(trial, Accounts.Revenue)).toBe(-7_500);
+    expect(balanceOf(trial, Accounts.ProcessorClearing)).toBe(5_000);
+  });
+
+  it('a payment on no link is a sale too, and its refund reopens nothing', () => {
+    const refund = { id: 're_n', amountCents: 1_000, refundDate: '2026-01-06T10:00:00.000Z', voided: false };
+    const p: PaymentForBooks = {
+      ...card,
+      id: 'pay_n',
+      paymentLinkId: null,
+      status: 'REFUNDED',
+      refunds: [refund],
+    };
+    expect(table(paymentEntries(p, 'UTC', 'sale'))).toEqual([
+      ['sale:pay_n', '2026-01-02', `Dr ${Accounts.ProcessorClearing} / Cr ${Accounts.Revenue} 10000`],
+      [
+        'payment-fee:pay_n',
+        '2026-01-02',
+        `Dr ${Accounts.ProcessingFees} / Cr ${Accounts.ProcessorClearing} 320`,
+      ],
+      ['refund:re_n', '2026-01-06', `Dr ${Accounts.Refunds} / Cr ${Accounts.ProcessorClearing} 1000`],
+    ]);
+  });
+
+  it('a sale returned (ACH FAILED) or voided is reversed like a payment', async () => {
+    const r = await transition(
+      paymentEntries({ ...onReusable(1), status: 'PENDING' }, 'UTC', 'sale'),
+      paymentEntries({ ...onReusable(1), status: 'FAILED' }, 'UTC', 'sale'),
+      { paymentId: 'pay_r1' },
+      paymentEntryKinds,
+    );
+    expect(r.reversed).toEqual(['sale:pay_r1']);
+    expect(r.trial.accounts.every((a) => a.balanceCents === 0)).toBe(true);
+  });
+
+  it('booked by an earlier release as payment: (crediting A/R): reversed in the open period, sale: booked', async () => {
+    const refund = { id: 're_old', amountCents: 500, refundDate: '2026-01-12T09:00:00.000Z', voided: false };
+    const p = onReusable(1, [refund]);
+    const r = await transition(
+      paymentEntries(p, 'UTC', 'invoice'),
+      paymentEntries(p, 'UTC', 'sale'),
+      { paymentId: 'pay_r1' },
+      paymentEntryKinds,
+    );
+    expect(r.reversed).toEqual(['payment:pay_r1', 'refund-reopen:re_old']);
+    expect(r.posted).toEqual(['sale:pay_r1']);
+    expect(r.unchanged).toEqual(['refund:re_old']);
+    expect(balanceOf(r.trial, Accounts.AccountsReceivable)).toBe(0);
+    expect(balanceOf(r.trial, Accounts.Revenue)).toBe(-2_500);
+    expect(balanceOf(r.trial, Accounts.Refunds)).toBe(500);
   });
 });
 
@@ -248,7 +393,7 @@ describe('payment links (rows 7, 11, 12)', () => {
     const ledger = EmbeddedLedger.open();
     await syncEntries(
       ledger,
-      paymentEntries(card, 'UTC'),
+      paymentEntries(card, 'UTC', 'invoice'),
       { paymentId: 'pay_1' },
       { kinds: paymentEntryKinds, date: '2026-02-01' },
     );
@@ -526,8 +671,10 @@ describe("dates are business days in the business's time zone (BOOKS_TIME_ZONE)"
 
   it('a payment at 23:30 on the last day of the month in Los Angeles is booked in that month', () => {
     const payment = { ...card, createdAt: lastEvening, platformFeeInCents: 0 };
-    expect(paymentEntries(payment, 'America/Los_Angeles').map((e) => e.date)).toEqual(['2026-01-31']);
-    expect(paymentEntries(payment, 'UTC').map((e) => e.date)).toEqual(['2026-02-01']);
+    expect(paymentEntries(payment, 'America/Los_Angeles', 'invoice').map((e) => e.date)).toEqual([
+      '2026-01-31',
+    ]);
+    expect(paymentEntries(payment, 'UTC', 'invoice').map((e) => e.date)).toEqual(['2026-02-01']);
   });
 
   it('date-times (refunds, memos, bills) follow the zone, daylight saving included; plain dates stay', () => {
@@ -537,7 +684,9 @@ describe("dates are business days in the business's time zone (BOOKS_TIME_ZONE)"
       platformFeeInCents: 0,
       refunds: [{ id: 're_1', amountCents: 500, refundDate: '2026-07-01T06:30:00Z', voided: false }],
     };
-    const refund = paymentEntries(refunded, 'America/Los_Angeles').find((e) => e.key === 'refund:re_1');
+    const refund = paymentEntries(refunded, 'America/Los_Angeles', 'invoice').find(
+      (e) => e.key === 'refund:re_1',
+    );
     expect(refund?.date).toBe('2026-06-30');
     const [bill] = billEntries(
       { id: 'bill_1', vendorId: 'ven_1', amountCents: 100, createdAt: '2026-03-01T02:00:00Z' },

@@ -55,7 +55,7 @@ describe('a card payment with an absorbed fee', () => {
     );
   });
 
-  it('books the payment and its fee, with the lines and balances of the mapping table', async () => {
+  it('books the payment (on no link: a sale of its own) and its fee, with the lines and balances of the mapping table', async () => {
     const result = await sync('pay_card');
 
     expect(result).toEqual({
@@ -66,17 +66,17 @@ describe('a card payment with an absorbed fee', () => {
       customerId: null,
       amountInCents: 10_000,
       madeAt: '2026-03-03T15:30:00.000Z',
-      posted: ['payment:pay_card', 'payment-fee:pay_card'],
+      posted: ['sale:pay_card', 'payment-fee:pay_card'],
       reversed: [],
     });
     const booked = await world.ledger.entriesFor({ paymentId: 'pay_card' });
     expect(booked.map(entryShape)).toEqual([
       {
-        key: 'payment:pay_card',
+        key: 'sale:pay_card',
         date: '2026-03-03',
         lines: [
           [ProcessorClearing, 10_000],
-          [AccountsReceivable, -10_000],
+          [Revenue, -10_000],
         ],
         reverses: null,
       },
@@ -90,9 +90,10 @@ describe('a card payment with an absorbed fee', () => {
         reverses: null,
       },
     ]);
-    expect(await world.balances(ProcessorClearing, AccountsReceivable, ProcessingFees)).toEqual({
+    expect(await world.balances(ProcessorClearing, AccountsReceivable, Revenue, ProcessingFees)).toEqual({
       [ProcessorClearing]: 9_680,
-      [AccountsReceivable]: -10_000,
+      [AccountsReceivable]: 0,
+      [Revenue]: -10_000,
       [ProcessingFees]: 320,
     });
     expect((await world.ledger.trialBalance()).balanced).toBe(true);
@@ -105,7 +106,7 @@ describe('a card payment with an absorbed fee', () => {
     expect(second.posted).toEqual([]);
     expect(second.reversed).toEqual([]);
     expect((await world.ledger.allEntries()).map((e) => e.key)).toEqual([
-      'payment:pay_card',
+      'sale:pay_card',
       'payment-fee:pay_card',
     ]);
     expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(9_680);
@@ -146,7 +147,7 @@ describe('an ACH payment', () => {
     );
     const pending = await sync('pay_ach');
     expect(pending.methodType).toBe('ACH');
-    expect(pending.posted).toEqual(['payment:pay_ach']);
+    expect(pending.posted).toEqual(['sale:pay_ach']);
     expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(25_000);
 
     world.service.payments.set(
@@ -157,32 +158,32 @@ describe('an ACH payment', () => {
 
     expect(failed.status).toBe('FAILED');
     expect(failed.posted).toEqual([]);
-    expect(failed.reversed).toEqual(['payment:pay_ach']);
+    expect(failed.reversed).toEqual(['sale:pay_ach']);
     const booked = await world.ledger.entriesFor({ paymentId: 'pay_ach' });
     expect(booked.map(entryShape)).toEqual([
       {
-        key: 'payment:pay_ach',
+        key: 'sale:pay_ach',
         date: '2026-03-03',
         lines: [
           [ProcessorClearing, 25_000],
-          [AccountsReceivable, -25_000],
+          [Revenue, -25_000],
         ],
         reverses: null,
       },
       {
-        key: 'reversal:payment:pay_ach',
+        key: 'reversal:sale:pay_ach',
         date: TODAY,
         lines: [
           [ProcessorClearing, -25_000],
-          [AccountsReceivable, 25_000],
+          [Revenue, 25_000],
         ],
-        reverses: 'payment:pay_ach',
+        reverses: 'sale:pay_ach',
       },
     ]);
-    expect(await world.ledger.isReversed('payment:pay_ach')).toBe(true);
-    expect(await world.balances(ProcessorClearing, AccountsReceivable)).toEqual({
+    expect(await world.ledger.isReversed('sale:pay_ach')).toBe(true);
+    expect(await world.balances(ProcessorClearing, Revenue)).toEqual({
       [ProcessorClearing]: 0,
-      [AccountsReceivable]: 0,
+      [Revenue]: 0,
     });
 
     // A later sync of the same FAILED payment changes nothing.
@@ -243,6 +244,88 @@ describe('a payment on a payment link', () => {
   });
 });
 
+describe('payments on a reusable link (issue 30, item 1: every sale is revenue exactly once)', () => {
+  it('each is a sale of its own: no invoice, Accounts Receivable 0, Revenue the sum; a refund reopens nothing', async () => {
+    world.service.links.set(
+      'pl_shop',
+      linkRecord({ id: 'pl_shop', requestedAmountCents: 2_500, customerId: 'cus_5', reusable: true }),
+    );
+    for (const n of [1, 2, 3]) {
+      world.service.payments.set(
+        `pay_shop${n}`,
+        paymentRecord({ id: `pay_shop${n}`, amountInCents: 2_500, paymentLinkId: 'pl_shop' }),
+      );
+    }
+    for (const n of [1, 2, 3]) {
+      const result = await sync(`pay_shop${n}`);
+      expect(result.posted).toEqual([`sale:pay_shop${n}`]);
+      expect(result.customerId).toBe('cus_5');
+    }
+    expect((await world.ledger.get('sale:pay_shop1'))?.lines.map((l) => [l.account, l.amountCents])).toEqual([
+      [ProcessorClearing, 2_500],
+      [Revenue, -2_500],
+    ]);
+    expect(await world.balances(AccountsReceivable, Revenue, ProcessorClearing)).toEqual({
+      [AccountsReceivable]: 0,
+      [Revenue]: -7_500,
+      [ProcessorClearing]: 7_500,
+    });
+
+    world.service.payments.set(
+      'pay_shop2',
+      paymentRecord({
+        id: 'pay_shop2',
+        status: 'REFUNDED',
+        amountInCents: 2_500,
+        paymentLinkId: 'pl_shop',
+        refunds: [
+          { id: 're_shop2', amountCents: 2_500, refundDate: '2026-03-10T09:00:00.000Z', voided: false },
+        ],
+      }),
+    );
+    expect((await sync('pay_shop2')).posted).toEqual(['refund:re_shop2']);
+    expect(await world.balances(AccountsReceivable, Revenue, Refunds, ProcessorClearing)).toEqual({
+      [AccountsReceivable]: 0,
+      [Revenue]: -7_500,
+      [Refunds]: 2_500,
+      [ProcessorClearing]: 5_000,
+    });
+    expect((await world.ledger.allEntries()).map((e) => e.key)).not.toContain('invoice:pl_shop');
+  });
+
+  it('a payment booked by an earlier release as payment: (crediting A/R) is reversed today and booked as sale:', async () => {
+    world.service.links.set(
+      'pl_shop',
+      linkRecord({ id: 'pl_shop', requestedAmountCents: 2_500, reusable: true }),
+    );
+    world.service.payments.set(
+      'pay_old',
+      paymentRecord({ id: 'pay_old', amountInCents: 2_500, paymentLinkId: 'pl_shop' }),
+    );
+    await world.ledger.post({
+      key: 'payment:pay_old',
+      date: '2026-03-03',
+      description: 'Payment pay_old received',
+      lines: [
+        { account: ProcessorClearing, amountCents: 2_500 },
+        { account: AccountsReceivable, amountCents: -2_500 },
+      ],
+      links: { paymentId: 'pay_old', paymentLinkId: 'pl_shop' },
+    });
+
+    const result = await sync('pay_old');
+
+    expect(result.reversed).toEqual(['payment:pay_old']);
+    expect(result.posted).toEqual(['sale:pay_old']);
+    expect((await world.ledger.get('reversal:payment:pay_old'))?.date).toBe(TODAY);
+    expect(await world.balances(AccountsReceivable, Revenue, ProcessorClearing)).toEqual({
+      [AccountsReceivable]: 0,
+      [Revenue]: -2_500,
+      [ProcessorClearing]: 2_500,
+    });
+  });
+});
+
 describe('failures, as the activity hands them to Temporal', () => {
   it('a 404 from the service is a non-retryable ServiceNotFoundError, and nothing is booked', async () => {
     world.service.fail('getPayment', fromResponse(404, '{"error":"payment not found"}'));
@@ -278,7 +361,7 @@ describe('failures, as the activity hands them to Temporal', () => {
     expect(await world.ledger.allEntries()).toEqual([]);
 
     world.service.heal('getPayment');
-    expect((await sync('pay_later')).posted).toEqual(['payment:pay_later']);
+    expect((await sync('pay_later')).posted).toEqual(['sale:pay_later']);
     expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(4_200);
   });
 

@@ -60,6 +60,24 @@ describe('backfill groups', () => {
     });
   });
 
+  it('a reusable link paid before the opening is settled: its payments are sales, nothing is owed', () => {
+    const sale = (id: string) => payment(id, { amountInCents: 2_500, platformFeeInCents: 103 });
+    const shop = link({
+      reusable: true,
+      requestedAmountCents: 2_500,
+      completedAmountCents: 7_500,
+      payments: [sale('pay_1'), sale('pay_2'), sale('pay_3')],
+    });
+    expect(linkVerdict(shop, window, { timeZone: 'UTC' })).toEqual({
+      import: false,
+      inFlight: { [Accounts.ProcessorClearing]: 3 * (2_500 - 103) },
+    });
+    expect(paymentVerdict(payment('pay_walk', { paymentLinkId: null }), window, 'UTC')).toEqual({
+      import: false,
+      inFlight: { [Accounts.ProcessorClearing]: 9_680 },
+    });
+  });
+
   it('a refund before the opening is in the same money in flight: 96.80 - 25.00', () => {
     const refunded = payment('pay_1', {
       refunds: [{ id: 're_1', amountCents: 2_500, refundDate: '2026-02-15T10:00:00Z', voided: false }],

@@ -7,8 +7,10 @@ import type { LedgerEntryInput } from '../../src/accounting/entry.js';
 import {
   disbursementEntries,
   invoiceEntryToPost,
+  type PaymentSettles,
   paymentEntries,
   paymentLinkEntries,
+  paymentSettles,
 } from '../../src/accounting/mapping/index.js';
 import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
 import {
@@ -118,7 +120,12 @@ async function expectedBalances(parts: { links: boolean }): Promise<Record<strin
       if (invoice) entries.push(invoice);
     }
   }
-  for await (const payment of stack.service.payments()) entries.push(...paymentEntries(payment, 'UTC'));
+  const settles = new Map<string, PaymentSettles>();
+  for await (const link of stack.service.paymentLinks()) settles.set(link.id, paymentSettles(link));
+  for await (const payment of stack.service.payments()) {
+    const ofLink = payment.paymentLinkId ? settles.get(payment.paymentLinkId) : 'sale';
+    entries.push(...paymentEntries(payment, 'UTC', ofLink ?? 'invoice'));
+  }
   const { disbursements } = await stack.service.listDisbursements({ pageSize: 100 });
   for (const disbursement of disbursements) entries.push(...disbursementEntries(disbursement));
   const result: Record<string, number> = {};

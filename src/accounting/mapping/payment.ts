@@ -1,4 +1,4 @@
-import type { Payment, Refund } from '../../service/schemas/index.js';
+import type { Payment, PaymentLink, Refund } from '../../service/schemas/index.js';
 import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
@@ -11,25 +11,49 @@ export type PaymentForBooks = Pick<
   'id' | 'status' | 'amountInCents' | 'platformFeeInCents' | 'paymentLinkId' | 'createdAt'
 > & { refunds: readonly Pick<Refund, 'id' | 'amountCents' | 'refundDate' | 'voided'>[] };
 
-/** Key prefixes a payment's entries use: the scope to reconcile a payment against. */
-export const paymentEntryKinds = ['payment', 'payment-fee', 'refund', 'refund-reopen'] as const;
+/**
+ * Key prefixes a payment's entries use: the scope to reconcile a payment against. Both `payment` and `sale`,
+ * so a payment booked by an earlier release as `payment:` (crediting the receivable) while it settles no
+ * invoice is reversed, dated today in the open period, when its `sale:` is booked: a correction, not an edit.
+ */
+export const paymentEntryKinds = ['payment', 'sale', 'payment-fee', 'refund', 'refund-reopen'] as const;
+
+/**
+ * What a payment's money is: `invoice`, it pays its payment link's invoice (the receivable booked when the
+ * link was, see invoice.ts); `sale`, it settles no invoice (a reusable link, a standing price that books no
+ * invoice, or no link at all), so it is a sale of its own, recognised as revenue when received.
+ */
+export type PaymentSettles = 'invoice' | 'sale';
+
+/** `invoice` for a payment on a link that books an invoice (not reusable), `sale` otherwise (no link). */
+export function paymentSettles(link: Pick<PaymentLink, 'reusable'> | null | undefined): PaymentSettles {
+  return link && !link.reusable ? 'invoice' : 'sale';
+}
 
 const bookedStatuses = new Set(['PENDING', 'SUCCEEDED', 'REFUNDED']);
 
 /**
  * The entries that should exist for a payment in its current state (design overview mapping table):
- * - received (PENDING ACH counts from the start, D8): Dr Processor Clearing / Cr Accounts Receivable, gross;
+ * - received (PENDING ACH counts from the start, D8), gross: paying an invoice, Dr Processor Clearing /
+ *   Cr Accounts Receivable (`payment:`); settling none (`settles` = 'sale': a reusable link or no link), a
+ *   sale of its own, Dr Processor Clearing / Cr Revenue (`sale:`), so every sale is revenue exactly once and
+ *   the receivable of a customer who owes nothing never goes negative;
  * - the card fee the business absorbs (platformFeeInCents, D20): Dr Processing Fees / Cr Processor Clearing;
- * - each live refund: Dr Refunds / Cr Processor Clearing; and when the payment paid an invoice, the service
- *   reopens it by the refunded amount (D8: completedAmountCents drops), so the receivable comes back:
- *   Dr Accounts Receivable / Cr Refunds (`refund-reopen:`). A second entry rather than a changed refund entry,
- *   so refunds booked by earlier releases stay as they are.
+ * - each live refund: Dr Refunds / Cr Processor Clearing (Refunds is contra revenue); and when the payment
+ *   paid an invoice, the service reopens it by the refunded amount (D8: completedAmountCents drops), so the
+ *   receivable comes back: Dr Accounts Receivable / Cr Refunds (`refund-reopen:`). A second entry rather than
+ *   a changed refund entry, so refunds booked by earlier releases stay as they are. A sale's refund reopens
+ *   nothing: there is no invoice.
  * Nothing when FAILED (an ACH return reverses what was booked) or when the charge was cancelled before
  * settlement (D17: a voided refund; the payment entry is reversed). A returned ACH refund credit leaves
  * refunds[] (D19), so its entry stops being desired and is reversed.
  * Contents depend only on immutable fields of the payment, so the same fact always maps to the same entry.
  */
-export function paymentEntries(payment: PaymentForBooks, timeZone: string): LedgerEntryInput[] {
+export function paymentEntries(
+  payment: PaymentForBooks,
+  timeZone: string,
+  settles: PaymentSettles,
+): LedgerEntryInput[] {
   if (payment.status === 'FAILED') return [];
   if (!bookedStatuses.has(payment.status)) {
     throw new UnmappableStateError(`payment ${payment.id}: unknown status ${payment.status}`);
@@ -44,8 +68,10 @@ export function paymentEntries(payment: PaymentForBooks, timeZone: string): Ledg
     paymentId: payment.id,
     ...(payment.paymentLinkId ? { paymentLinkId: payment.paymentLinkId } : {}),
   };
+  // A payment on no link settles no invoice, whatever the caller says.
+  const sale = settles === 'sale' || !payment.paymentLinkId;
   const entries: LedgerEntryInput[] = [];
-  if (payment.amountInCents !== 0) {
+  if (payment.amountInCents !== 0 && !sale) {
     entries.push({
       key: entryKeys.payment(payment.id),
       date,
@@ -53,6 +79,19 @@ export function paymentEntries(payment: PaymentForBooks, timeZone: string): Ledg
       lines: [
         { account: Accounts.ProcessorClearing, amountCents: payment.amountInCents },
         { account: Accounts.AccountsReceivable, amountCents: -payment.amountInCents },
+      ],
+      links,
+    });
+  } else if (payment.amountInCents !== 0) {
+    entries.push({
+      key: entryKeys.sale(payment.id),
+      date,
+      description: payment.paymentLinkId
+        ? `Sale ${payment.id} on payment link ${payment.paymentLinkId}`
+        : `Sale ${payment.id}`,
+      lines: [
+        { account: Accounts.ProcessorClearing, amountCents: payment.amountInCents },
+        { account: Accounts.Revenue, amountCents: -payment.amountInCents },
       ],
       links,
     });
@@ -81,7 +120,7 @@ export function paymentEntries(payment: PaymentForBooks, timeZone: string): Ledg
       ],
       links: { ...links, refundId: refund.id },
     });
-    if (payment.paymentLinkId) {
+    if (payment.paymentLinkId && !sale) {
       entries.push({
         key: entryKeys.refundReopen(refund.id),
         date: businessDay(refund.refundDate, timeZone, `refund ${refund.id} refundDate`),

@@ -19,6 +19,8 @@ export interface Party {
  * - invoice-adjustment: a later change of the link's requested amount (signed; a write-off is negative).
  * - debit-memo: a charge added to the link (Dr receivable / Cr fee income): an invoice line or charge invoice.
  * - payment: money received by the service against the invoice (Dr processor clearing / Cr receivable).
+ * - sale: money received by the service that settles no invoice (a reusable link's payment, a payment on no
+ *   link): a sale of its own (Dr processor clearing / Cr revenue); the target's sales receipt / receive money.
  * - payment-fee: the card fee the business absorbs (Dr processing fees / Cr processor clearing).
  * - refund: money returned to the payer (Dr refunds / Cr processor clearing).
  * - refund-reopen: the service reopens the invoice by the refunded amount (Dr receivable / Cr refunds).
@@ -38,6 +40,7 @@ export const documentKinds = [
   'invoice-adjustment',
   'debit-memo',
   'payment',
+  'sale',
   'payment-fee',
   'refund',
   'refund-reopen',

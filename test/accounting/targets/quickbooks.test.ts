@@ -88,6 +88,7 @@ function countByKey(realmId: string, key: string): number {
     'Deposit',
     'JournalEntry',
     'RefundReceipt',
+    'SalesReceipt',
     'Bill',
     'BillPayment',
   ]) {
@@ -408,6 +409,82 @@ describe('QuickBooks Online target', () => {
     const creates = double.creates(c.realmId);
     for (const d of day) expect((await c.target().push(d, noIndex)).created).toBe(false);
     expect(double.creates(c.realmId)).toBe(creates);
+  });
+
+  it('books a sale with no invoice as a SalesReceipt into the clearing account, on Revenue, found again by key', async () => {
+    const c = company();
+    const target = c.target();
+    const run = documentsForContract().run;
+    const customer = { serviceId: `cus_${run}`, name: `Shop Customer ${run}`, email: null };
+    const sale = (id: string, cents: number, extra: Partial<TargetDocument> = {}): TargetDocument => ({
+      key: `sale:${id}`,
+      kind: 'sale',
+      date: '2026-11-04',
+      description: `Sale ${id}`,
+      amountCents: cents,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: cents },
+        { role: 'Revenue', amountCents: -cents },
+      ],
+      contentHash: id.padStart(64, '0').slice(-64),
+      reference: id,
+      ...extra,
+    });
+    // A reusable link's payment (its customer known) and a payment on no link (no customer).
+    const onLink = sale(`pay_${run}_1`, 25_00, {
+      customer,
+      invoice: { paymentLinkId: `pl_${run}`, number: `Shop ${run}` },
+    });
+    const walkIn = sale(`pay_${run}_2`, 40_00);
+    const first = await target.push(onLink, noIndex);
+    const second = await target.push(walkIn, noIndex);
+    expect([first.remoteIds[0]?.split(':')[0], second.remoteIds[0]?.split(':')[0]]).toEqual([
+      'SalesReceipt',
+      'SalesReceipt',
+    ]);
+    const receipt = double.get(c.realmId, 'SalesReceipt', idOf(first.remoteIds[0]));
+    const clearing = double
+      .all(c.realmId, 'Account')
+      .find((a) => a.AcctNum === defaultAccountCodes.ProcessorClearing);
+    expect(receipt?.DepositToAccountRef).toMatchObject({ value: clearing?.Id });
+    expect(receipt?.TotalAmt).toBe(25);
+    expect(receipt?.TxnTaxDetail).toBeUndefined();
+    expect(receipt?.PaymentRefNum).toBe(`pay_${run}_1`);
+    const refOf = (ref: unknown) => String((ref as { value?: string } | undefined)?.value);
+    const named = double.get(c.realmId, 'Customer', refOf(receipt?.CustomerRef));
+    expect(named?.DisplayName).toBe(customer.name);
+    const [line] = (receipt?.Line ?? []) as { SalesItemLineDetail?: { ItemRef?: unknown } }[];
+    const item = double.get(c.realmId, 'Item', refOf(line?.SalesItemLineDetail?.ItemRef));
+    expect(item?.Name).toBe('booksync Revenue');
+    expect(double.get(c.realmId, 'SalesReceipt', idOf(second.remoteIds[0]))?.CustomerRef).toBeUndefined();
+    // QBO's books: the money in Undeposited Funds, the sale in income, nothing in A/R.
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(65_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-65_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(0);
+    // A second push, from a restarted worker: found by its key (DocNumber tag and marker), nothing made.
+    const creates = double.creates(c.realmId);
+    const again = await c.target().push(onLink, noIndex);
+    expect(again).toMatchObject({ created: false, remoteIds: first.remoteIds });
+    expect(await c.target().find(walkIn.key)).toMatchObject({ remoteIds: second.remoteIds });
+    expect(double.creates(c.realmId)).toBe(creates);
+    expect(countByKey(c.realmId, onLink.key)).toBe(1);
+    // Returned in the same month (a failed ACH debit): QBO's own void of the sales receipt.
+    const reversal = await target.push(
+      {
+        ...walkIn,
+        key: `reversal:${walkIn.key}`,
+        kind: 'reversal',
+        date: '2026-11-06',
+        lines: walkIn.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+        contentHash: 'f'.repeat(64),
+        reverses: walkIn.key,
+        originalDate: walkIn.date,
+      },
+      noIndex,
+    );
+    expect(reversal.remoteIds).toEqual([`void:SalesReceipt:${idOf(second.remoteIds[0])}`]);
+    expect(double.isVoided(c.realmId, 'SalesReceipt', idOf(second.remoteIds[0]))).toBe(true);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(25_00);
   });
 
   it('follows an account-mapping change: booksync’s item posts to the newly mapped income account', async () => {

@@ -14,12 +14,13 @@ import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 // It also holds QuickBooks' business rules, each answered with QBO's own Fault (README.md in this folder:
 // the rule, Intuit's source, the function here that enforces it, the test that fails without it): queries
 // filter only on what Intuit documents as filterable (filterable-fields.ts), voids as Intuit documents them
-// (Payment and BillPayment `operation=update&include=void`, Invoice `operation=void`, "Voided" prefixed to
-// PrivateNote), a deposited payment cannot be voided (6540), no payment beyond an invoice's or bill's Balance
-// nor on a voided one, A/R and A/P journal lines name their customer or vendor, DisplayName is unique across
-// customers, vendors and employees (6240), a BillPayment pays from a Bank (check) or Credit Card account, a
-// Deposit goes to a Bank or Other Current Asset account and links a payment once, and QBO's limits per
-// company and app: 500 requests a minute, 10 a second, 10 at once, 40 batch requests a minute (429).
+// (Payment, BillPayment and SalesReceipt `operation=update&include=void`, Invoice `operation=void`, "Voided"
+// prefixed to PrivateNote), a deposited payment cannot be voided (6540), no payment beyond an invoice's or
+// bill's Balance nor on a voided one, A/R and A/P journal lines name their customer or vendor, DisplayName is
+// unique across customers, vendors and employees (6240), a BillPayment pays from a Bank (check) or Credit Card
+// account, a Deposit goes to a Bank or Other Current Asset account and links a payment once, a SalesReceipt is
+// deposited to one too, and QBO's limits per company and app: 500 requests a minute, 10 a second, 10 at once,
+// 40 batch requests a minute (429).
 
 type Entity = Record<string, unknown> & { Id: string; SyncToken: string };
 type Posting = { account: string; cents: number };
@@ -66,6 +67,7 @@ const entityPaths: Record<string, string> = {
   journalentry: 'JournalEntry',
   purchase: 'Purchase',
   refundreceipt: 'RefundReceipt',
+  salesreceipt: 'SalesReceipt',
   bill: 'Bill',
   billpayment: 'BillPayment',
   employee: 'Employee',
@@ -99,6 +101,7 @@ export const ruleNames = [
   'invoice-void-applied',
   'string-length',
   'books-closed',
+  'salesreceipt-account',
 ] as const;
 
 /** The transactions QBO dates (TxnDate) and so refuses on or before the books closing date. */
@@ -109,6 +112,7 @@ const transactionEntities = new Set([
   'JournalEntry',
   'Purchase',
   'RefundReceipt',
+  'SalesReceipt',
   'Bill',
   'BillPayment',
 ]);
@@ -834,7 +838,7 @@ export class QuickBooksDouble {
     }
     if (operation === 'create' || operation === 'update') this.lengthsWithin(object);
     this.outsideClosedBooks(realm, entity, operation, object);
-    const voidsByUpdate = entity === 'Payment' || entity === 'BillPayment';
+    const voidsByUpdate = entity === 'Payment' || entity === 'BillPayment' || entity === 'SalesReceipt';
     if (operation === 'create') return this.create(realm, entity, object);
     if (operation === 'update' && include === 'void') {
       if (!voidsByUpdate && on('void-operation'))
@@ -973,11 +977,20 @@ export class QuickBooksDouble {
       this.paysFromBankOrCard(realm, body);
     }
     if (entity === 'Deposit') this.depositRules(realm, body);
+    if (entity === 'SalesReceipt') this.salesReceiptRules(realm, body);
     if (entity === 'JournalEntry') this.journalNamesParties(realm, body);
-    if (entity === 'Invoice' || entity === 'Bill' || entity === 'Payment' || entity === 'BillPayment') {
+    if (
+      entity === 'Invoice' ||
+      entity === 'Bill' ||
+      entity === 'Payment' ||
+      entity === 'BillPayment' ||
+      entity === 'SalesReceipt'
+    ) {
       body.TotalAmt = amount(this.lineTotal(body, entity));
     }
     if (entity === 'Invoice' || entity === 'Bill') body.Balance = body.TotalAmt;
+    // A sales receipt is paid when made: nothing is owed on it.
+    if (entity === 'SalesReceipt') body.Balance = 0;
     if (entity === 'Invoice' && on('duplicate-docnumber')) {
       const dup = this.all(realm.id, 'Invoice').some(
         (e) => e.DocNumber === body.DocNumber && body.DocNumber !== undefined,
@@ -1126,6 +1139,26 @@ export class QuickBooksDouble {
       if (deposited.has(id) && on('deposit-once')) throw businessRule(`Payment ${id} is already deposited.`);
       deposited.add(id);
     }
+  }
+
+  /**
+   * A SalesReceipt deposits into an asset account, Bank or Other Current Asset (Undeposited Funds when none
+   * is named): Finance.xsd SalesTransaction.DepositToAccountRef, "Asset account where the payment money is
+   * deposited. If you do not specify this account, QBO uses the Undeposited Funds account. Supported for
+   * Payment and SalesReceipt only"; Intuit's SalesReceipt reference. The Fault's wording is the double's.
+   */
+  private salesReceiptRules(realm: Realm, body: Record<string, unknown>) {
+    if (body.DepositToAccountRef === undefined) return;
+    const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
+    if (
+      account &&
+      account.AccountType !== 'Bank' &&
+      account.AccountType !== 'Other Current Asset' &&
+      on('salesreceipt-account')
+    )
+      throw businessRule(
+        `A sales receipt must be deposited to a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
+      );
   }
 
   private depositedPayments(realm: Realm): string[] {
@@ -1392,6 +1425,29 @@ export class QuickBooksDouble {
           });
         }
         out.push({ account: credit, cents: -sum });
+        break;
+      }
+      case 'SalesReceipt': {
+        // The customer is optional on a sales receipt; one named must exist.
+        if (body.CustomerRef !== undefined) this.requireRef(realm, 'Customer', body.CustomerRef, 'Customer');
+        const deposit = body.DepositToAccountRef
+          ? this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef')
+          : this.accountOfType(realm, 'UndepositedFunds');
+        let sum = 0;
+        for (const l of lines) {
+          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
+          if (!item)
+            throw new FaultError(
+              400,
+              'ValidationFault',
+              'Invalid Reference Id',
+              'Invalid Reference Id : Item not found',
+              '2500',
+            );
+          sum += cents(l.Amount);
+          out.push({ account: refValue(item.IncomeAccountRef), cents: -cents(l.Amount) });
+        }
+        out.push({ account: deposit, cents: sum });
         break;
       }
       case 'RefundReceipt': {

@@ -97,6 +97,8 @@ export const filterableFields: Record<string, Record<string, QueryOperator[]>> =
   JournalEntry: { Id: id, DocNumber: id, TxnDate: range, ...metaData },
   Purchase: { Id: id, DocNumber: id, TxnDate: range, PaymentType: id, TotalAmt: range, ...metaData },
   RefundReceipt: { Id: id, DocNumber: id, TxnDate: range, CustomerRef: id, TotalAmt: range, ...metaData },
+  // SalesReceipt: DocNumber filters (Finance.xsd Transaction.DocNumber: not for Payment only), TxnDate (ALL).
+  SalesReceipt: { Id: id, DocNumber: id, TxnDate: range, CustomerRef: id, TotalAmt: range, ...metaData },
   Bill: {
     Id: id,
     DocNumber: id,

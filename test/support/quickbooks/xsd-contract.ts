@@ -429,6 +429,8 @@ export const requiredOnCreate: Record<string, string[]> = {
   JournalEntry: ['Line'],
   Purchase: ['AccountRef', 'PaymentType', 'Line'],
   RefundReceipt: ['DepositToAccountRef', 'Line'],
+  // A sales receipt needs its lines only: no customer (a walk-in sale), Undeposited Funds when no account.
+  SalesReceipt: ['Line'],
   Bill: ['VendorRef', 'Line'],
   BillPayment: ['VendorRef', 'TotalAmt', 'PayType', 'Line'],
 };

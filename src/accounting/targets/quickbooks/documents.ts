@@ -16,6 +16,8 @@ import type { PartyDirectory } from './parties.js';
 // - payment, external-payment, check-application -> Payment applied (LinkedTxn) to the invoice, deposited to
 //   the mapped clearing account (Undeposited Funds by default) or checks account, PaymentRefNum = the
 //   service's payment / check reference;
+// - sale (a payment that settles no invoice) -> SalesReceipt deposited to the clearing account, through the
+//   Revenue item, for the customer when there is one (Intuit: a sales receipt records a sale paid in full);
 // - refund -> RefundReceipt for the customer, refunded from the clearing account, through the Refunds item;
 // - disbursement-pending/-paid, check-cleared -> Deposit into the debited account from the credited one;
 // - bill -> Bill for the vendor (DocNumber = the vendor's invoice number, else the key's tag); bill-payment-sent -> BillPayment
@@ -130,6 +132,33 @@ export class DocumentMapper {
         DepositToAccountRef: await this.accounts.ref(pair.debit),
         ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
         Line: [{ Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] }],
+      },
+    };
+  }
+
+  /**
+   * A sale paid at once (a reusable link's payment, a payment on no link): a SalesReceipt deposited to the
+   * debited account (DepositToAccountRef: "Supported for Payment and SalesReceipt only", Finance.xsd), its
+   * line through booksync's item of the credited income role; no tax added, as for invoices; the customer
+   * when known (CustomerRef is optional on a sales receipt).
+   */
+  async salesReceipt(doc: TargetDocument, pair: Pair, customer: Ref | null): Promise<Plan> {
+    const amount = centsToAmount(pair.cents);
+    return {
+      entity: 'SalesReceipt',
+      body: {
+        ...this.common(doc),
+        ...(customer ? { CustomerRef: customer } : {}),
+        DepositToAccountRef: await this.accounts.ref(pair.debit),
+        ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
+        Line: [
+          {
+            Amount: amount,
+            Description: doc.description,
+            DetailType: 'SalesItemLineDetail',
+            SalesItemLineDetail: { ItemRef: await this.items.ref(pair.credit), Qty: 1, UnitPrice: amount },
+          },
+        ],
       },
     };
   }

@@ -80,6 +80,7 @@ const entityByKind: Record<string, string> = {
   payment: 'Payment',
   'external-payment': 'Payment',
   'check-application': 'Payment',
+  sale: 'SalesReceipt',
   refund: 'RefundReceipt',
   'disbursement-pending': 'Deposit',
   'disbursement-paid': 'Deposit',
@@ -89,16 +90,17 @@ const entityByKind: Record<string, string> = {
 };
 
 /** QBO's own cancel: a voided invoice (nothing applied to it) or payment stays, with its amounts zeroed. */
-const voidable = new Set(['Invoice', 'Payment', 'BillPayment']);
+const voidable = new Set(['Invoice', 'Payment', 'BillPayment', 'SalesReceipt']);
 /**
- * How each is voided (Intuit's API reference, "Void a payment" / "Void a bill payment": a sparse update
- * with include=void; "Void an invoice": operation=void; intuit/QuickBooks-V3-PHP-SDK's CoreConstants
- * VOID_QUERYPARAMETER_PAYMENT / _GENERAL).
+ * How each is voided (Intuit's API reference, "Void a payment" / "Void a bill payment" / "Void a sales
+ * receipt": a sparse update with include=void; "Void an invoice": operation=void; the PHP SDK's
+ * CoreConstants: PAYMENTCLASSNAME = payment, salesreceipt take VOID_QUERYPARAMETER_PAYMENT, others _GENERAL).
  */
 const voidQuery: Record<string, { operation: string; include?: string }> = {
   Invoice: { operation: 'void' },
   Payment: { operation: 'update', include: 'void' },
   BillPayment: { operation: 'update', include: 'void' },
+  SalesReceipt: { operation: 'update', include: 'void' },
 };
 /**
  * What reverses a payment or bill payment that may not be voided (its month is past or closed): a document of
@@ -530,6 +532,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
         return this.mapper.payment(doc, pair, invoice.id, await this.customerOf(invoice.id));
+      }
+      // A sale of its own (no invoice to pay): a sales receipt, for the customer when there is one.
+      case 'sale': {
+        if (!pair) return this.mapper.journal(doc);
+        const customer = doc.customer ? await this.parties.ref('Customer', doc.customer) : null;
+        return this.mapper.salesReceipt(doc, pair, customer);
       }
       case 'refund': {
         if (!pair) return this.mapper.journal(doc);

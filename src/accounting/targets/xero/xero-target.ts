@@ -81,6 +81,7 @@ const entitiesByKind: Record<string, XeroEntity[]> = {
   'external-payment': ['Payment', 'BankTransaction', 'ManualJournal'],
   'check-application': ['Payment', 'BankTransaction', 'ManualJournal'],
   'bill-payment-sent': ['Payment', 'BankTransaction', 'ManualJournal'],
+  sale: ['BankTransaction', 'ManualJournal'],
   'payment-fee': ['BankTransaction', 'ManualJournal'],
   refund: ['BankTransaction', 'ManualJournal'],
   'disbursement-pending': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
@@ -563,7 +564,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const open = documents.filter((_d, i) => !outcomes[i]);
     const parties = open.flatMap((d) => [d.customer, d.vendor].filter((p): p is Party => !!p));
     if (open.some((d) => d.kind === 'payment-fee')) parties.push(processor);
-    if (open.some((d) => d.invoice && !d.customer)) parties.push(unnamedCustomer);
+    if (open.some((d) => (d.invoice || d.kind === 'sale') && !d.customer)) parties.push(unnamedCustomer);
     if (parties.length > 0) await this.contacts.prefetch(parties);
     const names = [...new Set(open.filter((d) => d.kind === 'invoice').map((d) => this.invoiceName(d)))];
     if (names.length === 0) return;
@@ -901,8 +902,9 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   /**
    * Money between accounts: two bank accounts are a BankTransfer (clearing to in-transit to bank, checks
    * cleared, a bill payment cashed); a bank account and another (not the receivable or payable) a
-   * BankTransaction, SPEND (the absorbed card fee to the processor, a refund to the customer) or RECEIVE;
-   * anything else a ManualJournal.
+   * BankTransaction, SPEND (the absorbed card fee to the processor, a refund to the customer) or RECEIVE (a
+   * sale with no invoice, Xero's receive money: into the clearing account, its line on Revenue); anything
+   * else a ManualJournal.
    */
   private async moneyMove(doc: TargetDocument): Promise<Plan> {
     const pair = pairOf(doc.lines);
@@ -927,7 +929,13 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       };
     }
     if ((debitBank || creditBank) && !ledgerOnly.has(debitBank ? pair.credit : pair.debit)) {
-      const party = doc.kind === 'payment-fee' ? processor : (doc.customer ?? doc.vendor ?? processor);
+      // A sale is received from its customer (one unnamed when there is none), a fee paid to the processor.
+      const party =
+        doc.kind === 'payment-fee'
+          ? processor
+          : doc.kind === 'sale'
+            ? (doc.customer ?? unnamedCustomer)
+            : (doc.customer ?? doc.vendor ?? processor);
       return {
         entity: 'BankTransaction',
         body: {

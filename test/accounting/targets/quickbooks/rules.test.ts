@@ -501,6 +501,50 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     expect(ok.status).toBe(200);
   });
 
+  it('salesreceipt-account: a sales receipt is deposited to a Bank or Other Current Asset account; voided by update&include=void', async () => {
+    const c = await company();
+    const { item } = await invoiced(c);
+    const receipt = (account: string) => ({
+      DepositToAccountRef: { value: account },
+      Line: [
+        {
+          Amount: 25,
+          DetailType: 'SalesItemLineDetail',
+          SalesItemLineDetail: { ItemRef: { value: item.Id }, Qty: 1, UnitPrice: 25 },
+        },
+      ],
+    });
+    const refused = await c.call('POST', 'salesreceipt', {}, receipt(c.account(defaultAccountCodes.Revenue)));
+    expect(fault(refused)).toMatchObject({ status: 400, code: '6000' });
+    expect(fault(refused).Detail).toMatch(/Bank or Other Current Asset/);
+    // No customer needed; deposited to Undeposited Funds (Other Current Asset), income on the item's account.
+    const made = entityOf(
+      await c.call('POST', 'salesreceipt', {}, receipt(c.account(defaultAccountCodes.ProcessorClearing))),
+      'SalesReceipt',
+    );
+    expect([made.TotalAmt, made.Balance]).toEqual([25, 0]);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(25_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-(120_00 + 25_00));
+    const wrong = await c.call(
+      'POST',
+      'salesreceipt',
+      { operation: 'void' },
+      { Id: made.Id, SyncToken: made.SyncToken },
+    );
+    expect(fault(wrong)).toMatchObject({ status: 400, Message: 'Unsupported Operation' });
+    const voided = entityOf(
+      await c.call(
+        'POST',
+        'salesreceipt',
+        { operation: 'update', include: 'void' },
+        { Id: made.Id, SyncToken: made.SyncToken, sparse: true },
+      ),
+      'SalesReceipt',
+    );
+    expect(voided.TotalAmt).toBe(0);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(0);
+  });
+
   it('deposit-once: a deposit cannot link the same payment twice', async () => {
     const c = await company();
     const { payment } = await paid(c);

@@ -568,6 +568,71 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('books a sale with no invoice as receive money into the clearing account on Revenue, found again by key, one by one and batched', async () => {
+    for (const how of ['push', 'pushMany'] as const) {
+      const org = organisation();
+      const d = day(`s${how}`);
+      // A reusable link's payment (its customer known) and a payment on no link (no customer, no link).
+      const onLink: TargetDocument = {
+        ...d.payment,
+        key: `sale:pay_s${how}_1`,
+        kind: 'sale',
+        amountCents: 25_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 25_00 },
+          { role: 'Revenue', amountCents: -25_00 },
+        ],
+      };
+      const { invoice: _i, customer: _c, ...bare } = onLink;
+      const walkIn: TargetDocument = {
+        ...bare,
+        key: `sale:pay_s${how}_2`,
+        amountCents: 40_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 40_00 },
+          { role: 'Revenue', amountCents: -40_00 },
+        ],
+        contentHash: 'a'.repeat(64),
+      };
+      const docs = [onLink, walkIn];
+      const results =
+        how === 'push'
+          ? [await org.target().push(onLink, noIndex), await org.target().push(walkIn, noIndex)]
+          : await org.target().pushMany(docs, noIndex);
+      expect(results.filter((r) => r instanceof Error)).toEqual([]);
+      const [first, second] = results as PushResult[];
+      expect(first?.remoteIds[0]).toMatch(/^BankTransaction:/);
+      const received = double.get(org.tenantId, 'BankTransactions', idOf(first?.remoteIds[0]));
+      expect(received).toMatchObject({
+        Type: 'RECEIVE',
+        BankAccount: { Code: defaultAccountCodes.ProcessorClearing },
+        Total: 25,
+        LineItems: [{ AccountCode: defaultAccountCodes.Revenue }],
+      });
+      expect((received?.Contact as { Name?: string } | undefined)?.Name).toBe(d.payment.customer?.name);
+      const walked = double.get(org.tenantId, 'BankTransactions', idOf(second?.remoteIds[0]));
+      expect(walked).toMatchObject({ Type: 'RECEIVE', Total: 40 });
+      expect((walked?.Contact as { Name?: string } | undefined)?.Name).toBe('booksync unnamed customer');
+      // Xero's books: the money in the clearing account, the sale in Revenue, nothing receivable.
+      expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(65_00);
+      expect(double.balanceOf(org.tenantId, defaultAccountCodes.Revenue)).toBe(-65_00);
+      expect(double.balanceOf(org.tenantId, defaultAccountCodes.AccountsReceivable)).toBe(0);
+      // A second push, from a restarted worker: found by its marker, nothing made twice.
+      expect(await org.target().push(onLink, noIndex)).toMatchObject({
+        created: false,
+        remoteIds: first?.remoteIds,
+      });
+      expect((await org.target().find(walkIn.key))?.remoteIds).toEqual(second?.remoteIds);
+      for (const doc of docs) expect(countByKey(org.tenantId, doc.key)).toBe(1);
+      // Returned in the same month (a failed ACH debit): the receive money is DELETED.
+      await org.target().push({ ...reversalOf(walkIn), originalDate: walkIn.date }, noIndex);
+      expect(double.get(org.tenantId, 'BankTransactions', idOf(second?.remoteIds[0]))?.Status).toBe(
+        'DELETED',
+      );
+      expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(25_00);
+    }
+  });
+
   it('numbers a second link of the same name apart, and adopts an invoice keyed in Xero under match-existing only', async () => {
     const org = organisation();
     const a = day('k5');
