@@ -13,9 +13,10 @@ const layers = [
   ['src/backfill', 'src/close', 'src/payouts', 'src/resync'],
   // The flows: activities and workflows (their contracts are what the edges below import).
   ['activities', 'workflows'],
-  // The edges and the composition root: ingress, command API, Temporal set-up, worker, CLI, runtime, demo.
+  // The edges and the composition root: ingress, console, command API, Temporal set-up, worker, CLI, runtime, demo.
   [
     'src/ingress',
+    'src/console',
     'src/command-api',
     'src/temporal',
     'src/worker',

@@ -156,6 +156,19 @@ export const settingsSchema = z.object({
       'Port of a separate operations listener (keep it private): the command API, /metrics and /events/unrouted move there, open to Prometheus without a key, and INGRESS_PORT serves only the webhook route and /healthz, /readyz. Unset: one listener serves all, and /metrics and /events/unrouted answer only with COMMAND_API_KEY as a bearer (to nobody without one).',
     ),
 
+  CONSOLE_PASSWORD: z
+    .string()
+    .min(12, 'at least 12 characters')
+    .optional()
+    .describe(
+      "Password of the bookkeeper's web console (/console on the operations listener): sees every page and acts (retry, close the books). The command API key signs in too.",
+    ),
+  CONSOLE_READONLY_PASSWORD: z
+    .string()
+    .min(12, 'at least 12 characters')
+    .optional()
+    .describe("Password of the console's read-only role: sees every page, changes nothing."),
+
   EMULATOR_HOST: z.string().min(1).default('127.0.0.1').describe('Address of the embedded emulator.'),
   EMULATOR_PORT: port.default(4010).describe('Port of the embedded emulator.'),
   EMULATOR_ADMIN_TOKEN: z

@@ -5,6 +5,8 @@ import type { PayloadCodec } from '@temporalio/common';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
+import type { ConsoleOptions } from '../console/options.js';
+import { consolePlugin } from '../console/plugin.js';
 import type { Logger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp } from './base-app.js';
@@ -73,6 +75,11 @@ export interface IngressOptions {
   commandKeysFile?: string;
   /** How long a command waits for its outcome before answering 202 with where to ask. Default 10 s. */
   commandAnswerWithinMs?: number;
+  /**
+   * The bookkeeper's console (/console, src/console/) with the operators' routes: its own sign-in (the
+   * console password or the command API key), so it is served on a shared listener too. Omitted: not served.
+   */
+  console?: ConsoleOptions;
 }
 
 export type IngressApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
@@ -182,6 +189,14 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
       ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
       ...(options.commandKeysFile ? { commandKeysFile: options.commandKeysFile } : {}),
       ...(options.commandAnswerWithinMs ? { answerWithinMs: options.commandAnswerWithinMs } : {}),
+    });
+  }
+  if (options.console) {
+    app.register(consolePlugin, {
+      ...options.console,
+      temporalClient: options.temporalClient,
+      taskQueue: options.taskQueue,
+      commandApiKey: options.commandApiKey,
     });
   }
   app.register(healthRoutes, { readinessCheck: parts.readinessCheck });

@@ -20,6 +20,7 @@ import { cachedWorkflowBundle } from '../worker/workflow-bundle.js';
 import { startBooksyncWorker } from './booksync-worker-process.js';
 import { codecServerOptions, operationsBaseUrl } from './codec-server-options.js';
 import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
+import { consoleOptions } from './console-options.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
 import type { StoredLedger } from './ledger-store.js';
@@ -34,6 +35,8 @@ export interface RunningBooksync {
   operationsUrl: string;
   /** Worker health and metrics (/healthz, /readyz, /metrics). */
   workerHealthUrl: string;
+  /** The bookkeeper's console, on the operations listener. */
+  consoleUrl: string;
   emulator: RunningEmulator | null;
   client: Client;
   ledger: StoredLedger;
@@ -154,6 +157,12 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
       ...codecServerOptions(settings, encryption, devServer?.uiUrl ?? null),
       commandKeysFile: path.join(dataDir, 'command-keys.db'),
+      console: consoleOptions(settings, {
+        ledger: running.ledger,
+        targetIndex: running.targetIndex,
+        service,
+        temporalUiUrl: devServer?.uiUrl ?? null,
+      }),
       logger: logger.child({ component: 'ingress' }),
     });
     cleanups.push(() => ingress.close());
@@ -165,6 +174,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       ingressUrl: ingress.address,
       operationsUrl: ingress.operationsAddress,
       workerHealthUrl: running.healthUrl,
+      consoleUrl: `${ingress.operationsAddress}/console`,
       emulator,
       client,
       ledger: running.ledger,

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
@@ -22,6 +23,8 @@ export interface RunningBooksyncWorker {
   /** Resolves when the worker stops (shutdown, or a fatal error: then it rejects). */
   run: Promise<void>;
   ledger: StoredLedger;
+  /** The accounting targets' index, in the ledger's store (the console reads it). */
+  targetIndex: TargetIndexStore;
   /** Where the books are: the SQLite file, or the PostgreSQL url without its password. */
   ledgerLocation: string;
   /** /healthz, /readyz and /metrics. */
@@ -121,6 +124,7 @@ export async function startBooksyncWorker(options: {
       worker,
       run,
       ledger: store.ledger,
+      targetIndex: store.targetIndex,
       ledgerLocation: store.location,
       healthUrl: health.address,
       stop: close,

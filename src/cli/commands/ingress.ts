@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { startIngress } from '../../ingress/main.js';
 import { codecServerOptions } from '../../runtime/codec-server-options.js';
+import { consoleOptions } from '../../runtime/console-options.js';
+import { type LedgerStore, openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
@@ -15,7 +17,9 @@ Needs TEMPORAL_ADDRESS and WEBHOOK_SECRETS (or WEBHOOK_ALLOW_UNSIGNED=true for a
 Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz, /metrics, /events/unrouted,
 and the command API (/commands/...) when COMMAND_API_KEY is set. With OPS_PORT, the command API, /metrics and
 /events/unrouted move to OPS_HOST:OPS_PORT, and INGRESS_PORT serves only the webhook route and health.
-Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Bearer COMMAND_API_KEY.`,
+Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Bearer COMMAND_API_KEY.
+With CONSOLE_PASSWORD it also serves the bookkeeper's console (/console, beside the command API), reading the
+ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
   async run({ settings, logger }) {
     const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'ingress');
     if (!settings.WEBHOOK_SECRETS?.length && !settings.WEBHOOK_ALLOW_UNSIGNED) {
@@ -23,6 +27,11 @@ Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Be
     }
     const target = temporalTarget(settings, address);
     const { client, connection } = await connectClient(target);
+    // The console reads the books: served when its password is set (an ingress apart from the books may
+    // have no ledger to read).
+    const store: LedgerStore | null = settings.CONSOLE_PASSWORD
+      ? await openLedgerStore(settings, logger)
+      : null;
     const ingress = await startIngress({
       host: settings.INGRESS_HOST,
       port: settings.INGRESS_PORT,
@@ -39,10 +48,14 @@ Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Be
       returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
       ...codecServerOptions(settings, target.encryption, null),
       commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
+      ...(store
+        ? { console: consoleOptions(settings, { ledger: store.ledger, targetIndex: store.targetIndex }) }
+        : {}),
       logger,
     });
     await untilSignal();
     await ingress.close();
+    await store?.close();
     await connection.close();
     return 0;
   },

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
 import {
   accountingTargetWorkflowId,
   retryEntriesSignal,
 } from '../../../workflows/accounting-target-contract.js';
-import type { TargetSummary } from '../../accounting/targets/target-index.js';
+import type { TargetIndexStore, TargetSummary } from '../../accounting/targets/target-index.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
@@ -14,6 +15,27 @@ function summaryLines(summary: TargetSummary): string[] {
     `${summary.target}: ${summary.pushed} pushed, ${summary.pending} pending, ${summary.failed} failed, ${summary.skipped} skipped`,
     ...summary.failures.map((f) => `  FAILED ${f.key} (${f.attempts} attempts, ${f.updatedAt}): ${f.reason}`),
   ];
+}
+
+/**
+ * Queues FAILED entries of a target for another push (all of them, or the given keys, each of which must have
+ * been pushed before): the retryEntries signal to the target's push workflow. Returns the keys queued. The
+ * one path of `booksync targets retry` and the console's Retry buttons.
+ */
+export async function queueTargetRetry(
+  client: Client,
+  index: TargetIndexStore,
+  target: string,
+  keys: 'failed' | readonly string[],
+): Promise<string[]> {
+  const chosen = keys === 'failed' ? (await index.summary(target)).failures.map((f) => f.key) : [...keys];
+  for (const key of chosen) {
+    if (!(await index.get(target, key))) throw new CommandError(`${key} was never pushed to ${target}`);
+  }
+  await client.workflow
+    .getHandle(accountingTargetWorkflowId(target))
+    .signal(retryEntriesSignal, { keys: keys === 'failed' ? 'failed' : chosen });
+  return chosen;
 }
 
 export const targetsCommand: Command = {
@@ -54,17 +76,17 @@ any is still FAILED.`,
       );
       const failedOnly = rest.includes('--failed');
       if (!failedOnly && keys.length === 0) throw new CommandError('name entry keys, or --failed');
-      const chosen = failedOnly ? (await index.summary(target)).failures.map((f) => f.key) : keys;
-      for (const key of chosen) {
-        if (!(await index.get(target, key))) throw new CommandError(`${key} was never pushed to ${target}`);
+      if (!failedOnly) {
+        for (const key of keys) {
+          if (!(await index.get(target, key))) throw new CommandError(`${key} was never pushed to ${target}`);
+        }
       }
 
       const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
       const { client, connection } = await connectClient(temporalTarget(settings, address));
+      let chosen: string[];
       try {
-        await client.workflow
-          .getHandle(accountingTargetWorkflowId(target))
-          .signal(retryEntriesSignal, { keys: failedOnly ? 'failed' : keys });
+        chosen = await queueTargetRetry(client, index, target, failedOnly ? 'failed' : keys);
       } finally {
         await connection.close();
       }

@@ -1,0 +1,40 @@
+import type { Client } from '@temporalio/client';
+import type { LedgerPort } from '../accounting/ledger-port.js';
+import type { ReferenceData } from '../accounting/targets/documents.js';
+import type { TargetIndexStore } from '../accounting/targets/target-index.js';
+import type { ConsoleCredentials } from './credentials.js';
+
+// What the console reads and acts through, handed by the composition root (booksync start, booksync ingress):
+// the same ledger store and target index the CLI reads, the Temporal client the command API signals with.
+
+export interface ConsoleOptions {
+  ledger: LedgerPort;
+  /** The accounting targets' index, in the ledger's store (what `booksync targets status` reads). */
+  targetIndex: TargetIndexStore;
+  /** ACCOUNTING_TARGET. */
+  targets: readonly string[];
+  /** CONSOLE_PASSWORD and CONSOLE_READONLY_PASSWORD (the command API key is the ingress's). */
+  credentials: Omit<ConsoleCredentials, 'commandApiKey'>;
+  /** console.db beside command-keys.db in BOOKSYNC_DATA_DIR; default in memory. */
+  storeFile?: string;
+  /** BOOKS_TIME_ZONE: today for the aging and for closing the books. */
+  timeZone: string;
+  /** The session cookie's Secure flag: on unless the listener is loopback-only (plain http on this machine). */
+  secureCookie: boolean;
+  /** Names and numbers of customers, vendors, invoices and bills (the service); without it, ids only. */
+  references?: ReferenceData;
+  /** The Temporal Web UI, for links to the flows needing attention. */
+  temporalUiUrl?: string | null;
+  namespace?: string;
+  /** How long closing the books waits for its certificate. Default 300 s. */
+  closeTimeoutSeconds?: number;
+  /** The clock (tests). */
+  now?: () => Date;
+}
+
+/** The console's options plus what it shares with the command API on the same listener. */
+export interface ConsolePluginOptions extends ConsoleOptions {
+  temporalClient: Client;
+  taskQueue: string;
+  commandApiKey?: string | undefined;
+}

@@ -1,0 +1,54 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requestPayoutPeriodReport, requestPayoutReport } from '../../cli/commands/payout.js';
+import { type ConsoleContext, sendPage } from '../context.js';
+import { payoutsPage } from '../pages/payouts.js';
+
+// A payout's report, or the period's, by the same workflows `booksync payout show` and `payout list` run.
+
+const day = z.union([z.literal(''), z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')]);
+const PayoutQuery = z.object({
+  disbursement: z.string().trim().max(100).default(''),
+  from: day.default(''),
+  to: day.default(''),
+});
+
+export function payoutsRoutes(ctx: ConsoleContext): FastifyPluginAsync {
+  return async (app) => {
+    const typed = app.withTypeProvider<ZodTypeProvider>();
+    typed.get('/console/payouts', { schema: { querystring: PayoutQuery } }, async (request, reply) => {
+      const { disbursement, from, to } = request.query;
+      const common = { taskQueue: ctx.options.taskQueue, timeoutSeconds: 60 };
+      const client = ctx.options.temporalClient;
+      let error: string | null = null;
+      const attempt = <T>(run: () => Promise<T>) =>
+        run().catch((e: unknown) => {
+          error = e instanceof Error ? e.message : String(e);
+          return null;
+        });
+      const report = disbursement
+        ? await attempt(() => requestPayoutReport(client, { ...common, disbursementId: disbursement }))
+        : null;
+      let period = null;
+      if (!disbursement && from && to) {
+        if (from > to) error = `${from} is after ${to}`;
+        else
+          period = await attempt(() =>
+            requestPayoutPeriodReport(client, { ...common, period: { from, to } }),
+          );
+      }
+      return sendPage(
+        reply,
+        payoutsPage(request.consoleSession!, {
+          disbursementId: disbursement,
+          from,
+          to,
+          report,
+          period,
+          error,
+        }),
+      );
+    });
+  };
+}

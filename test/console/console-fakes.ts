@@ -1,0 +1,52 @@
+import type { Client } from '@temporalio/client';
+import type { ReferenceData } from '../../src/accounting/targets/documents.js';
+
+// A stand-in for the Temporal client the console is given, for inject tests without a Temporal server: the
+// push workflows' view query answers as given, signals are recorded, no workflow is listed.
+
+export interface RecordedSignal {
+  workflowId: string;
+  signal: string;
+  args: unknown[];
+}
+
+export function consoleTemporalFake(): { client: Client; signals: RecordedSignal[] } {
+  const signals: RecordedSignal[] = [];
+  const client = {
+    workflow: {
+      getHandle(workflowId: string) {
+        return {
+          async query() {
+            return {
+              target: workflowId,
+              state: 'IDLE',
+              pending: 0,
+              pushed: 0,
+              failed: 0,
+              skipped: 0,
+              lastFailures: [],
+              lastError: null,
+            };
+          },
+          async signal(def: { name: string } | string, ...args: unknown[]) {
+            signals.push({ workflowId, signal: typeof def === 'string' ? def : def.name, args });
+          },
+          async result() {
+            throw new Error('no such workflow in this fake');
+          },
+        };
+      },
+      list: () => ({ async *[Symbol.asyncIterator]() {} }),
+    },
+  } as unknown as Client;
+  return { client, signals };
+}
+
+/** The service's names, one of them hostile. */
+export const hostileReferences: ReferenceData = {
+  paymentLink: async (id) => ({ name: `INV-${id}`, customerId: 'cus_evil' }),
+  customer: async (id) => ({ serviceId: id, name: '<script>alert("owned")</script>', email: null }),
+  vendor: async (id) => ({ serviceId: id, name: 'Flour <b>Mill</b>', email: null }),
+  bill: async () => ({ invoiceNumber: 'FM-1', vendorId: 'ven_1' }),
+  payout: async () => ({ paymentIds: [] }),
+};
