@@ -132,8 +132,13 @@ export interface InProcessBooksOptions {
    * ingress verifies these.
    */
   webhooks?: 'subscribe' | 'unsubscribed' | { secrets: string[] };
-  /** Command API settings of the ingress. */
-  ingress?: Pick<IngressOptions, 'commandApiKey' | 'commandAnswerWithinMs' | 'returnedCheckFeeCents'>;
+  /** Command API settings of the ingress, and the console it serves. */
+  ingress?: Pick<
+    IngressOptions,
+    'commandApiKey' | 'commandAnswerWithinMs' | 'returnedCheckFeeCents' | 'console'
+  >;
+  /** Accounting targets the worker's push activities write to (their index, references). */
+  targets?: ActivityDependencies['targets'];
 }
 
 /** booksync's worker and ingress on one task queue, the ingress on one port for the books side's life. */
@@ -182,6 +187,7 @@ export async function startInProcessBooks(options: InProcessBooksOptions): Promi
           logger: logger.child({ component: 'activities' }),
           timeZone: options.timeZone ?? 'UTC',
           ...(options.checkWindows ? { checkWindows: options.checkWindows } : {}),
+          ...(options.targets ? { targets: options.targets } : {}),
         },
       });
       worker = { worker: created, run: created.run() };

@@ -74,6 +74,7 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
       }
     }
     out('');
+    out(`The books in a browser: ${stack.consoleUrl}`);
     out('Try next (another terminal): npx booksync ledger trial-balance, npx booksync demo');
     out('Ctrl-C stops everything.');
     const signal = await untilSignal((s) => logger.info({ signal: s }, 'stopping'));

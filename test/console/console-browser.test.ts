@@ -1,0 +1,270 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import { TargetRefusedError } from '../../src/accounting/targets/errors.js';
+import { LedgerMirrorTarget } from '../../src/accounting/targets/ledger-mirror-target.js';
+import { serviceReferences } from '../../src/accounting/targets/service-references.js';
+import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
+import type {
+  AccountingTarget,
+  PushContext,
+  TargetDocument,
+} from '../../src/accounting/targets/target-port.js';
+import { SandboxClient } from '../../src/emulator/sandbox-client.js';
+import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
+import {
+  accountingTargetWorkflowId,
+  entriesPostedSignal,
+} from '../../workflows/accounting-target-contract.js';
+import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
+import {
+  type InProcessBooks,
+  type InProcessEmulator,
+  startInProcessBooks,
+  startInProcessEmulator,
+} from '../support/in-process-stack.js';
+import { startDevServer } from '../support/temporal.js';
+import { waitFor } from '../support/wait-for.js';
+
+// The console in headless Chromium through a real stack: a Temporal dev server, booksync's worker with the
+// real activities pushing to an accounting target (the ledger mirror behind a switch this test flips), the
+// ingress serving the console, and the emulator delivering webhooks over HTTP. A bookkeeper signs in, finds
+// the entry the target refused, presses Retry once the cause is gone and sees it pushed; the receivables
+// page shows what the service says each invoice still owes.
+
+const password = 'console-browser-password';
+const hostileName = '<script>window.owned = true</script> Bakery';
+
+/** The mirror ledger, refusing payment documents while `refusing` is set. */
+class Switch implements AccountingTarget {
+  readonly name = 'mirror';
+  refusing = true;
+  constructor(readonly inner: AccountingTarget) {}
+  verify = () => this.inner.verify();
+  find = (key: string) => this.inner.find(key);
+  lockedThrough = () => this.inner.lockedThrough();
+  close = () => this.inner.close();
+  async push(document: TargetDocument, context: PushContext) {
+    if (this.refusing && document.key.startsWith('payment:')) {
+      throw new TargetRefusedError(this.name, 'Account 1020 is archived <b>(test)</b>');
+    }
+    return this.inner.push(document, context);
+  }
+}
+
+let env: TestWorkflowEnvironment;
+let emulator: InProcessEmulator;
+let books: InProcessBooks;
+let ledger: EmbeddedLedger;
+let mirror: EmbeddedLedger;
+let index: SqliteTargetIndex;
+let target: Switch;
+let browser: Browser;
+let dir: string;
+const ids = { link: '', payment: '', customer: '', other: '' };
+
+const shot = async (page: Page, name: string) => {
+  const file = path.join('test', '.artifacts', `console-${name}.png`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage: true });
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'booksync-console-'));
+  env = await startDevServer();
+  emulator = await startInProcessEmulator({
+    adminToken: 'console-browser-admin-token',
+    dispatcher: (store) => new DirectHttpDispatcher({ store, backoffMs: [200, 500, 1_000] }),
+  });
+  ledger = EmbeddedLedger.open({ path: path.join(dir, 'ledger.db') });
+  mirror = EmbeddedLedger.open();
+  index = new SqliteTargetIndex(ledger.database);
+  target = new Switch(new LedgerMirrorTarget(mirror));
+  const references = serviceReferences(emulator.service);
+  books = await startInProcessBooks({
+    env,
+    taskQueuePrefix: 'console',
+    service: emulator.service,
+    ledger,
+    targets: { targets: new Map([[target.name, target]]), index, references },
+    ingress: {
+      commandApiKey: 'console-browser-command-key-0123456789',
+      console: {
+        ledger,
+        targetIndex: index,
+        targets: [target.name],
+        credentials: { password },
+        storeFile: path.join(dir, 'console.db'),
+        timeZone: 'UTC',
+        secureCookie: false,
+        references,
+      },
+    },
+  });
+
+  // The business: a customer with a hostile name owing 800.00 and paying 300.00 of it by card; another
+  // invoice paid in part too.
+  const { service } = emulator;
+  const customer = await service.createCustomer({ name: hostileName, emails: ['owner@bakery.example'] });
+  const link = await service.createPaymentLink({
+    name: 'INV-2001',
+    requestedAmountCents: 80_000,
+    customerId: customer.id,
+    amountEditable: true,
+  });
+  const other = await service.createPaymentLink({
+    name: 'INV-2002',
+    requestedAmountCents: 12_345,
+    customerId: customer.id,
+    amountEditable: true,
+  });
+  const sandbox = new SandboxClient({ baseUrl: emulator.serviceUrl, apiKey: emulator.apiKey });
+  const payment = await sandbox.payLink(link.id, 'Card', 30_000);
+  await sandbox.payLink(other.id, 'Card', 2_345);
+  Object.assign(ids, { link: link.id, payment: payment.id, customer: customer.id, other: other.id });
+  await waitFor(
+    'both payments booked',
+    async () =>
+      (await ledger.entriesFor({ paymentLinkId: link.id })).some((e) => e.key.startsWith('payment:')) &&
+      (await ledger.entriesFor({ paymentLinkId: other.id })).some((e) => e.key.startsWith('payment:')),
+    120_000,
+  );
+  // The push flow, woken as the worker's notifying ledger would.
+  await env.client.workflow.signalWithStart('accountingTarget', {
+    workflowId: accountingTargetWorkflowId(target.name),
+    taskQueue: books.taskQueue,
+    args: [{ target: target.name }],
+    signal: entriesPostedSignal,
+    signalArgs: [],
+  });
+  await waitFor(
+    'the refusal in the index',
+    async () => (await index.get(target.name, `payment:${payment.id}`))?.status === 'FAILED',
+    120_000,
+  );
+  if (chromiumAvailable) browser = await launchHeadlessChromium();
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await books?.close();
+  await emulator?.close({ deliveriesWithinMs: 5_000 });
+  ledger?.close();
+  mirror?.close();
+  await env?.teardown();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the console through the real stack', () => {
+  it('answers 401 to an API-style request without a session', async () => {
+    const response = await fetch(`${books.ingressUrl}/console/sync-errors`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: 'unauthorized' });
+  });
+
+  it.runIf(chromiumAvailable)(
+    'signs in, shows the refused entry with the target message, retries it and shows it pushed',
+    async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${books.ingressUrl}/console/sync-errors`);
+      expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+      await page.getByLabel('Console password (or the command API key)').fill(password);
+      await page.getByLabel('Your name, for the audit log (optional)').fill('Grace');
+      await shot(page, 'sign-in');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect(new URL(page.url()).pathname).toBe('/console/sync-errors');
+
+      const key = `payment:${ids.payment}`;
+      const row = page.locator(`tr[data-key="${key}"]`);
+      expect(await row.locator('td.reason').textContent()).toBe('Account 1020 is archived <b>(test)</b>');
+      expect(await row.textContent()).toContain(ids.link);
+      await shot(page, 'sync-errors');
+
+      target.refusing = false; // the bookkeeper fixed the account at the target
+      await page.getByRole('button', { name: `Retry ${key}` }).click();
+      expect(await page.locator('#notice').textContent()).toBe('Queued 1 entry of mirror for another push.');
+      await waitFor(
+        'the retried entry pushed',
+        async () => (await index.get(target.name, key))?.status === 'PUSHED',
+        60_000,
+      );
+      await page.goto(`${books.ingressUrl}/console/sync-errors`);
+      expect(await page.locator(`tr[data-key="${key}"]`).count()).toBe(0);
+      // The other invoice's payment was refused too: Retry all takes what is left.
+      const otherKey = (await ledger.entriesFor({ paymentLinkId: ids.other })).find((e) =>
+        e.key.startsWith('payment:'),
+      )?.key as string;
+      expect(
+        await page.locator('tr[data-key]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key'))),
+      ).toEqual([otherKey]);
+      await page.getByRole('button', { name: 'Retry all 1 at mirror' }).click();
+      expect(await page.locator('#notice').textContent()).toBe('Queued 1 entry of mirror for another push.');
+      await waitFor(
+        'every entry pushed',
+        async () => (await index.summary(target.name)).failed === 0,
+        60_000,
+      );
+      await page.goto(`${books.ingressUrl}/console/sync-errors`);
+      expect(await page.getByText('Nothing failed at mirror.').isVisible()).toBe(true);
+      expect((await index.get(target.name, otherKey))?.status).toBe('PUSHED');
+
+      await page.getByRole('link', { name: 'Overview' }).click();
+      const summary = await index.summary(target.name);
+      const cells = await page.locator('tr[data-target="mirror"] td').allTextContents();
+      expect(cells.slice(0, 4)).toEqual([
+        String(summary.pushed),
+        String(summary.pending),
+        '0',
+        String(summary.skipped),
+      ]);
+      expect(await page.locator('#books-balanced').getAttribute('class')).toBe('ok');
+      await shot(page, 'overview');
+
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      const audit = await page.locator('#audit tbody tr').allTextContents();
+      expect(
+        audit.some((r) => r.includes('Grace (console password)') && r.includes(`retry ${key} at mirror`)),
+      ).toBe(true);
+      expect(
+        audit.some((r) => r.includes('retry every failed entry at mirror') && r.includes('queued 1')),
+      ).toBe(true);
+      await page.close();
+    },
+    120_000,
+  );
+
+  it.runIf(chromiumAvailable)(
+    "shows each invoice's open amount equal to the service's remainder, the customer's name as text",
+    async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${books.ingressUrl}/console/receivables`);
+      await page.getByLabel('Console password (or the command API key)').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect(new URL(page.url()).pathname).toBe('/console/receivables');
+      for (const id of [ids.link, ids.other]) {
+        const link = await emulator.service.getPaymentLink(id);
+        const row = page.locator(`#receivables tr[data-document="${id}"]`);
+        expect(Number(await row.getAttribute('data-open-cents')), id).toBe(
+          link.requestedAmountCents - link.completedAmountCents,
+        );
+        expect(await row.textContent()).toContain(hostileName);
+        expect(await row.textContent()).toContain(link.name);
+      }
+      expect(await page.evaluate('typeof window.owned')).toBe('undefined');
+      await shot(page, 'receivables');
+
+      await page.getByLabel(/Search by invoice/).fill('INV-2002');
+      await page.getByRole('button', { name: 'Search' }).click();
+      expect(await page.locator('#receivables tbody tr').count()).toBe(1);
+      expect(await page.locator(`#receivables tr[data-document="${ids.other}"]`).count()).toBe(1);
+      await page.close();
+    },
+    120_000,
+  );
+});
