@@ -1,7 +1,13 @@
-import type { BookedEntry } from '../entry.js';
+import type { BookedEntry, EntryLinks } from '../entry.js';
 import { baseKey, keyPrefix } from '../entry-key.js';
 import { roleOf } from './account-mapping.js';
-import { type DocumentKind, documentKinds, type Party, type TargetDocument } from './target-port.js';
+import {
+  type DocumentKind,
+  documentKinds,
+  type Party,
+  type PayoutReceipt,
+  type TargetDocument,
+} from './target-port.js';
 
 /**
  * What a document needs that the ledger entry does not hold: the invoice number (the link's name) and the
@@ -12,11 +18,42 @@ export interface ReferenceData {
   customer(customerId: string): Promise<Party>;
   vendor(vendorId: string): Promise<Party>;
   bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string }>;
+  /** The payments a disbursement (a payout) carries, as the service lists them. */
+  payout(disbursementId: string): Promise<{ paymentIds: string[] }>;
 }
 
-/** Where the entry a reversal reverses is read (the ledger): its date decides void in place or not. */
+/**
+ * Where earlier entries are read (the ledger): the entry a reversal reverses (its date decides void in place
+ * or not), and the receipts a payout carries.
+ */
 export interface EntryLookup {
   get(key: string): Promise<Pick<BookedEntry, 'date'> | null>;
+  entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
+}
+
+/**
+ * The receipts a payout carries, as booked: each payment's live `payment:` or `sale:` entry (its key, date and
+ * gross amount), in the service's order; a payment the books hold no receipt of (settled before they opened)
+ * is left out, its money stays in the payout's balancing line.
+ */
+async function payoutReceipts(
+  disbursementId: string,
+  references: ReferenceData,
+  entries: EntryLookup,
+): Promise<PayoutReceipt[]> {
+  const receipts: PayoutReceipt[] = [];
+  for (const paymentId of (await references.payout(disbursementId)).paymentIds) {
+    const receipt = (await entries.entriesFor({ paymentId })).find(
+      (e) =>
+        e.reverses === null &&
+        e.reversedBy === null &&
+        ['payment', 'sale'].includes(keyPrefix(baseKey(e.key))),
+    );
+    if (!receipt) continue;
+    const amountCents = receipt.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0);
+    receipts.push({ key: receipt.key, date: receipt.date, amountCents });
+  }
+  return receipts;
 }
 
 export class UnknownDocumentKindError extends Error {
@@ -72,7 +109,10 @@ export async function documentFor(
     const original = await entries.get(entry.reverses);
     if (original) document.originalDate = original.date;
   }
-  const { paymentLinkId, billId } = entry.links;
+  const { paymentLinkId, billId, disbursementId } = entry.links;
+  if (kind === 'disbursement-pending' && disbursementId) {
+    document.payout = { receipts: await payoutReceipts(disbursementId, references, entries) };
+  }
   if (paymentLinkId) {
     const link = await references.paymentLink(paymentLinkId);
     document.invoice = { paymentLinkId, number: link.name };

@@ -34,6 +34,8 @@ export function serviceReferences(service: ServiceClient): ReferenceData {
         const vendor = await service.getVendor(id);
         return { serviceId: id, name: vendor.name, email: vendor.email };
       }),
+    // Not remembered: a payout is read once, when its document is made.
+    payout: async (id) => ({ paymentIds: (await service.getDisbursement(id)).paymentIds }),
     bill: (id) =>
       once(`bill:${id}`, async () => {
         const bill = await service.getBill(id);

@@ -84,6 +84,11 @@ export interface TargetDocument {
   vendor?: Party;
   /** The service object the money is (payment id, external payment id, check deposit id, disbursement id...). */
   reference?: string;
+  /**
+   * For kind `disbursement-pending`: the receipts the payout carries, so a target that keeps received money
+   * apart until deposited (QuickBooks' Undeposited Funds) deposits exactly those.
+   */
+  payout?: { receipts: PayoutReceipt[] };
   /** For kind `reversal`: the key of the document it reverses, and why. */
   reverses?: string;
   reason?: string;
@@ -93,6 +98,13 @@ export interface TargetDocument {
    * longer holds the original (then the date the target holds the original under decides).
    */
   originalDate?: string;
+}
+
+/** A receipt a payout carries: its ledger entry (`payment:` or `sale:`), day and gross amount. */
+export interface PayoutReceipt {
+  key: string;
+  date: string;
+  amountCents: number;
 }
 
 /** What a target holds for one document: its own ids, and the key/hash stored with them. */

@@ -36,6 +36,7 @@ const references: ReferenceData = {
   customer: async (id) => ({ serviceId: id, name: 'Bakery', email: 'owner@bakery.test' }),
   vendor: async (id) => ({ serviceId: id, name: 'Flour Mill', email: null }),
   bill: async () => ({ invoiceNumber: 'FM-1', vendorId: 'ven_1' }),
+  payout: async () => ({ paymentIds: [] }),
 };
 
 class Switchboard implements AccountingTarget {

@@ -1135,8 +1135,14 @@ export class QuickBooksDouble {
         `A deposit must go into a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
       );
     const deposited = new Set(this.depositedPayments(realm));
-    for (const id of linkedPayments(body)) {
-      if (deposited.has(id) && on('deposit-once')) throw businessRule(`Payment ${id} is already deposited.`);
+    for (const receipt of linkedReceipts(body)) {
+      const id = receiptId(receipt);
+      if (!realm.entities.get(receipt.type)?.get(receipt.id)) {
+        throw businessRule(`${receipt.type} ${receipt.id} does not exist: a deposit links received money only.`);
+      }
+      if (deposited.has(id) && on('deposit-once')) {
+        throw businessRule(`${receipt.type} ${receipt.id} is already deposited.`);
+      }
       deposited.add(id);
     }
   }
@@ -1162,7 +1168,7 @@ export class QuickBooksDouble {
   }
 
   private depositedPayments(realm: Realm): string[] {
-    return [...(realm.entities.get('Deposit')?.values() ?? [])].flatMap((d) => linkedPayments(d));
+    return [...(realm.entities.get('Deposit')?.values() ?? [])].flatMap((d) => linkedReceipts(d).map(receiptId));
   }
 
   /** A journal line on Accounts Receivable names a customer, on Accounts Payable a vendor. */
@@ -1202,7 +1208,8 @@ export class QuickBooksDouble {
    */
   private void(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
     const current = this.current(realm, entity, object);
-    if (entity === 'Payment' && on('deposited-void') && this.depositedPayments(realm).includes(current.Id)) {
+    const received = entity === 'Payment' || entity === 'SalesReceipt';
+    if (received && on('deposited-void') && this.depositedPayments(realm).includes(`${entity}:${current.Id}`)) {
       throw new FaultError(
         400,
         'ValidationFault',
@@ -1381,10 +1388,10 @@ export class QuickBooksDouble {
           cents: total,
         });
         for (const l of lines) {
-          // A line depositing a received payment takes it out of the account the payment went to.
-          const [paymentId] = linkedPayments({ Line: [l] });
-          const payment = paymentId ? realm.entities.get('Payment')?.get(paymentId) : undefined;
-          if (paymentId && !payment) this.requireRef(realm, 'Payment', { value: paymentId }, 'Payment');
+          // A line depositing received money (a payment, a sales receipt) takes it out of the account it went to.
+          const [linked] = linkedReceipts({ Line: [l] });
+          const payment = linked ? realm.entities.get(linked.type)?.get(linked.id) : undefined;
+          if (linked && !payment) this.requireRef(realm, linked.type, { value: linked.id }, linked.type);
           const from = payment
             ? payment.DepositToAccountRef
               ? refValue(payment.DepositToAccountRef)
@@ -1553,13 +1560,17 @@ function businessRule(detail: string): FaultError {
 }
 
 /** The payments a deposit's lines link (LinkedTxn of TxnType Payment). */
-function linkedPayments(deposit: Record<string, unknown>): string[] {
+/** The received money a deposit takes out of Undeposited Funds: its lines' linked payments and sales receipts. */
+function linkedReceipts(deposit: Record<string, unknown>): { type: 'Payment' | 'SalesReceipt'; id: string }[] {
   return ((deposit.Line as Record<string, unknown>[] | undefined) ?? []).flatMap((l) =>
     ((l.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [])
-      .filter((t) => t.TxnType === 'Payment')
-      .map((t) => t.TxnId),
+      .filter((t) => t.TxnType === 'Payment' || t.TxnType === 'SalesReceipt')
+      .map((t) => ({ type: t.TxnType as 'Payment' | 'SalesReceipt', id: t.TxnId })),
   );
 }
+
+/** `Payment:12`, `SalesReceipt:7`: a received transaction's identity across both entities. */
+const receiptId = (r: { type: string; id: string }) => `${r.type}:${r.id}`;
 
 function faultBody(fault: FaultError) {
   return {

@@ -57,6 +57,13 @@ export function billNumber(doc: TargetDocument): string {
   return doc.bill?.number ? invoiceNumber(doc.bill.number) : docNumberTag(doc.key);
 }
 
+/** A payment or sales receipt at QBO that a payout deposits, with the amount it put in Undeposited Funds. */
+export interface LinkedReceipt {
+  txnId: string;
+  txnType: 'Payment' | 'SalesReceipt';
+  amountCents: number;
+}
+
 export interface Pair {
   debit: AccountRole;
   credit: AccountRole;
@@ -179,6 +186,40 @@ export class DocumentMapper {
             DetailType: 'SalesItemLineDetail',
             SalesItemLineDetail: { ItemRef: await this.items.ref(pair.debit), Qty: 1, UnitPrice: amount },
           },
+        ],
+      },
+    };
+  }
+
+  /**
+   * A payout taken out of the clearing account (Undeposited Funds): a Deposit that links the payments and
+   * sales receipts it carries (`LinkedTxn`, as a bank deposit made in QBO does, so they leave the Undeposited
+   * Funds list and cannot be deposited twice), with one line on the clearing account for what else the payout
+   * nets (fees absorbed, refunds, returns, receipts QBO does not hold), so the deposit equals the payout.
+   */
+  async payoutDeposit(doc: TargetDocument, pair: Pair, linked: readonly LinkedReceipt[]): Promise<Plan> {
+    const linkedCents = linked.reduce((sum, r) => sum + r.amountCents, 0);
+    const rest = pair.cents - linkedCents;
+    return {
+      entity: 'Deposit',
+      body: {
+        ...this.common(doc),
+        DepositToAccountRef: await this.accounts.ref(pair.debit),
+        Line: [
+          ...linked.map((r) => ({
+            Amount: centsToAmount(r.amountCents),
+            LinkedTxn: [{ TxnId: r.txnId, TxnType: r.txnType, TxnLineId: '0' }],
+          })),
+          ...(rest !== 0
+            ? [
+                {
+                  Amount: centsToAmount(rest),
+                  Description: 'Fees, refunds and returns netted in this payout',
+                  DetailType: 'DepositLineDetail',
+                  DepositLineDetail: { AccountRef: await this.accounts.ref(pair.credit) },
+                },
+              ]
+            : []),
         ],
       },
     };

@@ -64,3 +64,15 @@ export function isClosedPeriod(error: unknown): boolean {
     error instanceof TargetRefusedError && /code 62[01]0\b|Account Period Closed/i.test(error.targetMessage)
   );
 }
+
+/**
+ * QBO's refusal to void or change a payment a deposit holds: 6540 "Deposited Transaction cannot be changed"
+ * (Intuit's Payment reference: "If funds for the payment have been deposited, you must delete the associated
+ * deposit object before voiding the payment object").
+ */
+export function isDepositedRefusal(error: unknown): boolean {
+  return (
+    error instanceof TargetRefusedError &&
+    /code 6540\b|Deposited Transaction cannot be changed/i.test(error.targetMessage)
+  );
+}

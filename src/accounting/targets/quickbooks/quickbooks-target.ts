@@ -22,8 +22,15 @@ import type {
   TargetDocument,
 } from '../target-port.js';
 import { AccountDirectory, type Ref } from './accounts.js';
-import { billNumber, DocumentMapper, invoiceNumber, type Plan, pairOf } from './documents.js';
-import { isClosedPeriod, isStaleObject } from './faults.js';
+import {
+  billNumber,
+  DocumentMapper,
+  invoiceNumber,
+  type LinkedReceipt,
+  type Plan,
+  pairOf,
+} from './documents.js';
+import { isClosedPeriod, isDepositedRefusal, isStaleObject } from './faults.js';
 import { QuickBooksFigures } from './figures.js';
 import {
   BATCH_LIMIT,
@@ -553,6 +560,9 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         return customer ? this.mapper.refund(doc, pair, customer) : this.mapper.journal(doc);
       }
       case 'disbursement-pending':
+        if (pair && doc.payout)
+          return this.mapper.payoutDeposit(doc, pair, await this.receiptsIn(doc, context));
+        return pair ? this.mapper.deposit(doc, pair) : this.mapper.journal(doc);
       case 'disbursement-paid':
       case 'check-cleared':
         return pair ? this.mapper.deposit(doc, pair) : this.mapper.journal(doc);
@@ -571,6 +581,24 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       default:
         return this.mapper.journal(doc);
     }
+  }
+
+  /**
+   * The payments and sales receipts at QBO of a payout's receipts: from the push's index, else found by their
+   * key on their own date. A receipt booked as a journal entry (or not in QBO) is not linked: its money stays
+   * in the deposit's line on the clearing account.
+   */
+  private async receiptsIn(doc: TargetDocument, context: PushContext): Promise<LinkedReceipt[]> {
+    const linked: LinkedReceipt[] = [];
+    for (const receipt of doc.payout?.receipts ?? []) {
+      const hint: TargetDocument = { ...doc, key: receipt.key, date: receipt.date, kind: 'payment' };
+      const record = context.pushed(receipt.key) ?? (await this.locate(receipt.key, hint));
+      const found = parseRemoteId(record?.remoteIds[0]);
+      if (found?.entity === 'Payment' || found?.entity === 'SalesReceipt') {
+        linked.push({ txnId: found.id, txnType: found.entity, amountCents: receipt.amountCents });
+      }
+    }
+    return linked;
   }
 
   /** The invoice's own customer, so a payment is never applied under a customer guessed again. */
@@ -672,8 +700,15 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       const mark = markersIn(current.PrivateNote).find((m) => m.key === doc.key);
       if (mark)
         return alreadyPushed(this.name, { key: doc.key, remoteIds, contentHash: mark.contentHash }, doc);
-      if (reversesInPlace(given, lock, String(current.TxnDate ?? '')))
-        return this.voidInPlace(doc, original, current, remoteIds);
+      if (reversesInPlace(given, lock, String(current.TxnDate ?? ''))) {
+        try {
+          return await this.voidInPlace(doc, original, current, remoteIds);
+        } catch (error) {
+          // A payment a payout deposited cannot be voided (QBO 6540, "Deposited Transaction cannot be
+          // changed"): the deposit stands, and the payment is reversed by a document of its own.
+          if (!isDepositedRefusal(error) || !reversingEntity[original.entity]) throw error;
+        }
+      }
       const reversing = reversingEntity[original.entity];
       if (reversing) return this.reverseAfterClose(doc, reversing, current);
     }
