@@ -198,6 +198,20 @@ describe('signing in', () => {
     expect(overview.headers['content-security-policy']).toContain("default-src 'none'");
     expect(overview.headers['content-security-policy']).not.toContain('script-src');
     expect(overview.headers['x-frame-options']).toBe('DENY');
+    // The CSP allows the stylesheet only: no page may rely on an inline style attribute either.
+    const { cookie } = await session(app);
+    for (const url of [
+      '/console',
+      '/console/sync-errors',
+      '/console/receivables',
+      '/console/payouts',
+      '/console/close',
+      '/console/audit',
+    ]) {
+      const page = await app.inject({ method: 'GET', url, headers: { cookie } });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.body, url).not.toMatch(/ style="|<script/);
+    }
   });
 });
 

@@ -56,7 +56,7 @@ export function closePage(session: ConsoleSession, data: ClosePageData): string 
 <form method="post" action="/console/close/books">${csrfField(session)}
 <label for="through">Through (the period's last day)</label><input type="date" id="through" name="through" required>
 <label for="reason">Reason (recorded; needed to force)</label><input type="text" id="reason" name="reason" maxlength="300">
-<p><input type="checkbox" id="force" name="force" value="yes"> <label for="force" style="display:inline">Close even if the certificate fails</label></p>
+<p><input type="checkbox" id="force" name="force" value="yes"> <label for="force" class="check">Close even if the certificate fails</label></p>
 <p><button type="submit">Close the books</button></p></form></section>`
     : html`<p class="muted">Signed in read-only: making certificates and closing the books need the console password.</p>`;
   return page({
