@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addOpen, checkedDay, ownerOf, reportCents } from '../../../src/accounting/targets/target-figures.js';
-import type { AccountingTarget } from '../../../src/accounting/targets/target-port.js';
 
 // The figures port's helpers (issue 25 §4): report amounts to cents through their digits, the link or bill a
-// document at a target belongs to, and which configured targets report figures.
+// document at a target belongs to.
 
 describe('target figures', () => {
   it('reads report amounts as integer cents, never through a float', () => {
