@@ -14,10 +14,12 @@ import {
  * counterparties' names. Fetched from the service (state is fetched), cached by the caller.
  */
 export interface ReferenceData {
-  paymentLink(paymentLinkId: string): Promise<{ name: string; customerId: string | null }>;
+  paymentLink(
+    paymentLinkId: string,
+  ): Promise<{ name: string; customerId: string | null; dueDate?: string | null }>;
   customer(customerId: string): Promise<Party>;
   vendor(vendorId: string): Promise<Party>;
-  bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string }>;
+  bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string; dueDate?: string | null }>;
   /** The payments a disbursement (a payout) carries, as the service lists them. */
   payout(disbursementId: string): Promise<{ paymentIds: string[] }>;
 }
@@ -54,6 +56,16 @@ async function payoutReceipts(
     receipts.push({ key: receipt.key, date: receipt.date, amountCents });
   }
   return receipts;
+}
+
+/**
+ * When an invoice or bill document is due: the link's or bill's due date (the service's), never before the
+ * document's own date (a due date in the past of its issue is the issue day); the document's date when the
+ * service gives none. Only the invoice and the bill themselves have one.
+ */
+export function dueDateOf(doc: TargetDocument): string {
+  const due = doc.kind === 'invoice' ? doc.invoice?.dueDate : doc.kind === 'bill' ? doc.bill?.dueDate : null;
+  return due && due > doc.date ? due : doc.date;
 }
 
 export class UnknownDocumentKindError extends Error {
@@ -115,13 +127,21 @@ export async function documentFor(
   }
   if (paymentLinkId) {
     const link = await references.paymentLink(paymentLinkId);
-    document.invoice = { paymentLinkId, number: link.name };
+    document.invoice = {
+      paymentLinkId,
+      number: link.name,
+      ...(link.dueDate ? { dueDate: link.dueDate } : {}),
+    };
     const customerId = entry.links.customerId ?? link.customerId;
     if (customerId) document.customer = await references.customer(customerId);
   }
   if (billId) {
     const bill = await references.bill(billId);
-    document.bill = { billId, number: bill.invoiceNumber };
+    document.bill = {
+      billId,
+      number: bill.invoiceNumber,
+      ...(bill.dueDate ? { dueDate: bill.dueDate } : {}),
+    };
     document.vendor = await references.vendor(entry.links.vendorId ?? bill.vendorId);
   } else if (entry.links.vendorId) {
     document.vendor = await references.vendor(entry.links.vendorId);

@@ -22,7 +22,7 @@ export function serviceReferences(service: ServiceClient): ReferenceData {
     paymentLink: (id) =>
       once(`link:${id}`, async () => {
         const link = await service.getPaymentLink(id);
-        return { name: link.name, customerId: link.customerId ?? null };
+        return { name: link.name, customerId: link.customerId ?? null, dueDate: link.dueDate ?? null };
       }),
     customer: (id) =>
       once(`customer:${id}`, async (): Promise<Party> => {
@@ -39,7 +39,7 @@ export function serviceReferences(service: ServiceClient): ReferenceData {
     bill: (id) =>
       once(`bill:${id}`, async () => {
         const bill = await service.getBill(id);
-        return { invoiceNumber: bill.invoiceNumber, vendorId: bill.vendorId };
+        return { invoiceNumber: bill.invoiceNumber, vendorId: bill.vendorId, dueDate: bill.dueDate ?? null };
       }),
   };
 }

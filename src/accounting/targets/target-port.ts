@@ -76,10 +76,10 @@ export interface TargetDocument {
   lines: DocumentLine[];
   /** SHA-256 of the entry's contents; same key with another hash is a conflict. */
   contentHash: string;
-  /** The invoice (payment link) this document belongs to, with its number (the link's name). */
-  invoice?: { paymentLinkId: string; number: string };
-  /** The bill this document belongs to, with the vendor's invoice number when known. */
-  bill?: { billId: string; number: string | null };
+  /** The invoice (payment link) this document belongs to, with its number (the link's name) and due date. */
+  invoice?: { paymentLinkId: string; number: string; dueDate?: string | null };
+  /** The bill this document belongs to, with the vendor's invoice number and its due date when known. */
+  bill?: { billId: string; number: string | null; dueDate?: string | null };
   customer?: Party;
   vendor?: Party;
   /** The service object the money is (payment id, external payment id, check deposit id, disbursement id...). */

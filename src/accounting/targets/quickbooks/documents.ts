@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AccountRole } from '../account-mapping.js';
 import { closedPeriodNote } from '../closed-periods.js';
+import { dueDateOf } from '../documents.js';
 import { ownerNote } from '../target-figures.js';
 import type { DocumentLine, Party, TargetDocument } from '../target-port.js';
 import type { AccountDirectory, Ref } from './accounts.js';
@@ -122,6 +123,7 @@ export class DocumentMapper {
       body: {
         ...common,
         DocNumber: docNumber,
+        DueDate: dueDateOf(doc),
         CustomerRef: customer ?? (await this.parties.ref('Customer', doc.customer ?? unnamedCustomer)),
         Line: lines,
       },
@@ -260,6 +262,7 @@ export class DocumentMapper {
         ...common,
         DocNumber: docNumber,
         VendorRef: vendorRef ?? (await this.parties.ref('Vendor', vendor ?? unnamedVendor)),
+        DueDate: dueDateOf(doc),
         Line: [
           {
             Amount: centsToAmount(pair.cents),

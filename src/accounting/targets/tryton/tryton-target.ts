@@ -2,6 +2,7 @@ import type { Logger } from '../../../logging/logger.js';
 import { baseKey, keyPrefix } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
+import { dueDateOf } from '../documents.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import type {
   AccountingTarget,
@@ -476,6 +477,8 @@ export class TrytonTarget implements AccountingTarget {
         // it is issued in Tryton, and its accounting date is the entry's.
         invoice_date: dateOf(type === 'out' ? new Date().toISOString().slice(0, 10) : document.date),
         accounting_date: dateOf(document.date),
+        // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
+        payment_term_date: dateOf(dueDateOf(document)),
         ...(number ? { reference: number } : {}),
         description: this.#described(document),
         comment: tag,

@@ -4,6 +4,7 @@ import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
 import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { centsToAmount } from '../decimal-amounts.js';
+import { dueDateOf } from '../documents.js';
 import {
   TargetConfigurationError,
   TargetConflictError,
@@ -769,7 +770,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         type: 'ACCREC',
         contact: await customer(),
         date: doc.date,
-        dueDate: doc.date,
+        dueDate: dueDateOf(doc),
         invoiceNumber: number,
         // A charge invoice's key does not name its link: noted, so Xero's aged receivables attribute it.
         reference: doc.invoice && doc.kind !== 'invoice' ? `${mark} ${ownerNote(doc.invoice)}` : mark,
@@ -857,7 +858,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
             type: 'ACCPAY',
             contact: { contactID: await this.contacts.id(doc.vendor) },
             date: doc.date,
-            dueDate: doc.date,
+            dueDate: dueDateOf(doc),
             invoiceNumber: this.billNumber(doc),
             lineAmountTypes: 'NoTax',
             status: 'AUTHORISED',
@@ -1220,7 +1221,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         type,
         contact,
         date: doc.date,
-        dueDate: doc.date,
+        dueDate: dueDateOf(doc),
         invoiceNumber: numberTag(doc.key),
         ...(type === 'ACCREC' ? { reference: doc.invoice ? `${mark} ${ownerNote(doc.invoice)}` : mark } : {}),
         lineAmountTypes: 'NoTax',
