@@ -62,6 +62,26 @@ export async function flowsNeedingAttention(client: Client, limit = 20): Promise
   return found;
 }
 
+export interface ReconciliationRun {
+  workflowId: string;
+  status: string;
+  startTime: Date;
+  closeTime: Date | null;
+}
+
+/** The newest reconciliation run (the Schedule's or a `booksync reconcile`), if any. */
+export async function lastReconciliation(client: Client): Promise<ReconciliationRun | null> {
+  for await (const wf of client.workflow.list({ query: 'WorkflowType = "reconciliation"', pageSize: 1 })) {
+    return {
+      workflowId: wf.workflowId,
+      status: wf.status.name,
+      startTime: wf.startTime,
+      closeTime: wf.closeTime ?? null,
+    };
+  }
+  return null;
+}
+
 export interface CertificateRun {
   workflowId: string;
   runId: string;

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { ReferenceData } from '../../src/accounting/targets/documents.js';
 
 // A stand-in for the Temporal client the console is given, for inject tests without a Temporal server: the
-// push workflows' view query answers as given, signals are recorded, no workflow is listed.
+// push workflows' view query answers as given, signals are recorded, one reconciliation run is listed.
 
 export interface RecordedSignal {
   workflowId: string;
@@ -36,7 +36,19 @@ export function consoleTemporalFake(): { client: Client; signals: RecordedSignal
           },
         };
       },
-      list: () => ({ async *[Symbol.asyncIterator]() {} }),
+      // One finished reconciliation run; no other workflow.
+      list: ({ query }: { query: string }) => ({
+        async *[Symbol.asyncIterator]() {
+          if (query.includes('"reconciliation"')) {
+            yield {
+              workflowId: 'reconcile-scheduled-2026-03-15T11:00:00Z',
+              status: { name: 'COMPLETED' },
+              startTime: new Date('2026-03-15T11:00:00Z'),
+              closeTime: new Date('2026-03-15T11:00:04Z'),
+            };
+          }
+        },
+      }),
     },
   } as unknown as Client;
   return { client, signals };

@@ -332,6 +332,10 @@ describe('what the console shows', () => {
   it('shows the books balanced and each target as `targets status` counts it', async () => {
     const { overview } = await session(app);
     expect(overview.body).toContain('id="books-balanced" class="ok"');
+    expect(overview.body).toContain(
+      '<p id="last-reconciliation">reconcile-scheduled-2026-03-15T11:00:00Z: <span class="">COMPLETED</span>, started 2026-03-15T11:00:00.000Z, ended 2026-03-15T11:00:04.000Z.</p>',
+    );
+    expect(overview.body).toContain('No certificate yet');
     expect(overview.body).toMatch(
       /data-target="ledger-mirror">\s*<th scope="row">ledger-mirror<\/th><td class="num">0<\/td><td class="num">2<\/td>/,
     );

@@ -4,7 +4,12 @@ import type { TargetSummary } from '../../accounting/targets/target-index.js';
 import { html, joinHtml } from '../html.js';
 import { page } from '../layout.js';
 import type { ConsoleSession } from '../sessions.js';
-import type { CertificateRun, FlowNeedingAttention, TargetConnection } from '../temporal-reads.js';
+import type {
+  CertificateRun,
+  FlowNeedingAttention,
+  ReconciliationRun,
+  TargetConnection,
+} from '../temporal-reads.js';
 import { certificateHref } from './close.js';
 
 export interface OverviewData {
@@ -13,6 +18,7 @@ export interface OverviewData {
   targets: { summary: TargetSummary; connection: TargetConnection }[];
   attention: FlowNeedingAttention[] | { error: string };
   lastCertificate: CertificateRun | null | { error: string };
+  reconciliation: ReconciliationRun | null | { error: string };
   /** Link into the Temporal Web UI for a workflow id; null without a UI. */
   workflowLink: ((workflowId: string) => string) | null;
 }
@@ -74,6 +80,20 @@ ${joinHtml(data.targets, ({ summary, connection }) => reconnectHint(summary.targ
             }">${last.certificate.passes ? 'PASSES' : 'FAILS'}</span> (as of ${last.certificate.asOf}). <a href="${certificateHref(last)}">Open the certificate</a></p>`
           : html`<p>${last.workflowId}: ${last.status}</p>`;
 
+  const run = data.reconciliation;
+  const reconciliation =
+    run === null
+      ? html`<p>No reconciliation has run yet.</p>`
+      : 'error' in run
+        ? html`<p class="muted">Could not read the reconciliations: ${run.error}</p>`
+        : html`<p id="last-reconciliation">${
+            data.workflowLink
+              ? html`<a href="${data.workflowLink(run.workflowId)}">${run.workflowId}</a>`
+              : run.workflowId
+          }: <span class="${run.status === 'FAILED' || run.status === 'TIMED_OUT' ? 'bad' : ''}">${run.status}</span>, started ${run.startTime.toISOString()}${
+            run.closeTime ? `, ended ${run.closeTime.toISOString()}` : ''
+          }.</p>`;
+
   return page({
     title: 'Overview',
     current: '/console',
@@ -81,6 +101,7 @@ ${joinHtml(data.targets, ({ summary, connection }) => reconnectHint(summary.targ
     body: html`${books}
 <section aria-labelledby="targets-h"><h2 id="targets-h">Accounting targets</h2>${targets}</section>
 <section aria-labelledby="attention-h"><h2 id="attention-h">Flows needing attention</h2>${attention}</section>
+<section aria-labelledby="reconciliation-h"><h2 id="reconciliation-h">Last reconciliation</h2>${reconciliation}</section>
 <section aria-labelledby="certificate-h"><h2 id="certificate-h">Last certificate</h2>${certificate}</section>`,
   });
 }

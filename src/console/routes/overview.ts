@@ -1,7 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { type ConsoleContext, sendPage } from '../context.js';
 import { overviewPage } from '../pages/overview.js';
-import { certificateRuns, flowsNeedingAttention, targetConnection } from '../temporal-reads.js';
+import {
+  certificateRuns,
+  flowsNeedingAttention,
+  lastReconciliation,
+  targetConnection,
+} from '../temporal-reads.js';
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -17,7 +22,7 @@ export function overviewRoutes(ctx: ConsoleContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/console', async (request, reply) => {
       const { ledger, targetIndex, targets, temporalClient: client } = ctx.options;
-      const [trial, closedThrough, targetRows, attention, certificates] = await Promise.all([
+      const [trial, closedThrough, targetRows, attention, certificates, reconciliation] = await Promise.all([
         ledger.trialBalance(),
         ledger.booksClosedThrough(),
         Promise.all(
@@ -29,6 +34,7 @@ export function overviewRoutes(ctx: ConsoleContext): FastifyPluginAsync {
         ),
         flowsNeedingAttention(client).catch((error: unknown) => ({ error: message(error) })),
         certificateRuns(client, 5).catch((error: unknown) => ({ error: message(error) })),
+        lastReconciliation(client).catch((error: unknown) => ({ error: message(error) })),
       ]);
       const lastCertificate =
         'error' in certificates
@@ -42,6 +48,7 @@ export function overviewRoutes(ctx: ConsoleContext): FastifyPluginAsync {
           targets: targetRows,
           attention,
           lastCertificate,
+          reconciliation,
           workflowLink: workflowLinker(ctx),
         }),
       );
