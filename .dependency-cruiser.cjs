@@ -4,7 +4,7 @@
 // Layers, lowest first. A module may import its own layer and the layers below it, never one above.
 const layers = [
   // Pure helpers every layer may use; workflow-safe code imports nothing Node-only (rule below).
-  ['src/workflow-safe', 'src/logging', 'src/storage', 'src/config'],
+  ['src/workflow-safe', 'src/logging', 'src/telemetry', 'src/storage', 'src/config'],
   // The service's contract in code: schemas, client, errors, signatures.
   ['src/service'],
   // The emulator of the service; the ledger and the accounting targets.

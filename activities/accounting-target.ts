@@ -19,6 +19,7 @@ import type {
   TargetDocument,
 } from '../src/accounting/targets/target-port.js';
 import { ServiceError } from '../src/service/errors.js';
+import { inPushSpan } from '../src/telemetry/tracing.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 
 /** What the push needs besides the other activities' dependencies; built by the worker when targets exist. */
@@ -185,6 +186,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       // A target that batches (QBO) takes the slice's documents at once; outcomes are recorded in order and
       // the first outage stops there, as one by one would.
       if (target.pushMany && next.length > 1) {
+        const pushMany = target.pushMany.bind(target);
         activity.heartbeat(next[0]?.key);
         const ready: { entry: BookedEntry; document: TargetDocument }[] = [];
         for (const { key } of next) {
@@ -199,12 +201,15 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         // A batch of a hundred may wait on the target's rate limit: keep telling Temporal the push lives.
         beforeRemoteWrite(next[0]?.key);
         const beat = setInterval(() => activity.heartbeat(next[0]?.key), 10_000);
-        const outcomes = await target
-          .pushMany(
-            ready.map((r) => r.document),
-            context,
-          )
-          .finally(() => clearInterval(beat));
+        const outcomes = await inPushSpan(
+          name,
+          ready.map((r) => r.entry.key),
+          () =>
+            pushMany(
+              ready.map((r) => r.document),
+              context,
+            ),
+        ).finally(() => clearInterval(beat));
         // The first outage (or lost connection) ends the slice there: later outcomes wait for the retry.
         // A refusal is FAILED only when it is that document's own answer: one error given for several
         // documents (a whole request refused) is no document's verdict, so the first of them is pushed
@@ -218,7 +223,8 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           else if ((answers.get(outcome) ?? 0) > 1) {
             beforeRemoteWrite(entry.key);
             try {
-              await pushed(entry, await target.push(document, context), document.kind);
+              const remote = await inPushSpan(name, [entry.key], () => target.push(document, context));
+              await pushed(entry, remote, document.kind);
             } catch (error) {
               await failed(entry, error);
             }
@@ -235,7 +241,8 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         beforeRemoteWrite(key);
         try {
           const document = await documentFor(entry, references, deps.ledger);
-          await pushed(entry, await target.push(document, context), document.kind);
+          const remote = await inPushSpan(name, [key], () => target.push(document, context));
+          await pushed(entry, remote, document.kind);
         } catch (error) {
           await failed(entry, error);
         }

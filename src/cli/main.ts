@@ -3,6 +3,7 @@ import path from 'node:path';
 import { loadEnvFile } from '../config/env-file.js';
 import { loadSettings, SettingsError } from '../config/settings.js';
 import { createLogger, createTerminalAndFileLogger } from '../logging/logger.js';
+import { startTracing, stopTracing } from '../telemetry/tracing.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
 import { backfillCommand } from './commands/backfill.js';
@@ -108,8 +109,26 @@ async function main(argv: string[]): Promise<number> {
         : { host: settings.METRICS_HOST, port: settings.TEMPORAL_SDK_METRICS_PORT },
     );
   }
+  // OpenTelemetry (OTEL_*) for the commands that talk to Temporal: off unless an OTLP endpoint is set.
+  const tracing = command.usesTemporal ? await startTracing() : null;
+  if (tracing) {
+    // At debug: a command's stdout may be its JSON answer (`targets status --json`).
+    logger.debug(
+      { endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT },
+      'tracing: spans exported by OTLP',
+    );
+  }
   const commandArgs = args.filter((arg) => arg !== '--verbose');
-  return (await command.run({ args: commandArgs, settings, logger, out: (line) => console.log(line) })) ?? 0;
+  try {
+    return (
+      (await command.run({ args: commandArgs, settings, logger, out: (line) => console.log(line) })) ?? 0
+    );
+  } finally {
+    // The spans still buffered go before the process exits.
+    await stopTracing().catch((error: unknown) =>
+      logger.warn({ err: error }, 'tracing: could not export the last spans'),
+    );
+  }
 }
 
 main(process.argv.slice(2)).then(

@@ -1,9 +1,11 @@
 import Fastify from 'fastify';
 import { type Logger, silentLogger } from '../logging/logger.js';
+import { activeTracing } from '../telemetry/tracing.js';
 import { closeConnectionsWhenClosing } from './drain-on-close.js';
 import { toErrorReply } from './errors.js';
 import type { IngressMetrics } from './metrics.js';
 import type { IngressApp } from './server.js';
+import { nameSpansByRoute, tracedServerFactory } from './traced-server.js';
 
 export interface BaseAppOptions {
   logger?: Logger;
@@ -18,12 +20,16 @@ export interface BaseAppOptions {
  * 404, the close-time connection drain and the request duration metric.
  */
 export function createBaseApp(options: BaseAppOptions): IngressApp {
+  // With tracing on (OTEL_*), every request is a server span (traced-server.ts); off, Fastify's own server.
+  const tracing = activeTracing();
   const app = Fastify({
     loggerInstance: options.logger ?? silentLogger,
     bodyLimit: options.bodyLimitBytes,
     requestTimeout: options.requestTimeoutMs,
     connectionTimeout: options.connectionTimeoutMs,
+    ...(tracing ? { serverFactory: tracedServerFactory(tracing) } : {}),
   });
+  if (tracing) nameSpansByRoute(app);
 
   app.setErrorHandler((error, request, reply) => {
     const { statusCode, body } = toErrorReply(error);

@@ -1,5 +1,6 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
+import { activeTracing } from '../telemetry/tracing.js';
 import { createIngress, createIngressApps, type IngressApp, type IngressOptions } from './server.js';
 
 export interface StartIngressOptions extends Omit<IngressOptions, 'temporalClient'> {
@@ -41,7 +42,12 @@ export async function startIngress(options: StartIngressOptions): Promise<Runnin
     client = temporal.client;
   } else {
     ownedConnection = await Connection.connect({ ...temporal.connection, address: temporal.address });
-    client = new Client({ connection: ownedConnection, namespace: temporal.namespace ?? 'default' });
+    const tracing = activeTracing();
+    client = new Client({
+      connection: ownedConnection,
+      namespace: temporal.namespace ?? 'default',
+      ...(tracing ? { interceptors: tracing.clientInterceptors } : {}),
+    });
   }
 
   // Closed in this order: intake first, so no delivery arrives while the operators' side goes away.

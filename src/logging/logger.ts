@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { trace } from '@opentelemetry/api';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 
@@ -33,6 +34,18 @@ export const redactedPaths = [
   'request.headers.authorization',
 ];
 
+/**
+ * The trace of the work a line is about (the span active where it is logged: an ingress request, an activity,
+ * a ledger write), as `trace_id` and `span_id`, the names the Temporal SDK's OpenTelemetry interceptors give
+ * workflow and activity log lines. Nothing without tracing (no active span) or when the line carries its own.
+ */
+export function traceFields(mergeObject: object): Record<string, string> {
+  if ('trace_id' in mergeObject) return {};
+  const context = trace.getActiveSpan()?.spanContext();
+  if (!context || !trace.isSpanContextValid(context)) return {};
+  return { trace_id: context.traceId, span_id: context.spanId };
+}
+
 export interface LoggerSettings {
   level?: string;
   /** 'json' in production, 'pretty' on a terminal; default picks by whether stdout is a TTY. */
@@ -46,6 +59,7 @@ export function createLogger(settings: LoggerSettings = {}, destination?: pino.D
     level: settings.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: redactedPaths, censor: '[redacted]' },
     base: settings.name ? { name: settings.name } : undefined,
+    mixin: traceFields,
   };
   if (destination) return pino(options, destination);
   if (format === 'pretty') {
@@ -89,6 +103,7 @@ export function createTerminalAndFileLogger(settings: {
     level: settings.level,
     redact: { paths: redactedPaths, censor: '[redacted]' },
     base: settings.name ? { name: settings.name } : undefined,
+    mixin: traceFields,
   };
   return pino(
     options,

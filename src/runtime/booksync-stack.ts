@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import type { Settings } from '../config/settings.js';
 import {
@@ -95,8 +95,14 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         port: settings.EMULATOR_PORT,
         adminToken: settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url'),
         logger,
-        // The emulator's webhook deliveries are Temporal workflows too (spec 6.3 retries), on their own queue.
-        dispatcher: () => new TemporalDispatcher({ client, taskQueue: defaultDeliveryTaskQueue }),
+        // The emulator's webhook deliveries are Temporal workflows too (spec 6.3 retries), on their own queue,
+        // started by a client of their own: plain payloads (the service's event ids, no business data), as
+        // its delivery worker reads them; booksync's client encrypts with PAYLOAD_KEYS.
+        dispatcher: () =>
+          new TemporalDispatcher({
+            client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),
+            taskQueue: defaultDeliveryTaskQueue,
+          }),
       });
       cleanups.push(() => emulator!.close());
       // Its bundle is cached like the worker's (src/worker/workflow-bundle.ts); without a cache, bundled here.

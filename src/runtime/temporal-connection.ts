@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Settings } from '../config/settings.js';
+import { activeTracing } from '../telemetry/tracing.js';
 import { type PayloadEncryption, payloadEncryption } from '../temporal/data-converter.js';
 import { payloadKeysFrom } from '../temporal/payload-codec.js';
 
@@ -66,11 +67,15 @@ export async function connectClient(
       ...(target.apiKey ? { apiKey: target.apiKey } : {}),
     }),
   );
+  // With tracing on (OTEL_*), each call (signalWithStart, start, signal...) is a span whose context travels
+  // in the call's headers to the workflow.
+  const tracing = activeTracing();
   return {
     client: new Client({
       connection,
       namespace: target.namespace,
       ...(target.encryption ? { dataConverter: target.encryption.dataConverter } : {}),
+      ...(tracing ? { interceptors: tracing.clientInterceptors } : {}),
     }),
     connection,
   };

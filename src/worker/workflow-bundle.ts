@@ -47,6 +47,11 @@ export interface CachedWorkflowBundleOptions {
   bundle?: typeof bundleWorkflowCode;
   /** A failure converter module the bundle loads (encoded failures, with PAYLOAD_KEYS): its own bundle. */
   failureConverterPath?: string;
+  /**
+   * Workflow interceptor modules bundled in (OpenTelemetry's, with tracing on): its own bundle, so the bundle
+   * of a worker without tracing stays as it is.
+   */
+  workflowInterceptorModules?: string[];
 }
 
 export interface CachedWorkflowBundle {
@@ -157,7 +162,8 @@ export async function cachedWorkflowBundle(
 ): Promise<CachedWorkflowBundle> {
   const workflowsPath = options.workflowsPath ?? booksyncWorkflowsPath;
   const key = workflowBundleKey(workflowsPath);
-  const prefix = `${bundlePrefix(workflowsPath)}${options.failureConverterPath ? 'encoded-failures-' : ''}`;
+  const interceptors = options.workflowInterceptorModules ?? [];
+  const prefix = `${bundlePrefix(workflowsPath)}${options.failureConverterPath ? 'encoded-failures-' : ''}${interceptors.length > 0 ? 'traced-' : ''}`;
   const name = `${prefix}${key}.js`;
   const dirs = options.cacheDirs ?? defaultBundleCacheDirs(options.dataDir);
   for (const dir of dirs) {
@@ -176,6 +182,7 @@ export async function cachedWorkflowBundle(
     workflowsPath,
     logger: new DefaultLogger('WARN'),
     ...(options.failureConverterPath ? { failureConverterPath: options.failureConverterPath } : {}),
+    ...(interceptors.length > 0 ? { workflowInterceptorModules: interceptors } : {}),
   });
   const tmp = `${codePath}.${process.pid}.tmp`;
   writeFileSync(tmp, withoutSourcesContent(code), { mode: 0o600 });

@@ -3,13 +3,15 @@ import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import type { LedgerEntryInput } from '../../src/accounting/entry.js';
 import { type LedgerPort, ledgerPortMethods } from '../../src/accounting/ledger-port.js';
 import { notifyingLedger } from '../../src/accounting/targets/notifying-ledger.js';
+import { tracedLedger } from '../../src/accounting/traced-ledger.js';
 import { writeBehind } from '../../src/backfill/write-behind-ledger.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
 // The ledger port promises what callers use (bulk posting, the whole ledger read a page at a time), and each
 // decorator of it (the notifying ledger production's activities write through when targets are configured;
-// the backfill's write-behind view) forwards all of it: no caller probes for a method or downcasts. Once,
-// the notifying ledger dropped allEntries and postMany, and the period close failed whenever a target was set.
+// the backfill's write-behind view; the traced ledger, with tracing on) forwards all of it: no caller probes
+// for a method or downcasts. Once, the notifying ledger dropped allEntries and postMany, and the period close
+// failed whenever a target was set.
 
 const sale = (n: number, day = '2026-11-02'): LedgerEntryInput => ({
   key: `payment:p${n}`,
@@ -40,6 +42,7 @@ describe.each(ledgerStores())('the ledger port and its decorators on the $name s
   const decorators: [string, (l: LedgerPort) => LedgerPort][] = [
     ['notifying', (l) => notifyingLedger(l, () => {})],
     ['write-behind', (l) => writeBehind(l)],
+    ['traced', (l) => tracedLedger(l)],
   ];
 
   it.each(decorators)('the %s ledger has every method of the port', (_name, decorate) => {

@@ -5,18 +5,24 @@ import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ActivityDependencies } from '../../activities/index.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import type { Tracing } from '../../src/telemetry/tracing.js';
 
 // The worker's workflow bundle is built once and then read from the cache: a second start neither runs the
 // bundler nor rewrites the file. The SDK's bundler and Worker.create are replaced here (no server needed);
 // test/workflows/replay.test.ts exercises a real bundle from the same cache.
 
-const calls = vi.hoisted(() => ({ bundle: 0, created: [] as WorkerOptions[] }));
+const calls = vi.hoisted(() => ({
+  bundle: 0,
+  created: [] as WorkerOptions[],
+  bundled: [] as { workflowInterceptorModules?: string[] }[],
+}));
 vi.mock('@temporalio/worker', async (importOriginal) => {
   const original = await importOriginal<typeof import('@temporalio/worker')>();
   return {
     ...original,
-    bundleWorkflowCode: async () => {
+    bundleWorkflowCode: async (options: { workflowInterceptorModules?: string[] }) => {
       calls.bundle += 1;
+      calls.bundled.push(options);
       return { code: `// fake bundle ${calls.bundle}\n` };
     },
     Worker: {
@@ -37,18 +43,20 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'booksync-bundle-'));
   calls.bundle = 0;
   calls.created = [];
+  calls.bundled = [];
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const dependencies = { logger: silentLogger } as unknown as ActivityDependencies;
 
-function start(bundleCacheDirs: string[]) {
+function start(bundleCacheDirs: string[], tracing: Tracing | null = null) {
   return createBooksyncWorker({
     connection: {} as NativeConnection,
     namespace: 'default',
     taskQueue: 'bundle-test',
     dependencies,
     bundleCacheDirs,
+    tracing,
   });
 }
 
@@ -111,5 +119,33 @@ describe('the cached workflow bundle', () => {
     expect(workflowBundleKey()).toMatch(/^[0-9a-f]{16}$/);
     expect(workflowBundleKey()).toBe(workflowBundleKey());
     expect(workflowBundleKey('/elsewhere/workflows.ts')).not.toBe(workflowBundleKey());
+  });
+
+  it('with tracing on, is a bundle of its own with the OpenTelemetry workflow interceptors; without, the usual one', async () => {
+    const activityInterceptor = () => ({});
+    const tracing = {
+      sinks: { exporter: {} },
+      activityInterceptors: [activityInterceptor],
+      workflowInterceptorModules: ['/otel/workflow-interceptors.js'],
+    } as unknown as Tracing;
+    await start([dir], tracing);
+    await start([dir]);
+    expect(calls.bundle).toBe(2);
+    expect(calls.bundled.map((b) => b.workflowInterceptorModules)).toEqual([
+      ['/otel/workflow-interceptors.js'],
+      undefined,
+    ]);
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        `workflow-bundle-${workflowBundleKey()}.js`,
+        `workflow-bundle-traced-${workflowBundleKey()}.js`,
+      ].sort(),
+    );
+    const [traced, plain] = calls.created as WorkerOptions[];
+    expect(JSON.stringify(traced?.workflowBundle)).toContain('workflow-bundle-traced-');
+    expect(traced?.sinks).toEqual({ exporter: {} });
+    expect(traced?.interceptors?.activity).toEqual([activityInterceptor]);
+    expect(plain?.sinks).toBeUndefined();
+    expect(plain?.interceptors).toBeUndefined();
   });
 });

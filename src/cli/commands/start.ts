@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { writeEnvFile } from '../../config/env-file.js';
 import { startBooksync } from '../../runtime/booksync-stack.js';
+import { activeTracing } from '../../telemetry/tracing.js';
 import type { Command } from '../command.js';
 import { untilSignal } from '../shutdown.js';
 import { runDemoAgainst } from './demo.js';
@@ -56,6 +57,11 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
       })`,
     );
     out(`  Ledger                ${stack.ledgerLocation}`);
+    if (activeTracing()) {
+      out(
+        `  Tracing               OTLP to ${process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTEL_*)`,
+      );
+    }
     const closedThrough = await stack.ledger.booksClosedThrough();
     out(
       `  Books                 dated in ${settings.BOOKS_TIME_ZONE} (BOOKS_TIME_ZONE); ${closedThrough ? `closed through ${closedThrough}` : 'no period closed'}`,

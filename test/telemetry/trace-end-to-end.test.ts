@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReceivedSpan } from '../support/otlp-receiver.js';
+import { BooksyncProcess } from '../support/process-stack.js';
+import { startTraceCollector, type TraceCollector } from '../support/trace-collector.js';
+
+// One trace per delivered webhook (issue 32 §2): the demo business day through the real `booksync start`
+// (embedded dev server, emulator, ingress and worker in one process, payloads encrypted, the ledger mirror as
+// accounting target) with tracing configured only by the standard OTEL_* variables, exporting by OTLP/HTTP
+// (protobuf, the SDK's default) to Jaeger (v2: the OpenTelemetry Collector with Jaeger's store), started by the
+// test (test/support/trace-collector.ts; without Go to build it, the test's own OTLP receiver). A payment's trace holds the ingress request, the
+// signalWithStart, the workflow, syncPayment and its ledger write, each the child of the one before; the push
+// of the entry to the target, later and in the push workflow's own trace, links to that ledger write. The log
+// lines of that work carry its trace id.
+
+const booksync = new BooksyncProcess();
+let collector: TraceCollector;
+const service = 'booksync-under-test';
+
+beforeAll(async () => {
+  collector = await startTraceCollector();
+  await booksync.prepare({
+    ACCOUNTING_TARGET: 'ledger-mirror',
+    PAYLOAD_KEYS: `k1=${randomBytes(32).toString('base64')}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+    OTEL_SERVICE_NAME: service,
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await booksync.stop('trace-end-to-end');
+  await collector?.close();
+});
+
+/** The span and its ancestors, nearest first, as far as the received spans go. */
+function ancestry(span: ReceivedSpan, byId: Map<string, ReceivedSpan>): ReceivedSpan[] {
+  const chain = [span];
+  for (let at = byId.get(span.parentSpanId); at; at = byId.get(at.parentSpanId)) chain.push(at);
+  return chain;
+}
+
+describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', { timeout: 900_000 }, () => {
+  it("exports a payment's trace from the webhook to the ledger, and the push to the target links to it", async () => {
+    booksync.start();
+    await booksync.untilOutput('each flow in the Temporal UI', 0);
+    expect(booksync.output).toContain(`Tracing               OTLP to ${collector.endpoint}`);
+    const pushed = await booksync.untilPushed();
+    expect(pushed.failed).toBe(0);
+    // Ctrl-C: the process exports what it still buffers before it exits.
+    await booksync.halt();
+    await sleep(2_000);
+
+    const spans = await collector.spans(service);
+    expect(spans.length).toBeGreaterThan(100);
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+
+    // A payment booked by its first webhook: the ledger write of `payment:{id}` and the spans above it.
+    const posts = spans.filter(
+      (s) =>
+        s.name === 'ledger.post' &&
+        String(s.attributes['booksync.entry.key']).startsWith('payment:') &&
+        s.attributes['booksync.entries.created'] === 1,
+    );
+    expect(posts.length).toBeGreaterThan(0);
+    const chains = posts.map((post) => ancestry(post, byId));
+    const whole = chains.filter((chain) => chain.at(-1)?.name === 'POST /webhooks/service');
+    expect(whole.length, chains.map((c) => c.map((s) => s.name).join(' < ')).join('\n')).toBeGreaterThan(0);
+    const chain = whole[0] as ReceivedSpan[];
+    const post = chain[0] as ReceivedSpan;
+    const paymentId = String(post.attributes['booksync.entry.key']).slice('payment:'.length);
+    expect(chain.map((s) => s.name)).toEqual([
+      'ledger.post',
+      'RunActivity:syncPayment',
+      'StartActivity:syncPayment',
+      'RunWorkflow:payment',
+      'SignalWithStartWorkflow:payment',
+      'POST /webhooks/service',
+    ]);
+    // One trace, parent links intact, the ingress request its root (no parent).
+    expect(new Set(chain.map((s) => s.traceId)).size).toBe(1);
+    const [, , , run, signal, request] = chain as ReceivedSpan[];
+    expect(request?.parentSpanId).toBe('');
+    expect(request?.kind).toBe(2);
+    expect(request?.attributes['http.response.status_code']).toBe(200);
+    expect(signal?.attributes.temporalWorkflowId).toBe(`payment-${paymentId}`);
+    expect(run?.attributes.temporalWorkflowId ?? `payment-${paymentId}`).toBe(`payment-${paymentId}`);
+    // The signal the workflow handled is in the same trace, under the signalWithStart.
+    const handled = spans.filter(
+      (s) => s.parentSpanId === signal?.spanId && s.name.startsWith('HandleSignal:'),
+    );
+    expect(handled.length).toBeGreaterThan(0);
+    // Spans nest in time too.
+    for (const [child, parent] of chain.slice(0, -1).map((s, i) => [s, chain[i + 1]] as const)) {
+      expect(child.startNs >= (parent?.startNs ?? 0n), `${child.name} starts within ${parent?.name}`).toBe(
+        true,
+      );
+    }
+
+    // The push of that entry to the target: in the accountingTarget workflow's trace, linked to the ledger write.
+    const push = spans.find(
+      (s) =>
+        s.name === 'push ledger-mirror' &&
+        s.links.some((l) => l.traceId === post.traceId && l.spanId === post.spanId),
+    );
+    expect(push, 'a push span linked to the ledger write').toBeDefined();
+    expect(push?.links.find((l) => l.spanId === post.spanId)?.attributes['booksync.entry.key']).toBe(
+      `payment:${paymentId}`,
+    );
+    expect(ancestry(push as ReceivedSpan, byId).map((s) => s.name)).toEqual(
+      expect.arrayContaining([
+        'push ledger-mirror',
+        'RunActivity:pushToTarget',
+        'StartActivity:pushToTarget',
+      ]),
+    );
+
+    // The log lines of that work carry its trace id: the ingress's and the activity's.
+    const lines = booksync.output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.trace_id === post.traceId);
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['event signalled', 'payment booked']));
+    expect(lines.find((l) => l.msg === 'payment booked')?.paymentId).toBe(paymentId);
+  });
+});
