@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { settingsSchema } from '../src/config/settings.js';
 import { benchAchWindows } from './ach-windows.js';
 import { benchBackfill } from './backfill.js';
+import { benchCertificate } from './certificate.js';
 import { benchDir } from './child.js';
 import { benchEmulator } from './emulator.js';
 import { benchEndToEnd } from './end-to-end.js';
@@ -30,6 +31,7 @@ const stages = [
   'tryton',
   'quickbooks',
   'xero',
+  'certificate',
 ] as const;
 type Stage = (typeof stages)[number];
 
@@ -96,6 +98,7 @@ const config = {
   trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 30 : 150),
   quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 30 : 120),
   xeroLinks: positive('BENCH_XERO_LINKS', quick ? 20 : 60),
+  certificateInvoices: positive('BENCH_CERTIFICATE_INVOICES', quick ? 5_000 : 50_000),
 };
 
 const progress = (line: string) =>
@@ -159,6 +162,7 @@ await stage('backfill', () => benchBackfill({ ...config.backfill, profile: profi
 await stage('tryton', () => benchTrytonPush({ documents: config.trytonDocuments, progress }));
 await stage('quickbooks', () => benchQuickBooksPush({ links: config.quickbooksLinks, progress }));
 await stage('xero', () => benchXeroPush({ links: config.xeroLinks, progress }));
+await stage('certificate', () => benchCertificate({ invoices: config.certificateInvoices, progress }));
 results.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
 
 save();

@@ -84,13 +84,15 @@ export function certificateHtml(c: CloseCertificate): string {
     c.balances.map(balanceRow),
     (i) => (c.balances[i]!.ok ? 'ok' : 'bad'),
   );
-  const docs = (id: string, rows: CloseCertificate['receivables']) =>
-    tableHtml(
+  const docs = (id: string, rows: CloseCertificate['receivables'], n: { agree: number; differ: number }) =>
+    `<p id="${id}-counts">${n.agree} of ${n.agree + n.differ} agree${
+      n.agree + n.differ > rows.length ? ` (${n.agree + n.differ - rows.length} agreeing not listed)` : ''
+    }.</p>${tableHtml(
       id,
       ['document', 'books', 'service', 'check'],
       rows.map((r) => [r.documentId, usd(r.booksCents), usd(r.serviceCents), r.ok ? 'ok' : 'DIFFERS']),
       (i) => (rows[i]!.ok ? 'ok' : 'bad'),
-    );
+    )}`;
   const targets =
     c.targets === null
       ? '<p id="targets">No accounting target is configured.</p>'
@@ -174,9 +176,9 @@ ${flowSvg(c.flow)}
 <h2>Balances</h2>
 ${balances}
 <h2>Receivables per invoice</h2>
-${docs('receivables', c.receivables)}
+${docs('receivables', c.receivables, c.documentCounts.receivables)}
 <h2>Payables per bill</h2>
-${docs('payables', c.payables)}
+${docs('payables', c.payables, c.documentCounts.payables)}
 <h2>Accounting targets</h2>
 ${targets}
 ${figures}

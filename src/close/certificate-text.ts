@@ -23,9 +23,13 @@ export function certificateLines(c: CloseCertificate): string[] {
       [false, true, true, false],
     ).map((l) => `  ${l}`),
   );
-  const docs = (title: string, rows: CloseCertificate['receivables']) => {
+  const docs = (
+    title: string,
+    rows: CloseCertificate['receivables'],
+    n: { agree: number; differ: number },
+  ) => {
     const bad = rows.filter((r) => !r.ok);
-    lines.push(`${title}: ${rows.length - bad.length} of ${rows.length} agree`);
+    lines.push(`${title}: ${n.agree} of ${n.agree + n.differ} agree`);
     if (bad.length > 0) {
       lines.push(
         ...table(
@@ -38,8 +42,8 @@ export function certificateLines(c: CloseCertificate): string[] {
       );
     }
   };
-  docs('receivables per invoice', c.receivables);
-  docs('payables per bill', c.payables);
+  docs('receivables per invoice', c.receivables, c.documentCounts.receivables);
+  docs('payables per bill', c.payables, c.documentCounts.payables);
   if (c.targets === null) lines.push('accounting targets: none configured');
   else
     for (const t of c.targets) {

@@ -111,8 +111,13 @@ export interface CloseCertificate {
   bookedNotListed: number;
   orphanEntries: OrphanEntry[];
   balances: BalanceCheck[];
+  /**
+   * Every invoice and bill that differs, and the agreeing ones up to `maxListedBooked` (a period with tens of
+   * thousands of open invoices stays a small workflow result); `documentCounts` counts them all.
+   */
   receivables: DocumentCheck[];
   payables: DocumentCheck[];
+  documentCounts: Record<'receivables' | 'payables', { agree: number; differ: number }>;
   /** null when no accounting target is configured. */
   targets: TargetCheck[] | null;
   /**
@@ -622,6 +627,14 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
 
   const count = (s: ObjectStatus) => objects.filter((o) => o.status === s).length;
   const maxBooked = input.maxListedBooked ?? 2000;
+  const documentCount = (rows: DocumentCheck[]) => {
+    const differ = rows.filter((r) => !r.ok).length;
+    return { agree: rows.length - differ, differ };
+  };
+  const listedDocuments = (rows: DocumentCheck[]) => {
+    let agreeing = 0;
+    return rows.filter((r) => !r.ok || ++agreeing <= maxBooked);
+  };
   let booked = 0;
   const listed = objects.filter((o) => o.status !== 'BOOKED' || ++booked <= maxBooked);
   return {
@@ -644,8 +657,9 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     bookedNotListed: objects.length - listed.length,
     orphanEntries,
     balances,
-    receivables,
-    payables,
+    receivables: listedDocuments(receivables),
+    payables: listedDocuments(payables),
+    documentCounts: { receivables: documentCount(receivables), payables: documentCount(payables) },
     targets,
     targetFigures,
     flow,

@@ -29,37 +29,49 @@ export interface LedgerFiguresAsOf {
   balances: Record<AccountRole, number>;
   openInvoices: Record<string, number>;
   openBills: Record<string, number>;
-  /** The keys of the entries dated up to the day, per payment link and per bill (to name them in a difference). */
-  entriesOf: { invoices: Map<string, string[]>; bills: Map<string, string[]> };
+  /** The keys of the entries dated up to the day of a payment link or bill (to name them in a difference). */
+  entriesOf(kind: 'invoice' | 'bill', id: string): string[];
 }
 
-/** Sums every line of the entries dated on or before `day` (reversals are entries like any other). */
-export function ledgerFiguresAsOf(entries: Iterable<BookedEntry>, day: string): LedgerFiguresAsOf {
-  const balances = Object.fromEntries(accountRoles.map((r) => [r, 0])) as Record<AccountRole, number>;
+/** Sums every line of the entries dated on or before `day` (reversals are entries like any other). One pass. */
+export function ledgerFiguresAsOf(entries: readonly BookedEntry[], day: string): LedgerFiguresAsOf {
+  const byAccount = new Map<string, number>();
   const openInvoices: Record<string, number> = {};
   const openBills: Record<string, number> = {};
-  const invoices = new Map<string, string[]>();
-  const bills = new Map<string, string[]>();
-  const note = (map: Map<string, string[]>, id: string, key: string) => {
-    const keys = map.get(id);
-    if (!keys) map.set(id, [key]);
-    else if (keys.at(-1) !== key) keys.push(key);
-  };
   for (const entry of entries) {
     if (entry.date > day) continue;
+    const { paymentLinkId, billId } = entry.links;
     for (const line of entry.lines) {
-      balances[roleOf(line.account)] += line.amountCents;
-      const { paymentLinkId, billId } = entry.links;
-      if (line.account === Accounts.AccountsReceivable && paymentLinkId) {
+      byAccount.set(line.account, (byAccount.get(line.account) ?? 0) + line.amountCents);
+      if (paymentLinkId && line.account === Accounts.AccountsReceivable) {
         openInvoices[paymentLinkId] = (openInvoices[paymentLinkId] ?? 0) + line.amountCents;
-        note(invoices, paymentLinkId, entry.key);
-      } else if (line.account === Accounts.AccountsPayable && billId) {
+      } else if (billId && line.account === Accounts.AccountsPayable) {
         openBills[billId] = (openBills[billId] ?? 0) - line.amountCents;
-        note(bills, billId, entry.key);
       }
     }
   }
-  return { asOf: day, balances, openInvoices, openBills, entriesOf: { invoices, bills } };
+  const balances = Object.fromEntries(accountRoles.map((r) => [r, 0])) as Record<AccountRole, number>;
+  for (const [account, cents] of byAccount)
+    balances[roleOf(account as BookedEntry['lines'][number]['account'])] += cents;
+  return {
+    asOf: day,
+    balances,
+    openInvoices,
+    openBills,
+    // Only asked for the few documents that differ: a second look at the entries then, not a list per document.
+    entriesOf: (kind, id) =>
+      entries
+        .filter(
+          (e) =>
+            e.date <= day &&
+            (kind === 'invoice' ? e.links.paymentLinkId === id : e.links.billId === id) &&
+            e.lines.some(
+              (l) =>
+                l.account === (kind === 'invoice' ? Accounts.AccountsReceivable : Accounts.AccountsPayable),
+            ),
+        )
+        .map((e) => e.key),
+  };
 }
 
 export interface AccountComparison {
@@ -120,10 +132,10 @@ export function compareWithTarget(
       );
   }
   const all = [
-    ...compareDocuments('invoice', ledger.openInvoices, target.openInvoices, ledger.entriesOf.invoices),
-    ...compareDocuments('bill', ledger.openBills, target.openBills, ledger.entriesOf.bills),
+    ...compareDocuments('invoice', ledger.openInvoices, target.openInvoices),
+    ...compareDocuments('bill', ledger.openBills, target.openBills),
   ];
-  const documents = all.filter((d) => !d.ok);
+  const documents = all.filter((d) => !d.ok).map((d) => ({ ...d, entries: ledger.entriesOf(d.kind, d.id) }));
   for (const d of documents) {
     if (d.ok) continue;
     const entries = d.entries.length ? ` (ledger entries: ${d.entries.join(', ')})` : '';
@@ -146,22 +158,13 @@ function compareDocuments(
   kind: 'invoice' | 'bill',
   ledger: Record<string, number>,
   target: Record<string, number>,
-  entriesOf: Map<string, string[]>,
 ): DocumentComparison[] {
-  const ids = new Set([...Object.keys(ledger), ...Object.keys(target)]);
-  return [...ids]
-    .sort()
-    .map((id) => {
-      const ledgerCents = ledger[id] ?? 0;
-      const targetCents = target[id] ?? 0;
-      return {
-        kind,
-        id,
-        ledgerCents,
-        targetCents,
-        ok: ledgerCents === targetCents,
-        entries: entriesOf.get(id) ?? [],
-      };
-    })
-    .filter((d) => !d.ok || d.ledgerCents !== 0);
+  const out: DocumentComparison[] = [];
+  for (const id of new Set([...Object.keys(ledger), ...Object.keys(target)])) {
+    const ledgerCents = ledger[id] ?? 0;
+    const targetCents = target[id] ?? 0;
+    if (ledgerCents === 0 && targetCents === 0) continue;
+    out.push({ kind, id, ledgerCents, targetCents, ok: ledgerCents === targetCents, entries: [] });
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

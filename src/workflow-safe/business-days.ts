@@ -33,8 +33,25 @@ export function checkedTimeZone(name: string): string {
   }
 }
 
+const hourMs = 3_600_000;
+/** Days already worked out, per zone and quarter-hour of UTC time (bounded). */
+const recent = new Map<string, string>();
+
 /** YYYY-MM-DD of an instant (unix milliseconds) as a calendar day in `timeZone`. */
 export function dayInZone(time: number, timeZone: string): string {
+  // UTC needs no calendar; elsewhere Intl is slow (microseconds a call), so a day found for one quarter-hour
+  // of a zone serves every instant of it (offsets change only on quarter-hour boundaries).
+  if (timeZone === 'UTC') return new Date(time).toISOString().slice(0, 10);
+  const key = `${timeZone}|${Math.floor(time / (hourMs / 4))}`;
+  const known = recent.get(key);
+  if (known !== undefined) return known;
+  const day = formattedDay(time, timeZone);
+  if (recent.size > 10_000) recent.clear();
+  recent.set(key, day);
+  return day;
+}
+
+function formattedDay(time: number, timeZone: string): string {
   const parts = formatterFor(timeZone).formatToParts(new Date(time));
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')}`;
