@@ -126,6 +126,11 @@ function hashIn(description: string | null, key: string): string | null {
   return description.slice(marker(key).length).split(' ')[0] ?? null;
 }
 
+/** Today's day (UTC) on this machine: when a customer invoice is issued in Tryton. */
+function issuedToday(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
 export class TrytonTarget implements AccountingTarget {
   readonly name = 'tryton';
   readonly #rpc: TrytonRpc;
@@ -474,8 +479,9 @@ export class TrytonTarget implements AccountingTarget {
         payment_term: this.#paymentTerm,
         // Tryton numbers customer invoices in invoice-date order; entries reach it in posting order, whose
         // dates need not increase (a memo dated yesterday booked today). So the invoice is dated the day
-        // it is issued in Tryton, and its accounting date is the entry's.
-        invoice_date: dateOf(type === 'out' ? new Date().toISOString().slice(0, 10) : document.date),
+        // it is issued in Tryton (or its own date when later: a document moved after a closed period is
+        // never issued inside it), and its accounting date is the entry's.
+        invoice_date: dateOf(type === 'out' && issuedToday() > document.date ? issuedToday() : document.date),
         accounting_date: dateOf(document.date),
         // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
         payment_term_date: dateOf(dueDateOf(document)),
