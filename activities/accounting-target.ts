@@ -185,7 +185,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
 
       // A target that batches (QBO) takes the slice's documents at once; outcomes are recorded in order and
       // the first outage stops there, as one by one would.
-      if (target.pushMany && next.length > 1) {
+      if (target.batches && next.length > 1) {
         const pushMany = target.pushMany.bind(target);
         activity.heartbeat(next[0]?.key);
         const ready: { entry: BookedEntry; document: TargetDocument }[] = [];
@@ -232,7 +232,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
             break;
           } else await failed(entry, outcome);
         }
-        return { ...result, summary: await index.summary(name), warning: target.warning?.() ?? null };
+        return { ...result, summary: await index.summary(name), warning: target.warning() };
       }
 
       for (const { key } of next) {
@@ -247,7 +247,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           await failed(entry, error);
         }
       }
-      return { ...result, summary: await index.summary(name), warning: target.warning?.() ?? null };
+      return { ...result, summary: await index.summary(name), warning: target.warning() };
     },
 
     /** `booksync targets retry`: FAILED entries (all, or the keys given) are queued for the next push. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadEnvFile } from '../config/env-file.js';
 import { loadSettings, SettingsError } from '../config/settings.js';

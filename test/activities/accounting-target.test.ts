@@ -8,6 +8,7 @@ import {
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import type { ReferenceData } from '../../src/accounting/targets/documents.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../src/accounting/targets/errors.js';
+import { pushOneByOne } from '../../src/accounting/targets/push-one-by-one.js';
 import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
 import type {
   AccountingTarget,
@@ -41,6 +42,9 @@ const target: AccountingTarget = {
   },
   find: async () => null,
   lockedThrough: async () => null,
+  batches: false,
+  pushMany: (documents, context) => pushOneByOne(target, documents, context),
+  warning: () => null,
   close: async () => {},
 };
 
@@ -135,6 +139,7 @@ describe('pushToTarget', () => {
     const refused = new TargetRefusedError(name, 'the batch request was refused (HTTP 400)');
     const batching: AccountingTarget = {
       ...target,
+      batches: true,
       pushMany: async (documents) => documents.map(() => refused),
       async push(document) {
         sent.push(document.key);

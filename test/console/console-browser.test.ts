@@ -8,6 +8,7 @@ import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { dayAfter, dayInZone } from '../../src/accounting/mapping/dates.js';
 import { TargetRefusedError } from '../../src/accounting/targets/errors.js';
 import { LedgerMirrorTarget } from '../../src/accounting/targets/ledger-mirror-target.js';
+import { pushOneByOne } from '../../src/accounting/targets/push-one-by-one.js';
 import { serviceReferences } from '../../src/accounting/targets/service-references.js';
 import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
 import type {
@@ -51,6 +52,9 @@ class Switch implements AccountingTarget {
   find = (key: string) => this.inner.find(key);
   lockedThrough = () => this.inner.lockedThrough();
   close = () => this.inner.close();
+  warning = () => null;
+  readonly batches = false;
+  pushMany = (documents: TargetDocument[], context: PushContext) => pushOneByOne(this, documents, context);
   async push(document: TargetDocument, context: PushContext) {
     if (this.refusing && document.key.startsWith('payment:')) {
       throw new TargetRefusedError(this.name, 'Account 1020 is archived <b>(test)</b>');

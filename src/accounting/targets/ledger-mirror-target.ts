@@ -3,7 +3,14 @@ import type { EmbeddedLedger } from '../embedded-ledger.js';
 import { isReversalKey } from '../entry-key.js';
 import { LedgerConflictError, LedgerEntryNotFoundError, LedgerValidationError } from '../errors.js';
 import { TargetConflictError, TargetRefusedError } from './errors.js';
-import type { AccountingTarget, PushResult, RemoteRecord, TargetDocument } from './target-port.js';
+import { pushOneByOne } from './push-one-by-one.js';
+import type {
+  AccountingTarget,
+  PushContext,
+  PushResult,
+  RemoteRecord,
+  TargetDocument,
+} from './target-port.js';
 
 /**
  * The simplest target: a second embedded ledger receiving every document as a journal entry (reversals by
@@ -74,6 +81,16 @@ export class LedgerMirrorTarget implements AccountingTarget {
    * The mirror has no lock of its own: what it holds is written only through push(), whose documents are
    * already dated out of the source ledger's closed period (PushContext.closedThrough).
    */
+  readonly batches = false;
+
+  pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
+    return pushOneByOne(this, documents, context);
+  }
+
+  warning(): string | null {
+    return null;
+  }
+
   async lockedThrough(): Promise<string | null> {
     return null;
   }

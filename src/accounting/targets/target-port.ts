@@ -147,11 +147,16 @@ export interface AccountingTarget {
    */
   push(document: TargetDocument, context: PushContext): Promise<PushResult>;
   /**
-   * Optional: pushes a backlog in fewer requests (QBO's batch endpoint). One outcome per document, in
-   * order: its PushResult, or the error push() would have thrown for it. The same guarantees as push(): a
-   * document the target already holds is found, never created twice.
+   * true when pushMany() writes a backlog in fewer requests than push() one by one would (QBO's and Xero's
+   * batches): the push then hands it a slice at once; false, it pushes document by document itself.
    */
-  pushMany?(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]>;
+  readonly batches: boolean;
+  /**
+   * Pushes several documents: one outcome per document, in order: its PushResult, or the error push() would
+   * have thrown for it. The same guarantees as push(): a document the target already holds is found, never
+   * created twice. A target without batches pushes them one by one (push-one-by-one.ts).
+   */
+  pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]>;
   /** Finds what the target holds for a key, by the key stored at the target (not booksync's index). */
   find(key: string): Promise<RemoteRecord | null>;
   /**
@@ -161,9 +166,9 @@ export interface AccountingTarget {
    */
   lockedThrough(): Promise<string | null>;
   /**
-   * Optional: what a person should know before it stops the pushes (Xero's daily call budget nearly
-   * spent), shown on the push workflow (NeedsAttention, LastError); null when nothing is.
+   * What a person should know before it stops the pushes (Xero's daily call budget nearly spent), shown on
+   * the push workflow (NeedsAttention, LastError); null when nothing is.
    */
-  warning?(): string | null;
+  warning(): string | null;
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import type { ReferenceData } from '../../../src/accounting/targets/documents.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../../src/accounting/targets/errors.js';
 import { LedgerMirrorTarget } from '../../../src/accounting/targets/ledger-mirror-target.js';
+import { pushOneByOne } from '../../../src/accounting/targets/push-one-by-one.js';
 import { SqliteTargetIndex } from '../../../src/accounting/targets/target-index.js';
 import type {
   AccountingTarget,
@@ -53,6 +54,8 @@ class Switchboard implements AccountingTarget {
   lockedThrough = () => this.inner.lockedThrough();
   close = () => this.inner.close();
   warning = () => this.warns;
+  readonly batches = false;
+  pushMany = (documents: TargetDocument[], context: PushContext) => pushOneByOne(this, documents, context);
   async push(document: TargetDocument, context: PushContext) {
     this.calls++;
     if (this.down) throw new TargetUnavailableError(this.name, 'connection refused', 200);

@@ -1138,7 +1138,9 @@ export class QuickBooksDouble {
     for (const receipt of linkedReceipts(body)) {
       const id = receiptId(receipt);
       if (!realm.entities.get(receipt.type)?.get(receipt.id)) {
-        throw businessRule(`${receipt.type} ${receipt.id} does not exist: a deposit links received money only.`);
+        throw businessRule(
+          `${receipt.type} ${receipt.id} does not exist: a deposit links received money only.`,
+        );
       }
       if (deposited.has(id) && on('deposit-once')) {
         throw businessRule(`${receipt.type} ${receipt.id} is already deposited.`);
@@ -1168,7 +1170,9 @@ export class QuickBooksDouble {
   }
 
   private depositedPayments(realm: Realm): string[] {
-    return [...(realm.entities.get('Deposit')?.values() ?? [])].flatMap((d) => linkedReceipts(d).map(receiptId));
+    return [...(realm.entities.get('Deposit')?.values() ?? [])].flatMap((d) =>
+      linkedReceipts(d).map(receiptId),
+    );
   }
 
   /** A journal line on Accounts Receivable names a customer, on Accounts Payable a vendor. */
@@ -1209,7 +1213,11 @@ export class QuickBooksDouble {
   private void(realm: Realm, entity: string, object: Record<string, unknown>): Entity {
     const current = this.current(realm, entity, object);
     const received = entity === 'Payment' || entity === 'SalesReceipt';
-    if (received && on('deposited-void') && this.depositedPayments(realm).includes(`${entity}:${current.Id}`)) {
+    if (
+      received &&
+      on('deposited-void') &&
+      this.depositedPayments(realm).includes(`${entity}:${current.Id}`)
+    ) {
       throw new FaultError(
         400,
         'ValidationFault',
@@ -1561,7 +1569,9 @@ function businessRule(detail: string): FaultError {
 
 /** The payments a deposit's lines link (LinkedTxn of TxnType Payment). */
 /** The received money a deposit takes out of Undeposited Funds: its lines' linked payments and sales receipts. */
-function linkedReceipts(deposit: Record<string, unknown>): { type: 'Payment' | 'SalesReceipt'; id: string }[] {
+function linkedReceipts(
+  deposit: Record<string, unknown>,
+): { type: 'Payment' | 'SalesReceipt'; id: string }[] {
   return ((deposit.Line as Record<string, unknown>[] | undefined) ?? []).flatMap((l) =>
     ((l.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [])
       .filter((t) => t.TxnType === 'Payment' || t.TxnType === 'SalesReceipt')

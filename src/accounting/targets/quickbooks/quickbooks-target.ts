@@ -373,6 +373,13 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
    * before the index write finds the records on the next run; the batch's requestid replays a lost answer.
    * Reversals go one by one through push().
    */
+  readonly batches = true;
+
+  /** QuickBooks' limits are waited out by the limiter: nothing to say before a push stops. */
+  warning(): string | null {
+    return null;
+  }
+
   async pushMany(given: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
     const outcomes: (PushResult | Error | undefined)[] = new Array(given.length);
     try {

@@ -4,6 +4,7 @@ import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { dueDateOf } from '../documents.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
+import { pushOneByOne } from '../push-one-by-one.js';
 import type {
   AccountingTarget,
   Party,
@@ -345,6 +346,16 @@ export class TrytonTarget implements AccountingTarget {
       accounting_date: dateOf(document.date),
       description,
     });
+  }
+
+  readonly batches = false;
+
+  pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
+    return pushOneByOne(this, documents, context);
+  }
+
+  warning(): string | null {
+    return null;
   }
 
   async close(): Promise<void> {}

@@ -383,6 +383,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * and its invoice) waits for the next. Reversals go one by one. As push(): looked up before created, and
    * each batch carries an Idempotency-Key derived from its documents, so a lost answer is replayed.
    */
+  readonly batches = true;
+
   async pushMany(given: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
     const outcomes: (PushResult | Error | undefined)[] = new Array(given.length);
     try {
