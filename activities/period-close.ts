@@ -1,4 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Accounts } from '../src/accounting/chart-of-accounts.js';
+import { TargetUnavailableError } from '../src/accounting/targets/errors.js';
+import type { TargetFigures, TargetFiguresReader } from '../src/accounting/targets/target-figures.js';
 import {
   type ClosePeriod,
   closeCertificate,
@@ -16,6 +19,29 @@ import type {
 } from './period-close-contract.js';
 
 const pageSize = 100;
+
+/**
+ * A target's figures as of a day, read again after a passing unavailability (a 429, an outage, a timeout:
+ * TargetUnavailableError, waiting its Retry-After when it gave one, else 1, 2, 4 s): the push of the same
+ * company shares the vendor's rate limit, and one throttled report must not fail the certificate. Still
+ * unavailable after `attempts`, or any other error at once, is thrown (the certificate names it).
+ */
+export async function readTargetFigures(
+  reader: Pick<TargetFiguresReader, 'figuresAsOf'>,
+  day: string,
+  options: { attempts?: number; wait?: (ms: number) => Promise<unknown> } = {},
+): Promise<TargetFigures> {
+  const attempts = options.attempts ?? 4;
+  const wait = options.wait ?? sleep;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await reader.figuresAsOf(day);
+    } catch (error) {
+      if (!(error instanceof TargetUnavailableError) || attempt >= attempts) throw error;
+      await wait(Math.min(error.retryAfterMs ?? 1_000 * 2 ** (attempt - 1), 30_000));
+    }
+  }
+}
 
 /** Every item of a paged listing, in order. */
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -85,7 +111,7 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
         const targetFigures: TargetFiguresRead[] = [];
         for (const [target, reader] of deps.targetFigures ?? []) {
           try {
-            targetFigures.push({ target, figures: await reader.figuresAsOf(period.to) });
+            targetFigures.push({ target, figures: await readTargetFigures(reader, period.to) });
           } catch (error) {
             log.warn({ target, err: error }, 'target figures could not be read');
             targetFigures.push({ target, error: error instanceof Error ? error.message : String(error) });
