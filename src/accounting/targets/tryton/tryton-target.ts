@@ -268,21 +268,25 @@ export class TrytonTarget implements AccountingTarget {
   }
 
   async push(given: TargetDocument, context?: PushContext): Promise<PushResult> {
+    try {
+      return await this.#pushUnderLock(given, context);
+    } catch (error) {
+      if (!(error instanceof TargetRefusedError && closedPeriodRefusal.test(error.targetMessage)))
+        throw error;
+      // A period closed since the lock was read: read it again and push once more, dated after it (a draft
+      // Tryton kept from the refused attempt is re-dated then). Refused again, the refusal stands.
+      this.#locks.forget();
+      return this.#pushUnderLock(given, context);
+    }
+  }
+
+  async #pushUnderLock(given: TargetDocument, context?: PushContext): Promise<PushResult> {
     const accounts = await this.#ready();
     // The effective lock: Tryton's closed periods or the ledger's closed day, the later.
     const lock = laterOf(await this.#locks.get(), context?.closedThrough);
-    try {
-      if (given.kind === 'reversal') return await this.#reverse(given, lock, context);
-      // Dated out of a closed period, its own date kept in its description.
-      return await this.#pushDated(datedOpen(given, lock), accounts);
-    } catch (error) {
-      // A period closed since the lock was read: read it again, so the push retried is dated after it (a
-      // draft Tryton kept from this attempt is re-dated then).
-      if (error instanceof TargetRefusedError && closedPeriodRefusal.test(error.targetMessage)) {
-        this.#locks.forget();
-      }
-      throw error;
-    }
+    if (given.kind === 'reversal') return this.#reverse(given, lock, context);
+    // Dated out of a closed period, its own date kept in its description.
+    return this.#pushDated(datedOpen(given, lock), accounts);
   }
 
   async #pushDated(document: TargetDocument, accounts: Map<AccountRole, number>): Promise<PushResult> {
@@ -495,7 +499,8 @@ export class TrytonTarget implements AccountingTarget {
         invoice_date: dateOf(type === 'out' && issuedToday() > document.date ? issuedToday() : document.date),
         accounting_date: dateOf(document.date),
         // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
-        payment_term_date: dateOf(dueDateOf(document)),
+        // Without one, Tryton's own (the invoice date).
+        ...(dueDateOf(document) !== document.date ? { payment_term_date: dateOf(dueDateOf(document)) } : {}),
         ...(number ? { reference: number } : {}),
         description: this.#described(document),
         comment: tag,
