@@ -480,10 +480,9 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
     // Dated today, the worker's real day: still November, so booked on the first open day.
     expect(adjustment?.date.slice(0, 7)).toBe('2026-12');
     expect((await readTargetFigures(quickbooks, today2)).openInvoices[links.lowered]).toBe(300_00);
-    // KNOWN GAP, reported: Xero books the lowering as an unallocated ACCRECCREDIT credit note, and neither the
-    // Xero double's Aged Receivables By Contact (it lists invoices only, Credited always 0) nor figures.ts
-    // (it reads invoiceID rows only) counts a credit note, so Xero's figures still show 600.00 open on the
-    // link while the service (and QuickBooks) say 300.00. When that is fixed this is 300_00.
-    expect((await readTargetFigures(xeroTarget, today2)).openInvoices[links.lowered]).toBe(600_00);
+    // Not asserted for Xero, a known gap (issue 30, item 2): Xero books the lowering as a credit note not
+    // allocated to the invoice, and the double's aged receivables count invoices only, so Xero still shows
+    // 600.00 open on this link while the service and QuickBooks say 300.00. Allocating the credit note
+    // (CreditNotes/{id}/Allocations) closes it; then this link's Xero figure is asserted like QuickBooks'.
   });
 });
