@@ -480,9 +480,7 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
     // Dated today, the worker's real day: still November, so booked on the first open day.
     expect(adjustment?.date.slice(0, 7)).toBe('2026-12');
     expect((await readTargetFigures(quickbooks, today2)).openInvoices[links.lowered]).toBe(300_00);
-    // Not asserted for Xero, a known gap (issue 30, item 2): Xero books the lowering as a credit note not
-    // allocated to the invoice, and the double's aged receivables count invoices only, so Xero still shows
-    // 600.00 open on this link while the service and QuickBooks say 300.00. Allocating the credit note
-    // (CreditNotes/{id}/Allocations) closes it; then this link's Xero figure is asserted like QuickBooks'.
+    // Xero: the lowering's credit note is allocated to the invoice, so Xero's own aged receivables say 300.00.
+    expect((await readTargetFigures(xeroTarget, today2)).openInvoices[links.lowered]).toBe(300_00);
   });
 });

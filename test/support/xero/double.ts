@@ -142,6 +142,7 @@ export const xeroRules = [
   'bank-transaction-bank-account',
   'bank-transfer-accounts',
   'lock-dates',
+  'allocation-over-amount-due',
 ] as const;
 export type XeroRule = (typeof xeroRules)[number];
 
@@ -708,6 +709,14 @@ export class XeroDouble {
         );
       case 'createCreditNotes':
         return this.createAll(tenant, 'CreditNotes', body, summarize, (d) => this.newCreditNote(tenant, d));
+      case 'createCreditNoteAllocation': {
+        // PUT /CreditNotes/{CreditNoteID}/Allocations: the credit note is the path's second-to-last segment.
+        const creditNoteId = decodeURIComponent(url.pathname.split('/').at(-2) ?? '');
+        const allocations = ((body?.Allocations as Doc[] | undefined) ?? []).map((a) =>
+          this.allocate(tenant, creditNoteId, a),
+        );
+        return { ...envelope(), Allocations: allocations };
+      }
       case 'deletePayment':
         return this.setStatus(tenant, 'Payments', last, String(body?.Status), ['DELETED']);
       case 'deleteBankTransfer':
@@ -996,6 +1005,68 @@ export class XeroDouble {
     });
   }
 
+  /**
+   * A credit note allocated to an invoice (Xero's "Allocating credit notes": the invoice's AmountDue falls by
+   * the amount, the credit note's RemainingCredit too). Refused: a credit note or invoice not AUTHORISED, of
+   * another contact or type, an amount over what the credit has left or over the invoice's AmountDue.
+   */
+  private allocate(tenant: Tenant, creditNoteId: string, doc: Doc): Doc {
+    const note = tenant.docs.get('CreditNotes')?.get(creditNoteId);
+    if (!note) throw new XeroValidation([`CreditNote ${creditNoteId} was not found`]);
+    const invoiceId = String((doc.Invoice as Doc | undefined)?.InvoiceID ?? '');
+    const invoice = tenant.docs.get('Invoices')?.get(invoiceId);
+    if (!invoice) throw new XeroValidation(['Invoice could not be found']);
+    this.outsideLock(tenant, [String(doc.Date ?? today())]);
+    if (note.Status !== 'AUTHORISED')
+      throw new XeroValidation(['Only AUTHORISED credit notes can be allocated']);
+    if (invoice.Status !== 'AUTHORISED') {
+      throw new XeroValidation([
+        `A credit note cannot be allocated to an invoice that is ${String(invoice.Status)}`,
+      ]);
+    }
+    if ((invoice.Contact as Doc).ContactID !== (note.Contact as Doc).ContactID) {
+      throw new XeroValidation(['The credit note and the invoice must be for the same contact']);
+    }
+    if ((note.Type === 'ACCRECCREDIT') !== (invoice.Type === 'ACCREC')) {
+      throw new XeroValidation(['A credit note can only be allocated to an invoice of its own kind']);
+    }
+    const wanted = cents(doc.Amount);
+    if (wanted <= 0) throw new XeroValidation(['Allocation amount must be greater than zero']);
+    if (wanted > cents(note.RemainingCredit) && this.enforces('allocation-over-amount-due')) {
+      throw new XeroValidation([
+        'The amount being allocated exceeds the remaining credit on this credit note',
+      ]);
+    }
+    if (wanted > cents(invoice.AmountDue) && this.enforces('allocation-over-amount-due')) {
+      throw new XeroValidation(['The amount being allocated exceeds the amount outstanding on the invoice']);
+    }
+    const allocation: Doc = {
+      AllocationID: randomUUID(),
+      Invoice: { InvoiceID: invoice.InvoiceID, InvoiceNumber: invoice.InvoiceNumber },
+      Amount: amount(wanted),
+      Date: msDate(String(doc.Date ?? today())),
+    };
+    note.Allocations = [...((note.Allocations as Doc[] | undefined) ?? []), allocation];
+    note.RemainingCredit = amount(cents(note.RemainingCredit) - wanted);
+    if (cents(note.RemainingCredit) === 0) note.Status = 'PAID';
+    this.settle(tenant);
+    return { ...allocation, CreditNote: { CreditNoteID: note.CreditNoteID } };
+  }
+
+  /** What live credit notes allocated to an invoice, on or before `day` when given. */
+  private credited(tenant: Tenant, invoiceId: string, day?: string): number {
+    let sum = 0;
+    for (const note of this.all(tenant.id, 'CreditNotes')) {
+      if (!['AUTHORISED', 'PAID'].includes(String(note.Status))) continue;
+      for (const a of (note.Allocations as Doc[] | undefined) ?? []) {
+        if ((a.Invoice as Doc).InvoiceID !== invoiceId) continue;
+        if (day !== undefined && dayOfMs(a.Date) > day) continue;
+        sum += cents(a.Amount);
+      }
+    }
+    return sum;
+  }
+
   private setStatus(tenant: Tenant, collection: Collection, id: string, status: string, allowed: string[]) {
     const doc = tenant.docs.get(collection)?.get(id);
     if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${id} was not found`]);
@@ -1072,10 +1143,12 @@ export class XeroDouble {
       const paid = payments
         .filter((p) => (p.Invoice as Doc).InvoiceID === invoice.InvoiceID)
         .reduce((s, p) => s + cents(p.Amount), 0);
-      const due = cents(invoice.Total) - paid;
+      const credited = this.credited(tenant, String(invoice.InvoiceID));
+      const due = cents(invoice.Total) - paid - credited;
       invoice.AmountPaid = amount(paid);
+      invoice.AmountCredited = amount(credited);
       invoice.AmountDue = amount(due);
-      invoice.Status = due === 0 && paid > 0 ? 'PAID' : 'AUTHORISED';
+      invoice.Status = due === 0 && paid + credited > 0 ? 'PAID' : 'AUTHORISED';
     }
   }
 
@@ -1257,7 +1330,8 @@ export class XeroDouble {
       const paid = payments
         .filter((p) => (p.Invoice as Doc).InvoiceID === invoice.InvoiceID)
         .reduce((s, p) => s + cents(p.Amount), 0);
-      const due = total - paid;
+      const credited = this.credited(tenant, String(invoice.InvoiceID), day);
+      const due = total - paid - credited;
       if (due === 0) continue;
       sum.total += total;
       sum.paid += paid;
@@ -1275,7 +1349,7 @@ export class XeroDouble {
           overdue > 0 ? `${overdue} days overdue` : '',
           money(total),
           money(paid),
-          money(0),
+          money(credited),
           money(due),
         ].map((Value) => ({ Value, Attributes: attributes })),
       });

@@ -3,7 +3,7 @@ import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.j
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
 import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
-import { centsToAmount } from '../decimal-amounts.js';
+import { amountToCents, centsToAmount } from '../decimal-amounts.js';
 import { dueDateOf } from '../documents.js';
 import {
   TargetConfigurationError,
@@ -326,7 +326,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const entities = this.entitiesOf(document.key);
     const primary = entities[0] as XeroEntity;
     const existing = await this.lookupOne(primary, document);
-    if (existing) return alreadyPushed(this.name, existing, document);
+    if (existing) return this.settled(document, alreadyPushed(this.name, existing, document), context);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
     if (plan.entity !== primary) {
@@ -337,7 +337,48 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (plan.entity === 'Payment' && overpaidRefusal(document, outcome))
       return this.pushAsCredit(document, context);
     if (outcome instanceof Error) throw outcome;
-    return outcome as PushResult;
+    return this.settled(document, outcome as PushResult, context);
+  }
+
+  /**
+   * What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the invoice
+   * (PUT CreditNotes/{id}/Allocations, Xero's way to apply a credit note: "Allocate credit notes to
+   * invoices", https://developer.xero.com/documentation/api/accounting/creditnotes#allocations), so the
+   * invoice's AmountDue is the service's remainder, as booksync's ledger says; up to what the credit has
+   * left and the invoice still owes (a lowering of a paid invoice stays the customer's credit). Idempotent: a
+   * credit note found again allocates only what it has left.
+   */
+  private async settled(doc: TargetDocument, result: PushResult, context: PushContext): Promise<PushResult> {
+    if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
+    const credit = parseRemoteId(result.remoteIds[0]);
+    if (credit?.entity !== 'CreditNote') return result;
+    const note = await this.read('CreditNote', credit.id);
+    const remaining = amountToCents(Number(note?.remainingCredit ?? 0));
+    if (remaining <= 0 || note?.status !== 'AUTHORISED') return result;
+    const invoiceRef = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context);
+    if (invoiceRef?.entity !== 'Invoice') return result;
+    const invoice = await this.read('Invoice', invoiceRef.id);
+    const due = amountToCents(Number(invoice?.amountDue ?? 0));
+    const cents = Math.min(remaining, due);
+    if (cents <= 0 || invoice?.status !== 'AUTHORISED') return result;
+    const allocation = {
+      invoice: { invoiceID: invoiceRef.id },
+      amount: centsToAmount(cents),
+      date: doc.date,
+    };
+    const key = idempotencyKey(`${doc.key}:allocation`, 'allocate CreditNote', [allocation]);
+    const answer = await this.client.call('createCreditNoteAllocation', (api, t) =>
+      api.createCreditNoteAllocation(t, credit.id, { allocations: [allocation as never] }, false, key),
+    );
+    const errors = (answer.allocations ?? []).flatMap((a) => itemErrors(a as Body));
+    if (errors.length > 0) {
+      throw new TargetRefusedError(this.name, `ValidationException: ${errors.join('; ')}`);
+    }
+    this.options.logger?.info(
+      { key: doc.key, creditNote: credit.id, invoice: invoiceRef.id, cents },
+      'credit note allocated to its invoice in xero',
+    );
+    return result;
   }
 
   /**
@@ -394,6 +435,15 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       await this.lookUpAll(documents, outcomes);
       await this.prefetch(documents, outcomes);
       await this.createInWaves(documents, outcomes, context, lock);
+      // Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist.
+      for (const [i, doc] of documents.entries()) {
+        const outcome = outcomes[i];
+        if (doc.kind === 'invoice-adjustment' && outcome && !(outcome instanceof Error)) {
+          outcomes[i] = await this.settled(doc, outcome, context).catch((error: unknown) =>
+            error instanceof Error ? error : new Error(String(error)),
+          );
+        }
+      }
     } catch (error) {
       // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order.
       const cause = error instanceof Error ? error : new Error(String(error));
