@@ -84,10 +84,15 @@ async function signedIn(url: string): Promise<Page> {
   return page;
 }
 
+/** Each page as seen, in test/.artifacts; `scripts/console-screenshots.sh` also keeps them for the README. */
 const shot = async (page: Page, name: string) => {
-  const file = path.join('test', '.artifacts', `console-${name}.png`);
-  mkdirSync(path.dirname(file), { recursive: true });
-  await page.screenshot({ path: file, fullPage: true });
+  const dirs = [path.join('test', '.artifacts'), process.env.BOOKSYNC_SCREENSHOTS_DIR].filter(
+    (d): d is string => Boolean(d),
+  );
+  for (const dir of dirs) {
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `console-${name}.png`), fullPage: true });
+  }
 };
 
 beforeAll(async () => {
