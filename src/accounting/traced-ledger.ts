@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { activeSpanContext, inSpan, rememberEntryTrace } from '../telemetry/tracing.js';
 import type { LedgerPort, PostResult } from './ledger-port.js';
+import { passedThrough } from './ledger-reads.js';
 
 /**
  * The ledger the activities write through when tracing is on (OTEL_*): each write is a span (`ledger.post`,
@@ -35,21 +36,6 @@ export function tracedLedger(ledger: LedgerPort): LedgerPort {
         remember(results);
         return results;
       }),
-    get: (key) => ledger.get(key),
-    isReversed: (key) => ledger.isReversed(key),
-    entriesFor: (filter) => ledger.entriesFor(filter),
-    entries: (options) => ledger.entries(options),
-    allEntries: () => ledger.allEntries(),
-    balances: () => ledger.balances(),
-    trialBalance: () => ledger.trialBalance(),
-    balanceOf: (account) => ledger.balanceOf(account),
-    openItems: (side) => ledger.openItems(side),
-    booksOpenOn: () => ledger.booksOpenOn(),
-    booksOpening: () => ledger.booksOpening(),
-    openBooks: (date) => ledger.openBooks(date),
-    markOpeningBalancesBooked: (date) => ledger.markOpeningBalancesBooked(date),
-    booksClosedThrough: () => ledger.booksClosedThrough(),
-    booksClosings: () => ledger.booksClosings(),
-    closeBooks: (through, record) => ledger.closeBooks(through, record),
+    ...passedThrough(ledger),
   };
 }

@@ -1,4 +1,5 @@
 import type { LedgerPort } from '../ledger-port.js';
+import { passedThrough } from '../ledger-reads.js';
 
 /**
  * The ledger the activities write through when targets are configured: every new entry (not a no-op
@@ -23,21 +24,6 @@ export function notifyingLedger(ledger: LedgerPort, onNewEntry: () => void): Led
       if (results.some((r) => r.created)) onNewEntry();
       return results;
     },
-    get: (key) => ledger.get(key),
-    isReversed: (key) => ledger.isReversed(key),
-    entriesFor: (filter) => ledger.entriesFor(filter),
-    entries: (options) => ledger.entries(options),
-    allEntries: () => ledger.allEntries(),
-    balances: () => ledger.balances(),
-    trialBalance: () => ledger.trialBalance(),
-    balanceOf: (account) => ledger.balanceOf(account),
-    openItems: (side) => ledger.openItems(side),
-    booksOpenOn: () => ledger.booksOpenOn(),
-    booksOpening: () => ledger.booksOpening(),
-    openBooks: (date) => ledger.openBooks(date),
-    markOpeningBalancesBooked: (date) => ledger.markOpeningBalancesBooked(date),
-    booksClosedThrough: () => ledger.booksClosedThrough(),
-    booksClosings: () => ledger.booksClosings(),
-    closeBooks: (through, record) => ledger.closeBooks(through, record),
+    ...passedThrough(ledger),
   };
 }
