@@ -1,13 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import {
-  OAuthTokenStore,
-  QuickBooksTarget,
-  TokenCipher,
-} from '../../../../src/accounting/targets/quickbooks/index.js';
+import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 
 // Issue 25 §3 against the QuickBooks double: QBO's books closing date (Preferences) is read, nothing dated on
@@ -17,25 +13,7 @@ import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents
 const double = new QuickBooksDouble();
 const cipher = new TokenCipher('test-secret-for-quickbooks-closed-periods');
 
-function company() {
-  const realmId = double.createRealm();
-  const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
-  const target = () =>
-    new QuickBooksTarget({
-      baseUrl: double.url,
-      realmId,
-      tokenStore: new OAuthTokenStore({
-        tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
-        clientId: double.clientId,
-        clientSecret: double.clientSecret,
-        storage,
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-    });
-  return { realmId, target };
-}
+const company = () => quickBooksCompany(double, cipher);
 
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 

@@ -1,13 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import {
-  OAuthTokenStore,
-  QuickBooksTarget,
-  TokenCipher,
-} from '../../../../src/accounting/targets/quickbooks/index.js';
+import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
+import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 
 // Issue 25 §4 against the QuickBooks double: two months pushed through the adapter, then QBO's own figures
@@ -18,22 +14,8 @@ const double = new QuickBooksDouble();
 const cipher = new TokenCipher('test-secret-for-quickbooks-figures');
 
 function company() {
-  const realmId = double.createRealm();
-  const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
-  const target = new QuickBooksTarget({
-    baseUrl: double.url,
-    realmId,
-    tokenStore: new OAuthTokenStore({
-      tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
-      clientId: double.clientId,
-      clientSecret: double.clientSecret,
-      storage,
-      cipher,
-    }),
-    accounts: defaultAccountCodes,
-    matching: 'create',
-  });
-  return { realmId, target };
+  const { realmId, target } = quickBooksCompany(double, cipher);
+  return { realmId, target: target() };
 }
 
 beforeAll(async () => {

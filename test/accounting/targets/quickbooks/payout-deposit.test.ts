@@ -1,17 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountRole, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import {
-  OAuthTokenStore,
-  QuickBooksTarget,
-  TokenCipher,
-} from '../../../../src/accounting/targets/quickbooks/index.js';
+import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { documentsForContract } from '../target-contract.js';
 
 // Issue 30, item 6: a payout's Deposit links the payments and sales receipts it carries (LinkedTxn), as a
@@ -23,25 +19,7 @@ const double = new QuickBooksDouble();
 const cipher = new TokenCipher('test-secret-for-quickbooks-payout-deposits');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 
-function company() {
-  const realmId = double.createRealm();
-  const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
-  const target = () =>
-    new QuickBooksTarget({
-      baseUrl: double.url,
-      realmId,
-      tokenStore: new OAuthTokenStore({
-        tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
-        clientId: double.clientId,
-        clientSecret: double.clientSecret,
-        storage,
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-    });
-  return { realmId, target };
-}
+const company = () => quickBooksCompany(double, cipher);
 
 beforeAll(async () => {
   await double.start();
