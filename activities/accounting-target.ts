@@ -11,7 +11,11 @@ import {
   TargetDisconnectedError,
   TargetUnavailableError,
 } from '../src/accounting/targets/errors.js';
-import type { TargetIndexStore, TargetSummary } from '../src/accounting/targets/target-index.js';
+import {
+  PushLeaseLostError,
+  type TargetIndexStore,
+  type TargetSummary,
+} from '../src/accounting/targets/target-index.js';
 import type {
   AccountingTarget,
   PushResult,
@@ -56,6 +60,8 @@ export interface RequeueTargetEntriesInput {
  * target created a document and before the index records it, the window idempotency at the target covers.
  */
 const crashFailpoint = 'BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE';
+/** Failpoint: the process SIGKILLs itself right after marking entries attempted, before writing them. */
+const writeAheadFailpoint = 'BOOKSYNC_FAILPOINT_KILL_AFTER_WRITE_AHEAD';
 
 /** The attempt from which an outage (no Retry-After) is shown on the push workflow instead of retried quietly. */
 export const outageFlaggedAtAttempt = 3;
@@ -108,7 +114,23 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           );
         }
       };
+      // This attempt's fencing token: from here on an earlier attempt (timed out, still running somewhere)
+      // can mark nothing attempted, so it creates nothing.
+      const lease = await index.lease(name);
       const next = await index.next(name, limit);
+      // Only an entry an earlier attempt may have written is looked up at the target (PushContext.mayExist).
+      const mayExist = new Set(next.filter((n) => n.mayExist).map((n) => n.key));
+      /** Marks the entries attempted under this attempt's lease, then (and only then) they may be written. */
+      const writeAhead = async (refs: BookedEntry[]) => {
+        try {
+          await index.writeAhead(name, lease, refs);
+        } catch (error) {
+          if (!(error instanceof PushLeaseLostError)) throw error;
+          log.warn({ lease }, error.message);
+          throw ApplicationFailure.retryable(error.message, error.name);
+        }
+        if (process.env[writeAheadFailpoint] === name) process.kill(process.pid, 'SIGKILL');
+      };
       const result: Omit<PushToTargetResult, 'summary'> = {
         pushed: 0,
         failed: [],
@@ -125,6 +147,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       );
       const context = {
         pushed: (k: string) => known.get(k) ?? null,
+        mayExist: (k: string) => mayExist.has(k),
         // The ledger's closed period: its entries are already dated after it; a target locked later dates after its own.
         closedThrough: await deps.ledger.booksClosedThrough(),
       };
@@ -200,6 +223,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         }
         // A batch of a hundred may wait on the target's rate limit: keep telling Temporal the push lives.
         beforeRemoteWrite(next[0]?.key);
+        await writeAhead(ready.map((r) => r.entry));
         const beat = setInterval(() => activity.heartbeat(next[0]?.key), 10_000);
         const outcomes = await inPushSpan(
           name,
@@ -222,6 +246,8 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
           else if (refusalOf(outcome) === null) throw unavailable(outcome, entry.key);
           else if ((answers.get(outcome) ?? 0) > 1) {
             beforeRemoteWrite(entry.key);
+            // Marked attempted before the batch: the batch may have reached the target with it.
+            mayExist.add(entry.key);
             try {
               const remote = await inPushSpan(name, [entry.key], () => target.push(document, context));
               await pushed(entry, remote, document.kind);
@@ -239,8 +265,15 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
         const entry = entries.get(key);
         if (!entry) continue;
         beforeRemoteWrite(key);
+        let document: TargetDocument;
         try {
-          const document = await documentFor(entry, references, deps.ledger);
+          document = await documentFor(entry, references, deps.ledger);
+        } catch (error) {
+          await failed(entry, error);
+          continue;
+        }
+        await writeAhead([entry]);
+        try {
           const remote = await inPushSpan(name, [key], () => target.push(document, context));
           await pushed(entry, remote, document.kind);
         } catch (error) {

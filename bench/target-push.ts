@@ -87,14 +87,17 @@ export type PushWay = (target: BatchingTarget, docs: TargetDocument[]) => Promis
 /** The push workflow's slices: a hundred entries at a time. */
 export const batched: PushWay = async (target, docs) => {
   for (let i = 0; i < docs.length; i += 100) {
-    for (const outcome of await target.pushMany(docs.slice(i, i + 100), { pushed: () => null }))
+    for (const outcome of await target.pushMany(docs.slice(i, i + 100), {
+      mayExist: () => false,
+      pushed: () => null,
+    }))
       if (outcome instanceof Error) throw outcome;
   }
 };
 
 /** The baseline: one push a document. */
 export const oneByOne: PushWay = async (target, docs) => {
-  for (const doc of docs) await target.push(doc, { pushed: () => null });
+  for (const doc of docs) await target.push(doc, { mayExist: () => false, pushed: () => null });
 };
 
 /** What one timed run tells. */

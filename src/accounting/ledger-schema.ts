@@ -49,6 +49,24 @@ CREATE INDEX target_index_by_status ON target_index (target, status, entry_id);
 CREATE UNIQUE INDEX target_index_by_key ON target_index (target, entry_key);`;
 }
 
+/**
+ * Write-ahead push attempts (both stores): target_index.attempted_by is the lease of the attempt that marked
+ * the entry before writing it to the target (NULL: no attempt ever wrote it); target_leases the latest lease
+ * per target; target_write_ahead the last entry id booked before the marks existed (0 on a new ledger).
+ */
+export function writeAheadDdl(options: { entryId: 'INTEGER' | 'BIGINT'; strict: boolean }): string {
+  const strict = options.strict ? ' STRICT' : '';
+  return `ALTER TABLE target_index ADD COLUMN attempted_by ${options.entryId};
+CREATE TABLE target_leases (
+  target TEXT PRIMARY KEY,
+  lease ${options.entryId} NOT NULL CHECK (lease > 0)
+)${strict};
+CREATE TABLE target_write_ahead (
+  since_entry_id ${options.entryId} NOT NULL
+)${strict};
+INSERT INTO target_write_ahead (since_entry_id) SELECT coalesce(max(id), 0) FROM entries;`;
+}
+
 /** Refuses a database whose schema a newer booksync migrated. */
 export function assertKnownSchemaVersion(current: number, known: number): void {
   if (current > known) {

@@ -5,6 +5,7 @@ import {
   linkColumnsDdl,
   linkIndexesDdl,
   targetIndexDdl,
+  writeAheadDdl,
 } from './ledger-schema.js';
 
 // Versioned schema of the embedded ledger. PRAGMA user_version holds how many migrations ran; each
@@ -150,7 +151,16 @@ BEGIN
 END;
 `;
 
-export const migrations: readonly string[] = [v1, v2, v3, v4];
+// v5: write-ahead push attempts (issue 27 §1). Before a target write the push marks the entries it is about
+// to create with its lease (attempted_by), so only an entry an attempt may have reached the target with is
+// looked up there; target_leases holds each target's latest lease (the fencing token: an attempt whose lease
+// is no longer the latest marks nothing, so it creates nothing). Entries booked before this version may have
+// been created without a mark: write_ahead_since says through which entry id that holds.
+const v5 = `
+${writeAheadDdl({ entryId: 'INTEGER', strict: true })}
+`;
+
+export const migrations: readonly string[] = [v1, v2, v3, v4, v5];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -5,6 +5,7 @@ import {
   linkColumnsDdl,
   linkIndexesDdl,
   targetIndexDdl,
+  writeAheadDdl,
 } from './ledger-schema.js';
 
 // Versioned schema of the ledger on PostgreSQL. `ledger_schema_version` holds how many migrations ran; all
@@ -161,7 +162,12 @@ CREATE TRIGGER entries_not_in_closed_period BEFORE INSERT ON entries
   FOR EACH ROW EXECUTE FUNCTION ledger_entry_in_open_period();
 `;
 
-export const postgresMigrations: readonly string[] = [v1, v2, v3];
+// v4: write-ahead push attempts and the targets' leases, as in SQLite's v5.
+const v4 = `
+${writeAheadDdl({ entryId: 'BIGINT', strict: false })}
+`;
+
+export const postgresMigrations: readonly string[] = [v1, v2, v3, v4];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {

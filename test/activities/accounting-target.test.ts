@@ -24,13 +24,16 @@ import { type ActivityWorld, activityWorld, quietActivityEnvironment, runActivit
 const name = 'recording';
 let world: ActivityWorld;
 let sent: string[];
+/** The documents the push told the target to look up first (PushContext.mayExist). */
+let lookedUp: string[];
 let onPush: (document: TargetDocument, env: MockActivityEnvironment) => void;
 let env: MockActivityEnvironment;
 
 const target: AccountingTarget = {
   name,
   verify: async () => {},
-  async push(document): Promise<PushResult> {
+  async push(document, context): Promise<PushResult> {
+    if (context.mayExist(document.key)) lookedUp.push(document.key);
     onPush(document, env);
     sent.push(document.key);
     return {
@@ -62,6 +65,7 @@ function activities() {
 beforeEach(async () => {
   world = activityWorld();
   sent = [];
+  lookedUp = [];
   onPush = () => {};
   for (const n of [1, 2, 3, 4]) {
     await world.ledger.post({
@@ -103,6 +107,38 @@ describe('pushToTarget', () => {
     const result = await runActivity(retry, activities().pushToTarget, { target: name, limit: 10 });
     expect(sent).toEqual(['payment:p1', 'payment:p2', 'payment:p3', 'payment:p4']);
     expect(result.summary).toMatchObject({ pushed: 4, pending: 0 });
+  });
+
+  it('writes ahead: a normal push looks nothing up; the retry of an attempt cut short looks up only what it was writing', async () => {
+    env = quietActivityEnvironment({ activityType: 'pushToTarget' });
+    onPush = (document) => {
+      if (document.key === 'payment:p3') throw new TargetUnavailableError(name, 'socket hang up');
+    };
+    await runActivity(env, activities().pushToTarget, { target: name, limit: 10 }).catch(() => {});
+    expect(sent).toEqual(['payment:p1', 'payment:p2']);
+    expect(lookedUp).toEqual([]);
+    // p3 was marked before it was written: the target may hold it (the answer was lost), so it is looked up.
+    env = quietActivityEnvironment({ activityType: 'pushToTarget', attempt: 2 });
+    onPush = () => {};
+    const result = await runActivity(env, activities().pushToTarget, { target: name, limit: 10 });
+    expect(lookedUp).toEqual(['payment:p3']);
+    expect(sent).toEqual(['payment:p1', 'payment:p2', 'payment:p3', 'payment:p4']);
+    expect(result.summary).toMatchObject({ pushed: 4, pending: 0 });
+  });
+
+  it('an attempt whose lease a later attempt took writes nothing more', async () => {
+    const index = new SqliteTargetIndex(world.ledger.database);
+    env = quietActivityEnvironment({ activityType: 'pushToTarget' });
+    onPush = (document) => {
+      // While p2 is written, a later attempt starts (this one timed out, unknown to it) and takes the lease.
+      if (document.key === 'payment:p2') void index.lease(name);
+    };
+    const error = await runActivity(env, activities().pushToTarget, { target: name, limit: 10 }).catch(
+      (e) => e,
+    );
+    expect((error as ApplicationFailure).type).toBe('PushLeaseLostError');
+    expect(sent).toEqual(['payment:p1', 'payment:p2']);
+    expect(await index.get(name, 'payment:p3')).toBeNull();
   });
 
   it(`an outage is retried quietly at first, and from attempt ${outageFlaggedAtAttempt} ends the attempt so the workflow flags it`, async () => {

@@ -3,6 +3,9 @@ import {
   fromTargetIndexRow,
   type IndexedEntry,
   type IndexedEntryRef,
+  type NextEntry,
+  nextEntriesSql,
+  PushLeaseLostError,
   summaryOf,
   type TargetIndexRow,
   type TargetIndexStore,
@@ -30,15 +33,57 @@ export class PostgresTargetIndex implements TargetIndexStore {
     this.#now = options.now ?? (() => new Date());
   }
 
-  async next(target: string, limit: number): Promise<{ id: number; key: string }[]> {
+  async next(target: string, limit: number): Promise<NextEntry[]> {
     // Posting order is the entries' id order; FAILED and SKIPPED wait for a person, PUSHED is done.
-    const { rows } = await this.#pool.query<{ id: string; key: string }>(
-      `SELECT e.id, e.key FROM entries e
-       LEFT JOIN target_index t ON t.target = $1 AND t.entry_id = e.id
-       WHERE (t.entry_id IS NULL OR t.status = 'PENDING') ORDER BY e.id LIMIT $2`,
+    const { rows } = await this.#pool.query<{ id: string; key: string; may_exist: boolean }>(
+      nextEntriesSql('$1', '$2'),
       [target, limit],
     );
-    return rows.map((r) => ({ id: Number(r.id), key: r.key }));
+    return rows.map((r) => ({ id: Number(r.id), key: r.key, mayExist: r.may_exist }));
+  }
+
+  async lease(target: string): Promise<number> {
+    const { rows } = await this.#pool.query<{ lease: string }>(
+      `INSERT INTO target_leases (target, lease) VALUES ($1, 1)
+       ON CONFLICT (target) DO UPDATE SET lease = target_leases.lease + 1 RETURNING lease`,
+      [target],
+    );
+    return Number(rows[0]?.lease);
+  }
+
+  async writeAhead(target: string, lease: number, entries: readonly IndexedEntryRef[]): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      // FOR SHARE waits for a lease being taken and reads the latest committed one.
+      const { rows } = await client.query<{ lease: string }>(
+        'SELECT lease FROM target_leases WHERE target = $1 FOR SHARE',
+        [target],
+      );
+      if (Number(rows[0]?.lease) !== lease) throw new PushLeaseLostError(target, lease);
+      if (entries.length > 0)
+        await client.query(
+          `INSERT INTO target_index (target, entry_id, entry_key, status, content_hash, attempts, updated_at, attempted_by)
+           SELECT $1, e.id, e.key, 'PENDING', e.hash, 0, $2, $3
+           FROM unnest($4::bigint[], $5::text[], $6::text[]) AS e (id, key, hash)
+           ON CONFLICT (target, entry_id) DO UPDATE SET attempted_by = excluded.attempted_by,
+             updated_at = excluded.updated_at WHERE target_index.status <> 'PUSHED'`,
+          [
+            target,
+            this.#now().toISOString(),
+            lease,
+            entries.map((e) => e.id),
+            entries.map((e) => e.key),
+            entries.map((e) => e.contentHash),
+          ],
+        );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async get(target: string, key: string): Promise<IndexedEntry | null> {

@@ -57,6 +57,8 @@ export class PushWaves {
         if (this.inWave.has(key) || this.deferredKeys.has(key)) throw new WaitForWave();
         return this.createdRecords.get(key) ?? outer.pushed(key);
       },
+      mayExist: (key) => outer.mayExist(key),
+      closedThrough: outer.closedThrough ?? null,
     };
   }
 

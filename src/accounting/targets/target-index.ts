@@ -19,6 +19,30 @@ export interface IndexedEntry {
   reason: string | null;
   attempts: number;
   updatedAt: string;
+  /** The lease of the push attempt that marked the entry before writing it to the target; null: none did. */
+  attemptedBy: number | null;
+}
+
+/**
+ * An entry the push takes next. `mayExist`: an earlier attempt may have created it at the target (it marked
+ * the entry before writing, or the entry predates the marks), so the target is asked before creating; for
+ * every other entry the target is known not to hold it and the push creates it without a look-up.
+ */
+export interface NextEntry {
+  id: number;
+  key: string;
+  mayExist: boolean;
+}
+
+/** A push attempt whose lease is no longer its target's latest: a later attempt pushes; this one writes nothing. */
+export class PushLeaseLostError extends Error {
+  constructor(
+    readonly target: string,
+    readonly lease: number,
+  ) {
+    super(`push lease ${lease} of ${target} was taken by a later attempt; this attempt writes nothing more`);
+    this.name = 'PushLeaseLostError';
+  }
 }
 
 export interface TargetSummary {
@@ -66,8 +90,19 @@ export function summaryOf(
 
 /** What the push activity and `booksync targets` read and write; async, so a networked database can hold it. */
 export interface TargetIndexStore {
-  /** The next entries to push, in posting order. */
-  next(target: string, limit: number): Promise<{ id: number; key: string }[]>;
+  /** The next entries to push, in posting order (PENDING or not indexed yet). */
+  next(target: string, limit: number): Promise<NextEntry[]>;
+  /**
+   * Takes the target's push lease: a fencing token greater than every earlier one. From then on an earlier
+   * attempt's writeAhead() fails, so it can create nothing more.
+   */
+  lease(target: string): Promise<number>;
+  /**
+   * Before writing these entries to the target: marks them attempted under `lease`, in one transaction with
+   * the check that `lease` is still the target's latest. Throws PushLeaseLostError, marking nothing, when a
+   * later attempt took the lease. An entry already PUSHED is left as it is.
+   */
+  writeAhead(target: string, lease: number, entries: readonly IndexedEntryRef[]): Promise<void>;
   get(target: string, key: string): Promise<IndexedEntry | null>;
   /** What the target holds for earlier entries, by the index (PUSHED only); keys not pushed are absent. */
   remoteMany(target: string, keys: readonly string[]): Promise<Map<string, RemoteRecord>>;
@@ -86,6 +121,7 @@ export interface TargetIndexRow {
   reason: string | null;
   attempts: number;
   updated_at: string;
+  attempted_by: number | string | null;
 }
 
 export const fromTargetIndexRow = (row: TargetIndexRow): IndexedEntry => ({
@@ -97,12 +133,28 @@ export const fromTargetIndexRow = (row: TargetIndexRow): IndexedEntry => ({
   reason: row.reason,
   attempts: row.attempts,
   updatedAt: row.updated_at,
+  attemptedBy: row.attempted_by === null ? null : Number(row.attempted_by),
 });
+
+/**
+ * The next entries in posting order, with whether the target may hold them: marked by an attempt, or booked
+ * before the marks existed (the ledger's write-ahead watermark). Shared by both stores (placeholders differ).
+ */
+export const nextEntriesSql = (target: string, limit: string): string =>
+  `SELECT e.id, e.key,
+     (t.attempted_by IS NOT NULL OR e.id <= (SELECT since_entry_id FROM target_write_ahead)) AS may_exist
+   FROM entries e
+   LEFT JOIN target_index t ON t.target = ${target} AND t.entry_id = e.id
+   WHERE (t.entry_id IS NULL OR t.status = 'PENDING') ORDER BY e.id LIMIT ${limit}`;
 
 /** The target index in the ledger's SQLite database (synchronous underneath). */
 export class SqliteTargetIndex implements TargetIndexStore {
   readonly #now: () => Date;
-  readonly #next: Statement<[string, number], { id: number; key: string }>;
+  readonly #next: Statement<[string, number], { id: number; key: string; may_exist: number }>;
+  readonly #lease: Statement<[string], { lease: number }>;
+  readonly #latestLease: Statement<[string], { lease: number }>;
+  readonly #writeAhead: Statement;
+  readonly #db: Database;
   readonly #byKey: Statement<[string, string], TargetIndexRow>;
   readonly #upsert: Statement;
   readonly #counts: Statement<[string], { status: TargetStatus; n: number }>;
@@ -114,10 +166,18 @@ export class SqliteTargetIndex implements TargetIndexStore {
   constructor(db: Database, options: { now?: () => Date } = {}) {
     this.#now = options.now ?? (() => new Date());
     // Posting order is the entries' id order; FAILED and SKIPPED wait for a person, PUSHED is done.
-    this.#next = db.prepare(
-      `SELECT e.id, e.key FROM entries e
-       LEFT JOIN target_index t ON t.target = ? AND t.entry_id = e.id
-       WHERE (t.entry_id IS NULL OR t.status = 'PENDING') ORDER BY e.id LIMIT ?`,
+    this.#db = db;
+    this.#next = db.prepare(nextEntriesSql('?', '?'));
+    this.#lease = db.prepare(
+      `INSERT INTO target_leases (target, lease) VALUES (?, 1)
+       ON CONFLICT (target) DO UPDATE SET lease = lease + 1 RETURNING lease`,
+    );
+    this.#latestLease = db.prepare('SELECT lease FROM target_leases WHERE target = ?');
+    this.#writeAhead = db.prepare(
+      `INSERT INTO target_index (target, entry_id, entry_key, status, content_hash, attempts, updated_at, attempted_by)
+       VALUES (@target, @entryId, @key, 'PENDING', @contentHash, 0, @now, @lease)
+       ON CONFLICT (target, entry_id) DO UPDATE SET attempted_by = excluded.attempted_by,
+         updated_at = excluded.updated_at WHERE status <> 'PUSHED'`,
     );
     this.#byKey = db.prepare('SELECT * FROM target_index WHERE target = ? AND entry_key = ?');
     this.#upsert = db.prepare(
@@ -142,8 +202,30 @@ export class SqliteTargetIndex implements TargetIndexStore {
     );
   }
 
-  async next(target: string, limit: number): Promise<{ id: number; key: string }[]> {
-    return this.#next.all(target, limit);
+  async next(target: string, limit: number): Promise<NextEntry[]> {
+    return this.#next.all(target, limit).map((r) => ({ id: r.id, key: r.key, mayExist: r.may_exist === 1 }));
+  }
+
+  async lease(target: string): Promise<number> {
+    return (this.#lease.get(target) as { lease: number }).lease;
+  }
+
+  async writeAhead(target: string, lease: number, entries: readonly IndexedEntryRef[]): Promise<void> {
+    const now = this.#now().toISOString();
+    this.#db
+      .transaction(() => {
+        if (this.#latestLease.get(target)?.lease !== lease) throw new PushLeaseLostError(target, lease);
+        for (const entry of entries)
+          this.#writeAhead.run({
+            target,
+            entryId: entry.id,
+            key: entry.key,
+            contentHash: entry.contentHash,
+            now,
+            lease,
+          });
+      })
+      .immediate();
   }
 
   async get(target: string, key: string): Promise<IndexedEntry | null> {

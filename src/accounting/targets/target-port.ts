@@ -125,6 +125,13 @@ export interface PushContext {
   /** The remote record of an earlier pushed key (e.g. the invoice a payment settles), from the target index. */
   pushed(key: string): RemoteRecord | null;
   /**
+   * Whether the target may already hold this document: an earlier push attempt marked it before writing
+   * (the index's write-ahead record) and never learned the outcome, or it predates those marks. Only then
+   * does the adapter look it up at the target before creating it; otherwise the target is known not to hold
+   * it, and it is created with no look-up.
+   */
+  mayExist(key: string): boolean;
+  /**
    * The day through which the ledger's own books are closed (YYYY-MM-DD), null or absent when none. The
    * effective lock of a target is the later of this and the target's lockedThrough() (closed-periods.ts).
    */
@@ -140,8 +147,8 @@ export interface AccountingTarget {
    */
   verify(): Promise<void>;
   /**
-   * Creates the document at the target, or finds it by key when it already exists (a crash between the
-   * create and the index write must not duplicate). Same key with another contentHash: TargetConflictError.
+   * Creates the document at the target, or, when context.mayExist(key), first finds it by key (a crash
+   * between the create and the index write must not duplicate). Same key with another contentHash: TargetConflictError.
    * Refusals retrying cannot fix: TargetRefusedError with the target's message. Outages, rate limits:
    * TargetUnavailableError (retryable).
    */
@@ -153,8 +160,8 @@ export interface AccountingTarget {
   readonly batches: boolean;
   /**
    * Pushes several documents: one outcome per document, in order: its PushResult, or the error push() would
-   * have thrown for it. The same guarantees as push(): a document the target already holds is found, never
-   * created twice. A target without batches pushes them one by one (push-one-by-one.ts).
+   * have thrown for it. The same guarantees as push(): a document the target may hold (context.mayExist) is
+   * looked up, never created twice. A target without batches pushes them one by one (push-one-by-one.ts).
    */
   pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]>;
   /** Finds what the target holds for a key, by the key stored at the target (not booksync's index). */

@@ -2,7 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import { PostgresLedger } from '../../../src/accounting/postgres-ledger.js';
 import { PostgresTargetIndex } from '../../../src/accounting/targets/postgres-target-index.js';
-import { SqliteTargetIndex, type TargetIndexStore } from '../../../src/accounting/targets/target-index.js';
+import {
+  PushLeaseLostError,
+  SqliteTargetIndex,
+  type TargetIndexStore,
+} from '../../../src/accounting/targets/target-index.js';
 import { twoLine } from '../fixtures.js';
 import { postgresStore, type TestLedger } from '../ledger-stores.js';
 
@@ -72,9 +76,53 @@ describe.each(stores)('$name target index', (store) => {
       reason: null,
       attempts: 2,
       updatedAt: '2026-03-01T10:00:00.000Z',
+      attemptedBy: null,
     });
     expect(await index.get('mirror', 'payment:p2')).toBeNull();
     expect(await index.get('other', 'payment:p1')).toBeNull();
+  });
+
+  it('writes ahead: only an entry an attempt marked before writing may exist at the target', async () => {
+    const mayExist = async (target: string) =>
+      (await index.next(target, 10)).filter((e) => e.mayExist).map((e) => e.key);
+    // A ledger made with the marks: nothing was ever attempted, nothing is looked up.
+    expect(await mayExist('mirror')).toEqual([]);
+    const lease = await index.lease('mirror');
+    const [p1, p2] = [await entry('payment:p1'), await entry('payment:p2')];
+    await index.writeAhead('mirror', lease, [p1, p2]);
+    expect(await mayExist('mirror')).toEqual(['payment:p1', 'payment:p2']);
+    expect(await index.get('mirror', 'payment:p2')).toMatchObject({ status: 'PENDING', attemptedBy: lease });
+    // Marked entries are still the next to push, in posting order; another target knows nothing of them.
+    expect((await index.next('mirror', 10)).map((e) => e.key)).toEqual([
+      'payment:p1',
+      'payment:p2',
+      'payment:p3',
+      'payment:p4',
+    ]);
+    expect(await mayExist('other')).toEqual([]);
+    // The outcome settles it; a later mark leaves a PUSHED entry PUSHED.
+    await index.record('mirror', p1, { status: 'PUSHED', remoteIds: ['r1'] });
+    await index.record('mirror', p2, { status: 'FAILED', reason: 'refused at posting' });
+    await index.writeAhead('mirror', lease, [p1]);
+    expect(await index.get('mirror', 'payment:p1')).toMatchObject({ status: 'PUSHED', remoteIds: ['r1'] });
+    // A refused entry queued again keeps its mark: the refused attempt may have left a draft at the target.
+    expect(await index.requeue('mirror', 'failed')).toBe(1);
+    expect(await mayExist('mirror')).toEqual(['payment:p2']);
+  });
+
+  it('a later lease fences the earlier attempt: it marks nothing, so it writes nothing', async () => {
+    const first = await index.lease('mirror');
+    const second = await index.lease('mirror');
+    expect(second).toBeGreaterThan(first);
+    // Another target's leases are its own.
+    expect(await index.lease('other')).toBe(1);
+    const p3 = await entry('payment:p3');
+    const lost = await index.writeAhead('mirror', first, [p3]).catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(PushLeaseLostError);
+    expect(await index.get('mirror', 'payment:p3')).toBeNull();
+    await index.writeAhead('mirror', second, [p3]);
+    expect(await index.get('mirror', 'payment:p3')).toMatchObject({ attemptedBy: second });
+    await expect(index.writeAhead('mirror', second + 1, [p3])).rejects.toThrow(PushLeaseLostError);
   });
 
   it('remoteMany answers the PUSHED records among the keys asked', async () => {

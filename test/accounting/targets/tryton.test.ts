@@ -19,7 +19,7 @@ const connect = (accounts = defaultAccountCodes) =>
     accounts,
     matching: 'match-existing',
   });
-const noIndex = { pushed: () => null };
+const noIndex = { mayExist: () => true, pushed: () => null };
 
 beforeAll(async () => {
   tryton = await startTryton();

@@ -267,7 +267,7 @@ export class TrytonTarget implements AccountingTarget {
     };
   }
 
-  async push(given: TargetDocument, context?: PushContext): Promise<PushResult> {
+  async push(given: TargetDocument, context: PushContext): Promise<PushResult> {
     try {
       return await this.#pushUnderLock(given, context);
     } catch (error) {
@@ -276,21 +276,26 @@ export class TrytonTarget implements AccountingTarget {
       // A period closed since the lock was read: read it again and push once more, dated after it (a draft
       // Tryton kept from the refused attempt is re-dated then). Refused again, the refusal stands.
       this.#locks.forget();
-      return this.#pushUnderLock(given, context);
+      return this.#pushUnderLock(given, { ...context, mayExist: () => true });
     }
   }
 
-  async #pushUnderLock(given: TargetDocument, context?: PushContext): Promise<PushResult> {
+  async #pushUnderLock(given: TargetDocument, context: PushContext): Promise<PushResult> {
     const accounts = await this.#ready();
     // The effective lock: Tryton's closed periods or the ledger's closed day, the later.
-    const lock = laterOf(await this.#locks.get(), context?.closedThrough);
+    const lock = laterOf(await this.#locks.get(), context.closedThrough);
     if (given.kind === 'reversal') return this.#reverse(given, lock, context);
     // Dated out of a closed period, its own date kept in its description.
-    return this.#pushDated(datedOpen(given, lock), accounts);
+    return this.#pushDated(datedOpen(given, lock), accounts, context.mayExist(given.key));
   }
 
-  async #pushDated(document: TargetDocument, accounts: Map<AccountRole, number>): Promise<PushResult> {
-    const existing = await this.#record(document.key);
+  /** `mayExist`: an earlier attempt may have created it (a crash, a refusal at posting): looked up first. */
+  async #pushDated(
+    document: TargetDocument,
+    accounts: Map<AccountRole, number>,
+    mayExist: boolean,
+  ): Promise<PushResult> {
+    const existing = mayExist ? await this.#record(document.key) : null;
     if (existing) {
       if (existing.contentHash !== document.contentHash) {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
@@ -702,7 +707,7 @@ export class TrytonTarget implements AccountingTarget {
    * A reversal: Cancel Moves in place when the original and the reversal fall in the same month after the
    * lock, else a reversing move dated in the open period (closed-periods.ts). Found by key first.
    */
-  async #reverse(given: TargetDocument, lock: string | null, context?: PushContext): Promise<PushResult> {
+  async #reverse(given: TargetDocument, lock: string | null, context: PushContext): Promise<PushResult> {
     const existing = await this.#moveRecord(given.key);
     if (existing) {
       const id = Number(existing.remoteIds[0]?.split(',')[1]);
@@ -737,7 +742,7 @@ export class TrytonTarget implements AccountingTarget {
         if (!(error instanceof TrytonWarningError) || !closedPeriodRefusal.test(error.targetMessage))
           throw error;
         this.#locks.forget();
-        lock = laterOf(await this.#locks.get(), context?.closedThrough);
+        lock = laterOf(await this.#locks.get(), context.closedThrough);
         if (reversesInPlace(given, lock, heldOn)) {
           throw new TargetRefusedError(
             this.name,

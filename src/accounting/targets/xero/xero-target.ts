@@ -325,11 +325,13 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const document = datedOpen(given, lock);
     const entities = this.entitiesOf(document.key);
     const primary = entities[0] as XeroEntity;
-    const existing = await this.lookupOne(primary, document);
+    // Looked up only when an earlier attempt may have created it (PushContext.mayExist).
+    const mayExist = context.mayExist(document.key);
+    const existing = mayExist ? await this.lookupOne(primary, document) : null;
     if (existing) return this.settled(document, alreadyPushed(this.name, existing, document), context);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
-    if (plan.entity !== primary) {
+    if (mayExist && plan.entity !== primary) {
       const fallback = await this.lookupOne(plan.entity, document);
       if (fallback) return alreadyPushed(this.name, fallback, document);
     }
@@ -387,7 +389,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * a RECEIVE-OVERPAYMENT bank transaction, so the money and the receivable still match the ledger.
    */
   private async pushAsCredit(doc: TargetDocument, context: PushContext): Promise<PushResult> {
-    const existing = await this.lookupOne('BankTransaction', doc);
+    const existing = context.mayExist(doc.key) ? await this.lookupOne('BankTransaction', doc) : null;
     if (existing) return alreadyPushed(this.name, existing, doc);
     const plan = await this.plan(doc, context, true);
     if ('found' in plan) return plan.found;
@@ -432,7 +434,10 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       // Dated out of the closed period (reversals decide for themselves).
       const lock = await this.lock(context);
       const documents = given.map((d) => (d.kind === 'reversal' ? d : datedOpen(d, lock)));
-      await this.lookUpAll(documents, outcomes);
+      await this.lookUpAll(
+        documents.map((d) => (context.mayExist(d.key) ? d : null)),
+        outcomes,
+      );
       await this.prefetch(documents, outcomes);
       await this.createInWaves(documents, outcomes, context, lock);
       // Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist.
@@ -582,10 +587,14 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     }
   }
 
-  private async lookUpAll(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
+  /** Looks up the documents an earlier attempt may have created (the others are null), settling those found. */
+  private async lookUpAll(
+    documents: (TargetDocument | null)[],
+    outcomes: (PushResult | Error | undefined)[],
+  ) {
     const byEntity = new Map<XeroEntity, number[]>();
     documents.forEach((doc, i) => {
-      if (doc.kind === 'reversal') return;
+      if (!doc || doc.kind === 'reversal') return;
       const entity = this.entitiesOf(doc.key)[0] as XeroEntity;
       byEntity.set(entity, [...(byEntity.get(entity) ?? []), i]);
     });
@@ -765,7 +774,11 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           // Two links of one name: the second is numbered once the first exists.
           return 'deferred';
         }
-        if (plan.entity !== this.entitiesOf(doc.key)[0] && (await this.lookupOne(plan.entity, doc)))
+        if (
+          plan.entity !== this.entitiesOf(doc.key)[0] &&
+          waves.context.mayExist(doc.key) &&
+          (await this.lookupOne(plan.entity, doc))
+        )
           return refusalOrThrow(() => this.push(doc, waves.context));
         wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
         waves.queue(doc.key);

@@ -87,7 +87,11 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     const c = company();
     const day = businessDay();
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null, closedThrough: null };
+    const context: PushContext = {
+      mayExist: () => true,
+      pushed: (key) => pushed.get(key) ?? null,
+      closedThrough: null,
+    };
     const target = c.target();
     for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.payout]) {
       pushed.set(doc.key, await target.push(doc, context));
@@ -111,13 +115,19 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     const c = company();
     const day = businessDay();
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null, closedThrough: null };
+    const context: PushContext = {
+      mayExist: () => true,
+      pushed: (key) => pushed.get(key) ?? null,
+      closedThrough: null,
+    };
     const target = c.target();
     for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.payout]) {
       pushed.set(doc.key, await target.push(doc, context));
     }
     // A new process, with no index at hand: the deposit is found by its key, not made again.
-    const repeat = await c.target().push(day.payout, { pushed: () => null, closedThrough: null });
+    const repeat = await c
+      .target()
+      .push(day.payout, { mayExist: () => true, pushed: () => null, closedThrough: null });
     expect(repeat.created).toBe(false);
     expect(double.all(c.realmId, 'Deposit')).toHaveLength(1);
     // Another payout claiming p1 again is refused by QuickBooks' rule, not deposited twice.

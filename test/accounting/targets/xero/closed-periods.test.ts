@@ -72,7 +72,11 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     const target = org.target();
     const docs = closedPeriodDocuments();
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null, closedThrough: null };
+    const context: PushContext = {
+      mayExist: () => true,
+      pushed: (key) => pushed.get(key) ?? null,
+      closedThrough: null,
+    };
     const push = async (doc: TargetDocument, by = target) => {
       const result = await by.push(doc, context);
       pushed.set(doc.key, result);
@@ -113,7 +117,7 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.AccountsReceivable)).toBe(120_00);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.Refunds)).toBe(0);
     // Found again by its key from a restarted worker: nothing twice.
-    const again = await org.target().push(docs.januaryReversed, { pushed: () => null });
+    const again = await org.target().push(docs.januaryReversed, { mayExist: () => true, pushed: () => null });
     expect(again).toMatchObject({ created: false, remoteIds: reversed.remoteIds });
     expect(await org.target().find(docs.januaryReversed.key)).toMatchObject({
       remoteIds: reversed.remoteIds,
@@ -133,7 +137,9 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     expect(day(payment?.Date)).toBe('2026-02-01');
     expect(String(payment?.Reference)).toContain('dated 2026-01-20 in booksync');
     expect(amountDue()).toBe(60);
-    expect(await org.target().push(docs.late, { pushed: () => null })).toMatchObject({ created: false });
+    expect(await org.target().push(docs.late, { mayExist: () => true, pushed: () => null })).toMatchObject({
+      created: false,
+    });
   });
 
   it('dates after the ledger’s closed-through day when it is later than Xero’s lock', async () => {
@@ -141,7 +147,7 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     const docs = closedPeriodDocuments();
     const result = await org
       .target()
-      .push(docs.invoice, { pushed: () => null, closedThrough: lockedThrough });
+      .push(docs.invoice, { mayExist: () => true, pushed: () => null, closedThrough: lockedThrough });
     expect(day(double.get(org.tenantId, 'Invoices', idOf(result.remoteIds[0]))?.Date)).toBe('2026-02-01');
   });
 });

@@ -143,7 +143,7 @@ function reversalOf(d: TargetDocument): TargetDocument {
 /** Pushes one by one with the push index a workflow keeps. */
 async function pushAll(target: XeroTarget, docs: TargetDocument[]) {
   const index = new Map<string, RemoteRecord>();
-  const context: PushContext = { pushed: (k) => index.get(k) ?? null };
+  const context: PushContext = { mayExist: () => true, pushed: (k) => index.get(k) ?? null };
   for (const d of docs) index.set(d.key, await target.push(d, context));
   return { index, context };
 }
@@ -235,7 +235,7 @@ describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
     });
     const adopting = { ...link('r3b').invoice, invoice: { paymentLinkId: 'pl_r3b', number: 'INV-keyed-r3' } };
     const sent = roomy.requests.length;
-    const adopted = await target.push(adopting, { pushed: () => null });
+    const adopted = await target.push(adopting, { mayExist: () => true, pushed: () => null });
     expect(adopted).toMatchObject({ created: false, remoteIds: [`Invoice:${keyed.InvoiceID}`] });
     expect(roomy.requests.slice(sent).filter((r) => r.method === 'POST')).toEqual([]);
     expect(roomy.get(org.tenantId, 'Invoices', String(keyed.InvoiceID))?.Reference).toBe(
@@ -358,7 +358,7 @@ describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
     ]);
     const docs = [journal('cc_r7a'), refused, journal('cc_r7b')];
     const sent = roomy.requests.length;
-    const outcomes = await target.pushMany(docs, { pushed: () => null });
+    const outcomes = await target.pushMany(docs, { mayExist: () => true, pushed: () => null });
     expect(outcomes[1]).toBeInstanceOf(TargetRefusedError);
     expect((outcomes[1] as TargetRefusedError).targetMessage).toMatch(
       /system account and cannot be used in a manual journal/,
@@ -611,7 +611,9 @@ describe('Xero’s limits in the double', { timeout: 60_000 }, () => {
     tight.spendDay(org.tenantId, 37);
     const target = org.target({ limiter });
     const l = link('d1');
-    const error = await target.push(l.invoice, { pushed: () => null }).catch((e: Error) => e);
+    const error = await target
+      .push(l.invoice, { mayExist: () => true, pushed: () => null })
+      .catch((e: Error) => e);
     expect(error).toBeInstanceOf(TargetUnavailableError);
     expect((error as Error).message).toMatch(/daily limit of 40 requests is spent/);
     expect(tight.stats(org.tenantId).breaches).toEqual([]);
@@ -623,7 +625,8 @@ describe('Xero’s limits in the double', { timeout: 60_000 }, () => {
     // A limiter that believes in 60 a minute against an organisation whose minute holds 8.
     const limiter = new RealmLimiter({ perMinute: 60, concurrent: 1, windowMs: 1_500, marginMs: 100 });
     const target = org.target({ limiter });
-    for (const run of ['m1', 'm2', 'm3']) await target.push(link(run).invoice, { pushed: () => null });
+    for (const run of ['m1', 'm2', 'm3'])
+      await target.push(link(run).invoice, { mayExist: () => true, pushed: () => null });
     const stats = tight.stats(org.tenantId);
     expect(stats.calls).toBeGreaterThan(8);
     expect(stats.breaches).toEqual([]);
