@@ -25,7 +25,7 @@ import { describeTargetContract, documentsForContract } from './target-contract.
 
 const double = new QuickBooksDouble({ latencyMs: 5 });
 const cipher = new TokenCipher('test-secret-for-quickbooks-tokens');
-const noIndex: PushContext = { pushed: () => null };
+const noIndex: PushContext = { mayExist: () => true, pushed: () => null };
 
 interface Company {
   realmId: string;
@@ -209,7 +209,7 @@ describe('QuickBooks Online target', () => {
     const target = c.target();
     const docs = documentsForContract();
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null };
+    const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
     const second: TargetDocument = {
       ...docs.payment,
       key: `payment:pay_${docs.run}_2`,
@@ -362,7 +362,7 @@ describe('QuickBooks Online target', () => {
       },
     ];
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { pushed: (key) => pushed.get(key) ?? null };
+    const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
     for (const d of day) pushed.set(d.key, await target.push(d, context));
     const entityOf = (key: string) => pushed.get(key)?.remoteIds[0]?.split(':')[0];
     expect(day.map((d) => [d.kind, entityOf(d.key)])).toEqual([
@@ -743,8 +743,9 @@ describe('QuickBooks Online target', () => {
     // The voided first payment: its invoice is owed in full again.
     expect(double.get(c.realmId, 'Invoice', idOf(results[0]?.remoteIds[0]))?.Balance).toBe(120);
     const batched = double.requests.length - before;
-    // Two look-up batches (32 keys, 30 a batch), then the invoices, then the payments that need them.
-    expect(double.batches(c.realmId)).toBe(4);
+    // Two look-up batches (32 keys, 30 a batch; every key may exist here), the 16 customers (10 a chunk: their
+    // names' holders, then the creates), the invoices' numbers, the invoices, the payments that need them.
+    expect(double.batches(c.realmId)).toBe(2 + 2 * 2 + 1 + 1 + 1);
     // The same backlog one by one, in another company: batching takes far fewer requests.
     const other = company();
     const start = double.requests.length;
@@ -769,6 +770,25 @@ describe('QuickBooks Online target', () => {
     expect(retried.every((o) => !(o instanceof Error))).toBe(true);
     // One record per key (a void carries its reversal's marker on the voided payment).
     for (const doc of [...backlog, ...more]) expect(countByKey(c.realmId, doc.key), doc.key).toBe(1);
+  });
+
+  it('pushes a backlog no attempt ever wrote with no look-up: under half a request an entry', async () => {
+    const c = company();
+    const target = c.target();
+    await target.verify();
+    const backlog = Array.from({ length: 16 }, () => documentsForContract()).flatMap((d) => [
+      d.invoice,
+      d.payment,
+    ]);
+    const before = double.requests.length;
+    const neverAttempted: PushContext = { mayExist: () => false, pushed: () => null };
+    const outcomes = await target.pushMany(backlog, neverAttempted);
+    expect(outcomes.every((o) => !(o instanceof Error) && o.created)).toBe(true);
+    // The customers (their names' holders, then the creates, 10 a chunk), the invoices' numbers, the
+    // invoices, the payments: no batch looks a key up.
+    expect(double.batches(c.realmId)).toBe(2 * 2 + 1 + 1 + 1);
+    expect((double.requests.length - before) / backlog.length).toBeLessThanOrEqual(0.5);
+    for (const doc of backlog) expect(countByKey(c.realmId, doc.key), doc.key).toBe(1);
   });
 
   it('matches customers per policy: an ambiguous match is refused, never guessed', async () => {

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { TargetRefusedError } from '../errors.js';
 import { RememberedLookups } from '../remembered-lookups.js';
 import type { Party } from '../target-port.js';
 import type { Ref } from './accounts.js';
-import type { QboClient, QboEntity } from './http-client.js';
+import { PAGE_SIZE, type QboClient, type QboEntity, selectQuery } from './http-client.js';
 import { requestIdFor } from './keys.js';
 
 // Customers and vendors. QBO's DisplayName is one namespace across customers, vendors and employees (6240,
@@ -34,6 +35,34 @@ function namesFor(entity: PartyEntity, party: Party): string[] {
   ];
 }
 
+/** Parties a prefetch asks about in one batch (three queries of their names). */
+const PREFETCH_CHUNK = 10;
+
+/** QBO compares DisplayNames without case. */
+const sameName = (name: string, displayName: unknown) =>
+  name.toLowerCase() === String(displayName).toLowerCase();
+
+/** The holder of one of the party's names that booksync created for it, if any. */
+function ourParty(party: Party, names: string[], holders: QboEntity[]): QboEntity | undefined {
+  return holders.find(
+    (p) =>
+      p.Notes === ownNote(party) || (p.DisplayName !== party.name && names.includes(String(p.DisplayName))),
+  );
+}
+
+/** The first of the names none of the holders holds; undefined when all are taken. */
+function firstFree(names: string[], holders: QboEntity[]): string | undefined {
+  return names.find((n) => !holders.some((p) => sameName(n, p.DisplayName)));
+}
+
+function createBody(party: Party, displayName: string): Record<string, unknown> {
+  return {
+    DisplayName: displayName,
+    Notes: ownNote(party),
+    ...(party.email ? { PrimaryEmailAddr: { Address: party.email } } : {}),
+  };
+}
+
 export class PartyDirectory {
   private readonly known = new RememberedLookups<string, Ref>();
 
@@ -41,6 +70,62 @@ export class PartyDirectory {
     private readonly client: QboClient,
     private readonly policy: MatchingPolicy,
   ) {}
+
+  /**
+   * A backlog's parties in a few requests instead of four each (its own kind, the two other name holders, the
+   * create): for every party not known yet, the name holders of all three kinds in one batch of queries, then
+   * the missing ones created in one batch (each create's body as ref() would send it; a refused one is left to
+   * ref(), which gives the document its refusal). Under 'match-existing' parties are matched one by one.
+   */
+  async prefetch(entity: PartyEntity, parties: readonly Party[]): Promise<void> {
+    if (this.policy !== 'create') return;
+    const missing = [...new Map(parties.map((p) => [p.serviceId, p])).values()].filter(
+      (p) => !this.known.has(`${entity}:${p.serviceId}`),
+    );
+    for (let i = 0; i < missing.length; i += PREFETCH_CHUNK) {
+      const chunk = missing.slice(i, i + PREFETCH_CHUNK);
+      const names = chunk.flatMap((p) => namesFor(entity, p));
+      const answers = await this.client.batch(
+        nameHolders.map((holder) => ({
+          entity: holder,
+          query: selectQuery(holder, { DisplayName: names }, { max: PAGE_SIZE }),
+        })),
+        randomUUID(),
+      );
+      const rows = new Map<string, QboEntity[]>();
+      for (const [j, holder] of nameHolders.entries()) {
+        const answer = answers[j];
+        if (answer instanceof Error) throw answer;
+        rows.set(holder, (answer as QboEntity[] | undefined) ?? []);
+      }
+      const creates: { party: Party; body: Record<string, unknown> }[] = [];
+      for (const party of chunk) {
+        const own = namesFor(entity, party);
+        const holding = (holder: string) =>
+          (rows.get(holder) ?? []).filter((r) => own.some((n) => sameName(n, r.DisplayName)));
+        const holders = holding(entity);
+        const ours = ourParty(party, own, holders);
+        if (ours) {
+          this.known.remember(`${entity}:${party.serviceId}`, { value: ours.Id });
+          continue;
+        }
+        const others = nameHolders.filter((h) => h !== entity).flatMap(holding);
+        const displayName = firstFree(own, [...holders, ...others]);
+        if (displayName) creates.push({ party, body: createBody(party, displayName) });
+      }
+      if (creates.length === 0) continue;
+      const ids = creates.map((c) => c.party.serviceId).join('\n');
+      const created = await this.client.batch(
+        creates.map((c) => ({ entity, body: c.body })),
+        requestIdFor(`${entity}:${ids}`, 'create parties'),
+      );
+      for (const [j, { party }] of creates.entries()) {
+        const answer = created[j];
+        if (answer && !(answer instanceof Error) && !Array.isArray(answer))
+          this.known.remember(`${entity}:${party.serviceId}`, { value: answer.Id });
+      }
+    }
+  }
 
   ref(entity: PartyEntity, party: Party): Promise<Ref> {
     const cacheKey = `${entity}:${party.serviceId}`;
@@ -50,10 +135,7 @@ export class PartyDirectory {
   private async resolve(entity: PartyEntity, party: Party): Promise<Ref> {
     const names = namesFor(entity, party);
     const holders = await this.client.select(entity, { DisplayName: names });
-    const ours = holders.find(
-      (p) =>
-        p.Notes === ownNote(party) || (p.DisplayName !== party.name && names.includes(String(p.DisplayName))),
-    );
+    const ours = ourParty(party, names, holders);
     if (ours) return { value: ours.Id };
     const byName = holders.filter((p) => p.DisplayName === party.name);
     if (this.policy === 'match-existing') {
@@ -73,15 +155,9 @@ export class PartyDirectory {
       if (only) return { value: only.Id };
     }
     const displayName = await this.freeName(entity, names, holders);
-    const created = await this.client.write(
-      entity,
-      {
-        DisplayName: displayName,
-        Notes: ownNote(party),
-        ...(party.email ? { PrimaryEmailAddr: { Address: party.email } } : {}),
-      },
-      { requestid: requestIdFor(`${entity}:${party.serviceId}`, 'create') },
-    );
+    const created = await this.client.write(entity, createBody(party, displayName), {
+      requestid: requestIdFor(`${entity}:${party.serviceId}`, 'create'),
+    });
     return { value: created.Id };
   }
 
@@ -92,8 +168,7 @@ export class PartyDirectory {
         .filter((holder) => holder !== entity)
         .map((holder) => this.client.select(holder, { DisplayName: names })),
     );
-    const taken = new Set([...own, ...others.flat()].map((p) => String(p.DisplayName).toLowerCase()));
-    const free = names.find((n) => !taken.has(n.toLowerCase()));
+    const free = firstFree(names, [...own, ...others.flat()]);
     if (!free)
       throw new TargetRefusedError(
         'quickbooks',

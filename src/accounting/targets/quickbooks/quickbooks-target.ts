@@ -145,6 +145,9 @@ function parseRemoteId(remoteId: string | undefined): { entity: string; id: stri
   return null;
 }
 
+/** Invoice numbers asked about in one query of a prefetch. */
+const NUMBERS_PER_QUERY = 30;
+
 export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'quickbooks';
   private readonly client: QboClient;
@@ -154,6 +157,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   private readonly invoiceCustomers = new Map<string, Ref>();
   /** What this adapter made or found, by key: a later document (a payment, a reversal) needs no query. */
   private readonly known = new Map<string, RemoteRecord>();
+  /** A backlog's invoice numbers and the invoices holding them, read in one request (prefetch); null: ask. */
+  private numbers: Map<string, QboEntity[]> | null = null;
   /** QBO's books closing date (Preferences), read at most once a minute. */
   private readonly locks: LockReader;
   /** A document's own date, by key, when it was dated out of a closed period: a find looks there too. */
@@ -230,14 +235,15 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const lock = await this.lock(context);
     if (original.kind === 'reversal') return this.reverse(original, context, lock);
     const document = this.open(original, lock);
-    // Looked up where the document goes, so the common push costs one query before its create (QBO's
-    // 500 requests a minute are the bottleneck); a journal fallback is looked up when the plan says so.
+    // Looked up only when an earlier attempt may have created it (context.mayExist), where the document
+    // goes (QBO's 500 requests a minute are the bottleneck); a journal fallback when the plan says so.
     const primary = this.entityOf(document.key);
-    const existing = await this.findIn(primary, document.key, document);
+    const mayExist = context.mayExist(document.key);
+    const existing = mayExist ? await this.findIn(primary, document.key, document) : null;
     if (existing) return alreadyPushed(this.name, existing, document);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
-    if (plan.entity !== primary) {
+    if (mayExist && plan.entity !== primary) {
       const fallback = await this.findIn(plan.entity, document.key, document);
       if (fallback) return alreadyPushed(this.name, fallback, document);
     }
@@ -386,7 +392,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       // Dated out of the closed period (reversals decide for themselves, in push()).
       const lock = await this.lock(context);
       const documents = given.map((d) => (d.kind === 'reversal' ? d : this.open(d, lock)));
-      await this.lookUpAll(documents, outcomes);
+      await this.lookUpAll(
+        documents.filter((d) => context.mayExist(d.key)),
+        documents,
+        outcomes,
+      );
+      await this.prefetch(documents, outcomes);
       await this.createInWaves(documents, outcomes, context);
     } catch (error) {
       // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order
@@ -397,8 +408,16 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     return outcomes.map((o) => o ?? new Error('not pushed'));
   }
 
-  private async lookUpAll(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
-    const looked = documents.flatMap((doc, i) => (doc.kind === 'reversal' ? [] : [{ doc, i }]));
+  /** Looks up the documents an earlier attempt may have created (`candidates`), settling those found. */
+  private async lookUpAll(
+    candidates: TargetDocument[],
+    documents: TargetDocument[],
+    outcomes: (PushResult | Error | undefined)[],
+  ) {
+    const wanted = new Set(candidates);
+    const looked = documents.flatMap((doc, i) =>
+      doc.kind === 'reversal' || !wanted.has(doc) ? [] : [{ doc, i }],
+    );
     for (let start = 0; start < looked.length; start += BATCH_LIMIT) {
       const chunk = looked.slice(start, start + BATCH_LIMIT);
       const queries = chunk.map(({ doc }) => this.lookupQuery(this.entityOf(doc.key), doc));
@@ -424,6 +443,48 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         if (found) outcomes[i] = foundOrConflict(this.name, found, doc);
       }
     }
+  }
+
+  /**
+   * What the backlog's documents will ask QBO for, asked in a few requests instead of one or four per
+   * document: its parties (PartyDirectory.prefetch) and the numbers its invoices may take (numberInvoice).
+   */
+  private async prefetch(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
+    const open = documents.filter((d, i) => !outcomes[i] && d.kind !== 'reversal');
+    await this.parties.prefetch(
+      'Customer',
+      open.flatMap((d) => (d.customer ? [d.customer] : [])),
+    );
+    await this.parties.prefetch(
+      'Vendor',
+      open.flatMap((d) => (d.vendor ? [d.vendor] : [])),
+    );
+    const numbers = [
+      ...new Set(
+        open
+          .filter((d) => d.kind === 'invoice')
+          .flatMap((d) => {
+            const name = this.invoiceName(d);
+            return [invoiceNumber(name), this.distinctNumber(d, name)];
+          }),
+      ),
+    ];
+    if (numbers.length === 0) return;
+    const chunks: string[][] = [];
+    for (let i = 0; i < numbers.length; i += NUMBERS_PER_QUERY)
+      chunks.push(numbers.slice(i, i + NUMBERS_PER_QUERY));
+    const taken = new Map<string, QboEntity[]>(numbers.map((n) => [n, []]));
+    for (let i = 0; i < chunks.length; i += BATCH_LIMIT) {
+      const items = chunks.slice(i, i + BATCH_LIMIT).map((chunk) => ({
+        entity: 'Invoice',
+        query: selectQuery('Invoice', { DocNumber: chunk }, { max: PAGE_SIZE }),
+      }));
+      for (const answer of await this.client.batch(items, randomUUID())) {
+        if (answer instanceof Error) throw answer;
+        for (const invoice of answer as QboEntity[]) taken.get(String(invoice.DocNumber))?.push(invoice);
+      }
+    }
+    this.numbers = taken;
   }
 
   private async createInWaves(
@@ -470,6 +531,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       this.options.logger?.info({ documents: wave.length }, 'pushed a batch to quickbooks');
       wave.length = 0;
       waves.created();
+      // Numbers read before this wave may be taken now.
+      this.numbers = null;
     };
     // Rounds: a document that needs one still in the wave (or deferred) waits for the next round, so an
     // invoice and its payment cost two batches for the whole backlog, not two per pair.
@@ -486,7 +549,11 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
           // Two links of one name: the second is numbered once the first exists.
           return 'deferred';
         }
-        if (plan.entity !== this.entityOf(doc.key) && (await this.findIn(plan.entity, doc.key, doc)))
+        if (
+          plan.entity !== this.entityOf(doc.key) &&
+          waves.context.mayExist(doc.key) &&
+          (await this.findIn(plan.entity, doc.key, doc))
+        )
           return refusalOrThrow(() => this.push(doc, waves.context));
         wave.push({ i, doc, entity: plan.entity, body: plan.body });
         waves.queue(doc.key);
@@ -634,12 +701,14 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     doc: TargetDocument,
     name: string,
   ): Promise<{ number: string } | { found: PushResult }> {
+    const holding = async (docNumber: string) =>
+      this.numbers?.get(docNumber) ?? (await this.client.select('Invoice', { DocNumber: docNumber }));
     const number = invoiceNumber(name);
-    const [existing] = await this.client.select('Invoice', { DocNumber: number });
+    const [existing] = await holding(number);
     if (!existing) return { number };
     if (markersIn(existing.PrivateNote).length > 0) {
       const distinct = this.distinctNumber(doc, name);
-      const [taken] = await this.client.select('Invoice', { DocNumber: distinct });
+      const [taken] = await holding(distinct);
       if (!taken) return { number: distinct };
       throw new TargetRefusedError(
         this.name,
@@ -717,9 +786,9 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         }
       }
       const reversing = reversingEntity[original.entity];
-      if (reversing) return this.reverseAfterClose(doc, reversing, current);
+      if (reversing) return this.reverseAfterClose(doc, reversing, current, context);
     }
-    const existing = await this.findIn('JournalEntry', doc.key);
+    const existing = context.mayExist(doc.key) ? await this.findIn('JournalEntry', doc.key) : null;
     if (existing) return alreadyPushed(this.name, existing, doc);
     const plan = await this.mapper.journal(
       doc,
@@ -773,8 +842,14 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
    * (Undeposited Funds, Checks To Deposit...): Intuit's bounced-check invoice. A bill payment's: a bill for its
    * vendor on the account it was paid from. Numbered with the reversal key's tag, found by it.
    */
-  private async reverseAfterClose(doc: TargetDocument, entity: string, paid: QboEntity): Promise<PushResult> {
-    const existing = await this.findIn(entity, doc.key, doc);
+  private async reverseAfterClose(
+    doc: TargetDocument,
+    entity: string,
+    paid: QboEntity,
+    context: PushContext,
+  ): Promise<PushResult> {
+    const mayExist = context.mayExist(doc.key);
+    const existing = mayExist ? await this.findIn(entity, doc.key, doc) : null;
     if (existing) return alreadyPushed(this.name, existing, doc);
     const pair = pairOf(doc.lines);
     const plan =
@@ -790,7 +865,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
             )
           : null;
     if (plan) return this.createReversal(doc, plan);
-    const journal = await this.findIn('JournalEntry', doc.key);
+    const journal = mayExist ? await this.findIn('JournalEntry', doc.key) : null;
     if (journal) return alreadyPushed(this.name, journal, doc);
     return this.createReversal(doc, await this.mapper.journal(doc, `reverses ${doc.reverses} (${paid.Id})`));
   }
