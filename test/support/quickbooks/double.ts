@@ -19,7 +19,8 @@ import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 // bill's Balance nor on a voided one, A/R and A/P journal lines name their customer or vendor, DisplayName is
 // unique across customers, vendors and employees (6240), a BillPayment pays from a Bank (check) or Credit Card
 // account, a Deposit goes to a Bank or Other Current Asset account and links a payment once, a SalesReceipt is
-// deposited to one too, and QBO's limits per company and app: 500 requests a minute, 10 a second, 10 at once,
+// deposited to one too, a credit memo is applied (a Payment linking it and an invoice) for no more than its
+// Balance nor the invoice's, and QBO's limits per company and app: 500 requests a minute, 10 a second, 10 at once,
 // 40 batch requests a minute (429).
 
 type Entity = Record<string, unknown> & { Id: string; SyncToken: string };
@@ -68,6 +69,7 @@ const entityPaths: Record<string, string> = {
   purchase: 'Purchase',
   refundreceipt: 'RefundReceipt',
   salesreceipt: 'SalesReceipt',
+  creditmemo: 'CreditMemo',
   bill: 'Bill',
   billpayment: 'BillPayment',
   employee: 'Employee',
@@ -102,6 +104,7 @@ export const ruleNames = [
   'string-length',
   'books-closed',
   'salesreceipt-account',
+  'credit-within-balance',
 ] as const;
 
 /** The transactions QBO dates (TxnDate) and so refuses on or before the books closing date. */
@@ -113,6 +116,7 @@ const transactionEntities = new Set([
   'Purchase',
   'RefundReceipt',
   'SalesReceipt',
+  'CreditMemo',
   'Bill',
   'BillPayment',
 ]);
@@ -971,7 +975,10 @@ export class QuickBooksDouble {
     realm.creates++;
     const body = structuredClone(object);
     if (nameEntities.includes(entity)) this.uniqueName(realm, entity, body.DisplayName, null);
-    if (entity === 'Payment') this.appliedWithinBalance(realm, body, 'Invoice');
+    if (entity === 'Payment') {
+      this.appliedWithinBalance(realm, body, 'Invoice');
+      this.creditWithinBalance(realm, body);
+    }
     if (entity === 'BillPayment') {
       this.appliedWithinBalance(realm, body, 'Bill');
       this.paysFromBankOrCard(realm, body);
@@ -984,11 +991,17 @@ export class QuickBooksDouble {
       entity === 'Bill' ||
       entity === 'Payment' ||
       entity === 'BillPayment' ||
-      entity === 'SalesReceipt'
+      entity === 'SalesReceipt' ||
+      entity === 'CreditMemo'
     ) {
       body.TotalAmt = amount(this.lineTotal(body, entity));
     }
     if (entity === 'Invoice' || entity === 'Bill') body.Balance = body.TotalAmt;
+    // A credit memo's Balance and RemainingCredit: the credit not yet applied to an invoice by a payment.
+    if (entity === 'CreditMemo') {
+      body.Balance = body.TotalAmt;
+      body.RemainingCredit = body.TotalAmt;
+    }
     // A sales receipt is paid when made: nothing is owed on it.
     if (entity === 'SalesReceipt') body.Balance = 0;
     if (entity === 'Invoice' && on('duplicate-docnumber')) {
@@ -1104,6 +1117,28 @@ export class QuickBooksDouble {
       if (paid > cents(doc.Balance) && on('within-balance'))
         throw businessRule(
           `The payment applies ${amount(paid)} to ${target.toLowerCase()} ${doc.DocNumber ?? id}, more than its open balance of ${amount(cents(doc.Balance))}.`,
+        );
+    }
+  }
+
+  /**
+   * A payment applies at most a credit memo's Balance (its RemainingCredit) of each credit memo it links, of
+   * the payment's own customer, and none of a voided one.
+   */
+  private creditWithinBalance(realm: Realm, body: Record<string, unknown>) {
+    const applied = new Map<string, number>();
+    for (const line of (body.Line as Record<string, unknown>[] | undefined) ?? [])
+      for (const link of (line.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [])
+        if (link.TxnType === 'CreditMemo')
+          applied.set(link.TxnId, (applied.get(link.TxnId) ?? 0) + cents(line.Amount));
+    for (const [id, credit] of applied) {
+      const memo = realm.entities.get('CreditMemo')?.get(id);
+      if (!memo || !on('credit-within-balance')) continue; // postingsOf answers the missing reference
+      if (refValue(memo.CustomerRef) !== refValue(body.CustomerRef))
+        throw businessRule(`The credit memo ${memo.DocNumber ?? id} belongs to another customer.`);
+      if (credit > cents(memo.Balance))
+        throw businessRule(
+          `The payment applies ${amount(credit)} of credit memo ${memo.DocNumber ?? id}, more than its remaining credit of ${amount(cents(memo.Balance))}.`,
         );
     }
   }
@@ -1298,10 +1333,14 @@ export class QuickBooksDouble {
     return lines.reduce((s, l) => s + cents(l.Amount ?? 0), 0);
   }
 
-  /** Invoice and bill balances: TotalAmt less what the live payments linked to them apply. */
+  /**
+   * Invoice, bill and credit memo balances: TotalAmt less what the live payments linked to them apply (a
+   * credit memo's line on a payment is the credit applied; its RemainingCredit follows its Balance).
+   */
   private settle(realm: Realm) {
     for (const [target, payer] of [
       ['Invoice', 'Payment'],
+      ['CreditMemo', 'Payment'],
       ['Bill', 'BillPayment'],
     ] as const) {
       for (const doc of realm.entities.get(target)?.values() ?? []) {
@@ -1316,6 +1355,7 @@ export class QuickBooksDouble {
         // A payment applied or voided changes the invoice (bill) too: its SyncToken moves.
         if (doc.Balance !== balance) doc.SyncToken = String(Number(doc.SyncToken) + 1);
         doc.Balance = balance;
+        if (target === 'CreditMemo') doc.RemainingCredit = balance;
       }
     }
   }
@@ -1382,8 +1422,10 @@ export class QuickBooksDouble {
           ? this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef')
           : this.accountOfType(realm, 'UndepositedFunds');
         for (const l of lines)
-          for (const link of (l.LinkedTxn as unknown as { TxnId: string }[]) ?? [])
-            this.requireRef(realm, 'Invoice', { value: link.TxnId }, 'Invoice');
+          for (const link of (l.LinkedTxn as unknown as { TxnId: string; TxnType: string }[]) ?? []) {
+            const linked = link.TxnType === 'CreditMemo' ? 'CreditMemo' : 'Invoice';
+            this.requireRef(realm, linked, { value: link.TxnId }, linked);
+          }
         out.push(
           { account: deposit, cents: total },
           { account: this.accountOfType(realm, 'Accounts Receivable'), cents: -total },
@@ -1463,6 +1505,26 @@ export class QuickBooksDouble {
           out.push({ account: refValue(item.IncomeAccountRef), cents: -cents(l.Amount) });
         }
         out.push({ account: deposit, cents: sum });
+        break;
+      }
+      case 'CreditMemo': {
+        // Dr each line's item income account / Cr Accounts Receivable: the customer owes less.
+        this.requireRef(realm, 'Customer', body.CustomerRef, 'Customer');
+        let sum = 0;
+        for (const l of lines) {
+          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
+          if (!item)
+            throw new FaultError(
+              400,
+              'ValidationFault',
+              'Invalid Reference Id',
+              'Invalid Reference Id : Item not found',
+              '2500',
+            );
+          sum += cents(l.Amount);
+          out.push({ account: refValue(item.IncomeAccountRef), cents: cents(l.Amount) });
+        }
+        out.push({ account: this.accountOfType(realm, 'Accounts Receivable'), cents: -sum });
         break;
       }
       case 'RefundReceipt': {

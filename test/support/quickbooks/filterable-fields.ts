@@ -99,6 +99,8 @@ export const filterableFields: Record<string, Record<string, QueryOperator[]>> =
   RefundReceipt: { Id: id, DocNumber: id, TxnDate: range, CustomerRef: id, TotalAmt: range, ...metaData },
   // SalesReceipt: DocNumber filters (Finance.xsd Transaction.DocNumber: not for Payment only), TxnDate (ALL).
   SalesReceipt: { Id: id, DocNumber: id, TxnDate: range, CustomerRef: id, TotalAmt: range, ...metaData },
+  // CreditMemo: a SalesTransaction, DocNumber and TxnDate as any (Finance.xsd); Intuit's CreditMemo page.
+  CreditMemo: { Id: id, DocNumber: id, TxnDate: range, CustomerRef: id, TotalAmt: range, ...metaData },
   Bill: {
     Id: id,
     DocNumber: id,

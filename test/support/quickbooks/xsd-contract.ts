@@ -431,6 +431,8 @@ export const requiredOnCreate: Record<string, string[]> = {
   RefundReceipt: ['DepositToAccountRef', 'Line'],
   // A sales receipt needs its lines only: no customer (a walk-in sale), Undeposited Funds when no account.
   SalesReceipt: ['Line'],
+  // Intuit's CreditMemo reference, "Create a credit memo": Line and CustomerRef required.
+  CreditMemo: ['CustomerRef', 'Line'],
   Bill: ['VendorRef', 'Line'],
   BillPayment: ['VendorRef', 'TotalAmt', 'PayType', 'Line'],
 };

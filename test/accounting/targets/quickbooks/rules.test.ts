@@ -137,6 +137,34 @@ function paymentBody(c: Company, customerId: string, invoiceId: string, amount: 
   };
 }
 
+/** A credit memo for the customer through the item (Intuit's CreditMemo: CustomerRef and Line). */
+function creditMemoBody(customerId: string, itemId: string, amount: number) {
+  return {
+    DocNumber: `CM-${n++}`,
+    CustomerRef: { value: customerId },
+    PrivateNote: 'booksync key=invoice-adjustment:x:1 hash=h',
+    Line: [
+      {
+        Amount: amount,
+        DetailType: 'SalesItemLineDetail',
+        SalesItemLineDetail: { ItemRef: { value: itemId } },
+      },
+    ],
+  };
+}
+
+/** A credit memo applied to an invoice as QBO applies one: a Payment of 0 linking both for the amount. */
+function applicationBody(customerId: string, invoiceId: string, creditMemoId: string, amount: number) {
+  return {
+    CustomerRef: { value: customerId },
+    TotalAmt: 0,
+    Line: [
+      { Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] },
+      { Amount: amount, LinkedTxn: [{ TxnId: creditMemoId, TxnType: 'CreditMemo' }] },
+    ],
+  };
+}
+
 async function paid(c: Company, amount = 120) {
   const { customer, invoice } = await invoiced(c);
   const payment = entityOf(
@@ -421,6 +449,93 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     const refused = await c.call('POST', 'payment', {}, paymentBody(c, customer.Id, invoice.Id, 0));
     expect(fault(refused)).toMatchObject({ status: 400, code: '6000' });
     expect(fault(refused).Detail).toMatch(/is voided/);
+  });
+
+  it('credit memo applied: a zero Payment linking an Invoice and a CreditMemo lowers both Balances', async () => {
+    const c = await company();
+    const { customer, item, invoice } = await invoiced(c);
+    const memo = entityOf(
+      await c.call('POST', 'creditmemo', {}, creditMemoBody(customer.Id, item.Id, 30)),
+      'CreditMemo',
+    );
+    expect(memo).toMatchObject({ TotalAmt: 30, Balance: 30, RemainingCredit: 30 });
+    // Dr the item's income account / Cr A/R.
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(90_00);
+    const rows = await query(c, `select * from CreditMemo where DocNumber = '${memo.DocNumber}'`);
+    expect((rows.body.QueryResponse as { CreditMemo: unknown[] }).CreditMemo).toHaveLength(1);
+    const applied = entityOf(
+      await c.call('POST', 'payment', {}, applicationBody(customer.Id, invoice.Id, memo.Id, 30)),
+      'Payment',
+    );
+    expect(applied.TotalAmt).toBe(0);
+    expect(double.get(c.realmId, 'Invoice', invoice.Id)?.Balance).toBe(90);
+    expect(double.get(c.realmId, 'CreditMemo', memo.Id)).toMatchObject({ Balance: 0, RemainingCredit: 0 });
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(90_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(0);
+  });
+
+  it('within-balance: a credit memo is applied for no more than the invoice’s open Balance', async () => {
+    const c = await company();
+    const { customer, item, invoice } = await invoiced(c);
+    entityOf(await c.call('POST', 'payment', {}, paymentBody(c, customer.Id, invoice.Id, 100)), 'Payment');
+    const memo = entityOf(
+      await c.call('POST', 'creditmemo', {}, creditMemoBody(customer.Id, item.Id, 30)),
+      'CreditMemo',
+    );
+    const over = await c.call('POST', 'payment', {}, applicationBody(customer.Id, invoice.Id, memo.Id, 30));
+    expect(fault(over)).toMatchObject({ status: 400, code: '6000' });
+    expect(fault(over).Detail).toMatch(/more than its open balance of 20/);
+    expect(double.get(c.realmId, 'Invoice', invoice.Id)?.Balance).toBe(20);
+    expect(double.get(c.realmId, 'CreditMemo', memo.Id)?.Balance).toBe(30);
+  });
+
+  it('credit-within-balance: a payment applies no more of a credit memo than its Balance, and only its customer’s', async () => {
+    const c = await company();
+    const { customer, item, invoice } = await invoiced(c);
+    const memo = entityOf(
+      await c.call('POST', 'creditmemo', {}, creditMemoBody(customer.Id, item.Id, 30)),
+      'CreditMemo',
+    );
+    entityOf(
+      await c.call('POST', 'payment', {}, applicationBody(customer.Id, invoice.Id, memo.Id, 20)),
+      'Payment',
+    );
+    expect(double.get(c.realmId, 'CreditMemo', memo.Id)?.Balance).toBe(10);
+    const over = await c.call('POST', 'payment', {}, applicationBody(customer.Id, invoice.Id, memo.Id, 15));
+    expect(fault(over)).toMatchObject({ status: 400, code: '6000' });
+    expect(fault(over).Detail).toMatch(/more than its remaining credit of 10/);
+    expect(double.get(c.realmId, 'Invoice', invoice.Id)?.Balance).toBe(100);
+    const other = await invoiced(c);
+    const foreign = await c.call(
+      'POST',
+      'payment',
+      {},
+      applicationBody(other.customer.Id, other.invoice.Id, memo.Id, 5),
+    );
+    expect(fault(foreign)).toMatchObject({ status: 400, code: '6000' });
+    expect(fault(foreign).Detail).toMatch(/another customer/);
+  });
+
+  it('voided-invoice: no credit memo is applied to a voided invoice', async () => {
+    const c = await company();
+    const { customer, item, invoice } = await invoiced(c);
+    const memo = entityOf(
+      await c.call('POST', 'creditmemo', {}, creditMemoBody(customer.Id, item.Id, 30)),
+      'CreditMemo',
+    );
+    entityOf(
+      await c.call(
+        'POST',
+        'invoice',
+        { operation: 'void' },
+        { Id: invoice.Id, SyncToken: invoice.SyncToken },
+      ),
+      'Invoice',
+    );
+    const refused = await c.call('POST', 'payment', {}, applicationBody(customer.Id, invoice.Id, memo.Id, 0));
+    expect(fault(refused)).toMatchObject({ status: 400, code: '6000' });
+    expect(fault(refused).Detail).toMatch(/is voided/);
+    expect(double.get(c.realmId, 'CreditMemo', memo.Id)?.Balance).toBe(30);
   });
 
   it('journal-parties: a journal line on A/R names a customer, on A/P a vendor', async () => {
