@@ -13,7 +13,8 @@ import type { PartyDirectory } from './parties.js';
 // Which QBO document each ledger entry becomes, and its JSON body (README "What appears in QuickBooks"):
 // - invoice -> Invoice for the customer, DocNumber = the link's name, one line per credited income role
 //   (through booksync's items), so the accountant's invoice list matches the service's links;
-// - debit-memo -> a charge Invoice of its own (a line cannot be added to an invoice that may be paid);
+// - debit-memo, refund-reopen -> a charge Invoice of its own (a line cannot be added to an invoice that may be
+//   paid);
 // - payment, external-payment, check-application -> Payment applied (LinkedTxn) to the invoice, deposited to
 //   the mapped clearing account (Undeposited Funds by default) or checks account, PaymentRefNum = the
 //   service's payment / check reference;
@@ -25,7 +26,11 @@ import type { PartyDirectory } from './parties.js';
 //   (check) against the bill from the outgoing-payments clearing account (a Bank-type account in QBO);
 // - payment-fee -> JournalEntry: a Purchase must be paid from a bank or card account, and the fee is taken
 //   from the processor's clearing (Undeposited Funds), which QBO does not allow there;
-// - everything else (invoice-adjustment, refund-reopen, bill-payment-paid) and any entry whose lines are not
+// - invoice-adjustment lowering the link (Dr the write-off's role / Cr A/R) -> CreditMemo for the invoice's
+//   customer, its line through booksync's item of the debited role, then applied to the link's invoice by a
+//   zero-amount Payment linking both (QuickBooks' way to apply a credit memo), so the invoice's Balance is
+//   the service's remainder; raising the link stays a JournalEntry;
+// - everything else (a raised invoice-adjustment, bill-payment-paid) and any entry whose lines are not
 //   the native document's shape -> JournalEntry with the entry's own lines; A/R and A/P lines name the
 //   customer or vendor, as QBO requires.
 // Every body carries the marker (key and content hash) in PrivateNote and, unless it has its own number, the
@@ -151,6 +156,60 @@ export class DocumentMapper {
    * line through booksync's item of the credited income role; no tax added, as for invoices; the customer
    * when known (CustomerRef is optional on a sales receipt).
    */
+  /**
+   * A lowered invoice's credit (a write-off, a discount): a CreditMemo for the invoice's customer, its line
+   * through booksync's item of the debited role (QBO posts it Dr that item's income account / Cr A/R), no tax
+   * added, as for invoices; numbered with the key's DocNumber tag and found by it.
+   */
+  async creditMemo(doc: TargetDocument, pair: Pair, customer: Ref): Promise<Plan> {
+    const amount = centsToAmount(pair.cents);
+    return {
+      entity: 'CreditMemo',
+      body: {
+        ...this.common(doc),
+        CustomerRef: customer,
+        Line: [
+          {
+            Amount: amount,
+            Description: doc.description,
+            DetailType: 'SalesItemLineDetail',
+            SalesItemLineDetail: { ItemRef: await this.items.ref(pair.debit), Qty: 1, UnitPrice: amount },
+          },
+        ],
+      },
+    };
+  }
+
+  /**
+   * A credit memo applied to an invoice as QuickBooks applies one ("Receive payment" with the credit ticked):
+   * a Payment of TotalAmt 0 for the customer whose lines link the invoice and the credit memo for the same
+   * amount (LinkedTxn TxnType Invoice / CreditMemo): the invoice's Balance and the memo's drop by it, and no
+   * money moves. It carries the adjustment's marker and says what it links.
+   */
+  creditApplication(
+    doc: TargetDocument,
+    invoiceId: string,
+    creditMemoId: string,
+    customer: Ref,
+    cents: number,
+  ): Plan {
+    const amount = centsToAmount(cents);
+    const common = this.common(doc, false);
+    return {
+      entity: 'Payment',
+      body: {
+        ...common,
+        PrivateNote: `${common.PrivateNote}\napplies credit memo ${creditMemoId} to invoice ${invoiceId}`,
+        CustomerRef: customer,
+        TotalAmt: 0,
+        Line: [
+          { Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] },
+          { Amount: amount, LinkedTxn: [{ TxnId: creditMemoId, TxnType: 'CreditMemo' }] },
+        ],
+      },
+    };
+  }
+
   async salesReceipt(doc: TargetDocument, pair: Pair, customer: Ref | null): Promise<Plan> {
     const amount = centsToAmount(pair.cents);
     return {

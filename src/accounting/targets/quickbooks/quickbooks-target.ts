@@ -22,6 +22,7 @@ import type {
   TargetDocument,
 } from '../target-port.js';
 import { AccountDirectory, type Ref } from './accounts.js';
+import { amountToCents } from './amounts.js';
 import {
   billNumber,
   DocumentMapper,
@@ -55,7 +56,8 @@ import type { OAuthTokenStore } from './token-store.js';
 // not Payment's DocNumber, not Deposit's), so a query narrows the rows by such a property and the key is
 // read back client-side from the marker in PrivateNote (`booksync key=<key> hash=<hash>`, anywhere in it: a
 // void prefixes "Voided"), with its content hash:
-// - documents booksync numbers itself (journal entries, refund receipts, bill payments, charge invoices):
+// - documents booksync numbers itself (journal entries, refund receipts, bill payments, charge invoices,
+//   credit memos):
 //   `DocNumber = '<tag>'`;
 // - invoices and bills, numbered by the link's name or the vendor's number: `DocNumber IN (<the numbers
 //   this key can have>)`, from the document;
@@ -94,6 +96,8 @@ const entityByKind: Record<string, string> = {
   'check-cleared': 'Deposit',
   bill: 'Bill',
   'bill-payment-sent': 'BillPayment',
+  // A lowering (a write-off, a discount) is a CreditMemo; a raising stays a journal entry (found there next).
+  'invoice-adjustment': 'CreditMemo',
 };
 
 /** QBO's own cancel: a voided invoice (nothing applied to it) or payment stays, with its amounts zeroed. */
@@ -116,7 +120,13 @@ const voidQuery: Record<string, { operation: string; include?: string }> = {
  * one the payment went into), so the customer owes again and the closed period stays as it was. A bill
  * payment's reversal is the mirror: a bill for the vendor on the account the payment left.
  */
-const reversingEntity: Record<string, string> = { Payment: 'Invoice', BillPayment: 'Bill' };
+const reversingEntity: Record<string, string> = {
+  Payment: 'Invoice',
+  BillPayment: 'Bill',
+  // A lowered invoice's credit memo stays (it may be applied, paid past, in a closed month): the amount owed
+  // again is a charge invoice of its own, in any month.
+  CreditMemo: 'Invoice',
+};
 /** Found by the date of the document: QBO filters neither Payment's nor Deposit's DocNumber. */
 const byDate = new Set(['Payment', 'Deposit']);
 
@@ -240,9 +250,9 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const primary = this.entityOf(document.key);
     const mayExist = context.mayExist(document.key);
     const existing = mayExist ? await this.findIn(primary, document.key, document) : null;
-    if (existing) return alreadyPushed(this.name, existing, document);
+    if (existing) return this.applied(document, alreadyPushed(this.name, existing, document), context);
     const plan = await this.plan(document, context);
-    if ('found' in plan) return plan.found;
+    if ('found' in plan) return this.applied(document, plan.found, context);
     if (mayExist && plan.entity !== primary) {
       const fallback = await this.findIn(plan.entity, document.key, document);
       if (fallback) return alreadyPushed(this.name, fallback, document);
@@ -265,12 +275,56 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       { key: document.key, entity: plan.entity, id: created.Id },
       'pushed to quickbooks',
     );
-    return {
-      key: document.key,
-      remoteIds: [`${plan.entity}:${created.Id}`],
-      contentHash: document.contentHash,
-      created: true,
-    };
+    return this.applied(
+      document,
+      {
+        key: document.key,
+        remoteIds: [`${plan.entity}:${created.Id}`],
+        contentHash: document.contentHash,
+        created: true,
+      },
+      context,
+    );
+  }
+
+  /**
+   * What a document pushed still needs at QBO: a lowered invoice's credit memo applied to the link's invoice,
+   * as QuickBooks applies a credit (a Payment of TotalAmt 0 whose lines link the Invoice and the CreditMemo:
+   * Intuit's Payment reference, Line.LinkedTxn), for as much as the memo has left and the invoice still
+   * owes, so the invoice's Balance is the service's remainder. What a paid invoice no longer owes stays the
+   * customer's credit (the memo's Balance). Idempotent by QBO's own state: a memo found again (a re-push, a
+   * crash after its create) applies only what it has left, nothing once applied. The application's Payment
+   * is the result's second remote id when this push made it.
+   */
+  private async applied(doc: TargetDocument, result: PushResult, context: PushContext): Promise<PushResult> {
+    if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
+    const memoRef = parseRemoteId(result.remoteIds[0]);
+    if (memoRef?.entity !== 'CreditMemo') return result;
+    const memo = await this.client.read('CreditMemo', memoRef.id);
+    const left = amountToCents(Number(memo.Balance ?? 0));
+    if (left <= 0 || isVoided(memo)) return result;
+    const invoiceRef = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
+    if (invoiceRef?.entity !== 'Invoice') return result;
+    const invoice = await this.client.read('Invoice', invoiceRef.id);
+    const cents = Math.min(left, amountToCents(Number(invoice.Balance ?? 0)));
+    if (cents <= 0 || isVoided(invoice)) return result;
+    const plan = this.mapper.creditApplication(
+      doc,
+      invoiceRef.id,
+      memoRef.id,
+      memo.CustomerRef as Ref,
+      cents,
+    );
+    // The memo's SyncToken moves with its Balance: a replay after a lost answer is the same write, a
+    // later application (the invoice reopened) another.
+    const payment = await this.client.write(plan.entity, plan.body, {
+      requestid: requestIdFor(`${doc.key}:apply@${memo.SyncToken}`, 'create'),
+    });
+    this.options.logger?.info(
+      { key: doc.key, creditMemo: memoRef.id, invoice: invoiceRef.id, payment: payment.Id, cents },
+      'credit memo applied to its invoice in quickbooks',
+    );
+    return { ...result, remoteIds: [result.remoteIds[0] as string, `Payment:${payment.Id}`] };
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
@@ -399,6 +453,20 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       );
       await this.prefetch(documents, outcomes);
       await this.createInWaves(documents, outcomes, context);
+      // Lowered invoices' credit memos applied to their invoices, once the slice's invoices exist.
+      for (const [i, doc] of documents.entries()) {
+        const outcome = outcomes[i];
+        if (doc.kind === 'invoice-adjustment' && outcome && !(outcome instanceof Error)) {
+          // Not applied (an outage, a refusal): the document is not settled, its retry finds the memo and
+          // applies it then.
+          try {
+            outcomes[i] = await this.applied(doc, outcome, context);
+          } catch (error) {
+            outcomes[i] = asError(error);
+            if (!isTargetRefusal(error)) throw error;
+          }
+        }
+      }
     } catch (error) {
       // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order
       // (a payment planned without its invoice would become a journal entry).
@@ -614,6 +682,17 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
         return this.mapper.payment(doc, pair, invoice.id, await this.customerOf(invoice.id));
       }
+      // A lowered link: a credit memo for the invoice's customer, applied to the invoice once made (applied()).
+      // No invoice in QBO to apply it to (booked as a journal entry): the journal entry, as before.
+      case 'invoice-adjustment': {
+        if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
+        const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
+        if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
+        // Pushed by an earlier release as a journal entry: found there, never credited twice.
+        const journal = await this.findIn('JournalEntry', doc.key);
+        if (journal) return { found: alreadyPushed(this.name, journal, doc) };
+        return this.mapper.creditMemo(doc, pair, await this.customerOf(invoice.id));
+      }
       // A sale of its own (no invoice to pay): a sales receipt, for the customer when there is one.
       case 'sale': {
         if (!pair) return this.mapper.journal(doc);
@@ -769,6 +848,11 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         this.name,
         `nothing to reverse: ${doc.reverses ?? '(no key)'} is not in QuickBooks`,
       );
+    }
+    if (original.entity === 'CreditMemo') {
+      // Never voided nor deleted (it may be applied, in a closed month): the customer owes it again by a
+      // charge invoice of its own, dated in the open period.
+      return this.reverseAfterClose(doc, 'Invoice', await this.client.read('CreditMemo', original.id));
     }
     if (voidable.has(original.entity)) {
       const remoteIds = [`void:${original.entity}:${original.id}`];
