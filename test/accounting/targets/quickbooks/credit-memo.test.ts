@@ -134,9 +134,13 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(8_000_00);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-8_000_00);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(0);
+    // QuickBooks' own aged receivables (the close certificate's figures) say the remainder for the link.
+    const link = docs.invoice.invoice?.paymentLinkId ?? '';
+    expect((await target.figuresAsOf('2026-11-05')).openInvoices[link]).toBe(8_000_00);
 
     pushed.set(docs.payment.key, await target.push(docs.payment, context));
     expect(invoice()?.Balance).toBe(0);
+    expect((await target.figuresAsOf('2026-11-08')).openInvoices[link] ?? 0).toBe(0);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(0);
 
     // Pushed again, from a restarted worker that has no index: found by its marker, nothing made twice.
