@@ -29,9 +29,11 @@ import {
 // properties only, voids by include=void / operation=void with "Voided" prefixed, 6540, no payment beyond
 // a Balance or on a voided invoice, A/R and A/P journal names, 6240 across customers and vendors, a
 // BillPayment from a Bank account, a Deposit into a Bank or Other Current Asset account and a payment
-// deposited once, batch items not seeing each other (the request limits are not provoked). It writes to the
+// deposited once, a credit memo applied by a zero Payment within its Balance and the invoice's, batch items
+// not seeing each other (the request limits are not provoked). It writes to the
 // sandbox: booksync's accounts (`booksync <Role>`, mapped by Id, and `booksync rules Expense`), customers,
-// a vendor, items, invoices, payments, a bill and a bill payment, a deposit, voids; nothing is deleted.
+// a vendor, items, invoices, payments, a credit memo, a bill and a bill payment, a deposit, voids; nothing is
+// deleted.
 // QBO rotates the refresh token: the new one is written to the file QBO_REFRESH_TOKEN_OUT names, never logged.
 
 const env = process.env;
@@ -232,6 +234,41 @@ describe.skipIf(missing.length > 0)('QuickBooks Online sandbox (opt-in)', () => 
     );
     expect(String(voidedInvoice.PrivateNote)).toMatch(/^Voided/);
     expect(await refusal(payment(second.Id, 10))).toMatch(/code 6000/);
+
+    // A credit memo applied by a zero Payment linking it and an invoice; credit-within-balance, within-balance
+    // and voided-invoice for an application (issue 30, item 2).
+    const creditMemo = (amount: number) =>
+      create('CreditMemo', {
+        CustomerRef: ref(customer.Id),
+        PrivateNote: `booksync rules ${run}`,
+        Line: [
+          {
+            Amount: amount,
+            DetailType: 'SalesItemLineDetail',
+            SalesItemLineDetail: { ItemRef: ref(item.Id) },
+          },
+        ],
+      });
+    const application = (invoiceId: string, memoId: string, amount: number) =>
+      create('Payment', {
+        CustomerRef: ref(customer.Id),
+        TotalAmt: 0,
+        PrivateNote: `booksync rules ${run}`,
+        Line: [
+          { Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] },
+          { Amount: amount, LinkedTxn: [{ TxnId: memoId, TxnType: 'CreditMemo' }] },
+        ],
+      });
+    const credited = await invoice();
+    const memo = await creditMemo(30);
+    expect([memo.TotalAmt, memo.Balance]).toEqual([30, 30]);
+    await application(credited.Id, memo.Id, 20);
+    expect((await read('Invoice', credited.Id)).Balance).toBe(100);
+    expect((await read('CreditMemo', memo.Id)).Balance).toBe(10);
+    expect(await refusal(application(credited.Id, memo.Id, 15))).toMatch(/code 6000/);
+    await payment(credited.Id, 95);
+    expect(await refusal(application(credited.Id, memo.Id, 10))).toMatch(/code 6000/);
+    expect(await refusal(application(second.Id, memo.Id, 5))).toMatch(/code 6000/);
 
     // deposited-void (6540), deposit-once, deposit-account.
     const third = await invoice();

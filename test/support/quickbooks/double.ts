@@ -402,7 +402,7 @@ export class QuickBooksDouble {
     if (!current) throw new Error(`no ${entity} ${id}`);
     const next = structuredClone(current) as Entity;
     edit(next);
-    if (['Invoice', 'Bill', 'Payment', 'BillPayment'].includes(entity)) {
+    if (['Invoice', 'Bill', 'Payment', 'BillPayment', 'CreditMemo'].includes(entity)) {
       const total = this.lineTotal({ ...next, TotalAmt: undefined }, entity);
       next.TotalAmt = amount(total);
     }
