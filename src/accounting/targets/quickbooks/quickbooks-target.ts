@@ -306,7 +306,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const invoiceRef = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
     if (invoiceRef?.entity !== 'Invoice') return result;
     const invoice = await this.client.read('Invoice', invoiceRef.id);
-    const cents = Math.min(left, amountToCents(Number(invoice.Balance ?? 0)));
+    const owed = amountToCents(Number(invoice.Balance ?? 0));
+    const cents = Math.min(left, owed);
     if (cents <= 0 || isVoided(invoice)) return result;
     const plan = this.mapper.creditApplication(
       doc,
@@ -315,10 +316,10 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       memo.CustomerRef as Ref,
       cents,
     );
-    // The memo's SyncToken moves with its Balance: a replay after a lost answer is the same write, a
-    // later application (the invoice reopened) another.
+    // Of the state read: a replay after a lost answer is the same write, a later application (what the memo
+    // and the invoice hold has moved since) another, whether or not QBO moved the memo's SyncToken.
     const payment = await this.client.write(plan.entity, plan.body, {
-      requestid: requestIdFor(`${doc.key}:apply@${memo.SyncToken}`, 'create'),
+      requestid: requestIdFor(`${doc.key}:apply@${memo.SyncToken}:${left}:${owed}`, 'create'),
     });
     this.options.logger?.info(
       { key: doc.key, creditMemo: memoRef.id, invoice: invoiceRef.id, payment: payment.Id, cents },
