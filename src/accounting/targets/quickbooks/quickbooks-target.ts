@@ -689,8 +689,9 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
         const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
-        // Pushed by an earlier release as a journal entry: found there, never credited twice.
-        const journal = await this.findIn('JournalEntry', doc.key);
+        // Pushed by an earlier release as a journal entry (an attempt that may have created it): found
+        // there, never credited twice.
+        const journal = context.mayExist(doc.key) ? await this.findIn('JournalEntry', doc.key) : null;
         if (journal) return { found: alreadyPushed(this.name, journal, doc) };
         return this.mapper.creditMemo(doc, pair, await this.customerOf(invoice.id));
       }
@@ -853,7 +854,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     if (original.entity === 'CreditMemo') {
       // Never voided nor deleted (it may be applied, in a closed month): the customer owes it again by a
       // charge invoice of its own, dated in the open period.
-      return this.reverseAfterClose(doc, 'Invoice', await this.client.read('CreditMemo', original.id));
+      return this.reverseAfterClose(
+        doc,
+        'Invoice',
+        await this.client.read('CreditMemo', original.id),
+        context,
+      );
     }
     if (voidable.has(original.entity)) {
       const remoteIds = [`void:${original.entity}:${original.id}`];

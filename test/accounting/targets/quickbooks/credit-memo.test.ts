@@ -96,7 +96,11 @@ function loweredLink(date = '2026-11-05') {
 
 function recorder() {
   const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = { pushed: (key) => pushed.get(key) ?? null, closedThrough: null };
+  const context: PushContext = {
+    mayExist: () => true,
+    pushed: (key) => pushed.get(key) ?? null,
+    closedThrough: null,
+  };
   return { pushed, context };
 }
 
@@ -145,7 +149,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
 
     // Pushed again, from a restarted worker that has no index: found by its marker, nothing made twice.
     const creates = double.creates(c.realmId);
-    const again = await c.target().push(docs.lowered, { pushed: () => null });
+    const again = await c.target().push(docs.lowered, { mayExist: () => true, pushed: () => null });
     expect(again).toMatchObject({ created: false, remoteIds: [credit.remoteIds[0]] });
     expect(double.creates(c.realmId)).toBe(creates);
     expect(double.all(c.realmId, 'CreditMemo')).toHaveLength(1);
@@ -157,6 +161,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     const c = quickBooksCompany(double, cipher);
     const docs = loweredLink();
     const outcomes = await c.target().pushMany([docs.invoice, docs.lowered, docs.payment], {
+      mayExist: () => true,
       pushed: () => null,
     });
     for (const outcome of outcomes) expect(outcome).not.toBeInstanceOf(Error);
@@ -165,6 +170,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(invoice?.Balance).toBe(0);
     expect(double.get(c.realmId, 'CreditMemo', idOf(memo?.remoteIds[0]))?.Balance).toBe(0);
     const again = await c.target().pushMany([docs.invoice, docs.lowered, docs.payment], {
+      mayExist: () => true,
       pushed: () => null,
     });
     expect(again.map((o) => (o as { created?: boolean }).created)).toEqual([false, false, false]);
@@ -197,7 +203,9 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     });
     // Pushed again: the invoice owes nothing, nothing is applied or made.
     const creates = double.creates(c.realmId);
-    expect(await c.target().push(bigger, { pushed: () => null })).toMatchObject({ created: false });
+    expect(await c.target().push(bigger, { mayExist: () => true, pushed: () => null })).toMatchObject({
+      created: false,
+    });
     expect(double.creates(c.realmId)).toBe(creates);
   });
 
@@ -230,7 +238,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
         line('Credit', defaultAccountCodes.AccountsReceivable, true),
       ],
     });
-    const found = await c.target().push(docs.lowered, { pushed: () => null });
+    const found = await c.target().push(docs.lowered, { mayExist: () => true, pushed: () => null });
     expect(found).toMatchObject({ created: false, remoteIds: [`JournalEntry:${journal.Id}`] });
     expect(double.all(c.realmId, 'CreditMemo')).toEqual([]);
     expect(double.all(c.realmId, 'Payment')).toEqual([]);
@@ -252,7 +260,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(10_000_00);
     // Found again by its key from a restarted worker.
     const creates = double.creates(c.realmId);
-    expect(await c.target().push(docs.reversed, { pushed: () => null })).toMatchObject({
+    expect(await c.target().push(docs.reversed, { mayExist: () => true, pushed: () => null })).toMatchObject({
       created: false,
       remoteIds: reversal.remoteIds,
     });
