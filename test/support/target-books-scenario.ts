@@ -188,7 +188,8 @@ export interface TargetBooksRun {
 }
 
 /**
- * Connects by consent, runs `booksync start` into a SIGKILL between a create and its index write, restarts,
+ * Connects by consent, runs `booksync start` into a SIGKILL between marking a slice attempted and writing it,
+ * then into one between a create and its index write, restarts,
  * pushes the demo day, then every event twice more: one document per entry and no create more. `afterPush`
  * holds the target's own checks after the first full push. Answers the number of ledger entries.
  */
@@ -198,6 +199,11 @@ export async function crashThenEverythingTwice(
 ): Promise<number> {
   const { booksync } = run;
   await connectByConsent(booksync, run.consent);
+  // Killed between marking the first slice attempted and writing it: nothing reached the target, and the
+  // next start looks those entries up (finding nothing) before creating them.
+  const ahead = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_WRITE_AHEAD: run.consent.target });
+  expect(await booksync.exited(ahead)).toBe('SIGKILL');
+  expect(run.creates()).toBe(0);
   const first = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: run.consent.target });
   expect(await booksync.exited(first)).toBe('SIGKILL');
   const createsBeforeCrash = run.creates();

@@ -121,7 +121,10 @@ afterAll(async () => {
 });
 
 describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
-  it('survives a SIGKILL between a Tryton create and its index write, and every event delivered twice more, shuffled: one Tryton record per entry', async () => {
+  it('survives a SIGKILL between marking a document attempted and creating it, one between a Tryton create and its index write, and every event delivered twice more, shuffled: one Tryton record per entry', async () => {
+    // Killed after marking the first document attempted, before writing it: the next start looks it up.
+    const ahead = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_WRITE_AHEAD: 'tryton' });
+    expect(await booksync.exited(ahead)).toBe('SIGKILL');
     // The failpoint kills the whole worker right after Tryton created the first document.
     const first = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: 'tryton' });
     expect(await booksync.exited(first)).toBe('SIGKILL');
