@@ -198,11 +198,19 @@ function rows(results: BenchResults): Row[] {
   if (tryton) {
     out.push([
       'tryton',
-      `${n(tryton.documents)} payments pushed (find by key, move, post, settle)`,
+      `${n(tryton.documents)} payments pushed (move, post, settle; no look-up)`,
       `${n(tryton.pushedPerSecond)}/s`,
       `bare create+post ${n(tryton.bareCreatePostPerSecond)}/s`,
       `${tryton.ratio}`,
     ]);
+    if (tryton.atScale)
+      out.push([
+        'tryton',
+        `the same with ${n(tryton.atScale.moves)} moves of history in Tryton (bare ${n(tryton.atScale.bareCreatePostPerSecond)}/s)`,
+        `${n(tryton.atScale.pushedPerSecond)}/s`,
+        `empty database ${n(tryton.pushedPerSecond)}/s`,
+        `${tryton.atScale.ratioToEmpty}`,
+      ]);
   }
   const quickbooks = results.stages.quickbooks;
   if (quickbooks) {

@@ -96,6 +96,7 @@ const config = {
     oneByOne: process.env.BENCH_BACKFILL_ONE_BY_ONE === '1',
   },
   trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 30 : 150),
+  trytonHistoryMoves: positive('BENCH_TRYTON_HISTORY_MOVES', quick ? 50_000 : 200_000, 0),
   quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 30 : 120),
   xeroLinks: positive('BENCH_XERO_LINKS', quick ? 20 : 60),
   certificateInvoices: positive('BENCH_CERTIFICATE_INVOICES', quick ? 5_000 : 50_000),
@@ -159,7 +160,13 @@ await stage('ach', () =>
 );
 await stage('emulator', () => benchEmulator({ ...config.emulator, profile: profile('emulator'), progress }));
 await stage('backfill', () => benchBackfill({ ...config.backfill, profile: profile('backfill'), progress }));
-await stage('tryton', () => benchTrytonPush({ documents: config.trytonDocuments, progress }));
+await stage('tryton', () =>
+  benchTrytonPush({
+    documents: config.trytonDocuments,
+    historyMoves: config.trytonHistoryMoves,
+    progress,
+  }),
+);
 await stage('quickbooks', () => benchQuickBooksPush({ links: config.quickbooksLinks, progress }));
 await stage('xero', () => benchXeroPush({ links: config.xeroLinks, progress }));
 await stage('certificate', () => benchCertificate({ invoices: config.certificateInvoices, progress }));

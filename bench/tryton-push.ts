@@ -1,12 +1,15 @@
 import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
-import type { TargetDocument } from '../src/accounting/targets/target-port.js';
+import type { PushContext, RemoteRecord, TargetDocument } from '../src/accounting/targets/target-port.js';
 import { createTrytonTarget } from '../src/accounting/targets/tryton/index.js';
 import { dateOf, decimalOf, standardPeriod } from '../src/accounting/targets/tryton/json-rpc.js';
 import { startTryton } from '../test/support/tryton.js';
 
 // Stage: documents pushed to a real Tryton (PostgreSQL) through booksync's target, against the floor it
 // cannot beat: a bare create-and-post of the same move over the same JSON-RPC connection. The target adds
-// its look-up by key (idempotency) and the invoice settlement; the ratio is what they cost.
+// the invoice settlement (a push looks nothing up: the index's write-ahead marks say no attempt wrote it);
+// the ratio is what it costs. Then the same again once Tryton's database holds a business's years of
+// history (`historyMoves` moves, 200,000 by default, copied in with SQL, untimed): the push rate must not
+// fall with the size of the books (goal: ≥ 0.9 of the empty database's).
 
 export interface TrytonPushResult {
   documents: number;
@@ -14,10 +17,42 @@ export interface TrytonPushResult {
   bareCreatePostPerSecond: number;
   /** pushed / bare: the issue's goal is at least 0.5. */
   ratio: number;
+  /** The same measured once the database holds `moves` more moves (absent when historyMoves is 0). */
+  atScale?: { moves: number; pushedPerSecond: number; bareCreatePostPerSecond: number; ratioToEmpty: number };
+}
+
+/**
+ * `moves` copies of the latest posted move, with its lines, straight into Tryton's tables (columns read from
+ * the catalogue, so the copy follows Tryton's schema), each with a description of its own like booksync's.
+ */
+function historySql(moves: number): string {
+  return `DO $$
+DECLARE
+  template integer := (SELECT max(id) FROM account_move WHERE state = 'posted');
+  move_cols text := (SELECT string_agg(quote_ident(column_name), ', ') FROM information_schema.columns
+    WHERE table_name = 'account_move' AND column_name NOT IN ('id', 'number', 'post_number', 'description'));
+  line_cols text := (SELECT string_agg(quote_ident(column_name), ', ') FROM information_schema.columns
+    WHERE table_name = 'account_move_line' AND column_name NOT IN ('id', 'move', 'reconciliation'));
+  numbered text := (SELECT string_agg(quote_ident(column_name), ', ') FROM information_schema.columns
+    WHERE table_name = 'account_move' AND column_name IN ('number', 'post_number'));
+  numbers text := (SELECT string_agg('''H-'' || g', ', ') FROM information_schema.columns
+    WHERE table_name = 'account_move' AND column_name IN ('number', 'post_number'));
+BEGIN
+  EXECUTE format('INSERT INTO account_move (%1$s, %2$s, description) SELECT %1$s, %3$s, '
+    '''booksync:history:'' || g || '' '' || repeat(''x'', 64) FROM account_move, generate_series(1, %4$s) g '
+    'WHERE id = %5$s', move_cols, numbered, numbers, ${moves}, template);
+  EXECUTE format('INSERT INTO account_move_line (%1$s, move) SELECT l.%2$s, m.id FROM account_move m '
+    'JOIN account_move_line l ON l.move = %3$s WHERE m.description LIKE ''booksync:history:%%''',
+    line_cols, replace(line_cols, ', ', ', l.'), template);
+END $$;
+ANALYZE account_move;
+ANALYZE account_move_line;`;
 }
 
 export async function benchTrytonPush(options: {
   documents: number;
+  /** Moves of history copied into Tryton before the second measure; 0: no second measure. */
+  historyMoves: number;
   progress: (line: string) => void;
 }): Promise<TrytonPushResult> {
   const tryton = await startTryton();
@@ -37,8 +72,12 @@ export async function benchTrytonPush(options: {
     const date = new Date().toISOString().slice(0, 10);
     // One invoice per payment, as a business has them (setup, not timed): each payment settles its own.
     const invoiceOf = (i: number) => ({ paymentLinkId: `pl_bench_${run}_${i}`, number: `INV-B-${run}-${i}` });
-    for (let i = 0; i < options.documents; i++) {
-      await target.push(
+    // What the index knows, as the push activity hands it to the target (PushContext.pushed).
+    const index = new Map<string, RemoteRecord>();
+    const context: PushContext = { mayExist: () => false, pushed: (key) => index.get(key) ?? null };
+    const invoices = options.documents * (options.historyMoves > 0 ? 2 : 1);
+    for (let i = 0; i < invoices; i++) {
+      const made = await target.push(
         {
           key: `invoice:pl_bench_${run}_${i}`,
           kind: 'invoice',
@@ -53,10 +92,11 @@ export async function benchTrytonPush(options: {
           invoice: invoiceOf(i),
           customer,
         },
-        { mayExist: () => false, pushed: () => null },
+        context,
       );
+      index.set(made.key, made);
     }
-    options.progress(`tryton: ${options.documents} invoices ready`);
+    options.progress(`tryton: ${invoices} invoices ready`);
     const payment = (i: number): TargetDocument => ({
       key: `payment:bench_${run}_${i}`,
       kind: 'payment',
@@ -103,30 +143,51 @@ export async function benchTrytonPush(options: {
       ]);
       await rpc.model('account.move', 'post', [id]);
     };
-    // Alternate rounds so load from elsewhere hits both alike.
-    let pushed = 0;
-    let bareDone = 0;
-    let pushMs = 0;
-    let bareMs = 0;
-    const round = Math.max(10, Math.floor(options.documents / 5));
-    while (pushed < options.documents) {
-      let t = performance.now();
-      for (let i = 0; i < round && pushed < options.documents; i++)
-        await target.push(payment(pushed++), { mayExist: () => false, pushed: () => null });
-      pushMs += performance.now() - t;
-      t = performance.now();
-      for (let i = 0; i < round && bareDone < options.documents; i++, bareDone++) await bare();
-      bareMs += performance.now() - t;
-      options.progress(`tryton: ${pushed}/${options.documents} pushed`);
-    }
-    const pushedPerSecond = Math.round((pushed / pushMs) * 1000 * 10) / 10;
-    const bareCreatePostPerSecond = Math.round((bareDone / bareMs) * 1000 * 10) / 10;
-    return {
-      documents: pushed,
-      pushedPerSecond,
-      bareCreatePostPerSecond,
-      ratio: Math.round((pushedPerSecond / bareCreatePostPerSecond) * 100) / 100,
+    /** Payments `from` .. `from + documents` pushed, alternating rounds with the bare path so load hits both alike. */
+    const measure = async (from: number) => {
+      let pushed = 0;
+      let bareDone = 0;
+      let pushMs = 0;
+      let bareMs = 0;
+      const round = Math.max(10, Math.floor(options.documents / 5));
+      while (pushed < options.documents) {
+        let t = performance.now();
+        for (let i = 0; i < round && pushed < options.documents; i++)
+          await target.push(payment(from + pushed++), context);
+        pushMs += performance.now() - t;
+        t = performance.now();
+        for (let i = 0; i < round && bareDone < options.documents; i++, bareDone++) await bare();
+        bareMs += performance.now() - t;
+        options.progress(`tryton: ${pushed}/${options.documents} pushed`);
+      }
+      return {
+        pushed,
+        pushedPerSecond: Math.round((pushed / pushMs) * 1000 * 10) / 10,
+        bareCreatePostPerSecond: Math.round((bareDone / bareMs) * 1000 * 10) / 10,
+      };
     };
+    const empty = await measure(0);
+    const result: TrytonPushResult = {
+      documents: empty.pushed,
+      pushedPerSecond: empty.pushedPerSecond,
+      bareCreatePostPerSecond: empty.bareCreatePostPerSecond,
+      ratio: Math.round((empty.pushedPerSecond / empty.bareCreatePostPerSecond) * 100) / 100,
+    };
+    if (options.historyMoves > 0) {
+      const started = performance.now();
+      tryton.sql(historySql(options.historyMoves));
+      options.progress(
+        `tryton: ${options.historyMoves} moves of history copied in (${Math.round((performance.now() - started) / 1000)} s, untimed)`,
+      );
+      const full = await measure(options.documents);
+      result.atScale = {
+        moves: options.historyMoves,
+        pushedPerSecond: full.pushedPerSecond,
+        bareCreatePostPerSecond: full.bareCreatePostPerSecond,
+        ratioToEmpty: Math.round((full.pushedPerSecond / empty.pushedPerSecond) * 100) / 100,
+      };
+    }
+    return result;
   } finally {
     await tryton.close();
   }

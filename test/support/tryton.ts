@@ -42,6 +42,8 @@ export interface TrytonServer {
   amountToPay(paymentLinkId: string): Promise<number>;
   /** Tryton's amount to pay, in cents, of the customer invoices whose reference is the link's name (number). */
   amountToPayByNumber(invoiceNumber: string): Promise<number>;
+  /** Runs SQL on Tryton's own database, behind Tryton's back (a bench's bulk history; never in a test of booksync). */
+  sql(statement: string): string;
   /** Closes or reopens the fiscal period holding the date. */
   setPeriodState(date: string, state: 'close' | 'reopen'): Promise<void>;
 }
@@ -183,6 +185,7 @@ export async function startTryton(): Promise<TrytonServer> {
     rpc,
     start,
     stop,
+    sql: (statement) => psql(statement, database),
     async close() {
       await stop();
       await stopPostgres();

@@ -286,16 +286,16 @@ export class TrytonTarget implements AccountingTarget {
     const lock = laterOf(await this.#locks.get(), context.closedThrough);
     if (given.kind === 'reversal') return this.#reverse(given, lock, context);
     // Dated out of a closed period, its own date kept in its description.
-    return this.#pushDated(datedOpen(given, lock), accounts, context.mayExist(given.key));
+    return this.#pushDated(datedOpen(given, lock), accounts, context);
   }
 
-  /** `mayExist`: an earlier attempt may have created it (a crash, a refusal at posting): looked up first. */
+  /** Looked up first only when an earlier attempt may have created it (a crash, a refusal at posting). */
   async #pushDated(
     document: TargetDocument,
     accounts: Map<AccountRole, number>,
-    mayExist: boolean,
+    context: PushContext,
   ): Promise<PushResult> {
-    const existing = mayExist ? await this.#record(document.key) : null;
+    const existing = context.mayExist(document.key) ? await this.#record(document.key) : null;
     if (existing) {
       if (existing.contentHash !== document.contentHash) {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
@@ -304,7 +304,8 @@ export class TrytonTarget implements AccountingTarget {
       if (existing.draft) {
         await this.#redate(existing.draft, document);
         await this.#post(document, existing.draft);
-        const invoice = existing.draft.model === 'account.move' ? await this.#invoiceSettled(document) : null;
+        const invoice =
+          existing.draft.model === 'account.move' ? await this.#invoiceSettled(document, context) : null;
         if (invoice) await this.#reconcileIfPaid(invoice.id);
       }
       const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
@@ -321,7 +322,7 @@ export class TrytonTarget implements AccountingTarget {
       case 'bill':
         return this.#invoice(document, 'in', accounts);
       default:
-        return this.#move(document, accounts);
+        return this.#move(document, accounts, context);
     }
   }
 
@@ -579,7 +580,11 @@ export class TrytonTarget implements AccountingTarget {
     };
   }
 
-  async #move(document: TargetDocument, accounts: Map<AccountRole, number>): Promise<PushResult> {
+  async #move(
+    document: TargetDocument,
+    accounts: Map<AccountRole, number>,
+    context: PushContext,
+  ): Promise<PushResult> {
     const needsParty = document.lines.some((l) => receivableRoles.has(l.role));
     const counterparty = document.lines.some((l) => l.role === 'AccountsPayable')
       ? document.vendor
@@ -590,7 +595,7 @@ export class TrytonTarget implements AccountingTarget {
     const party = needsParty && counterparty ? await this.#party(counterparty) : undefined;
     // The invoice the money settles: its receivable / payable lines are created as its payment lines, so
     // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
-    const invoice = needsParty ? await this.#invoiceSettled(document) : null;
+    const invoice = needsParty ? await this.#invoiceSettled(document, context) : null;
     if (invoice?.state === 'paid') await this.#unreconcileInvoice(invoice.id);
     const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
       {
@@ -637,7 +642,26 @@ export class TrytonTarget implements AccountingTarget {
   }
 
   /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
-  async #invoiceSettled(document: TargetDocument): Promise<InvoiceRow | null> {
+  async #invoiceSettled(document: TargetDocument, context: PushContext): Promise<InvoiceRow | null> {
+    // The index knows the invoice booksync made for the link or bill: read by its id (Tryton's primary key),
+    // not searched by comment, a column no index serves, which a business with years of invoices pays for.
+    const ownKey = document.invoice
+      ? `invoice:${document.invoice.paymentLinkId}`
+      : document.bill
+        ? `bill:${document.bill.billId}`
+        : null;
+    const ownId = ownKey
+      ? context.pushed(ownKey)?.remoteIds.find((r) => r.startsWith('account.invoice,'))
+      : undefined;
+    if (ownId) {
+      const [own] = await this.#rpc.model<InvoiceRow[]>(
+        'account.invoice',
+        'read',
+        [Number(ownId.split(',')[1])],
+        ['description', 'state', 'amount_to_pay', 'move'],
+      );
+      if (own && (own.state === 'posted' || own.state === 'paid')) return own;
+    }
     const tag = document.invoice
       ? linkTag(document.invoice.paymentLinkId)
       : document.bill
