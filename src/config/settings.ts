@@ -283,6 +283,14 @@ export const settingsSchema = z.object({
   QBO_CONSENT_URL: httpUrl
     .default('https://appcenter.intuit.com/connect/oauth2')
     .describe("Intuit's consent page `targets connect` sends you to."),
+  QBO_TAX_CODE: z
+    .string()
+    .min(1)
+    .max(100)
+    .default('NON')
+    .describe(
+      "The sales tax code (Id or name) put on every sales line booksync writes to QuickBooks (invoices, sales receipts, refund receipts), so a company on automated sales tax adds no tax the service never charged. It must be a non-taxable code: an unknown, inactive or taxable one stops start-up. `NON` is QuickBooks' non-taxable code in US companies; elsewhere name the company's exempt or zero-rated code.",
+    ),
   XERO_CLIENT_ID: z
     .string()
     .min(1)

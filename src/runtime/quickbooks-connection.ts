@@ -72,6 +72,7 @@ export async function openQuickBooksTarget(options: {
     tokenStore: qbo.tokenStore(realmId, logger),
     accounts,
     matching: settings.TARGET_MATCHING,
+    taxCode: settings.QBO_TAX_CODE,
     logger,
   });
 }

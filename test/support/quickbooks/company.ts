@@ -5,14 +5,19 @@ import {
   type TokenCipher,
 } from '../../../src/accounting/targets/quickbooks/index.js';
 import { SealedTokenInMemory } from '../sealed-token-in-memory.js';
-import type { QuickBooksDouble } from './double.js';
+import type { QuickBooksDouble, RealmOptions } from './double.js';
 
 /**
  * A new company in the double and the adapter connected to it, as booksync's own QuickBooks target with
- * booksync's default accounts; `target()` is a new adapter each call (a new process), sharing the connection.
+ * booksync's default accounts (and QBO_TAX_CODE's default, or `taxCode`); `target()` is a new adapter each call
+ * (a new process), sharing the connection. `realm` sets the company up (automated sales tax).
  */
-export function quickBooksCompany(double: QuickBooksDouble, cipher: TokenCipher) {
-  const realmId = double.createRealm();
+export function quickBooksCompany(
+  double: QuickBooksDouble,
+  cipher: TokenCipher,
+  options: { realm?: RealmOptions; taxCode?: string } = {},
+) {
+  const realmId = double.createRealm(undefined, options.realm);
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
   const target = () =>
     new QuickBooksTarget({
@@ -27,6 +32,7 @@ export function quickBooksCompany(double: QuickBooksDouble, cipher: TokenCipher)
       }),
       accounts: defaultAccountCodes,
       matching: 'create',
+      ...(options.taxCode ? { taxCode: options.taxCode } : {}),
     });
   return { realmId, target };
 }

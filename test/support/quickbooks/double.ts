@@ -2,6 +2,15 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
 import { filterRefusal, type QueryOperator } from './filterable-fields.js';
+import {
+  type AutomatedSalesTax,
+  applyAutomatedSalesTax,
+  astTaxCode,
+  pseudoTaxCodes,
+  salesTaxPayable,
+  taxedEntities,
+  taxOf,
+} from './sales-tax.js';
 import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 
 // A stateful QuickBooks Online v3 on loopback for the adapter's tests (not shipped). It keeps realms with
@@ -21,7 +30,8 @@ import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 // account, a Deposit goes to a Bank or Other Current Asset account and links a payment once, a SalesReceipt is
 // deposited to one too, a credit memo is applied (a Payment linking it and an invoice) for no more than its
 // Balance nor the invoice's, and QBO's limits per company and app: 500 requests a minute, 10 a second, 10 at once,
-// 40 batch requests a minute (429).
+// 40 batch requests a minute (429). A company may run automated sales tax (a realm option): it taxes a sales
+// line sent without a non-taxable TaxCodeRef, as QBO's AST engine does (sales-tax.ts).
 
 type Entity = Record<string, unknown> & { Id: string; SyncToken: string };
 type Posting = { account: string; cents: number };
@@ -45,6 +55,14 @@ interface Realm {
   refusedForLimit: Record<string, number>;
   /** `<Entity>:<Id>` of every voided transaction. */
   voided: Set<string>;
+  /** The company's automated sales tax engine, when it is switched on (RealmOptions). */
+  automatedSalesTax: AutomatedSalesTax | null;
+}
+
+/** How a company is set up in the double. */
+export interface RealmOptions {
+  /** Automated sales tax switched on (Preferences.TaxPrefs.PartnerTaxEnabled), at this rate (8.25 % default). */
+  automatedSalesTax?: { ratePercent?: number };
 }
 
 /** QBO's limits per company (realm) and app: https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles */
@@ -74,6 +92,7 @@ const entityPaths: Record<string, string> = {
   billpayment: 'BillPayment',
   employee: 'Employee',
   preferences: 'Preferences',
+  taxcode: 'TaxCode',
 };
 
 /**
@@ -105,6 +124,7 @@ export const ruleNames = [
   'books-closed',
   'salesreceipt-account',
   'credit-within-balance',
+  'automated-sales-tax',
 ] as const;
 
 /** The transactions QBO dates (TxnDate) and so refuses on or before the books closing date. */
@@ -242,7 +262,7 @@ export class QuickBooksDouble {
   // ---- sandbox controls ----
 
   /** A company with booksync's default chart (AcctNum = booksync's codes). */
-  createRealm(realmId = String(9_130_000_000_000 + this.realms.size)): string {
+  createRealm(realmId = String(9_130_000_000_000 + this.realms.size), options: RealmOptions = {}): string {
     const realm: Realm = {
       id: realmId,
       entities: new Map(Object.values(entityPaths).map((e) => [e, new Map()])),
@@ -257,6 +277,7 @@ export class QuickBooksDouble {
       batchArrivals: [],
       refusedForLimit: {},
       voided: new Set(),
+      automatedSalesTax: null,
     };
     this.realms.set(realmId, realm);
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -266,8 +287,21 @@ export class QuickBooksDouble {
         Active: true,
       });
     }
+    // A US company's pseudo tax codes TAX and NON (sales-tax.ts).
+    for (const code of pseudoTaxCodes) this.store(realm, 'TaxCode', code, String(code.Id));
+    const ast = options.automatedSalesTax;
+    if (ast) {
+      realm.automatedSalesTax = {
+        basisPoints: Math.round((ast.ratePercent ?? 8.25) * 100),
+        taxCodeId: this.store(realm, 'TaxCode', astTaxCode).Id,
+        accountId: this.store(realm, 'Account', salesTaxPayable).Id,
+      };
+    }
     // The company's one Preferences object; books open (no BookCloseDate) until closeBooks().
-    this.store(realm, 'Preferences', { AccountingInfoPrefs: { TrackDepartments: false } });
+    this.store(realm, 'Preferences', {
+      AccountingInfoPrefs: { TrackDepartments: false },
+      ...(ast ? { TaxPrefs: { UsingSalesTax: true, PartnerTaxEnabled: true } } : {}),
+    });
     return realmId;
   }
 
@@ -426,6 +460,15 @@ export class QuickBooksDouble {
     for (const postings of realm.postings.values())
       for (const p of postings) if (p.account === account.Id) sum += p.cents;
     return sum;
+  }
+
+  /** What the company's automated sales tax put in its Sales Tax Payable account, in cents (0 without AST). */
+  salesTaxOwed(realmId: string): number {
+    const realm = this.realm(realmId);
+    let owed = 0;
+    for (const postings of realm.postings.values())
+      for (const p of postings) if (p.account === realm.automatedSalesTax?.accountId) owed -= p.cents;
+    return owed;
   }
 
   // ---- OAuth ----
@@ -986,6 +1029,7 @@ export class QuickBooksDouble {
     if (entity === 'Deposit') this.depositRules(realm, body);
     if (entity === 'SalesReceipt') this.salesReceiptRules(realm, body);
     if (entity === 'JournalEntry') this.journalNamesParties(realm, body);
+    if (taxedEntities.has(entity)) this.salesTax(realm, body);
     if (
       entity === 'Invoice' ||
       entity === 'Bill' ||
@@ -1058,6 +1102,20 @@ export class QuickBooksDouble {
   private closingDate(realm: Realm): string | null {
     const prefs = this.preferences(realm).AccountingInfoPrefs as { BookCloseDate?: unknown } | undefined;
     return typeof prefs?.BookCloseDate === 'string' ? prefs.BookCloseDate.slice(0, 10) : null;
+  }
+
+  /**
+   * A sales line's TaxCodeRef names one of the company's tax codes (2500 otherwise); a company on automated
+   * sales tax taxes the lines sent without a non-taxable one (sales-tax.ts, rule `automated-sales-tax`).
+   */
+  private salesTax(realm: Realm, body: Record<string, unknown>) {
+    const codes = realm.entities.get('TaxCode');
+    for (const line of (body.Line as Record<string, unknown>[] | undefined) ?? []) {
+      const ref = (line.SalesItemLineDetail as Record<string, unknown> | undefined)?.TaxCodeRef;
+      if (ref !== undefined) this.requireRef(realm, 'TaxCode', ref, 'TaxCode');
+    }
+    if (!realm.automatedSalesTax || !on('automated-sales-tax')) return;
+    applyAutomatedSalesTax(body, realm.automatedSalesTax, (code) => codes?.get(code)?.Taxable === true);
   }
 
   /**
@@ -1330,7 +1388,8 @@ export class QuickBooksDouble {
     const lines = (body.Line as Record<string, unknown>[] | undefined) ?? [];
     if ((entity === 'Payment' || entity === 'BillPayment') && body.TotalAmt !== undefined)
       return cents(body.TotalAmt);
-    return lines.reduce((s, l) => s + cents(l.Amount ?? 0), 0);
+    // A sales transaction's total is its lines and the tax on them (TxnTaxDetail.TotalTax).
+    return lines.reduce((s, l) => s + cents(l.Amount ?? 0), 0) + taxOf(body);
   }
 
   /**
@@ -1414,6 +1473,7 @@ export class QuickBooksDouble {
             );
           out.push({ account: refValue(item.IncomeAccountRef), cents: -cents(l.Amount) });
         }
+        this.taxPosting(realm, body, out, -1);
         break;
       }
       case 'Payment': {
@@ -1504,7 +1564,8 @@ export class QuickBooksDouble {
           sum += cents(l.Amount);
           out.push({ account: refValue(item.IncomeAccountRef), cents: -cents(l.Amount) });
         }
-        out.push({ account: deposit, cents: sum });
+        this.taxPosting(realm, body, out, -1);
+        out.push({ account: deposit, cents: sum + taxOf(body) });
         break;
       }
       case 'CreditMemo': {
@@ -1542,9 +1603,10 @@ export class QuickBooksDouble {
           sum += cents(l.Amount);
           out.push({ account: refValue(item.IncomeAccountRef), cents: cents(l.Amount) });
         }
+        this.taxPosting(realm, body, out, 1);
         out.push({
           account: this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef'),
-          cents: -sum,
+          cents: -(sum + taxOf(body)),
         });
         break;
       }
@@ -1572,8 +1634,16 @@ export class QuickBooksDouble {
     return out;
   }
 
-  private store(realm: Realm, entity: string, body: Record<string, unknown>): Entity {
-    const id = String(realm.nextId++);
+  /** A sales transaction's tax, owed to the tax agency: credited on a sale (sign -1), debited on a refund. */
+  private taxPosting(realm: Realm, body: Record<string, unknown>, out: Posting[], sign: 1 | -1) {
+    const tax = taxOf(body);
+    if (tax === 0) return;
+    const account = realm.automatedSalesTax?.accountId ?? this.accountOfType(realm, 'SalesTaxPayable');
+    out.push({ account, cents: sign * tax });
+  }
+
+  private store(realm: Realm, entity: string, body: Record<string, unknown>, givenId?: string): Entity {
+    const id = givenId ?? String(realm.nextId++);
     const stored = {
       ...body,
       Id: id,

@@ -9,6 +9,7 @@ import { centsToAmount } from './amounts.js';
 import type { ItemDirectory } from './items.js';
 import { docNumberTag, marker } from './keys.js';
 import type { PartyDirectory } from './parties.js';
+import type { SalesTaxCode } from './tax-codes.js';
 
 // Which QBO document each ledger entry becomes, and its JSON body (README "What appears in QuickBooks"):
 // - invoice -> Invoice for the customer, DocNumber = the link's name, one line per credited income role
@@ -34,7 +35,9 @@ import type { PartyDirectory } from './parties.js';
 //   the native document's shape -> JournalEntry with the entry's own lines; A/R and A/P lines name the
 //   customer or vendor, as QBO requires.
 // Every body carries the marker (key and content hash) in PrivateNote and, unless it has its own number, the
-// key's DocNumber tag.
+// key's DocNumber tag. Every sales line (Invoice, SalesReceipt, RefundReceipt; a CreditMemo's when booksync
+// makes one) carries the non-taxable TaxCodeRef of QBO_TAX_CODE (tax-codes.ts), so a company on automated
+// sales tax adds none: the service's amount is the document's total.
 
 export type Plan = { entity: string; body: Record<string, unknown> };
 
@@ -90,7 +93,24 @@ export class DocumentMapper {
     private readonly accounts: AccountDirectory,
     private readonly items: ItemDirectory,
     private readonly parties: PartyDirectory,
+    private readonly taxCode: SalesTaxCode,
   ) {}
+
+  /** A sales line through booksync's item of the role, tax-free (QBO_TAX_CODE on SalesItemLineDetail). */
+  private async salesLine(doc: TargetDocument, role: AccountRole, cents: number) {
+    const amount = centsToAmount(cents);
+    return {
+      Amount: amount,
+      Description: doc.description,
+      DetailType: 'SalesItemLineDetail',
+      SalesItemLineDetail: {
+        ItemRef: await this.items.ref(role),
+        Qty: 1,
+        UnitPrice: amount,
+        TaxCodeRef: await this.taxCode.ref(),
+      },
+    };
+  }
 
   common(doc: TargetDocument, numbered = true): Record<string, unknown> {
     // A document dated out of the closed books keeps its own date in its memo (a payment has no line text).
@@ -110,15 +130,8 @@ export class DocumentMapper {
     const debits = doc.lines.filter((l) => l.amountCents > 0);
     if (debits.length !== 1 || debits[0]?.role !== 'AccountsReceivable') return null;
     const lines = [];
-    for (const line of doc.lines.filter((l) => l.amountCents < 0)) {
-      const amount = centsToAmount(-line.amountCents);
-      lines.push({
-        Amount: amount,
-        Description: doc.description,
-        DetailType: 'SalesItemLineDetail',
-        SalesItemLineDetail: { ItemRef: await this.items.ref(line.role), Qty: 1, UnitPrice: amount },
-      });
-    }
+    for (const line of doc.lines.filter((l) => l.amountCents < 0))
+      lines.push(await this.salesLine(doc, line.role, -line.amountCents));
     const common = this.common(doc, false);
     // A charge invoice's key does not name its link: the link is noted, so QBO's aging attributes it.
     if (doc.invoice && doc.kind !== 'invoice')
@@ -153,7 +166,7 @@ export class DocumentMapper {
   /**
    * A sale paid at once (a reusable link's payment, a payment on no link): a SalesReceipt deposited to the
    * debited account (DepositToAccountRef: "Supported for Payment and SalesReceipt only", Finance.xsd), its
-   * line through booksync's item of the credited income role; no tax added, as for invoices; the customer
+   * line through booksync's item of the credited income role, tax-free as invoices' lines; the customer
    * when known (CustomerRef is optional on a sales receipt).
    */
   /**
@@ -211,7 +224,6 @@ export class DocumentMapper {
   }
 
   async salesReceipt(doc: TargetDocument, pair: Pair, customer: Ref | null): Promise<Plan> {
-    const amount = centsToAmount(pair.cents);
     return {
       entity: 'SalesReceipt',
       body: {
@@ -219,20 +231,12 @@ export class DocumentMapper {
         ...(customer ? { CustomerRef: customer } : {}),
         DepositToAccountRef: await this.accounts.ref(pair.debit),
         ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
-        Line: [
-          {
-            Amount: amount,
-            Description: doc.description,
-            DetailType: 'SalesItemLineDetail',
-            SalesItemLineDetail: { ItemRef: await this.items.ref(pair.credit), Qty: 1, UnitPrice: amount },
-          },
-        ],
+        Line: [await this.salesLine(doc, pair.credit, pair.cents)],
       },
     };
   }
 
   async refund(doc: TargetDocument, pair: Pair, customer: Ref): Promise<Plan> {
-    const amount = centsToAmount(pair.cents);
     return {
       entity: 'RefundReceipt',
       body: {
@@ -240,14 +244,7 @@ export class DocumentMapper {
         CustomerRef: customer,
         DepositToAccountRef: await this.accounts.ref(pair.credit),
         ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
-        Line: [
-          {
-            Amount: amount,
-            Description: doc.description,
-            DetailType: 'SalesItemLineDetail',
-            SalesItemLineDetail: { ItemRef: await this.items.ref(pair.debit), Qty: 1, UnitPrice: amount },
-          },
-        ],
+        Line: [await this.salesLine(doc, pair.debit, pair.cents)],
       },
     };
   }

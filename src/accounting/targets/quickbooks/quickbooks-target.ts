@@ -46,6 +46,7 @@ import { ItemDirectory } from './items.js';
 import { createRequestId, docNumberTag, marker, markersIn, requestIdFor } from './keys.js';
 import { type RealmLimiter, realmLimiter } from './limiter.js';
 import { type MatchingPolicy, PartyDirectory } from './parties.js';
+import { SalesTaxCode } from './tax-codes.js';
 import type { OAuthTokenStore } from './token-store.js';
 
 // QuickBooks Online behind the accounting-target port. Idempotency: every create carries a requestid derived
@@ -80,6 +81,8 @@ export interface QuickBooksTargetOptions {
   limiter?: RealmLimiter;
   /** How long the books closing date read from QBO is trusted (60 s; a closed-period refusal reads it again). */
   lockTtlMs?: number;
+  /** The non-taxable sales tax code (Id or name) on every sales line: QBO_TAX_CODE, `NON` by default. */
+  taxCode?: string;
 }
 
 const entityByKind: Record<string, string> = {
@@ -162,6 +165,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'quickbooks';
   private readonly client: QboClient;
   private readonly accounts: AccountDirectory;
+  private readonly taxCode: SalesTaxCode;
   private readonly parties: PartyDirectory;
   private readonly mapper: DocumentMapper;
   private readonly invoiceCustomers = new Map<string, Ref>();
@@ -184,10 +188,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     });
     this.accounts = new AccountDirectory(this.client, options.accounts);
     this.parties = new PartyDirectory(this.client, options.matching);
+    this.taxCode = new SalesTaxCode(this.client, options.taxCode ?? 'NON');
     this.mapper = new DocumentMapper(
       this.accounts,
       new ItemDirectory(this.client, this.accounts),
       this.parties,
+      this.taxCode,
     );
     this.locks = new LockReader(() => this.readBookCloseDate(), options.lockTtlMs);
   }
@@ -221,7 +227,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   async verify(): Promise<void> {
     let problems: string[];
     try {
-      problems = await this.accounts.problems();
+      problems = [...(await this.accounts.problems()), ...(await this.taxCode.problems())];
     } catch (error) {
       // Down or disconnected is not a configuration problem: the worker starts and the push waits for it.
       if (error instanceof TargetUnavailableError || error instanceof TargetDisconnectedError) throw error;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { OAuthTokenStore, TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
-import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
+import { QuickBooksDouble, type RealmOptions } from '../../../support/quickbooks/double.js';
 import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 
 // QuickBooks Online's rules, each against the double directly (test/support/quickbooks/README.md: the rule,
@@ -13,6 +13,8 @@ let clock = Date.now();
 let ticking = true;
 const double = new QuickBooksDouble({ now: () => clock });
 const cipher = new TokenCipher('test-secret-for-quickbooks-rules');
+
+type Entity = Record<string, unknown>;
 
 interface Answer {
   status: number;
@@ -26,8 +28,8 @@ interface Company {
 }
 
 let n = 0;
-async function company(): Promise<Company> {
-  const realmId = double.createRealm();
+async function company(options: RealmOptions = {}): Promise<Company> {
+  const realmId = double.createRealm(undefined, options);
   const tokens = new OAuthTokenStore({
     tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
     clientId: double.clientId,
@@ -88,8 +90,8 @@ function entityOf(
 
 const query = (c: Company, text: string) => c.call('GET', 'query', { query: text });
 
-/** A customer, booksync's income item and a 120.00 invoice. */
-async function invoiced(c: Company, name = `Customer ${n++}`) {
+/** A customer, booksync's income item and a 120.00 invoice (its line's TaxCodeRef when given). */
+async function invoiced(c: Company, name = `Customer ${n++}`, taxCode?: string) {
   const customer = entityOf(await c.call('POST', 'customer', {}, { DisplayName: name }), 'Customer');
   const item = entityOf(
     await c.call(
@@ -117,7 +119,10 @@ async function invoiced(c: Company, name = `Customer ${n++}`) {
           {
             Amount: 120,
             DetailType: 'SalesItemLineDetail',
-            SalesItemLineDetail: { ItemRef: { value: item.Id } },
+            SalesItemLineDetail: {
+              ItemRef: { value: item.Id },
+              ...(taxCode ? { TaxCodeRef: { value: taxCode } } : {}),
+            },
           },
         ],
       },
@@ -658,6 +663,53 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     );
     expect(voided.TotalAmt).toBe(0);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(0);
+  });
+
+  it('automated-sales-tax: a company on AST taxes a sales line sent without a non-taxable code; TaxCode serves TAX and NON', async () => {
+    const c = await company({ automatedSalesTax: { ratePercent: 8.25 } });
+    const codes = (await query(c, 'select * from TaxCode')).body.QueryResponse as { TaxCode: Entity[] };
+    expect(codes.TaxCode.map((t) => [t.Id, t.Taxable])).toEqual(
+      expect.arrayContaining([
+        ['TAX', true],
+        ['NON', false],
+      ]),
+    );
+    const prefs = (await query(c, 'select * from Preferences')).body.QueryResponse as {
+      Preferences: Entity[];
+    };
+    expect(prefs.Preferences[0]?.TaxPrefs).toEqual({ UsingSalesTax: true, PartnerTaxEnabled: true });
+    // No code: AST marks the line TAX and adds 8.25 % of 120.00 = 9.90; the customer owes 129.90.
+    const { invoice: taxed } = await invoiced(c);
+    expect(taxed.TotalAmt).toBe(129.9);
+    expect(taxed.Balance).toBe(129.9);
+    expect(taxed.TxnTaxDetail).toMatchObject({ TotalTax: 9.9 });
+    expect((taxed.Line as Entity[])[0]?.SalesItemLineDetail).toMatchObject({ TaxCodeRef: { value: 'TAX' } });
+    expect(double.salesTaxOwed(c.realmId)).toBe(9_90);
+    // NON: no tax, the invoice is its lines.
+    const { invoice: exempt } = await invoiced(c, undefined, 'NON');
+    expect(exempt.TotalAmt).toBe(120);
+    expect(exempt.TxnTaxDetail).toBeUndefined();
+    // A code the company does not have is an invalid reference (2500).
+    const { item, customer } = await invoiced(c, undefined, 'NON');
+    const unknown = await c.call(
+      'POST',
+      'invoice',
+      {},
+      {
+        CustomerRef: { value: customer.Id },
+        Line: [
+          {
+            Amount: 10,
+            DetailType: 'SalesItemLineDetail',
+            SalesItemLineDetail: { ItemRef: { value: item.Id }, TaxCodeRef: { value: 'EXEMPT' } },
+          },
+        ],
+      },
+    );
+    expect(fault(unknown)).toMatchObject({ status: 400, code: '2500' });
+    // A company without AST adds nothing to a line without a code.
+    const plain = await company();
+    expect((await invoiced(plain)).invoice.TotalAmt).toBe(120);
   });
 
   it('deposit-once: a deposit cannot link the same payment twice', async () => {
