@@ -40,6 +40,8 @@ export const derivedDefaults: Record<string, string> = {
   INGRESS_PUBLIC_URL: '`http://INGRESS_HOST:INGRESS_PORT`',
   QBO_REALM_ID: 'the company `booksync targets connect quickbooks` saved',
   XERO_TENANT_ID: 'the organisation `booksync targets connect xero` saved',
+  XERO_TAX_TYPE:
+    "the organisation's no-tax rate, read from its TaxRates: active, 0 %, for revenue and expenses (TaxType `NONE` first)",
   ...Object.fromEntries(
     Object.entries(dataDirDefaults).map(([name, file]) => [name, `\`BOOKSYNC_DATA_DIR/${file}\``]),
   ),
@@ -325,6 +327,13 @@ export const settingsSchema = z.object({
     .default('http://localhost:8766/xero/callback')
     .describe(
       'Redirect URI registered with the Xero app; `targets connect xero` listens on it when it is a loopback address.',
+    ),
+  XERO_TAX_TYPE: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,50}$/, 'a Xero TaxType, e.g. NONE or TAX001')
+    .optional()
+    .describe(
+      "The Xero TaxType put on every line of the invoices, bills, credit notes and bank transactions booksync writes, sent tax-exclusive: the service's amounts carry no tax (manual journals and overpayments, which record no sale, stay NoTax). It must be an active 0 % rate of the organisation's TaxRates for revenue and expenses: an unknown or taxed one stops start-up.",
     ),
   XERO_TOKEN_FILE: z
     .string()

@@ -87,6 +87,7 @@ export async function openXeroTarget(options: {
     tokenStore: xero.tokenStore(tenantId, logger),
     accounts,
     matching: settings.TARGET_MATCHING,
+    ...(settings.XERO_TAX_TYPE ? { taxType: settings.XERO_TAX_TYPE } : {}),
     logger,
   });
 }

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
 import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
+import { exampleTaxRates, taxTypeRefusals } from './tax-rates.js';
 
 // A stateful Xero Accounting API on loopback for the adapter's tests (not shipped). It keeps organisations
 // (tenants) with a chart of accounts, contacts, invoices (ACCREC and ACCPAY, AmountDue / AmountPaid / Status
@@ -11,7 +12,8 @@ import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
 // token endpoint with rotating refresh tokens and revocation, and the connections endpoint; Idempotency-Key
 // replay (the same key answers the first answer); Xero's limits (5 in flight, 60 a minute, 5,000 a day per
 // tenant) counted and enforced with 429 + Retry-After + X-Rate-Limit-Problem, plus throttling, outages and
-// lost answers on demand; Xero-shaped ValidationExceptions.
+// lost answers on demand; Xero-shaped ValidationExceptions; the organisation's tax rates (GET TaxRates), a line
+// with a TaxType it does not have refused (tax-rates.ts).
 //
 // Every request goes through the contract checker (xero_accounting.yaml, requests closed) and every answer
 // the contract declares (200, 400) through it too, with unknown response properties rejected: a violation is
@@ -78,6 +80,14 @@ interface Tenant {
   /** The Organisation's lock dates (YYYY-MM-DD), Settings → Financial settings → Lock dates. */
   periodLockDate: string | null;
   endOfYearLockDate: string | null;
+  /** The organisation's TaxRates (xero_accounting.yaml TaxRate), served by getTaxRates. */
+  taxRates: Doc[];
+}
+
+/** How an organisation is set up in the double. */
+export interface TenantOptions {
+  /** Its tax rates; xero_accounting.yaml's example ones (No GST `NONE`, 15 % GST, ...) by default. */
+  taxRates?: Doc[];
 }
 
 export class XeroValidation extends Error {
@@ -143,6 +153,7 @@ export const xeroRules = [
   'bank-transfer-accounts',
   'lock-dates',
   'allocation-over-amount-due',
+  'known-tax-type',
 ] as const;
 export type XeroRule = (typeof xeroRules)[number];
 
@@ -237,7 +248,7 @@ export class XeroDouble {
   // ---- controls ----
 
   /** An organisation with booksync's default chart (Code = booksync's codes). */
-  createTenant(name = `Demo Company ${this.tenants.size + 1}`): string {
+  createTenant(name = `Demo Company ${this.tenants.size + 1}`, options: TenantOptions = {}): string {
     const id = randomUUID();
     const tenant: Tenant = {
       id,
@@ -255,6 +266,7 @@ export class XeroDouble {
       breaches: [],
       periodLockDate: null,
       endOfYearLockDate: null,
+      taxRates: structuredClone(options.taxRates ?? exampleTaxRates()),
     };
     this.tenants.set(id, tenant);
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -640,6 +652,13 @@ export class XeroDouble {
             },
           ],
         };
+      case 'getTaxRates':
+        return {
+          ...envelope(),
+          TaxRates: tenant.taxRates
+            .filter((r) => (where ? matches(r, where) : true))
+            .map((r) => structuredClone(r)),
+        };
       case 'getContacts':
         return list('Contacts');
       case 'getContact':
@@ -819,13 +838,18 @@ export class XeroDouble {
         l.LineAmount !== undefined
           ? cents(l.LineAmount)
           : cents(Number(l.Quantity ?? 1) * Number(l.UnitAmount ?? 0));
+      let account: Doc | null = null;
       if (needAccount || l.AccountCode !== undefined) {
-        const account = this.account(tenant, { Code: l.AccountCode }, 'line item');
+        account = this.account(tenant, { Code: l.AccountCode }, 'line item');
         if (account.SystemAccount || account.Type === 'BANK')
           throw new XeroValidation([
             `Account code '${String(l.AccountCode)}' is not a valid code for this document.`,
           ]);
       }
+      const refused = this.enforces('known-tax-type')
+        ? taxTypeRefusals(tenant.taxRates, l.TaxType, account)
+        : [];
+      if (refused.length > 0) throw new XeroValidation(refused);
       return {
         ...l,
         LineItemID: randomUUID(),

@@ -31,6 +31,7 @@ import { XeroClient } from './client.js';
 import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
 import { XeroFigures } from './figures.js';
 import { idempotencyKey, literal, numberTag } from './keys.js';
+import { TaxTypeDirectory, withTaxType } from './tax-rates.js';
 
 // Xero behind the accounting-target port (issue 14), on the official SDK (client.ts). Idempotency: every
 // create carries an Idempotency-Key derived from the entry key and the body (Xero replays the first answer),
@@ -118,6 +119,8 @@ export interface XeroTargetOptions {
   limiter?: RealmLimiter;
   /** How long the lock dates read from Xero are trusted (60 s; a lock-date refusal reads them again). */
   lockTtlMs?: number;
+  /** The TaxType on booksync's lines (XERO_TAX_TYPE); unset: the organisation's no-tax rate (tax-rates.ts). */
+  taxType?: string;
 }
 
 /** A lock date as the SDK gives it (a Date from Xero's /Date(ms)/, or a string) as YYYY-MM-DD. */
@@ -235,6 +238,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'xero';
   readonly client: XeroClient;
   private readonly accounts: AccountDirectory;
+  private readonly taxTypes: TaxTypeDirectory;
   private readonly contacts: ContactDirectory;
   /** Invoice numbers looked up in advance by pushMany (number -> the ACCREC invoices holding it). */
   private numbers: Map<string, Body[]> | null = null;
@@ -250,6 +254,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       ...(options.logger ? { logger: options.logger } : {}),
     });
     this.accounts = new AccountDirectory(this.client, options.accounts);
+    this.taxTypes = new TaxTypeDirectory(this.client, options.taxType);
     this.contacts = new ContactDirectory(this.client, options.matching);
     this.locks = new LockReader(() => this.readLockDates(), options.lockTtlMs);
   }
@@ -276,7 +281,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   async verify(): Promise<void> {
     let problems: string[];
     try {
-      problems = await this.accounts.problems();
+      problems = [...(await this.accounts.problems()), ...(await this.taxTypes.problems())];
     } catch (error) {
       // Down or disconnected is not a configuration problem: the worker starts and the push waits for it.
       if (error instanceof TargetUnavailableError || error instanceof TargetDisconnectedError) throw error;
@@ -816,11 +821,26 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     return version > 1 ? `${name}#${version}` : name;
   }
 
+  /** The document's plan, its lines in booksync's tax type (tax-rates.ts `withTaxType`). */
+  private async plan(
+    doc: TargetDocument,
+    context: PushContext,
+    asCredit = false,
+  ): Promise<Plan | { found: PushResult }> {
+    const plan = await this.untaxedPlan(doc, context, asCredit);
+    if ('found' in plan) return plan;
+    return this.taxed(plan);
+  }
+
+  private async taxed(plan: Plan): Promise<Plan> {
+    return { ...plan, body: withTaxType(plan.body, await this.taxTypes.taxType()) };
+  }
+
   /**
    * `asCredit`: a payment is booked as the customer's credit (an overpayment) instead of against the invoice,
    * when Xero refused it there (see overpaidRefusal).
    */
-  private async plan(
+  private async untaxedPlan(
     doc: TargetDocument,
     context: PushContext,
     asCredit = false,
@@ -839,7 +859,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         invoiceNumber: number,
         // A charge invoice's key does not name its link: noted, so Xero's aged receivables attribute it.
         reference: doc.invoice && doc.kind !== 'invoice' ? `${mark} ${ownerNote(doc.invoice)}` : mark,
-        lineAmountTypes: 'NoTax',
         status: 'AUTHORISED',
         lineItems: [
           {
@@ -874,7 +893,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
             contact: await customer(),
             date: doc.date,
             reference: mark,
-            lineAmountTypes: 'NoTax',
             status: 'AUTHORISED',
             lineItems: [
               {
@@ -907,6 +925,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
               bankAccount: { code: this.accounts.code(pair.debit) },
               date: doc.date,
               reference: mark,
+              // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
               lineAmountTypes: 'NoTax',
               lineItems: [{ description: doc.description, lineAmount: amount }],
             },
@@ -925,7 +944,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
             date: doc.date,
             dueDate: dueDateOf(doc),
             invoiceNumber: this.billNumber(doc),
-            lineAmountTypes: 'NoTax',
             status: 'AUTHORISED',
             lineItems: [
               {
@@ -1010,7 +1028,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           bankAccount: { code: this.accounts.code(debitBank ? pair.debit : pair.credit) },
           date: doc.date,
           reference: mark,
-          lineAmountTypes: 'NoTax',
           lineItems: [
             {
               description: doc.description,
@@ -1032,6 +1049,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       body: {
         narration: `${marker(doc.key, doc.contentHash)} ${doc.description}`,
         date: doc.date,
+        // Balances moved between accounts, no sale: no tax on any line.
         lineAmountTypes: 'NoTax',
         status: 'POSTED',
         journalLines: doc.lines.map((l) => ({
@@ -1218,7 +1236,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * the reversal's marker; the ones already made (a crash between two) are found, not made again.
    */
   private async reverseAfterClose(doc: TargetDocument, entity: XeroEntity, paid: Body): Promise<PushResult> {
-    const plans = await this.reversingPlans(doc, entity, paid);
+    const plans: Plan[] = [];
+    for (const plan of await this.reversingPlans(doc, entity, paid)) plans.push(await this.taxed(plan));
     const remoteIds: string[] = [];
     let created = false;
     for (const plan of plans) {
@@ -1276,7 +1295,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         bankAccount: { code: this.accounts.code(bank) },
         date: doc.date,
         reference: mark,
-        lineAmountTypes: 'NoTax',
         lineItems: [line(offset)],
       },
     });
@@ -1289,7 +1307,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         dueDate: dueDateOf(doc),
         invoiceNumber: numberTag(doc.key),
         ...(type === 'ACCREC' ? { reference: doc.invoice ? `${mark} ${ownerNote(doc.invoice)}` : mark } : {}),
-        lineAmountTypes: 'NoTax',
         status: 'AUTHORISED',
         lineItems: [
           type === 'ACCREC'
@@ -1331,7 +1348,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
             contact: await contactOf(doc.customer),
             date: doc.date,
             reference: mark,
-            lineAmountTypes: 'NoTax',
             status: 'AUTHORISED',
             lineItems: [line(pair.debit)],
           },

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Invoice, LineAmountTypes } from 'xero-node';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../../../src/accounting/targets/errors.js';
 import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
@@ -339,6 +340,45 @@ describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
       ),
     );
     expect(message).toMatch(/bank account or an account with payments enabled/);
+  });
+
+  it('known-tax-type: TaxRates are served; a line whose TaxType the organisation lacks, or its account may not take, is refused', async () => {
+    const org = organisation(roomy);
+    const target = org.target();
+    const rates = await target.client.call('getTaxRates', (api, t) => api.getTaxRates(t));
+    expect(rates.taxRates?.map((r) => [r.taxType, r.effectiveRate])).toContainEqual(['NONE', 0]);
+    const { contacts } = await target.client.call('createContacts', (api, t) =>
+      api.createContacts(t, { contacts: [{ name: `Tax Contact ${key()}` }] }, true, key()),
+    );
+    const invoice = (taxType: string, accountCode: string) =>
+      target.client.call('createInvoices', (api, t) =>
+        api.createInvoices(
+          t,
+          {
+            invoices: [
+              {
+                type: Invoice.TypeEnum.ACCREC,
+                contact: { contactID: contacts?.[0]?.contactID ?? '' },
+                date: '2026-11-03',
+                lineAmountTypes: LineAmountTypes.Exclusive,
+                status: Invoice.StatusEnum.AUTHORISED,
+                lineItems: [{ description: 'tax', quantity: 1, unitAmount: 10, accountCode, taxType }],
+              },
+            ],
+          },
+          true,
+          undefined,
+          key(),
+        ),
+      );
+    expect(await refusal(() => invoice('BOGUS', defaultAccountCodes.Revenue))).toBe(
+      'ValidationException: The TaxType code BOGUS does not exist or cannot be used for this type of transaction.',
+    );
+    expect(await refusal(() => invoice('INPUT2', defaultAccountCodes.Revenue))).toBe(
+      `ValidationException: The TaxType code 'INPUT2' cannot be used with account code '${defaultAccountCodes.Revenue}'.`,
+    );
+    const booked = await invoice('NONE', defaultAccountCodes.Revenue);
+    expect(booked.invoices?.[0]?.lineItems?.[0]?.taxType).toBe('NONE');
   });
 
   it('per-element-errors and journal-system-account: a batch with summarizeErrors=false answers per element; the refused document is FAILED with its own message, the others are booked', async () => {
