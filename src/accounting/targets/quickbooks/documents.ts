@@ -175,20 +175,13 @@ export class DocumentMapper {
    * added, as for invoices; numbered with the key's DocNumber tag and found by it.
    */
   async creditMemo(doc: TargetDocument, pair: Pair, customer: Ref): Promise<Plan> {
-    const amount = centsToAmount(pair.cents);
     return {
       entity: 'CreditMemo',
       body: {
         ...this.common(doc),
         CustomerRef: customer,
-        Line: [
-          {
-            Amount: amount,
-            Description: doc.description,
-            DetailType: 'SalesItemLineDetail',
-            SalesItemLineDetail: { ItemRef: await this.items.ref(pair.debit), Qty: 1, UnitPrice: amount },
-          },
-        ],
+        // A sales line like the invoice's, with its non-taxable code: the credit takes back no tax.
+        Line: [await this.salesLine(doc, pair.debit, pair.cents)],
       },
     };
   }
