@@ -3,6 +3,7 @@ import {
   fromTargetIndexRow,
   type IndexedEntry,
   type IndexedEntryRef,
+  inFlightSql,
   type NextEntry,
   nextEntriesSql,
   PushLeaseLostError,
@@ -143,7 +144,14 @@ export class PostgresTargetIndex implements TargetIndexStore {
         [target],
       );
       await client.query('COMMIT');
-      return summaryOf(target, counts, Number(entries.rows[0]?.n ?? 0), failures.rows.map(toRow));
+      const inFlight = await client.query<{ n: string }>(inFlightSql('$1'), [target]);
+      return summaryOf(
+        target,
+        counts,
+        Number(entries.rows[0]?.n ?? 0),
+        failures.rows.map(toRow),
+        Number(inFlight.rows[0]?.n ?? 0),
+      );
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -49,6 +49,11 @@ export interface TargetSummary {
   target: string;
   /** Entries of the ledger the target has not taken yet (no index row, or PENDING). */
   pending: number;
+  /**
+   * Of the pending, those an attempt marked before writing and never settled (a crash, an outage mid-slice):
+   * the next push looks them up at the target before creating them.
+   */
+  inFlight: number;
   pushed: number;
   failed: number;
   skipped: number;
@@ -76,11 +81,13 @@ export function summaryOf(
   counts: Record<TargetStatus, number>,
   entries: number,
   failures: IndexedEntry[],
+  inFlight: number,
 ): TargetSummary {
   const indexed = counts.PUSHED + counts.FAILED + counts.SKIPPED;
   return {
     target,
     pending: entries - indexed,
+    inFlight,
     pushed: counts.PUSHED,
     failed: counts.FAILED,
     skipped: counts.SKIPPED,
@@ -136,6 +143,10 @@ export const fromTargetIndexRow = (row: TargetIndexRow): IndexedEntry => ({
   attemptedBy: row.attempted_by === null ? null : Number(row.attempted_by),
 });
 
+/** How many PENDING entries of a target an attempt marked and never settled. */
+export const inFlightSql = (target: string): string =>
+  `SELECT count(*) AS n FROM target_index WHERE target = ${target} AND status = 'PENDING' AND attempted_by IS NOT NULL`;
+
 /**
  * The next entries in posting order, with whether the target may hold them: marked by an attempt, or booked
  * before the marks existed (the ledger's write-ahead watermark). Shared by both stores (placeholders differ).
@@ -158,6 +169,7 @@ export class SqliteTargetIndex implements TargetIndexStore {
   readonly #byKey: Statement<[string, string], TargetIndexRow>;
   readonly #upsert: Statement;
   readonly #counts: Statement<[string], { status: TargetStatus; n: number }>;
+  readonly #inFlight: Statement<[string], { n: number }>;
   readonly #entries: Statement<[], { n: number }>;
   readonly #failures: Statement<[string], TargetIndexRow>;
   readonly #requeueAll: Statement<[string, string]>;
@@ -191,6 +203,7 @@ export class SqliteTargetIndex implements TargetIndexStore {
       'SELECT status, count(*) AS n FROM target_index WHERE target = ? GROUP BY status',
     );
     this.#entries = db.prepare('SELECT count(*) AS n FROM entries');
+    this.#inFlight = db.prepare(inFlightSql('?'));
     this.#failures = db.prepare(
       "SELECT * FROM target_index WHERE target = ? AND status = 'FAILED' ORDER BY entry_id",
     );
@@ -268,6 +281,7 @@ export class SqliteTargetIndex implements TargetIndexStore {
       counts,
       this.#entries.get()?.n ?? 0,
       this.#failures.all(target).map(fromTargetIndexRow),
+      this.#inFlight.get(target)?.n ?? 0,
     );
   }
 

@@ -12,7 +12,7 @@ import { connectTarget, connectUsage } from './targets-connect.js';
 
 function summaryLines(summary: TargetSummary): string[] {
   return [
-    `${summary.target}: ${summary.pushed} pushed, ${summary.pending} pending, ${summary.failed} failed, ${summary.skipped} skipped`,
+    `${summary.target}: ${summary.pushed} pushed, ${summary.pending} pending${summary.inFlight > 0 ? ` (${summary.inFlight} in flight when a push stopped: looked up at the target before they are created)` : ''}, ${summary.failed} failed, ${summary.skipped} skipped`,
     ...summary.failures.map((f) => `  FAILED ${f.key} (${f.attempts} attempts, ${f.updatedAt}): ${f.reason}`),
   ];
 }

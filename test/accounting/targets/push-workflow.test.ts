@@ -233,7 +233,11 @@ describe('the accounting-target push workflow', () => {
     await wake();
     await eventually(() => target.calls > 0, 'a first attempt');
     await new Promise((r) => setTimeout(r, 2_000));
-    expect(await index.get(target.name, 'payment:p5')).toBeNull();
+    // Not pushed, but marked: the attempt wrote ahead before the target refused it, so the push after the
+    // outage looks it up before creating it.
+    expect(await index.get(target.name, 'payment:p5')).toMatchObject({ status: 'PENDING' });
+    expect((await index.get(target.name, 'payment:p5'))?.attemptedBy).toBeGreaterThan(0);
+    expect((await index.summary(target.name)).inFlight).toBeGreaterThan(0);
     target.down = false;
     await eventually(
       async () => (await index.get(target.name, 'payment:p6'))?.status === 'PUSHED',

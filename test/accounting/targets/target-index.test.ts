@@ -92,6 +92,7 @@ describe.each(stores)('$name target index', (store) => {
     await index.writeAhead('mirror', lease, [p1, p2]);
     expect(await mayExist('mirror')).toEqual(['payment:p1', 'payment:p2']);
     expect(await index.get('mirror', 'payment:p2')).toMatchObject({ status: 'PENDING', attemptedBy: lease });
+    expect(await index.summary('mirror')).toMatchObject({ pending: 4, inFlight: 2 });
     // Marked entries are still the next to push, in posting order; another target knows nothing of them.
     expect((await index.next('mirror', 10)).map((e) => e.key)).toEqual([
       'payment:p1',
@@ -106,8 +107,10 @@ describe.each(stores)('$name target index', (store) => {
     await index.writeAhead('mirror', lease, [p1]);
     expect(await index.get('mirror', 'payment:p1')).toMatchObject({ status: 'PUSHED', remoteIds: ['r1'] });
     // A refused entry queued again keeps its mark: the refused attempt may have left a draft at the target.
+    expect(await index.summary('mirror')).toMatchObject({ pending: 2, inFlight: 0, pushed: 1, failed: 1 });
     expect(await index.requeue('mirror', 'failed')).toBe(1);
     expect(await mayExist('mirror')).toEqual(['payment:p2']);
+    expect(await index.summary('mirror')).toMatchObject({ pending: 3, inFlight: 1 });
   });
 
   it('a later lease fences the earlier attempt: it marks nothing, so it writes nothing', async () => {
@@ -147,6 +150,7 @@ describe.each(stores)('$name target index', (store) => {
     expect({ ...summary, failures: summary.failures.map((f) => [f.key, f.reason]) }).toEqual({
       target: 'mirror',
       pending: 0,
+      inFlight: 0,
       pushed: 1,
       failed: 2,
       skipped: 1,
