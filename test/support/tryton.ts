@@ -38,7 +38,7 @@ export interface TrytonServer {
   close(): Promise<void>;
   /** Balance (debit - credit, cents) of each account, by code, as Tryton reports it. */
   balances(codes: readonly string[]): Promise<Record<string, number>>;
-  /** Tryton's amount to pay, in cents, summed over the invoices booksync made for a payment link. */
+  /** Tryton's amount to pay, in cents, of the invoices booksync made for a payment link, each line once. */
   amountToPay(paymentLinkId: string): Promise<number>;
   /** Tryton's amount to pay, in cents, of the customer invoices whose reference is the link's name (number). */
   amountToPayByNumber(invoiceNumber: string): Promise<number>;
@@ -199,12 +199,27 @@ export async function startTryton(): Promise<TrytonServer> {
       return Object.fromEntries(rows.map((r) => [r.code, centsOf(r.balance as never)]));
     },
     async amountToPay(paymentLinkId) {
-      const rows = await rpc.searchRead<{ amount_to_pay: { decimal: string } }>(
+      // Tryton's amount to pay is an invoice's unreconciled lines to pay and payment lines. A credit note
+      // applied to an invoice has its line among that invoice's payment lines and still among its own lines
+      // to pay until both are reconciled: each line is counted once, as the party's receivable counts it.
+      const rows = await rpc.searchRead<{ lines_to_pay: number[]; payment_lines: number[] }>(
         'account.invoice',
-        [['comment', '=', `booksync-link:${paymentLinkId}`]],
-        ['amount_to_pay'],
+        [
+          ['comment', '=', `booksync-link:${paymentLinkId}`],
+          ['state', 'in', ['posted', 'paid']],
+        ],
+        ['lines_to_pay', 'payment_lines'],
       );
-      return rows.reduce((sum, r) => sum + centsOf(r.amount_to_pay as never), 0);
+      const ids = [...new Set(rows.flatMap((r) => [...r.lines_to_pay, ...r.payment_lines]))];
+      const lines = await rpc.model<{ debit: unknown; credit: unknown; reconciliation: number | null }[]>(
+        'account.move.line',
+        'read',
+        ids,
+        ['debit', 'credit', 'reconciliation'],
+      );
+      return lines
+        .filter((l) => l.reconciliation === null)
+        .reduce((sum, l) => sum + centsOf(l.debit as never) - centsOf(l.credit as never), 0);
     },
     async amountToPayByNumber(invoiceNumber) {
       const rows = await rpc.searchRead<{ amount_to_pay: { decimal: string } }>(

@@ -1,5 +1,5 @@
 import type { Logger } from '../../../logging/logger.js';
-import { baseKey, keyPrefix } from '../../entry-key.js';
+import { baseKey, isReversalKey, keyPrefix } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { dueDateOf } from '../documents.js';
@@ -27,13 +27,16 @@ import {
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
 // - invoice, invoice-adjustment, debit-memo, refund-reopen: a posted customer invoice (account.invoice, type
 //   out) on the mapped revenue / fee income / refunds account; an adjustment that lowers the amount is a
-//   credit note (negative invoice); a debit memo, and the amount a refund reopens, are their own invoices,
+//   credit note (negative invoice) applied to the link's invoice as one of its payment lines (its amount to
+//   pay is the service's remainder); a debit memo, and the amount a refund reopens, are their own invoices,
 //   so the customer sees each as a separate document.
 // - bill: a posted supplier invoice (type in) on the bill expense account.
 // - everything else: a posted move (account.move, journal MISC) with the document's lines through the
 //   account mapping; receivable and payable lines carry the party and are added to the invoice's payment
 //   lines (so Tryton's amount to pay moves with them), and an invoice paid in full is reconciled (paid).
-// - reversal, when the original and the reversal fall in the same month after the lock (closed-periods.ts):
+// - reversal of an invoice-held document (a memo voided, a lowering undone), in any month: a credit note
+//   dated in the open period (#creditInvoice), never a cancel of the invoice's move, applied to the document.
+// - reversal of a move, when the original and the reversal fall in the same month after the lock:
 //   Tryton's own "Cancel Moves" wizard with reversal, linked to the original (origin), after unreconciling
 //   its lines; Tryton reconciles the original with its reversal, so an invoice paid by the reversed payment
 //   is owed again.
@@ -76,6 +79,29 @@ interface LineRow {
   account: number;
   reconciliation: number | null;
 }
+interface OriginalInvoice {
+  type: 'out' | 'in';
+  party: number;
+  invoice_address: number;
+  account: number;
+  journal: number;
+  payment_term: number | null;
+  reference: string | null;
+  comment: string | null;
+  lines: number[];
+}
+interface OriginalInvoiceLine {
+  id: number;
+  type: string;
+  account: number;
+  quantity: number;
+  unit_price: TrytonDecimal;
+}
+interface CreditLine {
+  debit: TrytonDecimal;
+  credit: TrytonDecimal;
+  invoice_payment: number | null;
+}
 interface OriginalLine {
   id: number;
   account: number;
@@ -92,6 +118,22 @@ const billTag = (billId: string) => `booksync-bill:${billId}`;
 const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
 /** Key prefixes Tryton holds as invoices; every other kind (reversals too) is a move. */
 const invoiceKinds = new Set(['invoice', 'invoice-adjustment', 'debit-memo', 'refund-reopen', 'bill']);
+
+/**
+ * Whether Tryton holds the key's document as an invoice: the invoice kinds, and a reversal of one (a credit
+ * note, or the invoice that takes back a credit note).
+ */
+function heldAsInvoice(key: string): boolean {
+  const reversed = isReversalKey(key) ? key.slice('reversal:'.length) : key;
+  return invoiceKinds.has(keyPrefix(baseKey(reversed)));
+}
+
+/** A lowering of a link's amount (a write-off, a discount): a credit note, applied to the link's invoice. */
+function lowersInvoice(document: TargetDocument): boolean {
+  if (document.kind !== 'invoice-adjustment') return false;
+  const receivable = document.lines.find((l) => l.role === 'AccountsReceivable');
+  return receivable !== undefined && receivable.amountCents < 0;
+}
 
 /** A record found by key, and whether its posting is still to do (created, then refused or cut short). */
 type FoundRecord = RemoteRecord & { draft: { model: string; id: number } | null };
@@ -228,7 +270,7 @@ export class TrytonTarget implements AccountingTarget {
   /** The invoice or move holding the key, and whether its posting is still to do. */
   async #record(key: string): Promise<FoundRecord | null> {
     // A key's kind says where Tryton keeps it: one search instead of two on the hot path.
-    if (!invoiceKinds.has(keyPrefix(baseKey(key)))) return this.#moveRecord(key);
+    if (!heldAsInvoice(key)) return this.#moveRecord(key);
     const invoices = await this.#rpc.searchRead<InvoiceRow>(
       'account.invoice',
       [['description', 'like', markerLike(key)]],
@@ -308,6 +350,10 @@ export class TrytonTarget implements AccountingTarget {
           existing.draft.model === 'account.move' ? await this.#invoiceSettled(document, context) : null;
         if (invoice) await this.#reconcileIfPaid(invoice.id);
       }
+      // A credit note cut short between its post and its application: applied now (nothing when it was).
+      const credit = existing.remoteIds[0]?.startsWith('account.invoice,') ? existing.remoteIds[0] : null;
+      if (credit && lowersInvoice(document))
+        await this.#applyCredit(Number(credit.split(',')[1]), document, context);
       const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
       return { key, remoteIds, contentHash: document.contentHash, created: existing.draft !== null };
     }
@@ -318,9 +364,9 @@ export class TrytonTarget implements AccountingTarget {
       // The receivable a refund brings back: Tryton takes only credits as an invoice's payment lines, so
       // what the customer owes again is billed as its own invoice (on Refunds) under the same link.
       case 'refund-reopen':
-        return this.#invoice(document, 'out', accounts);
+        return this.#invoice(document, 'out', accounts, context);
       case 'bill':
-        return this.#invoice(document, 'in', accounts);
+        return this.#invoice(document, 'in', accounts, context);
       default:
         return this.#move(document, accounts, context);
     }
@@ -469,6 +515,7 @@ export class TrytonTarget implements AccountingTarget {
     document: TargetDocument,
     type: 'out' | 'in',
     accounts: Map<AccountRole, number>,
+    context: PushContext,
   ): Promise<PushResult> {
     const counterparty = type === 'out' ? (document.customer ?? unnamedCustomer) : document.vendor;
     if (!counterparty)
@@ -527,6 +574,7 @@ export class TrytonTarget implements AccountingTarget {
       },
     ]);
     await this.#post(document, { model: 'account.invoice', id: id as number });
+    if (lowersInvoice(document)) await this.#applyCredit(id as number, document, context);
     const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
     return {
       key: document.key,
@@ -732,6 +780,7 @@ export class TrytonTarget implements AccountingTarget {
    * lock, else a reversing move dated in the open period (closed-periods.ts). Found by key first.
    */
   async #reverse(given: TargetDocument, lock: string | null, context: PushContext): Promise<PushResult> {
+    if (heldAsInvoice(given.key)) return this.#creditInvoice(given, lock, context);
     const existing = await this.#moveRecord(given.key);
     if (existing) {
       const id = Number(existing.remoteIds[0]?.split(',')[1]);
@@ -775,14 +824,174 @@ export class TrytonTarget implements AccountingTarget {
         }
       }
     }
-    if (original.remoteIds[0]?.startsWith('account.invoice,')) {
-      // An invoice is corrected in Tryton by a credit note, not a move against its lines: not made yet.
-      throw new TargetRefusedError(
-        this.name,
-        `${given.key}: invoice ${original.remoteIds[0]} is dated ${heldOn ?? 'in an earlier month'} (books closed through ${lock ?? 'none'}): reversing it after its month needs a credit note in Tryton, which booksync does not make; credit it in Tryton`,
-      );
-    }
     return this.#reverseAfterClose(datedOpen(given, lock), moveId, lock);
+  }
+
+  /**
+   * The reversal of an invoice (a debit memo voided, a lowering or a refund's reopening undone, a bill taken
+   * back). Tryton corrects a posted invoice with a credit note, never by cancelling its move (the invoice's
+   * "Credit" action, README "Tryton: reversals after close"): an invoice of the same type whose lines are
+   * the original's with their quantity negated, each line's origin the line it credits. It is dated as any
+   * document (in the open period), posted, and applied to the invoice it credits as one of that invoice's
+   * payment lines when the invoice still owes at least as much, so Tryton's amount to pay is the service's
+   * remainder; otherwise it stays a credit on the party. The original is never touched. Reversing a credit
+   * note (a lowering undone) gives an invoice: the customer owes that amount again.
+   */
+  async #creditInvoice(
+    given: TargetDocument,
+    lock: string | null,
+    context: PushContext,
+  ): Promise<PushResult> {
+    const document = datedOpen(given, lock);
+    const original = given.reverses ? await this.find(given.reverses) : null;
+    const ref = original?.remoteIds.find((r) => r.startsWith('account.invoice,'));
+    if (!ref) {
+      throw new TargetRefusedError(this.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
+    }
+    const originalId = Number(ref.split(',')[1]);
+    const existing = context.mayExist(given.key) ? await this.#record(given.key) : null;
+    let id: number;
+    let created = true;
+    if (existing) {
+      if (existing.contentHash !== given.contentHash) {
+        throw new TargetConflictError(this.name, given.key, existing.contentHash, given.contentHash);
+      }
+      id = Number(existing.remoteIds[0]?.split(',')[1]);
+      created = existing.draft !== null;
+      // Created, then refused at posting or cut short: post it now (dated after a lock read since).
+      if (existing.draft) {
+        await this.#redate(existing.draft, document);
+        await this.#post(document, existing.draft);
+      }
+    } else {
+      id = await this.#createCredit(document, originalId);
+      await this.#post(document, { model: 'account.invoice', id });
+    }
+    const [held] = await this.#rpc.model<{ total_amount: TrytonDecimal }[]>(
+      'account.invoice',
+      'read',
+      [originalId],
+      ['total_amount'],
+    );
+    // A credit note for an invoice is applied to it; an invoice that takes back a credit note stands alone.
+    if (held && centsOf(held.total_amount) > 0) await this.#applyCreditTo(id, originalId);
+    const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
+    return {
+      key: given.key,
+      remoteIds: [`account.invoice,${id}`, ...(posted?.move ? [`account.move,${posted.move}`] : [])],
+      contentHash: given.contentHash,
+      created,
+    };
+  }
+
+  /** A draft credit note of the original invoice, as Tryton's Credit action makes it; its id. */
+  async #createCredit(document: TargetDocument, originalId: number): Promise<number> {
+    const [held] = await this.#rpc.model<OriginalInvoice[]>(
+      'account.invoice',
+      'read',
+      [originalId],
+      [
+        'type',
+        'party',
+        'invoice_address',
+        'account',
+        'journal',
+        'payment_term',
+        'reference',
+        'comment',
+        'lines',
+      ],
+    );
+    if (!held) throw new TargetRefusedError(this.name, `${document.key}: invoice ${originalId} is gone`);
+    const lines = await this.#rpc.model<OriginalInvoiceLine[]>('account.invoice.line', 'read', held.lines, [
+      'type',
+      'account',
+      'quantity',
+      'unit_price',
+    ]);
+    const [id] = await this.#rpc.model<number[]>('account.invoice', 'create', [
+      {
+        type: held.type,
+        party: held.party,
+        invoice_address: held.invoice_address,
+        account: held.account,
+        journal: held.journal,
+        payment_term: held.payment_term,
+        // Issued as #invoice issues a customer invoice: today in Tryton, or its own date when later.
+        invoice_date: dateOf(
+          held.type === 'out' && issuedToday() > document.date ? issuedToday() : document.date,
+        ),
+        accounting_date: dateOf(document.date),
+        ...(held.reference ? { reference: held.reference } : {}),
+        description: this.#described(document),
+        // The link's or bill's tag, so the credit is found under it as the original is.
+        ...(held.comment ? { comment: held.comment } : {}),
+        lines: [
+          [
+            'create',
+            lines
+              .filter((l) => l.type === 'line')
+              .map((l) => ({
+                type: 'line',
+                account: l.account,
+                quantity: -l.quantity,
+                unit_price: l.unit_price,
+                description: document.description,
+                origin: `account.invoice.line,${l.id}`,
+              })),
+          ],
+        ],
+      },
+    ]);
+    return id as number;
+  }
+
+  /** A lowering's credit note, applied to the link's own invoice (found through the index, as money is). */
+  async #applyCredit(creditId: number, document: TargetDocument, context: PushContext): Promise<void> {
+    const own = await this.#invoiceSettled(document, context);
+    if (own && own.id !== creditId) await this.#applyCreditTo(creditId, own.id);
+  }
+
+  /**
+   * Applies a posted credit note to an invoice as Tryton pays an invoice with one: the credit note's line to
+   * pay added to the invoice's payment lines (its amount to pay drops by the credit), and the whole
+   * reconciled once nothing is left to pay. Only when the invoice is posted and owes at least the credit
+   * (Tryton refuses payment lines above the invoice's amount); otherwise the credit stays on the party, as
+   * at the service where the money exceeds what is owed. Idempotent: a credit applied or reconciled is left.
+   */
+  async #applyCreditTo(creditId: number, invoiceId: number): Promise<void> {
+    const [credit] = await this.#rpc.model<{ lines_to_pay: number[] }[]>(
+      'account.invoice',
+      'read',
+      [creditId],
+      ['lines_to_pay'],
+    );
+    const lines = await this.#rpc.model<(LineRow & CreditLine)[]>(
+      'account.move.line',
+      'read',
+      credit?.lines_to_pay ?? [],
+      ['debit', 'credit', 'reconciliation', 'invoice_payment'],
+    );
+    if (lines.length === 0 || lines.some((l) => l.reconciliation !== null || l.invoice_payment !== null))
+      return;
+    const [invoice] = await this.#rpc.model<InvoiceRow[]>(
+      'account.invoice',
+      'read',
+      [invoiceId],
+      ['state', 'amount_to_pay'],
+    );
+    const amount = Math.abs(lines.reduce((sum, l) => sum + centsOf(l.debit) - centsOf(l.credit), 0));
+    if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) < amount) {
+      this.#options.logger?.info(
+        { credit: creditId, invoice: invoiceId, state: invoice?.state },
+        'credit note left on the party: its invoice owes less than the credit',
+      );
+      return;
+    }
+    await this.#rpc.model('account.invoice', 'write', [invoiceId], {
+      payment_lines: [['add', lines.map((l) => l.id)]],
+    });
+    await this.#reconcileIfPaid(invoiceId);
   }
 
   /** Tryton's own Cancel Moves (with reversal) on the original, after unreconciling its lines. */

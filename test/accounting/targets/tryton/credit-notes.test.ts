@@ -1,0 +1,283 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
+import type {
+  PushContext,
+  RemoteRecord,
+  TargetDocument,
+} from '../../../../src/accounting/targets/target-port.js';
+import { createTrytonTarget } from '../../../../src/accounting/targets/tryton/index.js';
+import {
+  centsOf,
+  isoDateOf,
+  type TrytonDecimal,
+} from '../../../../src/accounting/targets/tryton/json-rpc.js';
+import { startTryton, type TrytonServer } from '../../../support/tryton.js';
+import { closedPeriodDocuments } from '../closed-period-documents.js';
+
+// Credit notes in a real Tryton 8.2 on PostgreSQL (issue 30 item 2, issue 25 §3): a lowered invoice is a
+// credit note applied to the invoice, so the invoice's amount to pay is the service's remainder at every
+// step; an invoice document reversed (a debit memo voided, a lowering undone) is a new document dated in the
+// open period, never a cancel of the original, also after its month was closed in Tryton.
+
+let tryton: TrytonServer;
+
+const connect = () =>
+  createTrytonTarget({
+    url: tryton.url,
+    database: tryton.database,
+    username: tryton.username,
+    password: tryton.password,
+    accounts: defaultAccountCodes,
+    matching: 'create',
+  });
+
+interface InvoiceView {
+  id: number;
+  type: string;
+  state: string;
+  total: number;
+  toPay: number;
+  accountingDate: string | null;
+  move: number | null;
+  paymentLines: number[];
+}
+
+async function invoice(record: RemoteRecord | undefined): Promise<InvoiceView> {
+  const id = Number(record?.remoteIds.find((r) => r.startsWith('account.invoice,'))?.split(',')[1]);
+  const [row] = await tryton.rpc.model<
+    {
+      id: number;
+      type: string;
+      state: string;
+      total_amount: TrytonDecimal;
+      amount_to_pay: TrytonDecimal;
+      accounting_date: unknown;
+      move: number | null;
+      payment_lines: number[];
+    }[]
+  >(
+    'account.invoice',
+    'read',
+    [id],
+    ['type', 'state', 'total_amount', 'amount_to_pay', 'accounting_date', 'move', 'payment_lines'],
+  );
+  if (!row) throw new Error(`no invoice ${id}`);
+  return {
+    id: row.id,
+    type: row.type,
+    state: row.state,
+    total: centsOf(row.total_amount),
+    toPay: centsOf(row.amount_to_pay),
+    accountingDate: isoDateOf(row.accounting_date),
+    move: row.move,
+    paymentLines: row.payment_lines,
+  };
+}
+
+/** A move's lines as a closed period must keep them. */
+async function moveLines(id: number | null) {
+  const lines = await tryton.rpc.searchRead<{ account: number; debit: TrytonDecimal; credit: TrytonDecimal }>(
+    'account.move.line',
+    [['move', '=', id]],
+    ['account', 'debit', 'credit'],
+  );
+  return lines.map((l) => ({ account: l.account, debit: centsOf(l.debit), credit: centsOf(l.credit) }));
+}
+
+async function receivableOf(serviceId: string): Promise<number> {
+  const [party] = await tryton.rpc.searchRead<{ receivable: TrytonDecimal }>(
+    'party.party',
+    [['identifiers.code', '=', `booksync:${serviceId}`]],
+    ['receivable'],
+  );
+  return centsOf(party?.receivable);
+}
+
+function pusher() {
+  const pushed = new Map<string, RemoteRecord>();
+  const context: PushContext = {
+    mayExist: () => false,
+    pushed: (key) => pushed.get(key) ?? null,
+    closedThrough: null,
+  };
+  return {
+    pushed,
+    context,
+    async push(doc: TargetDocument, target = connect()) {
+      const result = await target.push(doc, context);
+      pushed.set(doc.key, result);
+      return result;
+    },
+  };
+}
+
+/** The scenario's documents, with a lowering, a debit memo and the reversals of both. */
+function documents() {
+  const docs = closedPeriodDocuments();
+  const link = docs.invoice.invoice?.paymentLinkId as string;
+  const base = { invoice: docs.invoice.invoice, customer: docs.invoice.customer, reference: link };
+  const lowering: TargetDocument = {
+    ...base,
+    key: `invoice-adjustment:${link}:1`,
+    kind: 'invoice-adjustment',
+    date: '2026-01-12',
+    description: `Payment link ${link} lowered`,
+    amountCents: 20_00,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: -20_00 },
+      { role: 'Revenue', amountCents: 20_00 },
+    ],
+    contentHash: 'g'.repeat(64),
+  };
+  const memo: TargetDocument = {
+    ...base,
+    key: `debit-memo:dm_${docs.run}`,
+    kind: 'debit-memo',
+    date: '2026-01-14',
+    description: `Debit memo dm_${docs.run} on payment link ${link}`,
+    amountCents: 25_00,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: 25_00 },
+      { role: 'FeeIncome', amountCents: -25_00 },
+    ],
+    contentHash: 'h'.repeat(64),
+  };
+  const reversal = (of: TargetDocument, date: string, reason: string, h: string): TargetDocument => ({
+    ...of,
+    key: `reversal:${of.key}`,
+    kind: 'reversal',
+    date,
+    description: `Reversal of ${of.key}: ${reason}`,
+    lines: of.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+    contentHash: h.repeat(64),
+    reverses: of.key,
+    reason,
+    originalDate: of.date,
+  });
+  return {
+    ...docs,
+    link,
+    lowering,
+    memo,
+    memoVoided: reversal(memo, '2026-02-04', 'debit memo voided', 'i'),
+    loweringUndone: reversal(lowering, '2026-02-06', 'link amount raised back', 'j'),
+  };
+}
+
+beforeAll(async () => {
+  tryton = await startTryton();
+}, 300_000);
+afterAll(async () => {
+  await tryton?.close();
+});
+
+describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_000 }, () => {
+  it('a lowered invoice is a credit note applied to it: owed as at the service at every step, both paid once settled', async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(120_00);
+
+    // 120.00 lowered by 20.00: the service's remainder is 100.00, and so is the invoice's amount to pay.
+    const credited = await push(docs.lowering);
+    const note = await invoice(credited);
+    expect(note).toMatchObject({ type: 'out', state: 'posted', total: -20_00 });
+    const own = await invoice(pushed.get(docs.invoice.key));
+    expect(own.toPay).toBe(100_00);
+    expect(own.state).toBe('posted');
+    expect(await tryton.amountToPay(docs.link)).toBe(100_00);
+    expect(await receivableOf(customer)).toBe(100_00);
+
+    // A part payment, then the rest: the invoice owes what the service says after each.
+    await push(docs.january);
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(50_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(50_00);
+    await push({
+      ...docs.february,
+      amountCents: 50_00,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: 50_00 },
+        { role: 'AccountsReceivable', amountCents: -50_00 },
+      ],
+    });
+    const settled = await invoice(pushed.get(docs.invoice.key));
+    expect(settled).toMatchObject({ state: 'paid', toPay: 0 });
+    // The credit note is reconciled with the invoice: Tryton shows it paid too, nothing left on the party.
+    expect(await invoice(credited)).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await receivableOf(customer)).toBe(0);
+
+    // Pushed again by a worker that may have made it (a crash after Tryton's create): found, not made twice.
+    const again = await connect().push(docs.lowering, {
+      mayExist: () => true,
+      pushed: (key) => pushed.get(key) ?? null,
+      closedThrough: null,
+    });
+    expect(again).toMatchObject({ created: false, remoteIds: credited.remoteIds });
+    const notes = await tryton.rpc.model<number[]>(
+      'account.invoice',
+      'search',
+      [['comment', '=', `booksync-link:${docs.link}`]],
+      0,
+      null,
+      null,
+    );
+    expect(notes).toHaveLength(2);
+  });
+
+  it("after January is closed in Tryton: a voided January memo is a February credit note applied to it, a January lowering undone is a February invoice; January's moves unchanged", async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    await push(docs.lowering);
+    await push(docs.memo);
+    const memo = await invoice(pushed.get(docs.memo.key));
+    expect(memo.toPay).toBe(25_00);
+    expect(await receivableOf(customer)).toBe(125_00);
+    const january = {
+      invoice: await moveLines((await invoice(pushed.get(docs.invoice.key))).move),
+      lowering: await moveLines((await invoice(pushed.get(docs.lowering.key))).move),
+      memo: await moveLines(memo.move),
+    };
+    await tryton.setPeriodState('2026-01-15', 'close');
+
+    // The memo voided in February: a credit note dated in February, applied to the memo, which is settled.
+    const voided = await push(docs.memoVoided);
+    const note = await invoice(voided);
+    expect(note).toMatchObject({ type: 'out', state: 'paid', total: -25_00, accountingDate: '2026-02-04' });
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    const [credited] = await tryton.rpc.model<{ lines: number[] }[]>(
+      'account.invoice',
+      'read',
+      [note.id],
+      ['lines'],
+    );
+    const [line] = await tryton.rpc.model<{ origin: string | null }[]>(
+      'account.invoice.line',
+      'read',
+      credited?.lines ?? [],
+      ['origin'],
+    );
+    expect(line?.origin).toMatch(/^account\.invoice\.line,\d+$/);
+    expect(await receivableOf(customer)).toBe(100_00);
+
+    // The lowering undone in February: the customer owes the 20.00 again, on an invoice dated February.
+    const undone = await push(docs.loweringUndone);
+    expect(await invoice(undone)).toMatchObject({
+      type: 'out',
+      state: 'posted',
+      total: 20_00,
+      toPay: 20_00,
+      accountingDate: '2026-02-06',
+    });
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(100_00);
+    expect(await receivableOf(customer)).toBe(120_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(120_00);
+
+    // January in Tryton is as it was: the same moves, the same lines.
+    expect(await moveLines((await invoice(pushed.get(docs.invoice.key))).move)).toEqual(january.invoice);
+    expect(await moveLines((await invoice(pushed.get(docs.lowering.key))).move)).toEqual(january.lowering);
+    expect(await moveLines(memo.move)).toEqual(january.memo);
+  });
+});
