@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Accounts } from '../src/accounting/chart-of-accounts.js';
 import { TargetUnavailableError } from '../src/accounting/targets/errors.js';
 import type { TargetFigures, TargetFiguresReader } from '../src/accounting/targets/target-figures.js';
 import {
@@ -125,10 +124,6 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
           ...state,
           receivables: await deps.ledger.openItems('receivable'),
           payables: await deps.ledger.openItems('payable'),
-          balances: {
-            processorClearingCents: await deps.ledger.balanceOf(Accounts.ProcessorClearing),
-            payoutsInTransitCents: await deps.ledger.balanceOf(Accounts.PayoutsInTransit),
-          },
           targets,
         });
         log.info(

@@ -115,7 +115,6 @@ export async function benchCertificate(options: {
       openBills: {},
     };
     const receivables = await ledger.openItems('receivable');
-    const clearing = await ledger.balanceOf(Accounts.ProcessorClearing);
     const t2 = performance.now();
     const certificate = closeCertificate({
       period: { from: '2026-01-01', to: '2026-01-31' },
@@ -130,10 +129,6 @@ export async function benchCertificate(options: {
       entries,
       receivables,
       payables: [],
-      balances: {
-        processorClearingCents: clearing,
-        payoutsInTransitCents: 0,
-      },
       targets: null,
       targetFigures: [{ target: 'bench', figures }],
     });

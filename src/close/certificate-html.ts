@@ -78,12 +78,13 @@ export function certificateHtml(c: CloseCertificate): string {
   const objects = tableHtml('objects', objectColumns, c.objects.map(objectRow), (i) =>
     ['BOOKED', 'SKIPPED'].includes(c.objects[i]!.status) ? 'ok' : 'bad',
   );
-  const balances = tableHtml(
-    'balances',
-    ['account', 'books', 'service', 'check'],
-    c.balances.map(balanceRow),
-    (i) => (c.balances[i]!.ok ? 'ok' : 'bad'),
-  );
+  const balances = `<p id="balances-as-of">As of the end of ${escapeHtml(c.to)} (${escapeHtml(c.timeZone)}): the service's figures from its objects' own dates, the books' from the entries dated (economic date) on or before that day.</p>
+${tableHtml(
+  'balances',
+  ['account', 'books', 'service', 'check', 'basis'],
+  c.balances.map((b) => [...balanceRow(b), b.basis]),
+  (i) => (c.balances[i]!.ok ? 'ok' : 'bad'),
+)}`;
   const docs = (id: string, rows: CloseCertificate['receivables'], n: { agree: number; differ: number }) =>
     `<p id="${id}-counts">${n.agree} of ${n.agree + n.differ} agree${
       n.agree + n.differ > rows.length ? ` (${n.agree + n.differ - rows.length} agreeing not listed)` : ''
@@ -175,9 +176,9 @@ ${problems}
 ${flowSvg(c.flow)}
 <h2>Balances</h2>
 ${balances}
-<h2>Receivables per invoice</h2>
+<h2>Receivables per invoice, as of the run</h2>
 ${docs('receivables', c.receivables, c.documentCounts.receivables)}
-<h2>Payables per bill</h2>
+<h2>Payables per bill, as of the run</h2>
 ${docs('payables', c.payables, c.documentCounts.payables)}
 <h2>Accounting targets</h2>
 ${targets}

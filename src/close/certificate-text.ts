@@ -16,20 +16,21 @@ export function certificateLines(c: CloseCertificate): string[] {
     lines.push('problems');
     for (const p of c.problems) lines.push(`  ${p}`);
   }
-  lines.push('balances');
+  lines.push(`balances as of the end of ${c.to} (${c.timeZone})`);
   lines.push(
     ...table(
       [['account', 'books', 'service', ''], ...c.balances.map(balanceRow)],
       [false, true, true, false],
     ).map((l) => `  ${l}`),
   );
+  for (const b of c.balances) lines.push(`  ${b.title}: ${b.basis}`);
   const docs = (
     title: string,
     rows: CloseCertificate['receivables'],
     n: { agree: number; differ: number },
   ) => {
     const bad = rows.filter((r) => !r.ok);
-    lines.push(`${title}: ${n.agree} of ${n.agree + n.differ} agree`);
+    lines.push(`${title} as of the run: ${n.agree} of ${n.agree + n.differ} agree`);
     if (bad.length > 0) {
       lines.push(
         ...table(

@@ -4,6 +4,7 @@ import { businessDay } from '../accounting/mapping/dates.js';
 import type { TargetFigures } from '../accounting/targets/target-figures.js';
 import type { FetchedState } from '../service/fetched-state.js';
 import type { Payment } from '../service/schemas/index.js';
+import { type BalanceAsOf, balancesAsOf } from './balances-as-of.js';
 import { compareWithTarget, ledgerFiguresAsOf, type TargetComparison } from './target-comparison.js';
 
 // The completeness certificate of a period (design overview, "Period close"). Pure: the activity fetches the
@@ -52,14 +53,8 @@ export interface OrphanEntry {
   detail: string;
 }
 
-export interface BalanceCheck {
-  check: 'ProcessorClearing' | 'PayoutsInTransit';
-  title: string;
-  booksCents: number;
-  serviceCents: number;
-  ok: boolean;
-  basis: string;
-}
+/** A balance checked as of the end of the period's last day (balances-as-of.ts). */
+export type BalanceCheck = BalanceAsOf;
 
 export interface DocumentCheck {
   /** The payment link (receivable) or bill (payable). */
@@ -96,8 +91,13 @@ export interface MoneyFlow {
 export interface CloseCertificate {
   from: string;
   to: string;
-  /** When the books and the service were read; balances are as of then. */
+  /**
+   * When the books and the service were read: receivables and payables are compared as of then; the balances
+   * as of the end of `to` (each BalanceCheck's asOf), in `timeZone`.
+   */
   asOf: string;
+  /** BOOKS_TIME_ZONE: the period's days, and the end of `to` the balances are taken at, are days in it. */
+  timeZone: string;
   passes: boolean;
   /** One line per failed check, for people. */
   problems: string[];
@@ -146,10 +146,12 @@ export interface CloseInput extends FetchedState {
   asOf: string;
   /** BOOKS_TIME_ZONE: the service's times are dated as business days in it, as the entries are. */
   timeZone: string;
-  /** Open items as the ledger reports them. */
+  /**
+   * Open items as the ledger reports them now (as of the run: the service's documents have no history).
+   * The balances are not passed: they are worked out from `entries`, as of the period's end.
+   */
   receivables: readonly { documentId: string | null; openCents: number }[];
   payables: readonly { documentId: string | null; openCents: number }[];
-  balances: { processorClearingCents: number; payoutsInTransitCents: number };
   targets: readonly TargetIndexView[] | null;
   /**
    * Each reporting target's own figures as of the period's last day, or why they could not be read; null
@@ -158,6 +160,19 @@ export interface CloseInput extends FetchedState {
   targetFigures?: readonly TargetFiguresRead[] | null;
   /** How many BOOKED objects to list at most (default 2000); the rest are only counted. */
   maxListedBooked?: number;
+}
+
+/**
+ * Which dates each figure is compared by, and what the spec cannot date. Receivables and payables stay as of
+ * the run: booksync also dates an invoice the day it first books it (a link has no creation date), so neither
+ * side could be taken as of the period's end.
+ */
+function asOfNotes(day: string, timeZone: string, runAt: string): string[] {
+  return [
+    `Processor Clearing and Payouts In Transit are compared as of the end of ${day} (${timeZone}): the service's figures from its objects' own dates (payments' createdAt, refunds' refundDate, disbursements' createdAt and paidAt), the books' from the entries whose economic date (else date) is on or before ${day}, so an event of the period booked after its close still counts in it.`,
+    "The spec cannot date a failure: a FAILED payment (an ACH return) or disbursement counts until the day the books reversed its entry (when booksync heard of it), and not at all when the books hold no reversal; a returned ACH refund credit leaves refunds[] without a trace (D19), so one made by the period's end and returned after it is missing from the service's figure.",
+    `Receivables and payables are compared per document as of the run (${runAt}): the service's remainder now (requested less completed; a bill's amount less its sent payments) against the books' open item now. A payment link's requested amount has no history and no creation date at the service (a link lowered after the period shows its new amount), and a failed bill payment has no time: their state at the period's end cannot be told.`,
+  ];
 }
 
 const inPeriod = (date: string, period: ClosePeriod) => date >= period.from && date <= period.to;
@@ -494,42 +509,20 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
   }
   for (const o of orphanEntries) problems.push(`entry ${o.key} (${o.date}): ${o.detail}`);
 
-  // Balances, as of the run: the service's own figures worked out from its objects.
-  let received = 0;
-  for (const payment of new Map(allPayments.map((p) => [p.id, p])).values()) {
-    if (payment.status === 'FAILED' || payment.refunds.some((r) => r.voided)) continue;
-    received +=
-      payment.amountInCents -
-      payment.platformFeeInCents -
-      payment.refunds.reduce((sum, r) => sum + r.amountCents, 0);
-  }
-  const disbursed = input.disbursements
-    .filter((d) => d.status !== 'FAILED')
-    .reduce((sum, d) => sum + d.amountInCents, 0);
-  const inTransit = input.disbursements
-    .filter((d) => d.status === 'PENDING')
-    .reduce((sum, d) => sum + d.amountInCents, 0);
-  const balances: BalanceCheck[] = [
-    {
-      check: 'ProcessorClearing',
-      title: 'Processor Clearing',
-      booksCents: input.balances.processorClearingCents,
-      serviceCents: received - disbursed,
-      ok: input.balances.processorClearingCents === received - disbursed,
-      basis:
-        "the service's money for the business not yet disbursed: payments (ACH counted from PENDING, D8) less absorbed fees and refunds, less disbursements not FAILED",
-    },
-    {
-      check: 'PayoutsInTransit',
-      title: 'Payouts In Transit',
-      booksCents: input.balances.payoutsInTransitCents,
-      serviceCents: inTransit,
-      ok: input.balances.payoutsInTransitCents === inTransit,
-      basis: 'disbursements not yet SUCCEEDED (PENDING)',
-    },
-  ];
+  // Balances as of the end of the period's last day: the service's figures from its objects' own dates, the
+  // books' from the entries of that day or before (economic dates): both sides dated alike.
+  const balances: BalanceCheck[] = balancesAsOf({
+    day: period.to,
+    timeZone: input.timeZone,
+    payments: [...new Map(allPayments.map((p) => [p.id, p])).values()],
+    disbursements: input.disbursements,
+    entries: input.entries,
+  });
   for (const b of balances) {
-    if (!b.ok) problems.push(`${b.title}: books ${b.booksCents} cents, service ${b.serviceCents} cents`);
+    if (!b.ok)
+      problems.push(
+        `${b.title} as of ${b.asOf}: books ${b.booksCents} cents, service ${b.serviceCents} cents`,
+      );
   }
 
   const documentChecks = (
@@ -641,6 +634,7 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     from: period.from,
     to: period.to,
     asOf: input.asOf,
+    timeZone: input.timeZone,
     passes: problems.length === 0,
     problems,
     counts: {
@@ -664,7 +658,7 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     targetFigures,
     flow,
     notes: [
-      'Balances, receivables and payables are compared as of the run (asOf): the service reports its current state only.',
+      ...asOfNotes(period.to, input.timeZone, input.asOf),
       'Bills and bill payments have no list endpoint: those the books name are checked; one booksync never heard of cannot be found.',
       'Reusable payment links are standing prices, not invoices: their receivable is not compared.',
       ...(targetFigures

@@ -224,7 +224,7 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
       expect.arrayContaining([
         expect.stringContaining(`payment ${pd.id}`),
         expect.stringContaining(`externalPayment ${epId}`),
-        'Processor Clearing: books 8000 cents, service 10883 cents',
+        `Processor Clearing as of ${day}: books 8000 cents, service 10883 cents`,
       ]),
     );
 
@@ -298,7 +298,9 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
         ).toBe(true);
         expect(await page.locator('#objects tbody tr.ok').count()).toBe(6);
         const clearing = await page.locator('#balances tbody tr').first().locator('td').allTextContents();
-        expect(clearing).toEqual(['Processor Clearing', '$80.00', '$108.83', 'DIFFERS']);
+        expect(clearing.slice(0, 4)).toEqual(['Processor Clearing', '$80.00', '$108.83', 'DIFFERS']);
+        // The basis: as of the end of the period's last day, from the service's own dates.
+        expect(clearing[4]).toMatch(new RegExp(`^as of the end of ${day} \\(`));
         expect(await page.locator('#problems li').count()).toBe(failing.problems.length);
         // The chart: five bars, each as tall as its share of the largest (received, $180.00), and drawn.
         const bars = await page.locator('#flow g.step').evaluateAll((groups) =>
@@ -356,8 +358,8 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
     });
     expect(workflowId.startsWith('scheduled-period-close-')).toBe(true);
     const cert = (await stack.client.workflow.getHandle(workflowId).result()) as CloseCertificate;
-    // Nothing of this test is dated last month; the balances and receivables (as of now) agree since the
-    // reconciliation above.
+    // Nothing of this test is dated last month; the balances (as of the month's end) and receivables (as of
+    // now) agree since the reconciliation above.
     expect({ from: cert.from, to: cert.to }).toEqual(monthBefore(Date.now(), 'America/Los_Angeles'));
     expect(cert.counts.objects).toBe(0);
     expect(cert.problems).toEqual([]);
