@@ -56,8 +56,8 @@ export function ledgerBalancesAsOf(
 
 /**
  * The day the books took each object's money back, by object id: the latest economic day of a reversal of its
- * `payment:`/`sale:` (payments) or `disbursement-pending:` (disbursements) entry, for objects with no such entry
- * live any more. An object still holding a live entry has none: the books have not heard of a failure.
+ * `payment:`, `sale:` or `payment-fee:` (payments) or `disbursement-pending:` (disbursements) entry, for
+ * objects with no such entry live any more. An object still holding a live entry has none: the books have not heard of a failure.
  */
 function reversalDays(entries: readonly BookedEntry[]) {
   const payments = new Map<string, string>();
@@ -72,7 +72,7 @@ function reversalDays(entries: readonly BookedEntry[]) {
     const kind = keyPrefix(baseKey(entry.reverses ?? entry.key));
     const { paymentId, disbursementId } = entry.links;
     const live = entry.reverses === null && entry.reversedBy === null;
-    if ((kind === 'payment' || kind === 'sale') && paymentId) {
+    if ((kind === 'payment' || kind === 'sale' || kind === 'payment-fee') && paymentId) {
       if (live) livePayments.add(paymentId);
       else if (entry.reverses !== null) latest(payments, paymentId, economicDay(entry));
     } else if (kind === 'disbursement-pending' && disbursementId) {
