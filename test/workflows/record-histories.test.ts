@@ -26,7 +26,9 @@ import { recordedWorkflowTypes, workflowTypes } from './workflow-types.js';
 //   BOOKSYNC_RECORD_HISTORIES=1 npm test -- test/workflows/record-histories.test.ts
 //
 // test/workflows/replay.test.ts then replays every recorded history on today's code, and fails when a
-// workflow type has none.
+// workflow type has none. scripts/record-previous-histories.ts runs this recorder (or a type's own test) on
+// the previous version's code in a temporary worktree and keeps the manifest the replay rule reads
+// (test/workflows/replay-rule.test.ts).
 
 const recording = process.env.BOOKSYNC_RECORD_HISTORIES === '1';
 
