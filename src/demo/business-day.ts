@@ -1,4 +1,5 @@
 import type { LedgerPort } from '../accounting/ledger-port.js';
+import { dayInZone } from '../accounting/mapping/dates.js';
 import type { CommandApiClient } from '../command-api/client.js';
 import type { SandboxClient } from '../emulator/sandbox-client.js';
 import type { ServiceClient } from '../service/client.js';
@@ -8,12 +9,16 @@ export interface BusinessDayParties {
   sandbox: SandboxClient;
   commands: CommandApiClient;
   ledger: LedgerPort;
+  /** BOOKS_TIME_ZONE: the day of what the business states itself (a check's paid date). */
+  timeZone: string;
   /** One line per step, as it happens. */
   progress: (line: string) => void;
 }
 
 /** What the day created, so the caller can point at each flow in the Temporal UI. */
 export interface BusinessDay {
+  /** The emulator's time when the day began (unix ms): its events are the ones waited for. */
+  startedAt: number;
   paymentLinkIds: Record<string, string>;
   paymentIds: { card: string; ach: string; achReturned: string };
   checkDepositIds: { cleared: string; returned: string };
@@ -43,6 +48,7 @@ export async function runBusinessDay({
   sandbox,
   commands,
   ledger,
+  timeZone,
   progress,
 }: BusinessDayParties): Promise<BusinessDay> {
   const step = (line: string) => progress(`  ✓ ${line}`);
@@ -82,7 +88,8 @@ export async function runBusinessDay({
     { id: links['INV-1003']! },
     {
       amountCents: 20_000,
-      paidAt: new Date().toISOString().slice(0, 10),
+      // The emulator's day, not the machine's: after a demo month closed, the emulator's clock is ahead.
+      paidAt: dayInZone(dayStartedAt, timeZone),
       externalReferenceId: 'mailed-check-5521',
     },
   );
@@ -161,6 +168,7 @@ export async function runBusinessDay({
   progress('  … waiting for the webhooks and workflows to settle the books');
   await waitForQuietBooks(ledger, sandbox, dayStartedAt);
   return {
+    startedAt: dayStartedAt,
     paymentLinkIds: links,
     paymentIds: { card: card.id, ach: ach.id, achReturned: returned.id },
     checkDepositIds: { cleared: goodCheck.id, returned: badCheck.id },
@@ -170,7 +178,7 @@ export async function runBusinessDay({
 }
 
 /** Every webhook of the day acknowledged and no new ledger entry for a few seconds: the day is in the books. */
-async function waitForQuietBooks(
+export async function waitForQuietBooks(
   ledger: LedgerPort,
   sandbox: SandboxClient,
   since: number,

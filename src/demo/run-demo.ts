@@ -8,7 +8,14 @@ import { trialBalanceText } from '../accounting/trial-balance-text.js';
 import { CommandApiClient, type CommandApiTarget } from '../command-api/client.js';
 import { SandboxClient } from '../emulator/sandbox-client.js';
 import { ServiceClient } from '../service/client.js';
-import { runBusinessDay } from './business-day.js';
+import { runBusinessDay, waitForQuietBooks } from './business-day.js';
+import { closeDemoMonth, type MonthCloseParties } from './month-close.js';
+
+/** How the demo closes its month: the workflows it starts (as the CLI does) and the emulator's admin token. */
+export interface DemoMonthClose extends Pick<MonthCloseParties, 'reconcile' | 'targets' | 'certify'> {
+  /** Moving the emulator's clock takes its admin token (E17); without one the month is left open, said so. */
+  adminToken: string | undefined;
+}
 
 export interface DemoTargets {
   serviceBaseUrl: string;
@@ -18,24 +25,55 @@ export interface DemoTargets {
   /** Where to point people; null when Temporal runs elsewhere without a known UI. */
   temporalUiUrl: string | null;
   namespace: string;
+  /** BOOKS_TIME_ZONE. */
+  timeZone: string;
+  /** After the day, end its month on the emulator's clock and close it; null: the day only. */
+  monthClose: DemoMonthClose | null;
   out: (line: string) => void;
 }
 
-/** Runs the business day against a running booksync and prints the books and where to look. */
+/**
+ * Runs the business day against a running booksync and prints the books, then (with `monthClose`) closes the
+ * day's month, then where to look.
+ */
 export async function runDemo(targets: DemoTargets): Promise<void> {
   const { out } = targets;
   out('');
   out('demo: a day at Bluebird Bakery');
+  const sandbox = new SandboxClient({
+    baseUrl: targets.serviceBaseUrl,
+    apiKey: targets.serviceApiKey,
+    ...(targets.monthClose?.adminToken ? { adminToken: targets.monthClose.adminToken } : {}),
+  });
   const day = await runBusinessDay({
     service: new ServiceClient({ baseUrl: targets.serviceBaseUrl, apiKey: targets.serviceApiKey }),
-    sandbox: new SandboxClient({ baseUrl: targets.serviceBaseUrl, apiKey: targets.serviceApiKey }),
+    sandbox,
     commands: new CommandApiClient(targets.commands),
     ledger: targets.ledger,
+    timeZone: targets.timeZone,
     progress: out,
   });
   out('');
   out('trial balance');
   for (const line of trialBalanceText(await targets.ledger.trialBalance())) out(`  ${line}`);
+  const close = targets.monthClose;
+  if (close && close.adminToken === undefined) {
+    out('');
+    out(
+      "the month stays open: moving the emulator's clock takes its admin token (set EMULATOR_ADMIN_TOKEN for 'booksync start' and 'booksync demo' alike)",
+    );
+  } else if (close) {
+    await closeDemoMonth({
+      sandbox,
+      ledger: targets.ledger,
+      timeZone: targets.timeZone,
+      reconcile: close.reconcile,
+      settle: () => waitForQuietBooks(targets.ledger, sandbox, day.startedAt),
+      targets: close.targets,
+      certify: close.certify,
+      progress: out,
+    });
+  }
   if (targets.temporalUiUrl) {
     const ui = `${targets.temporalUiUrl}/namespaces/${encodeURIComponent(targets.namespace)}/workflows`;
     out('');

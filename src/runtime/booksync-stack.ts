@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
+import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
 import {
   createDeliveryWorker,
@@ -40,6 +41,8 @@ export interface RunningBooksync {
   emulator: RunningEmulator | null;
   client: Client;
   ledger: StoredLedger;
+  /** The accounting targets' index (what each target has taken), beside the ledger. */
+  targetIndex: TargetIndexStore;
   /** Where the books are: the SQLite file, or the PostgreSQL url without its password. */
   ledgerLocation: string;
   /** Stops intake first (ingress), drains the worker, then closes the service side and Temporal. */
@@ -184,6 +187,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       emulator,
       client,
       ledger: running.ledger,
+      targetIndex: running.targetIndex,
       ledgerLocation: running.ledgerLocation,
       stop: stopAll,
     };

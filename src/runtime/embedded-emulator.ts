@@ -31,6 +31,8 @@ export interface DemoCredentials {
 export interface RunningEmulator {
   baseUrl: string;
   credentials: DemoCredentials;
+  /** The admin token it was started with: moving the sandbox clock takes it (the demo's month close). */
+  adminToken: string;
   emulator: Emulator;
   close(): Promise<void>;
 }
@@ -79,6 +81,7 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions): P
   return {
     baseUrl,
     credentials,
+    adminToken: options.adminToken,
     emulator,
     async close() {
       await emulator.app.close();

@@ -96,6 +96,33 @@ describe("the README's main command", () => {
     expect(output).toMatch(/total\s+\$[\d,.]+\s+\$[\d,.]+\s+balanced/);
   });
 
+  it("ends with the day's month closed: its certificate passes and the ledger is closed through its last day", async () => {
+    // A fresh emulator's clock is the machine's: the demo's day is today (UTC, BOOKS_TIME_ZONE's default).
+    const today = new Date().toISOString().slice(0, 10);
+    const [year, month] = today.split('-').map(Number) as [number, number];
+    const monthEnd = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+    const nextMonth = new Date(Date.UTC(year, month, 1)).toISOString().slice(0, 10);
+    expect(output).not.toContain('stays open');
+    expect(output).toContain(`the emulator's clock moved to ${nextMonth}`);
+    expect(output).toMatch(/reconciled with the service: [1-9]\d* entries booked/);
+    expect(output).toContain(`certificate ${today.slice(0, 8)}01 to ${monthEnd}: PASSES`);
+    expect(output).toMatch(/objects [1-9]\d*: \d+ booked, \d+ skipped, 0 missing; entries \d+, orphans 0/);
+    expect(output).toContain(`✓ books closed through ${monthEnd}`);
+    // The closing comes before the Temporal UI's links: the demo ends once the month is closed.
+    expect(output.indexOf('books closed through')).toBeLessThan(
+      output.indexOf('each flow in the Temporal UI'),
+    );
+    const ledger = EmbeddedLedger.open({ path: path.join(folder, '.data', 'ledger.db') });
+    try {
+      expect(await ledger.booksClosedThrough()).toBe(monthEnd);
+      expect((await ledger.booksClosings()).map((c) => [c.through, c.forced, c.reason])).toEqual([
+        [monthEnd, false, `certificate of ${today.slice(0, 8)}01 to ${monthEnd} passed`],
+      ]);
+    } finally {
+      ledger.close();
+    }
+  });
+
   it('books the day account by account as the mapping table says', async () => {
     const ledger = EmbeddedLedger.open({ path: path.join(folder, '.data', 'ledger.db') });
     try {
@@ -104,8 +131,11 @@ describe("the README's main command", () => {
       const payout = card - cardFee(card) - refund;
       const cleared = 30_000 + 45_000;
       const bill = 97_500;
-      // The seven invoices issued (INV-1001 to INV-1007), booked when booksync learns of each.
-      const invoiced = 125_000 + 80_000 + 50_000 + 30_000 + 45_000 + 60_000 + 40_000;
+      // The seven invoices issued (INV-1001 to INV-1007), booked when booksync learns of each; and the
+      // emulator's two seeded invoices (Acme's INV-1001, Globex's INV-1002), which no webhook tells of:
+      // reconciliation books them before the month's close.
+      const seeded = 125_000 + 48_050;
+      const invoiced = 125_000 + 80_000 + 50_000 + 30_000 + 45_000 + 60_000 + 40_000 + seeded;
       const expected: Record<string, number> = {
         [Accounts.OperatingBank]: cleared + payout - bill,
         [Accounts.ProcessorClearing]: card - cardFee(card) - refund + 80_000 - payout,

@@ -421,9 +421,9 @@ export class BooksyncProcess {
     return this;
   }
 
-  /** `booksync start`; with a failpoint it may kill itself, see `exited`. */
-  start(extra: NodeJS.ProcessEnv = {}): ChildProcess {
-    const child = spawnBooksync(['start'], { ...this.env, ...extra });
+  /** `booksync start` (with `args`, e.g. --no-demo); with a failpoint it may kill itself, see `exited`. */
+  start(extra: NodeJS.ProcessEnv = {}, args: string[] = []): ChildProcess {
+    const child = spawnBooksync(['start', ...args], { ...this.env, ...extra });
     const collect = (c: Buffer) => {
       this.output += c.toString();
     };

@@ -22,7 +22,8 @@ Starts booksync with every piece embedded unless its setting points at a real on
   SERVICE_BASE_URL unset  -> booksync's emulator of the payment service, with a demo organization
 Then the webhook ingress and the worker. Ctrl-C stops everything; a restart resumes from the data folder.
 On a fresh data folder with the embedded emulator, it then runs 'booksync demo' once (--no-demo skips it,
---demo runs it again).
+--demo runs it again): a business day, then its month closed (the emulator's clock moved to the next month,
+the certificate, the books closed through the month's last day).
 At a terminal the log goes to BOOKSYNC_DATA_DIR/logs/booksync.log (rotated at 10 MiB) and only warnings
 and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log on the screen again.`,
   async run({ args, settings, logger, out }) {
@@ -73,7 +74,12 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
     const demo = args.includes('--demo') || (fresh && stack.emulator !== null && !args.includes('--no-demo'));
     if (demo) {
       try {
-        await runDemoAgainst(settings, stack.ledger, out);
+        await runDemoAgainst(settings, stack.ledger, out, {
+          client: stack.client,
+          targetIndex: stack.targetIndex,
+          // The embedded emulator's own token (EMULATOR_ADMIN_TOKEN, or the one generated for this start).
+          adminToken: stack.emulator?.adminToken ?? settings.EMULATOR_ADMIN_TOKEN,
+        });
       } catch (error) {
         // booksync keeps running: the demo is a tour, not part of the service.
         out(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
