@@ -123,11 +123,15 @@ export async function closeDemoMonth(parties: MonthCloseParties): Promise<MonthC
 
     const waitMs = parties.pushWaitMs ?? 300_000;
     const deadline = Date.now() + waitMs;
-    let targets = await parties.targets();
-    while (targets.some((t) => t.pending > 0) && Date.now() < deadline) {
+    // A read that fails (the index busy under the worker's writes) is asked again until the deadline.
+    const read = () =>
+      parties.targets().catch((error: unknown) => (Date.now() < deadline ? null : Promise.reject(error)));
+    let targets = await read();
+    while ((targets === null || targets.some((t) => t.pending > 0)) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      targets = await parties.targets();
+      targets = await read();
     }
+    targets ??= await parties.targets();
     for (const t of targets) {
       if (t.pending === 0 && t.failed === 0) step(`every entry pushed to ${t.target}`);
       else

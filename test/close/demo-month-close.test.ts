@@ -105,6 +105,27 @@ describe("the demo's month close", () => {
     expect(text).not.toContain('books closed through');
   });
 
+  it('pushes that do not settle in time are reported, and the certificate is still made (it names them)', async () => {
+    const sandbox = new SandboxClient({ baseUrl: harness.baseUrl, apiKey: harness.keys.full, adminToken });
+    const calls: string[] = [];
+    let reads = 0;
+    const outcome = await closeDemoMonth({
+      ...parties(sandbox, calls),
+      pushWaitMs: 1_500,
+      targets: async () => {
+        reads++;
+        if (reads === 1) throw new Error('database is locked');
+        return [{ target: 'xero', pending: 3, failed: 1 }];
+      },
+    });
+    expect(reads).toBeGreaterThan(1);
+    expect(lines).toContain(
+      '  ! xero: 3 entries still pending after 2 s, 1 failed (the certificate checks every push)',
+    );
+    expect(calls.at(-1)).toMatch(/^certify /);
+    expect(outcome.closed).toBe(false);
+  });
+
   it('an emulator whose clock cannot be moved (no admin token): one line, the month stays open', async () => {
     const sandbox = new SandboxClient({ baseUrl: harness.baseUrl, apiKey: harness.keys.full });
     const calls: string[] = [];
