@@ -206,6 +206,9 @@ export const settingsSchema = z.object({
   PERIOD_CLOSE_CLOSES_BOOKS: flag('false').describe(
     "The monthly period-close Schedule closes the books through the month's last day when its certificate passes (as `booksync books close` would); off, it only makes the certificate.",
   ),
+  DEMO_CLOSES_MONTH: flag('true').describe(
+    "The demo (`booksync start` on a fresh folder, `booksync demo`) ends its day's month on the emulator's clock and closes it: reconciliation, the certificate, the books closed through the month's last day (never forced). Off, the demo runs the day only.",
+  ),
   EXTERNAL_PAYMENTS_ACCOUNT: z
     .enum(['checks-to-deposit', 'operating-bank'])
     .default('checks-to-deposit')

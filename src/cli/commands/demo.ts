@@ -31,12 +31,20 @@ Last, where to see each flow in the Temporal UI. 'booksync start' runs it by its
     let temporal: Awaited<ReturnType<typeof connectClient>> | null = null;
     try {
       // Temporal only when the month can close (reconciliation and the certificate are workflows).
-      if (settings.EMULATOR_ADMIN_TOKEN) temporal = await connectClient(temporalTarget(settings, address));
-      await runDemoAgainst(settings, store.ledger, out, {
-        client: temporal?.client ?? null,
-        targetIndex: store.targetIndex,
-        adminToken: settings.EMULATOR_ADMIN_TOKEN,
-      });
+      if (settings.DEMO_CLOSES_MONTH && settings.EMULATOR_ADMIN_TOKEN)
+        temporal = await connectClient(temporalTarget(settings, address));
+      await runDemoAgainst(
+        settings,
+        store.ledger,
+        out,
+        settings.DEMO_CLOSES_MONTH
+          ? {
+              client: temporal?.client ?? null,
+              targetIndex: store.targetIndex,
+              adminToken: settings.EMULATOR_ADMIN_TOKEN,
+            }
+          : undefined,
+      );
     } finally {
       await temporal?.connection.close();
       await store.close();

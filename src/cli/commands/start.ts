@@ -74,12 +74,19 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
     const demo = args.includes('--demo') || (fresh && stack.emulator !== null && !args.includes('--no-demo'));
     if (demo) {
       try {
-        await runDemoAgainst(settings, stack.ledger, out, {
-          client: stack.client,
-          targetIndex: stack.targetIndex,
-          // The embedded emulator's own token (EMULATOR_ADMIN_TOKEN, or the one generated for this start).
-          adminToken: stack.emulator?.adminToken ?? settings.EMULATOR_ADMIN_TOKEN,
-        });
+        await runDemoAgainst(
+          settings,
+          stack.ledger,
+          out,
+          settings.DEMO_CLOSES_MONTH
+            ? {
+                client: stack.client,
+                targetIndex: stack.targetIndex,
+                // The embedded emulator's own token (EMULATOR_ADMIN_TOKEN, or the one made for this start).
+                adminToken: stack.emulator?.adminToken ?? settings.EMULATOR_ADMIN_TOKEN,
+              }
+            : undefined,
+        );
       } catch (error) {
         // booksync keeps running: the demo is a tour, not part of the service.
         out(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
