@@ -1,6 +1,7 @@
 import type { BookedEntry, EntryLinks } from '../entry.js';
 import { baseKey, keyPrefix } from '../entry-key.js';
 import { roleOf } from './account-mapping.js';
+import { applicationsOf } from './applications.js';
 import {
   type DocumentKind,
   documentKinds,
@@ -68,6 +69,9 @@ export function dueDateOf(doc: TargetDocument): string {
   return due && due > doc.date ? due : doc.date;
 }
 
+/** The kinds of money received on a link, whose split over the link's documents the document carries. */
+const moneyOnLink = new Set<DocumentKind>(['payment', 'external-payment', 'check-application']);
+
 export class UnknownDocumentKindError extends Error {
   override readonly name = 'UnknownDocumentKindError';
 }
@@ -134,6 +138,10 @@ export async function documentFor(
     };
     const customerId = entry.links.customerId ?? link.customerId;
     if (customerId) document.customer = await references.customer(customerId);
+    if (entry.reverses === null && moneyOnLink.has(kind)) {
+      const settles = applicationsOf(entry, await entries.entriesFor({ paymentLinkId }));
+      if (settles) document.settles = settles;
+    }
   }
   if (billId) {
     const bill = await references.bill(billId);

@@ -89,6 +89,12 @@ export interface TargetDocument {
    * apart until deposited (QuickBooks' Undeposited Funds) deposits exactly those.
    */
   payout?: { receipts: PayoutReceipt[] };
+  /**
+   * For money received on a payment link (kinds `payment`, `external-payment`, `check-application` crediting
+   * the receivable): how it settles the link's documents (their keys: the invoice, memos, reopened amounts),
+   * oldest first, and what exceeds everything owed, the customer's credit (applications.ts).
+   */
+  settles?: { applied: DocumentApplication[]; unappliedCents: number };
   /** For kind `reversal`: the key of the document it reverses, and why. */
   reverses?: string;
   reason?: string;
@@ -98,6 +104,12 @@ export interface TargetDocument {
    * longer holds the original (then the date the target holds the original under decides).
    */
   originalDate?: string;
+}
+
+/** Part of a receipt applied to one of the link's documents (its ledger key). */
+export interface DocumentApplication {
+  key: string;
+  amountCents: number;
 }
 
 /** A receipt a payout carries: its ledger entry (`payment:` or `sale:`), day and gross amount. */

@@ -641,10 +641,23 @@ export class TrytonTarget implements AccountingTarget {
       throw new TargetRefusedError(this.name, `${document.key}: a receivable or payable line needs a party`);
     }
     const party = needsParty && counterparty ? await this.#party(counterparty) : undefined;
-    // The invoice the money settles: its receivable / payable lines are created as its payment lines, so
+    // The invoices the money settles: its receivable / payable lines are created as their payment lines, so
     // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
-    const invoice = needsParty ? await this.#invoiceSettled(document, context) : null;
-    if (invoice?.state === 'paid') await this.#unreconcileInvoice(invoice.id);
+    const parts = needsParty ? await this.#partsSettled(document, context) : null;
+    for (const part of parts ?? []) {
+      if (part.invoice?.state === 'paid') await this.#unreconcileInvoice(part.invoice.id);
+    }
+    const line = (
+      l: TargetDocument['lines'][number],
+      cents = l.amountCents,
+      invoice?: InvoiceRow | null,
+    ) => ({
+      account: accounts.get(l.role),
+      debit: decimalOf(Math.max(cents, 0)),
+      credit: decimalOf(Math.max(-cents, 0)),
+      ...(receivableRoles.has(l.role) ? { party, ...(invoice ? { invoice_payment: invoice.id } : {}) } : {}),
+      description: document.description,
+    });
     const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
       {
         journal: this.#journals.get('MISC'),
@@ -654,27 +667,24 @@ export class TrytonTarget implements AccountingTarget {
         lines: [
           [
             'create',
-            document.lines.map((l) => ({
-              account: accounts.get(l.role),
-              debit: decimalOf(Math.max(l.amountCents, 0)),
-              credit: decimalOf(Math.max(-l.amountCents, 0)),
-              ...(receivableRoles.has(l.role)
-                ? { party, ...(invoice ? { invoice_payment: invoice.id } : {}) }
-                : {}),
-              description: document.description,
-            })),
+            document.lines.flatMap((l) =>
+              // Money received on a link: one receivable line per document it settles, and one for what
+              // exceeds them (the customer's credit, on no invoice).
+              receivableRoles.has(l.role) && parts
+                ? parts.map((part) => line(l, Math.sign(l.amountCents) * part.cents, part.invoice))
+                : [line(l)],
+            ),
           ],
         ],
       },
     ]);
     await this.#post(document, { model: 'account.move', id: id as number });
-    // Only money that brings the amount to pay to zero can make the invoice paid: a partial payment spares
+    // Only money that brings the amount to pay to zero can make an invoice paid: a partial payment spares
     // the look.
-    if (
-      invoice &&
-      (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= document.amountCents)
-    ) {
-      await this.#reconcileIfPaid(invoice.id);
+    for (const { invoice, cents } of parts ?? []) {
+      if (invoice && (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= cents)) {
+        await this.#reconcileIfPaid(invoice.id);
+      }
     }
     return {
       key: document.key,
@@ -682,6 +692,47 @@ export class TrytonTarget implements AccountingTarget {
       contentHash: document.contentHash,
       created: true,
     };
+  }
+
+  /**
+   * How a document's receivable (or payable) line is split over invoices: money received on a link as the
+   * document's `settles` says (each document's invoice, through the index, and the unapplied rest on none);
+   * anything else whole on the document's own invoice (#invoiceSettled). Null when the document has no
+   * receivable or payable line.
+   */
+  async #partsSettled(
+    document: TargetDocument,
+    context: PushContext,
+  ): Promise<{ invoice: InvoiceRow | null; cents: number }[] | null> {
+    const total = document.lines
+      .filter((l) => receivableRoles.has(l.role))
+      .reduce((sum, l) => sum + Math.abs(l.amountCents), 0);
+    if (total === 0) return null;
+    const settles = document.settles;
+    if (!settles || document.lines.filter((l) => receivableRoles.has(l.role)).length !== 1)
+      return [{ invoice: await this.#invoiceSettled(document, context), cents: total }];
+    const ids = settles.applied.map((a) => {
+      const ref = context.pushed(a.key)?.remoteIds.find((r) => r.startsWith('account.invoice,'));
+      return ref ? Number(ref.split(',')[1]) : null;
+    });
+    const known = ids.filter((i): i is number => i !== null);
+    const rows = known.length
+      ? await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', known, [
+          'description',
+          'state',
+          'amount_to_pay',
+          'move',
+        ])
+      : [];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const parts = settles.applied.map((a, i) => {
+      const row = ids[i] != null ? byId.get(ids[i] as number) : undefined;
+      // An invoice Tryton does not hold as posted: that part stays on the party, as the unapplied rest.
+      const invoice = row && (row.state === 'posted' || row.state === 'paid') ? row : null;
+      return { invoice, cents: a.amountCents };
+    });
+    if (settles.unappliedCents > 0) parts.push({ invoice: null, cents: settles.unappliedCents });
+    return parts;
   }
 
   /** Posts a created invoice or move (Tryton checks balance and the period here). */

@@ -280,4 +280,41 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
     expect(await moveLines((await invoice(pushed.get(docs.lowering.key))).move)).toEqual(january.lowering);
     expect(await moveLines(memo.move)).toEqual(january.memo);
   });
+
+  it('money that pays the link and its memo settles both, oldest first; money beyond what is owed is the customer credit', async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    await push(docs.memo);
+    const paid = (cents: number, id: string, settles: TargetDocument['settles']): TargetDocument => ({
+      ...docs.february,
+      key: `payment:${id}_${docs.run}`,
+      amountCents: cents,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: cents },
+        { role: 'AccountsReceivable', amountCents: -cents },
+      ],
+      settles,
+    });
+    // 120.00 and its 25.00 memo paid with 145.00: both documents are paid (Tryton refuses payment lines over
+    // an invoice's amount, so the whole on the invoice was refused).
+    await push(
+      paid(145_00, 'both', {
+        applied: [
+          { key: docs.invoice.key, amountCents: 120_00 },
+          { key: docs.memo.key, amountCents: 25_00 },
+        ],
+        unappliedCents: 0,
+      }),
+    );
+    expect(await invoice(pushed.get(docs.invoice.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await receivableOf(customer)).toBe(0);
+
+    // 10.00 more than anything owed: on the party, on no invoice (the customer's credit).
+    await push(paid(10_00, 'over', { applied: [], unappliedCents: 10_00 }));
+    expect(await receivableOf(customer)).toBe(-10_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(0);
+  });
 });
