@@ -32,8 +32,8 @@ export interface AccountingTargets {
   ledger: LedgerPort;
   names: string[];
   /**
-   * The targets that report their own figures as of a day (QuickBooks, Xero), for the close certificate's
-   * third side; Tryton and the ledger mirror do not yet.
+   * The targets that report their own figures as of a day (Tryton, QuickBooks, Xero), for the close
+   * certificate's third side; the ledger mirror does not.
    */
   figures: ReadonlyMap<string, TargetFiguresReader>;
   /** Starts (or wakes) one push workflow per target; idempotent. */
@@ -95,18 +95,17 @@ export async function openAccountingTargets(options: {
         closers.push(() => mirror.close());
         targets.set(name, new LedgerMirrorTarget(mirror));
       } else if (name === 'tryton') {
-        targets.set(
-          name,
-          createTrytonTarget({
-            url: settings.TRYTON_URL as string,
-            database: settings.TRYTON_DATABASE as string,
-            username: settings.TRYTON_USER,
-            password: settings.TRYTON_PASSWORD as string,
-            accounts,
-            matching: settings.TARGET_MATCHING,
-            logger: log,
-          }),
-        );
+        const tryton = createTrytonTarget({
+          url: settings.TRYTON_URL as string,
+          database: settings.TRYTON_DATABASE as string,
+          username: settings.TRYTON_USER,
+          password: settings.TRYTON_PASSWORD as string,
+          accounts,
+          matching: settings.TARGET_MATCHING,
+          logger: log,
+        });
+        targets.set(name, tryton);
+        figures.set(name, tryton);
       } else if (name === 'quickbooks') {
         const quickbooks = await openQuickBooksTarget({ settings, accounts, logger: log });
         targets.set(name, quickbooks);

@@ -5,6 +5,7 @@ import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } fro
 import { dueDateOf } from '../documents.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import { pushOneByOne } from '../push-one-by-one.js';
+import { ownerNote, type TargetFigures, type TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
   Party,
@@ -13,6 +14,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
+import { TrytonFigures } from './figures.js';
 import {
   centsOf,
   dateOf,
@@ -50,7 +52,9 @@ import {
 // period's ("If you cancel the move, the current period will be used"), which booksync never confirms.
 // Idempotency: the entry key and content hash are written in the record's description
 // (`booksync:{key} {hash}`) and searched before any create, so a crash between Tryton's create and
-// booksync's index write finds the document instead of making a second one.
+// booksync's index write finds the document instead of making a second one. A move of a link or bill adds
+// `booksync link=<id>` / `booksync bill=<id>` after it (an invoice's comment names its link or bill), so
+// Tryton's figures as of a day (figures.ts, figuresAsOf) count its receivable or payable line under it.
 
 export interface TrytonTargetOptions {
   url: string;
@@ -174,7 +178,7 @@ function issuedToday(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-export class TrytonTarget implements AccountingTarget {
+export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'tryton';
   readonly #rpc: TrytonRpc;
   readonly #options: TrytonTargetOptions;
@@ -258,6 +262,15 @@ export class TrytonTarget implements AccountingTarget {
       latest = laterOf(latest, row ? isoDateOf(row.end_date) : null);
     }
     return latest;
+  }
+
+  /**
+   * Tryton's own figures as of the end of `day` (figures.ts): each mapped account's balance as Tryton
+   * computes it under {date, posted}, and what is open per link and bill from the receivable and payable
+   * lines its Aged Balance counts as of the day.
+   */
+  async figuresAsOf(day: string): Promise<TargetFigures> {
+    return new TrytonFigures(this.#rpc, await this.#ready()).asOf(day);
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
@@ -372,10 +385,23 @@ export class TrytonTarget implements AccountingTarget {
     }
   }
 
-  /** The description of a booksync record: its marker, then the closed-period note of a re-dated one. */
+  /**
+   * The description of a booksync record: its marker, then on a move the link or bill it belongs to (an
+   * invoice's comment names it already), then the closed-period note of a re-dated one. The owner note lets
+   * Tryton's figures (figures.ts) count a receivable or payable line that is no invoice's payment line (a
+   * reversal's after close) under its link or bill.
+   */
   #described(document: TargetDocument): string {
     const note = closedPeriodNote(document);
-    return `${marker(document.key)}${document.contentHash}${note ? ` ${note}` : ''}`;
+    return `${marker(document.key)}${document.contentHash}${this.#ownerNote(document)}${note ? ` ${note}` : ''}`;
+  }
+
+  /** ` booksync link=<id>` / ` booksync bill=<id>` for a move of a link or bill; '' otherwise. */
+  #ownerNote(document: TargetDocument): string {
+    if (invoiceKinds.has(keyPrefix(baseKey(document.key)))) return '';
+    if (document.invoice) return ` ${ownerNote(document.invoice)}`;
+    if (document.bill) return ` ${ownerNote(document.bill)}`;
+    return '';
   }
 
   /** A draft kept from a refused post takes the date the document has now (after a lock read since). */
@@ -1056,7 +1082,12 @@ export class TrytonTarget implements AccountingTarget {
     await this.#rpc.wizard(
       'account.move.cancel',
       'cancel',
-      { default: { description: `${marker(document.key)}${document.contentHash}`, reversal: true } },
+      {
+        default: {
+          description: `${marker(document.key)}${document.contentHash}${this.#ownerNote(document)}`,
+          reversal: true,
+        },
+      },
       'account.move',
       [moveId],
     );
