@@ -83,7 +83,7 @@ afterAll(async () => {
   await tryton?.close();
 });
 
-describe('Tryton: its own figures as of a day (issue 25 §4)', { timeout: 180_000 }, () => {
+describe('Tryton: its own figures as of a day (issue 25 §4)', { timeout: 300_000 }, () => {
   it('reports each role’s balance and the open amount per link and bill, as of each month end', async () => {
     const f = figuresDocuments();
     for (const doc of [...f.january, ...f.february]) await push(doc);
