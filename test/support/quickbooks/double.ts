@@ -1041,6 +1041,12 @@ export class QuickBooksDouble {
       body.TotalAmt = amount(this.lineTotal(body, entity));
     }
     if (entity === 'Invoice' || entity === 'Bill') body.Balance = body.TotalAmt;
+    // A payment's UnappliedAmt: "the amount that has not been applied to pay amounts owed for sales
+    // transactions" (Finance.xsd, Payment), its TotalAmt less its lines: the customer's credit.
+    if (entity === 'Payment') {
+      const lines = (body.Line as Record<string, unknown>[] | undefined) ?? [];
+      body.UnappliedAmt = amount(cents(body.TotalAmt) - lines.reduce((s, l) => s + cents(l.Amount ?? 0), 0));
+    }
     // A credit memo's Balance and RemainingCredit: the credit not yet applied to an invoice by a payment.
     if (entity === 'CreditMemo') {
       body.Balance = body.TotalAmt;

@@ -148,17 +148,29 @@ export class DocumentMapper {
     };
   }
 
-  async payment(doc: TargetDocument, pair: Pair, invoiceId: string, customer: Ref): Promise<Plan> {
-    const amount = centsToAmount(pair.cents);
+  /**
+   * A Payment of the whole amount, applied to the invoices it settles (one line each, LinkedTxn): what is
+   * left unapplied (TotalAmt over the lines) is the customer's credit, as QuickBooks keeps an unapplied
+   * payment.
+   */
+  async payment(
+    doc: TargetDocument,
+    pair: Pair,
+    applied: readonly { invoiceId: string; cents: number }[],
+    customer: Ref,
+  ): Promise<Plan> {
     return {
       entity: 'Payment',
       body: {
         ...this.common(doc),
         CustomerRef: customer,
-        TotalAmt: amount,
+        TotalAmt: centsToAmount(pair.cents),
         DepositToAccountRef: await this.accounts.ref(pair.debit),
         ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
-        Line: [{ Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] }],
+        Line: applied.map((a) => ({
+          Amount: centsToAmount(a.cents),
+          LinkedTxn: [{ TxnId: a.invoiceId, TxnType: 'Invoice' }],
+        })),
       },
     };
   }

@@ -655,6 +655,30 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     return parseRemoteId(record?.remoteIds[0]);
   }
 
+  /**
+   * The invoices money received on a link is applied to, as the document's split says (the link's invoice,
+   * then its memos' and reopened amounts' charge invoices, oldest first; applications.ts): each one QuickBooks
+   * holds as an Invoice gets its part, the rest stays unapplied (the customer's credit). With no split, the
+   * whole on the link's invoice.
+   */
+  private async applications(
+    doc: TargetDocument,
+    invoiceId: string,
+    cents: number,
+    context: PushContext,
+  ): Promise<{ invoiceId: string; cents: number }[]> {
+    if (!doc.settles) return [{ invoiceId, cents }];
+    const applied: { invoiceId: string; cents: number }[] = [];
+    for (const part of doc.settles.applied) {
+      const record =
+        part.key === `invoice:${doc.invoice?.paymentLinkId}`
+          ? { entity: 'Invoice', id: invoiceId }
+          : await this.earlier(part.key, context);
+      if (record?.entity === 'Invoice') applied.push({ invoiceId: record.id, cents: part.amountCents });
+    }
+    return applied;
+  }
+
   /** The name an invoice is numbered by: the link's name (`#<version>` once booked again) or the key's tag. */
   private invoiceName(doc: TargetDocument): string {
     const name = doc.invoice?.number ?? docNumberTag(doc.key);
@@ -687,7 +711,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
         const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
-        return this.mapper.payment(doc, pair, invoice.id, await this.customerOf(invoice.id));
+        return this.mapper.payment(
+          doc,
+          pair,
+          await this.applications(doc, invoice.id, pair.cents, context),
+          await this.customerOf(invoice.id),
+        );
       }
       // A lowered link: a credit memo for the invoice's customer, applied to the invoice once made (applied()).
       // No invoice in QBO to apply it to (booked as a journal entry): the journal entry, as before.
