@@ -8,10 +8,12 @@ import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import type { BookedEntry } from '../../src/accounting/entry.js';
 import { isReversalKey } from '../../src/accounting/entry-key.js';
 import { dayInZone } from '../../src/accounting/mapping/dates.js';
-import { parseAccountMapping } from '../../src/accounting/targets/account-mapping.js';
+import { defaultAccountCodes, parseAccountMapping } from '../../src/accounting/targets/account-mapping.js';
 import { markersIn } from '../../src/accounting/targets/markers.js';
 import type { TargetFigures, TargetFiguresReader } from '../../src/accounting/targets/target-figures.js';
 import type { TargetSummary } from '../../src/accounting/targets/target-index.js';
+import { createTrytonTarget } from '../../src/accounting/targets/tryton/index.js';
+import { isoDateOf } from '../../src/accounting/targets/tryton/json-rpc.js';
 import { commandApiTarget } from '../../src/cli/command-api-client.js';
 import { closeBooks } from '../../src/cli/commands/books.js';
 import { requestPeriodClose } from '../../src/cli/commands/close.js';
@@ -26,19 +28,20 @@ import { freePort } from '../support/free-port.js';
 import { BooksyncProcess, LogCapture } from '../support/process-stack.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { type ConsentPage, connectByConsent } from '../support/target-books-scenario.js';
+import { startTryton, type TrytonServer } from '../support/tryton.js';
 import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 
-// Issue 25's two-month scenario against the QuickBooks Online and Xero doubles (Tryton's is covered by its own
-// tests on a real Tryton): the real `booksync start` (real Temporal, the embedded emulator, booksync's
-// workflows and activities) pushing to both targets at once, BOOKS_TIME_ZONE=America/Los_Angeles.
+// Issue 25's two-month scenario against the QuickBooks Online and Xero doubles and a real Tryton 8.2 on
+// PostgreSQL: the real `booksync start` (real Temporal, the embedded emulator, booksync's workflows and
+// activities) pushing to all three targets at once, BOOKS_TIME_ZONE=America/Los_Angeles.
 // The real clock is late November and the emulator's clock only moves forward, so "January" is the current
 // month (November 2026) and "February" the next: the emulator's clock is advanced to 3 December.
-// Month 1: the demo's business day (runBusinessDay: `booksync start --no-demo`, as start's demo would close
-// the month right after it) and our own links: an ACH
-// payment, a card payment, a check deposit applied to a link, an external payment, a part-paid invoice, a bill
-// paid by ACH and a payout. Then the ledger is closed through 30 November (closeBooks of `booksync books
-// close`, its certificate gate through the real periodClose workflow, with `today` the emulator's day: the
-// real day is still November), QuickBooks' BookCloseDate and Xero's period lock date through 30 November.
+// Month 1: the demo's business day (runBusinessDay, with `booksync start --no-demo`: start's demo would close
+// the month right after it) and our own links: an ACH payment, a card payment, a check deposit applied to a
+// link, an external payment, a part-paid invoice, a bill paid by ACH and a payout. Then the ledger is closed
+// through 30 November (closeBooks of `booksync books close`, its certificate gate through the real
+// periodClose workflow, with `today` the emulator's day: the real day is still November), QuickBooks'
+// BookCloseDate, Xero's period lock date and Tryton's November period through 30 November.
 // Month 2: an ACH return, a returned check, a refund, a voided external payment, a lowered invoice and a late
 // month-1 event (an external payment paid 28 November recorded in December). Then: each target's own figures
 // as of 30 November are unchanged to the cent; reversals are documents dated in December; every invoice's
@@ -92,7 +95,7 @@ async function untilAllPushed(ms = 300_000): Promise<TargetSummary[]> {
     const targets =
       code === 0 ? (JSON.parse(stdout) as { targets: TargetSummary[] }).targets : ([] as TargetSummary[]);
     if (code !== 0 && Date.now() > deadline) throw new Error(`targets status: ${stderr}`);
-    if (targets.length === 2 && targets.every((t) => t.pending === 0)) {
+    if (targets.length === 3 && targets.every((t) => t.pending === 0)) {
       expect(targets.map((t) => [t.target, t.failed])).toEqual(targets.map((t) => [t.target, 0]));
       return targets;
     }
@@ -164,6 +167,83 @@ const quickbooksEntities = [
   'BillPayment',
 ];
 
+let tryton: TrytonServer;
+
+/** The days of the Tryton records (moves, invoices) booksync made for these keys. */
+async function trytonDaysOf(keys: readonly string[]): Promise<string[]> {
+  const days: string[] = [];
+  for (const key of keys) {
+    for (const model of ['account.move', 'account.invoice'] as const) {
+      const rows = await tryton.rpc.searchRead<{ date?: unknown; accounting_date?: unknown }>(
+        model,
+        [['description', 'like', `booksync:${key} %`]],
+        model === 'account.move' ? ['date'] : ['accounting_date'],
+      );
+      for (const row of rows) days.push(isoDateOf(row.date ?? row.accounting_date) ?? '');
+    }
+  }
+  return days;
+}
+
+/** A receipt a bookkeeper records by hand in Tryton on a link's invoice: a posted move, its receivable line paying the invoice. */
+async function trytonHandPayment(paymentLinkId: string, cents: number, day: string): Promise<void> {
+  const [invoice] = await tryton.rpc.searchRead<{ id: number; party: number; account: number }>(
+    'account.invoice',
+    [
+      ['comment', '=', `booksync-link:${paymentLinkId}`],
+      ['description', 'like', 'booksync:invoice:%'],
+    ],
+    ['party', 'account'],
+  );
+  if (!invoice) throw new Error(`no Tryton invoice of ${paymentLinkId}`);
+  const [bank] = await tryton.rpc.searchRead<{ id: number }>(
+    'account.account',
+    [['code', '=', defaultAccountCodes.OperatingBank]],
+    [],
+  );
+  const [journal] = await tryton.rpc.searchRead<{ id: number }>(
+    'account.journal',
+    [['code', '=', 'MISC']],
+    [],
+  );
+  const date = { __class__: 'date', year: +day.slice(0, 4), month: +day.slice(5, 7), day: +day.slice(8) };
+  const [period] = await tryton.rpc.searchRead<{ id: number }>(
+    'account.period',
+    [
+      ['start_date', '<=', date],
+      ['end_date', '>=', date],
+      ['type', '=', 'standard'],
+    ],
+    [],
+  );
+  const amount = { __class__: 'Decimal', decimal: (cents / 100).toFixed(2) };
+  const zero = { __class__: 'Decimal', decimal: '0.00' };
+  const [move] = await tryton.rpc.model<number[]>('account.move', 'create', [
+    {
+      journal: journal?.id,
+      period: period?.id,
+      date,
+      description: 'Cheque received, entered by hand',
+      lines: [
+        [
+          'create',
+          [
+            { account: bank?.id, debit: amount, credit: zero },
+            {
+              account: invoice.account,
+              party: invoice.party,
+              debit: zero,
+              credit: amount,
+              invoice_payment: invoice.id,
+            },
+          ],
+        ],
+      ],
+    },
+  ]);
+  await tryton.rpc.model('account.move', 'post', [move]);
+}
+
 let temporal: Connection;
 let client: Client;
 // The test reads the targets' figures as the certificate does (readTargetFigures: a 429 is read again), in a
@@ -186,12 +266,15 @@ function figuresOf(cert: CloseCertificate, target: string) {
 }
 
 beforeAll(async () => {
-  await qbo.start();
-  await xero.start();
+  [tryton] = await Promise.all([startTryton(), qbo.start(), xero.start()]);
   realmId = qbo.createRealm();
   tenantId = xero.createTenant('booksync two months');
   await booksync.prepare({
-    ACCOUNTING_TARGET: 'quickbooks,xero',
+    ACCOUNTING_TARGET: 'quickbooks,xero,tryton',
+    TRYTON_URL: tryton.url,
+    TRYTON_DATABASE: tryton.database,
+    TRYTON_USER: tryton.username,
+    TRYTON_PASSWORD: tryton.password,
     BOOKS_TIME_ZONE: zone,
     EMULATOR_ADMIN_TOKEN: adminToken,
     QBO_CLIENT_ID: qbo.clientId,
@@ -209,7 +292,7 @@ beforeAll(async () => {
     XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
     XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
   });
-}, 120_000);
+}, 400_000);
 
 afterAll(async () => {
   for (const reader of readers) await reader.close();
@@ -217,9 +300,12 @@ afterAll(async () => {
   await booksync.stop('two-month-close');
   await qbo.stop();
   await xero.stop();
+  await tryton?.close();
 });
 
-describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { timeout: 1_500_000 }, () => {
+describe('two months closed in QuickBooks and Xero (the doubles) and a real Tryton, issue 25', {
+  timeout: 1_500_000,
+}, () => {
   it('month 1 never changes in the ledger or either target; month 2 carries the reversals; the certificate passes both months and names a hand edit', async () => {
     // ---- connect both targets, start, the demo's business day -------------------------------------------
     await connectByConsent(booksync, quickbooksConsent);
@@ -259,7 +345,15 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
     const accounts = parseAccountMapping(settings.TARGET_ACCOUNTS);
     const quickbooks = await openQuickBooksTarget({ settings, accounts, logger: logs.logger('qbo', 'warn') });
     const xeroTarget = await openXeroTarget({ settings, accounts, logger: logs.logger('xero', 'warn') });
-    readers = [quickbooks, xeroTarget];
+    const trytonTarget = createTrytonTarget({
+      url: tryton.url,
+      database: tryton.database,
+      username: tryton.username,
+      password: tryton.password,
+      accounts,
+      matching: 'create',
+    });
+    readers = [quickbooks, xeroTarget, Object.assign(trytonTarget, { close: () => undefined })];
 
     // ---- month 1: November --------------------------------------------------------------------------------
     const month1Began = Date.parse((await sandbox.clock()).now);
@@ -348,6 +442,8 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
     }
     qbo.closeBooks(realmId, month1End);
     xero.lockDates(tenantId, { period: month1End });
+    // Tryton: November's period closed through Tryton's own API, as its bookkeeper would.
+    await tryton.setPeriodState('2026-11-15', 'close');
     const month1Entries = (await entries()).filter((e) => e.date <= month1End);
     expect(month1Entries.length).toBeGreaterThan(20);
     const month1Figures: Record<string, TargetFigures> = {};
@@ -416,6 +512,9 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
       .map(xeroDay);
     expect(xeroReversalDays.length).toBeGreaterThanOrEqual(3);
     expect(xeroReversalDays.every((day) => day >= month2Start)).toBe(true);
+    const trytonReversalDays = await trytonDaysOf([...month2Keys].filter(isReversalKey));
+    expect(trytonReversalDays.length).toBeGreaterThanOrEqual(3);
+    expect(trytonReversalDays.every((day) => day >= month2Start)).toBe(true);
     expect([qbo.violations, xero.violations]).toEqual([[], []]);
 
     // ---- every invoice's open amount at each target is the service's remainder ------------------------------
@@ -441,6 +540,7 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
     expect(month1.passes).toBe(true);
     expect(month1.targetFigures?.map((t) => [t.target, t.ok]).sort()).toEqual([
       ['quickbooks', true],
+      ['tryton', true],
       ['xero', true],
     ]);
     const month2 = await certificate({ from: month2Start, to: today2 });
@@ -469,6 +569,9 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
       if (!line) throw new Error('no line');
       line.UnitAmount += 25;
     });
+    // Tryton: a posted document cannot be edited; the bookkeeper records a 30.00 receipt by hand on NOV-EXT's
+    // invoice (a move on the customer's receivable, added to the invoice's payment lines).
+    await trytonHandPayment(links.external, 30_00, month2Start);
     const edited = await certificate({ from: month2Start, to: today2 });
     expect(edited.passes).toBe(false);
     const qboFigures = figuresOf(edited, 'quickbooks');
@@ -480,6 +583,10 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
     expect(
       xeroFigures.documents.filter((d) => !d.ok).map((d) => [d.id, d.targetCents - d.ledgerCents]),
     ).toEqual([[links.card, 25_00]]);
+    const trytonFigures = figuresOf(edited, 'tryton');
+    expect(
+      trytonFigures.documents.filter((d) => !d.ok).map((d) => [d.id, d.targetCents - d.ledgerCents]),
+    ).toEqual([[links.external, -30_00]]);
     expect(edited.problems.join('\n')).toContain(links.external);
     expect(edited.problems.join('\n')).toContain(links.card);
 
@@ -498,5 +605,7 @@ describe('two months closed in QuickBooks and Xero (the doubles), issue 25', { t
     expect((await readTargetFigures(quickbooks, today2)).openInvoices[links.lowered]).toBe(300_00);
     // Xero: the lowering's credit note is allocated to the invoice, so Xero's own aged receivables say 300.00.
     expect((await readTargetFigures(xeroTarget, today2)).openInvoices[links.lowered]).toBe(300_00);
+    // Tryton: the lowering's credit note is among the invoice's payment lines: Tryton's own figures say 300.00.
+    expect((await readTargetFigures(trytonTarget, today2)).openInvoices[links.lowered]).toBe(300_00);
   });
 });
