@@ -31,6 +31,8 @@ export interface Party {
  * - bill: a vendor bill (Dr bill expense / Cr payable); the target's supplier invoice.
  * - bill-payment-sent: a bill payment sent (Dr payable / Cr outgoing payments clearing).
  * - bill-payment-paid: the vendor cashed it (Dr outgoing payments clearing / Cr bank).
+ * - opening-balances: a backfill's opening entry, the money in flight when the books opened (Dr clearing,
+ *   in transit, checks / Cr Opening Balances); a journal entry at every target.
  * - reversal: the target's own cancel / void / reversal of the document pushed for `reverses`, in place only
  *   when both fall in the same open month; otherwise a reversing document dated in the open period
  *   (closed-periods.ts).
@@ -52,6 +54,7 @@ export const documentKinds = [
   'bill',
   'bill-payment-sent',
   'bill-payment-paid',
+  'opening-balances',
   'reversal',
 ] as const;
 export type DocumentKind = (typeof documentKinds)[number];

@@ -90,6 +90,7 @@ const entitiesByKind: Record<string, XeroEntity[]> = {
   'disbursement-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'check-cleared': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'bill-payment-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
+  'opening-balances': ['ManualJournal'],
 };
 
 const deletedStatuses = new Set(['DELETED', 'VOIDED']);
@@ -956,6 +957,9 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           },
         };
       }
+      // Balances brought forward, not money moved that day: a journal (a bank transaction would need a party).
+      case 'opening-balances':
+        return this.journal(doc);
       case 'bill-payment-sent': {
         if (pair?.debit !== 'AccountsPayable' || !doc.bill) return this.moneyMove(doc);
         const bill = await this.earlier(`bill:${doc.bill.billId}`, context);
