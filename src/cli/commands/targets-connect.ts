@@ -62,11 +62,7 @@ async function awaitConsent<T>(options: {
   out(`  ${options.consentUrl}`);
   const redirect = new URL(redirectUri);
   const listen = !options.paste && loopbackHosts.has(redirect.hostname);
-  out(
-    listen
-      ? `Waiting for ${label} to redirect to ${redirectUri} (or paste the address the browser shows)...`
-      : 'Paste the address the browser shows after you allowed booksync:',
-  );
+  if (!listen) out('Paste the address the browser shows after you allowed booksync:');
   return new Promise<T>((resolve, reject) => {
     let server: Server | null = null;
     const lines = createInterface({ input: process.stdin });
@@ -111,7 +107,10 @@ async function awaitConsent<T>(options: {
       server.on('error', (error) =>
         finish(new CommandError(`cannot listen on ${redirectUri}: ${error.message}`)),
       );
-      server.listen(Number(redirect.port || 80), redirect.hostname.replace(/^\[|\]$/g, ''));
+      // Said once the address listens: a redirect that follows the line at once is taken, not refused.
+      server.listen(Number(redirect.port || 80), redirect.hostname.replace(/^\[|\]$/g, ''), () =>
+        out(`Waiting for ${label} to redirect to ${redirectUri} (or paste the address the browser shows)...`),
+      );
     }
   });
 }
