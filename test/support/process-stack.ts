@@ -424,8 +424,8 @@ export class BooksyncProcess {
     return this;
   }
 
-  /** `booksync start` (with `args`, e.g. --no-demo); with a failpoint it may kill itself, see `exited`. */
-  start(extra: NodeJS.ProcessEnv = {}, args: string[] = []): ChildProcess {
+  /** `booksync start [args]` (e.g. --no-demo); with a failpoint it may kill itself, see `exited`. */
+  start(extra: NodeJS.ProcessEnv = {}, args: readonly string[] = []): ChildProcess {
     const child = spawnBooksync(['start', ...args], { ...this.env, ...extra });
     const collect = (c: Buffer) => {
       this.output += c.toString();

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { centsOf, TrytonRpc } from '../../src/accounting/targets/tryton/json-rpc.js';
 import { freePort } from './free-port.js';
-import { startPostgres, withParentDeath } from './postgres.js';
+import { type PostgresCluster, startPostgres, withParentDeath } from './postgres.js';
 
 // A real Tryton 8.2 on a real PostgreSQL, on loopback, for the Tryton target's tests: PostgreSQL from Debian
 // (test/support/postgres.ts: initdb into a temporary folder, a private port), Tryton from PyPI (scripts/obtain-tryton.sh), a database
@@ -30,6 +30,8 @@ export interface TrytonServer {
   database: string;
   username: string;
   password: string;
+  /** The PostgreSQL cluster Tryton's database is on: a test may keep a database of its own there too. */
+  postgres: PostgresCluster;
   /** A session of its own, for reading Tryton's books in assertions. */
   rpc: TrytonRpc;
   /** Stops trytond only (PostgreSQL stays): an outage. */
@@ -182,6 +184,7 @@ export async function startTryton(): Promise<TrytonServer> {
     database,
     username: 'admin',
     password,
+    postgres: cluster,
     rpc,
     start,
     stop,
