@@ -57,8 +57,6 @@ import { markerTextOf, XeroDouble } from './xero/double.js';
 //   Idempotency-Key, and booksync derives the key from the document alone, so after a Xero refusal `targets
 //   retry` is refused again with the same body: a booksync bug reported with issue 26.
 //
-// Tryton has no figures reader in this branch (the certificate's targetFigures are QuickBooks' and Xero's):
-// see the TRYTON-FIGURES line below.
 
 export type LedgerKind = 'sqlite' | 'postgres';
 
@@ -542,10 +540,10 @@ export function describeCombinations(kind: LedgerKind): void {
       const certificate = json<CloseCertificate>(run);
       expect(certificate.problems).toEqual([]);
       expect(certificate.passes).toBe(true);
-      // TRYTON-FIGURES: Tryton's figures reader is being added on another branch; once it is in, this list
-      // gains ['tryton', true].
+      // Each target's own figures, read from it, agree with the ledger's.
       expect(certificate.targetFigures?.map((t) => [t.target, t.ok]).sort()).toEqual([
         ['quickbooks', true],
+        ['tryton', true],
         ['xero', true],
       ]);
       lap('close checked');

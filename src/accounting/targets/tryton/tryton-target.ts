@@ -156,6 +156,9 @@ export const acknowledgedWarnings: Readonly<Record<string, string>> = {
   invoice_date_future: "the business's day may be ahead of the Tryton server's date",
 };
 
+/** Tryton's refusal to number a customer invoice dated before one it numbered (account_invoice 8.2). */
+const numberedBefore = /you must set an invoice date after/i;
+
 /** Tryton's refusals of a write into a closed period (account module messages, 8.2). */
 const closedPeriodRefusal =
   /you must reopen the period|on closed journal-period|period of move .* is closed/i;
@@ -188,6 +191,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   readonly #parties = new Map<string, number>();
   readonly #periods = new Map<string, number>();
   readonly #locks = new LockReader(() => this.#closedThrough());
+  /** The latest issue date of a customer invoice in Tryton, as far as this process knows (#issueDate). */
+  #lastIssued: string | null = null;
 
   constructor(options: TrytonTargetOptions) {
     this.#options = options;
@@ -571,11 +576,9 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         account: accounts.get(partyRole),
         journal: this.#journals.get(type === 'out' ? 'REV' : 'EXP'),
         payment_term: this.#paymentTerm,
-        // Tryton numbers customer invoices in invoice-date order; entries reach it in posting order, whose
-        // dates need not increase (a memo dated yesterday booked today). So the invoice is dated the day
-        // it is issued in Tryton (or its own date when later: a document moved after a closed period is
-        // never issued inside it), and its accounting date is the entry's.
-        invoice_date: dateOf(type === 'out' && issuedToday() > document.date ? issuedToday() : document.date),
+        // Tryton numbers customer invoices in issue-date order: issued on the latest of its own date, today
+        // and the last issue date in Tryton (#issueDate); its accounting date is the entry's.
+        invoice_date: dateOf(type === 'out' ? await this.#issueDate(document.date) : document.date),
         accounting_date: dateOf(document.date),
         // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
         // Without one, Tryton's own (the invoice date).
@@ -761,9 +764,62 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     return parts;
   }
 
-  /** Posts a created invoice or move (Tryton checks balance and the period here). */
-  async #post(_document: TargetDocument, record: { model: string; id: number }): Promise<void> {
-    await this.#rpc.model(record.model, 'post', [record.id]);
+  /**
+   * Posts a created invoice or move (Tryton checks balance and the period here, and numbers a customer
+   * invoice). A customer invoice refused for its issue date (another worker issued a later one since this
+   * one read the last date) is issued on the latest day Tryton holds, then posted.
+   */
+  async #post(document: TargetDocument, record: { model: string; id: number }): Promise<void> {
+    try {
+      await this.#rpc.model(record.model, 'post', [record.id]);
+    } catch (error) {
+      if (
+        record.model !== 'account.invoice' ||
+        !(error instanceof TargetRefusedError && numberedBefore.test(error.targetMessage))
+      )
+        throw error;
+      this.#lastIssued = null;
+      const [row] = await this.#rpc.model<{ accounting_date: unknown; invoice_date: unknown }[]>(
+        'account.invoice',
+        'read',
+        [record.id],
+        ['accounting_date', 'invoice_date'],
+      );
+      const own = isoDateOf(row?.accounting_date) ?? isoDateOf(row?.invoice_date) ?? document.date;
+      await this.#rpc.model('account.invoice', 'write', [record.id], {
+        invoice_date: dateOf(await this.#issueDate(own)),
+      });
+      await this.#rpc.model(record.model, 'post', [record.id]);
+    }
+  }
+
+  /**
+   * The day a customer invoice (or credit note) is issued in Tryton. Tryton numbers them in issue-date order
+   * per sequence ("To number the invoice …, you must set an invoice date after …"), while entries reach it in
+   * posting order, whose dates need not increase (a memo dated yesterday booked today, a payment recorded for
+   * an earlier day, a service clock ahead of this machine's). So a document is issued on the latest of: its
+   * own date, today, and the last issue date Tryton holds (read once, then followed); its accounting date stays
+   * the entry's, so the books are as booksync dates them.
+   */
+  async #issueDate(date: string): Promise<string> {
+    if (this.#lastIssued === null) {
+      const [row] = await this.#rpc.model<{ invoice_date: unknown }[]>(
+        'account.invoice',
+        'search_read',
+        [
+          ['type', '=', 'out'],
+          ['number', '!=', null],
+        ],
+        0,
+        1,
+        [['invoice_date', 'DESC']],
+        ['invoice_date'],
+      );
+      this.#lastIssued = isoDateOf(row?.invoice_date) ?? '';
+    }
+    const issued = [issuedToday(), date, this.#lastIssued].reduce((a, b) => (a > b ? a : b));
+    this.#lastIssued = issued;
+    return issued;
   }
 
   /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
@@ -995,9 +1051,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         journal: held.journal,
         payment_term: held.payment_term,
         // Issued as #invoice issues a customer invoice: today in Tryton, or its own date when later.
-        invoice_date: dateOf(
-          held.type === 'out' && issuedToday() > document.date ? issuedToday() : document.date,
-        ),
+        invoice_date: dateOf(held.type === 'out' ? await this.#issueDate(document.date) : document.date),
         accounting_date: dateOf(document.date),
         ...(held.reference ? { reference: held.reference } : {}),
         description: this.#described(document),

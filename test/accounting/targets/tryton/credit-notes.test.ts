@@ -318,3 +318,43 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
     expect(await tryton.amountToPay(docs.link)).toBe(0);
   });
 });
+
+describe('Tryton: customer invoices issued in date order (issue 26, the combination suite)', {
+  timeout: 180_000,
+}, () => {
+  it('an invoice dated before the last one Tryton numbered is issued after it, its accounting date its own; a fresh worker reads the last issue date', async () => {
+    const later = documents();
+    const earlier = documents();
+    const { pushed, push } = pusher();
+    // Issued on 20 December (its own date, after today), then one dated 10 March arrives (January is closed
+    // in this file's Tryton by now).
+    await push({ ...later.invoice, date: '2026-12-20' });
+    await push({ ...earlier.invoice, date: '2026-03-10' });
+    const first = await invoice(pushed.get(later.invoice.key));
+    const second = await invoice(pushed.get(earlier.invoice.key));
+    expect([first.state, second.state]).toEqual(['posted', 'posted']);
+    expect(second.accountingDate).toBe('2026-03-10');
+    const issued = async (view: InvoiceView) =>
+      isoDateOf(
+        (
+          await tryton.rpc.model<{ invoice_date: unknown }[]>(
+            'account.invoice',
+            'read',
+            [view.id],
+            ['invoice_date'],
+          )
+        )[0]?.invoice_date,
+      );
+    expect(await issued(second)).toBe('2026-12-20');
+    // Another worker (nothing remembered): the last issue date is read from Tryton.
+    const third = documents();
+    const fresh = await connect().push(third.invoice, {
+      mayExist: () => false,
+      pushed: () => null,
+      closedThrough: null,
+    });
+    const made = await invoice(fresh);
+    expect(made.state).toBe('posted');
+    expect(await issued(made)).toBe('2026-12-20');
+  });
+});
