@@ -29,6 +29,8 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
       [idField]: z.string().min(1),
       refreshToken: z.string().min(1),
       connectedAt: z.string(),
+      refusedAt: z.string().optional(),
+      refusedReason: z.string().optional(),
     }) as unknown as z.ZodType<Record<string, string>>;
   }
 
@@ -46,11 +48,12 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
     }
     const parsed = this.shape.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`${this.file} is not a ${this.label} connection booksync wrote`);
-    const { refreshToken, connectedAt } = parsed.data;
+    const { refreshToken, connectedAt, refusedAt, refusedReason } = parsed.data;
     return {
       companyId: parsed.data[this.idField] as string,
       refreshToken: refreshToken as string,
       connectedAt: connectedAt as string,
+      ...(refusedAt ? { refused: { at: refusedAt, reason: refusedReason ?? 'refused' } } : {}),
     };
   }
 
@@ -75,6 +78,12 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
         });
       },
       exclusive: (work) => this.exclusive(work),
+      // Called by the token store inside exclusive() too: kept only while the refused token is the stored one.
+      refused: async (sealed, reason) => {
+        const current = await this.readConnection();
+        if (current?.companyId !== companyId || current.refreshToken !== sealed) return;
+        await this.replace({ ...current, refused: { at: new Date().toISOString(), reason } });
+      },
     };
   }
 
@@ -90,6 +99,11 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
       [this.idField]: connection.companyId,
       refreshToken: connection.refreshToken,
       connectedAt: connection.connectedAt,
+      // A stored token other than the refused one (a reconnect, a rotation) clears the refusal: save() and
+      // writeConnection() pass none.
+      ...(connection.refused
+        ? { refusedAt: connection.refused.at, refusedReason: connection.refused.reason }
+        : {}),
     };
     try {
       await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600, flag: 'wx' });

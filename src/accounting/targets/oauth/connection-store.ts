@@ -9,6 +9,11 @@ export interface OAuthConnection {
   companyId: string;
   refreshToken: string;
   connectedAt: string;
+  /**
+   * The target refused this refresh token (revoked, expired: the token endpoint's error and when), recorded
+   * by the token store; cleared when another token is stored (a reconnect, a rotation).
+   */
+  refused?: { at: string; reason: string };
 }
 
 export interface OAuthConnectionStore {

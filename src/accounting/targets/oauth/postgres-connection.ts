@@ -14,7 +14,9 @@ const schema = `CREATE TABLE IF NOT EXISTS oauth_connections (
   refresh_token text NOT NULL,
   connected_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL DEFAULT now()
-)`;
+);
+ALTER TABLE oauth_connections ADD COLUMN IF NOT EXISTS refused_at timestamptz,
+  ADD COLUMN IF NOT EXISTS refused_reason text`;
 
 /** The advisory lock keys: one for creating the table, one per target for its refreshes. */
 const lockKey = (name: string) => `booksync:oauth:${name}`;
@@ -59,8 +61,15 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
 
   async readConnection(): Promise<OAuthConnection | null> {
     await this.migrated();
-    const { rows } = await this.query<{ company_id: string; refresh_token: string; connected_at: Date }>(
-      'SELECT company_id, refresh_token, connected_at FROM oauth_connections WHERE target = $1',
+    const { rows } = await this.query<{
+      company_id: string;
+      refresh_token: string;
+      connected_at: Date;
+      refused_at: Date | null;
+      refused_reason: string | null;
+    }>(
+      `SELECT company_id, refresh_token, connected_at, refused_at, refused_reason
+         FROM oauth_connections WHERE target = $1`,
       [this.target],
     );
     const row = rows[0];
@@ -69,6 +78,9 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
           companyId: row.company_id,
           refreshToken: row.refresh_token,
           connectedAt: row.connected_at.toISOString(),
+          ...(row.refused_at
+            ? { refused: { at: row.refused_at.toISOString(), reason: row.refused_reason ?? 'refused' } }
+            : {}),
         }
       : null;
   }
@@ -87,6 +99,15 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
       },
       save: (sealed) => this.upsert(companyId, sealed, new Date().toISOString(), true),
       exclusive: (work) => this.exclusive(work),
+      // Kept only while the refused token is the stored one (a reconnect meanwhile stored another).
+      refused: async (sealed, reason) => {
+        await this.migrated();
+        await this.query(
+          `UPDATE oauth_connections SET refused_at = now(), refused_reason = $4
+            WHERE target = $1 AND company_id = $2 AND refresh_token = $3`,
+          [this.target, companyId, sealed, reason],
+        );
+      },
     };
   }
 
@@ -140,6 +161,8 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
          refresh_token = excluded.refresh_token,
          connected_at = CASE WHEN $5 AND c.company_id = excluded.company_id THEN c.connected_at
                              ELSE excluded.connected_at END,
+         refused_at = NULL,
+         refused_reason = NULL,
          updated_at = now()`,
       [this.target, companyId, sealed, connectedAt, keepConnectedAt],
     );

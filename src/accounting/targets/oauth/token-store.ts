@@ -24,6 +24,12 @@ export interface SealedTokenStorage {
    * same storage does, across processes and hosts. Storage only one process uses may leave it out.
    */
   exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Records that the target refused this stored token (revoked, expired): the connection's state for the
+   * console until a reconnect or a successful refresh stores another token. Called holding the lock; a store
+   * without it keeps no such state.
+   */
+  refused?(sealed: string, reason: string): Promise<void>;
 }
 
 /** Which target the tokens are for, as errors and logs name it. */
@@ -57,8 +63,12 @@ export const reconnectCommand = (target: string) => `run booksync targets connec
 
 /** The target said the refresh token is no good: only a new consent (reconnect) helps. */
 export class ReconnectRequired extends TargetDisconnectedError {
-  constructor(who: OAuthTarget, reason: string) {
-    super(who.target, `${who.label} refused the connection (${reason}): ${reconnectCommand(who.target)}`);
+  constructor(
+    who: OAuthTarget,
+    /** The token endpoint's `error` (invalid_grant...), or why no token could be sent. */
+    readonly oauthError: string,
+  ) {
+    super(who.target, `${who.label} refused the connection (${oauthError}): ${reconnectCommand(who.target)}`);
   }
 }
 
@@ -142,13 +152,25 @@ export class CompanyTokenStore {
         // A process sharing the storage without its lock (an older booksync) may have rotated the token under
         // us: a refused token that is no longer the stored one is retried with the stored one; the same one
         // refused means reconnect.
-        if (!(error instanceof ReconnectRequired) || attempt >= 3) throw error;
+        if (!(error instanceof ReconnectRequired)) throw error;
+        if (attempt >= 3) throw await this.recordRefusal(sealed, error);
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
         const latest = await this.options.storage.load();
-        if (latest === sealed) throw error;
+        if (latest === sealed) throw await this.recordRefusal(sealed, error);
         sealed = latest;
       }
     }
+  }
+
+  /** Keeps the refusal with the stored token (the console shows it); a failure to record it changes nothing. */
+  private async recordRefusal(sealed: string, error: ReconnectRequired): Promise<ReconnectRequired> {
+    await this.options.storage.refused?.(sealed, error.oauthError).catch((cause: unknown) =>
+      this.options.logger?.warn(
+        { err: { message: (cause as Error).message } },
+        `${this.who.target} refusal not recorded in the connection`,
+      ),
+    );
+    return error;
   }
 
   /**

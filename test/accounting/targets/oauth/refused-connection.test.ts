@@ -1,0 +1,62 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OAuthConnectionFile } from '../../../../src/accounting/targets/oauth/connection-file.js';
+import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
+import { CompanyTokenStore, ReconnectRequired } from '../../../../src/accounting/targets/oauth/token-store.js';
+import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
+
+// A refused refresh token is recorded with the connection (when, and the token endpoint's error), so the
+// console can say "reconnect" from the connection itself before any push has failed; a reconnect clears it.
+
+const cipher = new TokenCipher('refused-test-key-0123456789');
+const dir = mkdtempSync(path.join(tmpdir(), 'booksync-refused-'));
+let double: QuickBooksDouble;
+beforeAll(async () => {
+  double = await new QuickBooksDouble().start();
+});
+afterAll(async () => {
+  await double.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a connection the target refuses', () => {
+  it('is recorded as refused in the connection file, without the token, and a reconnect clears it', async () => {
+    const realm = double.createRealm();
+    const file = new OAuthConnectionFile(path.join(dir, 'qbo.json'), 'realmId', 'QuickBooks');
+    await file.writeConnection({
+      companyId: realm,
+      refreshToken: cipher.seal(double.connect(realm)),
+      connectedAt: '2026-03-01T00:00:00.000Z',
+    });
+    const tokens = () =>
+      new CompanyTokenStore(
+        { target: 'quickbooks', label: 'QuickBooks' },
+        {
+          tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
+          clientId: double.clientId,
+          clientSecret: double.clientSecret,
+          storage: file.storage(realm),
+          cipher,
+        },
+      );
+    await expect(tokens().accessToken()).resolves.toMatch(/^at-/);
+    expect((await file.readConnection())?.refused).toBeUndefined();
+
+    double.revoke(realm);
+    await expect(tokens().accessToken()).rejects.toBeInstanceOf(ReconnectRequired);
+    const refused = await file.readConnection();
+    expect(refused?.refused).toEqual({ at: expect.any(String), reason: 'invalid_grant' });
+    expect(refused?.companyId).toBe(realm);
+    expect(readFileSync(file.file, 'utf8')).toContain('"refusedReason": "invalid_grant"');
+
+    await file.writeConnection({
+      companyId: realm,
+      refreshToken: cipher.seal(double.connect(realm)),
+      connectedAt: '2026-03-02T00:00:00.000Z',
+    });
+    expect((await file.readConnection())?.refused).toBeUndefined();
+    await expect(tokens().accessToken()).resolves.toMatch(/^at-/);
+  });
+});
