@@ -42,7 +42,7 @@ export interface ConsoleContext {
     outcome: string,
     as?: { who: string; role: string | null },
   ): void;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function consoleContext(options: ConsolePluginOptions): ConsoleContext {
@@ -75,7 +75,10 @@ export function consoleContext(options: ConsolePluginOptions): ConsoleContext {
       });
       request.log.info({ console: { action, detail, outcome } }, 'console action');
     },
-    close: () => db.close(),
+    async close() {
+      db.close();
+      for (const source of options.oauthConnections?.values() ?? []) await source.store?.close?.();
+    },
   };
 }
 

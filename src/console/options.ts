@@ -3,6 +3,7 @@ import type { LedgerPort } from '../accounting/ledger-port.js';
 import type { ReferenceData } from '../accounting/targets/documents.js';
 import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { ConsoleCredentials } from './credentials.js';
+import type { OAuthConnectionSource } from './oauth-connections.js';
 
 // What the console reads and acts through, handed by the composition root (booksync start, booksync ingress):
 // the same ledger store and target index the CLI reads, the Temporal client the command API signals with.
@@ -28,6 +29,11 @@ export interface ConsoleOptions {
   namespace?: string;
   /** How long closing the books waits for its certificate. Default 300 s. */
   closeTimeoutSeconds?: number;
+  /**
+   * The OAuth targets' connections (quickbooks, xero), by target: the stores their token stores refresh, read
+   * for the connection's state. The console closes them with itself.
+   */
+  oauthConnections?: ReadonlyMap<string, OAuthConnectionSource>;
   /** The clock (tests). */
   now?: () => Date;
 }

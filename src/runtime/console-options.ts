@@ -3,9 +3,12 @@ import type { LedgerPort } from '../accounting/ledger-port.js';
 import { serviceReferences } from '../accounting/targets/service-references.js';
 import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
+import type { OAuthConnectionSource } from '../console/oauth-connections.js';
 import type { ConsoleOptions } from '../console/options.js';
 import type { ServiceClient } from '../service/client.js';
 import { isLoopback } from './codec-server-options.js';
+import { quickBooksSettings } from './quickbooks-connection.js';
+import { xeroSettings } from './xero-connection.js';
 
 // The console's options from settings, for every process that runs the ingress (booksync start, booksync
 // ingress): its passwords, its database beside the command API's keys, and a Secure cookie unless the
@@ -35,5 +38,32 @@ export function consoleOptions(
     ...(sources.service ? { references: serviceReferences(sources.service) } : {}),
     temporalUiUrl: sources.temporalUiUrl ?? null,
     namespace: settings.TEMPORAL_NAMESPACE,
+    oauthConnections: oauthConnectionSources(settings),
   };
+}
+
+/**
+ * The connection stores of the OAuth targets ACCOUNTING_TARGET names, the ones `targets connect` writes and
+ * the workers refresh; settings too incomplete to open one are the connection's state (not connected).
+ */
+function oauthConnectionSources(settings: Settings): Map<string, OAuthConnectionSource> {
+  const sources = new Map<string, OAuthConnectionSource>();
+  const open = (
+    target: string,
+    companyId: string | undefined,
+    store: () => OAuthConnectionSource['store'],
+  ) => {
+    try {
+      sources.set(target, { store: store(), companyId });
+    } catch (error) {
+      sources.set(target, { store: null, problem: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  for (const target of settings.ACCOUNTING_TARGET ?? []) {
+    if (target === 'quickbooks')
+      open(target, settings.QBO_REALM_ID, () => quickBooksSettings(settings).connection);
+    else if (target === 'xero')
+      open(target, settings.XERO_TENANT_ID, () => xeroSettings(settings).connection);
+  }
+  return sources;
 }

@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import { disbursementEntries } from '../../src/accounting/mapping/disbursement.js';
+import { OAuthConnectionFile } from '../../src/accounting/targets/oauth/connection-file.js';
 import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
 import type { ConsoleOptions } from '../../src/console/options.js';
 import { createIngress, type IngressApp } from '../../src/ingress/server.js';
@@ -77,10 +82,37 @@ beforeAll(async () => {
   ({ app, signals } = consoleApp());
 });
 
+const scratch = mkdtempSync(path.join(tmpdir(), 'booksync-console-test-'));
+const otherLedgers: EmbeddedLedger[] = [];
+
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.close()));
   ledger?.close();
+  for (const other of otherLedgers) other.close();
+  rmSync(scratch, { recursive: true, force: true });
 });
+
+/** A ledger of its own holding the given payouts (each as the workflows book it). */
+async function ledgerWithPayouts(
+  payouts: { id: string; cents: number; sent: string; paid?: string; failedOn?: string }[],
+): Promise<EmbeddedLedger> {
+  const books = EmbeddedLedger.open();
+  otherLedgers.push(books);
+  for (const p of payouts) {
+    await books.postMany(
+      disbursementEntries({
+        id: p.id,
+        status: p.paid ? 'SUCCEEDED' : 'PENDING',
+        amountInCents: p.cents,
+        createdAt: p.sent,
+        paidAt: p.paid ?? null,
+      }),
+    );
+    if (p.failedOn)
+      await books.reverse(`disbursement-pending:${p.id}`, { reason: 'payout failed', date: p.failedOn });
+  }
+  return books;
+}
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const formHeaders = (cookie?: string) => ({
@@ -339,5 +371,128 @@ describe('what the console shows', () => {
     expect(overview.body).toMatch(
       /data-target="ledger-mirror">\s*<th scope="row">ledger-mirror<\/th><td class="num">0<\/td><td class="num">2<\/td>/,
     );
+  });
+});
+
+describe('the recent payouts', () => {
+  it('lists the payouts the books hold, newest first, with their amount, status and a link to each report', async () => {
+    const books = await ledgerWithPayouts([
+      { id: 'po_march_1', cents: 120_050, sent: '2026-03-01', paid: '2026-03-03' },
+      { id: 'po_march_10', cents: 30_000, sent: '2026-03-10', failedOn: '2026-03-12' },
+      { id: 'po_march_5', cents: 45_000, sent: '2026-03-05' },
+    ]);
+    const target = consoleApp({ ledger: books }).app;
+    const { cookie } = await session(target);
+    const page = await target.inject({ method: 'GET', url: '/console/payouts', headers: { cookie } });
+    expect(page.statusCode).toBe(200);
+    const rows = [...page.body.matchAll(/<tr data-disbursement="([^"]+)">([\s\S]*?)<\/tr>/g)];
+    expect(rows.map((r) => r[1])).toEqual(['po_march_10', 'po_march_5', 'po_march_1']);
+    expect(rows[0]![2]).toContain('<a href="/console/payouts?disbursement=po_march_10">po_march_10</a>');
+    expect(rows[0]![2]).toMatch(/<td>2026-03-10<\/td><td class="num">\$300\.00<\/td><td class="bad">failed/);
+    expect(rows[1]![2]).toMatch(
+      /<td>2026-03-05<\/td><td class="num">\$450\.00<\/td><td class="">pending<\/td>/,
+    );
+    expect(rows[2]![2]).toMatch(
+      /<td>2026-03-01<\/td><td class="num">\$1200\.50<\/td><td class="ok">paid <span class="muted">\(reached the bank 2026-03-03\)/,
+    );
+    expect(page.body).not.toContain('id="older-payouts"');
+  });
+
+  it('pages 20 at a time: an older link, and a newer one back', async () => {
+    const books = await ledgerWithPayouts(
+      Array.from({ length: 22 }, (_, i) => ({
+        id: `po_${String(i + 1).padStart(2, '0')}`,
+        cents: 1_000 + i,
+        sent: `2026-02-${String(i + 1).padStart(2, '0')}`,
+      })),
+    );
+    const target = consoleApp({ ledger: books }).app;
+    const { cookie } = await session(target);
+    const first = await target.inject({ method: 'GET', url: '/console/payouts', headers: { cookie } });
+    const ids = (body: string) => [...body.matchAll(/<tr data-disbursement="([^"]+)">/g)].map((m) => m[1]);
+    expect(ids(first.body)).toHaveLength(20);
+    expect(ids(first.body)[0]).toBe('po_22');
+    expect(first.body).toContain('<a href="/console/payouts?older=20" id="older-payouts">Older payouts</a>');
+    const older = await target.inject({
+      method: 'GET',
+      url: '/console/payouts?older=20',
+      headers: { cookie },
+    });
+    expect(ids(older.body)).toEqual(['po_02', 'po_01']);
+    expect(older.body).toContain('<a href="/console/payouts?older=0" id="newer-payouts">Newer payouts</a>');
+    expect(older.body).not.toContain('id="older-payouts"');
+  });
+});
+
+describe("an OAuth target's connection, from its token store", () => {
+  const sealed = 'v1.SEALED-REFRESH-TOKEN-never-shown';
+  async function connections() {
+    const quickbooks = new OAuthConnectionFile(path.join(scratch, 'qbo.json'), 'realmId', 'QuickBooks');
+    await quickbooks.writeConnection({
+      companyId: 'realm-<script>1</script>',
+      refreshToken: sealed,
+      connectedAt: '2026-03-01T09:00:00.000Z',
+    });
+    // What the token store records when QuickBooks refuses the refresh (revoked): no push has failed yet.
+    await quickbooks.storage('realm-<script>1</script>').refused?.(sealed, 'invalid_grant');
+    const xero = new OAuthConnectionFile(path.join(scratch, 'xero.json'), 'tenantId', 'Xero');
+    await xero.writeConnection({
+      companyId: 'tenant-42',
+      refreshToken: `${sealed}-xero`,
+      connectedAt: '2026-03-02T09:00:00.000Z',
+    });
+    return new Map([
+      ['quickbooks', { store: quickbooks }],
+      ['xero', { store: xero }],
+      [
+        'ledger-mirror',
+        { store: null, problem: 'QBO_CLIENT_ID, QBO_CLIENT_SECRET and QBO_TOKEN_KEY must be set' },
+      ],
+    ]);
+  }
+
+  it('names the reconnect command for a revoked QuickBooks connection with no failed push, on the Overview and Sync errors', async () => {
+    const target = consoleApp({ targets: ['quickbooks', 'xero'], oauthConnections: await connections() }).app;
+    const { cookie, overview } = await session(target);
+    expect(overview.body).toContain('data-oauth="quickbooks" data-state="refused"');
+    expect(overview.body).toContain('<code>realm-&lt;script&gt;1&lt;/script&gt;</code>, invalid_grant at ');
+    expect(overview.body).toMatch(
+      /<p class="error" id="reconnect-quickbooks">quickbooks refused the connection \(invalid_grant\): run <code>npx booksync targets connect quickbooks<\/code>/,
+    );
+    // Xero is connected: its organisation, and no reconnect help.
+    expect(overview.body).toContain(
+      'data-oauth="xero" data-state="connected">connected</span> to <code>tenant-42</code> since 2026-03-02T09:00:00.000Z',
+    );
+    expect(overview.body).not.toContain('id="reconnect-xero"');
+    const errors = await target.inject({ method: 'GET', url: '/console/sync-errors', headers: { cookie } });
+    expect(errors.body).toContain('quickbooks: 0 failed');
+    expect(errors.body).toContain('<code>npx booksync targets connect quickbooks</code>');
+    expect(errors.body).not.toContain('npx booksync targets connect xero');
+    for (const body of [overview.body, errors.body]) {
+      expect(body).not.toContain('SEALED-REFRESH-TOKEN');
+      expect(body).not.toContain('<script>');
+    }
+  });
+
+  it('says not connected, with the command, when the store holds no connection or the settings are incomplete', async () => {
+    const empty = new OAuthConnectionFile(path.join(scratch, 'none.json'), 'tenantId', 'Xero');
+    const target = consoleApp({
+      targets: ['quickbooks', 'xero', 'ledger-mirror'],
+      oauthConnections: new Map([
+        [
+          'quickbooks',
+          { store: null, problem: 'QBO_CLIENT_ID, QBO_CLIENT_SECRET and QBO_TOKEN_KEY must be set' },
+        ],
+        ['xero', { store: empty }],
+      ]),
+    }).app;
+    const { overview } = await session(target);
+    expect(overview.body).toContain('data-oauth="xero" data-state="not-connected"');
+    expect(overview.body).toContain('<code>npx booksync targets connect xero</code>');
+    expect(overview.body).toContain('QBO_CLIENT_ID, QBO_CLIENT_SECRET and QBO_TOKEN_KEY must be set');
+    expect(overview.body).toContain('<code>npx booksync targets connect quickbooks</code>');
+    // The mirror has no OAuth connection: the push flow's state only, and no reconnect help.
+    expect(overview.body).not.toContain('data-oauth="ledger-mirror"');
+    expect(overview.body).not.toContain('id="reconnect-ledger-mirror"');
   });
 });

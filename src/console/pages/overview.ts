@@ -3,6 +3,7 @@ import { formatUsd } from '../../accounting/money.js';
 import type { TargetSummary } from '../../accounting/targets/target-index.js';
 import { html, joinHtml } from '../html.js';
 import { page } from '../layout.js';
+import type { OAuthConnectionState } from '../oauth-connections.js';
 import type { ConsoleSession } from '../sessions.js';
 import type {
   CertificateRun,
@@ -11,22 +12,23 @@ import type {
   TargetConnection,
 } from '../temporal-reads.js';
 import { certificateHref } from './close.js';
+import { oauthStateHtml, reconnectHelpHtml } from './connection-state.js';
 
 export interface OverviewData {
   trial: TrialBalance;
   closedThrough: string | null;
-  targets: { summary: TargetSummary; connection: TargetConnection }[];
+  /** `oauth`: an OAuth target's connection as its token store keeps it (absent for Tryton, the mirror). */
+  targets: {
+    summary: TargetSummary;
+    connection: TargetConnection;
+    oauth?: OAuthConnectionState | undefined;
+  }[];
   attention: FlowNeedingAttention[] | { error: string };
   lastCertificate: CertificateRun | null | { error: string };
   reconciliation: ReconciliationRun | null | { error: string };
   /** Link into the Temporal Web UI for a workflow id; null without a UI. */
   workflowLink: ((workflowId: string) => string) | null;
 }
-
-const reconnectHint = (target: string, connection: TargetConnection) =>
-  connection.lastError && /disconnect|revoked|reconnect|invalid_grant|consent/i.test(connection.lastError)
-    ? html`<p class="error">The connection to ${target} is no longer accepted: run <code>npx booksync targets connect ${target}</code> on the server to connect it again.</p>`
-    : html``;
 
 export function overviewPage(session: ConsoleSession, data: OverviewData): string {
   const { trial } = data;
@@ -45,15 +47,15 @@ export function overviewPage(session: ConsoleSession, data: OverviewData): strin
 <thead><tr><th scope="col">target</th><th scope="col" class="num">pushed</th><th scope="col" class="num">pending</th><th scope="col" class="num">failed</th><th scope="col" class="num">skipped</th><th scope="col">connection</th></tr></thead>
 <tbody>${joinHtml(
           data.targets,
-          ({ summary: s, connection: c }) => html`<tr data-target="${s.target}">
+          ({ summary: s, connection: c, oauth }) => html`<tr data-target="${s.target}">
 <th scope="row">${s.target}</th><td class="num">${s.pushed}</td><td class="num">${s.pending}</td>
 <td class="num${s.failed > 0 ? ' bad' : ''}">${s.failed > 0 ? html`<a href="/console/sync-errors">${s.failed}</a>` : '0'}</td>
 <td class="num">${s.skipped}</td>
-<td>${c.state}${c.lastError ? html`<br><span class="muted">${c.lastError}</span>` : ''}${
+<td>${oauth ? html`${oauthStateHtml(s.target, oauth)}<br>push: ` : ''}${c.state}${c.lastError ? html`<br><span class="muted">${c.lastError}</span>` : ''}${
             c.warning ? html`<br><span class="bad">${c.warning}</span>` : ''
           }</td></tr>`,
         )}</tbody></table>
-${joinHtml(data.targets, ({ summary, connection }) => reconnectHint(summary.target, connection))}`;
+${joinHtml(data.targets, ({ summary, connection, oauth }) => reconnectHelpHtml(summary.target, oauth, [connection.lastError]))}`;
 
   const attention =
     'error' in data.attention

@@ -2,6 +2,7 @@ import { formatUsd } from '../../accounting/money.js';
 import type { PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
 import { html, joinHtml } from '../html.js';
 import { page } from '../layout.js';
+import type { RecentPayoutsPage } from '../recent-payouts.js';
 import type { ConsoleSession } from '../sessions.js';
 
 export interface PayoutsData {
@@ -10,6 +11,8 @@ export interface PayoutsData {
   to: string;
   report: PayoutReport | null;
   period: PayoutPeriodReport | null;
+  /** The most recent payouts, from the books (the page without a query). */
+  recent: RecentPayoutsPage | null;
   error: string | null;
 }
 
@@ -57,10 +60,40 @@ function periodHtml(p: PayoutPeriodReport) {
     p.payouts,
     (
       r,
-    ) => html`<tr><td><a href="/console/payouts?disbursement=${encodeURIComponent(r.disbursementId)}">${r.disbursementId}</a></td><td>${r.status}</td>
+    ) => html`<tr><td><a href="${reportHref(r.disbursementId)}">${r.disbursementId}</a></td><td>${r.status}</td>
 <td class="num">${formatUsd(r.amountCents)}</td><td class="num">${usd(r.reachedBankCents)}</td><td class="num">${formatUsd(r.totals.netCents)}</td>
 <td class="${r.reconciles ? 'ok' : 'bad'}">${r.reconciles ? 'yes' : r.mismatches.map((m) => m.reason).join(', ')}</td></tr>`,
   )}</tbody></table></section>`;
+}
+
+const reportHref = (disbursementId: string) =>
+  `/console/payouts?disbursement=${encodeURIComponent(disbursementId)}`;
+
+function recentHtml(r: RecentPayoutsPage) {
+  const newer = Math.max(0, r.offset - r.limit);
+  return html`<section aria-labelledby="recent-h"><h2 id="recent-h">Recent payouts</h2>
+${
+  r.total === 0
+    ? html`<p id="no-payouts">The books hold no payout yet.</p>`
+    : html`<table id="recent-payouts"><caption class="muted">Newest first, as the books hold them (${r.offset + 1} to ${
+        r.offset + r.payouts.length
+      } of ${r.total})</caption>
+<thead><tr><th scope="col">payout</th><th scope="col">date</th><th scope="col" class="num">amount</th><th scope="col">status</th></tr></thead>
+<tbody>${joinHtml(
+        r.payouts,
+        (
+          p,
+        ) => html`<tr data-disbursement="${p.disbursementId}"><td><a href="${reportHref(p.disbursementId)}">${p.disbursementId}</a></td>
+<td>${p.date}</td><td class="num">${formatUsd(p.amountCents)}</td><td class="${p.status === 'failed' ? 'bad' : p.status === 'paid' ? 'ok' : ''}">${p.status}${
+          p.paidOn ? html` <span class="muted">(reached the bank ${p.paidOn})</span>` : ''
+        }</td></tr>`,
+      )}</tbody></table>
+<p>${r.offset > 0 ? html`<a href="/console/payouts?older=${newer}" id="newer-payouts">Newer payouts</a> ` : ''}${
+        r.more
+          ? html`<a href="/console/payouts?older=${r.offset + r.payouts.length}" id="older-payouts">Older payouts</a>`
+          : ''
+      }</p>`
+}</section>`;
 }
 
 export function payoutsPage(session: ConsoleSession, data: PayoutsData): string {
@@ -80,6 +113,7 @@ full, as <code>booksync payout show</code> and <code>payout list</code> report i
 </form>
 ${data.error ? html`<p class="error" role="alert">${data.error}</p>` : ''}
 ${data.report ? payoutReportHtml(data.report) : ''}
-${data.period ? periodHtml(data.period) : ''}`,
+${data.period ? periodHtml(data.period) : ''}
+${data.recent ? recentHtml(data.recent) : ''}`,
   });
 }

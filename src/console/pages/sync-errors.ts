@@ -2,10 +2,14 @@ import type { BookedEntry } from '../../accounting/ledger-port.js';
 import type { IndexedEntry } from '../../accounting/targets/target-index.js';
 import { html, joinHtml } from '../html.js';
 import { csrfField, page } from '../layout.js';
+import type { OAuthConnectionState } from '../oauth-connections.js';
 import type { ConsoleSession } from '../sessions.js';
+import { oauthStateHtml, reconnectHelpHtml } from './connection-state.js';
 
 export interface TargetFailures {
   target: string;
+  /** An OAuth target's connection, from its token store: its reconnect help shows before any push fails. */
+  oauth?: OAuthConnectionState | undefined;
   failures: { failure: IndexedEntry; entry: BookedEntry | null }[];
 }
 
@@ -23,8 +27,14 @@ export function syncErrorsPage(
   const canAct = session.role === 'bookkeeper';
   const sections = joinHtml(
     data.targets,
-    ({ target, failures }) => html`<section aria-labelledby="t-${target}" data-target="${target}">
+    ({ target, failures, oauth }) => html`<section aria-labelledby="t-${target}" data-target="${target}">
 <h2 id="t-${target}">${target}: ${failures.length} failed</h2>
+${oauth ? html`<p>Connection: ${oauthStateHtml(target, oauth)}</p>` : ''}
+${reconnectHelpHtml(
+  target,
+  oauth,
+  failures.map(({ failure }) => failure.reason),
+)}
 ${
   failures.length === 0
     ? html`<p>Nothing failed at ${target}.</p>`

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { type ConsoleContext, sendPage } from '../context.js';
+import { oauthConnectionStates } from '../oauth-connections.js';
 import { overviewPage } from '../pages/overview.js';
 import {
   certificateRuns,
@@ -22,20 +23,22 @@ export function overviewRoutes(ctx: ConsoleContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/console', async (request, reply) => {
       const { ledger, targetIndex, targets, temporalClient: client } = ctx.options;
-      const [trial, closedThrough, targetRows, attention, certificates, reconciliation] = await Promise.all([
-        ledger.trialBalance(),
-        ledger.booksClosedThrough(),
-        Promise.all(
-          targets.map(async (target) => ({
-            // The same summary `booksync targets status` prints.
-            summary: await targetIndex.summary(target),
-            connection: await targetConnection(client, target),
-          })),
-        ),
-        flowsNeedingAttention(client).catch((error: unknown) => ({ error: message(error) })),
-        certificateRuns(client, 5).catch((error: unknown) => ({ error: message(error) })),
-        lastReconciliation(client).catch((error: unknown) => ({ error: message(error) })),
-      ]);
+      const [trial, closedThrough, targetRows, attention, certificates, reconciliation, oauth] =
+        await Promise.all([
+          ledger.trialBalance(),
+          ledger.booksClosedThrough(),
+          Promise.all(
+            targets.map(async (target) => ({
+              // The same summary `booksync targets status` prints.
+              summary: await targetIndex.summary(target),
+              connection: await targetConnection(client, target),
+            })),
+          ),
+          flowsNeedingAttention(client).catch((error: unknown) => ({ error: message(error) })),
+          certificateRuns(client, 5).catch((error: unknown) => ({ error: message(error) })),
+          lastReconciliation(client).catch((error: unknown) => ({ error: message(error) })),
+          oauthConnectionStates(ctx.options.oauthConnections),
+        ]);
       const lastCertificate =
         'error' in certificates
           ? certificates
@@ -45,7 +48,7 @@ export function overviewRoutes(ctx: ConsoleContext): FastifyPluginAsync {
         overviewPage(request.consoleSession!, {
           trial,
           closedThrough,
-          targets: targetRows,
+          targets: targetRows.map((row) => ({ ...row, oauth: oauth.get(row.summary.target) })),
           attention,
           lastCertificate,
           reconciliation,

@@ -4,21 +4,28 @@ import { z } from 'zod';
 import { requestPayoutPeriodReport, requestPayoutReport } from '../../cli/commands/payout.js';
 import { type ConsoleContext, sendPage } from '../context.js';
 import { payoutsPage } from '../pages/payouts.js';
+import { type RecentPayoutsPage, recentPayouts } from '../recent-payouts.js';
 
-// A payout's report, or the period's, by the same workflows `booksync payout show` and `payout list` run.
+// A payout's report, or the period's, by the same workflows `booksync payout show` and `payout list` run;
+// without either, the most recent payouts as the books hold them (recent-payouts.ts), each linking to its report.
+
+/** Payouts per page of the list. */
+export const recentPayoutsPerPage = 20;
 
 const day = z.union([z.literal(''), z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')]);
 const PayoutQuery = z.object({
   disbursement: z.string().trim().max(100).default(''),
   from: day.default(''),
   to: day.default(''),
+  /** How many newer payouts the list skips (its "older" link). */
+  older: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
 
 export function payoutsRoutes(ctx: ConsoleContext): FastifyPluginAsync {
   return async (app) => {
     const typed = app.withTypeProvider<ZodTypeProvider>();
     typed.get('/console/payouts', { schema: { querystring: PayoutQuery } }, async (request, reply) => {
-      const { disbursement, from, to } = request.query;
+      const { disbursement, from, to, older } = request.query;
       const common = { taskQueue: ctx.options.taskQueue, timeoutSeconds: 60 };
       const client = ctx.options.temporalClient;
       let error: string | null = null;
@@ -38,6 +45,11 @@ export function payoutsRoutes(ctx: ConsoleContext): FastifyPluginAsync {
             requestPayoutPeriodReport(client, { ...common, period: { from, to } }),
           );
       }
+      let recent: RecentPayoutsPage | null = null;
+      if (!disbursement && !from && !to)
+        recent = await attempt(() =>
+          recentPayouts(ctx.options.ledger, { offset: older, limit: recentPayoutsPerPage }),
+        );
       return sendPage(
         reply,
         payoutsPage(request.consoleSession!, {
@@ -46,6 +58,7 @@ export function payoutsRoutes(ctx: ConsoleContext): FastifyPluginAsync {
           to,
           report,
           period,
+          recent,
           error,
         }),
       );

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { queueTargetRetry } from '../../cli/commands/targets.js';
 import { IngressError } from '../../ingress/errors.js';
 import { type ConsoleContext, sendPage } from '../context.js';
+import { oauthConnectionStates } from '../oauth-connections.js';
 import { syncErrorsPage } from '../pages/sync-errors.js';
 
 // The entries the targets refused, and Retry (one, or all of a target) through the same path as `booksync
@@ -30,11 +31,13 @@ export function syncErrorsRoutes(ctx: ConsoleContext): FastifyPluginAsync {
         : `Queued ${queued} ${queued === 1 ? 'entry' : 'entries'} of ${target} for another push.`;
 
     typed.get('/console/sync-errors', { schema: { querystring: Notice } }, async (request, reply) => {
+      const oauth = await oauthConnectionStates(ctx.options.oauthConnections);
       const rows = await Promise.all(
         targets.map(async (target) => {
           const { failures } = await targetIndex.summary(target);
           return {
             target,
+            oauth: oauth.get(target),
             failures: await Promise.all(
               failures.map(async (failure) => ({ failure, entry: await ledger.get(failure.key) })),
             ),
