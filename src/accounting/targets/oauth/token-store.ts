@@ -164,12 +164,14 @@ export class CompanyTokenStore {
 
   /** Keeps the refusal with the stored token (the console shows it); a failure to record it changes nothing. */
   private async recordRefusal(sealed: string, error: ReconnectRequired): Promise<ReconnectRequired> {
-    await this.options.storage.refused?.(sealed, error.oauthError).catch((cause: unknown) =>
-      this.options.logger?.warn(
-        { err: { message: (cause as Error).message } },
-        `${this.who.target} refusal not recorded in the connection`,
-      ),
-    );
+    await this.options.storage
+      .refused?.(sealed, error.oauthError)
+      .catch((cause: unknown) =>
+        this.options.logger?.warn(
+          { err: { message: (cause as Error).message } },
+          `${this.who.target} refusal not recorded in the connection`,
+        ),
+      );
     return error;
   }
 

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthConnectionFile } from '../../../../src/accounting/targets/oauth/connection-file.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import { CompanyTokenStore, ReconnectRequired } from '../../../../src/accounting/targets/oauth/token-store.js';
+import {
+  CompanyTokenStore,
+  ReconnectRequired,
+} from '../../../../src/accounting/targets/oauth/token-store.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 
 // A refused refresh token is recorded with the connection (when, and the token endpoint's error), so the
