@@ -308,7 +308,12 @@ describe('the console through the real stack', () => {
         async () => (await ledger.entriesFor({ disbursementId: payout.id })).length >= 2,
         120_000,
       );
-      const page = await signedIn(`/console/payouts?disbursement=${payout.id}`);
+      // The list of recent payouts, from the books: the demo's payout, paid, its link opening its report.
+      const page = await signedIn('/console/payouts');
+      const row = page.locator(`#recent-payouts tr[data-disbursement="${payout.id}"]`);
+      expect(await row.locator('td').nth(3).textContent()).toMatch(/^paid/);
+      await row.getByRole('link', { name: payout.id }).click();
+      await page.waitForURL(`**/console/payouts?disbursement=${payout.id}`);
       const payments = await page.locator('#payout-payments tbody tr td:first-child').allTextContents();
       expect(payments.sort()).toEqual([ids.payment, ids.otherPayment].sort());
       expect(await page.locator('#payout').getAttribute('data-reconciles')).toBe('true');
