@@ -25,6 +25,7 @@ import {
   entryValues,
   entryWithReversal,
   lineFromRow,
+  linkColumns,
   linkFilter,
   linkWhere,
   type StoredEntryRow,
@@ -232,6 +233,14 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     );
   }
 
+  async entriesWithLink(field: LinkField): Promise<BookedEntry[]> {
+    const statements = this.#withLinkStatements(field);
+    return withBusyRetry(
+      () => this.#read(() => this.#hydrate(statements.entries.all(), statements.lines.all())),
+      this.#retry,
+    );
+  }
+
   /**
    * Pages by id. SQLite has one writer at a time and gives ids in commit order, so what the first page did
    * not see can only follow the last page: the pages read the books as they were, plus entries booked meanwhile.
@@ -359,6 +368,26 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
       list.push(lineFromRow(l.account, l.amount_cents, l.memo));
     }
     return rows.map((row) => entryFromRow(row, row.id, linesByEntry.get(row.id) ?? []));
+  }
+
+  /** Through the field's partial index (`entries_by_<field>`, WHERE <column> IS NOT NULL). */
+  #withLinkStatements(field: LinkField) {
+    const signature = `with:${field}`;
+    let statements = this.#filtered.get(signature);
+    if (!statements) {
+      const where = `e.${linkColumns[field]} IS NOT NULL`;
+      statements = {
+        entries: this.#db.prepare(
+          `SELECT ${entryColumns} FROM ${entryWithReversal} WHERE ${where} ORDER BY e.id`,
+        ),
+        lines: this.#db.prepare(
+          `SELECT l.entry_id, l.account, l.amount_cents, l.memo FROM lines l JOIN entries e ON e.id = l.entry_id
+           WHERE ${where} ORDER BY l.entry_id, l.line_no`,
+        ),
+      };
+      this.#filtered.set(signature, statements);
+    }
+    return statements;
   }
 
   #filteredStatements(fields: LinkField[]) {

@@ -1,5 +1,5 @@
 import type { AccountName, AccountType } from './chart-of-accounts.js';
-import type { BookedEntry, EntryLinks, LedgerEntryInput, PostResult } from './entry.js';
+import type { BookedEntry, EntryLinks, LedgerEntryInput, LinkField, PostResult } from './entry.js';
 
 export type { BookedEntry, EntryLine, EntryLinks, LedgerEntryInput, PostResult } from './entry.js';
 
@@ -86,6 +86,11 @@ export interface LedgerPort {
   /** Everything booked for the given links (all given fields must match), reversals included, oldest first. */
   entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
   /**
+   * Every entry carrying the link field at all (every payout's entries: `disbursementId`), reversals
+   * included, oldest first: read through the field's index, not the whole ledger.
+   */
+  entriesWithLink(field: LinkField): Promise<BookedEntry[]>;
+  /**
    * Every entry, oldest first, read a page at a time (certificates, resyncs, exports of large books): one
    * consistent view of the books as they were when the read began, never the whole ledger in one array.
    */
@@ -145,6 +150,7 @@ export const ledgerPortMethods = Object.keys({
   get: true,
   isReversed: true,
   entriesFor: true,
+  entriesWithLink: true,
   entries: true,
   allEntries: true,
   balances: true,

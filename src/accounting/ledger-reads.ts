@@ -13,6 +13,7 @@ export function passedThrough(ledger: LedgerPort): Omit<LedgerPort, keyof Ledger
     get: (key) => ledger.get(key),
     isReversed: (key) => ledger.isReversed(key),
     entriesFor: (filter) => ledger.entriesFor(filter),
+    entriesWithLink: (field) => ledger.entriesWithLink(field),
     entries: (options) => ledger.entries(options),
     allEntries: () => ledger.allEntries(),
     balances: () => ledger.balances(),

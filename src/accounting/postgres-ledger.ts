@@ -11,6 +11,7 @@ import {
   type BookedEntry,
   type EntryLinks,
   type LedgerEntryInput,
+  type LinkField,
   type PostResult,
   validateEntry,
 } from './entry.js';
@@ -23,6 +24,7 @@ import {
   entryValues,
   entryWithReversal,
   lineFromRow,
+  linkColumns,
   linkFilter,
   linkWhere,
   type StoredEntryRow,
@@ -211,6 +213,13 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     const { fields, values } = linkFilter(filter);
     const where = linkWhere(fields, (i) => `$${i + 1}`);
     const { rows } = await this.#pool.query<EntryRow>(`${entrySelect} WHERE ${where} ORDER BY e.id`, values);
+    return rows.map(hydrate);
+  }
+
+  async entriesWithLink(field: LinkField): Promise<BookedEntry[]> {
+    const { rows } = await this.#pool.query<EntryRow>(
+      `${entrySelect} WHERE e.${linkColumns[field]} IS NOT NULL ORDER BY e.id`,
+    );
     return rows.map(hydrate);
   }
 

@@ -92,6 +92,7 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
       const booked = await ledger.entriesFor(filter);
       return [...booked, ...[...pending.values()].filter((e) => matches(e, filter))];
     },
+    entriesWithLink: flushed(ledger.entriesWithLink.bind(ledger)),
     reverse: flushed(ledger.reverse.bind(ledger)),
     postMany: flushed(ledger.postMany.bind(ledger)),
     async *entries(options) {

@@ -4,8 +4,9 @@ import type { BookedEntry, LedgerPort } from '../accounting/ledger-port.js';
 
 // The Payouts page's list: the payouts the books hold, newest first, from their own entries (a payout's
 // `disbursement-pending:` when it left the service, `disbursement-paid:` when it reached the bank, and the
-// reversal of what was booked when it failed). One pass over the ledger's entries (LedgerPort.entries(), a
-// page at a time), no request to the service and no workflow per row; a payout's report is one click away.
+// reversal of what was booked when it failed), read through the ledger's disbursement index
+// (LedgerPort.entriesWithLink): no pass over the whole ledger, no request to the service and no workflow per
+// row; a payout's report is one click away.
 
 export type PayoutStatus = 'pending' | 'paid' | 'failed';
 
@@ -45,7 +46,7 @@ export async function recentPayouts(
   page: { offset: number; limit: number },
 ): Promise<RecentPayoutsPage> {
   const seen = new Map<string, Seen>();
-  for await (const entry of ledger.entries()) {
+  for (const entry of await ledger.entriesWithLink('disbursementId')) {
     const kind = keyPrefix(baseKey(entry.key));
     if (kind !== 'disbursement-pending' && kind !== 'disbursement-paid') continue;
     const id = entry.links.disbursementId;

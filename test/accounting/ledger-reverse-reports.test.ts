@@ -130,6 +130,18 @@ describe.each(ledgerStores())('$name ledger', (store) => {
       expect(await ledger.entriesFor({ paymentId: 'nothing' })).toEqual([]);
     });
 
+    it('entriesWithLink lists every entry carrying the link field, reversals included, oldest first', async () => {
+      const payouts = await ledger.entriesWithLink('disbursementId');
+      expect(payouts.map((e) => [e.key, e.links.disbursementId, e.lines.length])).toEqual([
+        ['disbursement-pending:d1', 'd1', 2],
+      ]);
+      expect((await ledger.entriesWithLink('refundId')).map((e) => [e.key, e.reversedBy])).toEqual([
+        ['refund:r1', 'reversal:refund:r1'],
+        ['reversal:refund:r1', null],
+      ]);
+      expect(await ledger.entriesWithLink('billId')).toEqual([]);
+    });
+
     it('entriesFor needs a filter', async () => {
       await expect(ledger.entriesFor({})).rejects.toBeInstanceOf(LedgerValidationError);
     });
