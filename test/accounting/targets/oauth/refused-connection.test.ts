@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthConnectionFile } from '../../../../src/accounting/targets/oauth/connection-file.js';
+import type { OAuthConnectionStore } from '../../../../src/accounting/targets/oauth/connection-store.js';
+import { PostgresOAuthConnections } from '../../../../src/accounting/targets/oauth/postgres-connection.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import {
   CompanyTokenStore,
   ReconnectRequired,
 } from '../../../../src/accounting/targets/oauth/token-store.js';
+import { type PostgresCluster, startPostgres } from '../../../support/postgres.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 
 // A refused refresh token is recorded with the connection (when, and the token endpoint's error), so the
@@ -16,18 +19,41 @@ import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 const cipher = new TokenCipher('refused-test-key-0123456789');
 const dir = mkdtempSync(path.join(tmpdir(), 'booksync-refused-'));
 let double: QuickBooksDouble;
+let postgres: PostgresCluster | undefined;
+const closers: OAuthConnectionStore[] = [];
 beforeAll(async () => {
   double = await new QuickBooksDouble().start();
 });
 afterAll(async () => {
+  for (const store of closers) await store.close?.();
   await double.stop();
+  await postgres?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('a connection the target refuses', () => {
-  it('is recorded as refused in the connection file, without the token, and a reconnect clears it', async () => {
+const stores: { name: string; open(): Promise<OAuthConnectionStore> }[] = [
+  {
+    name: 'the connection file',
+    open: async () => new OAuthConnectionFile(path.join(dir, 'qbo.json'), 'realmId', 'QuickBooks'),
+  },
+  {
+    name: 'PostgreSQL (oauth_connections)',
+    open: async () => {
+      postgres ??= await startPostgres({ name: 'oauth-refused' });
+      const store = new PostgresOAuthConnections({
+        url: await postgres.createDatabase('refused'),
+        target: 'quickbooks',
+      });
+      closers.push(store);
+      return store;
+    },
+  },
+];
+
+describe.each(stores)('a connection the target refuses, in $name', (kind) => {
+  it('is recorded as refused, without the token, and a reconnect clears it', async () => {
     const realm = double.createRealm();
-    const file = new OAuthConnectionFile(path.join(dir, 'qbo.json'), 'realmId', 'QuickBooks');
+    const file = await kind.open();
     await file.writeConnection({
       companyId: realm,
       refreshToken: cipher.seal(double.connect(realm)),
@@ -52,7 +78,8 @@ describe('a connection the target refuses', () => {
     const refused = await file.readConnection();
     expect(refused?.refused).toEqual({ at: expect.any(String), reason: 'invalid_grant' });
     expect(refused?.companyId).toBe(realm);
-    expect(readFileSync(file.file, 'utf8')).toContain('"refusedReason": "invalid_grant"');
+    if (file instanceof OAuthConnectionFile)
+      expect(readFileSync(file.file, 'utf8')).toContain('"refusedReason": "invalid_grant"');
 
     await file.writeConnection({
       companyId: realm,
