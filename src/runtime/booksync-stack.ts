@@ -99,11 +99,15 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         adminToken: settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url'),
         logger,
         // The emulator's webhook deliveries are Temporal workflows too (spec 6.3 retries), on their own queue,
-        // started by a client of their own: plain payloads (the service's event ids, no business data), as
-        // its delivery worker reads them; booksync's client encrypts with PAYLOAD_KEYS.
+        // started by a client of their own. Their input is the event's whole envelope (amounts, memos,
+        // references: business data), so with PAYLOAD_KEYS its client and worker encrypt as booksync's do.
         dispatcher: () =>
           new TemporalDispatcher({
-            client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),
+            client: new Client({
+              connection,
+              namespace: settings.TEMPORAL_NAMESPACE,
+              ...(encryption ? { dataConverter: encryption.dataConverter } : {}),
+            }),
             taskQueue: defaultDeliveryTaskQueue,
           }),
       });
@@ -111,6 +115,8 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       // Its bundle is cached like the worker's (src/worker/workflow-bundle.ts); without a cache, bundled here.
       const deliveryBundle = await cachedWorkflowBundle({
         workflowsPath: deliveryWorkflowsPath,
+        // With encryption, delivery failures are encoded too: the bundle carries that failure converter.
+        ...(encryption ? { failureConverterPath: encryption.dataConverter.failureConverterPath } : {}),
         dataDir: settings.BOOKSYNC_DATA_DIR,
         logger,
       }).catch(() => undefined);
@@ -118,6 +124,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         connection: workerConnection,
         namespace: settings.TEMPORAL_NAMESPACE,
         store: emulator.emulator.store,
+        ...(encryption ? { dataConverter: encryption.dataConverter } : {}),
         ...(deliveryBundle ? { workflowBundle: { codePath: deliveryBundle.codePath } } : {}),
       });
       const deliveryRun = deliveryWorker.run();

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENCRYPTED_ENCODING } from '../../src/temporal/payload-codec.js';
 import type { ReceivedSpan } from '../support/otlp-receiver.js';
 import { BooksyncProcess } from '../support/process-stack.js';
 import { startTraceCollector, type TraceCollector } from '../support/trace-collector.js';
@@ -12,7 +15,8 @@ import { startTraceCollector, type TraceCollector } from '../support/trace-colle
 // test (test/support/trace-collector.ts; without Go to build it, the test's own OTLP receiver). A payment's trace holds the ingress request, the
 // signalWithStart, the workflow, syncPayment and its ledger write, each the child of the one before; the push
 // of the entry to the target, later and in the push workflow's own trace, links to that ledger write. The log
-// lines of that work carry its trace id.
+// lines of that work carry its trace id. And the emulator's webhook deliveries, workflows carrying each event's
+// envelope, are encrypted with the same keys.
 
 const booksync = new BooksyncProcess();
 let collector: TraceCollector;
@@ -41,13 +45,42 @@ function ancestry(span: ReceivedSpan, byId: Map<string, ReceivedSpan>): Received
   return chain;
 }
 
+/** The start inputs of every webhookDelivery workflow, as the server stores them (a client without the codec). */
+async function deliveryInputsAsStored(address: string): Promise<Payload[]> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const inputs: Payload[] = [];
+    for await (const run of client.workflow.list({ query: 'WorkflowType = "webhookDelivery"' })) {
+      const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      inputs.push(...((started?.input?.payloads ?? []) as Payload[]));
+    }
+    return inputs;
+  } finally {
+    await connection.close();
+  }
+}
+
 describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', { timeout: 900_000 }, () => {
-  it("exports a payment's trace from the webhook to the ledger, and the push to the target links to it", async () => {
+  it("runs the demo day with payloads encrypted, the emulator's webhook deliveries too", async () => {
     booksync.start();
     await booksync.untilOutput('each flow in the Temporal UI', 0);
     expect(booksync.output).toContain(`Tracing               OTLP to ${collector.endpoint}`);
     const pushed = await booksync.untilPushed();
     expect(pushed.failed).toBe(0);
+    // The emulator's delivery workflows carry each event's whole envelope (amounts, memos, references): read
+    // without the codec, as the server and a Web UI without the codec server see them, only ciphertext.
+    const inputs = await deliveryInputsAsStored(`127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}`);
+    expect(inputs.length).toBeGreaterThan(10);
+    for (const payload of inputs) {
+      expect(Buffer.from(payload.metadata?.encoding ?? new Uint8Array()).toString()).toBe(ENCRYPTED_ENCODING);
+      const bytes = Buffer.from(payload.data ?? new Uint8Array()).toString('latin1');
+      expect(bytes).not.toMatch(/envelope|eventId|amount|payment\.|"data"/);
+    }
+  });
+
+  it("exports a payment's trace from the webhook to the ledger, and the push to the target links to it", async () => {
     // Ctrl-C: the process exports what it still buffers before it exits.
     await booksync.halt();
     await sleep(2_000);

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Store } from '../store/store.js';
 import { createDeliveryActivities } from './delivery-activities.js';
@@ -18,6 +19,12 @@ export interface DeliveryWorkerOptions {
   workflowBundle?: WorkflowBundleOption;
   /** Per HTTP attempt; D32 says 10 s. */
   timeoutMs?: number;
+  /**
+   * How payloads are encoded: the same as the client that starts the deliveries (TemporalDispatcher). Its
+   * failure converter, if any, must be in `workflowBundle` (built with it); without a bundle the worker
+   * bundles it in.
+   */
+  dataConverter?: DataConverter;
 }
 
 /** Runs webhookDelivery workflows and their deliverWebhookAttempt activity; the caller runs and stops it. */
@@ -30,6 +37,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): Promise<Wo
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? defaultDeliveryTaskQueue,
     ...workflows,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     activities: createDeliveryActivities({
       store: options.store,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
