@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@temporalio/client';
 import { EmbeddedLedger } from '../src/accounting/embedded-ledger.js';
 import { entryKeys } from '../src/accounting/entry-key.js';
 import { createPaymentLink } from '../src/emulator/domain/payment-links.js';
@@ -18,6 +19,7 @@ import { startDevServer } from '../test/support/temporal.js';
 import { benchDir, profileFlags, startChild, waitForExit } from './child.js';
 import { onInterrupt } from './interrupt.js';
 import { type ProcWindow, sampleProc } from './proc-stats.js';
+import { ratio, type SecureSetup, secureGoals } from './secure.js';
 import { inParallel, type LatencySummary, summarize } from './stats.js';
 
 // Stage 3: the whole path, as `npm start` wires it, on a real Temporal dev server. A customer pays a link in
@@ -25,13 +27,30 @@ import { inParallel, type LatencySummary, summarize } from './stats.js';
 // worker runs in this process, next to the emulator); the ingress (child process) verifies it and
 // signalWithStarts the payment workflow; booksync's worker (`node bin/booksync.js worker`, a child process)
 // fetches the payment from the emulator and books it. Done when `payment:{id}` is in the ledger.
-// First half paced (latency without a backlog), second half all at once (throughput).
+// First half paced (latency without a backlog), second half all at once (throughput). With `secure`, then a
+// second whole stack (server, emulator's deliveries, ingress, worker) with encryption and tracing on (issue
+// 32), its paced half only: end-to-end p99 on against the first run's paced p99.
 
 export interface EndToEndOptions {
   payments: number;
   pacedPerSecond: number;
   profile?: string | undefined;
   progress: (line: string) => void;
+  /** Encryption and tracing on for a second, paced-only run (bench/secure.ts); none: no such run. */
+  secure?: SecureSetup | undefined;
+}
+
+/** The paced phase again with every payload encrypted and every hop traced, against the plain one. */
+export interface SecureEndToEndResult {
+  paced: EndToEndPhase & { offeredPerSecond: number };
+  workerStartSeconds: number;
+  /** Pay-to-booked p99 on / off (the stage's paced phase); issue 32's goal ≤ 1.1. */
+  p99Ratio: number;
+  /** The same for the median, less noisy with few payments. */
+  p50Ratio: number;
+  goal: number;
+  /** Trace export requests the OTLP sink took during the run: tracing was on. */
+  traceExports: number;
 }
 
 export interface EndToEndPhase {
@@ -64,6 +83,7 @@ export interface EndToEndResult {
   syncPaymentActivity: { count: number; meanMs: number };
   /** Server-side time of the emulator on the worker's GETs (payment, payment link). */
   emulatorReads: LatencySummary;
+  secure?: SecureEndToEndResult;
 }
 
 const rootDir = path.resolve(benchDir, '..');
@@ -81,6 +101,29 @@ async function freePort(): Promise<number> {
 }
 
 export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndResult> {
+  const { secure, ...plain } = options;
+  const off = (await runEndToEnd(plain, { burst: true })) as EndToEndResult;
+  if (!secure) return off;
+  const exportsBefore = secure.exports();
+  options.progress('e2e: again with encryption and tracing on (PAYLOAD_KEYS, OTEL_*), the paced half');
+  const on = await runEndToEnd({ ...plain, profile: undefined }, { burst: false, secure });
+  return {
+    ...off,
+    secure: {
+      paced: on.paced,
+      workerStartSeconds: on.workerStartSeconds,
+      p99Ratio: ratio(on.paced.payToBooked.p99Ms, off.paced.payToBooked.p99Ms),
+      p50Ratio: ratio(on.paced.payToBooked.p50Ms, off.paced.payToBooked.p50Ms),
+      goal: secureGoals.endToEndP99RatioAtMost,
+      traceExports: secure.exports() - exportsBefore,
+    },
+  };
+}
+
+async function runEndToEnd(
+  options: EndToEndOptions,
+  run: { burst: boolean; secure?: SecureSetup },
+): Promise<Omit<EndToEndResult, 'burst'> & { burst: EndToEndResult['burst'] | null }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'booksync-bench-e2e-'));
   const cleanups: (() => Promise<void> | void)[] = [() => rmSync(dir, { recursive: true, force: true })];
   const cleanup = async () => {
@@ -109,7 +152,17 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
     const emulator = createEmulator({
       store,
       adminToken,
-      dispatcher: new TemporalDispatcher({ client: env.client, taskQueue: deliveryQueue }),
+      dispatcher: new TemporalDispatcher({
+        // With encryption on, the emulator's deliveries are encrypted too, as `booksync start` runs them.
+        client: run.secure
+          ? new Client({
+              connection: env.connection,
+              namespace: env.namespace ?? 'default',
+              dataConverter: run.secure.encryption.dataConverter,
+            })
+          : env.client,
+        taskQueue: deliveryQueue,
+      }),
     });
     // How long the emulator itself takes on the worker's reads (server side, from request to response).
     const emulatorReadMs: number[] = [];
@@ -127,6 +180,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
       namespace: env.namespace ?? 'default',
       taskQueue: deliveryQueue,
       store,
+      ...(run.secure ? { dataConverter: run.secure.encryption.dataConverter } : {}),
     });
     const deliveryRun = deliveryWorker.run();
     cleanups.push(async () => {
@@ -141,12 +195,17 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
     });
     if (!subscription.secret) throw new Error('the emulator created an unsigned subscription');
     const taskQueue = `bench-booksync-${process.pid}`;
-    const ingress = await startChild<{ address: string }>('ingress-server.ts', {
-      temporalAddress: env.address,
-      taskQueue,
-      secrets: [subscription.secret],
-      port: ingressPort,
-    });
+    const ingress = await startChild<{ address: string }>(
+      'ingress-server.ts',
+      {
+        temporalAddress: env.address,
+        taskQueue,
+        secrets: [subscription.secret],
+        port: ingressPort,
+        ...(run.secure ? { secure: true } : {}),
+      },
+      run.secure ? { env: run.secure.env } : {},
+    );
     cleanups.push(() => ingress.stop());
 
     options.progress('e2e: starting the worker (node bin/booksync.js worker; it bundles the workflows)');
@@ -170,6 +229,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
           METRICS_PORT: String(metricsPort),
           LOG_LEVEL: 'warn',
           LOG_FORMAT: 'json',
+          ...run.secure?.env,
         },
       },
     );
@@ -195,12 +255,16 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
         await pay(i);
       });
     });
-    options.progress(
-      `e2e: ${options.payments - half} payments at once (${burstConcurrency} pay calls in flight)`,
-    );
-    const burst = await phase(links.slice(half), sandbox, ledger, store, (pay) =>
-      inParallel(options.payments - half, burstConcurrency, pay),
-    );
+    const burst = run.burst
+      ? await (async () => {
+          options.progress(
+            `e2e: ${options.payments - half} payments at once (${burstConcurrency} pay calls in flight)`,
+          );
+          return phase(links.slice(half), sandbox, ledger, store, (pay) =>
+            inParallel(options.payments - half, burstConcurrency, pay),
+          );
+        })()
+      : null;
     const worker_ = sampler.stop();
     const syncPaymentActivity = await activityDuration(
       `http://127.0.0.1:${metricsPort}/metrics`,
@@ -208,7 +272,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
     );
     return {
       paced: { ...paced, offeredPerSecond: options.pacedPerSecond },
-      burst: { ...burst, payConcurrency: burstConcurrency },
+      burst: burst ? { ...burst, payConcurrency: burstConcurrency } : null,
       worker: worker_,
       workerStartSeconds,
       syncPaymentActivity,

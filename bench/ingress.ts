@@ -6,13 +6,15 @@ import { startChild } from './child.js';
 import { closedLoop, type LoadResult, openLoop } from './http-load.js';
 import { onInterrupt } from './interrupt.js';
 import { type ProcWindow, sampleProc } from './proc-stats.js';
+import { ratio, type SecureSetup, secureGoals } from './secure.js';
 import { type LatencySummary, summarize } from './stats.js';
 
 // Stage 2: signed payment.made deliveries POSTed to the ingress (a child process, as `booksync ingress`
 // runs), each for a new payment, so every one is a signalWithStart that starts a workflow on a real
 // Temporal dev server. No worker polls the task queue: this measures intake, not processing. Against it, in
 // the same run and on the same server: the bare Temporal client's signalWithStart at the same concurrency,
-// i.e. what the ingress could at best hand over.
+// i.e. what the ingress could at best hand over. And with `secure`, the same closed loop against a second
+// ingress with encryption and tracing on (PAYLOAD_KEYS, OTEL_*) between two plain ones: acks/s on against off.
 
 export interface IngressBenchOptions {
   durationMs: number;
@@ -20,6 +22,20 @@ export interface IngressBenchOptions {
   concurrency: number;
   profile?: string | undefined;
   progress: (line: string) => void;
+  /** Encryption and tracing on for a second closed loop (bench/secure.ts); none: no such run. */
+  secure?: SecureSetup | undefined;
+}
+
+/** The closed loop with payloads encrypted and every request traced, against the plain one. */
+export interface SecureIngressResult {
+  closedLoop: LoadResult;
+  /** The plain ingress's closed loop again, right after. */
+  offAgain: LoadResult;
+  /** Acks/s on / the mean acks/s off (the stage's closedLoop and offAgain); issue 32's goal ≥ 0.9. */
+  acksRatio: number;
+  goal: number;
+  /** Trace export requests the OTLP sink took during the run: tracing was on. */
+  traceExports: number;
 }
 
 export interface BareSignalResult {
@@ -37,6 +53,7 @@ export interface IngressResult {
   bareSignalWithStart: BareSignalResult;
   /** Ingress closed-loop acknowledgements per second / bare signalWithStart per second. */
   ratio: number;
+  secure?: SecureIngressResult;
 }
 
 export async function benchIngress(options: IngressBenchOptions): Promise<IngressResult> {
@@ -45,8 +62,10 @@ export async function benchIngress(options: IngressBenchOptions): Promise<Ingres
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   const run = randomBytes(3).toString('hex');
   let ingress: Awaited<ReturnType<typeof startChild<{ address: string }>>> | undefined;
+  let secureIngress: typeof ingress;
   const forget = onInterrupt(async () => {
     await ingress?.stop();
+    await secureIngress?.stop();
     await env.teardown();
   });
   try {
@@ -104,6 +123,52 @@ export async function benchIngress(options: IngressBenchOptions): Promise<Ingres
     });
     const ingressProcess = sampler.stop();
 
+    let secure: SecureIngressResult | undefined;
+    if (options.secure) {
+      const exportsBefore = options.secure.exports();
+      secureIngress = await startChild<{ address: string }>(
+        'ingress-server.ts',
+        { temporalAddress: env.address, taskQueue, secrets: [secret], secure: true },
+        { env: options.secure.env },
+      );
+      const secureUrl = secureIngress.ready.address;
+      options.progress(
+        `ingress: encryption and tracing on: warm-up 2 s, closed loop ${options.durationMs / 1000} s`,
+      );
+      await closedLoop({
+        baseUrl: secureUrl,
+        make: delivery,
+        durationMs: 2_000,
+        concurrency: options.concurrency,
+      });
+      const on = await closedLoop({
+        baseUrl: secureUrl,
+        make: delivery,
+        durationMs: options.durationMs,
+        concurrency: options.concurrency,
+      });
+      await secureIngress.stop();
+      secureIngress = undefined;
+      // Off again right after: the ratio is against the mean of the runs before and after, so a machine
+      // whose load changes meanwhile (other work, the server's growing history) does not tilt it.
+      options.progress(
+        `ingress: encryption and tracing off again, closed loop ${options.durationMs / 1000} s`,
+      );
+      const offAgain = await closedLoop({
+        baseUrl,
+        make: delivery,
+        durationMs: options.durationMs,
+        concurrency: options.concurrency,
+      });
+      secure = {
+        closedLoop: on,
+        offAgain,
+        acksRatio: ratio(on.okPerSecond, (closed.okPerSecond + offAgain.okPerSecond) / 2),
+        goal: secureGoals.ingressAcksRatioAtLeast,
+        traceExports: options.secure.exports() - exportsBefore,
+      };
+    }
+
     options.progress(`ingress: bare client signalWithStart, ${options.concurrency} in flight`);
     const bare = await bareSignalWithStart(env.client, taskQueue, run, options);
     return {
@@ -112,10 +177,12 @@ export async function benchIngress(options: IngressBenchOptions): Promise<Ingres
       ingressProcess,
       bareSignalWithStart: bare,
       ratio: Math.round((closed.okPerSecond / bare.perSecond) * 1000) / 1000,
+      ...(secure ? { secure } : {}),
     };
   } finally {
     forget();
     await ingress?.stop();
+    await secureIngress?.stop();
     await env.teardown();
   }
 }

@@ -75,6 +75,16 @@ function rows(results: BenchResults): Row[] {
       `bare signalWithStart ${n(bare.perSecond)}/s, ${lat(bare.latency)}`,
       `${ingress.ratio}`,
     ]);
+    if (ingress.secure) {
+      const on = ingress.secure.closedLoop;
+      out.push([
+        'ingress',
+        `  encryption + tracing on (${ingress.secure.traceExports} OTLP exports)`,
+        `${n(on.okPerSecond)}/s, ${lat(on.latency)}`,
+        `off ${n(c.okPerSecond)}/s before, ${n(ingress.secure.offAgain.okPerSecond)}/s after`,
+        `${ingress.secure.acksRatio} (goal ≥ ${ingress.secure.goal})`,
+      ]);
+    }
     out.push([
       'ingress',
       'ingress process under max load',
@@ -101,6 +111,16 @@ function rows(results: BenchResults): Row[] {
         `event→delivery ${n(p.hops.emittedToDeliveryAttempt.p50Ms)} ms, POST ${n(p.hops.deliveryAttempt.p50Ms)} ms, acked→booked ${n(p.hops.acknowledgedToBooked.p50Ms)} ms`,
         '',
         '',
+      ]);
+    }
+    if (e2e.secure) {
+      const on = e2e.secure.paced;
+      out.push([
+        'e2e',
+        `  encryption + tracing on, ${on.payments} paced (${e2e.secure.traceExports} OTLP exports)`,
+        `pay→booked ${lat(on.payToBooked)}`,
+        `off ${lat(e2e.paced.payToBooked)}`,
+        `p99 ${e2e.secure.p99Ratio} (goal ≤ ${e2e.secure.goal}), p50 ${e2e.secure.p50Ratio}`,
       ]);
     }
     out.push([

@@ -13,6 +13,7 @@ import { benchIngress } from './ingress.js';
 import { exitCleanlyOnSignals, surviveLeftoverErrors } from './interrupt.js';
 import { benchQuickBooksPush } from './quickbooks-push.js';
 import { type BenchResults, printReport } from './report.js';
+import { startSecureSetup } from './secure.js';
 import { benchSignature } from './signature.js';
 import { benchTrytonPush } from './tryton-push.js';
 import { benchXeroPush } from './xero-push.js';
@@ -143,8 +144,13 @@ exitCleanlyOnSignals(progress);
 surviveLeftoverErrors(progress);
 const started = performance.now();
 await stage('signature', () => benchSignature({ durationMs: config.signatureMs }));
-await stage('ingress', () => benchIngress({ ...config.ingress, profile: profile('ingress'), progress }));
-await stage('e2e', () => benchEndToEnd({ ...config.e2e, profile: profile('e2e-worker'), progress }));
+// Encryption and tracing on (issue 32) against off, in these two stages: a payload key and an OTLP sink.
+const secure = only.has('ingress') || only.has('e2e') ? await startSecureSetup() : undefined;
+await stage('ingress', () =>
+  benchIngress({ ...config.ingress, profile: profile('ingress'), progress, secure }),
+);
+await stage('e2e', () => benchEndToEnd({ ...config.e2e, profile: profile('e2e-worker'), progress, secure }));
+await secure?.close();
 await stage('ach', () =>
   benchAchWindows({
     windows: config.achWindows,
