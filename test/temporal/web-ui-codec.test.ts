@@ -113,9 +113,10 @@ async function startCodecServer(): Promise<FastifyInstance> {
  * round, answered or failed); the page's visible text. */
 async function workflowPageText(page: Page, ready: string, shot: string): Promise<string> {
   await page.goto(`${devServer.uiUrl}/namespaces/default/workflows/${workflowId}`);
-  await page.waitForFunction((text) => document.body.innerText.includes(text), ready, { timeout: 60_000 });
+  await page.locator('body', { hasText: ready }).waitFor({ timeout: 60_000 });
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: path.join(artifacts, shot), fullPage: true });
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text a person reads, not hidden nodes' text
   return page.locator('body').innerText();
 }
 
