@@ -31,6 +31,7 @@ import { XeroClient } from './client.js';
 import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
 import { XeroFigures } from './figures.js';
 import { idempotencyKey, literal, numberTag } from './keys.js';
+import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
 import { TaxTypeDirectory, withTaxType } from './tax-rates.js';
 
 // Xero behind the accounting-target port (issue 14), on the official SDK (client.ts). Idempotency: every
@@ -235,6 +236,14 @@ function paidOn(invoice: Body): boolean {
   );
 }
 
+/** A record of money at Xero: its part's tag (none when it is the only record), and whether it is deleted. */
+interface MoneyPart {
+  tag: string | null;
+  remoteId: string;
+  contentHash: string;
+  deleted: boolean;
+}
+
 export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'xero';
   readonly client: XeroClient;
@@ -329,6 +338,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const lock = await this.lock(context);
     if (given.kind === 'reversal') return this.reverse(given, context, lock);
     const document = datedOpen(given, lock);
+    const parts = this.splitOf(document);
+    if (parts) return this.pushParts(document, parts, context);
     const entities = this.entitiesOf(document.key);
     const primary = entities[0] as XeroEntity;
     // Looked up only when an earlier attempt may have created it (PushContext.mayExist).
@@ -404,9 +415,114 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     return outcome as PushResult;
   }
 
+  /** The parts of money that settles several documents (payment-parts.ts); null for one record. */
+  private splitOf(doc: TargetDocument): PaymentPart[] | null {
+    if (!salesPayments.has(doc.kind) || pairOf(doc.lines)?.credit !== 'AccountsReceivable') return null;
+    const parts = partsOf(doc);
+    return parts && parts.length > 1 ? parts : null;
+  }
+
+  /**
+   * Money that settles several of the link's documents: one Payment per document for its part, and the
+   * customer's credit (RECEIVE-OVERPAYMENT) for what exceeds them (payment-parts.ts). Every invoice is
+   * resolved before anything is created (one still in a batch's wave defers the whole document); when an
+   * earlier attempt may have created some parts, they are found by the document's key and only the missing
+   * ones are created. remoteIds: one per part, in the parts' order.
+   */
+  private async pushParts(
+    doc: TargetDocument,
+    parts: PaymentPart[],
+    context: PushContext,
+  ): Promise<PushResult> {
+    const account = pairOf(doc.lines)?.debit as AccountRole;
+    const mark = marker(doc.key, doc.contentHash);
+    const planned: { part: PaymentPart; plan: Plan }[] = [];
+    for (const part of parts) {
+      if (part.settles === null) {
+        if (!(await this.accounts.isBank(account)))
+          throw new TargetRefusedError(
+            this.name,
+            `${doc.key}: ${account} is not a bank account for the customer's credit`,
+          );
+        planned.push({
+          part,
+          plan: await this.overpayment(doc, account, part.cents, partReference(mark, part)),
+        });
+        continue;
+      }
+      const invoice = await this.earlier(part.settles, context);
+      if (invoice?.entity !== 'Invoice' || !(await this.accounts.takesPayments(account)))
+        throw new TargetRefusedError(
+          this.name,
+          `${doc.key}: no Xero invoice of ${part.settles} to apply ${centsToAmount(part.cents)} to from ${account}`,
+        );
+      planned.push({ part, plan: this.payment(doc, invoice.id, account, part) });
+    }
+    const have = new Map<string, string>();
+    if (context.mayExist(doc.key)) {
+      for (const found of (await this.partsAt(doc.key)).filter((p) => !p.deleted)) {
+        if (found.contentHash !== doc.contentHash)
+          throw new TargetConflictError(this.name, doc.key, found.contentHash, doc.contentHash);
+        if (found.tag) have.set(found.tag, found.remoteId);
+      }
+    }
+    const missing = planned.filter((p) => !have.has(p.part.tag));
+    const refusals: Error[] = [];
+    for (const entity of ['Payment', 'BankTransaction'] as const) {
+      const items = missing.filter((p) => p.plan.entity === entity);
+      if (items.length === 0) continue;
+      const bodies = await Promise.all(items.map(async (p) => (await this.taxed(p.plan)).body));
+      const outcomes = await this.create(
+        entity,
+        bodies.map((body) => ({ doc, body })),
+      );
+      outcomes.forEach((outcome, j) => {
+        if (outcome instanceof Error) refusals.push(outcome);
+        else have.set((items[j] as { part: PaymentPart }).part.tag, outcome.remoteIds[0] as string);
+      });
+    }
+    // A part refused: the others stay, found by the key when the push is retried.
+    if (refusals[0]) throw refusals[0];
+    return {
+      key: doc.key,
+      remoteIds: parts.map((p) => have.get(p.tag) as string),
+      contentHash: doc.contentHash,
+      created: missing.length > 0,
+    };
+  }
+
+  /** The records carrying `key`'s marker in Reference: live ones, or every one (deleted / voided too). */
+  private async marked(entity: XeroEntity, key: string, all = false): Promise<Body[]> {
+    const records = await this.query(entity, `Reference.StartsWith(${literal(marker(key, ''))})`);
+    return records.filter((r) => markOf(entity, r, key) && (all || !deletedStatuses.has(String(r.status))));
+  }
+
+  /** The Payments and bank transactions (credit) a money document became, each with its part's tag. */
+  private async partsAt(key: string): Promise<MoneyPart[]> {
+    const out: MoneyPart[] = [];
+    for (const entity of ['Payment', 'BankTransaction'] as const) {
+      for (const record of await this.marked(entity, key, true)) {
+        out.push({
+          tag: partIn(markerText(entity, record)),
+          remoteId: `${entity}:${idOf(entity, record)}`,
+          contentHash: markOf(entity, record, key)?.contentHash ?? '',
+          deleted: deletedStatuses.has(String(record.status)),
+        });
+      }
+    }
+    return out;
+  }
+
   async find(key: string): Promise<RemoteRecord | null> {
+    const money = salesPayments.has(
+      keyPrefix(baseKey(isReversalKey(key) ? key.slice('reversal:'.length) : key)),
+    );
     if (isReversalKey(key)) {
       const original = key.slice('reversal:'.length);
+      // Money in parts reversed in place: every part deleted.
+      const gone = money ? (await this.partsAt(original)).filter((p) => p.deleted) : [];
+      if (gone.some((p) => p.tag))
+        return { key, remoteIds: gone.map((p) => `deleted:${p.remoteId}`), contentHash: '' };
       for (const entity of this.entitiesOf(original)) {
         const record = (await this.lookup(entity, [{ key: original }])).get(original);
         if (record && deletedStatuses.has(String(record.status))) {
@@ -416,6 +532,21 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       }
       // Reversed after close: the reversing documents carry the reversal's own marker.
       return this.reversingDocuments(key);
+    }
+    if (money) {
+      // Money in parts: its live parts, else its deleted ones (what a reversal in place left); one record
+      // alone (no part) as below: a live one first, a Payment before a bank transaction.
+      const all = await this.partsAt(key);
+      const live = all.filter((p) => !p.deleted);
+      const parts = live.some((p) => p.tag) ? live : all.filter((p) => p.deleted && p.tag);
+      const alone = all.filter((p) => !p.tag);
+      const of = (entity: XeroEntity) => alone.filter((p) => p.remoteId.startsWith(`${entity}:`));
+      const pick = (rows: MoneyPart[]) => rows.find((p) => !p.deleted) ?? rows[0];
+      const one = pick(of('Payment')) ?? pick(of('BankTransaction'));
+      const found = parts.length > 0 ? parts : one ? [one] : [];
+      // Payments first, the customer's credit last, as pushed.
+      if (found.length > 0)
+        return { key, remoteIds: found.map((p) => p.remoteId), contentHash: found[0]?.contentHash ?? '' };
     }
     for (const entity of this.entitiesOf(key)) {
       const record = (await this.lookup(entity, [{ key }])).get(key);
@@ -440,8 +571,9 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       // Dated out of the closed period (reversals decide for themselves).
       const lock = await this.lock(context);
       const documents = given.map((d) => (d.kind === 'reversal' ? d : datedOpen(d, lock)));
+      // Money in parts is looked up part by part when it is placed (pushParts).
       await this.lookUpAll(
-        documents.map((d) => (context.mayExist(d.key) ? d : null)),
+        documents.map((d) => (context.mayExist(d.key) && !this.splitOf(d) ? d : null)),
         outcomes,
       );
       await this.prefetch(documents, outcomes);
@@ -768,6 +900,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       reverse: (doc) => this.reverse(doc, waves.context, lock),
       create: flush,
       place: async (doc, i) => {
+        const parts = this.splitOf(doc);
+        if (parts) return refusalOrThrow(() => this.pushParts(doc, parts, waves.context));
         const plan = await this.plan(doc, waves.context);
         if ('found' in plan) return plan.found;
         const sameNumber =
@@ -910,28 +1044,17 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       case 'external-payment':
       case 'check-application': {
         if (pair?.credit !== 'AccountsReceivable') return this.moneyMove(doc);
-        const invoice =
-          doc.invoice && !asCredit
-            ? await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context)
-            : null;
+        // The one document the money settles (several: pushParts), as the ledger applied it; money with no
+        // split (booked before applications) goes to the link's invoice, as before.
+        const [only] = partsOf(doc) ?? [];
+        const settles = only ? only.settles : doc.invoice ? `invoice:${doc.invoice.paymentLinkId}` : null;
+        const invoice = settles && !asCredit ? await this.earlier(settles, context) : null;
         if (invoice?.entity === 'Invoice' && (await this.accounts.takesPayments(pair.debit)))
           return this.payment(doc, invoice.id, pair.debit);
-        // No invoice to apply it to (a reusable link's payment): an overpayment, the customer's credit.
-        if (await this.accounts.isBank(pair.debit)) {
-          return {
-            entity: 'BankTransaction',
-            body: {
-              type: 'RECEIVE-OVERPAYMENT',
-              contact: await customer(),
-              bankAccount: { code: this.accounts.code(pair.debit) },
-              date: doc.date,
-              reference: mark,
-              // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
-              lineAmountTypes: 'NoTax',
-              lineItems: [{ description: doc.description, lineAmount: amount }],
-            },
-          };
-        }
+        // No invoice to apply it to (a reusable link's payment, money beyond all the link owes): an
+        // overpayment, the customer's credit.
+        if (await this.accounts.isBank(pair.debit))
+          return this.overpayment(doc, pair.debit, doc.amountCents, mark);
         return this.journal(doc);
       }
       case 'bill': {
@@ -972,17 +1095,44 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     }
   }
 
-  private payment(doc: TargetDocument, invoiceId: string, account: AccountRole): Plan {
+  /** A Payment of `part` (the whole document when null) against one invoice. */
+  private payment(
+    doc: TargetDocument,
+    invoiceId: string,
+    account: AccountRole,
+    part: PaymentPart | null = null,
+  ): Plan {
     // A payment has no line text: one dated out of a locked period keeps its own date after its marker.
-    const note = closedPeriodNote(doc);
     return {
       entity: 'Payment',
       body: {
         invoice: { invoiceID: invoiceId },
         account: { code: this.accounts.code(account) },
         date: doc.date,
-        amount: centsToAmount(doc.amountCents),
-        reference: note ? `${marker(doc.key, doc.contentHash)} ${note}` : marker(doc.key, doc.contentHash),
+        amount: centsToAmount(part?.cents ?? doc.amountCents),
+        reference: partReference(marker(doc.key, doc.contentHash), part, closedPeriodNote(doc) ?? ''),
+      },
+    };
+  }
+
+  /** The customer's credit: a RECEIVE-OVERPAYMENT bank transaction into `bank`. */
+  private async overpayment(
+    doc: TargetDocument,
+    bank: AccountRole,
+    cents: number,
+    reference: string,
+  ): Promise<Plan> {
+    return {
+      entity: 'BankTransaction',
+      body: {
+        type: 'RECEIVE-OVERPAYMENT',
+        contact: { contactID: await this.contacts.id(doc.customer ?? unnamedCustomer) },
+        bankAccount: { code: this.accounts.code(bank) },
+        date: doc.date,
+        reference,
+        // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
+        lineAmountTypes: 'NoTax',
+        lineItems: [{ description: doc.description, lineAmount: centsToAmount(cents) }],
       },
     };
   }
@@ -1134,7 +1284,13 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     lock: string | null,
   ): Promise<PushResult> {
     const doc = datedOpen(given, lock);
-    const original = doc.reverses ? await this.earlier(doc.reverses, context) : null;
+    const record = doc.reverses
+      ? ((await context.pushed(doc.reverses)) ?? (await this.find(doc.reverses)))
+      : null;
+    const ids = (record?.remoteIds ?? []).flatMap((r) => parseRemoteId(r) ?? []);
+    if (ids.length > 1 && salesPayments.has(keyPrefix(baseKey(doc.reverses ?? ''))))
+      return this.reverseParts(given, doc, ids, lock);
+    const original = ids[0] ?? null;
     if (!original) {
       const made = await this.reversingDocuments(doc.key);
       if (made) return { ...made, contentHash: doc.contentHash, created: false };
@@ -1159,6 +1315,123 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     await this.cancel(doc, entity, id, current);
     this.options.logger?.info({ key: doc.key, entity, id }, 'cancelled in xero');
     return result(true);
+  }
+
+  /**
+   * Money in parts reversed (an ACH return of a payment that paid the invoice and its memo): every part, as
+   * one part alone would be. In the same open month each Payment DELETED (its invoice owed again) and the
+   * credit's bank transaction DELETED; across months or into a locked period nothing is touched and, in the
+   * open period, an ACCREC invoice per part for what the customer owes again (`part=<tag>` after the
+   * reversal's marker, the link noted for Xero's aged receivables) and one SPEND bank transaction of the
+   * whole out of the account the money went into (one bank line, as the bank returns it), both on Refunds,
+   * where they net to nothing. Found again by the reversal's key, each made once.
+   */
+  private async reverseParts(
+    given: TargetDocument,
+    doc: TargetDocument,
+    ids: { entity: XeroEntity; id: string }[],
+    lock: string | null,
+  ): Promise<PushResult> {
+    const parts: { entity: XeroEntity; id: string; record: Body }[] = [];
+    for (const { entity, id } of ids) {
+      const record = await this.read(entity, id);
+      if (!record)
+        throw new TargetRefusedError(this.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
+      parts.push({ entity, id, record });
+    }
+    const deleted = (created: boolean): PushResult => ({
+      key: doc.key,
+      remoteIds: ids.map(({ entity, id }) => `deleted:${entity}:${id}`),
+      contentHash: doc.contentHash,
+      created,
+    });
+    const live = parts.filter((p) => !deletedStatuses.has(String(p.record.status)));
+    if (live.length === 0) return deleted(false);
+    if (!reversesInPlace(given, lock, dayOf(live[0]?.record.date)))
+      return this.reversePartsAfterClose(doc, parts);
+    for (const part of live) await this.cancel(doc, part.entity, part.id, part.record);
+    this.options.logger?.info({ key: doc.key, parts: live.length }, 'cancelled every part in xero');
+    return deleted(true);
+  }
+
+  private async reversePartsAfterClose(
+    doc: TargetDocument,
+    parts: { entity: XeroEntity; id: string; record: Body }[],
+  ): Promise<PushResult> {
+    const pair = pairOf(doc.lines);
+    if (pair?.debit !== 'AccountsReceivable' || !(await this.accounts.isBank(pair.credit)))
+      throw new TargetRefusedError(this.name, `${doc.key}: not money back out of a bank account`);
+    const mark = marker(doc.key, doc.contentHash);
+    const contact = { contactID: await this.contacts.id(doc.customer ?? unnamedCustomer) };
+    const refunds = this.accounts.code('Refunds');
+    const plans: { tag: string | null; plan: Plan }[] = parts.map(({ entity, id, record }) => {
+      const tag = partIn(markerText(entity, record)) ?? `${entity}:${id}`;
+      const cents = amountToCents(Number(entity === 'Payment' ? record.amount : record.total));
+      return {
+        tag,
+        plan: {
+          entity: 'Invoice',
+          body: {
+            type: 'ACCREC',
+            contact,
+            date: doc.date,
+            dueDate: dueDateOf(doc),
+            invoiceNumber: numberTag(`${doc.key} part=${tag}`),
+            reference: partReference(mark, { tag }, doc.invoice ? ownerNote(doc.invoice) : ''),
+            status: 'AUTHORISED',
+            lineItems: [
+              {
+                description: `${doc.description} (${tag})`,
+                quantity: 1,
+                unitAmount: centsToAmount(cents),
+                accountCode: refunds,
+              },
+            ],
+          },
+        },
+      };
+    });
+    plans.push({
+      tag: null,
+      plan: {
+        entity: 'BankTransaction',
+        body: {
+          type: 'SPEND',
+          contact,
+          bankAccount: { code: this.accounts.code(pair.credit) },
+          date: doc.date,
+          reference: mark,
+          lineItems: [
+            {
+              description: doc.description,
+              quantity: 1,
+              unitAmount: centsToAmount(doc.amountCents),
+              accountCode: refunds,
+            },
+          ],
+        },
+      },
+    });
+    const remoteIds: string[] = [];
+    let created = false;
+    const found = new Map<XeroEntity, Body[]>();
+    for (const { tag, plan } of plans) {
+      if (!found.has(plan.entity)) found.set(plan.entity, await this.marked(plan.entity, doc.key));
+      const existing = found.get(plan.entity)?.find((r) => partIn(markerText(plan.entity, r)) === tag);
+      if (existing) {
+        const stored = markOf(plan.entity, existing, doc.key)?.contentHash ?? '';
+        if (stored !== doc.contentHash)
+          throw new TargetConflictError(this.name, doc.key, stored, doc.contentHash);
+        remoteIds.push(`${plan.entity}:${idOf(plan.entity, existing)}`);
+        continue;
+      }
+      const [outcome] = await this.create(plan.entity, [{ doc, body: (await this.taxed(plan)).body }]);
+      if (outcome instanceof Error) throw outcome;
+      remoteIds.push(...(outcome as PushResult).remoteIds);
+      created = true;
+    }
+    this.options.logger?.info({ key: doc.key, remoteIds }, 'reversed every part after close in xero');
+    return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
   }
 
   private async cancel(doc: TargetDocument, entity: XeroEntity, id: string, current: Body): Promise<void> {
@@ -1230,6 +1503,11 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       if (record && mark && !deletedStatuses.has(String(record.status))) {
         remoteIds.push(`${entity}:${idOf(entity, record)}`);
         contentHash = mark.contentHash;
+        // Money in parts reversed after close: an invoice per part (reversePartsAfterClose).
+        if (entity === 'Invoice' && partIn(markerText(entity, record))) {
+          remoteIds.pop();
+          for (const one of await this.marked(entity, key)) remoteIds.push(`${entity}:${idOf(entity, one)}`);
+        }
       }
     }
     return remoteIds.length > 0 ? { key, remoteIds, contentHash } : null;
