@@ -436,27 +436,17 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   ): Promise<PushResult> {
     const account = pairOf(doc.lines)?.debit as AccountRole;
     const mark = marker(doc.key, doc.contentHash);
-    const planned: { part: PaymentPart; plan: Plan }[] = [];
+    // Every invoice first: one still in a batch's wave defers the document before any part is created.
+    const invoices = new Map<string, string>();
     for (const part of parts) {
-      if (part.settles === null) {
-        if (!(await this.accounts.isBank(account)))
-          throw new TargetRefusedError(
-            this.name,
-            `${doc.key}: ${account} is not a bank account for the customer's credit`,
-          );
-        planned.push({
-          part,
-          plan: await this.overpayment(doc, account, part.cents, partReference(mark, part)),
-        });
-        continue;
-      }
+      if (part.settles === null) continue;
       const invoice = await this.earlier(part.settles, context);
       if (invoice?.entity !== 'Invoice' || !(await this.accounts.takesPayments(account)))
         throw new TargetRefusedError(
           this.name,
           `${doc.key}: no Xero invoice of ${part.settles} to apply ${centsToAmount(part.cents)} to from ${account}`,
         );
-      planned.push({ part, plan: this.payment(doc, invoice.id, account, part) });
+      invoices.set(part.tag, invoice.id);
     }
     const have = new Map<string, string>();
     if (context.mayExist(doc.key)) {
@@ -465,6 +455,49 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           throw new TargetConflictError(this.name, doc.key, found.contentHash, doc.contentHash);
         if (found.tag) have.set(found.tag, found.remoteId);
       }
+    }
+    // A part its invoice at Xero cannot take (less owed there than in the ledger: a payment reversed after
+    // close leaves the invoice paid and the amount owed again on an invoice of its own) is applied up to the
+    // invoice's AmountDue, the rest the customer's credit, as a payment of one invoice is (pushAsCredit).
+    const final: PaymentPart[] = [];
+    let shortfall = 0;
+    for (const part of parts) {
+      const id = invoices.get(part.tag);
+      if (!id || have.has(part.tag)) {
+        final.push(part);
+        continue;
+      }
+      const invoice = await this.read('Invoice', id);
+      const due = invoice?.status === 'AUTHORISED' ? amountToCents(Number(invoice.amountDue ?? 0)) : 0;
+      const cents = Math.min(part.cents, due);
+      shortfall += part.cents - cents;
+      if (cents > 0) final.push({ ...part, cents });
+    }
+    if (shortfall > 0) {
+      const credit = final.find((p) => p.settles === null);
+      if (credit && !have.has(credit.tag)) credit.cents += shortfall;
+      else if (!credit) final.push({ tag: 'credit', settles: null, cents: shortfall });
+      this.options.logger?.info(
+        { key: doc.key, shortfall },
+        "part of the money is the customer's credit in xero",
+      );
+    }
+    const planned: { part: PaymentPart; plan: Plan }[] = [];
+    for (const part of final) {
+      const id = invoices.get(part.tag);
+      if (id) {
+        planned.push({ part, plan: this.payment(doc, id, account, part) });
+        continue;
+      }
+      if (!(await this.accounts.isBank(account)))
+        throw new TargetRefusedError(
+          this.name,
+          `${doc.key}: ${account} is not a bank account for the customer's credit`,
+        );
+      planned.push({
+        part,
+        plan: await this.overpayment(doc, account, part.cents, partReference(mark, part)),
+      });
     }
     const missing = planned.filter((p) => !have.has(p.part.tag));
     const refusals: Error[] = [];
@@ -485,7 +518,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (refusals[0]) throw refusals[0];
     return {
       key: doc.key,
-      remoteIds: parts.map((p) => have.get(p.tag) as string),
+      remoteIds: final.map((p) => have.get(p.tag) as string),
       contentHash: doc.contentHash,
       created: missing.length > 0,
     };

@@ -198,6 +198,39 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(135_00);
   });
 
+  it('a part its invoice at Xero no longer owes is the customer’s credit, not a refusal of the whole', async () => {
+    const org = organisation();
+    const target = org.target();
+    const docs = link();
+    const { pushed, context } = indexed();
+    for (const doc of [docs.invoice, docs.memo]) pushed.set(doc.key, await target.push(doc, context));
+    const b = books(org.tenantId);
+    // The invoice already paid at Xero (its payment reversed after close in the ledger: Xero's stays).
+    await target.push(
+      {
+        ...docs.payment('first', 100_00),
+        settles: { applied: [{ key: docs.invoice.key, amountCents: 100_00 }], unappliedCents: 0 },
+      },
+      context,
+    );
+    const payment = docs.payment('second', 125_00);
+    const result = await target.push(payment, context);
+    expect(result.remoteIds).toEqual([
+      expect.stringMatching(/^Payment:/),
+      expect.stringMatching(/^BankTransaction:/),
+    ]);
+    expect(b.invoice(pushed.get(docs.memo.key))).toMatchObject({ Status: 'PAID', AmountDue: 0 });
+    expect(b.marked('BankTransactions', payment.key)).toEqual([
+      expect.objectContaining({ Type: 'RECEIVE-OVERPAYMENT', Total: 100 }),
+    ]);
+    // Found again: nothing twice.
+    const again = await org
+      .target()
+      .push(payment, { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null });
+    expect(again).toMatchObject({ created: false });
+    expect(new Set(again.remoteIds)).toEqual(new Set(result.remoteIds));
+  });
+
   it('a crash between parts: pushed again with mayExist, the parts Xero has are found and only the missing made', async () => {
     const org = organisation();
     const docs = link();
