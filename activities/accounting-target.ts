@@ -120,6 +120,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       const next = await index.next(name, limit);
       // Only an entry an earlier attempt may have written is looked up at the target (PushContext.mayExist).
       const mayExist = new Set(next.filter((n) => n.mayExist).map((n) => n.key));
+      const refusals = new Map(next.map((n) => [n.key, n.refusals]));
       /** Marks the entries attempted under this attempt's lease, then (and only then) they may be written. */
       const writeAhead = async (refs: BookedEntry[]) => {
         try {
@@ -148,6 +149,7 @@ export function createAccountingTargetActivities(deps: ActivityDependencies) {
       const context = {
         pushed: (k: string) => known.get(k) ?? null,
         mayExist: (k: string) => mayExist.has(k),
+        refusals: (k: string) => refusals.get(k) ?? 0,
         // The ledger's closed period: its entries are already dated after it; a target locked later dates after its own.
         closedThrough: await deps.ledger.booksClosedThrough(),
       };

@@ -89,6 +89,7 @@ export const batched: PushWay = async (target, docs) => {
   for (let i = 0; i < docs.length; i += 100) {
     for (const outcome of await target.pushMany(docs.slice(i, i + 100), {
       mayExist: () => false,
+      refusals: () => 0,
       pushed: () => null,
     }))
       if (outcome instanceof Error) throw outcome;
@@ -97,7 +98,8 @@ export const batched: PushWay = async (target, docs) => {
 
 /** The baseline: one push a document. */
 export const oneByOne: PushWay = async (target, docs) => {
-  for (const doc of docs) await target.push(doc, { mayExist: () => false, pushed: () => null });
+  for (const doc of docs)
+    await target.push(doc, { mayExist: () => false, refusals: () => 0, pushed: () => null });
 };
 
 /** What one timed run tells. */

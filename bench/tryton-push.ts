@@ -74,7 +74,11 @@ export async function benchTrytonPush(options: {
     const invoiceOf = (i: number) => ({ paymentLinkId: `pl_bench_${run}_${i}`, number: `INV-B-${run}-${i}` });
     // What the index knows, as the push activity hands it to the target (PushContext.pushed).
     const index = new Map<string, RemoteRecord>();
-    const context: PushContext = { mayExist: () => false, pushed: (key) => index.get(key) ?? null };
+    const context: PushContext = {
+      mayExist: () => false,
+      refusals: () => 0,
+      pushed: (key) => index.get(key) ?? null,
+    };
     const invoices = options.documents * (options.historyMoves > 0 ? 2 : 1);
     for (let i = 0; i < invoices; i++) {
       const made = await target.push(

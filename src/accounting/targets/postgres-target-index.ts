@@ -36,11 +36,18 @@ export class PostgresTargetIndex implements TargetIndexStore {
 
   async next(target: string, limit: number): Promise<NextEntry[]> {
     // Posting order is the entries' id order; FAILED and SKIPPED wait for a person, PUSHED is done.
-    const { rows } = await this.#pool.query<{ id: string; key: string; may_exist: boolean }>(
-      nextEntriesSql('$1', '$2'),
-      [target, limit],
-    );
-    return rows.map((r) => ({ id: Number(r.id), key: r.key, mayExist: r.may_exist }));
+    const { rows } = await this.#pool.query<{
+      id: string;
+      key: string;
+      may_exist: boolean;
+      refusals: number;
+    }>(nextEntriesSql('$1', '$2'), [target, limit]);
+    return rows.map((r) => ({
+      id: Number(r.id),
+      key: r.key,
+      mayExist: r.may_exist,
+      refusals: Number(r.refusals),
+    }));
   }
 
   async lease(target: string): Promise<number> {

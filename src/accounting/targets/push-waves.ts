@@ -58,6 +58,7 @@ export class PushWaves {
         return this.createdRecords.get(key) ?? outer.pushed(key);
       },
       mayExist: (key) => outer.mayExist(key),
+      refusals: (key) => outer.refusals(key),
       closedThrough: outer.closedThrough ?? null,
     };
   }

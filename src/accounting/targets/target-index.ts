@@ -32,6 +32,11 @@ export interface NextEntry {
   id: number;
   key: string;
   mayExist: boolean;
+  /**
+   * How many times the target refused this entry before (FAILED, then retried by a person): a retry of a
+   * refused document is a new request, never the replay of the refusal (PushContext.refusals).
+   */
+  refusals: number;
 }
 
 /** A push attempt whose lease is no longer its target's latest: a later attempt pushes; this one writes nothing. */
@@ -152,7 +157,7 @@ export const inFlightSql = (target: string): string =>
  * before the marks existed (the ledger's write-ahead watermark). Shared by both stores (placeholders differ).
  */
 export const nextEntriesSql = (target: string, limit: string): string =>
-  `SELECT e.id, e.key,
+  `SELECT e.id, e.key, COALESCE(t.attempts, 0) AS refusals,
      (t.attempted_by IS NOT NULL OR e.id <= (SELECT since_entry_id FROM target_write_ahead)) AS may_exist
    FROM entries e
    LEFT JOIN target_index t ON t.target = ${target} AND t.entry_id = e.id
@@ -161,7 +166,10 @@ export const nextEntriesSql = (target: string, limit: string): string =>
 /** The target index in the ledger's SQLite database (synchronous underneath). */
 export class SqliteTargetIndex implements TargetIndexStore {
   readonly #now: () => Date;
-  readonly #next: Statement<[string, number], { id: number; key: string; may_exist: number }>;
+  readonly #next: Statement<
+    [string, number],
+    { id: number; key: string; may_exist: number; refusals: number }
+  >;
   readonly #lease: Statement<[string], { lease: number }>;
   readonly #latestLease: Statement<[string], { lease: number }>;
   readonly #writeAhead: Statement;
@@ -216,7 +224,9 @@ export class SqliteTargetIndex implements TargetIndexStore {
   }
 
   async next(target: string, limit: number): Promise<NextEntry[]> {
-    return this.#next.all(target, limit).map((r) => ({ id: r.id, key: r.key, mayExist: r.may_exist === 1 }));
+    return this.#next
+      .all(target, limit)
+      .map((r) => ({ id: r.id, key: r.key, mayExist: r.may_exist === 1, refusals: r.refusals }));
   }
 
   async lease(target: string): Promise<number> {

@@ -147,6 +147,15 @@ export interface PushContext {
    */
   mayExist(key: string): boolean;
   /**
+   * How many times the target refused this document before (0 for a first push). A vendor that replays the
+   * first answer to a repeated idempotency key (Xero's Idempotency-Key, QuickBooks' requestid) replays a
+   * refusal too, so a document retried after a person fixed the target (an archived account restored, a
+   * contact unarchived: nothing in the body changes) would be refused again forever; the adapters put this
+   * count in the key, so each retry after a refusal is a request of its own. A lost answer's retry keeps
+   * the count, hence the key, and is still replayed.
+   */
+  refusals(key: string): number;
+  /**
    * The day through which the ledger's own books are closed (YYYY-MM-DD), null or absent when none. The
    * effective lock of a target is the later of this and the target's lockedThrough() (closed-periods.ts).
    */

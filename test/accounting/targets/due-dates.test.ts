@@ -18,7 +18,12 @@ import { documentsForContract } from './target-contract.js';
 const qbo = new QuickBooksDouble();
 const xero = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
 const cipher = new TokenCipher('test-secret-for-due-dates');
-const context: PushContext = { mayExist: () => true, pushed: () => null, closedThrough: null };
+const context: PushContext = {
+  mayExist: () => true,
+  refusals: () => 0,
+  pushed: () => null,
+  closedThrough: null,
+};
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const msDay = (msDate: unknown) =>
   new Date(Number(/\/Date\((\d+)/.exec(String(msDate))?.[1])).toISOString().slice(0, 10);

@@ -80,7 +80,7 @@ describe('the opening entry as a target document', () => {
         limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, perDay: 5_000, windowMs: 1_000 }),
       });
       const doc = await documentFor(booked(), references, noEntries);
-      const context: PushContext = { mayExist: () => false, pushed: () => null };
+      const context: PushContext = { mayExist: () => false, refusals: () => 0, pushed: () => null };
       const result = await target.push(doc, context);
       const journals = double
         .all(tenantId, 'ManualJournals')
@@ -96,7 +96,7 @@ describe('the opening entry as a target document', () => {
         [defaultAccountCodes.OpeningBalances, -48.25],
       ]);
       // A push cut short after the create is found again, not made twice.
-      const again = await target.push(doc, { mayExist: () => true, pushed: () => null });
+      const again = await target.push(doc, { mayExist: () => true, refusals: () => 0, pushed: () => null });
       expect(again.remoteIds).toEqual(result.remoteIds);
       expect(double.violations).toEqual([]);
     });

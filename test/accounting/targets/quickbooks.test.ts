@@ -25,7 +25,7 @@ import { describeTargetContract, documentsForContract } from './target-contract.
 
 const double = new QuickBooksDouble({ latencyMs: 5 });
 const cipher = new TokenCipher('test-secret-for-quickbooks-tokens');
-const noIndex: PushContext = { mayExist: () => true, pushed: () => null };
+const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 
 interface Company {
   realmId: string;
@@ -209,7 +209,11 @@ describe('QuickBooks Online target', () => {
     const target = c.target();
     const docs = documentsForContract();
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+    const context: PushContext = {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+    };
     const second: TargetDocument = {
       ...docs.payment,
       key: `payment:pay_${docs.run}_2`,
@@ -362,7 +366,11 @@ describe('QuickBooks Online target', () => {
       },
     ];
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+    const context: PushContext = {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+    };
     for (const d of day) pushed.set(d.key, await target.push(d, context));
     const entityOf = (key: string) => pushed.get(key)?.remoteIds[0]?.split(':')[0];
     expect(day.map((d) => [d.kind, entityOf(d.key)])).toEqual([
@@ -781,7 +789,7 @@ describe('QuickBooks Online target', () => {
       d.payment,
     ]);
     const before = double.requests.length;
-    const neverAttempted: PushContext = { mayExist: () => false, pushed: () => null };
+    const neverAttempted: PushContext = { mayExist: () => false, refusals: () => 0, pushed: () => null };
     const outcomes = await target.pushMany(backlog, neverAttempted);
     expect(outcomes.every((o) => !(o instanceof Error) && o.created)).toBe(true);
     // The customers (their names' holders, then the creates, 10 a chunk), the invoices' numbers, the

@@ -9,7 +9,7 @@ import type {
 // The contract every accounting target keeps (design overview, "Accounting targets"), run against each:
 // the ledger mirror, Tryton, and the cloud targets' doubles. Documents are built here by hand.
 
-const noIndex: PushContext = { mayExist: () => true, pushed: () => null };
+const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 let sequence = 0;
 
 /** A fresh invoice, its payment and that payment's reversal, with ids unique to this call. */

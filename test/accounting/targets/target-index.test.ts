@@ -82,6 +82,23 @@ describe.each(stores)('$name target index', (store) => {
     expect(await index.get('other', 'payment:p1')).toBeNull();
   });
 
+  it('counts the refusals of an entry a person queued again, so its retry is a request of its own', async () => {
+    const refusalsOf = async (key: string) =>
+      (await index.next('mirror', 10)).find((e) => e.key === key)?.refusals;
+    expect(await refusalsOf('payment:p1')).toBe(0);
+    // Marked before a write (the write-ahead record) is no refusal.
+    await index.writeAhead('mirror', await index.lease('mirror'), [await entry('payment:p1')]);
+    expect(await refusalsOf('payment:p1')).toBe(0);
+    await index.record('mirror', await entry('payment:p1'), { status: 'FAILED', reason: 'account archived' });
+    expect(await refusalsOf('payment:p1')).toBeUndefined();
+    await index.requeue('mirror', ['payment:p1']);
+    expect(await refusalsOf('payment:p1')).toBe(1);
+    await index.record('mirror', await entry('payment:p1'), { status: 'FAILED', reason: 'still archived' });
+    await index.requeue('mirror', 'failed');
+    expect(await refusalsOf('payment:p1')).toBe(2);
+    expect(await refusalsOf('payment:p2')).toBe(0);
+  });
+
   it('writes ahead: only an entry an attempt marked before writing may exist at the target', async () => {
     const mayExist = async (target: string) =>
       (await index.next(target, 10)).filter((e) => e.mayExist).map((e) => e.key);

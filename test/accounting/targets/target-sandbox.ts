@@ -65,7 +65,11 @@ export async function pushContractDocumentsTwice(
   await target.verify();
   const docs = documentsForContract();
   const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+  const context: PushContext = {
+    mayExist: () => true,
+    refusals: () => 0,
+    pushed: (key) => pushed.get(key) ?? null,
+  };
   for (const doc of [docs.invoice, docs.payment, docs.reversal]) {
     const result = await target.push(doc, context);
     expect(result.created).toBe(true);

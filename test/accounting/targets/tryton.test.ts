@@ -19,7 +19,7 @@ const connect = (accounts = defaultAccountCodes) =>
     accounts,
     matching: 'match-existing',
   });
-const noIndex = { mayExist: () => true, pushed: () => null };
+const noIndex = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 
 beforeAll(async () => {
   tryton = await startTryton();

@@ -155,7 +155,11 @@ describe.skipIf(missing.length > 0)('Xero demo company (opt-in)', () => {
     const { target, tokenStore, baseUrl, tenantId, accounts, keep } = await connected();
     const docs = documentsForContract();
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+    const context: PushContext = {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+    };
     for (const doc of [docs.invoice, docs.payment]) pushed.set(doc.key, await target.push(doc, context));
     const idOf = (key: string) => (pushed.get(key)?.remoteIds[0] ?? '').split(':')[1] ?? '';
     const invoiceId = idOf(docs.invoice.key);

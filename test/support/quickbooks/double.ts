@@ -220,6 +220,7 @@ export class QuickBooksDouble {
   private readonly latencyMs: number;
   private throttled = 0;
   private readonly nextFaults: FaultError[] = [];
+  private readonly nextCreateRefusals: FaultError[] = [];
   private readonly stale = new Set<string>();
   private lostResponses = 0;
   private outageUntil = 0;
@@ -367,6 +368,14 @@ export class QuickBooksDouble {
     this.nextFaults.push(fault);
   }
 
+  /**
+   * The next create is refused with this Fault as QBO refuses for the state of the company (an account made
+   * inactive, a number in use): unlike failNext it is QBO's own answer, so the same requestid replays it.
+   */
+  refuseNextCreate(fault: FaultError): void {
+    this.nextCreateRefusals.push(fault);
+  }
+
   /** Someone edits this record just before booksync's next update of it: booksync's SyncToken is stale once. */
   editConcurrently(realmId: string, entity: string, id: string): void {
     this.stale.add(`${realmId}:${entity}:${id}`);
@@ -377,6 +386,7 @@ export class QuickBooksDouble {
     this.throttled = 0;
     this.lostResponses = 0;
     this.nextFaults.length = 0;
+    this.nextCreateRefusals.length = 0;
     this.stale.clear();
     this.outageUntil = 0;
   }
@@ -875,6 +885,8 @@ export class QuickBooksDouble {
     object: Record<string, unknown>,
     include?: string,
   ): Entity {
+    const refusal = operation === 'create' ? this.nextCreateRefusals.shift() : undefined;
+    if (refusal) throw refusal;
     const problems =
       operation === 'create'
         ? this.contract.checkCreate(entity, object)

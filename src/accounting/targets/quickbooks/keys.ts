@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { afterRefusals } from '../request-keys.js';
 
 export { marker, markersIn } from '../markers.js';
 
@@ -21,10 +22,11 @@ export function requestIdFor(key: string, operation: string): string {
  * A create's requestid: the key and the body sent. The same document retried after a lost answer sends the
  * same body (same id, QBO replays the record); a document refused and retried after a fix (an account added,
  * a mapping corrected) sends another body, so a QBO that also replays refusals cannot answer it with the
- * old refusal. push() looks the key up first, so a changed body never duplicates a record QBO already has.
+ * old refusal; nor can a retry after the company was fixed with the same body, since the id counts the
+ * document's earlier refusals (afterRefusals). push() looks the key up first, so a changed body never duplicates a record QBO already has.
  */
-export function createRequestId(key: string, body: unknown): string {
-  return requestIdFor(`${key}\n${JSON.stringify(body)}`, 'create');
+export function createRequestId(key: string, body: unknown, refusals: number): string {
+  return requestIdFor(`${afterRefusals(key, refusals)}\n${JSON.stringify(body)}`, 'create');
 }
 
 const base32 = 'abcdefghijklmnopqrstuvwxyz234567';

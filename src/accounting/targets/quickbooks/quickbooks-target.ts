@@ -264,7 +264,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       if (fallback) return alreadyPushed(this.name, fallback, document);
     }
     const created = await this.client.write(plan.entity, plan.body, {
-      requestid: createRequestId(document.key, plan.body),
+      requestid: createRequestId(document.key, plan.body, context.refusals(document.key)),
     });
     this.remember(plan.entity, created);
     // A replayed requestid answers with the first create's record: if that had other contents, say so.
@@ -572,7 +572,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const flush = async () => {
       if (wave.length === 0) return;
       const items: BatchItem[] = wave.map((w) => ({ entity: w.entity, body: w.body }));
-      const ids = wave.map((w) => createRequestId(w.doc.key, w.body));
+      const ids = wave.map((w) => createRequestId(w.doc.key, w.body, context.refusals(w.doc.key)));
       const answers = await this.client.batch(items, batchRequestId(ids));
       wave.forEach((w, j) => {
         const answer = answers[j] as QboEntity | Error;
@@ -920,7 +920,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       doc,
       `reverses ${doc.reverses} (${original.entity} ${original.id})`,
     );
-    return this.createReversal(doc, plan);
+    return this.createReversal(doc, plan, context);
   }
 
   private async voidInPlace(
@@ -990,15 +990,19 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
               docNumberTag(doc.key),
             )
           : null;
-    if (plan) return this.createReversal(doc, plan);
+    if (plan) return this.createReversal(doc, plan, context);
     const journal = mayExist ? await this.findIn('JournalEntry', doc.key) : null;
     if (journal) return alreadyPushed(this.name, journal, doc);
-    return this.createReversal(doc, await this.mapper.journal(doc, `reverses ${doc.reverses} (${paid.Id})`));
+    return this.createReversal(
+      doc,
+      await this.mapper.journal(doc, `reverses ${doc.reverses} (${paid.Id})`),
+      context,
+    );
   }
 
-  private async createReversal(doc: TargetDocument, plan: Plan): Promise<PushResult> {
+  private async createReversal(doc: TargetDocument, plan: Plan, context: PushContext): Promise<PushResult> {
     const created = await this.client.write(plan.entity, plan.body, {
-      requestid: createRequestId(doc.key, plan.body),
+      requestid: createRequestId(doc.key, plan.body, context.refusals(doc.key)),
     });
     const result = {
       key: doc.key,

@@ -16,6 +16,7 @@ import { marker, markersIn } from '../markers.js';
 import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
 import type { CompanyTokenStore } from '../oauth/token-store.js';
 import { PushWaves, refusalOrThrow } from '../push-waves.js';
+import { afterRefusals } from '../request-keys.js';
 import { ownerNote, type TargetFigures, type TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
@@ -352,7 +353,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const fallback = await this.lookupOne(plan.entity, document);
       if (fallback) return alreadyPushed(this.name, fallback, document);
     }
-    const [outcome] = await this.create(plan.entity, [{ doc: document, body: plan.body }]);
+    const [outcome] = await this.create(plan.entity, [{ doc: document, body: plan.body }], context);
     if (plan.entity === 'Payment' && overpaidRefusal(document, outcome))
       return this.pushAsCredit(document, context);
     if (outcome instanceof Error) throw outcome;
@@ -410,7 +411,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (existing) return alreadyPushed(this.name, existing, doc);
     const plan = await this.plan(doc, context, true);
     if ('found' in plan) return plan.found;
-    const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }]);
+    const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }], context);
     if (outcome instanceof Error) throw outcome;
     return outcome as PushResult;
   }
@@ -508,6 +509,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const outcomes = await this.create(
         entity,
         bodies.map((body) => ({ doc, body })),
+        context,
       );
       outcomes.forEach((outcome, j) => {
         if (outcome instanceof Error) refusals.push(outcome);
@@ -824,9 +826,10 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   private async create(
     entity: XeroEntity,
     items: { doc: TargetDocument; body: Body }[],
+    context: PushContext,
   ): Promise<(PushResult | Error)[]> {
     const key = idempotencyKey(
-      items.map((i) => i.doc.key).join('\n'),
+      items.map((i) => afterRefusals(i.doc.key, context.refusals(i.doc.key))).join('\n'),
       `create ${entity}`,
       items.map((i) => i.body),
     );
@@ -917,7 +920,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         const size = entity === 'BankTransfer' ? 1 : CREATE_CHUNK;
         for (let start = 0; start < items.length; start += size) {
           const chunk = items.slice(start, start + size);
-          const answers = await this.create(entity, chunk);
+          const answers = await this.create(entity, chunk, context);
           for (const [j, item] of chunk.entries()) {
             let answer = answers[j] as PushResult | Error;
             if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
@@ -1322,7 +1325,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       : null;
     const ids = (record?.remoteIds ?? []).flatMap((r) => parseRemoteId(r) ?? []);
     if (ids.length > 1 && salesPayments.has(keyPrefix(baseKey(doc.reverses ?? ''))))
-      return this.reverseParts(given, doc, ids, lock);
+      return this.reverseParts(given, doc, ids, lock, context);
     const original = ids[0] ?? null;
     if (!original) {
       const made = await this.reversingDocuments(doc.key);
@@ -1344,7 +1347,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       throw new TargetRefusedError(this.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
     if (deletedStatuses.has(String(current.status))) return result(false);
     if (!reversesInPlace(given, lock, dayOf(current.date)))
-      return this.reverseAfterClose(doc, entity, current);
+      return this.reverseAfterClose(doc, entity, current, context);
     await this.cancel(doc, entity, id, current);
     this.options.logger?.info({ key: doc.key, entity, id }, 'cancelled in xero');
     return result(true);
@@ -1364,6 +1367,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     doc: TargetDocument,
     ids: { entity: XeroEntity; id: string }[],
     lock: string | null,
+    context: PushContext,
   ): Promise<PushResult> {
     const parts: { entity: XeroEntity; id: string; record: Body }[] = [];
     for (const { entity, id } of ids) {
@@ -1381,7 +1385,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const live = parts.filter((p) => !deletedStatuses.has(String(p.record.status)));
     if (live.length === 0) return deleted(false);
     if (!reversesInPlace(given, lock, dayOf(live[0]?.record.date)))
-      return this.reversePartsAfterClose(doc, parts);
+      return this.reversePartsAfterClose(doc, parts, context);
     for (const part of live) await this.cancel(doc, part.entity, part.id, part.record);
     this.options.logger?.info({ key: doc.key, parts: live.length }, 'cancelled every part in xero');
     return deleted(true);
@@ -1390,6 +1394,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   private async reversePartsAfterClose(
     doc: TargetDocument,
     parts: { entity: XeroEntity; id: string; record: Body }[],
+    context: PushContext,
   ): Promise<PushResult> {
     const pair = pairOf(doc.lines);
     if (pair?.debit !== 'AccountsReceivable' || !(await this.accounts.isBank(pair.credit)))
@@ -1458,7 +1463,11 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         remoteIds.push(`${plan.entity}:${idOf(plan.entity, existing)}`);
         continue;
       }
-      const [outcome] = await this.create(plan.entity, [{ doc, body: (await this.taxed(plan)).body }]);
+      const [outcome] = await this.create(
+        plan.entity,
+        [{ doc, body: (await this.taxed(plan)).body }],
+        context,
+      );
       if (outcome instanceof Error) throw outcome;
       remoteIds.push(...(outcome as PushResult).remoteIds);
       created = true;
@@ -1550,7 +1559,12 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * A reversal across months or into a locked period: new documents dated in the open period, each carrying
    * the reversal's marker; the ones already made (a crash between two) are found, not made again.
    */
-  private async reverseAfterClose(doc: TargetDocument, entity: XeroEntity, paid: Body): Promise<PushResult> {
+  private async reverseAfterClose(
+    doc: TargetDocument,
+    entity: XeroEntity,
+    paid: Body,
+    context: PushContext,
+  ): Promise<PushResult> {
     const plans: Plan[] = [];
     for (const plan of await this.reversingPlans(doc, entity, paid)) plans.push(await this.taxed(plan));
     const remoteIds: string[] = [];
@@ -1563,7 +1577,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         remoteIds.push(...existing.remoteIds);
         continue;
       }
-      const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }]);
+      const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }], context);
       if (outcome instanceof Error) throw outcome;
       remoteIds.push(...(outcome as PushResult).remoteIds);
       created = true;

@@ -44,6 +44,7 @@ describe('QuickBooks Online: closed books (issue 25 §3)', () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -81,7 +82,9 @@ describe('QuickBooks Online: closed books (issue 25 §3)', () => {
     expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(0);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(120_00);
     // Found again by its key, from a restarted worker: nothing twice.
-    const again = await c.target().push(docs.januaryReversed, { mayExist: () => true, pushed: () => null });
+    const again = await c
+      .target()
+      .push(docs.januaryReversed, { mayExist: () => true, refusals: () => 0, pushed: () => null });
     expect(again).toMatchObject({ created: false, remoteIds: reversed.remoteIds });
     expect(await c.target().find(docs.januaryReversed.key)).toMatchObject({ remoteIds: reversed.remoteIds });
 
@@ -99,7 +102,9 @@ describe('QuickBooks Online: closed books (issue 25 §3)', () => {
     expect(payment?.TxnDate).toBe('2026-02-01');
     expect(String(payment?.PrivateNote)).toContain('dated 2026-01-20 in booksync');
     expect(double.get(c.realmId, 'Invoice', invoiceId)?.Balance).toBe(60);
-    expect(await c.target().push(docs.late, { mayExist: () => true, pushed: () => null })).toMatchObject({
+    expect(
+      await c.target().push(docs.late, { mayExist: () => true, refusals: () => 0, pushed: () => null }),
+    ).toMatchObject({
       created: false,
     });
   });
@@ -107,7 +112,12 @@ describe('QuickBooks Online: closed books (issue 25 §3)', () => {
   it('takes the ledger’s closed-through day when it is later than QuickBooks’ own', async () => {
     const c = company();
     const docs = closedPeriodDocuments();
-    const context: PushContext = { mayExist: () => true, pushed: () => null, closedThrough: lockedThrough };
+    const context: PushContext = {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+      closedThrough: lockedThrough,
+    };
     await c.target().push(docs.invoice, context);
     const invoice = double.all(c.realmId, 'Invoice')[0];
     expect(invoice?.TxnDate).toBe('2026-02-01');

@@ -98,6 +98,7 @@ function recorder() {
   const pushed = new Map<string, RemoteRecord>();
   const context: PushContext = {
     mayExist: () => true,
+    refusals: () => 0,
     pushed: (key) => pushed.get(key) ?? null,
     closedThrough: null,
   };
@@ -149,7 +150,9 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
 
     // Pushed again, from a restarted worker that has no index: found by its marker, nothing made twice.
     const creates = double.creates(c.realmId);
-    const again = await c.target().push(docs.lowered, { mayExist: () => true, pushed: () => null });
+    const again = await c
+      .target()
+      .push(docs.lowered, { mayExist: () => true, refusals: () => 0, pushed: () => null });
     expect(again).toMatchObject({ created: false, remoteIds: [credit.remoteIds[0]] });
     expect(double.creates(c.realmId)).toBe(creates);
     expect(double.all(c.realmId, 'CreditMemo')).toHaveLength(1);
@@ -162,6 +165,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     const docs = loweredLink();
     const outcomes = await c.target().pushMany([docs.invoice, docs.lowered, docs.payment], {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: () => null,
     });
     for (const outcome of outcomes) expect(outcome).not.toBeInstanceOf(Error);
@@ -171,6 +175,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(double.get(c.realmId, 'CreditMemo', idOf(memo?.remoteIds[0]))?.Balance).toBe(0);
     const again = await c.target().pushMany([docs.invoice, docs.lowered, docs.payment], {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: () => null,
     });
     expect(again.map((o) => (o as { created?: boolean }).created)).toEqual([false, false, false]);
@@ -203,7 +208,9 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     });
     // Pushed again: the invoice owes nothing, nothing is applied or made.
     const creates = double.creates(c.realmId);
-    expect(await c.target().push(bigger, { mayExist: () => true, pushed: () => null })).toMatchObject({
+    expect(
+      await c.target().push(bigger, { mayExist: () => true, refusals: () => 0, pushed: () => null }),
+    ).toMatchObject({
       created: false,
     });
     expect(double.creates(c.realmId)).toBe(creates);
@@ -238,7 +245,9 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
         line('Credit', defaultAccountCodes.AccountsReceivable, true),
       ],
     });
-    const found = await c.target().push(docs.lowered, { mayExist: () => true, pushed: () => null });
+    const found = await c
+      .target()
+      .push(docs.lowered, { mayExist: () => true, refusals: () => 0, pushed: () => null });
     expect(found).toMatchObject({ created: false, remoteIds: [`JournalEntry:${journal.Id}`] });
     expect(double.all(c.realmId, 'CreditMemo')).toEqual([]);
     expect(double.all(c.realmId, 'Payment')).toEqual([]);
@@ -260,7 +269,9 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(10_000_00);
     // Found again by its key from a restarted worker.
     const creates = double.creates(c.realmId);
-    expect(await c.target().push(docs.reversed, { mayExist: () => true, pushed: () => null })).toMatchObject({
+    expect(
+      await c.target().push(docs.reversed, { mayExist: () => true, refusals: () => 0, pushed: () => null }),
+    ).toMatchObject({
       created: false,
       remoteIds: reversal.remoteIds,
     });

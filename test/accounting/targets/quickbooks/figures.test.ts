@@ -35,7 +35,11 @@ describe('QuickBooks Online: its own figures as of a day (issue 25 §4)', () => 
     const { realmId, target } = company();
     const f = figuresDocuments();
     const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+    const context: PushContext = {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+    };
     for (const doc of [...f.january, ...f.february]) pushed.set(doc.key, await target.push(doc, context));
 
     const january = januaryFigures(f);

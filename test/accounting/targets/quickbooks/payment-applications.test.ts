@@ -85,6 +85,7 @@ describe('QuickBooks Online: money applied as the service applies it (issue 30 i
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => false,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };

@@ -89,6 +89,7 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -117,6 +118,7 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -127,7 +129,7 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     // A new process, with no index at hand: the deposit is found by its key, not made again.
     const repeat = await c
       .target()
-      .push(day.payout, { mayExist: () => true, pushed: () => null, closedThrough: null });
+      .push(day.payout, { mayExist: () => true, refusals: () => 0, pushed: () => null, closedThrough: null });
     expect(repeat.created).toBe(false);
     expect(double.all(c.realmId, 'Deposit')).toHaveLength(1);
     // Another payout claiming p1 again is refused by QuickBooks' rule, not deposited twice.

@@ -13,7 +13,7 @@ import { documentsForContract } from '../target-contract.js';
 
 const double = new QuickBooksDouble();
 const cipher = new TokenCipher('test-secret-for-quickbooks-sales-tax');
-const noIndex: PushContext = { mayExist: () => true, pushed: () => null };
+const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 const ast = { realm: { automatedSalesTax: { ratePercent: 8.25 } } };
 
 beforeAll(async () => {

@@ -134,6 +134,7 @@ function pusher() {
   const pushed = new Map<string, RemoteRecord>();
   const context: PushContext = {
     mayExist: () => true,
+    refusals: () => 0,
     pushed: (key) => pushed.get(key) ?? null,
     closedThrough: null,
   };
@@ -229,7 +230,11 @@ describe('Tryton: closed periods (issue 25 §3)', { timeout: 120_000 }, () => {
     expect(await tryton.amountToPay(link)).toBe(120_00);
     expect(await partyBalance('receivable', docs.invoice.customer!.serviceId)).toBe(120_00);
     // Found again by its key, from a restarted worker: nothing twice.
-    const again = await connect().push(docs.januaryReversed, { mayExist: () => true, pushed: () => null });
+    const again = await connect().push(docs.januaryReversed, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+    });
     expect(again).toMatchObject({ created: false, remoteIds: reversed.remoteIds });
     expect(await movesFrom(januaryMove)).toHaveLength(1);
     expect(await tryton.amountToPay(link)).toBe(120_00);
@@ -254,7 +259,9 @@ describe('Tryton: closed periods (issue 25 §3)', { timeout: 120_000 }, () => {
     expect(lateMove.description).toContain('dated 2026-01-20 in booksync; books closed through 2026-01-31');
     expect(lateMove.lines.every((l) => l.description?.includes('dated 2026-01-20 in booksync'))).toBe(true);
     expect(await tryton.amountToPay(link)).toBe(110_00);
-    expect(await connect().push(docs.late, { mayExist: () => true, pushed: () => null })).toMatchObject({
+    expect(
+      await connect().push(docs.late, { mayExist: () => true, refusals: () => 0, pushed: () => null }),
+    ).toMatchObject({
       created: false,
     });
   });

@@ -97,6 +97,7 @@ function pusher() {
   const pushed = new Map<string, RemoteRecord>();
   const context: PushContext = {
     mayExist: () => false,
+    refusals: () => 0,
     pushed: (key) => pushed.get(key) ?? null,
     closedThrough: null,
   };
@@ -210,6 +211,7 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
     // Pushed again by a worker that may have made it (a crash after Tryton's create): found, not made twice.
     const again = await connect().push(docs.lowering, {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     });
@@ -350,6 +352,7 @@ describe('Tryton: customer invoices issued in date order (issue 26, the combinat
     const third = documents();
     const fresh = await connect().push(third.invoice, {
       mayExist: () => false,
+      refusals: () => 0,
       pushed: () => null,
       closedThrough: null,
     });

@@ -39,6 +39,7 @@ const booked: BookedEntry[] = [];
 const pushed = new Map<string, RemoteRecord>();
 const context: PushContext = {
   mayExist: () => true,
+  refusals: () => 0,
   pushed: (key) => pushed.get(key) ?? null,
   closedThrough: null,
 };

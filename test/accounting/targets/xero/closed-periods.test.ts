@@ -74,6 +74,7 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -117,7 +118,9 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.AccountsReceivable)).toBe(120_00);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.Refunds)).toBe(0);
     // Found again by its key from a restarted worker: nothing twice.
-    const again = await org.target().push(docs.januaryReversed, { mayExist: () => true, pushed: () => null });
+    const again = await org
+      .target()
+      .push(docs.januaryReversed, { mayExist: () => true, refusals: () => 0, pushed: () => null });
     expect(again).toMatchObject({ created: false, remoteIds: reversed.remoteIds });
     expect(await org.target().find(docs.januaryReversed.key)).toMatchObject({
       remoteIds: reversed.remoteIds,
@@ -137,7 +140,9 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     expect(day(payment?.Date)).toBe('2026-02-01');
     expect(String(payment?.Reference)).toContain('dated 2026-01-20 in booksync');
     expect(amountDue()).toBe(60);
-    expect(await org.target().push(docs.late, { mayExist: () => true, pushed: () => null })).toMatchObject({
+    expect(
+      await org.target().push(docs.late, { mayExist: () => true, refusals: () => 0, pushed: () => null }),
+    ).toMatchObject({
       created: false,
     });
   });
@@ -147,7 +152,12 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     const docs = closedPeriodDocuments();
     const result = await org
       .target()
-      .push(docs.invoice, { mayExist: () => true, pushed: () => null, closedThrough: lockedThrough });
+      .push(docs.invoice, {
+        mayExist: () => true,
+        refusals: () => 0,
+        pushed: () => null,
+        closedThrough: lockedThrough,
+      });
     expect(day(double.get(org.tenantId, 'Invoices', idOf(result.remoteIds[0]))?.Date)).toBe('2026-02-01');
   });
 });

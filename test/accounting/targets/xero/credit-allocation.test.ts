@@ -70,6 +70,7 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -90,6 +91,7 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
       (
         await org.target.push(lowered(docs, 30_00), {
           mayExist: () => true,
+          refusals: () => 0,
           pushed: () => null,
           closedThrough: null,
         })
@@ -108,6 +110,7 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };

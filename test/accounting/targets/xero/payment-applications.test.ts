@@ -138,6 +138,7 @@ function indexed() {
   const pushed = new Map<string, RemoteRecord>();
   const context: PushContext = {
     mayExist: () => false,
+    refusals: () => 0,
     pushed: (key) => pushed.get(key) ?? null,
     closedThrough: null,
   };
@@ -226,7 +227,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     // Found again: nothing twice.
     const again = await org
       .target()
-      .push(payment, { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null });
+      .push(payment, { mayExist: () => true, refusals: () => 0, pushed: (key) => pushed.get(key) ?? null });
     expect(again).toMatchObject({ created: false });
     expect(new Set(again.remoteIds)).toEqual(new Set(result.remoteIds));
   });
@@ -243,7 +244,11 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     await expect(org.target().push(payment, context)).rejects.toThrow(/A transient refusal/);
     expect(b.marked('Payments', payment.key).map((p) => p.Amount)).toEqual([25]);
 
-    const again: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+    const again: PushContext = {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+    };
     const result = await org.target().push(payment, again);
     expect(result.created).toBe(true);
     expect(
@@ -257,7 +262,9 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
       expect(b.invoice(pushed.get(key))).toMatchObject({ Status: 'PAID', AmountDue: 0 });
 
     // Once more, a restarted worker with no index: everything found, nothing twice.
-    const third = await org.target().push(payment, { mayExist: () => true, pushed: () => null });
+    const third = await org
+      .target()
+      .push(payment, { mayExist: () => true, refusals: () => 0, pushed: () => null });
     expect(third).toMatchObject({ created: false });
     expect(new Set(third.remoteIds)).toEqual(new Set(result.remoteIds));
     expect(new Set((await org.target().find(payment.key))?.remoteIds)).toEqual(new Set(result.remoteIds));
@@ -282,7 +289,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     // Again with mayExist (the index lost the outcomes): found, nothing twice.
     const again = await org
       .target()
-      .pushMany([docs.invoice, docs.memo, payment], { ...context, mayExist: () => true });
+      .pushMany([docs.invoice, docs.memo, payment], { ...context, mayExist: () => true, refusals: () => 0 });
     expect(again.map((o) => (o instanceof Error ? o.message : o.created))).toEqual([false, false, false]);
     expect(b.marked('Payments', payment.key)).toHaveLength(2);
     expect(b.marked('BankTransactions', payment.key)).toHaveLength(1);
@@ -309,6 +316,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     // Found again: nothing deleted twice.
     const again = await org.target().push(docs.reversal(payment, '2026-11-20'), {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: () => null,
     });
     expect(again.created).toBe(false);
@@ -356,7 +364,9 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(0);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.Refunds)).toBe(0);
     // Pushed again by a restarted worker: found by the reversal's key, nothing twice.
-    const again = await org.target().push(reversal, { mayExist: () => true, pushed: () => null });
+    const again = await org
+      .target()
+      .push(reversal, { mayExist: () => true, refusals: () => 0, pushed: () => null });
     expect(again.created).toBe(false);
     expect(new Set(again.remoteIds)).toEqual(new Set(reversed.remoteIds));
     expect(new Set((await org.target().find(reversal.key))?.remoteIds)).toEqual(new Set(reversed.remoteIds));

@@ -144,7 +144,11 @@ function reversalOf(d: TargetDocument): TargetDocument {
 /** Pushes one by one with the push index a workflow keeps. */
 async function pushAll(target: XeroTarget, docs: TargetDocument[]) {
   const index = new Map<string, RemoteRecord>();
-  const context: PushContext = { mayExist: () => true, pushed: (k) => index.get(k) ?? null };
+  const context: PushContext = {
+    mayExist: () => true,
+    refusals: () => 0,
+    pushed: (k) => index.get(k) ?? null,
+  };
   for (const d of docs) index.set(d.key, await target.push(d, context));
   return { index, context };
 }
@@ -236,7 +240,11 @@ describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
     });
     const adopting = { ...link('r3b').invoice, invoice: { paymentLinkId: 'pl_r3b', number: 'INV-keyed-r3' } };
     const sent = roomy.requests.length;
-    const adopted = await target.push(adopting, { mayExist: () => true, pushed: () => null });
+    const adopted = await target.push(adopting, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+    });
     expect(adopted).toMatchObject({ created: false, remoteIds: [`Invoice:${keyed.InvoiceID}`] });
     expect(roomy.requests.slice(sent).filter((r) => r.method === 'POST')).toEqual([]);
     expect(roomy.get(org.tenantId, 'Invoices', String(keyed.InvoiceID))?.Reference).toBe(
@@ -398,7 +406,11 @@ describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
     ]);
     const docs = [journal('cc_r7a'), refused, journal('cc_r7b')];
     const sent = roomy.requests.length;
-    const outcomes = await target.pushMany(docs, { mayExist: () => true, pushed: () => null });
+    const outcomes = await target.pushMany(docs, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+    });
     expect(outcomes[1]).toBeInstanceOf(TargetRefusedError);
     expect((outcomes[1] as TargetRefusedError).targetMessage).toMatch(
       /system account and cannot be used in a manual journal/,
@@ -652,7 +664,7 @@ describe('Xero’s limits in the double', { timeout: 60_000 }, () => {
     const target = org.target({ limiter });
     const l = link('d1');
     const error = await target
-      .push(l.invoice, { mayExist: () => true, pushed: () => null })
+      .push(l.invoice, { mayExist: () => true, refusals: () => 0, pushed: () => null })
       .catch((e: Error) => e);
     expect(error).toBeInstanceOf(TargetUnavailableError);
     expect((error as Error).message).toMatch(/daily limit of 40 requests is spent/);
@@ -666,7 +678,7 @@ describe('Xero’s limits in the double', { timeout: 60_000 }, () => {
     const limiter = new RealmLimiter({ perMinute: 60, concurrent: 1, windowMs: 1_500, marginMs: 100 });
     const target = org.target({ limiter });
     for (const run of ['m1', 'm2', 'm3'])
-      await target.push(link(run).invoice, { mayExist: () => true, pushed: () => null });
+      await target.push(link(run).invoice, { mayExist: () => true, refusals: () => 0, pushed: () => null });
     const stats = tight.stats(org.tenantId);
     expect(stats.calls).toBeGreaterThan(8);
     expect(stats.breaches).toEqual([]);

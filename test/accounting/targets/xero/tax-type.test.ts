@@ -17,7 +17,7 @@ import { documentsForContract } from '../target-contract.js';
 
 const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
 const cipher = new TokenCipher('test-secret-for-xero-tax-types');
-const noIndex: PushContext = { mayExist: () => true, pushed: () => null };
+const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 
 function organisation(options: { tenant?: TenantOptions; taxType?: string } = {}) {
   const tenantId = double.createTenant(undefined, options.tenant);

@@ -29,7 +29,7 @@ const double = new XeroDouble({
   limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs },
 });
 const cipher = new TokenCipher('test-secret-for-xero-refresh-tokens');
-const noIndex: PushContext = { mayExist: () => true, pushed: () => null };
+const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 
 interface Organisation {
   tenantId: string;
@@ -232,7 +232,11 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
     const docs = day('k1');
     const results: Record<string, PushResult> = {};
     const index = new Map<string, RemoteRecord>();
-    const context: PushContext = { mayExist: () => true, pushed: (k) => index.get(k) ?? null };
+    const context: PushContext = {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (k) => index.get(k) ?? null,
+    };
     for (const [name, doc] of Object.entries(docs)) {
       results[name] = await target.push(doc, context);
       index.set(doc.key, results[name] as RemoteRecord);
@@ -540,7 +544,11 @@ describe('Xero target (the double)', { timeout: 60_000 }, () => {
       };
       const docs = [d.invoice, full, d.refund, d.reopen, again];
       const index = new Map<string, RemoteRecord>();
-      const context: PushContext = { mayExist: () => true, pushed: (k) => index.get(k) ?? null };
+      const context: PushContext = {
+        mayExist: () => true,
+        refusals: () => 0,
+        pushed: (k) => index.get(k) ?? null,
+      };
       if (how === 'push') {
         for (const doc of docs) index.set(doc.key, await org.target().push(doc, context));
       } else {
