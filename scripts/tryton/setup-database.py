@@ -28,6 +28,8 @@ ACCOUNTS = [
     ('4000', 'Revenue', 'revenue', False, False),
     ('4010', 'Refunds', 'revenue', False, False),
     ('4020', 'Fee Income', 'revenue', False, False),
+    # Contra revenue (a lowered invoice's credit note): a revenue account, as Tryton's customer invoice lines want.
+    ('4030', 'Discounts and Write-offs', 'revenue', False, False),
     ('6000', 'Processing Fees', 'expense', False, False),
     ('6010', 'Bank Charges', 'expense', False, False),
     ('6020', 'Bill Expenses', 'expense', False, False),

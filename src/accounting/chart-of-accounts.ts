@@ -18,6 +18,9 @@ export const Accounts = {
   ProcessingFees: 'expenses:processing-fees',
   BankCharges: 'expenses:bank-charges',
   BillExpenses: 'expenses:bills',
+  // Last, not beside Revenue: a role's place in this list is its index in accountRoles, which numbers the
+  // sandbox tests' accounts (xero-sandbox BSnn), so a role added later keeps every earlier role's number.
+  DiscountsAndWriteOffs: 'revenue:discounts-write-offs',
 } as const;
 
 export type AccountName = (typeof Accounts)[keyof typeof Accounts];
@@ -87,6 +90,15 @@ export const chartOfAccounts: readonly AccountDefinition[] = [
   },
   { name: Accounts.Refunds, title: 'Refunds', type: 'income', role: 'refunds to payers (contra revenue)' },
   { name: Accounts.FeeIncome, title: 'Fee Income', type: 'income', role: 'debit memos charged to customers' },
+  // Income type, debited: contra revenue, so the ledger's income statement shows sales net of what was
+  // forgiven, and Revenue keeps what was invoiced. A business that books write-offs as an expense (bad debt)
+  // maps the role to an expense account of its target's chart; the ledger's own books stay as they are.
+  {
+    name: Accounts.DiscountsAndWriteOffs,
+    title: 'Discounts and Write-offs',
+    type: 'income',
+    role: 'invoices lowered after they were issued: a discount, a write-off (contra revenue)',
+  },
   {
     name: Accounts.ProcessingFees,
     title: 'Processing Fees',

@@ -37,6 +37,7 @@ export const defaultAccountCodes: AccountMapping = {
   Revenue: '4000',
   Refunds: '4010',
   FeeIncome: '4020',
+  DiscountsAndWriteOffs: '4030',
   ProcessingFees: '6000',
   BankCharges: '6010',
   BillExpenses: '6020',

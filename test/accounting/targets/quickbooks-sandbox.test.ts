@@ -55,6 +55,7 @@ const accountTypes: Record<AccountRole, { AccountType: string; AccountSubType?: 
   Revenue: { AccountType: 'Income' },
   Refunds: { AccountType: 'Income' },
   FeeIncome: { AccountType: 'Income' },
+  DiscountsAndWriteOffs: { AccountType: 'Income', AccountSubType: 'DiscountsRefundsGiven' },
   ProcessingFees: { AccountType: 'Expense' },
   BankCharges: { AccountType: 'Expense' },
   BillExpenses: { AccountType: 'Expense' },

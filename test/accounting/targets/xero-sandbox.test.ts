@@ -51,6 +51,7 @@ const accountTypes: Record<AccountRole, string> = {
   Revenue: 'REVENUE',
   Refunds: 'REVENUE',
   FeeIncome: 'OTHERINCOME',
+  DiscountsAndWriteOffs: 'REVENUE',
   ProcessingFees: 'EXPENSE',
   BankCharges: 'EXPENSE',
   BillExpenses: 'EXPENSE',

@@ -173,6 +173,12 @@ const accountSeeds: Record<
   Revenue: { Name: 'Sales', AccountType: 'Income' },
   Refunds: { Name: 'Refunds', AccountType: 'Income' },
   FeeIncome: { Name: 'Fee Income', AccountType: 'Income' },
+  // Contra revenue: QBO's own Income subtype for discounts and refunds given.
+  DiscountsAndWriteOffs: {
+    Name: 'Discounts and Write-offs',
+    AccountType: 'Income',
+    AccountSubType: 'DiscountsRefundsGiven',
+  },
   ProcessingFees: { Name: 'Processing Fees', AccountType: 'Expense' },
   BankCharges: { Name: 'Bank Charges', AccountType: 'Expense' },
   BillExpenses: { Name: 'Bill Expenses', AccountType: 'Expense' },

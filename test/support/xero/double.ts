@@ -121,6 +121,7 @@ const seeds: Record<
   Revenue: { Name: 'Sales', Type: 'REVENUE', Class: 'REVENUE' },
   Refunds: { Name: 'Refunds', Type: 'REVENUE', Class: 'REVENUE' },
   FeeIncome: { Name: 'Fee Income', Type: 'OTHERINCOME', Class: 'REVENUE' },
+  DiscountsAndWriteOffs: { Name: 'Discounts and Write-offs', Type: 'REVENUE', Class: 'REVENUE' },
   ProcessingFees: { Name: 'Processing Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
   BankCharges: { Name: 'Bank Charges', Type: 'EXPENSE', Class: 'EXPENSE' },
   BillExpenses: { Name: 'Bill Expenses', Type: 'EXPENSE', Class: 'EXPENSE' },
