@@ -631,7 +631,7 @@ describe('complete books: invoices and bills', () => {
       [
         'invoice-adjustment:pl_9:1',
         '2026-02-03',
-        `Dr ${Accounts.Revenue} / Cr ${Accounts.AccountsReceivable} 3500`,
+        `Dr ${Accounts.DiscountsAndWriteOffs} / Cr ${Accounts.AccountsReceivable} 3500`,
       ],
     ]);
     const raised = invoiceEntryToPost(
@@ -642,6 +642,60 @@ describe('complete books: invoices and bills', () => {
     );
     expect(raised?.key).toBe('invoice-adjustment:pl_9:2');
     expect(raised?.lines.find((l) => l.account === Accounts.AccountsReceivable)?.amountCents).toBe(2_000);
+  });
+
+  it('10,000 lowered to 8,000: Dr Discounts and Write-offs 2,000 / Cr A/R; raised back: Dr A/R / Cr Revenue', () => {
+    const plain = { ...link, requestedAmountCents: 10_000, debitMemoAmountCents: 0 };
+    const first = invoiceEntryToPost(plain, [], '2026-02-01', 'UTC');
+    const lowered = invoiceEntryToPost(
+      { ...plain, requestedAmountCents: 8_000 },
+      booked([first]),
+      '2026-02-03',
+      'UTC',
+    );
+    expect(lowered?.lines).toEqual([
+      { account: Accounts.AccountsReceivable, amountCents: -2_000 },
+      { account: Accounts.DiscountsAndWriteOffs, amountCents: 2_000 },
+    ]);
+    const raised = invoiceEntryToPost(plain, booked([first, lowered]), '2026-02-04', 'UTC');
+    expect(table([raised!])).toEqual([
+      [
+        'invoice-adjustment:pl_9:2',
+        '2026-02-04',
+        `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Revenue} 2000`,
+      ],
+    ]);
+  });
+
+  it('a lowering an earlier release booked against Revenue is counted as booked: nothing new, nothing rebooked', () => {
+    const plain = { ...link, requestedAmountCents: 10_000, debitMemoAmountCents: 0 };
+    const first = invoiceEntryToPost(plain, [], '2026-02-01', 'UTC');
+    const earlier = {
+      key: 'invoice-adjustment:pl_9:1',
+      date: '2026-02-03',
+      description: 'Invoice for payment link pl_9: amount lowered to 8000 cents',
+      lines: [
+        { account: Accounts.Revenue, amountCents: 2_000 },
+        { account: Accounts.AccountsReceivable, amountCents: -2_000 },
+      ],
+      links: first?.links,
+    };
+    const lowered = { ...plain, requestedAmountCents: 8_000 };
+    expect(invoiceEntryToPost(lowered, booked([first, earlier as never]), '2026-03-01', 'UTC')).toBeNull();
+    // Lowered again: only the new difference, on the new account, numbered after the earlier one.
+    const again = invoiceEntryToPost(
+      { ...plain, requestedAmountCents: 7_500 },
+      booked([first, earlier as never]),
+      '2026-03-02',
+      'UTC',
+    );
+    expect(table([again!])).toEqual([
+      [
+        'invoice-adjustment:pl_9:2',
+        '2026-03-02',
+        `Dr ${Accounts.DiscountsAndWriteOffs} / Cr ${Accounts.AccountsReceivable} 500`,
+      ],
+    ]);
   });
 
   it('a reusable link is a standing price, not an invoice', () => {

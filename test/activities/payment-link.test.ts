@@ -17,7 +17,8 @@ import {
 // The payment-link activities through MockActivityEnvironment over a fake service and a real in-memory
 // ledger: syncPaymentLink's entries and balances worked out by hand, and a write's hand-off to the service.
 
-const { AccountsReceivable, Revenue, ChecksToDeposit, FeeIncome, OperatingBank } = Accounts;
+const { AccountsReceivable, Revenue, ChecksToDeposit, FeeIncome, OperatingBank, DiscountsAndWriteOffs } =
+  Accounts;
 
 let world: ActivityWorld;
 
@@ -253,5 +254,72 @@ describe('recordLinkExternalPayment', () => {
     expect(failure.type).toBe('ServiceConflictError');
     expect(failure.nonRetryable).toBe(true);
     expect(failure.details).toEqual([{ status: 409, code: 'REFERENCE_CONFLICT' }]);
+  });
+});
+
+describe('syncPaymentLink: a lowered invoice (issue 30, write-offs)', () => {
+  const plain = (requestedAmountCents: number) =>
+    linkRecord({ id: 'pl_x', requestedAmountCents, completedAmountCents: 0 });
+
+  it('10,000 lowered to 8,000 books Dr Discounts and Write-offs / Cr A/R; its reversal takes it back off that account', async () => {
+    world.service.links.set('pl_x', plain(10_000));
+    await syncLink();
+    world.service.links.set('pl_x', plain(8_000));
+    const result = await syncLink('amount lowered');
+    expect(result.posted).toEqual([]);
+    const lowered = await world.ledger.get('invoice-adjustment:pl_x:1');
+    expect(lowered && entryShape(lowered)).toEqual({
+      key: 'invoice-adjustment:pl_x:1',
+      date: TODAY,
+      lines: [
+        [AccountsReceivable, -2_000],
+        [DiscountsAndWriteOffs, 2_000],
+      ],
+      reverses: null,
+    });
+    expect(await world.balances(AccountsReceivable, Revenue, DiscountsAndWriteOffs)).toEqual({
+      [AccountsReceivable]: 8_000,
+      [Revenue]: -10_000,
+      [DiscountsAndWriteOffs]: 2_000,
+    });
+    await world.ledger.reverse('invoice-adjustment:pl_x:1', { reason: 'lowered by mistake', date: TODAY });
+    expect(await world.balances(AccountsReceivable, Revenue, DiscountsAndWriteOffs)).toEqual({
+      [AccountsReceivable]: 10_000,
+      [Revenue]: -10_000,
+      [DiscountsAndWriteOffs]: 0,
+    });
+  });
+
+  it('a lowering an earlier release booked on Revenue stays: the next sync books nothing, its reversal is on Revenue', async () => {
+    world.service.links.set('pl_x', plain(10_000));
+    await syncLink();
+    // The earlier release's entry for the same lowering, already in the books.
+    await world.ledger.post({
+      key: 'invoice-adjustment:pl_x:1',
+      date: '2026-03-10',
+      description: 'Invoice for payment link pl_x: amount lowered to 8000 cents',
+      lines: [
+        { account: AccountsReceivable, amountCents: -2_000 },
+        { account: Revenue, amountCents: 2_000 },
+      ],
+      links: { paymentLinkId: 'pl_x', customerId: 'cus_1' },
+    });
+    world.service.links.set('pl_x', plain(8_000));
+    const before = await world.ledger.allEntries();
+    await syncLink('after the upgrade');
+    expect((await world.ledger.allEntries()).map(entryShape)).toEqual(before.map(entryShape));
+    expect(await world.balances(AccountsReceivable, Revenue, DiscountsAndWriteOffs)).toEqual({
+      [AccountsReceivable]: 8_000,
+      [Revenue]: -8_000,
+      [DiscountsAndWriteOffs]: 0,
+    });
+    const reversal = await world.ledger.reverse('invoice-adjustment:pl_x:1', {
+      reason: 'undone',
+      date: TODAY,
+    });
+    expect(entryShape(reversal.entry).lines).toEqual([
+      [AccountsReceivable, 2_000],
+      [Revenue, -2_000],
+    ]);
   });
 });

@@ -33,7 +33,11 @@ const isInvoiceKind = (key: string) =>
  * The one entry that brings the books' invoice for a link up to date, or null when nothing is due.
  * - first time: `invoice:{link}`, Dr Accounts Receivable / Cr Revenue for the link's own amount;
  * - the own amount changed since (4.3: a write-off, a discount, a correction): `invoice-adjustment:{link}:{n}`
- *   for the difference, never an edit of the invoice.
+ *   for the difference, never an edit of the invoice. A lowering is Dr Discounts and Write-offs / Cr Accounts
+ *   Receivable: Revenue keeps what was invoiced and the books show what was forgiven (a bookkeeper's
+ *   "discounts given"); a raise is more revenue, Dr Accounts Receivable / Cr Revenue. A lowering an earlier
+ *   release booked against Revenue stays as it is: the plan counts only Accounts Receivable, so it is not
+ *   booked again.
  * The spec gives a link no creation date, so the invoice is dated when booksync first learns of it (`today`),
  * or earlier: never after the first money on it (a payment, an external payment or applied check, a memo),
  * so a receivable is owed before it is paid, in the same month (a backfilled December invoice paid in
@@ -79,7 +83,7 @@ export function invoiceEntryToPost(
     description: `Invoice for payment link ${link.id}: amount ${delta > 0 ? 'raised' : 'lowered'} to ${own} cents`,
     lines: [
       { account: Accounts.AccountsReceivable, amountCents: delta },
-      { account: Accounts.Revenue, amountCents: -delta },
+      { account: delta > 0 ? Accounts.Revenue : Accounts.DiscountsAndWriteOffs, amountCents: -delta },
     ],
     links,
   };
