@@ -56,7 +56,7 @@ function loweredLink(date = '2026-11-05') {
     description: `Invoice for payment link pl_${run}: amount lowered to 800000 cents`,
     amountCents: 2_000_00,
     lines: [
-      { role: 'Revenue', amountCents: 2_000_00 },
+      { role: 'DiscountsAndWriteOffs', amountCents: 2_000_00 },
       { role: 'AccountsReceivable', amountCents: -2_000_00 },
     ],
     contentHash: hash('b'),
@@ -135,9 +135,16 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     // The invoice's open amount is the service's remainder; no journal entry was made.
     expect(invoice()?.Balance).toBe(8_000);
     expect(double.all(c.realmId, 'JournalEntry')).toEqual([]);
-    // The write-off left Revenue (through booksync's item) and A/R; no money moved.
+    // The write-off is on Discounts and Write-offs, through booksync's item of that role; Revenue keeps what
+    // was invoiced; no money moved.
+    const item = double.all(c.realmId, 'Item').find((i) => i.Name === 'booksync DiscountsAndWriteOffs');
+    expect(
+      (memo?.Line as { SalesItemLineDetail?: { ItemRef?: { value: string } } }[])[0]?.SalesItemLineDetail
+        ?.ItemRef?.value,
+    ).toBe(item?.Id);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(2_000_00);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(8_000_00);
-    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-8_000_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-10_000_00);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(0);
     // QuickBooks' own aged receivables (the close certificate's figures) say the remainder for the link.
     const link = docs.invoice.invoice?.paymentLinkId ?? '';
@@ -196,7 +203,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
       ...docs.lowered,
       amountCents: 3_000_00,
       lines: [
-        { role: 'Revenue', amountCents: 3_000_00 },
+        { role: 'DiscountsAndWriteOffs', amountCents: 3_000_00 },
         { role: 'AccountsReceivable', amountCents: -3_000_00 },
       ],
     };
@@ -267,6 +274,9 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     const memo = double.get(c.realmId, 'CreditMemo', idOf(pushed.get(docs.lowered.key)?.remoteIds[0]));
     expect(memo).toMatchObject({ TotalAmt: 2_000, Balance: 0 });
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(10_000_00);
+    // The charge takes the write-off back off the account it was on.
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(0);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-10_000_00);
     // Found again by its key from a restarted worker.
     const creates = double.creates(c.realmId);
     expect(

@@ -84,6 +84,24 @@ async function moveLines(id: number | null) {
   return lines.map((l) => ({ account: l.account, debit: centsOf(l.debit), credit: centsOf(l.credit) }));
 }
 
+/** A move's lines by account code, debit positive: where a document posted. */
+async function postedByCode(id: number | null): Promise<Record<string, number>> {
+  const lines = await moveLines(id);
+  const codes = await tryton.rpc.model<{ id: number; code: string }[]>(
+    'account.account',
+    'read',
+    [...new Set(lines.map((l) => l.account))],
+    ['code'],
+  );
+  const codeOf = new Map(codes.map((c) => [c.id, c.code]));
+  const out: Record<string, number> = {};
+  for (const l of lines) {
+    const code = codeOf.get(l.account) ?? String(l.account);
+    out[code] = (out[code] ?? 0) + l.debit - l.credit;
+  }
+  return out;
+}
+
 async function receivableOf(serviceId: string): Promise<number> {
   const [party] = await tryton.rpc.searchRead<{ receivable: TrytonDecimal }>(
     'party.party',
@@ -126,7 +144,7 @@ function documents() {
     amountCents: 20_00,
     lines: [
       { role: 'AccountsReceivable', amountCents: -20_00 },
-      { role: 'Revenue', amountCents: 20_00 },
+      { role: 'DiscountsAndWriteOffs', amountCents: 20_00 },
     ],
     contentHash: 'g'.repeat(64),
   };
@@ -184,6 +202,11 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
     const credited = await push(docs.lowering);
     const note = await invoice(credited);
     expect(note).toMatchObject({ type: 'out', state: 'posted', total: -20_00 });
+    // The credit note's line is on the account mapped to Discounts and Write-offs, not on Revenue.
+    expect(await postedByCode(note.move)).toEqual({
+      [defaultAccountCodes.DiscountsAndWriteOffs]: 20_00,
+      [defaultAccountCodes.AccountsReceivable]: -20_00,
+    });
     const own = await invoice(pushed.get(docs.invoice.key));
     expect(own.toPay).toBe(100_00);
     expect(own.state).toBe('posted');
@@ -272,6 +295,11 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
       total: 20_00,
       toPay: 20_00,
       accountingDate: '2026-02-06',
+    });
+    // Taken back off the account the lowering was on.
+    expect(await postedByCode((await invoice(undone)).move)).toEqual({
+      [defaultAccountCodes.DiscountsAndWriteOffs]: -20_00,
+      [defaultAccountCodes.AccountsReceivable]: 20_00,
     });
     expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(100_00);
     expect(await receivableOf(customer)).toBe(120_00);

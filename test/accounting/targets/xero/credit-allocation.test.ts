@@ -57,7 +57,7 @@ const lowered = (docs: ReturnType<typeof documentsForContract>, cents: number, n
   description: `Invoice lowered by ${cents} cents`,
   amountCents: cents,
   lines: [
-    { role: 'Revenue', amountCents: cents },
+    { role: 'DiscountsAndWriteOffs', amountCents: cents },
     { role: 'AccountsReceivable', amountCents: -cents },
   ],
   contentHash: String(n).repeat(64),
@@ -84,6 +84,12 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
     expect(due()).toBe(40);
     const note = double.get(org.tenantId, 'CreditNotes', idOf(credit.remoteIds[0]));
     expect(Number(note?.RemainingCredit)).toBe(0);
+    // The credit is on the account mapped to Discounts and Write-offs; Revenue keeps the invoiced 120.00.
+    expect((note?.LineItems as { AccountCode?: string }[]).map((l) => l.AccountCode)).toEqual([
+      defaultAccountCodes.DiscountsAndWriteOffs,
+    ]);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(30_00);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.Revenue)).toBe(-120_00);
     const figures = await org.target.figuresAsOf('2026-11-30');
     expect(figures.openInvoices[docs.invoice.invoice!.paymentLinkId]).toBe(40_00);
     // Pushed again (a new process, the credit note found by its key): nothing allocated twice.
