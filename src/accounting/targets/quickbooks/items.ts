@@ -6,7 +6,8 @@ import { requestIdFor } from './keys.js';
 
 // QBO invoice and refund-receipt lines name an Item, and the Item names the income account. booksync keeps
 // one Service item per income role it posts through (`booksync Revenue`, `booksync FeeIncome`,
-// `booksync Refunds`), found by name or created (with a requestid, so two workers create one).
+// `booksync Refunds`, and `booksync DiscountsAndWriteOffs` for a lowered invoice's credit memo), found by name
+// or created (with a requestid, so two workers create one).
 
 export class ItemDirectory {
   private readonly items = new RememberedLookups<AccountRole, Ref>();
