@@ -175,6 +175,18 @@ describe('QuickBooks Online target', () => {
     await expect(wrong.verify()).rejects.toThrow(
       /Refunds: no QuickBooks account with number or id 4999\n.*BankCharges/,
     );
+    // A company upgrading without the new role's account (nor a mapping of it) is stopped, the role named.
+    const upgraded = new QuickBooksTarget({
+      baseUrl: double.url,
+      realmId: c.realmId,
+      tokenStore,
+      accounts: { ...defaultAccountCodes, DiscountsAndWriteOffs: '4031' },
+      matching: 'create',
+      limiter: c.limiter,
+    });
+    await expect(upgraded.verify()).rejects.toThrow(
+      /DiscountsAndWriteOffs: no QuickBooks account with number or id 4031/,
+    );
   });
 
   it('makes one document per key: concurrent pushes share the requestid, a lost answer is replayed', async () => {

@@ -139,8 +139,8 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     // was invoiced; no money moved.
     const item = double.all(c.realmId, 'Item').find((i) => i.Name === 'booksync DiscountsAndWriteOffs');
     expect(
-      (memo?.Line as { SalesItemLineDetail?: { ItemRef?: { value: string } } }[])[0]?.SalesItemLineDetail
-        ?.ItemRef?.value,
+      ((memo?.Line ?? []) as { SalesItemLineDetail?: { ItemRef?: { value: string } } }[])[0]
+        ?.SalesItemLineDetail?.ItemRef?.value,
     ).toBe(item?.Id);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(2_000_00);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(8_000_00);

@@ -85,7 +85,7 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
     const note = double.get(org.tenantId, 'CreditNotes', idOf(credit.remoteIds[0]));
     expect(Number(note?.RemainingCredit)).toBe(0);
     // The credit is on the account mapped to Discounts and Write-offs; Revenue keeps the invoiced 120.00.
-    expect((note?.LineItems as { AccountCode?: string }[]).map((l) => l.AccountCode)).toEqual([
+    expect(((note?.LineItems ?? []) as { AccountCode?: string }[]).map((l) => l.AccountCode)).toEqual([
       defaultAccountCodes.DiscountsAndWriteOffs,
     ]);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(30_00);
