@@ -607,5 +607,12 @@ describe('two months closed in QuickBooks and Xero (the doubles) and a real Tryt
     expect((await readTargetFigures(xeroTarget, today2)).openInvoices[links.lowered]).toBe(300_00);
     // Tryton: the lowering's credit note is among the invoice's payment lines: Tryton's own figures say 300.00.
     expect((await readTargetFigures(trytonTarget, today2)).openInvoices[links.lowered]).toBe(300_00);
+    // The 300.00 forgiven is on Discounts and Write-offs, in the ledger and in each target's own trial balance.
+    expect(adjustment?.lines.map((l) => [l.account, l.amountCents])).toEqual([
+      ['assets:receivable', -300_00],
+      ['revenue:discounts-write-offs', 300_00],
+    ]);
+    for (const target of [quickbooks, xeroTarget, trytonTarget])
+      expect((await readTargetFigures(target, today2)).balances.DiscountsAndWriteOffs).toBe(300_00);
   });
 });
