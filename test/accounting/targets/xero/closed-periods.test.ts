@@ -150,14 +150,12 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
   it('dates after the ledger’s closed-through day when it is later than Xero’s lock', async () => {
     const org = organisation();
     const docs = closedPeriodDocuments();
-    const result = await org
-      .target()
-      .push(docs.invoice, {
-        mayExist: () => true,
-        refusals: () => 0,
-        pushed: () => null,
-        closedThrough: lockedThrough,
-      });
+    const result = await org.target().push(docs.invoice, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+      closedThrough: lockedThrough,
+    });
     expect(day(double.get(org.tenantId, 'Invoices', idOf(result.remoteIds[0]))?.Date)).toBe('2026-02-01');
   });
 });
