@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { testsNeedingContracts } from './test/support/contract-tests.js';
+import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
 import { contractsDirCandidates, findContractsDir } from './test/support/vendor-contracts.js';
 
 // Workflow tests start real Temporal servers: one dev server for the whole run (globalSetup) and a
@@ -27,6 +28,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...withoutContracts],
     globalSetup: ['test/support/global-setup.ts'],
+    // The long files first (test/support/test-file-seconds.ts), so two workers end together.
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
