@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -89,15 +90,26 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
         error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
     }
     const failures = view.lastFailures.at(-1);
+    // LastError is a search attribute: stored and shown as it is, never through the payload codec. A target's
+    // refusal quotes the document it refused (a customer's name, an invoice number), so the attribute names
+    // only the entry; the refusal stays in the run's query view, the target index (`booksync targets status`,
+    // the console) and the encoded activity results. Why a push waits (an outage, a lost connection and the
+    // command that restores it) is booksync's own text and stays. Runs recorded before show what they did.
+    const searchable = patched('last-error-without-target-messages');
     shownError = showLastError(
       shownError,
-      view.lastError ??
-        (view.failed > 0 && failures
-          ? `${view.failed} FAILED, last ${failures.key}: ${failures.reason}`
-          : null) ??
-        // Results recorded by older releases carry no warning: their replay upserts exactly as before.
-        view.warning ??
-        null,
+      searchable
+        ? (view.lastError ??
+            (view.failed > 0 && failures ? `${view.failed} FAILED, last ${failures.key}` : null) ??
+            view.warning ??
+            null)
+        : (view.lastError ??
+            (view.failed > 0 && failures
+              ? `${view.failed} FAILED, last ${failures.key}: ${failures.reason}`
+              : null) ??
+            // Results recorded by older releases carry no warning: their replay upserts exactly as before.
+            view.warning ??
+            null),
     );
   }
   await continueAsNew<typeof accountingTarget>(input);

@@ -194,6 +194,12 @@ describe('the accounting-target push workflow', () => {
       const attributes = (await handle.describe()).typedSearchAttributes;
       return attributes.get(NeedsAttention) === true;
     }, 'NeedsAttention');
+    // The search attribute (stored in plain, outside the payload codec) names the entry, not the target's
+    // message, which may quote a customer; the message is in the run's view and the index.
+    expect((await handle.describe()).typedSearchAttributes.get(LastError)).toBe('1 FAILED, last bill:b1');
+    expect((await handle.query(accountingTargetViewQuery)).lastFailures).toEqual([
+      { key: 'bill:b1', reason: 'account for BillExpenses does not exist' },
+    ]);
 
     target.refuseRole = null;
     await handle.signal('retryEntries', { keys: 'failed' });
