@@ -24,6 +24,7 @@ ACCOUNTS = [
     ('1200', 'Accounts Receivable', 'receivable', True, True),
     ('2000', 'Accounts Payable', 'payable', True, True),
     ('2010', 'Outgoing Payments Clearing', 'liability', False, False),
+    ('2020', 'Unapplied Cash', 'liability', False, False),
     ('3000', 'Opening Balances', 'equity', False, False),
     ('4000', 'Revenue', 'revenue', False, False),
     ('4010', 'Refunds', 'revenue', False, False),

@@ -11,6 +11,7 @@ export const Accounts = {
   AccountsReceivable: 'assets:receivable',
   AccountsPayable: 'liabilities:payable',
   OutgoingPaymentsClearing: 'liabilities:outgoing-payments-clearing',
+  UnappliedCash: 'liabilities:unapplied-cash',
   OpeningBalances: 'equity:opening-balances',
   Revenue: 'revenue:sales',
   Refunds: 'revenue:refunds',
@@ -75,6 +76,12 @@ export const chartOfAccounts: readonly AccountDefinition[] = [
     title: 'Outgoing Payments Clearing',
     type: 'liability',
     role: 'bill payments sent, not yet cashed',
+  },
+  {
+    name: Accounts.UnappliedCash,
+    title: 'Unapplied Cash',
+    type: 'liability',
+    role: "deposited checks' money not yet applied to an invoice (the customer's credit)",
   },
   {
     name: Accounts.OpeningBalances,

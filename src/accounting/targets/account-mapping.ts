@@ -33,6 +33,7 @@ export const defaultAccountCodes: AccountMapping = {
   AccountsReceivable: '1200',
   AccountsPayable: '2000',
   OutgoingPaymentsClearing: '2010',
+  UnappliedCash: '2020',
   OpeningBalances: '3000',
   Revenue: '4000',
   Refunds: '4010',

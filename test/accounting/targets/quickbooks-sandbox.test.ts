@@ -51,6 +51,7 @@ const accountTypes: Record<AccountRole, { AccountType: string; AccountSubType?: 
   AccountsReceivable: { AccountType: 'Accounts Receivable' },
   AccountsPayable: { AccountType: 'Accounts Payable' },
   OutgoingPaymentsClearing: { AccountType: 'Bank' },
+  UnappliedCash: { AccountType: 'Other Current Liability' },
   OpeningBalances: { AccountType: 'Equity' },
   Revenue: { AccountType: 'Income' },
   Refunds: { AccountType: 'Income' },

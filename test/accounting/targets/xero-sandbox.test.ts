@@ -47,6 +47,7 @@ const accountTypes: Record<AccountRole, string> = {
   AccountsReceivable: 'CURRENT',
   AccountsPayable: 'CURRLIAB',
   OutgoingPaymentsClearing: 'BANK',
+  UnappliedCash: 'CURRLIAB',
   OpeningBalances: 'EQUITY',
   Revenue: 'REVENUE',
   Refunds: 'REVENUE',

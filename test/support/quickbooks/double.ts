@@ -169,6 +169,7 @@ const accountSeeds: Record<
   AccountsPayable: { Name: 'Accounts Payable (A/P)', AccountType: 'Accounts Payable' },
   // A BillPayment pays from a Bank account, so the outgoing-payments clearing is a bank-type account.
   OutgoingPaymentsClearing: { Name: 'Outgoing Payments Clearing', AccountType: 'Bank' },
+  UnappliedCash: { Name: 'Unapplied Cash', AccountType: 'Other Current Liability' },
   OpeningBalances: { Name: 'Opening Balance Equity', AccountType: 'Equity' },
   Revenue: { Name: 'Sales', AccountType: 'Income' },
   Refunds: { Name: 'Refunds', AccountType: 'Income' },

@@ -117,6 +117,7 @@ const seeds: Record<
     Class: 'LIABILITY',
   },
   OutgoingPaymentsClearing: { Name: 'Outgoing Payments Clearing', Type: 'BANK', Class: 'ASSET' },
+  UnappliedCash: { Name: 'Unapplied Cash', Type: 'CURRLIAB', Class: 'LIABILITY' },
   OpeningBalances: { Name: 'Opening Balances', Type: 'EQUITY', Class: 'EQUITY' },
   Revenue: { Name: 'Sales', Type: 'REVENUE', Class: 'REVENUE' },
   Refunds: { Name: 'Refunds', Type: 'REVENUE', Class: 'REVENUE' },
