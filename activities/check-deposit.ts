@@ -1,4 +1,9 @@
-import { businessDay, checkDepositEntries, checkDepositEntryKinds } from '../src/accounting/mapping/index.js';
+import {
+  businessDay,
+  checkDepositEntries,
+  checkDepositEntryKinds,
+  earlierCheckBooking,
+} from '../src/accounting/mapping/index.js';
 import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
 import type { CheckDeposit } from '../src/service/schemas/index.js';
 import type {
@@ -22,8 +27,8 @@ export function returnedCheckFeeDescription(checkDepositId: string): string {
 }
 
 /**
- * Books the difference for a fetched deposit: each live application whose link is known (from the caller,
- * or from what an earlier run booked), the cleared amount; a returned or rejected deposit lists no
+ * Books the difference for a fetched deposit: the whole check (to Unapplied Cash), each live application
+ * whose link is known (from the caller, or from what an earlier run booked), the cleared amount; a returned or rejected deposit lists no
  * application, so everything booked for it is reversed. Shared by the deposit workflow and reconciliation.
  */
 export async function syncCheckDepositBooks(
@@ -35,7 +40,8 @@ export async function syncCheckDepositBooks(
   const log = activityLogger(deps, { checkDepositId: deposit.id });
   // Applications booked by an earlier run keep their link in the books' links.
   const linkOf: Record<string, string> = {};
-  for (const entry of await deps.ledger.entriesFor({ checkDepositId: deposit.id })) {
+  const booked = await deps.ledger.entriesFor({ checkDepositId: deposit.id });
+  for (const entry of booked) {
     const { externalPaymentId, paymentLinkId } = entry.links;
     if (externalPaymentId && paymentLinkId) linkOf[externalPaymentId] = paymentLinkId;
   }
@@ -52,7 +58,13 @@ export async function syncCheckDepositBooks(
   }
   const result = await syncEntries(
     deps.ledger,
-    checkDepositEntries({ ...deposit, applications: known }, (id) => linkOf[id], deps.timeZone),
+    checkDepositEntries(
+      { ...deposit, applications: known },
+      (id) => linkOf[id],
+      deps.timeZone,
+      // Deposits booked by the previous release keep their entries (see checkDepositEntries).
+      earlierCheckBooking(deposit.id, booked),
+    ),
     { checkDepositId: deposit.id },
     {
       kinds: checkDepositEntryKinds,
@@ -99,8 +111,9 @@ export function createCheckDepositActivities(deps: ActivityDependencies): CheckD
     },
 
     /**
-     * Fetches the deposit and books the difference: each live application (Checks To Deposit / Accounts
-     * Receivable), the cleared amount (Operating Bank / Checks To Deposit); a returned or rejected deposit
+     * Fetches the deposit and books the difference: the whole check (Checks To Deposit / Unapplied Cash), each
+     * live application (Unapplied Cash / Accounts Receivable), the whole check cleared (Operating Bank /
+     * Checks To Deposit); a returned or rejected deposit
      * lists no application, so everything booked for it is reversed.
      */
     async syncCheckDeposit({

@@ -18,8 +18,15 @@ export const entryKeys = {
   refund: (refundId: string) => `refund:${refundId}`,
   refundReopen: (refundId: string) => `refund-reopen:${refundId}`,
   externalPayment: (externalPaymentId: string) => `external-payment:${externalPaymentId}`,
+  /** A deposited check's whole amount, booked to Unapplied Cash until applied (mapping/check-deposit.ts). */
+  checkDeposited: (checkDepositId: string) => `check-deposited:${checkDepositId}`,
+  /** The part of a deposit an earlier release's application held, back in Unapplied Cash after its void. */
+  checkDepositedBack: (checkDepositId: string, externalPaymentId: string) =>
+    `check-deposited:${checkDepositId}:${externalPaymentId}`,
   checkApplication: (externalPaymentId: string) => `check-application:${externalPaymentId}`,
   checkCleared: (checkDepositId: string) => `check-cleared:${checkDepositId}`,
+  /** What an earlier release's cleared entry (the applied total then) left out of the deposit. */
+  checkClearedRest: (checkDepositId: string) => `check-cleared:${checkDepositId}:rest`,
   debitMemo: (debitMemoId: string) => `debit-memo:${debitMemoId}`,
   disbursementPending: (disbursementId: string) => `disbursement-pending:${disbursementId}`,
   disbursementPaid: (disbursementId: string) => `disbursement-paid:${disbursementId}`,

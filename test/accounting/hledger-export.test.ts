@@ -143,6 +143,8 @@ describe.skipIf(!hledgerAvailable)('hledger export checked by the real hledger',
       const deposit = {
         id: 'cd_1',
         status: 'CLEARED',
+        amountCents: 700,
+        createdAt: '2026-01-05T00:00:00.000Z',
         clearedAt: '2026-01-09T00:00:00.000Z',
         applications: [
           {

@@ -416,6 +416,8 @@ describe('check deposits (rows 8-10)', () => {
   const deposit: CheckDepositForBooks = {
     id: 'cd_1',
     status: 'PROCESSING',
+    amountCents: 8_000,
+    createdAt: '2026-01-05T23:30:00.000Z',
     clearedAt: null,
     applications: [
       {
@@ -437,37 +439,42 @@ describe('check deposits (rows 8-10)', () => {
   const links: Record<string, string> = { ep_a: 'pl_a', ep_b: 'pl_b' };
   const linkOf = (id: string) => links[id];
 
-  it('each application: Dr Checks To Deposit / Cr AR, linked to its payment link and deposit', () => {
-    const entries = checkDepositEntries(deposit, linkOf, 'UTC');
+  it('the whole check to Unapplied Cash on its own day, each application from there to AR', () => {
+    const entries = checkDepositEntries(deposit, linkOf, 'America/New_York');
     expect(table(entries)).toEqual([
+      [
+        'check-deposited:cd_1',
+        '2026-01-05',
+        `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.UnappliedCash} 8000`,
+      ],
       [
         'check-application:ep_a',
         '2026-01-06',
-        `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 3000`,
+        `Dr ${Accounts.UnappliedCash} / Cr ${Accounts.AccountsReceivable} 3000`,
       ],
       [
         'check-application:ep_b',
         '2026-01-06',
-        `Dr ${Accounts.ChecksToDeposit} / Cr ${Accounts.AccountsReceivable} 2000`,
+        `Dr ${Accounts.UnappliedCash} / Cr ${Accounts.AccountsReceivable} 2000`,
       ],
     ]);
-    expect(entries[0]?.links).toEqual({
+    expect(entries[1]?.links).toEqual({
       checkDepositId: 'cd_1',
       externalPaymentId: 'ep_a',
       paymentLinkId: 'pl_a',
     });
   });
 
-  it('cleared: Dr Operating Bank / Cr Checks To Deposit for the applied total', () => {
+  it('cleared: Dr Operating Bank / Cr Checks To Deposit for the whole check, not the applied total', () => {
     const cleared = { ...deposit, status: 'CLEARED', clearedAt: '2026-01-09T15:00:00.000Z' };
     expect(table(checkDepositEntries(cleared, linkOf, 'UTC')).at(-1)).toEqual([
       'check-cleared:cd_1',
       '2026-01-09',
-      `Dr ${Accounts.OperatingBank} / Cr ${Accounts.ChecksToDeposit} 5000`,
+      `Dr ${Accounts.OperatingBank} / Cr ${Accounts.ChecksToDeposit} 8000`,
     ]);
   });
 
-  it('returned or rejected: every application is reversed', async () => {
+  it('returned or rejected: every entry is reversed', async () => {
     for (const status of ['RETURNED', 'REJECTED']) {
       const r = await transition(
         checkDepositEntries(deposit, linkOf, 'UTC'),
@@ -475,7 +482,11 @@ describe('check deposits (rows 8-10)', () => {
         { checkDepositId: 'cd_1' },
         checkDepositEntryKinds,
       );
-      expect(r.reversed).toEqual(['check-application:ep_a', 'check-application:ep_b']);
+      expect(r.reversed).toEqual([
+        'check-deposited:cd_1',
+        'check-application:ep_a',
+        'check-application:ep_b',
+      ]);
     }
   });
 
