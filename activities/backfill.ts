@@ -359,7 +359,7 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
           await take(
             'checkDeposit',
             deposit.id,
-            checkDepositVerdict(deposit),
+            checkDepositVerdict(deposit, window, deps.timeZone),
             { checkDepositId: deposit.id },
             async (through) => {
               let linkOf = await applicationLinksOf(run, false, counted);

@@ -11,12 +11,15 @@ import type { BookedEntry, LedgerEntryInput } from './entry.js';
 /**
  * The accounts whose money an opening entry carries: money in flight. What reached the bank before the
  * books open is already in the business's books, and income and expense before it are last period's.
+ * Unapplied Cash is the other side of a deposited check's money: a check in flight is credited there, and
+ * what a customer still has to apply after the opening day is debited there.
  */
 export const inFlightAccounts: readonly AccountName[] = [
   Accounts.ProcessorClearing,
   Accounts.PayoutsInTransit,
   Accounts.ChecksToDeposit,
   Accounts.OutgoingPaymentsClearing,
+  Accounts.UnappliedCash,
 ];
 
 /** The key of the opening entry of books opening on `opensOn`. */

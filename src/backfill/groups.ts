@@ -1,6 +1,7 @@
 import { type AccountName, Accounts } from '../accounting/chart-of-accounts.js';
 import type { LedgerEntryInput } from '../accounting/entry.js';
 import {
+  checkDepositEntries,
   disbursementEntries,
   invoiceAmountCents,
   linkMoneyDays,
@@ -125,9 +126,19 @@ export function disbursementVerdict(disbursement: Disbursement, window: Backfill
   ]);
 }
 
-/** A check deposit: imported whenever it applied money (its links are imported whole, see linkVerdict). */
-export function checkDepositVerdict(deposit: CheckDeposit): GroupVerdict {
-  return deposit.applications.length > 0
-    ? { import: true, why: `check deposit ${deposit.id} applied money to payment links` }
-    : { import: false, inFlight: {} };
+/**
+ * A check deposit: imported whenever it applied money (its links are imported whole, see linkVerdict) or the
+ * bank has not decided yet. One with no application whose entries (the whole check, to Unapplied Cash, and
+ * its clearing) are all before the opening leaves its unapplied money in flight; a returned one, nothing.
+ */
+export function checkDepositVerdict(
+  deposit: CheckDeposit,
+  window: BackfillWindow,
+  timeZone: string,
+): GroupVerdict {
+  if (deposit.status === 'RETURNED' || deposit.status === 'REJECTED') return { import: false, inFlight: {} };
+  return verdictOf(() => checkDepositEntries(deposit, () => undefined, timeZone), window, [
+    deposit.applications.length > 0 ? `check deposit ${deposit.id} applied money to payment links` : null,
+    deposit.status === 'PROCESSING' ? `check deposit ${deposit.id} is PROCESSING` : null,
+  ]);
 }

@@ -1,5 +1,6 @@
 import type { BookedEntry } from '../accounting/entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../accounting/entry-key.js';
+import { earlierCheckBooking } from '../accounting/mapping/check-deposit.js';
 import { businessDay } from '../accounting/mapping/dates.js';
 import type { TargetFigures } from '../accounting/targets/target-figures.js';
 import type { FetchedState } from '../service/fetched-state.js';
@@ -22,6 +23,7 @@ export const objectKinds = [
   'externalPayment',
   'debitMemo',
   'depositApplication',
+  'checkDeposit',
   'disbursement',
   'bill',
   'billPayment',
@@ -206,6 +208,7 @@ function ownerOf(entry: BookedEntry): { kind: string; id: string | undefined } |
       return { kind: 'externalPayment', id: l.externalPaymentId };
     case 'check-application':
       return { kind: 'depositApplication', id: l.externalPaymentId };
+    case 'check-deposited':
     case 'check-cleared':
       return { kind: 'checkDeposit', id: l.checkDepositId };
     case 'debit-memo':
@@ -288,10 +291,30 @@ function expectedObjects(input: CloseInput): Expected[] {
       });
     }
   }
+  // A deposited check is booked whole on its own day (`check-deposited:`); a deposit the previous release
+  // booked holds in it only what its applications did not (mapping/check-deposit.ts).
   // Applications of check deposits are external payments too (serviceBankingTransferId set): booked once,
   // by the check-deposit flow, as `check-application:`.
   for (const deposit of input.checkDeposits) {
     const returned = deposit.status === 'RETURNED' || deposit.status === 'REJECTED';
+    const earlier = earlierCheckBooking(
+      deposit.id,
+      input.entries.filter((e) => e.links.checkDepositId === deposit.id),
+    );
+    const rest = deposit.amountCents - [...earlier.applications.values()].reduce((sum, c) => sum + c, 0);
+    const depositSkip = returned
+      ? `deposit ${deposit.status}: its entries are reversed`
+      : rest === 0
+        ? 'its applications booked by the previous release hold the whole check'
+        : null;
+    add({
+      kind: 'checkDeposit',
+      id: deposit.id,
+      date: businessDay(deposit.createdAt, input.timeZone, `check deposit ${deposit.id} createdAt`),
+      amountCents: rest,
+      key: depositSkip ? null : entryKeys.checkDeposited(deposit.id),
+      skipReason: depositSkip,
+    });
     for (const application of deposit.applications) {
       if (application.voided) continue;
       const skip = returned ? `deposit ${deposit.status}: its applications are reversed` : null;

@@ -10,6 +10,7 @@ import {
   diffEntries,
   disbursementEntries,
   disbursementEntryKinds,
+  earlierCheckBooking,
   type PaymentLinkBookingOptions,
   type PaymentSettles,
   paymentEntries,
@@ -178,7 +179,13 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     }
     compare(
       `check deposit ${deposit.id}`,
-      () => checkDepositEntries(deposit, (id) => linkOf.get(id), options.timeZone),
+      () =>
+        checkDepositEntries(
+          deposit,
+          (id) => linkOf.get(id),
+          options.timeZone,
+          earlierCheckBooking(deposit.id, booked),
+        ),
       booked,
       checkDepositEntryKinds,
     );

@@ -155,9 +155,28 @@ describe('backfill groups', () => {
   });
 
   it('imports a deposit that applied money, and links paid by one', () => {
-    const deposit = { id: 'cd_1', applications: [{ id: 'ep_1' }] } as unknown as CheckDeposit;
-    expect(checkDepositVerdict(deposit).import).toBe(true);
-    expect(checkDepositVerdict({ ...deposit, applications: [] }).import).toBe(false);
+    const deposit = {
+      id: 'cd_1',
+      status: 'CLEARED',
+      amountCents: 15_000,
+      createdAt: '2026-01-20T12:00:00.000Z',
+      clearedAt: '2026-01-22T12:00:00.000Z',
+      applications: [{ id: 'ep_1' }],
+    } as unknown as CheckDeposit;
+    expect(checkDepositVerdict(deposit, window, 'UTC').import).toBe(true);
+    // Cleared before the opening with nothing applied: the whole check is the customers' credit, carried
+    // in Unapplied Cash by the opening entry so an application after the opening has it to draw on.
+    expect(checkDepositVerdict({ ...deposit, applications: [] }, window, 'UTC')).toEqual({
+      import: false,
+      inFlight: { [Accounts.ChecksToDeposit]: 0, [Accounts.UnappliedCash]: -15_000 },
+    });
+    expect(
+      checkDepositVerdict({ ...deposit, applications: [], status: 'PROCESSING' }, window, 'UTC'),
+    ).toEqual({
+      import: true,
+      why: 'check deposit cd_1 is PROCESSING',
+    });
+    expect(checkDepositVerdict({ ...deposit, status: 'RETURNED' }, window, 'UTC').import).toBe(false);
     const byCheck = link({
       payments: [],
       externalPayments: [

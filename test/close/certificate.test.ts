@@ -318,7 +318,7 @@ describe('the completeness certificate', () => {
     expect(text).toContain('  bill-payment-sent:bp_1: FAILED (closed period)');
   });
 
-  it('books a deposit application once (as check-application, not external-payment), skips a returned deposit, and leaves reusable links out of receivables', () => {
+  it('books a deposit whole and each application once (as check-application, not external-payment), skips a returned deposit, and leaves reusable links out of receivables', () => {
     const application = (id: string, amountCents: number) => ({
       id,
       amountCents,
@@ -327,8 +327,29 @@ describe('the completeness certificate', () => {
       externalReferenceId: null,
       serviceBankingTransferId: 'tr_1',
     });
-    const deposit = { id: 'cd_1', status: 'PROCESSING', applications: [application('ep_app', 60_000)] };
-    const bounced = { id: 'cd_2', status: 'RETURNED', applications: [application('ep_bounced', 5_000)] };
+    const deposit = {
+      id: 'cd_1',
+      status: 'PROCESSING',
+      amountCents: 75_000,
+      createdAt: '2026-03-18T12:00:00.000Z',
+      applications: [application('ep_app', 60_000)],
+    };
+    const bounced = {
+      id: 'cd_2',
+      status: 'RETURNED',
+      amountCents: 5_000,
+      createdAt: '2026-03-18T12:00:00.000Z',
+      applications: [application('ep_bounced', 5_000)],
+    };
+    // Booked by the previous release (its application debits Checks To Deposit): the deposit's own entry
+    // holds only the rest of the check.
+    const earlier = {
+      id: 'cd_3',
+      status: 'PROCESSING',
+      amountCents: 10_000,
+      createdAt: '2026-03-02T12:00:00.000Z',
+      applications: [{ ...application('ep_old', 4_000), paidAt: '2026-03-03' }],
+    };
     const link = {
       id: 'pl_1',
       reusable: false,
@@ -350,16 +371,43 @@ describe('the completeness certificate', () => {
     const cert = closeCertificate(
       input({
         links: [link, donations] as unknown as CloseInput['links'],
-        checkDeposits: [deposit, bounced] as unknown as CloseInput['checkDeposits'],
+        checkDeposits: [deposit, bounced, earlier] as unknown as CloseInput['checkDeposits'],
         entries: [
+          entry(
+            'check-deposited:cd_1',
+            '2026-03-18',
+            [
+              [Accounts.ChecksToDeposit, 75_000],
+              [Accounts.UnappliedCash, -75_000],
+            ],
+            { checkDepositId: 'cd_1' },
+          ),
           entry(
             'check-application:ep_app',
             '2026-03-20',
             [
-              [Accounts.ChecksToDeposit, 60_000],
+              [Accounts.UnappliedCash, 60_000],
               [Accounts.AccountsReceivable, -60_000],
             ],
             { checkDepositId: 'cd_1', externalPaymentId: 'ep_app', paymentLinkId: 'pl_1' },
+          ),
+          entry(
+            'check-application:ep_old',
+            '2026-03-03',
+            [
+              [Accounts.ChecksToDeposit, 4_000],
+              [Accounts.AccountsReceivable, -4_000],
+            ],
+            { checkDepositId: 'cd_3', externalPaymentId: 'ep_old', paymentLinkId: 'pl_old' },
+          ),
+          entry(
+            'check-deposited:cd_3',
+            '2026-03-02',
+            [
+              [Accounts.ChecksToDeposit, 6_000],
+              [Accounts.UnappliedCash, -6_000],
+            ],
+            { checkDepositId: 'cd_3' },
           ),
         ],
         // A payment on the reusable link credits its receivable with nothing invoiced: not compared.
@@ -370,6 +418,10 @@ describe('the completeness certificate', () => {
       }),
     );
     expect(cert.objects.map((o) => [o.kind, o.id, o.status, o.entryKey ?? o.skipReason])).toEqual([
+      ['checkDeposit', 'cd_3', 'BOOKED', 'check-deposited:cd_3'],
+      ['depositApplication', 'ep_old', 'BOOKED', 'check-application:ep_old'],
+      ['checkDeposit', 'cd_1', 'BOOKED', 'check-deposited:cd_1'],
+      ['checkDeposit', 'cd_2', 'SKIPPED', 'deposit RETURNED: its entries are reversed'],
       ['depositApplication', 'ep_app', 'BOOKED', 'check-application:ep_app'],
       ['depositApplication', 'ep_bounced', 'SKIPPED', 'deposit RETURNED: its applications are reversed'],
     ]);
