@@ -25,7 +25,10 @@ export interface Party {
  * - refund: money returned to the payer (Dr refunds / Cr processor clearing).
  * - refund-reopen: the service reopens the invoice by the refunded amount (Dr receivable / Cr refunds).
  * - external-payment: money received outside the service (Dr checks to deposit or bank / Cr receivable).
- * - check-application: a deposited check applied to the invoice (Dr checks to deposit / Cr receivable).
+ * - check-deposited: a deposited check, whole, not yet applied (Dr checks to deposit / Cr unapplied cash); one
+ *   booked by the previous release holds only what its applications did not.
+ * - check-application: a deposited check applied to the invoice (Dr unapplied cash / Cr receivable; booked by
+ *   the previous release: Dr checks to deposit).
  * - check-cleared: the deposit cleared (Dr bank / Cr checks to deposit).
  * - disbursement-pending / disbursement-paid: the payout (clearing -> in transit -> bank).
  * - bill: a vendor bill (Dr bill expense / Cr payable); the target's supplier invoice.
@@ -47,6 +50,7 @@ export const documentKinds = [
   'refund',
   'refund-reopen',
   'external-payment',
+  'check-deposited',
   'check-application',
   'check-cleared',
   'disbursement-pending',

@@ -98,7 +98,7 @@ export class XeroValidation extends Error {
 
 const seeds: Record<
   keyof AccountMapping,
-  { Name: string; Type: string; SystemAccount?: string; Class: string }
+  { Name: string; Type: string; SystemAccount?: string; Class: string; EnablePaymentsToAccount?: boolean }
 > = {
   OperatingBank: { Name: 'Operating Bank', Type: 'BANK', Class: 'ASSET' },
   ProcessorClearing: { Name: 'Processor Clearing', Type: 'BANK', Class: 'ASSET' },
@@ -117,7 +117,12 @@ const seeds: Record<
     Class: 'LIABILITY',
   },
   OutgoingPaymentsClearing: { Name: 'Outgoing Payments Clearing', Type: 'BANK', Class: 'ASSET' },
-  UnappliedCash: { Name: 'Unapplied Cash', Type: 'CURRLIAB', Class: 'LIABILITY' },
+  UnappliedCash: {
+    Name: 'Unapplied Cash',
+    Type: 'CURRLIAB',
+    Class: 'LIABILITY',
+    EnablePaymentsToAccount: true,
+  },
   OpeningBalances: { Name: 'Opening Balances', Type: 'EQUITY', Class: 'EQUITY' },
   Revenue: { Name: 'Sales', Type: 'REVENUE', Class: 'REVENUE' },
   Refunds: { Name: 'Refunds', Type: 'REVENUE', Class: 'REVENUE' },
@@ -281,7 +286,7 @@ export class XeroDouble {
         Status: 'ACTIVE',
         ...(seed.SystemAccount ? { SystemAccount: seed.SystemAccount } : {}),
         ...(seed.Type === 'BANK' ? { BankAccountType: 'BANK', BankAccountNumber: `00-${code}` } : {}),
-        EnablePaymentsToAccount: false,
+        EnablePaymentsToAccount: seed.EnablePaymentsToAccount ?? false,
       });
     }
     return id;

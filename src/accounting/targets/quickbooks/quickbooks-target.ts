@@ -97,6 +97,7 @@ const entityByKind: Record<string, string> = {
   'disbursement-pending': 'Deposit',
   'disbursement-paid': 'Deposit',
   'check-cleared': 'Deposit',
+  'check-deposited': 'Deposit',
   bill: 'Bill',
   'bill-payment-sent': 'BillPayment',
   // A lowering (a write-off, a discount) is a CreditMemo; a raising stays a journal entry (found there next).
@@ -709,6 +710,9 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       case 'external-payment':
       case 'check-application': {
         if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
+        // A deposited check's credit applied (Dr Unapplied Cash, a liability): a Payment deposits only into an
+        // asset account (Finance.xsd, DepositToAccountRef), so a journal entry naming the customer and link.
+        if (pair.debit === 'UnappliedCash') return this.mapper.journal(doc);
         const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
         return this.mapper.payment(
@@ -755,6 +759,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         return pair ? this.mapper.deposit(doc, pair) : this.mapper.journal(doc);
       case 'disbursement-paid':
       case 'check-cleared':
+      // The check deposited: a Deposit into Checks To Deposit from Unapplied Cash.
+      case 'check-deposited':
         return pair ? this.mapper.deposit(doc, pair) : this.mapper.journal(doc);
       case 'bill': {
         if (pair?.credit !== 'AccountsPayable') return this.mapper.journal(doc);

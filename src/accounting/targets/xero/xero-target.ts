@@ -91,6 +91,7 @@ const entitiesByKind: Record<string, XeroEntity[]> = {
   'disbursement-pending': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'disbursement-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'check-cleared': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
+  'check-deposited': ['BankTransaction', 'BankTransfer', 'ManualJournal'],
   'bill-payment-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'opening-balances': ['ManualJournal'],
 };
@@ -1203,11 +1204,12 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       };
     }
     if ((debitBank || creditBank) && !ledgerOnly.has(debitBank ? pair.credit : pair.debit)) {
-      // A sale is received from its customer (one unnamed when there is none), a fee paid to the processor.
+      // A sale is received from its customer (one unnamed when there is none), a fee paid to the processor; a
+      // deposited check names no customer until it is applied.
       const party =
         doc.kind === 'payment-fee'
           ? processor
-          : doc.kind === 'sale'
+          : doc.kind === 'sale' || doc.kind === 'check-deposited'
             ? (doc.customer ?? unnamedCustomer)
             : (doc.customer ?? doc.vendor ?? processor);
       return {
