@@ -45,12 +45,12 @@ describe('a cleared check deposit returned later', () => {
       reason: 'poll',
     });
     expect(cleared.status).toBe('CLEARED');
-    expect(await liveKeys(deposit.id)).toEqual(['check-application', 'check-cleared']);
+    expect(await liveKeys(deposit.id)).toEqual(['check-application', 'check-cleared', 'check-deposited']);
     const bankBefore = await ledger.balanceOf(Accounts.OperatingBank);
 
     // The bank returns the check after it cleared; no webhook says so and the workflow has closed.
     expect((await emulator.api('POST', `/sandbox/checkDeposits/${deposit.id}/return`)).status).toBe(200);
-    expect(await liveKeys(deposit.id)).toEqual(['check-application', 'check-cleared']);
+    expect(await liveKeys(deposit.id)).toEqual(['check-application', 'check-cleared', 'check-deposited']);
 
     const walk = async () => {
       const drift = [];
@@ -73,7 +73,7 @@ describe('a cleared check deposit returned later', () => {
         object: 'checkDeposit',
         id: deposit.id,
         posted: [],
-        reversed: ['check-application', 'check-cleared'],
+        reversed: ['check-deposited', 'check-application', 'check-cleared'],
       },
     ]);
     expect(await liveKeys(deposit.id)).toEqual([]);

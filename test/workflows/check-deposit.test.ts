@@ -51,6 +51,7 @@ const zeroBalances = {
   Revenue: 0,
   BillExpenses: 0,
   OutgoingPaymentsClearing: 0,
+  UnappliedCash: 0,
   Refunds: 0,
   FeeIncome: 0,
   ProcessingFees: 0,
@@ -325,9 +326,11 @@ describe('check deposit workflow (time skipping, emulator over HTTP, real ledger
       expect((await handle.describe()).searchAttributes.NeedsAttention).toEqual([true]);
       await handle.terminate('test done');
     });
+    // The whole 1000 check is booked; what is not applied (600) is the customers' credit.
     expect(await balanceDelta(before)).toEqual({
       ...zeroBalances,
-      ChecksToDeposit: 400,
+      ChecksToDeposit: 1000,
+      UnappliedCash: -600,
       AccountsReceivable: 4600,
       Revenue: -5000,
     });
