@@ -11,7 +11,7 @@ import type { TargetFigures } from '../accounting/targets/target-figures.js';
 // - every invoice's and bill's open amount: booksync's documents are its own at the target, so any
 //   difference is a difference (a hand edit, a document missing or twice);
 // - the balances of the clearing accounts booksync alone writes (Processor Clearing, Payouts In Transit,
-//   Checks To Deposit, Outgoing Payments Clearing: give booksync accounts of its own for them, as the README
+//   Checks To Deposit, Outgoing Payments Clearing, Unapplied Cash: give booksync accounts of its own for them, as the README
 //   says). The other accounts (bank, receivables, revenue, expenses...) also hold the business's own entries
 //   at the target, and its income and expense figures start at its fiscal year: they are shown, not compared.
 
@@ -21,6 +21,7 @@ export const comparedRoles: readonly AccountRole[] = [
   'PayoutsInTransit',
   'ChecksToDeposit',
   'OutgoingPaymentsClearing',
+  'UnappliedCash',
 ];
 
 /** The ledger's own figures as of the end of a day, in the targets' terms (roles, documents). */
