@@ -54,6 +54,12 @@ export class AccountDirectory {
       if (!account) problems.push(`account ${role} (code ${code}) is not in the Xero organisation`);
       else if (account.status !== 'ACTIVE')
         problems.push(`account ${role} (code ${code}, ${account.name}) is ${account.status} in Xero`);
+      // A deposited check's credit pays invoices from Unapplied Cash (a Payment; a manual journal cannot
+      // touch the receivable), which Xero allows only from an account with payments enabled.
+      else if (role === 'UnappliedCash' && account.type !== 'BANK' && !account.enablePaymentsToAccount)
+        problems.push(
+          `account ${role} (code ${code}, ${account.name}) needs "Enable payments to this account" in Xero`,
+        );
     }
     return problems;
   }

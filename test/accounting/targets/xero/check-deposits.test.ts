@@ -17,8 +17,7 @@ import { withZeros } from '../figures-documents.js';
 const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 600, perDay: 5_000, windowMs: 1_000 } });
 const cipher = new TokenCipher('test-secret-for-xero-check-deposits');
 
-function organisation() {
-  const tenantId = double.createTenant();
+function organisation(tenantId = double.createTenant()) {
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
   const limiter = new RealmLimiter({ perMinute: 600, concurrent: 5, windowMs: 1_000, marginMs: 50 });
   return new XeroTarget({
@@ -53,6 +52,24 @@ async function pushAll(documents: Awaited<ReturnType<typeof checkDepositScenario
 }
 
 describe('Xero: a check deposit booked whole', () => {
+  it('start-up names an Unapplied Cash account without payments enabled: applications could not pay invoices', async () => {
+    const tenantId = double.createTenant();
+    const target = organisation(tenantId);
+    await target.verify();
+    const unapplied = double
+      .all(tenantId, 'Accounts')
+      .find((a) => a.Code === defaultAccountCodes.UnappliedCash);
+    if (!unapplied) throw new Error('the double holds no Unapplied Cash');
+    unapplied.EnablePaymentsToAccount = false;
+    const error = (await organisation(tenantId)
+      .verify()
+      .catch((e: Error) => e)) as Error;
+    expect(error?.name).toBe('TargetConfigurationError');
+    expect(error.message).toContain(
+      'account UnappliedCash (code 2020, Unapplied Cash) needs "Enable payments to this account" in Xero',
+    );
+  });
+
   it('a check of 150,000 cents deposited, 100,000 applied, cleared, 50,000 applied after: bank 150,000, A/R and Unapplied Cash 0', async () => {
     const scenario = await checkDepositScenario('applied-after-clearing');
     const { target, pushed } = await pushAll(scenario.documents);
