@@ -11,7 +11,6 @@ export const Accounts = {
   AccountsReceivable: 'assets:receivable',
   AccountsPayable: 'liabilities:payable',
   OutgoingPaymentsClearing: 'liabilities:outgoing-payments-clearing',
-  UnappliedCash: 'liabilities:unapplied-cash',
   OpeningBalances: 'equity:opening-balances',
   Revenue: 'revenue:sales',
   Refunds: 'revenue:refunds',
@@ -22,6 +21,7 @@ export const Accounts = {
   // Last, not beside Revenue: a role's place in this list is its index in accountRoles, which numbers the
   // sandbox tests' accounts (xero-sandbox BSnn), so a role added later keeps every earlier role's number.
   DiscountsAndWriteOffs: 'revenue:discounts-write-offs',
+  UnappliedCash: 'liabilities:unapplied-cash',
 } as const;
 
 export type AccountName = (typeof Accounts)[keyof typeof Accounts];

@@ -28,7 +28,11 @@ afterEach(() => {
 async function pushAll(documents: Awaited<ReturnType<typeof checkDepositScenario>>['documents']) {
   const { realmId, target } = quickBooksCompany(double, cipher);
   const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+  const context: PushContext = {
+    mayExist: () => true,
+    refusals: () => 0,
+    pushed: (key) => pushed.get(key) ?? null,
+  };
   for (const doc of documents) pushed.set(doc.key, await target().push(doc, context));
   return { realmId, target: target(), pushed };
 }

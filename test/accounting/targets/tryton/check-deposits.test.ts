@@ -34,6 +34,7 @@ async function pushAll(documents: Awaited<ReturnType<typeof checkDepositScenario
   const pushed = new Map<string, RemoteRecord>();
   const context: PushContext = {
     mayExist: () => true,
+    refusals: () => 0,
     pushed: (key) => pushed.get(key) ?? null,
     closedThrough: null,
   };

@@ -46,7 +46,11 @@ afterAll(async () => {
 async function pushAll(documents: Awaited<ReturnType<typeof checkDepositScenario>>['documents']) {
   const target = organisation();
   const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = { mayExist: () => true, pushed: (key) => pushed.get(key) ?? null };
+  const context: PushContext = {
+    mayExist: () => true,
+    refusals: () => 0,
+    pushed: (key) => pushed.get(key) ?? null,
+  };
   for (const doc of documents) pushed.set(doc.key, await target.push(doc, context));
   return { target, pushed };
 }
