@@ -23,6 +23,20 @@ export interface ReferenceData {
   bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string; dueDate?: string | null }>;
   /** The payments a disbursement (a payout) carries, as the service lists them. */
   payout(disbursementId: string): Promise<{ paymentIds: string[] }>;
+  // The business's own references of the money (TargetDocument.businessReference). Optional: a source that
+  // cannot tell them (a fake naming parties only) leaves documents without one.
+  /** An external payment as its link lists it (spec 2.7); null when the link no longer lists it (voided). */
+  externalPayment?(
+    paymentLinkId: string,
+    externalPaymentId: string,
+  ): Promise<{ externalReferenceId: string | null; serviceBankingTransferId: string | null } | null>;
+  /** A check deposit's transferId, and an application's externalReferenceId when it still lists it (4.1). */
+  checkApplication?(
+    checkDepositId: string,
+    externalPaymentId: string | null,
+  ): Promise<{ transferId: string; externalReferenceId: string | null }>;
+  /** A bill payment's check number (D29); null for an ACH payment or a wire, or a check not numbered yet. */
+  billPayment?(billPaymentId: string): Promise<{ checkNumber: string | null }>;
 }
 
 /**
@@ -101,6 +115,55 @@ function referenceOf(entry: BookedEntry): string | undefined {
   );
 }
 
+/**
+ * A reference as a target may write it: one line, trimmed, and never mistaken for booksync's own marker
+ * (`booksync key=`, markers.ts), which adapters read back from the same text at some targets.
+ */
+export function cleanReference(text: string | null | undefined): string | undefined {
+  const clean = (text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/booksync key=/gi, 'booksync key:');
+  return clean === '' ? undefined : clean;
+}
+
+/**
+ * The business's own reference of the money an entry is (TargetDocument.businessReference): what the
+ * entry's links hold when they say it (a payout's id), else what the service says of the object, read
+ * through ReferenceData. None for a reversal (its original carries it) or money with no such reference.
+ */
+async function businessReferenceOf(
+  entry: BookedEntry,
+  kind: DocumentKind,
+  references: ReferenceData,
+): Promise<string | undefined> {
+  const l = entry.links;
+  switch (kind) {
+    case 'disbursement-pending':
+    case 'disbursement-paid':
+      return cleanReference(l.disbursementId);
+    case 'external-payment': {
+      if (!l.paymentLinkId || !l.externalPaymentId || !references.externalPayment) return undefined;
+      const payment = await references.externalPayment(l.paymentLinkId, l.externalPaymentId);
+      return cleanReference(payment?.externalReferenceId ?? payment?.serviceBankingTransferId);
+    }
+    case 'check-application':
+    case 'check-cleared': {
+      if (!l.checkDepositId || !references.checkApplication) return undefined;
+      const application = kind === 'check-application' ? (l.externalPaymentId ?? null) : null;
+      const deposit = await references.checkApplication(l.checkDepositId, application);
+      return cleanReference(deposit.externalReferenceId ?? deposit.transferId);
+    }
+    case 'bill-payment-sent':
+    case 'bill-payment-paid': {
+      if (!l.billPaymentId || !references.billPayment) return undefined;
+      return cleanReference((await references.billPayment(l.billPaymentId)).checkNumber);
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** One ledger entry as the business document a target receives (see target-port.ts for the kinds). */
 export async function documentFor(
   entry: BookedEntry,
@@ -119,6 +182,8 @@ export async function documentFor(
   };
   const reference = referenceOf(entry);
   if (reference) document.reference = reference;
+  const businessReference = await businessReferenceOf(entry, kind, references);
+  if (businessReference) document.businessReference = businessReference;
   if (entry.reverses !== null) {
     document.reverses = entry.reverses;
     document.reason = entry.description;

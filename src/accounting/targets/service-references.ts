@@ -36,6 +36,33 @@ export function serviceReferences(service: ServiceClient): ReferenceData {
       }),
     // Not remembered: a payout is read once, when its document is made.
     payout: async (id) => ({ paymentIds: (await service.getDisbursement(id)).paymentIds }),
+    // The money's own references: immutable once the record exists, so each object is read once, fresh
+    // (not through the link's memo, read before the payment was recorded).
+    externalPayment: (linkId, id) =>
+      once(`external-payment:${id}`, async () => {
+        const link = await service.getPaymentLink(linkId);
+        const found = link.externalPayments.find((p) => p.id === id);
+        return found
+          ? {
+              externalReferenceId: found.externalReferenceId,
+              serviceBankingTransferId: found.serviceBankingTransferId,
+            }
+          : null;
+      }),
+    checkApplication: (depositId, applicationId) =>
+      once(`check-deposit:${depositId}:${applicationId ?? ''}`, async () => {
+        const deposit = await service.getCheckDeposit(depositId);
+        const application = deposit.applications.find((a) => a.id === applicationId);
+        return { transferId: deposit.transferId, externalReferenceId: application?.externalReferenceId ?? null };
+      }),
+    // A check is numbered when it is sent: a number not given yet is asked again next time.
+    billPayment: async (id) => {
+      const known = await once(`bill-payment:${id}`, async () => ({
+        checkNumber: (await service.getBillPayment(id)).check?.checkNumber ?? null,
+      }));
+      if (known.checkNumber === null) memo.delete(`bill-payment:${id}`);
+      return known;
+    },
     bill: (id) =>
       once(`bill:${id}`, async () => {
         const bill = await service.getBill(id);
