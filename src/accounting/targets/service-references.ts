@@ -53,7 +53,10 @@ export function serviceReferences(service: ServiceClient): ReferenceData {
       once(`check-deposit:${depositId}:${applicationId ?? ''}`, async () => {
         const deposit = await service.getCheckDeposit(depositId);
         const application = deposit.applications.find((a) => a.id === applicationId);
-        return { transferId: deposit.transferId, externalReferenceId: application?.externalReferenceId ?? null };
+        return {
+          transferId: deposit.transferId,
+          externalReferenceId: application?.externalReferenceId ?? null,
+        };
       }),
     // A check is numbered when it is sent: a number not given yet is asked again next time.
     billPayment: async (id) => {
