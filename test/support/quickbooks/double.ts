@@ -141,7 +141,11 @@ const transactionEntities = new Set([
   'BillPayment',
 ]);
 
-/** QBO's lengths of the strings booksync writes (Finance.xsd "ValidRange: QBO: max=21" on DocNumber). */
+/**
+ * QBO's lengths of the strings booksync writes (Finance.xsd "ValidRange: QBO: max=21" on DocNumber, of every
+ * Transaction: a Deposit's and a BillPayment's too). PaymentRefNum has no length in the XSD: held to the same
+ * 21, the cautious reading, as booksync writes it (src/accounting/targets/quickbooks/README.md, "References").
+ */
 const maxLengths: Record<string, number> = { DocNumber: 21, PaymentRefNum: 21, PrivateNote: 4000 };
 
 const rulesOff = new Set((process.env.QBO_DOUBLE_RULES_OFF ?? '').split(',').filter(Boolean));

@@ -35,11 +35,29 @@ import type { SalesTaxCode } from './tax-codes.js';
 //   the native document's shape -> JournalEntry with the entry's own lines; A/R and A/P lines name the
 //   customer or vendor, as QBO requires.
 // Every body carries the marker (key and content hash) in PrivateNote and, unless it has its own number, the
-// key's DocNumber tag. Every sales line (Invoice, SalesReceipt, RefundReceipt; a CreditMemo's when booksync
+// key's DocNumber tag. The business's own reference of the money (TargetDocument.businessReference, issue 30
+// item 7) goes where QuickBooks' bank matching and its "ref no." search look: a Payment's PaymentRefNum (the
+// external payment's or check application's reference, else the deposit's transfer id), a Deposit's
+// DocNumber (the payout id, the check deposit's transfer id), a BillPayment's DocNumber (the vendor check's
+// number, QuickBooks' "Check no."). Those fields hold 21 characters (referenceField): a longer reference is
+// cut to its first 21 there and written whole in PrivateNote after the marker, never refused. Every sales line (Invoice, SalesReceipt, RefundReceipt; a CreditMemo's when booksync
 // makes one) carries the non-taxable TaxCodeRef of QBO_TAX_CODE (tax-codes.ts), so a company on automated
 // sales tax adds none: the service's amount is the document's total.
 
 export type Plan = { entity: string; body: Record<string, unknown> };
+
+/** QBO's length of DocNumber and PaymentRefNum (Finance.xsd: "The maximum length for DocNumber is 21"). */
+export const REFERENCE_FIELD_LENGTH = 21;
+
+/** The business's reference as a 21-character field takes it: its first 21 characters; null when none. */
+export function referenceField(doc: TargetDocument): string | null {
+  return doc.businessReference ? doc.businessReference.slice(0, REFERENCE_FIELD_LENGTH) : null;
+}
+
+/** A BillPayment's DocNumber: the vendor check's number, else the key's tag (how find() looks it up). */
+export function billPaymentNumber(doc: TargetDocument): string {
+  return referenceField(doc) ?? docNumberTag(doc.key);
+}
 
 /** The invoice number for a link name: QBO allows 21 characters; longer names keep 16 and a digest. */
 export function invoiceNumber(name: string): string {
@@ -88,6 +106,21 @@ export function pairOf(lines: DocumentLine[]): Pair | null {
   return { debit: debit.role, credit: credit.role, cents: debit.amountCents };
 }
 
+/** PaymentRefNum: the business's reference, else the service object's id; both within 21 characters. */
+function paymentRefNum(doc: TargetDocument): { PaymentRefNum?: string } {
+  const ref = referenceField(doc) ?? doc.reference?.slice(0, REFERENCE_FIELD_LENGTH);
+  return ref ? { PaymentRefNum: ref } : {};
+}
+
+/**
+ * A Deposit's DocNumber: the payout id or the check deposit's transfer id, what the bank line shows; the
+ * key's tag otherwise. Deposits are found by date and marker, never by DocNumber (QBO does not filter it).
+ */
+function depositNumber(doc: TargetDocument): { DocNumber?: string } {
+  const ref = referenceField(doc);
+  return ref ? { DocNumber: ref } : {};
+}
+
 export class DocumentMapper {
   constructor(
     private readonly accounts: AccountDirectory,
@@ -115,9 +148,14 @@ export class DocumentMapper {
   common(doc: TargetDocument, numbered = true): Record<string, unknown> {
     // A document dated out of the closed books keeps its own date in its memo (a payment has no line text).
     const note = closedPeriodNote(doc);
+    // A reference cut to fit PaymentRefNum / DocNumber is kept whole in the memo.
+    const cut =
+      doc.businessReference && doc.businessReference.length > REFERENCE_FIELD_LENGTH
+        ? `reference ${doc.businessReference}`
+        : null;
     return {
       TxnDate: doc.date,
-      PrivateNote: note ? `${marker(doc.key, doc.contentHash)}\n${note}` : marker(doc.key, doc.contentHash),
+      PrivateNote: [marker(doc.key, doc.contentHash), note, cut].filter((t) => t).join('\n'),
       ...(numbered ? { DocNumber: docNumberTag(doc.key) } : {}),
     };
   }
@@ -166,7 +204,8 @@ export class DocumentMapper {
         CustomerRef: customer,
         TotalAmt: centsToAmount(pair.cents),
         DepositToAccountRef: await this.accounts.ref(pair.debit),
-        ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
+        // The business's reference (a check number, a transfer id), else the service's payment id.
+        ...paymentRefNum(doc),
         Line: applied.map((a) => ({
           Amount: centsToAmount(a.cents),
           LinkedTxn: [{ TxnId: a.invoiceId, TxnType: 'Invoice' }],
@@ -235,7 +274,7 @@ export class DocumentMapper {
         ...this.common(doc),
         ...(customer ? { CustomerRef: customer } : {}),
         DepositToAccountRef: await this.accounts.ref(pair.debit),
-        ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
+        ...paymentRefNum(doc),
         Line: [await this.salesLine(doc, pair.credit, pair.cents)],
       },
     };
@@ -248,7 +287,7 @@ export class DocumentMapper {
         ...this.common(doc),
         CustomerRef: customer,
         DepositToAccountRef: await this.accounts.ref(pair.credit),
-        ...(doc.reference ? { PaymentRefNum: doc.reference.slice(0, 21) } : {}),
+        ...paymentRefNum(doc),
         Line: [await this.salesLine(doc, pair.debit, pair.cents)],
       },
     };
@@ -267,6 +306,7 @@ export class DocumentMapper {
       entity: 'Deposit',
       body: {
         ...this.common(doc),
+        ...depositNumber(doc),
         DepositToAccountRef: await this.accounts.ref(pair.debit),
         Line: [
           ...linked.map((r) => ({
@@ -293,6 +333,7 @@ export class DocumentMapper {
       entity: 'Deposit',
       body: {
         ...this.common(doc),
+        ...depositNumber(doc),
         DepositToAccountRef: await this.accounts.ref(pair.debit),
         Line: [
           {
@@ -342,6 +383,8 @@ export class DocumentMapper {
       entity: 'BillPayment',
       body: {
         ...this.common(doc),
+        // QuickBooks' "Check no." of a check bill payment; found again by it or by the key's tag.
+        DocNumber: billPaymentNumber(doc),
         VendorRef: vendor,
         PayType: 'Check',
         CheckPayment: { BankAccountRef: await this.accounts.ref(pair.credit) },

@@ -25,6 +25,7 @@ import { AccountDirectory, type Ref } from './accounts.js';
 import { amountToCents } from './amounts.js';
 import {
   billNumber,
+  billPaymentNumber,
   DocumentMapper,
   invoiceNumber,
   type LinkedReceipt,
@@ -57,9 +58,10 @@ import type { OAuthTokenStore } from './token-store.js';
 // not Payment's DocNumber, not Deposit's), so a query narrows the rows by such a property and the key is
 // read back client-side from the marker in PrivateNote (`booksync key=<key> hash=<hash>`, anywhere in it: a
 // void prefixes "Voided"), with its content hash:
-// - documents booksync numbers itself (journal entries, refund receipts, bill payments, charge invoices,
-//   credit memos):
+// - documents booksync numbers itself (journal entries, refund receipts, charge invoices, credit memos):
 //   `DocNumber = '<tag>'`;
+// - bill payments, numbered with the vendor check's number when there is one (else the tag):
+//   `DocNumber IN ('<check number>', '<tag>')` from the document, a scan with the key alone;
 // - invoices and bills, numbered by the link's name or the vendor's number: `DocNumber IN (<the numbers
 //   this key can have>)`, from the document;
 // - payments and deposits: `TxnDate = '<the document's date>'`, page by page;
@@ -405,6 +407,14 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       return { DocNumber: [invoiceNumber(name), this.distinctNumber(doc, name)] };
     }
     if (entity === 'Bill') return doc ? { DocNumber: billNumber(doc) } : null;
+    // A bill payment by check is numbered with the check's number (issue 30 item 7), an older one or one
+    // without a check number with the key's tag: both asked; with the key alone, only a scan can tell.
+    if (entity === 'BillPayment') {
+      if (!doc) return null;
+      const number = billPaymentNumber(doc);
+      const tag = docNumberTag(key);
+      return { DocNumber: number === tag ? tag : [number, tag] };
+    }
     if (byDate.has(entity)) return doc ? { TxnDate: doc.date } : null;
     return { DocNumber: docNumberTag(key) };
   }
