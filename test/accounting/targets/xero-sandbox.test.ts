@@ -20,7 +20,7 @@ import {
 // Opt-in: the adapter against a real Xero demo company (developer.xero.com), when
 //   XERO_CLIENT_ID, XERO_CLIENT_SECRET, XERO_REFRESH_TOKEN, XERO_TENANT_ID
 // are set. It checks what the double cannot prove: that Xero itself accepts booksync's documents, finds keys
-// with the `where` filters the adapter uses (Reference.StartsWith, InvoiceNumber==, ContactNumber==), replays
+// with the `where` filters the adapter uses (Reference.Contains, InvoiceNumber==, ContactNumber==), replays
 // Idempotency-Keys, and deletes a payment so its invoice is owed again. It writes to the demo company:
 // booksync's accounts (codes BS1010...; the receivable and payable are the company's DEBTORS / CREDITORS
 // system accounts), a contact, an invoice, a payment and its deletion. Xero rotates the refresh token: the

@@ -9,8 +9,9 @@ import { createHash } from 'node:crypto';
 // - number tag: `bs-` + 16 base32 characters of the key's digest, the InvoiceNumber of the invoices booksync
 //   numbers itself (a debit memo's charge invoice, a bill without the vendor's number).
 // - the marker (../markers.ts): `booksync key=... hash=...`, in Reference (invoices, payments, bank
-//   transactions, transfers, credit notes), at the start of Narration (manual journals) or at the end of a
-//   bill's first line (Xero keeps Reference for sales invoices only).
+//   transactions, transfers, credit notes; after the business's own reference of the money when it has one,
+//   references.ts), at the start of Narration (manual journals) or at the end of a bill's first line (Xero
+//   keeps Reference for sales invoices only).
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

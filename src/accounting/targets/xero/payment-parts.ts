@@ -38,7 +38,10 @@ export function partReference(mark: string, part: { tag: string } | null, note =
   return [mark, part ? `part=${part.tag}` : '', note].filter((s) => s !== '').join(' ');
 }
 
-/** The part a record's marker text names, null when it names none. */
+/**
+ * The part a record's marker text names, null when it names none: the `part=` right after the marker, so a
+ * business reference before it (references.ts) is never read as one.
+ */
 export function partIn(text: string): string | null {
-  return /(?:^|\s)part=(\S+)/.exec(text)?.[1] ?? null;
+  return /booksync key=\S+ hash=\S* part=(\S+)/.exec(text)?.[1] ?? null;
 }

@@ -33,6 +33,7 @@ import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } fro
 import { XeroFigures } from './figures.js';
 import { idempotencyKey, literal, numberTag } from './keys.js';
 import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
+import { withBusinessReference } from './references.js';
 import { TaxTypeDirectory, withTaxType } from './tax-rates.js';
 
 // Xero behind the accounting-target port (issue 14), on the official SDK (client.ts). Idempotency: every
@@ -165,6 +166,16 @@ function idOf(entity: XeroEntity, record: Body): string {
     ManualJournal: 'manualJournalID',
   }[entity];
   return String(record[field] ?? '');
+}
+
+/**
+ * The `where` term of records marked with `key`: a journal's Narration starts with the marker; a Reference
+ * contains it, after the business's reference when there is one (references.ts), at the start when there
+ * is none or the record predates references (Contains finds both).
+ */
+function markedWith(field: 'Reference' | 'Narration', key: string): string {
+  const method = field === 'Narration' ? 'StartsWith' : 'Contains';
+  return `${field}.${method}(${literal(marker(key, ''))})`;
 }
 
 /** The text that carries a record's marker. */
@@ -529,7 +540,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
 
   /** The records carrying `key`'s marker in Reference: live ones, or every one (deleted / voided too). */
   private async marked(entity: XeroEntity, key: string, all = false): Promise<Body[]> {
-    const records = await this.query(entity, `Reference.StartsWith(${literal(marker(key, ''))})`);
+    const records = await this.query(entity, markedWith('Reference', key));
     return records.filter((r) => markOf(entity, r, key) && (all || !deletedStatuses.has(String(r.status))));
   }
 
@@ -662,8 +673,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   /**
-   * The records carrying these keys' markers: `Reference.StartsWith("booksync key=<key> hash=")` (OR'ed),
-   * `Narration.StartsWith(...)` for journals; bills by their InvoiceNumber (a bill key alone is looked up by
+   * The records carrying these keys' markers: `Reference.Contains("booksync key=<key> hash=")` (OR'ed; the
+   * business's reference may come first, see references.ts), `Narration.StartsWith(...)` for journals; bills by their InvoiceNumber (a bill key alone is looked up by
    * its tag, i.e. a bill without the vendor's number), their marker read from the first line.
    */
   private async lookup(
@@ -691,7 +702,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     for (let i = 0; i < others.length; i += LOOKUP_CHUNK) {
       const where = others
         .slice(i, i + LOOKUP_CHUNK)
-        .map((w) => `${field}.StartsWith(${literal(marker(w.key, ''))})`)
+        .map((w) => markedWith(field, w.key))
         .join(' OR ');
       keep(await this.query(entity, where));
     }
@@ -1147,7 +1158,10 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         account: { code: this.accounts.code(account) },
         date: doc.date,
         amount: centsToAmount(part?.cents ?? doc.amountCents),
-        reference: partReference(marker(doc.key, doc.contentHash), part, closedPeriodNote(doc) ?? ''),
+        reference: withBusinessReference(
+          doc,
+          partReference(marker(doc.key, doc.contentHash), part, closedPeriodNote(doc) ?? ''),
+        ),
       },
     };
   }
@@ -1166,7 +1180,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         contact: { contactID: await this.contacts.id(doc.customer ?? unnamedCustomer) },
         bankAccount: { code: this.accounts.code(bank) },
         date: doc.date,
-        reference,
+        reference: withBusinessReference(doc, reference),
         // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
         lineAmountTypes: 'NoTax',
         lineItems: [{ description: doc.description, lineAmount: centsToAmount(cents) }],
@@ -1199,7 +1213,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           toBankAccount: { code: this.accounts.code(pair.debit) },
           amount,
           date: doc.date,
-          reference: mark,
+          reference: withBusinessReference(doc, mark),
         },
       };
     }
@@ -1219,7 +1233,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           contact: { contactID: await this.contacts.id(party) },
           bankAccount: { code: this.accounts.code(debitBank ? pair.debit : pair.credit) },
           date: doc.date,
-          reference: mark,
+          reference: withBusinessReference(doc, mark),
           lineItems: [
             {
               description: doc.description,
