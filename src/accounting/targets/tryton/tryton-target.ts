@@ -50,6 +50,8 @@ import {
 // Warnings: Tryton asks a person to confirm some operations (res.user.warning). booksync confirms only
 // those in `acknowledgedWarnings`, with the reason; any other refuses the push, first of all the closed
 // period's ("If you cancel the move, the current period will be used"), which booksync never confirms.
+// References (issue 30 item 7): a move's lines start their description with the business's own reference of
+// the money (lineDescription); the move's description keeps booksync's marker.
 // Idempotency: the entry key and content hash are written in the record's description
 // (`booksync:{key} {hash}`) and searched before any create, so a crash between Tryton's create and
 // booksync's index write finds the document instead of making a second one. A move of a link or bill adds
@@ -174,6 +176,19 @@ const unnamedCustomer: Party = {
 function hashIn(description: string | null, key: string): string | null {
   if (!description?.startsWith(marker(key))) return null;
   return description.slice(marker(key).length).split(' ')[0] ?? null;
+}
+
+/**
+ * A move line's text: the business's own reference of the money first (a check number, a transfer id, a
+ * payout id: TargetDocument.businessReference), then the entry's description. Tryton 8.2 has no reference
+ * field on account.move or account.move.line (account module, move.py: `description` on both, `number` set
+ * by Tryton), so the line's description, what the account's lines and a statement's reconciliation show, is
+ * the one that carries it; booksync's marker stays in the move's description, where it is searched.
+ */
+export function lineDescription(document: TargetDocument): string {
+  return document.businessReference
+    ? `${document.businessReference} - ${document.description}`
+    : document.description;
 }
 
 /** Today's day (UTC) on this machine: when a customer invoice is issued in Tryton. */
@@ -685,7 +700,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       debit: decimalOf(Math.max(cents, 0)),
       credit: decimalOf(Math.max(-cents, 0)),
       ...(receivableRoles.has(l.role) ? { party, ...(invoice ? { invoice_payment: invoice.id } : {}) } : {}),
-      description: document.description,
+      description: lineDescription(document),
     });
     const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
       {
