@@ -674,8 +674,9 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
 
   /**
    * The records carrying these keys' markers: `Reference.Contains("booksync key=<key> hash=")` (OR'ed; the
-   * business's reference may come first, see references.ts), `Narration.StartsWith(...)` for journals; bills by their InvoiceNumber (a bill key alone is looked up by
-   * its tag, i.e. a bill without the vendor's number), their marker read from the first line.
+   * business's reference may come first, see references.ts), `Narration.StartsWith(...)` for journals; bills
+   * by their InvoiceNumber (a bill key alone is looked up by its tag, i.e. a bill without the vendor's
+   * number), their marker read from the first line.
    */
   private async lookup(
     entity: XeroEntity,
