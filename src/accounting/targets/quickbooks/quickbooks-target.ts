@@ -61,7 +61,7 @@ import type { OAuthTokenStore } from './token-store.js';
 // - documents booksync numbers itself (journal entries, refund receipts, charge invoices, credit memos):
 //   `DocNumber = '<tag>'`;
 // - bill payments, numbered with the vendor check's number when there is one (else the tag):
-//   `DocNumber IN ('<check number>', '<tag>')` from the document, a scan with the key alone;
+//   `DocNumber IN ('<check number>', '<tag>')` from the document, its tag then a scan with the key alone;
 // - invoices and bills, numbered by the link's name or the vendor's number: `DocNumber IN (<the numbers
 //   this key can have>)`, from the document;
 // - payments and deposits: `TxnDate = '<the document's date>'`, page by page;
@@ -408,7 +408,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     }
     if (entity === 'Bill') return doc ? { DocNumber: billNumber(doc) } : null;
     // A bill payment by check is numbered with the check's number (issue 30 item 7), an older one or one
-    // without a check number with the key's tag: both asked; with the key alone, only a scan can tell.
+    // without a check number with the key's tag: both asked; with the key alone, the tag then a scan (lookup).
     if (entity === 'BillPayment') {
       if (!doc) return null;
       const number = billPaymentNumber(doc);
@@ -428,6 +428,13 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       if (found) return found;
     }
     const filter = this.filterFor(entity, key, hint);
+    if (!filter && entity === 'BillPayment') {
+      // With the key alone: its tag first (a bill payment without a check number, or pushed before them),
+      // then the scan, for one numbered with its check.
+      const tagged = await this.client.select(entity, { DocNumber: docNumberTag(key) });
+      const found = rowOf(tagged, key);
+      if (found) return found;
+    }
     const rows = await this.client.selectPages(
       entity,
       filter ?? {},

@@ -172,6 +172,7 @@ describe('QuickBooks Online: the business’s references', () => {
     const remoteIds = pushed.get(d.billPayment.key)?.remoteIds;
     expect(double.get(c.realmId, 'BillPayment', idOf(remoteIds?.[0]))?.DocNumber).toMatch(/^bs/);
     expect(await c.target().push(d.billPayment, restarted)).toMatchObject({ created: false, remoteIds });
+    expect(await c.target().find(d.billPayment.key)).toMatchObject({ remoteIds });
     expect(double.all(c.realmId, 'BillPayment')).toHaveLength(1);
   });
 });
