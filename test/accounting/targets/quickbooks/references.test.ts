@@ -30,7 +30,12 @@ afterEach(() => {
 });
 
 /** A restarted worker: nothing in memory, no index, every key possibly at QBO already. */
-const restarted: PushContext = { mayExist: () => true, pushed: () => null, closedThrough: null };
+const restarted: PushContext = {
+  mayExist: () => true,
+  refusals: () => 0,
+  pushed: () => null,
+  closedThrough: null,
+};
 
 function day() {
   const docs = documentsForContract();
@@ -110,6 +115,7 @@ async function pushAll(target: ReturnType<ReturnType<typeof company>['target']>,
   const pushed = new Map<string, RemoteRecord>();
   const context: PushContext = {
     mayExist: () => false,
+    refusals: () => 0,
     pushed: (key) => pushed.get(key) ?? null,
     closedThrough: null,
   };

@@ -26,7 +26,12 @@ const connect = () =>
     matching: 'create',
   });
 
-const restarted: PushContext = { mayExist: () => true, pushed: () => null, closedThrough: null };
+const restarted: PushContext = {
+  mayExist: () => true,
+  refusals: () => 0,
+  pushed: () => null,
+  closedThrough: null,
+};
 
 beforeAll(async () => {
   tryton = await startTryton();
@@ -75,6 +80,7 @@ describe('Tryton: the business’s references (issue 30 item 7)', { timeout: 180
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => false,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -124,7 +130,12 @@ describe('Tryton: the business’s references (issue 30 item 7)', { timeout: 180
       contentHash: '6'.repeat(64),
     };
     const target = connect();
-    const none: PushContext = { mayExist: () => false, pushed: () => null, closedThrough: null };
+    const none: PushContext = {
+      mayExist: () => false,
+      refusals: () => 0,
+      pushed: () => null,
+      closedThrough: null,
+    };
     const paid = await target.push(payout, none);
     const charged = await target.push(fee, none);
     expect(await lineDescriptions(moveOf(paid))).toEqual([

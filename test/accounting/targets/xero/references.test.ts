@@ -54,7 +54,12 @@ afterEach(() => {
 });
 
 /** A restarted worker: nothing in memory, no index, every key possibly at Xero already. */
-const restarted: PushContext = { mayExist: () => true, pushed: () => null, closedThrough: null };
+const restarted: PushContext = {
+  mayExist: () => true,
+  refusals: () => 0,
+  pushed: () => null,
+  closedThrough: null,
+};
 
 function day() {
   const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -111,6 +116,7 @@ async function pushAll(target: XeroTarget, docs: TargetDocument[]) {
   const pushed = new Map<string, RemoteRecord>();
   const context: PushContext = {
     mayExist: () => false,
+    refusals: () => 0,
     pushed: (key) => pushed.get(key) ?? null,
     closedThrough: null,
   };
