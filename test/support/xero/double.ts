@@ -82,6 +82,8 @@ interface Tenant {
   endOfYearLockDate: string | null;
   /** The organisation's TaxRates (xero_accounting.yaml TaxRate), served by getTaxRates. */
   taxRates: Doc[];
+  /** The notes added to a document's History & Notes, by the document's id (PUT {Endpoint}/{Guid}/History). */
+  notes: Map<string, Doc[]>;
 }
 
 /** How an organisation is set up in the double. */
@@ -161,6 +163,7 @@ export const xeroRules = [
   'lock-dates',
   'allocation-over-amount-due',
   'known-tax-type',
+  'note-length',
 ] as const;
 export type XeroRule = (typeof xeroRules)[number];
 
@@ -274,6 +277,7 @@ export class XeroDouble {
       periodLockDate: null,
       endOfYearLockDate: null,
       taxRates: structuredClone(options.taxRates ?? exampleTaxRates()),
+      notes: new Map(),
     };
     this.tenants.set(id, tenant);
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -743,6 +747,10 @@ export class XeroDouble {
         );
         return { ...envelope(), Allocations: allocations };
       }
+      case 'getBankTransferHistory':
+        return { ...envelope(), HistoryRecords: this.transferHistory(tenant, this.pathId(url)) };
+      case 'createBankTransferHistoryRecord':
+        return { ...envelope(), HistoryRecords: this.addNotes(tenant, this.pathId(url), body) };
       case 'deletePayment':
         return this.setStatus(tenant, 'Payments', last, String(body?.Status), ['DELETED']);
       case 'deleteBankTransfer':
@@ -972,6 +980,64 @@ export class XeroDouble {
       IsReconciled: false,
       CurrencyCode: 'USD',
     });
+  }
+
+  /** The document id of `/{Endpoint}/{Guid}/History`: the path's second-to-last segment. */
+  private pathId(url: URL): string {
+    return decodeURIComponent(url.pathname.split('/').at(-2) ?? '');
+  }
+
+  /**
+   * A transfer's History & Notes as Xero answers it (https://developer.xero.com/documentation/api/history-and-notes):
+   * what Xero records itself (the transfer made, "System Generated", as the contract's example: "Bank
+   * transfer from … to … on … for 20.00.") and then the notes added, oldest first.
+   */
+  private transferHistory(tenant: Tenant, id: string): Doc[] {
+    const transfer = tenant.docs.get('BankTransfers')?.get(id);
+    if (!transfer) throw new XeroValidation([`BankTransfer ${id} was not found`]);
+    const from = (transfer.FromBankAccount as Doc).Name;
+    const to = (transfer.ToBankAccount as Doc).Name;
+    const created = {
+      Changes: 'Created',
+      DateUTC: transfer.CreatedDateUTC,
+      User: 'System Generated',
+      Details: `Bank transfer from ${from} to ${to} on ${longDay(dayOfMs(transfer.Date))} for ${money(cents(transfer.Amount))}.`,
+    };
+    return [created, ...(tenant.notes.get(id) ?? [])].map((r) => structuredClone(r));
+  }
+
+  /**
+   * Notes added to a transfer: Xero keeps each as given, never edited ("It's not possible to update history
+   * and notes"), and refuses a note with no Details or longer than 250 characters ("Details: The note to be
+   * recorded against a single document. Max Length 250 characters"), or on a transfer it does not hold.
+   * The double's wording of those refusals is its own.
+   */
+  private addNotes(tenant: Tenant, id: string, body: Doc | undefined): Doc[] {
+    if (!tenant.docs.get('BankTransfers')?.has(id))
+      throw new XeroValidation([`BankTransfer ${id} was not found`]);
+    const records = (body?.HistoryRecords as Doc[] | undefined) ?? [];
+    const problems = records.flatMap((r) => {
+      const details = typeof r.Details === 'string' ? r.Details : '';
+      if (details.trim() === '') return ['A note must have Details'];
+      return details.length > 250 && this.enforces('note-length')
+        ? [`A note cannot exceed 250 characters (${details.length} given)`]
+        : [];
+    });
+    if (records.length === 0) problems.push('No history records were given');
+    if (problems.length > 0) throw new XeroValidation(problems);
+    const added = records.map((r) => ({
+      Changes: 'Note',
+      DateUTC: msDate(new Date()),
+      User: 'System Generated',
+      Details: String(r.Details),
+    }));
+    tenant.notes.set(id, [...(tenant.notes.get(id) ?? []), ...added]);
+    return added.map((r) => structuredClone(r));
+  }
+
+  /** The notes of a document's History & Notes (what a Xero user reads on the document), oldest first. */
+  notesOf(tenantId: string, id: string): string[] {
+    return (this.tenant(tenantId).notes.get(id) ?? []).map((r) => String(r.Details));
   }
 
   private newBankTransfer(tenant: Tenant, doc: Doc): Doc {
