@@ -22,6 +22,7 @@ import type {
   AccountingTarget,
   DocumentLine,
   Party,
+  PayoutReceipt,
   PushContext,
   PushResult,
   RemoteRecord,
@@ -33,6 +34,7 @@ import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } fro
 import { XeroFigures } from './figures.js';
 import { idempotencyKey, literal, numberTag } from './keys.js';
 import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
+import { payoutNotes } from './payout-notes.js';
 import { withBusinessReference } from './references.js';
 import { TaxTypeDirectory, withTaxType } from './tax-rates.js';
 
@@ -381,6 +383,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * credit note found again allocates only what it has left.
    */
   private async settled(doc: TargetDocument, result: PushResult, context: PushContext): Promise<PushResult> {
+    if (doc.kind === 'disbursement-pending' && doc.payout)
+      return this.noted(doc, doc.payout.receipts, result);
     if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
     const credit = parseRemoteId(result.remoteIds[0]);
     if (credit?.entity !== 'CreditNote') return result;
@@ -409,6 +413,38 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     this.options.logger?.info(
       { key: doc.key, creditNote: credit.id, invoice: invoiceRef.id, cents },
       'credit note allocated to its invoice in xero',
+    );
+    return result;
+  }
+
+  /**
+   * A payout's transfer lists the receipts it carries in its History & Notes (payout-notes.ts; Xero links no
+   * payment to a transfer, and a batch deposit would make the payments again: README, "Payouts"). The notes
+   * Xero holds are read first and only the missing ones added, so a push again (a restarted worker, a
+   * transfer found by its key) writes none twice; Xero cannot edit or delete a note.
+   */
+  private async noted(
+    doc: TargetDocument,
+    receipts: readonly PayoutReceipt[],
+    result: PushResult,
+  ): Promise<PushResult> {
+    const transfer = parseRemoteId(result.remoteIds[0]);
+    const notes = payoutNotes(receipts);
+    if (transfer?.entity !== 'BankTransfer' || notes.length === 0) return result;
+    const history = await this.client.call('getBankTransferHistory', (api, t) =>
+      api.getBankTransferHistory(t, transfer.id),
+    );
+    const have = new Set((history.historyRecords ?? []).map((r) => String(r.details ?? '')));
+    const missing = notes.filter((n) => !have.has(n));
+    if (missing.length === 0) return result;
+    const records = { historyRecords: missing.map((details) => ({ details })) };
+    const key = idempotencyKey(`${doc.key}:notes`, 'note BankTransfer', missing);
+    await this.client.call('createBankTransferHistoryRecord', (api, t) =>
+      api.createBankTransferHistoryRecord(t, transfer.id, records, key),
+    );
+    this.options.logger?.info(
+      { key: doc.key, bankTransfer: transfer.id, receipts: receipts.length, notes: missing.length },
+      'payout receipts noted on its transfer in xero',
     );
     return result;
   }
@@ -625,10 +661,12 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       );
       await this.prefetch(documents, outcomes);
       await this.createInWaves(documents, outcomes, context, lock);
-      // Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist.
+      // Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist; payouts'
+      // transfers noted with the receipts they carry.
       for (const [i, doc] of documents.entries()) {
         const outcome = outcomes[i];
-        if (doc.kind === 'invoice-adjustment' && outcome && !(outcome instanceof Error)) {
+        const after = doc.kind === 'invoice-adjustment' || doc.kind === 'disbursement-pending';
+        if (after && outcome && !(outcome instanceof Error)) {
           outcomes[i] = await this.settled(doc, outcome, context).catch((error: unknown) =>
             error instanceof Error ? error : new Error(String(error)),
           );
