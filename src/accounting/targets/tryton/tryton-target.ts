@@ -36,6 +36,9 @@ import {
 // - everything else: a posted move (account.move, journal MISC) with the document's lines through the
 //   account mapping; receivable and payable lines carry the party and are added to the invoice's payment
 //   lines (so Tryton's amount to pay moves with them), and an invoice paid in full is reconciled (paid).
+// - a payout (disbursement-pending) carrying receipts: the account it empties (Processor Clearing) credited
+//   once per receipt, each line's origin the receipt's own line there, and once for what else it nets
+//   (#carried), so Tryton alone says which payments are in it.
 // - reversal of an invoice-held document (a memo voided, a lowering undone), in any month: a credit note
 //   dated in the open period (#creditInvoice), never a cancel of the invoice's move, applied to the document.
 // - reversal of a move, when the original and the reversal fall in the same month after the lock:
@@ -691,6 +694,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     for (const part of parts ?? []) {
       if (part.invoice?.state === 'paid') await this.#unreconcileInvoice(part.invoice.id);
     }
+    // A payout: its clearing line is one line per receipt it carries, each naming the receipt's own line.
+    const carried = await this.#carried(document, accounts, context);
     const line = (
       l: TargetDocument['lines'][number],
       cents = l.amountCents,
@@ -702,6 +707,19 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       ...(receivableRoles.has(l.role) ? { party, ...(invoice ? { invoice_payment: invoice.id } : {}) } : {}),
       description: lineDescription(document),
     });
+    const payoutLines = (l: TargetDocument['lines'][number]) => {
+      const rest = l.amountCents + (carried ?? []).reduce((sum, r) => sum + r.cents, 0);
+      return [
+        ...(carried ?? []).map((r) => ({
+          ...line(l, -r.cents),
+          origin: `account.move.line,${r.line}`,
+          description: `${document.description}: carries ${r.key}`,
+        })),
+        ...(rest !== 0
+          ? [{ ...line(l, rest), description: `${document.description}: fees, refunds and returns netted` }]
+          : []),
+      ];
+    };
     const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
       {
         journal: this.#journals.get('MISC'),
@@ -716,7 +734,9 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
               // exceeds them (the customer's credit, on no invoice).
               receivableRoles.has(l.role) && parts
                 ? parts.map((part) => line(l, Math.sign(l.amountCents) * part.cents, part.invoice))
-                : [line(l)],
+                : carried && l.amountCents < 0
+                  ? payoutLines(l)
+                  : [line(l)],
             ),
           ],
         ],
@@ -736,6 +756,47 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       contentHash: document.contentHash,
       created: true,
     };
+  }
+
+  /**
+   * The receipts a payout carries, as Tryton holds them: each receipt's move (the push's index, else found by
+   * its key) and its line on the account the payout empties (Processor Clearing: the payment's debit there).
+   * Null when the document is no payout with receipts; a receipt Tryton does not hold is left out (its money
+   * stays in the payout's netted line). The payout's move then credits that account once per receipt, each
+   * line's origin the receipt's line, as Tryton links a line to the line it comes from (README, "Tryton:
+   * which payments a payout carries").
+   */
+  async #carried(
+    document: TargetDocument,
+    accounts: Map<AccountRole, number>,
+    context: PushContext,
+  ): Promise<{ key: string; cents: number; line: number }[] | null> {
+    const receipts = document.kind === 'disbursement-pending' ? (document.payout?.receipts ?? []) : [];
+    const emptied = document.lines.filter((l) => l.amountCents < 0);
+    if (receipts.length === 0 || emptied.length !== 1) return null;
+    const account = accounts.get((emptied[0] as TargetDocument['lines'][number]).role);
+    const moves = new Map<number, { key: string; cents: number }>();
+    for (const receipt of receipts) {
+      const record = (await context.pushed(receipt.key)) ?? (await this.find(receipt.key));
+      const ref = record?.remoteIds.find((r) => r.startsWith('account.move,'));
+      if (ref) moves.set(Number(ref.split(',')[1]), { key: receipt.key, cents: receipt.amountCents });
+    }
+    if (moves.size === 0 || account === undefined) return null;
+    const lines = await this.#rpc.searchRead<{ id: number; move: number; debit: TrytonDecimal }>(
+      'account.move.line',
+      [
+        ['move', 'in', [...moves.keys()]],
+        ['account', '=', account],
+        ['move.state', '=', 'posted'],
+      ],
+      ['move', 'debit'],
+    );
+    const carried: { key: string; cents: number; line: number }[] = [];
+    for (const [move, receipt] of moves) {
+      const own = lines.find((l) => l.move === move && centsOf(l.debit) === receipt.cents);
+      if (own) carried.push({ ...receipt, line: own.id });
+    }
+    return carried.length > 0 ? carried : null;
   }
 
   /**
