@@ -85,6 +85,7 @@ describe('Tryton: which payments a payout carries', () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => false,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -128,6 +129,7 @@ describe('Tryton: which payments a payout carries', () => {
     // A restarted worker, with no index at hand: the move is found by its key, nothing is made twice.
     const again = await connect().push(day.payout, {
       mayExist: () => true,
+      refusals: () => 0,
       pushed: () => null,
       closedThrough: null,
     });
@@ -142,6 +144,7 @@ describe('Tryton: which payments a payout carries', () => {
     const pushed = new Map<string, RemoteRecord>();
     const context: PushContext = {
       mayExist: () => false,
+      refusals: () => 0,
       pushed: (key) => pushed.get(key) ?? null,
       closedThrough: null,
     };
@@ -180,7 +183,12 @@ describe('Tryton: which payments a payout carries', () => {
 
   it('a payout pushed by a worker with no index finds its receipts in Tryton by their keys', async () => {
     const day = payoutDay();
-    const context: PushContext = { mayExist: () => false, pushed: () => null, closedThrough: null };
+    const context: PushContext = {
+      mayExist: () => false,
+      refusals: () => 0,
+      pushed: () => null,
+      closedThrough: null,
+    };
     for (const doc of [day.invoice, day.p1, day.p2, day.fee]) await connect().push(doc, context);
     await connect().push(day.payout, context);
     expect((await receiptsOf(day.payout.key)).keys).toEqual([day.p1.key]);
