@@ -172,6 +172,51 @@ export async function workflowAttention(
   }
 }
 
+/**
+ * Every search attribute and memo field of every workflow on booksync's Temporal server, as text. Both are
+ * stored and shown in plain (a search attribute never passes the payload codec), so they must hold ids,
+ * states, dates and amounts only (issue 32). A memo is read from its raw payload: encrypted or not, what the
+ * server stores.
+ */
+export async function searchableFields(
+  booksync: BooksyncProcess,
+): Promise<{ workflowId: string; field: string; text: string }[]> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
+  const fields: { workflowId: string; field: string; text: string }[] = [];
+  try {
+    for await (const info of new Client({ connection }).workflow.list()) {
+      for (const pair of info.typedSearchAttributes.getAll())
+        fields.push({ workflowId: info.workflowId, field: pair.key.name, text: JSON.stringify(pair.value) });
+      for (const [name, payload] of Object.entries(info.raw.memo?.fields ?? {}))
+        fields.push({
+          workflowId: info.workflowId,
+          field: `memo ${name}`,
+          text: Buffer.from(payload.data ?? new Uint8Array()).toString('utf8'),
+        });
+    }
+  } finally {
+    await connection.close();
+  }
+  return fields;
+}
+
+/** No search attribute or memo names a customer, an email or an invoice (a payment link's name) of the service. */
+export async function expectNoPersonalDataSearchable(booksync: BooksyncProcess): Promise<void> {
+  const service = booksync.service();
+  const personal = new Set<string>();
+  for await (const customer of service.customers()) {
+    personal.add(customer.name);
+    for (const email of customer.emails) personal.add(email);
+  }
+  for await (const link of service.paymentLinks()) personal.add(link.name);
+  expect(personal.size).toBeGreaterThan(3);
+  const fields = await searchableFields(booksync);
+  // The demo day's flows carry their attributes (NeedsAttention, PaymentState, ...): the scan read them.
+  expect(fields.length).toBeGreaterThan(20);
+  const naming = fields.filter((f) => [...personal].some((p) => p.length > 2 && f.text.includes(p)));
+  expect(naming).toEqual([]);
+}
+
 /** One run of the scenario: the booksync under test, its target, and the target's double as the steps see it. */
 export interface TargetBooksRun {
   booksync: BooksyncProcess;
@@ -226,6 +271,7 @@ export async function crashThenEverythingTwice(
   expect(await expectTargetEqualsLedger(booksync, run.books)).toBe(entries);
   expect(run.creates()).toBe(creates);
   expect(run.maxInFlight()).toBeLessThanOrEqual(run.inFlightLimit);
+  await expectNoPersonalDataSearchable(booksync);
   return entries;
 }
 
