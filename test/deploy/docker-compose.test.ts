@@ -282,6 +282,7 @@ describe('docker-compose.yml', () => {
       SERVICE_API_KEY: 'test-key',
       WEBHOOK_SECRETS: 'whsec_test',
       COMMAND_API_KEY: 'test-command-key',
+      PAYLOAD_KEYS: `k1=${Buffer.alloc(32, 7).toString('base64')}`,
     };
     const config = (args: string[], env: Record<string, string>) =>
       execFileSync('docker-compose', ['-f', 'docker-compose.yml', ...args, 'config', '--quiet'], {
@@ -302,6 +303,7 @@ describe('docker-compose.yml', () => {
 
     it('stops on a missing secret of the worker or ingress, naming it', () => {
       expect(() => config([], { ...required, COMMAND_API_KEY: '' })).toThrow(/set COMMAND_API_KEY/);
+      expect(() => config([], { ...required, PAYLOAD_KEYS: '' })).toThrow(/set PAYLOAD_KEYS/);
     });
   });
 });
