@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
 import { dueDateOf } from '../../../src/accounting/targets/documents.js';
-import { RealmLimiter } from '../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../src/accounting/targets/oauth/token-cipher.js';
-import { OAuthTokenStore, QuickBooksTarget } from '../../../src/accounting/targets/quickbooks/index.js';
 import type { PushContext, TargetDocument } from '../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../src/accounting/targets/xero/index.js';
+import { quickBooksCompany } from '../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
-import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 import { XeroDouble } from '../../support/xero/double.js';
+import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { documentsForContract } from './target-contract.js';
 
 // Issue 30, item 7 (due dates): an invoice is due on its payment link's dueDate, a bill on its own, never
@@ -52,40 +49,15 @@ describe('due dates from the service', () => {
   });
 
   it('QuickBooks: the Invoice’s DueDate', async () => {
-    const realmId = qbo.createRealm();
-    const target = new QuickBooksTarget({
-      baseUrl: qbo.url,
-      realmId,
-      tokenStore: new OAuthTokenStore({
-        tokenUrl: `${qbo.url}/oauth2/v1/tokens/bearer`,
-        clientId: qbo.clientId,
-        clientSecret: qbo.clientSecret,
-        storage: new SealedTokenInMemory(cipher.seal(qbo.connect(realmId))),
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-    });
+    const { realmId, target: connect } = quickBooksCompany(qbo, cipher);
+    const target = connect();
     const pushed = await target.push(invoiceDue('2026-12-15'), context);
     expect(qbo.get(realmId, 'Invoice', idOf(pushed.remoteIds[0]))?.DueDate).toBe('2026-12-15');
   });
 
   it('Xero: the invoice’s DueDate', async () => {
-    const tenantId = xero.createTenant();
-    const target = new XeroTarget({
-      baseUrl: xero.url,
-      tenantId,
-      tokenStore: new XeroTokenStore({
-        tokenUrl: `${xero.url}/connect/token`,
-        clientId: xero.clientId,
-        clientSecret: xero.clientSecret,
-        storage: new SealedTokenInMemory(cipher.seal(xero.connect(tenantId))),
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-      limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 }),
-    });
+    const { tenantId, target: connect } = xeroOrganisation(xero, cipher);
+    const target = connect();
     const pushed = await target.push(invoiceDue('2026-12-15'), context);
     const stored = xero.get(tenantId, 'Invoices', idOf(pushed.remoteIds[0])) as
       | Record<string, unknown>

@@ -5,12 +5,10 @@ import { openingEntry } from '../../../src/accounting/opening-balances.js';
 import { defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
 import { documentFor, type ReferenceData } from '../../../src/accounting/targets/documents.js';
 import { markersIn } from '../../../src/accounting/targets/markers.js';
-import { RealmLimiter } from '../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext } from '../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../src/accounting/targets/xero/index.js';
-import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 import { markerTextOf, XeroDouble } from '../../support/xero/double.js';
+import { xeroOrganisation } from '../../support/xero/organisation.js';
 
 // A backfill's opening entry (`opening-balances:<since>`: the money in flight when the books open, against
 // Opening Balances) is a document every target takes: a journal. Before, the push refused it at every target
@@ -64,21 +62,10 @@ describe('the opening entry as a target document', () => {
     afterAll(() => double.stop());
 
     it('is a manual journal (where a crashed push looks it up again), its lines on the mapped accounts', async () => {
-      const tenantId = double.createTenant();
-      const target = new XeroTarget({
-        baseUrl: double.url,
-        tenantId,
-        tokenStore: new XeroTokenStore({
-          tokenUrl: `${double.url}/connect/token`,
-          clientId: double.clientId,
-          clientSecret: double.clientSecret,
-          storage: new SealedTokenInMemory(cipher.seal(double.connect(tenantId))),
-          cipher,
-        }),
-        accounts: defaultAccountCodes,
-        matching: 'create',
-        limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, perDay: 5_000, windowMs: 1_000 }),
+      const { tenantId, target: connect } = xeroOrganisation(double, cipher, {
+        limits: { perMinute: 60, concurrent: 5, perDay: 5_000, windowMs: 1_000 },
       });
+      const target = connect();
       const doc = await documentFor(booked(), references, noEntries);
       const context: PushContext = { mayExist: () => false, refusals: () => 0, pushed: () => null };
       const result = await target.push(doc, context);

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
 import { TargetRefusedError } from '../../../src/accounting/targets/errors.js';
-import { RealmLimiter } from '../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext } from '../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../src/accounting/targets/xero/index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
 import { FaultError, QuickBooksDouble } from '../../support/quickbooks/double.js';
-import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 import { XeroDouble } from '../../support/xero/double.js';
+import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { documentsForContract } from './target-contract.js';
 
 // Issue 26 §3/§4: Xero and QuickBooks answer a repeated idempotency key (Idempotency-Key, requestid) with the
@@ -36,21 +33,10 @@ describe('Xero: a retry after a refusal is not the refusal replayed', () => {
   });
 
   it('refused, fixed at Xero, retried with the same body: replayed while the count is the same, created once it counts the refusal', async () => {
-    const tenantId = double.createTenant();
-    const target = new XeroTarget({
-      baseUrl: double.url,
-      tenantId,
-      tokenStore: new XeroTokenStore({
-        tokenUrl: `${double.url}/connect/token`,
-        clientId: double.clientId,
-        clientSecret: double.clientSecret,
-        storage: new SealedTokenInMemory(cipher.seal(double.connect(tenantId))),
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-      limiter: new RealmLimiter({ perMinute: 600, concurrent: 5, windowMs: 1_000, marginMs: 10 }),
+    const { tenantId, target: connect } = xeroOrganisation(double, cipher, {
+      limits: { perMinute: 600, concurrent: 5, windowMs: 1_000, marginMs: 10 },
     });
+    const target = connect();
     const { invoice } = documentsForContract();
     // The contact exists first (its own create is not the document's).
     await target.push({ ...invoice, key: `${invoice.key}-first` }, context(0));

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { XeroDouble } from '../../../support/xero/double.js';
+import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
 import { withZeros } from '../figures-documents.js';
 
@@ -17,24 +15,12 @@ import { withZeros } from '../figures-documents.js';
 const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 600, perDay: 5_000, windowMs: 1_000 } });
 const cipher = new TokenCipher('test-secret-for-xero-check-deposits');
 
-function organisation(tenantId = double.createTenant()) {
-  const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
-  const limiter = new RealmLimiter({ perMinute: 600, concurrent: 5, windowMs: 1_000, marginMs: 50 });
-  return new XeroTarget({
-    baseUrl: double.url,
+/** A new adapter on a new organisation, or a second connection to `tenantId`. */
+const organisation = (tenantId?: string) =>
+  xeroOrganisation(double, cipher, {
     tenantId,
-    tokenStore: new XeroTokenStore({
-      tokenUrl: `${double.url}/connect/token`,
-      clientId: double.clientId,
-      clientSecret: double.clientSecret,
-      storage,
-      cipher,
-    }),
-    accounts: defaultAccountCodes,
-    matching: 'create',
-    limiter,
-  });
-}
+    limits: { perMinute: 600, concurrent: 5, windowMs: 1_000, marginMs: 50 },
+  }).target();
 
 beforeAll(async () => {
   await double.start();

@@ -7,9 +7,8 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { XeroDouble } from '../../../support/xero/double.js';
+import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 
 // Issue 25 §3 against the Xero double: the Organisation's lock dates are read, nothing dated on or before them
@@ -19,27 +18,11 @@ import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents
 const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
 const cipher = new TokenCipher('test-secret-for-xero-closed-periods');
 
-function organisation() {
-  const tenantId = double.createTenant();
-  const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
-  const limiter = new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 });
-  const target = () =>
-    new XeroTarget({
-      baseUrl: double.url,
-      tenantId,
-      tokenStore: new XeroTokenStore({
-        tokenUrl: `${double.url}/connect/token`,
-        clientId: double.clientId,
-        clientSecret: double.clientSecret,
-        storage,
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-      limiter,
-    });
-  return { tenantId, target };
-}
+// One worker: every target() shares the limiter.
+const organisation = () =>
+  xeroOrganisation(double, cipher, {
+    limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 }),
+  });
 
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const day = (msDate: unknown) =>

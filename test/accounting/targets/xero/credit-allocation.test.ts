@@ -1,15 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { XeroDouble } from '../../../support/xero/double.js';
+import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { documentsForContract } from '../target-contract.js';
 
 // Issue 30, item 2 in Xero: a lowered invoice's credit note is allocated to the invoice (Xero's
@@ -21,22 +19,8 @@ const cipher = new TokenCipher('test-secret-for-xero-credit-allocations');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 
 function organisation() {
-  const tenantId = double.createTenant();
-  const target = new XeroTarget({
-    baseUrl: double.url,
-    tenantId,
-    tokenStore: new XeroTokenStore({
-      tokenUrl: `${double.url}/connect/token`,
-      clientId: double.clientId,
-      clientSecret: double.clientSecret,
-      storage: new SealedTokenInMemory(cipher.seal(double.connect(tenantId))),
-      cipher,
-    }),
-    accounts: defaultAccountCodes,
-    matching: 'create',
-    limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 }),
-  });
-  return { tenantId, target };
+  const org = xeroOrganisation(double, cipher);
+  return { tenantId: org.tenantId, target: org.target() };
 }
 
 beforeAll(async () => {

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
+import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { XeroDouble } from '../../../support/xero/double.js';
+import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 
 // Issue 25 §4 against the Xero double: two months pushed through the adapter, then Xero's own figures
@@ -17,24 +15,8 @@ const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 
 const cipher = new TokenCipher('test-secret-for-xero-figures');
 
 function organisation() {
-  const tenantId = double.createTenant();
-  const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
-  const limiter = new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 });
-  const target = new XeroTarget({
-    baseUrl: double.url,
-    tenantId,
-    tokenStore: new XeroTokenStore({
-      tokenUrl: `${double.url}/connect/token`,
-      clientId: double.clientId,
-      clientSecret: double.clientSecret,
-      storage,
-      cipher,
-    }),
-    accounts: defaultAccountCodes,
-    matching: 'create',
-    limiter,
-  });
-  return { tenantId, target };
+  const org = xeroOrganisation(double, cipher);
+  return { tenantId: org.tenantId, target: org.target() };
 }
 
 beforeAll(async () => {

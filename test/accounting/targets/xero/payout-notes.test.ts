@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TargetRefusedError } from '../../../../src/accounting/targets/errors.js';
 import { marker } from '../../../../src/accounting/targets/markers.js';
-import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type {
   PayoutReceipt,
@@ -10,14 +9,13 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
 import {
   NOTE_LIMIT,
   payoutNotes,
   receiptsInNotes,
 } from '../../../../src/accounting/targets/xero/payout-notes.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
 import { XeroDouble } from '../../../support/xero/double.js';
+import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { payoutDay } from '../payout-documents.js';
 
 // Issue 30 item 6 in Xero: a payout is a BankTransfer out of the Processor Clearing bank account, and its
@@ -29,26 +27,7 @@ const cipher = new TokenCipher('test-secret-for-xero-payout-notes');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 type Doc = Record<string, unknown>;
 
-function organisation() {
-  const tenantId = double.createTenant();
-  const target = () =>
-    new XeroTarget({
-      baseUrl: double.url,
-      tenantId,
-      tokenStore: new XeroTokenStore({
-        tokenUrl: `${double.url}/connect/token`,
-        clientId: double.clientId,
-        clientSecret: double.clientSecret,
-        storage: new SealedTokenInMemory(cipher.seal(double.connect(tenantId))),
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-      limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 }),
-      lockTtlMs: 0,
-    });
-  return { tenantId, target };
-}
+const organisation = () => xeroOrganisation(double, cipher, { lockTtlMs: 0 });
 
 function indexed(): { pushed: Map<string, RemoteRecord>; context: PushContext } {
   const pushed = new Map<string, RemoteRecord>();

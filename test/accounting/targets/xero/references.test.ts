@@ -1,16 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { marker } from '../../../../src/accounting/targets/markers.js';
-import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
+import type { XeroTarget } from '../../../../src/accounting/targets/xero/index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
+import { xeroOrganisation } from '../../../support/xero/organisation.js';
 
 // Issue 30 item 7 in Xero: a money record's Reference starts with the business's own reference (what Find &
 // Match searches and the reconciliation screen shows), booksync's marker after it; a restarted worker finds
@@ -21,26 +19,7 @@ const cipher = new TokenCipher('test-secret-for-xero-references');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const hash = (c: string) => c.repeat(64);
 
-function organisation() {
-  const tenantId = double.createTenant();
-  const target = () =>
-    new XeroTarget({
-      baseUrl: double.url,
-      tenantId,
-      tokenStore: new XeroTokenStore({
-        tokenUrl: `${double.url}/connect/token`,
-        clientId: double.clientId,
-        clientSecret: double.clientSecret,
-        storage: new SealedTokenInMemory(cipher.seal(double.connect(tenantId))),
-        cipher,
-      }),
-      accounts: defaultAccountCodes,
-      matching: 'create',
-      limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 }),
-      lockTtlMs: 0,
-    });
-  return { tenantId, target };
-}
+const organisation = () => xeroOrganisation(double, cipher, { lockTtlMs: 0 });
 
 beforeAll(async () => {
   await double.start();

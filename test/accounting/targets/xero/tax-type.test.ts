@@ -1,12 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TargetConfigurationError, TargetRefusedError } from '../../../../src/accounting/targets/errors.js';
-import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
-import { XeroTarget, XeroTokenStore } from '../../../../src/accounting/targets/xero/index.js';
-import { SealedTokenInMemory } from '../../../support/sealed-token-in-memory.js';
+import type { XeroTarget } from '../../../../src/accounting/targets/xero/index.js';
 import { type TenantOptions, XeroDouble } from '../../../support/xero/double.js';
+import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { exampleTaxRates, taxRate } from '../../../support/xero/tax-rates.js';
 import { documentsForContract } from '../target-contract.js';
 
@@ -20,23 +18,8 @@ const cipher = new TokenCipher('test-secret-for-xero-tax-types');
 const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 
 function organisation(options: { tenant?: TenantOptions; taxType?: string } = {}) {
-  const tenantId = double.createTenant(undefined, options.tenant);
-  const target = new XeroTarget({
-    baseUrl: double.url,
-    tenantId,
-    tokenStore: new XeroTokenStore({
-      tokenUrl: `${double.url}/connect/token`,
-      clientId: double.clientId,
-      clientSecret: double.clientSecret,
-      storage: new SealedTokenInMemory(cipher.seal(double.connect(tenantId))),
-      cipher,
-    }),
-    accounts: defaultAccountCodes,
-    matching: 'create',
-    limiter: new RealmLimiter({ perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 }),
-    ...(options.taxType ? { taxType: options.taxType } : {}),
-  });
-  return { tenantId, target };
+  const org = xeroOrganisation(double, cipher, options);
+  return { tenantId: org.tenantId, target: org.target() };
 }
 
 beforeAll(async () => {
