@@ -5,6 +5,8 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { type AccountMapping, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
+import { createTrytonTarget, type TrytonTarget } from '../../src/accounting/targets/tryton/index.js';
 import { centsOf, TrytonRpc } from '../../src/accounting/targets/tryton/json-rpc.js';
 import { freePort } from './free-port.js';
 import { type PostgresCluster, startPostgres, withParentDeath } from './postgres.js';
@@ -48,6 +50,25 @@ export interface TrytonServer {
   sql(statement: string): string;
   /** Closes or reopens the fiscal period holding the date. */
   setPeriodState(date: string, state: 'close' | 'reopen'): Promise<void>;
+}
+
+/**
+ * booksync's Tryton target on this server, as the worker makes it: its login, booksync's default accounts
+ * (or `accounts`), creating the parties it does not find (or `matching`); a new adapter each call (a new
+ * process).
+ */
+export function trytonTarget(
+  tryton: TrytonServer,
+  options: { accounts?: AccountMapping; matching?: 'create' | 'match-existing' } = {},
+): TrytonTarget {
+  return createTrytonTarget({
+    url: tryton.url,
+    database: tryton.database,
+    username: tryton.username,
+    password: tryton.password,
+    accounts: options.accounts ?? defaultAccountCodes,
+    matching: options.matching ?? 'create',
+  });
 }
 
 export async function startTryton(): Promise<TrytonServer> {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
+import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
-import { createTrytonTarget } from '../../../../src/accounting/targets/tryton/index.js';
-import { startTryton, type TrytonServer } from '../../../support/tryton.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
 import { withZeros } from '../figures-documents.js';
 
@@ -13,15 +12,7 @@ import { withZeros } from '../figures-documents.js';
 // its difference.
 
 let tryton: TrytonServer;
-const connect = () =>
-  createTrytonTarget({
-    url: tryton.url,
-    database: tryton.database,
-    username: tryton.username,
-    password: tryton.password,
-    accounts: defaultAccountCodes,
-    matching: 'create',
-  });
+const connect = () => trytonTarget(tryton);
 
 beforeAll(async () => {
   tryton = await startTryton();

@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { createTrytonTarget } from '../../../../src/accounting/targets/tryton/index.js';
 import {
   centsOf,
   isoDateOf,
   type TrytonDecimal,
 } from '../../../../src/accounting/targets/tryton/json-rpc.js';
-import { startTryton, type TrytonServer } from '../../../support/tryton.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 
 // Issue 25 §3 against a real Tryton 8.2 on PostgreSQL (test/support/tryton.ts), no mocks: January's period is
@@ -22,15 +20,7 @@ import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents
 
 let tryton: TrytonServer;
 
-const connect = () =>
-  createTrytonTarget({
-    url: tryton.url,
-    database: tryton.database,
-    username: tryton.username,
-    password: tryton.password,
-    accounts: defaultAccountCodes,
-    matching: 'create',
-  });
+const connect = () => trytonTarget(tryton);
 
 interface LineRow {
   id: number;

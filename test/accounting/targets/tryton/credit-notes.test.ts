@@ -5,13 +5,12 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { createTrytonTarget } from '../../../../src/accounting/targets/tryton/index.js';
 import {
   centsOf,
   isoDateOf,
   type TrytonDecimal,
 } from '../../../../src/accounting/targets/tryton/json-rpc.js';
-import { startTryton, type TrytonServer } from '../../../support/tryton.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { closedPeriodDocuments } from '../closed-period-documents.js';
 
 // Credit notes in a real Tryton 8.2 on PostgreSQL (issue 30 item 2, issue 25 §3): a lowered invoice is a
@@ -21,15 +20,7 @@ import { closedPeriodDocuments } from '../closed-period-documents.js';
 
 let tryton: TrytonServer;
 
-const connect = () =>
-  createTrytonTarget({
-    url: tryton.url,
-    database: tryton.database,
-    username: tryton.username,
-    password: tryton.password,
-    accounts: defaultAccountCodes,
-    matching: 'create',
-  });
+const connect = () => trytonTarget(tryton);
 
 interface InvoiceView {
   id: number;

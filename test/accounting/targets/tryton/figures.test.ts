@@ -7,10 +7,9 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { createTrytonTarget } from '../../../../src/accounting/targets/tryton/index.js';
 import { dateOf, decimalOf } from '../../../../src/accounting/targets/tryton/json-rpc.js';
 import { compareWithTarget, ledgerFiguresAsOf } from '../../../../src/close/target-comparison.js';
-import { startTryton, type TrytonServer } from '../../../support/tryton.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { closedPeriodDocuments } from '../closed-period-documents.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 
@@ -24,15 +23,7 @@ import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '..
 
 let tryton: TrytonServer;
 
-const connect = () =>
-  createTrytonTarget({
-    url: tryton.url,
-    database: tryton.database,
-    username: tryton.username,
-    password: tryton.password,
-    accounts: defaultAccountCodes,
-    matching: 'create',
-  });
+const connect = () => trytonTarget(tryton);
 
 /** The ledger's side: every entry pushed in this file, as the ledger books it (roles to accounts, links). */
 const booked: BookedEntry[] = [];

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
-import { createTrytonTarget } from '../../../../src/accounting/targets/tryton/index.js';
 import { centsOf, type TrytonDecimal } from '../../../../src/accounting/targets/tryton/json-rpc.js';
-import { startTryton, type TrytonServer } from '../../../support/tryton.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { payoutDay } from '../payout-documents.js';
 
 // Issue 30 item 6 in a real Tryton 8.2 on PostgreSQL: a payout's move credits Processor Clearing once per
@@ -13,15 +12,7 @@ import { payoutDay } from '../payout-documents.js';
 
 let tryton: TrytonServer;
 
-const connect = () =>
-  createTrytonTarget({
-    url: tryton.url,
-    database: tryton.database,
-    username: tryton.username,
-    password: tryton.password,
-    accounts: defaultAccountCodes,
-    matching: 'create',
-  });
+const connect = () => trytonTarget(tryton);
 
 interface Line {
   id: number;

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
-import { createTrytonTarget } from '../../../../src/accounting/targets/tryton/index.js';
-import { startTryton, type TrytonServer } from '../../../support/tryton.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { documentsForContract } from '../target-contract.js';
 
 // Issue 30 item 7 in a real Tryton 8.2 on PostgreSQL: a move's lines start their description with the
@@ -16,15 +14,7 @@ import { documentsForContract } from '../target-contract.js';
 
 let tryton: TrytonServer;
 
-const connect = () =>
-  createTrytonTarget({
-    url: tryton.url,
-    database: tryton.database,
-    username: tryton.username,
-    password: tryton.password,
-    accounts: defaultAccountCodes,
-    matching: 'create',
-  });
+const connect = () => trytonTarget(tryton);
 
 const restarted: PushContext = {
   mayExist: () => true,
