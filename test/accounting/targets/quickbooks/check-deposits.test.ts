@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import { docNumberTag, marker } from '../../../../src/accounting/targets/quickbooks/keys.js';
@@ -8,6 +8,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
@@ -20,18 +21,8 @@ import { withZeros } from '../figures-documents.js';
 // remainder at every step; the clearing a Deposit to the bank. QBO's own trial balance then equals the
 // ledger's, and a returned check leaves everything as before it.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-check-deposits');
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 type Scenario = Awaited<ReturnType<typeof checkDepositScenario>>;
 

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
@@ -10,24 +11,12 @@ import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents
 // or before it is voided or edited, a payment reversed after the close is Intuit's bounced-check invoice dated
 // in the open period, and a document dated into the closed books is dated the day after.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-closed-periods');
 
 const company = () => quickBooksCompany(double, cipher);
 
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
-
-beforeAll(async () => {
-  await double.start();
-});
-
-afterAll(async () => {
-  await double.stop();
-});
-
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 describe('QuickBooks Online: closed books (issue 25 §3)', () => {
   it('reads the books closing date from Preferences', async () => {

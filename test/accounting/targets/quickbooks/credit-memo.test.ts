@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import { docNumberTag, marker } from '../../../../src/accounting/targets/quickbooks/keys.js';
@@ -7,6 +7,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 
@@ -14,20 +15,10 @@ import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 // to the link's invoice by a zero-amount Payment linking both, so the invoice's Balance is the service's
 // remainder at every step; pushed again, nothing is made twice.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-credit-memos');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const hash = (c: string) => c.repeat(64);
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 /** A 10,000.00 link, lowered to 8,000.00, then paid 8,000.00. */
 function loweredLink(date = '2026-11-05') {

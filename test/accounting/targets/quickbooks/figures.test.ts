@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
@@ -10,25 +11,13 @@ import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '..
 // (TrialBalance, AgedReceivableDetail, AgedPayableDetail, as Report.xsd shapes them) as of January 31 and
 // February 28 equal the hand-computed ones; a bookkeeper's edit in QuickBooks shows in them.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-figures');
 
 function company() {
   const { realmId, target } = quickBooksCompany(double, cipher);
   return { realmId, target: target() };
 }
-
-beforeAll(async () => {
-  await double.start();
-});
-
-afterAll(async () => {
-  await double.stop();
-});
-
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 describe('QuickBooks Online: its own figures as of a day (issue 25 §4)', () => {
   it('reports the trial balance per role and the open amount per link and bill, as of each month end', async () => {

@@ -1,10 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 
@@ -13,20 +14,10 @@ import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 // UnappliedAmt, the customer's credit), instead of the whole applied to the link's invoice, which QuickBooks
 // refuses over the invoice's balance.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-applications');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const hash = (c: string) => c.repeat(64);
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 function link() {
   const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TargetConfigurationError } from '../../../../src/accounting/targets/errors.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type { PushContext, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
@@ -11,22 +12,10 @@ import { documentsForContract } from '../target-contract.js';
 // lines carry QBO_TAX_CODE (NON by default), so what QuickBooks holds is the service's amount; a code the
 // company does not have, or a taxable one, stops start-up (verify) with one line.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-sales-tax');
 const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 const ast = { realm: { automatedSalesTax: { ratePercent: 8.25 } } };
-
-beforeAll(async () => {
-  await double.start();
-});
-
-afterAll(async () => {
-  await double.stop();
-});
-
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 type Line = { Amount?: number; SalesItemLineDetail?: { TaxCodeRef?: { value?: string } } };
 const linesOf = (entity: Record<string, unknown> | undefined) => (entity?.Line ?? []) as Line[];

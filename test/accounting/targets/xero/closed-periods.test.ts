@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
@@ -7,6 +7,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
@@ -15,7 +16,9 @@ import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents
 // is deleted or voided, a payment reversed after the lock is reversed by new documents dated in the open
 // period (the invoice owed again), and a document dated into the locked period is dated the day after.
 
-const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+);
 const cipher = new TokenCipher('test-secret-for-xero-closed-periods');
 
 // One worker: every target() shares the limiter.
@@ -27,18 +30,6 @@ const organisation = () =>
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const day = (msDate: unknown) =>
   new Date(Number(/\/Date\((\d+)/.exec(String(msDate))?.[1])).toISOString().slice(0, 10);
-
-beforeAll(async () => {
-  await double.start();
-});
-
-afterAll(async () => {
-  await double.stop();
-});
-
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
   it('reads the later of the period and end of year lock dates', async () => {

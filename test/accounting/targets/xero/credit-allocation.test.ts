@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type {
@@ -6,6 +6,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { documentsForContract } from '../target-contract.js';
@@ -14,7 +15,9 @@ import { documentsForContract } from '../target-contract.js';
 // CreditNotes/{id}/Allocations), so the invoice's AmountDue, and Xero's own aged receivables, are the service's
 // remainder at every step; what the invoice no longer owes stays the customer's credit.
 
-const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+);
 const cipher = new TokenCipher('test-secret-for-xero-credit-allocations');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 
@@ -22,16 +25,6 @@ function organisation() {
   const org = xeroOrganisation(double, cipher);
   return { tenantId: org.tenantId, target: org.target() };
 }
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 const lowered = (docs: ReturnType<typeof documentsForContract>, cents: number, n = 1): TargetDocument => ({
   ...docs.invoice,

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
@@ -11,25 +12,15 @@ import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '..
 // shapes them) as of January 31 and February 28 equal the hand-computed ones; a bookkeeper's edit in Xero
 // shows in them.
 
-const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+);
 const cipher = new TokenCipher('test-secret-for-xero-figures');
 
 function organisation() {
   const org = xeroOrganisation(double, cipher);
   return { tenantId: org.tenantId, target: org.target() };
 }
-
-beforeAll(async () => {
-  await double.start();
-});
-
-afterAll(async () => {
-  await double.stop();
-});
-
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 describe('Xero: its own figures as of a day (issue 25 §4)', { timeout: 120_000 }, () => {
   it('reports the trial balance per role and the open amount per link and bill, as of each month end', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type {
@@ -6,6 +6,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 
@@ -13,24 +14,16 @@ import { xeroOrganisation } from '../../../support/xero/organisation.js';
 // a Payment to one invoice), each for its part, and only what exceeds everything owed is an overpayment (the
 // customer's credit), instead of the whole booked as an overpayment with both invoices left open.
 
-const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+  { calm: true },
+);
 const cipher = new TokenCipher('test-secret-for-xero-payment-applications');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const hash = (c: string) => c.repeat(64);
 type Doc = Record<string, unknown>;
 
 const organisation = () => xeroOrganisation(double, cipher, { lockTtlMs: 0 });
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  double.calm();
-  expect(double.violations).toEqual([]);
-});
 
 /** A link of 100.00, its 25.00 debit memo, and money on it (with its split, as applications.ts gives it). */
 function link(day = '2026-11') {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TargetRefusedError } from '../../../../src/accounting/targets/errors.js';
 import { marker } from '../../../../src/accounting/targets/markers.js';
@@ -14,6 +14,7 @@ import {
   payoutNotes,
   receiptsInNotes,
 } from '../../../../src/accounting/targets/xero/payout-notes.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { payoutDay } from '../payout-documents.js';
@@ -22,7 +23,10 @@ import { payoutDay } from '../payout-documents.js';
 // History & Notes list the receipts it carries (each by its ledger key, which the Payment's Reference carries),
 // so "which payments are in this payout?" is answered from Xero alone; a push again adds no note twice.
 
-const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+  { calm: true },
+);
 const cipher = new TokenCipher('test-secret-for-xero-payout-notes');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 type Doc = Record<string, unknown>;
@@ -61,17 +65,6 @@ function paymentsInPayout(
     .filter((p) => receipts.some((r) => String(p.Reference ?? '').startsWith(marker(r.key, ''))));
   return { receipts, payments };
 }
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  double.calm();
-  expect(double.violations).toEqual([]);
-});
 
 describe('Xero: which payments a payout carries', () => {
   it('notes the payout’s receipts on its transfer: exactly the first payment, read from Xero alone', async () => {

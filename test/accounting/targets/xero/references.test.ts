@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { marker } from '../../../../src/accounting/targets/markers.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type {
@@ -7,6 +7,7 @@ import type {
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
 import type { XeroTarget } from '../../../../src/accounting/targets/xero/index.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 
@@ -14,23 +15,15 @@ import { xeroOrganisation } from '../../../support/xero/organisation.js';
 // Match searches and the reconciliation screen shows), booksync's marker after it; a restarted worker finds
 // every record by key, those written before references (marker first) included.
 
-const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+  { calm: true },
+);
 const cipher = new TokenCipher('test-secret-for-xero-references');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const hash = (c: string) => c.repeat(64);
 
 const organisation = () => xeroOrganisation(double, cipher, { lockTtlMs: 0 });
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  double.calm();
-  expect(double.violations).toEqual([]);
-});
 
 /** A restarted worker: nothing in memory, no index, every key possibly at Xero already. */
 const restarted: PushContext = {

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TargetConfigurationError, TargetRefusedError } from '../../../../src/accounting/targets/errors.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import type { XeroTarget } from '../../../../src/accounting/targets/xero/index.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { type TenantOptions, XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { exampleTaxRates, taxRate } from '../../../support/xero/tax-rates.js';
@@ -13,7 +14,9 @@ import { documentsForContract } from '../target-contract.js';
 // or a taxed one, stops start-up (verify) with one line. The double serves TaxRates and refuses a line whose
 // TaxType the organisation does not have, with Xero's ValidationException (test/support/xero/tax-rates.ts).
 
-const double = new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } });
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+);
 const cipher = new TokenCipher('test-secret-for-xero-tax-types');
 const noIndex: PushContext = { mayExist: () => true, refusals: () => 0, pushed: () => null };
 
@@ -21,18 +24,6 @@ function organisation(options: { tenant?: TenantOptions; taxType?: string } = {}
   const org = xeroOrganisation(double, cipher, options);
   return { tenantId: org.tenantId, target: org.target() };
 }
-
-beforeAll(async () => {
-  await double.start();
-});
-
-afterAll(async () => {
-  await double.stop();
-});
-
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 const idOf = (remoteId: string | undefined) => String(remoteId?.split(':')[1]);
 type Line = { TaxType?: string; TaxAmount?: number };
