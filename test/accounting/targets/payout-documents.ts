@@ -1,6 +1,6 @@
-import type { AccountRole } from '../../../src/accounting/targets/account-mapping.js';
 import type { TargetDocument } from '../../../src/accounting/targets/target-port.js';
 import { documentsForContract } from './target-contract.js';
+import { twoLineDocuments } from './two-line-documents.js';
 
 /**
  * A business day for the payout tests of every target (issue 30 item 6): a 120.00 invoice, two payments on
@@ -9,33 +9,17 @@ import { documentsForContract } from './target-contract.js';
  */
 export function payoutDay() {
   const docs = documentsForContract();
-  const two = (
-    key: string,
-    kind: TargetDocument['kind'],
-    debit: AccountRole,
-    credit: AccountRole,
-    cents: number,
-    hashChar: string,
-  ): TargetDocument => ({
-    ...docs.payment,
-    key,
-    kind,
-    amountCents: cents,
-    description: `${kind} ${key}`,
-    lines: [
-      { role: debit, amountCents: cents },
-      { role: credit, amountCents: -cents },
-    ],
-    contentHash: hashChar.repeat(64),
-  });
+  // Each kind its own content hash, so no two of the day's documents share one.
+  const hashChar: Record<string, string> = { payment: '5', 'payment-fee': '6', 'disbursement-pending': '7' };
+  const two = twoLineDocuments(docs.payment, (key) => (hashChar[key.split(':')[0] ?? ''] ?? '0').repeat(64));
   const p1 = docs.payment;
   const p2: TargetDocument = {
-    ...two(`payment:pay2_${docs.run}`, 'payment', 'ProcessorClearing', 'AccountsReceivable', 30_00, '5'),
+    ...two(`payment:pay2_${docs.run}`, 'payment', 'ProcessorClearing', 'AccountsReceivable', 30_00),
     date: '2026-11-04',
     reference: `pay2_${docs.run}`,
   };
   const fee: TargetDocument = {
-    ...two(`payment-fee:pay_${docs.run}`, 'payment-fee', 'ProcessingFees', 'ProcessorClearing', 1_75, '6'),
+    ...two(`payment-fee:pay_${docs.run}`, 'payment-fee', 'ProcessingFees', 'ProcessorClearing', 1_75),
     invoice: undefined,
     customer: undefined,
   };
@@ -46,7 +30,6 @@ export function payoutDay() {
       'PayoutsInTransit',
       'ProcessorClearing',
       48_25,
-      '7',
     ),
     date: '2026-11-06',
     invoice: undefined,

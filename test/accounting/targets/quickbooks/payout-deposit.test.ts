@@ -1,57 +1,31 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountRole, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
+import { describe, expect, it } from 'vitest';
+import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
+import { twoLineDocuments } from '../two-line-documents.js';
 
 // Issue 30, item 6: a payout's Deposit links the payments and sales receipts it carries (LinkedTxn), as a
 // bank deposit made in QuickBooks does, so they leave Undeposited Funds and cannot be deposited twice; what
 // else the payout nets (fees, refunds) is one line on the clearing account, so the deposit equals the payout.
 // Undeposited Funds then holds exactly what no payout carried yet.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-payout-deposits');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 
 const company = () => quickBooksCompany(double, cipher);
 
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
-
 function businessDay() {
   const docs = documentsForContract();
-  const two = (
-    key: string,
-    kind: TargetDocument['kind'],
-    debit: AccountRole,
-    credit: AccountRole,
-    cents: number,
-  ) =>
-    ({
-      ...docs.payment,
-      key,
-      kind,
-      amountCents: cents,
-      description: `${kind} ${key}`,
-      lines: [
-        { role: debit, amountCents: cents },
-        { role: credit, amountCents: -cents },
-      ],
-      contentHash: key.length.toString(16).padStart(64, '7'),
-    }) as TargetDocument;
+  const two = twoLineDocuments(docs.payment, (key) => key.length.toString(16).padStart(64, '7'));
   const p1 = docs.payment; // 50.00 on the invoice
   const p2 = {
     ...two(`payment:pay2_${docs.run}`, 'payment', 'ProcessorClearing', 'AccountsReceivable', 30_00),

@@ -1,33 +1,24 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountRole } from '../../../../src/accounting/targets/account-mapping.js';
+import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
 import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { doubleForFile } from '../../../support/double-for-file.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
+import { twoLineDocuments } from '../two-line-documents.js';
 
 // Issue 30 item 7: the business's own reference of the money is in the field QuickBooks' bank matching and
 // "ref no." search read (a Payment's PaymentRefNum, a Deposit's and a check BillPayment's DocNumber), and
 // booksync's marker stays in PrivateNote; a restarted worker still finds every document by its key.
 
-const double = new QuickBooksDouble();
+const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-references');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const company = () => quickBooksCompany(double, cipher);
-
-beforeAll(async () => {
-  await double.start();
-});
-afterAll(async () => {
-  await double.stop();
-});
-afterEach(() => {
-  expect(double.violations).toEqual([]);
-});
 
 /** A restarted worker: nothing in memory, no index, every key possibly at QBO already. */
 const restarted: PushContext = {
@@ -39,26 +30,7 @@ const restarted: PushContext = {
 
 function day() {
   const docs = documentsForContract();
-  const two = (
-    key: string,
-    kind: TargetDocument['kind'],
-    debit: AccountRole,
-    credit: AccountRole,
-    cents: number,
-    extra: Partial<TargetDocument> = {},
-  ): TargetDocument => ({
-    ...docs.payment,
-    key,
-    kind,
-    amountCents: cents,
-    description: `${kind} ${key}`,
-    lines: [
-      { role: debit, amountCents: cents },
-      { role: credit, amountCents: -cents },
-    ],
-    contentHash: key.length.toString(16).padStart(64, '5'),
-    ...extra,
-  });
+  const two = twoLineDocuments(docs.payment, (key) => key.length.toString(16).padStart(64, '5'));
   const run = docs.run;
   const check = two(
     `external-payment:ep_${run}`,
