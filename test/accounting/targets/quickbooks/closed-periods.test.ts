@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
-import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import type { PushContext } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
@@ -30,13 +31,7 @@ describe('QuickBooks Online: closed books (issue 25 §3)', () => {
     const c = company();
     const target = c.target();
     const docs = closedPeriodDocuments();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     const push = async (doc: (typeof docs)['invoice'], by = target) => {
       const result = await by.push(doc, context);
       pushed.set(doc.key, result);

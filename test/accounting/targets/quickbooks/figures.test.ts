@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
-import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
@@ -23,12 +23,7 @@ describe('QuickBooks Online: its own figures as of a day (issue 25 §4)', () => 
   it('reports the trial balance per role and the open amount per link and bill, as of each month end', async () => {
     const { realmId, target } = company();
     const f = figuresDocuments();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     for (const doc of [...f.january, ...f.february]) pushed.set(doc.key, await target.push(doc, context));
 
     const january = januaryFigures(f);

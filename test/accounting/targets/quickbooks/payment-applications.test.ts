@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 
@@ -73,13 +70,7 @@ describe('QuickBooks Online: money applied as the service applies it (issue 30 i
     const c = quickBooksCompany(double, cipher);
     const target = c.target();
     const docs = link();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => false,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex();
     for (const doc of [docs.invoice, docs.memo]) pushed.set(doc.key, await target.push(doc, context));
     const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
     const memoId = idOf(pushed.get(docs.memo.key)?.remoteIds[0]);

@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
@@ -60,13 +57,7 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
   it('links the payout’s payments and sales receipts; Undeposited Funds keeps only what no payout carried', async () => {
     const c = company();
     const day = businessDay();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     const target = c.target();
     for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.payout]) {
       pushed.set(doc.key, await target.push(doc, context));
@@ -89,13 +80,7 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
   it('found again by key after a restart, never deposited twice; a deposited payment is reversed by a document of its own', async () => {
     const c = company();
     const day = businessDay();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     const target = c.target();
     for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.payout]) {
       pushed.set(doc.key, await target.push(doc, context));

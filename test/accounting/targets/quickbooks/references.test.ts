@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { PushContext, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
@@ -84,13 +81,7 @@ function day() {
 }
 
 async function pushAll(target: ReturnType<ReturnType<typeof company>['target']>, docs: TargetDocument[]) {
-  const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = {
-    mayExist: () => false,
-    refusals: () => 0,
-    pushed: (key) => pushed.get(key) ?? null,
-    closedThrough: null,
-  };
+  const { pushed, context } = pushIndex();
   for (const doc of docs) pushed.set(doc.key, await target.push(doc, context));
   return pushed;
 }

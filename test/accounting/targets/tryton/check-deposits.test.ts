@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
-import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
 import { withZeros } from '../figures-documents.js';
@@ -22,13 +22,7 @@ afterAll(async () => {
 });
 
 async function pushAll(documents: Awaited<ReturnType<typeof checkDepositScenario>>['documents']) {
-  const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = {
-    mayExist: () => true,
-    refusals: () => 0,
-    pushed: (key) => pushed.get(key) ?? null,
-    closedThrough: null,
-  };
+  const { pushed, context } = pushIndex({ mayExist: true });
   for (const doc of documents) pushed.set(doc.key, await connect().push(doc, context));
   return pushed;
 }

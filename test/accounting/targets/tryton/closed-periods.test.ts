@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { RemoteRecord, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import {
   centsOf,
   isoDateOf,
   type TrytonDecimal,
 } from '../../../../src/accounting/targets/tryton/json-rpc.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 
@@ -121,13 +118,7 @@ async function periodOf(date: string): Promise<{ id: number; state: string }> {
 }
 
 function pusher() {
-  const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = {
-    mayExist: () => true,
-    refusals: () => 0,
-    pushed: (key) => pushed.get(key) ?? null,
-    closedThrough: null,
-  };
+  const { pushed, context } = pushIndex({ mayExist: true });
   return {
     pushed,
     async push(doc: TargetDocument, target = connect()) {

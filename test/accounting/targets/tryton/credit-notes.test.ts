@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { RemoteRecord, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import {
   centsOf,
   isoDateOf,
   type TrytonDecimal,
 } from '../../../../src/accounting/targets/tryton/json-rpc.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { closedPeriodDocuments } from '../closed-period-documents.js';
 
@@ -103,13 +100,7 @@ async function receivableOf(serviceId: string): Promise<number> {
 }
 
 function pusher() {
-  const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = {
-    mayExist: () => false,
-    refusals: () => 0,
-    pushed: (key) => pushed.get(key) ?? null,
-    closedThrough: null,
-  };
+  const { pushed, context } = pushIndex();
   return {
     pushed,
     context,

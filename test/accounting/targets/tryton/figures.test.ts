@@ -2,13 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../../../src/accounting/chart-of-accounts.js';
 import type { BookedEntry, EntryLinks } from '../../../../src/accounting/entry.js';
 import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { RemoteRecord, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import { dateOf, decimalOf } from '../../../../src/accounting/targets/tryton/json-rpc.js';
 import { compareWithTarget, ledgerFiguresAsOf } from '../../../../src/close/target-comparison.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { closedPeriodDocuments } from '../closed-period-documents.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
@@ -27,13 +24,7 @@ const connect = () => trytonTarget(tryton);
 
 /** The ledger's side: every entry pushed in this file, as the ledger books it (roles to accounts, links). */
 const booked: BookedEntry[] = [];
-const pushed = new Map<string, RemoteRecord>();
-const context: PushContext = {
-  mayExist: () => true,
-  refusals: () => 0,
-  pushed: (key) => pushed.get(key) ?? null,
-  closedThrough: null,
-};
+const { pushed, context } = pushIndex({ mayExist: true });
 
 async function push(doc: TargetDocument, links: EntryLinks = linksOf(doc)): Promise<RemoteRecord> {
   const result = await connect().push(doc, context);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
-import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import type { PushContext } from '../../../../src/accounting/targets/target-port.js';
 import { centsOf, type TrytonDecimal } from '../../../../src/accounting/targets/tryton/json-rpc.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { payoutDay } from '../payout-documents.js';
 
@@ -73,13 +74,7 @@ afterAll(async () => {
 describe('Tryton: which payments a payout carries', () => {
   it('the payout move’s clearing lines name the payments it carries (origin), exactly the first one; nothing twice after a restart', async () => {
     const day = payoutDay();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => false,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex();
     const target = connect();
     for (const doc of [day.invoice, day.p1, day.p2, day.fee, day.payout])
       pushed.set(doc.key, await target.push(doc, context));
@@ -132,13 +127,7 @@ describe('Tryton: which payments a payout carries', () => {
 
   it('a payout reversed in its month (a failed payout) is cancelled whole: the money is back in Processor Clearing', async () => {
     const day = payoutDay();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => false,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex();
     const target = connect();
     const before = await tryton.balances([
       defaultAccountCodes.ProcessorClearing,

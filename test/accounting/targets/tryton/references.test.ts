@@ -4,6 +4,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../../support/tryton.js';
 import { documentsForContract } from '../target-contract.js';
 
@@ -67,13 +68,7 @@ describe('Tryton: the business’s references (issue 30 item 7)', { timeout: 180
       reference: `ep_${docs.run}`,
       businessReference: 'CHK-1042',
     };
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => false,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex();
     const target = connect();
     for (const doc of [docs.invoice, check]) pushed.set(doc.key, await target.push(doc, context));
     const move = moveOf(pushed.get(check.key));

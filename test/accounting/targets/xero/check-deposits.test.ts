@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountRoles, defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
@@ -31,12 +31,7 @@ afterAll(async () => {
 
 async function pushAll(documents: Awaited<ReturnType<typeof checkDepositScenario>>['documents']) {
   const target = organisation();
-  const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = {
-    mayExist: () => true,
-    refusals: () => 0,
-    pushed: (key) => pushed.get(key) ?? null,
-  };
+  const { pushed, context } = pushIndex({ mayExist: true });
   for (const doc of documents) pushed.set(doc.key, await target.push(doc, context));
   return { target, pushed };
 }

@@ -2,12 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { RealmLimiter } from '../../../../src/accounting/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
@@ -45,13 +42,7 @@ describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
     const org = organisation();
     const target = org.target();
     const docs = closedPeriodDocuments();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     const push = async (doc: TargetDocument, by = target) => {
       const result = await by.push(doc, context);
       pushed.set(doc.key, result);

@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { documentsForContract } from '../target-contract.js';
@@ -44,13 +41,7 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
   it('allocates the credit note to the invoice: AmountDue and the aged receivables are the remainder', async () => {
     const org = organisation();
     const docs = documentsForContract(); // invoice 120.00, payment 50.00
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     for (const doc of [docs.invoice, docs.payment]) pushed.set(doc.key, await org.target.push(doc, context));
     const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
     const due = () => Number(double.get(org.tenantId, 'Invoices', invoiceId)?.AmountDue);
@@ -90,13 +81,7 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
   it('allocation-over-amount-due: Xero refuses a credit allocated beyond the invoice’s AmountDue', async () => {
     const org = organisation();
     const docs = documentsForContract(); // invoice 120.00, payment 50.00: 70.00 due
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-      closedThrough: null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     for (const doc of [docs.invoice, docs.payment]) pushed.set(doc.key, await org.target.push(doc, context));
     const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
     // A credit note of 100.00 for the customer, created directly and not allocated.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accountRoles } from '../../../../src/accounting/targets/account-mapping.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import type { PushContext, RemoteRecord } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
@@ -26,12 +26,7 @@ describe('Xero: its own figures as of a day (issue 25 §4)', { timeout: 120_000 
   it('reports the trial balance per role and the open amount per link and bill, as of each month end', async () => {
     const { tenantId, target } = organisation();
     const f = figuresDocuments();
-    const pushed = new Map<string, RemoteRecord>();
-    const context: PushContext = {
-      mayExist: () => true,
-      refusals: () => 0,
-      pushed: (key) => pushed.get(key) ?? null,
-    };
+    const { pushed, context } = pushIndex({ mayExist: true });
     for (const doc of [...f.january, ...f.february]) pushed.set(doc.key, await target.push(doc, context));
 
     const january = januaryFigures(f);

@@ -7,6 +7,7 @@ import type {
   TargetDocument,
 } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 
@@ -106,23 +107,12 @@ function books(tenantId: string) {
   return { invoice, marked, live };
 }
 
-function indexed() {
-  const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = {
-    mayExist: () => false,
-    refusals: () => 0,
-    pushed: (key) => pushed.get(key) ?? null,
-    closedThrough: null,
-  };
-  return { pushed, context };
-}
-
 describe('Xero: money applied as the service applies it (issue 30 item 3)', { timeout: 60_000 }, () => {
   it('a payment of the link and its memo pays both invoices, one Payment each, and no overpayment', async () => {
     const org = organisation();
     const target = org.target();
     const docs = link();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     for (const doc of [docs.invoice, docs.memo]) pushed.set(doc.key, await target.push(doc, context));
     const b = books(org.tenantId);
     expect([
@@ -151,7 +141,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     const org = organisation();
     const target = org.target();
     const docs = link();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     for (const doc of [docs.invoice, docs.memo]) pushed.set(doc.key, await target.push(doc, context));
     const b = books(org.tenantId);
     const payment = docs.payment('over', 135_00);
@@ -175,7 +165,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     const org = organisation();
     const target = org.target();
     const docs = link();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     for (const doc of [docs.invoice, docs.memo]) pushed.set(doc.key, await target.push(doc, context));
     const b = books(org.tenantId);
     // The invoice already paid at Xero (its payment reversed after close in the ledger: Xero's stays).
@@ -207,7 +197,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
   it('a crash between parts: pushed again with mayExist, the parts Xero has are found and only the missing made', async () => {
     const org = organisation();
     const docs = link();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     for (const doc of [docs.invoice, docs.memo]) pushed.set(doc.key, await org.target().push(doc, context));
     const b = books(org.tenantId);
     const payment = docs.payment('crash', 135_00);
@@ -247,7 +237,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
   it('a backlog in batches: the payment waits for its invoices’ wave, then pays both', async () => {
     const org = organisation();
     const docs = link();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     const payment = docs.payment('batch', 135_00);
     const outcomes = await org.target().pushMany([docs.invoice, docs.memo, payment], context);
     const [invoice, memo, money] = outcomes as RemoteRecord[];
@@ -271,7 +261,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     const org = organisation();
     const target = org.target();
     const docs = link();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     const payment = docs.payment('same', 135_00);
     for (const doc of [docs.invoice, docs.memo, payment])
       pushed.set(doc.key, await target.push(doc, context));
@@ -298,7 +288,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
   it('an ACH return after close reverses each part in the open period: each owed again, the money out once', async () => {
     const org = organisation();
     const docs = link('2026-01');
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     const payment = docs.payment('closed', 135_00);
     for (const doc of [docs.invoice, docs.memo, payment])
       pushed.set(doc.key, await org.target().push(doc, context));

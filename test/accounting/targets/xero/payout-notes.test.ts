@@ -3,18 +3,14 @@ import { defaultAccountCodes } from '../../../../src/accounting/targets/account-
 import { TargetRefusedError } from '../../../../src/accounting/targets/errors.js';
 import { marker } from '../../../../src/accounting/targets/markers.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import type {
-  PayoutReceipt,
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { PayoutReceipt, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import {
   NOTE_LIMIT,
   payoutNotes,
   receiptsInNotes,
 } from '../../../../src/accounting/targets/xero/payout-notes.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 import { payoutDay } from '../payout-documents.js';
@@ -32,19 +28,6 @@ const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1
 type Doc = Record<string, unknown>;
 
 const organisation = () => xeroOrganisation(double, cipher, { lockTtlMs: 0 });
-
-function indexed(): { pushed: Map<string, RemoteRecord>; context: PushContext } {
-  const pushed = new Map<string, RemoteRecord>();
-  return {
-    pushed,
-    context: {
-      mayExist: () => false,
-      refusals: () => 0,
-      pushed: (k) => pushed.get(k) ?? null,
-      closedThrough: null,
-    },
-  };
-}
 
 /**
  * What Xero alone says a payout carries: the notes of the one transfer holding the payout's key, each listed
@@ -70,7 +53,7 @@ describe('Xero: which payments a payout carries', () => {
   it('notes the payout’s receipts on its transfer: exactly the first payment, read from Xero alone', async () => {
     const org = organisation();
     const day = payoutDay();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     const target = org.target();
     for (const doc of [day.invoice, day.p1, day.p2, day.fee, day.payout])
       pushed.set(doc.key, await target.push(doc, context));
@@ -92,7 +75,7 @@ describe('Xero: which payments a payout carries', () => {
   it('a restarted worker pushing again creates no transfer and no note twice, and adds a note a crash left out', async () => {
     const org = organisation();
     const day = payoutDay();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     const target = org.target();
     for (const doc of [day.invoice, day.p1, day.p2, day.fee])
       pushed.set(doc.key, await target.push(doc, context));
@@ -119,7 +102,7 @@ describe('Xero: which payments a payout carries', () => {
   it('a backlog pushed in batches notes the payout as one by one does', async () => {
     const org = organisation();
     const day = payoutDay();
-    const { context } = indexed();
+    const { context } = pushIndex();
     const outcomes = await org.target().pushMany([day.invoice, day.p1, day.p2, day.fee, day.payout], context);
     expect(outcomes.filter((o) => o instanceof Error)).toEqual([]);
     const { receipts, payments } = paymentsInPayout(org.tenantId, day.payout.key);
@@ -144,7 +127,7 @@ describe('Xero: which payments a payout carries', () => {
   it('Xero refuses a note longer than 250 characters, as the double holds it', async () => {
     const org = organisation();
     const day = payoutDay();
-    const { pushed, context } = indexed();
+    const { pushed, context } = pushIndex();
     const target = org.target();
     for (const doc of [day.invoice, day.p1, day.fee, day.payout])
       pushed.set(doc.key, await target.push(doc, context));

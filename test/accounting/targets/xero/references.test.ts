@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { marker } from '../../../../src/accounting/targets/markers.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
-import type {
-  PushContext,
-  RemoteRecord,
-  TargetDocument,
-} from '../../../../src/accounting/targets/target-port.js';
+import type { PushContext, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
 import type { XeroTarget } from '../../../../src/accounting/targets/xero/index.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
+import { pushIndex } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 
@@ -85,13 +82,7 @@ function day() {
 }
 
 async function pushAll(target: XeroTarget, docs: TargetDocument[]) {
-  const pushed = new Map<string, RemoteRecord>();
-  const context: PushContext = {
-    mayExist: () => false,
-    refusals: () => 0,
-    pushed: (key) => pushed.get(key) ?? null,
-    closedThrough: null,
-  };
+  const { pushed, context } = pushIndex();
   for (const doc of docs) pushed.set(doc.key, await target.push(doc, context));
   return pushed;
 }
