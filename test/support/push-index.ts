@@ -1,4 +1,9 @@
-import type { PushContext, RemoteRecord } from '../../src/accounting/targets/target-port.js';
+import type {
+  AccountingTarget,
+  PushContext,
+  RemoteRecord,
+  TargetDocument,
+} from '../../src/accounting/targets/target-port.js';
 
 /**
  * The ledger's index of pushed documents as a push sees it: the test records in `pushed` what each push
@@ -21,4 +26,15 @@ export function pushIndex(options: { mayExist?: boolean } = {}): {
       closedThrough: null,
     },
   };
+}
+
+/** Pushes the documents in order through one new index, each push seeing what the earlier ones became. */
+export async function pushInOrder(
+  target: Pick<AccountingTarget, 'push'>,
+  documents: readonly TargetDocument[],
+  options: { mayExist?: boolean } = {},
+): Promise<Map<string, RemoteRecord>> {
+  const { pushed, context } = pushIndex(options);
+  for (const doc of documents) pushed.set(doc.key, await target.push(doc, context));
+  return pushed;
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../../src/accounting/targets/quickbooks/index.js';
-import type { PushContext, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
+import type { PushContext } from '../../../../src/accounting/targets/target-port.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
-import { pushIndex } from '../../../support/push-index.js';
+import { pushInOrder } from '../../../support/push-index.js';
 import { quickBooksCompany } from '../../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
@@ -80,17 +80,11 @@ function day() {
   return { docs, check, wire, payout, billDoc, billPayment };
 }
 
-async function pushAll(target: ReturnType<ReturnType<typeof company>['target']>, docs: TargetDocument[]) {
-  const { pushed, context } = pushIndex();
-  for (const doc of docs) pushed.set(doc.key, await target.push(doc, context));
-  return pushed;
-}
-
 describe('QuickBooks Online: the business’s references', () => {
   it('an external payment’s reference is its PaymentRefNum; the marker stays in PrivateNote; found again after a restart', async () => {
     const c = company();
     const d = day();
-    const pushed = await pushAll(c.target(), [d.docs.invoice, d.check]);
+    const pushed = await pushInOrder(c.target(), [d.docs.invoice, d.check]);
     const payment = double.get(c.realmId, 'Payment', idOf(pushed.get(d.check.key)?.remoteIds[0]));
     expect(payment?.PaymentRefNum).toBe('CHK-1042');
     expect(String(payment?.PrivateNote)).toBe(`booksync key=${d.check.key} hash=${d.check.contentHash}`);
@@ -103,7 +97,7 @@ describe('QuickBooks Online: the business’s references', () => {
   it('a reference longer than 21 characters: its first 21 in PaymentRefNum, whole in PrivateNote after the marker', async () => {
     const c = company();
     const d = day();
-    const pushed = await pushAll(c.target(), [d.docs.invoice, d.wire]);
+    const pushed = await pushInOrder(c.target(), [d.docs.invoice, d.wire]);
     const payment = double.get(c.realmId, 'Payment', idOf(pushed.get(d.wire.key)?.remoteIds[0]));
     expect(payment?.PaymentRefNum).toBe((d.wire.businessReference as string).slice(0, 21));
     expect(String(payment?.PrivateNote).split('\n')).toEqual([
@@ -115,7 +109,7 @@ describe('QuickBooks Online: the business’s references', () => {
   it('a payout’s Deposit is numbered with the payout id, and found again by date and marker', async () => {
     const c = company();
     const d = day();
-    const pushed = await pushAll(c.target(), [d.payout]);
+    const pushed = await pushInOrder(c.target(), [d.payout]);
     const deposit = double.get(c.realmId, 'Deposit', idOf(pushed.get(d.payout.key)?.remoteIds[0]));
     expect(deposit?.DocNumber).toBe(`dis_${d.docs.run}`);
     expect(await c.target().push(d.payout, restarted)).toMatchObject({ created: false });
@@ -125,7 +119,7 @@ describe('QuickBooks Online: the business’s references', () => {
   it('a bill payment by check is numbered with the check’s number, found again with the document and with the key alone', async () => {
     const c = company();
     const d = day();
-    const pushed = await pushAll(c.target(), [d.billDoc, d.billPayment]);
+    const pushed = await pushInOrder(c.target(), [d.billDoc, d.billPayment]);
     const remoteIds = pushed.get(d.billPayment.key)?.remoteIds;
     expect(double.get(c.realmId, 'BillPayment', idOf(remoteIds?.[0]))?.DocNumber).toBe('1042');
     expect(await c.target().push(d.billPayment, restarted)).toMatchObject({ created: false, remoteIds });
@@ -137,7 +131,7 @@ describe('QuickBooks Online: the business’s references', () => {
     const c = company();
     const d = day();
     const { businessReference: _, ...untagged } = d.billPayment;
-    const pushed = await pushAll(c.target(), [d.billDoc, untagged]);
+    const pushed = await pushInOrder(c.target(), [d.billDoc, untagged]);
     const remoteIds = pushed.get(d.billPayment.key)?.remoteIds;
     expect(double.get(c.realmId, 'BillPayment', idOf(remoteIds?.[0]))?.DocNumber).toMatch(/^bs/);
     expect(await c.target().push(d.billPayment, restarted)).toMatchObject({ created: false, remoteIds });

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { marker } from '../../../../src/accounting/targets/markers.js';
 import { TokenCipher } from '../../../../src/accounting/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../../../src/accounting/targets/target-port.js';
-import type { XeroTarget } from '../../../../src/accounting/targets/xero/index.js';
 import { doubleForFile } from '../../../support/double-for-file.js';
-import { pushIndex } from '../../../support/push-index.js';
+import { pushInOrder } from '../../../support/push-index.js';
 import { XeroDouble } from '../../../support/xero/double.js';
 import { xeroOrganisation } from '../../../support/xero/organisation.js';
 
@@ -81,17 +80,11 @@ function day() {
   return { run, invoiceDoc, check, payout };
 }
 
-async function pushAll(target: XeroTarget, docs: TargetDocument[]) {
-  const { pushed, context } = pushIndex();
-  for (const doc of docs) pushed.set(doc.key, await target.push(doc, context));
-  return pushed;
-}
-
 describe('Xero: the business’s references', () => {
   it('an external payment’s Payment: Reference is the business’s reference, then the marker; found again after a restart', async () => {
     const org = organisation();
     const d = day();
-    const pushed = await pushAll(org.target(), [d.invoiceDoc, d.check]);
+    const pushed = await pushInOrder(org.target(), [d.invoiceDoc, d.check]);
     const remoteIds = pushed.get(d.check.key)?.remoteIds;
     const payment = double.get(org.tenantId, 'Payments', idOf(remoteIds?.[0]));
     expect(payment?.Reference).toBe(`CHK-1042 ${marker(d.check.key, d.check.contentHash)}`);
@@ -107,7 +100,7 @@ describe('Xero: the business’s references', () => {
   it('a payout’s BankTransfer carries the payout id first; pushMany after a restart finds it', async () => {
     const org = organisation();
     const d = day();
-    const pushed = await pushAll(org.target(), [d.payout]);
+    const pushed = await pushInOrder(org.target(), [d.payout]);
     const remoteIds = pushed.get(d.payout.key)?.remoteIds;
     const transfer = double.get(org.tenantId, 'BankTransfers', idOf(remoteIds?.[0]));
     expect(transfer?.Reference).toBe(`dis_${d.run} ${marker(d.payout.key, d.payout.contentHash)}`);
@@ -120,7 +113,7 @@ describe('Xero: the business’s references', () => {
     const org = organisation();
     const d = day();
     const { businessReference: _, ...before } = d.check;
-    const pushed = await pushAll(org.target(), [d.invoiceDoc, before]);
+    const pushed = await pushInOrder(org.target(), [d.invoiceDoc, before]);
     const remoteIds = pushed.get(d.check.key)?.remoteIds;
     expect(double.get(org.tenantId, 'Payments', idOf(remoteIds?.[0]))?.Reference).toBe(
       marker(d.check.key, d.check.contentHash),
@@ -135,7 +128,7 @@ describe('Xero: the business’s references', () => {
     const org = organisation();
     const d = day();
     const long: TargetDocument = { ...d.check, businessReference: `R${'x'.repeat(300)}` };
-    const pushed = await pushAll(org.target(), [d.invoiceDoc, long]);
+    const pushed = await pushInOrder(org.target(), [d.invoiceDoc, long]);
     const reference = String(
       double.get(org.tenantId, 'Payments', idOf(pushed.get(long.key)?.remoteIds[0]))?.Reference,
     );
@@ -159,7 +152,7 @@ describe('Xero: the business’s references', () => {
       businessReference: 'part=credit WIRE-77',
       settles: { applied: [{ key: d.invoiceDoc.key, amountCents: 100_00 }], unappliedCents: 40_00 },
     };
-    const pushed = await pushAll(org.target(), [d.invoiceDoc, money]);
+    const pushed = await pushInOrder(org.target(), [d.invoiceDoc, money]);
     const remoteIds = pushed.get(money.key)?.remoteIds ?? [];
     expect(remoteIds.map((r) => r.split(':')[0])).toEqual(['Payment', 'BankTransaction']);
     const mark = marker(money.key, money.contentHash);
