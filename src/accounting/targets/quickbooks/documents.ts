@@ -18,9 +18,7 @@ import type { SalesTaxCode } from './tax-codes.js';
 //   paid);
 // - payment, external-payment, check-application -> Payment applied (LinkedTxn) to the invoice, deposited to
 //   the mapped clearing account (Undeposited Funds by default) or checks account, PaymentRefNum = the
-//   service's payment / check reference; a deposited check's credit applied (Dr Unapplied Cash, a liability
-//   no Payment deposits to) -> that Payment deposited to Checks To Deposit plus a JournalEntry Dr Unapplied
-//   Cash / Cr Checks To Deposit (unappliedCashTransfer), netting the ledger's entry;
+//   service's payment / check reference;
 // - sale (a payment that settles no invoice) -> SalesReceipt deposited to the clearing account, through the
 //   Revenue item, for the customer when there is one (Intuit: a sales receipt records a sale paid in full);
 // - refund -> RefundReceipt for the customer, refunded from the clearing account, through the Refunds item;

@@ -75,9 +75,6 @@ import type { OAuthTokenStore } from './token-store.js';
 // findable. What this adapter made or found is remembered (key -> record), so later documents need no query.
 //
 // remoteIds are `<Entity>:<Id>` (`void:<Entity>:<Id>` for a void), so later documents know what to link to.
-// An entry made of two documents lists both: a lowered invoice's credit memo and its application Payment; a
-// deposited check's credit applied, its Payment and its Unapplied Cash journal (the journal's marker carries
-// ` part=unapplied-cash`, its number transferTag(key)), and a void of that Payment and the journal reversing it.
 
 export interface QuickBooksTargetOptions {
   baseUrl: string;
