@@ -65,22 +65,6 @@ export function invoiceNumber(name: string): string {
   return `${name.slice(0, 16)}-${createHash('sha256').update(name).digest('hex').slice(0, 4)}`;
 }
 
-/** The part tag on the journal that moves an applied check's credit out of Unapplied Cash. */
-export const TRANSFER_PART = 'part=unapplied-cash';
-
-/** That journal's DocNumber: the tag of its entry's key and its part, found by it. */
-export function transferTag(key: string): string {
-  return docNumberTag(`${key} ${TRANSFER_PART}`);
-}
-
-/** Whether a record's note carries `key`'s marker on its Unapplied Cash journal (TRANSFER_PART after it). */
-export function isTransferOf(note: unknown, key: string): boolean {
-  if (typeof note !== 'string') return false;
-  return note
-    .split('\n')
-    .some((l) => l.startsWith(`booksync key=${key} hash=`) && l.endsWith(` ${TRANSFER_PART}`));
-}
-
 /** A link without a customer still needs one in QBO. */
 export const unnamedCustomer: Party = {
   serviceId: 'no-customer',
@@ -406,39 +390,6 @@ export class DocumentMapper {
         CheckPayment: { BankAccountRef: await this.accounts.ref(pair.credit) },
         TotalAmt: amount,
         Line: [{ Amount: amount, LinkedTxn: [{ TxnId: billId, TxnType: 'Bill' }] }],
-      },
-    };
-  }
-
-  /**
-   * The second document of a deposited check's credit applied to an invoice (its first: a Payment from Checks
-   * To Deposit, which QBO applies to the invoice): a JournalEntry Dr `from` / Cr `to` for the amount, moving
-   * the check's credit out of Unapplied Cash (a reversal's: back into it), so QBO nets the ledger's entry.
-   * Its marker is the entry's with `part=unapplied-cash` after it, and it is numbered with the tag of the key
-   * and that part (transferTag), so neither it nor an earlier release's whole journal is taken for the other.
-   */
-  async unappliedCashTransfer(
-    doc: TargetDocument,
-    from: AccountRole,
-    to: AccountRole,
-    cents: number,
-    note: string,
-  ): Promise<Plan> {
-    const common = this.common(doc, false);
-    const [mark, ...rest] = String(common.PrivateNote).split('\n');
-    const line = async (role: AccountRole, posting: 'Debit' | 'Credit') => ({
-      Amount: centsToAmount(cents),
-      Description: doc.description,
-      DetailType: 'JournalEntryLineDetail',
-      JournalEntryLineDetail: { PostingType: posting, AccountRef: await this.accounts.ref(role) },
-    });
-    return {
-      entity: 'JournalEntry',
-      body: {
-        ...common,
-        DocNumber: transferTag(doc.key),
-        PrivateNote: [`${mark} ${TRANSFER_PART}`, ...rest, note].join('\n'),
-        Line: [await line(from, 'Debit'), await line(to, 'Credit')],
       },
     };
   }
