@@ -45,7 +45,14 @@ export const returnedBalances: Partial<Record<AccountRole, number>> = {
   Revenue: -1_500_00,
 };
 
-export async function checkDepositScenario(outcome: 'applied-after-clearing' | 'returned') {
+/**
+ * `firstApplicationCents`: what the 03-03 application puts on A (1,000.00 by default; less leaves A partly
+ * owed and that much more of the check unapplied at the end).
+ */
+export async function checkDepositScenario(
+  outcome: 'applied-after-clearing' | 'returned',
+  { firstApplicationCents = 1_000_00 }: { firstApplicationCents?: number } = {},
+) {
   const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const links = { A: `plA_${run}`, B: `plB_${run}` };
   const customers: Record<string, { serviceId: string; name: string; email: string | null }> = {};
@@ -86,7 +93,7 @@ export async function checkDepositScenario(outcome: 'applied-after-clearing' | '
       amountCents: 1_500_00,
       createdAt: '2026-03-02T15:00:00.000Z',
       clearedAt: null,
-      applications: [application('ep1', 1_000_00, '2026-03-03')],
+      applications: [application('ep1', firstApplicationCents, '2026-03-03')],
     };
     const cleared = { ...processing, status: 'CLEARED', clearedAt: '2026-03-05T15:00:00.000Z' };
     const states: { deposit: CheckDepositForBooks; date: string }[] = [

@@ -123,6 +123,7 @@ export const ruleNames = [
   'string-length',
   'books-closed',
   'salesreceipt-account',
+  'payment-account',
   'credit-within-balance',
   'automated-sales-tax',
 ] as const;
@@ -1051,6 +1052,7 @@ export class QuickBooksDouble {
     }
     if (entity === 'Deposit') this.depositRules(realm, body);
     if (entity === 'SalesReceipt') this.salesReceiptRules(realm, body);
+    if (entity === 'Payment') this.paymentRules(realm, body);
     if (entity === 'JournalEntry') this.journalNamesParties(realm, body);
     if (taxedEntities.has(entity)) this.salesTax(realm, body);
     if (
@@ -1288,6 +1290,25 @@ export class QuickBooksDouble {
     )
       throw businessRule(
         `A sales receipt must be deposited to a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
+      );
+  }
+
+  /**
+   * A Payment deposits into an asset account too (the same Finance.xsd DepositToAccountRef: "Asset account
+   * where the payment money is deposited … Supported for Payment and SalesReceipt only"): never into a
+   * liability such as Unapplied Cash. The Fault's wording is the double's.
+   */
+  private paymentRules(realm: Realm, body: Record<string, unknown>) {
+    if (body.DepositToAccountRef === undefined) return;
+    const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
+    if (
+      account &&
+      account.AccountType !== 'Bank' &&
+      account.AccountType !== 'Other Current Asset' &&
+      on('payment-account')
+    )
+      throw businessRule(
+        `A payment must be deposited to a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
       );
   }
 

@@ -18,7 +18,9 @@ import type { SalesTaxCode } from './tax-codes.js';
 //   paid);
 // - payment, external-payment, check-application -> Payment applied (LinkedTxn) to the invoice, deposited to
 //   the mapped clearing account (Undeposited Funds by default) or checks account, PaymentRefNum = the
-//   service's payment / check reference;
+//   service's payment / check reference; a deposited check's credit applied (Dr Unapplied Cash, a liability
+//   no Payment deposits to) -> that Payment deposited to Checks To Deposit plus a JournalEntry Dr Unapplied
+//   Cash / Cr Checks To Deposit (unappliedCashTransfer), netting the ledger's entry;
 // - sale (a payment that settles no invoice) -> SalesReceipt deposited to the clearing account, through the
 //   Revenue item, for the customer when there is one (Intuit: a sales receipt records a sale paid in full);
 // - refund -> RefundReceipt for the customer, refunded from the clearing account, through the Refunds item;
@@ -63,6 +65,22 @@ export function billPaymentNumber(doc: TargetDocument): string {
 export function invoiceNumber(name: string): string {
   if (name.length <= 21) return name;
   return `${name.slice(0, 16)}-${createHash('sha256').update(name).digest('hex').slice(0, 4)}`;
+}
+
+/** The part tag on the journal that moves an applied check's credit out of Unapplied Cash. */
+export const TRANSFER_PART = 'part=unapplied-cash';
+
+/** That journal's DocNumber: the tag of its entry's key and its part, found by it. */
+export function transferTag(key: string): string {
+  return docNumberTag(`${key} ${TRANSFER_PART}`);
+}
+
+/** Whether a record's note carries `key`'s marker on its Unapplied Cash journal (TRANSFER_PART after it). */
+export function isTransferOf(note: unknown, key: string): boolean {
+  if (typeof note !== 'string') return false;
+  return note
+    .split('\n')
+    .some((l) => l.startsWith(`booksync key=${key} hash=`) && l.endsWith(` ${TRANSFER_PART}`));
 }
 
 /** A link without a customer still needs one in QBO. */
@@ -390,6 +408,39 @@ export class DocumentMapper {
         CheckPayment: { BankAccountRef: await this.accounts.ref(pair.credit) },
         TotalAmt: amount,
         Line: [{ Amount: amount, LinkedTxn: [{ TxnId: billId, TxnType: 'Bill' }] }],
+      },
+    };
+  }
+
+  /**
+   * The second document of a deposited check's credit applied to an invoice (its first: a Payment from Checks
+   * To Deposit, which QBO applies to the invoice): a JournalEntry Dr `from` / Cr `to` for the amount, moving
+   * the check's credit out of Unapplied Cash (a reversal's: back into it), so QBO nets the ledger's entry.
+   * Its marker is the entry's with `part=unapplied-cash` after it, and it is numbered with the tag of the key
+   * and that part (transferTag), so neither it nor an earlier release's whole journal is taken for the other.
+   */
+  async unappliedCashTransfer(
+    doc: TargetDocument,
+    from: AccountRole,
+    to: AccountRole,
+    cents: number,
+    note: string,
+  ): Promise<Plan> {
+    const common = this.common(doc, false);
+    const [mark, ...rest] = String(common.PrivateNote).split('\n');
+    const line = async (role: AccountRole, posting: 'Debit' | 'Credit') => ({
+      Amount: centsToAmount(cents),
+      Description: doc.description,
+      DetailType: 'JournalEntryLineDetail',
+      JournalEntryLineDetail: { PostingType: posting, AccountRef: await this.accounts.ref(role) },
+    });
+    return {
+      entity: 'JournalEntry',
+      body: {
+        ...common,
+        DocNumber: transferTag(doc.key),
+        PrivateNote: [`${mark} ${TRANSFER_PART}`, ...rest, note].join('\n'),
+        Line: [await line(from, 'Debit'), await line(to, 'Credit')],
       },
     };
   }

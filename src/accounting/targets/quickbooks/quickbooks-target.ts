@@ -28,9 +28,13 @@ import {
   billPaymentNumber,
   DocumentMapper,
   invoiceNumber,
+  isTransferOf,
   type LinkedReceipt,
+  type Pair,
   type Plan,
   pairOf,
+  TRANSFER_PART,
+  transferTag,
 } from './documents.js';
 import { isClosedPeriod, isDepositedRefusal, isStaleObject } from './faults.js';
 import { QuickBooksFigures } from './figures.js';
@@ -71,6 +75,9 @@ import type { OAuthTokenStore } from './token-store.js';
 // findable. What this adapter made or found is remembered (key -> record), so later documents need no query.
 //
 // remoteIds are `<Entity>:<Id>` (`void:<Entity>:<Id>` for a void), so later documents know what to link to.
+// An entry made of two documents lists both: a lowered invoice's credit memo and its application Payment; a
+// deposited check's credit applied, its Payment and its Unapplied Cash journal (the journal's marker carries
+// ` part=unapplied-cash`, its number transferTag(key)), and a void of that Payment and the journal reversing it.
 
 export interface QuickBooksTargetOptions {
   baseUrl: string;
@@ -163,6 +170,16 @@ function parseRemoteId(remoteId: string | undefined): { entity: string; id: stri
 
 /** Invoice numbers asked about in one query of a prefetch. */
 const NUMBERS_PER_QUERY = 30;
+
+/** A deposited check's credit applied to an invoice (Dr Unapplied Cash / Cr A/R), issue 30 item 4. */
+function isCheckCreditApplied(doc: TargetDocument): boolean {
+  const pair = pairOf(doc.lines);
+  return (
+    doc.kind === 'check-application' &&
+    pair?.debit === 'UnappliedCash' &&
+    pair.credit === 'AccountsReceivable'
+  );
+}
 
 export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'quickbooks';
@@ -306,6 +323,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
    * is the result's second remote id when this push made it.
    */
   private async applied(doc: TargetDocument, result: PushResult, context: PushContext): Promise<PushResult> {
+    if (isCheckCreditApplied(doc)) return this.transferred(doc, result, context);
     if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
     const memoRef = parseRemoteId(result.remoteIds[0]);
     if (memoRef?.entity !== 'CreditMemo') return result;
@@ -335,6 +353,67 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       'credit memo applied to its invoice in quickbooks',
     );
     return { ...result, remoteIds: [result.remoteIds[0] as string, `Payment:${payment.Id}`] };
+  }
+
+  /**
+   * A deposited check's credit applied to an invoice: its Payment (from Checks To Deposit) is made or found;
+   * what it still needs is the journal Dr Unapplied Cash / Cr Checks To Deposit for the Payment's amount, so
+   * the check's money stays in Checks To Deposit until it clears and the credit leaves Unapplied Cash. Looked
+   * up by its own number (transferTag) when the Payment was found or an attempt may have made it, so a
+   * re-push makes none twice. The journal is the result's second remote id.
+   */
+  private async transferred(
+    doc: TargetDocument,
+    result: PushResult,
+    context: PushContext,
+  ): Promise<PushResult> {
+    const payment = parseRemoteId(result.remoteIds[0]);
+    if (payment?.entity !== 'Payment') return result;
+    const pair = pairOf(doc.lines) as Pair;
+    const journal = await this.transferJournal(
+      doc,
+      !result.created || context.mayExist(doc.key),
+      context,
+      () =>
+        this.mapper.unappliedCashTransfer(
+          doc,
+          'UnappliedCash',
+          'ChecksToDeposit',
+          pair.cents,
+          `moves the check's credit out of Unapplied Cash, applied by Payment ${payment.id}`,
+        ),
+    );
+    const remoteIds = [result.remoteIds[0] as string, `JournalEntry:${journal}`];
+    this.known.set(doc.key, { key: doc.key, remoteIds, contentHash: result.contentHash });
+    return { ...result, remoteIds };
+  }
+
+  /** The Unapplied Cash journal of `doc`'s key: found by its number when it may exist, else created. */
+  private async transferJournal(
+    doc: TargetDocument,
+    lookUp: boolean,
+    context: PushContext,
+    plan: () => Promise<Plan>,
+  ): Promise<string> {
+    if (lookUp) {
+      const found = await this.transferOf(doc.key);
+      if (found) return found;
+    }
+    const { entity, body } = await plan();
+    const created = await this.client.write(entity, body, {
+      requestid: createRequestId(`${doc.key} ${TRANSFER_PART}`, body, context.refusals(doc.key)),
+    });
+    this.options.logger?.info(
+      { key: doc.key, entity, id: created.Id },
+      'unapplied cash journal pushed to quickbooks',
+    );
+    return created.Id;
+  }
+
+  /** The Id of the Unapplied Cash journal carrying `key`'s marker, null when QBO has none. */
+  private async transferOf(key: string): Promise<string | null> {
+    const rows = await this.client.select('JournalEntry', { DocNumber: transferTag(key) });
+    return rows.find((r) => isTransferOf(r.PrivateNote, key))?.Id ?? null;
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
@@ -478,10 +557,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       );
       await this.prefetch(documents, outcomes);
       await this.createInWaves(documents, outcomes, context);
-      // Lowered invoices' credit memos applied to their invoices, once the slice's invoices exist.
+      // Lowered invoices' credit memos applied to their invoices, once the slice's invoices exist; applied
+      // checks' credits moved out of Unapplied Cash.
       for (const [i, doc] of documents.entries()) {
         const outcome = outcomes[i];
-        if (doc.kind === 'invoice-adjustment' && outcome && !(outcome instanceof Error)) {
+        const follows = doc.kind === 'invoice-adjustment' || isCheckCreditApplied(doc);
+        if (follows && outcome && !(outcome instanceof Error)) {
           // Not applied (an outage, a refusal): the document is not settled, its retry finds the memo and
           // applies it then.
           try {
@@ -727,14 +808,20 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       case 'external-payment':
       case 'check-application': {
         if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
-        // A deposited check's credit applied (Dr Unapplied Cash, a liability): a Payment deposits only into an
-        // asset account (Finance.xsd, DepositToAccountRef), so a journal entry naming the customer and link.
-        if (pair.debit === 'UnappliedCash') return this.mapper.journal(doc);
         const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
+        if (pair.debit === 'UnappliedCash') {
+          // A deposited check's credit applied (Dr Unapplied Cash, a liability): a Payment deposits only into
+          // an asset account (Finance.xsd, DepositToAccountRef), so the Payment takes the money from Checks To
+          // Deposit, where the check is, and applies it to the invoice (its Balance drops, as the service's
+          // remainder); applied() then moves the credit out of Unapplied Cash by a journal. An earlier
+          // release's whole journal (Dr Unapplied Cash / Cr A/R) is found there, never applied twice.
+          const journal = context.mayExist(doc.key) ? await this.findIn('JournalEntry', doc.key) : null;
+          if (journal) return { found: alreadyPushed(this.name, journal, doc) };
+        }
         return this.mapper.payment(
           doc,
-          pair,
+          pair.debit === 'UnappliedCash' ? { ...pair, debit: 'ChecksToDeposit' } : pair,
           await this.applications(doc, invoice.id, pair.cents, context),
           await this.customerOf(invoice.id),
         );
@@ -895,6 +982,51 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
    * the marker) is not made again, and a reversal made either way is found by its key.
    */
   private async reverse(
+    given: TargetDocument,
+    context: PushContext,
+    lock: string | null,
+  ): Promise<PushResult> {
+    const result = await this.reverseOriginal(given, context, lock);
+    return this.reversedTransfer(this.open(given, lock), result, context);
+  }
+
+  /**
+   * An applied check's credit reversed (the check returned) by voiding its Payment: its Unapplied Cash
+   * journal, if it has one, is reversed too (Dr Checks To Deposit / Cr Unapplied Cash, in the open period,
+   * never edited), so the credit is back in Unapplied Cash as in the ledger. Reversed by a charge invoice
+   * (after its month, into closed books) nothing more is needed: that invoice credits Unapplied Cash through
+   * booksync's item of it, so the Payment, the journal and the invoice net to nothing. Found by its number
+   * when it may exist: a crash between the void and the journal makes it on the next push, once.
+   */
+  private async reversedTransfer(
+    doc: TargetDocument,
+    result: PushResult,
+    context: PushContext,
+  ): Promise<PushResult> {
+    const original = doc.reverses ?? '';
+    if (keyPrefix(baseKey(original)) !== 'check-application') return result;
+    if (!result.remoteIds[0]?.startsWith('void:Payment:') || result.remoteIds.length > 1) return result;
+    const pushed = context.pushed(original)?.remoteIds;
+    const transfer = pushed ? (parseRemoteId(pushed[1])?.id ?? null) : await this.transferOf(original);
+    if (!transfer) return result;
+    const journal = await this.client.read('JournalEntry', transfer);
+    const line = (journal.Line as { Amount?: unknown }[] | undefined)?.[0];
+    const cents = amountToCents(Number(line?.Amount ?? 0));
+    const id = await this.transferJournal(doc, !result.created || context.mayExist(doc.key), context, () =>
+      this.mapper.unappliedCashTransfer(
+        doc,
+        'ChecksToDeposit',
+        'UnappliedCash',
+        cents,
+        `reverses journal ${transfer}: the check's credit back in Unapplied Cash`,
+      ),
+    );
+    const remoteIds = [result.remoteIds[0], `JournalEntry:${id}`];
+    this.known.set(doc.key, { key: doc.key, remoteIds, contentHash: result.contentHash });
+    return { ...result, remoteIds };
+  }
+
+  private async reverseOriginal(
     given: TargetDocument,
     context: PushContext,
     lock: string | null,

@@ -621,6 +621,21 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     expect(ok.status).toBe(200);
   });
 
+  it('payment-account: a payment is deposited to a Bank or Other Current Asset account, never to a liability', async () => {
+    const c = await company();
+    const { customer, invoice } = await invoiced(c);
+    const body = (account: string) => ({
+      ...paymentBody(c, customer.Id, invoice.Id, 100),
+      DepositToAccountRef: { value: c.account(account) },
+    });
+    const refused = await c.call('POST', 'payment', {}, body(defaultAccountCodes.UnappliedCash));
+    expect(fault(refused)).toMatchObject({ status: 400, code: '6000' });
+    expect(fault(refused).Detail).toMatch(/Bank or Other Current Asset/);
+    const ok = await c.call('POST', 'payment', {}, body(defaultAccountCodes.ChecksToDeposit));
+    expect(ok.status).toBe(200);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ChecksToDeposit)).toBe(100_00);
+  });
+
   it('salesreceipt-account: a sales receipt is deposited to a Bank or Other Current Asset account; voided by update&include=void', async () => {
     const c = await company();
     const { item } = await invoiced(c);
