@@ -1006,8 +1006,10 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const original = doc.reverses ?? '';
     if (keyPrefix(baseKey(original)) !== 'check-application') return result;
     if (!result.remoteIds[0]?.startsWith('void:Payment:') || result.remoteIds.length > 1) return result;
+    // The index may hold the Payment alone (an application found again by its key after a crash names only
+    // its Payment): the journal is then looked up by its number, never taken as absent.
     const pushed = context.pushed(original)?.remoteIds;
-    const transfer = pushed ? (parseRemoteId(pushed[1])?.id ?? null) : await this.transferOf(original);
+    const transfer = (pushed ? parseRemoteId(pushed[1])?.id : undefined) ?? (await this.transferOf(original));
     if (!transfer) return result;
     const journal = await this.client.read('JournalEntry', transfer);
     const line = (journal.Line as { Amount?: unknown }[] | undefined)?.[0];
