@@ -1005,7 +1005,9 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   ): Promise<PushResult> {
     const original = doc.reverses ?? '';
     if (keyPrefix(baseKey(original)) !== 'check-application') return result;
-    if (!result.remoteIds[0]?.startsWith('void:Payment:') || result.remoteIds.length > 1) return result;
+    // The void made now, or found made by an attempt cut short (a 429, a crash) before its journal.
+    const voided = result.remoteIds[0] ?? '';
+    if (!/^(void:)?Payment:/.test(voided) || result.remoteIds.length > 1) return result;
     // The index may hold the Payment alone (an application found again by its key after a crash names only
     // its Payment): the journal is then looked up by its number, never taken as absent.
     const pushed = context.pushed(original)?.remoteIds;
@@ -1023,7 +1025,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         `reverses journal ${transfer}: the check's credit back in Unapplied Cash`,
       ),
     );
-    const remoteIds = [result.remoteIds[0], `JournalEntry:${id}`];
+    const remoteIds = [voided, `JournalEntry:${id}`];
     this.known.set(doc.key, { key: doc.key, remoteIds, contentHash: result.contentHash });
     return { ...result, remoteIds };
   }
