@@ -388,6 +388,22 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     return { ...result, remoteIds };
   }
 
+  /**
+   * An applied check's credit settled in a backlog (found or created): its Unapplied Cash journal is made at
+   * once, before any reversal in the same backlog runs. A returned check's void looks that journal up to
+   * reverse it; a journal made after the void (as when every follow-up waited for the end of the backlog)
+   * stayed unreversed, the check's 600.00 left in Unapplied Cash and out of Checks To Deposit. A refusal
+   * settles the document with it.
+   */
+  private withTransfer(
+    doc: TargetDocument,
+    outcome: PushResult | Error,
+    context: PushContext,
+  ): Promise<PushResult | Error> {
+    if (outcome instanceof Error || !isCheckCreditApplied(doc)) return Promise.resolve(outcome);
+    return refusalOrThrow(() => this.transferred(doc, outcome, context));
+  }
+
   /** The Unapplied Cash journal of `doc`'s key: found by its number when it may exist, else created. */
   private async transferJournal(
     doc: TargetDocument,
@@ -555,14 +571,16 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
         documents,
         outcomes,
       );
+      for (const [i, doc] of documents.entries()) {
+        const found = outcomes[i];
+        if (found) outcomes[i] = await this.withTransfer(doc, found, context);
+      }
       await this.prefetch(documents, outcomes);
       await this.createInWaves(documents, outcomes, context);
-      // Lowered invoices' credit memos applied to their invoices, once the slice's invoices exist; applied
-      // checks' credits moved out of Unapplied Cash.
+      // Lowered invoices' credit memos applied to their invoices, once the slice's invoices exist.
       for (const [i, doc] of documents.entries()) {
         const outcome = outcomes[i];
-        const follows = doc.kind === 'invoice-adjustment' || isCheckCreditApplied(doc);
-        if (follows && outcome && !(outcome instanceof Error)) {
+        if (doc.kind === 'invoice-adjustment' && outcome && !(outcome instanceof Error)) {
           // Not applied (an outage, a refusal): the document is not settled, its retry finds the memo and
           // applies it then.
           try {
@@ -673,12 +691,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       const items: BatchItem[] = wave.map((w) => ({ entity: w.entity, body: w.body }));
       const ids = wave.map((w) => createRequestId(w.doc.key, w.body, context.refusals(w.doc.key)));
       const answers = await this.client.batch(items, batchRequestId(ids));
-      wave.forEach((w, j) => {
+      for (const [j, w] of wave.entries()) {
         const answer = answers[j] as QboEntity | Error;
         if (answer instanceof Error) {
           if (!isTargetRefusal(answer)) throw answer;
           outcomes[w.i] = answer;
-          return;
+          continue;
         }
         this.remember(w.entity, answer);
         this.known.set(w.doc.key, {
@@ -693,15 +711,12 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
           contentHash: w.doc.contentHash,
           created: true,
         };
-        waves.settle(
-          w.i,
-          w.doc.key,
+        const outcome =
           stored && stored.contentHash !== w.doc.contentHash
             ? new TargetConflictError(this.name, w.doc.key, stored.contentHash, w.doc.contentHash)
-            : result,
-          result,
-        );
-      });
+            : await this.withTransfer(w.doc, result, context);
+        waves.settle(w.i, w.doc.key, outcome, outcome instanceof Error ? result : outcome);
+      }
       this.options.logger?.info({ documents: wave.length }, 'pushed a batch to quickbooks');
       wave.length = 0;
       waves.created();
@@ -715,7 +730,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       create: flush,
       place: async (doc, i) => {
         const plan = await this.plan(doc, waves.context);
-        if ('found' in plan) return plan.found;
+        if ('found' in plan) return this.withTransfer(doc, plan.found, waves.context);
         if (
           plan.entity === 'Invoice' &&
           wave.some((w) => w.entity === 'Invoice' && w.body.DocNumber === plan.body.DocNumber)

@@ -263,6 +263,26 @@ describe('QuickBooks Online: a check deposit booked whole', () => {
     expect(counts(realmId)).toEqual(before);
   });
 
+  it('a returned check pushed in one backlog with its applications (one pushMany, as a worker catching up): every journal reversed', async () => {
+    // The application's journal used to be made after the whole backlog's waves, the return's void inside
+    // them: the void found no journal to reverse, and the journal made after it kept the check's money in
+    // Unapplied Cash (the QuickBooks books scenario and two-month close, off by one returned check).
+    const scenario = await checkDepositScenario('returned');
+    const { target } = quickBooksCompany(double, cipher);
+    const results = await target().pushMany(scenario.documents, contextOf(new Map()));
+    expect(results.filter((r) => r instanceof Error)).toEqual([]);
+    const reversal = scenario.documents.findIndex(
+      (d) => d.key === `reversal:check-application:ep1_${scenario.run}`,
+    );
+    expect((results[reversal] as PushResult).remoteIds).toEqual([
+      expect.stringMatching(/^void:Payment:/),
+      expect.stringMatching(/^JournalEntry:/),
+    ]);
+    const figures = await target().figuresAsOf('2026-03-31');
+    expect(figures.balances).toEqual(withZeros(returnedBalances, accountRoles));
+    expect(figures.openInvoices).toEqual({ [scenario.links.A]: 1_000_00, [scenario.links.B]: 500_00 });
+  });
+
   it('a check returned after its month was closed: a charge invoice through Unapplied Cash in the open period, nothing closed edited', async () => {
     const scenario = await checkDepositScenario('returned');
     const { realmId, target } = quickBooksCompany(double, cipher);
