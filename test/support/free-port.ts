@@ -1,14 +1,31 @@
 import { createServer } from 'node:net';
 
+// Ports below the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999 by default): a port
+// the OS hands out for listen(0) is in that range, and outgoing connections take their local ports from it
+// too, so a stack restarted minutes later on the same port found it taken by some test's client socket
+// ("EADDRINUSE 127.0.0.1:37813" in CI). Below 32768 only another listener can hold it.
+const FIRST = 20_000;
+const LAST = 32_767;
+/** Handed out in this process already: two stacks of one test file never get the same port. */
+const given = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** A free TCP port on loopback, for a listener that must know its address before it starts. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  for (let tries = 0; tries < 200; tries++) {
+    const port = FIRST + Math.floor(Math.random() * (LAST - FIRST + 1));
+    if (given.has(port)) continue;
+    if (await bindable(port)) {
+      given.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${FIRST} and ${LAST} after 200 tries`);
 }

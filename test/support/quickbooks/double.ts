@@ -1051,8 +1051,9 @@ export class QuickBooksDouble {
       this.paysFromBankOrCard(realm, body);
     }
     if (entity === 'Deposit') this.depositRules(realm, body);
-    if (entity === 'SalesReceipt') this.salesReceiptRules(realm, body);
-    if (entity === 'Payment') this.paymentRules(realm, body);
+    if (entity === 'SalesReceipt')
+      this.depositAccountRules(realm, body, 'sales receipt', 'salesreceipt-account');
+    if (entity === 'Payment') this.depositAccountRules(realm, body, 'payment', 'payment-account');
     if (entity === 'JournalEntry') this.journalNamesParties(realm, body);
     if (taxedEntities.has(entity)) this.salesTax(realm, body);
     if (
@@ -1274,41 +1275,28 @@ export class QuickBooksDouble {
   }
 
   /**
-   * A SalesReceipt deposits into an asset account, Bank or Other Current Asset (Undeposited Funds when none
-   * is named): Finance.xsd SalesTransaction.DepositToAccountRef, "Asset account where the payment money is
-   * deposited. If you do not specify this account, QBO uses the Undeposited Funds account. Supported for
-   * Payment and SalesReceipt only"; Intuit's SalesReceipt reference. The Fault's wording is the double's.
+   * A SalesReceipt or Payment deposits into an asset account, Bank or Other Current Asset (Undeposited Funds
+   * when none is named), never into a liability such as Unapplied Cash: Finance.xsd
+   * SalesTransaction.DepositToAccountRef, "Asset account where the payment money is deposited. If you do not
+   * specify this account, QBO uses the Undeposited Funds account. Supported for Payment and SalesReceipt
+   * only"; Intuit's SalesReceipt and Payment references. The Fault's wording is the double's.
    */
-  private salesReceiptRules(realm: Realm, body: Record<string, unknown>) {
+  private depositAccountRules(
+    realm: Realm,
+    body: Record<string, unknown>,
+    what: 'sales receipt' | 'payment',
+    rule: 'salesreceipt-account' | 'payment-account',
+  ) {
     if (body.DepositToAccountRef === undefined) return;
     const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
     if (
       account &&
       account.AccountType !== 'Bank' &&
       account.AccountType !== 'Other Current Asset' &&
-      on('salesreceipt-account')
+      on(rule)
     )
       throw businessRule(
-        `A sales receipt must be deposited to a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
-      );
-  }
-
-  /**
-   * A Payment deposits into an asset account too (the same Finance.xsd DepositToAccountRef: "Asset account
-   * where the payment money is deposited … Supported for Payment and SalesReceipt only"): never into a
-   * liability such as Unapplied Cash. The Fault's wording is the double's.
-   */
-  private paymentRules(realm: Realm, body: Record<string, unknown>) {
-    if (body.DepositToAccountRef === undefined) return;
-    const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
-    if (
-      account &&
-      account.AccountType !== 'Bank' &&
-      account.AccountType !== 'Other Current Asset' &&
-      on('payment-account')
-    )
-      throw businessRule(
-        `A payment must be deposited to a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
+        `A ${what} must be deposited to a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
       );
   }
 
@@ -1749,7 +1737,6 @@ function businessRule(detail: string): FaultError {
   );
 }
 
-/** The payments a deposit's lines link (LinkedTxn of TxnType Payment). */
 /** The received money a deposit takes out of Undeposited Funds: its lines' linked payments and sales receipts. */
 function linkedReceipts(
   deposit: Record<string, unknown>,
