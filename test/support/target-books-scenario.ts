@@ -240,7 +240,7 @@ export interface TargetBooksRun {
  */
 export async function crashThenEverythingTwice(
   run: TargetBooksRun,
-  afterPush: () => void = () => {},
+  afterPush: () => void | Promise<void> = () => {},
 ): Promise<number> {
   const { booksync } = run;
   await connectByConsent(booksync, run.consent);
@@ -262,7 +262,7 @@ export async function crashThenEverythingTwice(
   expect(pushed.pushed).toBe(entries);
   // Access tokens lived 20 s: refreshed mid-run, invisibly.
   expect(run.refreshGrants()).toBeGreaterThan(1);
-  afterPush();
+  await afterPush();
   const creates = run.creates();
 
   expect(await booksync.redeliverEverythingTwice(20_261_123)).toBeGreaterThan(10);

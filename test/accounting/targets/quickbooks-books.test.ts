@@ -1,5 +1,8 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import type { BookedEntry } from '../../../src/accounting/entry.js';
+import { baseKey } from '../../../src/accounting/entry-key.js';
 import { TRANSFER_PART } from '../../../src/accounting/targets/quickbooks/documents.js';
 import { markersIn } from '../../../src/accounting/targets/quickbooks/keys.js';
 import { freePort } from '../../support/free-port.js';
@@ -70,6 +73,61 @@ function expectOneQuickBooksDocumentPerEntry(entries: BookedEntry[]): void {
   expect(double.violations).toEqual([]);
 }
 
+type Linked = { TxnId: string; TxnType: string };
+const linkedTxns = (doc: Record<string, unknown>): Linked[] =>
+  ((doc.Line as { LinkedTxn?: Linked[] }[] | undefined) ?? []).flatMap((line) => line.LinkedTxn ?? []);
+/** `payment:pay_1#2` -> `pay_1`: the service payment a receipt entry books. */
+const paymentOf = (key: string) => baseKey(key).slice(baseKey(key).indexOf(':') + 1);
+
+/**
+ * Issue 30, item 6, after the demo day: each payout's Deposit links exactly the payments the service put in
+ * that payout (their Payments and SalesReceipts), and what stays in Undeposited Funds, undeposited in QBO's
+ * sense (a receipt no deposit links), is exactly the booked payments no payout carried yet.
+ */
+async function expectPayoutsEmptyUndepositedFunds(): Promise<void> {
+  const ledger = EmbeddedLedger.open({ path: path.join(booksync.dataDir, 'ledger.db') });
+  const received = (await ledger.allEntries().finally(() => ledger.close()))
+    .filter((e) => /^(payment|sale):/.test(e.key) && e.reverses === null && e.reversedBy === null)
+    .map((e) => paymentOf(e.key));
+  const { disbursements } = await booksync.service().listDisbursements({ pageSize: 100 });
+  expect(disbursements.length).toBeGreaterThan(0);
+  const live = (entity: string) =>
+    double.all(realmId, entity).filter((d) => !double.isVoided(realmId, entity, String(d.Id)));
+  const receiptPayment = (link: Linked) =>
+    paymentOf(markersIn(double.get(realmId, link.TxnType, link.TxnId)?.PrivateNote)[0]?.key ?? '?:?');
+  const deposits = live('Deposit');
+  const paidOut = new Set<string>();
+  for (const payout of disbursements) {
+    const deposit = deposits.filter((d) =>
+      markersIn(d.PrivateNote).some((m) => m.key === `disbursement-pending:${payout.id}`),
+    );
+    expect(deposit, payout.id).toHaveLength(1);
+    const linked = linkedTxns(deposit[0] as Record<string, unknown>)
+      .filter((l) => l.TxnType === 'Payment' || l.TxnType === 'SalesReceipt')
+      .map(receiptPayment);
+    expect(linked.sort(), payout.id).toEqual(payout.paymentIds.filter((id) => received.includes(id)).sort());
+    expect(linked.length, payout.id).toBeGreaterThan(0);
+    for (const id of payout.paymentIds) paidOut.add(id);
+  }
+  const undepositedFunds = String(
+    double.all(realmId, 'Account').find((a) => a.AccountSubType === 'UndepositedFunds')?.Id,
+  );
+  const linkedAnywhere = new Set(
+    deposits.flatMap((d) => linkedTxns(d as Record<string, unknown>)).map((l) => `${l.TxnType}:${l.TxnId}`),
+  );
+  const undeposited = ['Payment', 'SalesReceipt'].flatMap((entity) =>
+    live(entity)
+      .filter(
+        (d) =>
+          ((d.DepositToAccountRef as { value?: string } | undefined)?.value ?? undepositedFunds) ===
+          undepositedFunds,
+      )
+      .filter((d) => !linkedAnywhere.has(`${entity}:${d.Id}`))
+      .map((d) => receiptPayment({ TxnType: entity, TxnId: String(d.Id) })),
+  );
+  expect(undeposited.sort()).toEqual(received.filter((id) => !paidOut.has(id)).sort());
+}
+
 const quickbooks: TargetBooksRun = {
   booksync,
   consent: {
@@ -128,7 +186,7 @@ afterAll(async () => {
 
 describe('the demo business day in QuickBooks Online (the double)', { timeout: 900_000 }, () => {
   it('connects by consent, survives a SIGKILL between a create and its index write and every event twice more: one QBO document per entry', async () => {
-    await crashThenEverythingTwice(quickbooks);
+    await crashThenEverythingTwice(quickbooks, expectPayoutsEmptyUndepositedFunds);
   });
 
   it('rides out a 429 storm and a 60 s outage while a business day goes on: nothing lost, nothing twice', async () => {
@@ -136,6 +194,7 @@ describe('the demo business day in QuickBooks Online (the double)', { timeout: 9
       double.throttle(40);
       double.outage(60_000);
     });
+    await expectPayoutsEmptyUndepositedFunds();
   });
 
   it('a revoked connection stops the push with one flagged reason; reconnecting resumes it', async () => {
