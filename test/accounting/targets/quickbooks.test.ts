@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountRole, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { amountToCents, centsToAmount } from '../../../src/accounting/targets/decimal-amounts.js';
 import { TargetUnavailableError } from '../../../src/accounting/targets/errors.js';
-import { amountToCents, centsToAmount } from '../../../src/accounting/targets/quickbooks/amounts.js';
 import {
   OAuthTokenStore,
   QuickBooksTarget,

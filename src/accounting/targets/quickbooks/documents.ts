@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { AccountRole } from '../account-mapping.js';
 import { closedPeriodNote } from '../closed-periods.js';
+import { centsToAmount } from '../decimal-amounts.js';
 import { dueDateOf } from '../documents.js';
 import { ownerNote } from '../target-figures.js';
 import type { DocumentLine, Party, TargetDocument } from '../target-port.js';
 import type { AccountDirectory, Ref } from './accounts.js';
-import { centsToAmount } from './amounts.js';
 import type { ItemDirectory } from './items.js';
 import { docNumberTag, marker } from './keys.js';
 import type { PartyDirectory } from './parties.js';

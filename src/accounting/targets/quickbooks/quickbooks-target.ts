@@ -4,6 +4,7 @@ import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.j
 import type { AccountMapping } from '../account-mapping.js';
 import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
 import { datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
+import { amountToCents } from '../decimal-amounts.js';
 import {
   isTargetRefusal,
   TargetConfigurationError,
@@ -22,7 +23,6 @@ import type {
   TargetDocument,
 } from '../target-port.js';
 import { AccountDirectory, type Ref } from './accounts.js';
-import { amountToCents } from './amounts.js';
 import {
   billNumber,
   billPaymentNumber,

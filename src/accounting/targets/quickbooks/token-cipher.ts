@@ -1,2 +1,0 @@
-// The sealing is shared with the other OAuth targets (../oauth/token-cipher.ts).
-export { TokenCipher } from '../oauth/token-cipher.js';
