@@ -443,14 +443,8 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
       // Settled before the books opened (a backfill): its money in flight is in the opening entry.
       return { ...base, status: 'SKIPPED', skipReason: `before the books opened on ${input.opensOn}` };
     }
-    if (e.key === null) {
-      if (live.length === 0) {
-        return { ...base, status: 'SKIPPED', skipReason: e.skipReason };
-      }
-    }
-    if (e.key === null) {
-      return { ...base, status: 'DUPLICATE', detail: `skipped (${e.skipReason}) yet booked` };
-    }
+    // An object booksync books nothing for (its reason given): no key to find an entry by.
+    if (e.key === null) return { ...base, status: 'SKIPPED', skipReason: e.skipReason };
     if (live.length === 0) {
       return { ...base, status: 'MISSING', detail: `no live entry ${e.key}` };
     }
