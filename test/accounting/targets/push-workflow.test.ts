@@ -25,6 +25,7 @@ import {
   entriesPostedSignal,
 } from '../../../workflows/accounting-target-contract.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../../support/temporal.js';
+import { waitFor } from '../../support/wait-for.js';
 import { twoLine } from '../fixtures.js';
 
 // The push flow on a real Temporal dev server: the ledger's entries reach a target in posting order,
@@ -106,13 +107,9 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The harnesses' one poller over a yes/no check. */
+const eventually = (check: () => boolean | Promise<boolean>, what: string, ms = 30_000) =>
+  waitFor(what, async () => (await check()) || undefined, ms, 100);
 
 const wake = () =>
   env.client.workflow.signalWithStart('accountingTarget', {
