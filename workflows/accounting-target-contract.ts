@@ -30,6 +30,9 @@ export const entriesPostedSignal = defineSignal('entriesPosted');
 export const retryEntriesSignal = defineSignal<[{ keys: 'failed' | string[] }]>('retryEntries');
 export const accountingTargetViewQuery = defineQuery<AccountingTargetView>('view');
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const accountingTargetWorkflowType = 'accountingTarget';
+
 export function accountingTargetWorkflowId(target: string): string {
-  return workflowIdFor('accountingTarget', target);
+  return workflowIdFor(accountingTargetWorkflowType, target);
 }

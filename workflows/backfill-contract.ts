@@ -62,7 +62,7 @@ export interface BackfillProgress {
 export const backfillProgressQuery = defineQuery<BackfillProgress>('progress');
 
 export function backfillWorkflowId(since: string): string {
-  return workflowIdFor('backfill', since);
+  return workflowIdFor(backfillWorkflowType, since);
 }
 
 export interface BackfillPageInput {

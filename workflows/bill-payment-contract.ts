@@ -67,13 +67,16 @@ export interface BillPaymentView {
 
 export const billPaymentViewQuery = defineQuery<BillPaymentView>('view');
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const billPaymentWorkflowType = 'billPayment';
+
 export function billPaymentWorkflowId(billPaymentId: string): string {
-  return workflowIdFor('billPayment', billPaymentId);
+  return workflowIdFor(billPaymentWorkflowType, billPaymentId);
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
 export const billPaymentEventRoute: EventRoute<BillPaymentWorkflowInput> = {
-  workflowType: 'billPayment',
+  workflowType: billPaymentWorkflowType,
   workflowId: billPaymentWorkflowId,
   startInput: (billPaymentId) => ({ billPaymentId }),
 };

@@ -25,13 +25,16 @@ export interface ChargeAuthorizationView {
 
 export const chargeAuthorizationViewQuery = defineQuery<ChargeAuthorizationView>('view');
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const chargeAuthorizationWorkflowType = 'chargeAuthorization';
+
 export function chargeAuthorizationWorkflowId(chargeAuthorizationId: string): string {
-  return workflowIdFor('chargeAuthorization', chargeAuthorizationId);
+  return workflowIdFor(chargeAuthorizationWorkflowType, chargeAuthorizationId);
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
 export const chargeAuthorizationEventRoute: EventRoute<ChargeAuthorizationWorkflowInput> = {
-  workflowType: 'chargeAuthorization',
+  workflowType: chargeAuthorizationWorkflowType,
   workflowId: chargeAuthorizationWorkflowId,
   startInput: (chargeAuthorizationId) => ({ chargeAuthorizationId }),
 };

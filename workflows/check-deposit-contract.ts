@@ -140,6 +140,9 @@ export const checkDepositViewQuery = defineQuery<CheckDepositView>('view');
 /** Marks runs that carry a bounded applications list through continue-as-new (D44). */
 export const boundedApplicationsPatch = 'check-deposit-bounded-applications';
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const checkDepositWorkflowType = 'checkDeposit';
+
 export function checkDepositWorkflowId(checkDepositId: string): string {
-  return workflowIdFor('checkDeposit', checkDepositId);
+  return workflowIdFor(checkDepositWorkflowType, checkDepositId);
 }

@@ -22,13 +22,16 @@ export interface DisbursementView {
 
 export const disbursementViewQuery = defineQuery<DisbursementView>('view');
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const disbursementWorkflowType = 'disbursement';
+
 export function disbursementWorkflowId(disbursementId: string): string {
-  return workflowIdFor('disbursement', disbursementId);
+  return workflowIdFor(disbursementWorkflowType, disbursementId);
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
 export const disbursementEventRoute: EventRoute<DisbursementWorkflowInput> = {
-  workflowType: 'disbursement',
+  workflowType: disbursementWorkflowType,
   workflowId: disbursementWorkflowId,
   startInput: (disbursementId) => ({ disbursementId }),
 };

@@ -35,13 +35,16 @@ export interface PaymentView {
 
 export const paymentViewQuery = defineQuery<PaymentView>('view');
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const paymentWorkflowType = 'payment';
+
 export function paymentWorkflowId(paymentId: string): string {
-  return workflowIdFor('payment', paymentId);
+  return workflowIdFor(paymentWorkflowType, paymentId);
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
 export const paymentEventRoute: EventRoute<PaymentWorkflowInput> = {
-  workflowType: 'payment',
+  workflowType: paymentWorkflowType,
   workflowId: paymentWorkflowId,
   startInput: (paymentId) => ({ paymentId }),
 };

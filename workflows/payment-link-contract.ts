@@ -144,8 +144,11 @@ export interface PaymentLinkWorkflowInput {
 
 export const paymentLinkViewQuery = defineQuery<PaymentLinkView>('view');
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const paymentLinkWorkflowType = 'paymentLink';
+
 export function paymentLinkWorkflowId(paymentLinkId: string): string {
-  return workflowIdFor('paymentLink', paymentLinkId);
+  return workflowIdFor(paymentLinkWorkflowType, paymentLinkId);
 }
 
 /** The reference a write carries when the caller gave none: stable per command, so retries are safe. */

@@ -24,6 +24,7 @@ import {
 } from '../src/workflow-safe/search-attributes.js';
 import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 import { attention } from './attention.js';
+import { payoutPeriodReportWorkflowType, payoutReportWorkflowType } from './payout-report-contract.js';
 
 export interface PayoutReportView {
   state: 'RUNNING' | 'DONE';
@@ -42,11 +43,11 @@ export const payoutReportViewQuery = defineQuery<PayoutReportView>('view');
 export const payoutPeriodReportViewQuery = defineQuery<PayoutPeriodReportView>('view');
 
 export function payoutReportWorkflowId(disbursementId: string): string {
-  return workflowIdFor('payoutReport', disbursementId);
+  return workflowIdFor(payoutReportWorkflowType, disbursementId);
 }
 
 export function payoutPeriodReportWorkflowId(period: PayoutPeriod): string {
-  return workflowIdFor('payoutPeriodReport', `${period.from}_${period.to}`);
+  return workflowIdFor(payoutPeriodReportWorkflowType, `${period.from}_${period.to}`);
 }
 
 // On demand, with a person waiting: a few attempts, then the failure shows instead of retrying for ever.

@@ -23,13 +23,16 @@ export interface VendorDeliveryMethodsView {
 
 export const vendorDeliveryMethodsViewQuery = defineQuery<VendorDeliveryMethodsView>('view');
 
+/** The workflow's type: everything that starts or signals it by name uses this (never a literal). */
+export const vendorDeliveryMethodsWorkflowType = 'vendorDeliveryMethods';
+
 export function vendorDeliveryMethodsWorkflowId(vendorId: string): string {
   return workflowIdFor('vendor', vendorId);
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
 export const vendorDeliveryMethodsEventRoute: EventRoute<VendorDeliveryMethodsWorkflowInput> = {
-  workflowType: 'vendorDeliveryMethods',
+  workflowType: vendorDeliveryMethodsWorkflowType,
   workflowId: vendorDeliveryMethodsWorkflowId,
   startInput: (vendorId) => ({ vendorId }),
 };

@@ -3,6 +3,7 @@ import type { TargetPushDependencies } from '../../activities/accounting-target.
 import {
   type AccountingTargetInput,
   accountingTargetWorkflowId,
+  accountingTargetWorkflowType,
   entriesPostedSignal,
 } from '../../workflows/accounting-target-contract.js';
 import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
@@ -151,7 +152,7 @@ export async function openAccountingTargets(options: {
         Promise.all(
           names.map((target) =>
             client.workflow.signalWithStart<(input: AccountingTargetInput) => Promise<void>, []>(
-              'accountingTarget',
+              accountingTargetWorkflowType,
               {
                 workflowId: accountingTargetWorkflowId(target),
                 taskQueue,

@@ -4,6 +4,7 @@ import {
   type ScheduleOptions,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
+import { periodCloseWorkflowType } from '../../workflows/period-close-contract.js';
 import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
 
 export const periodCloseScheduleId = 'booksync-period-close';
@@ -29,7 +30,7 @@ function scheduleOptions(options: PeriodCloseScheduleOptions) {
     action: {
       type: 'startWorkflow' as const,
       // By name: the client side never imports workflow code. The workflow works out the month itself.
-      workflowType: 'periodClose',
+      workflowType: periodCloseWorkflowType,
       workflowId: scheduledPeriodCloseWorkflowId,
       taskQueue: options.taskQueue,
       args: [{ lastMonth: true, timeZone: options.timeZone, closeBooks: options.closeBooks }],

@@ -1,15 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
+import { periodCloseWorkflowType } from '../../../workflows/period-close-contract.js';
 import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import { certificateHtml } from '../../close/certificate-html.js';
 import { certificateLines } from '../../close/certificate-text.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
-
-// Workflow type name: the CLI starts the flow by name and imports no workflow code.
-const periodCloseType = 'periodClose';
 
 export interface CloseArgs {
   period: ClosePeriod;
@@ -55,7 +53,7 @@ export function parseCloseArgs(args: string[]): CloseArgs {
 }
 
 export function periodCloseWorkflowId(period: ClosePeriod): string {
-  return workflowIdFor('periodClose', `${period.from}-${period.to}`);
+  return workflowIdFor(periodCloseWorkflowType, `${period.from}-${period.to}`);
 }
 
 /** The innermost message of a workflow failure (the activity's own words). */
@@ -74,7 +72,7 @@ export async function requestPeriodClose(
   options: { period: ClosePeriod; taskQueue: string; timeoutSeconds?: number },
 ): Promise<CloseCertificate> {
   const workflowId = periodCloseWorkflowId(options.period);
-  const handle = await client.workflow.start(periodCloseType, {
+  const handle = await client.workflow.start(periodCloseWorkflowType, {
     workflowId,
     taskQueue: options.taskQueue,
     args: [options.period],

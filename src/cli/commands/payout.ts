@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import type { z } from 'zod';
+import {
+  payoutPeriodReportWorkflowType,
+  payoutReportWorkflowType,
+} from '../../../workflows/payout-report-contract.js';
 import { type PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
 import { payoutReportLines, periodReportLines } from '../../payouts/report-text.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
-
-// Workflow type names: the CLI starts the flows by name and imports no workflow code.
-const payoutReportType = 'payoutReport';
-const payoutPeriodReportType = 'payoutPeriodReport';
 
 export type PayoutArgs =
   | { action: 'show'; disbursementId: string; json: boolean; timeoutSeconds: number }
@@ -101,8 +101,8 @@ export function requestPayoutReport(
   return runReport(
     client,
     {
-      type: payoutReportType,
-      workflowId: workflowIdFor('payoutReport', options.disbursementId),
+      type: payoutReportWorkflowType,
+      workflowId: workflowIdFor(payoutReportWorkflowType, options.disbursementId),
       arg: { disbursementId: options.disbursementId },
       taskQueue: options.taskQueue,
       timeoutSeconds: options.timeoutSeconds ?? 300,
@@ -118,8 +118,11 @@ export function requestPayoutPeriodReport(
   return runReport(
     client,
     {
-      type: payoutPeriodReportType,
-      workflowId: workflowIdFor('payoutPeriodReport', `${options.period.from}_${options.period.to}`),
+      type: payoutPeriodReportWorkflowType,
+      workflowId: workflowIdFor(
+        payoutPeriodReportWorkflowType,
+        `${options.period.from}_${options.period.to}`,
+      ),
       arg: options.period,
       taskQueue: options.taskQueue,
       timeoutSeconds: options.timeoutSeconds ?? 300,

@@ -1,14 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
+import { resyncWorkflowType } from '../../../workflows/resync-contract.js';
 import type { EntryLine } from '../../accounting/entry.js';
 import { formatUsd } from '../../accounting/money.js';
 import type { ResyncDiff } from '../../resync/plan.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
-
-// Workflow type name: the CLI starts the flow by name and imports no workflow code.
-const resyncType = 'resync';
 
 export interface ResyncArgs {
   apply: boolean;
@@ -71,10 +69,10 @@ export async function requestResync(
   options: { apply: boolean; since: string | null; taskQueue: string; timeoutSeconds?: number },
 ): Promise<ResyncAnswer> {
   const workflowId = workflowIdFor(
-    'resync',
+    resyncWorkflowType,
     `${options.apply ? 'apply' : 'dry-run'}-${options.since ?? 'all'}`,
   );
-  const handle = await client.workflow.start(resyncType, {
+  const handle = await client.workflow.start(resyncWorkflowType, {
     workflowId,
     taskQueue: options.taskQueue,
     args: [{ since: options.since, apply: options.apply }],

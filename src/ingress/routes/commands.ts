@@ -16,23 +16,25 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { checkDeposit } from '../../../workflows/check-deposit.js';
+import type { checkDeposit } from '../../../workflows/check-deposit.js';
 import {
   applyDepositUpdate,
   type CheckApplicationView,
   type CheckDepositWorkflowInput,
   checkDepositViewQuery,
   checkDepositWorkflowId,
+  checkDepositWorkflowType,
   refreshDepositSignal,
   voidApplicationUpdate,
 } from '../../../workflows/check-deposit-contract.js';
-import { paymentLink } from '../../../workflows/payment-link.js';
+import type { paymentLink } from '../../../workflows/payment-link.js';
 import {
   type LinkWriteCommand,
   linkCommandUpdate,
   type PaymentLinkWorkflowInput,
   paymentLinkViewQuery,
   paymentLinkWorkflowId,
+  paymentLinkWorkflowType,
   syncPaymentLinkSignal,
 } from '../../../workflows/payment-link-contract.js';
 import type { ReturnedCheckFeeSplit } from '../../../workflows/returned-check-fee.js';
@@ -251,7 +253,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
         args: [queued],
         updateId: commandId,
         waitForStage: WorkflowUpdateStage.ACCEPTED,
-        startWorkflowOperation: new WithStartWorkflowOperation(paymentLink, {
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof paymentLink>(paymentLinkWorkflowType, {
           ...start,
           workflowId,
           args,
@@ -285,7 +287,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     const workflowId = paymentLinkWorkflowId(paymentLinkId);
     const args: [PaymentLinkWorkflowInput] = [{ paymentLinkId }];
     await withDeadline(request, workflowId, () =>
-      options.temporalClient.workflow.signalWithStart(paymentLink, {
+      options.temporalClient.workflow.signalWithStart(paymentLinkWorkflowType, {
         ...start,
         workflowId,
         args,
@@ -321,12 +323,15 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
         args: [{ ...body, commandId }],
         updateId: commandId,
         waitForStage: WorkflowUpdateStage.ACCEPTED,
-        startWorkflowOperation: new WithStartWorkflowOperation(checkDeposit, {
-          ...start,
-          workflowId,
-          args: [input],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-        }),
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof checkDeposit>(
+          checkDepositWorkflowType,
+          {
+            ...start,
+            workflowId,
+            args: [input],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          },
+        ),
       }),
     );
     request.log.info(
@@ -408,7 +413,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
       ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
     };
     await withDeadline(request, workflowId, () =>
-      options.temporalClient.workflow.signalWithStart(checkDeposit, {
+      options.temporalClient.workflow.signalWithStart(checkDepositWorkflowType, {
         ...start,
         workflowId,
         args: [input],
