@@ -24,10 +24,15 @@ import { runBusinessDay } from '../../src/demo/business-day.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { openQuickBooksTarget } from '../../src/runtime/quickbooks-connection.js';
 import { openXeroTarget } from '../../src/runtime/xero-connection.js';
-import { freePort } from '../support/free-port.js';
 import { BooksyncProcess, LogCapture } from '../support/process-stack.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
-import { type ConsentPage, connectByConsent } from '../support/target-books-scenario.js';
+import { connectByConsent } from '../support/target-books-scenario.js';
+import {
+  quickbooksConsentPage,
+  quickbooksEntities,
+  threeTargetsSettings,
+  xeroConsentPage,
+} from '../support/three-targets.js';
 import { startTryton, type TrytonServer } from '../support/tryton.js';
 import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 
@@ -59,32 +64,6 @@ const booksync = new BooksyncProcess();
 const adminToken = `admin-${Math.random().toString(36).slice(2)}-two-months`;
 let realmId: string;
 let tenantId: string;
-
-const quickbooksConsent: ConsentPage = {
-  target: 'quickbooks',
-  waiting: 'Waiting for QuickBooks',
-  address: /https?:\/\/\S+connect\/oauth2\S*/,
-  expectConsent: (consent) => expect(consent.searchParams.get('client_id')).toBe(qbo.clientId),
-  answer: (code, state) => ({
-    code: code === 'forged' ? 'forged' : qbo.authorize(realmId),
-    state,
-    realmId,
-  }),
-  get connected() {
-    return `connected to QuickBooks company ${realmId}`;
-  },
-};
-
-const xeroConsent: ConsentPage = {
-  target: 'xero',
-  waiting: 'Waiting for Xero',
-  address: /https?:\/\/\S+connect\/authorize\S*/,
-  expectConsent: (consent) => expect(consent.searchParams.get('client_id')).toBe(xero.clientId),
-  answer: (code, state) => ({ code: code === 'forged' ? 'forged' : xero.authorize(tenantId), state }),
-  get connected() {
-    return `connected to Xero organisation ${tenantId}`;
-  },
-};
 
 /** Every target's status: nothing PENDING and nothing FAILED at any of them. */
 async function untilAllPushed(ms = 300_000): Promise<TargetSummary[]> {
@@ -156,16 +135,6 @@ function xeroDay(doc: Record<string, unknown>): string {
   const ms = /\/Date\((-?\d+)/.exec(raw);
   return ms ? new Date(Number(ms[1])).toISOString().slice(0, 10) : raw.slice(0, 10);
 }
-
-const quickbooksEntities = [
-  'Invoice',
-  'Payment',
-  'Deposit',
-  'JournalEntry',
-  'RefundReceipt',
-  'Bill',
-  'BillPayment',
-];
 
 let tryton: TrytonServer;
 
@@ -271,26 +240,9 @@ beforeAll(async () => {
   tenantId = xero.createTenant('booksync two months');
   await booksync.prepare({
     ACCOUNTING_TARGET: 'quickbooks,xero,tryton',
-    TRYTON_URL: tryton.url,
-    TRYTON_DATABASE: tryton.database,
-    TRYTON_USER: tryton.username,
-    TRYTON_PASSWORD: tryton.password,
     BOOKS_TIME_ZONE: zone,
     EMULATOR_ADMIN_TOKEN: adminToken,
-    QBO_CLIENT_ID: qbo.clientId,
-    QBO_CLIENT_SECRET: qbo.clientSecret,
-    QBO_TOKEN_KEY: 'e2e-secret-the-refresh-token-is-sealed-with',
-    QBO_BASE_URL: qbo.url,
-    QBO_OAUTH_URL: qbo.url,
-    QBO_CONSENT_URL: 'https://appcenter.intuit.com/connect/oauth2',
-    QBO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/quickbooks/callback`,
-    XERO_CLIENT_ID: xero.clientId,
-    XERO_CLIENT_SECRET: xero.clientSecret,
-    XERO_TOKEN_KEY: 'e2e-secret-the-refresh-token-is-sealed-with',
-    XERO_BASE_URL: xero.url,
-    XERO_TOKEN_URL: `${xero.url}/connect/token`,
-    XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
-    XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
+    ...(await threeTargetsSettings(tryton, qbo, xero, 'e2e-secret')),
   });
 }, 400_000);
 
@@ -308,8 +260,8 @@ describe('two months closed in QuickBooks and Xero (the doubles) and a real Tryt
 }, () => {
   it('month 1 never changes in the ledger or either target; month 2 carries the reversals; the certificate passes both months and names a hand edit', async () => {
     // ---- connect both targets, start, the demo's business day -------------------------------------------
-    await connectByConsent(booksync, quickbooksConsent);
-    await connectByConsent(booksync, xeroConsent);
+    await connectByConsent(booksync, quickbooksConsentPage(qbo, realmId));
+    await connectByConsent(booksync, xeroConsentPage(xero, tenantId));
     // The demo's business day, without the demo's own month close (start's demo ends by closing the month):
     // month 1 here goes on after the day, and this test closes it itself.
     booksync.start({}, ['--no-demo']);

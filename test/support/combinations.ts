@@ -1,26 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/accounting/entry.js';
 import { dayInZone } from '../../src/accounting/mapping/dates.js';
-import { markersIn } from '../../src/accounting/targets/markers.js';
 import type { TargetSummary } from '../../src/accounting/targets/target-index.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
-import { loadSettings } from '../../src/config/settings.js';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { PayoutReport } from '../../src/payouts/report-schema.js';
-import { type LedgerStore, openLedgerStore } from '../../src/runtime/ledger-store.js';
+import type { LedgerStore } from '../../src/runtime/ledger-store.js';
 import type { BackfillProgress } from '../../workflows/backfill-contract.js';
 import type { CliRun } from './booksync-cli.js';
 import { freePort } from './free-port.js';
-import { BooksyncProcess } from './process-stack.js';
-import { FaultError, QuickBooksDouble } from './quickbooks/double.js';
-import { type ConsentPage, connectByConsent } from './target-books-scenario.js';
-import { startTryton, type TrytonServer } from './tryton.js';
-import { markerTextOf, XeroDouble } from './xero/double.js';
+import { FaultError } from './quickbooks/double.js';
+import { ThreeTargets } from './three-targets.js';
 
 // Issue 26's combination suite, written once for both ledger stores (test/e2e/combinations-sqlite.test.ts and
 // combinations-postgres.test.ts, two files so vitest runs them side by side). Every CLI command (`backfill`,
@@ -60,151 +53,25 @@ import { markerTextOf, XeroDouble } from './xero/double.js';
 
 export type LedgerKind = 'sqlite' | 'postgres';
 
-const targets = ['tryton', 'quickbooks', 'xero'] as const;
 const zone = 'UTC';
-const quickbooksEntities = [
-  'Invoice',
-  'Payment',
-  'Deposit',
-  'JournalEntry',
-  'RefundReceipt',
-  'CreditMemo',
-  'SalesReceipt',
-  'Bill',
-  'BillPayment',
-];
 
 export function describeCombinations(kind: LedgerKind): void {
-  const qbo = new QuickBooksDouble({ latencyMs: 1 });
-  const xero = new XeroDouble({ latencyMs: 1 });
-  const booksync = new BooksyncProcess();
-  const adminToken = `admin-${Math.random().toString(36).slice(2)}-combinations`;
-  let tryton: TrytonServer;
-  let realmId: string;
-  let tenantId: string;
+  const stack = new ThreeTargets(`combinations-${kind}`);
+  const { qbo, booksync } = stack;
   let store: LedgerStore;
   let opensOn: string;
   let noTargetWorker: ChildProcess | null = null;
   const ids: Record<string, string> = {};
-  const began = Date.now();
-  const lap = (what: string) =>
-    console.log(`[combinations ${kind}] ${what} at ${((Date.now() - began) / 1000).toFixed(1)} s`);
-
-  const quickbooksConsent: ConsentPage = {
-    target: 'quickbooks',
-    waiting: 'Waiting for QuickBooks',
-    address: /https?:\/\/\S+connect\/oauth2\S*/,
-    expectConsent: (consent) => expect(consent.searchParams.get('client_id')).toBe(qbo.clientId),
-    answer: (code, state) => ({
-      code: code === 'forged' ? 'forged' : qbo.authorize(realmId),
-      state,
-      realmId,
-    }),
-    get connected() {
-      return `connected to QuickBooks company ${realmId}`;
-    },
-  };
-  const xeroConsent: ConsentPage = {
-    target: 'xero',
-    waiting: 'Waiting for Xero',
-    address: /https?:\/\/\S+connect\/authorize\S*/,
-    expectConsent: (consent) => expect(consent.searchParams.get('client_id')).toBe(xero.clientId),
-    answer: (code, state) => ({ code: code === 'forged' ? 'forged' : xero.authorize(tenantId), state }),
-    get connected() {
-      return `connected to Xero organisation ${tenantId}`;
-    },
-  };
-
-  const apiKey = () =>
-    (
-      JSON.parse(readFileSync(path.join(booksync.dataDir, 'embedded-credentials.json'), 'utf8')) as {
-        apiKey: string;
-      }
-    ).apiKey;
-  const sandbox = () =>
-    new SandboxClient({
-      baseUrl: `http://127.0.0.1:${booksync.env.EMULATOR_PORT}`,
-      apiKey: apiKey(),
-      adminToken,
-    });
-
-  /** A CLI run that must exit with `code`; its output is the assertion's message. */
-  async function cli(args: string[], code = 0, extra: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-    const run = await booksync.cli(args, extra);
-    expect(run.code, `booksync ${args.join(' ')}\n${run.stdout}\n${run.stderr}`).toBe(code);
-    return run;
-  }
+  const lap = (what: string) => stack.lap(what);
+  const apiKey = () => stack.apiKey();
+  const sandbox = () => stack.sandbox();
+  const cli = (args: string[], code = 0, extra: NodeJS.ProcessEnv = {}) => stack.cli(args, code, extra);
   const json = <T>(run: CliRun): T => JSON.parse(run.stdout) as T;
+  const entries = () => stack.entries();
+  const untilBooked = (what: string, pick: (e: BookedEntry) => boolean) => stack.untilBooked(what, pick);
+  const untilAllPushed = () => stack.untilAllPushed();
 
-  const entries = (): Promise<BookedEntry[]> => store.ledger.allEntries();
-
-  /** Until the ledger holds entries the predicate picks; answers them. */
-  async function untilBooked(
-    what: string,
-    pick: (e: BookedEntry) => boolean,
-    ms = 120_000,
-  ): Promise<BookedEntry[]> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = (await entries()).filter(pick);
-      if (found.length > 0) return found;
-      if (Date.now() > deadline) throw new Error(`never booked: ${what}`);
-      await sleep(250);
-    }
-  }
-
-  /**
-   * Until every target took every entry: nothing PENDING, nothing FAILED, as many pushed or skipped as the
-   * ledger holds entries. Read from the target index in-process (a CLI run costs seconds of CPU: `targets
-   * status --json` itself is checked before the close and, failing, in the retry case).
-   */
-  async function untilAllPushed(ms = 180_000): Promise<TargetSummary[]> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const summaries = await Promise.all(targets.map((t) => store.targetIndex.summary(t)));
-      if (summaries.every((s) => s.pending === 0)) {
-        const count = (await entries()).length;
-        expect(
-          summaries.map((t) => [t.target, t.pending, t.failed, t.pushed + t.skipped, t.failures]),
-        ).toEqual(targets.map((t) => [t, 0, 0, count, []]));
-        return summaries;
-      }
-      if (Date.now() > deadline) throw new Error(`still pending: ${JSON.stringify(summaries)}`);
-      await sleep(300);
-    }
-  }
-
-  /** The keys are PUSHED in each target's index, and each target holds a document carrying the key. */
-  async function expectAtEveryTarget(keys: readonly string[]): Promise<void> {
-    expect(keys.length).toBeGreaterThan(0);
-    for (const target of targets) {
-      const states = await Promise.all(keys.map((k) => store.targetIndex.get(target, k)));
-      expect(states.map((s, i) => [target, keys[i], s?.status])).toEqual(
-        keys.map((k) => [target, k, 'PUSHED']),
-      );
-    }
-    const qboKeys = new Set(
-      quickbooksEntities.flatMap((entity) =>
-        qbo.all(realmId, entity).flatMap((doc) => markersIn(doc.PrivateNote).map((m) => m.key)),
-      ),
-    );
-    const xeroKeys = new Set(
-      xero.booked(tenantId).flatMap((doc) => markersIn(markerTextOf(doc)).map((m) => m.key)),
-    );
-    const trytonKeys = new Set<string>();
-    for (const model of ['account.move', 'account.invoice']) {
-      const rows = await tryton.rpc.searchRead<{ description: string | null }>(
-        model,
-        [['description', 'like', 'booksync:%']],
-        ['description'],
-      );
-      for (const r of rows)
-        trytonKeys.add((r.description ?? '').slice('booksync:'.length).split(' ')[0] ?? '');
-    }
-    expect(keys.map((k) => [k, qboKeys.has(k), xeroKeys.has(k), trytonKeys.has(k)])).toEqual(
-      keys.map((k) => [k, true, true, true]),
-    );
-  }
+  const expectAtEveryTarget = (keys: readonly string[]) => stack.expectAtEveryTarget(keys);
 
   const today = async () => dayInZone(Date.parse((await sandbox().clock()).now), zone);
 
@@ -254,49 +121,9 @@ export function describeCombinations(kind: LedgerKind): void {
   }
 
   beforeAll(async () => {
-    // Tryton (its PostgreSQL, the restored template database, trytond) is the slow part: the doubles start
-    // meanwhile.
-    [tryton] = await Promise.all([startTryton(), qbo.start(), xero.start()]);
-    realmId = qbo.createRealm();
-    tenantId = xero.createTenant(`booksync combinations ${kind}`);
-    const ledgerUrl = kind === 'postgres' ? await tryton.postgres.createDatabase('books') : null;
-    await booksync.prepare({
-      ACCOUNTING_TARGET: targets.join(','),
-      BOOKS_TIME_ZONE: zone,
-      EMULATOR_ADMIN_TOKEN: adminToken,
-      ...(ledgerUrl ? { LEDGER_URL: ledgerUrl } : {}),
-      TRYTON_URL: tryton.url,
-      TRYTON_DATABASE: tryton.database,
-      TRYTON_USER: tryton.username,
-      TRYTON_PASSWORD: tryton.password,
-      QBO_CLIENT_ID: qbo.clientId,
-      QBO_CLIENT_SECRET: qbo.clientSecret,
-      QBO_TOKEN_KEY: 'combinations-the-refresh-token-is-sealed-with',
-      QBO_BASE_URL: qbo.url,
-      QBO_OAUTH_URL: qbo.url,
-      QBO_CONSENT_URL: 'https://appcenter.intuit.com/connect/oauth2',
-      QBO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/quickbooks/callback`,
-      XERO_CLIENT_ID: xero.clientId,
-      XERO_CLIENT_SECRET: xero.clientSecret,
-      XERO_TOKEN_KEY: 'combinations-the-refresh-token-is-sealed-with',
-      XERO_BASE_URL: xero.url,
-      XERO_TOKEN_URL: `${xero.url}/connect/token`,
-      XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
-      XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
-    });
-    lap('Tryton and the doubles up');
-    // The two consents and the history before the books open, side by side (separate processes and files).
-    await Promise.all([
-      // One after the other: on PostgreSQL both would first set up the same table of connections.
-      connectByConsent(booksync, quickbooksConsent).then(() => connectByConsent(booksync, xeroConsent)),
-      makeHistory(),
-    ]);
-    lap('both connected, history made');
-
-    booksync.start({}, ['--no-demo']);
-    await booksync.untilOutput('Ctrl-C stops everything.', 0, 300_000);
-    lap('booksync start up');
-    store = await openLedgerStore(loadSettings(booksync.env));
+    // The history before the books open is made beside the consents (separate processes and files).
+    await stack.up({ ledger: kind, beside: makeHistory });
+    ({ store } = stack);
   }, 600_000);
 
   afterAll(async () => {
@@ -307,10 +134,7 @@ export function describeCombinations(kind: LedgerKind): void {
         // gone
       }
     }
-    await store?.close();
-    await booksync.stop(`combinations-${kind}`);
-    await Promise.all([qbo.stop(), xero.stop(), tryton?.close()]);
-    lap('stopped');
+    await stack.down();
   }, 120_000);
 
   describe(`every command on the ${kind} ledger, with Tryton, QuickBooks and Xero at once`, {

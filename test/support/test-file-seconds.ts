@@ -8,6 +8,7 @@ export const testFileSeconds: Readonly<Record<string, number>> = {
   'test/accounting/targets/quickbooks-books.test.ts': 299,
   'test/accounting/targets/xero-books.test.ts': 269,
   'test/e2e/two-month-close.test.ts': 204,
+  'test/e2e/bookkeeper-cases.test.ts': 130,
   'test/e2e/combinations-postgres.test.ts': 112,
   'test/e2e/combinations-sqlite.test.ts': 105,
   'test/accounting/targets/quickbooks.test.ts': 98,

@@ -816,10 +816,15 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const settles = document.settles;
     if (!settles || document.lines.filter((l) => receivableRoles.has(l.role)).length !== 1)
       return [{ invoice: await this.#invoiceSettled(document, context), cents: total }];
-    const ids = settles.applied.map((a) => {
-      const ref = context.pushed(a.key)?.remoteIds.find((r) => r.startsWith('account.invoice,'));
-      return ref ? Number(ref.split(',')[1]) : null;
-    });
+    // The push's context knows the link's own invoice (read from the index up front); a memo's or a reopened
+    // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
+    // on the party and the memo open while the service says it is paid (issue 30, case 3).
+    const ids: (number | null)[] = [];
+    for (const a of settles.applied) {
+      const record = context.pushed(a.key) ?? (await this.find(a.key));
+      const ref = record?.remoteIds.find((r) => r.startsWith('account.invoice,'));
+      ids.push(ref ? Number(ref.split(',')[1]) : null);
+    }
     const known = ids.filter((i): i is number => i !== null);
     const rows = known.length
       ? await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', known, [

@@ -329,6 +329,40 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
     expect(await receivableOf(customer)).toBe(-10_00);
     expect(await tryton.amountToPay(docs.link)).toBe(0);
   });
+
+  it("money that pays the link and its memo settles the memo too when the push knows only the link's invoice (the worker's index)", async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    await push(docs.invoice);
+    await push(docs.memo);
+    // The worker's push context holds the link's own invoice only (activities/accounting-target.ts
+    // earlierKeys); the memo's invoice is Tryton's to find (issue 30, case 3 through `booksync start`).
+    const { context } = pushIndex();
+    const own = pushed.get(docs.invoice.key);
+    const worker = { ...context, pushed: (key: string) => (key === docs.invoice.key ? (own ?? null) : null) };
+    await connect().push(
+      {
+        ...docs.february,
+        key: `payment:both-known-${docs.run}`,
+        amountCents: 145_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 145_00 },
+          { role: 'AccountsReceivable', amountCents: -145_00 },
+        ],
+        settles: {
+          applied: [
+            { key: docs.invoice.key, amountCents: 120_00 },
+            { key: docs.memo.key, amountCents: 25_00 },
+          ],
+          unappliedCents: 0,
+        },
+      },
+      worker,
+    );
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await invoice(pushed.get(docs.invoice.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await tryton.amountToPay(docs.link)).toBe(0);
+  });
 });
 
 describe('Tryton: customer invoices issued in date order (issue 26, the combination suite)', {
