@@ -22,6 +22,7 @@ import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
 import {
   accountingTargetWorkflowId,
+  accountingTargetWorkflowType,
   entriesPostedSignal,
 } from '../../workflows/accounting-target-contract.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
@@ -162,7 +163,7 @@ beforeAll(async () => {
     120_000,
   );
   // The push flow, woken as the worker's notifying ledger would.
-  await env.client.workflow.signalWithStart('accountingTarget', {
+  await env.client.workflow.signalWithStart(accountingTargetWorkflowType, {
     workflowId: accountingTargetWorkflowId(target.name),
     taskQueue: books.taskQueue,
     args: [{ target: target.name }],

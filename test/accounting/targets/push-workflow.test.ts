@@ -22,6 +22,7 @@ import { LastError, NeedsAttention } from '../../../src/workflow-safe/search-att
 import {
   accountingTargetViewQuery,
   accountingTargetWorkflowId,
+  accountingTargetWorkflowType,
   entriesPostedSignal,
 } from '../../../workflows/accounting-target-contract.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../../support/temporal.js';
@@ -112,7 +113,7 @@ const eventually = (check: () => boolean | Promise<boolean>, what: string, ms = 
   waitFor(what, async () => (await check()) || undefined, ms, 100);
 
 const wake = () =>
-  env.client.workflow.signalWithStart('accountingTarget', {
+  env.client.workflow.signalWithStart(accountingTargetWorkflowType, {
     workflowId: accountingTargetWorkflowId(target.name),
     taskQueue,
     args: [{ target: target.name, sliceSize: 3 }],
