@@ -32,8 +32,8 @@ import type { SalesTaxCode } from './tax-codes.js';
 // - invoice-adjustment lowering the link (Dr the write-off's role / Cr A/R) -> CreditMemo for the invoice's
 //   customer, its line through booksync's item of the debited role, then applied to the link's invoice by a
 //   zero-amount Payment linking both (QuickBooks' way to apply a credit memo), so the invoice's Balance is
-//   the service's remainder; raising the link stays a JournalEntry;
-// - everything else (a raised invoice-adjustment, bill-payment-paid) and any entry whose lines are not
+//   the service's remainder; raising the link is a charge Invoice of its own, as a debit memo;
+// - everything else (bill-payment-paid, ...) and any entry whose lines are not
 //   the native document's shape -> JournalEntry with the entry's own lines; A/R and A/P lines name the
 //   customer or vendor, as QBO requires.
 // Every body carries the marker (key and content hash) in PrivateNote and, unless it has its own number, the

@@ -109,7 +109,7 @@ const entityByKind: Record<string, string> = {
   'check-deposited': 'Deposit',
   bill: 'Bill',
   'bill-payment-sent': 'BillPayment',
-  // A lowering (a write-off, a discount) is a CreditMemo; a raising stays a journal entry (found there next).
+  // A lowering (a write-off, a discount) is a CreditMemo; a raising a charge Invoice (found there next).
   'invoice-adjustment': 'CreditMemo',
 };
 
@@ -451,6 +451,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const entity = this.entityOf(key);
     return (
       (await this.findIn(entity, key, hint)) ??
+      // A raised link's adjustment is a charge invoice (a lowered one's the credit memo).
+      (keyPrefix(baseKey(key)) === 'invoice-adjustment' ? await this.findIn('Invoice', key, hint) : null) ??
       (entity === 'JournalEntry' ? null : this.findIn('JournalEntry', key))
     );
   }
@@ -826,9 +828,17 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
           await this.customerOf(invoice.id),
         );
       }
+      // A raised link: a charge invoice of its own, as a debit memo (the original may be paid already, and only
+      // an invoice's Balance says what the customer owes); one an earlier release pushed as a journal entry
+      // is found there, never charged twice.
       // A lowered link: a credit memo for the invoice's customer, applied to the invoice once made (applied()).
       // No invoice in QBO to apply it to (booked as a journal entry): the journal entry, as before.
       case 'invoice-adjustment': {
+        if (pair?.debit === 'AccountsReceivable' && doc.invoice) {
+          const journal = context.mayExist(doc.key) ? await this.findIn('JournalEntry', doc.key) : null;
+          if (journal) return { found: alreadyPushed(this.name, journal, doc) };
+          return (await this.mapper.invoice(doc, docNumberTag(doc.key))) ?? this.mapper.journal(doc);
+        }
         if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
         const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);
