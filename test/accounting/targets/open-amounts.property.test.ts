@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/accounting/targets/oauth/token-cipher.js';
 import { type Harness, startHarness } from '../../emulator/harness.js';
-import { OpenAmountsWorld, Refused } from '../../support/open-amounts-world.js';
+import { type DepositState, OpenAmountsWorld, Refused } from '../../support/open-amounts-world.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { XeroDouble } from '../../support/xero/double.js';
 
@@ -20,6 +20,9 @@ import { XeroDouble } from '../../support/xero/double.js';
 //   more than the link now asks (that excess is the customer's credit, not an invoice's);
 // - each target's balance of every mapped account (defaultAccountCodes) equals the ledger's;
 // - a customer none of whose links is overpaid has no negative Accounts Receivable in the ledger.
+// The steps never lower a link below what was paid on it: a known bug, named at the 'amount' step and kept as
+// an expected-fail test below. A failure prints fast-check's seed, path and shrunk steps; the shrinking
+// replays whole worlds, so it takes minutes.
 // Tryton is left out: a real Tryton on PostgreSQL takes ~20 s to start and seconds per document, so even a
 // handful of runs would not stay within a minute (the Tryton books scenario, tryton-books.test.ts, covers
 // it with the demo day).
@@ -61,16 +64,17 @@ type Step =
   | { kind: 'return'; deposit: number; feeCents: number };
 
 const linkStep = fc.record({ kind: fc.constant('link' as const), cents, customer: fc.nat({ max: 1 }) });
+// The first of oneof's arbitraries is the one fast-check favours and shrinks towards: the check deposits'
+// steps first, so they are not crowded out by new links.
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { arbitrary: linkStep, weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('amount' as const), link: pick, cents }), weight: 2 },
   {
     arbitrary: fc.record({
-      kind: fc.constant('memo' as const),
+      kind: fc.constant('apply' as const),
+      deposit: pick,
       link: pick,
-      cents: fc.integer({ min: 1, max: 50_00 }),
+      part: fc.oneof(fc.constant('default' as const), share),
     }),
-    weight: 2,
+    weight: 5,
   },
   {
     arbitrary: fc.record({
@@ -82,6 +86,17 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
     weight: 4,
   },
+  { arbitrary: fc.record({ kind: fc.constant('deposit' as const), cents }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('clear' as const), deposit: pick }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('return' as const),
+      deposit: pick,
+      feeCents: fc.constantFrom(0, 25_00),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('achReturn' as const), payment: pick }), weight: 2 },
   {
     arbitrary: fc.record({
       kind: fc.constant('refund' as const),
@@ -90,7 +105,15 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
     weight: 2,
   },
-  { arbitrary: fc.record({ kind: fc.constant('achReturn' as const), payment: pick }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('memo' as const),
+      link: pick,
+      cents: fc.integer({ min: 1, max: 50_00 }),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('amount' as const), link: pick, cents }), weight: 2 },
   {
     arbitrary: fc.record({
       kind: fc.constant('external' as const),
@@ -99,25 +122,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
     weight: 1,
   },
-  { arbitrary: fc.record({ kind: fc.constant('deposit' as const), cents }), weight: 2 },
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('apply' as const),
-      deposit: pick,
-      link: pick,
-      part: fc.oneof(fc.constant('default' as const), share),
-    }),
-    weight: 3,
-  },
-  { arbitrary: fc.record({ kind: fc.constant('clear' as const), deposit: pick }), weight: 1 },
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('return' as const),
-      deposit: pick,
-      feeCents: fc.constantFrom(0, 25_00),
-    }),
-    weight: 1,
-  },
+  { arbitrary: linkStep, weight: 2 },
 );
 
 /** A part of `whole` cents: all of it, or `percent` of it (at least a cent). */
@@ -171,10 +176,13 @@ async function run(world: OpenAmountsWorld, step: Step, lowerBelowPaid: boolean)
         await world.refund(payment, step.part === 'full' ? undefined : partOf(paid, step.part));
         return true;
       }
-      case 'achReturn':
-        if (payment?.method !== 'ACH') return false;
-        await world.achReturn(payment);
+      case 'achReturn': {
+        const ach = world.payments.filter((p) => p.method === 'ACH');
+        const returned = ach[step.payment % Math.max(1, ach.length)];
+        if (!returned) return false;
+        await world.achReturn(returned);
         return true;
+      }
       case 'external': {
         if (!link) return false;
         const left = await world.remainderOf(link.id);
@@ -186,12 +194,14 @@ async function run(world: OpenAmountsWorld, step: Step, lowerBelowPaid: boolean)
         await world.depositCheck(step.cents);
         return true;
       case 'apply': {
-        if (!deposit || world.links.length === 0) return false;
-        const target = world.links[step.link % world.links.length];
+        const target = world.links[step.link % Math.max(1, world.links.length)];
         if (!target) return false;
         const left = await world.remainderOf(target.id);
+        // No check deposited yet: the business deposits one for what the link owes, then applies it.
+        if (!deposit) await world.depositCheck(Math.max(left, 1_00));
+        const check = deposit ?? (world.deposits.at(-1) as DepositState);
         await world.applyDeposit(
-          deposit,
+          check,
           target,
           step.part === 'default' || left <= 1 ? undefined : partOf(left, step.part),
         );
@@ -306,12 +316,12 @@ describe('open amounts at every target after each business step', { timeout: 600
   it('every link owes at QuickBooks, Xero, the mirror and the ledger what the service says, and every account balance is the ledger’s', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.tuple(linkStep, fc.array(stepArb, { minLength: 6, maxLength: 12 })),
+        fc.tuple(linkStep, fc.array(stepArb, { minLength: 8, maxLength: 16 })),
         ([first, rest]) => replay([first, ...rest]),
       ),
       // Fixed for CI; OPEN_AMOUNTS_RUNS / OPEN_AMOUNTS_SEED explore further (a failure prints its seed and path).
       {
-        numRuns: Number(process.env.OPEN_AMOUNTS_RUNS ?? 6),
+        numRuns: Number(process.env.OPEN_AMOUNTS_RUNS ?? 8),
         seed: Number(process.env.OPEN_AMOUNTS_SEED ?? 30_2026),
       },
     );
