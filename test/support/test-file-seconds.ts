@@ -22,6 +22,7 @@ export const testFileSeconds: Readonly<Record<string, number>> = {
   'test/backfill/backfill-at-scale.test.ts': 54,
   'test/accounting/targets/tryton/figures.test.ts': 47,
   'test/reliability/worker-crash.test.ts': 39,
+  'test/accounting/targets/open-amounts.property.test.ts': 36,
   'test/accounting/targets/tryton/closed-periods.test.ts': 33,
   'test/accounting/targets/tryton/credit-notes.test.ts': 31,
   'test/telemetry/trace-end-to-end.test.ts': 30,

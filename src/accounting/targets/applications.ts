@@ -14,15 +14,19 @@ import type { DocumentApplication } from './target-port.js';
 //
 // Worked out from the ledger alone, replaying the link's entries in posting order: a document (a receivable
 // debit: the invoice, a raising, a memo, a refund's reopened amount) opens; a lowering (a receivable credit of
-// an invoice adjustment) is applied to the link's own invoice, as every target applies its credit note; money
-// (a receivable credit of a payment, an external payment, a check application) settles oldest first; a
-// reversal gives back what the money it reverses had settled, or closes what is left of the document it
-// reverses (its credit note applied to it).
+// an invoice adjustment) is a credit the targets apply as money is, the link's own invoice first, then the
+// others oldest first (a raise's or a memo's charge invoice: a link raised and lowered again owes the lowered
+// amount on its invoices together, as the service says), what no document still owes staying the customer's
+// credit; money (a receivable credit of a payment, an external payment, a check application) settles oldest
+// first; a reversal gives back what the money it reverses had settled, or closes what is left of the
+// document it reverses (its credit note applied to it).
 
 /** What a receivable document still owes, in the order the link's documents were booked. */
 type OpenDocuments = Map<string, number>;
 
 const moneyKinds = new Set(['payment', 'external-payment', 'check-application']);
+/** What credits the link's documents: money received, and a lowering of the link's amount. */
+const creditKinds = new Set([...moneyKinds, 'invoice-adjustment']);
 
 function receivableOf(entry: Pick<BookedEntry, 'lines'>): number {
   return entry.lines
@@ -30,11 +34,19 @@ function receivableOf(entry: Pick<BookedEntry, 'lines'>): number {
     .reduce((sum, l) => sum + l.amountCents, 0);
 }
 
-/** Spreads `cents` over the open documents, oldest first, each up to what it owes. */
-function settle(open: OpenDocuments, cents: number): { applied: DocumentApplication[]; unapplied: number } {
+/**
+ * Spreads `cents` over the open documents, oldest first (`first`, the link's own invoice for a lowering,
+ * before them all), each up to what it owes.
+ */
+function settle(
+  open: OpenDocuments,
+  cents: number,
+  first: string | null = null,
+): { applied: DocumentApplication[]; unapplied: number } {
   const applied: DocumentApplication[] = [];
   let left = cents;
-  for (const [key, owed] of open) {
+  const order = [...open].sort(([a], [b]) => Number(b === first) - Number(a === first));
+  for (const [key, owed] of order) {
     if (left === 0) break;
     if (owed <= 0) continue;
     const part = Math.min(owed, left);
@@ -47,14 +59,16 @@ function settle(open: OpenDocuments, cents: number): { applied: DocumentApplicat
 
 /**
  * The split of `money` (a booked payment, external payment or check application crediting the link's
- * receivable) over the link's documents, from the link's entries booked before it; null for any other entry.
+ * receivable, or a lowering of the link's amount) over the link's documents, from the link's entries booked
+ * before it; null for any other entry (a raise, a document, a reversal).
  */
 export function applicationsOf(
   money: Pick<BookedEntry, 'id' | 'key' | 'lines' | 'reverses'>,
   linkEntries: readonly BookedEntry[],
 ): { applied: DocumentApplication[]; unappliedCents: number } | null {
   const received = -receivableOf(money);
-  if (money.reverses !== null || received <= 0 || !moneyKinds.has(keyPrefix(baseKey(money.key)))) return null;
+  if (money.reverses !== null || received <= 0 || !creditKinds.has(keyPrefix(baseKey(money.key))))
+    return null;
   const open: OpenDocuments = new Map();
   const settledBy = new Map<string, DocumentApplication[]>();
   let ownInvoice: string | null = null;
@@ -78,12 +92,12 @@ export function applicationsOf(
     if (receivable > 0) {
       if (kind === 'invoice') ownInvoice = entry.key;
       open.set(entry.key, (open.get(entry.key) ?? 0) + receivable);
-    } else if (receivable < 0 && kind === 'invoice-adjustment' && ownInvoice) {
-      open.set(ownInvoice, Math.max((open.get(ownInvoice) ?? 0) + receivable, 0));
-    } else if (receivable < 0 && moneyKinds.has(kind)) {
-      settledBy.set(entry.key, settle(open, -receivable).applied);
+    } else if (receivable < 0 && creditKinds.has(kind)) {
+      const lowering = kind === 'invoice-adjustment';
+      settledBy.set(entry.key, settle(open, -receivable, lowering ? ownInvoice : null).applied);
     }
   }
-  const { applied, unapplied } = settle(open, received);
+  const lowering = keyPrefix(baseKey(money.key)) === 'invoice-adjustment';
+  const { applied, unapplied } = settle(open, received, lowering ? ownInvoice : null);
   return { applied, unappliedCents: unapplied };
 }

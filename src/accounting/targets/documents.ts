@@ -83,8 +83,16 @@ export function dueDateOf(doc: TargetDocument): string {
   return due && due > doc.date ? due : doc.date;
 }
 
-/** The kinds of money received on a link, whose split over the link's documents the document carries. */
-const moneyOnLink = new Set<DocumentKind>(['payment', 'external-payment', 'check-application']);
+/**
+ * The kinds crediting a link's documents, whose split over them the document carries: money received, and
+ * a lowering of the link's amount (applicationsOf answers none for a raise).
+ */
+const moneyOnLink = new Set<DocumentKind>([
+  'payment',
+  'external-payment',
+  'check-application',
+  'invoice-adjustment',
+]);
 
 export class UnknownDocumentKindError extends Error {
   override readonly name = 'UnknownDocumentKindError';

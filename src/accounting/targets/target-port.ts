@@ -106,8 +106,9 @@ export interface TargetDocument {
   payout?: { receipts: PayoutReceipt[] };
   /**
    * For money received on a payment link (kinds `payment`, `external-payment`, `check-application` crediting
-   * the receivable): how it settles the link's documents (their keys: the invoice, memos, reopened amounts),
-   * oldest first, and what exceeds everything owed, the customer's credit (applications.ts).
+   * the receivable) and a lowering of its amount (`invoice-adjustment` crediting it): how it settles the
+   * link's documents (their keys: the invoice, raises, memos, reopened amounts), oldest first, and what
+   * exceeds everything owed, the customer's credit (applications.ts).
    */
   settles?: { applied: DocumentApplication[]; unappliedCents: number };
   /** For kind `reversal`: the key of the document it reverses, and why. */

@@ -101,3 +101,28 @@ describe('applicationsOf: money on a link settles its documents oldest first', (
     expect(applicationsOf(entry('refund:rf_1', 2_000), [invoice])).toBeNull();
   });
 });
+
+describe('applicationsOf: a lowering credits the link’s own invoice first, then its other documents', () => {
+  it('a raised link lowered below its own invoice: the rest of the credit goes to the raise', () => {
+    const book = [entry('invoice:pl_1', 1_000), entry('invoice-adjustment:pl_1:1', 9_000)];
+    const lowering = entry('invoice-adjustment:pl_1:2', -8_000);
+    expect(applicationsOf(lowering, [...book, lowering])).toEqual({
+      applied: [
+        { key: 'invoice:pl_1', amountCents: 1_000 },
+        { key: 'invoice-adjustment:pl_1:1', amountCents: 7_000 },
+      ],
+      unappliedCents: 0,
+    });
+    // The money after it pays what is left: 2,000 on the raise.
+    book.push(lowering);
+    expect(applicationsOf(entry('payment:py_1', -2_000), book)?.applied).toEqual([
+      { key: 'invoice-adjustment:pl_1:1', amountCents: 2_000 },
+    ]);
+  });
+
+  it('a lowering below what was paid: what no document owes is the customer’s credit', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('payment:py_1', -10_000)];
+    const lowering = entry('invoice-adjustment:pl_1:1', -4_000);
+    expect(applicationsOf(lowering, [...book, lowering])).toEqual({ applied: [], unappliedCents: 4_000 });
+  });
+});

@@ -388,7 +388,8 @@ describe('QuickBooks Online target', () => {
     expect(day.map((d) => [d.kind, entityOf(d.key)])).toEqual([
       ['invoice', 'Invoice'],
       ['invoice', 'Invoice'],
-      ['invoice-adjustment', 'JournalEntry'],
+      // A raise is a charge invoice of its own (the invoice's Balance and it owe what the link asks).
+      ['invoice-adjustment', 'Invoice'],
       ['debit-memo', 'Invoice'],
       ['payment', 'Payment'],
       ['payment-fee', 'JournalEntry'],
@@ -401,7 +402,8 @@ describe('QuickBooks Online target', () => {
       ['bill', 'Bill'],
       ['bill-payment-sent', 'BillPayment'],
       ['bill-payment-paid', 'JournalEntry'],
-      ['reversal', 'JournalEntry'],
+      // Its reversal in the same open month: QBO's void of that invoice.
+      ['reversal', 'void'],
     ]);
     const byRole = new Map<AccountRole, number>();
     for (const d of day)

@@ -32,8 +32,8 @@ import type { SalesTaxCode } from './tax-codes.js';
 // - invoice-adjustment lowering the link (Dr the write-off's role / Cr A/R) -> CreditMemo for the invoice's
 //   customer, its line through booksync's item of the debited role, then applied to the link's invoice by a
 //   zero-amount Payment linking both (QuickBooks' way to apply a credit memo), so the invoice's Balance is
-//   the service's remainder; raising the link stays a JournalEntry;
-// - everything else (a raised invoice-adjustment, bill-payment-paid) and any entry whose lines are not
+//   the service's remainder; raising the link is a charge Invoice of its own, as a debit memo;
+// - everything else (bill-payment-paid, ...) and any entry whose lines are not
 //   the native document's shape -> JournalEntry with the entry's own lines; A/R and A/P lines name the
 //   customer or vendor, as QBO requires.
 // Every body carries the marker (key and content hash) in PrivateNote and, unless it has its own number, the
@@ -256,30 +256,33 @@ export class DocumentMapper {
   }
 
   /**
-   * A credit memo applied to an invoice as QuickBooks applies one ("Receive payment" with the credit ticked):
-   * a Payment of TotalAmt 0 for the customer whose lines link the invoice and the credit memo for the same
-   * amount (LinkedTxn TxnType Invoice / CreditMemo): the invoice's Balance and the memo's drop by it, and no
-   * money moves. It carries the adjustment's marker and says what it links.
+   * A credit memo applied to invoices as QuickBooks applies one ("Receive payment" with the credit ticked):
+   * a Payment of TotalAmt 0 for the customer whose lines link each invoice for its part and the credit memo
+   * for their sum (LinkedTxn TxnType Invoice / CreditMemo): the invoices' Balance and the memo's drop by it,
+   * and no money moves. It carries the adjustment's marker and says what it links.
    */
   creditApplication(
     doc: TargetDocument,
-    invoiceId: string,
+    invoices: readonly { invoiceId: string; cents: number }[],
     creditMemoId: string,
     customer: Ref,
-    cents: number,
   ): Plan {
-    const amount = centsToAmount(cents);
+    const total = invoices.reduce((sum, i) => sum + i.cents, 0);
     const common = this.common(doc, false);
+    const names = invoices.map((i) => i.invoiceId).join(', ');
     return {
       entity: 'Payment',
       body: {
         ...common,
-        PrivateNote: `${common.PrivateNote}\napplies credit memo ${creditMemoId} to invoice ${invoiceId}`,
+        PrivateNote: `${common.PrivateNote}\napplies credit memo ${creditMemoId} to invoice ${names}`,
         CustomerRef: customer,
         TotalAmt: 0,
         Line: [
-          { Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] },
-          { Amount: amount, LinkedTxn: [{ TxnId: creditMemoId, TxnType: 'CreditMemo' }] },
+          ...invoices.map((i) => ({
+            Amount: centsToAmount(i.cents),
+            LinkedTxn: [{ TxnId: i.invoiceId, TxnType: 'Invoice' }],
+          })),
+          { Amount: centsToAmount(total), LinkedTxn: [{ TxnId: creditMemoId, TxnType: 'CreditMemo' }] },
         ],
       },
     };

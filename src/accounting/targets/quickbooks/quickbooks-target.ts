@@ -109,7 +109,7 @@ const entityByKind: Record<string, string> = {
   'check-deposited': 'Deposit',
   bill: 'Bill',
   'bill-payment-sent': 'BillPayment',
-  // A lowering (a write-off, a discount) is a CreditMemo; a raising stays a journal entry (found there next).
+  // A lowering (a write-off, a discount) is a CreditMemo; a raising a charge Invoice (found there next).
   'invoice-adjustment': 'CreditMemo',
 };
 
@@ -328,29 +328,38 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const memoRef = parseRemoteId(result.remoteIds[0]);
     if (memoRef?.entity !== 'CreditMemo') return result;
     const memo = await this.client.read('CreditMemo', memoRef.id);
-    const left = amountToCents(Number(memo.Balance ?? 0));
+    let left = amountToCents(Number(memo.Balance ?? 0));
     if (left <= 0 || isVoided(memo)) return result;
-    const invoiceRef = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
-    if (invoiceRef?.entity !== 'Invoice') return result;
-    const invoice = await this.client.read('Invoice', invoiceRef.id);
-    const owed = amountToCents(Number(invoice.Balance ?? 0));
-    const cents = Math.min(left, owed);
-    if (cents <= 0 || isVoided(invoice)) return result;
-    const plan = this.mapper.creditApplication(
-      doc,
-      invoiceRef.id,
-      memoRef.id,
-      memo.CustomerRef as Ref,
-      cents,
-    );
+    // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
+    // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
+    const own = `invoice:${doc.invoice.paymentLinkId}`;
+    const parts = doc.settles?.applied ?? [{ key: own, amountCents: left }];
+    const applied: { invoiceId: string; cents: number }[] = [];
+    const state: string[] = [];
+    for (const part of parts) {
+      const ref = await this.earlier(part.key, context, part.key === own ? doc : undefined);
+      if (ref?.entity !== 'Invoice') continue;
+      const invoice = await this.client.read('Invoice', ref.id);
+      const owed = amountToCents(Number(invoice.Balance ?? 0));
+      const cents = Math.min(left, owed, part.amountCents);
+      if (cents <= 0 || isVoided(invoice)) continue;
+      applied.push({ invoiceId: ref.id, cents });
+      state.push(`${ref.id}:${owed}`);
+      left -= cents;
+    }
+    if (applied.length === 0) return result;
+    const plan = this.mapper.creditApplication(doc, applied, memoRef.id, memo.CustomerRef as Ref);
     // Of the state read: a replay after a lost answer is the same write, a later application (what the memo
-    // and the invoice hold has moved since) another, whether or not QBO moved the memo's SyncToken.
+    // and the invoices hold has moved since) another, whether or not QBO moved the memo's SyncToken.
     const payment = await this.client.write(plan.entity, plan.body, {
-      requestid: requestIdFor(`${doc.key}:apply@${memo.SyncToken}:${left}:${owed}`, 'create'),
+      requestid: requestIdFor(
+        `${doc.key}:apply@${memo.SyncToken}:${amountToCents(Number(memo.Balance ?? 0))}:${state.join(',')}`,
+        'create',
+      ),
     });
     this.options.logger?.info(
-      { key: doc.key, creditMemo: memoRef.id, invoice: invoiceRef.id, payment: payment.Id, cents },
-      'credit memo applied to its invoice in quickbooks',
+      { key: doc.key, creditMemo: memoRef.id, invoices: applied, payment: payment.Id },
+      "credit memo applied to the link's invoices in quickbooks",
     );
     return { ...result, remoteIds: [result.remoteIds[0] as string, `Payment:${payment.Id}`] };
   }
@@ -467,6 +476,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     const entity = this.entityOf(key);
     return (
       (await this.findIn(entity, key, hint)) ??
+      // A raised link's adjustment is a charge invoice (a lowered one's the credit memo).
+      (keyPrefix(baseKey(key)) === 'invoice-adjustment' ? await this.findIn('Invoice', key, hint) : null) ??
       (entity === 'JournalEntry' ? null : this.findIn('JournalEntry', key))
     );
   }
@@ -841,9 +852,17 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
           await this.customerOf(invoice.id),
         );
       }
+      // A raised link: a charge invoice of its own, as a debit memo (the original may be paid already, and only
+      // an invoice's Balance says what the customer owes); one an earlier release pushed as a journal entry
+      // is found there, never charged twice.
       // A lowered link: a credit memo for the invoice's customer, applied to the invoice once made (applied()).
       // No invoice in QBO to apply it to (booked as a journal entry): the journal entry, as before.
       case 'invoice-adjustment': {
+        if (pair?.debit === 'AccountsReceivable' && doc.invoice) {
+          const journal = context.mayExist(doc.key) ? await this.findIn('JournalEntry', doc.key) : null;
+          if (journal) return { found: alreadyPushed(this.name, journal, doc) };
+          return (await this.mapper.invoice(doc, docNumberTag(doc.key))) ?? this.mapper.journal(doc);
+        }
         if (pair?.credit !== 'AccountsReceivable' || !doc.invoice) return this.mapper.journal(doc);
         const invoice = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context, doc);
         if (invoice?.entity !== 'Invoice') return this.mapper.journal(doc);

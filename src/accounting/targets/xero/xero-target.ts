@@ -375,12 +375,13 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   /**
-   * What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the invoice
-   * (PUT CreditNotes/{id}/Allocations, Xero's way to apply a credit note: "Allocate credit notes to
-   * invoices", https://developer.xero.com/documentation/api/accounting/creditnotes#allocations), so the
-   * invoice's AmountDue is the service's remainder, as booksync's ledger says; up to what the credit has
-   * left and the invoice still owes (a lowering of a paid invoice stays the customer's credit). Idempotent: a
-   * credit note found again allocates only what it has left.
+   * What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the link's
+   * invoices as the ledger split it (TargetDocument.settles: the link's own first, then a raise's or a
+   * memo's charge invoice; PUT CreditNotes/{id}/Allocations, Xero's way to apply a credit note: "Allocate
+   * credit notes to invoices", https://developer.xero.com/documentation/api/accounting/creditnotes#allocations),
+   * so the invoices' AmountDue is the service's remainder, as booksync's ledger says; each up to what the
+   * credit has left and the invoice still owes (what no invoice owes stays the customer's credit).
+   * Idempotent: a credit note found again allocates only what it has left.
    */
   private async settled(doc: TargetDocument, result: PushResult, context: PushContext): Promise<PushResult> {
     if (doc.kind === 'disbursement-pending' && doc.payout)
@@ -389,30 +390,35 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const credit = parseRemoteId(result.remoteIds[0]);
     if (credit?.entity !== 'CreditNote') return result;
     const note = await this.read('CreditNote', credit.id);
-    const remaining = amountToCents(Number(note?.remainingCredit ?? 0));
+    let remaining = amountToCents(Number(note?.remainingCredit ?? 0));
     if (remaining <= 0 || note?.status !== 'AUTHORISED') return result;
-    const invoiceRef = await this.earlier(`invoice:${doc.invoice.paymentLinkId}`, context);
-    if (invoiceRef?.entity !== 'Invoice') return result;
-    const invoice = await this.read('Invoice', invoiceRef.id);
-    const due = amountToCents(Number(invoice?.amountDue ?? 0));
-    const cents = Math.min(remaining, due);
-    if (cents <= 0 || invoice?.status !== 'AUTHORISED') return result;
-    const allocation = {
-      invoice: { invoiceID: invoiceRef.id },
-      amount: centsToAmount(cents),
-      date: doc.date,
-    };
-    const key = idempotencyKey(`${doc.key}:allocation`, 'allocate CreditNote', [allocation]);
+    // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
+    // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
+    const own = `invoice:${doc.invoice.paymentLinkId}`;
+    const parts = doc.settles?.applied ?? [{ key: own, amountCents: remaining }];
+    const allocations: { invoice: { invoiceID: string }; amount: number; date: string }[] = [];
+    for (const part of parts) {
+      const ref = await this.earlier(part.key, context);
+      if (ref?.entity !== 'Invoice') continue;
+      const invoice = await this.read('Invoice', ref.id);
+      const due = amountToCents(Number(invoice?.amountDue ?? 0));
+      const cents = Math.min(remaining, due, part.amountCents);
+      if (cents <= 0 || invoice?.status !== 'AUTHORISED') continue;
+      allocations.push({ invoice: { invoiceID: ref.id }, amount: centsToAmount(cents), date: doc.date });
+      remaining -= cents;
+    }
+    if (allocations.length === 0) return result;
+    const key = idempotencyKey(`${doc.key}:allocation`, 'allocate CreditNote', allocations);
     const answer = await this.client.call('createCreditNoteAllocation', (api, t) =>
-      api.createCreditNoteAllocation(t, credit.id, { allocations: [allocation as never] }, false, key),
+      api.createCreditNoteAllocation(t, credit.id, { allocations: allocations as never[] }, false, key),
     );
     const errors = (answer.allocations ?? []).flatMap((a) => itemErrors(a as Body));
     if (errors.length > 0) {
       throw new TargetRefusedError(this.name, `ValidationException: ${errors.join('; ')}`);
     }
     this.options.logger?.info(
-      { key: doc.key, creditNote: credit.id, invoice: invoiceRef.id, cents },
-      'credit note allocated to its invoice in xero',
+      { key: doc.key, creditNote: credit.id, allocations },
+      "credit note allocated to the link's invoices in xero",
     );
     return result;
   }
