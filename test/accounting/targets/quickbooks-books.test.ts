@@ -42,7 +42,9 @@ let realmId: string;
  * deposited check's credit applied to an invoice is two records by design, the Payment on the invoice and the
  * journal moving the credit out of Unapplied Cash (its marker followed by TRANSFER_PART): the journal's is
  * that entry's second record, not another entry's, so it is left out here and checked on its own
- * (transferJournals: at most one per application entry, and only for those).
+ * (transferJournals: at most one per application entry, and only for those). A returned check's reversal of
+ * that application voids the Payment and reverses the journal by one of its own, the reversal entry's second
+ * record likewise.
  */
 function markers(): string[] {
   return documentEntities.flatMap((entity) =>
@@ -53,7 +55,7 @@ function markers(): string[] {
   );
 }
 
-/** The keys of the journals that move an applied check's credit out of Unapplied Cash. */
+/** The keys of the journals that move an applied check's credit out of Unapplied Cash, or back into it. */
 function transferJournals(): string[] {
   return double
     .all(realmId, 'JournalEntry')
@@ -67,9 +69,12 @@ function expectOneQuickBooksDocumentPerEntry(entries: BookedEntry[]): void {
   const journals = transferJournals();
   expect(new Set(journals).size).toBe(journals.length);
   const applications = new Set(
-    entries.filter((e) => e.key.startsWith('check-application:')).map((e) => e.key),
+    entries.filter((e) => /^(reversal:)?check-application:/.test(e.key)).map((e) => e.key),
   );
   expect(journals.filter((key) => !applications.has(key))).toEqual([]);
+  // Every application reversed in QBO's own way (its Payment voided) had its journal reversed too.
+  const reversedApplications = journals.filter((key) => key.startsWith('reversal:'));
+  for (const key of reversedApplications) expect(journals).toContain(key.slice('reversal:'.length));
   expect(double.violations).toEqual([]);
 }
 
