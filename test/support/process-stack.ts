@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -48,6 +56,25 @@ function spawnBooksync(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
 }
 
 /** A signal to the child's whole process group; nothing when it is gone already. */
+/**
+ * Kills every process whose command line names `dir`: the Temporal dev server `booksync start` runs in a
+ * process group of its own (`--db-filename <dir>/temporal.db`), so a start killed by SIGKILL (a failpoint,
+ * the tests' own kill) leaves it running. Left, it holds the port: the next start's server exits at once and
+ * that start works against the orphan until it dies mid-test ("tcp connect error", CI).
+ */
+function killLeftoversOf(dir: string): void {
+  if (!dir || !existsSync('/proc')) return;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    if (Number(pid) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmdline.includes(dir)) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+}
+
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (!child.pid) return;
   try {
@@ -448,6 +475,7 @@ export class BooksyncProcess {
         ? child.signalCode
         : await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_c, s) => resolve(s)));
     killGroup(child, 'SIGKILL');
+    killLeftoversOf(this.dataDir);
     await sleep(1_000);
     return signal;
   }
@@ -537,7 +565,8 @@ export class BooksyncProcess {
       // Ctrl-C drains the worker (up to its 20 s grace); on a loaded machine that is more than a few seconds.
       await Promise.race([gone, sleep(30_000)]);
     }
-    if (stack) killGroup(stack, 'SIGKILL'); // whatever of the group is left (the dev server)
+    if (stack) killGroup(stack, 'SIGKILL'); // whatever of the group is left
+    killLeftoversOf(this.dataDir); // the dev server, in a group of its own
   }
 
   /** Stops the stack; its output is kept in test/.artifacts/<name>.log for a failure's post-mortem. */
