@@ -38,6 +38,10 @@ export interface EndToEndOptions {
   progress: (line: string) => void;
   /** Encryption and tracing on for a second, paced-only run (bench/secure.ts); none: no such run. */
   secure?: SecureSetup | undefined;
+  /** Node flags of the worker: README's for a worker holding many windows (the ACH stage's), as production runs. */
+  workerNodeFlags: readonly string[];
+  /** More environment for the worker (glibc's malloc bounds, as the image sets them). */
+  workerEnv: Readonly<Record<string, string>>;
 }
 
 /** The paced phase again with every payload encrypted and every hop traced, against the plain one. */
@@ -214,7 +218,12 @@ async function runEndToEnd(
     const workerStarted = performance.now();
     const worker = spawn(
       process.execPath,
-      [...profileFlags(options.profile), path.join(rootDir, 'bin', 'booksync.js'), 'worker'],
+      [
+        ...profileFlags(options.profile),
+        ...options.workerNodeFlags,
+        path.join(rootDir, 'bin', 'booksync.js'),
+        'worker',
+      ],
       {
         cwd: dir,
         stdio: ['ignore', 'ignore', 'inherit'],
@@ -229,6 +238,7 @@ async function runEndToEnd(
           METRICS_PORT: String(metricsPort),
           LOG_LEVEL: 'warn',
           LOG_FORMAT: 'json',
+          ...options.workerEnv,
           ...run.secure?.env,
         },
       },
