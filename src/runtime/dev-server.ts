@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
 import { privateSqliteFile } from '../storage/private-files.js';
@@ -47,9 +49,14 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
     ...devServerSearchAttributeFlags(),
   ];
+  // A port already taken would make the server exit at once, and booksync could then talk to whatever holds
+  // the port (a dev server left by a booksync killed with SIGKILL, say) as if it were its own.
+  await portsFree([options.port, options.uiPort]);
   // Its own process group: a terminal's Ctrl-C reaches only booksync, which stops the server last, after
-  // the worker drained. If booksync itself dies, the 'exit' hook below still takes the server down.
-  const child = spawn(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // the worker drained. If booksync itself dies, the 'exit' hook below still takes the server down; killed
+  // by SIGKILL, no hook runs: on Linux the kernel then kills the server too (setpriv --pdeathsig).
+  const [command, ...commandArgs] = withParentDeath([cliPath, ...args]);
+  const child = spawn(command as string, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const log = options.logger.child({ component: 'temporal-dev-server' });
@@ -111,4 +118,30 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
   const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timeout);
+}
+
+/** util-linux's setpriv (every Debian, the image included): the child gets SIGKILL when booksync dies. */
+const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(
+  (p) => process.platform === 'linux' && existsSync(p),
+);
+
+function withParentDeath(command: string[]): string[] {
+  return setpriv ? [setpriv, '--pdeathsig', 'KILL', '--', ...command] : command;
+}
+
+/** Refuses to start on a port something already listens on (loopback, where the server listens). */
+async function portsFree(ports: readonly number[]): Promise<void> {
+  for (const port of ports) {
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      const probe = createServer();
+      probe.once('error', resolve);
+      probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve(null)));
+    });
+    if (error?.code === 'EADDRINUSE') {
+      throw new Error(
+        `port ${port} on 127.0.0.1 is in use, and booksync's own Temporal dev server listens there (TEMPORAL_DEV_PORT, TEMPORAL_UI_PORT). Stop what holds it (a dev server left by an earlier booksync shows as \`temporal server start-dev\` in ps), choose other ports, or set TEMPORAL_ADDRESS to use a Temporal server you run yourself.`,
+      );
+    }
+    if (error) throw error;
+  }
 }
