@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { DEFAULT_RETRY, type RetryOptions } from './backoff.js';
 import { operations } from './operations.js';
+import { paginate } from './paginate.js';
 import type {
   ApplyCheckDepositRequest,
   Bill,
@@ -21,7 +22,6 @@ import type {
   DisbursementList,
   ExternalPaymentResult,
   File,
-  FileType,
   ListCheckDepositsQuery,
   ListCustomersQuery,
   ListDisbursementsQuery,
@@ -47,6 +47,7 @@ import type {
 } from './schemas/index.js';
 import { MAX_PAGE_SIZE } from './schemas/index.js';
 import { Transport } from './transport.js';
+import { type DepositCheckInput, toBlob, type UploadFileInput } from './uploads.js';
 
 // The typed client: one method per operation of spec part 4 and of the decisions doc. Method names are the
 // operation ids of src/service/operations.ts and of the OpenAPI document.
@@ -84,28 +85,6 @@ type ListQuery<T extends z.ZodType> = Omit<z.input<T>, 'page' | 'pageSize'> & {
   page?: number;
   pageSize?: number;
 };
-
-/** Bytes of an uploaded file, as a Blob or raw bytes. */
-export type UploadBytes = Blob | Uint8Array;
-
-export interface UploadFileInput {
-  file: UploadBytes;
-  filename?: string;
-  /** Either type, or data as `type=<FILE TYPE>` (4.9, D25). */
-  type?: FileType;
-  data?: string;
-  /** With ACH_DEBIT_AUTHORIZATION_PDF only (D25). */
-  customerId?: string;
-  routingNumber?: string;
-  accountNumber?: string;
-}
-
-export interface DepositCheckInput {
-  amountCents: number;
-  frontImage: UploadBytes;
-  backImage: UploadBytes;
-  memo?: string;
-}
 
 export class ServiceClient {
   readonly baseUrl: string;
@@ -484,23 +463,4 @@ export class ServiceClient {
   cancelBillPayment(billPaymentId: string, options: CallOptions = {}): Promise<BillPayment> {
     return this.#transport.call(operations.cancelBillPayment, { params: { billPaymentId }, ...options });
   }
-}
-
-/** Walks pages from 1 until totalResults is reached or a page comes back empty. */
-async function* paginate<K extends string, T>(
-  fetchPage: (page: number) => Promise<Record<K, T[]> & { totalResults: number }>,
-  key: K,
-): AsyncGenerator<T> {
-  let seen = 0;
-  for (let page = 1; ; page++) {
-    const result = await fetchPage(page);
-    const items = result[key];
-    yield* items;
-    seen += items.length;
-    if (items.length === 0 || seen >= result.totalResults) return;
-  }
-}
-
-function toBlob(bytes: UploadBytes, type: string): Blob {
-  return bytes instanceof Blob ? bytes : new Blob([bytes], { type });
 }
