@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SERVICE_BASE_URLS } from './client.js';
-import { type Operation, operations, pathParams } from './operations.js';
+import type { Operation } from './operation.js';
+import { operations, pathParams } from './operations.js';
 import * as schemas from './schemas/index.js';
 import { SIGNATURE_HEADER } from './webhook-signature.js';
 

@@ -10,7 +10,8 @@ import {
   ServiceTimeoutError,
   ServiceValidationError,
 } from './errors.js';
-import { fillPath, type Operation } from './operations.js';
+import type { Operation } from './operation.js';
+import { fillPath } from './operations.js';
 
 // One HTTP exchange per operation: bearer auth, per-attempt timeout, retries only where the operation's
 // RetryRule allows, response validated by its schema, one log line per attempt (never the key).
