@@ -16,7 +16,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { checkDeposit } from '../../../workflows/check-deposit.js';
+import type { checkDeposit } from '../../workflows/check-deposit.js';
 import {
   applyDepositUpdate,
   type CheckApplicationView,
@@ -26,8 +26,8 @@ import {
   checkDepositWorkflowType,
   refreshDepositSignal,
   voidApplicationUpdate,
-} from '../../../workflows/check-deposit-contract.js';
-import type { paymentLink } from '../../../workflows/payment-link.js';
+} from '../../workflows/check-deposit-contract.js';
+import type { paymentLink } from '../../workflows/payment-link.js';
 import {
   type LinkWriteCommand,
   linkCommandUpdate,
@@ -36,14 +36,14 @@ import {
   paymentLinkWorkflowId,
   paymentLinkWorkflowType,
   syncPaymentLinkSignal,
-} from '../../../workflows/payment-link-contract.js';
-import type { ReturnedCheckFeeSplit } from '../../../workflows/returned-check-fee.js';
-import { type CommandRouteName, commandRoutes as routes } from '../../command-api/contract.js';
-import { commandApiOpenApiInfo, schemaOf } from '../../command-api/openapi.js';
-import { CommandKeyStore, requestFingerprint, type StoredAnswer } from '../command-keys.js';
-import { applicationAnswer, linkCommandAnswer, pendingAnswer, voidAnswer } from '../command-outcome.js';
-import { IngressError } from '../errors.js';
-import { invalidArgumentDetails } from '../temporal-signal.js';
+} from '../../workflows/payment-link-contract.js';
+import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
+import { IngressError } from '../ingress/errors.js';
+import { invalidArgumentDetails } from '../ingress/temporal-signal.js';
+import { type CommandRouteName, commandRoutes as routes } from './contract.js';
+import { CommandKeyStore, requestFingerprint, type StoredAnswer } from './idempotency-keys.js';
+import { commandApiOpenApiInfo, schemaOf } from './openapi.js';
+import { applicationAnswer, linkCommandAnswer, pendingAnswer, voidAnswer } from './outcome.js';
 
 export interface CommandRoutesOptions {
   temporalClient: Client;
