@@ -1,17 +1,21 @@
-// The command API's OpenAPI document as the running ingress serves it (GET /commands/openapi.json), for
-// `npm run docs:command-api` and the test that keeps docs/command-api.openapi.json equal to it. Apart from
-// openapi.ts, which the ingress's routes import: the document needs an ingress, the routes need the schemas.
+import { Client } from '@temporalio/client';
+import Fastify from 'fastify';
+import { commandRoutes } from './routes.js';
 
-/** The document as the running command API serves it, from an ingress that needs no Temporal for it. */
+// The command API's OpenAPI document for `npm run docs:command-api` and the test that keeps
+// docs/command-api.openapi.json current: the command API plugin alone on a bare Fastify, no ingress. The
+// running ingress mounts the same plugin, so GET /commands/openapi.json serves this very document. Apart
+// from openapi.ts, which the routes import for their schemas.
+
+/** The document as the command API serves it; nothing reaches Temporal (the client connects lazily). */
 export async function commandApiOpenApiDocument(): Promise<string> {
-  const { Client } = await import('@temporalio/client');
-  const { createIngress } = await import('../ingress/server.js');
   const apiKey = 'openapi-document-only-key';
-  const app = createIngress({
+  const app = Fastify();
+  await app.register(commandRoutes, {
     temporalClient: new Client(),
     taskQueue: 'openapi',
-    webhookSecrets: ['whsec_openapi_document_only'],
-    commandApiKey: apiKey,
+    apiKey,
+    signalTimeoutMs: 1_000,
   });
   try {
     const response = await app.inject({

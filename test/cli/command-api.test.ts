@@ -5,7 +5,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandIdFrom } from '../../src/ingress/routes/commands.js';
+import { commandIdFrom } from '../../src/command-api/idempotency.js';
 import { createIngress } from '../../src/ingress/server.js';
 import { checkDepositWorkflowId } from '../../workflows/check-deposit-contract.js';
 import {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ensurePrivateDir, privateSqliteFile } from '../storage/private-files.js';
-import type { CommandAnswer } from './command-outcome.js';
+import type { CommandAnswer } from './outcome.js';
 
 // Idempotency keys of the command API, bound to the request they came with (Stripe's rule): the same key
 // with the same request answers the first outcome again; with another request (another amount, another
@@ -11,7 +11,7 @@ import type { CommandAnswer } from './command-outcome.js';
 
 const keptMs = 7 * 24 * 60 * 60 * 1000;
 
-export type { CommandAnswer as StoredAnswer } from './command-outcome.js';
+export type { CommandAnswer as StoredAnswer } from './outcome.js';
 
 export type KeyClaim =
   | { state: 'new' }

@@ -1,0 +1,148 @@
+import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { paymentLink } from '../../workflows/payment-link.js';
+import {
+  type LinkWriteCommand,
+  linkCommandUpdate,
+  type PaymentLinkWorkflowInput,
+  paymentLinkViewQuery,
+  paymentLinkWorkflowId,
+  paymentLinkWorkflowType,
+  syncPaymentLinkSignal,
+} from '../../workflows/payment-link-contract.js';
+import { commandRoutes as routes } from './contract.js';
+import { commandIdFrom, keyedCommandId } from './idempotency.js';
+import { schemaOf } from './openapi.js';
+import { linkCommandAnswer, pendingAnswer } from './outcome.js';
+import type { WorkflowCalls } from './workflow-calls.js';
+
+type CommandApp = Parameters<FastifyPluginAsyncZod>[0];
+
+/**
+ * A payment link's commands: record and void external payments and debit memos (Updates, answered with
+ * their outcome), sync (a signal), and its view.
+ */
+export const paymentLinkRoutes: FastifyPluginAsyncZod = async (app) => {
+  const write = (request: FastifyRequest, reply: FastifyReply, id: string, command: LinkWriteCommand) =>
+    linkWrite(app.workflowCalls, request, reply, id, command);
+
+  app.post(
+    routes.recordExternalPayment.url,
+    { schema: schemaOf('recordExternalPayment'), config: keyOf('recordExternalPayment', true) },
+    async (request, reply) =>
+      write(request, reply, request.params.id, {
+        kind: 'recordExternalPayment',
+        command: { ...request.body, commandId: keyedCommandId(request) },
+      }),
+  );
+
+  app.post(
+    routes.voidExternalPayment.url,
+    { schema: schemaOf('voidExternalPayment'), config: keyOf('voidExternalPayment', false) },
+    async (request, reply) =>
+      write(request, reply, request.params.id, {
+        kind: 'voidExternalPayment',
+        command: { externalPaymentId: request.params.externalPaymentId, commandId: keyedCommandId(request) },
+      }),
+  );
+
+  app.post(
+    routes.recordDebitMemo.url,
+    { schema: schemaOf('recordDebitMemo'), config: keyOf('recordDebitMemo', true) },
+    async (request, reply) =>
+      write(request, reply, request.params.id, {
+        kind: 'recordDebitMemo',
+        command: { ...request.body, commandId: keyedCommandId(request) },
+      }),
+  );
+
+  app.post(
+    routes.voidDebitMemo.url,
+    { schema: schemaOf('voidDebitMemo'), config: keyOf('voidDebitMemo', false) },
+    async (request, reply) =>
+      write(request, reply, request.params.id, {
+        kind: 'voidDebitMemo',
+        command: { debitMemoId: request.params.debitMemoId, commandId: keyedCommandId(request) },
+      }),
+  );
+
+  syncRoute(app);
+  linkViewRoute(app);
+};
+
+const keyOf = <
+  R extends 'recordExternalPayment' | 'voidExternalPayment' | 'recordDebitMemo' | 'voidDebitMemo',
+>(
+  route: R,
+  withBody: boolean,
+) => ({ commandKey: { route, withBody } });
+
+/** A payment link's write command as an Update, its workflow started when no run is open. */
+async function linkWrite(
+  calls: WorkflowCalls,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  paymentLinkId: string,
+  queued: LinkWriteCommand,
+) {
+  const workflowId = paymentLinkWorkflowId(paymentLinkId);
+  const commandId = queued.command.commandId;
+  const args: [PaymentLinkWorkflowInput] = [{ paymentLinkId }];
+  const answered = await calls.sendUpdate(request, workflowId, () =>
+    calls.client.workflow.startUpdateWithStart(linkCommandUpdate, {
+      args: [queued],
+      updateId: commandId,
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof paymentLink>(paymentLinkWorkflowType, {
+        ...calls.start,
+        workflowId,
+        args,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    }),
+  );
+  request.log.info({ workflowId, commandId, paymentLinkId, kind: queued.kind }, 'payment link command sent');
+  const outcomeUrl = `/commands/paymentLinks/${encodeURIComponent(paymentLinkId)}/commands/${commandId}`;
+  return reply.sendOutcome(
+    answered
+      ? linkCommandAnswer(workflowId, answered.result.result, answered.result.link)
+      : pendingAnswer(workflowId, commandId, outcomeUrl),
+  );
+}
+
+/** Signals the link's workflow (starting it when no run is open) to pick up records made elsewhere; 202. */
+function syncRoute(app: CommandApp): void {
+  app.post(routes.syncLink.url, { schema: schemaOf('syncLink') }, async (request, reply) => {
+    const { workflowCalls: calls } = app;
+    const paymentLinkId = request.params.id;
+    const body = request.body ?? {};
+    const commandId = commandIdFrom(request.headers['idempotency-key']);
+    const workflowId = paymentLinkWorkflowId(paymentLinkId);
+    const args: [PaymentLinkWorkflowInput] = [{ paymentLinkId }];
+    await calls.withDeadline(request, workflowId, () =>
+      calls.client.workflow.signalWithStart(paymentLinkWorkflowType, {
+        ...calls.start,
+        workflowId,
+        args,
+        signal: syncPaymentLinkSignal,
+        signalArgs: [{ reason: body.reason ?? 'command', commandId }],
+      }),
+    );
+    request.log.info(
+      { workflowId, commandId, paymentLinkId, url: request.routeOptions.url },
+      'command signalled',
+    );
+    return reply.status(202).send({ workflowId, commandId });
+  });
+}
+
+function linkViewRoute(app: CommandApp): void {
+  app.get(routes.linkView.url, { schema: schemaOf('linkView') }, async (request) => {
+    const workflowId = paymentLinkWorkflowId(request.params.id);
+    const view = await app.workflowCalls.withDeadline(request, workflowId, () =>
+      app.workflowCalls.client.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
+    );
+    return { ...view };
+  });
+}
