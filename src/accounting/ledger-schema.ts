@@ -67,6 +67,14 @@ CREATE TABLE target_write_ahead (
 INSERT INTO target_write_ahead (since_entry_id) SELECT coalesce(max(id), 0) FROM entries;`;
 }
 
+/**
+ * The push attempts still in flight (both stores): target_index.marked_at is when the attempt named by
+ * attempted_by marked the entry, cleared once that attempt ended (returned or failed). A mark still set is a
+ * write that may be on its way to the target (an attempt timed out and still running, or killed): a later
+ * attempt waits for it to end, or for the longest a request can take, before it looks the entry up.
+ */
+export const inFlightMarksDdl = 'ALTER TABLE target_index ADD COLUMN marked_at TEXT;';
+
 /** Refuses a database whose schema a newer booksync migrated. */
 export function assertKnownSchemaVersion(current: number, known: number): void {
   if (current > known) {

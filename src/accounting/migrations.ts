@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import {
   assertKnownSchemaVersion,
   firstLinkColumns,
+  inFlightMarksDdl,
   linkColumnsDdl,
   linkIndexesDdl,
   targetIndexDdl,
@@ -160,7 +161,11 @@ const v5 = `
 ${writeAheadDdl({ entryId: 'INTEGER', strict: true })}
 `;
 
-export const migrations: readonly string[] = [v1, v2, v3, v4, v5];
+// v6: when each write-ahead mark was made, cleared when its attempt ends (ledger-schema.ts inFlightMarksDdl):
+// a later attempt waits out a write still on its way to the target instead of creating the document again.
+const v6 = inFlightMarksDdl;
+
+export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import {
   assertKnownSchemaVersion,
   firstLinkColumns,
+  inFlightMarksDdl,
   linkColumnsDdl,
   linkIndexesDdl,
   targetIndexDdl,
@@ -167,7 +168,10 @@ const v4 = `
 ${writeAheadDdl({ entryId: 'BIGINT', strict: false })}
 `;
 
-export const postgresMigrations: readonly string[] = [v1, v2, v3, v4];
+// v5: the write-ahead marks' time, as in SQLite's v6.
+const v5 = inFlightMarksDdl;
+
+export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {

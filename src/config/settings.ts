@@ -347,6 +347,14 @@ export const settingsSchema = z.object({
     ),
   LEDGER_MIRROR_DB: z.string().min(1).optional().describe('SQLite file of the ledger-mirror target.'),
   RECONCILE_INTERVAL: duration.default('1h').describe('Interval of the reconciliation Schedule.'),
+  PUSH_IN_FLIGHT_WAIT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(90)
+    .describe(
+      "How long a push attempt waits for an earlier attempt's write that may still be on its way to the accounting software (that attempt timed out while running, or its worker was killed) before it looks the entry up there, so the two never both create it; an earlier attempt that ends sooner ends the wait. At least the targets' request timeout (60 s).",
+    ),
   CHECK_DELIVERY_WINDOW_DAYS: z.coerce
     .number()
     .int()

@@ -145,6 +145,7 @@ export async function openAccountingTargets(options: {
       targets,
       index,
       references: serviceReferences(service),
+      inFlightWaitMs: settings.PUSH_IN_FLIGHT_WAIT_SECONDS * 1_000,
     },
     ledger: notifyingLedger(ledger, onNewEntry),
     async startPushing(client, taskQueue) {

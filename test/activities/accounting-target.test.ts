@@ -58,6 +58,7 @@ function activities() {
       targets: new Map([[name, target]]),
       index: new SqliteTargetIndex(world.ledger.database),
       references: {} as ReferenceData,
+      inFlightWaitMs: 90_000,
     },
   });
 }
@@ -191,7 +192,12 @@ describe('pushToTarget', () => {
     const index = new SqliteTargetIndex(world.ledger.database);
     const push = createAccountingTargetActivities({
       ...world.deps,
-      targets: { targets: new Map([[name, batching]]), index, references: {} as ReferenceData },
+      targets: {
+        targets: new Map([[name, batching]]),
+        index,
+        references: {} as ReferenceData,
+        inFlightWaitMs: 90_000,
+      },
     }).pushToTarget;
     env = quietActivityEnvironment({ activityType: 'pushToTarget' });
     const first = await runActivity(env, push, { target: name, limit: 10 });

@@ -41,6 +41,7 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
               targets: new Map([[target, {} as AccountingTarget]]),
               index,
               references: {} as TargetPushDependencies['references'],
+              inFlightWaitMs: 90_000,
             },
           }
         : {}),

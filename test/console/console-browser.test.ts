@@ -113,7 +113,7 @@ beforeAll(async () => {
     taskQueuePrefix: 'console',
     service: emulator.service,
     ledger,
-    targets: { targets: new Map([[target.name, target]]), index, references },
+    targets: { targets: new Map([[target.name, target]]), index, references, inFlightWaitMs: 90_000 },
     ingress: {
       commandApiKey: 'console-browser-command-key-0123456789',
       console: {

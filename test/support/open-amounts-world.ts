@@ -68,10 +68,12 @@ export class OpenAmountsWorld {
     readonly xero: { double: XeroDouble; tenantId: string },
   ) {}
 
+  /** `options.targets`: each target as the activities see it (a decorator of it: test/accounting/targets/overlapping-attempts.test.ts). */
   static async open(
     harness: Harness,
     doubles: { qbo: QuickBooksDouble; xero: XeroDouble },
     cipher: TokenCipher,
+    options: { targets?: (target: AccountingTarget) => AccountingTarget } = {},
   ): Promise<OpenAmountsWorld> {
     const org = await harness.newOrganization();
     const service = new ServiceClient({
@@ -89,7 +91,7 @@ export class OpenAmountsWorld {
       new LedgerMirrorTarget(mirror),
       company.target(),
       organisation.target(),
-    ];
+    ].map(options.targets ?? ((t) => t));
     // What `booksync start` does first: each target verified (accounts present, items and tax codes set up).
     for (const target of targets) await target.verify();
     const activities = createActivities({
@@ -101,6 +103,7 @@ export class OpenAmountsWorld {
         targets: new Map(targets.map((t) => [t.name, t])),
         index: new SqliteTargetIndex(ledger.database),
         references: serviceReferences(service),
+        inFlightWaitMs: 90_000,
       },
     });
     const world = new OpenAmountsWorld(

@@ -248,6 +248,9 @@ export class ProcessStack {
       METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'json',
+      // A worker these tests kill mid-push leaves its marks in flight: the next attempt waits 5 s for that
+      // write, not production's 90 s.
+      PUSH_IN_FLIGHT_WAIT_SECONDS: '5',
       ...this.options.workerEnv,
     };
   }
@@ -446,6 +449,9 @@ export class BooksyncProcess {
       // The demo's day only: these tests go on in its month (test/cli/readme-main-command.test.ts runs the
       // whole demo, its month closed, as a newcomer's `npm start` does).
       DEMO_CLOSES_MONTH: 'false',
+      // A stack these tests kill mid-push leaves its marks in flight: the next attempt waits 5 s for that
+      // write, not production's 90 s.
+      PUSH_IN_FLIGHT_WAIT_SECONDS: '5',
       ...env,
     };
     return this;

@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import {
+  endAttemptSql,
+  fromNextEntryRow,
   fromTargetIndexRow,
   type IndexedEntry,
   type IndexedEntryRef,
   inFlightSql,
   type NextEntry,
+  type NextEntryRow,
   nextEntriesSql,
   PushLeaseLostError,
   summaryOf,
@@ -36,18 +39,12 @@ export class PostgresTargetIndex implements TargetIndexStore {
 
   async next(target: string, limit: number): Promise<NextEntry[]> {
     // Posting order is the entries' id order; FAILED and SKIPPED wait for a person, PUSHED is done.
-    const { rows } = await this.#pool.query<{
-      id: string;
-      key: string;
-      may_exist: boolean;
-      refusals: number;
-    }>(nextEntriesSql('$1', '$2'), [target, limit]);
-    return rows.map((r) => ({
-      id: Number(r.id),
-      key: r.key,
-      mayExist: r.may_exist,
-      refusals: Number(r.refusals),
-    }));
+    const { rows } = await this.#pool.query<NextEntryRow>(nextEntriesSql('$1', '$2'), [target, limit]);
+    return rows.map(fromNextEntryRow);
+  }
+
+  async endAttempt(target: string, lease: number): Promise<void> {
+    await this.#pool.query(endAttemptSql('$1', '$2'), [target, lease]);
   }
 
   async lease(target: string): Promise<number> {
@@ -71,11 +68,11 @@ export class PostgresTargetIndex implements TargetIndexStore {
       if (Number(rows[0]?.lease) !== lease) throw new PushLeaseLostError(target, lease);
       if (entries.length > 0)
         await client.query(
-          `INSERT INTO target_index (target, entry_id, entry_key, status, content_hash, attempts, updated_at, attempted_by)
-           SELECT $1, e.id, e.key, 'PENDING', e.hash, 0, $2, $3
+          `INSERT INTO target_index (target, entry_id, entry_key, status, content_hash, attempts, updated_at, attempted_by, marked_at)
+           SELECT $1, e.id, e.key, 'PENDING', e.hash, 0, $2, $3, $2
            FROM unnest($4::bigint[], $5::text[], $6::text[]) AS e (id, key, hash)
            ON CONFLICT (target, entry_id) DO UPDATE SET attempted_by = excluded.attempted_by,
-             updated_at = excluded.updated_at WHERE target_index.status <> 'PUSHED'`,
+             updated_at = excluded.updated_at, marked_at = excluded.marked_at WHERE target_index.status <> 'PUSHED'`,
           [
             target,
             this.#now().toISOString(),

@@ -37,6 +37,11 @@ export interface NextEntry {
    * refused document is a new request, never the replay of the refusal (PushContext.refusals).
    */
   refusals: number;
+  /**
+   * When an attempt that has not ended marked the entry (its write may still be on its way to the target),
+   * and that attempt's lease; null when no attempt's write is in flight.
+   */
+  inFlight: { since: string; lease: number } | null;
 }
 
 /** A push attempt whose lease is no longer its target's latest: a later attempt pushes; this one writes nothing. */
@@ -115,6 +120,11 @@ export interface TargetIndexStore {
    * later attempt took the lease. An entry already PUSHED is left as it is.
    */
   writeAhead(target: string, lease: number, entries: readonly IndexedEntryRef[]): Promise<void>;
+  /**
+   * The attempt holding `lease` ended (returned, or failed and gave its error back): none of its writes is in
+   * flight any more (its marks stay: the target may hold those entries).
+   */
+  endAttempt(target: string, lease: number): Promise<void>;
   get(target: string, key: string): Promise<IndexedEntry | null>;
   /** What the target holds for earlier entries, by the index (PUSHED only); keys not pushed are absent. */
   remoteMany(target: string, keys: readonly string[]): Promise<Map<string, RemoteRecord>>;
@@ -154,22 +164,47 @@ export const inFlightSql = (target: string): string =>
 
 /**
  * The next entries in posting order, with whether the target may hold them: marked by an attempt, or booked
- * before the marks existed (the ledger's write-ahead watermark). Shared by both stores (placeholders differ).
+ * before the marks existed (the ledger's write-ahead watermark), and the mark of an attempt still in flight.
+ * Shared by both stores (placeholders differ).
  */
 export const nextEntriesSql = (target: string, limit: string): string =>
   `SELECT e.id, e.key, COALESCE(t.attempts, 0) AS refusals,
-     (t.attempted_by IS NOT NULL OR e.id <= (SELECT since_entry_id FROM target_write_ahead)) AS may_exist
+     (t.attempted_by IS NOT NULL OR e.id <= (SELECT since_entry_id FROM target_write_ahead)) AS may_exist,
+     t.marked_at, t.attempted_by
    FROM entries e
    LEFT JOIN target_index t ON t.target = ${target} AND t.entry_id = e.id
    WHERE (t.entry_id IS NULL OR t.status = 'PENDING') ORDER BY e.id LIMIT ${limit}`;
 
+/** A row of nextEntriesSql as either store returns it. */
+export interface NextEntryRow {
+  id: number | string;
+  key: string;
+  may_exist: number | boolean;
+  refusals: number | string;
+  marked_at: string | null;
+  attempted_by: number | string | null;
+}
+
+export const fromNextEntryRow = (r: NextEntryRow): NextEntry => ({
+  id: Number(r.id),
+  key: r.key,
+  mayExist: r.may_exist === true || r.may_exist === 1,
+  refusals: Number(r.refusals),
+  inFlight:
+    r.marked_at !== null && r.attempted_by !== null
+      ? { since: r.marked_at, lease: Number(r.attempted_by) }
+      : null,
+});
+
+/** Clears the in-flight time of an ended attempt's marks (both stores; placeholders differ). */
+export const endAttemptSql = (target: string, lease: string): string =>
+  `UPDATE target_index SET marked_at = NULL WHERE target = ${target} AND attempted_by = ${lease} AND marked_at IS NOT NULL`;
+
 /** The target index in the ledger's SQLite database (synchronous underneath). */
 export class SqliteTargetIndex implements TargetIndexStore {
   readonly #now: () => Date;
-  readonly #next: Statement<
-    [string, number],
-    { id: number; key: string; may_exist: number; refusals: number }
-  >;
+  readonly #next: Statement<[string, number], NextEntryRow>;
+  readonly #endAttempt: Statement<[string, number]>;
   readonly #lease: Statement<[string], { lease: number }>;
   readonly #latestLease: Statement<[string], { lease: number }>;
   readonly #writeAhead: Statement;
@@ -188,16 +223,17 @@ export class SqliteTargetIndex implements TargetIndexStore {
     // Posting order is the entries' id order; FAILED and SKIPPED wait for a person, PUSHED is done.
     this.#db = db;
     this.#next = db.prepare(nextEntriesSql('?', '?'));
+    this.#endAttempt = db.prepare(endAttemptSql('?', '?'));
     this.#lease = db.prepare(
       `INSERT INTO target_leases (target, lease) VALUES (?, 1)
        ON CONFLICT (target) DO UPDATE SET lease = lease + 1 RETURNING lease`,
     );
     this.#latestLease = db.prepare('SELECT lease FROM target_leases WHERE target = ?');
     this.#writeAhead = db.prepare(
-      `INSERT INTO target_index (target, entry_id, entry_key, status, content_hash, attempts, updated_at, attempted_by)
-       VALUES (@target, @entryId, @key, 'PENDING', @contentHash, 0, @now, @lease)
+      `INSERT INTO target_index (target, entry_id, entry_key, status, content_hash, attempts, updated_at, attempted_by, marked_at)
+       VALUES (@target, @entryId, @key, 'PENDING', @contentHash, 0, @now, @lease, @now)
        ON CONFLICT (target, entry_id) DO UPDATE SET attempted_by = excluded.attempted_by,
-         updated_at = excluded.updated_at WHERE status <> 'PUSHED'`,
+         updated_at = excluded.updated_at, marked_at = excluded.marked_at WHERE status <> 'PUSHED'`,
     );
     this.#byKey = db.prepare('SELECT * FROM target_index WHERE target = ? AND entry_key = ?');
     this.#upsert = db.prepare(
@@ -224,9 +260,11 @@ export class SqliteTargetIndex implements TargetIndexStore {
   }
 
   async next(target: string, limit: number): Promise<NextEntry[]> {
-    return this.#next
-      .all(target, limit)
-      .map((r) => ({ id: r.id, key: r.key, mayExist: r.may_exist === 1, refusals: r.refusals }));
+    return this.#next.all(target, limit).map(fromNextEntryRow);
+  }
+
+  async endAttempt(target: string, lease: number): Promise<void> {
+    this.#endAttempt.run(target, lease);
   }
 
   async lease(target: string): Promise<number> {

@@ -94,7 +94,7 @@ beforeAll(async () => {
       ledger,
       logger: silentLogger,
       timeZone: 'UTC',
-      targets: { targets: new Map([[target.name, target]]), index, references },
+      targets: { targets: new Map([[target.name, target]]), index, references, inFlightWaitMs: 90_000 },
     }),
   });
   running = worker.run();

@@ -145,6 +145,32 @@ describe.each(stores)('$name target index', (store) => {
     await expect(index.writeAhead('mirror', second + 1, [p3])).rejects.toThrow(PushLeaseLostError);
   });
 
+  it('a mark is in flight until its attempt ends; the entry may still exist after', async () => {
+    const inFlight = async () =>
+      Object.fromEntries((await index.next('mirror', 10)).map((e) => [e.key, e.inFlight]));
+    const first = await index.lease('mirror');
+    await index.writeAhead('mirror', first, [await entry('payment:p1'), await entry('payment:p2')]);
+    const marked = await inFlight();
+    expect(marked['payment:p1']).toMatchObject({ lease: first });
+    // When it was marked, by the index's clock.
+    expect(Number.isNaN(Date.parse(marked['payment:p1']?.since ?? ''))).toBe(false);
+    expect(marked['payment:p3']).toBeNull();
+    // A later attempt marks p2 again: its own mark, in flight under its own lease.
+    const second = await index.lease('mirror');
+    await index.writeAhead('mirror', second, [await entry('payment:p2')]);
+    expect((await inFlight())['payment:p2']).toMatchObject({ lease: second });
+    // The first attempt ends: its marks are no longer in flight (p1), the second's still are (p2).
+    await index.endAttempt('mirror', first);
+    expect(await inFlight()).toMatchObject({ 'payment:p1': null, 'payment:p2': { lease: second } });
+    await index.endAttempt('mirror', second);
+    expect(Object.values(await inFlight())).toEqual([null, null, null, null]);
+    // Still marked: the target may hold them.
+    expect((await index.next('mirror', 10)).filter((e) => e.mayExist).map((e) => e.key)).toEqual([
+      'payment:p1',
+      'payment:p2',
+    ]);
+  });
+
   it('remoteMany answers the PUSHED records among the keys asked', async () => {
     await index.record('mirror', await entry('payment:p1'), { status: 'PUSHED', remoteIds: ['r1'] });
     await index.record('mirror', await entry('payment:p2'), { status: 'FAILED', reason: 'x' });
