@@ -73,7 +73,11 @@ export class OpenAmountsWorld {
     harness: Harness,
     doubles: { qbo: QuickBooksDouble; xero: XeroDouble },
     cipher: TokenCipher,
-    options: { targets?: (target: AccountingTarget) => AccountingTarget } = {},
+    options: {
+      targets?: (target: AccountingTarget) => AccountingTarget;
+      /** More targets beside the three (a real Tryton: overlapping-attempts.test.ts). */
+      more?: AccountingTarget[];
+    } = {},
   ): Promise<OpenAmountsWorld> {
     const org = await harness.newOrganization();
     const service = new ServiceClient({
@@ -91,6 +95,7 @@ export class OpenAmountsWorld {
       new LedgerMirrorTarget(mirror),
       company.target(),
       organisation.target(),
+      ...(options.more ?? []),
     ].map(options.targets ?? ((t) => t));
     // What `booksync start` does first: each target verified (accounts present, items and tax codes set up).
     for (const target of targets) await target.verify();
