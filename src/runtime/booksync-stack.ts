@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
@@ -90,49 +90,12 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     const workerConnection: NativeConnection = await connectWorker(target);
     cleanups.push(() => workerConnection.close());
 
-    let emulator: RunningEmulator | null = null;
-    if (!settings.SERVICE_BASE_URL) {
-      emulator = await startEmbeddedEmulator({
-        dataDir,
-        host: settings.EMULATOR_HOST,
-        port: settings.EMULATOR_PORT,
-        adminToken: settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url'),
-        logger,
-        // The emulator's webhook deliveries are Temporal workflows too (spec 6.3 retries), on their own queue,
-        // started by a client of their own. Their input is the event's whole envelope (amounts, memos,
-        // references: business data), so with PAYLOAD_KEYS its client and worker encrypt as booksync's do.
-        dispatcher: () =>
-          new TemporalDispatcher({
-            client: new Client({
-              connection,
-              namespace: settings.TEMPORAL_NAMESPACE,
-              ...(encryption ? { dataConverter: encryption.dataConverter } : {}),
-            }),
-            taskQueue: defaultDeliveryTaskQueue,
-          }),
-      });
-      cleanups.push(() => emulator!.close());
-      // Its bundle is cached like the worker's (src/worker/workflow-bundle.ts); without a cache, bundled here.
-      const deliveryBundle = await cachedWorkflowBundle({
-        workflowsPath: deliveryWorkflowsPath,
-        // With encryption, delivery failures are encoded too: the bundle carries that failure converter.
-        ...(encryption ? { failureConverterPath: encryption.dataConverter.failureConverterPath } : {}),
-        dataDir: settings.BOOKSYNC_DATA_DIR,
-        logger,
-      }).catch(() => undefined);
-      const deliveryWorker = await createDeliveryWorker({
-        connection: workerConnection,
-        namespace: settings.TEMPORAL_NAMESPACE,
-        store: emulator.emulator.store,
-        ...(encryption ? { dataConverter: encryption.dataConverter } : {}),
-        ...(deliveryBundle ? { workflowBundle: { codePath: deliveryBundle.codePath } } : {}),
-      });
-      const deliveryRun = deliveryWorker.run();
-      cleanups.push(async () => {
-        if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
-        await deliveryRun;
-      });
-    }
+    const emulator = settings.SERVICE_BASE_URL
+      ? null
+      : await startEmulatorWithDeliveries(
+          { settings, dataDir, logger, connection, workerConnection, encryption },
+          cleanups,
+        );
     const serviceBaseUrl = settings.SERVICE_BASE_URL ?? emulator!.baseUrl;
     const service = new ServiceClient({
       baseUrl: serviceBaseUrl,
@@ -202,6 +165,65 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * The embedded emulator of the service (no SERVICE_BASE_URL), its webhook deliveries run as Temporal workflows
+ * by a delivery worker of their own; their stops are added to `cleanups`.
+ */
+async function startEmulatorWithDeliveries(
+  parts: {
+    settings: Settings;
+    dataDir: string;
+    logger: Logger;
+    connection: Connection;
+    workerConnection: NativeConnection;
+    encryption: ReturnType<typeof payloadEncryption>;
+  },
+  cleanups: (() => Promise<void>)[],
+): Promise<RunningEmulator> {
+  const { settings, dataDir, logger, connection, workerConnection, encryption } = parts;
+  const emulator = await startEmbeddedEmulator({
+    dataDir,
+    host: settings.EMULATOR_HOST,
+    port: settings.EMULATOR_PORT,
+    adminToken: settings.EMULATOR_ADMIN_TOKEN ?? randomBytes(24).toString('base64url'),
+    logger,
+    // The emulator's webhook deliveries are Temporal workflows too (spec 6.3 retries), on their own queue,
+    // started by a client of their own. Their input is the event's whole envelope (amounts, memos,
+    // references: business data), so with PAYLOAD_KEYS its client and worker encrypt as booksync's do.
+    dispatcher: () =>
+      new TemporalDispatcher({
+        client: new Client({
+          connection,
+          namespace: settings.TEMPORAL_NAMESPACE,
+          ...(encryption ? { dataConverter: encryption.dataConverter } : {}),
+        }),
+        taskQueue: defaultDeliveryTaskQueue,
+      }),
+  });
+  cleanups.push(() => emulator.close());
+  // Its bundle is cached like the worker's (src/worker/workflow-bundle.ts); without a cache, bundled here.
+  const deliveryBundle = await cachedWorkflowBundle({
+    workflowsPath: deliveryWorkflowsPath,
+    // With encryption, delivery failures are encoded too: the bundle carries that failure converter.
+    ...(encryption ? { failureConverterPath: encryption.dataConverter.failureConverterPath } : {}),
+    dataDir: settings.BOOKSYNC_DATA_DIR,
+    logger,
+  }).catch(() => undefined);
+  const deliveryWorker = await createDeliveryWorker({
+    connection: workerConnection,
+    namespace: settings.TEMPORAL_NAMESPACE,
+    store: emulator.emulator.store,
+    ...(encryption ? { dataConverter: encryption.dataConverter } : {}),
+    ...(deliveryBundle ? { workflowBundle: { codePath: deliveryBundle.codePath } } : {}),
+  });
+  const deliveryRun = deliveryWorker.run();
+  cleanups.push(async () => {
+    if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
+    await deliveryRun;
+  });
+  return emulator;
 }
 
 /**

@@ -24,7 +24,6 @@ const stillOver = new Set([
   'src/close/certificate-html.ts certificateHtml',
   'src/demo/business-day.ts runBusinessDay',
   'src/resync/plan.ts resyncDiff',
-  'src/runtime/booksync-stack.ts startBooksync',
   'workflows/bill-payment.ts billPayment',
   'workflows/check-deposit.ts checkDeposit',
   'workflows/payment-link.ts paymentLink',
