@@ -94,55 +94,8 @@ ${tableHtml(
       rows.map((r) => [r.documentId, usd(r.booksCents), usd(r.serviceCents), r.ok ? 'ok' : 'DIFFERS']),
       (i) => (rows[i]!.ok ? 'ok' : 'bad'),
     )}`;
-  const targets =
-    c.targets === null
-      ? '<p id="targets">No accounting target is configured.</p>'
-      : tableHtml(
-          'targets',
-          ['target', 'entries', 'pushed', 'skipped', 'not pushed'],
-          c.targets.map((t) => [
-            t.target,
-            String(t.entries),
-            String(t.pushed),
-            String(t.skipped),
-            t.notPushed.map((p) => `${p.key} ${p.status}`).join(', '),
-          ]),
-          (i) => (c.targets![i]!.ok ? 'ok' : 'bad'),
-        );
-  // Each target's own figures as of the period's last day: its accounts (compared or shown) and the documents
-  // whose open amounts differ.
-  const figures = (c.targetFigures ?? [])
-    .map(
-      (t, k) => `<h3>${escapeHtml(t.target)}: its own figures as of ${escapeHtml(t.asOf)}</h3>
-${tableHtml(
-  `target-figures-${k}`,
-  ['account', 'ledger', 'target', 'check'],
-  t.accounts.map((a) => [
-    a.role,
-    usd(a.ledgerCents),
-    usd(a.targetCents),
-    a.compared ? (a.ok ? 'ok' : 'DIFFERS') : 'shown',
-  ]),
-  (i) => (t.accounts[i]!.ok ? 'ok' : 'bad'),
-)}
-<p>${t.agreeingDocuments} open invoices and bills agree${t.documents.length ? '; these differ:' : '.'}</p>
-${
-  t.documents.length
-    ? tableHtml(
-        `target-documents-${k}`,
-        ['document', 'ledger', 'target', 'ledger entries'],
-        t.documents.map((d) => [
-          `${d.kind} ${d.id}`,
-          usd(d.ledgerCents),
-          usd(d.targetCents),
-          d.entries.join(', '),
-        ]),
-        () => 'bad',
-      )
-    : ''
-}`,
-    )
-    .join('\n');
+  const targets = targetsHtml(c);
+  const figures = targetFiguresHtml(c);
   const orphans =
     c.orphanEntries.length === 0
       ? ''
@@ -192,4 +145,61 @@ ${orphans}
 </body>
 </html>
 `;
+}
+
+/** Each accounting target's index over the period's entries, or that none is configured. */
+function targetsHtml(c: CloseCertificate): string {
+  return c.targets === null
+    ? '<p id="targets">No accounting target is configured.</p>'
+    : tableHtml(
+        'targets',
+        ['target', 'entries', 'pushed', 'skipped', 'not pushed'],
+        c.targets.map((t) => [
+          t.target,
+          String(t.entries),
+          String(t.pushed),
+          String(t.skipped),
+          t.notPushed.map((p) => `${p.key} ${p.status}`).join(', '),
+        ]),
+        (i) => (c.targets![i]!.ok ? 'ok' : 'bad'),
+      );
+}
+
+/**
+ * Each target's own figures as of the period's last day: its accounts (compared or shown) and the documents
+ * whose open amounts differ.
+ */
+function targetFiguresHtml(c: CloseCertificate): string {
+  return (c.targetFigures ?? [])
+    .map(
+      (t, k) => `<h3>${escapeHtml(t.target)}: its own figures as of ${escapeHtml(t.asOf)}</h3>
+${tableHtml(
+  `target-figures-${k}`,
+  ['account', 'ledger', 'target', 'check'],
+  t.accounts.map((a) => [
+    a.role,
+    usd(a.ledgerCents),
+    usd(a.targetCents),
+    a.compared ? (a.ok ? 'ok' : 'DIFFERS') : 'shown',
+  ]),
+  (i) => (t.accounts[i]!.ok ? 'ok' : 'bad'),
+)}
+<p>${t.agreeingDocuments} open invoices and bills agree${t.documents.length ? '; these differ:' : '.'}</p>
+${
+  t.documents.length
+    ? tableHtml(
+        `target-documents-${k}`,
+        ['document', 'ledger', 'target', 'ledger entries'],
+        t.documents.map((d) => [
+          `${d.kind} ${d.id}`,
+          usd(d.ledgerCents),
+          usd(d.targetCents),
+          d.entries.join(', '),
+        ]),
+        () => 'bad',
+      )
+    : ''
+}`,
+    )
+    .join('\n');
 }

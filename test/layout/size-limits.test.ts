@@ -21,7 +21,6 @@ const stillOver = new Set([
   'activities/reconciliation.ts createReconciliationActivities',
   'activities/reconciliation.ts reconcilePage',
   'activities/reconciliation.ts <anonymous>',
-  'src/close/certificate-html.ts certificateHtml',
   'src/demo/business-day.ts runBusinessDay',
   'src/resync/plan.ts resyncDiff',
   'workflows/bill-payment.ts billPayment',
