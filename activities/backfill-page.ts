@@ -19,8 +19,8 @@ import { nextPageToken, parsePageToken } from './backfill-page-token.js';
 import { syncCheckDepositBooks } from './check-deposit.js';
 import { type ActivityDependencies, activityLogger, linkBookingOptions } from './context.js';
 import { asActivityFailure } from './failures.js';
+import { syncDisbursementBooks, syncPaymentLinkRecords } from './link-and-payout-books.js';
 import { syncPaymentBooks } from './payment.js';
-import { syncDisbursementBooks, syncPaymentLinkRecords } from './reconciliation.js';
 
 // One page of one backfill phase (activities/backfill.ts runs them in steps). Each group is imported whole
 // (through the same idempotent syncs the event flows use, so a webhook about it before, during or after changes
