@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +35,8 @@ export interface PaymentStackOptions {
   secure?: SecureSetup | undefined;
   workerNodeFlags: readonly string[];
   workerEnv: Readonly<Record<string, string>>;
+  /** A file the worker's log lines (stdout) are appended to; none: discarded. */
+  workerLog?: string | undefined;
 }
 
 export interface PaymentStack {
@@ -156,7 +159,7 @@ export async function startPaymentStack(
     ],
     {
       cwd: dir,
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', options.workerLog ? openSync(options.workerLog, 'a') : 'ignore', 'inherit'],
       env: {
         ...process.env,
         TEMPORAL_ADDRESS: env.address,

@@ -27,7 +27,7 @@ export interface BenchResults {
     tryton?: TrytonPushResult;
     quickbooks?: QuickBooksPushResult;
     xero?: XeroPushResult;
-    latency?: LatencyResult;
+    latency?: Partial<LatencyResult>;
   };
   errors: Record<string, string>;
   totalSeconds?: number;
@@ -267,20 +267,22 @@ function rows(results: BenchResults): Row[] {
   const latency = results.stages.latency;
   if (latency) {
     const { tryton: t, quickbooks: q } = latency;
-    out.push([
-      'latency',
-      `${t.payments} card payments to Tryton, paced ${t.offeredPerSecond}/s (¼ of bare create+post ${n(t.bareCreatePostPerSecond)}/s)`,
-      `booked→posted ${lat(t.bookedToPosted)} (goal p99 ≤ ${n(t.goalP99Ms)} ms)`,
-      `pay→posted ${lat(t.payToPosted)}; pay→booked ${lat(t.payToBooked)}`,
-      '',
-    ]);
-    out.push([
-      'latency',
-      `${q.payments} card payments to the QBO double, paced ${q.offeredPerSecond}/s (½ of ${q.limitRequestsPerMinute} req/min at ${q.warmupRequestsPerPayment} req/payment)`,
-      `booked→posted ${lat(q.bookedToPosted)} (goal p99 ≤ ${n(q.goalP99Ms)} ms)`,
-      `pay→posted ${lat(q.payToPosted)}; ${q.requestsPerPayment} req/payment, ${q.refusedForLimit} refused`,
-      '',
-    ]);
+    if (t)
+      out.push([
+        'latency',
+        `${t.payments} card payments to Tryton, paced ${t.offeredPerSecond}/s (¼ of bare create+post ${n(t.bareCreatePostPerSecond)}/s)`,
+        `booked→posted ${lat(t.bookedToPosted)} (goal p99 ≤ ${n(t.goalP99Ms)} ms)`,
+        `pay→posted ${lat(t.payToPosted)}; pay→booked ${lat(t.payToBooked)}; ${t.postedPerSecond} posted/s`,
+        '',
+      ]);
+    if (q)
+      out.push([
+        'latency',
+        `${q.payments} card payments to the QBO double, paced ${q.offeredPerSecond}/s (½ of QBO's ${q.boundBy}/min at ${q.warmupRequestsPerPayment} req, ${q.warmupBatchesPerPayment} batch req/payment)`,
+        `booked→posted ${lat(q.bookedToPosted)} (goal p99 ≤ ${n(q.goalP99Ms)} ms)`,
+        `pay→posted ${lat(q.payToPosted)}; ${q.requestsPerPayment} req (${q.batchesPerPayment} batch)/payment, ${q.refusedForLimit} refused`,
+        '',
+      ]);
   }
   for (const [stage, error] of Object.entries(results.errors)) {
     out.push([stage, 'FAILED', error.split('\n')[0] ?? '', '', '']);

@@ -109,7 +109,9 @@ const config = {
   // Card payments to Tryton and to the QuickBooks double through the whole stack (issue 27's latency to the
   // accounting software), after a warm-up of a few; the bare create+post moves that set Tryton's pace.
   latency: {
-    payments: positive('BENCH_LATENCY_PAYMENTS', quick ? 8 : 100),
+    // Both paces are slow (a quarter of Tryton's bare rate; QBO's 40 batch requests a minute): few payments.
+    trytonPayments: positive('BENCH_LATENCY_TRYTON_PAYMENTS', quick ? 8 : 40),
+    quickbooksPayments: positive('BENCH_LATENCY_QUICKBOOKS_PAYMENTS', quick ? 4 : 20),
     warmupPayments: quick ? 2 : 5,
     bareMoves: quick ? 10 : 40,
   },
