@@ -1,23 +1,20 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from '@temporalio/client';
-import { EmbeddedLedger } from '../src/accounting/embedded-ledger.js';
+import type { EmbeddedLedger } from '../src/accounting/embedded-ledger.js';
 import { entryKeys } from '../src/accounting/entry-key.js';
-import { createPaymentLink } from '../src/emulator/domain/payment-links.js';
-import { SandboxClient } from '../src/emulator/sandbox-client.js';
-import { seedDemo } from '../src/emulator/seed.js';
-import { createEmulator } from '../src/emulator/server.js';
-import { Store } from '../src/emulator/store/store.js';
-import { createDeliveryWorker } from '../src/emulator/webhooks/delivery-worker.js';
-import { TemporalDispatcher } from '../src/emulator/webhooks/temporal-dispatcher.js';
-import { ServiceClient } from '../src/service/client.js';
-import { startDevServer } from '../test/support/temporal.js';
-import { benchDir, profileFlags, startChild, waitForExit } from './child.js';
+import type { SandboxClient } from '../src/emulator/sandbox-client.js';
+import type { Store } from '../src/emulator/store/store.js';
+import { paymentWorkflowId } from '../workflows/payment-contract.js';
+import {
+  type BareComparison,
+  type BarePipelineResult,
+  barePipelineGoal,
+  benchBarePipeline,
+} from './bare-pipeline.js';
 import { onInterrupt } from './interrupt.js';
+import { activityDuration, startPaymentStack } from './payment-stack.js';
 import { type ProcWindow, sampleProc } from './proc-stats.js';
 import { ratio, type SecureSetup, secureGoals } from './secure.js';
 import { inParallel, type LatencySummary, summarize } from './stats.js';
@@ -27,7 +24,9 @@ import { inParallel, type LatencySummary, summarize } from './stats.js';
 // worker runs in this process, next to the emulator); the ingress (child process) verifies it and
 // signalWithStarts the payment workflow; booksync's worker (`node bin/booksync.js worker`, a child process)
 // fetches the payment from the emulator and books it. Done when `payment:{id}` is in the ledger.
-// First half paced (latency without a backlog), second half all at once (throughput). With `secure`, then a
+// First half paced (latency without a backlog), second half all at once (throughput). Between the two, the
+// bare pipeline (bench/bare-pipeline.ts) on the same server at the paced rate: booksync's own part of the
+// acknowledged → booked hop is its p50 and p99 against the bare acknowledged → done. With `secure`, then a
 // second whole stack (server, emulator's deliveries, ingress, worker) with encryption and tracing on (issue
 // 32), its paced half only: end-to-end p99 on against the first run's paced p99.
 
@@ -87,22 +86,13 @@ export interface EndToEndResult {
   syncPaymentActivity: { count: number; meanMs: number };
   /** Server-side time of the emulator on the worker's GETs (payment, payment link). */
   emulatorReads: LatencySummary;
+  /** The bare Temporal pipeline of the same shape, paced like the paced half, against its acked → booked. */
+  bare?: BareComparison;
   secure?: SecureEndToEndResult;
 }
 
-const rootDir = path.resolve(benchDir, '..');
 const burstConcurrency = 8;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+const warmupPayments = 5;
 
 export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndResult> {
   const { secure, ...plain } = options;
@@ -137,134 +127,44 @@ async function runEndToEnd(
   };
   const forget = onInterrupt(cleanup);
   try {
-    const env = await startDevServer();
-    cleanups.push(() => env.teardown());
-
-    const store = new Store({ dbPath: path.join(dir, 'emulator.db') });
-    const demo = seedDemo(store);
-    const orgId = demo.created.organization.id;
-    // Links first, before any webhook subscription exists, so creating them sends nothing.
-    const links = store.write((tx) =>
-      Array.from(
-        { length: options.payments },
-        (_, i) => createPaymentLink(tx, orgId, { name: `BENCH-${i}`, requestedAmountCents: 10_000 + i }).id,
-      ),
-    );
-    const deliveryQueue = `bench-deliveries-${process.pid}`;
-    // Organizations and clock moves (E17).
-    const adminToken = 'bench-admin-token-0123456789';
-    const emulator = createEmulator({
-      store,
-      adminToken,
-      dispatcher: new TemporalDispatcher({
-        // With encryption on, the emulator's deliveries are encrypted too, as `booksync start` runs them.
-        client: run.secure
-          ? new Client({
-              connection: env.connection,
-              namespace: env.namespace ?? 'default',
-              dataConverter: run.secure.encryption.dataConverter,
-            })
-          : env.client,
-        taskQueue: deliveryQueue,
-      }),
-    });
-    // How long the emulator itself takes on the worker's reads (server side, from request to response).
-    const emulatorReadMs: number[] = [];
-    emulator.app.addHook('onResponse', async (request, reply) => {
-      if (request.method === 'GET' && !request.url.startsWith('/sandbox'))
-        emulatorReadMs.push(reply.elapsedTime);
-    });
-    const emulatorUrl = await emulator.app.listen({ host: '127.0.0.1', port: 0 });
-    cleanups.push(async () => {
-      await emulator.app.close();
-      store.close();
-    });
-    const deliveryWorker = await createDeliveryWorker({
-      connection: env.nativeConnection,
-      namespace: env.namespace ?? 'default',
-      taskQueue: deliveryQueue,
-      store,
-      ...(run.secure ? { dataConverter: run.secure.encryption.dataConverter } : {}),
-    });
-    const deliveryRun = deliveryWorker.run();
-    cleanups.push(async () => {
-      if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
-      await deliveryRun;
-    });
-
-    const service = new ServiceClient({ baseUrl: emulatorUrl, apiKey: demo.apiKey });
-    const ingressPort = await freePort();
-    const subscription = await service.createWebhook({
-      url: `http://127.0.0.1:${ingressPort}/webhooks/service`,
-    });
-    if (!subscription.secret) throw new Error('the emulator created an unsigned subscription');
-    const taskQueue = `bench-booksync-${process.pid}`;
-    const ingress = await startChild<{ address: string }>(
-      'ingress-server.ts',
+    const stack = await startPaymentStack(
       {
-        temporalAddress: env.address,
-        taskQueue,
-        secrets: [subscription.secret],
-        port: ingressPort,
-        ...(run.secure ? { secure: true } : {}),
+        label: 'e2e',
+        links: warmupPayments + options.payments,
+        progress: options.progress,
+        profile: options.profile,
+        secure: run.secure,
+        workerNodeFlags: options.workerNodeFlags,
+        workerEnv: options.workerEnv,
       },
-      run.secure ? { env: run.secure.env } : {},
+      dir,
+      cleanups,
     );
-    cleanups.push(() => ingress.stop());
-
-    options.progress('e2e: starting the worker (node bin/booksync.js worker; it bundles the workflows)');
-    const ledgerPath = path.join(dir, 'ledger.db');
-    const metricsPort = await freePort();
-    const workerStarted = performance.now();
-    const worker = spawn(
-      process.execPath,
-      [
-        ...profileFlags(options.profile),
-        ...options.workerNodeFlags,
-        path.join(rootDir, 'bin', 'booksync.js'),
-        'worker',
-      ],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: env.address,
-          TEMPORAL_TASK_QUEUE: taskQueue,
-          SERVICE_BASE_URL: emulatorUrl,
-          SERVICE_API_KEY: demo.apiKey,
-          LEDGER_DB: ledgerPath,
-          BOOKSYNC_DATA_DIR: dir,
-          METRICS_PORT: String(metricsPort),
-          LOG_LEVEL: 'warn',
-          LOG_FORMAT: 'json',
-          ...options.workerEnv,
-          ...run.secure?.env,
-        },
-      },
+    const { sandbox, ledger, store } = stack;
+    // A few payments one by one first, not counted: the worker's first tasks (JIT, its first statements,
+    // pollers ramping up) would otherwise land in the paced half, and the bare pipeline warms up too.
+    await phase(stack.links.slice(0, warmupPayments), sandbox, ledger, store, (pay) =>
+      inParallel(warmupPayments, 1, pay),
     );
-    cleanups.push(() => {
-      worker.kill('SIGTERM');
-      return waitForExit(worker, 30_000);
-    });
-    await waitForReady(`http://127.0.0.1:${metricsPort}/readyz`, worker.pid!, 180_000);
-    const workerStartSeconds = Math.round((performance.now() - workerStarted) / 100) / 10;
-
-    const ledger = EmbeddedLedger.open({ path: ledgerPath });
-    cleanups.push(() => ledger.close());
-    const sandbox = new SandboxClient({ baseUrl: emulatorUrl, apiKey: demo.apiKey, adminToken });
-    const sampler = sampleProc(worker.pid!);
+    const links = stack.links.slice(warmupPayments);
+    const sampler = sampleProc(stack.worker.pid!);
 
     const half = Math.floor(options.payments / 2);
     options.progress(`e2e: ${half} payments paced at ${options.pacedPerSecond}/s`);
-    const paced = await phase(links.slice(0, half), sandbox, ledger, store, async (pay) => {
-      const started = performance.now();
-      await inParallel(half, half, async (i) => {
-        const due = started + (i * 1000) / options.pacedPerSecond;
-        await sleep(Math.max(0, due - performance.now()));
-        await pay(i);
-      });
-    });
+    const paced = await phase(links.slice(0, half), sandbox, ledger, store, (pay) =>
+      payPaced(half, options.pacedPerSecond, pay),
+    );
+    // The same shape bare, on the same server at the same rate, while booksync's stack sits idle beside it.
+    const bare = run.burst
+      ? await benchBarePipeline({
+          env: stack.env,
+          payments: half,
+          pacedPerSecond: options.pacedPerSecond,
+          dir,
+          progress: options.progress,
+          booksyncWorkflowId: paymentWorkflowId(paced.paymentIds[0]!),
+        })
+      : null;
     const burst = run.burst
       ? await (async () => {
           options.progress(
@@ -276,17 +176,15 @@ async function runEndToEnd(
         })()
       : null;
     const worker_ = sampler.stop();
-    const syncPaymentActivity = await activityDuration(
-      `http://127.0.0.1:${metricsPort}/metrics`,
-      'syncPayment',
-    );
+    const syncPaymentActivity = await activityDuration(stack.metricsUrl, 'syncPayment');
     return {
-      paced: { ...paced, offeredPerSecond: options.pacedPerSecond },
-      burst: burst ? { ...burst, payConcurrency: burstConcurrency } : null,
+      paced: { ...withoutIds(paced), offeredPerSecond: options.pacedPerSecond },
+      ...(bare ? { bare: barePair(bare, paced) } : {}),
+      burst: burst ? { ...withoutIds(burst), payConcurrency: burstConcurrency } : null,
       worker: worker_,
-      workerStartSeconds,
+      workerStartSeconds: stack.workerStartSeconds,
       syncPaymentActivity,
-      emulatorReads: summarize(emulatorReadMs),
+      emulatorReads: summarize(stack.emulatorReadMs),
     };
   } finally {
     forget();
@@ -294,37 +192,32 @@ async function runEndToEnd(
   }
 }
 
-/** Sum and count of booksync_activity_duration_seconds for one activity, from Prometheus text. */
-async function activityDuration(url: string, activity: string): Promise<{ count: number; meanMs: number }> {
-  const text = await (await fetch(url)).text();
-  const total = (suffix: string) =>
-    text
-      .split('\n')
-      .filter(
-        (line) =>
-          line.startsWith(`booksync_activity_duration_seconds_${suffix}{`) && line.includes(`"${activity}"`),
-      )
-      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-  const count = total('count');
-  return { count, meanMs: count === 0 ? Number.NaN : Math.round((total('sum') / count) * 10_000) / 10 };
+/** `count` calls of `pay`, the i-th due i / perSecond seconds after the first (open loop). */
+export async function payPaced(
+  count: number,
+  perSecond: number,
+  pay: (index: number) => Promise<void>,
+): Promise<void> {
+  const started = performance.now();
+  await inParallel(count, count, async (i) => {
+    const due = started + (i * 1000) / perSecond;
+    await sleep(Math.max(0, due - performance.now()));
+    await pay(i);
+  });
 }
 
-async function waitForReady(url: string, pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    try {
-      process.kill(pid, 0);
-    } catch {
-      throw new Error('the worker exited before it was ready');
-    }
-    await sleep(250);
-  }
-  throw new Error(`worker not ready after ${timeoutMs} ms`);
+const withoutIds = ({ paymentIds: _, ...rest }: EndToEndPhase & { paymentIds: string[] }): EndToEndPhase =>
+  rest;
+
+/** booksync's acknowledged → booked against the bare pipeline's acknowledged → done, p50 and p99. */
+function barePair(bare: BarePipelineResult, paced: EndToEndPhase): BareComparison {
+  const booksync = paced.hops.acknowledgedToBooked;
+  return {
+    ...bare,
+    p50Ratio: ratio(bare.acknowledgedToDone.p50Ms, booksync.p50Ms),
+    p99Ratio: ratio(bare.acknowledgedToDone.p99Ms, booksync.p99Ms),
+    goal: barePipelineGoal,
+  };
 }
 
 interface Paid {
@@ -339,7 +232,7 @@ async function phase(
   ledger: EmbeddedLedger,
   store: Store,
   drive: (pay: (index: number) => Promise<void>) => Promise<void>,
-): Promise<EndToEndPhase> {
+): Promise<EndToEndPhase & { paymentIds: string[] }> {
   const paid: Paid[] = [];
   const started = Date.now();
   await drive(async (i) => {
@@ -379,6 +272,7 @@ async function phase(
   });
   const seconds = (lastBooked - started) / 1000;
   return {
+    paymentIds: paid.map((p) => p.paymentId),
     payments: paid.length,
     seconds: Math.round(seconds * 100) / 100,
     bookedPerSecond: Math.round((paid.length / seconds) * 10) / 10,

@@ -3,6 +3,7 @@ import type { BackfillBenchResult } from './backfill.js';
 import type { EmulatorResult } from './emulator.js';
 import type { EndToEndResult } from './end-to-end.js';
 import type { IngressResult } from './ingress.js';
+import type { LatencyResult } from './latency.js';
 import type { QuickBooksPushResult } from './quickbooks-push.js';
 import type { SignatureResult } from './signature.js';
 import type { LatencySummary } from './stats.js';
@@ -26,6 +27,7 @@ export interface BenchResults {
     tryton?: TrytonPushResult;
     quickbooks?: QuickBooksPushResult;
     xero?: XeroPushResult;
+    latency?: Partial<LatencyResult>;
   };
   errors: Record<string, string>;
   totalSeconds?: number;
@@ -111,6 +113,16 @@ function rows(results: BenchResults): Row[] {
         `event→delivery ${n(p.hops.emittedToDeliveryAttempt.p50Ms)} ms, POST ${n(p.hops.deliveryAttempt.p50Ms)} ms, acked→booked ${n(p.hops.acknowledgedToBooked.p50Ms)} ms`,
         '',
         '',
+      ]);
+    }
+    if (e2e.bare) {
+      const b = e2e.bare;
+      out.push([
+        'e2e',
+        `  booksync's own part: acked→booked, paced (${b.shape.booksync.workflowTasks} workflow tasks, ${b.shape.booksync.activities} activity)`,
+        lat(e2e.paced.hops.acknowledgedToBooked),
+        `bare pipeline ${b.payments} at ${b.offeredPerSecond}/s (${b.shape.bare.workflowTasks} tasks, ${b.shape.bare.activities} activity): acked→done ${lat(b.acknowledgedToDone)}`,
+        `p50 ${b.p50Ratio}, p99 ${b.p99Ratio} (goal ≥ ${b.goal})`,
       ]);
     }
     if (e2e.secure) {
@@ -251,6 +263,26 @@ function rows(results: BenchResults): Row[] {
       `one by one ${n(xero.oneByOne.paymentsPerMinute)}/min (${xero.oneByOne.callsPerPayment} calls/payment)`,
       `${xero.ratio}`,
     ]);
+  }
+  const latency = results.stages.latency;
+  if (latency) {
+    const { tryton: t, quickbooks: q } = latency;
+    if (t)
+      out.push([
+        'latency',
+        `${t.payments} card payments to Tryton, paced ${t.offeredPerSecond}/s (¼ of bare create+post ${n(t.bareCreatePostPerSecond)}/s)`,
+        `booked→posted ${lat(t.bookedToPosted)} (goal p99 ≤ ${n(t.goalP99Ms)} ms)`,
+        `pay→posted ${lat(t.payToPosted)}; pay→booked ${lat(t.payToBooked)}; ${t.postedPerSecond} posted/s`,
+        '',
+      ]);
+    if (q)
+      out.push([
+        'latency',
+        `${q.payments} card payments to the QBO double, paced ${q.offeredPerSecond}/s (½ of QBO's ${q.boundBy}/min at ${q.warmupRequestsPerPayment} req, ${q.warmupBatchesPerPayment} batch req/payment)`,
+        `booked→posted ${lat(q.bookedToPosted)} (goal p99 ≤ ${n(q.goalP99Ms)} ms)`,
+        `pay→posted ${lat(q.payToPosted)}; ${q.requestsPerPayment} req (${q.batchesPerPayment} batch)/payment, ${q.refusedForLimit} refused`,
+        '',
+      ]);
   }
   for (const [stage, error] of Object.entries(results.errors)) {
     out.push([stage, 'FAILED', error.split('\n')[0] ?? '', '', '']);

@@ -11,6 +11,7 @@ import { benchEmulator } from './emulator.js';
 import { benchEndToEnd } from './end-to-end.js';
 import { benchIngress } from './ingress.js';
 import { exitCleanlyOnSignals, surviveLeftoverErrors } from './interrupt.js';
+import { benchLatency } from './latency.js';
 import { benchQuickBooksPush } from './quickbooks-push.js';
 import { type BenchResults, printReport } from './report.js';
 import { startSecureSetup } from './secure.js';
@@ -32,6 +33,7 @@ const stages = [
   'tryton',
   'quickbooks',
   'xero',
+  'latency',
   'certificate',
 ] as const;
 type Stage = (typeof stages)[number];
@@ -106,6 +108,15 @@ const config = {
   quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 15 : 120),
   xeroLinks: positive('BENCH_XERO_LINKS', quick ? 10 : 60),
   xeroOneByOneLinks: quick ? 2 : 10,
+  // Card payments to Tryton and to the QuickBooks double through the whole stack (issue 27's latency to the
+  // accounting software), after a warm-up of a few; the bare create+post moves that set Tryton's pace.
+  latency: {
+    // Both paces are slow (a quarter of Tryton's bare rate; QBO's 40 batch requests a minute): few payments.
+    trytonPayments: positive('BENCH_LATENCY_TRYTON_PAYMENTS', quick ? 8 : 40),
+    quickbooksPayments: positive('BENCH_LATENCY_QUICKBOOKS_PAYMENTS', quick ? 4 : 20),
+    warmupPayments: quick ? 2 : 5,
+    bareMoves: quick ? 10 : 40,
+  },
   certificateInvoices: positive('BENCH_CERTIFICATE_INVOICES', quick ? 5_000 : 50_000),
 };
 
@@ -192,6 +203,14 @@ await stage('tryton', () =>
 await stage('quickbooks', () => benchQuickBooksPush({ links: config.quickbooksLinks, progress }));
 await stage('xero', () =>
   benchXeroPush({ links: config.xeroLinks, oneByOneLinks: config.xeroOneByOneLinks, progress }),
+);
+await stage('latency', () =>
+  benchLatency({
+    ...config.latency,
+    workerNodeFlags: config.achWorkerNodeFlags,
+    workerEnv: config.achWorkerEnv,
+    progress,
+  }),
 );
 await stage('certificate', () => benchCertificate({ invoices: config.certificateInvoices, progress }));
 results.totalSeconds = Math.round((performance.now() - started) / 100) / 10;

@@ -1,7 +1,12 @@
 import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
 import type { PushContext, RemoteRecord, TargetDocument } from '../src/accounting/targets/target-port.js';
 import { createTrytonTarget } from '../src/accounting/targets/tryton/index.js';
-import { dateOf, decimalOf, standardPeriod } from '../src/accounting/targets/tryton/json-rpc.js';
+import {
+  dateOf,
+  decimalOf,
+  standardPeriod,
+  type TrytonRpc,
+} from '../src/accounting/targets/tryton/json-rpc.js';
 import { startTryton } from '../test/support/tryton.js';
 
 // Stage: documents pushed to a real Tryton (PostgreSQL) through booksync's target, against the floor it
@@ -47,6 +52,37 @@ BEGIN
 END $$;
 ANALYZE account_move;
 ANALYZE account_move_line;`;
+}
+
+/**
+ * The floor a push cannot beat: a bare create and post of a two-line move over the same JSON-RPC session
+ * (the tryton stage's baseline, and the latency stage's measure of Tryton's own rate).
+ */
+export async function bareCreatePost(rpc: TrytonRpc, date: string): Promise<() => Promise<void>> {
+  const [account] = await rpc.searchRead<{ id: number }>('account.account', [['code', '=', '1020']], ['id']);
+  const [other] = await rpc.searchRead<{ id: number }>('account.account', [['code', '=', '6010']], ['id']);
+  const [journal] = await rpc.searchRead<{ id: number }>('account.journal', [['code', '=', 'MISC']], ['id']);
+  const period = await standardPeriod(rpc, date);
+  return async () => {
+    const [id] = await rpc.model<number[]>('account.move', 'create', [
+      {
+        journal: journal?.id,
+        period,
+        date: dateOf(date),
+        description: 'bare',
+        lines: [
+          [
+            'create',
+            [
+              { account: account?.id, debit: decimalOf(100), credit: decimalOf(0) },
+              { account: other?.id, debit: decimalOf(0), credit: decimalOf(100) },
+            ],
+          ],
+        ],
+      },
+    ]);
+    await rpc.model('account.move', 'post', [id]);
+  };
 }
 
 export async function benchTrytonPush(options: {
@@ -115,38 +151,7 @@ export async function benchTrytonPush(options: {
       invoice: invoiceOf(i),
       customer,
     });
-    const [account] = await rpc.searchRead<{ id: number }>(
-      'account.account',
-      [['code', '=', '1020']],
-      ['id'],
-    );
-    const [other] = await rpc.searchRead<{ id: number }>('account.account', [['code', '=', '6010']], ['id']);
-    const [journal] = await rpc.searchRead<{ id: number }>(
-      'account.journal',
-      [['code', '=', 'MISC']],
-      ['id'],
-    );
-    const period = await standardPeriod(rpc, date);
-    const bare = async () => {
-      const [id] = await rpc.model<number[]>('account.move', 'create', [
-        {
-          journal: journal?.id,
-          period,
-          date: dateOf(date),
-          description: 'bare',
-          lines: [
-            [
-              'create',
-              [
-                { account: account?.id, debit: decimalOf(100), credit: decimalOf(0) },
-                { account: other?.id, debit: decimalOf(0), credit: decimalOf(100) },
-              ],
-            ],
-          ],
-        },
-      ]);
-      await rpc.model('account.move', 'post', [id]);
-    };
+    const bare = await bareCreatePost(rpc, date);
     /** Payments `from` .. `from + documents` pushed, alternating rounds with the bare path so load hits both alike. */
     const measure = async (from: number) => {
       let pushed = 0;

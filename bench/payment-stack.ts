@@ -1,0 +1,236 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { EmbeddedLedger } from '../src/accounting/embedded-ledger.js';
+import { createPaymentLink } from '../src/emulator/domain/payment-links.js';
+import { SandboxClient } from '../src/emulator/sandbox-client.js';
+import { seedDemo } from '../src/emulator/seed.js';
+import { createEmulator } from '../src/emulator/server.js';
+import { Store } from '../src/emulator/store/store.js';
+import { createDeliveryWorker } from '../src/emulator/webhooks/delivery-worker.js';
+import { TemporalDispatcher } from '../src/emulator/webhooks/temporal-dispatcher.js';
+import { ServiceClient } from '../src/service/client.js';
+import { startDevServer } from '../test/support/temporal.js';
+import { benchDir, profileFlags, startChild, waitForExit } from './child.js';
+import type { SecureSetup } from './secure.js';
+
+// The whole path as `npm start` wires it, for the stages that drive card payments through it (e2e, latency):
+// a Temporal dev server; the emulator with the Temporal webhook dispatcher and its delivery worker (in the
+// bench process); the ingress (child process) subscribed to the emulator's webhooks; booksync's worker
+// (`node bin/booksync.js worker`, a child process) on its own ledger file, with whatever more settings the
+// stage gives it (an accounting target). `links` payment links are made before any webhook subscription
+// exists, so making them sends nothing. Every part is registered in `cleanups` (run last to first).
+
+export interface PaymentStackOptions {
+  /** Names the progress lines and the task queue. */
+  label: string;
+  links: number;
+  progress: (line: string) => void;
+  profile?: string | undefined;
+  /** Encryption and tracing on (bench/secure.ts) in the ingress, the deliveries and the worker. */
+  secure?: SecureSetup | undefined;
+  workerNodeFlags: readonly string[];
+  workerEnv: Readonly<Record<string, string>>;
+  /** A file the worker's log lines (stdout) are appended to; none: discarded. */
+  workerLog?: string | undefined;
+}
+
+export interface PaymentStack {
+  env: TestWorkflowEnvironment;
+  store: Store;
+  links: string[];
+  sandbox: SandboxClient;
+  ledger: EmbeddedLedger;
+  /** Server-side times of the emulator's answers to the worker's GETs, as they come. */
+  emulatorReadMs: number[];
+  worker: ChildProcess;
+  metricsUrl: string;
+  workerStartSeconds: number;
+}
+
+const rootDir = path.resolve(benchDir, '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startPaymentStack(
+  options: PaymentStackOptions,
+  dir: string,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<PaymentStack> {
+  const { secure } = options;
+  const env = await startDevServer();
+  cleanups.push(() => env.teardown());
+
+  const store = new Store({ dbPath: path.join(dir, 'emulator.db') });
+  const demo = seedDemo(store);
+  const orgId = demo.created.organization.id;
+  const links = store.write((tx) =>
+    Array.from(
+      { length: options.links },
+      (_, i) => createPaymentLink(tx, orgId, { name: `BENCH-${i}`, requestedAmountCents: 10_000 + i }).id,
+    ),
+  );
+  const deliveryQueue = `bench-deliveries-${options.label}-${process.pid}`;
+  // Organizations and clock moves (E17).
+  const adminToken = 'bench-admin-token-0123456789';
+  const emulator = createEmulator({
+    store,
+    adminToken,
+    dispatcher: new TemporalDispatcher({
+      // With encryption on, the emulator's deliveries are encrypted too, as `booksync start` runs them.
+      client: secure
+        ? new Client({
+            connection: env.connection,
+            namespace: env.namespace ?? 'default',
+            dataConverter: secure.encryption.dataConverter,
+          })
+        : env.client,
+      taskQueue: deliveryQueue,
+    }),
+  });
+  // How long the emulator itself takes on the worker's reads (server side, from request to response).
+  const emulatorReadMs: number[] = [];
+  emulator.app.addHook('onResponse', async (request, reply) => {
+    if (request.method === 'GET' && !request.url.startsWith('/sandbox'))
+      emulatorReadMs.push(reply.elapsedTime);
+  });
+  const emulatorUrl = await emulator.app.listen({ host: '127.0.0.1', port: 0 });
+  cleanups.push(async () => {
+    await emulator.app.close();
+    store.close();
+  });
+  const deliveryWorker = await createDeliveryWorker({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue: deliveryQueue,
+    store,
+    ...(secure ? { dataConverter: secure.encryption.dataConverter } : {}),
+  });
+  const deliveryRun = deliveryWorker.run();
+  cleanups.push(async () => {
+    if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
+    await deliveryRun;
+  });
+
+  const service = new ServiceClient({ baseUrl: emulatorUrl, apiKey: demo.apiKey });
+  const ingressPort = await freePort();
+  const subscription = await service.createWebhook({
+    url: `http://127.0.0.1:${ingressPort}/webhooks/service`,
+  });
+  if (!subscription.secret) throw new Error('the emulator created an unsigned subscription');
+  const taskQueue = `bench-booksync-${options.label}-${process.pid}`;
+  const ingress = await startChild<{ address: string }>(
+    'ingress-server.ts',
+    {
+      temporalAddress: env.address,
+      taskQueue,
+      secrets: [subscription.secret],
+      port: ingressPort,
+      ...(secure ? { secure: true } : {}),
+    },
+    secure ? { env: secure.env } : {},
+  );
+  cleanups.push(() => ingress.stop());
+
+  options.progress(`${options.label}: starting the worker (node bin/booksync.js worker)`);
+  const ledgerPath = path.join(dir, 'ledger.db');
+  const metricsPort = await freePort();
+  const workerStarted = performance.now();
+  const worker = spawn(
+    process.execPath,
+    [
+      ...profileFlags(options.profile),
+      ...options.workerNodeFlags,
+      path.join(rootDir, 'bin', 'booksync.js'),
+      'worker',
+    ],
+    {
+      cwd: dir,
+      stdio: ['ignore', options.workerLog ? openSync(options.workerLog, 'a') : 'ignore', 'inherit'],
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: env.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        SERVICE_BASE_URL: emulatorUrl,
+        SERVICE_API_KEY: demo.apiKey,
+        LEDGER_DB: ledgerPath,
+        BOOKSYNC_DATA_DIR: dir,
+        METRICS_PORT: String(metricsPort),
+        LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
+        ...options.workerEnv,
+        ...secure?.env,
+      },
+    },
+  );
+  cleanups.push(() => {
+    worker.kill('SIGTERM');
+    return waitForExit(worker, 30_000);
+  });
+  await waitForReady(`http://127.0.0.1:${metricsPort}/readyz`, worker.pid!, 180_000);
+  const workerStartSeconds = Math.round((performance.now() - workerStarted) / 100) / 10;
+
+  const ledger = EmbeddedLedger.open({ path: ledgerPath });
+  cleanups.push(() => ledger.close());
+  const sandbox = new SandboxClient({ baseUrl: emulatorUrl, apiKey: demo.apiKey, adminToken });
+  return {
+    env,
+    store,
+    links,
+    sandbox,
+    ledger,
+    emulatorReadMs,
+    worker,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    workerStartSeconds,
+  };
+}
+
+async function waitForReady(url: string, pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    try {
+      process.kill(pid, 0);
+    } catch {
+      throw new Error('the worker exited before it was ready');
+    }
+    await sleep(250);
+  }
+  throw new Error(`worker not ready after ${timeoutMs} ms`);
+}
+
+/** Sum and count of booksync_activity_duration_seconds for one activity, from Prometheus text. */
+export async function activityDuration(
+  url: string,
+  activity: string,
+): Promise<{ count: number; meanMs: number }> {
+  const text = await (await fetch(url)).text();
+  const total = (suffix: string) =>
+    text
+      .split('\n')
+      .filter(
+        (line) =>
+          line.startsWith(`booksync_activity_duration_seconds_${suffix}{`) && line.includes(`"${activity}"`),
+      )
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  const count = total('count');
+  return { count, meanMs: count === 0 ? Number.NaN : Math.round((total('sum') / count) * 10_000) / 10 };
+}
