@@ -20,7 +20,6 @@ import { afterRefusals } from '../request-keys.js';
 import { ownerNote, type TargetFigures, type TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
-  DocumentLine,
   Party,
   PayoutReceipt,
   PushContext,
@@ -32,9 +31,28 @@ import { AccountDirectory } from './accounts.js';
 import { XeroClient } from './client.js';
 import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
 import { XeroFigures } from './figures.js';
-import { idempotencyKey, literal, numberTag } from './keys.js';
+import { idempotencyKey, numberTag } from './keys.js';
 import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
 import { payoutNotes } from './payout-notes.js';
+import {
+  type Body,
+  dayOf,
+  deletedStatuses,
+  entitiesOf,
+  idOf,
+  itemErrors,
+  LOOKUP_CHUNK,
+  markedWith,
+  markerText,
+  markOf,
+  numbered,
+  overpaidRefusal,
+  type Plan,
+  pairOf,
+  parseRemoteId,
+  salesPayments,
+  type XeroEntity,
+} from './records.js';
 import { withBusinessReference } from './references.js';
 import { TaxTypeDirectory, withTaxType } from './tax-rates.js';
 
@@ -47,22 +65,6 @@ import { TaxTypeDirectory, withTaxType } from './tax-rates.js';
 // Xero's limits (60 calls a minute, 5 at once, 5,000 in a rolling 24 hours per organisation) are held by the
 // tenant's worker-wide limiter, which also follows Xero's own count in every answer's headers (client.ts); pushMany() looks a backlog up and creates it in batches (one call for many invoices,
 // payments, bank transactions, credit notes or journals), so a busy day stays far inside 5,000 calls.
-
-export type XeroEntity =
-  | 'Invoice'
-  | 'CreditNote'
-  | 'Payment'
-  | 'BankTransaction'
-  | 'BankTransfer'
-  | 'ManualJournal';
-
-// biome-ignore lint/suspicious/noExplicitAny: the SDK's models, built and read as plain objects
-type Body = Record<string, any>;
-
-interface Plan {
-  entity: XeroEntity;
-  body: Body;
-}
 
 /**
  * Xero's limits per organisation; a second of margin on the minute (see LimiterOptions.marginMs). The day is a
@@ -77,30 +79,6 @@ export const XERO_LIMITS = {
   marginMs: 1_000,
 } as const;
 
-/** Where a kind's document goes, first the usual entity, then the fallbacks a plan may choose. */
-const entitiesByKind: Record<string, XeroEntity[]> = {
-  invoice: ['Invoice', 'ManualJournal'],
-  'debit-memo': ['Invoice', 'ManualJournal'],
-  'refund-reopen': ['Invoice', 'ManualJournal'],
-  bill: ['Invoice', 'ManualJournal'],
-  'invoice-adjustment': ['Invoice', 'CreditNote', 'ManualJournal'],
-  payment: ['Payment', 'BankTransaction', 'ManualJournal'],
-  'external-payment': ['Payment', 'BankTransaction', 'ManualJournal'],
-  'check-application': ['Payment', 'BankTransaction', 'ManualJournal'],
-  'bill-payment-sent': ['Payment', 'BankTransaction', 'ManualJournal'],
-  sale: ['BankTransaction', 'ManualJournal'],
-  'payment-fee': ['BankTransaction', 'ManualJournal'],
-  refund: ['BankTransaction', 'ManualJournal'],
-  'disbursement-pending': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
-  'disbursement-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
-  'check-cleared': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
-  'check-deposited': ['BankTransaction', 'BankTransfer', 'ManualJournal'],
-  'bill-payment-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
-  'opening-balances': ['ManualJournal'],
-};
-
-const deletedStatuses = new Set(['DELETED', 'VOIDED']);
-
 /** Where a reversal after close leaves its reversing documents (reversingPlans), in the order they are made. */
 const reversingEntities: XeroEntity[] = [
   'Invoice',
@@ -110,8 +88,6 @@ const reversingEntities: XeroEntity[] = [
   'ManualJournal',
 ];
 
-/** How many keys one lookup request asks for (OR'ed in `where`, kept well inside a URL's length). */
-const LOOKUP_CHUNK = 10;
 /** How many documents one create request carries. */
 const CREATE_CHUNK = 50;
 
@@ -128,14 +104,6 @@ export interface XeroTargetOptions {
   lockTtlMs?: number;
   /** The TaxType on booksync's lines (XERO_TAX_TYPE); unset: the organisation's no-tax rate (tax-rates.ts). */
   taxType?: string;
-}
-
-/** A lock date as the SDK gives it (a Date from Xero's /Date(ms)/, or a string) as YYYY-MM-DD. */
-function dayOf(value: unknown): string | null {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString().slice(0, 10);
-  if (typeof value !== 'string' || value === '') return null;
-  const ms = /^\/Date\((-?\d+)/.exec(value)?.[1];
-  return ms ? new Date(Number(ms)).toISOString().slice(0, 10) : value.slice(0, 10);
 }
 
 /** Xero's refusal of a document dated on or before a lock date. */
@@ -156,86 +124,6 @@ export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
         'Xero daily call limit nearly spent: once it is, pushes wait until calls of the last 24 h leave Xero’s window',
       ),
   });
-}
-
-function idOf(entity: XeroEntity, record: Body): string {
-  const field = {
-    Invoice: 'invoiceID',
-    CreditNote: 'creditNoteID',
-    Payment: 'paymentID',
-    BankTransaction: 'bankTransactionID',
-    BankTransfer: 'bankTransferID',
-    ManualJournal: 'manualJournalID',
-  }[entity];
-  return String(record[field] ?? '');
-}
-
-/**
- * The `where` term of records marked with `key`: a journal's Narration starts with the marker; a Reference
- * contains it, after the business's reference when there is one (references.ts), at the start when there
- * is none or the record predates references (Contains finds both).
- */
-function markedWith(field: 'Reference' | 'Narration', key: string): string {
-  const method = field === 'Narration' ? 'StartsWith' : 'Contains';
-  return `${field}.${method}(${literal(marker(key, ''))})`;
-}
-
-/** The text that carries a record's marker. */
-function markerText(entity: XeroEntity, record: Body): string {
-  if (entity === 'ManualJournal') return String(record.narration ?? '');
-  if (entity === 'Invoice' && String(record.type) === 'ACCPAY')
-    return String(record.lineItems?.[0]?.description ?? '');
-  return String(record.reference ?? '');
-}
-
-function markOf(entity: XeroEntity, record: Body, key: string) {
-  return markersIn(markerText(entity, record)).find((m) => m.key === key) ?? null;
-}
-
-function parseRemoteId(remoteId: string | undefined): { entity: XeroEntity; id: string } | null {
-  const parts = (remoteId ?? '').split(':');
-  if (parts.length === 2 && parts[0] && parts[1]) return { entity: parts[0] as XeroEntity, id: parts[1] };
-  return null;
-}
-
-/** The two roles of a two-line document. */
-function pairOf(lines: DocumentLine[]): { debit: AccountRole; credit: AccountRole } | null {
-  if (lines.length !== 2) return null;
-  const debit = lines.find((l) => l.amountCents > 0);
-  const credit = lines.find((l) => l.amountCents < 0);
-  return debit && credit ? { debit: debit.role, credit: credit.role } : null;
-}
-
-/**
- * Invoices of a type with any of these numbers. (A `where` rather than the InvoiceNumbers parameter: xero-node
- * sends arrays as `InvoiceNumbers[]=a&InvoiceNumbers[]=b`, not the comma-separated form Xero documents.)
- */
-function numbered(type: 'ACCREC' | 'ACCPAY', numbers: string[]): string {
-  return `Type==${literal(type)} AND (${numbers.map((n) => `InvoiceNumber==${literal(n)}`).join(' OR ')})`;
-}
-
-const salesPayments = new Set(['payment', 'external-payment', 'check-application']);
-
-/** Xero refused a customer's payment because the invoice cannot take it (overpaid, already PAID). */
-function overpaidRefusal(doc: TargetDocument, outcome: PushResult | Error | undefined): boolean {
-  return (
-    salesPayments.has(doc.kind) &&
-    outcome instanceof TargetRefusedError &&
-    /amount outstanding|not of valid status|invoice is (PAID|VOIDED)/i.test(outcome.targetMessage)
-  );
-}
-
-/**
- * A refused element of a batch created with summarizeErrors=false: Xero answers 200 with each element, a refused
- * one with StatusAttributeString ERROR and its ValidationErrors (xero_accounting.yaml, parameter summarizeErrors).
- */
-function itemErrors(record: Body | undefined): string[] {
-  const messages = ((record?.validationErrors ?? []) as { message?: string }[]).map((v) =>
-    String(v.message ?? ''),
-  );
-  if (messages.length === 0 && String(record?.statusAttributeString ?? '') === 'ERROR')
-    return ['refused without a message'];
-  return messages;
 }
 
 /** Xero refuses to edit an invoice with a payment or credit note applied, even its Reference. */
@@ -355,7 +243,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const document = datedOpen(given, lock);
     const parts = this.splitOf(document);
     if (parts) return this.pushParts(document, parts, context);
-    const entities = this.entitiesOf(document.key);
+    const entities = entitiesOf(document.key);
     const primary = entities[0] as XeroEntity;
     // Looked up only when an earlier attempt may have created it (PushContext.mayExist).
     const mayExist = context.mayExist(document.key);
@@ -612,7 +500,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const gone = money ? (await this.partsAt(original)).filter((p) => p.deleted) : [];
       if (gone.some((p) => p.tag))
         return { key, remoteIds: gone.map((p) => `deleted:${p.remoteId}`), contentHash: '' };
-      for (const entity of this.entitiesOf(original)) {
+      for (const entity of entitiesOf(original)) {
         const record = (await this.lookup(entity, [{ key: original }])).get(original);
         if (record && deletedStatuses.has(String(record.status))) {
           // A deleted record cannot be edited: the reversal has no marker of its own (see README).
@@ -637,7 +525,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       if (found.length > 0)
         return { key, remoteIds: found.map((p) => p.remoteId), contentHash: found[0]?.contentHash ?? '' };
     }
-    for (const entity of this.entitiesOf(key)) {
+    for (const entity of entitiesOf(key)) {
       const record = (await this.lookup(entity, [{ key }])).get(key);
       const mark = record && markOf(entity, record, key);
       if (record && mark)
@@ -693,10 +581,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const usage = this.dailyUsage();
     if (usage?.nearingLimit)
       this.options.logger?.warn({ ...usage, flag: 'xero-daily-limit' }, 'Xero daily call limit nearly spent');
-  }
-
-  private entitiesOf(key: string): XeroEntity[] {
-    return entitiesByKind[keyPrefix(baseKey(key))] ?? ['ManualJournal'];
   }
 
   // ---- finding keys ----
@@ -825,7 +709,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const byEntity = new Map<XeroEntity, number[]>();
     documents.forEach((doc, i) => {
       if (!doc || doc.kind === 'reversal') return;
-      const entity = this.entitiesOf(doc.key)[0] as XeroEntity;
+      const entity = entitiesOf(doc.key)[0] as XeroEntity;
       byEntity.set(entity, [...(byEntity.get(entity) ?? []), i]);
     });
     for (const [entity, indexes] of byEntity) {
@@ -1008,7 +892,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           return 'deferred';
         }
         if (
-          plan.entity !== this.entitiesOf(doc.key)[0] &&
+          plan.entity !== entitiesOf(doc.key)[0] &&
           waves.context.mayExist(doc.key) &&
           (await this.lookupOne(plan.entity, doc))
         )
