@@ -16,7 +16,6 @@ import { marker, markersIn } from '../markers.js';
 import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
 import type { CompanyTokenStore } from '../oauth/token-store.js';
 import { PushWaves, refusalOrThrow } from '../push-waves.js';
-import { afterRefusals } from '../request-keys.js';
 import { ownerNote, type TargetFigures, type TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
@@ -30,6 +29,8 @@ import type {
 import { AccountDirectory } from './accounts.js';
 import { XeroClient } from './client.js';
 import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
+import type { XeroContext } from './context.js';
+import { cancel, create, query, read } from './entity-calls.js';
 import { XeroFigures } from './figures.js';
 import { idempotencyKey, numberTag } from './keys.js';
 import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
@@ -150,13 +151,7 @@ interface MoneyPart {
 export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'xero';
   readonly client: XeroClient;
-  private readonly accounts: AccountDirectory;
-  private readonly taxTypes: TaxTypeDirectory;
-  private readonly contacts: ContactDirectory;
-  /** Invoice numbers looked up in advance by pushMany (number -> the ACCREC invoices holding it). */
-  private numbers: Map<string, Body[]> | null = null;
-  /** Xero's lock dates, read at most once a minute. */
-  private readonly locks: LockReader;
+  private readonly ctx: XeroContext;
 
   constructor(private readonly options: XeroTargetOptions) {
     this.client = new XeroClient({
@@ -166,10 +161,17 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       limiter: options.limiter ?? xeroLimiter(options.tenantId, options.logger),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    this.accounts = new AccountDirectory(this.client, options.accounts);
-    this.taxTypes = new TaxTypeDirectory(this.client, options.taxType);
-    this.contacts = new ContactDirectory(this.client, options.matching);
-    this.locks = new LockReader(() => this.readLockDates(), options.lockTtlMs);
+    this.ctx = {
+      name: this.name,
+      client: this.client,
+      accounts: new AccountDirectory(this.client, options.accounts),
+      taxTypes: new TaxTypeDirectory(this.client, options.taxType),
+      contacts: new ContactDirectory(this.client, options.matching),
+      matching: options.matching,
+      locks: new LockReader(() => this.readLockDates(), options.lockTtlMs),
+      logger: options.logger,
+      numbers: null,
+    };
   }
 
   /**
@@ -177,7 +179,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * booksync keeps out of both, whatever the role the connection was made with.
    */
   async lockedThrough(): Promise<string | null> {
-    return this.locks.get();
+    return this.ctx.locks.get();
   }
 
   private async readLockDates(): Promise<string | null> {
@@ -188,13 +190,13 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
 
   /** The effective lock: the later of Xero's lock dates and the ledger's closed-through day. */
   private async lock(context: PushContext): Promise<string | null> {
-    return laterOf(await this.locks.get(), context.closedThrough);
+    return laterOf(await this.ctx.locks.get(), context.closedThrough);
   }
 
   async verify(): Promise<void> {
     let problems: string[];
     try {
-      problems = [...(await this.accounts.problems()), ...(await this.taxTypes.problems())];
+      problems = [...(await this.ctx.accounts.problems()), ...(await this.ctx.taxTypes.problems())];
     } catch (error) {
       // Down or disconnected is not a configuration problem: the worker starts and the push waits for it.
       if (error instanceof TargetUnavailableError || error instanceof TargetDisconnectedError) throw error;
@@ -210,7 +212,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * receivables / payables by contact per link and bill, read from Xero, not from the push index.
    */
   async figuresAsOf(day: string): Promise<TargetFigures> {
-    return new XeroFigures(this.client, this.accounts).asOf(day);
+    return new XeroFigures(this.client, this.ctx.accounts).asOf(day);
   }
 
   /** Today's calls against Xero's daily limit, and whether it is nearly spent (flagged at 80 %). */
@@ -232,7 +234,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     } catch (error) {
       // A lock date set since it was read: read it again and date the document after it.
       if (!(error instanceof TargetRefusedError && LOCKED.test(error.targetMessage))) throw error;
-      this.locks.forget();
+      this.ctx.locks.forget();
       return this.pushOpen(document, context);
     }
   }
@@ -255,7 +257,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const fallback = await this.lookupOne(plan.entity, document);
       if (fallback) return alreadyPushed(this.name, fallback, document);
     }
-    const [outcome] = await this.create(plan.entity, [{ doc: document, body: plan.body }], context);
+    const [outcome] = await create(this.ctx, plan.entity, [{ doc: document, body: plan.body }], context);
     if (plan.entity === 'Payment' && overpaidRefusal(document, outcome))
       return this.pushAsCredit(document, context);
     if (outcome instanceof Error) throw outcome;
@@ -277,7 +279,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
     const credit = parseRemoteId(result.remoteIds[0]);
     if (credit?.entity !== 'CreditNote') return result;
-    const note = await this.read('CreditNote', credit.id);
+    const note = await read(this.ctx, 'CreditNote', credit.id);
     let remaining = amountToCents(Number(note?.remainingCredit ?? 0));
     if (remaining <= 0 || note?.status !== 'AUTHORISED') return result;
     // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
@@ -288,7 +290,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     for (const part of parts) {
       const ref = await this.earlier(part.key, context);
       if (ref?.entity !== 'Invoice') continue;
-      const invoice = await this.read('Invoice', ref.id);
+      const invoice = await read(this.ctx, 'Invoice', ref.id);
       const due = amountToCents(Number(invoice?.amountDue ?? 0));
       const cents = Math.min(remaining, due, part.amountCents);
       if (cents <= 0 || invoice?.status !== 'AUTHORISED') continue;
@@ -353,7 +355,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (existing) return alreadyPushed(this.name, existing, doc);
     const plan = await this.plan(doc, context, true);
     if ('found' in plan) return plan.found;
-    const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }], context);
+    const [outcome] = await create(this.ctx, plan.entity, [{ doc, body: plan.body }], context);
     if (outcome instanceof Error) throw outcome;
     return outcome as PushResult;
   }
@@ -384,7 +386,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     for (const part of parts) {
       if (part.settles === null) continue;
       const invoice = await this.earlier(part.settles, context);
-      if (invoice?.entity !== 'Invoice' || !(await this.accounts.takesPayments(account)))
+      if (invoice?.entity !== 'Invoice' || !(await this.ctx.accounts.takesPayments(account)))
         throw new TargetRefusedError(
           this.name,
           `${doc.key}: no Xero invoice of ${part.settles} to apply ${centsToAmount(part.cents)} to from ${account}`,
@@ -410,7 +412,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         final.push(part);
         continue;
       }
-      const invoice = await this.read('Invoice', id);
+      const invoice = await read(this.ctx, 'Invoice', id);
       const due = invoice?.status === 'AUTHORISED' ? amountToCents(Number(invoice.amountDue ?? 0)) : 0;
       const cents = Math.min(part.cents, due);
       shortfall += part.cents - cents;
@@ -432,7 +434,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         planned.push({ part, plan: this.payment(doc, id, account, part) });
         continue;
       }
-      if (!(await this.accounts.isBank(account)))
+      if (!(await this.ctx.accounts.isBank(account)))
         throw new TargetRefusedError(
           this.name,
           `${doc.key}: ${account} is not a bank account for the customer's credit`,
@@ -448,7 +450,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const items = missing.filter((p) => p.plan.entity === entity);
       if (items.length === 0) continue;
       const bodies = await Promise.all(items.map(async (p) => (await this.taxed(p.plan)).body));
-      const outcomes = await this.create(
+      const outcomes = await create(
+        this.ctx,
         entity,
         bodies.map((body) => ({ doc, body })),
         context,
@@ -470,7 +473,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
 
   /** The records carrying `key`'s marker in Reference: live ones, or every one (deleted / voided too). */
   private async marked(entity: XeroEntity, key: string, all = false): Promise<Body[]> {
-    const records = await this.query(entity, markedWith('Reference', key));
+    const records = await query(this.ctx, entity, markedWith('Reference', key));
     return records.filter((r) => markOf(entity, r, key) && (all || !deletedStatuses.has(String(r.status))));
   }
 
@@ -571,7 +574,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const cause = error instanceof Error ? error : new Error(String(error));
       for (let i = 0; i < outcomes.length; i++) outcomes[i] ??= cause;
     } finally {
-      this.numbers = null;
+      this.ctx.numbers = null;
     }
     this.flagDailyUsage();
     return outcomes.map((o) => o ?? new Error('not pushed'));
@@ -624,7 +627,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const numbers = [...new Set(bills.map((b) => b.billNumber ?? numberTag(b.key)))];
       for (let i = 0; i < numbers.length; i += LOOKUP_CHUNK) {
         const chunk = numbers.slice(i, i + LOOKUP_CHUNK);
-        keep(await this.query('Invoice', numbered('ACCPAY', chunk)));
+        keep(await query(this.ctx, 'Invoice', numbered('ACCPAY', chunk)));
       }
     }
     const field = entity === 'ManualJournal' ? 'Narration' : 'Reference';
@@ -633,72 +636,9 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         .slice(i, i + LOOKUP_CHUNK)
         .map((w) => markedWith(field, w.key))
         .join(' OR ');
-      keep(await this.query(entity, where));
+      keep(await query(this.ctx, entity, where));
     }
     return found;
-  }
-
-  private async query(entity: XeroEntity, where: string): Promise<Body[]> {
-    const c = this.client;
-    switch (entity) {
-      case 'Invoice':
-        return (
-          (
-            await c.call('getInvoices', (api, t) =>
-              api.getInvoices(t, undefined, where, undefined, undefined, undefined, undefined, undefined, 1),
-            )
-          ).invoices ?? []
-        );
-      case 'CreditNote':
-        return (
-          (await c.call('getCreditNotes', (api, t) => api.getCreditNotes(t, undefined, where))).creditNotes ??
-          []
-        );
-      case 'Payment':
-        return (await c.call('getPayments', (api, t) => api.getPayments(t, undefined, where))).payments ?? [];
-      case 'BankTransaction':
-        return (
-          (await c.call('getBankTransactions', (api, t) => api.getBankTransactions(t, undefined, where)))
-            .bankTransactions ?? []
-        );
-      case 'BankTransfer':
-        return (
-          (await c.call('getBankTransfers', (api, t) => api.getBankTransfers(t, undefined, where)))
-            .bankTransfers ?? []
-        );
-      case 'ManualJournal':
-        return (
-          (await c.call('getManualJournals', (api, t) => api.getManualJournals(t, undefined, where)))
-            .manualJournals ?? []
-        );
-    }
-  }
-
-  private async read(entity: XeroEntity, id: string): Promise<Body | null> {
-    const c = this.client;
-    const one = async (call: Promise<Body[] | undefined>) => (await call)?.[0] ?? null;
-    switch (entity) {
-      case 'Invoice':
-        return one(c.call('getInvoice', (api, t) => api.getInvoice(t, id)).then((b) => b.invoices));
-      case 'CreditNote':
-        return one(c.call('getCreditNote', (api, t) => api.getCreditNote(t, id)).then((b) => b.creditNotes));
-      case 'Payment':
-        return one(c.call('getPayment', (api, t) => api.getPayment(t, id)).then((b) => b.payments));
-      case 'BankTransaction':
-        return one(
-          c
-            .call('getBankTransaction', (api, t) => api.getBankTransaction(t, id))
-            .then((b) => b.bankTransactions),
-        );
-      case 'BankTransfer':
-        return one(
-          c.call('getBankTransfer', (api, t) => api.getBankTransfer(t, id)).then((b) => b.bankTransfers),
-        );
-      case 'ManualJournal':
-        return one(
-          c.call('getManualJournal', (api, t) => api.getManualJournal(t, id)).then((b) => b.manualJournals),
-        );
-    }
   }
 
   /** Looks up the documents an earlier attempt may have created (the others are null), settling those found. */
@@ -741,112 +681,22 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const parties = open.flatMap((d) => [d.customer, d.vendor].filter((p): p is Party => !!p));
     if (open.some((d) => d.kind === 'payment-fee')) parties.push(processor);
     if (open.some((d) => (d.invoice || d.kind === 'sale') && !d.customer)) parties.push(unnamedCustomer);
-    if (parties.length > 0) await this.contacts.prefetch(parties);
+    if (parties.length > 0) await this.ctx.contacts.prefetch(parties);
     const names = [...new Set(open.filter((d) => d.kind === 'invoice').map((d) => this.invoiceName(d)))];
     if (names.length === 0) return;
-    this.numbers = new Map(names.map((n) => [n, []]));
+    this.ctx.numbers = new Map(names.map((n) => [n, []]));
     for (let i = 0; i < names.length; i += LOOKUP_CHUNK) {
       const chunk = names.slice(i, i + LOOKUP_CHUNK);
       for (const invoice of await this.invoicesNumbered(chunk))
-        this.numbers.get(String(invoice.invoiceNumber))?.push(invoice);
+        this.ctx.numbers.get(String(invoice.invoiceNumber))?.push(invoice);
     }
   }
 
   private invoicesNumbered(numbers: string[]): Promise<Body[]> {
-    return this.query('Invoice', numbered('ACCREC', numbers));
+    return query(this.ctx, 'Invoice', numbered('ACCREC', numbers));
   }
 
   // ---- creating ----
-
-  /**
-   * Creates documents of one entity, as many as Xero takes in one request (bank transfers one by one), with
-   * an Idempotency-Key derived from the documents and their bodies. Each outcome is the document's
-   * PushResult, its refusal (Xero's validation errors of that item), or a conflict when a replayed answer
-   * holds other contents. An outage throws.
-   */
-  private async create(
-    entity: XeroEntity,
-    items: { doc: TargetDocument; body: Body }[],
-    context: PushContext,
-  ): Promise<(PushResult | Error)[]> {
-    const key = idempotencyKey(
-      items.map((i) => afterRefusals(i.doc.key, context.refusals(i.doc.key))).join('\n'),
-      `create ${entity}`,
-      items.map((i) => i.body),
-    );
-    const bodies = items.map((i) => i.body);
-    const c = this.client;
-    let records: Body[];
-    switch (entity) {
-      case 'Invoice':
-        records =
-          (
-            await c.call('createInvoices', (api, t) =>
-              api.createInvoices(t, { invoices: bodies }, false, undefined, key),
-            )
-          ).invoices ?? [];
-        break;
-      case 'CreditNote':
-        records =
-          (
-            await c.call('createCreditNotes', (api, t) =>
-              api.createCreditNotes(t, { creditNotes: bodies }, false, undefined, key),
-            )
-          ).creditNotes ?? [];
-        break;
-      case 'Payment':
-        records =
-          (
-            await c.call('createPayments', (api, t) =>
-              api.createPayments(t, { payments: bodies }, false, key),
-            )
-          ).payments ?? [];
-        break;
-      case 'BankTransaction':
-        records =
-          (
-            await c.call('createBankTransactions', (api, t) =>
-              api.createBankTransactions(t, { bankTransactions: bodies as never }, false, undefined, key),
-            )
-          ).bankTransactions ?? [];
-        break;
-      case 'ManualJournal':
-        records =
-          (
-            await c.call('createManualJournals', (api, t) =>
-              api.createManualJournals(t, { manualJournals: bodies as never }, false, key),
-            )
-          ).manualJournals ?? [];
-        break;
-      case 'BankTransfer':
-        records =
-          (
-            await c.call('createBankTransfer', (api, t) =>
-              api.createBankTransfer(t, { bankTransfers: bodies as never }, key),
-            )
-          ).bankTransfers ?? [];
-        break;
-    }
-    return items.map(({ doc }, j) => {
-      const record = records[j];
-      const errors = itemErrors(record);
-      if (!record || errors.length > 0 || !idOf(entity, record))
-        return new TargetRefusedError(
-          this.name,
-          `ValidationException: ${errors.join('; ') || `${entity} not created`}`,
-        );
-      const stored = markOf(entity, record, doc.key);
-      if (stored && stored.contentHash !== doc.contentHash)
-        return new TargetConflictError(this.name, doc.key, stored.contentHash, doc.contentHash);
-      this.options.logger?.info({ key: doc.key, entity, id: idOf(entity, record) }, 'pushed to xero');
-      return {
-        key: doc.key,
-        remoteIds: [`${entity}:${idOf(entity, record)}`],
-        contentHash: doc.contentHash,
-        created: true,
-      };
-    });
-  }
 
   private async createInWaves(
     documents: TargetDocument[],
@@ -861,7 +711,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         const size = entity === 'BankTransfer' ? 1 : CREATE_CHUNK;
         for (let start = 0; start < items.length; start += size) {
           const chunk = items.slice(start, start + size);
-          const answers = await this.create(entity, chunk, context);
+          const answers = await create(this.ctx, entity, chunk, context);
           for (const [j, item] of chunk.entries()) {
             let answer = answers[j] as PushResult | Error;
             if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
@@ -909,7 +759,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           return 'stop';
         }
         // Numbers looked up before this wave may be taken by it now.
-        this.numbers = null;
+        this.ctx.numbers = null;
         return undefined;
       },
     });
@@ -945,7 +795,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   private async taxed(plan: Plan): Promise<Plan> {
-    return { ...plan, body: withTaxType(plan.body, await this.taxTypes.taxType()) };
+    return { ...plan, body: withTaxType(plan.body, await this.ctx.taxTypes.taxType()) };
   }
 
   /**
@@ -960,7 +810,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const pair = pairOf(doc.lines);
     const amount = centsToAmount(doc.amountCents);
     const mark = marker(doc.key, doc.contentHash);
-    const customer = async () => ({ contactID: await this.contacts.id(doc.customer ?? unnamedCustomer) });
+    const customer = async () => ({ contactID: await this.ctx.contacts.id(doc.customer ?? unnamedCustomer) });
     const salesInvoice = async (number: string, credit: AccountRole): Promise<Plan> => ({
       entity: 'Invoice',
       body: {
@@ -977,7 +827,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
             description: doc.description,
             quantity: 1,
             unitAmount: amount,
-            accountCode: this.accounts.code(credit),
+            accountCode: this.ctx.accounts.code(credit),
           },
         ],
       },
@@ -1011,7 +861,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
                 description: doc.description,
                 quantity: 1,
                 unitAmount: amount,
-                accountCode: this.accounts.code(pair.debit),
+                accountCode: this.ctx.accounts.code(pair.debit),
               },
             ],
           },
@@ -1026,11 +876,11 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         const [only] = partsOf(doc) ?? [];
         const settles = only ? only.settles : doc.invoice ? `invoice:${doc.invoice.paymentLinkId}` : null;
         const invoice = settles && !asCredit ? await this.earlier(settles, context) : null;
-        if (invoice?.entity === 'Invoice' && (await this.accounts.takesPayments(pair.debit)))
+        if (invoice?.entity === 'Invoice' && (await this.ctx.accounts.takesPayments(pair.debit)))
           return this.payment(doc, invoice.id, pair.debit);
         // No invoice to apply it to (a reusable link's payment, money beyond all the link owes): an
         // overpayment, the customer's credit.
-        if (await this.accounts.isBank(pair.debit))
+        if (await this.ctx.accounts.isBank(pair.debit))
           return this.overpayment(doc, pair.debit, doc.amountCents, mark);
         return this.journal(doc);
       }
@@ -1041,7 +891,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           entity: 'Invoice',
           body: {
             type: 'ACCPAY',
-            contact: { contactID: await this.contacts.id(doc.vendor) },
+            contact: { contactID: await this.ctx.contacts.id(doc.vendor) },
             date: doc.date,
             dueDate: dueDateOf(doc),
             invoiceNumber: this.billNumber(doc),
@@ -1051,7 +901,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
                 description: `${doc.description}; ${mark}`,
                 quantity: 1,
                 unitAmount: amount,
-                accountCode: this.accounts.code(pair.debit),
+                accountCode: this.ctx.accounts.code(pair.debit),
               },
             ],
           },
@@ -1063,7 +913,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       case 'bill-payment-sent': {
         if (pair?.debit !== 'AccountsPayable' || !doc.bill) return this.moneyMove(doc);
         const bill = await this.earlier(`bill:${doc.bill.billId}`, context);
-        if (bill?.entity !== 'Invoice' || !(await this.accounts.takesPayments(pair.credit)))
+        if (bill?.entity !== 'Invoice' || !(await this.ctx.accounts.takesPayments(pair.credit)))
           return this.journal(doc);
         return this.payment(doc, bill.id, pair.credit);
       }
@@ -1084,7 +934,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       entity: 'Payment',
       body: {
         invoice: { invoiceID: invoiceId },
-        account: { code: this.accounts.code(account) },
+        account: { code: this.ctx.accounts.code(account) },
         date: doc.date,
         amount: centsToAmount(part?.cents ?? doc.amountCents),
         reference: withBusinessReference(
@@ -1106,8 +956,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       entity: 'BankTransaction',
       body: {
         type: 'RECEIVE-OVERPAYMENT',
-        contact: { contactID: await this.contacts.id(doc.customer ?? unnamedCustomer) },
-        bankAccount: { code: this.accounts.code(bank) },
+        contact: { contactID: await this.ctx.contacts.id(doc.customer ?? unnamedCustomer) },
+        bankAccount: { code: this.ctx.accounts.code(bank) },
         date: doc.date,
         reference: withBusinessReference(doc, reference),
         // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
@@ -1130,16 +980,16 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const amount = centsToAmount(doc.amountCents);
     const mark = marker(doc.key, doc.contentHash);
     const [debitBank, creditBank] = [
-      await this.accounts.isBank(pair.debit),
-      await this.accounts.isBank(pair.credit),
+      await this.ctx.accounts.isBank(pair.debit),
+      await this.ctx.accounts.isBank(pair.credit),
     ];
     const ledgerOnly = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
     if (debitBank && creditBank) {
       return {
         entity: 'BankTransfer',
         body: {
-          fromBankAccount: { code: this.accounts.code(pair.credit) },
-          toBankAccount: { code: this.accounts.code(pair.debit) },
+          fromBankAccount: { code: this.ctx.accounts.code(pair.credit) },
+          toBankAccount: { code: this.ctx.accounts.code(pair.debit) },
           amount,
           date: doc.date,
           reference: withBusinessReference(doc, mark),
@@ -1159,8 +1009,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         entity: 'BankTransaction',
         body: {
           type: debitBank ? 'RECEIVE' : 'SPEND',
-          contact: { contactID: await this.contacts.id(party) },
-          bankAccount: { code: this.accounts.code(debitBank ? pair.debit : pair.credit) },
+          contact: { contactID: await this.ctx.contacts.id(party) },
+          bankAccount: { code: this.ctx.accounts.code(debitBank ? pair.debit : pair.credit) },
           date: doc.date,
           reference: withBusinessReference(doc, mark),
           lineItems: [
@@ -1168,7 +1018,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
               description: doc.description,
               quantity: 1,
               unitAmount: amount,
-              accountCode: this.accounts.code(debitBank ? pair.credit : pair.debit),
+              accountCode: this.ctx.accounts.code(debitBank ? pair.credit : pair.debit),
             },
           ],
         },
@@ -1188,7 +1038,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         lineAmountTypes: 'NoTax',
         status: 'POSTED',
         journalLines: doc.lines.map((l) => ({
-          accountCode: this.accounts.code(l.role),
+          accountCode: this.ctx.accounts.code(l.role),
           lineAmount: centsToAmount(l.amountCents),
           description: doc.description,
         })),
@@ -1208,7 +1058,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   ): Promise<{ number: string } | { found: PushResult }> {
     const live = (rows: Body[]) =>
       rows.filter((r) => !deletedStatuses.has(String(r.status)) || markersIn(r.reference).length > 0);
-    const holders = live(this.numbers?.get(name) ?? (await this.invoicesNumbered([name])));
+    const holders = live(this.ctx.numbers?.get(name) ?? (await this.invoicesNumbered([name])));
     const [existing] = holders;
     if (!existing) return { number: name };
     if (holders.some((h) => markersIn(h.reference).length > 0)) {
@@ -1287,13 +1137,13 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       contentHash: doc.contentHash,
       created,
     });
-    const current = await this.read(entity, id);
+    const current = await read(this.ctx, entity, id);
     if (!current)
       throw new TargetRefusedError(this.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
     if (deletedStatuses.has(String(current.status))) return result(false);
     if (!reversesInPlace(given, lock, dayOf(current.date)))
       return this.reverseAfterClose(doc, entity, current, context);
-    await this.cancel(doc, entity, id, current);
+    await cancel(this.ctx, doc, entity, id, current);
     this.options.logger?.info({ key: doc.key, entity, id }, 'cancelled in xero');
     return result(true);
   }
@@ -1316,7 +1166,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   ): Promise<PushResult> {
     const parts: { entity: XeroEntity; id: string; record: Body }[] = [];
     for (const { entity, id } of ids) {
-      const record = await this.read(entity, id);
+      const record = await read(this.ctx, entity, id);
       if (!record)
         throw new TargetRefusedError(this.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
       parts.push({ entity, id, record });
@@ -1331,7 +1181,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (live.length === 0) return deleted(false);
     if (!reversesInPlace(given, lock, dayOf(live[0]?.record.date)))
       return this.reversePartsAfterClose(doc, parts, context);
-    for (const part of live) await this.cancel(doc, part.entity, part.id, part.record);
+    for (const part of live) await cancel(this.ctx, doc, part.entity, part.id, part.record);
     this.options.logger?.info({ key: doc.key, parts: live.length }, 'cancelled every part in xero');
     return deleted(true);
   }
@@ -1342,11 +1192,11 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     context: PushContext,
   ): Promise<PushResult> {
     const pair = pairOf(doc.lines);
-    if (pair?.debit !== 'AccountsReceivable' || !(await this.accounts.isBank(pair.credit)))
+    if (pair?.debit !== 'AccountsReceivable' || !(await this.ctx.accounts.isBank(pair.credit)))
       throw new TargetRefusedError(this.name, `${doc.key}: not money back out of a bank account`);
     const mark = marker(doc.key, doc.contentHash);
-    const contact = { contactID: await this.contacts.id(doc.customer ?? unnamedCustomer) };
-    const refunds = this.accounts.code('Refunds');
+    const contact = { contactID: await this.ctx.contacts.id(doc.customer ?? unnamedCustomer) };
+    const refunds = this.ctx.accounts.code('Refunds');
     const plans: { tag: string | null; plan: Plan }[] = parts.map(({ entity, id, record }) => {
       const tag = partIn(markerText(entity, record)) ?? `${entity}:${id}`;
       const cents = amountToCents(Number(entity === 'Payment' ? record.amount : record.total));
@@ -1381,7 +1231,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         body: {
           type: 'SPEND',
           contact,
-          bankAccount: { code: this.accounts.code(pair.credit) },
+          bankAccount: { code: this.ctx.accounts.code(pair.credit) },
           date: doc.date,
           reference: mark,
           lineItems: [
@@ -1408,7 +1258,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         remoteIds.push(`${plan.entity}:${idOf(plan.entity, existing)}`);
         continue;
       }
-      const [outcome] = await this.create(
+      const [outcome] = await create(
+        this.ctx,
         plan.entity,
         [{ doc, body: (await this.taxed(plan)).body }],
         context,
@@ -1419,65 +1270,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     }
     this.options.logger?.info({ key: doc.key, remoteIds }, 'reversed every part after close in xero');
     return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
-  }
-
-  private async cancel(doc: TargetDocument, entity: XeroEntity, id: string, current: Body): Promise<void> {
-    const key = (body: unknown) => idempotencyKey(doc.key, `cancel ${entity} ${id}`, body);
-    const c = this.client;
-    switch (entity) {
-      case 'Payment': {
-        const body = { status: 'DELETED' };
-        await c.call('deletePayment', (api, t) => api.deletePayment(t, id, body, key(body)));
-        break;
-      }
-      case 'Invoice': {
-        const body = { invoices: [{ status: 'VOIDED' }] };
-        await c.call('updateInvoice', (api, t) =>
-          api.updateInvoice(t, id, body as never, undefined, key(body)),
-        );
-        break;
-      }
-      case 'CreditNote': {
-        const body = { creditNotes: [{ status: 'VOIDED' }] };
-        await c.call('updateCreditNote', (api, t) =>
-          api.updateCreditNote(t, id, body as never, undefined, key(body)),
-        );
-        break;
-      }
-      case 'BankTransaction': {
-        const body = {
-          bankTransactions: [
-            {
-              type: current.type,
-              bankAccount: { accountID: current.bankAccount?.accountID },
-              lineItems: (current.lineItems ?? []).map((l: Body) => ({
-                description: l.description,
-                quantity: l.quantity,
-                unitAmount: l.unitAmount,
-                accountCode: l.accountCode,
-              })),
-              status: 'DELETED',
-            },
-          ],
-        };
-        await c.call('updateBankTransaction', (api, t) =>
-          api.updateBankTransaction(t, id, body as never, undefined, key(body)),
-        );
-        break;
-      }
-      case 'BankTransfer': {
-        const body = { status: 'DELETED' };
-        await c.call('deleteBankTransfer', (api, t) => api.deleteBankTransfer(t, id, body, key(body)));
-        break;
-      }
-      case 'ManualJournal': {
-        const body = { manualJournals: [{ narration: current.narration, status: 'VOIDED' }] };
-        await c.call('updateManualJournal', (api, t) =>
-          api.updateManualJournal(t, id, body as never, key(body)),
-        );
-        break;
-      }
-    }
   }
 
   /** The reversing documents a reversal after close made, found by its marker; null when none. */
@@ -1522,7 +1314,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         remoteIds.push(...existing.remoteIds);
         continue;
       }
-      const [outcome] = await this.create(plan.entity, [{ doc, body: plan.body }], context);
+      const [outcome] = await create(this.ctx, plan.entity, [{ doc, body: plan.body }], context);
       if (outcome instanceof Error) throw outcome;
       remoteIds.push(...(outcome as PushResult).remoteIds);
       created = true;
@@ -1550,12 +1342,12 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       description: doc.description,
       quantity: 1,
       unitAmount: amount,
-      accountCode: this.accounts.code(role),
+      accountCode: this.ctx.accounts.code(role),
     });
     const contactOf = async (fallback: Party | undefined) =>
       paid.invoice?.contact?.contactID
         ? { contactID: String(paid.invoice.contact.contactID) }
-        : { contactID: await this.contacts.id(fallback ?? unnamedCustomer) };
+        : { contactID: await this.ctx.contacts.id(fallback ?? unnamedCustomer) };
     const bankMove = (
       type: 'SPEND' | 'RECEIVE',
       bank: AccountRole,
@@ -1566,7 +1358,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       body: {
         type,
         contact,
-        bankAccount: { code: this.accounts.code(bank) },
+        bankAccount: { code: this.ctx.accounts.code(bank) },
         date: doc.date,
         reference: mark,
         lineItems: [line(offset)],
@@ -1595,7 +1387,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (
       entity === 'Payment' &&
       pair?.debit === 'AccountsReceivable' &&
-      (await this.accounts.isBank(pair.credit))
+      (await this.ctx.accounts.isBank(pair.credit))
     ) {
       const contact = await contactOf(doc.customer);
       return [invoice('ACCREC', contact, 'Refunds'), bankMove('SPEND', pair.credit, contact, 'Refunds')];
@@ -1603,7 +1395,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (
       entity === 'Payment' &&
       pair?.credit === 'AccountsPayable' &&
-      (await this.accounts.isBank(pair.debit))
+      (await this.ctx.accounts.isBank(pair.debit))
     ) {
       const contact = await contactOf(doc.vendor);
       return [
