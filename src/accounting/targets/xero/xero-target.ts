@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../entry-key.js';
+import { baseKey, keyPrefix, keyVersion } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
-import { alreadyPushed, foundOrConflict } from '../already-pushed.js';
+import { alreadyPushed } from '../already-pushed.js';
 import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { amountToCents, centsToAmount } from '../decimal-amounts.js';
 import { dueDateOf } from '../documents.js';
@@ -33,6 +33,16 @@ import type { XeroContext } from './context.js';
 import { cancel, create, query, read } from './entity-calls.js';
 import { XeroFigures } from './figures.js';
 import { idempotencyKey, numberTag } from './keys.js';
+import {
+  billNumber,
+  earlier,
+  find,
+  lookUpAll,
+  lookupOne,
+  marked,
+  partsAt,
+  reversingDocuments,
+} from './look-ups.js';
 import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
 import { payoutNotes } from './payout-notes.js';
 import {
@@ -43,7 +53,6 @@ import {
   idOf,
   itemErrors,
   LOOKUP_CHUNK,
-  markedWith,
   markerText,
   markOf,
   numbered,
@@ -79,15 +88,6 @@ export const XERO_LIMITS = {
   warnAt: 0.8,
   marginMs: 1_000,
 } as const;
-
-/** Where a reversal after close leaves its reversing documents (reversingPlans), in the order they are made. */
-const reversingEntities: XeroEntity[] = [
-  'Invoice',
-  'CreditNote',
-  'BankTransaction',
-  'BankTransfer',
-  'ManualJournal',
-];
 
 /** How many documents one create request carries. */
 const CREATE_CHUNK = 50;
@@ -138,14 +138,6 @@ function paidOn(invoice: Body): boolean {
     (invoice.payments?.length ?? 0) > 0 ||
     String(invoice.status) === 'PAID'
   );
-}
-
-/** A record of money at Xero: its part's tag (none when it is the only record), and whether it is deleted. */
-interface MoneyPart {
-  tag: string | null;
-  remoteId: string;
-  contentHash: string;
-  deleted: boolean;
 }
 
 export class XeroTarget implements AccountingTarget, TargetFiguresReader {
@@ -249,12 +241,12 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const primary = entities[0] as XeroEntity;
     // Looked up only when an earlier attempt may have created it (PushContext.mayExist).
     const mayExist = context.mayExist(document.key);
-    const existing = mayExist ? await this.lookupOne(primary, document) : null;
+    const existing = mayExist ? await lookupOne(this.ctx, primary, document) : null;
     if (existing) return this.settled(document, alreadyPushed(this.name, existing, document), context);
     const plan = await this.plan(document, context);
     if ('found' in plan) return plan.found;
     if (mayExist && plan.entity !== primary) {
-      const fallback = await this.lookupOne(plan.entity, document);
+      const fallback = await lookupOne(this.ctx, plan.entity, document);
       if (fallback) return alreadyPushed(this.name, fallback, document);
     }
     const [outcome] = await create(this.ctx, plan.entity, [{ doc: document, body: plan.body }], context);
@@ -288,7 +280,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const parts = doc.settles?.applied ?? [{ key: own, amountCents: remaining }];
     const allocations: { invoice: { invoiceID: string }; amount: number; date: string }[] = [];
     for (const part of parts) {
-      const ref = await this.earlier(part.key, context);
+      const ref = await earlier(this.ctx, part.key, context);
       if (ref?.entity !== 'Invoice') continue;
       const invoice = await read(this.ctx, 'Invoice', ref.id);
       const due = amountToCents(Number(invoice?.amountDue ?? 0));
@@ -351,7 +343,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * a RECEIVE-OVERPAYMENT bank transaction, so the money and the receivable still match the ledger.
    */
   private async pushAsCredit(doc: TargetDocument, context: PushContext): Promise<PushResult> {
-    const existing = context.mayExist(doc.key) ? await this.lookupOne('BankTransaction', doc) : null;
+    const existing = context.mayExist(doc.key) ? await lookupOne(this.ctx, 'BankTransaction', doc) : null;
     if (existing) return alreadyPushed(this.name, existing, doc);
     const plan = await this.plan(doc, context, true);
     if ('found' in plan) return plan.found;
@@ -385,7 +377,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const invoices = new Map<string, string>();
     for (const part of parts) {
       if (part.settles === null) continue;
-      const invoice = await this.earlier(part.settles, context);
+      const invoice = await earlier(this.ctx, part.settles, context);
       if (invoice?.entity !== 'Invoice' || !(await this.ctx.accounts.takesPayments(account)))
         throw new TargetRefusedError(
           this.name,
@@ -395,7 +387,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     }
     const have = new Map<string, string>();
     if (context.mayExist(doc.key)) {
-      for (const found of (await this.partsAt(doc.key)).filter((p) => !p.deleted)) {
+      for (const found of (await partsAt(this.ctx, doc.key)).filter((p) => !p.deleted)) {
         if (found.contentHash !== doc.contentHash)
           throw new TargetConflictError(this.name, doc.key, found.contentHash, doc.contentHash);
         if (found.tag) have.set(found.tag, found.remoteId);
@@ -471,70 +463,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     };
   }
 
-  /** The records carrying `key`'s marker in Reference: live ones, or every one (deleted / voided too). */
-  private async marked(entity: XeroEntity, key: string, all = false): Promise<Body[]> {
-    const records = await query(this.ctx, entity, markedWith('Reference', key));
-    return records.filter((r) => markOf(entity, r, key) && (all || !deletedStatuses.has(String(r.status))));
-  }
-
-  /** The Payments and bank transactions (credit) a money document became, each with its part's tag. */
-  private async partsAt(key: string): Promise<MoneyPart[]> {
-    const out: MoneyPart[] = [];
-    for (const entity of ['Payment', 'BankTransaction'] as const) {
-      for (const record of await this.marked(entity, key, true)) {
-        out.push({
-          tag: partIn(markerText(entity, record)),
-          remoteId: `${entity}:${idOf(entity, record)}`,
-          contentHash: markOf(entity, record, key)?.contentHash ?? '',
-          deleted: deletedStatuses.has(String(record.status)),
-        });
-      }
-    }
-    return out;
-  }
-
   async find(key: string): Promise<RemoteRecord | null> {
-    const money = salesPayments.has(
-      keyPrefix(baseKey(isReversalKey(key) ? key.slice('reversal:'.length) : key)),
-    );
-    if (isReversalKey(key)) {
-      const original = key.slice('reversal:'.length);
-      // Money in parts reversed in place: every part deleted.
-      const gone = money ? (await this.partsAt(original)).filter((p) => p.deleted) : [];
-      if (gone.some((p) => p.tag))
-        return { key, remoteIds: gone.map((p) => `deleted:${p.remoteId}`), contentHash: '' };
-      for (const entity of entitiesOf(original)) {
-        const record = (await this.lookup(entity, [{ key: original }])).get(original);
-        if (record && deletedStatuses.has(String(record.status))) {
-          // A deleted record cannot be edited: the reversal has no marker of its own (see README).
-          return { key, remoteIds: [`deleted:${entity}:${idOf(entity, record)}`], contentHash: '' };
-        }
-      }
-      // Reversed after close: the reversing documents carry the reversal's own marker.
-      return this.reversingDocuments(key);
-    }
-    if (money) {
-      // Money in parts: its live parts, else its deleted ones (what a reversal in place left); one record
-      // alone (no part) as below: a live one first, a Payment before a bank transaction.
-      const all = await this.partsAt(key);
-      const live = all.filter((p) => !p.deleted);
-      const parts = live.some((p) => p.tag) ? live : all.filter((p) => p.deleted && p.tag);
-      const alone = all.filter((p) => !p.tag);
-      const of = (entity: XeroEntity) => alone.filter((p) => p.remoteId.startsWith(`${entity}:`));
-      const pick = (rows: MoneyPart[]) => rows.find((p) => !p.deleted) ?? rows[0];
-      const one = pick(of('Payment')) ?? pick(of('BankTransaction'));
-      const found = parts.length > 0 ? parts : one ? [one] : [];
-      // Payments first, the customer's credit last, as pushed.
-      if (found.length > 0)
-        return { key, remoteIds: found.map((p) => p.remoteId), contentHash: found[0]?.contentHash ?? '' };
-    }
-    for (const entity of entitiesOf(key)) {
-      const record = (await this.lookup(entity, [{ key }])).get(key);
-      const mark = record && markOf(entity, record, key);
-      if (record && mark)
-        return { key, remoteIds: [`${entity}:${idOf(entity, record)}`], contentHash: mark.contentHash };
-    }
-    return null;
+    return find(this.ctx, key);
   }
 
   /**
@@ -552,7 +482,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const lock = await this.lock(context);
       const documents = given.map((d) => (d.kind === 'reversal' ? d : datedOpen(d, lock)));
       // Money in parts is looked up part by part when it is placed (pushParts).
-      await this.lookUpAll(
+      await lookUpAll(
+        this.ctx,
         documents.map((d) => (context.mayExist(d.key) && !this.splitOf(d) ? d : null)),
         outcomes,
       );
@@ -587,93 +518,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   // ---- finding keys ----
-
-  private async lookupOne(entity: XeroEntity, doc: TargetDocument): Promise<RemoteRecord | null> {
-    const record = (await this.lookup(entity, [{ key: doc.key, billNumber: this.billNumber(doc) }])).get(
-      doc.key,
-    );
-    const mark = record && markOf(entity, record, doc.key);
-    return record && mark
-      ? { key: doc.key, remoteIds: [`${entity}:${idOf(entity, record)}`], contentHash: mark.contentHash }
-      : null;
-  }
-
-  /** A bill's InvoiceNumber: the vendor's number, or booksync's tag of the key. */
-  private billNumber(doc: TargetDocument): string | undefined {
-    return doc.kind === 'bill' ? (doc.bill?.number ?? numberTag(doc.key)) : undefined;
-  }
-
-  /**
-   * The records carrying these keys' markers: `Reference.Contains("booksync key=<key> hash=")` (OR'ed; the
-   * business's reference may come first, see references.ts), `Narration.StartsWith(...)` for journals; bills
-   * by their InvoiceNumber (a bill key alone is looked up by its tag, i.e. a bill without the vendor's
-   * number), their marker read from the first line.
-   */
-  private async lookup(
-    entity: XeroEntity,
-    wanted: { key: string; billNumber?: string | undefined }[],
-  ): Promise<Map<string, Body>> {
-    const found = new Map<string, Body>();
-    const keep = (records: Body[]) => {
-      for (const record of records)
-        for (const m of markersIn(markerText(entity, record)))
-          if (!found.has(m.key) || deletedStatuses.has(String(found.get(m.key)?.status)))
-            found.set(m.key, record);
-    };
-    // A bill payment's reversal after close is an ACCPAY bill numbered with the reversal key's tag.
-    const bills = wanted.filter((w) => keyPrefix(baseKey(w.key)) === 'bill' || isReversalKey(w.key));
-    const others = wanted.filter((w) => keyPrefix(baseKey(w.key)) !== 'bill');
-    if (entity === 'Invoice' && bills.length > 0) {
-      const numbers = [...new Set(bills.map((b) => b.billNumber ?? numberTag(b.key)))];
-      for (let i = 0; i < numbers.length; i += LOOKUP_CHUNK) {
-        const chunk = numbers.slice(i, i + LOOKUP_CHUNK);
-        keep(await query(this.ctx, 'Invoice', numbered('ACCPAY', chunk)));
-      }
-    }
-    const field = entity === 'ManualJournal' ? 'Narration' : 'Reference';
-    for (let i = 0; i < others.length; i += LOOKUP_CHUNK) {
-      const where = others
-        .slice(i, i + LOOKUP_CHUNK)
-        .map((w) => markedWith(field, w.key))
-        .join(' OR ');
-      keep(await query(this.ctx, entity, where));
-    }
-    return found;
-  }
-
-  /** Looks up the documents an earlier attempt may have created (the others are null), settling those found. */
-  private async lookUpAll(
-    documents: (TargetDocument | null)[],
-    outcomes: (PushResult | Error | undefined)[],
-  ) {
-    const byEntity = new Map<XeroEntity, number[]>();
-    documents.forEach((doc, i) => {
-      if (!doc || doc.kind === 'reversal') return;
-      const entity = entitiesOf(doc.key)[0] as XeroEntity;
-      byEntity.set(entity, [...(byEntity.get(entity) ?? []), i]);
-    });
-    for (const [entity, indexes] of byEntity) {
-      const found = await this.lookup(
-        entity,
-        indexes.map((i) => {
-          const doc = documents[i] as TargetDocument;
-          return { key: doc.key, billNumber: this.billNumber(doc) };
-        }),
-      );
-      for (const i of indexes) {
-        const doc = documents[i] as TargetDocument;
-        const record = found.get(doc.key);
-        const mark = record && markOf(entity, record, doc.key);
-        if (record && mark) {
-          outcomes[i] = foundOrConflict(
-            this.name,
-            { key: doc.key, remoteIds: [`${entity}:${idOf(entity, record)}`], contentHash: mark.contentHash },
-            doc,
-          );
-        }
-      }
-    }
-  }
 
   /** The backlog's contacts and invoice numbers in a few requests, instead of one per document. */
   private async prefetch(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
@@ -744,7 +588,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         if (
           plan.entity !== entitiesOf(doc.key)[0] &&
           waves.context.mayExist(doc.key) &&
-          (await this.lookupOne(plan.entity, doc))
+          (await lookupOne(this.ctx, plan.entity, doc))
         )
           return refusalOrThrow(() => this.push(doc, waves.context));
         wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
@@ -763,16 +607,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         return undefined;
       },
     });
-  }
-
-  /** The remote record of an earlier document: the push's index first, Xero itself otherwise. */
-  private async earlier(
-    key: string,
-    context: PushContext,
-  ): Promise<{ entity: XeroEntity; id: string } | null> {
-    // Awaited: the index behind the context may answer asynchronously (the ledger on PostgreSQL).
-    const record = (await context.pushed(key)) ?? (await this.find(key));
-    return parseRemoteId(record?.remoteIds[0]);
   }
 
   // ---- planning: which Xero document an entry becomes ----
@@ -875,7 +709,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         // split (booked before applications) goes to the link's invoice, as before.
         const [only] = partsOf(doc) ?? [];
         const settles = only ? only.settles : doc.invoice ? `invoice:${doc.invoice.paymentLinkId}` : null;
-        const invoice = settles && !asCredit ? await this.earlier(settles, context) : null;
+        const invoice = settles && !asCredit ? await earlier(this.ctx, settles, context) : null;
         if (invoice?.entity === 'Invoice' && (await this.ctx.accounts.takesPayments(pair.debit)))
           return this.payment(doc, invoice.id, pair.debit);
         // No invoice to apply it to (a reusable link's payment, money beyond all the link owes): an
@@ -894,7 +728,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
             contact: { contactID: await this.ctx.contacts.id(doc.vendor) },
             date: doc.date,
             dueDate: dueDateOf(doc),
-            invoiceNumber: this.billNumber(doc),
+            invoiceNumber: billNumber(doc),
             status: 'AUTHORISED',
             lineItems: [
               {
@@ -912,7 +746,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         return this.journal(doc);
       case 'bill-payment-sent': {
         if (pair?.debit !== 'AccountsPayable' || !doc.bill) return this.moneyMove(doc);
-        const bill = await this.earlier(`bill:${doc.bill.billId}`, context);
+        const bill = await earlier(this.ctx, `bill:${doc.bill.billId}`, context);
         if (bill?.entity !== 'Invoice' || !(await this.ctx.accounts.takesPayments(pair.credit)))
           return this.journal(doc);
         return this.payment(doc, bill.id, pair.credit);
@@ -1116,14 +950,14 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   ): Promise<PushResult> {
     const doc = datedOpen(given, lock);
     const record = doc.reverses
-      ? ((await context.pushed(doc.reverses)) ?? (await this.find(doc.reverses)))
+      ? ((await context.pushed(doc.reverses)) ?? (await find(this.ctx, doc.reverses)))
       : null;
     const ids = (record?.remoteIds ?? []).flatMap((r) => parseRemoteId(r) ?? []);
     if (ids.length > 1 && salesPayments.has(keyPrefix(baseKey(doc.reverses ?? ''))))
       return this.reverseParts(given, doc, ids, lock, context);
     const original = ids[0] ?? null;
     if (!original) {
-      const made = await this.reversingDocuments(doc.key);
+      const made = await reversingDocuments(this.ctx, doc.key);
       if (made) return { ...made, contentHash: doc.contentHash, created: false };
       throw new TargetRefusedError(
         this.name,
@@ -1249,7 +1083,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     let created = false;
     const found = new Map<XeroEntity, Body[]>();
     for (const { tag, plan } of plans) {
-      if (!found.has(plan.entity)) found.set(plan.entity, await this.marked(plan.entity, doc.key));
+      if (!found.has(plan.entity)) found.set(plan.entity, await marked(this.ctx, plan.entity, doc.key));
       const existing = found.get(plan.entity)?.find((r) => partIn(markerText(plan.entity, r)) === tag);
       if (existing) {
         const stored = markOf(plan.entity, existing, doc.key)?.contentHash ?? '';
@@ -1272,26 +1106,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
   }
 
-  /** The reversing documents a reversal after close made, found by its marker; null when none. */
-  private async reversingDocuments(key: string): Promise<RemoteRecord | null> {
-    const remoteIds: string[] = [];
-    let contentHash = '';
-    for (const entity of reversingEntities) {
-      const record = (await this.lookup(entity, [{ key }])).get(key);
-      const mark = record && markOf(entity, record, key);
-      if (record && mark && !deletedStatuses.has(String(record.status))) {
-        remoteIds.push(`${entity}:${idOf(entity, record)}`);
-        contentHash = mark.contentHash;
-        // Money in parts reversed after close: an invoice per part (reversePartsAfterClose).
-        if (entity === 'Invoice' && partIn(markerText(entity, record))) {
-          remoteIds.pop();
-          for (const one of await this.marked(entity, key)) remoteIds.push(`${entity}:${idOf(entity, one)}`);
-        }
-      }
-    }
-    return remoteIds.length > 0 ? { key, remoteIds, contentHash } : null;
-  }
-
   /**
    * A reversal across months or into a locked period: new documents dated in the open period, each carrying
    * the reversal's marker; the ones already made (a crash between two) are found, not made again.
@@ -1307,7 +1121,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const remoteIds: string[] = [];
     let created = false;
     for (const plan of plans) {
-      const existing = await this.lookupOne(plan.entity, doc);
+      const existing = await lookupOne(this.ctx, plan.entity, doc);
       if (existing) {
         if (existing.contentHash !== doc.contentHash)
           throw new TargetConflictError(this.name, doc.key, existing.contentHash, doc.contentHash);
