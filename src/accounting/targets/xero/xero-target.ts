@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { baseKey, keyPrefix, keyVersion } from '../../entry-key.js';
+import { baseKey, keyPrefix } from '../../entry-key.js';
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { alreadyPushed } from '../already-pushed.js';
-import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
+import { datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { amountToCents, centsToAmount } from '../decimal-amounts.js';
 import { dueDateOf } from '../documents.js';
 import {
@@ -12,7 +12,7 @@ import {
   TargetRefusedError,
   TargetUnavailableError,
 } from '../errors.js';
-import { marker, markersIn } from '../markers.js';
+import { marker } from '../markers.js';
 import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
 import type { CompanyTokenStore } from '../oauth/token-store.js';
 import { PushWaves, refusalOrThrow } from '../push-waves.js';
@@ -30,19 +30,12 @@ import { AccountDirectory } from './accounts.js';
 import { XeroClient } from './client.js';
 import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
 import type { XeroContext } from './context.js';
-import { cancel, create, query, read } from './entity-calls.js';
+import { invoiceName, moneyMove, overpayment, payment, planDocument, taxed } from './documents.js';
+import { cancel, create, read } from './entity-calls.js';
 import { XeroFigures } from './figures.js';
+import { invoicesNumbered } from './invoice-numbers.js';
 import { idempotencyKey, numberTag } from './keys.js';
-import {
-  billNumber,
-  earlier,
-  find,
-  lookUpAll,
-  lookupOne,
-  marked,
-  partsAt,
-  reversingDocuments,
-} from './look-ups.js';
+import { earlier, find, lookUpAll, lookupOne, marked, partsAt, reversingDocuments } from './look-ups.js';
 import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
 import { payoutNotes } from './payout-notes.js';
 import {
@@ -55,7 +48,6 @@ import {
   LOOKUP_CHUNK,
   markerText,
   markOf,
-  numbered,
   overpaidRefusal,
   type Plan,
   pairOf,
@@ -63,8 +55,7 @@ import {
   salesPayments,
   type XeroEntity,
 } from './records.js';
-import { withBusinessReference } from './references.js';
-import { TaxTypeDirectory, withTaxType } from './tax-rates.js';
+import { TaxTypeDirectory } from './tax-rates.js';
 
 // Xero behind the accounting-target port (issue 14), on the official SDK (client.ts). Idempotency: every
 // create carries an Idempotency-Key derived from the entry key and the body (Xero replays the first answer),
@@ -125,19 +116,6 @@ export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
         'Xero daily call limit nearly spent: once it is, pushes wait until calls of the last 24 h leave Xero’s window',
       ),
   });
-}
-
-/** Xero refuses to edit an invoice with a payment or credit note applied, even its Reference. */
-const PAYMENT_APPLIED = /payment or credit note allocated/i;
-
-/** An invoice Xero will not let booksync edit: something paid or credited on it. */
-function paidOn(invoice: Body): boolean {
-  return (
-    Number(invoice.amountPaid ?? 0) > 0 ||
-    Number(invoice.amountCredited ?? 0) > 0 ||
-    (invoice.payments?.length ?? 0) > 0 ||
-    String(invoice.status) === 'PAID'
-  );
 }
 
 export class XeroTarget implements AccountingTarget, TargetFiguresReader {
@@ -243,7 +221,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const mayExist = context.mayExist(document.key);
     const existing = mayExist ? await lookupOne(this.ctx, primary, document) : null;
     if (existing) return this.settled(document, alreadyPushed(this.name, existing, document), context);
-    const plan = await this.plan(document, context);
+    const plan = await planDocument(this.ctx, document, context);
     if ('found' in plan) return plan.found;
     if (mayExist && plan.entity !== primary) {
       const fallback = await lookupOne(this.ctx, plan.entity, document);
@@ -345,7 +323,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   private async pushAsCredit(doc: TargetDocument, context: PushContext): Promise<PushResult> {
     const existing = context.mayExist(doc.key) ? await lookupOne(this.ctx, 'BankTransaction', doc) : null;
     if (existing) return alreadyPushed(this.name, existing, doc);
-    const plan = await this.plan(doc, context, true);
+    const plan = await planDocument(this.ctx, doc, context, true);
     if ('found' in plan) return plan.found;
     const [outcome] = await create(this.ctx, plan.entity, [{ doc, body: plan.body }], context);
     if (outcome instanceof Error) throw outcome;
@@ -423,7 +401,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     for (const part of final) {
       const id = invoices.get(part.tag);
       if (id) {
-        planned.push({ part, plan: this.payment(doc, id, account, part) });
+        planned.push({ part, plan: payment(this.ctx, doc, id, account, part) });
         continue;
       }
       if (!(await this.ctx.accounts.isBank(account)))
@@ -433,7 +411,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         );
       planned.push({
         part,
-        plan: await this.overpayment(doc, account, part.cents, partReference(mark, part)),
+        plan: await overpayment(this.ctx, doc, account, part.cents, partReference(mark, part)),
       });
     }
     const missing = planned.filter((p) => !have.has(p.part.tag));
@@ -441,7 +419,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     for (const entity of ['Payment', 'BankTransaction'] as const) {
       const items = missing.filter((p) => p.plan.entity === entity);
       if (items.length === 0) continue;
-      const bodies = await Promise.all(items.map(async (p) => (await this.taxed(p.plan)).body));
+      const bodies = await Promise.all(items.map(async (p) => (await taxed(this.ctx, p.plan)).body));
       const outcomes = await create(
         this.ctx,
         entity,
@@ -526,18 +504,14 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (open.some((d) => d.kind === 'payment-fee')) parties.push(processor);
     if (open.some((d) => (d.invoice || d.kind === 'sale') && !d.customer)) parties.push(unnamedCustomer);
     if (parties.length > 0) await this.ctx.contacts.prefetch(parties);
-    const names = [...new Set(open.filter((d) => d.kind === 'invoice').map((d) => this.invoiceName(d)))];
+    const names = [...new Set(open.filter((d) => d.kind === 'invoice').map((d) => invoiceName(d)))];
     if (names.length === 0) return;
     this.ctx.numbers = new Map(names.map((n) => [n, []]));
     for (let i = 0; i < names.length; i += LOOKUP_CHUNK) {
       const chunk = names.slice(i, i + LOOKUP_CHUNK);
-      for (const invoice of await this.invoicesNumbered(chunk))
+      for (const invoice of await invoicesNumbered(this.ctx, chunk))
         this.ctx.numbers.get(String(invoice.invoiceNumber))?.push(invoice);
     }
-  }
-
-  private invoicesNumbered(numbers: string[]): Promise<Body[]> {
-    return query(this.ctx, 'Invoice', numbered('ACCREC', numbers));
   }
 
   // ---- creating ----
@@ -573,7 +547,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       place: async (doc, i) => {
         const parts = this.splitOf(doc);
         if (parts) return refusalOrThrow(() => this.pushParts(doc, parts, waves.context));
-        const plan = await this.plan(doc, waves.context);
+        const plan = await planDocument(this.ctx, doc, waves.context);
         if ('found' in plan) return plan.found;
         const sameNumber =
           plan.entity === 'Invoice' &&
@@ -610,329 +584,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   // ---- planning: which Xero document an entry becomes ----
-
-  private invoiceName(doc: TargetDocument): string {
-    const name = doc.invoice?.number ?? numberTag(doc.key);
-    const version = keyVersion(doc.key);
-    return version > 1 ? `${name}#${version}` : name;
-  }
-
-  /** The document's plan, its lines in booksync's tax type (tax-rates.ts `withTaxType`). */
-  private async plan(
-    doc: TargetDocument,
-    context: PushContext,
-    asCredit = false,
-  ): Promise<Plan | { found: PushResult }> {
-    const plan = await this.untaxedPlan(doc, context, asCredit);
-    if ('found' in plan) return plan;
-    return this.taxed(plan);
-  }
-
-  private async taxed(plan: Plan): Promise<Plan> {
-    return { ...plan, body: withTaxType(plan.body, await this.ctx.taxTypes.taxType()) };
-  }
-
-  /**
-   * `asCredit`: a payment is booked as the customer's credit (an overpayment) instead of against the invoice,
-   * when Xero refused it there (see overpaidRefusal).
-   */
-  private async untaxedPlan(
-    doc: TargetDocument,
-    context: PushContext,
-    asCredit = false,
-  ): Promise<Plan | { found: PushResult }> {
-    const pair = pairOf(doc.lines);
-    const amount = centsToAmount(doc.amountCents);
-    const mark = marker(doc.key, doc.contentHash);
-    const customer = async () => ({ contactID: await this.ctx.contacts.id(doc.customer ?? unnamedCustomer) });
-    const salesInvoice = async (number: string, credit: AccountRole): Promise<Plan> => ({
-      entity: 'Invoice',
-      body: {
-        type: 'ACCREC',
-        contact: await customer(),
-        date: doc.date,
-        dueDate: dueDateOf(doc),
-        invoiceNumber: number,
-        // A charge invoice's key does not name its link: noted, so Xero's aged receivables attribute it.
-        reference: doc.invoice && doc.kind !== 'invoice' ? `${mark} ${ownerNote(doc.invoice)}` : mark,
-        status: 'AUTHORISED',
-        lineItems: [
-          {
-            description: doc.description,
-            quantity: 1,
-            unitAmount: amount,
-            accountCode: this.ctx.accounts.code(credit),
-          },
-        ],
-      },
-    });
-    switch (doc.kind) {
-      case 'invoice': {
-        if (pair?.debit !== 'AccountsReceivable') return this.journal(doc);
-        const numbered = await this.numberInvoice(doc, this.invoiceName(doc));
-        if ('found' in numbered) return numbered;
-        return salesInvoice(numbered.number, pair.credit);
-      }
-      // A charge invoice of its own: the original may be paid already, and only an invoice's AmountDue says
-      // what the customer owes again.
-      case 'debit-memo':
-      case 'refund-reopen':
-        if (pair?.debit !== 'AccountsReceivable') return this.journal(doc);
-        return salesInvoice(numberTag(doc.key), pair.credit);
-      case 'invoice-adjustment': {
-        if (pair?.debit === 'AccountsReceivable') return salesInvoice(numberTag(doc.key), pair.credit);
-        if (pair?.credit !== 'AccountsReceivable') return this.journal(doc);
-        return {
-          entity: 'CreditNote',
-          body: {
-            type: 'ACCRECCREDIT',
-            contact: await customer(),
-            date: doc.date,
-            reference: mark,
-            status: 'AUTHORISED',
-            lineItems: [
-              {
-                description: doc.description,
-                quantity: 1,
-                unitAmount: amount,
-                accountCode: this.ctx.accounts.code(pair.debit),
-              },
-            ],
-          },
-        };
-      }
-      case 'payment':
-      case 'external-payment':
-      case 'check-application': {
-        if (pair?.credit !== 'AccountsReceivable') return this.moneyMove(doc);
-        // The one document the money settles (several: pushParts), as the ledger applied it; money with no
-        // split (booked before applications) goes to the link's invoice, as before.
-        const [only] = partsOf(doc) ?? [];
-        const settles = only ? only.settles : doc.invoice ? `invoice:${doc.invoice.paymentLinkId}` : null;
-        const invoice = settles && !asCredit ? await earlier(this.ctx, settles, context) : null;
-        if (invoice?.entity === 'Invoice' && (await this.ctx.accounts.takesPayments(pair.debit)))
-          return this.payment(doc, invoice.id, pair.debit);
-        // No invoice to apply it to (a reusable link's payment, money beyond all the link owes): an
-        // overpayment, the customer's credit.
-        if (await this.ctx.accounts.isBank(pair.debit))
-          return this.overpayment(doc, pair.debit, doc.amountCents, mark);
-        return this.journal(doc);
-      }
-      case 'bill': {
-        if (pair?.credit !== 'AccountsPayable') return this.journal(doc);
-        if (!doc.vendor) throw new TargetRefusedError(this.name, `bill ${doc.key} has no vendor`);
-        return {
-          entity: 'Invoice',
-          body: {
-            type: 'ACCPAY',
-            contact: { contactID: await this.ctx.contacts.id(doc.vendor) },
-            date: doc.date,
-            dueDate: dueDateOf(doc),
-            invoiceNumber: billNumber(doc),
-            status: 'AUTHORISED',
-            lineItems: [
-              {
-                description: `${doc.description}; ${mark}`,
-                quantity: 1,
-                unitAmount: amount,
-                accountCode: this.ctx.accounts.code(pair.debit),
-              },
-            ],
-          },
-        };
-      }
-      // Balances brought forward, not money moved that day: a journal (a bank transaction would need a party).
-      case 'opening-balances':
-        return this.journal(doc);
-      case 'bill-payment-sent': {
-        if (pair?.debit !== 'AccountsPayable' || !doc.bill) return this.moneyMove(doc);
-        const bill = await earlier(this.ctx, `bill:${doc.bill.billId}`, context);
-        if (bill?.entity !== 'Invoice' || !(await this.ctx.accounts.takesPayments(pair.credit)))
-          return this.journal(doc);
-        return this.payment(doc, bill.id, pair.credit);
-      }
-      default:
-        return this.moneyMove(doc);
-    }
-  }
-
-  /** A Payment of `part` (the whole document when null) against one invoice. */
-  private payment(
-    doc: TargetDocument,
-    invoiceId: string,
-    account: AccountRole,
-    part: PaymentPart | null = null,
-  ): Plan {
-    // A payment has no line text: one dated out of a locked period keeps its own date after its marker.
-    return {
-      entity: 'Payment',
-      body: {
-        invoice: { invoiceID: invoiceId },
-        account: { code: this.ctx.accounts.code(account) },
-        date: doc.date,
-        amount: centsToAmount(part?.cents ?? doc.amountCents),
-        reference: withBusinessReference(
-          doc,
-          partReference(marker(doc.key, doc.contentHash), part, closedPeriodNote(doc) ?? ''),
-        ),
-      },
-    };
-  }
-
-  /** The customer's credit: a RECEIVE-OVERPAYMENT bank transaction into `bank`. */
-  private async overpayment(
-    doc: TargetDocument,
-    bank: AccountRole,
-    cents: number,
-    reference: string,
-  ): Promise<Plan> {
-    return {
-      entity: 'BankTransaction',
-      body: {
-        type: 'RECEIVE-OVERPAYMENT',
-        contact: { contactID: await this.ctx.contacts.id(doc.customer ?? unnamedCustomer) },
-        bankAccount: { code: this.ctx.accounts.code(bank) },
-        date: doc.date,
-        reference: withBusinessReference(doc, reference),
-        // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
-        lineAmountTypes: 'NoTax',
-        lineItems: [{ description: doc.description, lineAmount: centsToAmount(cents) }],
-      },
-    };
-  }
-
-  /**
-   * Money between accounts: two bank accounts are a BankTransfer (clearing to in-transit to bank, checks
-   * cleared, a bill payment cashed); a bank account and another (not the receivable or payable) a
-   * BankTransaction, SPEND (the absorbed card fee to the processor, a refund to the customer) or RECEIVE (a
-   * sale with no invoice, Xero's receive money: into the clearing account, its line on Revenue); anything
-   * else a ManualJournal.
-   */
-  private async moneyMove(doc: TargetDocument): Promise<Plan> {
-    const pair = pairOf(doc.lines);
-    if (!pair) return this.journal(doc);
-    const amount = centsToAmount(doc.amountCents);
-    const mark = marker(doc.key, doc.contentHash);
-    const [debitBank, creditBank] = [
-      await this.ctx.accounts.isBank(pair.debit),
-      await this.ctx.accounts.isBank(pair.credit),
-    ];
-    const ledgerOnly = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
-    if (debitBank && creditBank) {
-      return {
-        entity: 'BankTransfer',
-        body: {
-          fromBankAccount: { code: this.ctx.accounts.code(pair.credit) },
-          toBankAccount: { code: this.ctx.accounts.code(pair.debit) },
-          amount,
-          date: doc.date,
-          reference: withBusinessReference(doc, mark),
-        },
-      };
-    }
-    if ((debitBank || creditBank) && !ledgerOnly.has(debitBank ? pair.credit : pair.debit)) {
-      // A sale is received from its customer (one unnamed when there is none), a fee paid to the processor; a
-      // deposited check names no customer until it is applied.
-      const party =
-        doc.kind === 'payment-fee'
-          ? processor
-          : doc.kind === 'sale' || doc.kind === 'check-deposited'
-            ? (doc.customer ?? unnamedCustomer)
-            : (doc.customer ?? doc.vendor ?? processor);
-      return {
-        entity: 'BankTransaction',
-        body: {
-          type: debitBank ? 'RECEIVE' : 'SPEND',
-          contact: { contactID: await this.ctx.contacts.id(party) },
-          bankAccount: { code: this.ctx.accounts.code(debitBank ? pair.debit : pair.credit) },
-          date: doc.date,
-          reference: withBusinessReference(doc, mark),
-          lineItems: [
-            {
-              description: doc.description,
-              quantity: 1,
-              unitAmount: amount,
-              accountCode: this.ctx.accounts.code(debitBank ? pair.credit : pair.debit),
-            },
-          ],
-        },
-      };
-    }
-    return this.journal(doc);
-  }
-
-  /** The entry's lines as a manual journal (Xero: positive LineAmount debits, negative credits). */
-  private journal(doc: TargetDocument): Plan {
-    return {
-      entity: 'ManualJournal',
-      body: {
-        narration: `${marker(doc.key, doc.contentHash)} ${doc.description}`,
-        date: doc.date,
-        // Balances moved between accounts, no sale: no tax on any line.
-        lineAmountTypes: 'NoTax',
-        status: 'POSTED',
-        journalLines: doc.lines.map((l) => ({
-          accountCode: this.ctx.accounts.code(l.role),
-          lineAmount: centsToAmount(l.amountCents),
-          description: doc.description,
-        })),
-      },
-    };
-  }
-
-  /**
-   * The invoice's number: the link's name when free. Taken by an invoice booksync made for another link (a
-   * name used again, e.g. each demo day's INV-1001): the name with 4 characters of this key's tag. Taken by
-   * an invoice keyed in Xero: adopted under 'match-existing' (the marker written to its Reference), refused
-   * under 'create'.
-   */
-  private async numberInvoice(
-    doc: TargetDocument,
-    name: string,
-  ): Promise<{ number: string } | { found: PushResult }> {
-    const live = (rows: Body[]) =>
-      rows.filter((r) => !deletedStatuses.has(String(r.status)) || markersIn(r.reference).length > 0);
-    const holders = live(this.ctx.numbers?.get(name) ?? (await this.invoicesNumbered([name])));
-    const [existing] = holders;
-    if (!existing) return { number: name };
-    if (holders.some((h) => markersIn(h.reference).length > 0)) {
-      const distinct = `${name}-${numberTag(doc.key).slice(-4)}`;
-      const [taken] = await this.invoicesNumbered([distinct]);
-      if (!taken) return { number: distinct };
-      throw new TargetRefusedError(
-        this.name,
-        `invoice numbers ${name} and ${distinct} are both taken in Xero (InvoiceIDs ${existing.invoiceID}, ${taken.invoiceID})`,
-      );
-    }
-    if (this.options.matching !== 'match-existing') {
-      throw new TargetRefusedError(
-        this.name,
-        `invoice number ${name} already exists in Xero (InvoiceID ${existing.invoiceID}); matching policy 'create' does not adopt it`,
-      );
-    }
-    const id = String(existing.invoiceID);
-    const adopted = {
-      found: { key: doc.key, remoteIds: [`Invoice:${id}`], contentHash: doc.contentHash, created: false },
-    };
-    // Xero refuses any edit of an invoice with a payment applied, its Reference included ("This document cannot
-    // be edited as it has a payment or credit note allocated to it.", XeroAPI/Xero-NetStandard#84): such an
-    // invoice is adopted as it is, without the marker; the push index keeps the adoption, and a push again
-    // adopts it again by its number.
-    if (paidOn(existing)) {
-      this.options.logger?.info({ key: doc.key, id }, 'adopted a paid xero invoice without its marker');
-      return adopted;
-    }
-    const update = { reference: marker(doc.key, doc.contentHash) };
-    try {
-      await this.client.call('updateInvoice', (api, t) =>
-        api.updateInvoice(t, id, { invoices: [update] }, undefined, idempotencyKey(doc.key, 'adopt', update)),
-      );
-    } catch (error) {
-      // Paid between the look-up and the edit.
-      if (!(error instanceof TargetRefusedError && PAYMENT_APPLIED.test(error.targetMessage))) throw error;
-    }
-    return adopted;
-  }
 
   // ---- reversals ----
 
@@ -1095,7 +746,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       const [outcome] = await create(
         this.ctx,
         plan.entity,
-        [{ doc, body: (await this.taxed(plan)).body }],
+        [{ doc, body: (await taxed(this.ctx, plan)).body }],
         context,
       );
       if (outcome instanceof Error) throw outcome;
@@ -1117,7 +768,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     context: PushContext,
   ): Promise<PushResult> {
     const plans: Plan[] = [];
-    for (const plan of await this.reversingPlans(doc, entity, paid)) plans.push(await this.taxed(plan));
+    for (const plan of await this.reversingPlans(doc, entity, paid)) plans.push(await taxed(this.ctx, plan));
     const remoteIds: string[] = [];
     let created = false;
     for (const plan of plans) {
@@ -1234,6 +885,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         },
       ];
     }
-    return [await this.moneyMove(doc)];
+    return [await moneyMove(this.ctx, doc)];
   }
 }
