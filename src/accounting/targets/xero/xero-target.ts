@@ -20,13 +20,13 @@ import { ownerNote, type TargetFigures, type TargetFiguresReader } from '../targ
 import type {
   AccountingTarget,
   Party,
-  PayoutReceipt,
   PushContext,
   PushResult,
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
 import { AccountDirectory } from './accounts.js';
+import { settled } from './allocations.js';
 import { XeroClient } from './client.js';
 import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
 import type { XeroContext } from './context.js';
@@ -34,17 +34,15 @@ import { invoiceName, moneyMove, overpayment, payment, planDocument, taxed } fro
 import { cancel, create, read } from './entity-calls.js';
 import { XeroFigures } from './figures.js';
 import { invoicesNumbered } from './invoice-numbers.js';
-import { idempotencyKey, numberTag } from './keys.js';
+import { numberTag } from './keys.js';
 import { earlier, find, lookUpAll, lookupOne, marked, partsAt, reversingDocuments } from './look-ups.js';
 import { type PaymentPart, partIn, partReference, partsOf } from './payment-parts.js';
-import { payoutNotes } from './payout-notes.js';
 import {
   type Body,
   dayOf,
   deletedStatuses,
   entitiesOf,
   idOf,
-  itemErrors,
   LOOKUP_CHUNK,
   markerText,
   markOf,
@@ -220,7 +218,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     // Looked up only when an earlier attempt may have created it (PushContext.mayExist).
     const mayExist = context.mayExist(document.key);
     const existing = mayExist ? await lookupOne(this.ctx, primary, document) : null;
-    if (existing) return this.settled(document, alreadyPushed(this.name, existing, document), context);
+    if (existing) return settled(this.ctx, document, alreadyPushed(this.name, existing, document), context);
     const plan = await planDocument(this.ctx, document, context);
     if ('found' in plan) return plan.found;
     if (mayExist && plan.entity !== primary) {
@@ -231,88 +229,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (plan.entity === 'Payment' && overpaidRefusal(document, outcome))
       return this.pushAsCredit(document, context);
     if (outcome instanceof Error) throw outcome;
-    return this.settled(document, outcome as PushResult, context);
-  }
-
-  /**
-   * What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the link's
-   * invoices as the ledger split it (TargetDocument.settles: the link's own first, then a raise's or a
-   * memo's charge invoice; PUT CreditNotes/{id}/Allocations, Xero's way to apply a credit note: "Allocate
-   * credit notes to invoices", https://developer.xero.com/documentation/api/accounting/creditnotes#allocations),
-   * so the invoices' AmountDue is the service's remainder, as booksync's ledger says; each up to what the
-   * credit has left and the invoice still owes (what no invoice owes stays the customer's credit).
-   * Idempotent: a credit note found again allocates only what it has left.
-   */
-  private async settled(doc: TargetDocument, result: PushResult, context: PushContext): Promise<PushResult> {
-    if (doc.kind === 'disbursement-pending' && doc.payout)
-      return this.noted(doc, doc.payout.receipts, result);
-    if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
-    const credit = parseRemoteId(result.remoteIds[0]);
-    if (credit?.entity !== 'CreditNote') return result;
-    const note = await read(this.ctx, 'CreditNote', credit.id);
-    let remaining = amountToCents(Number(note?.remainingCredit ?? 0));
-    if (remaining <= 0 || note?.status !== 'AUTHORISED') return result;
-    // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
-    // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
-    const own = `invoice:${doc.invoice.paymentLinkId}`;
-    const parts = doc.settles?.applied ?? [{ key: own, amountCents: remaining }];
-    const allocations: { invoice: { invoiceID: string }; amount: number; date: string }[] = [];
-    for (const part of parts) {
-      const ref = await earlier(this.ctx, part.key, context);
-      if (ref?.entity !== 'Invoice') continue;
-      const invoice = await read(this.ctx, 'Invoice', ref.id);
-      const due = amountToCents(Number(invoice?.amountDue ?? 0));
-      const cents = Math.min(remaining, due, part.amountCents);
-      if (cents <= 0 || invoice?.status !== 'AUTHORISED') continue;
-      allocations.push({ invoice: { invoiceID: ref.id }, amount: centsToAmount(cents), date: doc.date });
-      remaining -= cents;
-    }
-    if (allocations.length === 0) return result;
-    const key = idempotencyKey(`${doc.key}:allocation`, 'allocate CreditNote', allocations);
-    const answer = await this.client.call('createCreditNoteAllocation', (api, t) =>
-      api.createCreditNoteAllocation(t, credit.id, { allocations: allocations as never[] }, false, key),
-    );
-    const errors = (answer.allocations ?? []).flatMap((a) => itemErrors(a as Body));
-    if (errors.length > 0) {
-      throw new TargetRefusedError(this.name, `ValidationException: ${errors.join('; ')}`);
-    }
-    this.options.logger?.info(
-      { key: doc.key, creditNote: credit.id, allocations },
-      "credit note allocated to the link's invoices in xero",
-    );
-    return result;
-  }
-
-  /**
-   * A payout's transfer lists the receipts it carries in its History & Notes (payout-notes.ts; Xero links no
-   * payment to a transfer, and a batch deposit would make the payments again: README, "Payouts"). The notes
-   * Xero holds are read first and only the missing ones added, so a push again (a restarted worker, a
-   * transfer found by its key) writes none twice; Xero cannot edit or delete a note.
-   */
-  private async noted(
-    doc: TargetDocument,
-    receipts: readonly PayoutReceipt[],
-    result: PushResult,
-  ): Promise<PushResult> {
-    const transfer = parseRemoteId(result.remoteIds[0]);
-    const notes = payoutNotes(receipts);
-    if (transfer?.entity !== 'BankTransfer' || notes.length === 0) return result;
-    const history = await this.client.call('getBankTransferHistory', (api, t) =>
-      api.getBankTransferHistory(t, transfer.id),
-    );
-    const have = new Set((history.historyRecords ?? []).map((r) => String(r.details ?? '')));
-    const missing = notes.filter((n) => !have.has(n));
-    if (missing.length === 0) return result;
-    const records = { historyRecords: missing.map((details) => ({ details })) };
-    const key = idempotencyKey(`${doc.key}:notes`, 'note BankTransfer', missing);
-    await this.client.call('createBankTransferHistoryRecord', (api, t) =>
-      api.createBankTransferHistoryRecord(t, transfer.id, records, key),
-    );
-    this.options.logger?.info(
-      { key: doc.key, bankTransfer: transfer.id, receipts: receipts.length, notes: missing.length },
-      'payout receipts noted on its transfer in xero',
-    );
-    return result;
+    return settled(this.ctx, document, outcome as PushResult, context);
   }
 
   /**
@@ -473,7 +390,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
         const outcome = outcomes[i];
         const after = doc.kind === 'invoice-adjustment' || doc.kind === 'disbursement-pending';
         if (after && outcome && !(outcome instanceof Error)) {
-          outcomes[i] = await this.settled(doc, outcome, context).catch((error: unknown) =>
+          outcomes[i] = await settled(this.ctx, doc, outcome, context).catch((error: unknown) =>
             error instanceof Error ? error : new Error(String(error)),
           );
         }
