@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { AccountMapping } from '../account-mapping.js';
-import { alreadyPushed } from '../already-pushed.js';
 import { datedOpen, LockReader, laterOf } from '../closed-periods.js';
 import {
   TargetConfigurationError,
@@ -31,6 +30,7 @@ import { XeroFigures } from './figures.js';
 import { invoicesNumbered } from './invoice-numbers.js';
 import { find, lookUpAll, lookupOne } from './look-ups.js';
 import { pushParts, splitOf } from './money-parts.js';
+import { effectiveLock, pushAsCredit, pushDocument } from './push.js';
 import { type Body, dayOf, entitiesOf, LOOKUP_CHUNK, overpaidRefusal, type XeroEntity } from './records.js';
 import { reverse } from './reversals.js';
 import { TaxTypeDirectory } from './tax-rates.js';
@@ -75,9 +75,6 @@ export interface XeroTargetOptions {
   /** The TaxType on booksync's lines (XERO_TAX_TYPE); unset: the organisation's no-tax rate (tax-rates.ts). */
   taxType?: string;
 }
-
-/** Xero's refusal of a document dated on or before a lock date. */
-const LOCKED = /cannot be before the (period|end of year) lock date/i;
 
 /** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, 5,000 in a rolling 24 hours. */
 export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
@@ -136,11 +133,6 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     return laterOf(dayOf(org.periodLockDate), dayOf(org.endOfYearLockDate));
   }
 
-  /** The effective lock: the later of Xero's lock dates and the ledger's closed-through day. */
-  private async lock(context: PushContext): Promise<string | null> {
-    return laterOf(await this.ctx.locks.get(), context.closedThrough);
-  }
-
   async verify(): Promise<void> {
     let problems: string[];
     try {
@@ -177,54 +169,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async push(document: TargetDocument, context: PushContext): Promise<PushResult> {
-    try {
-      return await this.pushOpen(document, context);
-    } catch (error) {
-      // A lock date set since it was read: read it again and date the document after it.
-      if (!(error instanceof TargetRefusedError && LOCKED.test(error.targetMessage))) throw error;
-      this.ctx.locks.forget();
-      return this.pushOpen(document, context);
-    }
-  }
-
-  private async pushOpen(given: TargetDocument, context: PushContext): Promise<PushResult> {
-    const lock = await this.lock(context);
-    if (given.kind === 'reversal') return reverse(this.ctx, given, context, lock);
-    const document = datedOpen(given, lock);
-    const parts = splitOf(document);
-    if (parts) return pushParts(this.ctx, document, parts, context);
-    const entities = entitiesOf(document.key);
-    const primary = entities[0] as XeroEntity;
-    // Looked up only when an earlier attempt may have created it (PushContext.mayExist).
-    const mayExist = context.mayExist(document.key);
-    const existing = mayExist ? await lookupOne(this.ctx, primary, document) : null;
-    if (existing) return settled(this.ctx, document, alreadyPushed(this.name, existing, document), context);
-    const plan = await planDocument(this.ctx, document, context);
-    if ('found' in plan) return plan.found;
-    if (mayExist && plan.entity !== primary) {
-      const fallback = await lookupOne(this.ctx, plan.entity, document);
-      if (fallback) return alreadyPushed(this.name, fallback, document);
-    }
-    const [outcome] = await create(this.ctx, plan.entity, [{ doc: document, body: plan.body }], context);
-    if (plan.entity === 'Payment' && overpaidRefusal(document, outcome))
-      return this.pushAsCredit(document, context);
-    if (outcome instanceof Error) throw outcome;
-    return settled(this.ctx, document, outcome as PushResult, context);
-  }
-
-  /**
-   * A payment the invoice cannot take (more than its AmountDue, e.g. a link's debit memo paid with its own
-   * amount, or a payment after a refund reopened the link, when the invoice is PAID): the customer's credit,
-   * a RECEIVE-OVERPAYMENT bank transaction, so the money and the receivable still match the ledger.
-   */
-  private async pushAsCredit(doc: TargetDocument, context: PushContext): Promise<PushResult> {
-    const existing = context.mayExist(doc.key) ? await lookupOne(this.ctx, 'BankTransaction', doc) : null;
-    if (existing) return alreadyPushed(this.name, existing, doc);
-    const plan = await planDocument(this.ctx, doc, context, true);
-    if ('found' in plan) return plan.found;
-    const [outcome] = await create(this.ctx, plan.entity, [{ doc, body: plan.body }], context);
-    if (outcome instanceof Error) throw outcome;
-    return outcome as PushResult;
+    return pushDocument(this.ctx, document, context);
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
@@ -243,7 +188,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     const outcomes: (PushResult | Error | undefined)[] = new Array(given.length);
     try {
       // Dated out of the closed period (reversals decide for themselves).
-      const lock = await this.lock(context);
+      const lock = await effectiveLock(this.ctx, context);
       const documents = given.map((d) => (d.kind === 'reversal' ? d : datedOpen(d, lock)));
       // Money in parts is looked up part by part when it is placed (pushParts).
       await lookUpAll(
@@ -319,7 +264,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           for (const [j, item] of chunk.entries()) {
             let answer = answers[j] as PushResult | Error;
             if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
-              answer = await refusalOrThrow(() => this.pushAsCredit(item.doc, waves.context));
+              answer = await refusalOrThrow(() => pushAsCredit(this.ctx, item.doc, waves.context));
             waves.settle(item.i, item.doc.key, answer);
           }
         }
@@ -350,7 +295,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
           waves.context.mayExist(doc.key) &&
           (await lookupOne(this.ctx, plan.entity, doc))
         )
-          return refusalOrThrow(() => this.push(doc, waves.context));
+          return refusalOrThrow(() => pushDocument(this.ctx, doc, waves.context));
         wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
         waves.queue(doc.key);
         return 'queued';
