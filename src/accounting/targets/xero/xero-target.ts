@@ -1,39 +1,27 @@
 import type { Logger } from 'pino';
 import type { AccountMapping } from '../account-mapping.js';
-import { datedOpen, LockReader, laterOf } from '../closed-periods.js';
-import {
-  TargetConfigurationError,
-  TargetDisconnectedError,
-  TargetRefusedError,
-  TargetUnavailableError,
-} from '../errors.js';
+import { LockReader, laterOf } from '../closed-periods.js';
+import { TargetConfigurationError, TargetDisconnectedError, TargetUnavailableError } from '../errors.js';
 import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
 import type { CompanyTokenStore } from '../oauth/token-store.js';
-import { PushWaves, refusalOrThrow } from '../push-waves.js';
 import type { TargetFigures, TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
-  Party,
   PushContext,
   PushResult,
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
 import { AccountDirectory } from './accounts.js';
-import { settled } from './allocations.js';
 import { XeroClient } from './client.js';
-import { ContactDirectory, type MatchingPolicy, processor, unnamedCustomer } from './contacts.js';
+import { ContactDirectory, type MatchingPolicy } from './contacts.js';
 import type { XeroContext } from './context.js';
-import { invoiceName, planDocument } from './documents.js';
-import { create } from './entity-calls.js';
 import { XeroFigures } from './figures.js';
-import { invoicesNumbered } from './invoice-numbers.js';
-import { find, lookUpAll, lookupOne } from './look-ups.js';
-import { pushParts, splitOf } from './money-parts.js';
-import { effectiveLock, pushAsCredit, pushDocument } from './push.js';
-import { type Body, dayOf, entitiesOf, LOOKUP_CHUNK, overpaidRefusal, type XeroEntity } from './records.js';
-import { reverse } from './reversals.js';
+import { find } from './look-ups.js';
+import { pushDocument } from './push.js';
+import { type Body, dayOf } from './records.js';
 import { TaxTypeDirectory } from './tax-rates.js';
+import { pushMany } from './waves.js';
 
 // Xero behind the accounting-target port (issue 14), on the official SDK (client.ts). Idempotency: every
 // create carries an Idempotency-Key derived from the entry key and the body (Xero replays the first answer),
@@ -57,9 +45,6 @@ export const XERO_LIMITS = {
   warnAt: 0.8,
   marginMs: 1_000,
 } as const;
-
-/** How many documents one create request carries. */
-const CREATE_CHUNK = 50;
 
 export interface XeroTargetOptions {
   baseUrl: string;
@@ -185,39 +170,9 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   readonly batches = true;
 
   async pushMany(given: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
-    const outcomes: (PushResult | Error | undefined)[] = new Array(given.length);
-    try {
-      // Dated out of the closed period (reversals decide for themselves).
-      const lock = await effectiveLock(this.ctx, context);
-      const documents = given.map((d) => (d.kind === 'reversal' ? d : datedOpen(d, lock)));
-      // Money in parts is looked up part by part when it is placed (pushParts).
-      await lookUpAll(
-        this.ctx,
-        documents.map((d) => (context.mayExist(d.key) && !splitOf(d) ? d : null)),
-        outcomes,
-      );
-      await this.prefetch(documents, outcomes);
-      await this.createInWaves(documents, outcomes, context, lock);
-      // Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist; payouts'
-      // transfers noted with the receipts they carry.
-      for (const [i, doc] of documents.entries()) {
-        const outcome = outcomes[i];
-        const after = doc.kind === 'invoice-adjustment' || doc.kind === 'disbursement-pending';
-        if (after && outcome && !(outcome instanceof Error)) {
-          outcomes[i] = await settled(this.ctx, doc, outcome, context).catch((error: unknown) =>
-            error instanceof Error ? error : new Error(String(error)),
-          );
-        }
-      }
-    } catch (error) {
-      // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order.
-      const cause = error instanceof Error ? error : new Error(String(error));
-      for (let i = 0; i < outcomes.length; i++) outcomes[i] ??= cause;
-    } finally {
-      this.ctx.numbers = null;
-    }
+    const outcomes = await pushMany(this.ctx, given, context);
     this.flagDailyUsage();
-    return outcomes.map((o) => o ?? new Error('not pushed'));
+    return outcomes;
   }
 
   private flagDailyUsage() {
@@ -225,96 +180,4 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     if (usage?.nearingLimit)
       this.options.logger?.warn({ ...usage, flag: 'xero-daily-limit' }, 'Xero daily call limit nearly spent');
   }
-
-  // ---- finding keys ----
-
-  /** The backlog's contacts and invoice numbers in a few requests, instead of one per document. */
-  private async prefetch(documents: TargetDocument[], outcomes: (PushResult | Error | undefined)[]) {
-    const open = documents.filter((_d, i) => !outcomes[i]);
-    const parties = open.flatMap((d) => [d.customer, d.vendor].filter((p): p is Party => !!p));
-    if (open.some((d) => d.kind === 'payment-fee')) parties.push(processor);
-    if (open.some((d) => (d.invoice || d.kind === 'sale') && !d.customer)) parties.push(unnamedCustomer);
-    if (parties.length > 0) await this.ctx.contacts.prefetch(parties);
-    const names = [...new Set(open.filter((d) => d.kind === 'invoice').map((d) => invoiceName(d)))];
-    if (names.length === 0) return;
-    this.ctx.numbers = new Map(names.map((n) => [n, []]));
-    for (let i = 0; i < names.length; i += LOOKUP_CHUNK) {
-      const chunk = names.slice(i, i + LOOKUP_CHUNK);
-      for (const invoice of await invoicesNumbered(this.ctx, chunk))
-        this.ctx.numbers.get(String(invoice.invoiceNumber))?.push(invoice);
-    }
-  }
-
-  // ---- creating ----
-
-  private async createInWaves(
-    documents: TargetDocument[],
-    outcomes: (PushResult | Error | undefined)[],
-    context: PushContext,
-    lock: string | null,
-  ) {
-    const waves = new PushWaves(outcomes, context);
-    const wave = new Map<XeroEntity, { i: number; doc: TargetDocument; body: Body }[]>();
-    const flush = async () => {
-      for (const [entity, items] of wave) {
-        const size = entity === 'BankTransfer' ? 1 : CREATE_CHUNK;
-        for (let start = 0; start < items.length; start += size) {
-          const chunk = items.slice(start, start + size);
-          const answers = await create(this.ctx, entity, chunk, context);
-          for (const [j, item] of chunk.entries()) {
-            let answer = answers[j] as PushResult | Error;
-            if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
-              answer = await refusalOrThrow(() => pushAsCredit(this.ctx, item.doc, waves.context));
-            waves.settle(item.i, item.doc.key, answer);
-          }
-        }
-      }
-      wave.clear();
-      waves.created();
-    };
-    await waves.run(documents, {
-      reverse: (doc) => reverse(this.ctx, doc, waves.context, lock),
-      create: flush,
-      place: async (doc, i) => {
-        const parts = splitOf(doc);
-        if (parts) return refusalOrThrow(() => pushParts(this.ctx, doc, parts, waves.context));
-        const plan = await planDocument(this.ctx, doc, waves.context);
-        if ('found' in plan) return plan.found;
-        const sameNumber =
-          plan.entity === 'Invoice' &&
-          plan.body.invoiceNumber !== undefined &&
-          (wave.get('Invoice') ?? []).some(
-            (w) => w.body.invoiceNumber === plan.body.invoiceNumber && w.body.type === plan.body.type,
-          );
-        if (sameNumber) {
-          // Two links of one name: the second is numbered once the first exists.
-          return 'deferred';
-        }
-        if (
-          plan.entity !== entitiesOf(doc.key)[0] &&
-          waves.context.mayExist(doc.key) &&
-          (await lookupOne(this.ctx, plan.entity, doc))
-        )
-          return refusalOrThrow(() => pushDocument(this.ctx, doc, waves.context));
-        wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
-        waves.queue(doc.key);
-        return 'queued';
-      },
-      afterRound: (deferred, round) => {
-        if (deferred.length === round.length) {
-          // Nothing moved (cannot happen unless a document waits on itself): refuse rather than loop.
-          for (const i of deferred)
-            outcomes[i] = new TargetRefusedError(this.name, `${documents[i]?.key} waits on itself`);
-          return 'stop';
-        }
-        // Numbers looked up before this wave may be taken by it now.
-        this.ctx.numbers = null;
-        return undefined;
-      },
-    });
-  }
-
-  // ---- planning: which Xero document an entry becomes ----
-
-  // ---- reversals ----
 }
