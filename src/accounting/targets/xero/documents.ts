@@ -41,6 +41,8 @@ export async function taxed(ctx: XeroContext, plan: Plan): Promise<Plan> {
   return { ...plan, body: withTaxType(plan.body, await ctx.taxTypes.taxType()) };
 }
 
+type Pair = NonNullable<ReturnType<typeof pairOf>>;
+
 /**
  * `asCredit`: a payment is booked as the customer's credit (an overpayment) instead of against the invoice,
  * when Xero refused it there (see overpaidRefusal).
@@ -52,104 +54,34 @@ async function untaxedPlan(
   asCredit = false,
 ): Promise<Plan | { found: PushResult }> {
   const pair = pairOf(doc.lines);
-  const amount = centsToAmount(doc.amountCents);
-  const mark = marker(doc.key, doc.contentHash);
-  const customer = async () => ({ contactID: await ctx.contacts.id(doc.customer ?? unnamedCustomer) });
-  const salesInvoice = async (number: string, credit: AccountRole): Promise<Plan> => ({
-    entity: 'Invoice',
-    body: {
-      type: 'ACCREC',
-      contact: await customer(),
-      date: doc.date,
-      dueDate: dueDateOf(doc),
-      invoiceNumber: number,
-      // A charge invoice's key does not name its link: noted, so Xero's aged receivables attribute it.
-      reference: doc.invoice && doc.kind !== 'invoice' ? `${mark} ${ownerNote(doc.invoice)}` : mark,
-      status: 'AUTHORISED',
-      lineItems: [
-        {
-          description: doc.description,
-          quantity: 1,
-          unitAmount: amount,
-          accountCode: ctx.accounts.code(credit),
-        },
-      ],
-    },
-  });
   switch (doc.kind) {
     case 'invoice': {
       if (pair?.debit !== 'AccountsReceivable') return journal(ctx, doc);
       const numbered = await numberInvoice(ctx, doc, invoiceName(doc));
       if ('found' in numbered) return numbered;
-      return salesInvoice(numbered.number, pair.credit);
+      return salesInvoice(ctx, doc, numbered.number, pair.credit);
     }
     // A charge invoice of its own: the original may be paid already, and only an invoice's AmountDue says
     // what the customer owes again.
     case 'debit-memo':
     case 'refund-reopen':
       if (pair?.debit !== 'AccountsReceivable') return journal(ctx, doc);
-      return salesInvoice(numberTag(doc.key), pair.credit);
+      return salesInvoice(ctx, doc, numberTag(doc.key), pair.credit);
     case 'invoice-adjustment': {
-      if (pair?.debit === 'AccountsReceivable') return salesInvoice(numberTag(doc.key), pair.credit);
+      if (pair?.debit === 'AccountsReceivable')
+        return salesInvoice(ctx, doc, numberTag(doc.key), pair.credit);
       if (pair?.credit !== 'AccountsReceivable') return journal(ctx, doc);
-      return {
-        entity: 'CreditNote',
-        body: {
-          type: 'ACCRECCREDIT',
-          contact: await customer(),
-          date: doc.date,
-          reference: mark,
-          status: 'AUTHORISED',
-          lineItems: [
-            {
-              description: doc.description,
-              quantity: 1,
-              unitAmount: amount,
-              accountCode: ctx.accounts.code(pair.debit),
-            },
-          ],
-        },
-      };
+      return creditNote(ctx, doc, pair.debit);
     }
     case 'payment':
     case 'external-payment':
     case 'check-application': {
       if (pair?.credit !== 'AccountsReceivable') return moneyMove(ctx, doc);
-      // The one document the money settles (several: pushParts), as the ledger applied it; money with no
-      // split (booked before applications) goes to the link's invoice, as before.
-      const [only] = partsOf(doc) ?? [];
-      const settles = only ? only.settles : doc.invoice ? `invoice:${doc.invoice.paymentLinkId}` : null;
-      const invoice = settles && !asCredit ? await earlier(ctx, settles, context) : null;
-      if (invoice?.entity === 'Invoice' && (await ctx.accounts.takesPayments(pair.debit)))
-        return payment(ctx, doc, invoice.id, pair.debit);
-      // No invoice to apply it to (a reusable link's payment, money beyond all the link owes): an
-      // overpayment, the customer's credit.
-      if (await ctx.accounts.isBank(pair.debit))
-        return overpayment(ctx, doc, pair.debit, doc.amountCents, mark);
-      return journal(ctx, doc);
+      return customerPayment(ctx, doc, pair, context, asCredit);
     }
     case 'bill': {
       if (pair?.credit !== 'AccountsPayable') return journal(ctx, doc);
-      if (!doc.vendor) throw new TargetRefusedError(ctx.name, `bill ${doc.key} has no vendor`);
-      return {
-        entity: 'Invoice',
-        body: {
-          type: 'ACCPAY',
-          contact: { contactID: await ctx.contacts.id(doc.vendor) },
-          date: doc.date,
-          dueDate: dueDateOf(doc),
-          invoiceNumber: billNumber(doc),
-          status: 'AUTHORISED',
-          lineItems: [
-            {
-              description: `${doc.description}; ${mark}`,
-              quantity: 1,
-              unitAmount: amount,
-              accountCode: ctx.accounts.code(pair.debit),
-            },
-          ],
-        },
-      };
+      return vendorBill(ctx, doc, pair.debit);
     }
     // Balances brought forward, not money moved that day: a journal (a bank transaction would need a party).
     case 'opening-balances':
@@ -164,6 +96,105 @@ async function untaxedPlan(
     default:
       return moneyMove(ctx, doc);
   }
+}
+
+/** An ACCREC invoice for the customer, its one line on `credit`. */
+async function salesInvoice(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  number: string,
+  credit: AccountRole,
+): Promise<Plan> {
+  const mark = marker(doc.key, doc.contentHash);
+  return {
+    entity: 'Invoice',
+    body: {
+      type: 'ACCREC',
+      contact: { contactID: await ctx.contacts.id(doc.customer ?? unnamedCustomer) },
+      date: doc.date,
+      dueDate: dueDateOf(doc),
+      invoiceNumber: number,
+      // A charge invoice's key does not name its link: noted, so Xero's aged receivables attribute it.
+      reference: doc.invoice && doc.kind !== 'invoice' ? `${mark} ${ownerNote(doc.invoice)}` : mark,
+      status: 'AUTHORISED',
+      lineItems: [
+        {
+          description: doc.description,
+          quantity: 1,
+          unitAmount: centsToAmount(doc.amountCents),
+          accountCode: ctx.accounts.code(credit),
+        },
+      ],
+    },
+  };
+}
+
+/** A lowered invoice: an ACCRECCREDIT credit note for the customer, its line on `debit` (allocations.ts). */
+async function creditNote(ctx: XeroContext, doc: TargetDocument, debit: AccountRole): Promise<Plan> {
+  return {
+    entity: 'CreditNote',
+    body: {
+      type: 'ACCRECCREDIT',
+      contact: { contactID: await ctx.contacts.id(doc.customer ?? unnamedCustomer) },
+      date: doc.date,
+      reference: marker(doc.key, doc.contentHash),
+      status: 'AUTHORISED',
+      lineItems: [
+        {
+          description: doc.description,
+          quantity: 1,
+          unitAmount: centsToAmount(doc.amountCents),
+          accountCode: ctx.accounts.code(debit),
+        },
+      ],
+    },
+  };
+}
+
+/** A customer's money for the receivable: a Payment against the invoice it settles, else their credit. */
+async function customerPayment(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  pair: Pair,
+  context: PushContext,
+  asCredit: boolean,
+): Promise<Plan> {
+  // The one document the money settles (several: pushParts), as the ledger applied it; money with no
+  // split (booked before applications) goes to the link's invoice, as before.
+  const [only] = partsOf(doc) ?? [];
+  const settles = only ? only.settles : doc.invoice ? `invoice:${doc.invoice.paymentLinkId}` : null;
+  const invoice = settles && !asCredit ? await earlier(ctx, settles, context) : null;
+  if (invoice?.entity === 'Invoice' && (await ctx.accounts.takesPayments(pair.debit)))
+    return payment(ctx, doc, invoice.id, pair.debit);
+  // No invoice to apply it to (a reusable link's payment, money beyond all the link owes): an
+  // overpayment, the customer's credit.
+  if (await ctx.accounts.isBank(pair.debit))
+    return overpayment(ctx, doc, pair.debit, doc.amountCents, marker(doc.key, doc.contentHash));
+  return journal(ctx, doc);
+}
+
+/** A vendor's bill: an ACCPAY invoice, its marker in its first line (Xero keeps Reference for sales). */
+async function vendorBill(ctx: XeroContext, doc: TargetDocument, debit: AccountRole): Promise<Plan> {
+  if (!doc.vendor) throw new TargetRefusedError(ctx.name, `bill ${doc.key} has no vendor`);
+  return {
+    entity: 'Invoice',
+    body: {
+      type: 'ACCPAY',
+      contact: { contactID: await ctx.contacts.id(doc.vendor) },
+      date: doc.date,
+      dueDate: dueDateOf(doc),
+      invoiceNumber: billNumber(doc),
+      status: 'AUTHORISED',
+      lineItems: [
+        {
+          description: `${doc.description}; ${marker(doc.key, doc.contentHash)}`,
+          quantity: 1,
+          unitAmount: centsToAmount(doc.amountCents),
+          accountCode: ctx.accounts.code(debit),
+        },
+      ],
+    },
+  };
 }
 
 /** A Payment of `part` (the whole document when null) against one invoice. */

@@ -1,6 +1,6 @@
 import { datedOpen } from '../closed-periods.js';
 import { TargetRefusedError } from '../errors.js';
-import { PushWaves, refusalOrThrow } from '../push-waves.js';
+import { type Placed, PushWaves, refusalOrThrow } from '../push-waves.js';
 import type { Party, PushContext, PushResult, TargetDocument } from '../target-port.js';
 import { settled } from './allocations.js';
 import { processor, unnamedCustomer } from './contacts.js';
@@ -38,17 +38,7 @@ export async function pushMany(
     );
     await prefetch(ctx, documents, outcomes);
     await createInWaves(ctx, documents, outcomes, context, lock);
-    // Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist; payouts'
-    // transfers noted with the receipts they carry.
-    for (const [i, doc] of documents.entries()) {
-      const outcome = outcomes[i];
-      const after = doc.kind === 'invoice-adjustment' || doc.kind === 'disbursement-pending';
-      if (after && outcome && !(outcome instanceof Error)) {
-        outcomes[i] = await settled(ctx, doc, outcome, context).catch((error: unknown) =>
-          error instanceof Error ? error : new Error(String(error)),
-        );
-      }
-    }
+    await settleAll(ctx, documents, outcomes, context);
   } catch (error) {
     // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order.
     const cause = error instanceof Error ? error : new Error(String(error));
@@ -80,6 +70,30 @@ async function prefetch(
   }
 }
 
+/**
+ * Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist; payouts'
+ * transfers noted with the receipts they carry (allocations.ts).
+ */
+async function settleAll(
+  ctx: XeroContext,
+  documents: TargetDocument[],
+  outcomes: (PushResult | Error | undefined)[],
+  context: PushContext,
+) {
+  for (const [i, doc] of documents.entries()) {
+    const outcome = outcomes[i];
+    const after = doc.kind === 'invoice-adjustment' || doc.kind === 'disbursement-pending';
+    if (after && outcome && !(outcome instanceof Error)) {
+      outcomes[i] = await settled(ctx, doc, outcome, context).catch((error: unknown) =>
+        error instanceof Error ? error : new Error(String(error)),
+      );
+    }
+  }
+}
+
+/** The documents of one wave, by entity, each with its index in the slice and its body. */
+type Wave = Map<XeroEntity, { i: number; doc: TargetDocument; body: Body }[]>;
+
 async function createInWaves(
   ctx: XeroContext,
   documents: TargetDocument[],
@@ -88,52 +102,11 @@ async function createInWaves(
   lock: string | null,
 ) {
   const waves = new PushWaves(outcomes, context);
-  const wave = new Map<XeroEntity, { i: number; doc: TargetDocument; body: Body }[]>();
-  const flush = async () => {
-    for (const [entity, items] of wave) {
-      const size = entity === 'BankTransfer' ? 1 : CREATE_CHUNK;
-      for (let start = 0; start < items.length; start += size) {
-        const chunk = items.slice(start, start + size);
-        const answers = await create(ctx, entity, chunk, context);
-        for (const [j, item] of chunk.entries()) {
-          let answer = answers[j] as PushResult | Error;
-          if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
-            answer = await refusalOrThrow(() => pushAsCredit(ctx, item.doc, waves.context));
-          waves.settle(item.i, item.doc.key, answer);
-        }
-      }
-    }
-    wave.clear();
-    waves.created();
-  };
+  const wave: Wave = new Map();
   await waves.run(documents, {
     reverse: (doc) => reverse(ctx, doc, waves.context, lock),
-    create: flush,
-    place: async (doc, i) => {
-      const parts = splitOf(doc);
-      if (parts) return refusalOrThrow(() => pushParts(ctx, doc, parts, waves.context));
-      const plan = await planDocument(ctx, doc, waves.context);
-      if ('found' in plan) return plan.found;
-      const sameNumber =
-        plan.entity === 'Invoice' &&
-        plan.body.invoiceNumber !== undefined &&
-        (wave.get('Invoice') ?? []).some(
-          (w) => w.body.invoiceNumber === plan.body.invoiceNumber && w.body.type === plan.body.type,
-        );
-      if (sameNumber) {
-        // Two links of one name: the second is numbered once the first exists.
-        return 'deferred';
-      }
-      if (
-        plan.entity !== entitiesOf(doc.key)[0] &&
-        waves.context.mayExist(doc.key) &&
-        (await lookupOne(ctx, plan.entity, doc))
-      )
-        return refusalOrThrow(() => pushDocument(ctx, doc, waves.context));
-      wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
-      waves.queue(doc.key);
-      return 'queued';
-    },
+    create: () => createWave(ctx, wave, waves, context),
+    place: (doc, i) => placeInWave(ctx, wave, waves, doc, i),
     afterRound: (deferred, round) => {
       if (deferred.length === round.length) {
         // Nothing moved (cannot happen unless a document waits on itself): refuse rather than loop.
@@ -146,4 +119,56 @@ async function createInWaves(
       return undefined;
     },
   });
+}
+
+/** The wave's documents created, up to 50 a request per entity (bank transfers one by one), and settled. */
+async function createWave(ctx: XeroContext, wave: Wave, waves: PushWaves, context: PushContext) {
+  for (const [entity, items] of wave) {
+    const size = entity === 'BankTransfer' ? 1 : CREATE_CHUNK;
+    for (let start = 0; start < items.length; start += size) {
+      const chunk = items.slice(start, start + size);
+      const answers = await create(ctx, entity, chunk, context);
+      for (const [j, item] of chunk.entries()) {
+        let answer = answers[j] as PushResult | Error;
+        if (entity === 'Payment' && overpaidRefusal(item.doc, answer))
+          answer = await refusalOrThrow(() => pushAsCredit(ctx, item.doc, waves.context));
+        waves.settle(item.i, item.doc.key, answer);
+      }
+    }
+  }
+  wave.clear();
+  waves.created();
+}
+
+/** A document planned into the wave, settled at once (found, money in parts), or deferred to the next. */
+async function placeInWave(
+  ctx: XeroContext,
+  wave: Wave,
+  waves: PushWaves,
+  doc: TargetDocument,
+  i: number,
+): Promise<Placed> {
+  const parts = splitOf(doc);
+  if (parts) return refusalOrThrow(() => pushParts(ctx, doc, parts, waves.context));
+  const plan = await planDocument(ctx, doc, waves.context);
+  if ('found' in plan) return plan.found;
+  const sameNumber =
+    plan.entity === 'Invoice' &&
+    plan.body.invoiceNumber !== undefined &&
+    (wave.get('Invoice') ?? []).some(
+      (w) => w.body.invoiceNumber === plan.body.invoiceNumber && w.body.type === plan.body.type,
+    );
+  if (sameNumber) {
+    // Two links of one name: the second is numbered once the first exists.
+    return 'deferred';
+  }
+  if (
+    plan.entity !== entitiesOf(doc.key)[0] &&
+    waves.context.mayExist(doc.key) &&
+    (await lookupOne(ctx, plan.entity, doc))
+  )
+    return refusalOrThrow(() => pushDocument(ctx, doc, waves.context));
+  wave.set(plan.entity, [...(wave.get(plan.entity) ?? []), { i, doc, body: plan.body }]);
+  waves.queue(doc.key);
+  return 'queued';
 }
