@@ -33,8 +33,29 @@ export async function pushParts(
   context: PushContext,
 ): Promise<PushResult> {
   const account = pairOf(doc.lines)?.debit as AccountRole;
-  const mark = marker(doc.key, doc.contentHash);
   // Every invoice first: one still in a batch's wave defers the document before any part is created.
+  const invoices = await invoicesOf(ctx, doc, parts, account, context);
+  const have = context.mayExist(doc.key) ? await partsMade(ctx, doc) : new Map<string, string>();
+  const final = await fitted(ctx, doc, parts, invoices, have);
+  const planned = await partPlans(ctx, doc, final, invoices, account);
+  const missing = planned.filter((p) => !have.has(p.part.tag));
+  await createParts(ctx, doc, missing, have, context);
+  return {
+    key: doc.key,
+    remoteIds: final.map((p) => have.get(p.tag) as string),
+    contentHash: doc.contentHash,
+    created: missing.length > 0,
+  };
+}
+
+/** The Xero invoice of each part that settles a document (tag -> InvoiceID); refused when one is missing. */
+async function invoicesOf(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  parts: PaymentPart[],
+  account: AccountRole,
+  context: PushContext,
+): Promise<Map<string, string>> {
   const invoices = new Map<string, string>();
   for (const part of parts) {
     if (part.settles === null) continue;
@@ -46,17 +67,32 @@ export async function pushParts(
       );
     invoices.set(part.tag, invoice.id);
   }
+  return invoices;
+}
+
+/** The parts an earlier attempt made (tag -> remoteId), found by the document's key. */
+async function partsMade(ctx: XeroContext, doc: TargetDocument): Promise<Map<string, string>> {
   const have = new Map<string, string>();
-  if (context.mayExist(doc.key)) {
-    for (const found of (await partsAt(ctx, doc.key)).filter((p) => !p.deleted)) {
-      if (found.contentHash !== doc.contentHash)
-        throw new TargetConflictError(ctx.name, doc.key, found.contentHash, doc.contentHash);
-      if (found.tag) have.set(found.tag, found.remoteId);
-    }
+  for (const found of (await partsAt(ctx, doc.key)).filter((p) => !p.deleted)) {
+    if (found.contentHash !== doc.contentHash)
+      throw new TargetConflictError(ctx.name, doc.key, found.contentHash, doc.contentHash);
+    if (found.tag) have.set(found.tag, found.remoteId);
   }
-  // A part its invoice at Xero cannot take (less owed there than in the ledger: a payment reversed after
-  // close leaves the invoice paid and the amount owed again on an invoice of its own) is applied up to the
-  // invoice's AmountDue, the rest the customer's credit, as a payment of one invoice is (pushAsCredit).
+  return have;
+}
+
+/**
+ * A part its invoice at Xero cannot take (less owed there than in the ledger: a payment reversed after
+ * close leaves the invoice paid and the amount owed again on an invoice of its own) is applied up to the
+ * invoice's AmountDue, the rest the customer's credit, as a payment of one invoice is (pushAsCredit).
+ */
+async function fitted(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  parts: PaymentPart[],
+  invoices: Map<string, string>,
+  have: Map<string, string>,
+): Promise<PaymentPart[]> {
   const final: PaymentPart[] = [];
   let shortfall = 0;
   for (const part of parts) {
@@ -77,6 +113,18 @@ export async function pushParts(
     else if (!credit) final.push({ tag: 'credit', settles: null, cents: shortfall });
     ctx.logger?.info({ key: doc.key, shortfall }, "part of the money is the customer's credit in xero");
   }
+  return final;
+}
+
+/** Each part's document: a Payment against its invoice, or the customer's credit (RECEIVE-OVERPAYMENT). */
+async function partPlans(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  final: PaymentPart[],
+  invoices: Map<string, string>,
+  account: AccountRole,
+): Promise<{ part: PaymentPart; plan: Plan }[]> {
+  const mark = marker(doc.key, doc.contentHash);
   const planned: { part: PaymentPart; plan: Plan }[] = [];
   for (const part of final) {
     const id = invoices.get(part.tag);
@@ -94,7 +142,17 @@ export async function pushParts(
       plan: await overpayment(ctx, doc, account, part.cents, partReference(mark, part)),
     });
   }
-  const missing = planned.filter((p) => !have.has(p.part.tag));
+  return planned;
+}
+
+/** The parts not made yet created, a request per entity; each made one's remoteId added to `have`. */
+async function createParts(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  missing: { part: PaymentPart; plan: Plan }[],
+  have: Map<string, string>,
+  context: PushContext,
+): Promise<void> {
   const refusals: Error[] = [];
   for (const entity of ['Payment', 'BankTransaction'] as const) {
     const items = missing.filter((p) => p.plan.entity === entity);
@@ -113,10 +171,4 @@ export async function pushParts(
   }
   // A part refused: the others stay, found by the key when the push is retried.
   if (refusals[0]) throw refusals[0];
-  return {
-    key: doc.key,
-    remoteIds: final.map((p) => have.get(p.tag) as string),
-    contentHash: doc.contentHash,
-    created: missing.length > 0,
-  };
 }

@@ -86,7 +86,7 @@ export async function reverse(
  * whole out of the account the money went into (one bank line, as the bank returns it), both on Refunds,
  * where they net to nothing. Found again by the reversal's key, each made once.
  */
-export async function reverseParts(
+async function reverseParts(
   ctx: XeroContext,
   given: TargetDocument,
   doc: TargetDocument,
@@ -115,7 +115,7 @@ export async function reverseParts(
   return deleted(true);
 }
 
-export async function reversePartsAfterClose(
+async function reversePartsAfterClose(
   ctx: XeroContext,
   doc: TargetDocument,
   parts: { entity: XeroEntity; id: string; record: Body }[],
@@ -124,8 +124,42 @@ export async function reversePartsAfterClose(
   const pair = pairOf(doc.lines);
   if (pair?.debit !== 'AccountsReceivable' || !(await ctx.accounts.isBank(pair.credit)))
     throw new TargetRefusedError(ctx.name, `${doc.key}: not money back out of a bank account`);
-  const mark = marker(doc.key, doc.contentHash);
   const contact = { contactID: await ctx.contacts.id(doc.customer ?? unnamedCustomer) };
+  const plans = partsReversingPlans(ctx, doc, parts, contact, pair.credit);
+  const remoteIds: string[] = [];
+  let created = false;
+  const found = new Map<XeroEntity, Body[]>();
+  for (const { tag, plan } of plans) {
+    if (!found.has(plan.entity)) found.set(plan.entity, await marked(ctx, plan.entity, doc.key));
+    const existing = found.get(plan.entity)?.find((r) => partIn(markerText(plan.entity, r)) === tag);
+    if (existing) {
+      const stored = markOf(plan.entity, existing, doc.key)?.contentHash ?? '';
+      if (stored !== doc.contentHash)
+        throw new TargetConflictError(ctx.name, doc.key, stored, doc.contentHash);
+      remoteIds.push(`${plan.entity}:${idOf(plan.entity, existing)}`);
+      continue;
+    }
+    const [outcome] = await create(ctx, plan.entity, [{ doc, body: (await taxed(ctx, plan)).body }], context);
+    if (outcome instanceof Error) throw outcome;
+    remoteIds.push(...(outcome as PushResult).remoteIds);
+    created = true;
+  }
+  ctx.logger?.info({ key: doc.key, remoteIds }, 'reversed every part after close in xero');
+  return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
+}
+
+/**
+ * The documents that reverse money in parts after close: an ACCREC invoice per part for what the customer
+ * owes again, and one SPEND of the whole out of `bank`, both on Refunds (reverseParts).
+ */
+function partsReversingPlans(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  parts: { entity: XeroEntity; id: string; record: Body }[],
+  contact: Body,
+  bank: AccountRole,
+): { tag: string | null; plan: Plan }[] {
+  const mark = marker(doc.key, doc.contentHash);
   const refunds = ctx.accounts.code('Refunds');
   const plans: { tag: string | null; plan: Plan }[] = parts.map(({ entity, id, record }) => {
     const tag = partIn(markerText(entity, record)) ?? `${entity}:${id}`;
@@ -161,7 +195,7 @@ export async function reversePartsAfterClose(
       body: {
         type: 'SPEND',
         contact,
-        bankAccount: { code: ctx.accounts.code(pair.credit) },
+        bankAccount: { code: ctx.accounts.code(bank) },
         date: doc.date,
         reference: mark,
         lineItems: [
@@ -175,33 +209,14 @@ export async function reversePartsAfterClose(
       },
     },
   });
-  const remoteIds: string[] = [];
-  let created = false;
-  const found = new Map<XeroEntity, Body[]>();
-  for (const { tag, plan } of plans) {
-    if (!found.has(plan.entity)) found.set(plan.entity, await marked(ctx, plan.entity, doc.key));
-    const existing = found.get(plan.entity)?.find((r) => partIn(markerText(plan.entity, r)) === tag);
-    if (existing) {
-      const stored = markOf(plan.entity, existing, doc.key)?.contentHash ?? '';
-      if (stored !== doc.contentHash)
-        throw new TargetConflictError(ctx.name, doc.key, stored, doc.contentHash);
-      remoteIds.push(`${plan.entity}:${idOf(plan.entity, existing)}`);
-      continue;
-    }
-    const [outcome] = await create(ctx, plan.entity, [{ doc, body: (await taxed(ctx, plan)).body }], context);
-    if (outcome instanceof Error) throw outcome;
-    remoteIds.push(...(outcome as PushResult).remoteIds);
-    created = true;
-  }
-  ctx.logger?.info({ key: doc.key, remoteIds }, 'reversed every part after close in xero');
-  return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
+  return plans;
 }
 
 /**
  * A reversal across months or into a locked period: new documents dated in the open period, each carrying
  * the reversal's marker; the ones already made (a crash between two) are found, not made again.
  */
-export async function reverseAfterClose(
+async function reverseAfterClose(
   ctx: XeroContext,
   doc: TargetDocument,
   entity: XeroEntity,
@@ -240,7 +255,7 @@ export async function reverseAfterClose(
  * - an invoice or anything on the receivable alone: a credit note (or a charge invoice) for the customer;
  * - money between accounts: the opposite bank transaction or transfer; anything else a manual journal.
  */
-export async function reversingPlans(
+async function reversingPlans(
   ctx: XeroContext,
   doc: TargetDocument,
   entity: XeroEntity,
