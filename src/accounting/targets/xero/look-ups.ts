@@ -135,7 +135,7 @@ export function billNumber(doc: TargetDocument): string | undefined {
  * by their InvoiceNumber (a bill key alone is looked up by its tag, i.e. a bill without the vendor's
  * number), their marker read from the first line.
  */
-export async function lookup(
+async function lookup(
   ctx: XeroContext,
   entity: XeroEntity,
   wanted: { key: string; billNumber?: string | undefined }[],
