@@ -13,7 +13,6 @@ const maxFunctionLines = 120;
 const stillOver = new Set([
   'src/accounting/targets/quickbooks/quickbooks-target.ts',
   'src/accounting/targets/tryton/tryton-target.ts',
-  'src/accounting/targets/xero/xero-target.ts',
   'activities/accounting-target.ts createAccountingTargetActivities',
   'activities/accounting-target.ts pushSlice',
   'activities/accounting-target.ts pushToTarget',

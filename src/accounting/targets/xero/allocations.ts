@@ -1,0 +1,65 @@
+import { amountToCents, centsToAmount } from '../decimal-amounts.js';
+import { TargetRefusedError } from '../errors.js';
+import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import type { XeroContext } from './context.js';
+import { read } from './entity-calls.js';
+import { idempotencyKey } from './keys.js';
+import { earlier } from './look-ups.js';
+import { noted } from './payouts.js';
+import { type Body, itemErrors, parseRemoteId } from './records.js';
+
+// What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the link's
+// invoices (README, "What appears in Xero": lowered amount), a payout's transfer noted (payouts.ts).
+
+/**
+ * What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the link's
+ * invoices as the ledger split it (TargetDocument.settles: the link's own first, then a raise's or a
+ * memo's charge invoice; PUT CreditNotes/{id}/Allocations, Xero's way to apply a credit note: "Allocate
+ * credit notes to invoices", https://developer.xero.com/documentation/api/accounting/creditnotes#allocations),
+ * so the invoices' AmountDue is the service's remainder, as booksync's ledger says; each up to what the
+ * credit has left and the invoice still owes (what no invoice owes stays the customer's credit).
+ * Idempotent: a credit note found again allocates only what it has left.
+ */
+export async function settled(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  result: PushResult,
+  context: PushContext,
+): Promise<PushResult> {
+  if (doc.kind === 'disbursement-pending' && doc.payout) return noted(ctx, doc, doc.payout.receipts, result);
+  if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
+  const credit = parseRemoteId(result.remoteIds[0]);
+  if (credit?.entity !== 'CreditNote') return result;
+  const note = await read(ctx, 'CreditNote', credit.id);
+  let remaining = amountToCents(Number(note?.remainingCredit ?? 0));
+  if (remaining <= 0 || note?.status !== 'AUTHORISED') return result;
+  // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
+  // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
+  const own = `invoice:${doc.invoice.paymentLinkId}`;
+  const parts = doc.settles?.applied ?? [{ key: own, amountCents: remaining }];
+  const allocations: { invoice: { invoiceID: string }; amount: number; date: string }[] = [];
+  for (const part of parts) {
+    const ref = await earlier(ctx, part.key, context);
+    if (ref?.entity !== 'Invoice') continue;
+    const invoice = await read(ctx, 'Invoice', ref.id);
+    const due = amountToCents(Number(invoice?.amountDue ?? 0));
+    const cents = Math.min(remaining, due, part.amountCents);
+    if (cents <= 0 || invoice?.status !== 'AUTHORISED') continue;
+    allocations.push({ invoice: { invoiceID: ref.id }, amount: centsToAmount(cents), date: doc.date });
+    remaining -= cents;
+  }
+  if (allocations.length === 0) return result;
+  const key = idempotencyKey(`${doc.key}:allocation`, 'allocate CreditNote', allocations);
+  const answer = await ctx.client.call('createCreditNoteAllocation', (api, t) =>
+    api.createCreditNoteAllocation(t, credit.id, { allocations: allocations as never[] }, false, key),
+  );
+  const errors = (answer.allocations ?? []).flatMap((a) => itemErrors(a as Body));
+  if (errors.length > 0) {
+    throw new TargetRefusedError(ctx.name, `ValidationException: ${errors.join('; ')}`);
+  }
+  ctx.logger?.info(
+    { key: doc.key, creditNote: credit.id, allocations },
+    "credit note allocated to the link's invoices in xero",
+  );
+  return result;
+}
