@@ -69,57 +69,99 @@ function indexBy(entries: readonly BookedEntry[], field: LinkField): Map<string,
   return map;
 }
 
+/** What one resync's comparisons share: the diff being made, the books by key, what was already planned. */
+interface DiffState {
+  diff: ResyncDiff;
+  byKey: Map<string, BookedEntry>;
+  inRange: (date: string) => boolean;
+  seenKeys: Set<string>;
+  opensOn: string | null;
+}
+
+/** One service object: the entries it maps to now against those booked for it, added to the diff. */
+function compare(
+  state: DiffState,
+  object: string,
+  desired: () => LedgerEntryInput[],
+  booked: readonly BookedEntry[],
+  kinds: readonly string[],
+): void {
+  const { diff, byKey, inRange, seenKeys } = state;
+  let plan: ReturnType<typeof diffEntries>;
+  try {
+    plan = diffEntries(bookableEntries(desired(), booked, state.opensOn), booked, {
+      kinds,
+      reason: `resync: ${object} maps to no such entry`,
+    });
+  } catch (error) {
+    diff.unmappable.push({ object, error: error instanceof Error ? error.message : String(error) });
+    return;
+  }
+  const reverse = (key: string, reason: string) => {
+    const entry = byKey.get(key);
+    if (!entry || !inRange(entry.date) || seenKeys.has(`-${key}`)) return;
+    seenKeys.add(`-${key}`);
+    diff.toReverse.push({
+      key,
+      date: entry.date,
+      description: entry.description,
+      lines: entry.lines,
+      reason,
+    });
+  };
+  const post = (entry: LedgerEntryInput) => {
+    if (!inRange(entry.date) || seenKeys.has(`+${entry.key}`)) return;
+    seenKeys.add(`+${entry.key}`);
+    diff.toPost.push(entry);
+  };
+  diff.unchanged += plan.unchanged.length;
+  for (const { key, reason } of plan.toReverse) reverse(key, reason);
+  for (const entry of plan.toPost) post(entry);
+  for (const { desired: entry, booked: live } of plan.conflicts) {
+    // The next version after every one booked under this key.
+    const versions = booked.filter((b) => b.reverses === null && baseKey(b.key) === entry.key);
+    const next = Math.max(...versions.map((v) => keyVersion(v.key))) + 1;
+    if (!inRange(live.date) && !inRange(entry.date)) continue;
+    reverse(live.key, `resync: ${object} now maps ${entry.key} differently`);
+    post({ ...entry, key: versionedKey(entry.key, next) });
+  }
+}
+
+/**
+ * Which link each application of a check deposit is on: applications do not name their link; the books do,
+ * for the applications booksync made, and the links list theirs.
+ */
+function applicationLinks(
+  booked: readonly BookedEntry[],
+  links: ResyncSources['links'],
+): Map<string, string> {
+  const linkOf = new Map<string, string>();
+  for (const e of booked) {
+    if (e.links.externalPaymentId && e.links.paymentLinkId)
+      linkOf.set(e.links.externalPaymentId, e.links.paymentLinkId);
+  }
+  for (const link of links) {
+    for (const ep of link.externalPayments)
+      if (ep.serviceBankingTransferId != null) linkOf.set(ep.id, link.id);
+  }
+  return linkOf;
+}
+
 export function resyncDiff(sources: ResyncSources, options: ResyncOptions): ResyncDiff {
   const diff: ResyncDiff = { since: options.since, toReverse: [], toPost: [], unchanged: 0, unmappable: [] };
-  const byKey = new Map(sources.entries.map((e) => [e.key, e]));
-  const inRange = (date: string) => options.since === null || date >= options.since;
-  const seenKeys = new Set<string>();
-
-  const compare = (
+  const state: DiffState = {
+    diff,
+    byKey: new Map(sources.entries.map((e) => [e.key, e])),
+    inRange: (date: string) => options.since === null || date >= options.since,
+    seenKeys: new Set<string>(),
+    opensOn: sources.opensOn ?? null,
+  };
+  const compareObject = (
     object: string,
     desired: () => LedgerEntryInput[],
     booked: readonly BookedEntry[],
     kinds: readonly string[],
-  ) => {
-    let plan: ReturnType<typeof diffEntries>;
-    try {
-      plan = diffEntries(bookableEntries(desired(), booked, sources.opensOn ?? null), booked, {
-        kinds,
-        reason: `resync: ${object} maps to no such entry`,
-      });
-    } catch (error) {
-      diff.unmappable.push({ object, error: error instanceof Error ? error.message : String(error) });
-      return;
-    }
-    const reverse = (key: string, reason: string) => {
-      const entry = byKey.get(key);
-      if (!entry || !inRange(entry.date) || seenKeys.has(`-${key}`)) return;
-      seenKeys.add(`-${key}`);
-      diff.toReverse.push({
-        key,
-        date: entry.date,
-        description: entry.description,
-        lines: entry.lines,
-        reason,
-      });
-    };
-    const post = (entry: LedgerEntryInput) => {
-      if (!inRange(entry.date) || seenKeys.has(`+${entry.key}`)) return;
-      seenKeys.add(`+${entry.key}`);
-      diff.toPost.push(entry);
-    };
-    diff.unchanged += plan.unchanged.length;
-    for (const { key, reason } of plan.toReverse) reverse(key, reason);
-    for (const entry of plan.toPost) post(entry);
-    for (const { desired: entry, booked: live } of plan.conflicts) {
-      // The next version after every one booked under this key.
-      const versions = booked.filter((b) => b.reverses === null && baseKey(b.key) === entry.key);
-      const next = Math.max(...versions.map((v) => keyVersion(v.key))) + 1;
-      if (!inRange(live.date) && !inRange(entry.date)) continue;
-      reverse(live.key, `resync: ${object} now maps ${entry.key} differently`);
-      post({ ...entry, key: versionedKey(entry.key, next) });
-    }
-  };
+  ) => compare(state, object, desired, booked, kinds);
 
   const byPayment = indexBy(sources.entries, 'paymentId');
   const byLink = indexBy(sources.entries, 'paymentLinkId');
@@ -138,7 +180,7 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     const settles: PaymentSettles = payment.paymentLinkId
       ? (settlesByLink.get(payment.paymentLinkId) ?? 'invoice')
       : 'sale';
-    compare(
+    compareObject(
       `payment ${payment.id}`,
       () => paymentEntries(payment, options.timeZone, settles),
       byPayment.get(payment.id) ?? [],
@@ -150,7 +192,7 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     ...(options.externalPaymentAccount ? { externalPaymentAccount: options.externalPaymentAccount } : {}),
   };
   for (const link of sources.links) {
-    compare(
+    compareObject(
       `payment link ${link.id}`,
       () => paymentLinkEntries(link, linkOptions),
       byLink.get(link.id) ?? [],
@@ -158,7 +200,7 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     );
   }
   for (const disbursement of sources.disbursements) {
-    compare(
+    compareObject(
       `disbursement ${disbursement.id}`,
       () => disbursementEntries(disbursement),
       byDisbursement.get(disbursement.id) ?? [],
@@ -167,17 +209,8 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
   }
   for (const deposit of sources.checkDeposits) {
     const booked = byDeposit.get(deposit.id) ?? [];
-    // Applications do not name their link: the books do, for the applications booksync made.
-    const linkOf = new Map<string, string>();
-    for (const e of booked) {
-      if (e.links.externalPaymentId && e.links.paymentLinkId)
-        linkOf.set(e.links.externalPaymentId, e.links.paymentLinkId);
-    }
-    for (const link of sources.links) {
-      for (const ep of link.externalPayments)
-        if (ep.serviceBankingTransferId != null) linkOf.set(ep.id, link.id);
-    }
-    compare(
+    const linkOf = applicationLinks(booked, sources.links);
+    compareObject(
       `check deposit ${deposit.id}`,
       () =>
         checkDepositEntries(
@@ -191,7 +224,7 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     );
   }
   for (const bill of sources.bills) {
-    compare(
+    compareObject(
       `bill ${bill.id}`,
       () => billEntries(bill, options.timeZone),
       byBill.get(bill.id) ?? [],
@@ -199,7 +232,7 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     );
   }
   for (const bp of sources.billPayments) {
-    compare(
+    compareObject(
       `bill payment ${bp.id}`,
       () => billPaymentEntries(bp, options.timeZone),
       byBillPayment.get(bp.id) ?? [],

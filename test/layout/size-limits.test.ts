@@ -18,7 +18,6 @@ const stillOver = new Set([
   'activities/accounting-target.ts pushToTarget',
   'activities/check-deposit.ts createCheckDepositActivities',
   'src/demo/business-day.ts runBusinessDay',
-  'src/resync/plan.ts resyncDiff',
   'workflows/bill-payment.ts billPayment',
   'workflows/check-deposit.ts checkDeposit',
   'workflows/payment-link.ts paymentLink',
