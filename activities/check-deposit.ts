@@ -81,150 +81,164 @@ export async function syncCheckDepositBooks(
 
 export function createCheckDepositActivities(deps: ActivityDependencies): CheckDepositActivities {
   return {
-    /** 4.1 with a deterministic externalReferenceId: a retry returns the existing application (rule 5). */
-    async applyCheckDepositToLink(input: ApplyCheckDepositToLinkInput): Promise<CheckApplicationResult> {
-      return translatingFailures(async () => {
-        const { checkDepositId, paymentLinkId, amountCents, externalReferenceId, commandId } = input;
-        const log = activityLogger(deps, { checkDepositId, paymentLinkId, commandId, externalReferenceId });
-        const { externalPayment, paymentLink } = await deps.service.applyCheckDeposit(checkDepositId, {
-          paymentLinkId,
-          externalReferenceId,
-          ...(amountCents === undefined ? {} : { amountCents }),
-        });
-        log.info(
-          {
-            externalPaymentId: externalPayment.id,
-            amountCents: externalPayment.amountCents,
-            linkStatus: paymentLink.status,
-          },
-          'check deposit applied to payment link',
-        );
-        // The invoice the check pays, so its application settles a receivable the books already hold.
-        await syncInvoiceBooks(deps, paymentLink);
-        return {
-          externalPaymentId: externalPayment.id,
-          amountCents: externalPayment.amountCents,
-          linkStatus: paymentLink.status,
-          linkRemainderCents: paymentLink.requestedAmountCents - paymentLink.completedAmountCents,
-        };
-      });
-    },
+    applyCheckDepositToLink: (input) => applyCheckDepositToLink(deps, input),
+    syncCheckDeposit: (input) => syncCheckDeposit(deps, input),
+    voidCheckApplication: (input) => voidCheckApplication(deps, input),
+    confirmApplicationsVoided: (input) => confirmApplicationsVoided(deps, input),
+    recordReturnedCheckFee: (input) => recordReturnedCheckFee(deps, input),
+  };
+}
 
-    /**
-     * Fetches the deposit and books the difference: the whole check (Checks To Deposit / Unapplied Cash), each
-     * live application (Unapplied Cash / Accounts Receivable), the whole check cleared (Operating Bank /
-     * Checks To Deposit); a returned or rejected deposit
-     * lists no application, so everything booked for it is reversed.
-     */
-    async syncCheckDeposit({
-      checkDepositId,
+/** 4.1 with a deterministic externalReferenceId: a retry returns the existing application (rule 5). */
+async function applyCheckDepositToLink(
+  deps: ActivityDependencies,
+  input: ApplyCheckDepositToLinkInput,
+): Promise<CheckApplicationResult> {
+  return translatingFailures(async () => {
+    const { checkDepositId, paymentLinkId, amountCents, externalReferenceId, commandId } = input;
+    const log = activityLogger(deps, { checkDepositId, paymentLinkId, commandId, externalReferenceId });
+    const { externalPayment, paymentLink } = await deps.service.applyCheckDeposit(checkDepositId, {
+      paymentLinkId,
+      externalReferenceId,
+      ...(amountCents === undefined ? {} : { amountCents }),
+    });
+    log.info(
+      {
+        externalPaymentId: externalPayment.id,
+        amountCents: externalPayment.amountCents,
+        linkStatus: paymentLink.status,
+      },
+      'check deposit applied to payment link',
+    );
+    // The invoice the check pays, so its application settles a receivable the books already hold.
+    await syncInvoiceBooks(deps, paymentLink);
+    return {
+      externalPaymentId: externalPayment.id,
+      amountCents: externalPayment.amountCents,
+      linkStatus: paymentLink.status,
+      linkRemainderCents: paymentLink.requestedAmountCents - paymentLink.completedAmountCents,
+    };
+  });
+}
+
+/**
+ * Fetches the deposit and books the difference: the whole check (Checks To Deposit / Unapplied Cash), each
+ * live application (Unapplied Cash / Accounts Receivable), the whole check cleared (Operating Bank /
+ * Checks To Deposit); a returned or rejected deposit
+ * lists no application, so everything booked for it is reversed.
+ */
+async function syncCheckDeposit(
+  deps: ActivityDependencies,
+  { checkDepositId, paymentLinkOf, reason }: SyncCheckDepositInput,
+): Promise<CheckDepositSyncResult> {
+  return translatingFailures(async () => {
+    const log = activityLogger(deps, { checkDepositId });
+    const deposit = await deps.service.getCheckDeposit(checkDepositId);
+    const { result, unknownApplicationIds } = await syncCheckDepositBooks(
+      deps,
+      deposit,
       paymentLinkOf,
       reason,
-    }: SyncCheckDepositInput): Promise<CheckDepositSyncResult> {
-      return translatingFailures(async () => {
-        const log = activityLogger(deps, { checkDepositId });
-        const deposit = await deps.service.getCheckDeposit(checkDepositId);
-        const { result, unknownApplicationIds } = await syncCheckDepositBooks(
-          deps,
-          deposit,
-          paymentLinkOf,
-          reason,
-        );
-        log.info(
-          { status: deposit.status, posted: result.posted, reversed: result.reversed, reason },
-          result.posted.length + result.reversed.length > 0
-            ? 'check deposit booked'
-            : 'check deposit already in the books',
-        );
-        return {
-          checkDepositId,
-          status: deposit.status,
-          amountCents: deposit.amountCents,
-          unappliedAmountCents: deposit.unappliedAmountCents,
-          clearedAt: deposit.clearedAt,
-          returnedAt: deposit.returnedAt,
-          liveApplicationIds: deposit.applications.map((a) => a.id),
-          unknownApplicationIds,
-          posted: result.posted,
-          reversed: result.reversed,
-        };
-      });
-    },
-
-    /** D12 on an application (idempotent); the next syncCheckDeposit reverses it in the books. */
-    async voidCheckApplication(input: VoidCheckApplicationInput): Promise<CheckApplicationResult> {
-      return translatingFailures(async () => {
-        const { checkDepositId, paymentLinkId, externalPaymentId, commandId } = input;
-        const log = activityLogger(deps, { checkDepositId, paymentLinkId, externalPaymentId, commandId });
-        const { externalPayment, paymentLink } = await deps.service.voidExternalPayment(
-          paymentLinkId,
-          externalPaymentId,
-        );
-        log.info({ linkStatus: paymentLink.status }, 'check deposit application voided at the service');
-        return {
-          externalPaymentId,
-          amountCents: externalPayment.amountCents,
-          linkStatus: paymentLink.status,
-        };
-      });
-    },
-
-    /**
-     * After a return or rejection the service voids the applications (4.1 rule 4): each link no longer lists
-     * them and is reopened. One the service still lists is voided here (D12, idempotent) and reported.
-     */
-    async confirmApplicationsVoided({
+    );
+    log.info(
+      { status: deposit.status, posted: result.posted, reversed: result.reversed, reason },
+      result.posted.length + result.reversed.length > 0
+        ? 'check deposit booked'
+        : 'check deposit already in the books',
+    );
+    return {
       checkDepositId,
-      applications,
-    }: ConfirmApplicationsVoidedInput): Promise<LinkAfterReturn[]> {
-      return translatingFailures(async () => {
-        const byLink = new Map<string, string[]>();
-        for (const a of applications) {
-          byLink.set(a.paymentLinkId, [...(byLink.get(a.paymentLinkId) ?? []), a.externalPaymentId]);
-        }
-        const links: LinkAfterReturn[] = [];
-        for (const [paymentLinkId, ids] of byLink) {
-          const log = activityLogger(deps, { checkDepositId, paymentLinkId });
-          let link = await deps.service.getPaymentLink(paymentLinkId);
-          const stillListed = ids.filter((id) => link.externalPayments.some((p) => p.id === id));
-          for (const externalPaymentId of stillListed) {
-            log.warn(
-              { externalPaymentId },
-              'service still lists an application of a returned deposit; voiding it',
-            );
-            link = (await deps.service.voidExternalPayment(paymentLinkId, externalPaymentId)).paymentLink;
-          }
-          log.info(
-            { status: link.status, completedAmountCents: link.completedAmountCents },
-            'applications of the returned deposit are void; link reopened',
-          );
-          links.push({
-            paymentLinkId,
-            status: link.status,
-            completedAmountCents: link.completedAmountCents,
-            voidedByBooksync: stillListed,
-          });
-        }
-        return links;
-      });
-    },
+      status: deposit.status,
+      amountCents: deposit.amountCents,
+      unappliedAmountCents: deposit.unappliedAmountCents,
+      clearedAt: deposit.clearedAt,
+      returnedAt: deposit.returnedAt,
+      liveApplicationIds: deposit.applications.map((a) => a.id),
+      unknownApplicationIds,
+      posted: result.posted,
+      reversed: result.reversed,
+    };
+  });
+}
 
-    /** D15 debit memo with a deterministic reference and description, so a retry returns the same memo. */
-    async recordReturnedCheckFee(input: RecordReturnedCheckFeeInput): Promise<{ debitMemoId: string }> {
-      return translatingFailures(async () => {
-        const { checkDepositId, paymentLinkId, amountCents, externalReferenceId } = input;
-        const log = activityLogger(deps, { checkDepositId, paymentLinkId, externalReferenceId });
-        const { debitMemo, paymentLink } = await deps.service.recordDebitMemo(paymentLinkId, {
-          amountCents,
-          description: returnedCheckFeeDescription(checkDepositId),
-          externalReferenceId,
-        });
-        log.info(
-          { debitMemoId: debitMemo.id, amountCents, linkStatus: paymentLink.status },
-          'returned check fee recorded as a debit memo',
+/** D12 on an application (idempotent); the next syncCheckDeposit reverses it in the books. */
+async function voidCheckApplication(
+  deps: ActivityDependencies,
+  input: VoidCheckApplicationInput,
+): Promise<CheckApplicationResult> {
+  return translatingFailures(async () => {
+    const { checkDepositId, paymentLinkId, externalPaymentId, commandId } = input;
+    const log = activityLogger(deps, { checkDepositId, paymentLinkId, externalPaymentId, commandId });
+    const { externalPayment, paymentLink } = await deps.service.voidExternalPayment(
+      paymentLinkId,
+      externalPaymentId,
+    );
+    log.info({ linkStatus: paymentLink.status }, 'check deposit application voided at the service');
+    return {
+      externalPaymentId,
+      amountCents: externalPayment.amountCents,
+      linkStatus: paymentLink.status,
+    };
+  });
+}
+
+/**
+ * After a return or rejection the service voids the applications (4.1 rule 4): each link no longer lists
+ * them and is reopened. One the service still lists is voided here (D12, idempotent) and reported.
+ */
+async function confirmApplicationsVoided(
+  deps: ActivityDependencies,
+  { checkDepositId, applications }: ConfirmApplicationsVoidedInput,
+): Promise<LinkAfterReturn[]> {
+  return translatingFailures(async () => {
+    const byLink = new Map<string, string[]>();
+    for (const a of applications) {
+      byLink.set(a.paymentLinkId, [...(byLink.get(a.paymentLinkId) ?? []), a.externalPaymentId]);
+    }
+    const links: LinkAfterReturn[] = [];
+    for (const [paymentLinkId, ids] of byLink) {
+      const log = activityLogger(deps, { checkDepositId, paymentLinkId });
+      let link = await deps.service.getPaymentLink(paymentLinkId);
+      const stillListed = ids.filter((id) => link.externalPayments.some((p) => p.id === id));
+      for (const externalPaymentId of stillListed) {
+        log.warn(
+          { externalPaymentId },
+          'service still lists an application of a returned deposit; voiding it',
         );
-        return { debitMemoId: debitMemo.id };
+        link = (await deps.service.voidExternalPayment(paymentLinkId, externalPaymentId)).paymentLink;
+      }
+      log.info(
+        { status: link.status, completedAmountCents: link.completedAmountCents },
+        'applications of the returned deposit are void; link reopened',
+      );
+      links.push({
+        paymentLinkId,
+        status: link.status,
+        completedAmountCents: link.completedAmountCents,
+        voidedByBooksync: stillListed,
       });
-    },
-  };
+    }
+    return links;
+  });
+}
+
+/** D15 debit memo with a deterministic reference and description, so a retry returns the same memo. */
+async function recordReturnedCheckFee(
+  deps: ActivityDependencies,
+  input: RecordReturnedCheckFeeInput,
+): Promise<{ debitMemoId: string }> {
+  return translatingFailures(async () => {
+    const { checkDepositId, paymentLinkId, amountCents, externalReferenceId } = input;
+    const log = activityLogger(deps, { checkDepositId, paymentLinkId, externalReferenceId });
+    const { debitMemo, paymentLink } = await deps.service.recordDebitMemo(paymentLinkId, {
+      amountCents,
+      description: returnedCheckFeeDescription(checkDepositId),
+      externalReferenceId,
+    });
+    log.info(
+      { debitMemoId: debitMemo.id, amountCents, linkStatus: paymentLink.status },
+      'returned check fee recorded as a debit memo',
+    );
+    return { debitMemoId: debitMemo.id };
+  });
 }

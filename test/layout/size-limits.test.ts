@@ -16,7 +16,6 @@ const stillOver = new Set([
   'activities/accounting-target.ts createAccountingTargetActivities',
   'activities/accounting-target.ts pushSlice',
   'activities/accounting-target.ts pushToTarget',
-  'activities/check-deposit.ts createCheckDepositActivities',
   'src/demo/business-day.ts runBusinessDay',
   'workflows/bill-payment.ts billPayment',
   'workflows/check-deposit.ts checkDeposit',
