@@ -1,10 +1,8 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createAccountingTargetActivities,
-  outageFlaggedAtAttempt,
-} from '../../activities/accounting-target.js';
+import { createAccountingTargetActivities } from '../../activities/accounting-target.js';
+import { outageFlaggedAtAttempt } from '../../activities/push-attempt.js';
 import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import type { ReferenceData } from '../../src/accounting/targets/documents.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../src/accounting/targets/errors.js';

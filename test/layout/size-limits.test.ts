@@ -13,9 +13,6 @@ const maxFunctionLines = 120;
 const stillOver = new Set([
   'src/accounting/targets/quickbooks/quickbooks-target.ts',
   'src/accounting/targets/tryton/tryton-target.ts',
-  'activities/accounting-target.ts createAccountingTargetActivities',
-  'activities/accounting-target.ts pushSlice',
-  'activities/accounting-target.ts pushToTarget',
   'src/demo/business-day.ts runBusinessDay',
   'workflows/bill-payment.ts billPayment',
   'workflows/check-deposit.ts checkDeposit',

@@ -1,10 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createAccountingTargetActivities,
-  outageFlaggedAtAttempt,
-} from '../../../activities/accounting-target.js';
+import { createAccountingTargetActivities } from '../../../activities/accounting-target.js';
+import { outageFlaggedAtAttempt } from '../../../activities/push-attempt.js';
 import { Accounts } from '../../../src/accounting/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../../src/accounting/embedded-ledger.js';
 import type { ReferenceData } from '../../../src/accounting/targets/documents.js';
