@@ -1,11 +1,9 @@
-import type { Logger } from '../../../logging/logger.js';
-import { baseKey, isReversalKey, keyPrefix } from '../../entry-key.js';
-import type { AccountMapping, AccountRole } from '../account-mapping.js';
-import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
+import type { AccountRole } from '../account-mapping.js';
+import { datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
 import { dueDateOf } from '../documents.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import { pushOneByOne } from '../push-one-by-one.js';
-import { ownerNote, type TargetFigures, type TargetFiguresReader } from '../target-figures.js';
+import type { TargetFigures, TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
   Party,
@@ -16,6 +14,31 @@ import type {
 } from '../target-port.js';
 import { TrytonFigures } from './figures.js';
 import {
+  billTag,
+  type CreditLine,
+  closedPeriodRefusal,
+  described,
+  type FoundRecord,
+  hashIn,
+  heldAsInvoice,
+  type InvoiceRow,
+  issuedToday,
+  type LineRow,
+  lineDescription,
+  linkTag,
+  lowersInvoice,
+  type MoveRow,
+  marker,
+  markerLike,
+  moveOwnerNote,
+  numberedBefore,
+  type OriginalInvoice,
+  type OriginalInvoiceLine,
+  type OriginalLine,
+  receivableRoles,
+  unnamedCustomer,
+} from './helpers.js';
+import {
   centsOf,
   dateOf,
   decimalOf,
@@ -25,6 +48,7 @@ import {
   TrytonRpc,
   TrytonWarningError,
 } from './json-rpc.js';
+import type { TrytonSession, TrytonTargetOptions } from './session.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
 // - invoice, invoice-adjustment, debit-memo, refund-reopen: a posted customer invoice (account.invoice, type
@@ -61,91 +85,6 @@ import {
 // `booksync link=<id>` / `booksync bill=<id>` after it (an invoice's comment names its link or bill), so
 // Tryton's figures as of a day (figures.ts, figuresAsOf) count its receivable or payable line under it.
 
-export interface TrytonTargetOptions {
-  url: string;
-  database: string;
-  username: string;
-  password: string;
-  accounts: AccountMapping;
-  matching: 'create' | 'match-existing';
-  logger?: Logger;
-  timeoutMs?: number;
-}
-
-interface InvoiceRow {
-  id: number;
-  move: number | null;
-  description: string | null;
-  state: string;
-  amount_to_pay: TrytonDecimal;
-}
-interface MoveRow {
-  id: number;
-  description: string | null;
-}
-interface LineRow {
-  id: number;
-  account: number;
-  reconciliation: number | null;
-}
-interface OriginalInvoice {
-  type: 'out' | 'in';
-  party: number;
-  invoice_address: number;
-  account: number;
-  journal: number;
-  payment_term: number | null;
-  reference: string | null;
-  comment: string | null;
-  lines: number[];
-}
-interface OriginalInvoiceLine {
-  id: number;
-  type: string;
-  account: number;
-  quantity: number;
-  unit_price: TrytonDecimal;
-}
-interface CreditLine {
-  debit: TrytonDecimal;
-  credit: TrytonDecimal;
-  invoice_payment: number | null;
-}
-interface OriginalLine {
-  id: number;
-  account: number;
-  party: number | null;
-  debit: TrytonDecimal;
-  credit: TrytonDecimal;
-}
-
-const marker = (key: string) => `booksync:${key} `;
-/** The marker as a LIKE prefix: `_` and `%` in ids (pay_…) must match themselves, not any character. */
-const markerLike = (key: string) => `${marker(key).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-const linkTag = (paymentLinkId: string) => `booksync-link:${paymentLinkId}`;
-const billTag = (billId: string) => `booksync-bill:${billId}`;
-const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
-/** Key prefixes Tryton holds as invoices; every other kind (reversals too) is a move. */
-const invoiceKinds = new Set(['invoice', 'invoice-adjustment', 'debit-memo', 'refund-reopen', 'bill']);
-
-/**
- * Whether Tryton holds the key's document as an invoice: the invoice kinds, and a reversal of one (a credit
- * note, or the invoice that takes back a credit note).
- */
-function heldAsInvoice(key: string): boolean {
-  const reversed = isReversalKey(key) ? key.slice('reversal:'.length) : key;
-  return invoiceKinds.has(keyPrefix(baseKey(reversed)));
-}
-
-/** A lowering of a link's amount (a write-off, a discount): a credit note, applied to the link's invoice. */
-function lowersInvoice(document: TargetDocument): boolean {
-  if (document.kind !== 'invoice-adjustment') return false;
-  const receivable = document.lines.find((l) => l.role === 'AccountsReceivable');
-  return receivable !== undefined && receivable.amountCents < 0;
-}
-
-/** A record found by key, and whether its posting is still to do (created, then refused or cut short). */
-type FoundRecord = RemoteRecord & { draft: { model: string; id: number } | null };
 /**
  * The warnings of Tryton booksync confirms, by name (json-rpc.ts warningName), and why. Every other warning
  * (cancelling or copying a move of a closed period, cancelling delegated lines or an invoice's move,
@@ -161,74 +100,38 @@ export const acknowledgedWarnings: Readonly<Record<string, string>> = {
   invoice_date_future: "the business's day may be ahead of the Tryton server's date",
 };
 
-/** Tryton's refusal to number a customer invoice dated before one it numbered (account_invoice 8.2). */
-const numberedBefore = /you must set an invoice date after/i;
-
-/** Tryton's refusals of a write into a closed period (account module messages, 8.2). */
-const closedPeriodRefusal =
-  /you must reopen the period|on closed journal-period|period of move .* is closed/i;
-
-/** A payment link may have no customer (2.1: made in the dashboard without one); Tryton needs a party. */
-const unnamedCustomer: Party = {
-  serviceId: 'no-customer',
-  name: 'Customers not named at the service',
-  email: null,
-};
-
-/** The content hash after the key in a booksync description. */
-function hashIn(description: string | null, key: string): string | null {
-  if (!description?.startsWith(marker(key))) return null;
-  return description.slice(marker(key).length).split(' ')[0] ?? null;
-}
-
-/**
- * A move line's text: the business's own reference of the money first (a check number, a transfer id, a
- * payout id: TargetDocument.businessReference), then the entry's description. Tryton 8.2 has no reference
- * field on account.move or account.move.line (account module, move.py: `description` on both, `number` set
- * by Tryton), so the line's description, what the account's lines and a statement's reconciliation show, is
- * the one that carries it; booksync's marker stays in the move's description, where it is searched.
- */
-export function lineDescription(document: TargetDocument): string {
-  return document.businessReference
-    ? `${document.businessReference} - ${document.description}`
-    : document.description;
-}
-
-/** Today's day (UTC) on this machine: when a customer invoice is issued in Tryton. */
-function issuedToday(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
 export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'tryton';
-  readonly #rpc: TrytonRpc;
-  readonly #options: TrytonTargetOptions;
+  /** The connection, the options and the caches the adapter's modules share (session.ts). */
+  readonly #s: TrytonSession;
   #accountIds: Map<AccountRole, number> | null = null;
-  #journals = new Map<string, number>();
-  #paymentTerm: number | null = null;
-  readonly #parties = new Map<string, number>();
-  readonly #periods = new Map<string, number>();
-  readonly #locks = new LockReader(() => this.#closedThrough());
-  /** The latest issue date of a customer invoice in Tryton, as far as this process knows (#issueDate). */
-  #lastIssued: string | null = null;
 
   constructor(options: TrytonTargetOptions) {
-    this.#options = options;
-    // Tryton's warnings ask a person to confirm: booksync confirms only those listed, with the reason.
-    this.#rpc = new TrytonRpc({
-      ...options,
-      acknowledgeWarnings: (name) => Object.hasOwn(acknowledgedWarnings, name),
-    });
+    this.#s = {
+      name: this.name,
+      // Tryton's warnings ask a person to confirm: booksync confirms only those listed, with the reason.
+      rpc: new TrytonRpc({
+        ...options,
+        acknowledgeWarnings: (name) => Object.hasOwn(acknowledgedWarnings, name),
+      }),
+      options,
+      journals: new Map(),
+      paymentTerm: null,
+      parties: new Map(),
+      periods: new Map(),
+      locks: new LockReader(() => this.#closedThrough()),
+      lastIssued: null,
+    };
   }
 
   get rpc(): TrytonRpc {
-    return this.#rpc;
+    return this.#s.rpc;
   }
 
   async verify(): Promise<void> {
-    await this.#rpc.login();
-    const codes = Object.values(this.#options.accounts);
-    const found = await this.#rpc.searchRead<{ id: number; code: string }>(
+    await this.#s.rpc.login();
+    const codes = Object.values(this.#s.options.accounts);
+    const found = await this.#s.rpc.searchRead<{ id: number; code: string }>(
       'account.account',
       [['code', 'in', codes]],
       ['code'],
@@ -236,24 +139,24 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const byCode = new Map(found.map((a) => [a.code, a.id]));
     const problems: string[] = [];
     const ids = new Map<AccountRole, number>();
-    for (const [role, code] of Object.entries(this.#options.accounts) as [AccountRole, string][]) {
+    for (const [role, code] of Object.entries(this.#s.options.accounts) as [AccountRole, string][]) {
       const id = byCode.get(code);
       if (id === undefined) problems.push(`account ${code} (${role}) is not in Tryton's chart of accounts`);
       else ids.set(role, id);
     }
-    const journals = await this.#rpc.searchRead<{ id: number; code: string }>(
+    const journals = await this.#s.rpc.searchRead<{ id: number; code: string }>(
       'account.journal',
       [],
       ['code'],
     );
-    for (const j of journals) this.#journals.set(j.code, j.id);
+    for (const j of journals) this.#s.journals.set(j.code, j.id);
     for (const code of ['REV', 'EXP', 'MISC']) {
-      if (!this.#journals.has(code)) problems.push(`journal ${code} is missing in Tryton`);
+      if (!this.#s.journals.has(code)) problems.push(`journal ${code} is missing in Tryton`);
     }
-    const terms = await this.#rpc.model<number[]>('account.invoice.payment_term', 'search', [], 0, 1, null);
+    const terms = await this.#s.rpc.model<number[]>('account.invoice.payment_term', 'search', [], 0, 1, null);
     if (terms.length === 0) problems.push('Tryton has no invoice payment term');
     if (problems.length > 0) throw new TargetConfigurationError(this.name, problems);
-    this.#paymentTerm = terms[0] ?? null;
+    this.#s.paymentTerm = terms[0] ?? null;
     this.#accountIds = ids;
   }
 
@@ -267,13 +170,13 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * period, so a document dated on or before it is dated the day after.
    */
   async lockedThrough(): Promise<string | null> {
-    return this.#locks.get();
+    return this.#s.locks.get();
   }
 
   async #closedThrough(): Promise<string | null> {
     let latest: string | null = null;
     for (const model of ['account.period', 'account.fiscalyear']) {
-      const [row] = await this.#rpc.model<{ end_date: unknown }[]>(
+      const [row] = await this.#s.rpc.model<{ end_date: unknown }[]>(
         model,
         'search_read',
         [['state', 'in', ['closed', 'locked']]],
@@ -293,7 +196,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * lines its Aged Balance counts as of the day.
    */
   async figuresAsOf(day: string): Promise<TargetFigures> {
-    return new TrytonFigures(this.#rpc, await this.#ready()).asOf(day);
+    return new TrytonFigures(this.#s.rpc, await this.#ready()).asOf(day);
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
@@ -307,7 +210,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   async #record(key: string): Promise<FoundRecord | null> {
     // A key's kind says where Tryton keeps it: one search instead of two on the hot path.
     if (!heldAsInvoice(key)) return this.#moveRecord(key);
-    const invoices = await this.#rpc.searchRead<InvoiceRow>(
+    const invoices = await this.#s.rpc.searchRead<InvoiceRow>(
       'account.invoice',
       [['description', 'like', markerLike(key)]],
       ['move', 'description', 'state'],
@@ -329,7 +232,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async #moveRecord(key: string): Promise<FoundRecord | null> {
-    const moves = await this.#rpc.searchRead<MoveRow & { state: string }>(
+    const moves = await this.#s.rpc.searchRead<MoveRow & { state: string }>(
       'account.move',
       [['description', 'like', markerLike(key)]],
       ['description', 'state'],
@@ -353,7 +256,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         throw error;
       // A period closed since the lock was read: read it again and push once more, dated after it (a draft
       // Tryton kept from the refused attempt is re-dated then). Refused again, the refusal stands.
-      this.#locks.forget();
+      this.#s.locks.forget();
       return this.#pushUnderLock(given, { ...context, mayExist: () => true });
     }
   }
@@ -361,7 +264,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   async #pushUnderLock(given: TargetDocument, context: PushContext): Promise<PushResult> {
     const accounts = await this.#ready();
     // The effective lock: Tryton's closed periods or the ledger's closed day, the later.
-    const lock = laterOf(await this.#locks.get(), context.closedThrough);
+    const lock = laterOf(await this.#s.locks.get(), context.closedThrough);
     if (given.kind === 'reversal') return this.#reverse(given, lock, context);
     // Dated out of a closed period, its own date kept in its description.
     return this.#pushDated(datedOpen(given, lock), accounts, context);
@@ -408,46 +311,32 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     }
   }
 
-  /**
-   * The description of a booksync record: its marker, then on a move the link or bill it belongs to (an
-   * invoice's comment names it already), then the closed-period note of a re-dated one. The owner note lets
-   * Tryton's figures (figures.ts) count a receivable or payable line that is no invoice's payment line (a
-   * reversal's after close) under its link or bill.
-   */
-  #described(document: TargetDocument): string {
-    const note = closedPeriodNote(document);
-    return `${marker(document.key)}${document.contentHash}${this.#ownerNote(document)}${note ? ` ${note}` : ''}`;
-  }
-
-  /** ` booksync link=<id>` / ` booksync bill=<id>` for a move of a link or bill; '' otherwise. */
-  #ownerNote(document: TargetDocument): string {
-    if (invoiceKinds.has(keyPrefix(baseKey(document.key)))) return '';
-    if (document.invoice) return ` ${ownerNote(document.invoice)}`;
-    if (document.bill) return ` ${ownerNote(document.bill)}`;
-    return '';
-  }
-
   /** A draft kept from a refused post takes the date the document has now (after a lock read since). */
   async #redate(draft: { model: string; id: number }, document: TargetDocument): Promise<void> {
-    const description = this.#described(document);
+    const description = described(document);
     if (draft.model === 'account.move') {
-      const [row] = await this.#rpc.model<{ date: unknown }[]>('account.move', 'read', [draft.id], ['date']);
+      const [row] = await this.#s.rpc.model<{ date: unknown }[]>(
+        'account.move',
+        'read',
+        [draft.id],
+        ['date'],
+      );
       if (row && isoDateOf(row.date) === document.date) return;
-      await this.#rpc.model('account.move', 'write', [draft.id], {
+      await this.#s.rpc.model('account.move', 'write', [draft.id], {
         date: dateOf(document.date),
         period: await this.#period(document.date),
         description,
       });
       return;
     }
-    const [row] = await this.#rpc.model<{ accounting_date: unknown }[]>(
+    const [row] = await this.#s.rpc.model<{ accounting_date: unknown }[]>(
       'account.invoice',
       'read',
       [draft.id],
       ['accounting_date'],
     );
     if (row && isoDateOf(row.accounting_date) === document.date) return;
-    await this.#rpc.model('account.invoice', 'write', [draft.id], {
+    await this.#s.rpc.model('account.invoice', 'write', [draft.id], {
       accounting_date: dateOf(document.date),
       description,
     });
@@ -467,10 +356,10 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
 
   /** The Tryton party of a customer or vendor: booksync's own (by identifier), matched, or created. */
   async #party(party: Party): Promise<number> {
-    const cached = this.#parties.get(party.serviceId);
+    const cached = this.#s.parties.get(party.serviceId);
     if (cached !== undefined) return cached;
     const code = `booksync:${party.serviceId}`;
-    const own = await this.#rpc.model<number[]>(
+    const own = await this.#s.rpc.model<number[]>(
       'party.party',
       'search',
       [['identifiers.code', '=', code]],
@@ -479,8 +368,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       null,
     );
     let id = own[0];
-    if (id === undefined && this.#options.matching === 'match-existing') {
-      const byName = await this.#rpc.model<number[]>(
+    if (id === undefined && this.#s.options.matching === 'match-existing') {
+      const byName = await this.#s.rpc.model<number[]>(
         'party.party',
         'search',
         [['name', '=', party.name]],
@@ -489,7 +378,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         null,
       );
       const byEmail = party.email
-        ? await this.#rpc.model<number[]>(
+        ? await this.#s.rpc.model<number[]>(
             'party.party',
             'search',
             [
@@ -516,11 +405,11 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       }
       id = candidates[0];
       if (id !== undefined) {
-        await this.#rpc.model('party.party', 'write', [id], { identifiers: [['create', [{ code }]]] });
+        await this.#s.rpc.model('party.party', 'write', [id], { identifiers: [['create', [{ code }]]] });
       }
     }
     if (id === undefined) {
-      [id] = await this.#rpc.model<number[]>('party.party', 'create', [
+      [id] = await this.#s.rpc.model<number[]>('party.party', 'create', [
         {
           name: party.name,
           addresses: [['create', [{}]]],
@@ -531,18 +420,18 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         },
       ]);
     }
-    this.#parties.set(party.serviceId, id as number);
+    this.#s.parties.set(party.serviceId, id as number);
     return id as number;
   }
 
   /** An invoice needs the party's address; a matched party may have none yet (the company's own has none). */
   async #address(party: number): Promise<number> {
     const read = async () =>
-      (await this.#rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses']))[0]
+      (await this.#s.rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses']))[0]
         ?.addresses[0];
     const found = await read();
     if (found !== undefined) return found;
-    await this.#rpc.model('party.party', 'write', [party], { addresses: [['create', [{}]]] });
+    await this.#s.rpc.model('party.party', 'write', [party], { addresses: [['create', [{}]]] });
     const created = await read();
     if (created === undefined)
       throw new TargetRefusedError(this.name, `party ${party} has no address and none could be added`);
@@ -551,12 +440,12 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
 
   async #period(date: string): Promise<number> {
     const month = date.slice(0, 7);
-    const cached = this.#periods.get(month);
+    const cached = this.#s.periods.get(month);
     if (cached !== undefined) return cached;
-    const found = await standardPeriod(this.#rpc, date);
+    const found = await standardPeriod(this.#s.rpc, date);
     if (found === undefined)
       throw new TargetRefusedError(this.name, `no open fiscal period in Tryton for ${date}`);
-    this.#periods.set(month, found);
+    this.#s.periods.set(month, found);
     return found;
   }
 
@@ -582,18 +471,18 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const tag =
       type === 'out' ? linkTag(document.invoice?.paymentLinkId ?? '') : billTag(document.bill?.billId ?? '');
 
-    if (document.kind === 'invoice' && this.#options.matching === 'match-existing' && number) {
+    if (document.kind === 'invoice' && this.#s.options.matching === 'match-existing' && number) {
       const adopted = await this.#adoptInvoice(document, type, party, number, tag);
       if (adopted) return adopted;
     }
-    const [id] = await this.#rpc.model<number[]>('account.invoice', 'create', [
+    const [id] = await this.#s.rpc.model<number[]>('account.invoice', 'create', [
       {
         type,
         party,
         invoice_address: address,
         account: accounts.get(partyRole),
-        journal: this.#journals.get(type === 'out' ? 'REV' : 'EXP'),
-        payment_term: this.#paymentTerm,
+        journal: this.#s.journals.get(type === 'out' ? 'REV' : 'EXP'),
+        payment_term: this.#s.paymentTerm,
         // Tryton numbers customer invoices in issue-date order: issued on the latest of its own date, today
         // and the last issue date in Tryton (#issueDate); its accounting date is the entry's.
         invoice_date: dateOf(type === 'out' ? await this.#issueDate(document.date) : document.date),
@@ -602,7 +491,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         // Without one, Tryton's own (the invoice date).
         ...(dueDateOf(document) !== document.date ? { payment_term_date: dateOf(dueDateOf(document)) } : {}),
         ...(number ? { reference: number } : {}),
-        description: this.#described(document),
+        description: described(document),
         comment: tag,
         lines: [
           [
@@ -622,7 +511,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     ]);
     await this.#post(document, { model: 'account.invoice', id: id as number });
     if (lowersInvoice(document)) await this.#applyCredit(id as number, document, context);
-    const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
+    const [posted] = await this.#s.rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
     return {
       key: document.key,
       remoteIds: [`account.invoice,${id}`, ...(posted?.move ? [`account.move,${posted.move}`] : [])],
@@ -639,7 +528,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     number: string,
     tag: string,
   ): Promise<PushResult | null> {
-    const candidates = await this.#rpc.searchRead<InvoiceRow>(
+    const candidates = await this.#s.rpc.searchRead<InvoiceRow>(
       'account.invoice',
       [
         ['type', '=', type],
@@ -659,11 +548,11 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       );
     }
     const invoice = candidates[0] as InvoiceRow;
-    await this.#rpc.model('account.invoice', 'write', [invoice.id], {
+    await this.#s.rpc.model('account.invoice', 'write', [invoice.id], {
       description: `${marker(document.key)}${document.contentHash}`,
       comment: tag,
     });
-    this.#options.logger?.info(
+    this.#s.options.logger?.info(
       { entryKey: document.key, invoice: invoice.id },
       'matched an existing Tryton invoice',
     );
@@ -720,12 +609,12 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
           : []),
       ];
     };
-    const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
+    const [id] = await this.#s.rpc.model<number[]>('account.move', 'create', [
       {
-        journal: this.#journals.get('MISC'),
+        journal: this.#s.journals.get('MISC'),
         period: await this.#period(document.date),
         date: dateOf(document.date),
-        description: this.#described(document),
+        description: described(document),
         lines: [
           [
             'create',
@@ -782,7 +671,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       if (ref) moves.set(Number(ref.split(',')[1]), { key: receipt.key, cents: receipt.amountCents });
     }
     if (moves.size === 0 || account === undefined) return null;
-    const lines = await this.#rpc.searchRead<{ id: number; move: number; debit: TrytonDecimal }>(
+    const lines = await this.#s.rpc.searchRead<{ id: number; move: number; debit: TrytonDecimal }>(
       'account.move.line',
       [
         ['move', 'in', [...moves.keys()]],
@@ -827,7 +716,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     }
     const known = ids.filter((i): i is number => i !== null);
     const rows = known.length
-      ? await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', known, [
+      ? await this.#s.rpc.model<InvoiceRow[]>('account.invoice', 'read', known, [
           'description',
           'state',
           'amount_to_pay',
@@ -852,25 +741,25 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    */
   async #post(document: TargetDocument, record: { model: string; id: number }): Promise<void> {
     try {
-      await this.#rpc.model(record.model, 'post', [record.id]);
+      await this.#s.rpc.model(record.model, 'post', [record.id]);
     } catch (error) {
       if (
         record.model !== 'account.invoice' ||
         !(error instanceof TargetRefusedError && numberedBefore.test(error.targetMessage))
       )
         throw error;
-      this.#lastIssued = null;
-      const [row] = await this.#rpc.model<{ accounting_date: unknown; invoice_date: unknown }[]>(
+      this.#s.lastIssued = null;
+      const [row] = await this.#s.rpc.model<{ accounting_date: unknown; invoice_date: unknown }[]>(
         'account.invoice',
         'read',
         [record.id],
         ['accounting_date', 'invoice_date'],
       );
       const own = isoDateOf(row?.accounting_date) ?? isoDateOf(row?.invoice_date) ?? document.date;
-      await this.#rpc.model('account.invoice', 'write', [record.id], {
+      await this.#s.rpc.model('account.invoice', 'write', [record.id], {
         invoice_date: dateOf(await this.#issueDate(own)),
       });
-      await this.#rpc.model(record.model, 'post', [record.id]);
+      await this.#s.rpc.model(record.model, 'post', [record.id]);
     }
   }
 
@@ -883,8 +772,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * the entry's, so the books are as booksync dates them.
    */
   async #issueDate(date: string): Promise<string> {
-    if (this.#lastIssued === null) {
-      const [row] = await this.#rpc.model<{ invoice_date: unknown }[]>(
+    if (this.#s.lastIssued === null) {
+      const [row] = await this.#s.rpc.model<{ invoice_date: unknown }[]>(
         'account.invoice',
         'search_read',
         [
@@ -896,10 +785,10 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         [['invoice_date', 'DESC']],
         ['invoice_date'],
       );
-      this.#lastIssued = isoDateOf(row?.invoice_date) ?? '';
+      this.#s.lastIssued = isoDateOf(row?.invoice_date) ?? '';
     }
-    const issued = [issuedToday(), date, this.#lastIssued].reduce((a, b) => (a > b ? a : b));
-    this.#lastIssued = issued;
+    const issued = [issuedToday(), date, this.#s.lastIssued].reduce((a, b) => (a > b ? a : b));
+    this.#s.lastIssued = issued;
     return issued;
   }
 
@@ -916,7 +805,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       ? context.pushed(ownKey)?.remoteIds.find((r) => r.startsWith('account.invoice,'))
       : undefined;
     if (ownId) {
-      const [own] = await this.#rpc.model<InvoiceRow[]>(
+      const [own] = await this.#s.rpc.model<InvoiceRow[]>(
         'account.invoice',
         'read',
         [Number(ownId.split(',')[1])],
@@ -930,7 +819,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         ? billTag(document.bill.billId)
         : null;
     if (!tag) return null;
-    const invoices = await this.#rpc.searchRead<InvoiceRow>(
+    const invoices = await this.#s.rpc.searchRead<InvoiceRow>(
       'account.invoice',
       [
         ['comment', '=', tag],
@@ -948,14 +837,14 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async #unreconcileInvoice(invoiceId: number): Promise<void> {
-    const [invoice] = await this.#rpc.model<{ lines_to_pay: number[]; payment_lines: number[] }[]>(
+    const [invoice] = await this.#s.rpc.model<{ lines_to_pay: number[]; payment_lines: number[] }[]>(
       'account.invoice',
       'read',
       [invoiceId],
       ['lines_to_pay', 'payment_lines'],
     );
     if (!invoice) return;
-    const rows = await this.#rpc.model<LineRow[]>(
+    const rows = await this.#s.rpc.model<LineRow[]>(
       'account.move.line',
       'read',
       [...invoice.lines_to_pay, ...invoice.payment_lines],
@@ -968,7 +857,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   async #unreconcile(lines: readonly Pick<LineRow, 'id' | 'reconciliation'>[]): Promise<void> {
     const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
     if (reconciled.length === 0) return;
-    await this.#rpc.wizard(
+    await this.#s.rpc.wizard(
       'account.move.unreconcile_lines',
       'unreconcile',
       {},
@@ -978,15 +867,15 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async #reconcileIfPaid(invoiceId: number): Promise<void> {
-    const [invoice] = await this.#rpc.model<
+    const [invoice] = await this.#s.rpc.model<
       (InvoiceRow & { lines_to_pay: number[]; payment_lines: number[] })[]
     >('account.invoice', 'read', [invoiceId], ['amount_to_pay', 'lines_to_pay', 'payment_lines', 'state']);
     if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) !== 0) return;
     const ids = [...invoice.lines_to_pay, ...invoice.payment_lines];
-    const rows = await this.#rpc.model<LineRow[]>('account.move.line', 'read', ids, ['reconciliation']);
+    const rows = await this.#s.rpc.model<LineRow[]>('account.move.line', 'read', ids, ['reconciliation']);
     const open = rows.filter((r) => r.reconciliation === null).map((r) => r.id);
     if (open.length >= 2)
-      await this.#rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
+      await this.#s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
   }
 
   /**
@@ -1018,7 +907,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       throw new TargetRefusedError(this.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
     }
     const moveId = Number(moveRef.split(',')[1]);
-    const [held] = await this.#rpc.model<{ date: unknown }[]>('account.move', 'read', [moveId], ['date']);
+    const [held] = await this.#s.rpc.model<{ date: unknown }[]>('account.move', 'read', [moveId], ['date']);
     const heldOn = isoDateOf(held?.date);
     if (reversesInPlace(given, lock, heldOn)) {
       try {
@@ -1028,8 +917,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         // move today): booksync never confirms it. Its period closed since the lock was read: read again.
         if (!(error instanceof TrytonWarningError) || !closedPeriodRefusal.test(error.targetMessage))
           throw error;
-        this.#locks.forget();
-        lock = laterOf(await this.#locks.get(), context.closedThrough);
+        this.#s.locks.forget();
+        lock = laterOf(await this.#s.locks.get(), context.closedThrough);
         if (reversesInPlace(given, lock, heldOn)) {
           throw new TargetRefusedError(
             this.name,
@@ -1081,7 +970,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       id = await this.#createCredit(document, originalId);
       await this.#post(document, { model: 'account.invoice', id });
     }
-    const [held] = await this.#rpc.model<{ total_amount: TrytonDecimal }[]>(
+    const [held] = await this.#s.rpc.model<{ total_amount: TrytonDecimal }[]>(
       'account.invoice',
       'read',
       [originalId],
@@ -1089,7 +978,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     );
     // A credit note for an invoice is applied to it; an invoice that takes back a credit note stands alone.
     if (held && centsOf(held.total_amount) > 0) await this.#applyCreditTo(id, originalId);
-    const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
+    const [posted] = await this.#s.rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
     return {
       key: given.key,
       remoteIds: [`account.invoice,${id}`, ...(posted?.move ? [`account.move,${posted.move}`] : [])],
@@ -1100,7 +989,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
 
   /** A draft credit note of the original invoice, as Tryton's Credit action makes it; its id. */
   async #createCredit(document: TargetDocument, originalId: number): Promise<number> {
-    const [held] = await this.#rpc.model<OriginalInvoice[]>(
+    const [held] = await this.#s.rpc.model<OriginalInvoice[]>(
       'account.invoice',
       'read',
       [originalId],
@@ -1117,13 +1006,13 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       ],
     );
     if (!held) throw new TargetRefusedError(this.name, `${document.key}: invoice ${originalId} is gone`);
-    const lines = await this.#rpc.model<OriginalInvoiceLine[]>('account.invoice.line', 'read', held.lines, [
+    const lines = await this.#s.rpc.model<OriginalInvoiceLine[]>('account.invoice.line', 'read', held.lines, [
       'type',
       'account',
       'quantity',
       'unit_price',
     ]);
-    const [id] = await this.#rpc.model<number[]>('account.invoice', 'create', [
+    const [id] = await this.#s.rpc.model<number[]>('account.invoice', 'create', [
       {
         type: held.type,
         party: held.party,
@@ -1135,7 +1024,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         invoice_date: dateOf(held.type === 'out' ? await this.#issueDate(document.date) : document.date),
         accounting_date: dateOf(document.date),
         ...(held.reference ? { reference: held.reference } : {}),
-        description: this.#described(document),
+        description: described(document),
         // The link's or bill's tag, so the credit is found under it as the original is.
         ...(held.comment ? { comment: held.comment } : {}),
         lines: [
@@ -1172,13 +1061,13 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * at the service where the money exceeds what is owed. Idempotent: a credit applied or reconciled is left.
    */
   async #applyCreditTo(creditId: number, invoiceId: number): Promise<void> {
-    const [credit] = await this.#rpc.model<{ lines_to_pay: number[] }[]>(
+    const [credit] = await this.#s.rpc.model<{ lines_to_pay: number[] }[]>(
       'account.invoice',
       'read',
       [creditId],
       ['lines_to_pay'],
     );
-    const lines = await this.#rpc.model<(LineRow & CreditLine)[]>(
+    const lines = await this.#s.rpc.model<(LineRow & CreditLine)[]>(
       'account.move.line',
       'read',
       credit?.lines_to_pay ?? [],
@@ -1186,7 +1075,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     );
     if (lines.length === 0 || lines.some((l) => l.reconciliation !== null || l.invoice_payment !== null))
       return;
-    const [invoice] = await this.#rpc.model<InvoiceRow[]>(
+    const [invoice] = await this.#s.rpc.model<InvoiceRow[]>(
       'account.invoice',
       'read',
       [invoiceId],
@@ -1194,13 +1083,13 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     );
     const amount = Math.abs(lines.reduce((sum, l) => sum + centsOf(l.debit) - centsOf(l.credit), 0));
     if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) < amount) {
-      this.#options.logger?.info(
+      this.#s.options.logger?.info(
         { credit: creditId, invoice: invoiceId, state: invoice?.state },
         'credit note left on the party: its invoice owes less than the credit',
       );
       return;
     }
-    await this.#rpc.model('account.invoice', 'write', [invoiceId], {
+    await this.#s.rpc.model('account.invoice', 'write', [invoiceId], {
       payment_lines: [['add', lines.map((l) => l.id)]],
     });
     await this.#reconcileIfPaid(invoiceId);
@@ -1208,18 +1097,18 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
 
   /** Tryton's own Cancel Moves (with reversal) on the original, after unreconciling its lines. */
   async #cancelInPlace(document: TargetDocument, moveId: number): Promise<PushResult> {
-    const lines = await this.#rpc.searchRead<LineRow>(
+    const lines = await this.#s.rpc.searchRead<LineRow>(
       'account.move.line',
       [['move', '=', moveId]],
       ['reconciliation'],
     );
     await this.#unreconcile(lines);
-    await this.#rpc.wizard(
+    await this.#s.rpc.wizard(
       'account.move.cancel',
       'cancel',
       {
         default: {
-          description: `${marker(document.key)}${document.contentHash}${this.#ownerNote(document)}`,
+          description: `${marker(document.key)}${document.contentHash}${moveOwnerNote(document)}`,
           reversal: true,
         },
       },
@@ -1244,18 +1133,18 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     moveId: number,
     lock: string | null,
   ): Promise<PushResult> {
-    const lines = await this.#rpc.searchRead<OriginalLine>(
+    const lines = await this.#s.rpc.searchRead<OriginalLine>(
       'account.move.line',
       [['move', '=', moveId]],
       ['account', 'party', 'debit', 'credit'],
     );
-    const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
+    const [id] = await this.#s.rpc.model<number[]>('account.move', 'create', [
       {
-        journal: this.#journals.get('MISC'),
+        journal: this.#s.journals.get('MISC'),
         period: await this.#period(document.date),
         date: dateOf(document.date),
         origin: `account.move,${moveId}`,
-        description: this.#described(document),
+        description: described(document),
         lines: [
           [
             'create',
@@ -1290,7 +1179,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * Idempotent: lines reconciled already are left.
    */
   async #settleReversal(reversalId: number, lock: string | null): Promise<void> {
-    const lines = await this.#rpc.searchRead<LineRow & { origin: string | null; state?: string }>(
+    const lines = await this.#s.rpc.searchRead<LineRow & { origin: string | null; state?: string }>(
       'account.move.line',
       [
         ['move', '=', reversalId],
@@ -1306,7 +1195,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         ? Number(line.origin.split(',')[1])
         : null;
       if (originId === null) continue;
-      const [reversed] = await this.#rpc.model<LineRow[]>(
+      const [reversed] = await this.#s.rpc.model<LineRow[]>(
         'account.move.line',
         'read',
         [originId],
@@ -1314,7 +1203,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       );
       if (!reversed || reversed.account !== line.account) continue;
       if (reversed.reconciliation !== null) {
-        const [reconciliation] = await this.#rpc.model<{ date: unknown }[]>(
+        const [reconciliation] = await this.#s.rpc.model<{ date: unknown }[]>(
           'account.move.reconciliation',
           'read',
           [reversed.reconciliation],
@@ -1322,7 +1211,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         );
         const on = isoDateOf(reconciliation?.date);
         if (lock !== null && (on === null || on <= lock)) {
-          this.#options.logger?.info(
+          this.#s.options.logger?.info(
             { reversal: reversalId, line: originId, reconciliation: reversed.reconciliation, lock },
             "reversed line's reconciliation is in the closed period: kept, the reversal's line left open",
           );
@@ -1330,14 +1219,14 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         }
         await this.#unreconcile([reversed]);
       }
-      await this.#rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', [
+      await this.#s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', [
         originId,
         line.id,
       ]);
       settled = true;
     }
     if (!settled) return;
-    const [move] = await this.#rpc.model<{ origin: string | null }[]>(
+    const [move] = await this.#s.rpc.model<{ origin: string | null }[]>(
       'account.move',
       'read',
       [reversalId],
@@ -1350,7 +1239,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
 
   /** An invoice whose payment was reversed and which other lines still pay in full stays reconciled. */
   async #reconcileInvoicesPaidBy(moveId: number): Promise<void> {
-    const invoices = await this.#rpc.model<number[]>(
+    const invoices = await this.#s.rpc.model<number[]>(
       'account.invoice',
       'search',
       [['payment_lines.move', '=', moveId]],
