@@ -18,8 +18,6 @@ import {
   type CreditLine,
   closedPeriodRefusal,
   described,
-  type FoundRecord,
-  hashIn,
   heldAsInvoice,
   type InvoiceRow,
   issuedToday,
@@ -27,9 +25,7 @@ import {
   lineDescription,
   linkTag,
   lowersInvoice,
-  type MoveRow,
   marker,
-  markerLike,
   moveOwnerNote,
   numberedBefore,
   type OriginalInvoice,
@@ -48,6 +44,7 @@ import {
   TrytonRpc,
   TrytonWarningError,
 } from './json-rpc.js';
+import { findByKey, findRecord, moveRecord } from './records.js';
 import type { TrytonSession, TrytonTargetOptions } from './session.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
@@ -200,52 +197,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
-    const found = await this.#record(key);
-    if (!found) return null;
-    const { remoteIds, contentHash } = found;
-    return { key, remoteIds, contentHash };
-  }
-
-  /** The invoice or move holding the key, and whether its posting is still to do. */
-  async #record(key: string): Promise<FoundRecord | null> {
-    // A key's kind says where Tryton keeps it: one search instead of two on the hot path.
-    if (!heldAsInvoice(key)) return this.#moveRecord(key);
-    const invoices = await this.#s.rpc.searchRead<InvoiceRow>(
-      'account.invoice',
-      [['description', 'like', markerLike(key)]],
-      ['move', 'description', 'state'],
-      1,
-    );
-    const invoice = invoices[0];
-    if (invoice) {
-      return {
-        key,
-        remoteIds: [
-          `account.invoice,${invoice.id}`,
-          ...(invoice.move ? [`account.move,${invoice.move}`] : []),
-        ],
-        contentHash: hashIn(invoice.description, key) ?? '',
-        draft: invoice.state === 'draft' ? { model: 'account.invoice', id: invoice.id } : null,
-      };
-    }
-    return null;
-  }
-
-  async #moveRecord(key: string): Promise<FoundRecord | null> {
-    const moves = await this.#s.rpc.searchRead<MoveRow & { state: string }>(
-      'account.move',
-      [['description', 'like', markerLike(key)]],
-      ['description', 'state'],
-      1,
-    );
-    const move = moves[0];
-    if (!move) return null;
-    return {
-      key,
-      remoteIds: [`account.move,${move.id}`],
-      contentHash: hashIn(move.description, key) ?? '',
-      draft: move.state === 'draft' ? { model: 'account.move', id: move.id } : null,
-    };
+    return findByKey(this.#s, key);
   }
 
   async push(given: TargetDocument, context: PushContext): Promise<PushResult> {
@@ -276,7 +228,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     accounts: Map<AccountRole, number>,
     context: PushContext,
   ): Promise<PushResult> {
-    const existing = context.mayExist(document.key) ? await this.#record(document.key) : null;
+    const existing = context.mayExist(document.key) ? await findRecord(this.#s, document.key) : null;
     if (existing) {
       if (existing.contentHash !== document.contentHash) {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
@@ -884,7 +836,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    */
   async #reverse(given: TargetDocument, lock: string | null, context: PushContext): Promise<PushResult> {
     if (heldAsInvoice(given.key)) return this.#creditInvoice(given, lock, context);
-    const existing = await this.#moveRecord(given.key);
+    const existing = await moveRecord(this.#s, given.key);
     if (existing) {
       const id = Number(existing.remoteIds[0]?.split(',')[1]);
       // Created, then refused at posting or cut short: post it now (dated after a lock read since).
@@ -952,7 +904,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       throw new TargetRefusedError(this.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
     }
     const originalId = Number(ref.split(',')[1]);
-    const existing = context.mayExist(given.key) ? await this.#record(given.key) : null;
+    const existing = context.mayExist(given.key) ? await findRecord(this.#s, given.key) : null;
     let id: number;
     let created = true;
     if (existing) {
