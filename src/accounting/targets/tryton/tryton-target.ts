@@ -6,7 +6,6 @@ import { pushOneByOne } from '../push-one-by-one.js';
 import type { TargetFigures, TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
-  Party,
   PushContext,
   PushResult,
   RemoteRecord,
@@ -20,14 +19,12 @@ import {
   described,
   heldAsInvoice,
   type InvoiceRow,
-  issuedToday,
   type LineRow,
   lineDescription,
   linkTag,
   lowersInvoice,
   marker,
   moveOwnerNote,
-  numberedBefore,
   type OriginalInvoice,
   type OriginalInvoiceLine,
   type OriginalLine,
@@ -39,11 +36,12 @@ import {
   dateOf,
   decimalOf,
   isoDateOf,
-  standardPeriod,
   type TrytonDecimal,
   TrytonRpc,
   TrytonWarningError,
 } from './json-rpc.js';
+import { addressOf, partyOf } from './parties.js';
+import { closedThrough, issueDate, periodOf, post, redate } from './posting.js';
 import { findByKey, findRecord, moveRecord } from './records.js';
 import type { TrytonSession, TrytonTargetOptions } from './session.js';
 
@@ -116,7 +114,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       paymentTerm: null,
       parties: new Map(),
       periods: new Map(),
-      locks: new LockReader(() => this.#closedThrough()),
+      locks: new LockReader(() => closedThrough(this.#s)),
       lastIssued: null,
     };
   }
@@ -170,23 +168,6 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     return this.#s.locks.get();
   }
 
-  async #closedThrough(): Promise<string | null> {
-    let latest: string | null = null;
-    for (const model of ['account.period', 'account.fiscalyear']) {
-      const [row] = await this.#s.rpc.model<{ end_date: unknown }[]>(
-        model,
-        'search_read',
-        [['state', 'in', ['closed', 'locked']]],
-        0,
-        1,
-        [['end_date', 'DESC']],
-        ['end_date'],
-      );
-      latest = laterOf(latest, row ? isoDateOf(row.end_date) : null);
-    }
-    return latest;
-  }
-
   /**
    * Tryton's own figures as of the end of `day` (figures.ts): each mapped account's balance as Tryton
    * computes it under {date, posted}, and what is open per link and bill from the receivable and payable
@@ -235,8 +216,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       }
       // Created, then refused at posting (a closed period) or cut short by a crash: post it now.
       if (existing.draft) {
-        await this.#redate(existing.draft, document);
-        await this.#post(document, existing.draft);
+        await redate(this.#s, existing.draft, document);
+        await post(this.#s, document, existing.draft);
         const invoice =
           existing.draft.model === 'account.move' ? await this.#invoiceSettled(document, context) : null;
         if (invoice) await this.#reconcileIfPaid(invoice.id);
@@ -263,37 +244,6 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     }
   }
 
-  /** A draft kept from a refused post takes the date the document has now (after a lock read since). */
-  async #redate(draft: { model: string; id: number }, document: TargetDocument): Promise<void> {
-    const description = described(document);
-    if (draft.model === 'account.move') {
-      const [row] = await this.#s.rpc.model<{ date: unknown }[]>(
-        'account.move',
-        'read',
-        [draft.id],
-        ['date'],
-      );
-      if (row && isoDateOf(row.date) === document.date) return;
-      await this.#s.rpc.model('account.move', 'write', [draft.id], {
-        date: dateOf(document.date),
-        period: await this.#period(document.date),
-        description,
-      });
-      return;
-    }
-    const [row] = await this.#s.rpc.model<{ accounting_date: unknown }[]>(
-      'account.invoice',
-      'read',
-      [draft.id],
-      ['accounting_date'],
-    );
-    if (row && isoDateOf(row.accounting_date) === document.date) return;
-    await this.#s.rpc.model('account.invoice', 'write', [draft.id], {
-      accounting_date: dateOf(document.date),
-      description,
-    });
-  }
-
   readonly batches = false;
 
   pushMany(documents: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
@@ -305,101 +255,6 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async close(): Promise<void> {}
-
-  /** The Tryton party of a customer or vendor: booksync's own (by identifier), matched, or created. */
-  async #party(party: Party): Promise<number> {
-    const cached = this.#s.parties.get(party.serviceId);
-    if (cached !== undefined) return cached;
-    const code = `booksync:${party.serviceId}`;
-    const own = await this.#s.rpc.model<number[]>(
-      'party.party',
-      'search',
-      [['identifiers.code', '=', code]],
-      0,
-      2,
-      null,
-    );
-    let id = own[0];
-    if (id === undefined && this.#s.options.matching === 'match-existing') {
-      const byName = await this.#s.rpc.model<number[]>(
-        'party.party',
-        'search',
-        [['name', '=', party.name]],
-        0,
-        5,
-        null,
-      );
-      const byEmail = party.email
-        ? await this.#s.rpc.model<number[]>(
-            'party.party',
-            'search',
-            [
-              [
-                'contact_mechanisms',
-                'where',
-                [
-                  ['type', '=', 'email'],
-                  ['value', '=', party.email],
-                ],
-              ],
-            ],
-            0,
-            5,
-            null,
-          )
-        : [];
-      const candidates = [...new Set([...byName, ...byEmail])];
-      if (candidates.length > 1) {
-        throw new TargetRefusedError(
-          this.name,
-          `${party.name} (${party.serviceId}) matches ${candidates.length} Tryton parties (ids ${candidates.join(', ')}); link one by adding the identifier ${code}`,
-        );
-      }
-      id = candidates[0];
-      if (id !== undefined) {
-        await this.#s.rpc.model('party.party', 'write', [id], { identifiers: [['create', [{ code }]]] });
-      }
-    }
-    if (id === undefined) {
-      [id] = await this.#s.rpc.model<number[]>('party.party', 'create', [
-        {
-          name: party.name,
-          addresses: [['create', [{}]]],
-          identifiers: [['create', [{ code }]]],
-          ...(party.email
-            ? { contact_mechanisms: [['create', [{ type: 'email', value: party.email }]]] }
-            : {}),
-        },
-      ]);
-    }
-    this.#s.parties.set(party.serviceId, id as number);
-    return id as number;
-  }
-
-  /** An invoice needs the party's address; a matched party may have none yet (the company's own has none). */
-  async #address(party: number): Promise<number> {
-    const read = async () =>
-      (await this.#s.rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses']))[0]
-        ?.addresses[0];
-    const found = await read();
-    if (found !== undefined) return found;
-    await this.#s.rpc.model('party.party', 'write', [party], { addresses: [['create', [{}]]] });
-    const created = await read();
-    if (created === undefined)
-      throw new TargetRefusedError(this.name, `party ${party} has no address and none could be added`);
-    return created;
-  }
-
-  async #period(date: string): Promise<number> {
-    const month = date.slice(0, 7);
-    const cached = this.#s.periods.get(month);
-    if (cached !== undefined) return cached;
-    const found = await standardPeriod(this.#s.rpc, date);
-    if (found === undefined)
-      throw new TargetRefusedError(this.name, `no open fiscal period in Tryton for ${date}`);
-    this.#s.periods.set(month, found);
-    return found;
-  }
 
   async #invoice(
     document: TargetDocument,
@@ -417,8 +272,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       throw new TargetRefusedError(this.name, `${document.key}: not an invoice-shaped entry`);
     // The invoice's total is what the party owes: receivable debit (out) or payable credit (in).
     const total = type === 'out' ? partyLine.amountCents : -partyLine.amountCents;
-    const party = await this.#party(counterparty);
-    const address = await this.#address(party);
+    const party = await partyOf(this.#s, counterparty);
+    const address = await addressOf(this.#s, party);
     const number = type === 'out' ? document.invoice?.number : (document.bill?.number ?? undefined);
     const tag =
       type === 'out' ? linkTag(document.invoice?.paymentLinkId ?? '') : billTag(document.bill?.billId ?? '');
@@ -437,7 +292,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         payment_term: this.#s.paymentTerm,
         // Tryton numbers customer invoices in issue-date order: issued on the latest of its own date, today
         // and the last issue date in Tryton (#issueDate); its accounting date is the entry's.
-        invoice_date: dateOf(type === 'out' ? await this.#issueDate(document.date) : document.date),
+        invoice_date: dateOf(type === 'out' ? await issueDate(this.#s, document.date) : document.date),
         accounting_date: dateOf(document.date),
         // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
         // Without one, Tryton's own (the invoice date).
@@ -461,7 +316,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         ],
       },
     ]);
-    await this.#post(document, { model: 'account.invoice', id: id as number });
+    await post(this.#s, document, { model: 'account.invoice', id: id as number });
     if (lowersInvoice(document)) await this.#applyCredit(id as number, document, context);
     const [posted] = await this.#s.rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
     return {
@@ -528,7 +383,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     if (needsParty && !counterparty) {
       throw new TargetRefusedError(this.name, `${document.key}: a receivable or payable line needs a party`);
     }
-    const party = needsParty && counterparty ? await this.#party(counterparty) : undefined;
+    const party = needsParty && counterparty ? await partyOf(this.#s, counterparty) : undefined;
     // The invoices the money settles: its receivable / payable lines are created as their payment lines, so
     // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
     const parts = needsParty ? await this.#partsSettled(document, context) : null;
@@ -564,7 +419,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const [id] = await this.#s.rpc.model<number[]>('account.move', 'create', [
       {
         journal: this.#s.journals.get('MISC'),
-        period: await this.#period(document.date),
+        period: await periodOf(this.#s, document.date),
         date: dateOf(document.date),
         description: described(document),
         lines: [
@@ -583,7 +438,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         ],
       },
     ]);
-    await this.#post(document, { model: 'account.move', id: id as number });
+    await post(this.#s, document, { model: 'account.move', id: id as number });
     // Only money that brings the amount to pay to zero can make an invoice paid: a partial payment spares
     // the look.
     for (const { invoice, cents } of parts ?? []) {
@@ -686,64 +541,6 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     return parts;
   }
 
-  /**
-   * Posts a created invoice or move (Tryton checks balance and the period here, and numbers a customer
-   * invoice). A customer invoice refused for its issue date (another worker issued a later one since this
-   * one read the last date) is issued on the latest day Tryton holds, then posted.
-   */
-  async #post(document: TargetDocument, record: { model: string; id: number }): Promise<void> {
-    try {
-      await this.#s.rpc.model(record.model, 'post', [record.id]);
-    } catch (error) {
-      if (
-        record.model !== 'account.invoice' ||
-        !(error instanceof TargetRefusedError && numberedBefore.test(error.targetMessage))
-      )
-        throw error;
-      this.#s.lastIssued = null;
-      const [row] = await this.#s.rpc.model<{ accounting_date: unknown; invoice_date: unknown }[]>(
-        'account.invoice',
-        'read',
-        [record.id],
-        ['accounting_date', 'invoice_date'],
-      );
-      const own = isoDateOf(row?.accounting_date) ?? isoDateOf(row?.invoice_date) ?? document.date;
-      await this.#s.rpc.model('account.invoice', 'write', [record.id], {
-        invoice_date: dateOf(await this.#issueDate(own)),
-      });
-      await this.#s.rpc.model(record.model, 'post', [record.id]);
-    }
-  }
-
-  /**
-   * The day a customer invoice (or credit note) is issued in Tryton. Tryton numbers them in issue-date order
-   * per sequence ("To number the invoice …, you must set an invoice date after …"), while entries reach it in
-   * posting order, whose dates need not increase (a memo dated yesterday booked today, a payment recorded for
-   * an earlier day, a service clock ahead of this machine's). So a document is issued on the latest of: its
-   * own date, today, and the last issue date Tryton holds (read once, then followed); its accounting date stays
-   * the entry's, so the books are as booksync dates them.
-   */
-  async #issueDate(date: string): Promise<string> {
-    if (this.#s.lastIssued === null) {
-      const [row] = await this.#s.rpc.model<{ invoice_date: unknown }[]>(
-        'account.invoice',
-        'search_read',
-        [
-          ['type', '=', 'out'],
-          ['number', '!=', null],
-        ],
-        0,
-        1,
-        [['invoice_date', 'DESC']],
-        ['invoice_date'],
-      );
-      this.#s.lastIssued = isoDateOf(row?.invoice_date) ?? '';
-    }
-    const issued = [issuedToday(), date, this.#s.lastIssued].reduce((a, b) => (a > b ? a : b));
-    this.#s.lastIssued = issued;
-    return issued;
-  }
-
   /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
   async #invoiceSettled(document: TargetDocument, context: PushContext): Promise<InvoiceRow | null> {
     // The index knows the invoice booksync made for the link or bill: read by its id (Tryton's primary key),
@@ -841,8 +638,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       const id = Number(existing.remoteIds[0]?.split(',')[1]);
       // Created, then refused at posting or cut short: post it now (dated after a lock read since).
       if (existing.draft) {
-        await this.#redate(existing.draft, datedOpen(given, lock));
-        await this.#post(given, existing.draft);
+        await redate(this.#s, existing.draft, datedOpen(given, lock));
+        await post(this.#s, given, existing.draft);
       }
       // Cut short between the post and the reconciliation: done now (nothing when done already).
       await this.#settleReversal(id, lock);
@@ -915,12 +712,12 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       created = existing.draft !== null;
       // Created, then refused at posting or cut short: post it now (dated after a lock read since).
       if (existing.draft) {
-        await this.#redate(existing.draft, document);
-        await this.#post(document, existing.draft);
+        await redate(this.#s, existing.draft, document);
+        await post(this.#s, document, existing.draft);
       }
     } else {
       id = await this.#createCredit(document, originalId);
-      await this.#post(document, { model: 'account.invoice', id });
+      await post(this.#s, document, { model: 'account.invoice', id });
     }
     const [held] = await this.#s.rpc.model<{ total_amount: TrytonDecimal }[]>(
       'account.invoice',
@@ -973,7 +770,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         journal: held.journal,
         payment_term: held.payment_term,
         // Issued as #invoice issues a customer invoice: today in Tryton, or its own date when later.
-        invoice_date: dateOf(held.type === 'out' ? await this.#issueDate(document.date) : document.date),
+        invoice_date: dateOf(held.type === 'out' ? await issueDate(this.#s, document.date) : document.date),
         accounting_date: dateOf(document.date),
         ...(held.reference ? { reference: held.reference } : {}),
         description: described(document),
@@ -1093,7 +890,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const [id] = await this.#s.rpc.model<number[]>('account.move', 'create', [
       {
         journal: this.#s.journals.get('MISC'),
-        period: await this.#period(document.date),
+        period: await periodOf(this.#s, document.date),
         date: dateOf(document.date),
         origin: `account.move,${moveId}`,
         description: described(document),
@@ -1112,7 +909,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         ],
       },
     ]);
-    await this.#post(document, { model: 'account.move', id: id as number });
+    await post(this.#s, document, { model: 'account.move', id: id as number });
     await this.#settleReversal(id as number, lock);
     return {
       key: document.key,
