@@ -42,6 +42,13 @@ import {
 } from './json-rpc.js';
 import { addressOf, partyOf } from './parties.js';
 import { closedThrough, issueDate, periodOf, post, redate } from './posting.js';
+import {
+  invoiceSettled,
+  reconcileIfPaid,
+  reconcileInvoicesPaidBy,
+  unreconcile,
+  unreconcileInvoice,
+} from './reconciliation.js';
 import { findByKey, findRecord, moveRecord } from './records.js';
 import type { TrytonSession, TrytonTargetOptions } from './session.js';
 
@@ -219,8 +226,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         await redate(this.#s, existing.draft, document);
         await post(this.#s, document, existing.draft);
         const invoice =
-          existing.draft.model === 'account.move' ? await this.#invoiceSettled(document, context) : null;
-        if (invoice) await this.#reconcileIfPaid(invoice.id);
+          existing.draft.model === 'account.move' ? await invoiceSettled(this.#s, document, context) : null;
+        if (invoice) await reconcileIfPaid(this.#s, invoice.id);
       }
       // A credit note cut short between its post and its application: applied now (nothing when it was).
       const credit = existing.remoteIds[0]?.startsWith('account.invoice,') ? existing.remoteIds[0] : null;
@@ -388,7 +395,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
     const parts = needsParty ? await this.#partsSettled(document, context) : null;
     for (const part of parts ?? []) {
-      if (part.invoice?.state === 'paid') await this.#unreconcileInvoice(part.invoice.id);
+      if (part.invoice?.state === 'paid') await unreconcileInvoice(this.#s, part.invoice.id);
     }
     // A payout: its clearing line is one line per receipt it carries, each naming the receipt's own line.
     const carried = await this.#carried(document, accounts, context);
@@ -443,7 +450,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     // the look.
     for (const { invoice, cents } of parts ?? []) {
       if (invoice && (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= cents)) {
-        await this.#reconcileIfPaid(invoice.id);
+        await reconcileIfPaid(this.#s, invoice.id);
       }
     }
     return {
@@ -511,7 +518,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     if (total === 0) return null;
     const settles = document.settles;
     if (!settles || document.lines.filter((l) => receivableRoles.has(l.role)).length !== 1)
-      return [{ invoice: await this.#invoiceSettled(document, context), cents: total }];
+      return [{ invoice: await invoiceSettled(this.#s, document, context), cents: total }];
     // The push's context knows the link's own invoice (read from the index up front); a memo's or a reopened
     // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
     // on the party and the memo open while the service says it is paid (issue 30, case 3).
@@ -539,92 +546,6 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     });
     if (settles.unappliedCents > 0) parts.push({ invoice: null, cents: settles.unappliedCents });
     return parts;
-  }
-
-  /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
-  async #invoiceSettled(document: TargetDocument, context: PushContext): Promise<InvoiceRow | null> {
-    // The index knows the invoice booksync made for the link or bill: read by its id (Tryton's primary key),
-    // not searched by comment, a column no index serves, which a business with years of invoices pays for.
-    const ownKey = document.invoice
-      ? `invoice:${document.invoice.paymentLinkId}`
-      : document.bill
-        ? `bill:${document.bill.billId}`
-        : null;
-    const ownId = ownKey
-      ? context.pushed(ownKey)?.remoteIds.find((r) => r.startsWith('account.invoice,'))
-      : undefined;
-    if (ownId) {
-      const [own] = await this.#s.rpc.model<InvoiceRow[]>(
-        'account.invoice',
-        'read',
-        [Number(ownId.split(',')[1])],
-        ['description', 'state', 'amount_to_pay', 'move'],
-      );
-      if (own && (own.state === 'posted' || own.state === 'paid')) return own;
-    }
-    const tag = document.invoice
-      ? linkTag(document.invoice.paymentLinkId)
-      : document.bill
-        ? billTag(document.bill.billId)
-        : null;
-    if (!tag) return null;
-    const invoices = await this.#s.rpc.searchRead<InvoiceRow>(
-      'account.invoice',
-      [
-        ['comment', '=', tag],
-        ['state', 'in', ['posted', 'paid']],
-      ],
-      ['description', 'state', 'amount_to_pay', 'move'],
-    );
-    return (
-      invoices.find(
-        (i) => i.description?.startsWith('booksync:invoice:') || i.description?.startsWith('booksync:bill:'),
-      ) ??
-      invoices[0] ??
-      null
-    );
-  }
-
-  async #unreconcileInvoice(invoiceId: number): Promise<void> {
-    const [invoice] = await this.#s.rpc.model<{ lines_to_pay: number[]; payment_lines: number[] }[]>(
-      'account.invoice',
-      'read',
-      [invoiceId],
-      ['lines_to_pay', 'payment_lines'],
-    );
-    if (!invoice) return;
-    const rows = await this.#s.rpc.model<LineRow[]>(
-      'account.move.line',
-      'read',
-      [...invoice.lines_to_pay, ...invoice.payment_lines],
-      ['reconciliation'],
-    );
-    await this.#unreconcile(rows);
-  }
-
-  /** Tryton's own Unreconcile Lines on those of the lines that are reconciled. */
-  async #unreconcile(lines: readonly Pick<LineRow, 'id' | 'reconciliation'>[]): Promise<void> {
-    const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
-    if (reconciled.length === 0) return;
-    await this.#s.rpc.wizard(
-      'account.move.unreconcile_lines',
-      'unreconcile',
-      {},
-      'account.move.line',
-      reconciled,
-    );
-  }
-
-  async #reconcileIfPaid(invoiceId: number): Promise<void> {
-    const [invoice] = await this.#s.rpc.model<
-      (InvoiceRow & { lines_to_pay: number[]; payment_lines: number[] })[]
-    >('account.invoice', 'read', [invoiceId], ['amount_to_pay', 'lines_to_pay', 'payment_lines', 'state']);
-    if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) !== 0) return;
-    const ids = [...invoice.lines_to_pay, ...invoice.payment_lines];
-    const rows = await this.#s.rpc.model<LineRow[]>('account.move.line', 'read', ids, ['reconciliation']);
-    const open = rows.filter((r) => r.reconciliation === null).map((r) => r.id);
-    if (open.length >= 2)
-      await this.#s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
   }
 
   /**
@@ -798,7 +719,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
 
   /** A lowering's credit note, applied to the link's own invoice (found through the index, as money is). */
   async #applyCredit(creditId: number, document: TargetDocument, context: PushContext): Promise<void> {
-    const own = await this.#invoiceSettled(document, context);
+    const own = await invoiceSettled(this.#s, document, context);
     if (own && own.id !== creditId) await this.#applyCreditTo(creditId, own.id);
   }
 
@@ -841,7 +762,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     await this.#s.rpc.model('account.invoice', 'write', [invoiceId], {
       payment_lines: [['add', lines.map((l) => l.id)]],
     });
-    await this.#reconcileIfPaid(invoiceId);
+    await reconcileIfPaid(this.#s, invoiceId);
   }
 
   /** Tryton's own Cancel Moves (with reversal) on the original, after unreconciling its lines. */
@@ -851,7 +772,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       [['move', '=', moveId]],
       ['reconciliation'],
     );
-    await this.#unreconcile(lines);
+    await unreconcile(this.#s, lines);
     await this.#s.rpc.wizard(
       'account.move.cancel',
       'cancel',
@@ -867,7 +788,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const reversal = await this.find(document.key);
     if (!reversal)
       throw new TargetRefusedError(this.name, `${document.key}: Tryton's cancel wizard made no move`);
-    await this.#reconcileInvoicesPaidBy(moveId);
+    await reconcileInvoicesPaidBy(this.#s, moveId);
     return { ...reversal, contentHash: document.contentHash, created: true };
   }
 
@@ -966,7 +887,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
           );
           continue;
         }
-        await this.#unreconcile([reversed]);
+        await unreconcile(this.#s, [reversed]);
       }
       await this.#s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', [
         originId,
@@ -982,20 +903,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       ['origin'],
     );
     if (move?.origin?.startsWith('account.move,')) {
-      await this.#reconcileInvoicesPaidBy(Number(move.origin.split(',')[1]));
+      await reconcileInvoicesPaidBy(this.#s, Number(move.origin.split(',')[1]));
     }
-  }
-
-  /** An invoice whose payment was reversed and which other lines still pay in full stays reconciled. */
-  async #reconcileInvoicesPaidBy(moveId: number): Promise<void> {
-    const invoices = await this.#s.rpc.model<number[]>(
-      'account.invoice',
-      'search',
-      [['payment_lines.move', '=', moveId]],
-      0,
-      null,
-      null,
-    );
-    for (const invoice of invoices) await this.#reconcileIfPaid(invoice);
   }
 }
