@@ -1,5 +1,5 @@
 import type { AccountRole } from '../account-mapping.js';
-import { datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
+import { datedOpen, LockReader, laterOf } from '../closed-periods.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import { pushOneByOne } from '../push-one-by-one.js';
 import type { TargetFigures, TargetFiguresReader } from '../target-figures.js';
@@ -11,22 +11,14 @@ import type {
   TargetDocument,
 } from '../target-port.js';
 import { TrytonFigures } from './figures.js';
-import {
-  closedPeriodRefusal,
-  described,
-  heldAsInvoice,
-  type LineRow,
-  lowersInvoice,
-  marker,
-  moveOwnerNote,
-  type OriginalLine,
-} from './helpers.js';
-import { applyCredit, creditInvoice, pushInvoice } from './invoices.js';
-import { dateOf, isoDateOf, TrytonRpc, TrytonWarningError } from './json-rpc.js';
+import { closedPeriodRefusal, lowersInvoice } from './helpers.js';
+import { applyCredit, pushInvoice } from './invoices.js';
+import { TrytonRpc } from './json-rpc.js';
 import { pushMove } from './moves.js';
-import { closedThrough, periodOf, post, redate } from './posting.js';
-import { invoiceSettled, reconcileIfPaid, reconcileInvoicesPaidBy, unreconcile } from './reconciliation.js';
-import { findByKey, findRecord, moveRecord } from './records.js';
+import { closedThrough, post, redate } from './posting.js';
+import { invoiceSettled, reconcileIfPaid } from './reconciliation.js';
+import { findByKey, findRecord } from './records.js';
+import { reverse } from './reversals.js';
 import type { TrytonSession, TrytonTargetOptions } from './session.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
@@ -182,7 +174,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const accounts = await this.#ready();
     // The effective lock: Tryton's closed periods or the ledger's closed day, the later.
     const lock = laterOf(await this.#s.locks.get(), context.closedThrough);
-    if (given.kind === 'reversal') return this.#reverse(given, lock, context);
+    if (given.kind === 'reversal') return reverse(this.#s, given, lock, context);
     // Dated out of a closed period, its own date kept in its description.
     return this.#pushDated(datedOpen(given, lock), accounts, context);
   }
@@ -239,198 +231,4 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async close(): Promise<void> {}
-
-  /**
-   * A reversal: Cancel Moves in place when the original and the reversal fall in the same month after the
-   * lock, else a reversing move dated in the open period (closed-periods.ts). Found by key first.
-   */
-  async #reverse(given: TargetDocument, lock: string | null, context: PushContext): Promise<PushResult> {
-    if (heldAsInvoice(given.key)) return creditInvoice(this.#s, given, lock, context);
-    const existing = await moveRecord(this.#s, given.key);
-    if (existing) {
-      const id = Number(existing.remoteIds[0]?.split(',')[1]);
-      // Created, then refused at posting or cut short: post it now (dated after a lock read since).
-      if (existing.draft) {
-        await redate(this.#s, existing.draft, datedOpen(given, lock));
-        await post(this.#s, given, existing.draft);
-      }
-      // Cut short between the post and the reconciliation: done now (nothing when done already).
-      await this.#settleReversal(id, lock);
-      return {
-        key: given.key,
-        remoteIds: existing.remoteIds,
-        contentHash: given.contentHash,
-        created: existing.draft !== null,
-      };
-    }
-    const original = given.reverses ? await this.find(given.reverses) : null;
-    const moveRef = original?.remoteIds.find((r) => r.startsWith('account.move,'));
-    if (!original || !moveRef) {
-      throw new TargetRefusedError(this.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
-    }
-    const moveId = Number(moveRef.split(',')[1]);
-    const [held] = await this.#s.rpc.model<{ date: unknown }[]>('account.move', 'read', [moveId], ['date']);
-    const heldOn = isoDateOf(held?.date);
-    if (reversesInPlace(given, lock, heldOn)) {
-      try {
-        return await this.#cancelInPlace(given, moveId);
-      } catch (error) {
-        // Tryton asks to confirm the cancel of a move whose period is closed (and would date the cancel
-        // move today): booksync never confirms it. Its period closed since the lock was read: read again.
-        if (!(error instanceof TrytonWarningError) || !closedPeriodRefusal.test(error.targetMessage))
-          throw error;
-        this.#s.locks.forget();
-        lock = laterOf(await this.#s.locks.get(), context.closedThrough);
-        if (reversesInPlace(given, lock, heldOn)) {
-          throw new TargetRefusedError(
-            this.name,
-            `${given.key}: Tryton asks to confirm cancelling move ${moveId} of a closed period, which booksync never confirms (${error.targetMessage})`,
-          );
-        }
-      }
-    }
-    return this.#reverseAfterClose(datedOpen(given, lock), moveId, lock);
-  }
-
-  /** Tryton's own Cancel Moves (with reversal) on the original, after unreconciling its lines. */
-  async #cancelInPlace(document: TargetDocument, moveId: number): Promise<PushResult> {
-    const lines = await this.#s.rpc.searchRead<LineRow>(
-      'account.move.line',
-      [['move', '=', moveId]],
-      ['reconciliation'],
-    );
-    await unreconcile(this.#s, lines);
-    await this.#s.rpc.wizard(
-      'account.move.cancel',
-      'cancel',
-      {
-        default: {
-          description: `${marker(document.key)}${document.contentHash}${moveOwnerNote(document)}`,
-          reversal: true,
-        },
-      },
-      'account.move',
-      [moveId],
-    );
-    const reversal = await this.find(document.key);
-    if (!reversal)
-      throw new TargetRefusedError(this.name, `${document.key}: Tryton's cancel wizard made no move`);
-    await reconcileInvoicesPaidBy(this.#s, moveId);
-    return { ...reversal, contentHash: document.contentHash, created: true };
-  }
-
-  /**
-   * The reversal of a move of an earlier month or of a closed period: a new move dated in the open period
-   * with the original's lines negated (debit and credit swapped, same accounts and parties), its origin the
-   * original and each line's the line it reverses, as Tryton's Cancel Moves makes them; posted; then each
-   * reconcilable line reconciled with the line it reverses (#settleReversal). The original is not touched.
-   */
-  async #reverseAfterClose(
-    document: TargetDocument,
-    moveId: number,
-    lock: string | null,
-  ): Promise<PushResult> {
-    const lines = await this.#s.rpc.searchRead<OriginalLine>(
-      'account.move.line',
-      [['move', '=', moveId]],
-      ['account', 'party', 'debit', 'credit'],
-    );
-    const [id] = await this.#s.rpc.model<number[]>('account.move', 'create', [
-      {
-        journal: this.#s.journals.get('MISC'),
-        period: await periodOf(this.#s, document.date),
-        date: dateOf(document.date),
-        origin: `account.move,${moveId}`,
-        description: described(document),
-        lines: [
-          [
-            'create',
-            lines.map((l) => ({
-              account: l.account,
-              ...(l.party !== null ? { party: l.party } : {}),
-              debit: l.credit,
-              credit: l.debit,
-              origin: `account.move.line,${l.id}`,
-              description: document.description,
-            })),
-          ],
-        ],
-      },
-    ]);
-    await post(this.#s, document, { model: 'account.move', id: id as number });
-    await this.#settleReversal(id as number, lock);
-    return {
-      key: document.key,
-      remoteIds: [`account.move,${id}`],
-      contentHash: document.contentHash,
-      created: true,
-    };
-  }
-
-  /**
-   * Reconciles each open line of a posted reversal, on a reconcilable account, with the line it reverses
-   * (its origin): what Tryton's Cancel Moves does, so an invoice the original paid is owed again (Tryton's
-   * amount to pay leaves out reconciled payment lines). A reversed line already reconciled is unreconciled
-   * first only when its reconciliation is dated after the lock; one dated on or before it belongs to the
-   * closed period and stays: then the reversal's line stays open on the party, which owes the amount again.
-   * Idempotent: lines reconciled already are left.
-   */
-  async #settleReversal(reversalId: number, lock: string | null): Promise<void> {
-    const lines = await this.#s.rpc.searchRead<LineRow & { origin: string | null; state?: string }>(
-      'account.move.line',
-      [
-        ['move', '=', reversalId],
-        ['move.state', '=', 'posted'],
-        ['reconciliation', '=', null],
-        ['account.reconcile', '=', true],
-      ],
-      ['account', 'reconciliation', 'origin'],
-    );
-    let settled = false;
-    for (const line of lines) {
-      const originId = line.origin?.startsWith('account.move.line,')
-        ? Number(line.origin.split(',')[1])
-        : null;
-      if (originId === null) continue;
-      const [reversed] = await this.#s.rpc.model<LineRow[]>(
-        'account.move.line',
-        'read',
-        [originId],
-        ['account', 'reconciliation'],
-      );
-      if (!reversed || reversed.account !== line.account) continue;
-      if (reversed.reconciliation !== null) {
-        const [reconciliation] = await this.#s.rpc.model<{ date: unknown }[]>(
-          'account.move.reconciliation',
-          'read',
-          [reversed.reconciliation],
-          ['date'],
-        );
-        const on = isoDateOf(reconciliation?.date);
-        if (lock !== null && (on === null || on <= lock)) {
-          this.#s.options.logger?.info(
-            { reversal: reversalId, line: originId, reconciliation: reversed.reconciliation, lock },
-            "reversed line's reconciliation is in the closed period: kept, the reversal's line left open",
-          );
-          continue;
-        }
-        await unreconcile(this.#s, [reversed]);
-      }
-      await this.#s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', [
-        originId,
-        line.id,
-      ]);
-      settled = true;
-    }
-    if (!settled) return;
-    const [move] = await this.#s.rpc.model<{ origin: string | null }[]>(
-      'account.move',
-      'read',
-      [reversalId],
-      ['origin'],
-    );
-    if (move?.origin?.startsWith('account.move,')) {
-      await reconcileInvoicesPaidBy(this.#s, Number(move.origin.split(',')[1]));
-    }
-  }
 }
