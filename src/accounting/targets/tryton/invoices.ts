@@ -63,7 +63,7 @@ export async function pushInvoice(
       journal: s.journals.get(type === 'out' ? 'REV' : 'EXP'),
       payment_term: s.paymentTerm,
       // Tryton numbers customer invoices in issue-date order: issued on the latest of its own date, today
-      // and the last issue date in Tryton (#issueDate); its accounting date is the entry's.
+      // and the last issue date in Tryton (posting.ts issueDate); its accounting date is the entry's.
       invoice_date: dateOf(type === 'out' ? await issueDate(s, document.date) : document.date),
       accounting_date: dateOf(document.date),
       // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
@@ -235,7 +235,7 @@ async function createCredit(s: TrytonSession, document: TargetDocument, original
       account: held.account,
       journal: held.journal,
       payment_term: held.payment_term,
-      // Issued as #invoice issues a customer invoice: today in Tryton, or its own date when later.
+      // Issued as pushInvoice issues a customer invoice: today in Tryton, or its own date when later.
       invoice_date: dateOf(held.type === 'out' ? await issueDate(s, document.date) : document.date),
       accounting_date: dateOf(document.date),
       ...(held.reference ? { reference: held.reference } : {}),

@@ -139,7 +139,7 @@ async function carriedReceipts(
 /**
  * How a document's receivable (or payable) line is split over invoices: money received on a link as the
  * document's `settles` says (each document's invoice, through the index, and the unapplied rest on none);
- * anything else whole on the document's own invoice (#invoiceSettled). Null when the document has no
+ * anything else whole on the document's own invoice (reconciliation.ts invoiceSettled). Null when the document has no
  * receivable or payable line.
  */
 async function partsSettled(

@@ -112,7 +112,7 @@ async function cancelInPlace(
  * The reversal of a move of an earlier month or of a closed period: a new move dated in the open period
  * with the original's lines negated (debit and credit swapped, same accounts and parties), its origin the
  * original and each line's the line it reverses, as Tryton's Cancel Moves makes them; posted; then each
- * reconcilable line reconciled with the line it reverses (#settleReversal). The original is not touched.
+ * reconcilable line reconciled with the line it reverses (settleReversal). The original is not touched.
  */
 async function reverseAfterClose(
   s: TrytonSession,
@@ -165,11 +165,7 @@ async function reverseAfterClose(
  * closed period and stays: then the reversal's line stays open on the party, which owes the amount again.
  * Idempotent: lines reconciled already are left.
  */
-async function settleReversal(
-  s: TrytonSession,
-  reversalId: number,
-  lock: string | null,
-): Promise<void> {
+async function settleReversal(s: TrytonSession, reversalId: number, lock: string | null): Promise<void> {
   const lines = await s.rpc.searchRead<LineRow & { origin: string | null; state?: string }>(
     'account.move.line',
     [

@@ -33,9 +33,10 @@ import type { TrytonSession, TrytonTargetOptions } from './session.js';
 //   lines (so Tryton's amount to pay moves with them), and an invoice paid in full is reconciled (paid).
 // - a payout (disbursement-pending) carrying receipts: the account it empties (Processor Clearing) credited
 //   once per receipt, each line's origin the receipt's own line there, and once for what else it nets
-//   (#carried), so Tryton alone says which payments are in it.
+//   (moves.ts carriedReceipts), so Tryton alone says which payments are in it.
 // - reversal of an invoice-held document (a memo voided, a lowering undone), in any month: a credit note
-//   dated in the open period (#creditInvoice), never a cancel of the invoice's move, applied to the document.
+//   dated in the open period (invoices.ts creditInvoice), never a cancel of the invoice's move, applied to
+//   the document.
 // - reversal of a move, when the original and the reversal fall in the same month after the lock:
 //   Tryton's own "Cancel Moves" wizard with reversal, linked to the original (origin), after unreconciling
 //   its lines; Tryton reconciles the original with its reversal, so an invoice paid by the reversed payment
@@ -55,6 +56,11 @@ import type { TrytonSession, TrytonTargetOptions } from './session.js';
 // booksync's index write finds the document instead of making a second one. A move of a link or bill adds
 // `booksync link=<id>` / `booksync bill=<id>` after it (an invoice's comment names its link or bill), so
 // Tryton's figures as of a day (figures.ts, figuresAsOf) count its receivable or payable line under it.
+// Layout: this class is the port (verify, push, find, lockedThrough, figuresAsOf) and sends each document to
+// the module that writes it: invoices.ts (invoices, credit notes), moves.ts (moves, payouts' receipts),
+// reversals.ts (reversals of moves); they share records.ts (look-up by key), parties.ts, posting.ts
+// (periods, posting, issue dates), reconciliation.ts, helpers.ts, and the session (session.ts: the
+// connection, the options and the caches of one TrytonTarget).
 
 /**
  * The warnings of Tryton booksync confirms, by name (json-rpc.ts warningName), and why. Every other warning
