@@ -62,7 +62,7 @@ export const linkTag = (paymentLinkId: string) => `booksync-link:${paymentLinkId
 export const billTag = (billId: string) => `booksync-bill:${billId}`;
 export const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
 /** Key prefixes Tryton holds as invoices; every other kind (reversals too) is a move. */
-export const invoiceKinds = new Set(['invoice', 'invoice-adjustment', 'debit-memo', 'refund-reopen', 'bill']);
+const invoiceKinds = new Set(['invoice', 'invoice-adjustment', 'debit-memo', 'refund-reopen', 'bill']);
 
 /**
  * Whether Tryton holds the key's document as an invoice: the invoice kinds, and a reversal of one (a credit
