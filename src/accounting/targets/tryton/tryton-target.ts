@@ -1,30 +1,25 @@
-import type { Logger } from '../../../logging/logger.js';
-import { baseKey, isReversalKey, keyPrefix } from '../../entry-key.js';
-import type { AccountMapping, AccountRole } from '../account-mapping.js';
-import { closedPeriodNote, datedOpen, LockReader, laterOf, reversesInPlace } from '../closed-periods.js';
-import { dueDateOf } from '../documents.js';
+import type { AccountRole } from '../account-mapping.js';
+import { datedOpen, LockReader, laterOf } from '../closed-periods.js';
 import { TargetConfigurationError, TargetConflictError, TargetRefusedError } from '../errors.js';
 import { pushOneByOne } from '../push-one-by-one.js';
-import { ownerNote, type TargetFigures, type TargetFiguresReader } from '../target-figures.js';
+import type { TargetFigures, TargetFiguresReader } from '../target-figures.js';
 import type {
   AccountingTarget,
-  Party,
   PushContext,
   PushResult,
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
 import { TrytonFigures } from './figures.js';
-import {
-  centsOf,
-  dateOf,
-  decimalOf,
-  isoDateOf,
-  standardPeriod,
-  type TrytonDecimal,
-  TrytonRpc,
-  TrytonWarningError,
-} from './json-rpc.js';
+import { closedPeriodRefusal, lowersInvoice } from './helpers.js';
+import { applyCredit, pushInvoice } from './invoices.js';
+import { TrytonRpc } from './json-rpc.js';
+import { pushMove } from './moves.js';
+import { closedThrough, post, redate } from './posting.js';
+import { invoiceSettled, reconcileIfPaid } from './reconciliation.js';
+import { findByKey, findRecord } from './records.js';
+import { reverse } from './reversals.js';
+import type { TrytonSession, TrytonTargetOptions } from './session.js';
 
 // booksync's documents as Tryton's own (account, account_invoice, party modules):
 // - invoice, invoice-adjustment, debit-memo, refund-reopen: a posted customer invoice (account.invoice, type
@@ -38,9 +33,10 @@ import {
 //   lines (so Tryton's amount to pay moves with them), and an invoice paid in full is reconciled (paid).
 // - a payout (disbursement-pending) carrying receipts: the account it empties (Processor Clearing) credited
 //   once per receipt, each line's origin the receipt's own line there, and once for what else it nets
-//   (#carried), so Tryton alone says which payments are in it.
+//   (moves.ts carriedReceipts), so Tryton alone says which payments are in it.
 // - reversal of an invoice-held document (a memo voided, a lowering undone), in any month: a credit note
-//   dated in the open period (#creditInvoice), never a cancel of the invoice's move, applied to the document.
+//   dated in the open period (invoices.ts creditInvoice), never a cancel of the invoice's move, applied to
+//   the document.
 // - reversal of a move, when the original and the reversal fall in the same month after the lock:
 //   Tryton's own "Cancel Moves" wizard with reversal, linked to the original (origin), after unreconciling
 //   its lines; Tryton reconciles the original with its reversal, so an invoice paid by the reversed payment
@@ -60,92 +56,12 @@ import {
 // booksync's index write finds the document instead of making a second one. A move of a link or bill adds
 // `booksync link=<id>` / `booksync bill=<id>` after it (an invoice's comment names its link or bill), so
 // Tryton's figures as of a day (figures.ts, figuresAsOf) count its receivable or payable line under it.
+// Layout: this class is the port (verify, push, find, lockedThrough, figuresAsOf) and sends each document to
+// the module that writes it: invoices.ts (invoices, credit notes), moves.ts (moves, payouts' receipts),
+// reversals.ts (reversals of moves); they share records.ts (look-up by key), parties.ts, posting.ts
+// (periods, posting, issue dates), reconciliation.ts, helpers.ts, and the session (session.ts: the
+// connection, the options and the caches of one TrytonTarget).
 
-export interface TrytonTargetOptions {
-  url: string;
-  database: string;
-  username: string;
-  password: string;
-  accounts: AccountMapping;
-  matching: 'create' | 'match-existing';
-  logger?: Logger;
-  timeoutMs?: number;
-}
-
-interface InvoiceRow {
-  id: number;
-  move: number | null;
-  description: string | null;
-  state: string;
-  amount_to_pay: TrytonDecimal;
-}
-interface MoveRow {
-  id: number;
-  description: string | null;
-}
-interface LineRow {
-  id: number;
-  account: number;
-  reconciliation: number | null;
-}
-interface OriginalInvoice {
-  type: 'out' | 'in';
-  party: number;
-  invoice_address: number;
-  account: number;
-  journal: number;
-  payment_term: number | null;
-  reference: string | null;
-  comment: string | null;
-  lines: number[];
-}
-interface OriginalInvoiceLine {
-  id: number;
-  type: string;
-  account: number;
-  quantity: number;
-  unit_price: TrytonDecimal;
-}
-interface CreditLine {
-  debit: TrytonDecimal;
-  credit: TrytonDecimal;
-  invoice_payment: number | null;
-}
-interface OriginalLine {
-  id: number;
-  account: number;
-  party: number | null;
-  debit: TrytonDecimal;
-  credit: TrytonDecimal;
-}
-
-const marker = (key: string) => `booksync:${key} `;
-/** The marker as a LIKE prefix: `_` and `%` in ids (pay_…) must match themselves, not any character. */
-const markerLike = (key: string) => `${marker(key).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-const linkTag = (paymentLinkId: string) => `booksync-link:${paymentLinkId}`;
-const billTag = (billId: string) => `booksync-bill:${billId}`;
-const receivableRoles = new Set<AccountRole>(['AccountsReceivable', 'AccountsPayable']);
-/** Key prefixes Tryton holds as invoices; every other kind (reversals too) is a move. */
-const invoiceKinds = new Set(['invoice', 'invoice-adjustment', 'debit-memo', 'refund-reopen', 'bill']);
-
-/**
- * Whether Tryton holds the key's document as an invoice: the invoice kinds, and a reversal of one (a credit
- * note, or the invoice that takes back a credit note).
- */
-function heldAsInvoice(key: string): boolean {
-  const reversed = isReversalKey(key) ? key.slice('reversal:'.length) : key;
-  return invoiceKinds.has(keyPrefix(baseKey(reversed)));
-}
-
-/** A lowering of a link's amount (a write-off, a discount): a credit note, applied to the link's invoice. */
-function lowersInvoice(document: TargetDocument): boolean {
-  if (document.kind !== 'invoice-adjustment') return false;
-  const receivable = document.lines.find((l) => l.role === 'AccountsReceivable');
-  return receivable !== undefined && receivable.amountCents < 0;
-}
-
-/** A record found by key, and whether its posting is still to do (created, then refused or cut short). */
-type FoundRecord = RemoteRecord & { draft: { model: string; id: number } | null };
 /**
  * The warnings of Tryton booksync confirms, by name (json-rpc.ts warningName), and why. Every other warning
  * (cancelling or copying a move of a closed period, cancelling delegated lines or an invoice's move,
@@ -161,74 +77,38 @@ export const acknowledgedWarnings: Readonly<Record<string, string>> = {
   invoice_date_future: "the business's day may be ahead of the Tryton server's date",
 };
 
-/** Tryton's refusal to number a customer invoice dated before one it numbered (account_invoice 8.2). */
-const numberedBefore = /you must set an invoice date after/i;
-
-/** Tryton's refusals of a write into a closed period (account module messages, 8.2). */
-const closedPeriodRefusal =
-  /you must reopen the period|on closed journal-period|period of move .* is closed/i;
-
-/** A payment link may have no customer (2.1: made in the dashboard without one); Tryton needs a party. */
-const unnamedCustomer: Party = {
-  serviceId: 'no-customer',
-  name: 'Customers not named at the service',
-  email: null,
-};
-
-/** The content hash after the key in a booksync description. */
-function hashIn(description: string | null, key: string): string | null {
-  if (!description?.startsWith(marker(key))) return null;
-  return description.slice(marker(key).length).split(' ')[0] ?? null;
-}
-
-/**
- * A move line's text: the business's own reference of the money first (a check number, a transfer id, a
- * payout id: TargetDocument.businessReference), then the entry's description. Tryton 8.2 has no reference
- * field on account.move or account.move.line (account module, move.py: `description` on both, `number` set
- * by Tryton), so the line's description, what the account's lines and a statement's reconciliation show, is
- * the one that carries it; booksync's marker stays in the move's description, where it is searched.
- */
-export function lineDescription(document: TargetDocument): string {
-  return document.businessReference
-    ? `${document.businessReference} - ${document.description}`
-    : document.description;
-}
-
-/** Today's day (UTC) on this machine: when a customer invoice is issued in Tryton. */
-function issuedToday(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
 export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'tryton';
-  readonly #rpc: TrytonRpc;
-  readonly #options: TrytonTargetOptions;
+  /** The connection, the options and the caches the adapter's modules share (session.ts). */
+  readonly #s: TrytonSession;
   #accountIds: Map<AccountRole, number> | null = null;
-  #journals = new Map<string, number>();
-  #paymentTerm: number | null = null;
-  readonly #parties = new Map<string, number>();
-  readonly #periods = new Map<string, number>();
-  readonly #locks = new LockReader(() => this.#closedThrough());
-  /** The latest issue date of a customer invoice in Tryton, as far as this process knows (#issueDate). */
-  #lastIssued: string | null = null;
 
   constructor(options: TrytonTargetOptions) {
-    this.#options = options;
-    // Tryton's warnings ask a person to confirm: booksync confirms only those listed, with the reason.
-    this.#rpc = new TrytonRpc({
-      ...options,
-      acknowledgeWarnings: (name) => Object.hasOwn(acknowledgedWarnings, name),
-    });
+    this.#s = {
+      name: this.name,
+      // Tryton's warnings ask a person to confirm: booksync confirms only those listed, with the reason.
+      rpc: new TrytonRpc({
+        ...options,
+        acknowledgeWarnings: (name) => Object.hasOwn(acknowledgedWarnings, name),
+      }),
+      options,
+      journals: new Map(),
+      paymentTerm: null,
+      parties: new Map(),
+      periods: new Map(),
+      locks: new LockReader(() => closedThrough(this.#s)),
+      lastIssued: null,
+    };
   }
 
   get rpc(): TrytonRpc {
-    return this.#rpc;
+    return this.#s.rpc;
   }
 
   async verify(): Promise<void> {
-    await this.#rpc.login();
-    const codes = Object.values(this.#options.accounts);
-    const found = await this.#rpc.searchRead<{ id: number; code: string }>(
+    await this.#s.rpc.login();
+    const codes = Object.values(this.#s.options.accounts);
+    const found = await this.#s.rpc.searchRead<{ id: number; code: string }>(
       'account.account',
       [['code', 'in', codes]],
       ['code'],
@@ -236,24 +116,24 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const byCode = new Map(found.map((a) => [a.code, a.id]));
     const problems: string[] = [];
     const ids = new Map<AccountRole, number>();
-    for (const [role, code] of Object.entries(this.#options.accounts) as [AccountRole, string][]) {
+    for (const [role, code] of Object.entries(this.#s.options.accounts) as [AccountRole, string][]) {
       const id = byCode.get(code);
       if (id === undefined) problems.push(`account ${code} (${role}) is not in Tryton's chart of accounts`);
       else ids.set(role, id);
     }
-    const journals = await this.#rpc.searchRead<{ id: number; code: string }>(
+    const journals = await this.#s.rpc.searchRead<{ id: number; code: string }>(
       'account.journal',
       [],
       ['code'],
     );
-    for (const j of journals) this.#journals.set(j.code, j.id);
+    for (const j of journals) this.#s.journals.set(j.code, j.id);
     for (const code of ['REV', 'EXP', 'MISC']) {
-      if (!this.#journals.has(code)) problems.push(`journal ${code} is missing in Tryton`);
+      if (!this.#s.journals.has(code)) problems.push(`journal ${code} is missing in Tryton`);
     }
-    const terms = await this.#rpc.model<number[]>('account.invoice.payment_term', 'search', [], 0, 1, null);
+    const terms = await this.#s.rpc.model<number[]>('account.invoice.payment_term', 'search', [], 0, 1, null);
     if (terms.length === 0) problems.push('Tryton has no invoice payment term');
     if (problems.length > 0) throw new TargetConfigurationError(this.name, problems);
-    this.#paymentTerm = terms[0] ?? null;
+    this.#s.paymentTerm = terms[0] ?? null;
     this.#accountIds = ids;
   }
 
@@ -267,24 +147,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * period, so a document dated on or before it is dated the day after.
    */
   async lockedThrough(): Promise<string | null> {
-    return this.#locks.get();
-  }
-
-  async #closedThrough(): Promise<string | null> {
-    let latest: string | null = null;
-    for (const model of ['account.period', 'account.fiscalyear']) {
-      const [row] = await this.#rpc.model<{ end_date: unknown }[]>(
-        model,
-        'search_read',
-        [['state', 'in', ['closed', 'locked']]],
-        0,
-        1,
-        [['end_date', 'DESC']],
-        ['end_date'],
-      );
-      latest = laterOf(latest, row ? isoDateOf(row.end_date) : null);
-    }
-    return latest;
+    return this.#s.locks.get();
   }
 
   /**
@@ -293,56 +156,11 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * lines its Aged Balance counts as of the day.
    */
   async figuresAsOf(day: string): Promise<TargetFigures> {
-    return new TrytonFigures(this.#rpc, await this.#ready()).asOf(day);
+    return new TrytonFigures(this.#s.rpc, await this.#ready()).asOf(day);
   }
 
   async find(key: string): Promise<RemoteRecord | null> {
-    const found = await this.#record(key);
-    if (!found) return null;
-    const { remoteIds, contentHash } = found;
-    return { key, remoteIds, contentHash };
-  }
-
-  /** The invoice or move holding the key, and whether its posting is still to do. */
-  async #record(key: string): Promise<FoundRecord | null> {
-    // A key's kind says where Tryton keeps it: one search instead of two on the hot path.
-    if (!heldAsInvoice(key)) return this.#moveRecord(key);
-    const invoices = await this.#rpc.searchRead<InvoiceRow>(
-      'account.invoice',
-      [['description', 'like', markerLike(key)]],
-      ['move', 'description', 'state'],
-      1,
-    );
-    const invoice = invoices[0];
-    if (invoice) {
-      return {
-        key,
-        remoteIds: [
-          `account.invoice,${invoice.id}`,
-          ...(invoice.move ? [`account.move,${invoice.move}`] : []),
-        ],
-        contentHash: hashIn(invoice.description, key) ?? '',
-        draft: invoice.state === 'draft' ? { model: 'account.invoice', id: invoice.id } : null,
-      };
-    }
-    return null;
-  }
-
-  async #moveRecord(key: string): Promise<FoundRecord | null> {
-    const moves = await this.#rpc.searchRead<MoveRow & { state: string }>(
-      'account.move',
-      [['description', 'like', markerLike(key)]],
-      ['description', 'state'],
-      1,
-    );
-    const move = moves[0];
-    if (!move) return null;
-    return {
-      key,
-      remoteIds: [`account.move,${move.id}`],
-      contentHash: hashIn(move.description, key) ?? '',
-      draft: move.state === 'draft' ? { model: 'account.move', id: move.id } : null,
-    };
+    return findByKey(this.#s, key);
   }
 
   async push(given: TargetDocument, context: PushContext): Promise<PushResult> {
@@ -353,7 +171,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         throw error;
       // A period closed since the lock was read: read it again and push once more, dated after it (a draft
       // Tryton kept from the refused attempt is re-dated then). Refused again, the refusal stands.
-      this.#locks.forget();
+      this.#s.locks.forget();
       return this.#pushUnderLock(given, { ...context, mayExist: () => true });
     }
   }
@@ -361,8 +179,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   async #pushUnderLock(given: TargetDocument, context: PushContext): Promise<PushResult> {
     const accounts = await this.#ready();
     // The effective lock: Tryton's closed periods or the ledger's closed day, the later.
-    const lock = laterOf(await this.#locks.get(), context.closedThrough);
-    if (given.kind === 'reversal') return this.#reverse(given, lock, context);
+    const lock = laterOf(await this.#s.locks.get(), context.closedThrough);
+    if (given.kind === 'reversal') return reverse(this.#s, given, lock, context);
     // Dated out of a closed period, its own date kept in its description.
     return this.#pushDated(datedOpen(given, lock), accounts, context);
   }
@@ -373,23 +191,23 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     accounts: Map<AccountRole, number>,
     context: PushContext,
   ): Promise<PushResult> {
-    const existing = context.mayExist(document.key) ? await this.#record(document.key) : null;
+    const existing = context.mayExist(document.key) ? await findRecord(this.#s, document.key) : null;
     if (existing) {
       if (existing.contentHash !== document.contentHash) {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
       }
       // Created, then refused at posting (a closed period) or cut short by a crash: post it now.
       if (existing.draft) {
-        await this.#redate(existing.draft, document);
-        await this.#post(document, existing.draft);
+        await redate(this.#s, existing.draft, document);
+        await post(this.#s, document, existing.draft);
         const invoice =
-          existing.draft.model === 'account.move' ? await this.#invoiceSettled(document, context) : null;
-        if (invoice) await this.#reconcileIfPaid(invoice.id);
+          existing.draft.model === 'account.move' ? await invoiceSettled(this.#s, document, context) : null;
+        if (invoice) await reconcileIfPaid(this.#s, invoice.id);
       }
       // A credit note cut short between its post and its application: applied now (nothing when it was).
       const credit = existing.remoteIds[0]?.startsWith('account.invoice,') ? existing.remoteIds[0] : null;
       if (credit && lowersInvoice(document))
-        await this.#applyCredit(Number(credit.split(',')[1]), document, context);
+        await applyCredit(this.#s, Number(credit.split(',')[1]), document, context);
       const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
       return { key, remoteIds, contentHash: document.contentHash, created: existing.draft !== null };
     }
@@ -400,57 +218,12 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       // The receivable a refund brings back: Tryton takes only credits as an invoice's payment lines, so
       // what the customer owes again is billed as its own invoice (on Refunds) under the same link.
       case 'refund-reopen':
-        return this.#invoice(document, 'out', accounts, context);
+        return pushInvoice(this.#s, document, 'out', accounts, context);
       case 'bill':
-        return this.#invoice(document, 'in', accounts, context);
+        return pushInvoice(this.#s, document, 'in', accounts, context);
       default:
-        return this.#move(document, accounts, context);
+        return pushMove(this.#s, document, accounts, context);
     }
-  }
-
-  /**
-   * The description of a booksync record: its marker, then on a move the link or bill it belongs to (an
-   * invoice's comment names it already), then the closed-period note of a re-dated one. The owner note lets
-   * Tryton's figures (figures.ts) count a receivable or payable line that is no invoice's payment line (a
-   * reversal's after close) under its link or bill.
-   */
-  #described(document: TargetDocument): string {
-    const note = closedPeriodNote(document);
-    return `${marker(document.key)}${document.contentHash}${this.#ownerNote(document)}${note ? ` ${note}` : ''}`;
-  }
-
-  /** ` booksync link=<id>` / ` booksync bill=<id>` for a move of a link or bill; '' otherwise. */
-  #ownerNote(document: TargetDocument): string {
-    if (invoiceKinds.has(keyPrefix(baseKey(document.key)))) return '';
-    if (document.invoice) return ` ${ownerNote(document.invoice)}`;
-    if (document.bill) return ` ${ownerNote(document.bill)}`;
-    return '';
-  }
-
-  /** A draft kept from a refused post takes the date the document has now (after a lock read since). */
-  async #redate(draft: { model: string; id: number }, document: TargetDocument): Promise<void> {
-    const description = this.#described(document);
-    if (draft.model === 'account.move') {
-      const [row] = await this.#rpc.model<{ date: unknown }[]>('account.move', 'read', [draft.id], ['date']);
-      if (row && isoDateOf(row.date) === document.date) return;
-      await this.#rpc.model('account.move', 'write', [draft.id], {
-        date: dateOf(document.date),
-        period: await this.#period(document.date),
-        description,
-      });
-      return;
-    }
-    const [row] = await this.#rpc.model<{ accounting_date: unknown }[]>(
-      'account.invoice',
-      'read',
-      [draft.id],
-      ['accounting_date'],
-    );
-    if (row && isoDateOf(row.accounting_date) === document.date) return;
-    await this.#rpc.model('account.invoice', 'write', [draft.id], {
-      accounting_date: dateOf(document.date),
-      description,
-    });
   }
 
   readonly batches = false;
@@ -464,900 +237,4 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   }
 
   async close(): Promise<void> {}
-
-  /** The Tryton party of a customer or vendor: booksync's own (by identifier), matched, or created. */
-  async #party(party: Party): Promise<number> {
-    const cached = this.#parties.get(party.serviceId);
-    if (cached !== undefined) return cached;
-    const code = `booksync:${party.serviceId}`;
-    const own = await this.#rpc.model<number[]>(
-      'party.party',
-      'search',
-      [['identifiers.code', '=', code]],
-      0,
-      2,
-      null,
-    );
-    let id = own[0];
-    if (id === undefined && this.#options.matching === 'match-existing') {
-      const byName = await this.#rpc.model<number[]>(
-        'party.party',
-        'search',
-        [['name', '=', party.name]],
-        0,
-        5,
-        null,
-      );
-      const byEmail = party.email
-        ? await this.#rpc.model<number[]>(
-            'party.party',
-            'search',
-            [
-              [
-                'contact_mechanisms',
-                'where',
-                [
-                  ['type', '=', 'email'],
-                  ['value', '=', party.email],
-                ],
-              ],
-            ],
-            0,
-            5,
-            null,
-          )
-        : [];
-      const candidates = [...new Set([...byName, ...byEmail])];
-      if (candidates.length > 1) {
-        throw new TargetRefusedError(
-          this.name,
-          `${party.name} (${party.serviceId}) matches ${candidates.length} Tryton parties (ids ${candidates.join(', ')}); link one by adding the identifier ${code}`,
-        );
-      }
-      id = candidates[0];
-      if (id !== undefined) {
-        await this.#rpc.model('party.party', 'write', [id], { identifiers: [['create', [{ code }]]] });
-      }
-    }
-    if (id === undefined) {
-      [id] = await this.#rpc.model<number[]>('party.party', 'create', [
-        {
-          name: party.name,
-          addresses: [['create', [{}]]],
-          identifiers: [['create', [{ code }]]],
-          ...(party.email
-            ? { contact_mechanisms: [['create', [{ type: 'email', value: party.email }]]] }
-            : {}),
-        },
-      ]);
-    }
-    this.#parties.set(party.serviceId, id as number);
-    return id as number;
-  }
-
-  /** An invoice needs the party's address; a matched party may have none yet (the company's own has none). */
-  async #address(party: number): Promise<number> {
-    const read = async () =>
-      (await this.#rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses']))[0]
-        ?.addresses[0];
-    const found = await read();
-    if (found !== undefined) return found;
-    await this.#rpc.model('party.party', 'write', [party], { addresses: [['create', [{}]]] });
-    const created = await read();
-    if (created === undefined)
-      throw new TargetRefusedError(this.name, `party ${party} has no address and none could be added`);
-    return created;
-  }
-
-  async #period(date: string): Promise<number> {
-    const month = date.slice(0, 7);
-    const cached = this.#periods.get(month);
-    if (cached !== undefined) return cached;
-    const found = await standardPeriod(this.#rpc, date);
-    if (found === undefined)
-      throw new TargetRefusedError(this.name, `no open fiscal period in Tryton for ${date}`);
-    this.#periods.set(month, found);
-    return found;
-  }
-
-  async #invoice(
-    document: TargetDocument,
-    type: 'out' | 'in',
-    accounts: Map<AccountRole, number>,
-    context: PushContext,
-  ): Promise<PushResult> {
-    const counterparty = type === 'out' ? (document.customer ?? unnamedCustomer) : document.vendor;
-    if (!counterparty)
-      throw new TargetRefusedError(this.name, `${document.key}: a supplier invoice needs a vendor`);
-    const partyRole: AccountRole = type === 'out' ? 'AccountsReceivable' : 'AccountsPayable';
-    const line = document.lines.find((l) => l.role !== partyRole);
-    const partyLine = document.lines.find((l) => l.role === partyRole);
-    if (!line || !partyLine)
-      throw new TargetRefusedError(this.name, `${document.key}: not an invoice-shaped entry`);
-    // The invoice's total is what the party owes: receivable debit (out) or payable credit (in).
-    const total = type === 'out' ? partyLine.amountCents : -partyLine.amountCents;
-    const party = await this.#party(counterparty);
-    const address = await this.#address(party);
-    const number = type === 'out' ? document.invoice?.number : (document.bill?.number ?? undefined);
-    const tag =
-      type === 'out' ? linkTag(document.invoice?.paymentLinkId ?? '') : billTag(document.bill?.billId ?? '');
-
-    if (document.kind === 'invoice' && this.#options.matching === 'match-existing' && number) {
-      const adopted = await this.#adoptInvoice(document, type, party, number, tag);
-      if (adopted) return adopted;
-    }
-    const [id] = await this.#rpc.model<number[]>('account.invoice', 'create', [
-      {
-        type,
-        party,
-        invoice_address: address,
-        account: accounts.get(partyRole),
-        journal: this.#journals.get(type === 'out' ? 'REV' : 'EXP'),
-        payment_term: this.#paymentTerm,
-        // Tryton numbers customer invoices in issue-date order: issued on the latest of its own date, today
-        // and the last issue date in Tryton (#issueDate); its accounting date is the entry's.
-        invoice_date: dateOf(type === 'out' ? await this.#issueDate(document.date) : document.date),
-        accounting_date: dateOf(document.date),
-        // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
-        // Without one, Tryton's own (the invoice date).
-        ...(dueDateOf(document) !== document.date ? { payment_term_date: dateOf(dueDateOf(document)) } : {}),
-        ...(number ? { reference: number } : {}),
-        description: this.#described(document),
-        comment: tag,
-        lines: [
-          [
-            'create',
-            [
-              {
-                type: 'line',
-                account: accounts.get(line.role),
-                quantity: 1,
-                unit_price: decimalOf(total),
-                description: document.description,
-              },
-            ],
-          ],
-        ],
-      },
-    ]);
-    await this.#post(document, { model: 'account.invoice', id: id as number });
-    if (lowersInvoice(document)) await this.#applyCredit(id as number, document, context);
-    const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
-    return {
-      key: document.key,
-      remoteIds: [`account.invoice,${id}`, ...(posted?.move ? [`account.move,${posted.move}`] : [])],
-      contentHash: document.contentHash,
-      created: true,
-    };
-  }
-
-  /** match-existing: an invoice the business already keyed in (same number and party) becomes this one. */
-  async #adoptInvoice(
-    document: TargetDocument,
-    type: 'out' | 'in',
-    party: number,
-    number: string,
-    tag: string,
-  ): Promise<PushResult | null> {
-    const candidates = await this.#rpc.searchRead<InvoiceRow>(
-      'account.invoice',
-      [
-        ['type', '=', type],
-        ['reference', '=', number],
-        ['party', '=', party],
-        ['state', 'in', ['posted', 'paid']],
-        ['description', 'not like', 'booksync:%'],
-      ],
-      ['move'],
-      5,
-    );
-    if (candidates.length === 0) return null;
-    if (candidates.length > 1) {
-      throw new TargetRefusedError(
-        this.name,
-        `invoice number ${number} matches ${candidates.length} Tryton invoices (ids ${candidates.map((c) => c.id).join(', ')})`,
-      );
-    }
-    const invoice = candidates[0] as InvoiceRow;
-    await this.#rpc.model('account.invoice', 'write', [invoice.id], {
-      description: `${marker(document.key)}${document.contentHash}`,
-      comment: tag,
-    });
-    this.#options.logger?.info(
-      { entryKey: document.key, invoice: invoice.id },
-      'matched an existing Tryton invoice',
-    );
-    return {
-      key: document.key,
-      remoteIds: [`account.invoice,${invoice.id}`, ...(invoice.move ? [`account.move,${invoice.move}`] : [])],
-      contentHash: document.contentHash,
-      created: true,
-    };
-  }
-
-  async #move(
-    document: TargetDocument,
-    accounts: Map<AccountRole, number>,
-    context: PushContext,
-  ): Promise<PushResult> {
-    const needsParty = document.lines.some((l) => receivableRoles.has(l.role));
-    const counterparty = document.lines.some((l) => l.role === 'AccountsPayable')
-      ? document.vendor
-      : (document.customer ?? (document.invoice ? unnamedCustomer : undefined));
-    if (needsParty && !counterparty) {
-      throw new TargetRefusedError(this.name, `${document.key}: a receivable or payable line needs a party`);
-    }
-    const party = needsParty && counterparty ? await this.#party(counterparty) : undefined;
-    // The invoices the money settles: its receivable / payable lines are created as their payment lines, so
-    // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
-    const parts = needsParty ? await this.#partsSettled(document, context) : null;
-    for (const part of parts ?? []) {
-      if (part.invoice?.state === 'paid') await this.#unreconcileInvoice(part.invoice.id);
-    }
-    // A payout: its clearing line is one line per receipt it carries, each naming the receipt's own line.
-    const carried = await this.#carried(document, accounts, context);
-    const line = (
-      l: TargetDocument['lines'][number],
-      cents = l.amountCents,
-      invoice?: InvoiceRow | null,
-    ) => ({
-      account: accounts.get(l.role),
-      debit: decimalOf(Math.max(cents, 0)),
-      credit: decimalOf(Math.max(-cents, 0)),
-      ...(receivableRoles.has(l.role) ? { party, ...(invoice ? { invoice_payment: invoice.id } : {}) } : {}),
-      description: lineDescription(document),
-    });
-    const payoutLines = (l: TargetDocument['lines'][number]) => {
-      const rest = l.amountCents + (carried ?? []).reduce((sum, r) => sum + r.cents, 0);
-      return [
-        ...(carried ?? []).map((r) => ({
-          ...line(l, -r.cents),
-          origin: `account.move.line,${r.line}`,
-          description: `${document.description}: carries ${r.key}`,
-        })),
-        ...(rest !== 0
-          ? [{ ...line(l, rest), description: `${document.description}: fees, refunds and returns netted` }]
-          : []),
-      ];
-    };
-    const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
-      {
-        journal: this.#journals.get('MISC'),
-        period: await this.#period(document.date),
-        date: dateOf(document.date),
-        description: this.#described(document),
-        lines: [
-          [
-            'create',
-            document.lines.flatMap((l) =>
-              // Money received on a link: one receivable line per document it settles, and one for what
-              // exceeds them (the customer's credit, on no invoice).
-              receivableRoles.has(l.role) && parts
-                ? parts.map((part) => line(l, Math.sign(l.amountCents) * part.cents, part.invoice))
-                : carried && l.amountCents < 0
-                  ? payoutLines(l)
-                  : [line(l)],
-            ),
-          ],
-        ],
-      },
-    ]);
-    await this.#post(document, { model: 'account.move', id: id as number });
-    // Only money that brings the amount to pay to zero can make an invoice paid: a partial payment spares
-    // the look.
-    for (const { invoice, cents } of parts ?? []) {
-      if (invoice && (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= cents)) {
-        await this.#reconcileIfPaid(invoice.id);
-      }
-    }
-    return {
-      key: document.key,
-      remoteIds: [`account.move,${id}`],
-      contentHash: document.contentHash,
-      created: true,
-    };
-  }
-
-  /**
-   * The receipts a payout carries, as Tryton holds them: each receipt's move (the push's index, else found by
-   * its key) and its line on the account the payout empties (Processor Clearing: the payment's debit there).
-   * Null when the document is no payout with receipts; a receipt Tryton does not hold is left out (its money
-   * stays in the payout's netted line). The payout's move then credits that account once per receipt, each
-   * line's origin the receipt's line, as Tryton links a line to the line it comes from (README, "Tryton:
-   * which payments a payout carries").
-   */
-  async #carried(
-    document: TargetDocument,
-    accounts: Map<AccountRole, number>,
-    context: PushContext,
-  ): Promise<{ key: string; cents: number; line: number }[] | null> {
-    const receipts = document.kind === 'disbursement-pending' ? (document.payout?.receipts ?? []) : [];
-    const emptied = document.lines.filter((l) => l.amountCents < 0);
-    if (receipts.length === 0 || emptied.length !== 1) return null;
-    const account = accounts.get((emptied[0] as TargetDocument['lines'][number]).role);
-    const moves = new Map<number, { key: string; cents: number }>();
-    for (const receipt of receipts) {
-      const record = (await context.pushed(receipt.key)) ?? (await this.find(receipt.key));
-      const ref = record?.remoteIds.find((r) => r.startsWith('account.move,'));
-      if (ref) moves.set(Number(ref.split(',')[1]), { key: receipt.key, cents: receipt.amountCents });
-    }
-    if (moves.size === 0 || account === undefined) return null;
-    const lines = await this.#rpc.searchRead<{ id: number; move: number; debit: TrytonDecimal }>(
-      'account.move.line',
-      [
-        ['move', 'in', [...moves.keys()]],
-        ['account', '=', account],
-        ['move.state', '=', 'posted'],
-      ],
-      ['move', 'debit'],
-    );
-    const carried: { key: string; cents: number; line: number }[] = [];
-    for (const [move, receipt] of moves) {
-      const own = lines.find((l) => l.move === move && centsOf(l.debit) === receipt.cents);
-      if (own) carried.push({ ...receipt, line: own.id });
-    }
-    return carried.length > 0 ? carried : null;
-  }
-
-  /**
-   * How a document's receivable (or payable) line is split over invoices: money received on a link as the
-   * document's `settles` says (each document's invoice, through the index, and the unapplied rest on none);
-   * anything else whole on the document's own invoice (#invoiceSettled). Null when the document has no
-   * receivable or payable line.
-   */
-  async #partsSettled(
-    document: TargetDocument,
-    context: PushContext,
-  ): Promise<{ invoice: InvoiceRow | null; cents: number }[] | null> {
-    const total = document.lines
-      .filter((l) => receivableRoles.has(l.role))
-      .reduce((sum, l) => sum + Math.abs(l.amountCents), 0);
-    if (total === 0) return null;
-    const settles = document.settles;
-    if (!settles || document.lines.filter((l) => receivableRoles.has(l.role)).length !== 1)
-      return [{ invoice: await this.#invoiceSettled(document, context), cents: total }];
-    // The push's context knows the link's own invoice (read from the index up front); a memo's or a reopened
-    // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
-    // on the party and the memo open while the service says it is paid (issue 30, case 3).
-    const ids: (number | null)[] = [];
-    for (const a of settles.applied) {
-      const record = context.pushed(a.key) ?? (await this.find(a.key));
-      const ref = record?.remoteIds.find((r) => r.startsWith('account.invoice,'));
-      ids.push(ref ? Number(ref.split(',')[1]) : null);
-    }
-    const known = ids.filter((i): i is number => i !== null);
-    const rows = known.length
-      ? await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', known, [
-          'description',
-          'state',
-          'amount_to_pay',
-          'move',
-        ])
-      : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const parts = settles.applied.map((a, i) => {
-      const row = ids[i] != null ? byId.get(ids[i] as number) : undefined;
-      // An invoice Tryton does not hold as posted: that part stays on the party, as the unapplied rest.
-      const invoice = row && (row.state === 'posted' || row.state === 'paid') ? row : null;
-      return { invoice, cents: a.amountCents };
-    });
-    if (settles.unappliedCents > 0) parts.push({ invoice: null, cents: settles.unappliedCents });
-    return parts;
-  }
-
-  /**
-   * Posts a created invoice or move (Tryton checks balance and the period here, and numbers a customer
-   * invoice). A customer invoice refused for its issue date (another worker issued a later one since this
-   * one read the last date) is issued on the latest day Tryton holds, then posted.
-   */
-  async #post(document: TargetDocument, record: { model: string; id: number }): Promise<void> {
-    try {
-      await this.#rpc.model(record.model, 'post', [record.id]);
-    } catch (error) {
-      if (
-        record.model !== 'account.invoice' ||
-        !(error instanceof TargetRefusedError && numberedBefore.test(error.targetMessage))
-      )
-        throw error;
-      this.#lastIssued = null;
-      const [row] = await this.#rpc.model<{ accounting_date: unknown; invoice_date: unknown }[]>(
-        'account.invoice',
-        'read',
-        [record.id],
-        ['accounting_date', 'invoice_date'],
-      );
-      const own = isoDateOf(row?.accounting_date) ?? isoDateOf(row?.invoice_date) ?? document.date;
-      await this.#rpc.model('account.invoice', 'write', [record.id], {
-        invoice_date: dateOf(await this.#issueDate(own)),
-      });
-      await this.#rpc.model(record.model, 'post', [record.id]);
-    }
-  }
-
-  /**
-   * The day a customer invoice (or credit note) is issued in Tryton. Tryton numbers them in issue-date order
-   * per sequence ("To number the invoice …, you must set an invoice date after …"), while entries reach it in
-   * posting order, whose dates need not increase (a memo dated yesterday booked today, a payment recorded for
-   * an earlier day, a service clock ahead of this machine's). So a document is issued on the latest of: its
-   * own date, today, and the last issue date Tryton holds (read once, then followed); its accounting date stays
-   * the entry's, so the books are as booksync dates them.
-   */
-  async #issueDate(date: string): Promise<string> {
-    if (this.#lastIssued === null) {
-      const [row] = await this.#rpc.model<{ invoice_date: unknown }[]>(
-        'account.invoice',
-        'search_read',
-        [
-          ['type', '=', 'out'],
-          ['number', '!=', null],
-        ],
-        0,
-        1,
-        [['invoice_date', 'DESC']],
-        ['invoice_date'],
-      );
-      this.#lastIssued = isoDateOf(row?.invoice_date) ?? '';
-    }
-    const issued = [issuedToday(), date, this.#lastIssued].reduce((a, b) => (a > b ? a : b));
-    this.#lastIssued = issued;
-    return issued;
-  }
-
-  /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
-  async #invoiceSettled(document: TargetDocument, context: PushContext): Promise<InvoiceRow | null> {
-    // The index knows the invoice booksync made for the link or bill: read by its id (Tryton's primary key),
-    // not searched by comment, a column no index serves, which a business with years of invoices pays for.
-    const ownKey = document.invoice
-      ? `invoice:${document.invoice.paymentLinkId}`
-      : document.bill
-        ? `bill:${document.bill.billId}`
-        : null;
-    const ownId = ownKey
-      ? context.pushed(ownKey)?.remoteIds.find((r) => r.startsWith('account.invoice,'))
-      : undefined;
-    if (ownId) {
-      const [own] = await this.#rpc.model<InvoiceRow[]>(
-        'account.invoice',
-        'read',
-        [Number(ownId.split(',')[1])],
-        ['description', 'state', 'amount_to_pay', 'move'],
-      );
-      if (own && (own.state === 'posted' || own.state === 'paid')) return own;
-    }
-    const tag = document.invoice
-      ? linkTag(document.invoice.paymentLinkId)
-      : document.bill
-        ? billTag(document.bill.billId)
-        : null;
-    if (!tag) return null;
-    const invoices = await this.#rpc.searchRead<InvoiceRow>(
-      'account.invoice',
-      [
-        ['comment', '=', tag],
-        ['state', 'in', ['posted', 'paid']],
-      ],
-      ['description', 'state', 'amount_to_pay', 'move'],
-    );
-    return (
-      invoices.find(
-        (i) => i.description?.startsWith('booksync:invoice:') || i.description?.startsWith('booksync:bill:'),
-      ) ??
-      invoices[0] ??
-      null
-    );
-  }
-
-  async #unreconcileInvoice(invoiceId: number): Promise<void> {
-    const [invoice] = await this.#rpc.model<{ lines_to_pay: number[]; payment_lines: number[] }[]>(
-      'account.invoice',
-      'read',
-      [invoiceId],
-      ['lines_to_pay', 'payment_lines'],
-    );
-    if (!invoice) return;
-    const rows = await this.#rpc.model<LineRow[]>(
-      'account.move.line',
-      'read',
-      [...invoice.lines_to_pay, ...invoice.payment_lines],
-      ['reconciliation'],
-    );
-    await this.#unreconcile(rows);
-  }
-
-  /** Tryton's own Unreconcile Lines on those of the lines that are reconciled. */
-  async #unreconcile(lines: readonly Pick<LineRow, 'id' | 'reconciliation'>[]): Promise<void> {
-    const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
-    if (reconciled.length === 0) return;
-    await this.#rpc.wizard(
-      'account.move.unreconcile_lines',
-      'unreconcile',
-      {},
-      'account.move.line',
-      reconciled,
-    );
-  }
-
-  async #reconcileIfPaid(invoiceId: number): Promise<void> {
-    const [invoice] = await this.#rpc.model<
-      (InvoiceRow & { lines_to_pay: number[]; payment_lines: number[] })[]
-    >('account.invoice', 'read', [invoiceId], ['amount_to_pay', 'lines_to_pay', 'payment_lines', 'state']);
-    if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) !== 0) return;
-    const ids = [...invoice.lines_to_pay, ...invoice.payment_lines];
-    const rows = await this.#rpc.model<LineRow[]>('account.move.line', 'read', ids, ['reconciliation']);
-    const open = rows.filter((r) => r.reconciliation === null).map((r) => r.id);
-    if (open.length >= 2)
-      await this.#rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
-  }
-
-  /**
-   * A reversal: Cancel Moves in place when the original and the reversal fall in the same month after the
-   * lock, else a reversing move dated in the open period (closed-periods.ts). Found by key first.
-   */
-  async #reverse(given: TargetDocument, lock: string | null, context: PushContext): Promise<PushResult> {
-    if (heldAsInvoice(given.key)) return this.#creditInvoice(given, lock, context);
-    const existing = await this.#moveRecord(given.key);
-    if (existing) {
-      const id = Number(existing.remoteIds[0]?.split(',')[1]);
-      // Created, then refused at posting or cut short: post it now (dated after a lock read since).
-      if (existing.draft) {
-        await this.#redate(existing.draft, datedOpen(given, lock));
-        await this.#post(given, existing.draft);
-      }
-      // Cut short between the post and the reconciliation: done now (nothing when done already).
-      await this.#settleReversal(id, lock);
-      return {
-        key: given.key,
-        remoteIds: existing.remoteIds,
-        contentHash: given.contentHash,
-        created: existing.draft !== null,
-      };
-    }
-    const original = given.reverses ? await this.find(given.reverses) : null;
-    const moveRef = original?.remoteIds.find((r) => r.startsWith('account.move,'));
-    if (!original || !moveRef) {
-      throw new TargetRefusedError(this.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
-    }
-    const moveId = Number(moveRef.split(',')[1]);
-    const [held] = await this.#rpc.model<{ date: unknown }[]>('account.move', 'read', [moveId], ['date']);
-    const heldOn = isoDateOf(held?.date);
-    if (reversesInPlace(given, lock, heldOn)) {
-      try {
-        return await this.#cancelInPlace(given, moveId);
-      } catch (error) {
-        // Tryton asks to confirm the cancel of a move whose period is closed (and would date the cancel
-        // move today): booksync never confirms it. Its period closed since the lock was read: read again.
-        if (!(error instanceof TrytonWarningError) || !closedPeriodRefusal.test(error.targetMessage))
-          throw error;
-        this.#locks.forget();
-        lock = laterOf(await this.#locks.get(), context.closedThrough);
-        if (reversesInPlace(given, lock, heldOn)) {
-          throw new TargetRefusedError(
-            this.name,
-            `${given.key}: Tryton asks to confirm cancelling move ${moveId} of a closed period, which booksync never confirms (${error.targetMessage})`,
-          );
-        }
-      }
-    }
-    return this.#reverseAfterClose(datedOpen(given, lock), moveId, lock);
-  }
-
-  /**
-   * The reversal of an invoice (a debit memo voided, a lowering or a refund's reopening undone, a bill taken
-   * back). Tryton corrects a posted invoice with a credit note, never by cancelling its move (the invoice's
-   * "Credit" action, README "Tryton: reversals after close"): an invoice of the same type whose lines are
-   * the original's with their quantity negated, each line's origin the line it credits. It is dated as any
-   * document (in the open period), posted, and applied to the invoice it credits as one of that invoice's
-   * payment lines when the invoice still owes at least as much, so Tryton's amount to pay is the service's
-   * remainder; otherwise it stays a credit on the party. The original is never touched. Reversing a credit
-   * note (a lowering undone) gives an invoice: the customer owes that amount again.
-   */
-  async #creditInvoice(
-    given: TargetDocument,
-    lock: string | null,
-    context: PushContext,
-  ): Promise<PushResult> {
-    const document = datedOpen(given, lock);
-    const original = given.reverses ? await this.find(given.reverses) : null;
-    const ref = original?.remoteIds.find((r) => r.startsWith('account.invoice,'));
-    if (!ref) {
-      throw new TargetRefusedError(this.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
-    }
-    const originalId = Number(ref.split(',')[1]);
-    const existing = context.mayExist(given.key) ? await this.#record(given.key) : null;
-    let id: number;
-    let created = true;
-    if (existing) {
-      if (existing.contentHash !== given.contentHash) {
-        throw new TargetConflictError(this.name, given.key, existing.contentHash, given.contentHash);
-      }
-      id = Number(existing.remoteIds[0]?.split(',')[1]);
-      created = existing.draft !== null;
-      // Created, then refused at posting or cut short: post it now (dated after a lock read since).
-      if (existing.draft) {
-        await this.#redate(existing.draft, document);
-        await this.#post(document, existing.draft);
-      }
-    } else {
-      id = await this.#createCredit(document, originalId);
-      await this.#post(document, { model: 'account.invoice', id });
-    }
-    const [held] = await this.#rpc.model<{ total_amount: TrytonDecimal }[]>(
-      'account.invoice',
-      'read',
-      [originalId],
-      ['total_amount'],
-    );
-    // A credit note for an invoice is applied to it; an invoice that takes back a credit note stands alone.
-    if (held && centsOf(held.total_amount) > 0) await this.#applyCreditTo(id, originalId);
-    const [posted] = await this.#rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
-    return {
-      key: given.key,
-      remoteIds: [`account.invoice,${id}`, ...(posted?.move ? [`account.move,${posted.move}`] : [])],
-      contentHash: given.contentHash,
-      created,
-    };
-  }
-
-  /** A draft credit note of the original invoice, as Tryton's Credit action makes it; its id. */
-  async #createCredit(document: TargetDocument, originalId: number): Promise<number> {
-    const [held] = await this.#rpc.model<OriginalInvoice[]>(
-      'account.invoice',
-      'read',
-      [originalId],
-      [
-        'type',
-        'party',
-        'invoice_address',
-        'account',
-        'journal',
-        'payment_term',
-        'reference',
-        'comment',
-        'lines',
-      ],
-    );
-    if (!held) throw new TargetRefusedError(this.name, `${document.key}: invoice ${originalId} is gone`);
-    const lines = await this.#rpc.model<OriginalInvoiceLine[]>('account.invoice.line', 'read', held.lines, [
-      'type',
-      'account',
-      'quantity',
-      'unit_price',
-    ]);
-    const [id] = await this.#rpc.model<number[]>('account.invoice', 'create', [
-      {
-        type: held.type,
-        party: held.party,
-        invoice_address: held.invoice_address,
-        account: held.account,
-        journal: held.journal,
-        payment_term: held.payment_term,
-        // Issued as #invoice issues a customer invoice: today in Tryton, or its own date when later.
-        invoice_date: dateOf(held.type === 'out' ? await this.#issueDate(document.date) : document.date),
-        accounting_date: dateOf(document.date),
-        ...(held.reference ? { reference: held.reference } : {}),
-        description: this.#described(document),
-        // The link's or bill's tag, so the credit is found under it as the original is.
-        ...(held.comment ? { comment: held.comment } : {}),
-        lines: [
-          [
-            'create',
-            lines
-              .filter((l) => l.type === 'line')
-              .map((l) => ({
-                type: 'line',
-                account: l.account,
-                quantity: -l.quantity,
-                unit_price: l.unit_price,
-                description: document.description,
-                origin: `account.invoice.line,${l.id}`,
-              })),
-          ],
-        ],
-      },
-    ]);
-    return id as number;
-  }
-
-  /** A lowering's credit note, applied to the link's own invoice (found through the index, as money is). */
-  async #applyCredit(creditId: number, document: TargetDocument, context: PushContext): Promise<void> {
-    const own = await this.#invoiceSettled(document, context);
-    if (own && own.id !== creditId) await this.#applyCreditTo(creditId, own.id);
-  }
-
-  /**
-   * Applies a posted credit note to an invoice as Tryton pays an invoice with one: the credit note's line to
-   * pay added to the invoice's payment lines (its amount to pay drops by the credit), and the whole
-   * reconciled once nothing is left to pay. Only when the invoice is posted and owes at least the credit
-   * (Tryton refuses payment lines above the invoice's amount); otherwise the credit stays on the party, as
-   * at the service where the money exceeds what is owed. Idempotent: a credit applied or reconciled is left.
-   */
-  async #applyCreditTo(creditId: number, invoiceId: number): Promise<void> {
-    const [credit] = await this.#rpc.model<{ lines_to_pay: number[] }[]>(
-      'account.invoice',
-      'read',
-      [creditId],
-      ['lines_to_pay'],
-    );
-    const lines = await this.#rpc.model<(LineRow & CreditLine)[]>(
-      'account.move.line',
-      'read',
-      credit?.lines_to_pay ?? [],
-      ['debit', 'credit', 'reconciliation', 'invoice_payment'],
-    );
-    if (lines.length === 0 || lines.some((l) => l.reconciliation !== null || l.invoice_payment !== null))
-      return;
-    const [invoice] = await this.#rpc.model<InvoiceRow[]>(
-      'account.invoice',
-      'read',
-      [invoiceId],
-      ['state', 'amount_to_pay'],
-    );
-    const amount = Math.abs(lines.reduce((sum, l) => sum + centsOf(l.debit) - centsOf(l.credit), 0));
-    if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) < amount) {
-      this.#options.logger?.info(
-        { credit: creditId, invoice: invoiceId, state: invoice?.state },
-        'credit note left on the party: its invoice owes less than the credit',
-      );
-      return;
-    }
-    await this.#rpc.model('account.invoice', 'write', [invoiceId], {
-      payment_lines: [['add', lines.map((l) => l.id)]],
-    });
-    await this.#reconcileIfPaid(invoiceId);
-  }
-
-  /** Tryton's own Cancel Moves (with reversal) on the original, after unreconciling its lines. */
-  async #cancelInPlace(document: TargetDocument, moveId: number): Promise<PushResult> {
-    const lines = await this.#rpc.searchRead<LineRow>(
-      'account.move.line',
-      [['move', '=', moveId]],
-      ['reconciliation'],
-    );
-    await this.#unreconcile(lines);
-    await this.#rpc.wizard(
-      'account.move.cancel',
-      'cancel',
-      {
-        default: {
-          description: `${marker(document.key)}${document.contentHash}${this.#ownerNote(document)}`,
-          reversal: true,
-        },
-      },
-      'account.move',
-      [moveId],
-    );
-    const reversal = await this.find(document.key);
-    if (!reversal)
-      throw new TargetRefusedError(this.name, `${document.key}: Tryton's cancel wizard made no move`);
-    await this.#reconcileInvoicesPaidBy(moveId);
-    return { ...reversal, contentHash: document.contentHash, created: true };
-  }
-
-  /**
-   * The reversal of a move of an earlier month or of a closed period: a new move dated in the open period
-   * with the original's lines negated (debit and credit swapped, same accounts and parties), its origin the
-   * original and each line's the line it reverses, as Tryton's Cancel Moves makes them; posted; then each
-   * reconcilable line reconciled with the line it reverses (#settleReversal). The original is not touched.
-   */
-  async #reverseAfterClose(
-    document: TargetDocument,
-    moveId: number,
-    lock: string | null,
-  ): Promise<PushResult> {
-    const lines = await this.#rpc.searchRead<OriginalLine>(
-      'account.move.line',
-      [['move', '=', moveId]],
-      ['account', 'party', 'debit', 'credit'],
-    );
-    const [id] = await this.#rpc.model<number[]>('account.move', 'create', [
-      {
-        journal: this.#journals.get('MISC'),
-        period: await this.#period(document.date),
-        date: dateOf(document.date),
-        origin: `account.move,${moveId}`,
-        description: this.#described(document),
-        lines: [
-          [
-            'create',
-            lines.map((l) => ({
-              account: l.account,
-              ...(l.party !== null ? { party: l.party } : {}),
-              debit: l.credit,
-              credit: l.debit,
-              origin: `account.move.line,${l.id}`,
-              description: document.description,
-            })),
-          ],
-        ],
-      },
-    ]);
-    await this.#post(document, { model: 'account.move', id: id as number });
-    await this.#settleReversal(id as number, lock);
-    return {
-      key: document.key,
-      remoteIds: [`account.move,${id}`],
-      contentHash: document.contentHash,
-      created: true,
-    };
-  }
-
-  /**
-   * Reconciles each open line of a posted reversal, on a reconcilable account, with the line it reverses
-   * (its origin): what Tryton's Cancel Moves does, so an invoice the original paid is owed again (Tryton's
-   * amount to pay leaves out reconciled payment lines). A reversed line already reconciled is unreconciled
-   * first only when its reconciliation is dated after the lock; one dated on or before it belongs to the
-   * closed period and stays: then the reversal's line stays open on the party, which owes the amount again.
-   * Idempotent: lines reconciled already are left.
-   */
-  async #settleReversal(reversalId: number, lock: string | null): Promise<void> {
-    const lines = await this.#rpc.searchRead<LineRow & { origin: string | null; state?: string }>(
-      'account.move.line',
-      [
-        ['move', '=', reversalId],
-        ['move.state', '=', 'posted'],
-        ['reconciliation', '=', null],
-        ['account.reconcile', '=', true],
-      ],
-      ['account', 'reconciliation', 'origin'],
-    );
-    let settled = false;
-    for (const line of lines) {
-      const originId = line.origin?.startsWith('account.move.line,')
-        ? Number(line.origin.split(',')[1])
-        : null;
-      if (originId === null) continue;
-      const [reversed] = await this.#rpc.model<LineRow[]>(
-        'account.move.line',
-        'read',
-        [originId],
-        ['account', 'reconciliation'],
-      );
-      if (!reversed || reversed.account !== line.account) continue;
-      if (reversed.reconciliation !== null) {
-        const [reconciliation] = await this.#rpc.model<{ date: unknown }[]>(
-          'account.move.reconciliation',
-          'read',
-          [reversed.reconciliation],
-          ['date'],
-        );
-        const on = isoDateOf(reconciliation?.date);
-        if (lock !== null && (on === null || on <= lock)) {
-          this.#options.logger?.info(
-            { reversal: reversalId, line: originId, reconciliation: reversed.reconciliation, lock },
-            "reversed line's reconciliation is in the closed period: kept, the reversal's line left open",
-          );
-          continue;
-        }
-        await this.#unreconcile([reversed]);
-      }
-      await this.#rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', [
-        originId,
-        line.id,
-      ]);
-      settled = true;
-    }
-    if (!settled) return;
-    const [move] = await this.#rpc.model<{ origin: string | null }[]>(
-      'account.move',
-      'read',
-      [reversalId],
-      ['origin'],
-    );
-    if (move?.origin?.startsWith('account.move,')) {
-      await this.#reconcileInvoicesPaidBy(Number(move.origin.split(',')[1]));
-    }
-  }
-
-  /** An invoice whose payment was reversed and which other lines still pay in full stays reconciled. */
-  async #reconcileInvoicesPaidBy(moveId: number): Promise<void> {
-    const invoices = await this.#rpc.model<number[]>(
-      'account.invoice',
-      'search',
-      [['payment_lines.move', '=', moveId]],
-      0,
-      null,
-      null,
-    );
-    for (const invoice of invoices) await this.#reconcileIfPaid(invoice);
-  }
 }

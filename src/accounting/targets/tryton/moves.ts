@@ -1,0 +1,184 @@
+import type { AccountRole } from '../account-mapping.js';
+import { TargetRefusedError } from '../errors.js';
+import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import { described, type InvoiceRow, lineDescription, receivableRoles, unnamedCustomer } from './helpers.js';
+import { centsOf, dateOf, decimalOf, type TrytonDecimal } from './json-rpc.js';
+import { partyOf } from './parties.js';
+import { periodOf, post } from './posting.js';
+import { invoiceSettled, reconcileIfPaid, unreconcileInvoice } from './reconciliation.js';
+import { findByKey } from './records.js';
+import type { TrytonSession } from './session.js';
+
+// Documents Tryton holds as moves (journal MISC): money received or paid, fees, payouts... Receivable and
+// payable lines carry the party and are the payment lines of the invoices the money settles; a payout's
+// clearing line is one line per receipt it carries.
+
+/** A document that is no invoice, as a posted move; the invoices its money pays in full reconciled. */
+export async function pushMove(
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+): Promise<PushResult> {
+  const needsParty = document.lines.some((l) => receivableRoles.has(l.role));
+  const counterparty = document.lines.some((l) => l.role === 'AccountsPayable')
+    ? document.vendor
+    : (document.customer ?? (document.invoice ? unnamedCustomer : undefined));
+  if (needsParty && !counterparty) {
+    throw new TargetRefusedError(s.name, `${document.key}: a receivable or payable line needs a party`);
+  }
+  const party = needsParty && counterparty ? await partyOf(s, counterparty) : undefined;
+  // The invoices the money settles: its receivable / payable lines are created as their payment lines, so
+  // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
+  const parts = needsParty ? await partsSettled(s, document, context) : null;
+  for (const part of parts ?? []) {
+    if (part.invoice?.state === 'paid') await unreconcileInvoice(s, part.invoice.id);
+  }
+  // A payout: its clearing line is one line per receipt it carries, each naming the receipt's own line.
+  const carried = await carriedReceipts(s, document, accounts, context);
+  const line = (l: TargetDocument['lines'][number], cents = l.amountCents, invoice?: InvoiceRow | null) => ({
+    account: accounts.get(l.role),
+    debit: decimalOf(Math.max(cents, 0)),
+    credit: decimalOf(Math.max(-cents, 0)),
+    ...(receivableRoles.has(l.role) ? { party, ...(invoice ? { invoice_payment: invoice.id } : {}) } : {}),
+    description: lineDescription(document),
+  });
+  const payoutLines = (l: TargetDocument['lines'][number]) => {
+    const rest = l.amountCents + (carried ?? []).reduce((sum, r) => sum + r.cents, 0);
+    return [
+      ...(carried ?? []).map((r) => ({
+        ...line(l, -r.cents),
+        origin: `account.move.line,${r.line}`,
+        description: `${document.description}: carries ${r.key}`,
+      })),
+      ...(rest !== 0
+        ? [{ ...line(l, rest), description: `${document.description}: fees, refunds and returns netted` }]
+        : []),
+    ];
+  };
+  const [id] = await s.rpc.model<number[]>('account.move', 'create', [
+    {
+      journal: s.journals.get('MISC'),
+      period: await periodOf(s, document.date),
+      date: dateOf(document.date),
+      description: described(document),
+      lines: [
+        [
+          'create',
+          document.lines.flatMap((l) =>
+            // Money received on a link: one receivable line per document it settles, and one for what
+            // exceeds them (the customer's credit, on no invoice).
+            receivableRoles.has(l.role) && parts
+              ? parts.map((part) => line(l, Math.sign(l.amountCents) * part.cents, part.invoice))
+              : carried && l.amountCents < 0
+                ? payoutLines(l)
+                : [line(l)],
+          ),
+        ],
+      ],
+    },
+  ]);
+  await post(s, document, { model: 'account.move', id: id as number });
+  // Only money that brings the amount to pay to zero can make an invoice paid: a partial payment spares
+  // the look.
+  for (const { invoice, cents } of parts ?? []) {
+    if (invoice && (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= cents)) {
+      await reconcileIfPaid(s, invoice.id);
+    }
+  }
+  return {
+    key: document.key,
+    remoteIds: [`account.move,${id}`],
+    contentHash: document.contentHash,
+    created: true,
+  };
+}
+
+/**
+ * The receipts a payout carries, as Tryton holds them: each receipt's move (the push's index, else found by
+ * its key) and its line on the account the payout empties (Processor Clearing: the payment's debit there).
+ * Null when the document is no payout with receipts; a receipt Tryton does not hold is left out (its money
+ * stays in the payout's netted line). The payout's move then credits that account once per receipt, each
+ * line's origin the receipt's line, as Tryton links a line to the line it comes from (README, "Tryton:
+ * which payments a payout carries").
+ */
+async function carriedReceipts(
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+): Promise<{ key: string; cents: number; line: number }[] | null> {
+  const receipts = document.kind === 'disbursement-pending' ? (document.payout?.receipts ?? []) : [];
+  const emptied = document.lines.filter((l) => l.amountCents < 0);
+  if (receipts.length === 0 || emptied.length !== 1) return null;
+  const account = accounts.get((emptied[0] as TargetDocument['lines'][number]).role);
+  const moves = new Map<number, { key: string; cents: number }>();
+  for (const receipt of receipts) {
+    const record = (await context.pushed(receipt.key)) ?? (await findByKey(s, receipt.key));
+    const ref = record?.remoteIds.find((r) => r.startsWith('account.move,'));
+    if (ref) moves.set(Number(ref.split(',')[1]), { key: receipt.key, cents: receipt.amountCents });
+  }
+  if (moves.size === 0 || account === undefined) return null;
+  const lines = await s.rpc.searchRead<{ id: number; move: number; debit: TrytonDecimal }>(
+    'account.move.line',
+    [
+      ['move', 'in', [...moves.keys()]],
+      ['account', '=', account],
+      ['move.state', '=', 'posted'],
+    ],
+    ['move', 'debit'],
+  );
+  const carried: { key: string; cents: number; line: number }[] = [];
+  for (const [move, receipt] of moves) {
+    const own = lines.find((l) => l.move === move && centsOf(l.debit) === receipt.cents);
+    if (own) carried.push({ ...receipt, line: own.id });
+  }
+  return carried.length > 0 ? carried : null;
+}
+
+/**
+ * How a document's receivable (or payable) line is split over invoices: money received on a link as the
+ * document's `settles` says (each document's invoice, through the index, and the unapplied rest on none);
+ * anything else whole on the document's own invoice (reconciliation.ts invoiceSettled). Null when the document has no
+ * receivable or payable line.
+ */
+async function partsSettled(
+  s: TrytonSession,
+  document: TargetDocument,
+  context: PushContext,
+): Promise<{ invoice: InvoiceRow | null; cents: number }[] | null> {
+  const total = document.lines
+    .filter((l) => receivableRoles.has(l.role))
+    .reduce((sum, l) => sum + Math.abs(l.amountCents), 0);
+  if (total === 0) return null;
+  const settles = document.settles;
+  if (!settles || document.lines.filter((l) => receivableRoles.has(l.role)).length !== 1)
+    return [{ invoice: await invoiceSettled(s, document, context), cents: total }];
+  // The push's context knows the link's own invoice (read from the index up front); a memo's or a reopened
+  // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
+  // on the party and the memo open while the service says it is paid (issue 30, case 3).
+  const ids: (number | null)[] = [];
+  for (const a of settles.applied) {
+    const record = context.pushed(a.key) ?? (await findByKey(s, a.key));
+    const ref = record?.remoteIds.find((r) => r.startsWith('account.invoice,'));
+    ids.push(ref ? Number(ref.split(',')[1]) : null);
+  }
+  const known = ids.filter((i): i is number => i !== null);
+  const rows = known.length
+    ? await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', known, [
+        'description',
+        'state',
+        'amount_to_pay',
+        'move',
+      ])
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const parts = settles.applied.map((a, i) => {
+    const row = ids[i] != null ? byId.get(ids[i] as number) : undefined;
+    // An invoice Tryton does not hold as posted: that part stays on the party, as the unapplied rest.
+    const invoice = row && (row.state === 'posted' || row.state === 'paid') ? row : null;
+    return { invoice, cents: a.amountCents };
+  });
+  if (settles.unappliedCents > 0) parts.push({ invoice: null, cents: settles.unappliedCents });
+  return parts;
+}

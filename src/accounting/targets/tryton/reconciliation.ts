@@ -1,0 +1,112 @@
+import type { PushContext, TargetDocument } from '../target-port.js';
+import { billTag, type InvoiceRow, type LineRow, linkTag } from './helpers.js';
+import { centsOf } from './json-rpc.js';
+import type { TrytonSession } from './session.js';
+
+// An invoice and the lines that pay it: the document's own invoice its money settles, and reconciling or
+// unreconciling with Tryton's own wizards as a person would, so Tryton says paid exactly when it is.
+
+/** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
+export async function invoiceSettled(
+  s: TrytonSession,
+  document: TargetDocument,
+  context: PushContext,
+): Promise<InvoiceRow | null> {
+  // The index knows the invoice booksync made for the link or bill: read by its id (Tryton's primary key),
+  // not searched by comment, a column no index serves, which a business with years of invoices pays for.
+  const ownKey = document.invoice
+    ? `invoice:${document.invoice.paymentLinkId}`
+    : document.bill
+      ? `bill:${document.bill.billId}`
+      : null;
+  const ownId = ownKey
+    ? context.pushed(ownKey)?.remoteIds.find((r) => r.startsWith('account.invoice,'))
+    : undefined;
+  if (ownId) {
+    const [own] = await s.rpc.model<InvoiceRow[]>(
+      'account.invoice',
+      'read',
+      [Number(ownId.split(',')[1])],
+      ['description', 'state', 'amount_to_pay', 'move'],
+    );
+    if (own && (own.state === 'posted' || own.state === 'paid')) return own;
+  }
+  const tag = document.invoice
+    ? linkTag(document.invoice.paymentLinkId)
+    : document.bill
+      ? billTag(document.bill.billId)
+      : null;
+  if (!tag) return null;
+  const invoices = await s.rpc.searchRead<InvoiceRow>(
+    'account.invoice',
+    [
+      ['comment', '=', tag],
+      ['state', 'in', ['posted', 'paid']],
+    ],
+    ['description', 'state', 'amount_to_pay', 'move'],
+  );
+  return (
+    invoices.find(
+      (i) => i.description?.startsWith('booksync:invoice:') || i.description?.startsWith('booksync:bill:'),
+    ) ??
+    invoices[0] ??
+    null
+  );
+}
+
+/** Unreconciles a paid invoice's lines (to pay and paying), so a new payment line can be added to it. */
+export async function unreconcileInvoice(s: TrytonSession, invoiceId: number): Promise<void> {
+  const [invoice] = await s.rpc.model<{ lines_to_pay: number[]; payment_lines: number[] }[]>(
+    'account.invoice',
+    'read',
+    [invoiceId],
+    ['lines_to_pay', 'payment_lines'],
+  );
+  if (!invoice) return;
+  const rows = await s.rpc.model<LineRow[]>(
+    'account.move.line',
+    'read',
+    [...invoice.lines_to_pay, ...invoice.payment_lines],
+    ['reconciliation'],
+  );
+  await unreconcile(s, rows);
+}
+
+/** Tryton's own Unreconcile Lines on those of the lines that are reconciled. */
+export async function unreconcile(
+  s: TrytonSession,
+  lines: readonly Pick<LineRow, 'id' | 'reconciliation'>[],
+): Promise<void> {
+  const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
+  if (reconciled.length === 0) return;
+  await s.rpc.wizard('account.move.unreconcile_lines', 'unreconcile', {}, 'account.move.line', reconciled);
+}
+
+/** Reconciles an invoice's lines to pay with its payment lines once Tryton says nothing is left to pay. */
+export async function reconcileIfPaid(s: TrytonSession, invoiceId: number): Promise<void> {
+  const [invoice] = await s.rpc.model<(InvoiceRow & { lines_to_pay: number[]; payment_lines: number[] })[]>(
+    'account.invoice',
+    'read',
+    [invoiceId],
+    ['amount_to_pay', 'lines_to_pay', 'payment_lines', 'state'],
+  );
+  if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) !== 0) return;
+  const ids = [...invoice.lines_to_pay, ...invoice.payment_lines];
+  const rows = await s.rpc.model<LineRow[]>('account.move.line', 'read', ids, ['reconciliation']);
+  const open = rows.filter((r) => r.reconciliation === null).map((r) => r.id);
+  if (open.length >= 2)
+    await s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
+}
+
+/** An invoice whose payment was reversed and which other lines still pay in full stays reconciled. */
+export async function reconcileInvoicesPaidBy(s: TrytonSession, moveId: number): Promise<void> {
+  const invoices = await s.rpc.model<number[]>(
+    'account.invoice',
+    'search',
+    [['payment_lines.move', '=', moveId]],
+    0,
+    null,
+    null,
+  );
+  for (const invoice of invoices) await reconcileIfPaid(s, invoice);
+}

@@ -1,0 +1,59 @@
+import type { RemoteRecord } from '../target-port.js';
+import {
+  type FoundRecord,
+  hashIn,
+  heldAsInvoice,
+  type InvoiceRow,
+  type MoveRow,
+  markerLike,
+} from './helpers.js';
+import type { TrytonSession } from './session.js';
+
+// Look-ups by entry key: booksync's marker (`booksync:{key} {hash}`) in an invoice's or a move's description.
+
+/** The record holding the key as the port reports it (RemoteRecord), whether or not its posting is done. */
+export async function findByKey(s: TrytonSession, key: string): Promise<RemoteRecord | null> {
+  const found = await findRecord(s, key);
+  if (!found) return null;
+  const { remoteIds, contentHash } = found;
+  return { key, remoteIds, contentHash };
+}
+
+/** The invoice or move holding the key, and whether its posting is still to do. */
+export async function findRecord(s: TrytonSession, key: string): Promise<FoundRecord | null> {
+  // A key's kind says where Tryton keeps it: one search instead of two on the hot path.
+  if (!heldAsInvoice(key)) return moveRecord(s, key);
+  const invoices = await s.rpc.searchRead<InvoiceRow>(
+    'account.invoice',
+    [['description', 'like', markerLike(key)]],
+    ['move', 'description', 'state'],
+    1,
+  );
+  const invoice = invoices[0];
+  if (invoice) {
+    return {
+      key,
+      remoteIds: [`account.invoice,${invoice.id}`, ...(invoice.move ? [`account.move,${invoice.move}`] : [])],
+      contentHash: hashIn(invoice.description, key) ?? '',
+      draft: invoice.state === 'draft' ? { model: 'account.invoice', id: invoice.id } : null,
+    };
+  }
+  return null;
+}
+
+export async function moveRecord(s: TrytonSession, key: string): Promise<FoundRecord | null> {
+  const moves = await s.rpc.searchRead<MoveRow & { state: string }>(
+    'account.move',
+    [['description', 'like', markerLike(key)]],
+    ['description', 'state'],
+    1,
+  );
+  const move = moves[0];
+  if (!move) return null;
+  return {
+    key,
+    remoteIds: [`account.move,${move.id}`],
+    contentHash: hashIn(move.description, key) ?? '',
+    draft: move.state === 'draft' ? { model: 'account.move', id: move.id } : null,
+  };
+}
