@@ -101,6 +101,40 @@ export async function runBusinessDay({
   );
   step(`INV-1003: a late fee of ${usd(2_500)} added as a debit memo`);
 
+  const { goodCheck, badCheck } = await checkDepositsOfTheDay({ service, sandbox, commands }, links, step);
+
+  await sandbox.settlePayment(card.id);
+  await service.refundPayment(card.id, { amountCents: 25_000, reason: 'Two cakes arrived damaged' });
+  step(`INV-1001 partly refunded: ${usd(25_000)}`);
+
+  const returned = await sandbox.payLink(links['INV-1007']!, 'ACH');
+  await sandbox.returnAchPayment(returned.id);
+  step(`INV-1007 paid by ACH, then returned by the customer's bank (${usd(returned.amountInCents)})`);
+
+  const disbursement = await sandbox.batchDisbursement();
+  await sandbox.succeedDisbursement(disbursement.id);
+  step(`payout of ${usd(disbursement.amountInCents)} sent to the bank and accepted`);
+
+  const billPayment = await vendorBillPaidByCheck({ service, sandbox }, step);
+
+  progress('  … waiting for the webhooks and workflows to settle the books');
+  await waitForQuietBooks(ledger, sandbox, dayStartedAt);
+  return {
+    startedAt: dayStartedAt,
+    paymentLinkIds: links,
+    paymentIds: { card: card.id, ach: ach.id, achReturned: returned.id },
+    checkDepositIds: { cleared: goodCheck.id, returned: badCheck.id },
+    disbursementId: disbursement.id,
+    billPaymentId: billPayment.id,
+  };
+}
+
+/** Two customer checks deposited and applied: one cleared by the bank, one returned unpaid. */
+async function checkDepositsOfTheDay(
+  { service, sandbox, commands }: Pick<BusinessDayParties, 'service' | 'sandbox' | 'commands'>,
+  links: Record<string, string>,
+  step: (line: string) => void,
+): Promise<{ goodCheck: { id: string }; badCheck: { id: string } }> {
   const goodCheck = await sandbox.depositCheck(75_000, 'Bluebird check #1042');
   await commands.call(
     'applyDeposit',
@@ -130,19 +164,14 @@ export async function runBusinessDay({
   await sandbox.settleCheckDeposit(badCheck.id, 'return');
   await commands.call('refreshDeposit', { checkDepositId: badCheck.id });
   step(`check deposit of ${usd(60_000)} applied to INV-1006, then returned unpaid: INV-1006 is owed again`);
+  return { goodCheck, badCheck };
+}
 
-  await sandbox.settlePayment(card.id);
-  await service.refundPayment(card.id, { amountCents: 25_000, reason: 'Two cakes arrived damaged' });
-  step(`INV-1001 partly refunded: ${usd(25_000)}`);
-
-  const returned = await sandbox.payLink(links['INV-1007']!, 'ACH');
-  await sandbox.returnAchPayment(returned.id);
-  step(`INV-1007 paid by ACH, then returned by the customer's bank (${usd(returned.amountInCents)})`);
-
-  const disbursement = await sandbox.batchDisbursement();
-  await sandbox.succeedDisbursement(disbursement.id);
-  step(`payout of ${usd(disbursement.amountInCents)} sent to the bank and accepted`);
-
+/** A vendor onboarded to be paid by check, its bill paid: the check mailed, delivered, deposited. */
+async function vendorBillPaidByCheck(
+  { service, sandbox }: Pick<BusinessDayParties, 'service' | 'sandbox'>,
+  step: (line: string) => void,
+): Promise<{ id: string }> {
   const vendor = await service.createVendor({ name: 'Prairie Flour Mill', email: 'ar@prairie.example' });
   const method = await sandbox.submitVendorOnboardingForm(vendor.id, {
     type: 'CHECK',
@@ -164,17 +193,7 @@ export async function runBusinessDay({
     await sandbox.advanceBillCheck(billPayment.id, moment);
   }
   step(`bill PFM-778 of ${usd(97_500)} paid by check: mailed, delivered, deposited by the vendor`);
-
-  progress('  … waiting for the webhooks and workflows to settle the books');
-  await waitForQuietBooks(ledger, sandbox, dayStartedAt);
-  return {
-    startedAt: dayStartedAt,
-    paymentLinkIds: links,
-    paymentIds: { card: card.id, ach: ach.id, achReturned: returned.id },
-    checkDepositIds: { cleared: goodCheck.id, returned: badCheck.id },
-    disbursementId: disbursement.id,
-    billPaymentId: billPayment.id,
-  };
+  return billPayment;
 }
 
 /** Every webhook of the day acknowledged and no new ledger entry for a few seconds: the day is in the books. */
