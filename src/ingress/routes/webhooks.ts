@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { ServiceEventSignal } from '../../../workflows/service-event.js';
 import { type AuthenticationPolicy, authenticateDelivery } from '../authentication.js';
 import { parseEnvelope } from '../envelope.js';
@@ -19,31 +21,19 @@ export interface WebhookRoutesOptions {
   unrouted: UnroutedEvents;
 }
 
-const errorSchema = {
-  type: 'object',
-  properties: { error: { type: 'string' }, code: { type: 'string' } },
-  required: ['error'],
-} as const;
+const errorBody = z.object({ error: z.string(), code: z.string().optional() });
 
+// The route's schemas in zod through the same type provider as the command API (fastify-type-provider-zod).
+// No body schema: the signature covers the exact bytes, so the body stays the raw buffer the parser below keeps.
 const schema = {
-  headers: {
-    type: 'object',
-    properties: { 'service-signature': { type: 'string' } },
-  },
+  // Loose: a delivery carries many other headers, and validation must not strip them from the request.
+  headers: z.looseObject({ 'service-signature': z.string().optional() }),
   response: {
-    200: {
-      type: 'object',
-      properties: {
-        received: { type: 'boolean' },
-        routed: { type: 'boolean' },
-        workflowId: { type: 'string' },
-      },
-      required: ['received', 'routed'],
-    },
-    '4xx': errorSchema,
-    '5xx': errorSchema,
+    200: z.object({ received: z.boolean(), routed: z.boolean(), workflowId: z.string().optional() }),
+    '4xx': errorBody,
+    '5xx': errorBody,
   },
-} as const;
+};
 
 /**
  * POST /webhooks/service (spec part 6). Not wrapped in fastify-plugin on purpose: the raw-body JSON parser
@@ -60,6 +50,9 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
     (_request, body, done) => done(null, body),
   );
 
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
   app.addHook('onRequest', async () => {
     metrics.deliveriesReceived.inc();
   });
@@ -69,7 +62,8 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRoutesOptions> = async (ap
     if (statusCode < 500) metrics.deliveriesRejected.inc({ reason: body.code ?? `http_${statusCode}` });
   });
 
-  app.post('/webhooks/service', { schema, bodyLimit: options.bodyLimitBytes }, async (request, reply) => {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  routes.post('/webhooks/service', { schema, bodyLimit: options.bodyLimitBytes }, async (request, reply) => {
     // A POST without a body never goes through the parser above.
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const mode = authenticateDelivery(rawBody, request.headers['service-signature'], options.authentication);
