@@ -4,7 +4,8 @@ export { ConsentError, consentUrl, newConsentState, parseConsentRedirect } from 
 export { MINOR_VERSION } from './http-client.js';
 export { QuickBooksLimiter, quickBooksBudget, RealmLimiter, realmLimiter } from './limiter.js';
 export type { MatchingPolicy } from './parties.js';
-export { QuickBooksTarget, type QuickBooksTargetOptions } from './quickbooks-target.js';
+export { QuickBooksTarget } from './quickbooks-target.js';
+export type { QuickBooksTargetOptions } from './session.js';
 export {
   OAuthTokenStore,
   QuickBooksReconnectRequired,

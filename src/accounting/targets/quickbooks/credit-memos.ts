@@ -1,0 +1,66 @@
+import { amountToCents } from '../decimal-amounts.js';
+import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import type { Ref } from './accounts.js';
+import { isCheckCreditApplied, isVoided, parseRemoteId } from './helpers.js';
+import { requestIdFor } from './keys.js';
+import { earlier } from './look-ups.js';
+import type { QuickBooksSession } from './session.js';
+import { transferred } from './unapplied-cash.js';
+
+// A lowered invoice's credit memo applied to the link's invoices, as QuickBooks applies a credit.
+
+/**
+ * What a document pushed still needs at QBO: a lowered invoice's credit memo applied to the link's invoice,
+ * as QuickBooks applies a credit (a Payment of TotalAmt 0 whose lines link the Invoice and the CreditMemo:
+ * Intuit's Payment reference, Line.LinkedTxn), for as much as the memo has left and the invoice still
+ * owes, so the invoice's Balance is the service's remainder. What a paid invoice no longer owes stays the
+ * customer's credit (the memo's Balance). Idempotent by QBO's own state: a memo found again (a re-push, a
+ * crash after its create) applies only what it has left, nothing once applied. The application's Payment
+ * is the result's second remote id when this push made it.
+ */
+export async function applied(
+  s: QuickBooksSession,
+  doc: TargetDocument,
+  result: PushResult,
+  context: PushContext,
+): Promise<PushResult> {
+  if (isCheckCreditApplied(doc)) return transferred(s, doc, result, context);
+  if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
+  const memoRef = parseRemoteId(result.remoteIds[0]);
+  if (memoRef?.entity !== 'CreditMemo') return result;
+  const memo = await s.client.read('CreditMemo', memoRef.id);
+  let left = amountToCents(Number(memo.Balance ?? 0));
+  if (left <= 0 || isVoided(memo)) return result;
+  // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
+  // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
+  const own = `invoice:${doc.invoice.paymentLinkId}`;
+  const parts = doc.settles?.applied ?? [{ key: own, amountCents: left }];
+  const applied: { invoiceId: string; cents: number }[] = [];
+  const state: string[] = [];
+  for (const part of parts) {
+    const ref = await earlier(s, part.key, context, part.key === own ? doc : undefined);
+    if (ref?.entity !== 'Invoice') continue;
+    const invoice = await s.client.read('Invoice', ref.id);
+    const owed = amountToCents(Number(invoice.Balance ?? 0));
+    const cents = Math.min(left, owed, part.amountCents);
+    if (cents <= 0 || isVoided(invoice)) continue;
+    applied.push({ invoiceId: ref.id, cents });
+    state.push(`${ref.id}:${owed}`);
+    left -= cents;
+  }
+  if (applied.length === 0) return result;
+  const plan = s.mapper.creditApplication(doc, applied, memoRef.id, memo.CustomerRef as Ref);
+  // Of the state read: a replay after a lost answer is the same write, a later application (what the memo
+  // and the invoices hold has moved since) another, whether or not QBO moved the memo's SyncToken.
+  const payment = await s.client.write(plan.entity, plan.body, {
+    requestid: requestIdFor(
+      `${doc.key}:apply@${memo.SyncToken}:${amountToCents(Number(memo.Balance ?? 0))}:${state.join(',')}`,
+      'create',
+    ),
+  });
+  s.options.logger?.info(
+    { key: doc.key, creditMemo: memoRef.id, invoices: applied, payment: payment.Id },
+    "credit memo applied to the link's invoices in quickbooks",
+  );
+  return { ...result, remoteIds: [result.remoteIds[0] as string, `Payment:${payment.Id}`] };
+}
