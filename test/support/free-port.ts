@@ -4,8 +4,19 @@ import { createServer } from 'node:net';
 // the OS hands out for listen(0) is in that range, and outgoing connections take their local ports from it
 // too, so a stack restarted minutes later on the same port found it taken by some test's client socket
 // ("EADDRINUSE 127.0.0.1:37813" in CI). Below 32768 only another listener can hold it.
-const FIRST = 20_000;
-const LAST = 32_767;
+//
+// Each vitest worker draws from a slice of that range of its own (VITEST_POOL_ID, unique among the workers that
+// run at once): two files running side by side picked the same port in CI (the Tryton and QuickBooks books
+// scenarios, both a Temporal UI on 24885), since a port checked free here is bound only later by the stack's
+// own process; the second `booksync start` then found it taken, and before it refused taken ports it talked
+// to the other file's Temporal.
+const RANGE_FIRST = 20_000;
+const RANGE_LAST = 32_767;
+const SLICES = 8;
+const pool = Number(process.env.VITEST_POOL_ID ?? 0);
+const span = Math.floor((RANGE_LAST - RANGE_FIRST + 1) / SLICES);
+const FIRST = pool > 0 ? RANGE_FIRST + ((pool - 1) % SLICES) * span : RANGE_FIRST;
+const LAST = pool > 0 ? FIRST + span - 1 : RANGE_LAST;
 /** Handed out in this process already: two stacks of one test file never get the same port. */
 const given = new Set<number>();
 
