@@ -8,7 +8,7 @@ const layers = [
   // The service's contract in code: schemas, client, errors, signatures.
   ['src/service'],
   // The emulator of the service; the ledger and the accounting targets.
-  ['src/emulator', 'src/accounting'],
+  ['src/emulator', 'src/ledger', 'src/targets'],
   // Accounting features over the ledger and the service.
   ['src/backfill', 'src/close', 'src/payouts', 'src/resync'],
   // The flows: activities and workflows (their contracts are what the edges below import).

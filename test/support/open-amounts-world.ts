@@ -1,18 +1,18 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: sandbox routes answer untyped JSON
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../activities/index.js';
-import { type AccountName, Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { type AccountRole, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
-import { LedgerMirrorTarget } from '../../src/accounting/targets/ledger-mirror-target.js';
-import { markersIn } from '../../src/accounting/targets/markers.js';
-import type { TokenCipher } from '../../src/accounting/targets/oauth/token-cipher.js';
-import { serviceReferences } from '../../src/accounting/targets/service-references.js';
-import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
-import type { AccountingTarget } from '../../src/accounting/targets/target-port.js';
+import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
+import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
+import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
+import { markersIn } from '../../src/targets/markers.js';
+import type { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
+import { serviceReferences } from '../../src/targets/service-references.js';
+import { SqliteTargetIndex } from '../../src/targets/target-index.js';
+import type { AccountingTarget } from '../../src/targets/target-port.js';
 import { quietActivityEnvironment, runActivity } from '../activities/fakes.js';
 import type { Call, Harness } from '../emulator/harness.js';
 import { quickBooksCompany } from './quickbooks/company.js';

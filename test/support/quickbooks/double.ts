@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
 import { filterRefusal, type QueryOperator } from './filterable-fields.js';
 import {
