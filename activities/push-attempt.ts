@@ -25,7 +25,7 @@ import { type ActivityDependencies, activityLogger } from './context.js';
 // One attempt of the push activity (pushToTarget) at one target: it takes the target's lease, waits out an
 // earlier attempt's write still in flight, marks each entry before writing it, writes the slice (batched when
 // the target batches, else one by one) and records each outcome; it ends its attempt whatever way it ends
-// (src/accounting/README.md, "Pushes: write-ahead attempts and the push lease").
+// (src/targets/README.md, "Pushes: write-ahead attempts and the push lease").
 
 /**
  * Failpoint for the crash tests: set to a target's name, the process SIGKILLs itself right after that

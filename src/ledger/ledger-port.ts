@@ -106,7 +106,7 @@ export interface LedgerPort {
   openItems(side: 'receivable' | 'payable'): Promise<OpenItem[]>;
   /**
    * The day the books open (YYYY-MM-DD), set by a backfill: money of objects settled before it is in
-   * Opening Balances, so their entries dated before it are never posted (src/accounting/opening-balances.ts).
+   * Opening Balances, so their entries dated before it are never posted (src/ledger/opening-balances.ts).
    * null: the books hold everything booksync has seen, from the start.
    */
   booksOpenOn(): Promise<string | null>;

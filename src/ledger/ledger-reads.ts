@@ -6,7 +6,7 @@ export type LedgerWrites = Pick<LedgerPort, 'post' | 'reverse' | 'postMany'>;
 /**
  * Every method of the port but the entry writes, passed straight to `ledger`: the part each decorator of the
  * ledger (notifying, traced) shares, so a method added to the port reaches them all through one place
- * (test/accounting/ledger-decorators.test.ts holds each decorator to the port's methods).
+ * (test/ledger/ledger-decorators.test.ts holds each decorator to the port's methods).
  */
 export function passedThrough(ledger: LedgerPort): Omit<LedgerPort, keyof LedgerWrites> {
   return {

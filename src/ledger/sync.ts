@@ -36,7 +36,7 @@ export async function applyEntryDiff(
  * What an activity calls after fetching a service object: make the books hold exactly `desired` for the
  * objects matching `scope`, among the entry kinds it owns. `date` is the accounting date of reversals.
  * Once the books open on a day (backfill), an object never imported books only its entries from that day
- * on: the rest is in Opening Balances (src/accounting/opening-balances.ts).
+ * on: the rest is in Opening Balances (src/ledger/opening-balances.ts).
  *
  *   await syncEntries(ledger, paymentEntries(payment), { paymentId: payment.id },
  *     { kinds: paymentEntryKinds, date: today, reason: 'payment.failed' });

@@ -7,7 +7,7 @@ import { passedThrough } from './ledger-reads.js';
  * The ledger the activities write through when tracing is on (OTEL_*): each write is a span (`ledger.post`,
  * `ledger.reverse`, `ledger.postMany`) inside the activity's, and each new entry remembers that span, so the
  * push of the entry to a target links back to the webhook's trace (src/telemetry/tracing.ts). Every other
- * method of the port passes straight through (test/accounting/ledger-decorators.test.ts).
+ * method of the port passes straight through (test/ledger/ledger-decorators.test.ts).
  */
 export function tracedLedger(ledger: LedgerPort): LedgerPort {
   // In the write's span: how many entries were new (a repeat books nothing), and which span posted each.

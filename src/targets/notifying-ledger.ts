@@ -5,7 +5,7 @@ import { passedThrough } from '../ledger/ledger-reads.js';
  * The ledger the activities write through when targets are configured: every new entry (not a no-op
  * repeat) calls `onNewEntry`, which wakes the push workflows. Every other method of the port passes
  * straight through: a decorator of the whole port, so whatever the activities use works with or without
- * targets (test/accounting/ledger-decorators.test.ts holds each decorator to the port's methods).
+ * targets (test/ledger/ledger-decorators.test.ts holds each decorator to the port's methods).
  */
 export function notifyingLedger(ledger: LedgerPort, onNewEntry: () => void): LedgerPort {
   return {

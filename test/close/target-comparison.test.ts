@@ -5,7 +5,7 @@ import type { BookedEntry } from '../../src/ledger/entry.js';
 import type { TargetFigures } from '../../src/targets/target-figures.js';
 
 // The third side of the close certificate: the ledger as of the period's last day against a target's own
-// figures as of that day. The targets' own reports are read by the adapters (test/accounting/targets/*figures*).
+// figures as of that day. The targets' own reports are read by the adapters (test/targets/*figures*).
 
 let id = 0;
 function entry(

@@ -9,8 +9,8 @@ import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { twoLine } from '../ledger/fixtures.js';
 
-// What test/accounting does not cover: the process writing the ledger dies by SIGKILL mid-write (not an
-// exception inside a transaction, which test/accounting covers). The file must open, pass SQLite's
+// What test/ledger does not cover: the process writing the ledger dies by SIGKILL mid-write (not an
+// exception inside a transaction, which test/ledger covers). The file must open, pass SQLite's
 // integrity check, hold only whole, balanced entries, and take the interrupted entry again as new or as an
 // idempotent repeat.
 

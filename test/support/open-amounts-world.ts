@@ -20,7 +20,7 @@ import type { QuickBooksDouble } from './quickbooks/double.js';
 import { markerTextOf, type XeroDouble } from './xero/double.js';
 import { xeroOrganisation } from './xero/organisation.js';
 
-// One business's books for the open-amounts property (test/accounting/targets/open-amounts.property.test.ts):
+// One business's books for the open-amounts property (test/targets/open-amounts.property.test.ts):
 // its own organization at the service emulator (real HTTP), a real EmbeddedLedger in memory, the real
 // ServiceClient and the real activities, and three targets fed by the production push activity
 // (pushToTarget, in Temporal's MockActivityEnvironment: no server is needed for one activity): a ledger
@@ -68,7 +68,7 @@ export class OpenAmountsWorld {
     readonly xero: { double: XeroDouble; tenantId: string },
   ) {}
 
-  /** `options.targets`: each target as the activities see it (a decorator of it: test/accounting/targets/overlapping-attempts.test.ts). */
+  /** `options.targets`: each target as the activities see it (a decorator of it: test/targets/overlapping-attempts.test.ts). */
   static async open(
     harness: Harness,
     doubles: { qbo: QuickBooksDouble; xero: XeroDouble },
