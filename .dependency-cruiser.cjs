@@ -7,8 +7,10 @@ const layers = [
   ['src/workflow-safe', 'src/logging', 'src/telemetry', 'src/storage', 'src/config'],
   // The service's contract in code: schemas, client, errors, signatures.
   ['src/service'],
-  // The emulator of the service; the ledger and the accounting targets.
-  ['src/emulator', 'src/accounting'],
+  // The emulator of the service; the ledger (its port, stores, mappings, exports).
+  ['src/emulator', 'src/ledger'],
+  // The accounting targets: they read the ledger, the ledger never imports them.
+  ['src/targets'],
   // Accounting features over the ledger and the service.
   ['src/backfill', 'src/close', 'src/payouts', 'src/resync'],
   // The flows: activities and workflows (their contracts are what the edges below import).

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ReferenceData } from '../src/accounting/targets/documents.js';
-import type { TargetIndexStore, TargetSummary } from '../src/accounting/targets/target-index.js';
-import type { AccountingTarget } from '../src/accounting/targets/target-port.js';
+import type { ReferenceData } from '../src/targets/documents.js';
+import type { TargetIndexStore, TargetSummary } from '../src/targets/target-index.js';
+import type { AccountingTarget } from '../src/targets/target-port.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { PushAttempt } from './push-attempt.js';
 

@@ -1,8 +1,4 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { AccountName } from '../src/accounting/chart-of-accounts.js';
-import type { EntryLinks, LedgerPort } from '../src/accounting/ledger-port.js';
-import { paymentSettles } from '../src/accounting/mapping/index.js';
-import { bookedBeforeOpening } from '../src/accounting/opening-balances.js';
 import {
   type BackfillWindow,
   checkDepositVerdict,
@@ -13,6 +9,10 @@ import {
   paymentVerdict,
 } from '../src/backfill/groups.js';
 import { writeBehind } from '../src/backfill/write-behind-ledger.js';
+import type { AccountName } from '../src/ledger/chart-of-accounts.js';
+import type { EntryLinks, LedgerPort } from '../src/ledger/ledger-port.js';
+import { paymentSettles } from '../src/ledger/mapping/index.js';
+import { bookedBeforeOpening } from '../src/ledger/opening-balances.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { BackfillPageInput, BackfillPageResult, BackfillPhase } from '../workflows/backfill-contract.js';
 import { nextPageToken, parsePageToken } from './backfill-page-token.js';

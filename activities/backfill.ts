@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { AccountName } from '../src/accounting/chart-of-accounts.js';
-import { booksOpeningCacheMs } from '../src/accounting/derived-ledger-reads.js';
-import { openingEntry, openingEntryKey } from '../src/accounting/opening-balances.js';
+import type { AccountName } from '../src/ledger/chart-of-accounts.js';
+import { booksOpeningCacheMs } from '../src/ledger/derived-ledger-reads.js';
+import { openingEntry, openingEntryKey } from '../src/ledger/opening-balances.js';
 import type {
   BackfillActivities,
   BackfillPageInput,

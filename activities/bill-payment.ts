@@ -1,5 +1,5 @@
-import { billPaymentEntries, billPaymentEntryKinds } from '../src/accounting/mapping/index.js';
-import { syncEntries } from '../src/accounting/sync.js';
+import { billPaymentEntries, billPaymentEntryKinds } from '../src/ledger/mapping/index.js';
+import { syncEntries } from '../src/ledger/sync.js';
 import type {
   BillPaymentActivities,
   BillPaymentSyncResult,

@@ -3,8 +3,8 @@ import {
   checkDepositEntries,
   checkDepositEntryKinds,
   earlierCheckBooking,
-} from '../src/accounting/mapping/index.js';
-import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
+} from '../src/ledger/mapping/index.js';
+import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
 import type { CheckDeposit } from '../src/service/schemas/index.js';
 import type {
   ApplyCheckDepositToLinkInput,

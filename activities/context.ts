@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
-import type { LedgerPort } from '../src/accounting/ledger-port.js';
-import { dayInZone } from '../src/accounting/mapping/dates.js';
-import type { PaymentLinkBookingOptions } from '../src/accounting/mapping/payment-link.js';
-import type { TargetFiguresReader } from '../src/accounting/targets/target-figures.js';
+import type { LedgerPort } from '../src/ledger/ledger-port.js';
+import { dayInZone } from '../src/ledger/mapping/dates.js';
+import type { PaymentLinkBookingOptions } from '../src/ledger/mapping/payment-link.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { ServiceClient } from '../src/service/client.js';
+import type { TargetFiguresReader } from '../src/targets/target-figures.js';
 import type { TargetPushDependencies } from './accounting-target.js';
 
 /** What activities need from the process that hosts them; built once by the worker. */

@@ -1,5 +1,5 @@
-import { disbursementEntries, disbursementEntryKinds } from '../src/accounting/mapping/index.js';
-import { syncEntries } from '../src/accounting/sync.js';
+import { disbursementEntries, disbursementEntryKinds } from '../src/ledger/mapping/index.js';
+import { syncEntries } from '../src/ledger/sync.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import type {
   DisbursementActivities,

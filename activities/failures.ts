@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { nonRetryableLedgerErrors } from '../src/accounting/errors.js';
+import { nonRetryableLedgerErrors } from '../src/ledger/errors.js';
 import { ServiceError } from '../src/service/errors.js';
 
 /**

@@ -1,11 +1,11 @@
-import { LedgerConflictError } from '../src/accounting/errors.js';
+import { LedgerConflictError } from '../src/ledger/errors.js';
 import {
   billEntries,
   billEntryKinds,
   invoiceBeforeOpening,
   invoiceEntryToPost,
-} from '../src/accounting/mapping/index.js';
-import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
+} from '../src/ledger/mapping/index.js';
+import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
 import type { Bill, PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate } from './context.js';
 

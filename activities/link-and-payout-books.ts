@@ -3,8 +3,8 @@ import {
   disbursementEntryKinds,
   paymentLinkEntries,
   paymentLinkEntryKinds,
-} from '../src/accounting/mapping/index.js';
-import { type SyncResult, syncEntries } from '../src/accounting/sync.js';
+} from '../src/ledger/mapping/index.js';
+import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
 import type { Disbursement, PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, linkBookingOptions } from './context.js';
 import { syncInvoiceBooks } from './invoice-books.js';

@@ -1,7 +1,7 @@
-import { keyPrefix } from '../src/accounting/entry-key.js';
-import { paymentLinkEntries, paymentLinkEntryKinds } from '../src/accounting/mapping/index.js';
-import { bookingReport } from '../src/accounting/reports.js';
-import { syncEntries } from '../src/accounting/sync.js';
+import { keyPrefix } from '../src/ledger/entry-key.js';
+import { paymentLinkEntries, paymentLinkEntryKinds } from '../src/ledger/mapping/index.js';
+import { bookingReport } from '../src/ledger/reports.js';
+import { syncEntries } from '../src/ledger/sync.js';
 import type { PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger, linkBookingOptions } from './context.js';
 import { translatingFailures } from './failures.js';

@@ -1,11 +1,11 @@
-import type { SyncResult } from '../src/accounting/index.js';
+import type { SyncResult } from '../src/ledger/index.js';
 import {
   type PaymentSettles,
   paymentEntries,
   paymentEntryKinds,
   paymentSettles,
-} from '../src/accounting/mapping/index.js';
-import { syncEntries } from '../src/accounting/sync.js';
+} from '../src/ledger/mapping/index.js';
+import { syncEntries } from '../src/ledger/sync.js';
 import type { Payment } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';

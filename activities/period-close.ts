@@ -1,6 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TargetUnavailableError } from '../src/accounting/targets/errors.js';
-import type { TargetFigures, TargetFiguresReader } from '../src/accounting/targets/target-figures.js';
 import {
   type ClosePeriod,
   closeCertificate,
@@ -9,6 +7,8 @@ import {
   type TargetIndexView,
 } from '../src/close/certificate.js';
 import type { FetchedState } from '../src/service/fetched-state.js';
+import { TargetUnavailableError } from '../src/targets/errors.js';
+import type { TargetFigures, TargetFiguresReader } from '../src/targets/target-figures.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import type {

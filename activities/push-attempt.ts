@@ -1,23 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { BookedEntry } from '../src/accounting/entry.js';
-import { documentFor, UnknownDocumentKindError } from '../src/accounting/targets/documents.js';
+import type { BookedEntry } from '../src/ledger/entry.js';
+import type { Logger } from '../src/logging/logger.js';
+import { ServiceError } from '../src/service/errors.js';
+import { documentFor, UnknownDocumentKindError } from '../src/targets/documents.js';
 import {
   nonRetryableTargetErrors,
   TargetDisconnectedError,
   TargetUnavailableError,
-} from '../src/accounting/targets/errors.js';
-import { type NextEntry, PushLeaseLostError } from '../src/accounting/targets/target-index.js';
+} from '../src/targets/errors.js';
+import { type NextEntry, PushLeaseLostError } from '../src/targets/target-index.js';
 import type {
   AccountingTarget,
   PushContext,
   PushResult,
   RemoteRecord,
   TargetDocument,
-} from '../src/accounting/targets/target-port.js';
-import type { Logger } from '../src/logging/logger.js';
-import { ServiceError } from '../src/service/errors.js';
+} from '../src/targets/target-port.js';
 import { inPushSpan } from '../src/telemetry/tracing.js';
 import type { PushToTargetInput, PushToTargetResult, TargetPushDependencies } from './accounting-target.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
@@ -25,7 +25,7 @@ import { type ActivityDependencies, activityLogger } from './context.js';
 // One attempt of the push activity (pushToTarget) at one target: it takes the target's lease, waits out an
 // earlier attempt's write still in flight, marks each entry before writing it, writes the slice (batched when
 // the target batches, else one by one) and records each outcome; it ends its attempt whatever way it ends
-// (src/accounting/README.md, "Pushes: write-ahead attempts and the push lease").
+// (src/targets/README.md, "Pushes: write-ahead attempts and the push lease").
 
 /**
  * Failpoint for the crash tests: set to a target's name, the process SIGKILLs itself right after that

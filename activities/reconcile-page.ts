@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { baseKey, entryKeys, keyPrefix } from '../src/accounting/entry-key.js';
-import { type PaymentSettles, paymentSettles } from '../src/accounting/mapping/index.js';
-import type { SyncResult } from '../src/accounting/sync.js';
+import { baseKey, entryKeys, keyPrefix } from '../src/ledger/entry-key.js';
+import { type PaymentSettles, paymentSettles } from '../src/ledger/mapping/index.js';
+import type { SyncResult } from '../src/ledger/sync.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { Payment, PaymentLink } from '../src/service/schemas/index.js';
 import { syncCheckDepositBooks } from './check-deposit.js';

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Accounts } from '../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../src/accounting/embedded-ledger.js';
-import type { BookedEntry, LedgerEntryInput } from '../src/accounting/entry.js';
-import type { TargetFigures } from '../src/accounting/targets/target-figures.js';
 import { closeCertificate } from '../src/close/certificate.js';
 import { ledgerFiguresAsOf } from '../src/close/target-comparison.js';
+import { Accounts } from '../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
+import type { BookedEntry, LedgerEntryInput } from '../src/ledger/entry.js';
 import type { Payment, PaymentLink } from '../src/service/schemas/index.js';
+import type { TargetFigures } from '../src/targets/target-figures.js';
 
 // Stage: the three-way close certificate over a large period (issue 25 §4). N invoices and their payments
 // (2N entries) in an SQLite ledger; one target whose own figures agree. Against its baseline, measured in the

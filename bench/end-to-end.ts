@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EmbeddedLedger } from '../src/accounting/embedded-ledger.js';
-import { entryKeys } from '../src/accounting/entry-key.js';
 import type { SandboxClient } from '../src/emulator/sandbox-client.js';
 import type { Store } from '../src/emulator/store/store.js';
+import type { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
+import { entryKeys } from '../src/ledger/entry-key.js';
 import { paymentWorkflowId } from '../workflows/payment-contract.js';
 import {
   type BareComparison,

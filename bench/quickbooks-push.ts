@@ -1,11 +1,11 @@
-import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
+import { defaultAccountCodes } from '../src/targets/account-mapping.js';
 import {
   OAuthTokenStore,
   QuickBooksLimiter,
   QuickBooksTarget,
   quickBooksBudget,
   TokenCipher,
-} from '../src/accounting/targets/quickbooks/index.js';
+} from '../src/targets/quickbooks/index.js';
 import { QuickBooksDouble } from '../test/support/quickbooks/double.js';
 import { SealedTokenInMemory } from '../test/support/sealed-token-in-memory.js';
 import { batched, compression, oneByOne, type PushWay, timedPush } from './target-push.js';

@@ -1,4 +1,4 @@
-import type { AccountingTarget, TargetDocument } from '../src/accounting/targets/target-port.js';
+import type { AccountingTarget, TargetDocument } from '../src/targets/target-port.js';
 
 // What the push stages of the accounting targets (quickbooks, xero) share: the backlog a business has to
 // push (12 customers, per link an invoice, its payment and the card fee, and a payout every ten payments),

@@ -1,12 +1,7 @@
-import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
-import type { PushContext, RemoteRecord, TargetDocument } from '../src/accounting/targets/target-port.js';
-import { createTrytonTarget } from '../src/accounting/targets/tryton/index.js';
-import {
-  dateOf,
-  decimalOf,
-  standardPeriod,
-  type TrytonRpc,
-} from '../src/accounting/targets/tryton/json-rpc.js';
+import { defaultAccountCodes } from '../src/targets/account-mapping.js';
+import type { PushContext, RemoteRecord, TargetDocument } from '../src/targets/target-port.js';
+import { createTrytonTarget } from '../src/targets/tryton/index.js';
+import { dateOf, decimalOf, standardPeriod, type TrytonRpc } from '../src/targets/tryton/json-rpc.js';
 import { startTryton } from '../test/support/tryton.js';
 
 // Stage: documents pushed to a real Tryton (PostgreSQL) through booksync's target, against the floor it

@@ -1,7 +1,7 @@
-import { defaultAccountCodes } from '../src/accounting/targets/account-mapping.js';
-import { RealmLimiter } from '../src/accounting/targets/oauth/limiter.js';
-import { TokenCipher } from '../src/accounting/targets/oauth/token-cipher.js';
-import { XERO_LIMITS, XeroTarget, XeroTokenStore } from '../src/accounting/targets/xero/index.js';
+import { defaultAccountCodes } from '../src/targets/account-mapping.js';
+import { RealmLimiter } from '../src/targets/oauth/limiter.js';
+import { TokenCipher } from '../src/targets/oauth/token-cipher.js';
+import { XERO_LIMITS, XeroTarget, XeroTokenStore } from '../src/targets/xero/index.js';
 import { SealedTokenInMemory } from '../test/support/sealed-token-in-memory.js';
 import { XeroDouble } from '../test/support/xero/double.js';
 import { batched, compression, oneByOne, type PushWay, timedPush } from './target-push.js';

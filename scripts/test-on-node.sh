@@ -12,8 +12,8 @@ cd "$(dirname "$0")/.."
 MAJOR="${1:-22}"
 REPORT="${REPORT:-$PWD/test/.artifacts/vitest-report-node$MAJOR.json}"
 UNIT_SUITE=(
-  test/accounting/*.test.ts test/accounting/targets/ledger-mirror.test.ts
-  test/accounting/targets/quickbooks/ test/accounting/targets/xero/xero-target.test.ts
+  test/ledger/*.test.ts test/targets/ledger-mirror.test.ts
+  test/targets/quickbooks/ test/targets/xero/xero-target.test.ts
   test/service/ test/emulator/ test/ingress/ test/command-api/ test/worker/ test/workflows/
   test/temporal/cli-source.test.ts test/config/
 )
@@ -27,7 +27,7 @@ UNIT_SUITE=(
 NOT_UNIT=(
   --exclude test/workflows/bill-payment.test.ts --exclude test/workflows/check-deposit.test.ts
   --exclude test/workflows/payment-link.test.ts --exclude test/workflows/reconciliation.test.ts
-  --exclude test/accounting/targets/quickbooks/check-deposits.test.ts
+  --exclude test/targets/quickbooks/check-deposits.test.ts
 )
 if (($# > 1)); then UNIT_SUITE=("${@:2}"); NOT_UNIT=(); fi
 

@@ -2,7 +2,7 @@
 // shared-module policy): input, progress view and query, result, workflow id, activity interface.
 
 import { defineQuery } from '@temporalio/workflow';
-import type { AccountName } from '../src/accounting/chart-of-accounts.js';
+import type { AccountName } from '../src/ledger/chart-of-accounts.js';
 import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
 
 export const backfillWorkflowType = 'backfill';

@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AccountName } from '../src/accounting/chart-of-accounts.js';
+import type { AccountName } from '../src/ledger/chart-of-accounts.js';
 import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import { SyncState } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';

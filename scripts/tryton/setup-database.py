@@ -1,6 +1,6 @@
 """Prepares a fresh Tryton database for booksync: a company in USD, fiscal years with monthly periods and
 invoice sequences, a payment term, and a chart of accounts holding booksync's default account codes
-(src/accounting/targets/account-mapping.ts). Run with the Tryton virtualenv's python after
+(src/targets/account-mapping.ts). Run with the Tryton virtualenv's python after
 `trytond-admin -d DB -u account_invoice --activate-dependencies`:
 
     TRYTOND_CONFIG=trytond.conf python setup-database.py DB [YEAR ...]

@@ -1,5 +1,5 @@
-import { type AccountName, Accounts } from '../accounting/chart-of-accounts.js';
-import type { LedgerEntryInput } from '../accounting/entry.js';
+import { type AccountName, Accounts } from '../ledger/chart-of-accounts.js';
+import type { LedgerEntryInput } from '../ledger/entry.js';
 import {
   checkDepositEntries,
   disbursementEntries,
@@ -9,8 +9,8 @@ import {
   paymentEntries,
   paymentLinkEntries,
   paymentSettles,
-} from '../accounting/mapping/index.js';
-import { addInFlight } from '../accounting/opening-balances.js';
+} from '../ledger/mapping/index.js';
+import { addInFlight } from '../ledger/opening-balances.js';
 import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../service/schemas/index.js';
 
 // What a backfill since a day does with each object group the service lists (issue "Period close", 4): a

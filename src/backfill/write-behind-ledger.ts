@@ -1,4 +1,4 @@
-import { contentHash } from '../accounting/content-hash.js';
+import { contentHash } from '../ledger/content-hash.js';
 import {
   type BookedEntry,
   type EntryLinks,
@@ -6,9 +6,9 @@ import {
   normalizeLinks,
   type PostResult,
   validateEntry,
-} from '../accounting/entry.js';
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import { newlyBooked, repeatedPost } from '../accounting/posting-rules.js';
+} from '../ledger/entry.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
+import { newlyBooked, repeatedPost } from '../ledger/posting-rules.js';
 
 // One backfill page writes a few hundred new entries; posted one by one, each is its own transaction (and
 // its own fsync on the embedded ledger: most of a backfill's time). A page imports through this view of the

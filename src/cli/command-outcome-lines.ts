@@ -1,5 +1,5 @@
-import { formatUsd } from '../accounting/money.js';
 import type { AppliedAnswer, LinkAnswer, PendingAnswer, VoidedAnswer } from '../command-api/contract.js';
+import { formatUsd } from '../ledger/money.js';
 
 // One line per command outcome for the person at the terminal (`--json` prints the whole answer instead).
 

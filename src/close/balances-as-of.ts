@@ -1,7 +1,7 @@
-import { Accounts } from '../accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../accounting/entry.js';
-import { baseKey, keyPrefix } from '../accounting/entry-key.js';
-import { businessDay } from '../accounting/mapping/dates.js';
+import { Accounts } from '../ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../ledger/entry.js';
+import { baseKey, keyPrefix } from '../ledger/entry-key.js';
+import { businessDay } from '../ledger/mapping/dates.js';
 import type { Disbursement, Payment } from '../service/schemas/index.js';
 
 // The close certificate's two balance checks (Processor Clearing, Payouts In Transit) as of the end of the

@@ -1,5 +1,5 @@
-import type { BookedEntry } from '../accounting/entry.js';
-import { baseKey, keyPrefix } from '../accounting/entry-key.js';
+import type { BookedEntry } from '../ledger/entry.js';
+import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import type {
   CertifiedObject,
   CloseInput,

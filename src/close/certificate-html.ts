@@ -1,4 +1,4 @@
-import { formatUsd as usd } from '../accounting/money.js';
+import { formatUsd as usd } from '../ledger/money.js';
 import type { CloseCertificate, MoneyFlow } from './certificate.js';
 import { balanceRow, objectColumns, objectRow } from './certificate-tables.js';
 

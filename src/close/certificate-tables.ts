@@ -1,4 +1,4 @@
-import { formatUsd as usd } from '../accounting/money.js';
+import { formatUsd as usd } from '../ledger/money.js';
 import type { BalanceCheck, CertifiedObject } from './certificate.js';
 
 // The certificate's table rows as text, the same in its terminal form (certificate-text.ts) and its HTML page

@@ -1,4 +1,4 @@
-import { formatUsd as usd } from '../accounting/money.js';
+import { formatUsd as usd } from '../ledger/money.js';
 import { table } from '../payouts/report-text.js';
 import type { CloseCertificate } from './certificate.js';
 import { balanceRow, objectColumns, objectRow } from './certificate-tables.js';

@@ -1,6 +1,6 @@
-import type { BookedEntry } from '../accounting/entry.js';
-import type { TargetFigures } from '../accounting/targets/target-figures.js';
+import type { BookedEntry } from '../ledger/entry.js';
 import type { FetchedState } from '../service/fetched-state.js';
+import type { TargetFigures } from '../targets/target-figures.js';
 import { type BalanceAsOf, balancesAsOf } from './balances-as-of.js';
 import {
   certifyObjects,

@@ -1,6 +1,6 @@
-import { entryKeys } from '../accounting/entry-key.js';
-import { earlierCheckBooking } from '../accounting/mapping/check-deposit.js';
-import { businessDay } from '../accounting/mapping/dates.js';
+import { entryKeys } from '../ledger/entry-key.js';
+import { earlierCheckBooking } from '../ledger/mapping/check-deposit.js';
+import { businessDay } from '../ledger/mapping/dates.js';
 import type { Payment } from '../service/schemas/index.js';
 import type { CloseInput, ClosePeriod, ObjectKind } from './certificate.js';
 

@@ -1,7 +1,7 @@
-import { Accounts } from '../accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../accounting/entry.js';
-import { type AccountRole, accountRoles, roleOf } from '../accounting/targets/account-mapping.js';
-import type { TargetFigures } from '../accounting/targets/target-figures.js';
+import { Accounts } from '../ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../ledger/entry.js';
+import { type AccountRole, accountRoles, roleOf } from '../targets/account-mapping.js';
+import type { TargetFigures } from '../targets/target-figures.js';
 
 // The third side of the close certificate (issue 25 §4): the ledger as of the period's last day against what
 // each accounting target itself reports as of that day (its trial balance and its aged receivables and

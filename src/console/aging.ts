@@ -1,5 +1,5 @@
-import { Accounts } from '../accounting/chart-of-accounts.js';
-import type { BookedEntry, OpenItem } from '../accounting/ledger-port.js';
+import { Accounts } from '../ledger/chart-of-accounts.js';
+import type { BookedEntry, OpenItem } from '../ledger/ledger-port.js';
 
 // Aging of what is still owed: each open invoice (receivable) or bill (payable) falls in a bucket by the
 // days since its document's entry date (the invoice or bill entry: the first entry that put it on Accounts

@@ -1,4 +1,4 @@
-import type { OAuthConnectionStore } from '../accounting/targets/oauth/connection-store.js';
+import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
 
 // An OAuth target's connection as its token store keeps it (the file or the PostgreSQL row `booksync targets
 // connect` wrote and the workers refresh), read on each page view: connected to which company, not connected,

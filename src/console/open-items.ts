@@ -1,5 +1,5 @@
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import type { ReferenceData } from '../accounting/targets/documents.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
+import type { ReferenceData } from '../targets/documents.js';
 import { type AgedItem, aged, documentDate, type Side } from './aging.js';
 
 // The open items the Receivables and payables page shows: the ledger's open items (what `booksync ledger

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import type { ReferenceData } from '../accounting/targets/documents.js';
-import type { TargetIndexStore } from '../accounting/targets/target-index.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
+import type { ReferenceData } from '../targets/documents.js';
+import type { TargetIndexStore } from '../targets/target-index.js';
 import type { ConsoleCredentials } from './credentials.js';
 import type { OAuthConnectionSource } from './oauth-connections.js';
 

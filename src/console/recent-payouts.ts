@@ -1,6 +1,6 @@
-import { Accounts } from '../accounting/chart-of-accounts.js';
-import { baseKey, keyPrefix } from '../accounting/entry-key.js';
-import type { BookedEntry, LedgerPort } from '../accounting/ledger-port.js';
+import { Accounts } from '../ledger/chart-of-accounts.js';
+import { baseKey, keyPrefix } from '../ledger/entry-key.js';
+import type { BookedEntry, LedgerPort } from '../ledger/ledger-port.js';
 
 // The Payouts page's list: the payouts the books hold, newest first, from their own entries (a payout's
 // `disbursement-pending:` when it left the service, `disbursement-paid:` when it reached the bank, and the

@@ -1,7 +1,7 @@
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import { dayInZone } from '../accounting/mapping/dates.js';
 import type { CommandApiClient } from '../command-api/client.js';
 import type { SandboxClient } from '../emulator/sandbox-client.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
+import { dayInZone } from '../ledger/mapping/dates.js';
 import type { ServiceClient } from '../service/client.js';
 
 export interface BusinessDayParties {

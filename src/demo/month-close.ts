@@ -1,8 +1,8 @@
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import { dayAfter, dayInZone } from '../accounting/mapping/dates.js';
 import { closeBooks } from '../cli/commands/books.js';
 import type { CloseCertificate, ClosePeriod } from '../close/certificate.js';
 import type { SandboxClient } from '../emulator/sandbox-client.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
+import { dayAfter, dayInZone } from '../ledger/mapping/dates.js';
 
 // The demo's last act (issue 25, "Done when"): the month of the business day ends and is closed as a bookkeeper
 // closes one: reconcile with the service, wait for every flow and push to settle, make the period's

@@ -3,10 +3,10 @@ import { checkDepositWorkflowId } from '../../workflows/check-deposit-contract.j
 import { disbursementWorkflowId } from '../../workflows/disbursement-contract.js';
 import { paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import { trialBalanceText } from '../accounting/trial-balance-text.js';
 import { CommandApiClient, type CommandApiTarget } from '../command-api/client.js';
 import { SandboxClient } from '../emulator/sandbox-client.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
+import { trialBalanceText } from '../ledger/trial-balance-text.js';
 import { ServiceClient } from '../service/client.js';
 import { runBusinessDay, waitForQuietBooks } from './business-day.js';
 import { closeDemoMonth, type MonthCloseParties } from './month-close.js';

@@ -1,5 +1,5 @@
-import { Accounts } from '../accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../accounting/entry.js';
+import { Accounts } from '../ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../ledger/entry.js';
 import type { PayoutBooks } from './report-schema.js';
 
 /** What the books hold for one disbursement: its entries' Payouts In Transit and Operating Bank lines. */

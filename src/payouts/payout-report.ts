@@ -1,4 +1,4 @@
-import { formatUsd } from '../accounting/money.js';
+import { formatUsd } from '../ledger/money.js';
 import type { Disbursement, Payment } from '../service/schemas/index.js';
 import { expectedPayoutBooks, type ReturnedRefundCredit } from './payout-books.js';
 import { refundTimings } from './refund-timing.js';

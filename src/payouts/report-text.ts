@@ -1,4 +1,4 @@
-import { formatUsd } from '../accounting/money.js';
+import { formatUsd } from '../ledger/money.js';
 import type { PayoutPeriodReport, PayoutReport } from './report-schema.js';
 
 // The payout reports as a person reads them in a terminal: small aligned tables, amounts in dollars.

@@ -1,5 +1,5 @@
-import type { BookedEntry, EntryLine, LedgerEntryInput, LinkField } from '../accounting/entry.js';
-import { baseKey, keyVersion, versionedKey } from '../accounting/entry-key.js';
+import type { BookedEntry, EntryLine, LedgerEntryInput, LinkField } from '../ledger/entry.js';
+import { baseKey, keyVersion, versionedKey } from '../ledger/entry-key.js';
 import {
   billEntries,
   billEntryKinds,
@@ -18,8 +18,8 @@ import {
   paymentLinkEntries,
   paymentLinkEntryKinds,
   paymentSettles,
-} from '../accounting/mapping/index.js';
-import { bookableEntries } from '../accounting/opening-balances.js';
+} from '../ledger/mapping/index.js';
+import { bookableEntries } from '../ledger/opening-balances.js';
 import type { FetchedState } from '../service/fetched-state.js';
 import type { Payment } from '../service/schemas/index.js';
 

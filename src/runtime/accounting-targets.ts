@@ -6,20 +6,20 @@ import {
   accountingTargetWorkflowType,
   entriesPostedSignal,
 } from '../../workflows/accounting-target-contract.js';
-import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import { parseAccountMapping } from '../accounting/targets/account-mapping.js';
-import { TargetDisconnectedError, TargetUnavailableError } from '../accounting/targets/errors.js';
-import { LedgerMirrorTarget } from '../accounting/targets/ledger-mirror-target.js';
-import { notifyingLedger } from '../accounting/targets/notifying-ledger.js';
-import { serviceReferences } from '../accounting/targets/service-references.js';
-import type { TargetFiguresReader } from '../accounting/targets/target-figures.js';
-import type { TargetIndexStore } from '../accounting/targets/target-index.js';
-import type { AccountingTarget } from '../accounting/targets/target-port.js';
-import { createTrytonTarget } from '../accounting/targets/tryton/index.js';
 import { dataFile, type Settings } from '../config/settings.js';
+import { EmbeddedLedger } from '../ledger/embedded-ledger.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
+import { parseAccountMapping } from '../targets/account-mapping.js';
+import { TargetDisconnectedError, TargetUnavailableError } from '../targets/errors.js';
+import { LedgerMirrorTarget } from '../targets/ledger-mirror-target.js';
+import { notifyingLedger } from '../targets/notifying-ledger.js';
+import { serviceReferences } from '../targets/service-references.js';
+import type { TargetFiguresReader } from '../targets/target-figures.js';
+import type { TargetIndexStore } from '../targets/target-index.js';
+import type { AccountingTarget } from '../targets/target-port.js';
+import { createTrytonTarget } from '../targets/tryton/index.js';
 import { openQuickBooksTarget } from './quickbooks-connection.js';
 import { openXeroTarget } from './xero-connection.js';
 

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
 import {
   createDeliveryWorker,
@@ -14,6 +13,7 @@ import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ensurePrivateDir } from '../storage/private-files.js';
+import type { TargetIndexStore } from '../targets/target-index.js';
 import { payloadEncryption } from '../temporal/data-converter.js';
 import { payloadKeysFrom } from '../temporal/payload-codec.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
-import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
+import type { TargetIndexStore } from '../targets/target-index.js';
 import { payloadEncryption } from '../temporal/data-converter.js';
 import { payloadKeysFrom } from '../temporal/payload-codec.js';
 import { ensurePeriodCloseSchedule } from '../temporal/period-close-schedule.js';

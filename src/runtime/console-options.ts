@@ -1,11 +1,11 @@
 import path from 'node:path';
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import { serviceReferences } from '../accounting/targets/service-references.js';
-import type { TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
 import type { OAuthConnectionSource } from '../console/oauth-connections.js';
 import type { ConsoleOptions } from '../console/options.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { ServiceClient } from '../service/client.js';
+import { serviceReferences } from '../targets/service-references.js';
+import type { TargetIndexStore } from '../targets/target-index.js';
 import { isLoopback } from './codec-server-options.js';
 import { quickBooksSettings } from './quickbooks-connection.js';
 import { xeroSettings } from './xero-connection.js';

@@ -1,10 +1,10 @@
-import { EmbeddedLedger } from '../accounting/embedded-ledger.js';
-import type { LedgerPort } from '../accounting/ledger-port.js';
-import { PostgresLedger, redactUrl } from '../accounting/postgres-ledger.js';
-import { PostgresTargetIndex } from '../accounting/targets/postgres-target-index.js';
-import { SqliteTargetIndex, type TargetIndexStore } from '../accounting/targets/target-index.js';
 import type { Settings } from '../config/settings.js';
+import { EmbeddedLedger } from '../ledger/embedded-ledger.js';
+import type { LedgerPort } from '../ledger/ledger-port.js';
+import { PostgresLedger, redactUrl } from '../ledger/postgres-ledger.js';
 import type { Logger } from '../logging/logger.js';
+import { PostgresTargetIndex } from '../targets/postgres-target-index.js';
+import { SqliteTargetIndex, type TargetIndexStore } from '../targets/target-index.js';
 
 // The one place that picks where the books live: LEDGER_URL (postgres:// or postgresql://) is the ledger on
 // PostgreSQL; unset, the embedded SQLite file LEDGER_DB. Either way the accounting targets' index lives in the

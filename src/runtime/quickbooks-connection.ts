@@ -1,16 +1,16 @@
-import type { AccountMapping } from '../accounting/targets/account-mapping.js';
-import { TargetConfigurationError } from '../accounting/targets/errors.js';
-import type { OAuthConnectionStore } from '../accounting/targets/oauth/connection-store.js';
-import { PostgresOAuthConnections } from '../accounting/targets/oauth/postgres-connection.js';
+import { dataFile, type Settings } from '../config/settings.js';
+import type { Logger } from '../logging/logger.js';
+import type { AccountMapping } from '../targets/account-mapping.js';
+import { TargetConfigurationError } from '../targets/errors.js';
+import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
+import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
 import {
   OAuthTokenStore,
   QuickBooksConnectionFile,
   QuickBooksTarget,
   RECONNECT,
   TokenCipher,
-} from '../accounting/targets/quickbooks/index.js';
-import { dataFile, type Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
+} from '../targets/quickbooks/index.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for
 // `booksync targets connect quickbooks` (the consent), so both use the same connection: in the ledger's

@@ -1,17 +1,12 @@
-import type { AccountMapping } from '../accounting/targets/account-mapping.js';
-import { TargetConfigurationError } from '../accounting/targets/errors.js';
-import type { OAuthConnectionStore } from '../accounting/targets/oauth/connection-store.js';
-import { PostgresOAuthConnections } from '../accounting/targets/oauth/postgres-connection.js';
-import { TokenCipher } from '../accounting/targets/oauth/token-cipher.js';
-import type { SealedTokenStorage } from '../accounting/targets/oauth/token-store.js';
-import {
-  XERO_RECONNECT,
-  XeroConnectionFile,
-  XeroTarget,
-  XeroTokenStore,
-} from '../accounting/targets/xero/index.js';
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
+import type { AccountMapping } from '../targets/account-mapping.js';
+import { TargetConfigurationError } from '../targets/errors.js';
+import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
+import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
+import { TokenCipher } from '../targets/oauth/token-cipher.js';
+import type { SealedTokenStorage } from '../targets/oauth/token-store.js';
+import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
 // (the consent), so both use the same connection: in the ledger's PostgreSQL database with LEDGER_URL (every

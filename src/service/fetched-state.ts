@@ -1,4 +1,4 @@
-import type { BookedEntry } from '../accounting/entry.js';
+import type { BookedEntry } from '../ledger/entry.js';
 import type { Bill, BillPayment, CheckDeposit, Disbursement, Payment, PaymentLink } from './schemas/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../../activities/index.js';
-import { tracedLedger } from '../accounting/traced-ledger.js';
+import { tracedLedger } from '../ledger/traced-ledger.js';
 import type { Logger } from '../logging/logger.js';
 import { activeTracing, type Tracing } from '../telemetry/tracing.js';
 import type { PayloadEncryption } from '../temporal/data-converter.js';

@@ -1,5 +1,5 @@
 // The names of the failures no retry can pass, as workflow code needs them for its retry policies. This
-// module imports nothing: the owners' error classes (src/service/errors.ts, src/accounting/errors.ts) import
+// module imports nothing: the owners' error classes (src/service/errors.ts, src/ledger/errors.ts) import
 // these lists, never the other way round, so the workflow bundle carries no zod and no service schema (it
 // did once, and each workflow context then held the schemas: the bounded worker ran out of heap).
 // test/workflow-safe/failure-names.test.ts checks every name is a class its owner exports.

@@ -3,16 +3,12 @@ import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountingTargetActivities } from '../../activities/accounting-target.js';
 import { outageFlaggedAtAttempt } from '../../activities/push-attempt.js';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { ReferenceData } from '../../src/accounting/targets/documents.js';
-import { TargetRefusedError, TargetUnavailableError } from '../../src/accounting/targets/errors.js';
-import { pushOneByOne } from '../../src/accounting/targets/push-one-by-one.js';
-import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
-import type {
-  AccountingTarget,
-  PushResult,
-  TargetDocument,
-} from '../../src/accounting/targets/target-port.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { ReferenceData } from '../../src/targets/documents.js';
+import { TargetRefusedError, TargetUnavailableError } from '../../src/targets/errors.js';
+import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
+import { SqliteTargetIndex } from '../../src/targets/target-index.js';
+import type { AccountingTarget, PushResult, TargetDocument } from '../../src/targets/target-port.js';
 import { type ActivityWorld, activityWorld, quietActivityEnvironment, runActivity } from './fakes.js';
 
 // The push activity with a target that records what it is sent: an attempt cancelled mid-slice (timed out

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDisbursementActivities } from '../../activities/disbursement.js';
 import type { SyncDisbursementInput } from '../../activities/disbursement-contract.js';
 import { createPaymentActivities } from '../../activities/payment.js';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';
 import {
   type ActivityWorld,

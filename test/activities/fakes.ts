@@ -2,8 +2,8 @@ import type { Info } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { ActivityDependencies } from '../../activities/context.js';
-import type { AccountName } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import type { AccountName } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import {

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPaymentLinkActivities } from '../../activities/payment-link.js';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';
 import type { ExternalPayment, PaymentLink } from '../../src/service/schemas/index.js';
 import {

@@ -3,7 +3,7 @@ import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPaymentActivities } from '../../activities/payment.js';
 import type { SyncPaymentInput } from '../../activities/payment-contract.js';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';
 import {
   type ActivityWorld,

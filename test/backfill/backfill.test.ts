@@ -3,8 +3,8 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { fetchServiceState } from '../../activities/period-close.js';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { closeCertificate } from '../../src/close/certificate.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import {
   type BackfillProgress,

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { dayBefore, openingEntry } from '../../src/accounting/opening-balances.js';
 import {
   type BackfillWindow,
   checkDepositVerdict,
@@ -8,6 +6,8 @@ import {
   linkVerdict,
   paymentVerdict,
 } from '../../src/backfill/groups.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { dayBefore, openingEntry } from '../../src/ledger/opening-balances.js';
 import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
 
 // What a backfill since 2026-03-01 does with each group, computed by hand. Card fee D20: 2.9% + 30 cents,

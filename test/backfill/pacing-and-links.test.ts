@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackfillActivities, maxPaceWaitMs } from '../../activities/backfill.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { type Harness, newDeposit, newLink, startHarness } from '../emulator/harness.js';

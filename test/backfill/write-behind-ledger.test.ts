@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { LedgerConflictError } from '../../src/accounting/errors.js';
 import { writeBehind } from '../../src/backfill/write-behind-ledger.js';
-import { twoLine } from '../accounting/fixtures.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { LedgerConflictError } from '../../src/ledger/errors.js';
+import { twoLine } from '../ledger/fixtures.js';
 
 // The write-behind view a backfill page imports through: its new entries wait, are read as booked, and are
 // written together by flush(); the ledger's own rules (same key, other contents) still hold.

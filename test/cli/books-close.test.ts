@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { CommandError } from '../../src/cli/command.js';
 import { closeBooks, parseBooksCloseArgs, periodToClose } from '../../src/cli/commands/books.js';
 import type { CloseCertificate, ClosePeriod } from '../../src/close/certificate.js';
-import { twoLine } from '../accounting/fixtures.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { twoLine } from '../ledger/fixtures.js';
 
 // `booksync books close`: refused until the period has ended and while its certificate fails (unless forced
 // with a reason, which is recorded); only forward. The certificate itself is the periodClose workflow's

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { PostgresLedger } from '../../src/accounting/postgres-ledger.js';
-import { PostgresTargetIndex } from '../../src/accounting/targets/postgres-target-index.js';
-import { twoLine } from '../accounting/fixtures.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
+import { PostgresTargetIndex } from '../../src/targets/postgres-target-index.js';
+import { twoLine } from '../ledger/fixtures.js';
 import { booksyncCli as booksync } from '../support/booksync-cli.js';
 import { type PostgresCluster, startPostgres } from '../support/postgres.js';
 

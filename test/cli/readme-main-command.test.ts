@@ -13,8 +13,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { freePort } from '../support/free-port.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { BookedEntry, EntryLinks } from '../../src/accounting/entry.js';
 import { type CloseInput, closeCertificate } from '../../src/close/certificate.js';
 import { certificateHtml } from '../../src/close/certificate-html.js';
 import { certificateLines } from '../../src/close/certificate-text.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
 import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
 
 // The balances of a closed month re-made after the next month's events (issue 25 §4): the service's figures as

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { BookedEntry, EntryLinks } from '../../src/accounting/entry.js';
 import { type CloseInput, closeCertificate } from '../../src/close/certificate.js';
 import { certificateHtml, escapeHtml } from '../../src/close/certificate-html.js';
 import { certificateLines } from '../../src/close/certificate-text.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
 import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
 import { monthBefore } from '../../workflows/period-close.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import type { CloseCertificate, ClosePeriod } from '../../src/close/certificate.js';
 import { closeDemoMonth, dayStartsAt, monthEnd } from '../../src/demo/month-close.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { adminToken, type Harness, startHarness } from '../emulator/harness.js';
 
 // The demo's month close when it cannot close: a failing certificate leaves the month open and says what it

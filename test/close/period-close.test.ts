@@ -5,9 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
 import { periodCloseWorkflowId, requestPeriodClose } from '../../src/cli/commands/close.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import {
   ensurePeriodCloseSchedule,
   periodCloseScheduleId,

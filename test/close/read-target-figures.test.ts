@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readTargetFigures } from '../../activities/period-close.js';
-import { TargetRefusedError, TargetUnavailableError } from '../../src/accounting/targets/errors.js';
-import type { TargetFigures } from '../../src/accounting/targets/target-figures.js';
+import { TargetRefusedError, TargetUnavailableError } from '../../src/targets/errors.js';
+import type { TargetFigures } from '../../src/targets/target-figures.js';
 
 // The close certificate reads each target's own figures; a throttled report (QuickBooks' 429 while the push of
 // the same company spends its budget, seen in the two-month scenario) is read again, not a failed certificate.

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TargetPushDependencies } from '../../activities/accounting-target.js';
 import { createActivities } from '../../activities/index.js';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { PostgresLedger } from '../../src/accounting/postgres-ledger.js';
-import { notifyingLedger } from '../../src/accounting/targets/notifying-ledger.js';
-import { PostgresTargetIndex } from '../../src/accounting/targets/postgres-target-index.js';
-import { SqliteTargetIndex, type TargetIndexStore } from '../../src/accounting/targets/target-index.js';
-import type { AccountingTarget } from '../../src/accounting/targets/target-port.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { ledgerStores, type TestLedger } from '../accounting/ledger-stores.js';
+import { notifyingLedger } from '../../src/targets/notifying-ledger.js';
+import { PostgresTargetIndex } from '../../src/targets/postgres-target-index.js';
+import { SqliteTargetIndex, type TargetIndexStore } from '../../src/targets/target-index.js';
+import type { AccountingTarget } from '../../src/targets/target-port.js';
 import { type Harness, newLink, startHarness } from '../emulator/harness.js';
+import { ledgerStores, type TestLedger } from '../ledger/ledger-stores.js';
 
 // The period close's and the resync's activities on both ledger stores (SQLite, PostgreSQL) with the target
 // index in the same store: no Temporal here, the activities are called directly, the emulator over HTTP.

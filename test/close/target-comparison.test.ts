@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../../src/accounting/entry.js';
-import type { TargetFigures } from '../../src/accounting/targets/target-figures.js';
 import { compareWithTarget, ledgerFiguresAsOf } from '../../src/close/target-comparison.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
+import type { TargetFigures } from '../../src/targets/target-figures.js';
 
 // The third side of the close certificate: the ledger as of the period's last day against a target's own
-// figures as of that day. The targets' own reports are read by the adapters (test/accounting/targets/*figures*).
+// figures as of that day. The targets' own reports are read by the adapters (test/targets/*figures*).
 
 let id = 0;
 function entry(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../../src/accounting/ledger-port.js';
 import { aged, agingTotals, bucketOf, daysBetween, documentDate, matching } from '../../src/console/aging.js';
 import { escapeText, html, joinHtml } from '../../src/console/html.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../../src/ledger/ledger-port.js';
 
 const entry = (
   key: string,

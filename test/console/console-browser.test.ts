@@ -4,22 +4,18 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { dayAfter, dayInZone } from '../../src/accounting/mapping/dates.js';
-import { TargetRefusedError } from '../../src/accounting/targets/errors.js';
-import { LedgerMirrorTarget } from '../../src/accounting/targets/ledger-mirror-target.js';
-import { pushOneByOne } from '../../src/accounting/targets/push-one-by-one.js';
-import { serviceReferences } from '../../src/accounting/targets/service-references.js';
-import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
-import type {
-  AccountingTarget,
-  PushContext,
-  TargetDocument,
-} from '../../src/accounting/targets/target-port.js';
 import { periodCloseWorkflowId } from '../../src/cli/commands/close.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { dayAfter, dayInZone } from '../../src/ledger/mapping/dates.js';
+import { TargetRefusedError } from '../../src/targets/errors.js';
+import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
+import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
+import { serviceReferences } from '../../src/targets/service-references.js';
+import { SqliteTargetIndex } from '../../src/targets/target-index.js';
+import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';
 import {
   accountingTargetWorkflowId,
   accountingTargetWorkflowType,

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { ReferenceData } from '../../src/accounting/targets/documents.js';
+import type { ReferenceData } from '../../src/targets/documents.js';
 
 // A stand-in for the Temporal client the console is given, for inject tests without a Temporal server: the
 // push workflows' view query answers as given, signals are recorded, one reconciliation run is listed.

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { disbursementEntries } from '../../src/accounting/mapping/disbursement.js';
-import { OAuthConnectionFile } from '../../src/accounting/targets/oauth/connection-file.js';
-import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
 import type { ConsoleOptions } from '../../src/console/options.js';
 import { createIngress, type IngressApp } from '../../src/ingress/server.js';
-import { twoLine } from '../accounting/fixtures.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { disbursementEntries } from '../../src/ledger/mapping/disbursement.js';
+import { OAuthConnectionFile } from '../../src/targets/oauth/connection-file.js';
+import { SqliteTargetIndex } from '../../src/targets/target-index.js';
+import { twoLine } from '../ledger/fixtures.js';
 import { consoleTemporalFake, hostileReferences, type RecordedSignal } from './console-fakes.js';
 
 // The console through inject on the real ingress app: sign-in and its cookie, 401 and the browser's redirect,

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BookedEntry } from '../../src/accounting/entry.js';
-import { dayInZone } from '../../src/accounting/mapping/dates.js';
-import { markersIn } from '../../src/accounting/targets/markers.js';
-import { isoDateOf } from '../../src/accounting/targets/tryton/json-rpc.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
+import { dayInZone } from '../../src/ledger/mapping/dates.js';
+import { markersIn } from '../../src/targets/markers.js';
+import { isoDateOf } from '../../src/targets/tryton/json-rpc.js';
 import {
   type BooksBalances,
   balancesOf,

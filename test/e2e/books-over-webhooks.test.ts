@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import type { PaymentView } from '../../workflows/payment-contract.js';
 import { type BooksSnapshot, type E2EStack, startE2EStack } from '../support/e2e-stack.js';

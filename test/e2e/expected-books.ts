@@ -1,4 +1,4 @@
-import { type AccountName, Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BooksSnapshot } from '../support/e2e-stack.js';
 
 // The books a scenario should produce, written down from the design's mapping table and D20 by hand, not by

@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { Payment } from '../../src/service/schemas/index.js';
 import { disbursementViewQuery } from '../../workflows/disbursement-contract.js';
 import { achReturnWindowDays } from '../../workflows/payment.js';

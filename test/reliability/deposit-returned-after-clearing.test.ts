@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 

@@ -5,12 +5,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { twoLine } from '../accounting/fixtures.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { twoLine } from '../ledger/fixtures.js';
 
-// What test/accounting does not cover: the process writing the ledger dies by SIGKILL mid-write (not an
-// exception inside a transaction, which test/accounting covers). The file must open, pass SQLite's
+// What test/ledger does not cover: the process writing the ledger dies by SIGKILL mid-write (not an
+// exception inside a transaction, which test/ledger covers). The file must open, pass SQLite's
 // integrity check, hold only whole, balanced entries, and take the interrupted entry again as new or as an
 // idempotent repeat.
 
@@ -26,8 +26,8 @@ describe('ledger file after its writer is SIGKILLed', () => {
     // Three-line entries (payment, fee, refund-like) posted one by one and in batches, as fast as possible.
     writeFileSync(
       script,
-      `import { EmbeddedLedger } from ${JSON.stringify(path.join(root, 'src/accounting/embedded-ledger.ts'))};
-import { twoLine } from ${JSON.stringify(path.join(root, 'test/accounting/fixtures.ts'))};
+      `import { EmbeddedLedger } from ${JSON.stringify(path.join(root, 'src/ledger/embedded-ledger.ts'))};
+import { twoLine } from ${JSON.stringify(path.join(root, 'test/ledger/fixtures.ts'))};
 const ledger = EmbeddedLedger.open({ path: ${JSON.stringify(file)} });
 for (let i = 0; ; i++) {
   if (i % 2 === 0) await ledger.post(twoLine('payment:p' + i, 1000 + i));

@@ -101,7 +101,7 @@ describe('worker process SIGKILLed mid-scenario', () => {
       expect(entry.lines.reduce((sum, l) => sum + l.amountCents, 0)).toBe(0);
     }
     // An independent tool agrees: every transaction balances and the closing balances are the expected ones.
-    const { EmbeddedLedger } = await import('../../src/accounting/embedded-ledger.js');
+    const { EmbeddedLedger } = await import('../../src/ledger/embedded-ledger.js');
     const ledger = EmbeddedLedger.open({ path: stack.ledgerPath });
     try {
       await hledgerCheck(ledger, stack.dir, expected.balances());

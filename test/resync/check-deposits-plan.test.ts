@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../../src/accounting/entry.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
 import { resyncDiff } from '../../src/resync/plan.js';
 import type { CheckDeposit, PaymentLink } from '../../src/service/schemas/index.js';
 

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
-import { type AccountName, Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { BookedEntry } from '../../src/accounting/entry.js';
-import { type AccountRole, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
-import { markersIn } from '../../src/accounting/targets/markers.js';
+import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
 import type { PaymentLink } from '../../src/service/schemas/index.js';
+import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
+import { markersIn } from '../../src/targets/markers.js';
 import type { allTargets, ThreeTargets } from './three-targets.js';
 import { markerTextOf } from './xero/double.js';
 

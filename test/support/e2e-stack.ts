@@ -6,14 +6,6 @@ import { promisify } from 'node:util';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle } from '@temporalio/worker';
-import type { AccountName } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import type { BookedEntry, EntryLine } from '../../src/accounting/entry.js';
-import {
-  closingAssertions,
-  type HledgerAssertion,
-  toHledgerJournal,
-} from '../../src/accounting/hledger-export.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { createDeliveryWorker, deliveryWorkflowsPath } from '../../src/emulator/webhooks/delivery-worker.js';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
@@ -22,6 +14,14 @@ import { TemporalDispatcher } from '../../src/emulator/webhooks/temporal-dispatc
 import { routeEvent } from '../../src/ingress/routing.js';
 import { DEFAULT_SIGNAL_TIMEOUT_MS } from '../../src/ingress/server.js';
 import { signalServiceEvent } from '../../src/ingress/temporal-signal.js';
+import type { AccountName } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import type { BookedEntry, EntryLine } from '../../src/ledger/entry.js';
+import {
+  closingAssertions,
+  type HledgerAssertion,
+  toHledgerJournal,
+} from '../../src/ledger/hledger-export.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import { sign } from '../../src/service/webhook-signature.js';

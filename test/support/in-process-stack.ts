@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { ActivityDependencies } from '../../activities/index.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { seedDemo } from '../../src/emulator/seed.js';
 import { createEmulator, type Emulator } from '../../src/emulator/server.js';
 import { Store } from '../../src/emulator/store/store.js';
@@ -13,6 +12,7 @@ import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-di
 import type { WebhookDispatcher } from '../../src/emulator/webhooks/dispatcher.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import type { IngressOptions } from '../../src/ingress/server.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { type Logger, silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { createBooksyncWorker } from '../../src/worker/booksync-worker.js';

@@ -1,18 +1,18 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: sandbox routes answer untyped JSON
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../activities/index.js';
-import { type AccountName, Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import { type AccountRole, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
-import { LedgerMirrorTarget } from '../../src/accounting/targets/ledger-mirror-target.js';
-import { markersIn } from '../../src/accounting/targets/markers.js';
-import type { TokenCipher } from '../../src/accounting/targets/oauth/token-cipher.js';
-import { serviceReferences } from '../../src/accounting/targets/service-references.js';
-import { SqliteTargetIndex } from '../../src/accounting/targets/target-index.js';
-import type { AccountingTarget } from '../../src/accounting/targets/target-port.js';
+import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
+import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
+import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
+import { markersIn } from '../../src/targets/markers.js';
+import type { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
+import { serviceReferences } from '../../src/targets/service-references.js';
+import { SqliteTargetIndex } from '../../src/targets/target-index.js';
+import type { AccountingTarget } from '../../src/targets/target-port.js';
 import { quietActivityEnvironment, runActivity } from '../activities/fakes.js';
 import type { Call, Harness } from '../emulator/harness.js';
 import { quickBooksCompany } from './quickbooks/company.js';
@@ -20,7 +20,7 @@ import type { QuickBooksDouble } from './quickbooks/double.js';
 import { markerTextOf, type XeroDouble } from './xero/double.js';
 import { xeroOrganisation } from './xero/organisation.js';
 
-// One business's books for the open-amounts property (test/accounting/targets/open-amounts.property.test.ts):
+// One business's books for the open-amounts property (test/targets/open-amounts.property.test.ts):
 // its own organization at the service emulator (real HTTP), a real EmbeddedLedger in memory, the real
 // ServiceClient and the real activities, and three targets fed by the production push activity
 // (pushToTarget, in Temporal's MockActivityEnvironment: no server is needed for one activity): a ledger
@@ -68,7 +68,7 @@ export class OpenAmountsWorld {
     readonly xero: { double: XeroDouble; tenantId: string },
   ) {}
 
-  /** `options.targets`: each target as the activities see it (a decorator of it: test/accounting/targets/overlapping-attempts.test.ts). */
+  /** `options.targets`: each target as the activities see it (a decorator of it: test/targets/overlapping-attempts.test.ts). */
   static async open(
     harness: Harness,
     doubles: { qbo: QuickBooksDouble; xero: XeroDouble },

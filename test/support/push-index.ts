@@ -3,7 +3,7 @@ import type {
   PushContext,
   RemoteRecord,
   TargetDocument,
-} from '../../src/accounting/targets/target-port.js';
+} from '../../src/targets/target-port.js';
 
 /**
  * The ledger's index of pushed documents as a push sees it: the test records in `pushed` what each push

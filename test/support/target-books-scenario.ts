@@ -3,10 +3,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { expect } from 'vitest';
-import { type AccountName, Accounts } from '../../src/accounting/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
-import type { BookedEntry } from '../../src/accounting/entry.js';
-import { type AccountRole, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
+import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
+import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
 import type { BooksyncProcess } from './process-stack.js';
 

@@ -5,9 +5,9 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { type AccountMapping, defaultAccountCodes } from '../../src/accounting/targets/account-mapping.js';
-import { createTrytonTarget, type TrytonTarget } from '../../src/accounting/targets/tryton/index.js';
-import { centsOf, TrytonRpc } from '../../src/accounting/targets/tryton/json-rpc.js';
+import { type AccountMapping, defaultAccountCodes } from '../../src/targets/account-mapping.js';
+import { createTrytonTarget, type TrytonTarget } from '../../src/targets/tryton/index.js';
+import { centsOf, TrytonRpc } from '../../src/targets/tryton/json-rpc.js';
 import { freePort } from './free-port.js';
 import { type PostgresCluster, startPostgres, withParentDeath } from './postgres.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as ledgerErrors from '../../src/accounting/errors.js';
+import * as ledgerErrors from '../../src/ledger/errors.js';
 import * as serviceErrors from '../../src/service/errors.js';
 import {
   nonRetryableLedgerErrors,

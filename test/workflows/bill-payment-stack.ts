@@ -1,8 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import type { EmbeddedLedger } from '../../src/accounting/embedded-ledger.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { Emulator } from '../../src/emulator/server.js';
+import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import { capturedLogger } from '../ingress/harness.js';
 import { startInProcessStack } from '../support/in-process-stack.js';

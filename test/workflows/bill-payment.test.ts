@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/accounting/chart-of-accounts.js';
-import type { EntryLinks } from '../../src/accounting/entry.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { EntryLinks } from '../../src/ledger/entry.js';
 import type { BillPaymentView } from '../../workflows/bill-payment-contract.js';
 import type { ChargeAuthorizationView } from '../../workflows/charge-authorization-contract.js';
 import type { VendorDeliveryMethodsView } from '../../workflows/vendor-delivery-methods-contract.js';

@@ -5,8 +5,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplyCheckDepositToLinkInput } from '../../activities/check-deposit-contract.js';
-import { entryKeys } from '../../src/accounting/entry-key.js';
-import { accountRoles } from '../../src/accounting/targets/account-mapping.js';
+import { entryKeys } from '../../src/ledger/entry-key.js';
+import { accountRoles } from '../../src/targets/account-mapping.js';
 import { applicationReference, checkDeposit } from '../../workflows/check-deposit.js';
 import {
   applyDepositSignal,

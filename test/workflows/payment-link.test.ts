@@ -3,7 +3,7 @@ import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entryKeys } from '../../src/accounting/entry-key.js';
+import { entryKeys } from '../../src/ledger/entry-key.js';
 import { paymentLink } from '../../workflows/payment-link.js';
 import {
   type PaymentLinkView,

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerEntryInput } from '../../src/accounting/entry.js';
+import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
+import type { LedgerEntryInput } from '../../src/ledger/entry.js';
 import {
   disbursementEntries,
   invoiceEntryToPost,
@@ -11,8 +12,7 @@ import {
   paymentEntries,
   paymentLinkEntries,
   paymentSettles,
-} from '../../src/accounting/mapping/index.js';
-import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
+} from '../../src/ledger/mapping/index.js';
 import {
   ensureReconciliationSchedule,
   reconciliationScheduleId,

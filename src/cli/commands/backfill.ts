@@ -7,7 +7,7 @@ import {
   backfillWorkflowId,
   backfillWorkflowType,
 } from '../../../workflows/backfill-contract.js';
-import { formatUsd } from '../../accounting/money.js';
+import { formatUsd } from '../../ledger/money.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
 

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import type { BooksClosing, LedgerPort } from '../../accounting/ledger-port.js';
-import { dayAfter, dayInZone } from '../../accounting/mapping/dates.js';
 import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
+import type { BooksClosing, LedgerPort } from '../../ledger/ledger-port.js';
+import { dayAfter, dayInZone } from '../../ledger/mapping/dates.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';

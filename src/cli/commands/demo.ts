@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { LedgerPort } from '../../accounting/ledger-port.js';
-import type { TargetIndexStore } from '../../accounting/targets/target-index.js';
 import type { Settings } from '../../config/settings.js';
 import { type DemoMonthClose, runDemo } from '../../demo/run-demo.js';
+import type { LedgerPort } from '../../ledger/ledger-port.js';
 import { readEmbeddedCredentials } from '../../runtime/embedded-credentials.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import type { TargetIndexStore } from '../../targets/target-index.js';
 import { type Command, CommandError } from '../command.js';
 import { commandApiTarget } from '../command-api-client.js';
 import { requestPeriodClose } from './close.js';

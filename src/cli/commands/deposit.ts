@@ -1,4 +1,4 @@
-import { formatUsd } from '../../accounting/money.js';
+import { formatUsd } from '../../ledger/money.js';
 import { type Command, CommandError } from '../command.js';
 import { argument, cents, objectId, parseCommandArgs, sendCommand } from '../command-api-client.js';
 import { applyLine, voidLine } from '../command-outcome-lines.js';

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
-import type { EntryLinks } from '../../accounting/entry.js';
-import { closingAssertions, toHledgerJournal } from '../../accounting/hledger-export.js';
-import { formatUsd } from '../../accounting/money.js';
-import { bookingReport } from '../../accounting/reports.js';
-import { trialBalanceText } from '../../accounting/trial-balance-text.js';
+import type { EntryLinks } from '../../ledger/entry.js';
+import { closingAssertions, toHledgerJournal } from '../../ledger/hledger-export.js';
+import { formatUsd } from '../../ledger/money.js';
+import { bookingReport } from '../../ledger/reports.js';
+import { trialBalanceText } from '../../ledger/trial-balance-text.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { type Command, CommandError } from '../command.js';
 

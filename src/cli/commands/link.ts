@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatUsd } from '../../accounting/money.js';
+import { formatUsd } from '../../ledger/money.js';
 import { type Command, CommandError } from '../command.js';
 import { argument, cents, isoDate, objectId, parseCommandArgs, sendCommand } from '../command-api-client.js';
 import { linkLine } from '../command-outcome-lines.js';

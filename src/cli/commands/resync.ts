@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { resyncWorkflowType } from '../../../workflows/resync-contract.js';
-import type { EntryLine } from '../../accounting/entry.js';
-import { formatUsd } from '../../accounting/money.js';
+import type { EntryLine } from '../../ledger/entry.js';
+import { formatUsd } from '../../ledger/money.js';
 import type { ResyncDiff } from '../../resync/plan.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';

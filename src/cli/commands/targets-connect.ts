@@ -1,20 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
-import { parseAccountMapping } from '../../accounting/targets/account-mapping.js';
-import type { SealedTokenStorage } from '../../accounting/targets/oauth/token-store.js';
+import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/quickbooks-connection.js';
+import { openXeroTarget, xeroSettings } from '../../runtime/xero-connection.js';
+import { parseAccountMapping } from '../../targets/account-mapping.js';
+import type { SealedTokenStorage } from '../../targets/oauth/token-store.js';
 import {
   ConsentError,
   consentUrl,
   newConsentState,
   parseConsentRedirect,
-} from '../../accounting/targets/quickbooks/index.js';
+} from '../../targets/quickbooks/index.js';
 import {
   parseConsentRedirect as parseXeroRedirect,
   xeroConnections,
   consentUrl as xeroConsentUrl,
-} from '../../accounting/targets/xero/index.js';
-import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/quickbooks-connection.js';
-import { openXeroTarget, xeroSettings } from '../../runtime/xero-connection.js';
+} from '../../targets/xero/index.js';
 import { type CommandContext, CommandError } from '../command.js';
 
 // `booksync targets connect quickbooks|xero`: OAuth 2.0's authorization-code flow, once. It prints the consent

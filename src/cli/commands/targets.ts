@@ -4,9 +4,9 @@ import {
   accountingTargetWorkflowId,
   retryEntriesSignal,
 } from '../../../workflows/accounting-target-contract.js';
-import type { TargetIndexStore, TargetSummary } from '../../accounting/targets/target-index.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import type { TargetIndexStore, TargetSummary } from '../../targets/target-index.js';
 import { type Command, CommandError } from '../command.js';
 import { connectTarget, connectUsage } from './targets-connect.js';
 

@@ -1,4 +1,4 @@
-import type { BooksClosing } from '../../accounting/ledger-port.js';
+import type { BooksClosing } from '../../ledger/ledger-port.js';
 import { html, joinHtml } from '../html.js';
 import { csrfField, page } from '../layout.js';
 import type { ConsoleSession } from '../sessions.js';

@@ -1,4 +1,4 @@
-import { formatUsd } from '../../accounting/money.js';
+import { formatUsd } from '../../ledger/money.js';
 import { type AgedItem, type AgingTotals, agingBuckets, type Side } from '../aging.js';
 import { html, joinHtml } from '../html.js';
 import { page } from '../layout.js';

@@ -1,4 +1,4 @@
-import { formatUsd } from '../../accounting/money.js';
+import { formatUsd } from '../../ledger/money.js';
 import type { PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
 import { html, joinHtml } from '../html.js';
 import { page } from '../layout.js';

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { dayInZone } from '../../accounting/mapping/dates.js';
 import { CommandError } from '../../cli/command.js';
 import { closeBooks } from '../../cli/commands/books.js';
 import { periodCloseWorkflowId, requestPeriodClose } from '../../cli/commands/close.js';
 import { certificateHtml } from '../../close/certificate-html.js';
 import { IngressError } from '../../ingress/errors.js';
+import { dayInZone } from '../../ledger/mapping/dates.js';
 import { type ConsoleContext, sendPage } from '../context.js';
 import { type ClosePageData, certificateHref, closePage } from '../pages/close.js';
 import { certificateOf, certificateRuns } from '../temporal-reads.js';

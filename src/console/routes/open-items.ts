@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { dayInZone } from '../../accounting/mapping/dates.js';
+import { dayInZone } from '../../ledger/mapping/dates.js';
 import { agingTotals, matching, type Side } from '../aging.js';
 import { type ConsoleContext, sendPage } from '../context.js';
 import { openItemsAged } from '../open-items.js';

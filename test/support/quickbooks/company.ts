@@ -1,9 +1,9 @@
-import { defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import {
   OAuthTokenStore,
   QuickBooksTarget,
   type TokenCipher,
-} from '../../../src/accounting/targets/quickbooks/index.js';
+} from '../../../src/targets/quickbooks/index.js';
 import { SealedTokenInMemory } from '../sealed-token-in-memory.js';
 import type { QuickBooksDouble, RealmOptions } from './double.js';
 

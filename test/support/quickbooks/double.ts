@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
 import { filterRefusal, type QueryOperator } from './filterable-fields.js';
 import {
@@ -145,7 +145,7 @@ const transactionEntities = new Set([
 /**
  * QBO's lengths of the strings booksync writes (Finance.xsd "ValidRange: QBO: max=21" on DocNumber, of every
  * Transaction: a Deposit's and a BillPayment's too). PaymentRefNum has no length in the XSD: held to the same
- * 21, the cautious reading, as booksync writes it (src/accounting/targets/quickbooks/README.md, "References").
+ * 21, the cautious reading, as booksync writes it (src/targets/quickbooks/README.md, "References").
  */
 const maxLengths: Record<string, number> = { DocNumber: 21, PaymentRefNum: 21, PrivateNote: 4000 };
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
+import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
 import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
 import { exampleTaxRates, taxTypeRefusals } from './tax-rates.js';

@@ -1,7 +1,7 @@
-import { type AccountMapping, defaultAccountCodes } from '../../../src/accounting/targets/account-mapping.js';
-import { type LimiterOptions, RealmLimiter } from '../../../src/accounting/targets/oauth/limiter.js';
-import type { TokenCipher } from '../../../src/accounting/targets/oauth/token-cipher.js';
-import { XeroTarget, XeroTokenStore } from '../../../src/accounting/targets/xero/index.js';
+import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import { type LimiterOptions, RealmLimiter } from '../../../src/targets/oauth/limiter.js';
+import type { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
+import { XeroTarget, XeroTokenStore } from '../../../src/targets/xero/index.js';
 import { SealedTokenInMemory } from '../sealed-token-in-memory.js';
 import type { TenantOptions, XeroDouble } from './double.js';
 

@@ -1,0 +1,103 @@
+import { Accounts } from '../ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../ledger/entry.js';
+import { baseKey, keyPrefix } from '../ledger/entry-key.js';
+import type { DocumentApplication } from './target-port.js';
+
+// How money received on a payment link settles the link's receivable documents at a target (issue 30 item 3).
+// The service counts money per link (completedAmountCents against requestedAmountCents, which includes the
+// link's live debit memos, 2.1); it does not say which document a payment pays. booksync applies it as a
+// bookkeeper would, oldest document first: the link's own invoice, then each memo or reopened amount in the
+// order booked, each up to what it still owes; what exceeds everything owed is unapplied (the customer's
+// credit). Every target receives that same split, so each document's open amount at the target is the same
+// everywhere, and a 12,500 payment of a 10,000 invoice and its 2,500 memo pays both instead of being
+// applied whole to the invoice (which QuickBooks and Tryton refuse, and Xero books as an overpayment).
+//
+// Worked out from the ledger alone, replaying the link's entries in posting order: a document (a receivable
+// debit: the invoice, a raising, a memo, a refund's reopened amount) opens; a lowering (a receivable credit of
+// an invoice adjustment) is a credit the targets apply as money is, the link's own invoice first, then the
+// others oldest first (a raise's or a memo's charge invoice: a link raised and lowered again owes the lowered
+// amount on its invoices together, as the service says), what no document still owes staying the customer's
+// credit; money (a receivable credit of a payment, an external payment, a check application) settles oldest
+// first; a reversal gives back what the money it reverses had settled, or closes what is left of the
+// document it reverses (its credit note applied to it).
+
+/** What a receivable document still owes, in the order the link's documents were booked. */
+type OpenDocuments = Map<string, number>;
+
+const moneyKinds = new Set(['payment', 'external-payment', 'check-application']);
+/** What credits the link's documents: money received, and a lowering of the link's amount. */
+const creditKinds = new Set([...moneyKinds, 'invoice-adjustment']);
+
+function receivableOf(entry: Pick<BookedEntry, 'lines'>): number {
+  return entry.lines
+    .filter((l) => l.account === Accounts.AccountsReceivable)
+    .reduce((sum, l) => sum + l.amountCents, 0);
+}
+
+/**
+ * Spreads `cents` over the open documents, oldest first (`first`, the link's own invoice for a lowering,
+ * before them all), each up to what it owes.
+ */
+function settle(
+  open: OpenDocuments,
+  cents: number,
+  first: string | null = null,
+): { applied: DocumentApplication[]; unapplied: number } {
+  const applied: DocumentApplication[] = [];
+  let left = cents;
+  const order = [...open].sort(([a], [b]) => Number(b === first) - Number(a === first));
+  for (const [key, owed] of order) {
+    if (left === 0) break;
+    if (owed <= 0) continue;
+    const part = Math.min(owed, left);
+    open.set(key, owed - part);
+    applied.push({ key, amountCents: part });
+    left -= part;
+  }
+  return { applied, unapplied: left };
+}
+
+/**
+ * The split of `money` (a booked payment, external payment or check application crediting the link's
+ * receivable, or a lowering of the link's amount) over the link's documents, from the link's entries booked
+ * before it; null for any other entry (a raise, a document, a reversal).
+ */
+export function applicationsOf(
+  money: Pick<BookedEntry, 'id' | 'key' | 'lines' | 'reverses'>,
+  linkEntries: readonly BookedEntry[],
+): { applied: DocumentApplication[]; unappliedCents: number } | null {
+  const received = -receivableOf(money);
+  if (money.reverses !== null || received <= 0 || !creditKinds.has(keyPrefix(baseKey(money.key))))
+    return null;
+  const open: OpenDocuments = new Map();
+  const settledBy = new Map<string, DocumentApplication[]>();
+  let ownInvoice: string | null = null;
+  for (const entry of [...linkEntries].sort((a, b) => a.id - b.id)) {
+    if (entry.id >= money.id) break;
+    const receivable = receivableOf(entry);
+    const kind = keyPrefix(baseKey(entry.key));
+    if (entry.reverses !== null) {
+      const given = settledBy.get(entry.reverses);
+      if (given) {
+        for (const { key, amountCents } of given) open.set(key, (open.get(key) ?? 0) + amountCents);
+        settledBy.delete(entry.reverses);
+      } else if (open.has(entry.reverses)) {
+        // A document reversed: its credit note settles what it still owes (the rest, if it was paid in part,
+        // stays the customer's credit at the target, as the ledger's receivable says).
+        const owed = open.get(entry.reverses) ?? 0;
+        open.set(entry.reverses, Math.max(owed + receivable, 0));
+      }
+      continue;
+    }
+    if (receivable > 0) {
+      if (kind === 'invoice') ownInvoice = entry.key;
+      open.set(entry.key, (open.get(entry.key) ?? 0) + receivable);
+    } else if (receivable < 0 && creditKinds.has(kind)) {
+      const lowering = kind === 'invoice-adjustment';
+      settledBy.set(entry.key, settle(open, -receivable, lowering ? ownInvoice : null).applied);
+    }
+  }
+  const lowering = keyPrefix(baseKey(money.key)) === 'invoice-adjustment';
+  const { applied, unapplied } = settle(open, received, lowering ? ownInvoice : null);
+  return { applied, unappliedCents: unapplied };
+}

@@ -1,0 +1,231 @@
+import type { BookedEntry, EntryLinks } from '../ledger/entry.js';
+import { baseKey, keyPrefix } from '../ledger/entry-key.js';
+import { roleOf } from './account-mapping.js';
+import { applicationsOf } from './applications.js';
+import {
+  type DocumentKind,
+  documentKinds,
+  type Party,
+  type PayoutReceipt,
+  type TargetDocument,
+} from './target-port.js';
+
+/**
+ * What a document needs that the ledger entry does not hold: the invoice number (the link's name) and the
+ * counterparties' names. Fetched from the service (state is fetched), cached by the caller.
+ */
+export interface ReferenceData {
+  paymentLink(
+    paymentLinkId: string,
+  ): Promise<{ name: string; customerId: string | null; dueDate?: string | null }>;
+  customer(customerId: string): Promise<Party>;
+  vendor(vendorId: string): Promise<Party>;
+  bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string; dueDate?: string | null }>;
+  /** The payments a disbursement (a payout) carries, as the service lists them. */
+  payout(disbursementId: string): Promise<{ paymentIds: string[] }>;
+  // The business's own references of the money (TargetDocument.businessReference). Optional: a source that
+  // cannot tell them (a fake naming parties only) leaves documents without one.
+  /** An external payment as its link lists it (spec 2.7); null when the link no longer lists it (voided). */
+  externalPayment?(
+    paymentLinkId: string,
+    externalPaymentId: string,
+  ): Promise<{ externalReferenceId: string | null; serviceBankingTransferId: string | null } | null>;
+  /** A check deposit's transferId, and an application's externalReferenceId when it still lists it (4.1). */
+  checkApplication?(
+    checkDepositId: string,
+    externalPaymentId: string | null,
+  ): Promise<{ transferId: string; externalReferenceId: string | null }>;
+  /** A bill payment's check number (D29); null for an ACH payment or a wire, or a check not numbered yet. */
+  billPayment?(billPaymentId: string): Promise<{ checkNumber: string | null }>;
+}
+
+/**
+ * Where earlier entries are read (the ledger): the entry a reversal reverses (its date decides void in place
+ * or not), and the receipts a payout carries.
+ */
+export interface EntryLookup {
+  get(key: string): Promise<Pick<BookedEntry, 'date'> | null>;
+  entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
+}
+
+/**
+ * The receipts a payout carries, as booked: each payment's live `payment:` or `sale:` entry (its key, date and
+ * gross amount), in the service's order; a payment the books hold no receipt of (settled before they opened)
+ * is left out, its money stays in the payout's balancing line.
+ */
+async function payoutReceipts(
+  disbursementId: string,
+  references: ReferenceData,
+  entries: EntryLookup,
+): Promise<PayoutReceipt[]> {
+  const receipts: PayoutReceipt[] = [];
+  for (const paymentId of (await references.payout(disbursementId)).paymentIds) {
+    const receipt = (await entries.entriesFor({ paymentId })).find(
+      (e) =>
+        e.reverses === null &&
+        e.reversedBy === null &&
+        ['payment', 'sale'].includes(keyPrefix(baseKey(e.key))),
+    );
+    if (!receipt) continue;
+    const amountCents = receipt.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0);
+    receipts.push({ key: receipt.key, date: receipt.date, amountCents });
+  }
+  return receipts;
+}
+
+/**
+ * When an invoice or bill document is due: the link's or bill's due date (the service's), never before the
+ * document's own date (a due date in the past of its issue is the issue day); the document's date when the
+ * service gives none. Only the invoice and the bill themselves have one.
+ */
+export function dueDateOf(doc: TargetDocument): string {
+  const due = doc.kind === 'invoice' ? doc.invoice?.dueDate : doc.kind === 'bill' ? doc.bill?.dueDate : null;
+  return due && due > doc.date ? due : doc.date;
+}
+
+/**
+ * The kinds crediting a link's documents, whose split over them the document carries: money received, and
+ * a lowering of the link's amount (applicationsOf answers none for a raise).
+ */
+const moneyOnLink = new Set<DocumentKind>([
+  'payment',
+  'external-payment',
+  'check-application',
+  'invoice-adjustment',
+]);
+
+export class UnknownDocumentKindError extends Error {
+  override readonly name = 'UnknownDocumentKindError';
+}
+
+function kindOf(entry: BookedEntry): DocumentKind {
+  if (entry.reverses !== null) return 'reversal';
+  const prefix = keyPrefix(baseKey(entry.key));
+  if (!(documentKinds as readonly string[]).includes(prefix)) {
+    throw new UnknownDocumentKindError(`ledger entry ${entry.key} has no document kind`);
+  }
+  return prefix as DocumentKind;
+}
+
+/** The service object the money is, for the target's reference field. */
+function referenceOf(entry: BookedEntry): string | undefined {
+  const l = entry.links;
+  return (
+    l.refundId ??
+    l.externalPaymentId ??
+    l.debitMemoId ??
+    l.paymentId ??
+    l.billPaymentId ??
+    l.disbursementId ??
+    l.checkDepositId ??
+    l.billId ??
+    l.paymentLinkId
+  );
+}
+
+/**
+ * A reference as a target may write it: one line, trimmed, and never mistaken for booksync's own marker
+ * (`booksync key=`, markers.ts), which adapters read back from the same text at some targets.
+ */
+export function cleanReference(text: string | null | undefined): string | undefined {
+  const clean = (text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/booksync key=/gi, 'booksync key:');
+  return clean === '' ? undefined : clean;
+}
+
+/**
+ * The business's own reference of the money an entry is (TargetDocument.businessReference): what the
+ * entry's links hold when they say it (a payout's id), else what the service says of the object, read
+ * through ReferenceData. None for a reversal (its original carries it) or money with no such reference.
+ */
+async function businessReferenceOf(
+  entry: BookedEntry,
+  kind: DocumentKind,
+  references: ReferenceData,
+): Promise<string | undefined> {
+  const l = entry.links;
+  switch (kind) {
+    case 'disbursement-pending':
+    case 'disbursement-paid':
+      return cleanReference(l.disbursementId);
+    case 'external-payment': {
+      if (!l.paymentLinkId || !l.externalPaymentId || !references.externalPayment) return undefined;
+      const payment = await references.externalPayment(l.paymentLinkId, l.externalPaymentId);
+      return cleanReference(payment?.externalReferenceId ?? payment?.serviceBankingTransferId);
+    }
+    case 'check-application':
+    case 'check-cleared': {
+      if (!l.checkDepositId || !references.checkApplication) return undefined;
+      const application = kind === 'check-application' ? (l.externalPaymentId ?? null) : null;
+      const deposit = await references.checkApplication(l.checkDepositId, application);
+      return cleanReference(deposit.externalReferenceId ?? deposit.transferId);
+    }
+    case 'bill-payment-sent':
+    case 'bill-payment-paid': {
+      if (!l.billPaymentId || !references.billPayment) return undefined;
+      return cleanReference((await references.billPayment(l.billPaymentId)).checkNumber);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** One ledger entry as the business document a target receives (see target-port.ts for the kinds). */
+export async function documentFor(
+  entry: BookedEntry,
+  references: ReferenceData,
+  entries: EntryLookup,
+): Promise<TargetDocument> {
+  const kind = kindOf(entry);
+  const document: TargetDocument = {
+    key: entry.key,
+    kind,
+    date: entry.date,
+    description: entry.description,
+    amountCents: entry.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0),
+    lines: entry.lines.map((l) => ({ role: roleOf(l.account), amountCents: l.amountCents })),
+    contentHash: entry.contentHash,
+  };
+  const reference = referenceOf(entry);
+  if (reference) document.reference = reference;
+  const businessReference = await businessReferenceOf(entry, kind, references);
+  if (businessReference) document.businessReference = businessReference;
+  if (entry.reverses !== null) {
+    document.reverses = entry.reverses;
+    document.reason = entry.description;
+    const original = await entries.get(entry.reverses);
+    if (original) document.originalDate = original.date;
+  }
+  const { paymentLinkId, billId, disbursementId } = entry.links;
+  if (kind === 'disbursement-pending' && disbursementId) {
+    document.payout = { receipts: await payoutReceipts(disbursementId, references, entries) };
+  }
+  if (paymentLinkId) {
+    const link = await references.paymentLink(paymentLinkId);
+    document.invoice = {
+      paymentLinkId,
+      number: link.name,
+      ...(link.dueDate ? { dueDate: link.dueDate } : {}),
+    };
+    const customerId = entry.links.customerId ?? link.customerId;
+    if (customerId) document.customer = await references.customer(customerId);
+    if (entry.reverses === null && moneyOnLink.has(kind)) {
+      const settles = applicationsOf(entry, await entries.entriesFor({ paymentLinkId }));
+      if (settles) document.settles = settles;
+    }
+  }
+  if (billId) {
+    const bill = await references.bill(billId);
+    document.bill = {
+      billId,
+      number: bill.invoiceNumber,
+      ...(bill.dueDate ? { dueDate: bill.dueDate } : {}),
+    };
+    document.vendor = await references.vendor(entry.links.vendorId ?? bill.vendorId);
+  } else if (entry.links.vendorId) {
+    document.vendor = await references.vendor(entry.links.vendorId);
+  }
+  return document;
+}

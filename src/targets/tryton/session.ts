@@ -1,0 +1,33 @@
+import type { Logger } from '../../logging/logger.js';
+import type { AccountMapping } from '../account-mapping.js';
+import type { LockReader } from '../closed-periods.js';
+import type { TrytonRpc } from './json-rpc.js';
+
+export interface TrytonTargetOptions {
+  url: string;
+  database: string;
+  username: string;
+  password: string;
+  accounts: AccountMapping;
+  matching: 'create' | 'match-existing';
+  logger?: Logger;
+  timeoutMs?: number;
+}
+
+/**
+ * What the Tryton adapter's modules (records, parties, posting, invoices, moves, reversals, reconciliation)
+ * share for one TrytonTarget: its connection and options, and what it caches for the life of the process
+ * (the journals and payment term read at verify, parties and periods once found, the last issue date).
+ */
+export interface TrytonSession {
+  readonly name: 'tryton';
+  readonly rpc: TrytonRpc;
+  readonly options: TrytonTargetOptions;
+  readonly journals: Map<string, number>;
+  paymentTerm: number | null;
+  readonly parties: Map<string, number>;
+  readonly periods: Map<string, number>;
+  readonly locks: LockReader;
+  /** The latest issue date of a customer invoice in Tryton, as far as this process knows (posting.ts issueDate). */
+  lastIssued: string | null;
+}

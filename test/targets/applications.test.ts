@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
+import { applicationsOf } from '../../src/targets/applications.js';
+
+// How money on a payment link settles the link's documents at every target (issue 30 item 3): oldest first,
+// each up to what it owes, the rest the customer's credit; worked out from the link's ledger entries alone.
+
+let id = 0;
+function entry(key: string, receivableCents: number, reverses: string | null = null): BookedEntry {
+  const other = key.startsWith('debit-memo') ? Accounts.FeeIncome : Accounts.Revenue;
+  return {
+    id: ++id,
+    key,
+    date: '2026-01-10',
+    description: key,
+    lines: [
+      { account: Accounts.AccountsReceivable, amountCents: receivableCents },
+      {
+        account: receivableCents > 0 ? other : Accounts.ProcessorClearing,
+        amountCents: -receivableCents,
+      },
+    ],
+    links: { paymentLinkId: 'pl_1' },
+    reverses,
+    reversedBy: null,
+    contentHash: 'x'.repeat(64),
+    createdAt: '2026-01-10T00:00:00Z',
+  };
+}
+const reversal = (of: BookedEntry) =>
+  entry(
+    `reversal:${of.key}`,
+    -(of.lines.find((l) => l.account === Accounts.AccountsReceivable)?.amountCents ?? 0),
+    of.key,
+  );
+
+describe('applicationsOf: money on a link settles its documents oldest first', () => {
+  it('a payment of the link and its memo pays both, each in full', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('debit-memo:dm_1', 2_500)];
+    const payment = entry('payment:py_1', -12_500);
+    expect(applicationsOf(payment, [...book, payment])).toEqual({
+      applied: [
+        { key: 'invoice:pl_1', amountCents: 10_000 },
+        { key: 'debit-memo:dm_1', amountCents: 2_500 },
+      ],
+      unappliedCents: 0,
+    });
+  });
+
+  it('a second payment pays what the first left, oldest document first', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('debit-memo:dm_1', 2_500)];
+    const first = entry('payment:py_1', -3_000);
+    book.push(first);
+    const second = entry('external-payment:ep_1', -9_500);
+    expect(applicationsOf(first, book)?.applied).toEqual([{ key: 'invoice:pl_1', amountCents: 3_000 }]);
+    expect(applicationsOf(second, [...book, second])?.applied).toEqual([
+      { key: 'invoice:pl_1', amountCents: 7_000 },
+      { key: 'debit-memo:dm_1', amountCents: 2_500 },
+    ]);
+  });
+
+  it('money over everything owed is unapplied: the customer credit', () => {
+    const book = [entry('invoice:pl_1', 10_000)];
+    expect(applicationsOf(entry('payment:py_1', -10_500), book)).toEqual({
+      applied: [{ key: 'invoice:pl_1', amountCents: 10_000 }],
+      unappliedCents: 500,
+    });
+  });
+
+  it('a lowering is applied to the own invoice; a voided memo owes nothing', () => {
+    const memo = entry('debit-memo:dm_1', 2_500);
+    const book = [
+      entry('invoice:pl_1', 10_000),
+      entry('invoice-adjustment:pl_1:1', -2_000),
+      memo,
+      entry('debit-memo:dm_2', 1_000),
+    ];
+    book.push(reversal(memo));
+    expect(applicationsOf(entry('check-application:ep_2', -9_000), book)?.applied).toEqual([
+      { key: 'invoice:pl_1', amountCents: 8_000 },
+      { key: 'debit-memo:dm_2', amountCents: 1_000 },
+    ]);
+  });
+
+  it('a reversed payment gives back what it settled: the next one settles the same documents', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('debit-memo:dm_1', 2_500)];
+    const first = entry('payment:py_1', -12_500);
+    book.push(first, reversal(first));
+    expect(applicationsOf(entry('payment:py_2', -12_500), book)?.applied).toEqual([
+      { key: 'invoice:pl_1', amountCents: 10_000 },
+      { key: 'debit-memo:dm_1', amountCents: 2_500 },
+    ]);
+  });
+
+  it('only money received: an invoice, a refund or a reversal has no split', () => {
+    const invoice = entry('invoice:pl_1', 10_000);
+    const payment = entry('payment:py_1', -10_000);
+    expect(applicationsOf(invoice, [invoice])).toBeNull();
+    expect(applicationsOf(reversal(payment), [invoice, payment])).toBeNull();
+    expect(applicationsOf(entry('refund:rf_1', 2_000), [invoice])).toBeNull();
+  });
+});
+
+describe('applicationsOf: a lowering credits the link’s own invoice first, then its other documents', () => {
+  it('a raised link lowered below its own invoice: the rest of the credit goes to the raise', () => {
+    const book = [entry('invoice:pl_1', 1_000), entry('invoice-adjustment:pl_1:1', 9_000)];
+    const lowering = entry('invoice-adjustment:pl_1:2', -8_000);
+    expect(applicationsOf(lowering, [...book, lowering])).toEqual({
+      applied: [
+        { key: 'invoice:pl_1', amountCents: 1_000 },
+        { key: 'invoice-adjustment:pl_1:1', amountCents: 7_000 },
+      ],
+      unappliedCents: 0,
+    });
+    // The money after it pays what is left: 2,000 on the raise.
+    book.push(lowering);
+    expect(applicationsOf(entry('payment:py_1', -2_000), book)?.applied).toEqual([
+      { key: 'invoice-adjustment:pl_1:1', amountCents: 2_000 },
+    ]);
+  });
+
+  it('a lowering below what was paid: what no document owes is the customer’s credit', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('payment:py_1', -10_000)];
+    const lowering = entry('invoice-adjustment:pl_1:1', -4_000);
+    expect(applicationsOf(lowering, [...book, lowering])).toEqual({ applied: [], unappliedCents: 4_000 });
+  });
+});

@@ -1,0 +1,272 @@
+import { describe, expect, it } from 'vitest';
+import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
+import { docNumberTag, marker } from '../../../src/targets/quickbooks/keys.js';
+import type { RemoteRecord, TargetDocument } from '../../../src/targets/target-port.js';
+import { doubleForFile } from '../../support/double-for-file.js';
+import { pushIndex } from '../../support/push-index.js';
+import { quickBooksCompany } from '../../support/quickbooks/company.js';
+import { QuickBooksDouble } from '../../support/quickbooks/double.js';
+
+// Issue 30, item 2 in QuickBooks Online: a lowered invoice (a write-off, a discount) is a CreditMemo applied
+// to the link's invoice by a zero-amount Payment linking both, so the invoice's Balance is the service's
+// remainder at every step; pushed again, nothing is made twice.
+
+const double = doubleForFile(new QuickBooksDouble());
+const cipher = new TokenCipher('test-secret-for-quickbooks-credit-memos');
+const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
+const hash = (c: string) => c.repeat(64);
+
+/** A 10,000.00 link, lowered to 8,000.00, then paid 8,000.00. */
+function loweredLink(date = '2026-11-05') {
+  const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const customer = { serviceId: `cus_${run}`, name: `Write-off ${run}`, email: `${run}@credit.test` };
+  const invoice = { paymentLinkId: `pl_${run}`, number: `WO-${run}` };
+  const invoiceDoc: TargetDocument = {
+    key: `invoice:pl_${run}`,
+    kind: 'invoice',
+    date: '2026-11-02',
+    description: `Invoice for payment link pl_${run}`,
+    amountCents: 10_000_00,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: 10_000_00 },
+      { role: 'Revenue', amountCents: -10_000_00 },
+    ],
+    contentHash: hash('a'),
+    invoice,
+    customer,
+    reference: `pl_${run}`,
+  };
+  const lowered: TargetDocument = {
+    key: `invoice-adjustment:pl_${run}:1`,
+    kind: 'invoice-adjustment',
+    date,
+    description: `Invoice for payment link pl_${run}: amount lowered to 800000 cents`,
+    amountCents: 2_000_00,
+    lines: [
+      { role: 'DiscountsAndWriteOffs', amountCents: 2_000_00 },
+      { role: 'AccountsReceivable', amountCents: -2_000_00 },
+    ],
+    contentHash: hash('b'),
+    invoice,
+    customer,
+    reference: `pl_${run}`,
+  };
+  const payment: TargetDocument = {
+    key: `payment:py_${run}`,
+    kind: 'payment',
+    date: '2026-11-08',
+    description: `Payment py_${run} received`,
+    amountCents: 8_000_00,
+    lines: [
+      { role: 'ProcessorClearing', amountCents: 8_000_00 },
+      { role: 'AccountsReceivable', amountCents: -8_000_00 },
+    ],
+    contentHash: hash('c'),
+    invoice,
+    customer,
+    reference: `py_${run}`,
+  };
+  const reversed: TargetDocument = {
+    ...lowered,
+    key: `reversal:${lowered.key}`,
+    kind: 'reversal',
+    date: '2026-12-03',
+    description: `Reversal of ${lowered.key}`,
+    lines: lowered.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+    contentHash: hash('d'),
+    reverses: lowered.key,
+    reason: 'lowered by mistake',
+    originalDate: lowered.date,
+  };
+  return { invoice: invoiceDoc, lowered, payment, reversed };
+}
+
+function recorder() {
+  const { pushed, context } = pushIndex({ mayExist: true });
+  return { pushed, context };
+}
+
+describe('QuickBooks Online: a lowered invoice is credited and the credit applied (issue 30, item 2)', () => {
+  it('10,000.00 lowered to 8,000.00 and paid 8,000.00: a CreditMemo applied by a zero Payment, the invoice open 8,000.00 then 0', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const target = c.target();
+    const docs = loweredLink();
+    const { pushed, context } = recorder();
+    pushed.set(docs.invoice.key, await target.push(docs.invoice, context));
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    const invoice = () => double.get(c.realmId, 'Invoice', invoiceId);
+    expect(invoice()?.Balance).toBe(10_000);
+
+    const credit = await target.push(docs.lowered, context);
+    pushed.set(docs.lowered.key, credit);
+    expect(credit.created).toBe(true);
+    expect(credit.remoteIds[0]).toMatch(/^CreditMemo:/);
+    expect(credit.remoteIds[1]).toMatch(/^Payment:/);
+    const memo = double.get(c.realmId, 'CreditMemo', idOf(credit.remoteIds[0]));
+    expect(memo).toMatchObject({ TxnDate: '2026-11-05', TotalAmt: 2_000, Balance: 0, RemainingCredit: 0 });
+    expect(String(memo?.PrivateNote)).toContain(`booksync key=${docs.lowered.key} hash=${hash('b')}`);
+    expect(memo?.CustomerRef).toEqual(invoice()?.CustomerRef);
+    // The application: a Payment of 0 linking the invoice and the credit memo for 2,000.00 each.
+    const application = double.get(c.realmId, 'Payment', idOf(credit.remoteIds[1]));
+    expect(application).toMatchObject({ TotalAmt: 0, TxnDate: '2026-11-05' });
+    expect(application?.Line).toEqual([
+      { Amount: 2_000, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] },
+      { Amount: 2_000, LinkedTxn: [{ TxnId: idOf(credit.remoteIds[0]), TxnType: 'CreditMemo' }] },
+    ]);
+    // The invoice's open amount is the service's remainder; no journal entry was made.
+    expect(invoice()?.Balance).toBe(8_000);
+    expect(double.all(c.realmId, 'JournalEntry')).toEqual([]);
+    // The write-off is on Discounts and Write-offs, through booksync's item of that role; Revenue keeps what
+    // was invoiced; no money moved.
+    const item = double.all(c.realmId, 'Item').find((i) => i.Name === 'booksync DiscountsAndWriteOffs');
+    expect(
+      ((memo?.Line ?? []) as { SalesItemLineDetail?: { ItemRef?: { value: string } } }[])[0]
+        ?.SalesItemLineDetail?.ItemRef?.value,
+    ).toBe(item?.Id);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(2_000_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(8_000_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-10_000_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(0);
+    // QuickBooks' own aged receivables (the close certificate's figures) say the remainder for the link.
+    const link = docs.invoice.invoice?.paymentLinkId ?? '';
+    expect((await target.figuresAsOf('2026-11-05')).openInvoices[link]).toBe(8_000_00);
+
+    pushed.set(docs.payment.key, await target.push(docs.payment, context));
+    expect(invoice()?.Balance).toBe(0);
+    expect((await target.figuresAsOf('2026-11-08')).openInvoices[link] ?? 0).toBe(0);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(0);
+
+    // Pushed again, from a restarted worker that has no index: found by its marker, nothing made twice.
+    const creates = double.creates(c.realmId);
+    const again = await c
+      .target()
+      .push(docs.lowered, { mayExist: () => true, refusals: () => 0, pushed: () => null });
+    expect(again).toMatchObject({ created: false, remoteIds: [credit.remoteIds[0]] });
+    expect(double.creates(c.realmId)).toBe(creates);
+    expect(double.all(c.realmId, 'CreditMemo')).toHaveLength(1);
+    expect(double.all(c.realmId, 'Payment')).toHaveLength(2);
+    expect(invoice()?.Balance).toBe(0);
+  });
+
+  it('in a batch: the invoice, its lowering and its payment in one slice; the memo applied once', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const docs = loweredLink();
+    const outcomes = await c.target().pushMany([docs.invoice, docs.lowered, docs.payment], {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+    });
+    for (const outcome of outcomes) expect(outcome).not.toBeInstanceOf(Error);
+    const [made, memo] = outcomes as RemoteRecord[];
+    const invoice = double.get(c.realmId, 'Invoice', idOf(made?.remoteIds[0]));
+    expect(invoice?.Balance).toBe(0);
+    expect(double.get(c.realmId, 'CreditMemo', idOf(memo?.remoteIds[0]))?.Balance).toBe(0);
+    const again = await c.target().pushMany([docs.invoice, docs.lowered, docs.payment], {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+    });
+    expect(again.map((o) => (o as { created?: boolean }).created)).toEqual([false, false, false]);
+    expect(double.all(c.realmId, 'CreditMemo')).toHaveLength(1);
+    expect(double.all(c.realmId, 'Payment')).toHaveLength(2);
+  });
+
+  it('a lowering after the invoice was paid in part applies only what the invoice still owes; the rest stays credit', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const target = c.target();
+    const docs = loweredLink('2026-11-09');
+    const { pushed, context } = recorder();
+    for (const doc of [docs.invoice, docs.payment]) pushed.set(doc.key, await target.push(doc, context));
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    expect(double.get(c.realmId, 'Invoice', invoiceId)?.Balance).toBe(2_000);
+    // Lowered by 3,000.00 below what was paid: 2,000.00 applied, 1,000.00 of credit left for the customer.
+    const bigger: TargetDocument = {
+      ...docs.lowered,
+      amountCents: 3_000_00,
+      lines: [
+        { role: 'DiscountsAndWriteOffs', amountCents: 3_000_00 },
+        { role: 'AccountsReceivable', amountCents: -3_000_00 },
+      ],
+    };
+    const credit = await target.push(bigger, context);
+    expect(double.get(c.realmId, 'Invoice', invoiceId)?.Balance).toBe(0);
+    expect(double.get(c.realmId, 'CreditMemo', idOf(credit.remoteIds[0]))).toMatchObject({
+      TotalAmt: 3_000,
+      Balance: 1_000,
+    });
+    // Pushed again: the invoice owes nothing, nothing is applied or made.
+    const creates = double.creates(c.realmId);
+    expect(
+      await c.target().push(bigger, { mayExist: () => true, refusals: () => 0, pushed: () => null }),
+    ).toMatchObject({
+      created: false,
+    });
+    expect(double.creates(c.realmId)).toBe(creates);
+  });
+
+  it('a lowering pushed by an earlier release as a journal entry is found there, not credited again', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const target = c.target();
+    const docs = loweredLink();
+    const { pushed, context } = recorder();
+    pushed.set(docs.invoice.key, await target.push(docs.invoice, context));
+    // The earlier release's journal entry of the lowering (Dr Revenue / Cr A/R), numbered and marked by its key.
+    const account = (code: string) =>
+      double.all(c.realmId, 'Account').find((a) => a.AcctNum === code)?.Id ?? '';
+    const customer = double.get(c.realmId, 'Invoice', idOf(pushed.get(docs.invoice.key)?.remoteIds[0]))
+      ?.CustomerRef as { value: string };
+    const line = (posting: string, code: string, party?: boolean) => ({
+      Amount: 2_000,
+      DetailType: 'JournalEntryLineDetail',
+      JournalEntryLineDetail: {
+        PostingType: posting,
+        AccountRef: { value: account(code) },
+        ...(party ? { Entity: { Type: 'Customer', EntityRef: customer } } : {}),
+      },
+    });
+    const journal = double.seed(c.realmId, 'JournalEntry', {
+      TxnDate: docs.lowered.date,
+      DocNumber: docNumberTag(docs.lowered.key),
+      PrivateNote: marker(docs.lowered.key, docs.lowered.contentHash),
+      Line: [
+        line('Debit', defaultAccountCodes.Revenue),
+        line('Credit', defaultAccountCodes.AccountsReceivable, true),
+      ],
+    });
+    const found = await c
+      .target()
+      .push(docs.lowered, { mayExist: () => true, refusals: () => 0, pushed: () => null });
+    expect(found).toMatchObject({ created: false, remoteIds: [`JournalEntry:${journal.Id}`] });
+    expect(double.all(c.realmId, 'CreditMemo')).toEqual([]);
+    expect(double.all(c.realmId, 'Payment')).toEqual([]);
+  });
+
+  it('reversed after its month is closed: a charge invoice dated in the open period, the credit memo untouched', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const target = c.target();
+    const docs = loweredLink();
+    const { pushed, context } = recorder();
+    for (const doc of [docs.invoice, docs.lowered]) pushed.set(doc.key, await target.push(doc, context));
+    double.closeBooks(c.realmId, '2026-11-30');
+    const reversal = await c.target().push(docs.reversed, context);
+    expect(reversal.remoteIds[0]).toMatch(/^Invoice:/);
+    const charge = double.get(c.realmId, 'Invoice', idOf(reversal.remoteIds[0]));
+    expect(charge).toMatchObject({ TxnDate: '2026-12-03', TotalAmt: 2_000, Balance: 2_000 });
+    const memo = double.get(c.realmId, 'CreditMemo', idOf(pushed.get(docs.lowered.key)?.remoteIds[0]));
+    expect(memo).toMatchObject({ TotalAmt: 2_000, Balance: 0 });
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(10_000_00);
+    // The charge takes the write-off back off the account it was on.
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(0);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-10_000_00);
+    // Found again by its key from a restarted worker.
+    const creates = double.creates(c.realmId);
+    expect(
+      await c.target().push(docs.reversed, { mayExist: () => true, refusals: () => 0, pushed: () => null }),
+    ).toMatchObject({
+      created: false,
+      remoteIds: reversal.remoteIds,
+    });
+    expect(double.creates(c.realmId)).toBe(creates);
+  });
+});

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
+import type { TargetDocument } from '../../../src/targets/target-port.js';
+import { doubleForFile } from '../../support/double-for-file.js';
+import { pushIndex } from '../../support/push-index.js';
+import { quickBooksCompany } from '../../support/quickbooks/company.js';
+import { QuickBooksDouble } from '../../support/quickbooks/double.js';
+import { documentsForContract } from '../target-contract.js';
+import { twoLineDocuments } from '../two-line-documents.js';
+
+// Issue 30, item 6: a payout's Deposit links the payments and sales receipts it carries (LinkedTxn), as a
+// bank deposit made in QuickBooks does, so they leave Undeposited Funds and cannot be deposited twice; what
+// else the payout nets (fees, refunds) is one line on the clearing account, so the deposit equals the payout.
+// Undeposited Funds then holds exactly what no payout carried yet.
+
+const double = doubleForFile(new QuickBooksDouble());
+const cipher = new TokenCipher('test-secret-for-quickbooks-payout-deposits');
+const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
+
+const company = () => quickBooksCompany(double, cipher);
+
+function businessDay() {
+  const docs = documentsForContract();
+  const two = twoLineDocuments(docs.payment, (key) => key.length.toString(16).padStart(64, '7'));
+  const p1 = docs.payment; // 50.00 on the invoice
+  const p2 = {
+    ...two(`payment:pay2_${docs.run}`, 'payment', 'ProcessorClearing', 'AccountsReceivable', 30_00),
+  };
+  const sale = {
+    ...two(`sale:sale_${docs.run}`, 'sale', 'ProcessorClearing', 'Revenue', 25_00),
+    invoice: undefined,
+  };
+  const fee = two(`payment-fee:pay_${docs.run}`, 'payment-fee', 'ProcessingFees', 'ProcessorClearing', 1_75);
+  // The payout carries p1 and the sale, less p1's fee: 73.25.
+  const payout: TargetDocument = {
+    ...two(
+      `disbursement-pending:dis_${docs.run}`,
+      'disbursement-pending',
+      'PayoutsInTransit',
+      'ProcessorClearing',
+      73_25,
+    ),
+    invoice: undefined,
+    customer: undefined,
+    payout: {
+      receipts: [
+        { key: p1.key, date: p1.date, amountCents: 50_00 },
+        { key: sale.key, date: sale.date, amountCents: 25_00 },
+      ],
+    },
+  };
+  return { docs, p1, p2, sale, fee, payout };
+}
+
+describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
+  it('links the payout’s payments and sales receipts; Undeposited Funds keeps only what no payout carried', async () => {
+    const c = company();
+    const day = businessDay();
+    const { pushed, context } = pushIndex({ mayExist: true });
+    const target = c.target();
+    for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.payout]) {
+      pushed.set(doc.key, await target.push(doc, context));
+    }
+    const deposit = double.get(c.realmId, 'Deposit', idOf(pushed.get(day.payout.key)?.remoteIds[0]));
+    const lines = (deposit?.Line ?? []) as {
+      Amount: number;
+      LinkedTxn?: { TxnId: string; TxnType: string }[];
+    }[];
+    expect(lines.flatMap((l) => l.LinkedTxn ?? []).map((t) => [t.TxnType, t.TxnId])).toEqual([
+      ['Payment', idOf(pushed.get(day.p1.key)?.remoteIds[0])],
+      ['SalesReceipt', idOf(pushed.get(day.sale.key)?.remoteIds[0])],
+    ]);
+    expect(lines.map((l) => l.Amount)).toEqual([50, 25, -1.75]);
+    // Undeposited Funds (the clearing account) holds p2 only; the payout is in transit.
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(30_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.PayoutsInTransit)).toBe(73_25);
+  });
+
+  it('found again by key after a restart, never deposited twice; a deposited payment is reversed by a document of its own', async () => {
+    const c = company();
+    const day = businessDay();
+    const { pushed, context } = pushIndex({ mayExist: true });
+    const target = c.target();
+    for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.payout]) {
+      pushed.set(doc.key, await target.push(doc, context));
+    }
+    // A new process, with no index at hand: the deposit is found by its key, not made again.
+    const repeat = await c
+      .target()
+      .push(day.payout, { mayExist: () => true, refusals: () => 0, pushed: () => null, closedThrough: null });
+    expect(repeat.created).toBe(false);
+    expect(double.all(c.realmId, 'Deposit')).toHaveLength(1);
+    // Another payout claiming p1 again is refused by QuickBooks' rule, not deposited twice.
+    const twice: TargetDocument = {
+      ...day.payout,
+      key: `disbursement-pending:dis2_${day.docs.run}`,
+      contentHash: 'd'.repeat(64),
+    };
+    await expect(target.push(twice, context)).rejects.toThrow(/already deposited/);
+    // An ACH return of p1 in the same month: QBO refuses to void a deposited payment (6540), so the return is
+    // a charge invoice for the customer, and the invoice's customer owes the 50.00 again.
+    const reversal: TargetDocument = {
+      ...day.p1,
+      key: `reversal:${day.p1.key}`,
+      kind: 'reversal',
+      description: `Reversal of ${day.p1.key}: payment.failed`,
+      lines: day.p1.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+      contentHash: 'e'.repeat(64),
+      reverses: day.p1.key,
+      reason: 'payment.failed',
+      originalDate: day.p1.date,
+    };
+    const reversed = await target.push(reversal, context);
+    expect(reversed.remoteIds[0]).toMatch(/^Invoice:/);
+    expect(double.isVoided(c.realmId, 'Payment', idOf(pushed.get(day.p1.key)?.remoteIds[0]))).toBe(false);
+    expect(double.get(c.realmId, 'Invoice', idOf(reversed.remoteIds[0]))?.Balance).toBe(50);
+  });
+});

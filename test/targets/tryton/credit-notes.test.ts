@@ -1,0 +1,403 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import type { RemoteRecord, TargetDocument } from '../../../src/targets/target-port.js';
+import { centsOf, isoDateOf, type TrytonDecimal } from '../../../src/targets/tryton/json-rpc.js';
+import { pushIndex } from '../../support/push-index.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryton.js';
+import { closedPeriodDocuments } from '../closed-period-documents.js';
+
+// Credit notes in a real Tryton 8.2 on PostgreSQL (issue 30 item 2, issue 25 §3): a lowered invoice is a
+// credit note applied to the invoice, so the invoice's amount to pay is the service's remainder at every
+// step; an invoice document reversed (a debit memo voided, a lowering undone) is a new document dated in the
+// open period, never a cancel of the original, also after its month was closed in Tryton.
+
+let tryton: TrytonServer;
+
+const connect = () => trytonTarget(tryton);
+
+interface InvoiceView {
+  id: number;
+  type: string;
+  state: string;
+  total: number;
+  toPay: number;
+  accountingDate: string | null;
+  move: number | null;
+  paymentLines: number[];
+}
+
+async function invoice(record: RemoteRecord | undefined): Promise<InvoiceView> {
+  const id = Number(record?.remoteIds.find((r) => r.startsWith('account.invoice,'))?.split(',')[1]);
+  const [row] = await tryton.rpc.model<
+    {
+      id: number;
+      type: string;
+      state: string;
+      total_amount: TrytonDecimal;
+      amount_to_pay: TrytonDecimal;
+      accounting_date: unknown;
+      move: number | null;
+      payment_lines: number[];
+    }[]
+  >(
+    'account.invoice',
+    'read',
+    [id],
+    ['type', 'state', 'total_amount', 'amount_to_pay', 'accounting_date', 'move', 'payment_lines'],
+  );
+  if (!row) throw new Error(`no invoice ${id}`);
+  return {
+    id: row.id,
+    type: row.type,
+    state: row.state,
+    total: centsOf(row.total_amount),
+    toPay: centsOf(row.amount_to_pay),
+    accountingDate: isoDateOf(row.accounting_date),
+    move: row.move,
+    paymentLines: row.payment_lines,
+  };
+}
+
+/** A move's lines as a closed period must keep them. */
+async function moveLines(id: number | null) {
+  const lines = await tryton.rpc.searchRead<{ account: number; debit: TrytonDecimal; credit: TrytonDecimal }>(
+    'account.move.line',
+    [['move', '=', id]],
+    ['account', 'debit', 'credit'],
+  );
+  return lines.map((l) => ({ account: l.account, debit: centsOf(l.debit), credit: centsOf(l.credit) }));
+}
+
+/** A move's lines by account code, debit positive: where a document posted. */
+async function postedByCode(id: number | null): Promise<Record<string, number>> {
+  const lines = await moveLines(id);
+  const codes = await tryton.rpc.model<{ id: number; code: string }[]>(
+    'account.account',
+    'read',
+    [...new Set(lines.map((l) => l.account))],
+    ['code'],
+  );
+  const codeOf = new Map(codes.map((c) => [c.id, c.code]));
+  const out: Record<string, number> = {};
+  for (const l of lines) {
+    const code = codeOf.get(l.account) ?? String(l.account);
+    out[code] = (out[code] ?? 0) + l.debit - l.credit;
+  }
+  return out;
+}
+
+async function receivableOf(serviceId: string): Promise<number> {
+  const [party] = await tryton.rpc.searchRead<{ receivable: TrytonDecimal }>(
+    'party.party',
+    [['identifiers.code', '=', `booksync:${serviceId}`]],
+    ['receivable'],
+  );
+  return centsOf(party?.receivable);
+}
+
+function pusher() {
+  const { pushed, context } = pushIndex();
+  return {
+    pushed,
+    context,
+    async push(doc: TargetDocument, target = connect()) {
+      const result = await target.push(doc, context);
+      pushed.set(doc.key, result);
+      return result;
+    },
+  };
+}
+
+/** The scenario's documents, with a lowering, a debit memo and the reversals of both. */
+function documents() {
+  const docs = closedPeriodDocuments();
+  const link = docs.invoice.invoice?.paymentLinkId as string;
+  const base = { invoice: docs.invoice.invoice, customer: docs.invoice.customer, reference: link };
+  const lowering: TargetDocument = {
+    ...base,
+    key: `invoice-adjustment:${link}:1`,
+    kind: 'invoice-adjustment',
+    date: '2026-01-12',
+    description: `Payment link ${link} lowered`,
+    amountCents: 20_00,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: -20_00 },
+      { role: 'DiscountsAndWriteOffs', amountCents: 20_00 },
+    ],
+    contentHash: 'g'.repeat(64),
+  };
+  const memo: TargetDocument = {
+    ...base,
+    key: `debit-memo:dm_${docs.run}`,
+    kind: 'debit-memo',
+    date: '2026-01-14',
+    description: `Debit memo dm_${docs.run} on payment link ${link}`,
+    amountCents: 25_00,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: 25_00 },
+      { role: 'FeeIncome', amountCents: -25_00 },
+    ],
+    contentHash: 'h'.repeat(64),
+  };
+  const reversal = (of: TargetDocument, date: string, reason: string, h: string): TargetDocument => ({
+    ...of,
+    key: `reversal:${of.key}`,
+    kind: 'reversal',
+    date,
+    description: `Reversal of ${of.key}: ${reason}`,
+    lines: of.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+    contentHash: h.repeat(64),
+    reverses: of.key,
+    reason,
+    originalDate: of.date,
+  });
+  return {
+    ...docs,
+    link,
+    lowering,
+    memo,
+    memoVoided: reversal(memo, '2026-02-04', 'debit memo voided', 'i'),
+    loweringUndone: reversal(lowering, '2026-02-06', 'link amount raised back', 'j'),
+  };
+}
+
+beforeAll(async () => {
+  tryton = await startTryton();
+}, 300_000);
+afterAll(async () => {
+  await tryton?.close();
+});
+
+describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_000 }, () => {
+  it('a lowered invoice is a credit note applied to it: owed as at the service at every step, both paid once settled', async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(120_00);
+
+    // 120.00 lowered by 20.00: the service's remainder is 100.00, and so is the invoice's amount to pay.
+    const credited = await push(docs.lowering);
+    const note = await invoice(credited);
+    expect(note).toMatchObject({ type: 'out', state: 'posted', total: -20_00 });
+    // The credit note's line is on the account mapped to Discounts and Write-offs, not on Revenue.
+    expect(await postedByCode(note.move)).toEqual({
+      [defaultAccountCodes.DiscountsAndWriteOffs]: 20_00,
+      [defaultAccountCodes.AccountsReceivable]: -20_00,
+    });
+    const own = await invoice(pushed.get(docs.invoice.key));
+    expect(own.toPay).toBe(100_00);
+    expect(own.state).toBe('posted');
+    expect(await tryton.amountToPay(docs.link)).toBe(100_00);
+    expect(await receivableOf(customer)).toBe(100_00);
+
+    // A part payment, then the rest: the invoice owes what the service says after each.
+    await push(docs.january);
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(50_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(50_00);
+    await push({
+      ...docs.february,
+      amountCents: 50_00,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: 50_00 },
+        { role: 'AccountsReceivable', amountCents: -50_00 },
+      ],
+    });
+    const settled = await invoice(pushed.get(docs.invoice.key));
+    expect(settled).toMatchObject({ state: 'paid', toPay: 0 });
+    // The credit note is reconciled with the invoice: Tryton shows it paid too, nothing left on the party.
+    expect(await invoice(credited)).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await receivableOf(customer)).toBe(0);
+
+    // Pushed again by a worker that may have made it (a crash after Tryton's create): found, not made twice.
+    const again = await connect().push(docs.lowering, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+      closedThrough: null,
+    });
+    expect(again).toMatchObject({ created: false, remoteIds: credited.remoteIds });
+    const notes = await tryton.rpc.model<number[]>(
+      'account.invoice',
+      'search',
+      [['comment', '=', `booksync-link:${docs.link}`]],
+      0,
+      null,
+      null,
+    );
+    expect(notes).toHaveLength(2);
+  });
+
+  it("after January is closed in Tryton: a voided January memo is a February credit note applied to it, a January lowering undone is a February invoice; January's moves unchanged", async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    await push(docs.lowering);
+    await push(docs.memo);
+    const memo = await invoice(pushed.get(docs.memo.key));
+    expect(memo.toPay).toBe(25_00);
+    expect(await receivableOf(customer)).toBe(125_00);
+    const january = {
+      invoice: await moveLines((await invoice(pushed.get(docs.invoice.key))).move),
+      lowering: await moveLines((await invoice(pushed.get(docs.lowering.key))).move),
+      memo: await moveLines(memo.move),
+    };
+    await tryton.setPeriodState('2026-01-15', 'close');
+
+    // The memo voided in February: a credit note dated in February, applied to the memo, which is settled.
+    const voided = await push(docs.memoVoided);
+    const note = await invoice(voided);
+    expect(note).toMatchObject({ type: 'out', state: 'paid', total: -25_00, accountingDate: '2026-02-04' });
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    const [credited] = await tryton.rpc.model<{ lines: number[] }[]>(
+      'account.invoice',
+      'read',
+      [note.id],
+      ['lines'],
+    );
+    const [line] = await tryton.rpc.model<{ origin: string | null }[]>(
+      'account.invoice.line',
+      'read',
+      credited?.lines ?? [],
+      ['origin'],
+    );
+    expect(line?.origin).toMatch(/^account\.invoice\.line,\d+$/);
+    expect(await receivableOf(customer)).toBe(100_00);
+
+    // The lowering undone in February: the customer owes the 20.00 again, on an invoice dated February.
+    const undone = await push(docs.loweringUndone);
+    expect(await invoice(undone)).toMatchObject({
+      type: 'out',
+      state: 'posted',
+      total: 20_00,
+      toPay: 20_00,
+      accountingDate: '2026-02-06',
+    });
+    // Taken back off the account the lowering was on.
+    expect(await postedByCode((await invoice(undone)).move)).toEqual({
+      [defaultAccountCodes.DiscountsAndWriteOffs]: -20_00,
+      [defaultAccountCodes.AccountsReceivable]: 20_00,
+    });
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(100_00);
+    expect(await receivableOf(customer)).toBe(120_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(120_00);
+
+    // January in Tryton is as it was: the same moves, the same lines.
+    expect(await moveLines((await invoice(pushed.get(docs.invoice.key))).move)).toEqual(january.invoice);
+    expect(await moveLines((await invoice(pushed.get(docs.lowering.key))).move)).toEqual(january.lowering);
+    expect(await moveLines(memo.move)).toEqual(january.memo);
+  });
+
+  it('money that pays the link and its memo settles both, oldest first; money beyond what is owed is the customer credit', async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    await push(docs.memo);
+    const paid = (cents: number, id: string, settles: TargetDocument['settles']): TargetDocument => ({
+      ...docs.february,
+      key: `payment:${id}_${docs.run}`,
+      amountCents: cents,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: cents },
+        { role: 'AccountsReceivable', amountCents: -cents },
+      ],
+      settles,
+    });
+    // 120.00 and its 25.00 memo paid with 145.00: both documents are paid (Tryton refuses payment lines over
+    // an invoice's amount, so the whole on the invoice was refused).
+    await push(
+      paid(145_00, 'both', {
+        applied: [
+          { key: docs.invoice.key, amountCents: 120_00 },
+          { key: docs.memo.key, amountCents: 25_00 },
+        ],
+        unappliedCents: 0,
+      }),
+    );
+    expect(await invoice(pushed.get(docs.invoice.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await receivableOf(customer)).toBe(0);
+
+    // 10.00 more than anything owed: on the party, on no invoice (the customer's credit).
+    await push(paid(10_00, 'over', { applied: [], unappliedCents: 10_00 }));
+    expect(await receivableOf(customer)).toBe(-10_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(0);
+  });
+
+  it("money that pays the link and its memo settles the memo too when the push knows only the link's invoice (the worker's index)", async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    await push(docs.invoice);
+    await push(docs.memo);
+    // The worker's push context holds the link's own invoice only (activities/accounting-target.ts
+    // earlierKeys); the memo's invoice is Tryton's to find (issue 30, case 3 through `booksync start`).
+    const { context } = pushIndex();
+    const own = pushed.get(docs.invoice.key);
+    const worker = { ...context, pushed: (key: string) => (key === docs.invoice.key ? (own ?? null) : null) };
+    await connect().push(
+      {
+        ...docs.february,
+        key: `payment:both-known-${docs.run}`,
+        amountCents: 145_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 145_00 },
+          { role: 'AccountsReceivable', amountCents: -145_00 },
+        ],
+        settles: {
+          applied: [
+            { key: docs.invoice.key, amountCents: 120_00 },
+            { key: docs.memo.key, amountCents: 25_00 },
+          ],
+          unappliedCents: 0,
+        },
+      },
+      worker,
+    );
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await invoice(pushed.get(docs.invoice.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await tryton.amountToPay(docs.link)).toBe(0);
+  });
+});
+
+describe('Tryton: customer invoices issued in date order (issue 26, the combination suite)', {
+  timeout: 180_000,
+}, () => {
+  it('an invoice dated before the last one Tryton numbered is issued after it, its accounting date its own; a fresh worker reads the last issue date', async () => {
+    const later = documents();
+    const earlier = documents();
+    const { pushed, push } = pusher();
+    // Issued on 20 December (its own date, after today), then one dated 10 March arrives (January is closed
+    // in this file's Tryton by now).
+    await push({ ...later.invoice, date: '2026-12-20' });
+    await push({ ...earlier.invoice, date: '2026-03-10' });
+    const first = await invoice(pushed.get(later.invoice.key));
+    const second = await invoice(pushed.get(earlier.invoice.key));
+    expect([first.state, second.state]).toEqual(['posted', 'posted']);
+    expect(second.accountingDate).toBe('2026-03-10');
+    const issued = async (view: InvoiceView) =>
+      isoDateOf(
+        (
+          await tryton.rpc.model<{ invoice_date: unknown }[]>(
+            'account.invoice',
+            'read',
+            [view.id],
+            ['invoice_date'],
+          )
+        )[0]?.invoice_date,
+      );
+    expect(await issued(second)).toBe('2026-12-20');
+    // Another worker (nothing remembered): the last issue date is read from Tryton.
+    const third = documents();
+    const fresh = await connect().push(third.invoice, {
+      mayExist: () => false,
+      refusals: () => 0,
+      pushed: () => null,
+      closedThrough: null,
+    });
+    const made = await invoice(fresh);
+    expect(made.state).toBe('posted');
+    expect(await issued(made)).toBe('2026-12-20');
+  });
+});
