@@ -10,9 +10,7 @@ const maxFileLines = 500;
 const maxFunctionLines = 120;
 
 /** Files and functions still over the limits (issue 29: splits to come), `path` or `path name`. */
-const stillOver = new Set([
-  'workflows/payment.ts payment',
-]);
+const stillOver = new Set<string>([]);
 
 function productFiles(): string[] {
   return ['src', 'workflows', 'activities']
