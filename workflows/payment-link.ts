@@ -4,34 +4,16 @@ import {
   condition,
   continueAsNew,
   log,
-  proxyActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type {
-  LinkWriteResult,
-  PaymentLinkActivities,
-  PaymentLinkSyncResult,
-} from '../activities/payment-link-contract.js';
-import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import { PaymentLinkId, SyncState } from '../src/workflow-safe/search-attributes.js';
 import {
-  AmountCents,
-  CustomerId,
-  PaymentLinkId,
-  ServiceObjectId,
-  ServiceStatus,
-  SyncState,
-} from '../src/workflow-safe/search-attributes.js';
-import { showLastError } from './attention.js';
-import { type CommandFailure, commandFailure, lastErrorValue } from './command-failure.js';
-import {
-  commandReference,
   linkCommandUpdate,
   type PaymentLinkView,
   type PaymentLinkWorkflowInput,
   paymentLinkViewQuery,
-  type QueuedCommand,
   recordDebitMemoSignal,
   recordExternalPaymentSignal,
   syncPaymentLinkSignal,
@@ -40,6 +22,7 @@ import {
   voidExternalPaymentSignal,
 } from './payment-link-contract.js';
 import { PaymentLinkState } from './payment-link-state.js';
+import { PaymentLinkSteps } from './payment-link-steps.js';
 
 const defaultIdleDays = 30;
 const dayMs = 24 * 60 * 60 * 1000;
@@ -54,17 +37,48 @@ const dayMs = 24 * 60 * 60 * 1000;
  * when Temporal suggests it, carrying the command ids it has seen. A command after the close starts a fresh
  * run (signalWithStart) which syncs again; a retried command reaching a fresh run is still safe, because
  * its write carries the same deterministic externalReferenceId (D14) and voids are idempotent (D12, D15).
+ *
+ * The loop below is the run's shape; its state is a PaymentLinkState (workflows/payment-link-state.ts), its
+ * steps PaymentLinkSteps (workflows/payment-link-steps.ts).
  */
 export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<PaymentLinkView> {
-  const activities = proxyActivities<PaymentLinkActivities>({
-    startToCloseTimeout: '1m',
-    retry: serviceCallRetry,
-  });
   const { paymentLinkId } = input;
-  const idleMs = (input.idleDays ?? defaultIdleDays) * dayMs;
+  const idleDays = input.idleDays ?? defaultIdleDays;
   const state = new PaymentLinkState(input, new Date().toISOString());
-  const { view } = state;
+  const steps = new PaymentLinkSteps(state);
+  listen(state);
 
+  upsertSearchAttributes([
+    { key: PaymentLinkId, value: paymentLinkId },
+    { key: SyncState, value: state.view.state },
+  ]);
+  if (input.syncOnStart) steps.flag(await steps.sync('start', []));
+
+  for (;;) {
+    if (!(await condition(() => state.hasQueued, idleDays * dayMs))) {
+      state.close(new Date().toISOString());
+      upsertSearchAttributes([{ key: SyncState, value: state.view.state }]);
+      log.info('payment link idle; closing', { paymentLinkId, idleDays });
+      return state.view;
+    }
+    await steps.runBatch();
+
+    if (workflowInfo().continueAsNewSuggested && !state.hasQueued && allHandlersFinished()) {
+      await continueAsNew<typeof paymentLink>({
+        paymentLinkId,
+        ...(input.idleDays === undefined ? {} : { idleDays: input.idleDays }),
+        seenCommandIds: state.seen.toArray(),
+        commands: state.view.commands,
+      });
+    }
+  }
+}
+
+/**
+ * The run's signals, query and Update, each handed to its state. An Update is answered once its write and
+ * the fetch after it are done, so the answer carries the link's remainder.
+ */
+function listen(state: PaymentLinkState): void {
   setHandler(recordExternalPaymentSignal, (command) =>
     state.enqueue({ kind: 'recordExternalPayment', command }),
   );
@@ -72,9 +86,7 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
   setHandler(voidExternalPaymentSignal, (command) => state.enqueue({ kind: 'voidExternalPayment', command }));
   setHandler(voidDebitMemoSignal, (command) => state.enqueue({ kind: 'voidDebitMemo', command }));
   setHandler(syncPaymentLinkSignal, (command) => state.enqueue({ kind: 'sync', command }));
-  setHandler(paymentLinkViewQuery, () => view);
-  // Update answers: a command is answered once its write and the fetch after it are done, so the answer
-  // carries the link's remainder.
+  setHandler(paymentLinkViewQuery, () => state.view);
   setHandler(
     linkCommandUpdate,
     async (queued) => {
@@ -90,145 +102,4 @@ export async function paymentLink(input: PaymentLinkWorkflowInput): Promise<Paym
     },
     { validator: validateLinkCommand },
   );
-
-  /** Writes one command at the service; a refusal is recorded, never thrown. */
-  const execute = async (queued: QueuedCommand): Promise<CommandFailure | null> => {
-    const at = new Date().toISOString();
-    const commandId = queued.command.commandId ?? '';
-    let write: Promise<LinkWriteResult> | null = null;
-    let externalReferenceId: string | null = null;
-    switch (queued.kind) {
-      case 'recordExternalPayment': {
-        const c = queued.command;
-        externalReferenceId = c.externalReferenceId ?? commandReference(c.commandId);
-        write = activities.recordLinkExternalPayment({
-          paymentLinkId,
-          commandId,
-          amountCents: c.amountCents,
-          paidAt: c.paidAt,
-          externalReferenceId,
-        });
-        break;
-      }
-      case 'recordDebitMemo': {
-        const c = queued.command;
-        externalReferenceId = c.externalReferenceId ?? commandReference(c.commandId);
-        write = activities.recordLinkDebitMemo({
-          paymentLinkId,
-          commandId,
-          amountCents: c.amountCents,
-          description: c.description,
-          externalReferenceId,
-        });
-        break;
-      }
-      case 'voidExternalPayment':
-        write = activities.voidLinkExternalPayment({
-          paymentLinkId,
-          commandId,
-          externalPaymentId: queued.command.externalPaymentId,
-        });
-        break;
-      case 'voidDebitMemo':
-        write = activities.voidLinkDebitMemo({
-          paymentLinkId,
-          commandId,
-          debitMemoId: queued.command.debitMemoId,
-        });
-        break;
-      case 'sync':
-        state.remember({ commandId, kind: 'sync', status: 'DONE', recordId: null, externalReferenceId, at });
-        return null;
-    }
-    try {
-      const result = await write;
-      state.remember({
-        commandId,
-        kind: queued.kind,
-        status: 'DONE',
-        recordId: result.recordId,
-        externalReferenceId,
-        at,
-      });
-      log.info('payment link command done', {
-        paymentLinkId,
-        commandId,
-        kind: queued.kind,
-        recordId: result.recordId,
-      });
-      return null;
-    } catch (error) {
-      const failure = commandFailure(error);
-      state.remember({
-        commandId,
-        kind: queued.kind,
-        status: 'FAILED',
-        recordId: null,
-        externalReferenceId,
-        at,
-        ...failure,
-      });
-      log.warn('payment link command refused', { paymentLinkId, commandId, kind: queued.kind, ...failure });
-      return failure;
-    }
-  };
-
-  const sync = async (reason: string, commandIds: string[]): Promise<CommandFailure | null> => {
-    let result: PaymentLinkSyncResult;
-    try {
-      result = await activities.syncPaymentLink({ paymentLinkId, reason, commandIds });
-    } catch (error) {
-      const failure = commandFailure(error);
-      log.warn('payment link sync failed', { paymentLinkId, commandIds, ...failure });
-      return failure;
-    }
-    state.synced(result, reason, new Date().toISOString());
-    upsertSearchAttributes([
-      { key: PaymentLinkId, value: paymentLinkId },
-      { key: ServiceObjectId, value: paymentLinkId },
-      { key: ServiceStatus, value: result.status },
-      { key: AmountCents, value: result.requestedAmountCents },
-      ...(result.customerId ? [{ key: CustomerId, value: result.customerId }] : []),
-    ]);
-    return null;
-  };
-
-  const flag = (failure: CommandFailure | null) => {
-    view.lastError = showLastError(view.lastError, failure ? lastErrorValue(failure) : null);
-  };
-
-  upsertSearchAttributes([
-    { key: PaymentLinkId, value: paymentLinkId },
-    { key: SyncState, value: view.state },
-  ]);
-  if (input.syncOnStart) flag(await sync('start', []));
-
-  for (;;) {
-    if (!(await condition(() => state.hasQueued, idleMs))) {
-      state.close(new Date().toISOString());
-      upsertSearchAttributes([{ key: SyncState, value: view.state }]);
-      log.info('payment link idle; closing', { paymentLinkId, idleDays: input.idleDays ?? defaultIdleDays });
-      return view;
-    }
-    const batch = state.takeBatch();
-    let failure: CommandFailure | null = null;
-    for (const queued of batch) failure = (await execute(queued)) ?? failure;
-    // One fetch after the batch books what the writes changed, and whatever was changed elsewhere.
-    const reasons = [...new Set(batch.map((q) => (q.kind === 'sync' ? q.command.reason : q.kind)))];
-    const syncFailure = await sync(
-      reasons.join(', '),
-      batch.map((q) => q.command.commandId ?? ''),
-    );
-    flag(syncFailure ?? failure);
-    state.finishBatch();
-
-    if (workflowInfo().continueAsNewSuggested && !state.hasQueued && allHandlersFinished()) {
-      await continueAsNew<typeof paymentLink>({
-        paymentLinkId,
-        ...(input.idleDays === undefined ? {} : { idleDays: input.idleDays }),
-        seenCommandIds: state.seen.toArray(),
-        commands: view.commands,
-      });
-    }
-  }
 }

@@ -1,0 +1,118 @@
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  ActivityFailure,
+  log,
+  proxyActivities,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PaymentActivities, PaymentSyncResult } from '../activities/payment-contract.js';
+import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
+import {
+  AmountCents,
+  CustomerId,
+  PaymentLinkId,
+  PaymentMethodType,
+  ReturnWindowEndsAt,
+  ServiceObjectId,
+  ServiceStatus,
+  SyncState,
+} from '../src/workflow-safe/search-attributes.js';
+import { attention, showLastError } from './attention.js';
+import type { PaymentView } from './payment-contract.js';
+import type { PaymentRun } from './payment-state.js';
+import type { ServiceEventSignal } from './service-event.js';
+
+/**
+ * The named steps of a payment run (workflows/payment.ts is the loop over them): the fetch that books, what
+ * the run shows in search attributes, and each way it closes. Each step keeps its outcome in the run's state
+ * (workflows/payment-state.ts).
+ */
+export class PaymentSteps {
+  readonly #activities = proxyActivities<PaymentActivities>({
+    startToCloseTimeout: '30s',
+    retry: serviceCallRetry,
+  });
+
+  constructor(private readonly run: PaymentRun) {}
+
+  get #paymentId(): string {
+    return this.run.view.paymentId;
+  }
+
+  /** Fetches and books; null when it failed in a way retrying cannot fix (flagged for a person). */
+  async sync(events: ServiceEventSignal[]): Promise<PaymentSyncResult | null> {
+    const { view } = this.run;
+    view.eventsHandled += events.length;
+    let result: PaymentSyncResult;
+    try {
+      result = await this.#activities.syncPayment({
+        paymentId: this.#paymentId,
+        eventIds: events.map((e) => e.eventId),
+        workflowId: workflowInfo().workflowId,
+      });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      this.run.syncFailed(
+        error.cause?.message ?? error.message,
+        error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError',
+      );
+      upsertSearchAttributes(attention(view.lastError));
+      log.warn('payment sync failed', { paymentId: this.#paymentId, error: view.lastError });
+      return null;
+    }
+    this.run.synced(result);
+    view.lastError = showLastError(view.lastError, null);
+    this.publish(result);
+    return result;
+  }
+
+  /** Booked, and more can still happen (an ACH return): the run waits in the return window. */
+  inReturnWindow(result: PaymentSyncResult): void {
+    this.run.view.state = 'IN_RETURN_WINDOW';
+    this.publish(result);
+  }
+
+  /** Booked for good: RETURNED or CLOSED. */
+  close(result: PaymentSyncResult): PaymentView {
+    this.run.close(result, new Date().toISOString());
+    this.publish(result);
+    return this.run.view;
+  }
+
+  /** The window is over: one last look catches a return whose event never arrived. */
+  async windowEnded(): Promise<PaymentView> {
+    const last = await this.sync([]);
+    this.run.close(last, new Date().toISOString());
+    if (last) this.publish(last);
+    log.info('ACH return window ended', { paymentId: this.#paymentId, status: last?.status });
+    return this.run.view;
+  }
+
+  /** The service still does not know the payment: closed NOT_FOUND (flagged by the failed sync). */
+  closeNotFound(): PaymentView {
+    this.run.close(null, new Date().toISOString(), 'NOT_FOUND');
+    upsertSearchAttributes([
+      { key: ServiceObjectId, value: this.#paymentId },
+      { key: SyncState, value: this.run.view.state },
+    ]);
+    log.warn('payment unknown to the service; closing', { paymentId: this.#paymentId });
+    return this.run.view;
+  }
+
+  publish(result: PaymentSyncResult): void {
+    const { view } = this.run;
+    upsertSearchAttributes([
+      { key: ServiceObjectId, value: result.paymentId },
+      { key: SyncState, value: view.state },
+      { key: ServiceStatus, value: result.status },
+      { key: AmountCents, value: result.amountInCents },
+      ...(result.methodType ? [{ key: PaymentMethodType, value: result.methodType }] : []),
+      ...(result.paymentLinkId ? [{ key: PaymentLinkId, value: result.paymentLinkId }] : []),
+      ...(result.customerId ? [{ key: CustomerId, value: result.customerId }] : []),
+      ...(view.returnWindowEndsAt
+        ? [{ key: ReturnWindowEndsAt, value: new Date(view.returnWindowEndsAt) }]
+        : []),
+    ]);
+  }
+}
