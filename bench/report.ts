@@ -235,6 +235,15 @@ function rows(results: BenchResults): Row[] {
       `bare create+post ${n(tryton.bareCreatePostPerSecond)}/s`,
       `${tryton.ratio}`,
     ]);
+    for (const [kind, p] of Object.entries(tryton.rpcs ?? {})) {
+      out.push([
+        'tryton',
+        `  time per ${kind} push, by Tryton call (${n(p.documents)} ${kind}s, ${p.callsPerDocument} JSON-RPC calls each)`,
+        `${n(p.msPerDocument)} ms`,
+        p.top.map((c) => `${c.method} ${c.perDocument}× ${n(c.meanMs)} ms`).join(', '),
+        '',
+      ]);
+    }
     if (tryton.atScale)
       out.push([
         'tryton',

@@ -17,8 +17,69 @@ export interface TrytonPushResult {
   bareCreatePostPerSecond: number;
   /** pushed / bare: the issue's goal is at least 0.5. */
   ratio: number;
+  /**
+   * Where the time of a push goes, per document kind (the invoices set up untimed, the payments measured):
+   * Tryton's JSON-RPC calls a document, and the calls that took the most time in all, each with its count a
+   * document and its mean. Tryton's own work dominates (issue 27's latency: a customer invoice's post).
+   */
+  rpcs: Record<'invoice' | 'payment', RpcProfile>;
   /** The same measured once the database holds `moves` more moves (absent when historyMoves is 0). */
   atScale?: { moves: number; pushedPerSecond: number; bareCreatePostPerSecond: number; ratioToEmpty: number };
+}
+
+export interface RpcProfile {
+  documents: number;
+  msPerDocument: number;
+  callsPerDocument: number;
+  top: { method: string; perDocument: number; meanMs: number }[];
+}
+
+/** Times each JSON-RPC call the target makes, by method, into the profile being filled (none: not counted). */
+class RpcClock {
+  #calls = new Map<string, { n: number; ms: number }>();
+  #counting = false;
+  readonly fetch: typeof fetch = async (url, init) => {
+    if (!this.#counting) return fetch(url, init);
+    const method = String(JSON.parse(String(init?.body ?? '{}')).method ?? '?');
+    const started = performance.now();
+    const response = await fetch(url, init);
+    const body = await response.arrayBuffer();
+    const call = this.#calls.get(method) ?? { n: 0, ms: 0 };
+    call.n += 1;
+    call.ms += performance.now() - started;
+    this.#calls.set(method, call);
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+
+  reset(): void {
+    this.#calls.clear();
+  }
+
+  /** Counts the calls `run` makes (and only those: the bench's bare baseline shares the session). */
+  async counted<T>(run: () => Promise<T>): Promise<T> {
+    this.#counting = true;
+    try {
+      return await run();
+    } finally {
+      this.#counting = false;
+    }
+  }
+
+  /** What was counted since the reset, over `documents` documents that took `ms` in all. */
+  profile(documents: number, ms: number): RpcProfile {
+    const round = (x: number) => Math.round(x * 10) / 10;
+    const calls = [...this.#calls].sort((a, b) => b[1].ms - a[1].ms);
+    return {
+      documents,
+      msPerDocument: round(ms / documents),
+      callsPerDocument: round(calls.reduce((sum, [, c]) => sum + c.n, 0) / documents),
+      top: calls.slice(0, 4).map(([method, c]) => ({
+        method: method.replace(/^model\./, ''),
+        perDocument: round(c.n / documents),
+        meanMs: round(c.ms / c.n),
+      })),
+    };
+  }
 }
 
 /**
@@ -87,8 +148,10 @@ export async function benchTrytonPush(options: {
   progress: (line: string) => void;
 }): Promise<TrytonPushResult> {
   const tryton = await startTryton();
+  const clock = new RpcClock();
   try {
     const target = createTrytonTarget({
+      fetch: clock.fetch,
       url: tryton.url,
       database: tryton.database,
       username: tryton.username,
@@ -111,7 +174,8 @@ export async function benchTrytonPush(options: {
       pushed: (key) => index.get(key) ?? null,
     };
     const invoices = options.documents * (options.historyMoves > 0 ? 2 : 1);
-    for (let i = 0; i < invoices; i++) {
+    // The first invoice alone (the party's first use, the session's caches), then the rest profiled.
+    const pushInvoice = async (i: number) => {
       const made = await target.push(
         {
           key: `invoice:pl_bench_${run}_${i}`,
@@ -130,8 +194,17 @@ export async function benchTrytonPush(options: {
         context,
       );
       index.set(made.key, made);
-    }
-    options.progress(`tryton: ${invoices} invoices ready`);
+    };
+    await pushInvoice(0);
+    clock.reset();
+    const invoicesStarted = performance.now();
+    await clock.counted(async () => {
+      for (let i = 1; i < invoices; i++) await pushInvoice(i);
+    });
+    const invoiceRpcs = clock.profile(invoices - 1, performance.now() - invoicesStarted);
+    options.progress(
+      `tryton: ${invoices} invoices ready (${invoiceRpcs.msPerDocument} ms and ${invoiceRpcs.callsPerDocument} calls an invoice)`,
+    );
     const payment = (i: number): TargetDocument => ({
       key: `payment:bench_${run}_${i}`,
       kind: 'payment',
@@ -156,8 +229,10 @@ export async function benchTrytonPush(options: {
       const round = Math.max(10, Math.floor(options.documents / 5));
       while (pushed < options.documents) {
         let t = performance.now();
-        for (let i = 0; i < round && pushed < options.documents; i++)
-          await target.push(payment(from + pushed++), context);
+        await clock.counted(async () => {
+          for (let i = 0; i < round && pushed < options.documents; i++)
+            await target.push(payment(from + pushed++), context);
+        });
         pushMs += performance.now() - t;
         t = performance.now();
         for (let i = 0; i < round && bareDone < options.documents; i++, bareDone++) await bare();
@@ -166,12 +241,16 @@ export async function benchTrytonPush(options: {
       }
       return {
         pushed,
+        pushMs,
         pushedPerSecond: Math.round((pushed / pushMs) * 1000 * 10) / 10,
         bareCreatePostPerSecond: Math.round((bareDone / bareMs) * 1000 * 10) / 10,
       };
     };
+    clock.reset();
     const empty = await measure(0);
+    const paymentRpcs = clock.profile(empty.pushed, empty.pushMs);
     const result: TrytonPushResult = {
+      rpcs: { invoice: invoiceRpcs, payment: paymentRpcs },
       documents: empty.pushed,
       pushedPerSecond: empty.pushedPerSecond,
       bareCreatePostPerSecond: empty.bareCreatePostPerSecond,

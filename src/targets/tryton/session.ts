@@ -12,6 +12,8 @@ export interface TrytonTargetOptions {
   matching: 'create' | 'match-existing';
   logger?: Logger;
   timeoutMs?: number;
+  /** The HTTP client (default: the global fetch); the bench times Tryton's calls through it. */
+  fetch?: typeof fetch;
 }
 
 /**
