@@ -6,40 +6,27 @@ import { createLogger, createTerminalAndFileLogger } from '../logging/logger.js'
 import { startTracing, stopTracing } from '../telemetry/tracing.js';
 import { installTemporalRuntime } from '../temporal/runtime.js';
 import { type Command, CommandError } from './command.js';
-import { backfillCommand } from './commands/backfill.js';
-import { booksCommand } from './commands/books.js';
-import { closeCommand } from './commands/close.js';
-import { demoCommand } from './commands/demo.js';
-import { depositCommand } from './commands/deposit.js';
-import { emulatorCommand } from './commands/emulator.js';
-import { ingressCommand } from './commands/ingress.js';
-import { ledgerCommand } from './commands/ledger.js';
-import { linkCommand } from './commands/link.js';
-import { payoutCommand } from './commands/payout.js';
-import { reconcileCommand } from './commands/reconcile.js';
-import { resyncCommand } from './commands/resync.js';
-import { startCommand } from './commands/start.js';
-import { targetsCommand } from './commands/targets.js';
-import { temporalCommand } from './commands/temporal.js';
-import { workerCommand } from './commands/worker.js';
 
-const commands: Record<string, Command> = {
-  start: startCommand,
-  worker: workerCommand,
-  ingress: ingressCommand,
-  emulator: emulatorCommand,
-  ledger: ledgerCommand,
-  demo: demoCommand,
-  reconcile: reconcileCommand,
-  targets: targetsCommand,
-  temporal: temporalCommand,
-  deposit: depositCommand,
-  link: linkCommand,
-  payout: payoutCommand,
-  close: closeCommand,
-  books: booksCommand,
-  resync: resyncCommand,
-  backfill: backfillCommand,
+// Each command's module is imported only when that command runs: a worker does not load the emulator, the
+// console or the ingress (their modules, Fastify and its plugins), nor a command line the worker's code. Every
+// module is transformed by tsx and its source kept by V8, so what a process never imports is memory it keeps.
+const commands: Record<string, () => Promise<Command>> = {
+  start: () => import('./commands/start.js').then((m) => m.startCommand),
+  worker: () => import('./commands/worker.js').then((m) => m.workerCommand),
+  ingress: () => import('./commands/ingress.js').then((m) => m.ingressCommand),
+  emulator: () => import('./commands/emulator.js').then((m) => m.emulatorCommand),
+  ledger: () => import('./commands/ledger.js').then((m) => m.ledgerCommand),
+  demo: () => import('./commands/demo.js').then((m) => m.demoCommand),
+  reconcile: () => import('./commands/reconcile.js').then((m) => m.reconcileCommand),
+  targets: () => import('./commands/targets.js').then((m) => m.targetsCommand),
+  temporal: () => import('./commands/temporal.js').then((m) => m.temporalCommand),
+  deposit: () => import('./commands/deposit.js').then((m) => m.depositCommand),
+  link: () => import('./commands/link.js').then((m) => m.linkCommand),
+  payout: () => import('./commands/payout.js').then((m) => m.payoutCommand),
+  close: () => import('./commands/close.js').then((m) => m.closeCommand),
+  books: () => import('./commands/books.js').then((m) => m.booksCommand),
+  resync: () => import('./commands/resync.js').then((m) => m.resyncCommand),
+  backfill: () => import('./commands/backfill.js').then((m) => m.backfillCommand),
 };
 
 /** package.json's version: the one place it is written. */
@@ -48,14 +35,17 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-function help(): string {
+async function help(): Promise<string> {
   const width = Math.max(...Object.keys(commands).map((name) => name.length)) + 2;
+  const loaded = await Promise.all(
+    Object.entries(commands).map(async ([name, load]) => [name, await load()] as const),
+  );
   return [
     'booksync: mirrors a payment service into your books through Temporal workflows',
     '',
     'usage: booksync <command> [args]    (booksync <command> --help for details; booksync --version)',
     '',
-    ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}${command.summary}`),
+    ...loaded.map(([name, command]) => `  ${name.padEnd(width)}${command.summary}`),
     '',
     'Configuration comes from the environment and an optional .env file (see README, "Configuration").',
   ].join('\n');
@@ -68,14 +58,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(help());
+    console.log(await help());
     return name ? 0 : 2;
   }
-  const command = commands[name];
-  if (!command) {
-    console.error(`booksync: unknown command '${name}'\n\n${help()}`);
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!load) {
+    console.error(`booksync: unknown command '${name}'\n\n${await help()}`);
     return 2;
   }
+  const command = await load();
   if (args.includes('--help') || args.includes('-h')) {
     console.log(command.usage);
     return 0;

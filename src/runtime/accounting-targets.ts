@@ -19,9 +19,6 @@ import { serviceReferences } from '../targets/service-references.js';
 import type { TargetFiguresReader } from '../targets/target-figures.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
 import type { AccountingTarget } from '../targets/target-port.js';
-import { createTrytonTarget } from '../targets/tryton/index.js';
-import { openQuickBooksTarget } from './quickbooks-connection.js';
-import { openXeroTarget } from './xero-connection.js';
 
 /** How long a burst of ledger writes is gathered into one wake-up signal per target. */
 const signalDebounceMs = 200;
@@ -96,6 +93,9 @@ export async function openAccountingTargets(options: {
         closers.push(() => mirror.close());
         targets.set(name, new LedgerMirrorTarget(mirror));
       } else if (name === 'tryton') {
+        // Each adapter's modules (and its vendor SDK: xero-node alone is 14 MiB of heap) are imported only
+        // when that target is configured.
+        const { createTrytonTarget } = await import('../targets/tryton/index.js');
         const tryton = createTrytonTarget({
           url: settings.TRYTON_URL as string,
           database: settings.TRYTON_DATABASE as string,
@@ -108,10 +108,12 @@ export async function openAccountingTargets(options: {
         targets.set(name, tryton);
         figures.set(name, tryton);
       } else if (name === 'quickbooks') {
+        const { openQuickBooksTarget } = await import('./quickbooks-connection.js');
         const quickbooks = await openQuickBooksTarget({ settings, accounts, logger: log });
         targets.set(name, quickbooks);
         figures.set(name, quickbooks);
       } else if (name === 'xero') {
+        const { openXeroTarget } = await import('./xero-connection.js');
         const xero = await openXeroTarget({ settings, accounts, logger: log });
         targets.set(name, xero);
         figures.set(name, xero);

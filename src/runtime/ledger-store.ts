@@ -1,9 +1,7 @@
 import type { Settings } from '../config/settings.js';
 import { EmbeddedLedger } from '../ledger/embedded-ledger.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
-import { PostgresLedger, redactUrl } from '../ledger/postgres-ledger.js';
 import type { Logger } from '../logging/logger.js';
-import { PostgresTargetIndex } from '../targets/postgres-target-index.js';
 import { SqliteTargetIndex, type TargetIndexStore } from '../targets/target-index.js';
 
 // The one place that picks where the books live: LEDGER_URL (postgres:// or postgresql://) is the ledger on
@@ -28,6 +26,11 @@ export async function openLedgerStore(
 ): Promise<LedgerStore> {
   const url = settings.LEDGER_URL;
   if (url !== undefined) {
+    // PostgreSQL's modules (and the pg driver) are imported only by a process whose books are there.
+    const [{ PostgresLedger, redactUrl }, { PostgresTargetIndex }] = await Promise.all([
+      import('../ledger/postgres-ledger.js'),
+      import('../targets/postgres-target-index.js'),
+    ]);
     if (!/^postgres(ql)?:\/\//.test(url)) {
       throw new Error(`LEDGER_URL: a postgres:// or postgresql:// url, got ${redactUrl(url)}`);
     }
