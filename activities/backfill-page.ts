@@ -9,12 +9,17 @@ import {
   paymentVerdict,
 } from '../src/backfill/groups.js';
 import { writeBehind } from '../src/backfill/write-behind-ledger.js';
-import type { AccountName } from '../src/ledger/chart-of-accounts.js';
 import type { EntryLinks, LedgerPort } from '../src/ledger/ledger-port.js';
 import { paymentSettles } from '../src/ledger/mapping/index.js';
 import { bookedBeforeOpening } from '../src/ledger/opening-balances.js';
 import type { Logger } from '../src/logging/logger.js';
-import type { BackfillPageInput, BackfillPageResult, BackfillPhase } from '../workflows/backfill-contract.js';
+import {
+  addInFlight,
+  type BackfillPageInput,
+  type BackfillPageResult,
+  type BackfillPhase,
+  noBackfillCounts,
+} from '../workflows/backfill-contract.js';
 import { nextPageToken, parsePageToken } from './backfill-page-token.js';
 import { syncCheckDepositBooks } from './check-deposit.js';
 import { type ActivityDependencies, activityLogger, linkBookingOptions } from './context.js';
@@ -83,12 +88,7 @@ export class BackfillPage {
       nextPageToken: null,
       total: 0,
       examined: 0,
-      imported: 0,
-      settled: 0,
-      requests: 0,
-      inFlight: {},
-      problems: [],
-      paymentsToWatch: [],
+      ...noBackfillCounts(),
     };
     this.#ledger = deps.ledger;
     this.#plain = deps;
@@ -106,9 +106,7 @@ export class BackfillPage {
   }
 
   async #links(): Promise<void> {
-    const { page, pageSize } = this.#listing();
-    const { paymentLinks, totalResults } = await this.#deps.service.listPaymentLinks({ page, pageSize });
-    const links = this.#listed(paymentLinks, totalResults);
+    const links = this.#listed(await this.#deps.service.listPaymentLinks(this.#paging()), 'paymentLinks');
     const options = linkBookingOptions(this.#deps);
     await this.#inOneWrite(async () => {
       for (const link of links) {
@@ -126,9 +124,7 @@ export class BackfillPage {
   }
 
   async #payments(): Promise<void> {
-    const { page, pageSize } = this.#listing();
-    const { payments, totalResults } = await this.#deps.service.listPayments({ page, pageSize });
-    const listedPayments = this.#listed(payments, totalResults);
+    const listedPayments = this.#listed(await this.#deps.service.listPayments(this.#paging()), 'payments');
     await this.#inOneWrite(async () => {
       for (const payment of listedPayments) {
         // A payment on a link came with its link (phase links).
@@ -144,9 +140,7 @@ export class BackfillPage {
   }
 
   async #disbursements(): Promise<void> {
-    const { page, pageSize } = this.#listing();
-    const { disbursements, totalResults } = await this.#deps.service.listDisbursements({ page, pageSize });
-    const payouts = this.#listed(disbursements, totalResults);
+    const payouts = this.#listed(await this.#deps.service.listDisbursements(this.#paging()), 'disbursements');
     await this.#inOneWrite(async () => {
       for (const disbursement of payouts) {
         await this.#take(
@@ -163,9 +157,10 @@ export class BackfillPage {
   }
 
   async #checkDeposits(): Promise<void> {
-    const { page, pageSize } = this.#listing();
-    const { checkDeposits, totalResults } = await this.#deps.service.listCheckDeposits({ page, pageSize });
-    const deposits = this.#listed(checkDeposits, totalResults);
+    const deposits = this.#listed(
+      await this.#deps.service.listCheckDeposits(this.#paging()),
+      'checkDeposits',
+    );
     // A deposit's applications do not name their link; the links list them (externalPayments).
     const run = `${this.#input.since}/${this.#input.asOf}`;
     const counted = (n: number) => {
@@ -199,23 +194,23 @@ export class BackfillPage {
     }
   }
 
-  #listing(): { page: number; pageSize: number } {
+  /** Which page of its listing this page asks for. */
+  #paging(): { page: number; pageSize: number } {
     return { page: this.#page, pageSize: this.#input.pageSize };
   }
 
-  /** The page's one listing request: counted, its total kept, and where the next page starts. */
-  #listed<T>(items: readonly T[], totalResults: number): readonly T[] {
+  /** The page's one listing request: counted, its total kept, where the next page starts, and its `key` items. */
+  #listed<Key extends string, T>(
+    answer: { [k in Key]: readonly T[] } & { totalResults: number },
+    key: Key,
+  ): readonly T[] {
+    const items = answer[key];
+    const { totalResults } = answer;
     this.#result.requests++;
     this.#result.total = totalResults;
     const more = items.length > 0 && (this.#page - 1) * this.#input.pageSize + items.length < totalResults;
     this.#result.nextPageToken = nextPageToken(this.#phase, this.#page, more);
     return items;
-  }
-
-  #addInFlight(inFlight: Partial<Record<AccountName, number>>): void {
-    for (const [account, cents] of Object.entries(inFlight) as [AccountName, number][]) {
-      this.#result.inFlight[account] = (this.#result.inFlight[account] ?? 0) + cents;
-    }
   }
 
   #importThrough(through: LedgerPort): void {
@@ -267,7 +262,7 @@ export class BackfillPage {
       if (!booked) this.#result.settled++;
     } else if (!verdict.import && !booked) {
       this.#result.settled++;
-      this.#addInFlight(verdict.inFlight);
+      addInFlight(this.#result.inFlight, verdict.inFlight);
       return;
     }
     try {

@@ -4,12 +4,14 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { AccountName } from '../src/ledger/chart-of-accounts.js';
 import { booksOpeningCacheMs } from '../src/ledger/derived-ledger-reads.js';
 import { openingEntry, openingEntryKey } from '../src/ledger/opening-balances.js';
-import type {
-  BackfillActivities,
-  BackfillPageInput,
-  BackfillPageResult,
-  BackfillStepInput,
-  BackfillStepResult,
+import {
+  addInFlight,
+  type BackfillActivities,
+  type BackfillPageInput,
+  type BackfillPageResult,
+  type BackfillStepInput,
+  type BackfillStepResult,
+  noBackfillCounts,
 } from '../workflows/backfill-contract.js';
 import { paymentEventRoute, paymentWorkflowId } from '../workflows/payment-contract.js';
 import { BackfillPage, type BackfillRunShared, importingWhole } from './backfill-page.js';
@@ -121,12 +123,7 @@ async function pacedPages(
     nextPageToken: input.pageToken,
     totals: {},
     examined: {},
-    imported: 0,
-    settled: 0,
-    requests: 0,
-    inFlight: {},
-    problems: [],
-    paymentsToWatch: [],
+    ...noBackfillCounts(),
   };
   const started = Date.now();
   // A wait the previous step handed on: slept here, at most maxPaceWaitMs a step.
@@ -183,9 +180,7 @@ function addPage(step: BackfillStepResult, page: BackfillPageResult): void {
   step.imported += page.imported;
   step.settled += page.settled;
   step.requests += page.requests;
-  for (const [account, cents] of Object.entries(page.inFlight) as [AccountName, number][]) {
-    step.inFlight[account] = (step.inFlight[account] ?? 0) + cents;
-  }
+  addInFlight(step.inFlight, page.inFlight);
   step.problems.push(...page.problems);
   step.paymentsToWatch.push(...page.paymentsToWatch);
 }

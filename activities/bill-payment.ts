@@ -6,7 +6,7 @@ import type {
   ReportOverdueCheckInput,
   SyncBillPaymentInput,
 } from './bill-payment-contract.js';
-import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import { type ActivityDependencies, accountingDate, activityLogger, logBooked } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncBillBooks } from './invoice-books.js';
 
@@ -37,20 +37,13 @@ export function createBillPaymentActivities(deps: ActivityDependencies): BillPay
           },
         );
         const check = billPayment.check ?? null;
-        log.info(
-          {
-            status: billPayment.status,
-            checkStatus: check?.status ?? null,
-            failureReason: billPayment.failureReason,
-            billStatus: bill.status,
-            posted: result.posted,
-            reversed: result.reversed,
-            ...(billBooked.posted.length ? { billPosted: billBooked.posted } : {}),
-          },
-          result.posted.length + result.reversed.length > 0
-            ? 'bill payment booked'
-            : 'bill payment already in the books',
-        );
+        logBooked(log, 'bill payment', result, {
+          status: billPayment.status,
+          checkStatus: check?.status ?? null,
+          failureReason: billPayment.failureReason,
+          billStatus: bill.status,
+          ...(billBooked.posted.length ? { billPosted: billBooked.posted } : {}),
+        });
         return {
           billPaymentId,
           billId: billPayment.billId,

@@ -17,7 +17,7 @@ import type {
   SyncCheckDepositInput,
   VoidCheckApplicationInput,
 } from './check-deposit-contract.js';
-import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import { type ActivityDependencies, accountingDate, activityLogger, logBooked } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
 
@@ -140,12 +140,7 @@ async function syncCheckDeposit(
       paymentLinkOf,
       reason,
     );
-    log.info(
-      { status: deposit.status, posted: result.posted, reversed: result.reversed, reason },
-      result.posted.length + result.reversed.length > 0
-        ? 'check deposit booked'
-        : 'check deposit already in the books',
-    );
+    logBooked(log, 'check deposit', result, { status: deposit.status, reason });
     return {
       checkDepositId,
       status: deposit.status,

@@ -50,6 +50,23 @@ export function activityLogger(deps: ActivityDependencies, fields: Record<string
   return deps.logger.child({ ...workflow, ...fields });
 }
 
+/**
+ * Logs what a sync booked, with the fields given: "<subject> booked", or "<subject> already in the books"
+ * when it posted and reversed nothing.
+ */
+export function logBooked(
+  log: Logger,
+  subject: string,
+  result: { posted: string[]; reversed: string[] },
+  fields: Record<string, unknown>,
+): void {
+  const { posted, reversed } = result;
+  log.info(
+    { ...fields, posted, reversed },
+    posted.length + reversed.length > 0 ? `${subject} booked` : `${subject} already in the books`,
+  );
+}
+
 /** How a link's external payments and memos are booked, from the settings. */
 export function linkBookingOptions(deps: ActivityDependencies): PaymentLinkBookingOptions {
   return {

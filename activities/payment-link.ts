@@ -3,7 +3,13 @@ import { paymentLinkEntries, paymentLinkEntryKinds } from '../src/ledger/mapping
 import { bookingReport } from '../src/ledger/reports.js';
 import { syncEntries } from '../src/ledger/sync.js';
 import type { PaymentLink } from '../src/service/schemas/index.js';
-import { type ActivityDependencies, accountingDate, activityLogger, linkBookingOptions } from './context.js';
+import {
+  type ActivityDependencies,
+  accountingDate,
+  activityLogger,
+  linkBookingOptions,
+  logBooked,
+} from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
 import type {
@@ -51,18 +57,11 @@ export async function syncPaymentLinkBooks(
       status: item.status,
       amountCents: item.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0),
     }));
-  log.info(
-    {
-      reason,
-      status: link.status,
-      posted: result.posted,
-      reversed: result.reversed,
-      ...(invoice.posted.length ? { invoicePosted: invoice.posted } : {}),
-    },
-    result.posted.length + result.reversed.length > 0
-      ? 'payment link booked'
-      : 'payment link already in the books',
-  );
+  logBooked(log, 'payment link', result, {
+    reason,
+    status: link.status,
+    ...(invoice.posted.length ? { invoicePosted: invoice.posted } : {}),
+  });
   return summarize(link, booked, result.posted, result.reversed);
 }
 
@@ -99,21 +98,39 @@ function summarize(
   };
 }
 
+/**
+ * One write at the service on a link (a record or a void), logged with its input as "<what> at the service"
+ * and answered with the record and the link's status after it.
+ */
+function linkWrite(
+  deps: ActivityDependencies,
+  input: { paymentLinkId: string; commandId: string },
+  what: string,
+  write: () => Promise<LinkWriteResult>,
+): Promise<LinkWriteResult> {
+  return translatingFailures(async () => {
+    const log = activityLogger(deps, { ...input });
+    const result = await write();
+    log.info(result, `${what} at the service`);
+    return result;
+  });
+}
+
+/** A voided record's answer: the amount the record had. */
+function writeResult(record: { id: string; amountCents: number }, link: { status: string }): LinkWriteResult {
+  return { recordId: record.id, amountCents: record.amountCents, linkStatus: link.status };
+}
+
 export function createPaymentLinkActivities(deps: ActivityDependencies): PaymentLinkActivities {
   return {
     /** 4.2 with the workflow's deterministic reference: a retry returns the existing record (D14). */
     async recordLinkExternalPayment(input: RecordLinkExternalPaymentInput): Promise<LinkWriteResult> {
-      return translatingFailures(async () => {
-        const { paymentLinkId, commandId, amountCents, paidAt, externalReferenceId } = input;
-        const log = activityLogger(deps, { paymentLinkId, commandId, externalReferenceId });
-        const { externalPayment, paymentLink } = await deps.service.recordExternalPayment(paymentLinkId, {
-          amountCents,
-          paidAt,
-          externalReferenceId,
-        });
-        log.info(
-          { externalPaymentId: externalPayment.id, amountCents, linkStatus: paymentLink.status },
-          'external payment recorded at the service',
+      const { paymentLinkId, amountCents, paidAt, externalReferenceId } = input;
+      return linkWrite(deps, input, 'external payment recorded', async () => {
+        const written = { amountCents, paidAt, externalReferenceId };
+        const { externalPayment, paymentLink } = await deps.service.recordExternalPayment(
+          paymentLinkId,
+          written,
         );
         return { recordId: externalPayment.id, amountCents, linkStatus: paymentLink.status };
       });
@@ -121,48 +138,32 @@ export function createPaymentLinkActivities(deps: ActivityDependencies): Payment
 
     /** D15 with the workflow's deterministic reference (same amount and description: the same memo). */
     async recordLinkDebitMemo(input: RecordLinkDebitMemoInput): Promise<LinkWriteResult> {
-      return translatingFailures(async () => {
-        const { paymentLinkId, commandId, amountCents, description, externalReferenceId } = input;
-        const log = activityLogger(deps, { paymentLinkId, commandId, externalReferenceId });
-        const { debitMemo, paymentLink } = await deps.service.recordDebitMemo(paymentLinkId, {
-          amountCents,
-          description,
-          externalReferenceId,
-        });
-        log.info(
-          { debitMemoId: debitMemo.id, amountCents, linkStatus: paymentLink.status },
-          'debit memo recorded at the service',
-        );
+      const { paymentLinkId, amountCents, description, externalReferenceId } = input;
+      return linkWrite(deps, input, 'debit memo recorded', async () => {
+        const written = { amountCents, description, externalReferenceId };
+        const { debitMemo, paymentLink } = await deps.service.recordDebitMemo(paymentLinkId, written);
         return { recordId: debitMemo.id, amountCents, linkStatus: paymentLink.status };
       });
     },
 
     /** D12, idempotent. */
     async voidLinkExternalPayment(input: VoidLinkExternalPaymentInput): Promise<LinkWriteResult> {
-      return translatingFailures(async () => {
-        const { paymentLinkId, commandId, externalPaymentId } = input;
-        const log = activityLogger(deps, { paymentLinkId, commandId, externalPaymentId });
+      const { paymentLinkId, externalPaymentId } = input;
+      return linkWrite(deps, input, 'external payment voided', async () => {
         const { externalPayment, paymentLink } = await deps.service.voidExternalPayment(
           paymentLinkId,
           externalPaymentId,
         );
-        log.info({ linkStatus: paymentLink.status }, 'external payment voided at the service');
-        return {
-          recordId: externalPayment.id,
-          amountCents: externalPayment.amountCents,
-          linkStatus: paymentLink.status,
-        };
+        return writeResult(externalPayment, paymentLink);
       });
     },
 
     /** D15 void, idempotent. */
     async voidLinkDebitMemo(input: VoidLinkDebitMemoInput): Promise<LinkWriteResult> {
-      return translatingFailures(async () => {
-        const { paymentLinkId, commandId, debitMemoId } = input;
-        const log = activityLogger(deps, { paymentLinkId, commandId, debitMemoId });
+      const { paymentLinkId, debitMemoId } = input;
+      return linkWrite(deps, input, 'debit memo voided', async () => {
         const { debitMemo, paymentLink } = await deps.service.voidDebitMemo(paymentLinkId, debitMemoId);
-        log.info({ linkStatus: paymentLink.status }, 'debit memo voided at the service');
-        return { recordId: debitMemo.id, amountCents: debitMemo.amountCents, linkStatus: paymentLink.status };
+        return writeResult(debitMemo, paymentLink);
       });
     },
 

@@ -7,7 +7,7 @@ import {
 } from '../src/ledger/mapping/index.js';
 import { syncEntries } from '../src/ledger/sync.js';
 import type { Payment } from '../src/service/schemas/index.js';
-import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import { type ActivityDependencies, accountingDate, activityLogger, logBooked } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
 import type { PaymentActivities, PaymentSyncResult, SyncPaymentInput } from './payment-contract.js';
@@ -46,18 +46,11 @@ export function createPaymentActivities(deps: ActivityDependencies): PaymentActi
         // The invoice first, so the receivable the payment settles is owed in the books before it is paid.
         const invoice = link ? await syncInvoiceBooks(deps, link) : null;
         const result = await syncPaymentBooks(deps, payment, paymentSettles(link));
-        log.info(
-          {
-            paymentLinkId: link?.id,
-            status: payment.status,
-            posted: result.posted,
-            reversed: result.reversed,
-            ...(invoice?.posted.length ? { invoicePosted: invoice.posted } : {}),
-          },
-          result.posted.length + result.reversed.length > 0
-            ? 'payment booked'
-            : 'payment already in the books',
-        );
+        logBooked(log, 'payment', result, {
+          paymentLinkId: link?.id,
+          status: payment.status,
+          ...(invoice?.posted.length ? { invoicePosted: invoice.posted } : {}),
+        });
         return {
           paymentId,
           status: payment.status,

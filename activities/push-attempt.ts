@@ -52,12 +52,14 @@ function refusalOf(error: unknown): string | null {
 type SliceResult = Omit<PushToTargetResult, 'summary'>;
 
 export class PushAttempt {
-  readonly #deps: ActivityDependencies;
-  readonly #push: TargetPushDependencies;
-  readonly #name: string;
-  readonly #limit: number;
-  readonly #target: AccountingTarget;
-  readonly #log: Logger;
+  // What the attempt's slice reads (PushSlice below).
+  readonly deps: ActivityDependencies;
+  readonly push: TargetPushDependencies;
+  /** The target's name. */
+  readonly name: string;
+  readonly limit: number;
+  readonly target: AccountingTarget;
+  readonly log: Logger;
   readonly #activity = Context.current();
 
   constructor(
@@ -67,46 +69,27 @@ export class PushAttempt {
   ) {
     const found = push.targets.get(target);
     if (!found) throw ApplicationFailure.nonRetryable(`unknown accounting target ${target}`, 'NoTargetError');
-    this.#deps = deps;
-    this.#push = push;
-    this.#name = target;
-    this.#limit = limit;
-    this.#target = found;
-    this.#log = activityLogger(deps, { target });
+    this.deps = deps;
+    this.push = push;
+    this.name = target;
+    this.limit = limit;
+    this.target = found;
+    this.log = activityLogger(deps, { target });
   }
 
   async run(): Promise<PushToTargetResult> {
-    const index = this.#push.index;
+    const index = this.push.index;
     // This attempt's fencing token: from here on an earlier attempt (timed out, still running somewhere)
     // can mark nothing attempted, so it creates nothing.
-    const lease = await index.lease(this.#name);
+    const lease = await index.lease(this.name);
     try {
       return await new PushSlice(this, lease).run();
     } finally {
       // Whatever way this attempt ends, none of its writes is in flight any more.
-      await index.endAttempt(this.#name, lease).catch((error: unknown) => {
-        this.#log.warn({ err: error, lease }, 'could not record the end of the push attempt');
+      await index.endAttempt(this.name, lease).catch((error: unknown) => {
+        this.log.warn({ err: error, lease }, 'could not record the end of the push attempt');
       });
     }
-  }
-
-  get name(): string {
-    return this.#name;
-  }
-  get limit(): number {
-    return this.#limit;
-  }
-  get target(): AccountingTarget {
-    return this.#target;
-  }
-  get push(): TargetPushDependencies {
-    return this.#push;
-  }
-  get deps(): ActivityDependencies {
-    return this.#deps;
-  }
-  get log(): Logger {
-    return this.#log;
   }
 
   heartbeat(key: string | undefined): void {
@@ -124,7 +107,7 @@ export class PushAttempt {
     activity.heartbeat(key);
     if (activity.cancellationSignal.aborted) {
       throw new CancelledFailure(
-        `push attempt ${activity.info.attempt} to ${this.#name} was cancelled (${String(activity.cancellationSignal.reason ?? 'cancelled')}); it writes nothing more`,
+        `push attempt ${activity.info.attempt} to ${this.name} was cancelled (${String(activity.cancellationSignal.reason ?? 'cancelled')}); it writes nothing more`,
       );
     }
   }

@@ -1,5 +1,5 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
 import { LastError, NeedsAttention } from '../src/workflow-safe/search-attributes.js';
 
 // Flagging a run for a person, the one way every flow does it: NeedsAttention (the Temporal UI's list of runs
@@ -28,4 +28,31 @@ export function showLastError(shown: string | null, next: string | null): string
   if (next === shown) return shown;
   upsertSearchAttributes(attention(next));
   return next;
+}
+
+/** A run's state that records why a fetch failed for good (workflows/fetched-run.ts). */
+interface FailedFetchRecorder {
+  readonly view: { lastError: string | null };
+  syncFailed(error: string, notFound: boolean): void;
+}
+
+/**
+ * Runs a fetch activity: its result, or null when it failed in a way retrying cannot fix. Then the run
+ * records why (and whether the service does not know the id) and is flagged; anything else is thrown.
+ */
+export async function fetchOrFlag<Result>(
+  run: FailedFetchRecorder,
+  fetch: () => Promise<Result>,
+): Promise<Result | null> {
+  try {
+    return await fetch();
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    run.syncFailed(
+      error.cause?.message ?? error.message,
+      error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError',
+    );
+    upsertSearchAttributes(attention(run.view.lastError));
+    return null;
+  }
 }

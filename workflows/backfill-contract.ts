@@ -74,13 +74,8 @@ export interface BackfillPageInput {
   pageSize: number;
 }
 
-export interface BackfillPageResult {
-  phase: BackfillPhase;
-  /** null: every phase is done. */
-  nextPageToken: string | null;
-  /** The listing's totalResults. */
-  total: number;
-  examined: number;
+/** What a page counts, and a step sums over its pages. */
+export interface BackfillCounts {
   imported: number;
   settled: number;
   requests: number;
@@ -88,6 +83,30 @@ export interface BackfillPageResult {
   problems: BackfillProblem[];
   /** Imported payments that can still change (PENDING, ACH in its return window): their flows start now. */
   paymentsToWatch: string[];
+}
+
+/** The counts of a page or step that has done nothing yet. */
+export function noBackfillCounts(): BackfillCounts {
+  return { imported: 0, settled: 0, requests: 0, inFlight: {}, problems: [], paymentsToWatch: [] };
+}
+
+/** Adds money in flight, by account, to a running sum. */
+export function addInFlight(
+  sum: Partial<Record<AccountName, number>>,
+  more: Partial<Record<AccountName, number>>,
+): void {
+  for (const [account, cents] of Object.entries(more) as [AccountName, number][]) {
+    sum[account] = (sum[account] ?? 0) + cents;
+  }
+}
+
+export interface BackfillPageResult extends BackfillCounts {
+  phase: BackfillPhase;
+  /** null: every phase is done. */
+  nextPageToken: string | null;
+  /** The listing's totalResults. */
+  total: number;
+  examined: number;
 }
 
 export interface BackfillStepInput extends BackfillPageInput {

@@ -9,11 +9,11 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AccountName } from '../src/ledger/chart-of-accounts.js';
 import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import { SyncState } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import {
+  addInFlight,
   type BackfillActivities,
   type BackfillInput,
   type BackfillMode,
@@ -60,9 +60,7 @@ function addStep(progress: BackfillProgress, step: BackfillStepResult): void {
   progress.imported += step.imported;
   progress.settled += step.settled;
   progress.requests += step.requests;
-  for (const [account, cents] of Object.entries(step.inFlight) as [AccountName, number][]) {
-    progress.inFlight[account] = (progress.inFlight[account] ?? 0) + cents;
-  }
+  addInFlight(progress.inFlight, step.inFlight);
   for (const problem of step.problems) {
     if (progress.problems.length < maxProblemsListed) progress.problems.push(problem);
   }

@@ -4,7 +4,8 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { BillPaymentSyncResult, OverdueCheckKind } from '../activities/bill-payment-contract.js';
 import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
-import type { EventRoute } from './service-event.js';
+import type { FetchedRunCounters } from './fetched-run.js';
+import { type EventRoute, objectIdRoute } from './service-event.js';
 
 export type BillPaymentSyncState =
   | 'SYNCING'
@@ -45,7 +46,7 @@ export interface OverdueCheck {
   windowDays: number;
 }
 
-export interface BillPaymentView {
+export interface BillPaymentView extends FetchedRunCounters<BillPaymentSyncResult> {
   billPaymentId: string;
   state: BillPaymentSyncState;
   serviceStatus: string | null;
@@ -56,13 +57,6 @@ export interface BillPaymentView {
   amountCents: number | null;
   windows: { deliveryDays: number; cashingDays: number };
   overdue: OverdueCheck | null;
-  openedAt: string;
-  closedAt: string | null;
-  eventsHandled: number;
-  duplicatesDropped: number;
-  syncs: number;
-  lastSync: BillPaymentSyncResult | null;
-  lastError: string | null;
 }
 
 export const billPaymentViewQuery = defineQuery<BillPaymentView>('view');
@@ -75,8 +69,8 @@ export function billPaymentWorkflowId(billPaymentId: string): string {
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
-export const billPaymentEventRoute: EventRoute<BillPaymentWorkflowInput> = {
-  workflowType: billPaymentWorkflowType,
-  workflowId: billPaymentWorkflowId,
-  startInput: (billPaymentId) => ({ billPaymentId }),
-};
+export const billPaymentEventRoute: EventRoute<BillPaymentWorkflowInput> = objectIdRoute(
+  billPaymentWorkflowType,
+  billPaymentWorkflowId,
+  'billPaymentId',
+);

@@ -5,6 +5,7 @@ import type {
   BillPaymentWorkflowInput,
   OverdueCheck,
 } from './bill-payment-contract.js';
+import { FetchedRun, freshCounters } from './fetched-run.js';
 
 /** Defaults of CHECK_DELIVERY_WINDOW_DAYS and CHECK_CASHING_WINDOW_DAYS (the ingress starts runs with the id only). */
 export const defaultCheckDeliveryWindowDays = 10;
@@ -40,40 +41,37 @@ function checkWindow(
   const check = result?.check;
   if (!check || result.status !== 'PENDING') return null;
   if (check.status === 'SENT' && check.sentAt) {
-    return {
-      kind: 'NOT_DELIVERED',
-      since: check.sentAt,
-      deadline: new Date(Date.parse(check.sentAt) + windows.deliveryDays * dayMs).toISOString(),
-      windowDays: windows.deliveryDays,
-    };
+    return windowFrom('NOT_DELIVERED', check.sentAt, windows.deliveryDays);
   }
   if (check.status === 'DELIVERED' && check.deliveredAt) {
-    return {
-      kind: 'NOT_CASHED',
-      since: check.deliveredAt,
-      deadline: new Date(Date.parse(check.deliveredAt) + windows.cashingDays * dayMs).toISOString(),
-      windowDays: windows.cashingDays,
-    };
+    return windowFrom('NOT_CASHED', check.deliveredAt, windows.cashingDays);
   }
   return null;
 }
 
+/** The window of `windowDays` days from `since`, and what the check is flagged for once it is over. */
+function windowFrom(kind: OverdueCheckKind, since: string, windowDays: number): OverdueCheck {
+  return {
+    kind,
+    since,
+    deadline: new Date(Date.parse(since) + windowDays * dayMs).toISOString(),
+    windowDays,
+  };
+}
+
 /**
  * What a bill-payment run holds between its loop and its steps: the view, the overdue kinds already reported,
- * and whether the last fetch found no such bill payment. No workflow API here: the workflow
+ * and (FetchedRun) whether the service has never known the bill payment. No workflow API here: the workflow
  * (workflows/bill-payment.ts) does the waiting, workflows/bill-payment-steps.ts the activities.
  */
-export class BillPaymentRun {
-  readonly view: BillPaymentView;
+export class BillPaymentRun extends FetchedRun<BillPaymentView> {
   readonly #reported: Set<OverdueCheckKind>;
-  #notFound = false;
 
   constructor(
     private readonly input: BillPaymentWorkflowInput,
     now: string,
   ) {
-    this.#reported = new Set<OverdueCheckKind>(input.overdueReported ?? []);
-    this.view = {
+    super({
       billPaymentId: input.billPaymentId,
       state: 'SYNCING',
       serviceStatus: null,
@@ -87,14 +85,9 @@ export class BillPaymentRun {
         cashingDays: input.windows?.cashingDays ?? defaultCheckCashingWindowDays,
       },
       overdue: null,
-      openedAt: now,
-      closedAt: null,
-      eventsHandled: 0,
-      duplicatesDropped: 0,
-      syncs: 0,
-      lastSync: null,
-      lastError: null,
-    };
+      ...freshCounters(now),
+    });
+    this.#reported = new Set<OverdueCheckKind>(input.overdueReported ?? []);
   }
 
   /** The bill payment as fetched. The worker's windows apply unless this run was given its own. */
@@ -115,17 +108,6 @@ export class BillPaymentRun {
         cashingDays: input.windows?.cashingDays ?? result.windows.cashingDays,
       };
     }
-  }
-
-  /** A fetch failed in a way retrying cannot fix; `notFound` when the service does not know the id. */
-  syncFailed(error: string, notFound: boolean): void {
-    this.view.lastError = error;
-    this.#notFound = notFound;
-  }
-
-  /** Never fetched, and the service said it does not know the id: nothing to book. */
-  get unknownToService(): boolean {
-    return this.#notFound && this.view.lastSync === null;
   }
 
   get terminal(): boolean {

@@ -1,11 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  log,
-  proxyActivities,
-  upsertMemo,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { log, proxyActivities, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { BillPaymentActivities, BillPaymentSyncResult } from '../activities/bill-payment-contract.js';
 import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import {
@@ -15,7 +8,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/workflow-safe/search-attributes.js';
-import { attention } from './attention.js';
+import { attention, fetchOrFlag } from './attention.js';
 import type { BillPaymentView } from './bill-payment-contract.js';
 import type { BillPaymentRun } from './bill-payment-state.js';
 import type { ServiceEventSignal } from './service-event.js';
@@ -41,19 +34,13 @@ export class BillPaymentSteps {
   async sync(events: ServiceEventSignal[]): Promise<BillPaymentSyncResult | null> {
     const { view } = this.run;
     view.eventsHandled += events.length;
-    let result: BillPaymentSyncResult;
-    try {
-      result = await this.#activities.syncBillPayment({
+    const result = await fetchOrFlag(this.run, () =>
+      this.#activities.syncBillPayment({
         billPaymentId: this.#billPaymentId,
         eventIds: events.map((e) => e.eventId),
-      });
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      this.run.syncFailed(
-        error.cause?.message ?? error.message,
-        error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError',
-      );
-      upsertSearchAttributes(attention(view.lastError));
+      }),
+    );
+    if (result === null) {
       log.warn('bill payment sync failed', { billPaymentId: this.#billPaymentId, error: view.lastError });
       return null;
     }

@@ -6,7 +6,7 @@ import {
 } from './bill-payment-contract.js';
 import { BillPaymentRun } from './bill-payment-state.js';
 import { BillPaymentSteps } from './bill-payment-steps.js';
-import { listenForServiceEvents } from './service-event.js';
+import { countingDuplicatesIn, listenForServiceEvents } from './service-event.js';
 
 export {
   billPaymentState,
@@ -32,11 +32,7 @@ const achBillPaymentPollPatch = 'ach-bill-payment-poll';
 export async function billPayment(input: BillPaymentWorkflowInput): Promise<BillPaymentView> {
   const run = new BillPaymentRun(input, new Date().toISOString());
   const steps = new BillPaymentSteps(run);
-  const inbox = listenForServiceEvents(input.seenEventIds, {
-    onDuplicate: () => {
-      run.view.duplicatesDropped++;
-    },
-  });
+  const inbox = listenForServiceEvents(input.seenEventIds, countingDuplicatesIn(run.view));
   setHandler(billPaymentViewQuery, () => run.view);
 
   if (input.syncOnStart) {

@@ -4,23 +4,21 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { ChargeAuthorizationRecord } from '../activities/service-records-contract.js';
 import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
-import type { EventRoute } from './service-event.js';
+import { type EventRoute, objectIdRoute } from './service-event.js';
+import type { ServiceRecordView } from './service-record.js';
 
 export interface ChargeAuthorizationWorkflowInput {
   chargeAuthorizationId: string;
   seenEventIds?: string[];
 }
 
-export interface ChargeAuthorizationView {
+/** SYNCED with the authorization below; FAILED when it could not be fetched (ServiceRecordView). */
+export interface ChargeAuthorizationView extends ServiceRecordView {
   chargeAuthorizationId: string;
-  /** SYNCING until fetched; SYNCED with the state below; FAILED when it could not be fetched (lastError). */
-  state: 'SYNCING' | 'SYNCED' | 'FAILED';
   authorization: ChargeAuthorizationRecord | null;
   /** The categories handled, in order (charge_authorization.authorized, .deleted...). */
   categories: string[];
-  duplicatesDropped: number;
   syncs: number;
-  lastError: string | null;
 }
 
 export const chargeAuthorizationViewQuery = defineQuery<ChargeAuthorizationView>('view');
@@ -33,8 +31,8 @@ export function chargeAuthorizationWorkflowId(chargeAuthorizationId: string): st
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
-export const chargeAuthorizationEventRoute: EventRoute<ChargeAuthorizationWorkflowInput> = {
-  workflowType: chargeAuthorizationWorkflowType,
-  workflowId: chargeAuthorizationWorkflowId,
-  startInput: (chargeAuthorizationId) => ({ chargeAuthorizationId }),
-};
+export const chargeAuthorizationEventRoute: EventRoute<ChargeAuthorizationWorkflowInput> = objectIdRoute(
+  chargeAuthorizationWorkflowType,
+  chargeAuthorizationWorkflowId,
+  'chargeAuthorizationId',
+);

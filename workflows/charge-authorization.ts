@@ -1,28 +1,12 @@
-import {
-  ActivityFailure,
-  condition,
-  log,
-  proxyActivities,
-  setHandler,
-  upsertMemo,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
-import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
-import {
-  CustomerId,
-  PaymentMethodType,
-  ServiceObjectId,
-  ServiceStatus,
-  SyncState,
-} from '../src/workflow-safe/search-attributes.js';
+import { setHandler } from '@temporalio/workflow';
+import { CustomerId, PaymentMethodType, ServiceStatus } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
 import {
   type ChargeAuthorizationView,
   type ChargeAuthorizationWorkflowInput,
   chargeAuthorizationViewQuery,
 } from './charge-authorization-contract.js';
-import { listenForServiceEvents } from './service-event.js';
+import { mirrorServiceRecord, serviceRecordActivities } from './service-record.js';
 
 /**
  * charge_authorization.* events: nothing to book, but none is dropped. Fetches the authorization and keeps
@@ -32,12 +16,10 @@ import { listenForServiceEvents } from './service-event.js';
 export async function chargeAuthorization(
   input: ChargeAuthorizationWorkflowInput,
 ): Promise<ChargeAuthorizationView> {
-  const { fetchChargeAuthorization } = proxyActivities<ServiceRecordActivities>({
-    startToCloseTimeout: '30s',
-    retry: serviceCallRetry,
-  });
+  const { fetchChargeAuthorization } = serviceRecordActivities();
+  const { chargeAuthorizationId } = input;
   const view: ChargeAuthorizationView = {
-    chargeAuthorizationId: input.chargeAuthorizationId,
+    chargeAuthorizationId,
     state: 'SYNCING',
     authorization: null,
     categories: [],
@@ -45,49 +27,29 @@ export async function chargeAuthorization(
     syncs: 0,
     lastError: null,
   };
-  const inbox = listenForServiceEvents(input.seenEventIds, {
-    onDuplicate: () => {
-      view.duplicatesDropped++;
-    },
-  });
   setHandler(chargeAuthorizationViewQuery, () => view);
 
-  do {
-    await condition(() => inbox.hasPending());
-    const events = inbox.take();
-    view.categories.push(...events.map((e) => e.category));
-    view.syncs++;
-    try {
-      const record = await fetchChargeAuthorization({
-        chargeAuthorizationId: input.chargeAuthorizationId,
-        eventIds: events.map((e) => e.eventId),
-      });
+  await mirrorServiceRecord({
+    objectId: chargeAuthorizationId,
+    view,
+    seenEventIds: input.seenEventIds,
+    taken: (events) => {
+      view.categories.push(...events.map((e) => e.category));
+      view.syncs++;
+    },
+    fetch: (eventIds) => fetchChargeAuthorization({ chargeAuthorizationId, eventIds }),
+    fetched: (record) => {
       view.authorization = record;
-      view.state = 'SYNCED';
-      view.lastError = null;
-      upsertSearchAttributes([
-        { key: ServiceObjectId, value: input.chargeAuthorizationId },
-        { key: SyncState, value: view.state },
+      return [
         { key: ServiceStatus, value: record.status },
         { key: CustomerId, value: record.customerId },
         ...attention(null),
         ...(record.methodType ? [{ key: PaymentMethodType, value: record.methodType }] : []),
-      ]);
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      view.state = 'FAILED';
-      view.lastError = error.cause?.message ?? error.message;
-      upsertSearchAttributes([
-        { key: ServiceObjectId, value: input.chargeAuthorizationId },
-        { key: SyncState, value: view.state },
-        ...attention(view.lastError),
-      ]);
-      log.warn('charge authorization fetch failed', {
-        chargeAuthorizationId: input.chargeAuthorizationId,
-        error: view.lastError,
-      });
-    }
-    upsertMemo({ categories: view.categories.slice(-20) });
-  } while (inbox.hasPending());
+      ];
+    },
+    // Every run's memo lists its latest categories, fetched or not.
+    memo: () => ({ categories: view.categories.slice(-20) }),
+    failure: { message: 'charge authorization fetch failed', fields: { chargeAuthorizationId } },
+  });
   return view;
 }

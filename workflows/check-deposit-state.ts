@@ -84,18 +84,28 @@ export class CheckDepositRun {
     this.#refreshReason = reason;
   }
 
+  /**
+   * A command sent as an Update: queued if new; false when seen before and neither still queued nor `listed`
+   * (answered or in the view) any more (D44).
+   */
+  #requested<Command extends { commandId: string }>(
+    command: Command,
+    queue: Command[],
+    listed: (commandId: string) => boolean,
+  ): boolean {
+    const id = command.commandId;
+    if (this.#fresh(id)) queue.push(command);
+    else if (!queue.some((c) => c.commandId === id) && !listed(id)) return false;
+    return true;
+  }
+
   /** An apply sent as an Update: queued if new; false when seen before and its row is no longer listed (D44). */
   applyRequested(command: ApplyDepositCommand): boolean {
-    const id = command.commandId;
-    if (this.#fresh(id)) this.#applies.push(command);
-    else if (
-      !this.#applies.some((c) => c.commandId === id) &&
-      !this.#answered.has(id) &&
-      !this.view.applications.some((a) => a.commandId === id)
-    ) {
-      return false;
-    }
-    return true;
+    return this.#requested(
+      command,
+      this.#applies,
+      (id) => this.#answered.has(id) || this.view.applications.some((a) => a.commandId === id),
+    );
   }
 
   /** The application of an apply command once the service said yes or no, else undefined. */
@@ -108,16 +118,11 @@ export class CheckDepositRun {
 
   /** A void sent as an Update: queued if new; false when seen before and its record is no longer listed. */
   voidRequested(command: VoidApplicationCommand): boolean {
-    const id = command.commandId;
-    if (this.#fresh(id)) this.#voids.push(command);
-    else if (
-      !this.#voids.some((c) => c.commandId === id) &&
-      !this.#voidsAnswered.has(id) &&
-      !this.view.voids.some((v) => v.commandId === id)
-    ) {
-      return false;
-    }
-    return true;
+    return this.#requested(
+      command,
+      this.#voids,
+      (id) => this.#voidsAnswered.has(id) || this.view.voids.some((v) => v.commandId === id),
+    );
   }
 
   voidAnswer(commandId: string): VoidCommandView | undefined {

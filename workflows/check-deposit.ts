@@ -1,3 +1,4 @@
+import type { UpdateDefinition } from '@temporalio/common';
 import {
   ApplicationFailure,
   allHandlersFinished,
@@ -12,13 +13,11 @@ import { SyncState } from '../src/workflow-safe/search-attributes.js';
 import {
   applyDepositSignal,
   applyDepositUpdate,
-  type CheckApplicationView,
   type CheckDepositState,
   type CheckDepositView,
   type CheckDepositWorkflowInput,
   checkDepositViewQuery,
   refreshDepositSignal,
-  type VoidCommandView,
   validateApplyCommand,
   validateVoidCommand,
   voidApplicationSignal,
@@ -99,23 +98,38 @@ function listen(run: CheckDepositRun): void {
   setHandler(voidApplicationSignal, (command) => run.voidSignalled(command));
   setHandler(refreshDepositSignal, (request) => run.refreshAsked(request?.reason ?? 'refresh'));
   setHandler(checkDepositViewQuery, () => run.current());
-  setHandler(
+  answerWhenSettled(
     applyDepositUpdate,
-    async (command) => {
-      if (!run.applyRequested(command)) throw outcomeGone(command.commandId);
-      await condition(() => run.settledApplication(command.commandId) !== undefined);
-      return run.settledApplication(command.commandId) as CheckApplicationView;
-    },
-    { validator: validateApplyCommand },
+    (command) => run.applyRequested(command),
+    (commandId) => run.settledApplication(commandId),
+    validateApplyCommand,
   );
-  setHandler(
+  answerWhenSettled(
     voidApplicationUpdate,
+    (command) => run.voidRequested(command),
+    (commandId) => run.voidAnswer(commandId),
+    validateVoidCommand,
+  );
+}
+
+/**
+ * An Update that hands its command to the run (`requested`: false when its outcome is gone) and answers once
+ * the run has settled it.
+ */
+function answerWhenSettled<Command extends { commandId: string }, Answer>(
+  update: UpdateDefinition<Answer, [Command]>,
+  requested: (command: Command) => boolean,
+  answer: (commandId: string) => Answer | undefined,
+  validator: (command: Command) => void,
+): void {
+  setHandler(
+    update,
     async (command) => {
-      if (!run.voidRequested(command)) throw outcomeGone(command.commandId);
-      await condition(() => run.voidAnswer(command.commandId) !== undefined);
-      return run.voidAnswer(command.commandId) as VoidCommandView;
+      if (!requested(command)) throw outcomeGone(command.commandId);
+      await condition(() => answer(command.commandId) !== undefined);
+      return answer(command.commandId) as Answer;
     },
-    { validator: validateVoidCommand },
+    { validator },
   );
 }
 

@@ -3,7 +3,7 @@
 
 import { defineQuery } from '@temporalio/workflow';
 import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
-import type { EventRoute } from './service-event.js';
+import { type EventRoute, objectIdRoute } from './service-event.js';
 
 export interface DisbursementWorkflowInput {
   disbursementId: string;
@@ -30,8 +30,8 @@ export function disbursementWorkflowId(disbursementId: string): string {
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
-export const disbursementEventRoute: EventRoute<DisbursementWorkflowInput> = {
-  workflowType: disbursementWorkflowType,
-  workflowId: disbursementWorkflowId,
-  startInput: (disbursementId) => ({ disbursementId }),
-};
+export const disbursementEventRoute: EventRoute<DisbursementWorkflowInput> = objectIdRoute(
+  disbursementWorkflowType,
+  disbursementWorkflowId,
+  'disbursementId',
+);

@@ -4,7 +4,8 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { PaymentSyncResult } from '../activities/payment-contract.js';
 import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
-import type { EventRoute } from './service-event.js';
+import type { FetchedRunCounters } from './fetched-run.js';
+import { type EventRoute, objectIdRoute } from './service-event.js';
 
 export type PaymentSyncState = 'SYNCING' | 'IN_RETURN_WINDOW' | 'RETURNED' | 'CLOSED' | 'NOT_FOUND';
 
@@ -16,21 +17,12 @@ export interface PaymentWorkflowInput {
   syncOnStart?: boolean;
 }
 
-export interface PaymentView {
+export interface PaymentView extends FetchedRunCounters<PaymentSyncResult> {
   paymentId: string;
   state: PaymentSyncState;
   serviceStatus: string | null;
   methodType: string | null;
   returnWindowEndsAt: string | null;
-  /** Workflow time when this run started and when it closed (null while open). */
-  openedAt: string;
-  closedAt: string | null;
-  eventsHandled: number;
-  duplicatesDropped: number;
-  syncs: number;
-  lastSync: PaymentSyncResult | null;
-  /** A sync failure retrying cannot fix (e.g. a 404); cleared by the next successful sync. */
-  lastError: string | null;
 }
 
 export const paymentViewQuery = defineQuery<PaymentView>('view');
@@ -43,8 +35,8 @@ export function paymentWorkflowId(paymentId: string): string {
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
-export const paymentEventRoute: EventRoute<PaymentWorkflowInput> = {
-  workflowType: paymentWorkflowType,
-  workflowId: paymentWorkflowId,
-  startInput: (paymentId) => ({ paymentId }),
-};
+export const paymentEventRoute: EventRoute<PaymentWorkflowInput> = objectIdRoute(
+  paymentWorkflowType,
+  paymentWorkflowId,
+  'paymentId',
+);

@@ -1,4 +1,5 @@
 import type { PaymentSyncResult } from '../activities/payment-contract.js';
+import { FetchedRun, freshCounters } from './fetched-run.js';
 import type { PaymentSyncState, PaymentView, PaymentWorkflowInput } from './payment-contract.js';
 
 /** Spec 6.5 / 8: an ACH payment can come back as payment.failed up to 60 days after payment.made. */
@@ -6,35 +7,25 @@ export const achReturnWindowDays = 60;
 const dayMs = 24 * 60 * 60 * 1000;
 
 /**
- * What a payment run holds between its loop and its steps: the view, and whether the last fetch found no
- * such payment. No workflow API here: the workflow (workflows/payment.ts) does the waiting,
+ * What a payment run holds between its loop and its steps: the view, and (FetchedRun) whether the service
+ * has never known the payment. No workflow API here: the workflow (workflows/payment.ts) does the waiting,
  * workflows/payment-steps.ts the activity and the search attributes.
  */
-export class PaymentRun {
-  readonly view: PaymentView;
-  #notFound = false;
-
+export class PaymentRun extends FetchedRun<PaymentView> {
   constructor(input: PaymentWorkflowInput, now: string) {
-    this.view = {
+    super({
       paymentId: input.paymentId,
       state: 'SYNCING',
       serviceStatus: null,
       methodType: null,
       returnWindowEndsAt: null,
-      openedAt: now,
-      closedAt: null,
-      eventsHandled: 0,
-      duplicatesDropped: 0,
-      syncs: 0,
-      lastSync: null,
-      lastError: null,
-    };
+      ...freshCounters(now),
+    });
   }
 
   /** The payment as fetched; an ACH payment's return window runs from payment.made. */
   synced(result: PaymentSyncResult): void {
     const { view } = this;
-    this.#notFound = false;
     view.syncs++;
     view.lastSync = result;
     view.serviceStatus = result.status;
@@ -46,17 +37,6 @@ export class PaymentRun {
     }
   }
 
-  /** A fetch failed in a way retrying cannot fix; `notFound` when the service does not know the id. */
-  syncFailed(error: string, notFound: boolean): void {
-    this.view.lastError = error;
-    this.#notFound = notFound;
-  }
-
-  /** Never fetched, and the service said it does not know the id. */
-  get unknownToService(): boolean {
-    return this.#notFound && this.view.lastSync === null;
-  }
-
   /** When the ACH return window ends (epoch ms), or null when there is none to wait for. */
   get returnWindowEnd(): number | null {
     return this.view.returnWindowEndsAt ? Date.parse(this.view.returnWindowEndsAt) : null;
@@ -65,9 +45,8 @@ export class PaymentRun {
   /** Nothing more can happen to it: failed (returned), not ACH, or its return window is over at `now`. */
   isFinal(result: PaymentSyncResult, now: number): boolean {
     const terminal = result.status === 'FAILED' || result.methodType !== 'ACH';
-    const windowOver =
-      this.view.returnWindowEndsAt !== null && now >= Date.parse(this.view.returnWindowEndsAt);
-    return terminal || windowOver;
+    const windowEnd = this.returnWindowEnd;
+    return terminal || (windowEnd !== null && now >= windowEnd);
   }
 
   /** The run ends: RETURNED when the payment failed at the last look, else CLOSED (or as given). */

@@ -1,11 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
-import {
-  ActivityFailure,
-  log,
-  proxyActivities,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PaymentActivities, PaymentSyncResult } from '../activities/payment-contract.js';
 import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import {
@@ -18,7 +11,7 @@ import {
   ServiceStatus,
   SyncState,
 } from '../src/workflow-safe/search-attributes.js';
-import { attention, showLastError } from './attention.js';
+import { fetchOrFlag, showLastError } from './attention.js';
 import type { PaymentView } from './payment-contract.js';
 import type { PaymentRun } from './payment-state.js';
 import type { ServiceEventSignal } from './service-event.js';
@@ -44,20 +37,14 @@ export class PaymentSteps {
   async sync(events: ServiceEventSignal[]): Promise<PaymentSyncResult | null> {
     const { view } = this.run;
     view.eventsHandled += events.length;
-    let result: PaymentSyncResult;
-    try {
-      result = await this.#activities.syncPayment({
+    const result = await fetchOrFlag(this.run, () =>
+      this.#activities.syncPayment({
         paymentId: this.#paymentId,
         eventIds: events.map((e) => e.eventId),
         workflowId: workflowInfo().workflowId,
-      });
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      this.run.syncFailed(
-        error.cause?.message ?? error.message,
-        error.cause instanceof ApplicationFailure && error.cause.type === 'ServiceNotFoundError',
-      );
-      upsertSearchAttributes(attention(view.lastError));
+      }),
+    );
+    if (result === null) {
       log.warn('payment sync failed', { paymentId: this.#paymentId, error: view.lastError });
       return null;
     }

@@ -2,7 +2,7 @@ import { condition, continueAsNew, patched, setHandler, workflowInfo } from '@te
 import { type PaymentView, type PaymentWorkflowInput, paymentViewQuery } from './payment-contract.js';
 import { PaymentRun } from './payment-state.js';
 import { PaymentSteps } from './payment-steps.js';
-import { listenForServiceEvents } from './service-event.js';
+import { countingDuplicatesIn, listenForServiceEvents } from './service-event.js';
 
 export { achReturnWindowDays } from './payment-state.js';
 
@@ -24,11 +24,7 @@ const notFoundRecheck = '10 minutes';
 export async function payment(input: PaymentWorkflowInput): Promise<PaymentView> {
   const run = new PaymentRun(input, new Date().toISOString());
   const steps = new PaymentSteps(run);
-  const inbox = listenForServiceEvents(input.seenEventIds, {
-    onDuplicate: () => {
-      run.view.duplicatesDropped++;
-    },
-  });
+  const inbox = listenForServiceEvents(input.seenEventIds, countingDuplicatesIn(run.view));
   setHandler(paymentViewQuery, () => run.view);
 
   if (input.syncOnStart) {

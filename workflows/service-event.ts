@@ -27,6 +27,19 @@ export interface EventRoute<Input extends object = object> {
   startInput(objectId: string): Input;
 }
 
+/** The route of a flow whose workflow starts from its object's id alone, as `idField` of its input. */
+export function objectIdRoute<Field extends string>(
+  workflowType: string,
+  workflowId: (objectId: string) => string,
+  idField: Field,
+): EventRoute<Record<Field, string>> {
+  return {
+    workflowType,
+    workflowId,
+    startInput: (objectId) => ({ [idField]: objectId }) as Record<Field, string>,
+  };
+}
+
 /** The service events a workflow has received and not yet handled, with duplicates (by event id) dropped. */
 export interface ServiceEventInbox {
   /** True while events wait to be taken. */
@@ -44,6 +57,15 @@ export interface ServiceEventListener {
   onEvent?: (event: ServiceEventSignal) => void;
   /** Called for each event dropped as already seen. */
   onDuplicate?: (event: ServiceEventSignal) => void;
+}
+
+/** A listener that counts each dropped duplicate in a run's view. */
+export function countingDuplicatesIn(view: { duplicatesDropped: number }): ServiceEventListener {
+  return {
+    onDuplicate: () => {
+      view.duplicatesDropped++;
+    },
+  };
 }
 
 /**

@@ -4,21 +4,19 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { VendorRecord } from '../activities/service-records-contract.js';
 import { workflowIdFor } from '../src/workflow-safe/workflow-ids.js';
-import type { EventRoute } from './service-event.js';
+import { type EventRoute, objectIdRoute } from './service-event.js';
+import type { ServiceRecordView } from './service-record.js';
 
 export interface VendorDeliveryMethodsWorkflowInput {
   vendorId: string;
   seenEventIds?: string[];
 }
 
-export interface VendorDeliveryMethodsView {
+/** FAILED when the vendor could not be fetched, e.g. a deleted vendor: 404 (ServiceRecordView). */
+export interface VendorDeliveryMethodsView extends ServiceRecordView {
   vendorId: string;
-  /** SYNCING until fetched; SYNCED; FAILED when the vendor could not be fetched (a deleted vendor: 404). */
-  state: 'SYNCING' | 'SYNCED' | 'FAILED';
   vendor: VendorRecord | null;
   eventsHandled: number;
-  duplicatesDropped: number;
-  lastError: string | null;
 }
 
 export const vendorDeliveryMethodsViewQuery = defineQuery<VendorDeliveryMethodsView>('view');
@@ -31,8 +29,8 @@ export function vendorDeliveryMethodsWorkflowId(vendorId: string): string {
 }
 
 /** Service events about the object start or signal this flow (src/ingress/routing.ts). */
-export const vendorDeliveryMethodsEventRoute: EventRoute<VendorDeliveryMethodsWorkflowInput> = {
-  workflowType: vendorDeliveryMethodsWorkflowType,
-  workflowId: vendorDeliveryMethodsWorkflowId,
-  startInput: (vendorId) => ({ vendorId }),
-};
+export const vendorDeliveryMethodsEventRoute: EventRoute<VendorDeliveryMethodsWorkflowInput> = objectIdRoute(
+  vendorDeliveryMethodsWorkflowType,
+  vendorDeliveryMethodsWorkflowId,
+  'vendorId',
+);

@@ -1,17 +1,7 @@
-import {
-  ActivityFailure,
-  condition,
-  log,
-  proxyActivities,
-  setHandler,
-  upsertMemo,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import type { ServiceRecordActivities } from '../activities/service-records-contract.js';
-import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
-import { ServiceObjectId, ServiceStatus, SyncState } from '../src/workflow-safe/search-attributes.js';
+import { setHandler } from '@temporalio/workflow';
+import { ServiceStatus } from '../src/workflow-safe/search-attributes.js';
 import { attention } from './attention.js';
-import { listenForServiceEvents } from './service-event.js';
+import { mirrorServiceRecord, serviceRecordActivities } from './service-record.js';
 import {
   type VendorDeliveryMethodsView,
   type VendorDeliveryMethodsWorkflowInput,
@@ -26,56 +16,35 @@ import {
 export async function vendorDeliveryMethods(
   input: VendorDeliveryMethodsWorkflowInput,
 ): Promise<VendorDeliveryMethodsView> {
-  const { fetchVendorDeliveryMethods } = proxyActivities<ServiceRecordActivities>({
-    startToCloseTimeout: '30s',
-    retry: serviceCallRetry,
-  });
+  const { fetchVendorDeliveryMethods } = serviceRecordActivities();
+  const { vendorId } = input;
   const view: VendorDeliveryMethodsView = {
-    vendorId: input.vendorId,
+    vendorId,
     state: 'SYNCING',
     vendor: null,
     eventsHandled: 0,
     duplicatesDropped: 0,
     lastError: null,
   };
-  const inbox = listenForServiceEvents(input.seenEventIds, {
-    onDuplicate: () => {
-      view.duplicatesDropped++;
-    },
-  });
   setHandler(vendorDeliveryMethodsViewQuery, () => view);
 
-  do {
-    await condition(() => inbox.hasPending());
-    const events = inbox.take();
-    view.eventsHandled += events.length;
-    try {
-      const vendor = await fetchVendorDeliveryMethods({
-        vendorId: input.vendorId,
-        eventIds: events.map((e) => e.eventId),
-      });
+  await mirrorServiceRecord({
+    objectId: vendorId,
+    view,
+    seenEventIds: input.seenEventIds,
+    taken: (events) => {
+      view.eventsHandled += events.length;
+    },
+    fetch: (eventIds) => fetchVendorDeliveryMethods({ vendorId, eventIds }),
+    fetched: (vendor) => {
       view.vendor = vendor;
-      view.state = 'SYNCED';
-      view.lastError = null;
       const types = [...new Set(vendor.methods.map((m) => m.type))].sort().join(',');
-      upsertSearchAttributes([
-        { key: ServiceObjectId, value: input.vendorId },
-        { key: SyncState, value: view.state },
-        { key: ServiceStatus, value: types || 'NO_METHOD' },
-        ...attention(null),
-      ]);
-      upsertMemo({ vendorName: vendor.name, methods: vendor.methods.map((m) => `${m.type} ${m.summary}`) });
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      view.state = 'FAILED';
-      view.lastError = error.cause?.message ?? error.message;
-      upsertSearchAttributes([
-        { key: ServiceObjectId, value: input.vendorId },
-        { key: SyncState, value: view.state },
-        ...attention(view.lastError),
-      ]);
-      log.warn('vendor fetch failed', { vendorId: input.vendorId, error: view.lastError });
-    }
-  } while (inbox.hasPending());
+      return [{ key: ServiceStatus, value: types || 'NO_METHOD' }, ...attention(null)];
+    },
+    // The vendor's name and methods once fetched; a failed fetch leaves the memo as it was.
+    memo: (vendor) =>
+      vendor && { vendorName: vendor.name, methods: vendor.methods.map((m) => `${m.type} ${m.summary}`) },
+    failure: { message: 'vendor fetch failed', fields: { vendorId } },
+  });
   return view;
 }
