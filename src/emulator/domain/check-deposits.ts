@@ -1,23 +1,20 @@
 import type { ApplyCheckDepositRequest } from '../../service/schemas/index.js';
-import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { badRequest, referenceConflict } from '../errors.js';
 import { isoDate } from '../store/clock.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import {
   findLiveExternalPaymentByReference,
   insertExternalPayment,
   type Recorded,
 } from './external-payments.js';
-import { limitOffset, type Page } from './paging.js';
+import { type Page, pageOfRows } from './paging.js';
 import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
 import type { CheckDepositRow, ExternalPaymentRow, PaymentLinkRow } from './rows.js';
 
 export function getCheckDepositRow(reader: Reader, orgId: string, depositId: string): CheckDepositRow {
-  const row = reader.db
-    .prepare('SELECT * FROM check_deposits WHERE id = ? AND org_id = ?')
-    .get(depositId, orgId) as CheckDepositRow | undefined;
-  if (!row) throw notFound('check deposit', depositId);
-  return row;
+  return getOrgRow(reader.db, 'check_deposits', 'check deposit', orgId, depositId);
 }
 
 export function depositApplications(reader: Reader, depositId: string): ExternalPaymentRow[] {
@@ -54,12 +51,7 @@ export function depositCheck(
     returned_at: null,
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO check_deposits (id, org_id, transfer_id, amount_cents, status, memo, created_at, cleared_at, returned_at, seq)
-       VALUES (@id, @org_id, @transfer_id, @amount_cents, @status, @memo, @created_at, @cleared_at, @returned_at, @seq)`,
-    )
-    .run(row);
+  insertRow(tx.db, 'check_deposits', row);
   return row;
 }
 
@@ -123,14 +115,7 @@ export function listCheckDeposits(
   filter: Page & { status?: string | undefined },
 ): { rows: CheckDepositRow[]; total: number } {
   const clause = filter.status === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND status = @status';
-  const params = { orgId, status: filter.status, ...limitOffset(filter) };
-  const total = (
-    reader.db.prepare(`SELECT COUNT(*) AS n FROM check_deposits WHERE ${clause}`).get(params) as { n: number }
-  ).n;
-  const rows = reader.db
-    .prepare(`SELECT * FROM check_deposits WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(params) as CheckDepositRow[];
-  return { rows, total };
+  return pageOfRows(reader, 'check_deposits', clause, { orgId, status: filter.status }, filter);
 }
 
 /** Sandbox: the bank cleared the check. */

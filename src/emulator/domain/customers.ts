@@ -3,18 +3,14 @@ import type {
   ListCustomersQuery,
   UpdateCustomerRequest,
 } from '../../service/schemas/index.js';
-import { notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { limitOffset } from './paging.js';
 import { bit, type CustomerRow } from './rows.js';
 
 export function getCustomerRow(reader: Reader, orgId: string, customerId: string): CustomerRow {
-  const row = reader.db
-    .prepare('SELECT * FROM customers WHERE id = ? AND org_id = ?')
-    .get(customerId, orgId) as CustomerRow | undefined;
-  if (!row) throw notFound('customer', customerId);
-  return row;
+  return getOrgRow(reader.db, 'customers', 'customer', orgId, customerId);
 }
 
 export function createCustomer(tx: Tx, orgId: string, input: CreateCustomerRequest): CustomerRow {

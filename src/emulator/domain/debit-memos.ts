@@ -1,9 +1,10 @@
 import type { RecordDebitMemoRequest } from '../../service/schemas/index.js';
-import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { badRequest, referenceConflict } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { Recorded } from './external-payments.js';
-import { getPaymentLinkRow, rederiveLinkStatus } from './payment-links.js';
+import { getPaymentLinkRow, rederiveLinkStatus, voidLinkRecord } from './payment-links.js';
 import type { DebitMemoRow, PaymentLinkRow } from './rows.js';
 
 export function liveDebitMemos(reader: Reader, linkId: string): DebitMemoRow[] {
@@ -45,12 +46,7 @@ export function recordDebitMemo(
     created_at: tx.now.toISOString(),
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO debit_memos (id, org_id, payment_link_id, amount_cents, description, voided, external_reference_id, created_at, seq)
-       VALUES (@id, @org_id, @payment_link_id, @amount_cents, @description, @voided, @external_reference_id, @created_at, @seq)`,
-    )
-    .run(row);
+  insertRow(tx.db, 'debit_memos', row);
   return { row, link: rederiveLinkStatus(tx, linkId), created: true };
 }
 
@@ -61,11 +57,5 @@ export function voidDebitMemo(
   linkId: string,
   debitMemoId: string,
 ): { row: DebitMemoRow; link: PaymentLinkRow } {
-  getPaymentLinkRow(tx, orgId, linkId);
-  const row = tx.db
-    .prepare('SELECT * FROM debit_memos WHERE id = ? AND payment_link_id = ? AND org_id = ?')
-    .get(debitMemoId, linkId, orgId) as DebitMemoRow | undefined;
-  if (!row) throw notFound('debit memo', debitMemoId);
-  if (row.voided === 0) tx.db.prepare('UPDATE debit_memos SET voided = 1 WHERE id = ?').run(row.id);
-  return { row: { ...row, voided: 1 }, link: rederiveLinkStatus(tx, linkId) };
+  return voidLinkRecord(tx, 'debit_memos', 'debit memo', orgId, linkId, debitMemoId);
 }

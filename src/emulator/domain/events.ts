@@ -1,5 +1,5 @@
 import type { EventRow, Reader } from '../store/store.js';
-import { limitOffset, type Page } from './paging.js';
+import { type Page, pageOfRows } from './paging.js';
 
 export interface DeliveryAttemptRow {
   id: number;
@@ -19,14 +19,7 @@ export function listEvents(
 ): { rows: EventRow[]; total: number } {
   const clause =
     filter.category === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND category = @category';
-  const params = { orgId, category: filter.category, ...limitOffset(filter) };
-  const total = (
-    reader.db.prepare(`SELECT COUNT(*) AS n FROM events WHERE ${clause}`).get(params) as { n: number }
-  ).n;
-  const rows = reader.db
-    .prepare(`SELECT * FROM events WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(params) as EventRow[];
-  return { rows, total };
+  return pageOfRows(reader, 'events', clause, { orgId, category: filter.category }, filter);
 }
 
 export function getEventRow(reader: Reader, orgId: string, eventId: string): EventRow | undefined {

@@ -1,8 +1,14 @@
 import type { RecordExternalPaymentRequest } from '../../service/schemas/index.js';
-import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { badRequest, referenceConflict } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
-import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
+import {
+  getPaymentLinkRow,
+  linkRemainingCents,
+  rederiveLinkStatus,
+  voidLinkRecord,
+} from './payment-links.js';
 import type { ExternalPaymentRow, PaymentLinkRow } from './rows.js';
 
 export interface Recorded<T> {
@@ -50,14 +56,7 @@ export function insertExternalPayment(
     created_at: tx.now.toISOString(),
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO external_payments (id, org_id, payment_link_id, amount_cents, paid_at, voided, external_reference_id,
-         check_deposit_id, service_banking_transfer_id, created_at, seq)
-       VALUES (@id, @org_id, @payment_link_id, @amount_cents, @paid_at, @voided, @external_reference_id,
-         @check_deposit_id, @service_banking_transfer_id, @created_at, @seq)`,
-    )
-    .run(row);
+  insertRow(tx.db, 'external_payments', row);
   return row;
 }
 
@@ -106,11 +105,5 @@ export function voidExternalPayment(
   linkId: string,
   externalPaymentId: string,
 ): { row: ExternalPaymentRow; link: PaymentLinkRow } {
-  getPaymentLinkRow(tx, orgId, linkId);
-  const row = tx.db
-    .prepare('SELECT * FROM external_payments WHERE id = ? AND payment_link_id = ? AND org_id = ?')
-    .get(externalPaymentId, linkId, orgId) as ExternalPaymentRow | undefined;
-  if (!row) throw notFound('external payment', externalPaymentId);
-  if (row.voided === 0) tx.db.prepare('UPDATE external_payments SET voided = 1 WHERE id = ?').run(row.id);
-  return { row: { ...row, voided: 1 }, link: rederiveLinkStatus(tx, linkId) };
+  return voidLinkRecord(tx, 'external_payments', 'external payment', orgId, linkId, externalPaymentId);
 }
