@@ -21,31 +21,31 @@ import {
 import { debitMemoView, externalPaymentView, paymentLinkView } from '../views/money-views.js';
 import type { RouteDeps } from './deps.js';
 import { parseInput } from './input.js';
+import { createRoute, getRoute, listRoute } from './resource.js';
 
 type LinkParams = { paymentLinkId: string };
 
 export function paymentLinkRoutes(app: FastifyInstance, { store }: RouteDeps): void {
-  app.post('/paymentLink', async (request, reply) => {
-    const input = parseInput(CreatePaymentLinkRequest, request.body);
-    const orgId = orgIdOf(request);
-    const view = store.write((tx) => paymentLinkView(tx, createPaymentLink(tx, orgId, input)));
-    request.log.info({ paymentLinkId: view.id }, 'payment link created');
-    return reply.code(201).send(view);
-  });
-
-  app.get<{ Params: LinkParams }>('/paymentLink/:paymentLinkId', async (request) => {
-    const orgId = orgIdOf(request);
-    return store.read((r) => paymentLinkView(r, getPaymentLinkRow(r, orgId, request.params.paymentLinkId)));
-  });
-
-  app.get('/paymentLinks', async (request) => {
-    const query = parseInput(ListPaymentLinksQuery, request.query, 'query');
-    const orgId = orgIdOf(request);
-    return store.read((r) => {
-      const { rows, total } = listPaymentLinks(r, orgId, query);
-      return { paymentLinks: rows.map((row) => paymentLinkView(r, row)), totalResults: total };
-    });
-  });
+  createRoute(
+    app,
+    store,
+    '/paymentLink',
+    CreatePaymentLinkRequest,
+    (tx, orgId, input) => paymentLinkView(tx, createPaymentLink(tx, orgId, input)),
+    (request, view) => request.log.info({ paymentLinkId: view.id }, 'payment link created'),
+  );
+  getRoute(app, store, '/paymentLink/:paymentLinkId', (r, orgId, id) =>
+    paymentLinkView(r, getPaymentLinkRow(r, orgId, id)),
+  );
+  listRoute(
+    app,
+    store,
+    '/paymentLinks',
+    ListPaymentLinksQuery,
+    'paymentLinks',
+    listPaymentLinks,
+    paymentLinkView,
+  );
 
   app.put<{ Params: LinkParams }>('/paymentLink/:paymentLinkId', async (request) => {
     const input = parseInput(UpdatePaymentLinkRequest, request.body);
