@@ -2,7 +2,7 @@ import type { ApplyCheckDepositRequest } from '../../service/schemas/index.js';
 import { badRequest, referenceConflict } from '../errors.js';
 import { isoDate } from '../store/clock.js';
 import { newId } from '../store/ids.js';
-import { getOrgRow, insertRow } from '../store/sql.js';
+import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import {
   findLiveExternalPaymentByReference,
@@ -18,9 +18,7 @@ export function getCheckDepositRow(reader: Reader, orgId: string, depositId: str
 }
 
 export function depositApplications(reader: Reader, depositId: string): ExternalPaymentRow[] {
-  return reader.db
-    .prepare('SELECT * FROM external_payments WHERE check_deposit_id = ? AND voided = 0 ORDER BY seq')
-    .all(depositId) as ExternalPaymentRow[];
+  return rowsInOrder(reader.db, 'external_payments', 'check_deposit_id = ? AND voided = 0', depositId);
 }
 
 /** Summed in SQL over the deposit's index: reading every application on each apply slowed applies as they grew. */
@@ -114,8 +112,7 @@ export function listCheckDeposits(
   orgId: string,
   filter: Page & { status?: string | undefined },
 ): { rows: CheckDepositRow[]; total: number } {
-  const clause = filter.status === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND status = @status';
-  return pageOfRows(reader, 'check_deposits', clause, { orgId, status: filter.status }, filter);
+  return pageOfRows(reader, 'check_deposits', { 'org_id = ?': orgId, 'status = ?': filter.status }, filter);
 }
 
 /** Sandbox: the bank cleared the check. */

@@ -4,7 +4,7 @@ import type {
   UpdateCustomerRequest,
 } from '../../service/schemas/index.js';
 import { newId } from '../store/ids.js';
-import { getOrgRow } from '../store/sql.js';
+import { getOrgRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { limitOffset } from './paging.js';
 import { bit, type CustomerRow } from './rows.js';
@@ -61,9 +61,7 @@ export function listCustomers(
   orgId: string,
   query: ListCustomersQuery,
 ): { rows: CustomerRow[]; total: number } {
-  const all = reader.db
-    .prepare('SELECT * FROM customers WHERE org_id = ? ORDER BY seq')
-    .all(orgId) as CustomerRow[];
+  const all = rowsInOrder<CustomerRow>(reader.db, 'customers', 'org_id = ?', orgId);
   const name = query.name?.toLowerCase();
   const email = query.email?.toLowerCase();
   // Filtered in code: emails are a JSON array, and SQLite's LIKE folds ASCII case only.

@@ -1,16 +1,14 @@
 import type { RecordDebitMemoRequest } from '../../service/schemas/index.js';
 import { badRequest, referenceConflict } from '../errors.js';
 import { newId } from '../store/ids.js';
-import { insertRow } from '../store/sql.js';
+import { insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { Recorded } from './external-payments.js';
 import { getPaymentLinkRow, rederiveLinkStatus, voidLinkRecord } from './payment-links.js';
 import type { DebitMemoRow, PaymentLinkRow } from './rows.js';
 
 export function liveDebitMemos(reader: Reader, linkId: string): DebitMemoRow[] {
-  return reader.db
-    .prepare('SELECT * FROM debit_memos WHERE payment_link_id = ? AND voided = 0 ORDER BY seq')
-    .all(linkId) as DebitMemoRow[];
+  return rowsInOrder(reader.db, 'debit_memos', 'payment_link_id = ? AND voided = 0', linkId);
 }
 
 /** D15: raises requestedAmountCents, so a PAID link reopens; the D14 reference rule in its own namespace. */

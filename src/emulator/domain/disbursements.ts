@@ -84,5 +84,5 @@ export function listDisbursements(
   orgId: string,
   page: Page,
 ): { rows: DisbursementRow[]; total: number } {
-  return pageOfRows(reader, 'disbursements', 'org_id = @orgId', { orgId }, page);
+  return pageOfRows(reader, 'disbursements', { 'org_id = ?': orgId }, page);
 }

@@ -1,3 +1,4 @@
+import { rowsInOrder } from '../store/sql.js';
 import type { EventRow, Reader } from '../store/store.js';
 import { type Page, pageOfRows } from './paging.js';
 
@@ -17,9 +18,7 @@ export function listEvents(
   orgId: string,
   filter: Page & { category?: string | undefined },
 ): { rows: EventRow[]; total: number } {
-  const clause =
-    filter.category === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND category = @category';
-  return pageOfRows(reader, 'events', clause, { orgId, category: filter.category }, filter);
+  return pageOfRows(reader, 'events', { 'org_id = ?': orgId, 'category = ?': filter.category }, filter);
 }
 
 export function getEventRow(reader: Reader, orgId: string, eventId: string): EventRow | undefined {
@@ -36,7 +35,5 @@ export function eventAttempts(reader: Reader, eventId: string): DeliveryAttemptR
 
 /** Outbox rows a crash left undispatched; sent again at startup. */
 export function undispatchedEvents(reader: Reader): EventRow[] {
-  return reader.db
-    .prepare('SELECT * FROM events WHERE dispatched_at IS NULL ORDER BY seq')
-    .all() as EventRow[];
+  return rowsInOrder(reader.db, 'events', 'dispatched_at IS NULL');
 }

@@ -1,7 +1,7 @@
 import type { RecordExternalPaymentRequest } from '../../service/schemas/index.js';
 import { badRequest, referenceConflict } from '../errors.js';
 import { newId } from '../store/ids.js';
-import { insertRow } from '../store/sql.js';
+import { insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import {
   getPaymentLinkRow,
@@ -31,9 +31,7 @@ export function findLiveExternalPaymentByReference(
 }
 
 export function liveExternalPayments(reader: Reader, linkId: string): ExternalPaymentRow[] {
-  return reader.db
-    .prepare('SELECT * FROM external_payments WHERE payment_link_id = ? AND voided = 0 ORDER BY seq')
-    .all(linkId) as ExternalPaymentRow[];
+  return rowsInOrder(reader.db, 'external_payments', 'payment_link_id = ? AND voided = 0', linkId);
 }
 
 export function insertExternalPayment(

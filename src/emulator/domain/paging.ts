@@ -12,21 +12,24 @@ export function limitOffset({ page, pageSize }: Page): { limit: number; offset: 
 
 /**
  * One page of a table's rows in creation order (seq), and how many rows match in all (totalResults).
- * `where` is fixed SQL with named parameters taken from `params`; an unused parameter is ignored.
+ * Each condition is fixed SQL with one `?` (`'status = ?'`); one whose value is undefined is an absent filter
+ * and left out.
  */
 export function pageOfRows<T>(
   reader: Reader,
   table: string,
-  where: string,
-  params: Record<string, unknown>,
+  conditions: Record<string, unknown>,
   page: Page,
 ): { rows: T[]; total: number } {
-  const bound = { ...params, ...limitOffset(page) };
-  const { n } = reader.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(bound) as {
+  const present = Object.entries(conditions).filter(([, value]) => value !== undefined);
+  const where = present.map(([condition]) => condition).join(' AND ');
+  const params = present.map(([, value]) => value);
+  const { limit, offset } = limitOffset(page);
+  const { n } = reader.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get(...params) as {
     n: number;
   };
   const rows = reader.db
-    .prepare(`SELECT * FROM ${table} WHERE ${where} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(bound) as T[];
+    .prepare(`SELECT * FROM ${table} WHERE ${where} ORDER BY seq LIMIT ? OFFSET ?`)
+    .all(...params, limit, offset) as T[];
   return { rows, total: n };
 }

@@ -131,11 +131,12 @@ export function listPaymentLinks(
   orgId: string,
   filter: Page & { customerId?: string | undefined; status?: string | undefined },
 ): { rows: PaymentLinkRow[]; total: number } {
-  const where = ['org_id = @orgId'];
-  if (filter.customerId !== undefined) where.push('customer_id = @customerId');
-  if (filter.status !== undefined) where.push('status = @status');
-  const params = { orgId, customerId: filter.customerId, status: filter.status };
-  return pageOfRows(reader, 'payment_links', where.join(' AND '), params, filter);
+  const conditions = {
+    'org_id = ?': orgId,
+    'customer_id = ?': filter.customerId,
+    'status = ?': filter.status,
+  };
+  return pageOfRows(reader, 'payment_links', conditions, filter);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { PaymentMethod, RefundPaymentRequest } from '../../service/schemas/
 import { getOrganization } from '../auth/organizations.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
-import { getOrgRow, insertRow } from '../store/sql.js';
+import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { addBalanceEntry } from './balance.js';
 import { cardFeeCents, passedThroughCents } from './fees.js';
@@ -27,9 +27,7 @@ export function getPaymentRow(reader: Reader, orgId: string, paymentId: string):
 
 /** Refunds as listed on the payment: live and voided ones; a returned ACH refund credit leaves (D19). */
 export function listedRefunds(reader: Reader, paymentId: string): RefundRow[] {
-  return reader.db
-    .prepare('SELECT * FROM refunds WHERE payment_id = ? AND returned = 0 ORDER BY seq')
-    .all(paymentId) as RefundRow[];
+  return rowsInOrder(reader.db, 'refunds', 'payment_id = ? AND returned = 0', paymentId);
 }
 
 export function liveRefundedCents(reader: Reader, paymentId: string): number {
@@ -259,19 +257,15 @@ export function listPayments(
   orgId: string,
   filter: Page & { paymentLinkId?: string | undefined; since?: string | undefined },
 ): { rows: PaymentRow[]; total: number } {
-  const where = ['org_id = @orgId'];
-  if (filter.paymentLinkId !== undefined) where.push('payment_link_id = @paymentLinkId');
-  if (filter.since !== undefined) where.push('created_at_ms >= @sinceMs');
-  const params = {
-    orgId,
-    paymentLinkId: filter.paymentLinkId,
-    sinceMs: filter.since === undefined ? undefined : Date.parse(`${filter.since}T00:00:00.000Z`),
+  const sinceMs = filter.since === undefined ? undefined : Date.parse(`${filter.since}T00:00:00.000Z`);
+  const conditions = {
+    'org_id = ?': orgId,
+    'payment_link_id = ?': filter.paymentLinkId,
+    'created_at_ms >= ?': sinceMs,
   };
-  return pageOfRows(reader, 'payments', where.join(' AND '), params, filter);
+  return pageOfRows(reader, 'payments', conditions, filter);
 }
 
 export function linkPayments(reader: Reader, linkId: string): PaymentRow[] {
-  return reader.db
-    .prepare('SELECT * FROM payments WHERE payment_link_id = ? ORDER BY seq')
-    .all(linkId) as PaymentRow[];
+  return rowsInOrder(reader.db, 'payments', 'payment_link_id = ?', linkId);
 }

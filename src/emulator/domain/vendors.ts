@@ -7,7 +7,7 @@ import type {
 } from '../../service/schemas/index.js';
 import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
-import { getOrgRow, insertRow } from '../store/sql.js';
+import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { VendorDeliveryMethodRow, VendorRow } from './rows.js';
 
@@ -35,9 +35,7 @@ export function createVendor(tx: Tx, orgId: string, input: CreateVendorRequest):
 }
 
 export function currentDeliveryMethods(reader: Reader, vendorId: string): VendorDeliveryMethodRow[] {
-  return reader.db
-    .prepare('SELECT * FROM vendor_delivery_methods WHERE vendor_id = ? AND replaced = 0 ORDER BY seq')
-    .all(vendorId) as VendorDeliveryMethodRow[];
+  return rowsInOrder(reader.db, 'vendor_delivery_methods', 'vendor_id = ? AND replaced = 0', vendorId);
 }
 
 /**

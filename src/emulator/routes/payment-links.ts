@@ -21,6 +21,7 @@ import {
 import { debitMemoView, externalPaymentView, paymentLinkView } from '../views/money-views.js';
 import type { RouteDeps } from './deps.js';
 import { parseInput } from './input.js';
+import { linkRecordRoutes } from './link-records.js';
 import { createRoute, getRoute, listRoute } from './resource.js';
 
 type LinkParams = { paymentLinkId: string };
@@ -68,65 +69,20 @@ export function paymentLinkRoutes(app: FastifyInstance, { store }: RouteDeps): v
     return store.write((tx) => sendPaymentLink(tx, orgId, request.params.paymentLinkId, input));
   });
 
-  app.post<{ Params: LinkParams }>('/paymentLink/:paymentLinkId/externalPayment', async (request, reply) => {
-    const input = parseInput(RecordExternalPaymentRequest, request.body);
-    const orgId = orgIdOf(request);
-    const { created, body } = store.write((tx) => {
-      const result = recordExternalPayment(tx, orgId, request.params.paymentLinkId, input);
-      return {
-        created: result.created,
-        body: {
-          externalPayment: externalPaymentView(result.row),
-          paymentLink: paymentLinkView(tx, result.link),
-        },
-      };
-    });
-    request.log.info(
-      { paymentLinkId: request.params.paymentLinkId, externalPaymentId: body.externalPayment.id, created },
-      'external payment recorded',
-    );
-    return reply.code(created ? 201 : 200).send(body);
+  linkRecordRoutes(app, store, {
+    name: 'externalPayment',
+    what: 'external payment',
+    body: RecordExternalPaymentRequest,
+    record: recordExternalPayment,
+    void: voidExternalPayment,
+    view: externalPaymentView,
   });
-
-  app.post<{ Params: LinkParams & { externalPaymentId: string } }>(
-    '/paymentLink/:paymentLinkId/externalPayment/:externalPaymentId/void',
-    async (request) => {
-      const orgId = orgIdOf(request);
-      const { paymentLinkId, externalPaymentId } = request.params;
-      const body = store.write((tx) => {
-        const result = voidExternalPayment(tx, orgId, paymentLinkId, externalPaymentId);
-        return {
-          externalPayment: externalPaymentView(result.row),
-          paymentLink: paymentLinkView(tx, result.link),
-        };
-      });
-      request.log.info({ paymentLinkId, externalPaymentId }, 'external payment voided');
-      return body;
-    },
-  );
-
-  app.post<{ Params: LinkParams }>('/paymentLink/:paymentLinkId/debitMemo', async (request, reply) => {
-    const input = parseInput(RecordDebitMemoRequest, request.body);
-    const orgId = orgIdOf(request);
-    const { created, body } = store.write((tx) => {
-      const result = recordDebitMemo(tx, orgId, request.params.paymentLinkId, input);
-      return {
-        created: result.created,
-        body: { debitMemo: debitMemoView(result.row), paymentLink: paymentLinkView(tx, result.link) },
-      };
-    });
-    return reply.code(created ? 201 : 200).send(body);
+  linkRecordRoutes(app, store, {
+    name: 'debitMemo',
+    what: 'debit memo',
+    body: RecordDebitMemoRequest,
+    record: recordDebitMemo,
+    void: voidDebitMemo,
+    view: debitMemoView,
   });
-
-  app.post<{ Params: LinkParams & { debitMemoId: string } }>(
-    '/paymentLink/:paymentLinkId/debitMemo/:debitMemoId/void',
-    async (request) => {
-      const orgId = orgIdOf(request);
-      const { paymentLinkId, debitMemoId } = request.params;
-      return store.write((tx) => {
-        const result = voidDebitMemo(tx, orgId, paymentLinkId, debitMemoId);
-        return { debitMemo: debitMemoView(result.row), paymentLink: paymentLinkView(tx, result.link) };
-      });
-    },
-  );
 }

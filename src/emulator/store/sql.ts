@@ -29,3 +29,13 @@ export function getOrgRow<T>(
   if (!row) throw notFound(what, id);
   return row;
 }
+
+/** A table's rows that match `where` (fixed SQL, positional parameters), in the order they were made (seq). */
+export function rowsInOrder<T>(
+  db: Database.Database,
+  table: string,
+  where: string,
+  ...params: unknown[]
+): T[] {
+  return db.prepare(`SELECT * FROM ${table} WHERE ${where} ORDER BY seq`).all(...params) as T[];
+}
