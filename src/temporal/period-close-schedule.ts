@@ -1,11 +1,7 @@
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  type ScheduleOptions,
-  ScheduleOverlapPolicy,
-} from '@temporalio/client';
+import { type Client, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
 import { periodCloseWorkflowType } from '../../workflows/period-close-contract.js';
 import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
+import { ensureSchedule } from './ensure-schedule.js';
 
 export const periodCloseScheduleId = 'booksync-period-close';
 /** Runs started by the Schedule are `scheduled-period-close-{timestamp}` (Temporal appends the time). */
@@ -51,22 +47,9 @@ export async function ensurePeriodCloseSchedule(
   client: Client,
   options: PeriodCloseScheduleOptions,
 ): Promise<{ scheduleId: string; created: boolean }> {
-  const wanted = scheduleOptions(options);
-  try {
-    await client.schedule.create({
-      scheduleId: periodCloseScheduleId,
-      ...wanted,
-      memo: { purpose: 'the completeness certificate of the month just ended' },
-    });
-    return { scheduleId: periodCloseScheduleId, created: true };
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
-  await client.schedule.getHandle(periodCloseScheduleId).update((previous) => ({
-    ...previous,
-    spec: wanted.spec,
-    action: wanted.action,
-    policies: { ...previous.policies, ...wanted.policies },
-  }));
-  return { scheduleId: periodCloseScheduleId, created: false };
+  return ensureSchedule(client, {
+    scheduleId: periodCloseScheduleId,
+    ...scheduleOptions(options),
+    memo: { purpose: 'the completeness certificate of the month just ended' },
+  });
 }

@@ -1,11 +1,7 @@
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  type ScheduleOptions,
-  ScheduleOverlapPolicy,
-} from '@temporalio/client';
+import { type Client, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
 import { reconciliationWorkflowType } from '../../workflows/reconciliation-contract.js';
 import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
+import { ensureSchedule } from './ensure-schedule.js';
 
 export const reconciliationScheduleId = 'booksync-reconcile';
 /** Runs started by the Schedule are `reconcile-scheduled-{timestamp}` (Temporal appends the time). */
@@ -43,22 +39,9 @@ export async function ensureReconciliationSchedule(
   client: Client,
   options: ReconciliationScheduleOptions,
 ): Promise<{ scheduleId: string; created: boolean }> {
-  const wanted = scheduleOptions(options);
-  try {
-    await client.schedule.create({
-      scheduleId: reconciliationScheduleId,
-      ...wanted,
-      memo: { purpose: 'compare the books with the service and repair drift' },
-    });
-    return { scheduleId: reconciliationScheduleId, created: true };
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
-  await client.schedule.getHandle(reconciliationScheduleId).update((previous) => ({
-    ...previous,
-    spec: wanted.spec,
-    action: wanted.action,
-    policies: { ...previous.policies, ...wanted.policies },
-  }));
-  return { scheduleId: reconciliationScheduleId, created: false };
+  return ensureSchedule(client, {
+    scheduleId: reconciliationScheduleId,
+    ...scheduleOptions(options),
+    memo: { purpose: 'compare the books with the service and repair drift' },
+  });
 }
