@@ -1698,28 +1698,19 @@ export function matches(doc: Doc, where: string): boolean {
     }
     return term();
   };
-  const and = (): boolean => {
-    let v = primary();
-    for (;;) {
-      skip();
-      if (text.startsWith('AND ', pos)) {
-        pos += 4;
-        const r = primary();
-        v = v && r;
-      } else return v;
-    }
-  };
-  const expr = (): boolean => {
-    let v = and();
-    for (;;) {
-      skip();
-      if (text.startsWith('OR ', pos)) {
-        pos += 3;
-        const r = and();
-        v = v || r;
-      } else return v;
-    }
-  };
+  // operand (word operand)*, every operand read (no short circuit: each must be consumed), left to right.
+  const chain =
+    (word: string, operand: () => boolean, combine: (a: boolean, b: boolean) => boolean) => (): boolean => {
+      let v = operand();
+      for (;;) {
+        skip();
+        if (!text.startsWith(word, pos)) return v;
+        pos += word.length;
+        v = combine(v, operand());
+      }
+    };
+  const and = chain('AND ', primary, (a, b) => a && b);
+  const expr = chain('OR ', and, (a, b) => a || b);
   const result = expr();
   skip();
   if (pos !== text.length) fail();
