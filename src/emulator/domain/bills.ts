@@ -33,8 +33,7 @@ export function createBill(tx: Tx, orgId: string, input: CreateBillRequest): Bil
     invoice_number: input.invoiceNumber ?? null,
     created_at: tx.now.toISOString(),
   };
-  insertRow(tx.db, 'bills', row);
-  return row;
+  return insertRow(tx.db, 'bills', row);
 }
 
 export function getBillPaymentRow(reader: Reader, orgId: string, billPaymentId: string): BillPaymentRow {
@@ -81,8 +80,7 @@ export function createBillPayment(
     check_failed_at: null,
     created_at: tx.now.toISOString(),
   };
-  insertRow(tx.db, 'bill_payments', row);
-  return row;
+  return insertRow(tx.db, 'bill_payments', row);
 }
 
 /** Part 3 and D29: only before it is sent; reports FAILED with CANCELLED; bill_payment.cancelled. */

@@ -35,8 +35,7 @@ export function requestChargeAuthorization(
     send_email: input.sendEmail === false ? 0 : 1,
     created_at: tx.now.toISOString(),
   };
-  insertRow(tx.db, 'charge_authorizations', row);
-  return row;
+  return insertRow(tx.db, 'charge_authorizations', row);
 }
 
 /** Sandbox: the customer authorizes with a card or bank account (charge_authorization.authorized). */

@@ -1,14 +1,10 @@
 import type { ApplyCheckDepositRequest } from '../../service/schemas/index.js';
-import { badRequest, referenceConflict } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { isoDate } from '../store/clock.js';
 import { newId } from '../store/ids.js';
 import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
-import {
-  findLiveExternalPaymentByReference,
-  insertExternalPayment,
-  type Recorded,
-} from './external-payments.js';
+import { insertExternalPayment, type Recorded, repeatedReference } from './external-payments.js';
 import { type Page, pageOfRows } from './paging.js';
 import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
 import type { CheckDepositRow, ExternalPaymentRow, PaymentLinkRow } from './rows.js';
@@ -49,8 +45,7 @@ export function depositCheck(
     returned_at: null,
     seq: tx.seq(),
   };
-  insertRow(tx.db, 'check_deposits', row);
-  return row;
+  return insertRow(tx.db, 'check_deposits', row);
 }
 
 /**
@@ -65,16 +60,16 @@ export function applyCheckDeposit(
 ): Recorded<ExternalPaymentRow> {
   const deposit = getCheckDepositRow(tx, orgId, depositId);
   const link = getPaymentLinkRow(tx, orgId, input.paymentLinkId);
-  if (input.externalReferenceId !== undefined) {
-    const existing = findLiveExternalPaymentByReference(tx, link.id, input.externalReferenceId);
-    if (existing) {
-      const same =
-        existing.check_deposit_id === deposit.id &&
-        (input.amountCents === undefined || existing.amount_cents === input.amountCents);
-      if (!same) throw referenceConflict(input.externalReferenceId);
-      return { row: existing, link, created: false };
-    }
-  }
+  const repeat = repeatedReference<ExternalPaymentRow>(
+    tx,
+    'external_payments',
+    link,
+    input.externalReferenceId,
+    (existing) =>
+      existing.check_deposit_id === deposit.id &&
+      (input.amountCents === undefined || existing.amount_cents === input.amountCents),
+  );
+  if (repeat) return repeat;
   if (deposit.status === 'RETURNED' || deposit.status === 'REJECTED') {
     throw badRequest(`check deposit ${deposit.id} was ${deposit.status.toLowerCase()}`);
   }

@@ -1,9 +1,9 @@
 import type { RecordDebitMemoRequest } from '../../service/schemas/index.js';
-import { badRequest, referenceConflict } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
 import { insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
-import type { Recorded } from './external-payments.js';
+import { type Recorded, repeatedReference } from './external-payments.js';
 import { getPaymentLinkRow, rederiveLinkStatus, voidLinkRecord } from './payment-links.js';
 import type { DebitMemoRow, PaymentLinkRow } from './rows.js';
 
@@ -19,19 +19,14 @@ export function recordDebitMemo(
   input: RecordDebitMemoRequest,
 ): Recorded<DebitMemoRow> {
   const link = getPaymentLinkRow(tx, orgId, linkId);
-  if (input.externalReferenceId !== undefined) {
-    const existing = tx.db
-      .prepare(
-        'SELECT * FROM debit_memos WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0',
-      )
-      .get(linkId, input.externalReferenceId) as DebitMemoRow | undefined;
-    if (existing) {
-      if (existing.amount_cents !== input.amountCents || existing.description !== input.description) {
-        throw referenceConflict(input.externalReferenceId);
-      }
-      return { row: existing, link, created: false };
-    }
-  }
+  const repeat = repeatedReference<DebitMemoRow>(
+    tx,
+    'debit_memos',
+    link,
+    input.externalReferenceId,
+    (existing) => existing.amount_cents === input.amountCents && existing.description === input.description,
+  );
+  if (repeat) return repeat;
   if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
   const row: DebitMemoRow = {
     id: newId('dm'),

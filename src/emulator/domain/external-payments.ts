@@ -18,16 +18,25 @@ export interface Recorded<T> {
   created: boolean;
 }
 
-export function findLiveExternalPaymentByReference(
+/**
+ * D14: the link's live record (external payment or debit memo) already under this reference. The same record
+ * asked for again comes back as it is, not created (200); anything else under the reference is a conflict (409).
+ * Undefined when no reference is given or it is new.
+ */
+export function repeatedReference<T>(
   reader: Reader,
-  linkId: string,
-  reference: string,
-): ExternalPaymentRow | undefined {
-  return reader.db
-    .prepare(
-      'SELECT * FROM external_payments WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0',
-    )
-    .get(linkId, reference) as ExternalPaymentRow | undefined;
+  table: 'external_payments' | 'debit_memos',
+  link: PaymentLinkRow,
+  reference: string | undefined,
+  same: (existing: T) => boolean,
+): Recorded<T> | undefined {
+  if (reference === undefined) return undefined;
+  const existing = reader.db
+    .prepare(`SELECT * FROM ${table} WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0`)
+    .get(link.id, reference) as T | undefined;
+  if (!existing) return undefined;
+  if (!same(existing)) throw referenceConflict(reference);
+  return { row: existing, link, created: false };
 }
 
 export function liveExternalPayments(reader: Reader, linkId: string): ExternalPaymentRow[] {
@@ -54,8 +63,7 @@ export function insertExternalPayment(
     created_at: tx.now.toISOString(),
     seq: tx.seq(),
   };
-  insertRow(tx.db, 'external_payments', row);
-  return row;
+  return insertRow(tx.db, 'external_payments', row);
 }
 
 /** 4.2 with D13 and D14. */
@@ -66,17 +74,17 @@ export function recordExternalPayment(
   input: RecordExternalPaymentRequest,
 ): Recorded<ExternalPaymentRow> {
   const link = getPaymentLinkRow(tx, orgId, linkId);
-  if (input.externalReferenceId !== undefined) {
-    const existing = findLiveExternalPaymentByReference(tx, linkId, input.externalReferenceId);
-    if (existing) {
-      const same =
-        existing.check_deposit_id === null &&
-        existing.amount_cents === input.amountCents &&
-        existing.paid_at === input.paidAt;
-      if (!same) throw referenceConflict(input.externalReferenceId);
-      return { row: existing, link, created: false };
-    }
-  }
+  const repeat = repeatedReference<ExternalPaymentRow>(
+    tx,
+    'external_payments',
+    link,
+    input.externalReferenceId,
+    (existing) =>
+      existing.check_deposit_id === null &&
+      existing.amount_cents === input.amountCents &&
+      existing.paid_at === input.paidAt,
+  );
+  if (repeat) return repeat;
   if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
   const remaining = linkRemainingCents(tx, link);
   if (input.amountCents > remaining) {

@@ -30,8 +30,7 @@ export function createVendor(tx: Tx, orgId: string, input: CreateVendorRequest):
     deleted: 0,
     created_at: tx.now.toISOString(),
   };
-  insertRow(tx.db, 'vendors', row);
-  return row;
+  return insertRow(tx.db, 'vendors', row);
 }
 
 export function currentDeliveryMethods(reader: Reader, vendorId: string): VendorDeliveryMethodRow[] {

@@ -34,8 +34,7 @@ export function createWebhookSubscription(
     created_at: tx.now.toISOString(),
     replaced_at: null,
   };
-  insertRow(tx.db, 'webhook_subscriptions', row);
-  return row;
+  return insertRow(tx.db, 'webhook_subscriptions', row);
 }
 
 export function activeSubscriptions(

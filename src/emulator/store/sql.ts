@@ -5,11 +5,12 @@ import { notFound } from '../errors.js';
  * Inserts one stored row whose keys are its table's columns. The SQL is built from the row's own keys (never
  * from input), so one row shape gives one SQL text and the statement cache compiles it once.
  */
-export function insertRow(db: Database.Database, table: string, row: object): void {
+export function insertRow<T extends object>(db: Database.Database, table: string, row: T): T {
   const columns = Object.keys(row);
   db.prepare(
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
   ).run(row);
+  return row;
 }
 
 /**
