@@ -17,6 +17,8 @@ export interface PeriodCloseScheduleOptions {
 
 function scheduleOptions(options: PeriodCloseScheduleOptions) {
   return {
+    scheduleId: periodCloseScheduleId,
+    memo: { purpose: 'the completeness certificate of the month just ended' },
     // 02:00 on the 1st of each month in the books' time zone: the month just ended there, with two hours for
     // late webhooks and the reconciliation Schedule's runs to settle it.
     spec: {
@@ -36,20 +38,13 @@ function scheduleOptions(options: PeriodCloseScheduleOptions) {
       // A worker down over the 1st still closes the month when it comes back within a week.
       catchupWindow: '7 days',
     },
-  } satisfies Omit<ScheduleOptions, 'scheduleId'>;
+  } satisfies ScheduleOptions;
 }
 
 /**
  * The monthly period-close Schedule, created at start-up beside the reconciliation one. Idempotent: when it
  * exists, its spec, action and policies are updated (the task queue may have changed), a pause is kept.
  */
-export async function ensurePeriodCloseSchedule(
-  client: Client,
-  options: PeriodCloseScheduleOptions,
-): Promise<{ scheduleId: string; created: boolean }> {
-  return ensureSchedule(client, {
-    scheduleId: periodCloseScheduleId,
-    ...scheduleOptions(options),
-    memo: { purpose: 'the completeness certificate of the month just ended' },
-  });
+export function ensurePeriodCloseSchedule(client: Client, options: PeriodCloseScheduleOptions) {
+  return ensureSchedule(client, scheduleOptions(options));
 }

@@ -15,6 +15,8 @@ export interface ReconciliationScheduleOptions {
 
 function scheduleOptions(options: ReconciliationScheduleOptions) {
   return {
+    scheduleId: reconciliationScheduleId,
+    memo: { purpose: 'compare the books with the service and repair drift' },
     spec: { intervals: [{ every: options.interval }] },
     action: {
       type: 'startWorkflow' as const,
@@ -28,20 +30,13 @@ function scheduleOptions(options: ReconciliationScheduleOptions) {
       overlap: ScheduleOverlapPolicy.SKIP,
       catchupWindow: '1 minute',
     },
-  } satisfies Omit<ScheduleOptions, 'scheduleId'>;
+  } satisfies ScheduleOptions;
 }
 
 /**
  * The reconciliation Schedule, created at start-up. Idempotent: when it already exists, its spec, action
  * and policies are updated to the current settings (interval, task queue), and a paused state is kept.
  */
-export async function ensureReconciliationSchedule(
-  client: Client,
-  options: ReconciliationScheduleOptions,
-): Promise<{ scheduleId: string; created: boolean }> {
-  return ensureSchedule(client, {
-    scheduleId: reconciliationScheduleId,
-    ...scheduleOptions(options),
-    memo: { purpose: 'compare the books with the service and repair drift' },
-  });
+export function ensureReconciliationSchedule(client: Client, options: ReconciliationScheduleOptions) {
+  return ensureSchedule(client, scheduleOptions(options));
 }
