@@ -60,15 +60,10 @@ export function applyCheckDeposit(
 ): Recorded<ExternalPaymentRow> {
   const deposit = getCheckDepositRow(tx, orgId, depositId);
   const link = getPaymentLinkRow(tx, orgId, input.paymentLinkId);
-  const repeat = repeatedReference<ExternalPaymentRow>(
-    tx,
-    'external_payments',
-    link,
-    input.externalReferenceId,
-    (existing) =>
-      existing.check_deposit_id === deposit.id &&
-      (input.amountCents === undefined || existing.amount_cents === input.amountCents),
-  );
+  const same = (existing: ExternalPaymentRow) =>
+    existing.check_deposit_id === deposit.id &&
+    (input.amountCents === undefined || existing.amount_cents === input.amountCents);
+  const repeat = repeatedReference(tx, 'external_payments', link, input.externalReferenceId, same);
   if (repeat) return repeat;
   if (deposit.status === 'RETURNED' || deposit.status === 'REJECTED') {
     throw badRequest(`check deposit ${deposit.id} was ${deposit.status.toLowerCase()}`);

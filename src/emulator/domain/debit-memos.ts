@@ -19,13 +19,9 @@ export function recordDebitMemo(
   input: RecordDebitMemoRequest,
 ): Recorded<DebitMemoRow> {
   const link = getPaymentLinkRow(tx, orgId, linkId);
-  const repeat = repeatedReference<DebitMemoRow>(
-    tx,
-    'debit_memos',
-    link,
-    input.externalReferenceId,
-    (existing) => existing.amount_cents === input.amountCents && existing.description === input.description,
-  );
+  const same = (existing: DebitMemoRow) =>
+    existing.amount_cents === input.amountCents && existing.description === input.description;
+  const repeat = repeatedReference(tx, 'debit_memos', link, input.externalReferenceId, same);
   if (repeat) return repeat;
   if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
   const row: DebitMemoRow = {

@@ -74,16 +74,11 @@ export function recordExternalPayment(
   input: RecordExternalPaymentRequest,
 ): Recorded<ExternalPaymentRow> {
   const link = getPaymentLinkRow(tx, orgId, linkId);
-  const repeat = repeatedReference<ExternalPaymentRow>(
-    tx,
-    'external_payments',
-    link,
-    input.externalReferenceId,
-    (existing) =>
-      existing.check_deposit_id === null &&
-      existing.amount_cents === input.amountCents &&
-      existing.paid_at === input.paidAt,
-  );
+  const same = (existing: ExternalPaymentRow) =>
+    existing.check_deposit_id === null &&
+    existing.amount_cents === input.amountCents &&
+    existing.paid_at === input.paidAt;
+  const repeat = repeatedReference(tx, 'external_payments', link, input.externalReferenceId, same);
   if (repeat) return repeat;
   if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
   const remaining = linkRemainingCents(tx, link);
