@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { DEFAULT_RETRY, type RetryOptions } from './backoff.js';
 import { operations } from './operations.js';
-import { paginate } from './paginate.js';
+import { everyItem } from './paginate.js';
 import type {
   ApplyCheckDepositRequest,
   Bill,
@@ -45,7 +45,6 @@ import type {
   WebhookList,
   WebhookSubscription,
 } from './schemas/index.js';
-import { MAX_PAGE_SIZE } from './schemas/index.js';
 import { Transport } from './transport.js';
 import { type DepositCheckInput, toBlob, type UploadFileInput } from './uploads.js';
 
@@ -171,12 +170,11 @@ export class ServiceClient {
   }
 
   /** 4.6, every page: yields each customer matching the filters. */
-  async *customers(
+  customers(
     filter: Omit<ListQuery<typeof ListCustomersQuery>, 'page'> = {},
     options: CallOptions = {},
   ): AsyncGenerator<Customer> {
-    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
-    yield* paginate((page) => this.listCustomers({ ...filter, pageSize, page }, options), 'customers');
+    return everyItem((query) => this.listCustomers(query, options), filter, 'customers');
   }
 
   /** 4.7. */
@@ -265,15 +263,11 @@ export class ServiceClient {
   }
 
   /** D16, every page. */
-  async *checkDeposits(
+  checkDeposits(
     filter: Omit<ListQuery<typeof ListCheckDepositsQuery>, 'page'> = {},
     options: CallOptions = {},
   ): AsyncGenerator<CheckDeposit> {
-    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
-    yield* paginate(
-      (page) => this.listCheckDeposits({ ...filter, pageSize, page }, options),
-      'checkDeposits',
-    );
+    return everyItem((query) => this.listCheckDeposits(query, options), filter, 'checkDeposits');
   }
 
   /** D16. */
@@ -336,12 +330,11 @@ export class ServiceClient {
   }
 
   /** D9, every page. */
-  async *paymentLinks(
+  paymentLinks(
     filter: Omit<ListQuery<typeof ListPaymentLinksQuery>, 'page'> = {},
     options: CallOptions = {},
   ): AsyncGenerator<PaymentLink> {
-    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
-    yield* paginate((page) => this.listPaymentLinks({ ...filter, pageSize, page }, options), 'paymentLinks');
+    return everyItem((query) => this.listPaymentLinks(query, options), filter, 'paymentLinks');
   }
 
   /** D9. Archiving twice is a no-op, so retried. */
@@ -384,12 +377,11 @@ export class ServiceClient {
   }
 
   /** D21, every page, oldest first. */
-  async *payments(
+  payments(
     filter: Omit<ListQuery<typeof ListPaymentsQuery>, 'page'> = {},
     options: CallOptions = {},
   ): AsyncGenerator<Payment> {
-    const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
-    yield* paginate((page) => this.listPayments({ ...filter, pageSize, page }, options), 'payments');
+    return everyItem((query) => this.listPayments(query, options), filter, 'payments');
   }
 
   /** D22. */

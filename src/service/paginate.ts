@@ -1,4 +1,5 @@
 // The service's list endpoints page by page (page from 1, totalResults), as one async iteration.
+import { MAX_PAGE_SIZE } from './schemas/index.js';
 
 /** Walks pages from 1 until totalResults is reached or a page comes back empty. */
 export async function* paginate<K extends string, T>(
@@ -13,4 +14,14 @@ export async function* paginate<K extends string, T>(
     seen += items.length;
     if (items.length === 0 || seen >= result.totalResults) return;
   }
+}
+
+/** Every item of a list endpoint for one filter: pages of `pageSize`, the largest the service allows unless given (D3). */
+export function everyItem<F extends { pageSize?: number }, K extends string, T>(
+  list: (query: F & { page: number; pageSize: number }) => Promise<Record<K, T[]> & { totalResults: number }>,
+  filter: F,
+  key: K,
+): AsyncGenerator<T> {
+  const pageSize = filter.pageSize ?? MAX_PAGE_SIZE;
+  return paginate((page) => list({ ...filter, pageSize, page }), key);
 }

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EphemeralServerExecutable } from '@temporalio/testing';
 import { obtainTemporalCli } from './cli-source.js';
+import { isExecutable, which } from './executables.js';
 
 // Where the real Temporal servers come from (README, "Requirements"). The CLI: src/temporal/cli-source.ts
 // decides (explicit path, PATH, cache, the release download where the internet is reachable, a Go build where
@@ -16,22 +15,6 @@ export interface TemporalBinaries {
 }
 
 const obtainScript = fileURLToPath(new URL('../../scripts/obtain-temporal.sh', import.meta.url));
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && isExecutable(path.join(dir, name))) return path.join(dir, name);
-  }
-  return undefined;
-}
 
 /** Runs the obtain script (cache hit or build) and returns what it resolved; undefined when it cannot. */
 function obtain(flag: '--test-server-only'): string | undefined {
@@ -58,7 +41,7 @@ function resolveOne(
     if (!isExecutable(explicit)) throw new Error(`${envVar}=${explicit} is not an executable file`);
     return { type: 'existing-path', path: explicit };
   }
-  const found = onPath(binaryName) ?? obtain(flag);
+  const found = which(binaryName) ?? obtain(flag);
   if (found) return { type: 'existing-path', path: found };
   if (process.env.BOOKSYNC_TEMPORAL_DOWNLOAD === 'never') {
     throw new Error(

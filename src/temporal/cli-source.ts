@@ -1,17 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { isExecutable, which } from './executables.js';
 
 // Where the Temporal CLI (the dev server `booksync start` runs, and the tests' dev server) comes from. The one
 // place that decides it: `npm start`'s prestart (scripts/obtain-temporal.sh --cli-only, which runs
@@ -122,26 +114,6 @@ export async function decideCliSource(e: CliEnvironment): Promise<CliDecision> {
 }
 
 // --- the real environment -------------------------------------------------------------------------------
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function which(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const exts = process.platform === 'win32' ? ['.exe', '.cmd', ''] : [''];
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    for (const ext of exts) {
-      const candidate = dir && path.join(dir, name + ext);
-      if (candidate && isExecutable(candidate)) return candidate;
-    }
-  }
-  return undefined;
-}
 
 /** Any HTTP answer from temporal.download within the timeout counts; DNS failure or a timeout does not. */
 export async function probeDownloadHost(timeoutMs = 5_000): Promise<boolean> {

@@ -1,11 +1,7 @@
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  type ScheduleOptions,
-  ScheduleOverlapPolicy,
-} from '@temporalio/client';
+import { type Client, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
 import { periodCloseWorkflowType } from '../../workflows/period-close-contract.js';
 import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
+import { ensureSchedule } from './ensure-schedule.js';
 
 export const periodCloseScheduleId = 'booksync-period-close';
 /** Runs started by the Schedule are `scheduled-period-close-{timestamp}` (Temporal appends the time). */
@@ -21,6 +17,8 @@ export interface PeriodCloseScheduleOptions {
 
 function scheduleOptions(options: PeriodCloseScheduleOptions) {
   return {
+    scheduleId: periodCloseScheduleId,
+    memo: { purpose: 'the completeness certificate of the month just ended' },
     // 02:00 on the 1st of each month in the books' time zone: the month just ended there, with two hours for
     // late webhooks and the reconciliation Schedule's runs to settle it.
     spec: {
@@ -40,33 +38,13 @@ function scheduleOptions(options: PeriodCloseScheduleOptions) {
       // A worker down over the 1st still closes the month when it comes back within a week.
       catchupWindow: '7 days',
     },
-  } satisfies Omit<ScheduleOptions, 'scheduleId'>;
+  } satisfies ScheduleOptions;
 }
 
 /**
  * The monthly period-close Schedule, created at start-up beside the reconciliation one. Idempotent: when it
  * exists, its spec, action and policies are updated (the task queue may have changed), a pause is kept.
  */
-export async function ensurePeriodCloseSchedule(
-  client: Client,
-  options: PeriodCloseScheduleOptions,
-): Promise<{ scheduleId: string; created: boolean }> {
-  const wanted = scheduleOptions(options);
-  try {
-    await client.schedule.create({
-      scheduleId: periodCloseScheduleId,
-      ...wanted,
-      memo: { purpose: 'the completeness certificate of the month just ended' },
-    });
-    return { scheduleId: periodCloseScheduleId, created: true };
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
-  await client.schedule.getHandle(periodCloseScheduleId).update((previous) => ({
-    ...previous,
-    spec: wanted.spec,
-    action: wanted.action,
-    policies: { ...previous.policies, ...wanted.policies },
-  }));
-  return { scheduleId: periodCloseScheduleId, created: false };
+export function ensurePeriodCloseSchedule(client: Client, options: PeriodCloseScheduleOptions) {
+  return ensureSchedule(client, scheduleOptions(options));
 }

@@ -1,11 +1,7 @@
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  type ScheduleOptions,
-  ScheduleOverlapPolicy,
-} from '@temporalio/client';
+import { type Client, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
 import { reconciliationWorkflowType } from '../../workflows/reconciliation-contract.js';
 import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
+import { ensureSchedule } from './ensure-schedule.js';
 
 export const reconciliationScheduleId = 'booksync-reconcile';
 /** Runs started by the Schedule are `reconcile-scheduled-{timestamp}` (Temporal appends the time). */
@@ -19,6 +15,8 @@ export interface ReconciliationScheduleOptions {
 
 function scheduleOptions(options: ReconciliationScheduleOptions) {
   return {
+    scheduleId: reconciliationScheduleId,
+    memo: { purpose: 'compare the books with the service and repair drift' },
     spec: { intervals: [{ every: options.interval }] },
     action: {
       type: 'startWorkflow' as const,
@@ -32,33 +30,13 @@ function scheduleOptions(options: ReconciliationScheduleOptions) {
       overlap: ScheduleOverlapPolicy.SKIP,
       catchupWindow: '1 minute',
     },
-  } satisfies Omit<ScheduleOptions, 'scheduleId'>;
+  } satisfies ScheduleOptions;
 }
 
 /**
  * The reconciliation Schedule, created at start-up. Idempotent: when it already exists, its spec, action
  * and policies are updated to the current settings (interval, task queue), and a paused state is kept.
  */
-export async function ensureReconciliationSchedule(
-  client: Client,
-  options: ReconciliationScheduleOptions,
-): Promise<{ scheduleId: string; created: boolean }> {
-  const wanted = scheduleOptions(options);
-  try {
-    await client.schedule.create({
-      scheduleId: reconciliationScheduleId,
-      ...wanted,
-      memo: { purpose: 'compare the books with the service and repair drift' },
-    });
-    return { scheduleId: reconciliationScheduleId, created: true };
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
-  await client.schedule.getHandle(reconciliationScheduleId).update((previous) => ({
-    ...previous,
-    spec: wanted.spec,
-    action: wanted.action,
-    policies: { ...previous.policies, ...wanted.policies },
-  }));
-  return { scheduleId: reconciliationScheduleId, created: false };
+export function ensureReconciliationSchedule(client: Client, options: ReconciliationScheduleOptions) {
+  return ensureSchedule(client, scheduleOptions(options));
 }

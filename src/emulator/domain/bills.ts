@@ -1,16 +1,13 @@
 import type { CreateBillRequest } from '../../service/schemas/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { BillPaymentRow, BillRow, VendorDeliveryMethodRow } from './rows.js';
 import { getVendorRow } from './vendors.js';
 
 export function getBillRow(reader: Reader, orgId: string, billId: string): BillRow {
-  const row = reader.db.prepare('SELECT * FROM bills WHERE id = ? AND org_id = ?').get(billId, orgId) as
-    | BillRow
-    | undefined;
-  if (!row) throw notFound('bill', billId);
-  return row;
+  return getOrgRow(reader.db, 'bills', 'bill', orgId, billId);
 }
 
 /** D28, derived from its payments: PAID once one succeeded, SCHEDULED while one is in flight, else OPEN. */
@@ -36,21 +33,11 @@ export function createBill(tx: Tx, orgId: string, input: CreateBillRequest): Bil
     invoice_number: input.invoiceNumber ?? null,
     created_at: tx.now.toISOString(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO bills (id, org_id, vendor_id, amount_cents, due_date, invoice_number, created_at)
-       VALUES (@id, @org_id, @vendor_id, @amount_cents, @due_date, @invoice_number, @created_at)`,
-    )
-    .run(row);
-  return row;
+  return insertRow(tx.db, 'bills', row);
 }
 
 export function getBillPaymentRow(reader: Reader, orgId: string, billPaymentId: string): BillPaymentRow {
-  const row = reader.db
-    .prepare('SELECT * FROM bill_payments WHERE id = ? AND org_id = ?')
-    .get(billPaymentId, orgId) as BillPaymentRow | undefined;
-  if (!row) throw notFound('bill payment', billPaymentId);
-  return row;
+  return getOrgRow(reader.db, 'bill_payments', 'bill payment', orgId, billPaymentId);
 }
 
 /** D29: pays the whole bill through one of the vendor's current ACH or CHECK methods. */
@@ -93,17 +80,7 @@ export function createBillPayment(
     check_failed_at: null,
     created_at: tx.now.toISOString(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO bill_payments (id, org_id, bill_id, vendor_id, amount_cents, status, delivery_method_id, delivery_method_type,
-         sent_at, completed_at, failure_reason, check_number, check_status, check_sent_at, check_delivered_at,
-         check_deposited_at, check_returned_at, check_failed_at, created_at)
-       VALUES (@id, @org_id, @bill_id, @vendor_id, @amount_cents, @status, @delivery_method_id, @delivery_method_type,
-         @sent_at, @completed_at, @failure_reason, @check_number, @check_status, @check_sent_at, @check_delivered_at,
-         @check_deposited_at, @check_returned_at, @check_failed_at, @created_at)`,
-    )
-    .run(row);
-  return row;
+  return insertRow(tx.db, 'bill_payments', row);
 }
 
 /** Part 3 and D29: only before it is sent; reports FAILED with CANCELLED; bill_payment.cancelled. */

@@ -2,18 +2,16 @@ import type {
   ChargeAuthorizationPaymentMethod,
   RequestChargeAuthorizationRequest,
 } from '../../service/schemas/index.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { getCustomerRow } from './customers.js';
 import type { ChargeAuthorizationRow } from './rows.js';
+import { SANDBOX_PAYER_BILLING, sandboxPayerMethod } from './sandbox-payer.js';
 
 export function getChargeAuthorizationRow(reader: Reader, orgId: string, id: string): ChargeAuthorizationRow {
-  const row = reader.db
-    .prepare('SELECT * FROM charge_authorizations WHERE id = ? AND org_id = ?')
-    .get(id, orgId) as ChargeAuthorizationRow | undefined;
-  if (!row) throw notFound('charge authorization', id);
-  return row;
+  return getOrgRow(reader.db, 'charge_authorizations', 'charge authorization', orgId, id);
 }
 
 /** 4.8 and D24: waits for the customer, inactive, no payment method; emails default to the customer's. */
@@ -37,15 +35,7 @@ export function requestChargeAuthorization(
     send_email: input.sendEmail === false ? 0 : 1,
     created_at: tx.now.toISOString(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO charge_authorizations (id, org_id, customer_id, payment_method, transaction_limit_cents, expiration_date,
-         active, emails, memo, send_email, created_at)
-       VALUES (@id, @org_id, @customer_id, @payment_method, @transaction_limit_cents, @expiration_date, @active, @emails,
-         @memo, @send_email, @created_at)`,
-    )
-    .run(row);
-  return row;
+  return insertRow(tx.db, 'charge_authorizations', row);
 }
 
 /** Sandbox: the customer authorizes with a card or bank account (charge_authorization.authorized). */
@@ -59,26 +49,9 @@ export function authorizeChargeAuthorization(
   if (row.active === 1 || row.payment_method !== null)
     throw badRequest(`charge authorization ${id} was already answered`);
   const paymentMethod: ChargeAuthorizationPaymentMethod = {
-    id: newId('pm'),
-    type: method,
-    achDetails:
-      method === 'ACH'
-        ? { bankName: 'Payer Bank', routingNumber: '011000015', accountNumberLastFour: '6789' }
-        : null,
-    cardDetails:
-      method === 'Card'
-        ? { brand: 'visa', last4: '4242', holderName: 'Sandbox Payer', expMonth: '12', expYear: '2030' }
-        : null,
+    ...sandboxPayerMethod(method),
     serviceBalanceDetails: null,
-    billingDetails: {
-      name: 'Sandbox Payer',
-      companyName: null,
-      street: null,
-      city: null,
-      state: null,
-      zip: null,
-      countryCode: 'US',
-    },
+    billingDetails: { ...SANDBOX_PAYER_BILLING, countryCode: 'US' },
   };
   tx.db
     .prepare('UPDATE charge_authorizations SET active = 1, payment_method = ? WHERE id = ?')

@@ -1,29 +1,20 @@
 import type { ApplyCheckDepositRequest } from '../../service/schemas/index.js';
-import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { isoDate } from '../store/clock.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
-import {
-  findLiveExternalPaymentByReference,
-  insertExternalPayment,
-  type Recorded,
-} from './external-payments.js';
-import { limitOffset, type Page } from './paging.js';
+import { insertExternalPayment, type Recorded, repeatedReference } from './external-payments.js';
+import { type Page, pageOfRows } from './paging.js';
 import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
 import type { CheckDepositRow, ExternalPaymentRow, PaymentLinkRow } from './rows.js';
 
 export function getCheckDepositRow(reader: Reader, orgId: string, depositId: string): CheckDepositRow {
-  const row = reader.db
-    .prepare('SELECT * FROM check_deposits WHERE id = ? AND org_id = ?')
-    .get(depositId, orgId) as CheckDepositRow | undefined;
-  if (!row) throw notFound('check deposit', depositId);
-  return row;
+  return getOrgRow(reader.db, 'check_deposits', 'check deposit', orgId, depositId);
 }
 
 export function depositApplications(reader: Reader, depositId: string): ExternalPaymentRow[] {
-  return reader.db
-    .prepare('SELECT * FROM external_payments WHERE check_deposit_id = ? AND voided = 0 ORDER BY seq')
-    .all(depositId) as ExternalPaymentRow[];
+  return rowsInOrder(reader.db, 'external_payments', 'check_deposit_id = ? AND voided = 0', depositId);
 }
 
 /** Summed in SQL over the deposit's index: reading every application on each apply slowed applies as they grew. */
@@ -54,13 +45,7 @@ export function depositCheck(
     returned_at: null,
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO check_deposits (id, org_id, transfer_id, amount_cents, status, memo, created_at, cleared_at, returned_at, seq)
-       VALUES (@id, @org_id, @transfer_id, @amount_cents, @status, @memo, @created_at, @cleared_at, @returned_at, @seq)`,
-    )
-    .run(row);
-  return row;
+  return insertRow(tx.db, 'check_deposits', row);
 }
 
 /**
@@ -75,16 +60,11 @@ export function applyCheckDeposit(
 ): Recorded<ExternalPaymentRow> {
   const deposit = getCheckDepositRow(tx, orgId, depositId);
   const link = getPaymentLinkRow(tx, orgId, input.paymentLinkId);
-  if (input.externalReferenceId !== undefined) {
-    const existing = findLiveExternalPaymentByReference(tx, link.id, input.externalReferenceId);
-    if (existing) {
-      const same =
-        existing.check_deposit_id === deposit.id &&
-        (input.amountCents === undefined || existing.amount_cents === input.amountCents);
-      if (!same) throw referenceConflict(input.externalReferenceId);
-      return { row: existing, link, created: false };
-    }
-  }
+  const same = (existing: ExternalPaymentRow) =>
+    existing.check_deposit_id === deposit.id &&
+    (input.amountCents === undefined || existing.amount_cents === input.amountCents);
+  const repeat = repeatedReference(tx, 'external_payments', link, input.externalReferenceId, same);
+  if (repeat) return repeat;
   if (deposit.status === 'RETURNED' || deposit.status === 'REJECTED') {
     throw badRequest(`check deposit ${deposit.id} was ${deposit.status.toLowerCase()}`);
   }
@@ -122,15 +102,7 @@ export function listCheckDeposits(
   orgId: string,
   filter: Page & { status?: string | undefined },
 ): { rows: CheckDepositRow[]; total: number } {
-  const clause = filter.status === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND status = @status';
-  const params = { orgId, status: filter.status, ...limitOffset(filter) };
-  const total = (
-    reader.db.prepare(`SELECT COUNT(*) AS n FROM check_deposits WHERE ${clause}`).get(params) as { n: number }
-  ).n;
-  const rows = reader.db
-    .prepare(`SELECT * FROM check_deposits WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(params) as CheckDepositRow[];
-  return { rows, total };
+  return pageOfRows(reader, 'check_deposits', { 'org_id = ?': orgId, 'status = ?': filter.status }, filter);
 }
 
 /** Sandbox: the bank cleared the check. */

@@ -3,18 +3,14 @@ import type {
   ListCustomersQuery,
   UpdateCustomerRequest,
 } from '../../service/schemas/index.js';
-import { notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { limitOffset } from './paging.js';
 import { bit, type CustomerRow } from './rows.js';
 
 export function getCustomerRow(reader: Reader, orgId: string, customerId: string): CustomerRow {
-  const row = reader.db
-    .prepare('SELECT * FROM customers WHERE id = ? AND org_id = ?')
-    .get(customerId, orgId) as CustomerRow | undefined;
-  if (!row) throw notFound('customer', customerId);
-  return row;
+  return getOrgRow(reader.db, 'customers', 'customer', orgId, customerId);
 }
 
 export function createCustomer(tx: Tx, orgId: string, input: CreateCustomerRequest): CustomerRow {
@@ -65,9 +61,7 @@ export function listCustomers(
   orgId: string,
   query: ListCustomersQuery,
 ): { rows: CustomerRow[]; total: number } {
-  const all = reader.db
-    .prepare('SELECT * FROM customers WHERE org_id = ? ORDER BY seq')
-    .all(orgId) as CustomerRow[];
+  const all = rowsInOrder<CustomerRow>(reader.db, 'customers', 'org_id = ?', orgId);
   const name = query.name?.toLowerCase();
   const email = query.email?.toLowerCase();
   // Filtered in code: emails are a JSON array, and SQLite's LIKE folds ASCII case only.

@@ -1,15 +1,14 @@
 import type { RecordDebitMemoRequest } from '../../service/schemas/index.js';
-import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
-import type { Recorded } from './external-payments.js';
-import { getPaymentLinkRow, rederiveLinkStatus } from './payment-links.js';
+import { type Recorded, repeatedReference } from './external-payments.js';
+import { getPaymentLinkRow, rederiveLinkStatus, voidLinkRecord } from './payment-links.js';
 import type { DebitMemoRow, PaymentLinkRow } from './rows.js';
 
 export function liveDebitMemos(reader: Reader, linkId: string): DebitMemoRow[] {
-  return reader.db
-    .prepare('SELECT * FROM debit_memos WHERE payment_link_id = ? AND voided = 0 ORDER BY seq')
-    .all(linkId) as DebitMemoRow[];
+  return rowsInOrder(reader.db, 'debit_memos', 'payment_link_id = ? AND voided = 0', linkId);
 }
 
 /** D15: raises requestedAmountCents, so a PAID link reopens; the D14 reference rule in its own namespace. */
@@ -20,19 +19,10 @@ export function recordDebitMemo(
   input: RecordDebitMemoRequest,
 ): Recorded<DebitMemoRow> {
   const link = getPaymentLinkRow(tx, orgId, linkId);
-  if (input.externalReferenceId !== undefined) {
-    const existing = tx.db
-      .prepare(
-        'SELECT * FROM debit_memos WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0',
-      )
-      .get(linkId, input.externalReferenceId) as DebitMemoRow | undefined;
-    if (existing) {
-      if (existing.amount_cents !== input.amountCents || existing.description !== input.description) {
-        throw referenceConflict(input.externalReferenceId);
-      }
-      return { row: existing, link, created: false };
-    }
-  }
+  const same = (existing: DebitMemoRow) =>
+    existing.amount_cents === input.amountCents && existing.description === input.description;
+  const repeat = repeatedReference(tx, 'debit_memos', link, input.externalReferenceId, same);
+  if (repeat) return repeat;
   if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
   const row: DebitMemoRow = {
     id: newId('dm'),
@@ -45,12 +35,7 @@ export function recordDebitMemo(
     created_at: tx.now.toISOString(),
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO debit_memos (id, org_id, payment_link_id, amount_cents, description, voided, external_reference_id, created_at, seq)
-       VALUES (@id, @org_id, @payment_link_id, @amount_cents, @description, @voided, @external_reference_id, @created_at, @seq)`,
-    )
-    .run(row);
+  insertRow(tx.db, 'debit_memos', row);
   return { row, link: rederiveLinkStatus(tx, linkId), created: true };
 }
 
@@ -61,11 +46,5 @@ export function voidDebitMemo(
   linkId: string,
   debitMemoId: string,
 ): { row: DebitMemoRow; link: PaymentLinkRow } {
-  getPaymentLinkRow(tx, orgId, linkId);
-  const row = tx.db
-    .prepare('SELECT * FROM debit_memos WHERE id = ? AND payment_link_id = ? AND org_id = ?')
-    .get(debitMemoId, linkId, orgId) as DebitMemoRow | undefined;
-  if (!row) throw notFound('debit memo', debitMemoId);
-  if (row.voided === 0) tx.db.prepare('UPDATE debit_memos SET voided = 1 WHERE id = ?').run(row.id);
-  return { row: { ...row, voided: 1 }, link: rederiveLinkStatus(tx, linkId) };
+  return voidLinkRecord(tx, 'debit_memos', 'debit memo', orgId, linkId, debitMemoId);
 }

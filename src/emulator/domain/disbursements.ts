@@ -1,19 +1,16 @@
 import { getOrganization } from '../auth/organizations.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { isoDate } from '../store/clock.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { addBalanceEntry } from './balance.js';
-import { limitOffset, type Page } from './paging.js';
+import { type Page, pageOfRows } from './paging.js';
 import { netPaymentCents } from './payments.js';
 import type { DisbursementRow, PaymentRow } from './rows.js';
 
 export function getDisbursementRow(reader: Reader, orgId: string, disbursementId: string): DisbursementRow {
-  const row = reader.db
-    .prepare('SELECT * FROM disbursements WHERE id = ? AND org_id = ?')
-    .get(disbursementId, orgId) as DisbursementRow | undefined;
-  if (!row) throw notFound('disbursement', disbursementId);
-  return row;
+  return getOrgRow(reader.db, 'disbursements', 'disbursement', orgId, disbursementId);
 }
 
 export function disbursementPaymentIds(reader: Reader, disbursementId: string): string[] {
@@ -48,12 +45,7 @@ export function batchDisbursement(tx: Tx, orgId: string): DisbursementRow {
     paid_at: null,
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO disbursements (id, org_id, status, amount_cents, bank_name, account_number_last_four, created_at, paid_at, seq)
-       VALUES (@id, @org_id, @status, @amount_cents, @bank_name, @account_number_last_four, @created_at, @paid_at, @seq)`,
-    )
-    .run(row);
+  insertRow(tx.db, 'disbursements', row);
   const mark = tx.db.prepare('UPDATE payments SET disbursement_id = ? WHERE id = ?');
   for (const payment of payments) mark.run(row.id, payment.id);
   addBalanceEntry(tx, orgId, -amount, 'disbursement', row.id);
@@ -92,12 +84,5 @@ export function listDisbursements(
   orgId: string,
   page: Page,
 ): { rows: DisbursementRow[]; total: number } {
-  const total = (
-    reader.db.prepare('SELECT COUNT(*) AS n FROM disbursements WHERE org_id = ?').get(orgId) as { n: number }
-  ).n;
-  const { limit, offset } = limitOffset(page);
-  const rows = reader.db
-    .prepare('SELECT * FROM disbursements WHERE org_id = ? ORDER BY seq LIMIT ? OFFSET ?')
-    .all(orgId, limit, offset) as DisbursementRow[];
-  return { rows, total };
+  return pageOfRows(reader, 'disbursements', { 'org_id = ?': orgId }, page);
 }

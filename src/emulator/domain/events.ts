@@ -1,5 +1,6 @@
+import { rowsInOrder } from '../store/sql.js';
 import type { EventRow, Reader } from '../store/store.js';
-import { limitOffset, type Page } from './paging.js';
+import { type Page, pageOfRows } from './paging.js';
 
 export interface DeliveryAttemptRow {
   id: number;
@@ -17,16 +18,7 @@ export function listEvents(
   orgId: string,
   filter: Page & { category?: string | undefined },
 ): { rows: EventRow[]; total: number } {
-  const clause =
-    filter.category === undefined ? 'org_id = @orgId' : 'org_id = @orgId AND category = @category';
-  const params = { orgId, category: filter.category, ...limitOffset(filter) };
-  const total = (
-    reader.db.prepare(`SELECT COUNT(*) AS n FROM events WHERE ${clause}`).get(params) as { n: number }
-  ).n;
-  const rows = reader.db
-    .prepare(`SELECT * FROM events WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(params) as EventRow[];
-  return { rows, total };
+  return pageOfRows(reader, 'events', { 'org_id = ?': orgId, 'category = ?': filter.category }, filter);
 }
 
 export function getEventRow(reader: Reader, orgId: string, eventId: string): EventRow | undefined {
@@ -43,7 +35,5 @@ export function eventAttempts(reader: Reader, eventId: string): DeliveryAttemptR
 
 /** Outbox rows a crash left undispatched; sent again at startup. */
 export function undispatchedEvents(reader: Reader): EventRow[] {
-  return reader.db
-    .prepare('SELECT * FROM events WHERE dispatched_at IS NULL ORDER BY seq')
-    .all() as EventRow[];
+  return rowsInOrder(reader.db, 'events', 'dispatched_at IS NULL');
 }

@@ -1,8 +1,14 @@
 import type { RecordExternalPaymentRequest } from '../../service/schemas/index.js';
-import { badRequest, notFound, referenceConflict } from '../errors.js';
+import { badRequest, referenceConflict } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
-import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
+import {
+  getPaymentLinkRow,
+  linkRemainingCents,
+  rederiveLinkStatus,
+  voidLinkRecord,
+} from './payment-links.js';
 import type { ExternalPaymentRow, PaymentLinkRow } from './rows.js';
 
 export interface Recorded<T> {
@@ -12,22 +18,29 @@ export interface Recorded<T> {
   created: boolean;
 }
 
-export function findLiveExternalPaymentByReference(
+/**
+ * D14: the link's live record (external payment or debit memo) already under this reference. The same record
+ * asked for again comes back as it is, not created (200); anything else under the reference is a conflict (409).
+ * Undefined when no reference is given or it is new.
+ */
+export function repeatedReference<T>(
   reader: Reader,
-  linkId: string,
-  reference: string,
-): ExternalPaymentRow | undefined {
-  return reader.db
-    .prepare(
-      'SELECT * FROM external_payments WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0',
-    )
-    .get(linkId, reference) as ExternalPaymentRow | undefined;
+  table: 'external_payments' | 'debit_memos',
+  link: PaymentLinkRow,
+  reference: string | undefined,
+  same: (existing: T) => boolean,
+): Recorded<T> | undefined {
+  if (reference === undefined) return undefined;
+  const existing = reader.db
+    .prepare(`SELECT * FROM ${table} WHERE payment_link_id = ? AND external_reference_id = ? AND voided = 0`)
+    .get(link.id, reference) as T | undefined;
+  if (!existing) return undefined;
+  if (!same(existing)) throw referenceConflict(reference);
+  return { row: existing, link, created: false };
 }
 
 export function liveExternalPayments(reader: Reader, linkId: string): ExternalPaymentRow[] {
-  return reader.db
-    .prepare('SELECT * FROM external_payments WHERE payment_link_id = ? AND voided = 0 ORDER BY seq')
-    .all(linkId) as ExternalPaymentRow[];
+  return rowsInOrder(reader.db, 'external_payments', 'payment_link_id = ? AND voided = 0', linkId);
 }
 
 export function insertExternalPayment(
@@ -50,15 +63,7 @@ export function insertExternalPayment(
     created_at: tx.now.toISOString(),
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO external_payments (id, org_id, payment_link_id, amount_cents, paid_at, voided, external_reference_id,
-         check_deposit_id, service_banking_transfer_id, created_at, seq)
-       VALUES (@id, @org_id, @payment_link_id, @amount_cents, @paid_at, @voided, @external_reference_id,
-         @check_deposit_id, @service_banking_transfer_id, @created_at, @seq)`,
-    )
-    .run(row);
-  return row;
+  return insertRow(tx.db, 'external_payments', row);
 }
 
 /** 4.2 with D13 and D14. */
@@ -69,17 +74,12 @@ export function recordExternalPayment(
   input: RecordExternalPaymentRequest,
 ): Recorded<ExternalPaymentRow> {
   const link = getPaymentLinkRow(tx, orgId, linkId);
-  if (input.externalReferenceId !== undefined) {
-    const existing = findLiveExternalPaymentByReference(tx, linkId, input.externalReferenceId);
-    if (existing) {
-      const same =
-        existing.check_deposit_id === null &&
-        existing.amount_cents === input.amountCents &&
-        existing.paid_at === input.paidAt;
-      if (!same) throw referenceConflict(input.externalReferenceId);
-      return { row: existing, link, created: false };
-    }
-  }
+  const same = (existing: ExternalPaymentRow) =>
+    existing.check_deposit_id === null &&
+    existing.amount_cents === input.amountCents &&
+    existing.paid_at === input.paidAt;
+  const repeat = repeatedReference(tx, 'external_payments', link, input.externalReferenceId, same);
+  if (repeat) return repeat;
   if (link.archived === 1) throw badRequest(`payment link ${linkId} is archived`);
   const remaining = linkRemainingCents(tx, link);
   if (input.amountCents > remaining) {
@@ -106,11 +106,5 @@ export function voidExternalPayment(
   linkId: string,
   externalPaymentId: string,
 ): { row: ExternalPaymentRow; link: PaymentLinkRow } {
-  getPaymentLinkRow(tx, orgId, linkId);
-  const row = tx.db
-    .prepare('SELECT * FROM external_payments WHERE id = ? AND payment_link_id = ? AND org_id = ?')
-    .get(externalPaymentId, linkId, orgId) as ExternalPaymentRow | undefined;
-  if (!row) throw notFound('external payment', externalPaymentId);
-  if (row.voided === 0) tx.db.prepare('UPDATE external_payments SET voided = 1 WHERE id = ?').run(row.id);
-  return { row: { ...row, voided: 1 }, link: rederiveLinkStatus(tx, linkId) };
+  return voidLinkRecord(tx, 'external_payments', 'external payment', orgId, linkId, externalPaymentId);
 }

@@ -1,17 +1,14 @@
 import type { CreatePaymentLinkRequest, UpdatePaymentLinkRequest } from '../../service/schemas/index.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { getCustomerRow } from './customers.js';
-import { limitOffset, type Page } from './paging.js';
+import { type Page, pageOfRows } from './paging.js';
 import { bit, type PaymentLinkRow } from './rows.js';
 
 export function getPaymentLinkRow(reader: Reader, orgId: string, linkId: string): PaymentLinkRow {
-  const row = reader.db
-    .prepare('SELECT * FROM payment_links WHERE id = ? AND org_id = ?')
-    .get(linkId, orgId) as PaymentLinkRow | undefined;
-  if (!row) throw notFound('payment link', linkId);
-  return row;
+  return getOrgRow(reader.db, 'payment_links', 'payment link', orgId, linkId);
 }
 
 /** requestedAmountCents as returned: the link's own amount plus its live debit memos (2.1, D10). */
@@ -134,16 +131,29 @@ export function listPaymentLinks(
   orgId: string,
   filter: Page & { customerId?: string | undefined; status?: string | undefined },
 ): { rows: PaymentLinkRow[]; total: number } {
-  const where = ['org_id = @orgId'];
-  if (filter.customerId !== undefined) where.push('customer_id = @customerId');
-  if (filter.status !== undefined) where.push('status = @status');
-  const params = { orgId, customerId: filter.customerId, status: filter.status, ...limitOffset(filter) };
-  const clause = where.join(' AND ');
-  const total = (
-    reader.db.prepare(`SELECT COUNT(*) AS n FROM payment_links WHERE ${clause}`).get(params) as { n: number }
-  ).n;
-  const rows = reader.db
-    .prepare(`SELECT * FROM payment_links WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(params) as PaymentLinkRow[];
-  return { rows, total };
+  const conditions = {
+    'org_id = ?': orgId,
+    'customer_id = ?': filter.customerId,
+    'status = ?': filter.status,
+  };
+  return pageOfRows(reader, 'payment_links', conditions, filter);
+}
+
+/**
+ * D12 for an external payment or a debit memo of the link: idempotent, and the link's status is derived again.
+ * The record must belong to this link and organization, else 404 naming it.
+ */
+export function voidLinkRecord<T extends { id: string; payment_link_id: string; voided: number }>(
+  tx: Tx,
+  table: 'external_payments' | 'debit_memos',
+  what: string,
+  orgId: string,
+  linkId: string,
+  recordId: string,
+): { row: T; link: PaymentLinkRow } {
+  getPaymentLinkRow(tx, orgId, linkId);
+  const row = getOrgRow<T>(tx.db, table, what, orgId, recordId);
+  if (row.payment_link_id !== linkId) throw notFound(what, recordId);
+  if (row.voided === 0) tx.db.prepare(`UPDATE ${table} SET voided = 1 WHERE id = ?`).run(row.id);
+  return { row: { ...row, voided: 1 }, link: rederiveLinkStatus(tx, linkId) };
 }

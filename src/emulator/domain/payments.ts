@@ -2,12 +2,14 @@ import type { PaymentMethod, RefundPaymentRequest } from '../../service/schemas/
 import { getOrganization } from '../auth/organizations.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import { addBalanceEntry } from './balance.js';
 import { cardFeeCents, passedThroughCents } from './fees.js';
-import { limitOffset, type Page } from './paging.js';
+import { type Page, pageOfRows } from './paging.js';
 import { getPaymentLinkRow, linkRemainingCents, rederiveLinkStatus } from './payment-links.js';
 import type { PaymentRow, RefundRow } from './rows.js';
+import { SANDBOX_PAYER_BILLING, sandboxPayerMethod } from './sandbox-payer.js';
 import {
   effectiveAchEnabled,
   effectiveCreditCardEnabled,
@@ -20,18 +22,12 @@ export const ACH_RETURN_WINDOW_DAYS = 60;
 export type PaymentStatusValue = 'PENDING' | 'SUCCEEDED' | 'REFUNDED' | 'FAILED';
 
 export function getPaymentRow(reader: Reader, orgId: string, paymentId: string): PaymentRow {
-  const row = reader.db.prepare('SELECT * FROM payments WHERE id = ? AND org_id = ?').get(paymentId, orgId) as
-    | PaymentRow
-    | undefined;
-  if (!row) throw notFound('payment', paymentId);
-  return row;
+  return getOrgRow(reader.db, 'payments', 'payment', orgId, paymentId);
 }
 
 /** Refunds as listed on the payment: live and voided ones; a returned ACH refund credit leaves (D19). */
 export function listedRefunds(reader: Reader, paymentId: string): RefundRow[] {
-  return reader.db
-    .prepare('SELECT * FROM refunds WHERE payment_id = ? AND returned = 0 ORDER BY seq')
-    .all(paymentId) as RefundRow[];
+  return rowsInOrder(reader.db, 'refunds', 'payment_id = ? AND returned = 0', paymentId);
 }
 
 export function liveRefundedCents(reader: Reader, paymentId: string): number {
@@ -65,29 +61,12 @@ export interface PayLinkInput {
 function paymentMethodFor(reader: Reader, orgId: string, method: PayLinkInput['method']): PaymentMethod {
   const org = getOrganization(reader, orgId)!;
   return {
-    id: newId('pm'),
-    type: method,
-    achDetails:
-      method === 'ACH'
-        ? { bankName: 'Payer Bank', routingNumber: '011000015', accountNumberLastFour: '6789' }
-        : null,
-    cardDetails:
-      method === 'Card'
-        ? { brand: 'visa', last4: '4242', holderName: 'Sandbox Payer', expMonth: '12', expYear: '2030' }
-        : null,
+    ...sandboxPayerMethod(method),
     serviceBalanceDetails:
       method === 'ServiceBalance'
         ? { nickname: 'Operating', accountNumberLastFour: org.bank_account_last_four, spendableCents: null }
         : null,
-    billingDetails: {
-      name: 'Sandbox Payer',
-      companyName: null,
-      street: null,
-      city: null,
-      state: null,
-      zip: null,
-      email: 'payer@example.com',
-    },
+    billingDetails: { ...SANDBOX_PAYER_BILLING, email: 'payer@example.com' },
   };
 }
 
@@ -138,16 +117,7 @@ export function payPaymentLink(tx: Tx, orgId: string, linkId: string, input: Pay
     settled_at: settledAtOnce ? tx.now.toISOString() : null,
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO payments (id, org_id, payment_link_id, method_type, payment_method, amount_cents, charged_amount_cents,
-         fee_cents, platform_fee_cents, settled, sent_to_network, cancelled, returned, disbursement_id, created_at_ms,
-         settled_at, seq)
-       VALUES (@id, @org_id, @payment_link_id, @method_type, @payment_method, @amount_cents, @charged_amount_cents,
-         @fee_cents, @platform_fee_cents, @settled, @sent_to_network, @cancelled, @returned, @disbursement_id,
-         @created_at_ms, @settled_at, @seq)`,
-    )
-    .run(row);
+  insertRow(tx.db, 'payments', row);
   if (settledAtOnce) addBalanceEntry(tx, orgId, amount - row.platform_fee_cents, 'payment settled', row.id);
   rederiveLinkStatus(tx, linkId);
   tx.emit({ orgId, category: 'payment.made', objectType: 'payment', objectId: row.id });
@@ -287,27 +257,15 @@ export function listPayments(
   orgId: string,
   filter: Page & { paymentLinkId?: string | undefined; since?: string | undefined },
 ): { rows: PaymentRow[]; total: number } {
-  const where = ['org_id = @orgId'];
-  if (filter.paymentLinkId !== undefined) where.push('payment_link_id = @paymentLinkId');
-  if (filter.since !== undefined) where.push('created_at_ms >= @sinceMs');
-  const params = {
-    orgId,
-    paymentLinkId: filter.paymentLinkId,
-    sinceMs: filter.since === undefined ? undefined : Date.parse(`${filter.since}T00:00:00.000Z`),
-    ...limitOffset(filter),
+  const sinceMs = filter.since === undefined ? undefined : Date.parse(`${filter.since}T00:00:00.000Z`);
+  const conditions = {
+    'org_id = ?': orgId,
+    'payment_link_id = ?': filter.paymentLinkId,
+    'created_at_ms >= ?': sinceMs,
   };
-  const clause = where.join(' AND ');
-  const total = (
-    reader.db.prepare(`SELECT COUNT(*) AS n FROM payments WHERE ${clause}`).get(params) as { n: number }
-  ).n;
-  const rows = reader.db
-    .prepare(`SELECT * FROM payments WHERE ${clause} ORDER BY seq LIMIT @limit OFFSET @offset`)
-    .all(params) as PaymentRow[];
-  return { rows, total };
+  return pageOfRows(reader, 'payments', conditions, filter);
 }
 
 export function linkPayments(reader: Reader, linkId: string): PaymentRow[] {
-  return reader.db
-    .prepare('SELECT * FROM payments WHERE payment_link_id = ? ORDER BY seq')
-    .all(linkId) as PaymentRow[];
+  return rowsInOrder(reader.db, 'payments', 'payment_link_id = ?', linkId);
 }

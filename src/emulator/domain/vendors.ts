@@ -5,8 +5,9 @@ import type {
   VendorAchDetails,
   WireDetails,
 } from '../../service/schemas/index.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
+import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { VendorDeliveryMethodRow, VendorRow } from './rows.js';
 
@@ -17,11 +18,7 @@ export type DeliveryMethodDetails =
 
 /** D26: a deleted vendor answers 404 like a missing one. */
 export function getVendorRow(reader: Reader, orgId: string, vendorId: string): VendorRow {
-  const row = reader.db
-    .prepare('SELECT * FROM vendors WHERE id = ? AND org_id = ? AND deleted = 0')
-    .get(vendorId, orgId) as VendorRow | undefined;
-  if (!row) throw notFound('vendor', vendorId);
-  return row;
+  return getOrgRow(reader.db, 'vendors', 'vendor', orgId, vendorId, 'deleted = 0');
 }
 
 export function createVendor(tx: Tx, orgId: string, input: CreateVendorRequest): VendorRow {
@@ -33,18 +30,11 @@ export function createVendor(tx: Tx, orgId: string, input: CreateVendorRequest):
     deleted: 0,
     created_at: tx.now.toISOString(),
   };
-  tx.db
-    .prepare(
-      'INSERT INTO vendors (id, org_id, name, email, deleted, created_at) VALUES (@id, @org_id, @name, @email, @deleted, @created_at)',
-    )
-    .run(row);
-  return row;
+  return insertRow(tx.db, 'vendors', row);
 }
 
 export function currentDeliveryMethods(reader: Reader, vendorId: string): VendorDeliveryMethodRow[] {
-  return reader.db
-    .prepare('SELECT * FROM vendor_delivery_methods WHERE vendor_id = ? AND replaced = 0 ORDER BY seq')
-    .all(vendorId) as VendorDeliveryMethodRow[];
+  return rowsInOrder(reader.db, 'vendor_delivery_methods', 'vendor_id = ? AND replaced = 0', vendorId);
 }
 
 /**
@@ -72,12 +62,7 @@ export function setDeliveryMethod(
     created_at: tx.now.toISOString(),
     seq: tx.seq(),
   };
-  tx.db
-    .prepare(
-      `INSERT INTO vendor_delivery_methods (id, vendor_id, type, details, replaced, created_at, seq)
-       VALUES (@id, @vendor_id, @type, @details, @replaced, @created_at, @seq)`,
-    )
-    .run(row);
+  insertRow(tx.db, 'vendor_delivery_methods', row);
   tx.emit({ orgId, category: 'vendor.payout_method_updated', objectType: 'vendor', objectId: vendorId });
   return row;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { WEBHOOK_SECRET_PREFIX } from '../../service/schemas/index.js';
 import { newId } from '../store/ids.js';
+import { insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { WebhookSubscriptionRow } from './rows.js';
 
@@ -33,13 +34,7 @@ export function createWebhookSubscription(
     created_at: tx.now.toISOString(),
     replaced_at: null,
   };
-  tx.db
-    .prepare(
-      `INSERT INTO webhook_subscriptions (id, org_id, kind, url, secret, created_at, replaced_at)
-       VALUES (@id, @org_id, @kind, @url, @secret, @created_at, @replaced_at)`,
-    )
-    .run(row);
-  return row;
+  return insertRow(tx.db, 'webhook_subscriptions', row);
 }
 
 export function activeSubscriptions(

@@ -9,20 +9,17 @@ import { createCustomer, getCustomerRow, listCustomers, updateCustomer } from '.
 import { customerView } from '../views/money-views.js';
 import type { RouteDeps } from './deps.js';
 import { parseInput } from './input.js';
+import { createRoute, getRoute, listRoute } from './resource.js';
 
 type CustomerParams = { customerId: string };
 
 export function customerRoutes(app: FastifyInstance, { store }: RouteDeps): void {
-  app.post('/customer', async (request, reply) => {
-    const input = parseInput(CreateCustomerRequest, request.body);
-    const orgId = orgIdOf(request);
-    return reply.code(201).send(store.write((tx) => customerView(tx, createCustomer(tx, orgId, input))));
-  });
-
-  app.get<{ Params: CustomerParams }>('/customer/:customerId', async (request) => {
-    const orgId = orgIdOf(request);
-    return store.read((r) => customerView(r, getCustomerRow(r, orgId, request.params.customerId)));
-  });
+  createRoute(app, store, '/customer', CreateCustomerRequest, (tx, orgId, input) =>
+    customerView(tx, createCustomer(tx, orgId, input)),
+  );
+  getRoute(app, store, '/customer/:customerId', (r, orgId, id) =>
+    customerView(r, getCustomerRow(r, orgId, id)),
+  );
 
   app.put<{ Params: CustomerParams }>('/customer/:customerId', async (request) => {
     const input = parseInput(UpdateCustomerRequest, request.body);
@@ -30,12 +27,5 @@ export function customerRoutes(app: FastifyInstance, { store }: RouteDeps): void
     return store.write((tx) => customerView(tx, updateCustomer(tx, orgId, request.params.customerId, input)));
   });
 
-  app.get('/customers', async (request) => {
-    const query = parseInput(ListCustomersQuery, request.query, 'query');
-    const orgId = orgIdOf(request);
-    return store.read((r) => {
-      const { rows, total } = listCustomers(r, orgId, query);
-      return { customers: rows.map((row) => customerView(r, row)), totalResults: total };
-    });
-  });
+  listRoute(app, store, '/customers', ListCustomersQuery, 'customers', listCustomers, customerView);
 }

@@ -10,21 +10,11 @@ import { getPaymentRow, listPayments, refundPayment } from '../domain/payments.j
 import { disbursementView, paymentView } from '../views/money-views.js';
 import type { RouteDeps } from './deps.js';
 import { parseInput } from './input.js';
+import { getRoute, listRoute } from './resource.js';
 
 export function paymentRoutes(app: FastifyInstance, { store }: RouteDeps): void {
-  app.get<{ Params: { paymentId: string } }>('/payment/:paymentId', async (request) => {
-    const orgId = orgIdOf(request);
-    return store.read((r) => paymentView(r, getPaymentRow(r, orgId, request.params.paymentId)));
-  });
-
-  app.get('/payments', async (request) => {
-    const query = parseInput(ListPaymentsQuery, request.query, 'query');
-    const orgId = orgIdOf(request);
-    return store.read((r) => {
-      const { rows, total } = listPayments(r, orgId, query);
-      return { payments: rows.map((row) => paymentView(r, row)), totalResults: total };
-    });
-  });
+  getRoute(app, store, '/payment/:paymentId', (r, orgId, id) => paymentView(r, getPaymentRow(r, orgId, id)));
+  listRoute(app, store, '/payments', ListPaymentsQuery, 'payments', listPayments, paymentView);
 
   // 4.4 with D17-D18: needs PAYMENTS_REFUND.
   app.post<{ Params: { paymentId: string } }>('/payment/:paymentId/refund', async (request) => {
@@ -38,19 +28,16 @@ export function paymentRoutes(app: FastifyInstance, { store }: RouteDeps): void 
     return payment;
   });
 
-  app.get<{ Params: { disbursementId: string } }>('/disbursement/:disbursementId', async (request) => {
-    const orgId = orgIdOf(request);
-    return store.read((r) =>
-      disbursementView(r, getDisbursementRow(r, orgId, request.params.disbursementId)),
-    );
-  });
-
-  app.get('/disbursements', async (request) => {
-    const query = parseInput(ListDisbursementsQuery, request.query, 'query');
-    const orgId = orgIdOf(request);
-    return store.read((r) => {
-      const { rows, total } = listDisbursements(r, orgId, query);
-      return { disbursements: rows.map((row) => disbursementView(r, row)), totalResults: total };
-    });
-  });
+  getRoute(app, store, '/disbursement/:disbursementId', (r, orgId, id) =>
+    disbursementView(r, getDisbursementRow(r, orgId, id)),
+  );
+  listRoute(
+    app,
+    store,
+    '/disbursements',
+    ListDisbursementsQuery,
+    'disbursements',
+    listDisbursements,
+    (r, row) => disbursementView(r, row),
+  );
 }

@@ -17,20 +17,15 @@ import { createVendor, deleteVendor, getVendorRow, setAchDeliveryMethod } from '
 import { billPaymentView, billView, vendorView } from '../views/payables-views.js';
 import type { RouteDeps } from './deps.js';
 import { parseInput } from './input.js';
+import { createRoute, getRoute } from './resource.js';
 
 type VendorParams = { vendorId: string };
 
 export function vendorRoutes(app: FastifyInstance, { store }: RouteDeps): void {
-  app.post('/vendor', async (request, reply) => {
-    const input = parseInput(CreateVendorRequest, request.body);
-    const orgId = orgIdOf(request);
-    return reply.code(201).send(store.write((tx) => vendorView(tx, createVendor(tx, orgId, input))));
-  });
-
-  app.get<{ Params: VendorParams }>('/vendor/:vendorId', async (request) => {
-    const orgId = orgIdOf(request);
-    return store.read((r) => vendorView(r, getVendorRow(r, orgId, request.params.vendorId)));
-  });
+  createRoute(app, store, '/vendor', CreateVendorRequest, (tx, orgId, input) =>
+    vendorView(tx, createVendor(tx, orgId, input)),
+  );
+  getRoute(app, store, '/vendor/:vendorId', (r, orgId, id) => vendorView(r, getVendorRow(r, orgId, id)));
 
   // 4.10, both paths; vendor.payout_method_updated (D31).
   for (const path of ['/vendor/:vendorId/deliveryMethod/ach', '/vendor/:vendorId/payoutMethod/ach']) {
@@ -52,16 +47,10 @@ export function vendorRoutes(app: FastifyInstance, { store }: RouteDeps): void {
     return { message: `vendor ${request.params.vendorId} deleted` };
   });
 
-  app.post('/bill', async (request, reply) => {
-    const input = parseInput(CreateBillRequest, request.body);
-    const orgId = orgIdOf(request);
-    return reply.code(201).send(store.write((tx) => billView(tx, createBill(tx, orgId, input))));
-  });
-
-  app.get<{ Params: { billId: string } }>('/bill/:billId', async (request) => {
-    const orgId = orgIdOf(request);
-    return store.read((r) => billView(r, getBillRow(r, orgId, request.params.billId)));
-  });
+  createRoute(app, store, '/bill', CreateBillRequest, (tx, orgId, input) =>
+    billView(tx, createBill(tx, orgId, input)),
+  );
+  getRoute(app, store, '/bill/:billId', (r, orgId, id) => billView(r, getBillRow(r, orgId, id)));
 
   app.post<{ Params: { billId: string } }>('/bill/:billId/billPayment', async (request, reply) => {
     const input = parseInput(CreateBillPaymentRequest, request.body);
@@ -73,10 +62,9 @@ export function vendorRoutes(app: FastifyInstance, { store }: RouteDeps): void {
     return reply.code(201).send(view);
   });
 
-  app.get<{ Params: { billPaymentId: string } }>('/billPayment/:billPaymentId', async (request) => {
-    const orgId = orgIdOf(request);
-    return store.read((r) => billPaymentView(getBillPaymentRow(r, orgId, request.params.billPaymentId)));
-  });
+  getRoute(app, store, '/billPayment/:billPaymentId', (r, orgId, id) =>
+    billPaymentView(getBillPaymentRow(r, orgId, id)),
+  );
 
   app.post<{ Params: { billPaymentId: string } }>('/billPayment/:billPaymentId/cancel', async (request) => {
     const orgId = orgIdOf(request);

@@ -3,18 +3,16 @@ import { DepositCheckFields } from '../../service/schemas/index.js';
 import { orgIdOf } from '../auth/authenticate.js';
 import { clearCheckDeposit, depositCheck, returnCheckDeposit } from '../domain/check-deposits.js';
 import type { RouteDeps } from '../routes/deps.js';
-import { parseInput } from '../routes/input.js';
+import { createRoute } from '../routes/resource.js';
 import { checkDepositView } from '../views/money-views.js';
 
 type DepositParams = { checkDepositId: string };
 
 /** D34: deposit a check without images, and the bank's verdicts. */
 export function sandboxBankingRoutes(app: FastifyInstance, { store }: RouteDeps): void {
-  app.post('/sandbox/checkDeposits', async (request, reply) => {
-    const input = parseInput(DepositCheckFields, request.body);
-    const orgId = orgIdOf(request);
-    return reply.code(201).send(store.write((tx) => checkDepositView(tx, depositCheck(tx, orgId, input))));
-  });
+  createRoute(app, store, '/sandbox/checkDeposits', DepositCheckFields, (tx, orgId, input) =>
+    checkDepositView(tx, depositCheck(tx, orgId, input)),
+  );
 
   app.post<{ Params: DepositParams }>('/sandbox/checkDeposits/:checkDepositId/clear', async (request) => {
     const orgId = orgIdOf(request);

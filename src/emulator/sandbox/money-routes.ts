@@ -73,25 +73,20 @@ export function sandboxMoneyRoutes(app: FastifyInstance, { store }: RouteDeps): 
     return reply.code(201).send(store.write((tx) => disbursementView(tx, batchDisbursement(tx, orgId))));
   });
 
-  app.post<{ Params: { disbursementId: string } }>(
-    '/sandbox/disbursements/:disbursementId/succeed',
-    async (request) => {
-      const orgId = orgIdOf(request);
-      return store.write((tx) =>
-        disbursementView(tx, settleDisbursement(tx, orgId, request.params.disbursementId, 'SUCCEEDED')),
-      );
-    },
-  );
-
-  app.post<{ Params: { disbursementId: string } }>(
-    '/sandbox/disbursements/:disbursementId/fail',
-    async (request) => {
-      const orgId = orgIdOf(request);
-      return store.write((tx) =>
-        disbursementView(tx, settleDisbursement(tx, orgId, request.params.disbursementId, 'FAILED')),
-      );
-    },
-  );
+  for (const [path, outcome] of [
+    ['succeed', 'SUCCEEDED'],
+    ['fail', 'FAILED'],
+  ] as const) {
+    app.post<{ Params: { disbursementId: string } }>(
+      `/sandbox/disbursements/:disbursementId/${path}`,
+      async (request) => {
+        const orgId = orgIdOf(request);
+        return store.write((tx) =>
+          disbursementView(tx, settleDisbursement(tx, orgId, request.params.disbursementId, outcome)),
+        );
+      },
+    );
+  }
 
   /** The held-balance ledger (undisbursed settled money), for conservation checks. */
   app.get('/sandbox/balance', async (request) => {

@@ -3,6 +3,7 @@ import { privateSqliteFile } from '../../storage/private-files.js';
 import { EmulatorClock, type TimeSource } from './clock.js';
 import { newEventId } from './ids.js';
 import { migrate } from './migrations.js';
+import { insertRow } from './sql.js';
 import { cachePreparedStatements } from './statement-cache.js';
 
 export interface EventRow {
@@ -93,12 +94,7 @@ export class Store {
             dispatched_at: null,
             seq: this.nextSeq(),
           };
-          this.db
-            .prepare(
-              `INSERT INTO events (id, org_id, category, associated_object_type, associated_object_id, created_at, seq)
-               VALUES (@id, @org_id, @category, @associated_object_type, @associated_object_id, @created_at, @seq)`,
-            )
-            .run(row);
+          insertRow(this.db, 'events', row);
           events.push(row);
           return row;
         },

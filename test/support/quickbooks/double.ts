@@ -1,6 +1,7 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
+import { startVendorDoubleServer } from '../vendor-double-server.js';
 import { filterRefusal, type QueryOperator } from './filterable-fields.js';
 import {
   type AutomatedSalesTax,
@@ -249,21 +250,16 @@ export class QuickBooksDouble {
   }
 
   async start(): Promise<this> {
-    const app = Fastify({ logger: false });
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    const { app, url } = await startVendorDoubleServer((app) => {
+      app.post('/oauth2/v1/tokens/bearer', (req, reply) => this.token(req, reply));
+      app.post('/oauth2/v1/tokens/revoke', (req, reply) => {
+        const token = (req.body as { token?: string }).token ?? '';
+        this.grants.revokeRefreshToken(token);
+        return reply.send({});
+      });
+      app.all('/v3/company/:realmId/*', (req, reply) => this.api(req, reply));
     });
-    app.post('/oauth2/v1/tokens/bearer', (req, reply) => this.token(req, reply));
-    app.post('/oauth2/v1/tokens/revoke', (req, reply) => {
-      const token = (req.body as { token?: string }).token ?? '';
-      this.grants.revokeRefreshToken(token);
-      return reply.send({});
-    });
-    app.all('/v3/company/:realmId/*', (req, reply) => this.api(req, reply));
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (!address || typeof address === 'string') throw new Error('no address');
-    this.url = `http://127.0.0.1:${address.port}`;
+    this.url = url;
     this.app = app;
     return this;
   }
@@ -1490,6 +1486,33 @@ export class QuickBooksDouble {
     }
   }
 
+  /**
+   * Each sales line posts its amount to its item's income account (sign -1 credits it, 1 debits it); an unknown
+   * item is QBO's 2500. Returns the lines' sum in cents.
+   */
+  private postItemLines(
+    realm: Realm,
+    lines: Record<string, Record<string, unknown>>[],
+    sign: 1 | -1,
+    out: Posting[],
+  ): number {
+    let sum = 0;
+    for (const l of lines) {
+      const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
+      if (!item)
+        throw new FaultError(
+          400,
+          'ValidationFault',
+          'Invalid Reference Id',
+          'Invalid Reference Id : Item not found',
+          '2500',
+        );
+      sum += cents(l.Amount);
+      out.push({ account: refValue(item.IncomeAccountRef), cents: sign * cents(l.Amount) });
+    }
+    return sum;
+  }
+
   /** The double-entry postings QBO makes of a transaction (debit positive); they must balance. */
   private postingsOf(realm: Realm, entity: string, body: Record<string, unknown>): Posting[] | null {
     const lines = (body.Line as Record<string, Record<string, unknown>>[] | undefined) ?? [];
@@ -1499,18 +1522,7 @@ export class QuickBooksDouble {
       case 'Invoice': {
         this.requireRef(realm, 'Customer', body.CustomerRef, 'Customer');
         out.push({ account: this.accountOfType(realm, 'Accounts Receivable'), cents: total });
-        for (const l of lines) {
-          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
-          if (!item)
-            throw new FaultError(
-              400,
-              'ValidationFault',
-              'Invalid Reference Id',
-              'Invalid Reference Id : Item not found',
-              '2500',
-            );
-          out.push({ account: refValue(item.IncomeAccountRef), cents: -cents(l.Amount) });
-        }
+        this.postItemLines(realm, lines, -1, out);
         this.taxPosting(realm, body, out, -1);
         break;
       }
@@ -1588,20 +1600,7 @@ export class QuickBooksDouble {
         const deposit = body.DepositToAccountRef
           ? this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef')
           : this.accountOfType(realm, 'UndepositedFunds');
-        let sum = 0;
-        for (const l of lines) {
-          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
-          if (!item)
-            throw new FaultError(
-              400,
-              'ValidationFault',
-              'Invalid Reference Id',
-              'Invalid Reference Id : Item not found',
-              '2500',
-            );
-          sum += cents(l.Amount);
-          out.push({ account: refValue(item.IncomeAccountRef), cents: -cents(l.Amount) });
-        }
+        const sum = this.postItemLines(realm, lines, -1, out);
         this.taxPosting(realm, body, out, -1);
         out.push({ account: deposit, cents: sum + taxOf(body) });
         break;
@@ -1609,38 +1608,12 @@ export class QuickBooksDouble {
       case 'CreditMemo': {
         // Dr each line's item income account / Cr Accounts Receivable: the customer owes less.
         this.requireRef(realm, 'Customer', body.CustomerRef, 'Customer');
-        let sum = 0;
-        for (const l of lines) {
-          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
-          if (!item)
-            throw new FaultError(
-              400,
-              'ValidationFault',
-              'Invalid Reference Id',
-              'Invalid Reference Id : Item not found',
-              '2500',
-            );
-          sum += cents(l.Amount);
-          out.push({ account: refValue(item.IncomeAccountRef), cents: cents(l.Amount) });
-        }
+        const sum = this.postItemLines(realm, lines, 1, out);
         out.push({ account: this.accountOfType(realm, 'Accounts Receivable'), cents: -sum });
         break;
       }
       case 'RefundReceipt': {
-        let sum = 0;
-        for (const l of lines) {
-          const item = realm.entities.get('Item')?.get(refValue(l.SalesItemLineDetail?.ItemRef));
-          if (!item)
-            throw new FaultError(
-              400,
-              'ValidationFault',
-              'Invalid Reference Id',
-              'Invalid Reference Id : Item not found',
-              '2500',
-            );
-          sum += cents(l.Amount);
-          out.push({ account: refValue(item.IncomeAccountRef), cents: cents(l.Amount) });
-        }
+        const sum = this.postItemLines(realm, lines, 1, out);
         this.taxPosting(realm, body, out, 1);
         out.push({
           account: this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef'),

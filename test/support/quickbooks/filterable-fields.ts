@@ -26,6 +26,14 @@ const name: QueryOperator[] = ['=', 'IN', 'LIKE'];
 const range: QueryOperator[] = ['=', '<', '>', '<=', '>='];
 const flag: QueryOperator[] = ['='];
 const metaData = { 'MetaData.CreateTime': range, 'MetaData.LastUpdatedTime': range };
+/** A customer's and a vendor's name fields filter alike. */
+const partyNames = {
+  DisplayName: name,
+  GivenName: name,
+  MiddleName: name,
+  FamilyName: name,
+  CompanyName: name,
+};
 
 export const filterableFields: Record<string, Record<string, QueryOperator[]>> = {
   Account: {
@@ -45,11 +53,7 @@ export const filterableFields: Record<string, Record<string, QueryOperator[]>> =
   },
   Customer: {
     Id: id,
-    DisplayName: name,
-    GivenName: name,
-    MiddleName: name,
-    FamilyName: name,
-    CompanyName: name,
+    ...partyNames,
     PrimaryEmailAddr: ['=', 'IN'],
     PrintOnCheckName: name,
     FullyQualifiedName: name,
@@ -60,11 +64,7 @@ export const filterableFields: Record<string, Record<string, QueryOperator[]>> =
   // Not PrimaryEmailAddr nor AcctNum (quickbooks-ruby#403, QuickBooks-V3-DotNET-SDK#163).
   Vendor: {
     Id: id,
-    DisplayName: name,
-    GivenName: name,
-    MiddleName: name,
-    FamilyName: name,
-    CompanyName: name,
+    ...partyNames,
     PrintOnCheckName: name,
     Active: flag,
     ...metaData,

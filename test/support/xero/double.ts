@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
+import { startVendorDoubleServer } from '../vendor-double-server.js';
 import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
 import { exampleTaxRates, taxTypeRefusals } from './tax-rates.js';
 
@@ -135,6 +136,39 @@ const seeds: Record<
   BillExpenses: { Name: 'Bill Expenses', Type: 'EXPENSE', Class: 'EXPENSE' },
 };
 
+/**
+ * The operations that read or change one collection plainly: a list (filtered by `where`), one document by the
+ * path's last segment, an update of it, a delete (its Status set to DELETED).
+ */
+const listReads: Partial<Record<string, Collection>> = {
+  getAccounts: 'Accounts',
+  getContacts: 'Contacts',
+  getPayments: 'Payments',
+  getBankTransactions: 'BankTransactions',
+  getManualJournals: 'ManualJournals',
+  getCreditNotes: 'CreditNotes',
+};
+const oneReads: Partial<Record<string, Collection>> = {
+  getContact: 'Contacts',
+  getContactByContactNumber: 'Contacts',
+  getInvoice: 'Invoices',
+  getPayment: 'Payments',
+  getBankTransaction: 'BankTransactions',
+  getBankTransfer: 'BankTransfers',
+  getManualJournal: 'ManualJournals',
+  getCreditNote: 'CreditNotes',
+};
+const updates: Partial<Record<string, Collection>> = {
+  updateInvoice: 'Invoices',
+  updateCreditNote: 'CreditNotes',
+  updateBankTransaction: 'BankTransactions',
+  updateManualJournal: 'ManualJournals',
+};
+const deletes: Partial<Record<string, Collection>> = {
+  deletePayment: 'Payments',
+  deleteBankTransfer: 'BankTransfers',
+};
+
 const cents = (amount: unknown): number => Math.round(Number(amount) * 100);
 const amount = (c: number): number => Number((c / 100).toFixed(2));
 const live = (doc: Doc) => !['DELETED', 'VOIDED', 'DRAFT'].includes(String(doc.Status));
@@ -236,17 +270,15 @@ export class XeroDouble {
 
   async start(): Promise<this> {
     this.contract = await xeroContract({ unknownResponseProperties: 'reject' });
-    const app = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024 });
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    });
-    app.post('/connect/token', (req, reply) => this.token(req, reply));
-    app.get('/connections', (req, reply) => this.connections(req, reply));
-    app.all('/api.xro/2.0/*', (req, reply) => this.api(req, reply));
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    if (!address || typeof address === 'string') throw new Error('no address');
-    this.url = `http://127.0.0.1:${address.port}`;
+    const { app, url } = await startVendorDoubleServer(
+      (app) => {
+        app.post('/connect/token', (req, reply) => this.token(req, reply));
+        app.get('/connections', (req, reply) => this.connections(req, reply));
+        app.all('/api.xro/2.0/*', (req, reply) => this.api(req, reply));
+      },
+      { bodyLimit: 16 * 1024 * 1024 },
+    );
+    this.url = url;
     this.app = app;
     return this;
   }
@@ -647,9 +679,24 @@ export class XeroDouble {
       if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${last} was not found`]);
       return { ...envelope(), [collection]: [this.view(collection, doc)] };
     };
+    const creates: Partial<Record<string, [Collection, (d: Doc) => Doc]>> = {
+      createContacts: ['Contacts', (d) => this.newContact(tenant, d)],
+      createInvoices: ['Invoices', (d) => this.newInvoice(tenant, d)],
+      createBankTransactions: ['BankTransactions', (d) => this.newBankTransaction(tenant, d)],
+      createManualJournals: ['ManualJournals', (d) => this.newManualJournal(tenant, d)],
+      createCreditNotes: ['CreditNotes', (d) => this.newCreditNote(tenant, d)],
+    };
+    const listed = listReads[operation];
+    if (listed) return list(listed);
+    const single = oneReads[operation];
+    if (single) return one(single);
+    const created = creates[operation];
+    if (created) return this.createAll(tenant, created[0], body, summarize, created[1]);
+    const updated = updates[operation];
+    if (updated) return this.updateFirst(tenant, updated, last, body);
+    const deleted = deletes[operation];
+    if (deleted) return this.setStatus(tenant, deleted, last, String(body?.Status), ['DELETED']);
     switch (operation) {
-      case 'getAccounts':
-        return list('Accounts');
       case 'getOrganisations':
         return {
           ...envelope(),
@@ -670,11 +717,6 @@ export class XeroDouble {
             .filter((r) => (where ? matches(r, where) : true))
             .map((r) => structuredClone(r)),
         };
-      case 'getContacts':
-        return list('Contacts');
-      case 'getContact':
-      case 'getContactByContactNumber':
-        return one('Contacts');
       case 'getInvoices': {
         // With `page`, Xero answers 100 invoices a page (xero_accounting.yaml, parameter page).
         const answer: Doc & { Invoices: Doc[] } = list('Invoices') as never;
@@ -693,52 +735,18 @@ export class XeroDouble {
           url.searchParams.get('date') ?? today(),
           url.searchParams.get('fromDate'),
         );
-      case 'getInvoice':
-        return one('Invoices');
-      case 'getPayments':
-        return list('Payments');
-      case 'getPayment':
-        return one('Payments');
-      case 'getBankTransactions':
-        return list('BankTransactions');
-      case 'getBankTransaction':
-        return one('BankTransactions');
       case 'getBankTransfers':
         return list(
           'BankTransfers',
           (d) => url.searchParams.get('includeDeleted') === 'true' || d.Status !== 'DELETED',
         );
-      case 'getBankTransfer':
-        return one('BankTransfers');
-      case 'getManualJournals':
-        return list('ManualJournals');
-      case 'getManualJournal':
-        return one('ManualJournals');
-      case 'getCreditNotes':
-        return list('CreditNotes');
-      case 'getCreditNote':
-        return one('CreditNotes');
-      case 'createContacts':
-        return this.createAll(tenant, 'Contacts', body, summarize, (d) => this.newContact(tenant, d));
-      case 'createInvoices':
-        return this.createAll(tenant, 'Invoices', body, summarize, (d) => this.newInvoice(tenant, d));
       case 'createPayments':
       case 'createPayment': {
         const payments = operation === 'createPayment' ? { Payments: [body] } : body;
         return this.createAll(tenant, 'Payments', payments, summarize, (d) => this.newPayment(tenant, d));
       }
-      case 'createBankTransactions':
-        return this.createAll(tenant, 'BankTransactions', body, summarize, (d) =>
-          this.newBankTransaction(tenant, d),
-        );
       case 'createBankTransfer':
         return this.createAll(tenant, 'BankTransfers', body, true, (d) => this.newBankTransfer(tenant, d));
-      case 'createManualJournals':
-        return this.createAll(tenant, 'ManualJournals', body, summarize, (d) =>
-          this.newManualJournal(tenant, d),
-        );
-      case 'createCreditNotes':
-        return this.createAll(tenant, 'CreditNotes', body, summarize, (d) => this.newCreditNote(tenant, d));
       case 'createCreditNoteAllocation': {
         // PUT /CreditNotes/{CreditNoteID}/Allocations: the credit note is the path's second-to-last segment.
         const creditNoteId = decodeURIComponent(url.pathname.split('/').at(-2) ?? '');
@@ -751,18 +759,6 @@ export class XeroDouble {
         return { ...envelope(), HistoryRecords: this.transferHistory(tenant, this.pathId(url)) };
       case 'createBankTransferHistoryRecord':
         return { ...envelope(), HistoryRecords: this.addNotes(tenant, this.pathId(url), body) };
-      case 'deletePayment':
-        return this.setStatus(tenant, 'Payments', last, String(body?.Status), ['DELETED']);
-      case 'deleteBankTransfer':
-        return this.setStatus(tenant, 'BankTransfers', last, String(body?.Status), ['DELETED']);
-      case 'updateInvoice':
-        return this.updateFirst(tenant, 'Invoices', last, body);
-      case 'updateCreditNote':
-        return this.updateFirst(tenant, 'CreditNotes', last, body);
-      case 'updateBankTransaction':
-        return this.updateFirst(tenant, 'BankTransactions', last, body);
-      case 'updateManualJournal':
-        return this.updateFirst(tenant, 'ManualJournals', last, body);
       default:
         throw new XeroValidation([`the double does not serve ${operation}`]);
     }
@@ -1702,28 +1698,19 @@ export function matches(doc: Doc, where: string): boolean {
     }
     return term();
   };
-  const and = (): boolean => {
-    let v = primary();
-    for (;;) {
-      skip();
-      if (text.startsWith('AND ', pos)) {
-        pos += 4;
-        const r = primary();
-        v = v && r;
-      } else return v;
-    }
-  };
-  const expr = (): boolean => {
-    let v = and();
-    for (;;) {
-      skip();
-      if (text.startsWith('OR ', pos)) {
-        pos += 3;
-        const r = and();
-        v = v || r;
-      } else return v;
-    }
-  };
+  // operand (word operand)*, every operand read (no short circuit: each must be consumed), left to right.
+  const chain =
+    (word: string, operand: () => boolean, combine: (a: boolean, b: boolean) => boolean) => (): boolean => {
+      let v = operand();
+      for (;;) {
+        skip();
+        if (!text.startsWith(word, pos)) return v;
+        pos += word.length;
+        v = combine(v, operand());
+      }
+    };
+  const and = chain('AND ', primary, (a, b) => a && b);
+  const expr = chain('OR ', and, (a, b) => a || b);
   const result = expr();
   skip();
   if (pos !== text.length) fail();

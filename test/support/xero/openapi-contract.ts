@@ -66,36 +66,38 @@ const contractPath = process.env.XERO_OPENAPI_FILE ?? join(contractsDir(), 'xero
 
 type Json = Record<string, unknown>;
 
-function dropRefSiblings(node: unknown): void {
+/** Visits every object in a parsed document, parents first; `visit` answering 'skip' leaves its children alone. */
+function eachObject(node: unknown, visit: (object: Json) => 'skip' | undefined): void {
   if (Array.isArray(node)) {
-    for (const item of node) dropRefSiblings(item);
+    for (const item of node) eachObject(item, visit);
     return;
   }
   if (node === null || typeof node !== 'object') return;
   const object = node as Json;
-  if ('$ref' in object) {
+  if (visit(object) === 'skip') return;
+  for (const value of Object.values(object)) eachObject(value, visit);
+}
+
+function dropRefSiblings(node: unknown): void {
+  eachObject(node, (object) => {
+    if (!('$ref' in object)) return undefined;
     for (const key of Object.keys(object)) if (key !== '$ref') delete object[key];
-    return;
-  }
-  for (const value of Object.values(object)) dropRefSiblings(value);
+    return 'skip';
+  });
 }
 
 function closeObjects(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const item of node) closeObjects(item);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  const object = node as Json;
-  if (
-    object.properties !== null &&
-    typeof object.properties === 'object' &&
-    !Array.isArray(object.properties) &&
-    !('additionalProperties' in object)
-  ) {
-    object.additionalProperties = false;
-  }
-  for (const value of Object.values(object)) closeObjects(value);
+  eachObject(node, (object) => {
+    if (
+      object.properties !== null &&
+      typeof object.properties === 'object' &&
+      !Array.isArray(object.properties) &&
+      !('additionalProperties' in object)
+    ) {
+      object.additionalProperties = false;
+    }
+    return undefined;
+  });
 }
 
 /** Collection wrappers (`Invoices`, `Contacts`, ...: `x-objectArrayKey`) accept Xero's envelope. */
