@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { SandboxClient, SandboxClock, SandboxEvent } from '../../src/emulator/sandbox-client.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { routeEvent } from '../../src/ingress/routing.js';
 import { DEFAULT_SIGNAL_TIMEOUT_MS } from '../../src/ingress/server.js';
@@ -10,9 +11,11 @@ import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import { sign } from '../../src/service/webhook-signature.js';
+import { workflowExists } from '../ingress/harness.js';
 import { type BooksSnapshot, booksOf } from './books-snapshot.js';
 import { hledgerCheck } from './hledger.js';
 import type { DispatchMode } from './stack/emulator.js';
+import { allEvents, busyWorkflows, routedWorkflows } from './stack/quiet.js';
 import { type Stack, startStack } from './stack/stack.js';
 import { waitFor } from './wait-for.js';
 
@@ -36,15 +39,8 @@ export interface E2EStackOptions {
 
 export type PayMethod = 'Card' | 'ACH' | 'ServiceBalance';
 
-export interface EventLogEntry {
-  event: EventEnvelope;
-  dispatchedAt: string | null;
-  attempts: { subscriptionId: string; attempt: number; statusCode: number | null; error: string | null }[];
-}
-
 /** The emulator's admin token in this stack (organizations, clock moves). */
 const e2eAdminToken = 'e2e-admin';
-const sandboxErrors = { tag: 'sandbox' };
 
 export class E2EStack {
   readonly dir: string;
@@ -148,69 +144,40 @@ export class E2EStack {
     if (failure) throw failure;
   }
 
-  // ---- the sandbox: the outside world acting on the service -------------------------------------------
+  // ---- the sandbox: the outside world acting on the service (the emulator's own sandbox client) ---------
 
-  private async sandbox<T>(
-    method: string,
-    urlPath: string,
-    body?: unknown,
-    bearer = this.apiKey,
-  ): Promise<T> {
-    const response = await fetch(`${this.emulatorUrl}${urlPath}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) {
-      throw Object.assign(new Error(`${method} ${urlPath}: ${response.status} ${text}`), {
-        ...sandboxErrors,
-        status: response.status,
-      });
-    }
-    return JSON.parse(text) as T;
+  private get sandbox(): SandboxClient {
+    return this.serviceSide.emulator!.sandbox;
   }
-
   pay(paymentLinkId: string, method: PayMethod, amountCents?: number): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/paymentLinks/${paymentLinkId}/pay`, {
-      method,
-      ...(amountCents === undefined ? {} : { amountCents }),
-    });
+    return this.sandbox.payLink(paymentLinkId, method, amountCents);
   }
+  // The sandbox answers the payment (or disbursement) as it is after the move.
   settle(paymentId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/payments/${paymentId}/settle`);
-  }
-  sendToNetwork(paymentId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/payments/${paymentId}/sendToNetwork`);
+    return this.sandbox.settlePayment(paymentId) as Promise<Payment>;
   }
   achReturn(paymentId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/payments/${paymentId}/achReturn`);
+    return this.sandbox.returnAchPayment(paymentId) as Promise<Payment>;
   }
   /** The API refund (4.4), not a sandbox control; the refund made is the payment's last one. */
   refund(paymentId: string, amountCents?: number): Promise<Payment> {
     return this.service.refundPayment(paymentId, amountCents === undefined ? {} : { amountCents });
   }
   returnRefund(refundId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/refunds/${refundId}/return`);
+    return this.sandbox.returnRefundCredit(refundId) as Promise<Payment>;
   }
   batchDisbursement(): Promise<Disbursement> {
-    return this.sandbox('POST', '/sandbox/disbursements');
+    return this.sandbox.batchDisbursement();
   }
   succeedDisbursement(disbursementId: string): Promise<Disbursement> {
-    return this.sandbox('POST', `/sandbox/disbursements/${disbursementId}/succeed`);
+    return this.sandbox.succeedDisbursement(disbursementId) as Promise<Disbursement>;
   }
-  advanceClock(by: { days?: number; seconds?: number }): Promise<{ now: string; offsetMs: number }> {
-    // The clock is every organization's: moving it takes the admin token (E17).
-    return this.sandbox('POST', '/sandbox/clock/advance', by, e2eAdminToken);
+  /** The clock is every organization's: moving it takes the admin token (E17). */
+  advanceClock(by: { days?: number; seconds?: number }): Promise<SandboxClock> {
+    return this.sandbox.advanceClock(by);
   }
-  clock(): Promise<{ now: string; offsetMs: number }> {
-    return this.sandbox('GET', '/sandbox/clock');
-  }
-  heldBalance(): Promise<{ heldBalanceCents: number }> {
-    return this.sandbox('GET', '/sandbox/balance');
+  clock(): Promise<SandboxClock> {
+    return this.sandbox.clock();
   }
 
   /**
@@ -225,16 +192,8 @@ export class E2EStack {
   }
 
   /** The emulator's event log, oldest first, every page. */
-  async events(): Promise<EventLogEntry[]> {
-    const all: EventLogEntry[] = [];
-    for (let page = 1; ; page++) {
-      const { events, totalResults } = await this.sandbox<{ events: EventLogEntry[]; totalResults: number }>(
-        'GET',
-        `/sandbox/events?page=${page}&pageSize=100`,
-      );
-      all.push(...events);
-      if (events.length === 0 || all.length >= totalResults) return all;
-    }
+  events(): Promise<SandboxEvent[]> {
+    return allEvents(this.sandbox);
   }
 
   // ---- webhooks by hand --------------------------------------------------------------------------------
@@ -332,14 +291,8 @@ export class E2EStack {
     );
   }
 
-  async workflowExists(workflowId: string): Promise<boolean> {
-    try {
-      await this.client.workflow.getHandle(workflowId).describe();
-      return true;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return false;
-      throw error;
-    }
+  workflowExists(workflowId: string): Promise<boolean> {
+    return workflowExists(this.client, workflowId);
   }
 
   /**
@@ -366,22 +319,8 @@ export class E2EStack {
             }
           }
         }
-        const ids = new Set(log.flatMap((e) => this.workflowIdOf(e.event) ?? []));
-        for (const id of ids) {
-          let description: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['describe']>>;
-          try {
-            description = await this.client.workflow.getHandle(id).describe();
-          } catch (error) {
-            // Not signalled (dispatch 'none', or the event went to another subscription): nothing under way.
-            if (error instanceof WorkflowNotFoundError) continue;
-            throw error;
-          }
-          if (description.status.name !== 'RUNNING') continue;
-          if ((description.raw.pendingActivities ?? []).length > 0) {
-            throw new Error(`${id} has an activity pending`);
-          }
-          if (description.raw.pendingWorkflowTask) throw new Error(`${id} has a workflow task pending`);
-        }
+        const busy = await busyWorkflows(this.client, routedWorkflows(log));
+        if (busy > 0) throw new Error(`${busy} workflows with an activity or a workflow task pending`);
         return true;
       },
       timeoutMs,

@@ -1,9 +1,8 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SandboxEvent } from '../../src/emulator/sandbox-client.js';
-import { routeEvent } from '../../src/ingress/routing.js';
 import { type BooksSnapshot, booksOf } from './books-snapshot.js';
 import { runBooksync } from './booksync-cli.js';
 import { LogCapture } from './stack/log-capture.js';
+import { allEvents, busyWorkflows, routedWorkflows } from './stack/quiet.js';
 import { type Stack, startStack } from './stack/stack.js';
 import type { WorkerProcess } from './stack/worker-process.js';
 import { waitFor } from './wait-for.js';
@@ -123,10 +122,8 @@ export class ProcessStack {
 
   // ---- reading the world -------------------------------------------------------------------------------
 
-  async events(): Promise<SandboxEvent[]> {
-    const all: SandboxEvent[] = [];
-    for await (const event of this.sandbox.allEvents()) all.push(event);
-    return all;
+  events(): Promise<SandboxEvent[]> {
+    return allEvents(this.sandbox);
   }
 
   /** The ledger file the worker writes, opened read-side in the test process. */
@@ -144,27 +141,8 @@ export class ProcessStack {
   }
 
   /** How many of `ids` have an activity or a workflow task under way right now. */
-  async busyWorkflows(ids: readonly string[]): Promise<number> {
-    let busy = 0;
-    for (let i = 0; i < ids.length; i += 20) {
-      const described = await Promise.all(
-        ids.slice(i, i + 20).map((id) =>
-          this.client.workflow
-            .getHandle(id)
-            .describe()
-            .catch((error) => {
-              if (error instanceof WorkflowNotFoundError) return null;
-              throw error;
-            }),
-        ),
-      );
-      for (const d of described) {
-        if (!d) continue;
-        if (d.status.name !== 'RUNNING') continue;
-        if ((d.raw.pendingActivities ?? []).length > 0 || d.raw.pendingWorkflowTask) busy++;
-      }
-    }
-    return busy;
+  busyWorkflows(ids: readonly string[]): Promise<number> {
+    return busyWorkflows(this.client, ids);
   }
 
   /**
@@ -194,12 +172,4 @@ export class ProcessStack {
   async stop(): Promise<void> {
     await this.stack.close().catch(() => undefined);
   }
-}
-
-function routedWorkflows(log: readonly SandboxEvent[]): string[] {
-  return [
-    ...new Set(
-      log.flatMap((e) => routeEvent(e.event.category, e.event.associated_object_id)?.workflowId ?? []),
-    ),
-  ];
 }

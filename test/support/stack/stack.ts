@@ -72,11 +72,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   closing.push(() => rmSync(dir, { recursive: true, force: true }));
   const logger = (part: PartName): Logger | undefined => {
     if (options.logs) {
-      const sources = { temporal: 'temporal-dev-server', 'service-client': 'test-service-client' } as const;
-      return options.logs.logger(
-        part === 'temporal' || part === 'service-client' ? sources[part] : part,
-        part === 'temporal' ? 'warn' : 'debug',
-      );
+      const source = part === 'service-client' ? 'test-service-client' : part;
+      return options.logs.logger(source, part === 'temporal' ? 'warn' : 'debug');
     }
     return part === 'ingress' || part === 'activities'
       ? options.logger?.child({ component: part })
