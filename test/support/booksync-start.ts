@@ -17,6 +17,7 @@ import type { TargetSummary } from '../../src/targets/target-index.js';
 import { type CliRun, runBooksync } from './booksync-cli.js';
 import { freePort } from './free-port.js';
 import { killGroup, spawnBooksync } from './stack/booksync-child.js';
+import { waitFor } from './wait-for.js';
 import { redeliverEverything } from './webhook-redelivery.js';
 
 // The real `booksync start` as a business runs it, for the end-to-end tests of the accounting targets: on
@@ -133,14 +134,17 @@ export class BooksyncProcess {
   }
 
   /** Until nothing is PENDING at the (first) target. */
-  async untilPushed(ms = 300_000): Promise<TargetSummary> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const s = await this.targetStatus();
-      if (s.pending === 0) return s;
-      if (Date.now() > deadline) throw new Error(`still pending: ${JSON.stringify(s)}`);
-      await sleep(1_000);
-    }
+  untilPushed(ms = 300_000): Promise<TargetSummary> {
+    return waitFor(
+      'nothing pending at the target',
+      async () => {
+        const s = await this.targetStatus();
+        if (s.pending > 0) throw new Error(`still pending: ${JSON.stringify(s)}`);
+        return s;
+      },
+      ms,
+      1_000,
+    );
   }
 
   private apiKey(): string {

@@ -11,7 +11,7 @@ import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import { sign } from '../../src/service/webhook-signature.js';
-import { workflowExists } from '../ingress/harness.js';
+import { deliver, type HttpAnswer, nowSeconds, workflowExists } from '../ingress/harness.js';
 import { type BooksSnapshot, booksOf } from './books-snapshot.js';
 import { hledgerCheck } from './hledger.js';
 import type { DispatchMode } from './stack/emulator.js';
@@ -226,29 +226,22 @@ export class E2EStack {
    * POSTs a body to the ingress. `signature`: 'valid' (default: the ingress's secret, now), 'none', a secret
    * to sign with, or a raw header; `skewSeconds` shifts t.
    */
-  async deliver(
+  deliver(
     body: string,
     options: {
       signature?: 'valid' | 'none' | { secret: string } | { header: string };
       skewSeconds?: number;
     } = {},
-  ): Promise<{ status: number; json: Record<string, unknown> }> {
+  ): Promise<HttpAnswer> {
     const signature = options.signature ?? 'valid';
-    const t = Math.floor(Date.now() / 1000) + (options.skewSeconds ?? 0);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (signature === 'valid') headers['service-signature'] = sign(this.webhookSecret, body, t);
-    else if (signature !== 'none' && 'secret' in signature) {
-      headers['service-signature'] = sign(signature.secret, body, t);
-    } else if (signature !== 'none') headers['service-signature'] = signature.header;
-    const response = await fetch(`${this.ingressUrl}/webhooks/service`, { method: 'POST', headers, body });
-    const text = await response.text();
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      // not JSON
-    }
-    return { status: response.status, json };
+    const t = nowSeconds() + (options.skewSeconds ?? 0);
+    const header =
+      signature === 'none'
+        ? undefined
+        : signature === 'valid' || 'secret' in signature
+          ? sign(signature === 'valid' ? this.webhookSecret : signature.secret, body, t)
+          : signature.header;
+    return deliver(this.ingressUrl, { body, ...(header === undefined ? {} : { signature: header }) });
   }
 
   // ---- waiting -----------------------------------------------------------------------------------------

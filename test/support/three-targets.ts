@@ -14,6 +14,7 @@ import { freePort } from './free-port.js';
 import { QuickBooksDouble, type RealmOptions } from './quickbooks/double.js';
 import { type ConsentPage, connectByConsent } from './target-books-scenario.js';
 import { startTryton, type TrytonServer } from './tryton.js';
+import { waitFor } from './wait-for.js';
 import { markerTextOf, XeroDouble } from './xero/double.js';
 
 // ONE real `booksync start --no-demo` pushing to all three targets at once (ACCOUNTING_TARGET=tryton,quickbooks,
@@ -221,14 +222,16 @@ export class ThreeTargets {
   }
 
   /** Until the ledger holds entries the predicate picks; answers them. */
-  async untilBooked(what: string, pick: (e: BookedEntry) => boolean, ms = 120_000): Promise<BookedEntry[]> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = (await this.entries()).filter(pick);
-      if (found.length > 0) return found;
-      if (Date.now() > deadline) throw new Error(`never booked: ${what}`);
-      await sleep(250);
-    }
+  untilBooked(what: string, pick: (e: BookedEntry) => boolean, ms = 120_000): Promise<BookedEntry[]> {
+    return waitFor(
+      `booked: ${what}`,
+      async () => {
+        const found = (await this.entries()).filter(pick);
+        return found.length > 0 ? found : undefined;
+      },
+      ms,
+      250,
+    );
   }
 
   /**
