@@ -11,7 +11,7 @@ import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import { sign } from '../../src/service/webhook-signature.js';
-import { deliver, type HttpAnswer, nowSeconds, workflowExists } from '../ingress/harness.js';
+import { deliver, type HttpAnswer, nowSeconds, terminateAll, workflowExists } from '../ingress/harness.js';
 import { type BooksSnapshot, booksOf } from './books-snapshot.js';
 import { hledgerCheck } from './hledger.js';
 import type { DispatchMode } from './stack/emulator.js';
@@ -121,13 +121,7 @@ export class E2EStack {
    * queue) and ingress (new subscription secret). The old ledger file stays readable at its path.
    */
   async freshBooks(): Promise<void> {
-    const ids = new Set((await this.events()).flatMap((e) => this.workflowIdOf(e.event) ?? []));
-    for (const id of ids) {
-      await this.client.workflow
-        .getHandle(id)
-        .terminate('e2e: starting over on fresh books')
-        .catch(() => undefined);
-    }
+    await terminateAll(this.client, routedWorkflows(await this.events()));
     await this.books_?.close();
     this.books_ = null;
     await this.startBooks();
