@@ -13,8 +13,9 @@ import {
 } from '../../workflows/backfill-contract.js';
 import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { seedSettledAchPayments } from '../support/bulk-ach-payments.js';
-import { eventually, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 import { startTimeSkipping, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+import { eventually } from '../support/wait-for.js';
 
 // Issue 26, "Backfill at scale", done when: a backfill of 5,000 ACH payments in their windows completes with
 // no workflow task failure; 60 virtual days later every window closed.
@@ -168,10 +169,14 @@ describe(`backfill of ${size} ACH payments in their return windows`, { timeout: 
     });
     // Never handle.result(): awaiting a result lets the time-skipping server skip the windows' timers.
     const latest = env.client.workflow.getHandle(backfillWorkflowId(opensOn));
-    const status = await eventually(async () => {
-      const name = (await latest.describe()).status.name;
-      return name === 'RUNNING' || name === 'CONTINUED_AS_NEW' ? undefined : name;
-    }, scaledMs);
+    const status = await eventually(
+      async () => {
+        const name = (await latest.describe()).status.name;
+        return name === 'RUNNING' || name === 'CONTINUED_AS_NEW' ? undefined : name;
+      },
+      'the backfill closed',
+      scaledMs,
+    );
     figures.backfillSeconds = seconds(t);
     console.log(`backfill at scale, backfill done: ${JSON.stringify(figures)}`);
     expect(status).toBe('COMPLETED');
@@ -204,11 +209,17 @@ describe(`backfill of ${size} ACH payments in their return windows`, { timeout: 
 
     // A payment workflow a payment, each synced and waiting in its window.
     const watching = Date.now();
-    const waiting = await eventually(async () => {
-      const all = await paymentWorkflows();
-      lastSeen = countBy(all, (w) => `${w.status} ${w.syncState}`);
-      return all.every((w) => w.status === 'RUNNING' && w.syncState === 'IN_RETURN_WINDOW') ? all : undefined;
-    }, scaledMs).catch(stuck);
+    const waiting = await eventually(
+      async () => {
+        const all = await paymentWorkflows();
+        lastSeen = countBy(all, (w) => `${w.status} ${w.syncState}`);
+        return all.every((w) => w.status === 'RUNNING' && w.syncState === 'IN_RETURN_WINDOW')
+          ? all
+          : undefined;
+      },
+      'every payment in its return window',
+      scaledMs,
+    ).catch(stuck);
     figures.windowsOpenSeconds = seconds(watching);
     console.log(`backfill at scale, windows open: ${JSON.stringify(figures)}`);
     expect(waiting.length).toBe(size);
@@ -232,11 +243,15 @@ describe(`backfill of ${size} ACH payments in their return windows`, { timeout: 
     if (!testService) throw new Error('not a time-skipping server');
     const serverBefore = await env.currentTimeMs();
     await testService.unlockTimeSkipping({});
-    const closed = await eventually(async () => {
-      const all = await paymentWorkflows();
-      lastSeen = countBy(all, (w) => `${w.status} ${w.syncState}`);
-      return all.every((w) => w.status !== 'RUNNING') ? all : undefined;
-    }, scaledMs)
+    const closed = await eventually(
+      async () => {
+        const all = await paymentWorkflows();
+        lastSeen = countBy(all, (w) => `${w.status} ${w.syncState}`);
+        return all.every((w) => w.status !== 'RUNNING') ? all : undefined;
+      },
+      'every payment workflow closed',
+      scaledMs,
+    )
       .catch(stuck)
       .finally(() => testService.lockTimeSkipping({}).catch(() => undefined));
     // About the windows' 55 days at least (the server may run on to later timers before it is locked again: at

@@ -13,8 +13,9 @@ import {
 } from '../../workflows/backfill-contract.js';
 import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
-import { balancesByRole, eventually, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
+import { balancesByRole, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
+import { eventually } from '../support/wait-for.js';
 
 // Backfill over the emulator, the real activities and ledger, on a real Temporal dev server, with the
 // expected books computed by hand. Card fee D20: round(2.9%) + 30 cents, absorbed.
@@ -103,7 +104,7 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
     const first = await newWorker();
     const firstRun = first.run();
     const progress = () => handle.query(backfillProgressQuery).catch(() => undefined);
-    await eventually(async () => ((await progress())?.pages ?? 0) >= 2 || undefined, 60_000);
+    await eventually(async () => ((await progress())?.pages ?? 0) >= 2, 'two pages backfilled');
     // Webhooks meanwhile: every payment's flow syncs it (A and B settled before the opening, E imported).
     await Promise.all(
       [ids.payA, ids.payB, ids.payE, ids.payF].map((paymentId) =>

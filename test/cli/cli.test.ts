@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
-import { eventually, type SyncWorld } from '../support/sync-world.js';
+import type { SyncWorld } from '../support/sync-world.js';
+import { eventually } from '../support/wait-for.js';
 
 // `booksync deposit` and `booksync link` as a person runs them: the CLI process against a listening command
 // API, a worker with the real activities on a dev server, the emulator over HTTP.
@@ -75,7 +76,7 @@ describe('booksync deposit / link CLI', () => {
       if (shown.code !== 0) return undefined;
       const parsed = JSON.parse(shown.stdout);
       return parsed.commands.length === 2 && parsed.debitMemos.length === 1 ? parsed : undefined;
-    }, 60_000);
+    }, 'the link with both commands');
     expect(
       view.externalPayments.map((p: { externalReferenceId: string | null }) => p.externalReferenceId).sort(),
     ).toEqual(expect.arrayContaining(['chk-1001']));
@@ -83,7 +84,7 @@ describe('booksync deposit / link CLI', () => {
       const shown = await booksync(['deposit', 'show', deposit.id, '--json']);
       const parsed = shown.code === 0 ? JSON.parse(shown.stdout) : null;
       return parsed?.applications[0]?.status === 'APPLIED' ? parsed : undefined;
-    }, 60_000);
+    }, 'the deposit applied');
     expect(depositView.applications[0]).toMatchObject({ amountCents: 1000 });
     expect((await world.emulator.api('GET', `/paymentLink/${link.id}`)).body.completedAmountCents).toBe(2500);
     await env.client.workflow.getHandle(`check-deposit-${deposit.id}`).terminate('test done');

@@ -16,8 +16,10 @@ import {
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { secretA } from '../ingress/harness.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
-import { balancesByRole, checkWithHledger, eventually, type SyncWorld } from '../support/sync-world.js';
+import { checkWithHledger } from '../support/hledger.js';
+import { balancesByRole, type SyncWorld } from '../support/sync-world.js';
 import { fixturesDir } from '../support/temporal.js';
+import { eventually } from '../support/wait-for.js';
 
 // The command API end to end: real HTTP into the ingress, signalWithStart on a real Temporal dev server, a
 // worker with the real activities, the emulator over HTTP and a real ledger file.
@@ -340,7 +342,7 @@ describe('command API effects', () => {
     const outcome = await eventually(async () => {
       const answer = await call('GET', first.body.outcome);
       return answer.status === 201 ? answer : undefined;
-    }, 60_000);
+    }, 'the outcome');
     expect(outcome.body.application).toMatchObject({
       status: 'APPLIED',
       amountCents: 1500,

@@ -17,9 +17,10 @@ import { paymentLink } from '../../workflows/payment-link.js';
 import { syncPaymentLinkSignal } from '../../workflows/payment-link-contract.js';
 import { monthBefore, periodCloseViewQuery } from '../../workflows/period-close.js';
 import { booksyncCli } from '../support/booksync-cli.js';
-import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
+import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
 import { fixturesDir, startDevServer } from '../support/temporal.js';
+import { waitFor } from '../support/wait-for.js';
 
 // The period close over the whole path on a real Temporal dev server: the emulator records its events and
 // this test delivers them itself (signalWithStart, as the ingress does), so it can drop some on purpose. The

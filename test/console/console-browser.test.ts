@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodCloseWorkflowId } from '../../src/cli/commands/close.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
-import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { dayAfter, dayInZone } from '../../src/ledger/mapping/dates.js';
 import { TargetRefusedError } from '../../src/targets/errors.js';
@@ -22,13 +21,8 @@ import {
   entriesPostedSignal,
 } from '../../workflows/accounting-target-contract.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
-import {
-  type InProcessBooks,
-  type InProcessEmulator,
-  startInProcessBooks,
-  startInProcessEmulator,
-} from '../support/in-process-stack.js';
-import { startDevServer } from '../support/temporal.js';
+import type { EmulatorPart } from '../support/stack/emulator.js';
+import { type Stack, startStack } from '../support/stack/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 // The console in headless Chromium through a real stack: a Temporal dev server, booksync's worker with the
@@ -61,8 +55,11 @@ class Switch implements AccountingTarget {
 }
 
 let env: TestWorkflowEnvironment;
-let emulator: InProcessEmulator;
-let books: InProcessBooks;
+/** Temporal and the emulator; the books side (ledger, worker pushing to the target, ingress) over them. */
+let serviceSide: Stack;
+let emulator: EmulatorPart;
+let books: Stack;
+let ingressUrl: string;
 let ledger: EmbeddedLedger;
 let mirror: EmbeddedLedger;
 let index: SqliteTargetIndex;
@@ -74,7 +71,7 @@ const ids = { link: '', payment: '', customer: '', other: '', otherPayment: '' }
 
 async function signedIn(url: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(`${books.ingressUrl}${url}`);
+  await page.goto(`${ingressUrl}${url}`);
   await page.getByLabel('Console password (or the command API key)').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   expect(new URL(page.url()).pathname).toBe(url.split('?')[0]);
@@ -94,21 +91,29 @@ const shot = async (page: Page, name: string) => {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'booksync-console-'));
-  env = await startDevServer();
-  emulator = await startInProcessEmulator({
-    adminToken: 'console-browser-admin-token',
-    dispatcher: (store) => new DirectHttpDispatcher({ store, backoffMs: [200, 500, 1_000] }),
+  serviceSide = await startStack({
+    name: 'console',
+    temporal: 'dev-server',
+    emulator: {
+      adminToken: 'console-browser-admin-token',
+      dispatch: 'direct',
+      backoffMs: [200, 500, 1_000],
+      closeWithinMs: 5_000,
+    },
   });
+  env = serviceSide.temporal.env!;
+  emulator = serviceSide.emulator!;
   ledger = EmbeddedLedger.open({ path: path.join(dir, 'ledger.db') });
   mirror = EmbeddedLedger.open();
   index = new SqliteTargetIndex(ledger.database);
   target = new Switch(new LedgerMirrorTarget(mirror));
   const references = serviceReferences(emulator.service);
-  books = await startInProcessBooks({
-    env,
-    taskQueuePrefix: 'console',
-    service: emulator.service,
+  books = await startStack({
+    temporal: env,
+    emulator: emulator.service,
     ledger,
+    worker: { run: 'in-process' },
+    taskQueuePrefix: 'console',
     targets: { targets: new Map([[target.name, target]]), index, references, inFlightWaitMs: 90_000 },
     ingress: {
       commandApiKey: 'console-browser-command-key-0123456789',
@@ -124,6 +129,7 @@ beforeAll(async () => {
       },
     },
   });
+  ingressUrl = books.ingress!.url;
 
   // The business: a customer with a hostile name owing 800.00 and paying 300.00 of it by card; another
   // invoice paid in part too.
@@ -177,16 +183,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await books?.close();
-  await emulator?.close({ deliveriesWithinMs: 5_000 });
+  await serviceSide?.close();
   ledger?.close();
   mirror?.close();
-  await env?.teardown();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the console through the real stack', () => {
   it('answers 401 to an API-style request without a session', async () => {
-    const response = await fetch(`${books.ingressUrl}/console/sync-errors`, {
+    const response = await fetch(`${ingressUrl}/console/sync-errors`, {
       headers: { accept: 'application/json' },
     });
     expect(response.status).toBe(401);
@@ -197,7 +202,7 @@ describe('the console through the real stack', () => {
     'signs in, shows the refused entry with the target message, retries it and shows it pushed',
     async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await page.goto(`${books.ingressUrl}/console/sync-errors`);
+      await page.goto(`${ingressUrl}/console/sync-errors`);
       expect(new URL(page.url()).pathname).toBe('/console/sign-in');
       await page.getByLabel('Console password (or the command API key)').fill(password);
       await page.getByLabel('Your name, for the audit log (optional)').fill('Grace');
@@ -219,7 +224,7 @@ describe('the console through the real stack', () => {
         async () => (await index.get(target.name, key))?.status === 'PUSHED',
         60_000,
       );
-      await page.goto(`${books.ingressUrl}/console/sync-errors`);
+      await page.goto(`${ingressUrl}/console/sync-errors`);
       expect(await page.locator(`tr[data-key="${key}"]`).count()).toBe(0);
       // The other invoice's payment was refused too: Retry all takes what is left.
       const otherKey = (await ledger.entriesFor({ paymentLinkId: ids.other })).find((e) =>
@@ -235,7 +240,7 @@ describe('the console through the real stack', () => {
         async () => (await index.summary(target.name)).failed === 0,
         60_000,
       );
-      await page.goto(`${books.ingressUrl}/console/sync-errors`);
+      await page.goto(`${ingressUrl}/console/sync-errors`);
       expect(await page.getByText('Nothing failed at mirror.').isVisible()).toBe(true);
       expect((await index.get(target.name, otherKey))?.status).toBe('PUSHED');
 
@@ -268,7 +273,7 @@ describe('the console through the real stack', () => {
     "shows each invoice's open amount equal to the service's remainder, the customer's name as text",
     async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await page.goto(`${books.ingressUrl}/console/receivables`);
+      await page.goto(`${ingressUrl}/console/receivables`);
       await page.getByLabel('Console password (or the command API key)').fill(password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       expect(new URL(page.url()).pathname).toBe('/console/receivables');
@@ -336,7 +341,7 @@ describe('the console through the real stack', () => {
       const yesterday = [...Array(40).keys()]
         .map((n) => dayInZone(Date.now() - n * 86_400_000, 'UTC'))
         .find((d) => dayAfter(d) === today) as string;
-      await page.goto(`${books.ingressUrl}/console/close`);
+      await page.goto(`${ingressUrl}/console/close`);
       await page.getByLabel("Through (the period's last day)").fill(yesterday);
       await page.getByRole('button', { name: 'Close the books' }).click();
       const refused = (await page.locator('#outcome').textContent()) as string;

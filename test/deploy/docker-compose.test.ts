@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { settingsSchema } from '../../src/config/settings.js';
 import { customAttributes, expectAllOfBooksyncs, startBareDevServer } from '../support/bare-dev-server.js';
 import { composeServices, serviceEnvironment } from '../support/compose-file.js';
-import { waitFor } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';
+import { waitFor } from '../support/wait-for.js';
 
 // No Docker engine runs here, so the stack is checked by structure, by running booksync's own services'
 // commands with their environments natively where that needs nothing else (the sandbox emulator), and,

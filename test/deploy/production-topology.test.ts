@@ -14,14 +14,16 @@ import { ServiceClient } from '../../src/service/client.js';
 import type { Payment } from '../../src/service/schemas/index.js';
 import { paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { actualEntries, cardFee, ExpectedBooks } from '../e2e/expected-books.js';
+import { snapshotOf } from '../support/books-snapshot.js';
 import { type ComposeService, composeServices, serviceEnvironment } from '../support/compose-file.js';
-import { hledgerCheck, snapshotOf, waitFor } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';
+import { hledgerCheck } from '../support/hledger.js';
 import {
   findTemporalServer,
   type RealTemporalServer,
   startTemporalServer,
 } from '../support/temporal-server.js';
+import { waitFor } from '../support/wait-for.js';
 import { redeliverEverything } from '../support/webhook-redelivery.js';
 
 // Issue 19, "done when": the production topology, run natively because no container engine runs here. A real

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import type { PaymentView } from '../../workflows/payment-contract.js';
-import { type BooksSnapshot, type E2EStack, startE2EStack } from '../support/e2e-stack.js';
+import type { BooksSnapshot } from '../support/books-snapshot.js';
+import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';
 import { actualEntries, cardFee, ExpectedBooks, liveEntries, shuffled } from './expected-books.js';
 

@@ -1,5 +1,5 @@
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
-import type { BooksSnapshot } from '../support/e2e-stack.js';
+import type { BooksSnapshot } from '../support/books-snapshot.js';
 
 // The books a scenario should produce, written down from the design's mapping table and D20 by hand, not by
 // calling the mapping functions: a second, independent computation to compare the ledger with.

@@ -24,8 +24,9 @@ import type { TargetFigures, TargetFiguresReader } from '../../src/targets/targe
 import type { TargetSummary } from '../../src/targets/target-index.js';
 import { createTrytonTarget } from '../../src/targets/tryton/index.js';
 import { isoDateOf } from '../../src/targets/tryton/json-rpc.js';
-import { BooksyncProcess, LogCapture } from '../support/process-stack.js';
+import { BooksyncProcess } from '../support/booksync-start.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
+import { LogCapture } from '../support/stack/log-capture.js';
 import { connectByConsent } from '../support/target-books-scenario.js';
 import {
   quickbooksConsentPage,

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { sign } from '../../src/service/webhook-signature.js';
-import { type BooksSnapshot, type E2EStack, startE2EStack } from '../support/e2e-stack.js';
+import type { BooksSnapshot } from '../support/books-snapshot.js';
+import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';
 
 // Hostile input against every door booksync has: the emulator's API, the webhook ingress and the command

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverEvent, envelope, metricValue, request, secretA, terminateAll } from '../ingress/harness.js';
-import { waitFor } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Issue 16 item 4: `booksync ingress` as an operator runs it, over real HTTP. Unset OPS_PORT keeps one
 // listener for everything; with OPS_PORT the public listener serves only the webhook route and health, and

@@ -2,7 +2,7 @@ import type { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Payment } from '../../src/service/schemas/index.js';
 import { ExpectedBooks } from '../e2e/expected-books.js';
-import type { BooksSnapshot } from '../support/e2e-stack.js';
+import type { BooksSnapshot } from '../support/books-snapshot.js';
 
 // A business's day at volume: card and ACH payments, settled, every fifth one refunded (cards by half, ACH in
 // full). Refunds only after settlement, so nothing is voided or reversed: the books a correct run produces

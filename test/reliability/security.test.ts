@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/service/webhook-signature.js';
-import { waitFor } from '../support/e2e-stack.js';
 import { ProcessStack } from '../support/process-stack.js';
+import { waitFor } from '../support/wait-for.js';
 import { hasAll, runPaymentScenario } from './scenario.js';
 
 // Keys, logs and listener limits, on the stack as processes (worker logging at debug, JSON, captured).

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/emulator/sandbox/faults.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { actualEntries, ExpectedBooks } from '../e2e/expected-books.js';
-import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
+import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';
+import { waitFor } from '../support/wait-for.js';
 import { hasAll, runPaymentScenario } from './scenario.js';
 
 // The service misbehaves on 30% of the API calls booksync's activities make (emulator fault injection,

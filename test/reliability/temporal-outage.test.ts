@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxEvent } from '../../src/emulator/sandbox-client.js';
 import { actualEntries, ExpectedBooks } from '../e2e/expected-books.js';
-import { waitFor } from '../support/e2e-stack.js';
 import { ProcessStack } from '../support/process-stack.js';
+import { waitFor } from '../support/wait-for.js';
 import { hasAll, runPaymentScenario } from './scenario.js';
 
 // The Temporal dev server (a process, SQLite file) is stopped while the emulator keeps emitting webhooks.

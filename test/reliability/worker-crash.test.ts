@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actualEntries } from '../e2e/expected-books.js';
-import { hledgerCheck, waitFor } from '../support/e2e-stack.js';
+import { hledgerCheck } from '../support/hledger.js';
 import { ProcessStack } from '../support/process-stack.js';
+import { waitFor } from '../support/wait-for.js';
 import { hasAll, runPaymentScenario } from './scenario.js';
 
 // booksync's worker is `node bin/booksync.js worker`, a separate OS process, killed with SIGKILL while it has

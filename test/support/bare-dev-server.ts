@@ -4,8 +4,8 @@ import { Connection } from '@temporalio/client';
 import { expect } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/binaries.js';
 import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
-import { waitFor } from './e2e-stack.js';
 import { freePort } from './free-port.js';
+import { waitFor } from './wait-for.js';
 
 // A Temporal as a fresh production namespace is: the CLI's dev server started WITHOUT booksync's
 // `--search-attribute` flags (test/support/temporal.ts and src/runtime/dev-server.ts give them), so tests can

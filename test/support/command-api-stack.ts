@@ -1,8 +1,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { secretA } from '../ingress/harness.js';
-import { startInProcessBooks } from './in-process-stack.js';
+import { type Stack, startStack } from './stack/stack.js';
+import type { InProcessWorkerPart } from './stack/worker-in-process.js';
 import { type SyncWorld, startSyncWorld } from './sync-world.js';
-import { startDevServer, workflowBundle } from './temporal.js';
+import { workflowBundle } from './temporal.js';
 
 /** A dev server, a worker with the real activities, the emulator over HTTP and a listening ingress. */
 export interface CommandApiStack {
@@ -10,12 +11,13 @@ export interface CommandApiStack {
   world: SyncWorld;
   baseUrl: string;
   /** No worker polls until startWorker: Temporal holds what comes, Updates wait to be accepted. */
-  stopWorker(): Promise<void>;
-  startWorker(): Promise<void>;
-  close(): Promise<void>;
+  stopWorker: InProcessWorkerPart['stop'];
+  startWorker: InProcessWorkerPart['start'];
+  /** The stack, then the world's emulator and ledger. */
+  close: Stack['close'];
 }
 
-/** The in-process books side (test/support/in-process-stack.ts) over a sync world's emulator and ledger. */
+/** The composed stack (stack/stack.ts) with its own dev server, over a sync world's emulator and ledger. */
 export async function startCommandApiStack(options: {
   taskQueuePrefix: string;
   apiKey: string;
@@ -23,38 +25,37 @@ export async function startCommandApiStack(options: {
   /** How long a command waits for its outcome before its 202. */
   answerWithinMs?: number;
 }): Promise<CommandApiStack> {
-  const [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
+  const [bundle, world] = await Promise.all([workflowBundle(), startSyncWorld()]);
   try {
-    const stack = await startInProcessBooks({
-      env,
-      bundle,
-      taskQueuePrefix: options.taskQueuePrefix,
-      service: world.service,
+    const stack = await startStack({
+      temporal: 'dev-server',
+      emulator: world.service,
       ledger: world.ledger,
-      webhooks: { secrets: [secretA] },
+      worker: { run: 'in-process', bundle },
       ingress: {
+        webhooks: { secrets: [secretA] },
         commandApiKey: options.apiKey,
         ...(options.answerWithinMs ? { commandAnswerWithinMs: options.answerWithinMs } : {}),
         ...(options.returnedCheckFeeCents !== undefined
           ? { returnedCheckFeeCents: options.returnedCheckFeeCents }
           : {}),
       },
+      taskQueuePrefix: options.taskQueuePrefix,
     });
+    const worker = stack.worker!;
     return {
-      env,
+      env: stack.temporal.env!,
       world,
-      baseUrl: stack.ingressUrl,
-      stopWorker: stack.stopWorker,
-      startWorker: stack.startWorker,
+      baseUrl: stack.ingress!.url,
+      stopWorker: worker.stop,
+      startWorker: worker.start,
       async close() {
         await stack.close();
         await world.close();
-        await env.teardown();
       },
     };
   } catch (err) {
     await world.close().catch(() => undefined);
-    await env.teardown().catch(() => undefined);
     throw err;
   }
 }

@@ -1,164 +1,46 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle } from '@temporalio/worker';
+import type { SandboxClient, SandboxClock, SandboxEvent } from '../../src/emulator/sandbox-client.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { createDeliveryWorker, deliveryWorkflowsPath } from '../../src/emulator/webhooks/delivery-worker.js';
-import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
-import { RecordingDispatcher } from '../../src/emulator/webhooks/recording-dispatcher.js';
-import { TemporalDispatcher } from '../../src/emulator/webhooks/temporal-dispatcher.js';
 import { routeEvent } from '../../src/ingress/routing.js';
 import { DEFAULT_SIGNAL_TIMEOUT_MS } from '../../src/ingress/server.js';
 import { signalServiceEvent } from '../../src/ingress/temporal-signal.js';
 import type { AccountName } from '../../src/ledger/chart-of-accounts.js';
-import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import type { BookedEntry, EntryLine } from '../../src/ledger/entry.js';
-import {
-  closingAssertions,
-  type HledgerAssertion,
-  toHledgerJournal,
-} from '../../src/ledger/hledger-export.js';
+import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import { sign } from '../../src/service/webhook-signature.js';
-import {
-  type InProcessBooks,
-  type InProcessEmulator,
-  startInProcessBooks,
-  startInProcessEmulator,
-} from './in-process-stack.js';
-import { uniqueTaskQueue } from './temporal.js';
+import { deliver, type HttpAnswer, nowSeconds, terminateAll, workflowExists } from '../ingress/harness.js';
+import { type BooksSnapshot, booksOf } from './books-snapshot.js';
+import { hledgerCheck } from './hledger.js';
+import type { DispatchMode } from './stack/emulator.js';
+import { allEvents, busyWorkflows, routedWorkflows } from './stack/quiet.js';
+import { type Stack, startStack } from './stack/stack.js';
 import { waitFor } from './wait-for.js';
 
-// Everything booksync runs, in-process, on loopback: the emulator (SQLite file, seeded demo organization,
-// webhook subscription pointing at the ingress), the ingress, booksync's worker on its own task queue and,
-// for 'temporal' dispatch, the emulator's webhook delivery worker. Nothing is mocked: webhooks go over HTTP,
-// signed; the worker's activities call the emulator over HTTP and write a ledger file.
-// Both halves are the in-process stack's (in-process-stack.ts): one service side for the stack's life, a
-// books side per freshBooks.
+// Everything booksync runs, in-process, on loopback, a preset of the composed stack (stack/stack.ts): the
+// emulator (SQLite file, seeded demo organization, webhook subscription pointing at the ingress), the
+// ingress, booksync's worker on its own task queue and, for 'temporal' dispatch, the emulator's webhook
+// delivery worker. Nothing is mocked: webhooks go over HTTP, signed; the worker's activities call the
+// emulator over HTTP and write a ledger file. Two stacks: the service side (Temporal as given, the emulator)
+// for the E2E stack's life, and a books side (ledger, worker, ingress) over it per freshBooks.
 //
 // On a time-skipping server, move time only with env.sleep and wait with waitForWorkflow/waitForBooks: while a
 // client awaits handle.result(), the test server skips time even with a real activity in flight (measured:
 // about 10 years per result() of a card payment's run), which breaks any date shared with the emulator.
 
-export type DispatchMode =
-  /** The emulator POSTs each event itself (DirectHttpDispatcher, short backoff). */
-  | 'direct'
-  /** Each delivery is a webhookDelivery workflow on the same Temporal (D32), run by the delivery worker. */
-  | 'temporal'
-  /** Events are only recorded (GET /sandbox/events); the test signals workflows itself (signalEvent). */
-  | 'none';
+export type { DispatchMode } from './stack/emulator.js';
 
 export interface E2EStackOptions {
   temporal: TestWorkflowEnvironment;
   dispatcher: DispatchMode;
-  /** Ledger file; default a file in the stack's temp dir. */
-  ledgerPath?: string;
-  /** Waits between direct delivery attempts (default 200/400/800/1600 ms: retries within seconds). */
-  directBackoffMs?: readonly number[];
 }
 
 export type PayMethod = 'Card' | 'ACH' | 'ServiceBalance';
 
-export interface EventLogEntry {
-  event: EventEnvelope;
-  dispatchedAt: string | null;
-  attempts: { subscriptionId: string; attempt: number; statusCode: number | null; error: string | null }[];
-}
-
-/** What the books hold, in a form two ledgers can be compared by (no row ids, no booking timestamps). */
-export interface BooksSnapshot {
-  entries: Record<
-    string,
-    {
-      date: string;
-      description: string;
-      lines: EntryLine[];
-      reverses: string | null;
-      reversedBy: string | null;
-    }
-  >;
-  balances: Partial<Record<AccountName, number>>;
-  totalDebitCents: number;
-  balanced: boolean;
-}
-
 /** The emulator's admin token in this stack (organizations, clock moves). */
 const e2eAdminToken = 'e2e-admin';
-const sandboxErrors = { tag: 'sandbox' };
-let deliveryBundle: Promise<WorkflowBundle> | undefined;
-
-/** The emulator's delivery workflows, bundled once per test process. */
-function deliveryWorkflowBundle(): Promise<WorkflowBundle> {
-  deliveryBundle ??= bundleWorkflowCode({
-    workflowsPath: deliveryWorkflowsPath,
-    logger: new DefaultLogger('WARN'),
-  });
-  return deliveryBundle;
-}
-
-export { waitFor } from './wait-for.js';
-
-export function snapshotOf(
-  entries: readonly BookedEntry[],
-  balances: BooksSnapshot['balances'],
-): BooksSnapshot {
-  const byKey: BooksSnapshot['entries'] = {};
-  for (const entry of entries) {
-    byKey[entry.key] = {
-      date: entry.date,
-      description: entry.description,
-      lines: [...entry.lines].sort((a, b) =>
-        a.account === b.account ? a.amountCents - b.amountCents : a.account < b.account ? -1 : 1,
-      ),
-      reverses: entry.reverses,
-      reversedBy: entry.reversedBy,
-    };
-  }
-  let totalDebitCents = 0;
-  let sum = 0;
-  for (const cents of Object.values(balances)) {
-    sum += cents ?? 0;
-    if ((cents ?? 0) > 0) totalDebitCents += cents ?? 0;
-  }
-  return { entries: byKey, balances, totalDebitCents, balanced: sum === 0 };
-}
-
-/**
- * Runs `hledger -f <journal> check -s` on an export of `ledger`: closing assertions from the ledger's own
- * balances (closingAssertions) and, when given, from `expected` balances computed elsewhere, both after the
- * last entry's date. Rejects when hledger finds an unbalanced transaction or a failing assertion.
- */
-export async function hledgerCheck(
-  ledger: Pick<EmbeddedLedger, 'allEntries' | 'balances'>,
-  dir: string,
-  expected: Partial<Record<AccountName, number>> = {},
-): Promise<{ journal: string; file: string; balanceReport: string }> {
-  const entries = await ledger.allEntries();
-  const lastDate =
-    entries
-      .map((e) => e.date)
-      .sort()
-      .at(-1) ?? '1970-01-01';
-  const expectedAssertions: HledgerAssertion[] = Object.entries(expected).map(([account, cents]) => ({
-    account: account as AccountName,
-    date: lastDate,
-    balanceCents: cents ?? 0,
-  }));
-  const journal = toHledgerJournal(entries, {
-    assertions: [...closingAssertions(await ledger.balances(), lastDate), ...expectedAssertions],
-  });
-  const file = path.join(dir, `books-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.journal`);
-  writeFileSync(file, journal);
-  const run = promisify(execFile);
-  await run('hledger', ['-f', file, 'check', '-s']);
-  const { stdout } = await run('hledger', ['-f', file, 'bal', '--flat', '--no-total', '-E']);
-  return { journal, file, balanceReport: stdout };
-}
 
 export class E2EStack {
   readonly dir: string;
@@ -168,81 +50,44 @@ export class E2EStack {
   readonly emulatorUrl: string;
   readonly apiKey: string;
   readonly service: ServiceClient;
-  readonly dispatcher: DispatchMode;
   /** Replaced by freshBooks(): */
   ledger!: EmbeddedLedger;
-  ledgerPath!: string;
   taskQueue!: string;
   ingressUrl!: string;
-  webhookUrl!: string;
   /** The secret the ingress verifies with (the subscription's, unless the test re-pointed it). */
   webhookSecret!: string;
   subscriptionId!: string;
 
-  private books_: InProcessBooks | null = null;
-  private readonly cleanups: (() => Promise<void>)[] = [];
+  private books_: Stack | null = null;
 
-  private constructor(init: {
-    dir: string;
-    env: TestWorkflowEnvironment;
-    service: InProcessEmulator;
-    dispatcher: DispatchMode;
-  }) {
-    this.dir = init.dir;
-    this.env = init.env;
-    this.client = init.env.client;
-    this.emulator = init.service.emulator;
-    this.emulatorUrl = init.service.serviceUrl;
-    this.apiKey = init.service.apiKey;
-    this.dispatcher = init.dispatcher;
-    this.service = init.service.service;
+  private constructor(
+    private readonly serviceSide: Stack,
+    readonly dispatcher: DispatchMode,
+  ) {
+    const emulator = serviceSide.emulator!;
+    this.dir = serviceSide.dir;
+    this.env = serviceSide.temporal.env!;
+    this.client = serviceSide.temporal.client;
+    this.emulator = emulator.emulator;
+    this.emulatorUrl = emulator.serviceUrl;
+    this.apiKey = emulator.apiKey;
+    this.service = emulator.service;
   }
 
   static async start(options: E2EStackOptions): Promise<E2EStack> {
-    const dir = mkdtempSync(path.join(tmpdir(), 'booksync-e2e-'));
-    const env = options.temporal;
-    const deliveryTaskQueue = uniqueTaskQueue('e2e-deliveries');
-    let service: InProcessEmulator;
-    try {
-      service = await startInProcessEmulator({
-        dbPath: path.join(dir, 'emulator.db'),
+    const serviceSide = await startStack({
+      name: 'e2e',
+      temporal: options.temporal,
+      emulator: {
         adminToken: e2eAdminToken,
+        dispatch: options.dispatcher,
+        onDisk: true,
         serviceTimeoutMs: 20_000,
-        dispatcher: (s) => {
-          if (options.dispatcher === 'direct') {
-            return new DirectHttpDispatcher({
-              store: s,
-              backoffMs: options.directBackoffMs ?? [200, 400, 800, 1_600],
-            });
-          }
-          if (options.dispatcher === 'temporal') {
-            return new TemporalDispatcher({ client: env.client, taskQueue: deliveryTaskQueue });
-          }
-          return new RecordingDispatcher();
-        },
-      });
-    } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
-      throw error;
-    }
-    const stack = new E2EStack({ dir, env, service, dispatcher: options.dispatcher });
-    stack.cleanups.push(() => service.close());
+      },
+    });
+    const stack = new E2EStack(serviceSide, options.dispatcher);
     try {
-      if (options.dispatcher === 'temporal') {
-        const deliveryWorker = await createDeliveryWorker({
-          connection: env.nativeConnection,
-          namespace: env.namespace ?? 'default',
-          taskQueue: deliveryTaskQueue,
-          store: service.emulator.store,
-          workflowBundle: await deliveryWorkflowBundle(),
-        });
-        const run = deliveryWorker.run();
-        stack.cleanups.push(async () => {
-          if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
-          await run;
-        });
-      }
-      await stack.startBooks(options.ledgerPath ?? path.join(dir, 'books.db'));
+      await stack.startBooks();
     } catch (error) {
       await stack.stop();
       throw error;
@@ -250,33 +95,24 @@ export class E2EStack {
     return stack;
   }
 
-  /** Ledger, worker (new task queue) and ingress (new port and subscription secret): the in-process books side. */
-  private async startBooks(ledgerPath: string): Promise<void> {
-    this.ledgerPath = ledgerPath;
-    this.ledger = EmbeddedLedger.open({ path: ledgerPath });
-    this.books_ = await startInProcessBooks({
-      env: this.env,
+  /** Ledger (a new file in the stack's folder), worker (new task queue) and ingress (new port and secret). */
+  private async startBooks(): Promise<void> {
+    const books = await startStack({
+      name: 'e2e-books',
+      temporal: this.env,
+      emulator: this.service,
+      ledger: { path: path.join(this.dir, `books-${Date.now()}.db`) },
+      worker: { run: 'in-process' },
+      ingress: {},
       taskQueuePrefix: 'e2e-booksync',
-      service: this.service,
-      ledger: this.ledger,
     });
-    const subscription = this.books_.subscription;
-    if (!subscription) throw new Error('the books side started without a subscription');
-    this.taskQueue = this.books_.taskQueue;
-    this.ingressUrl = this.books_.ingressUrl;
-    this.webhookUrl = `${this.ingressUrl}/webhooks/service`;
+    this.books_ = books;
+    const subscription = books.ingress!.subscription!;
+    this.ledger = books.ledger!.open();
+    this.taskQueue = books.taskQueue;
+    this.ingressUrl = books.ingress!.url;
     this.webhookSecret = subscription.secret;
     this.subscriptionId = subscription.id;
-  }
-
-  private async stopBooks(): Promise<void> {
-    const books = this.books_;
-    this.books_ = null;
-    try {
-      await books?.close();
-    } finally {
-      this.ledger?.close();
-    }
   }
 
   /**
@@ -284,99 +120,58 @@ export class E2EStack {
    * events routed to, stops the worker and ingress, then opens a new ledger with a new worker (new task
    * queue) and ingress (new subscription secret). The old ledger file stays readable at its path.
    */
-  async freshBooks(ledgerPath = path.join(this.dir, `books-${Date.now()}.db`)): Promise<void> {
-    const ids = new Set((await this.events()).flatMap((e) => this.workflowIdOf(e.event) ?? []));
-    for (const id of ids) {
-      await this.client.workflow
-        .getHandle(id)
-        .terminate('e2e: starting over on fresh books')
-        .catch(() => undefined);
-    }
-    await this.stopBooks();
-    await this.startBooks(ledgerPath);
+  async freshBooks(): Promise<void> {
+    await terminateAll(this.client, routedWorkflows(await this.events()));
+    await this.books_?.close();
+    this.books_ = null;
+    await this.startBooks();
   }
 
+  /** The books side, then the service side; throws the first failure after stopping both. */
   async stop(): Promise<void> {
-    const errors: unknown[] = [];
-    try {
-      await this.stopBooks();
-    } catch (error) {
-      errors.push(error);
-    }
-    for (const cleanup of this.cleanups.splice(0).reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-    rmSync(this.dir, { recursive: true, force: true });
-    if (errors.length > 0) throw errors[0];
-  }
-
-  // ---- the sandbox: the outside world acting on the service -------------------------------------------
-
-  private async sandbox<T>(
-    method: string,
-    urlPath: string,
-    body?: unknown,
-    bearer = this.apiKey,
-  ): Promise<T> {
-    const response = await fetch(`${this.emulatorUrl}${urlPath}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${bearer}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    let failure: unknown;
+    await this.books_?.close().catch((error) => {
+      failure = error;
     });
-    const text = await response.text();
-    if (!response.ok) {
-      throw Object.assign(new Error(`${method} ${urlPath}: ${response.status} ${text}`), {
-        ...sandboxErrors,
-        status: response.status,
-      });
-    }
-    return JSON.parse(text) as T;
+    this.books_ = null;
+    await this.serviceSide.close();
+    if (failure) throw failure;
   }
 
+  // ---- the sandbox: the outside world acting on the service (the emulator's own sandbox client) ---------
+
+  private get sandbox(): SandboxClient {
+    return this.serviceSide.emulator!.sandbox;
+  }
   pay(paymentLinkId: string, method: PayMethod, amountCents?: number): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/paymentLinks/${paymentLinkId}/pay`, {
-      method,
-      ...(amountCents === undefined ? {} : { amountCents }),
-    });
+    return this.sandbox.payLink(paymentLinkId, method, amountCents);
   }
+  // The sandbox answers the payment (or disbursement) as it is after the move.
   settle(paymentId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/payments/${paymentId}/settle`);
-  }
-  sendToNetwork(paymentId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/payments/${paymentId}/sendToNetwork`);
+    return this.sandbox.settlePayment(paymentId) as Promise<Payment>;
   }
   achReturn(paymentId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/payments/${paymentId}/achReturn`);
+    return this.sandbox.returnAchPayment(paymentId) as Promise<Payment>;
   }
   /** The API refund (4.4), not a sandbox control; the refund made is the payment's last one. */
   refund(paymentId: string, amountCents?: number): Promise<Payment> {
     return this.service.refundPayment(paymentId, amountCents === undefined ? {} : { amountCents });
   }
   returnRefund(refundId: string): Promise<Payment> {
-    return this.sandbox('POST', `/sandbox/refunds/${refundId}/return`);
+    return this.sandbox.returnRefundCredit(refundId) as Promise<Payment>;
   }
   batchDisbursement(): Promise<Disbursement> {
-    return this.sandbox('POST', '/sandbox/disbursements');
+    return this.sandbox.batchDisbursement();
   }
   succeedDisbursement(disbursementId: string): Promise<Disbursement> {
-    return this.sandbox('POST', `/sandbox/disbursements/${disbursementId}/succeed`);
+    return this.sandbox.succeedDisbursement(disbursementId) as Promise<Disbursement>;
   }
-  advanceClock(by: { days?: number; seconds?: number }): Promise<{ now: string; offsetMs: number }> {
-    // The clock is every organization's: moving it takes the admin token (E17).
-    return this.sandbox('POST', '/sandbox/clock/advance', by, e2eAdminToken);
+  /** The clock is every organization's: moving it takes the admin token (E17). */
+  advanceClock(by: { days?: number; seconds?: number }): Promise<SandboxClock> {
+    return this.sandbox.advanceClock(by);
   }
-  clock(): Promise<{ now: string; offsetMs: number }> {
-    return this.sandbox('GET', '/sandbox/clock');
-  }
-  heldBalance(): Promise<{ heldBalanceCents: number }> {
-    return this.sandbox('GET', '/sandbox/balance');
+  clock(): Promise<SandboxClock> {
+    return this.sandbox.clock();
   }
 
   /**
@@ -391,16 +186,8 @@ export class E2EStack {
   }
 
   /** The emulator's event log, oldest first, every page. */
-  async events(): Promise<EventLogEntry[]> {
-    const all: EventLogEntry[] = [];
-    for (let page = 1; ; page++) {
-      const { events, totalResults } = await this.sandbox<{ events: EventLogEntry[]; totalResults: number }>(
-        'GET',
-        `/sandbox/events?page=${page}&pageSize=100`,
-      );
-      all.push(...events);
-      if (events.length === 0 || all.length >= totalResults) return all;
-    }
+  events(): Promise<SandboxEvent[]> {
+    return allEvents(this.sandbox);
   }
 
   // ---- webhooks by hand --------------------------------------------------------------------------------
@@ -433,29 +220,22 @@ export class E2EStack {
    * POSTs a body to the ingress. `signature`: 'valid' (default: the ingress's secret, now), 'none', a secret
    * to sign with, or a raw header; `skewSeconds` shifts t.
    */
-  async deliver(
+  deliver(
     body: string,
     options: {
       signature?: 'valid' | 'none' | { secret: string } | { header: string };
       skewSeconds?: number;
     } = {},
-  ): Promise<{ status: number; json: Record<string, unknown> }> {
+  ): Promise<HttpAnswer> {
     const signature = options.signature ?? 'valid';
-    const t = Math.floor(Date.now() / 1000) + (options.skewSeconds ?? 0);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (signature === 'valid') headers['service-signature'] = sign(this.webhookSecret, body, t);
-    else if (signature !== 'none' && 'secret' in signature) {
-      headers['service-signature'] = sign(signature.secret, body, t);
-    } else if (signature !== 'none') headers['service-signature'] = signature.header;
-    const response = await fetch(`${this.ingressUrl}/webhooks/service`, { method: 'POST', headers, body });
-    const text = await response.text();
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      // not JSON
-    }
-    return { status: response.status, json };
+    const t = nowSeconds() + (options.skewSeconds ?? 0);
+    const header =
+      signature === 'none'
+        ? undefined
+        : signature === 'valid' || 'secret' in signature
+          ? sign(signature === 'valid' ? this.webhookSecret : signature.secret, body, t)
+          : signature.header;
+    return deliver(this.ingressUrl, { body, ...(header === undefined ? {} : { signature: header }) });
   }
 
   // ---- waiting -----------------------------------------------------------------------------------------
@@ -498,14 +278,8 @@ export class E2EStack {
     );
   }
 
-  async workflowExists(workflowId: string): Promise<boolean> {
-    try {
-      await this.client.workflow.getHandle(workflowId).describe();
-      return true;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return false;
-      throw error;
-    }
+  workflowExists(workflowId: string): Promise<boolean> {
+    return workflowExists(this.client, workflowId);
   }
 
   /**
@@ -532,22 +306,8 @@ export class E2EStack {
             }
           }
         }
-        const ids = new Set(log.flatMap((e) => this.workflowIdOf(e.event) ?? []));
-        for (const id of ids) {
-          let description: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['describe']>>;
-          try {
-            description = await this.client.workflow.getHandle(id).describe();
-          } catch (error) {
-            // Not signalled (dispatch 'none', or the event went to another subscription): nothing under way.
-            if (error instanceof WorkflowNotFoundError) continue;
-            throw error;
-          }
-          if (description.status.name !== 'RUNNING') continue;
-          if ((description.raw.pendingActivities ?? []).length > 0) {
-            throw new Error(`${id} has an activity pending`);
-          }
-          if (description.raw.pendingWorkflowTask) throw new Error(`${id} has a workflow task pending`);
-        }
+        const busy = await busyWorkflows(this.client, routedWorkflows(log));
+        if (busy > 0) throw new Error(`${busy} workflows with an activity or a workflow task pending`);
         return true;
       },
       timeoutMs,
@@ -555,10 +315,8 @@ export class E2EStack {
     );
   }
 
-  async books(): Promise<BooksSnapshot> {
-    const balances: BooksSnapshot['balances'] = {};
-    for (const b of await this.ledger.balances()) balances[b.account] = b.balanceCents;
-    return snapshotOf(await this.ledger.allEntries(), balances);
+  books(): Promise<BooksSnapshot> {
+    return booksOf(this.ledger);
   }
 
   /** hledger check -s over an export of the current ledger (see hledgerCheck). */

@@ -204,18 +204,34 @@ export class OpenAmountsWorld {
     await this.syncLink(link.id, 'amount changed');
   }
 
-  async addDebitMemo(link: LinkState, cents: number): Promise<void> {
+  /** A command on the link (its id, amount and booksync reference), then the link's sync. */
+  private async linkCommand(
+    link: LinkState,
+    cents: number,
+    reason: string,
+    record: (command: {
+      paymentLinkId: string;
+      commandId: string;
+      amountCents: number;
+      externalReferenceId: string;
+    }) => Promise<unknown>,
+  ): Promise<void> {
     const commandId = this.commandId();
     await this.refusable(() =>
-      this.activities.recordLinkDebitMemo({
+      record({
         paymentLinkId: link.id,
         commandId,
         amountCents: cents,
-        description: `Late fee ${commandId}`,
         externalReferenceId: `booksync:${commandId}`,
       }),
     );
-    await this.syncLink(link.id, 'debit memo');
+    await this.syncLink(link.id, reason);
+  }
+
+  async addDebitMemo(link: LinkState, cents: number): Promise<void> {
+    await this.linkCommand(link, cents, 'debit memo', (command) =>
+      this.activities.recordLinkDebitMemo({ ...command, description: `Late fee ${command.commandId}` }),
+    );
   }
 
   /** The payer pays `cents` (undefined: what is left); `settle` settles it at once (a card's or ACH's settlement). */
@@ -247,17 +263,12 @@ export class OpenAmountsWorld {
   }
 
   async externalPayment(link: LinkState, cents: number): Promise<void> {
-    const commandId = this.commandId();
-    await this.refusable(() =>
+    await this.linkCommand(link, cents, 'external payment', (command) =>
       this.activities.recordLinkExternalPayment({
-        paymentLinkId: link.id,
-        commandId,
-        amountCents: cents,
+        ...command,
         paidAt: new Date().toISOString().slice(0, 10),
-        externalReferenceId: `booksync:${commandId}`,
       }),
     );
-    await this.syncLink(link.id, 'external payment');
   }
 
   async depositCheck(cents: number): Promise<void> {

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,12 +6,10 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import { closingAssertions, toHledgerJournal } from '../../src/ledger/hledger-export.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { type Harness, startHarness } from '../emulator/harness.js';
 import { uniqueTaskQueue } from './temporal.js';
-import { waitFor } from './wait-for.js';
 
 // What the deposit, link and command tests share: the emulator over real HTTP, a real EmbeddedLedger file
 // in a temp folder, the real ServiceClient and the real activities, on a real Temporal server.
@@ -66,11 +63,6 @@ export async function withWorker<T>(
   return worker.runUntil(body(taskQueue));
 }
 
-/** Polls until probe returns a value (not undefined or false): waitFor with a shorter default. */
-export function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  return waitFor('a condition', probe, timeoutMs);
-}
-
 /** Every account's balance, keyed by the chart's role names (OperatingBank, ChecksToDeposit...). */
 export async function balancesByRole(ledger: EmbeddedLedger): Promise<Record<keyof typeof Accounts, number>> {
   const balances = await ledger.balances();
@@ -78,22 +70,4 @@ export async function balancesByRole(ledger: EmbeddedLedger): Promise<Record<key
   return Object.fromEntries(
     Object.entries(Accounts).map(([role, name]) => [role, byName.get(name) ?? 0]),
   ) as Record<keyof typeof Accounts, number>;
-}
-
-export const hledgerAvailable = spawnSync('hledger', ['--version']).status === 0;
-
-/** `hledger check -s` over the export with every account's closing balance asserted; throws with its output. */
-export async function checkWithHledger(ledger: EmbeddedLedger): Promise<void> {
-  if (!hledgerAvailable) throw new Error('hledger is not installed');
-  const entries = await ledger.allEntries();
-  const lastDate =
-    entries
-      .map((e) => e.date)
-      .sort()
-      .at(-1) ?? '2026-01-01';
-  const journal = toHledgerJournal(entries, {
-    assertions: closingAssertions(await ledger.balances(), lastDate),
-  });
-  const run = spawnSync('hledger', ['-f', '-', 'check', '-s'], { input: journal, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`hledger check -s failed:\n${run.stderr}\n${journal}`);
 }

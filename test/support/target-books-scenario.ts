@@ -8,7 +8,7 @@ import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
-import type { BooksyncProcess } from './process-stack.js';
+import type { BooksyncProcess } from './booksync-start.js';
 
 // The steps of the end-to-end books scenario every OAuth accounting target (QuickBooks Online, Xero) runs
 // against its test double with the real `booksync start`: connect by consent (the test playing the

@@ -17,8 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { waitFor } from './e2e-stack.js';
 import { type PostgresCluster, startPostgres, withParentDeath } from './postgres.js';
+import { waitFor } from './wait-for.js';
 
 // A real Temporal server, not the dev server: `go.temporal.io/server/cmd/server` built from the Go module
 // proxy by scripts/obtain-temporal-server.sh, on a throwaway PostgreSQL cluster (test/support/postgres.ts)

@@ -9,11 +9,12 @@ import { type LedgerStore, openLedgerStore } from '../../src/runtime/ledger-stor
 import { markersIn } from '../../src/targets/markers.js';
 import type { TargetSummary } from '../../src/targets/target-index.js';
 import type { CliRun } from './booksync-cli.js';
+import { BooksyncProcess } from './booksync-start.js';
 import { freePort } from './free-port.js';
-import { BooksyncProcess } from './process-stack.js';
 import { QuickBooksDouble, type RealmOptions } from './quickbooks/double.js';
 import { type ConsentPage, connectByConsent } from './target-books-scenario.js';
 import { startTryton, type TrytonServer } from './tryton.js';
+import { waitFor } from './wait-for.js';
 import { markerTextOf, XeroDouble } from './xero/double.js';
 
 // ONE real `booksync start --no-demo` pushing to all three targets at once (ACCOUNTING_TARGET=tryton,quickbooks,
@@ -36,32 +37,47 @@ export interface ThreeTargetsOptions {
   beside?: () => Promise<void>;
 }
 
+/**
+ * A double's consent page for one of its companies: the consent must name the double's app, and the
+ * redirect carries the code the double grants for `company` (plus `extra`, e.g. QuickBooks' realmId).
+ */
+function doubleConsentPage(
+  double: { clientId: string; authorize(company: string): string },
+  company: string,
+  page: { target: ConsentPage['target']; label: string; address: RegExp; connected: string },
+  extra: Record<string, string> = {},
+): ConsentPage {
+  return {
+    target: page.target,
+    waiting: `Waiting for ${page.label}`,
+    address: page.address,
+    connected: page.connected,
+    expectConsent: (consent) => expect(consent.searchParams.get('client_id')).toBe(double.clientId),
+    answer: (code, state) => ({
+      code: code === 'forged' ? 'forged' : double.authorize(company),
+      state,
+      ...extra,
+    }),
+  };
+}
+
 /** QuickBooks' consent page as the double answers it for the company `realmId`. */
 export function quickbooksConsentPage(qbo: QuickBooksDouble, realmId: string): ConsentPage {
-  return {
-    target: 'quickbooks',
-    waiting: 'Waiting for QuickBooks',
-    address: /https?:\/\/\S+connect\/oauth2\S*/,
-    expectConsent: (consent) => expect(consent.searchParams.get('client_id')).toBe(qbo.clientId),
-    answer: (code, state) => ({
-      code: code === 'forged' ? 'forged' : qbo.authorize(realmId),
-      state,
-      realmId,
-    }),
-    connected: `connected to QuickBooks company ${realmId}`,
-  };
+  const connected = `connected to QuickBooks company ${realmId}`;
+  const address = /https?:\/\/\S+connect\/oauth2\S*/;
+  return doubleConsentPage(
+    qbo,
+    realmId,
+    { target: 'quickbooks', label: 'QuickBooks', address, connected },
+    { realmId },
+  );
 }
 
 /** Xero's consent page as the double answers it for the organisation `tenantId`. */
 export function xeroConsentPage(xero: XeroDouble, tenantId: string): ConsentPage {
-  return {
-    target: 'xero',
-    waiting: 'Waiting for Xero',
-    address: /https?:\/\/\S+connect\/authorize\S*/,
-    expectConsent: (consent) => expect(consent.searchParams.get('client_id')).toBe(xero.clientId),
-    answer: (code, state) => ({ code: code === 'forged' ? 'forged' : xero.authorize(tenantId), state }),
-    connected: `connected to Xero organisation ${tenantId}`,
-  };
+  const connected = `connected to Xero organisation ${tenantId}`;
+  const address = /https?:\/\/\S+connect\/authorize\S*/;
+  return doubleConsentPage(xero, tenantId, { target: 'xero', label: 'Xero', address, connected });
 }
 
 /** booksync's settings of the three targets: Tryton's login, the doubles' apps and addresses. */
@@ -206,14 +222,16 @@ export class ThreeTargets {
   }
 
   /** Until the ledger holds entries the predicate picks; answers them. */
-  async untilBooked(what: string, pick: (e: BookedEntry) => boolean, ms = 120_000): Promise<BookedEntry[]> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = (await this.entries()).filter(pick);
-      if (found.length > 0) return found;
-      if (Date.now() > deadline) throw new Error(`never booked: ${what}`);
-      await sleep(250);
-    }
+  untilBooked(what: string, pick: (e: BookedEntry) => boolean, ms = 120_000): Promise<BookedEntry[]> {
+    return waitFor(
+      `booked: ${what}`,
+      async () => {
+        const found = (await this.entries()).filter(pick);
+        return found.length > 0 ? found : undefined;
+      },
+      ms,
+      250,
+    );
   }
 
   /**

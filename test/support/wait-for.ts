@@ -28,3 +28,15 @@ export async function waitFor<T>(
     await sleep(intervalMs);
   }
 }
+
+/**
+ * waitFor with the probe first, for the tests' inline waits: `eventually(probe, 'what', timeoutMs)`. A probe
+ * may answer a boolean (true ends the wait) or the value to return.
+ */
+export function eventually<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what = 'a condition',
+  timeoutMs = 60_000,
+): Promise<T> {
+  return waitFor(what, async () => probe(), timeoutMs);
+}

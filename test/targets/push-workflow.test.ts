@@ -21,7 +21,7 @@ import {
 } from '../../workflows/accounting-target-contract.js';
 import { twoLine } from '../ledger/fixtures.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/wait-for.js';
 
 // The push flow on a real Temporal dev server: the ledger's entries reach a target in posting order,
 // once each; a refusal is FAILED with the target's message and flagged until `retry`; an outage waits.
@@ -103,9 +103,6 @@ afterAll(async () => {
 });
 
 /** The harnesses' one poller over a yes/no check. */
-const eventually = (check: () => boolean | Promise<boolean>, what: string, ms = 30_000) =>
-  waitFor(what, async () => (await check()) || undefined, ms, 100);
-
 const wake = () =>
   env.client.workflow.signalWithStart(accountingTargetWorkflowType, {
     workflowId: accountingTargetWorkflowId(target.name),

@@ -5,8 +5,8 @@ import type { BookedEntry } from '../../src/ledger/entry.js';
 import { baseKey } from '../../src/ledger/entry-key.js';
 import { TRANSFER_PART } from '../../src/targets/quickbooks/documents.js';
 import { markersIn } from '../../src/targets/quickbooks/keys.js';
+import { BooksyncProcess } from '../support/booksync-start.js';
 import { freePort } from '../support/free-port.js';
-import { BooksyncProcess } from '../support/process-stack.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import {
   crashThenEverythingTwice,

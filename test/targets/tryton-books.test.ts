@@ -6,7 +6,7 @@ import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.j
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
-import { BooksyncProcess } from '../support/process-stack.js';
+import { BooksyncProcess } from '../support/booksync-start.js';
 import { startTryton, type TrytonServer } from '../support/tryton.js';
 
 // booksync's demo business day pushed to a real Tryton on PostgreSQL by the real `booksync start`, as a

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { markersIn } from '../../src/targets/markers.js';
+import { BooksyncProcess } from '../support/booksync-start.js';
 import { freePort } from '../support/free-port.js';
-import { BooksyncProcess } from '../support/process-stack.js';
 import {
   crashThenEverythingTwice,
   issuedToken,

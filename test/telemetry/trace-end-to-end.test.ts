@@ -4,8 +4,8 @@ import { Client, Connection } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENCRYPTED_ENCODING } from '../../src/temporal/payload-codec.js';
+import { BooksyncProcess } from '../support/booksync-start.js';
 import type { ReceivedSpan } from '../support/otlp-receiver.js';
-import { BooksyncProcess } from '../support/process-stack.js';
 import { startTraceCollector, type TraceCollector } from '../support/trace-collector.js';
 
 // One trace per delivered webhook (issue 32 §2): the demo business day through the real `booksync start`

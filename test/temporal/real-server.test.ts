@@ -14,7 +14,7 @@ import { reconciliationScheduleId } from '../../src/temporal/reconciliation-sche
 import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { customAttributes, expectAllOfBooksyncs } from '../support/bare-dev-server.js';
-import { type E2EStack, startE2EStack, waitFor } from '../support/e2e-stack.js';
+import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';
 import { withParentDeath } from '../support/postgres.js';
 import { installQuietRuntime, uniqueTaskQueue } from '../support/temporal.js';
@@ -23,6 +23,7 @@ import {
   type RealTemporalServer,
   startTemporalServer,
 } from '../support/temporal-server.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Issue 19: booksync against a real Temporal server, not the dev server: go.temporal.io/server built from the
 // Go module proxy (scripts/obtain-temporal-server.sh), PostgreSQL persistence and SQL visibility, a

@@ -18,8 +18,8 @@ import {
   kill,
   startBareDevServer,
 } from '../support/bare-dev-server.js';
-import { waitFor } from '../support/e2e-stack.js';
 import { freePort } from '../support/free-port.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Issue 19: booksync registers its own search attributes against a Temporal that has none of them, as a
 // fresh production namespace: `booksync temporal setup` (the one-shot docker compose runs before the

@@ -1,16 +1,15 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
+import type { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import { capturedLogger } from '../ingress/harness.js';
-import { startInProcessStack } from '../support/in-process-stack.js';
-import { waitFor } from '../support/wait-for.js';
+import { startStack as startComposedStack } from '../support/stack/stack.js';
 
 // The whole booksync path over real parts: the emulator over HTTP (signed webhooks with short retry
 // backoffs), the real ingress, a Temporal server, a worker with the real activities, a ledger file. The
-// in-process stack (test/support/in-process-stack.ts) with captured logs and the sandbox client.
+// composed stack (test/support/stack/stack.ts) with captured logs and the sandbox client.
 
 export interface Stack {
   env: TestWorkflowEnvironment;
@@ -43,29 +42,37 @@ export async function startStack(
   options: { checkWindows?: { deliveryDays: number; cashingDays: number }; webhooks?: boolean } = {},
 ): Promise<Stack> {
   const { logger, lines } = capturedLogger();
-  const stack = await startInProcessStack({
-    env,
-    bundle,
-    taskQueuePrefix: 'stack',
-    adminToken,
-    delivery: { backoffMs: [50, 100, 200, 400], timeoutMs: 5_000 },
-    serviceTimeoutMs: 10_000,
+  const stack = await startComposedStack({
+    temporal: env,
+    emulator: {
+      adminToken,
+      dispatch: 'direct',
+      backoffMs: [50, 100, 200, 400],
+      attemptTimeoutMs: 5_000,
+      serviceTimeoutMs: 10_000,
+    },
+    ledger: 'sqlite',
+    worker: {
+      run: 'in-process',
+      bundle,
+      ...(options.checkWindows ? { checkWindows: options.checkWindows } : {}),
+    },
+    ingress: { webhooks: options.webhooks === false ? 'unsubscribed' : 'subscribe' },
     logger,
-    ...(options.checkWindows ? { checkWindows: options.checkWindows } : {}),
-    webhooks: options.webhooks === false ? 'unsubscribed' : 'subscribe',
   });
-  const { apiKey } = stack;
-  const worker = stack.worker;
-  if (!worker) throw new Error('the stack started without its worker');
+  const emulator = stack.emulator!;
+  const ingress = stack.ingress!;
+  const worker = stack.worker!.worker!;
+  const { apiKey, serviceUrl } = emulator;
   return {
     env,
     taskQueue: stack.taskQueue,
-    emulator: stack.emulator,
-    serviceUrl: stack.serviceUrl,
-    service: stack.service,
-    sandbox: new SandboxClient({ baseUrl: stack.serviceUrl, apiKey, adminToken }),
+    emulator: emulator.emulator,
+    serviceUrl,
+    service: emulator.service,
+    sandbox: emulator.sandbox,
     async call(method, route, body) {
-      const response = await fetch(`${stack.serviceUrl}${route}`, {
+      const response = await fetch(`${serviceUrl}${route}`, {
         method,
         headers: {
           authorization: `Bearer ${apiKey}`,
@@ -77,26 +84,17 @@ export async function startStack(
       if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
       return text ? JSON.parse(text) : null;
     },
-    ledger: stack.ledger,
-    ingressUrl: stack.ingressUrl,
+    ledger: stack.ledger!.open(),
+    ingressUrl: ingress.url,
     logs: lines,
     worker,
-    deliveriesIdle: stack.deliveriesIdle,
-    webhooksToIngress: stack.webhooksToIngress,
+    deliveriesIdle: emulator.deliveriesIdle,
+    webhooksToIngress: ingress.webhooksToIngress,
     async webhooksNowhere() {
-      await stack.service.createWebhook({ url: 'http://127.0.0.1:9/nowhere' });
+      await emulator.service.createWebhook({ url: 'http://127.0.0.1:9/nowhere' });
     },
     close: stack.close,
   };
-}
-
-/** Polls until probe returns a value: the harnesses' one poller, `what` first. */
-export function eventually<T>(
-  probe: () => Promise<T | undefined | false>,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<T> {
-  return waitFor(what, probe, timeoutMs, 250);
 }
 
 /** Balance per account name, accounts at 0 left out. */

@@ -5,7 +5,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillPaymentView } from '../../workflows/bill-payment-contract.js';
 import { fixturesDir, startTimeSkipping, workflowBundle } from '../support/temporal.js';
-import { eventually, type Stack, startStack } from './bill-payment-stack.js';
+import { eventually } from '../support/wait-for.js';
+import { type Stack, startStack } from './bill-payment-stack.js';
 
 // The check windows are real durable timers of days: on the time-skipping server they pass in seconds,
 // while the activities still fetch from the emulator over HTTP and book into a ledger file.

@@ -6,9 +6,10 @@ import type { BillPaymentView } from '../../workflows/bill-payment-contract.js';
 import type { ChargeAuthorizationView } from '../../workflows/charge-authorization-contract.js';
 import type { VendorDeliveryMethodsView } from '../../workflows/vendor-delivery-methods-contract.js';
 import { deliver, signed } from '../ingress/harness.js';
-import { checkWithHledger } from '../support/sync-world.js';
+import { checkWithHledger } from '../support/hledger.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
-import { eventually, type Stack, startStack } from './bill-payment-stack.js';
+import { eventually } from '../support/wait-for.js';
+import { type Stack, startStack } from './bill-payment-stack.js';
 
 // Bill payments end to end on a real Temporal dev server: the emulator's sandbox moves the payment, its
 // webhooks reach the real ingress, the billPayment workflow fetches and books, the ledger file holds it.

@@ -15,15 +15,10 @@ import {
   checkDepositWorkflowId,
 } from '../../workflows/check-deposit-contract.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
-import {
-  balancesByRole,
-  checkWithHledger,
-  eventually,
-  type SyncWorld,
-  startSyncWorld,
-  withWorker,
-} from '../support/sync-world.js';
+import { checkWithHledger } from '../support/hledger.js';
+import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../support/sync-world.js';
 import { fixturesDir, startTimeSkipping, workflowBundle } from '../support/temporal.js';
+import { eventually } from '../support/wait-for.js';
 
 // The check-deposit workflow on the time-skipping server (its timers are hours to a day), with the emulator
 // over real HTTP, a real ledger file and the real activities. The emulator's clock is its own: the bank's

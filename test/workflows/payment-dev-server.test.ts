@@ -5,12 +5,8 @@ import { payment } from '../../workflows/payment.js';
 import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { serviceEventSignal } from '../../workflows/service-event.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
-import { waitFor } from '../support/wait-for.js';
+import { eventually } from '../support/wait-for.js';
 import { scriptedPaymentActivity } from './payment-activity-script.js';
-
-/** The harnesses' one poller, with this file's 15 s default. */
-const eventually = <T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> =>
-  waitFor('a condition', probe, timeoutMs);
 
 describe('payment workflow on a real Temporal dev server (gRPC, SQLite, visibility)', () => {
   let env: TestWorkflowEnvironment;

@@ -16,15 +16,10 @@ import {
   voidExternalPaymentSignal,
 } from '../../workflows/payment-link-contract.js';
 import { newLink } from '../emulator/harness.js';
-import {
-  balancesByRole,
-  checkWithHledger,
-  eventually,
-  type SyncWorld,
-  startSyncWorld,
-  withWorker,
-} from '../support/sync-world.js';
+import { checkWithHledger } from '../support/hledger.js';
+import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../support/sync-world.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
+import { eventually } from '../support/wait-for.js';
 
 // The payment-link workflow on a real Temporal dev server, the emulator over HTTP, a real ledger file.
 

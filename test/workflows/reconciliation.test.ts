@@ -21,9 +21,10 @@ import type {
   ReconciliationReport,
   ReconciliationRequestsView,
 } from '../../workflows/reconciliation-contract.js';
-import { checkWithHledger } from '../support/sync-world.js';
+import { checkWithHledger } from '../support/hledger.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
-import { balances, eventually, type Stack, startStack } from './bill-payment-stack.js';
+import { eventually } from '../support/wait-for.js';
+import { balances, type Stack, startStack } from './bill-payment-stack.js';
 
 // Reconciliation repairs what dropped webhooks left out. A scenario (card and ACH payments, a refund, an
 // external payment, a debit memo, a payout) runs once with webhooks reaching the ingress, once with the
