@@ -1,14 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import {
-  accessSync,
-  closeSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { accessSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
+import { isExecutable } from '../../src/temporal/executables.js';
 import { type PostgresCluster, startPostgres, withParentDeath } from './postgres.js';
 import { waitFor } from './wait-for.js';
 
@@ -40,15 +32,6 @@ export interface TemporalServerBinaries {
   sqlTool: string;
   /** The module's schema/ folder (postgresql/v12/{temporal,visibility}/versioned). */
   schemaDir: string;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
