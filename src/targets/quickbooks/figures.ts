@@ -1,10 +1,8 @@
 import { type AccountRole, accountRoles } from '../account-mapping.js';
-import { markersIn } from '../markers.js';
 import {
-  addOpen,
+  addOpenByNote,
   balancesByRole,
   checkedDay,
-  ownerOf,
   reportCents,
   type TargetFigures,
 } from '../target-figures.js';
@@ -114,10 +112,7 @@ export class QuickBooksFigures {
     const open: Record<string, number> = {};
     for (const row of rows) {
       const note = notes.get(`${row.entity}:${row.id}`);
-      const key = markersIn(note).at(0)?.key ?? null;
-      const owner = ownerOf(key, note);
-      const ownerId = owner && side in owner ? (owner as Record<string, string>)[side] : undefined;
-      addOpen(open, ownerId ?? key ?? `${row.entity}:${row.id}`, row.cents);
+      addOpenByNote(open, side, note, `${row.entity}:${row.id}`, row.cents);
     }
     return open;
   }

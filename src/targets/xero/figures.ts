@@ -1,10 +1,8 @@
 import { type AccountRole, accountRoles } from '../account-mapping.js';
-import { markersIn } from '../markers.js';
 import {
-  addOpen,
+  addOpenByNote,
   balancesByRole,
   checkedDay,
-  ownerOf,
   reportCents,
   type TargetFigures,
 } from '../target-figures.js';
@@ -134,10 +132,7 @@ export class XeroFigures {
           type === 'ACCPAY'
             ? String(invoice?.lineItems?.[0]?.description ?? '')
             : String(invoice?.reference ?? '');
-        const key = markersIn(text).at(0)?.key ?? null;
-        const owner = ownerOf(key, text);
-        const ownerId = owner && side in owner ? (owner as Record<string, string>)[side] : undefined;
-        addOpen(open, ownerId ?? key ?? `Invoice:${invoiceId}`, cents);
+        addOpenByNote(open, side, text, `Invoice:${invoiceId}`, cents);
       }
     }
     return open;
