@@ -376,7 +376,8 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
   }
 
   #filteredStatements(fields: LinkField[]) {
-    return this.#statementsWhere(fields.join(','), linkWhere(fields, () => '?'));
+    const where = linkWhere(fields, () => '?');
+    return this.#statementsWhere(fields.join(','), where);
   }
 
   /** The entries and their lines WHERE `where`, prepared once per signature. */
