@@ -3,7 +3,6 @@ import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
 import { TargetConfigurationError } from '../targets/errors.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
-import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
 import {
   OAuthTokenStore,
   QuickBooksConnectionFile,
@@ -11,6 +10,7 @@ import {
   RECONNECT,
   TokenCipher,
 } from '../targets/quickbooks/index.js';
+import { connectedCompany, connectionStore } from './oauth-connection.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for
 // `booksync targets connect quickbooks` (the consent), so both use the same connection: in the ledger's
@@ -33,9 +33,7 @@ export function quickBooksSettings(settings: Settings): QuickBooksSettings {
     ]);
   }
   const file = new QuickBooksConnectionFile(dataFile(settings, 'QBO_TOKEN_FILE'));
-  const connection: OAuthConnectionStore = settings.LEDGER_URL
-    ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'quickbooks', importFrom: file })
-    : file;
+  const connection = connectionStore(settings, 'quickbooks', file);
   const cipher = new TokenCipher(key);
   const tokenUrl = new URL('/oauth2/v1/tokens/bearer', settings.QBO_OAUTH_URL).toString();
   return {
@@ -62,10 +60,12 @@ export async function openQuickBooksTarget(options: {
 }): Promise<QuickBooksTarget> {
   const { settings, accounts, logger } = options;
   const qbo = quickBooksSettings(settings);
-  const realmId = settings.QBO_REALM_ID ?? (await qbo.connection.readConnection())?.companyId;
-  if (!realmId) {
-    throw new TargetConfigurationError('quickbooks', [`not connected to a QuickBooks company: ${RECONNECT}`]);
-  }
+  const realmId = await connectedCompany(
+    settings.QBO_REALM_ID,
+    qbo.connection,
+    'quickbooks',
+    `not connected to a QuickBooks company: ${RECONNECT}`,
+  );
   return new QuickBooksTarget({
     baseUrl: settings.QBO_BASE_URL,
     realmId,

@@ -3,10 +3,10 @@ import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
 import { TargetConfigurationError } from '../targets/errors.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
-import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
 import { TokenCipher } from '../targets/oauth/token-cipher.js';
 import type { SealedTokenStorage } from '../targets/oauth/token-store.js';
 import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
+import { connectedCompany, connectionStore } from './oauth-connection.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
 // (the consent), so both use the same connection: in the ledger's PostgreSQL database with LEDGER_URL (every
@@ -33,9 +33,7 @@ export function xeroSettings(settings: Settings): XeroSettings {
     ]);
   }
   const file = new XeroConnectionFile(dataFile(settings, 'XERO_TOKEN_FILE'));
-  const connection: OAuthConnectionStore = settings.LEDGER_URL
-    ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'xero', importFrom: file })
-    : file;
+  const connection = connectionStore(settings, 'xero', file);
   const cipher = new TokenCipher(key);
   const tokenUrl = settings.XERO_TOKEN_URL;
   return {
@@ -72,10 +70,12 @@ export async function openXeroTarget(options: {
 }): Promise<XeroTarget> {
   const { settings, accounts, logger } = options;
   const xero = xeroSettings(settings);
-  const tenantId = settings.XERO_TENANT_ID ?? (await xero.connection.readConnection())?.companyId;
-  if (!tenantId) {
-    throw new TargetConfigurationError('xero', [`not connected to a Xero organisation: ${XERO_RECONNECT}`]);
-  }
+  const tenantId = await connectedCompany(
+    settings.XERO_TENANT_ID,
+    xero.connection,
+    'xero',
+    `not connected to a Xero organisation: ${XERO_RECONNECT}`,
+  );
   return new XeroTarget({
     baseUrl: settings.XERO_BASE_URL,
     tenantId,
