@@ -10,6 +10,7 @@ import {
 import { formatUsd } from '../../ledger/money.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag } from '../flags.js';
 
 export interface BackfillArgs {
   since: string;
@@ -25,13 +26,7 @@ export function parseBackfillArgs(args: string[]): BackfillArgs {
   let pageSize = 100;
   let json = false;
   let timeoutSeconds = 24 * 3600;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`backfill: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('backfill', args, (flag, value) => {
     const positive = (name: string, max = Number.MAX_SAFE_INTEGER) => {
       const n = Number(value());
       if (!Number.isFinite(n) || n <= 0 || n > max) {
@@ -51,7 +46,7 @@ export function parseBackfillArgs(args: string[]): BackfillArgs {
     else if (flag === '--json') json = true;
     else if (flag === '--timeout') timeoutSeconds = positive('--timeout');
     else throw new CommandError(`backfill: unknown argument ${flag}`);
-  }
+  });
   if (!since) throw new CommandError('backfill: give --since YYYY-MM-DD');
   return { since, requestsPerSecond, pageSize, json, timeoutSeconds };
 }

@@ -8,6 +8,7 @@ import { certificateLines } from '../../close/certificate-text.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
 
 export interface CloseArgs {
   period: ClosePeriod;
@@ -26,24 +27,15 @@ export function parseCloseArgs(args: string[]): CloseArgs {
   let timeoutSeconds = 600;
   let from: string | undefined;
   let to: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`close: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('close', args, (flag, value) => {
     if (flag === '--json') json = true;
     else if (flag === '--from') from = value();
     else if (flag === '--to') to = value();
     else if (flag === '--html') html = value();
     else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('close: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('close', value());
     } else throw new CommandError(`close: unknown argument ${flag}`);
-  }
+  });
   if (!from || !to) throw new CommandError('close: give --from YYYY-MM-DD and --to YYYY-MM-DD');
   for (const day of [from, to]) {
     if (!isDay(day)) throw new CommandError(`close: dates are YYYY-MM-DD, got ${day}`);
@@ -54,13 +46,6 @@ export function parseCloseArgs(args: string[]): CloseArgs {
 
 export function periodCloseWorkflowId(period: ClosePeriod): string {
   return workflowIdFor(periodCloseWorkflowType, `${period.from}-${period.to}`);
-}
-
-/** The innermost message of a workflow failure (the activity's own words). */
-function rootCause(error: Error): string {
-  let current: Error = error;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
 }
 
 /**

@@ -10,6 +10,7 @@ import { payoutReportLines, periodReportLines } from '../../payouts/report-text.
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
 
 export type PayoutArgs =
   | { action: 'show'; disbursementId: string; json: boolean; timeoutSeconds: number }
@@ -29,24 +30,15 @@ export function parsePayoutArgs(args: string[]): PayoutArgs {
   let from: string | undefined;
   let to: string | undefined;
   const positional: string[] = [];
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i]!;
-    const value = () => {
-      const v = rest[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`payout: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('payout', rest, (flag, value) => {
     if (flag === '--json') json = true;
     else if (flag === '--from') from = value();
     else if (flag === '--to') to = value();
     else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('payout: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('payout', value());
     } else if (flag.startsWith('--')) throw new CommandError(`payout: unknown argument ${flag}`);
     else positional.push(flag);
-  }
+  });
   if (action === 'show') {
     if (positional.length !== 1 || from || to)
       throw new CommandError('payout show: give one disbursement id');
@@ -85,13 +77,6 @@ async function runReport<T>(
     }),
   ]);
   return schema.parse(result);
-}
-
-/** The innermost message of a workflow failure (the activity's own words, e.g. a 404 from the service). */
-function rootCause(error: Error): string {
-  let current: Error = error;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
 }
 
 export function requestPayoutReport(

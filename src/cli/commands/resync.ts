@@ -7,6 +7,7 @@ import type { ResyncDiff } from '../../resync/plan.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
 
 export interface ResyncArgs {
   apply: boolean;
@@ -28,13 +29,7 @@ export function parseResyncArgs(args: string[]): ResyncArgs {
   let since: string | null = null;
   let json = false;
   let timeoutSeconds = 600;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`resync: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('resync', args, (flag, value) => {
     if (flag === '--dry-run' || flag === '--apply') {
       const wanted = flag === '--apply';
       if (apply !== undefined && apply !== wanted)
@@ -47,20 +42,11 @@ export function parseResyncArgs(args: string[]): ResyncArgs {
       }
     } else if (flag === '--json') json = true;
     else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('resync: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('resync', value());
     } else throw new CommandError(`resync: unknown argument ${flag}`);
-  }
+  });
   if (apply === undefined) throw new CommandError('resync: give --dry-run or --apply');
   return { apply, since, json, timeoutSeconds };
-}
-
-function rootCause(error: Error): string {
-  let current: Error = error;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
 }
 
 /** Runs the resync workflow (`resync-dry-run-{since|all}` or `resync-apply-{since|all}`) and returns its answer. */

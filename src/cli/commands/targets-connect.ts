@@ -164,17 +164,12 @@ async function connectQuickBooks(
     accounts: parseAccountMapping(settings.TARGET_ACCOUNTS),
     logger,
   });
-  try {
-    await quickbooks.verify();
-    out(
-      'every mapped account is in that company; booksync pushes there while ACCOUNTING_TARGET includes quickbooks',
-    );
-    return 0;
-  } catch (error) {
-    out((error as Error).message);
-    out('map the accounts with TARGET_ACCOUNTS (Role=AcctNum or Id) before starting booksync');
-    return 1;
-  }
+  return verified(
+    quickbooks,
+    out,
+    'every mapped account is in that company; booksync pushes there while ACCOUNTING_TARGET includes quickbooks',
+    'map the accounts with TARGET_ACCOUNTS (Role=AcctNum or Id) before starting booksync',
+  );
 }
 
 async function connectXero(
@@ -252,15 +247,28 @@ async function connectXero(
     accounts: parseAccountMapping(settings.TARGET_ACCOUNTS),
     logger,
   });
+  return verified(
+    target,
+    out,
+    'every mapped account is in that organisation; booksync pushes there while ACCOUNTING_TARGET includes xero',
+    'map the accounts with TARGET_ACCOUNTS (Role=account code) before starting booksync',
+  );
+}
+
+/** Whether every mapped account is at the newly connected target: `found` (0), else its refusal and `hint` (1). */
+async function verified(
+  target: { verify(): Promise<unknown> },
+  out: (line: string) => void,
+  found: string,
+  hint: string,
+): Promise<number> {
   try {
     await target.verify();
-    out(
-      'every mapped account is in that organisation; booksync pushes there while ACCOUNTING_TARGET includes xero',
-    );
+    out(found);
     return 0;
   } catch (error) {
     out((error as Error).message);
-    out('map the accounts with TARGET_ACCOUNTS (Role=account code) before starting booksync');
+    out(hint);
     return 1;
   }
 }
