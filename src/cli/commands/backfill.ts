@@ -8,9 +8,9 @@ import {
   backfillWorkflowType,
 } from '../../../workflows/backfill-contract.js';
 import { formatUsd } from '../../ledger/money.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag } from '../flags.js';
+import { connectCliClient } from '../temporal-client.js';
 
 export interface BackfillArgs {
   since: string;
@@ -156,8 +156,7 @@ Idempotent: webhooks arriving meanwhile book nothing twice, and running it again
 crash it resumes at its page; running the command again joins it. A progress bar shows on a terminal.`,
   async run({ args, settings, out }) {
     const parsed = parseBackfillArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
+    const { client, connection } = await connectCliClient(settings);
     const tty = process.stderr.isTTY === true;
     let lastLine = 0;
     try {

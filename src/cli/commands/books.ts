@@ -3,9 +3,9 @@ import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import type { BooksClosing, LedgerPort } from '../../ledger/ledger-port.js';
 import { dayAfter, dayInZone } from '../../ledger/mapping/dates.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { connectCliClient } from '../temporal-client.js';
 import { requestPeriodClose } from './close.js';
 
 // Closing the books (issue 25 §2): once a period is closed, nothing dated in it changes. The ledger records
@@ -144,8 +144,7 @@ recorded. The worker must be running (the certificate is a workflow).`,
         parsed,
         dayInZone(Date.now(), settings.BOOKS_TIME_ZONE),
         async (period) => {
-          const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-          const { client, connection } = await connectClient(temporalTarget(settings, address));
+          const { client, connection } = await connectCliClient(settings);
           temporal = { client, close: () => connection.close() };
           return requestPeriodClose(client, {
             period,

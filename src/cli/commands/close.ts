@@ -5,10 +5,10 @@ import { periodCloseWorkflowType } from '../../../workflows/period-close-contrac
 import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import { certificateHtml } from '../../close/certificate-html.js';
 import { certificateLines } from '../../close/certificate-text.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
+import { withTemporalClient } from '../temporal-client.js';
 
 export interface CloseArgs {
   period: ClosePeriod;
@@ -90,9 +90,7 @@ Exits 0 when the certificate passes, 2 when it was made and fails, 1 when it cou
 The Schedule booksync-period-close runs it for the month just ended, on the 1st of each month.`,
   async run({ args, settings, out }) {
     const parsed = parseCloseArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const certificate = await requestPeriodClose(client, {
         period: parsed.period,
         taskQueue: settings.TEMPORAL_TASK_QUEUE,
@@ -103,8 +101,6 @@ The Schedule booksync-period-close runs it for the month just ended, on the 1st 
       for (const line of lines) out(line);
       if (parsed.html !== null && !parsed.json) out(`written: ${parsed.html}`);
       return certificate.passes ? 0 : 2;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };

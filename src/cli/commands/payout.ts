@@ -7,10 +7,10 @@ import {
 } from '../../../workflows/payout-report-contract.js';
 import { type PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
 import { payoutReportLines, periodReportLines } from '../../payouts/report-text.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
+import { withTemporalClient } from '../temporal-client.js';
 
 export type PayoutArgs =
   | { action: 'show'; disbursementId: string; json: boolean; timeoutSeconds: number }
@@ -132,9 +132,7 @@ Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' 
 Exits 0 when the report was made, mismatches or not ("reconciles" in the JSON says which).`,
   async run({ args, settings, out }) {
     const parsed = parsePayoutArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const common = { taskQueue: settings.TEMPORAL_TASK_QUEUE, timeoutSeconds: parsed.timeoutSeconds };
       const lines =
         parsed.action === 'show'
@@ -146,8 +144,6 @@ Exits 0 when the report was made, mismatches or not ("reconciles" in the JSON sa
             );
       for (const line of lines) out(line);
       return 0;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };

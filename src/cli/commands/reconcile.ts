@@ -10,9 +10,9 @@ import {
   reconciliationRequestsWorkflowType,
   reconciliationRunWorkflowId,
 } from '../../../workflows/reconciliation-contract.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { withTemporalClient } from '../temporal-client.js';
 
 // The flow's contract module, not its workflow code: names, ids and the signal definition.
 
@@ -112,9 +112,7 @@ Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' 
 Exits 1 when objects could not be reconciled.`,
   async run({ args, settings, out }) {
     const { scope, timeoutSeconds, json } = parseReconcileArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const { workflowId, report } = await requestReconciliation(client, {
         scope,
         taskQueue: settings.TEMPORAL_TASK_QUEUE,
@@ -126,8 +124,6 @@ Exits 1 when objects could not be reconciled.`,
         for (const line of formatReport(report)) out(line);
       }
       return report.problems.length > 0 ? 1 : 0;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };

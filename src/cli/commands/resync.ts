@@ -4,10 +4,10 @@ import { resyncWorkflowType } from '../../../workflows/resync-contract.js';
 import type { EntryLine } from '../../ledger/entry.js';
 import { formatUsd } from '../../ledger/money.js';
 import type { ResyncDiff } from '../../resync/plan.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
+import { withTemporalClient } from '../temporal-client.js';
 
 export interface ResyncArgs {
   apply: boolean;
@@ -111,9 +111,7 @@ difference as reversals and new versions, never editing or deleting; running it 
 --since: only entries dated on or after the day. Invoices keep their first date and are not re-mapped.`,
   async run({ args, settings, out }) {
     const parsed = parseResyncArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const answer = await requestResync(client, {
         apply: parsed.apply,
         since: parsed.since,
@@ -122,8 +120,6 @@ difference as reversals and new versions, never editing or deleting; running it 
       });
       for (const line of parsed.json ? [JSON.stringify(answer, null, 2)] : resyncLines(answer)) out(line);
       return 0;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };
