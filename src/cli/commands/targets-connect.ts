@@ -115,16 +115,20 @@ async function awaitConsent<T>(options: {
   });
 }
 
+/** The target's settings; a missing one refuses the command with the target's own words. */
+function refusedAsCommand<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new CommandError((error as Error).message);
+  }
+}
+
 async function connectQuickBooks(
   { settings, out, logger }: CommandContext,
   { timeoutS, paste }: { timeoutS: number; paste: boolean },
 ): Promise<number> {
-  let qbo: ReturnType<typeof quickBooksSettings>;
-  try {
-    qbo = quickBooksSettings(settings);
-  } catch (error) {
-    throw new CommandError((error as Error).message);
-  }
+  const qbo = refusedAsCommand(() => quickBooksSettings(settings));
   const redirectUri = settings.QBO_REDIRECT_URI;
   const state = newConsentState();
   const consent = await awaitConsent({
@@ -176,12 +180,7 @@ async function connectXero(
   { settings, out, logger }: CommandContext,
   { timeoutS, paste }: { timeoutS: number; paste: boolean },
 ): Promise<number> {
-  let xero: ReturnType<typeof xeroSettings>;
-  try {
-    xero = xeroSettings(settings);
-  } catch (error) {
-    throw new CommandError((error as Error).message);
-  }
+  const xero = refusedAsCommand(() => xeroSettings(settings));
   const redirectUri = settings.XERO_REDIRECT_URI;
   const state = newConsentState();
   const { code } = await awaitConsent({
