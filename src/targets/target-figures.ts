@@ -39,6 +39,25 @@ export interface TargetFiguresReader {
   figuresAsOf(day: string): Promise<TargetFigures>;
 }
 
+/**
+ * A target's figures as of `given` (checked to be a day), read one after another: the balances, then what is
+ * open per link, then per bill.
+ */
+export async function figuresOf(
+  given: string,
+  read: {
+    balances(day: string): Promise<Partial<Record<AccountRole, number>>>;
+    openInvoices(day: string): Promise<Record<string, number>>;
+    openBills(day: string): Promise<Record<string, number>>;
+  },
+): Promise<TargetFigures> {
+  const day = checkedDay(given);
+  const balances = await read.balances(day);
+  const openInvoices = await read.openInvoices(day);
+  const openBills = await read.openBills(day);
+  return { asOf: day, balances, openInvoices, openBills };
+}
+
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A YYYY-MM-DD that is a real calendar day, or a RangeError. */

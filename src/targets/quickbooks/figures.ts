@@ -2,7 +2,7 @@ import { type AccountRole, accountRoles } from '../account-mapping.js';
 import {
   addOpenByNote,
   balancesByRole,
-  checkedDay,
+  figuresOf,
   reportCents,
   type TargetFigures,
 } from '../target-figures.js';
@@ -62,14 +62,12 @@ export class QuickBooksFigures {
     private readonly accounts: AccountDirectory,
   ) {}
 
-  async asOf(given: string): Promise<TargetFigures> {
-    const day = checkedDay(given);
-    const [balances, openInvoices, openBills] = [
-      await this.balances(day),
-      await this.open('AgedReceivableDetail', day),
-      await this.open('AgedPayableDetail', day),
-    ];
-    return { asOf: day, balances, openInvoices, openBills };
+  asOf(given: string): Promise<TargetFigures> {
+    return figuresOf(given, {
+      balances: (day) => this.balances(day),
+      openInvoices: (day) => this.open('AgedReceivableDetail', day),
+      openBills: (day) => this.open('AgedPayableDetail', day),
+    });
   }
 
   private async balances(day: string): Promise<Partial<Record<AccountRole, number>>> {

@@ -2,7 +2,7 @@ import { type AccountRole, accountRoles } from '../account-mapping.js';
 import {
   addOpenByNote,
   balancesByRole,
-  checkedDay,
+  figuresOf,
   reportCents,
   type TargetFigures,
 } from '../target-figures.js';
@@ -69,12 +69,12 @@ export class XeroFigures {
     private readonly accounts: AccountDirectory,
   ) {}
 
-  async asOf(given: string): Promise<TargetFigures> {
-    const day = checkedDay(given);
-    const balances = await this.balances(day);
-    const openInvoices = await this.open('ACCREC', day);
-    const openBills = await this.open('ACCPAY', day);
-    return { asOf: day, balances, openInvoices, openBills };
+  asOf(given: string): Promise<TargetFigures> {
+    return figuresOf(given, {
+      balances: (day) => this.balances(day),
+      openInvoices: (day) => this.open('ACCREC', day),
+      openBills: (day) => this.open('ACCPAY', day),
+    });
   }
 
   private async balances(day: string): Promise<Partial<Record<AccountRole, number>>> {
