@@ -1,7 +1,6 @@
 import { CommandError } from './command.js';
 
-// What the commands' argument parsers share: walking the flags, a flag's value, --timeout, and the words a
-// failed workflow ends with.
+// What the commands' argument parsers share: walking the flags, a flag's value, --timeout.
 
 /**
  * Calls `each` for every argument in turn; its `value()` takes the next argument as the flag's value, and
@@ -30,11 +29,4 @@ export function timeoutSecondsOf(command: string, text: string): number {
     throw new CommandError(`${command}: --timeout takes a number of seconds`);
   }
   return seconds;
-}
-
-/** The innermost message of a workflow failure (the activity's own words, e.g. a 404 from the service). */
-export function rootCause(error: Error): string {
-  let current: Error = error;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
 }

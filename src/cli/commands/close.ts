@@ -1,14 +1,13 @@
 import { writeFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { periodCloseWorkflowType } from '../../../workflows/period-close-contract.js';
 import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import { certificateHtml } from '../../close/certificate-html.js';
 import { certificateLines } from '../../close/certificate-text.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
-import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
-import { withTemporalClient } from '../temporal-client.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { runWorkflow, withTemporalClient } from '../temporal-client.js';
 
 export interface CloseArgs {
   period: ClosePeriod;
@@ -56,21 +55,13 @@ export async function requestPeriodClose(
   client: Client,
   options: { period: ClosePeriod; taskQueue: string; timeoutSeconds?: number },
 ): Promise<CloseCertificate> {
-  const workflowId = periodCloseWorkflowId(options.period);
-  const handle = await client.workflow.start(periodCloseWorkflowType, {
-    workflowId,
-    taskQueue: options.taskQueue,
+  return runWorkflow<CloseCertificate>(client, 'close', {
+    type: periodCloseWorkflowType,
+    workflowId: periodCloseWorkflowId(options.period),
     args: [options.period],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: options.taskQueue,
+    timeoutSeconds: options.timeoutSeconds ?? 600,
   });
-  return Promise.race([
-    handle.result().catch((error: unknown) => {
-      throw error instanceof WorkflowFailedError ? new CommandError(`close: ${rootCause(error)}`) : error;
-    }) as Promise<CloseCertificate>,
-    sleep((options.timeoutSeconds ?? 600) * 1000).then(() => {
-      throw new CommandError(`close: ${workflowId} is still running (see the Temporal UI)`);
-    }),
-  ]);
 }
 
 export const closeCommand: Command = {

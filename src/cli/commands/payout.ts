@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import {
   payoutPeriodReportWorkflowType,
@@ -9,8 +8,8 @@ import { type PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../../payou
 import { payoutReportLines, periodReportLines } from '../../payouts/report-text.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
-import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
-import { withTemporalClient } from '../temporal-client.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { runWorkflow, withTemporalClient } from '../temporal-client.js';
 
 export type PayoutArgs =
   | { action: 'show'; disbursementId: string; json: boolean; timeoutSeconds: number }
@@ -62,20 +61,13 @@ async function runReport<T>(
   options: { type: string; workflowId: string; arg: unknown; taskQueue: string; timeoutSeconds: number },
   schema: z.ZodType<T>,
 ): Promise<T> {
-  const handle = await client.workflow.start(options.type, {
+  const result = await runWorkflow<unknown>(client, 'payout', {
+    type: options.type,
     workflowId: options.workflowId,
-    taskQueue: options.taskQueue,
     args: [options.arg],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: options.taskQueue,
+    timeoutSeconds: options.timeoutSeconds,
   });
-  const result = await Promise.race([
-    handle.result().catch((error: unknown) => {
-      throw error instanceof WorkflowFailedError ? new CommandError(`payout: ${rootCause(error)}`) : error;
-    }),
-    sleep(options.timeoutSeconds * 1000).then(() => {
-      throw new CommandError(`payout: ${options.workflowId} is still running (see the Temporal UI)`);
-    }),
-  ]);
   return schema.parse(result);
 }
 

@@ -1,13 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { resyncWorkflowType } from '../../../workflows/resync-contract.js';
 import type { EntryLine } from '../../ledger/entry.js';
 import { formatUsd } from '../../ledger/money.js';
 import type { ResyncDiff } from '../../resync/plan.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
-import { eachFlag, rootCause, timeoutSecondsOf } from '../flags.js';
-import { withTemporalClient } from '../temporal-client.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { runWorkflow, withTemporalClient } from '../temporal-client.js';
 
 export interface ResyncArgs {
   apply: boolean;
@@ -58,20 +57,13 @@ export async function requestResync(
     resyncWorkflowType,
     `${options.apply ? 'apply' : 'dry-run'}-${options.since ?? 'all'}`,
   );
-  const handle = await client.workflow.start(resyncWorkflowType, {
+  return runWorkflow<ResyncAnswer>(client, 'resync', {
+    type: resyncWorkflowType,
     workflowId,
-    taskQueue: options.taskQueue,
     args: [{ since: options.since, apply: options.apply }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: options.taskQueue,
+    timeoutSeconds: options.timeoutSeconds ?? 600,
   });
-  return Promise.race([
-    handle.result().catch((error: unknown) => {
-      throw error instanceof WorkflowFailedError ? new CommandError(`resync: ${rootCause(error)}`) : error;
-    }) as Promise<ResyncAnswer>,
-    sleep((options.timeoutSeconds ?? 600) * 1000).then(() => {
-      throw new CommandError(`resync: ${workflowId} is still running (see the Temporal UI)`);
-    }),
-  ]);
 }
 
 const linesText = (lines: readonly EntryLine[]) =>
