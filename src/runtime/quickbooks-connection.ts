@@ -1,7 +1,6 @@
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
-import { TargetConfigurationError } from '../targets/errors.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
 import {
   OAuthTokenStore,
@@ -10,7 +9,7 @@ import {
   RECONNECT,
   TokenCipher,
 } from '../targets/quickbooks/index.js';
-import { connectedCompany, connectionStore } from './oauth-connection.js';
+import { appCredentials, connectedCompany, connectionStore, tokenStoreOptions } from './oauth-connection.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for
 // `booksync targets connect quickbooks` (the consent), so both use the same connection: in the ledger's
@@ -26,29 +25,18 @@ export interface QuickBooksSettings {
 }
 
 export function quickBooksSettings(settings: Settings): QuickBooksSettings {
-  const { QBO_CLIENT_ID: clientId, QBO_CLIENT_SECRET: clientSecret, QBO_TOKEN_KEY: key } = settings;
-  if (!clientId || !clientSecret || !key) {
-    throw new TargetConfigurationError('quickbooks', [
-      'QBO_CLIENT_ID, QBO_CLIENT_SECRET and QBO_TOKEN_KEY must be set',
-    ]);
-  }
+  const { clientId, clientSecret, key } = appCredentials(settings, 'quickbooks', 'QBO');
   const file = new QuickBooksConnectionFile(dataFile(settings, 'QBO_TOKEN_FILE'));
   const connection = connectionStore(settings, 'quickbooks', file);
   const cipher = new TokenCipher(key);
   const tokenUrl = new URL('/oauth2/v1/tokens/bearer', settings.QBO_OAUTH_URL).toString();
+  const app = { tokenUrl, clientId, clientSecret, cipher };
   return {
     file,
     connection,
     tokenUrl,
     tokenStore: (realmId, logger) =>
-      new OAuthTokenStore({
-        tokenUrl,
-        clientId,
-        clientSecret,
-        storage: connection.storage(realmId),
-        cipher,
-        ...(logger ? { logger } : {}),
-      }),
+      new OAuthTokenStore(tokenStoreOptions(app, connection.storage(realmId), logger)),
   };
 }
 

@@ -1,12 +1,11 @@
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
-import { TargetConfigurationError } from '../targets/errors.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
 import { TokenCipher } from '../targets/oauth/token-cipher.js';
 import type { SealedTokenStorage } from '../targets/oauth/token-store.js';
 import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
-import { connectedCompany, connectionStore } from './oauth-connection.js';
+import { appCredentials, connectedCompany, connectionStore, tokenStoreOptions } from './oauth-connection.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
 // (the consent), so both use the same connection: in the ledger's PostgreSQL database with LEDGER_URL (every
@@ -26,39 +25,20 @@ export interface XeroSettings {
 }
 
 export function xeroSettings(settings: Settings): XeroSettings {
-  const { XERO_CLIENT_ID: clientId, XERO_CLIENT_SECRET: clientSecret, XERO_TOKEN_KEY: key } = settings;
-  if (!clientId || !clientSecret || !key) {
-    throw new TargetConfigurationError('xero', [
-      'XERO_CLIENT_ID, XERO_CLIENT_SECRET and XERO_TOKEN_KEY must be set',
-    ]);
-  }
+  const { clientId, clientSecret, key } = appCredentials(settings, 'xero', 'XERO');
   const file = new XeroConnectionFile(dataFile(settings, 'XERO_TOKEN_FILE'));
   const connection = connectionStore(settings, 'xero', file);
   const cipher = new TokenCipher(key);
   const tokenUrl = settings.XERO_TOKEN_URL;
+  const app = { tokenUrl, clientId, clientSecret, cipher };
   return {
     file,
     connection,
     tokenUrl,
     connectionsUrl: new URL('/connections', settings.XERO_BASE_URL).toString(),
     tokenStore: (tenantId, logger) =>
-      new XeroTokenStore({
-        tokenUrl,
-        clientId,
-        clientSecret,
-        storage: connection.storage(tenantId),
-        cipher,
-        ...(logger ? { logger } : {}),
-      }),
-    tokenStoreWith: (storage, logger) =>
-      new XeroTokenStore({
-        tokenUrl,
-        clientId,
-        clientSecret,
-        storage,
-        cipher,
-        ...(logger ? { logger } : {}),
-      }),
+      new XeroTokenStore(tokenStoreOptions(app, connection.storage(tenantId), logger)),
+    tokenStoreWith: (storage, logger) => new XeroTokenStore(tokenStoreOptions(app, storage, logger)),
   };
 }
 
