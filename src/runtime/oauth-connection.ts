@@ -3,7 +3,7 @@ import type { Logger } from '../logging/logger.js';
 import { TargetConfigurationError } from '../targets/errors.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
 import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
-import type { TokenCipher } from '../targets/oauth/token-cipher.js';
+import { TokenCipher } from '../targets/oauth/token-cipher.js';
 import type { OAuthClientOptions, SealedTokenStorage } from '../targets/oauth/token-store.js';
 
 // Where a cloud target's OAuth connection is kept, for QuickBooks and Xero alike: in the ledger's PostgreSQL
@@ -33,12 +33,23 @@ export async function connectedCompany(
   return companyId;
 }
 
-/** The app's credentials, `<prefix>_CLIENT_ID`, `_CLIENT_SECRET` and `_TOKEN_KEY`, all three required. */
-export function appCredentials(
+/**
+ * A cloud target's OAuth pieces from the settings, built in this order: the app's credentials
+ * (`<prefix>_CLIENT_ID`, `_CLIENT_SECRET`, `_TOKEN_KEY`, all three required), its connection file, the store
+ * the connection is kept in (connectionStore), the token cipher, the token URL; and the options of a token
+ * store keeping its sealed refresh token in a given storage.
+ */
+export function oauthApp<F extends OAuthConnectionStore>(
   settings: Settings,
   target: string,
   prefix: 'QBO' | 'XERO',
-): { clientId: string; clientSecret: string; key: string } {
+  pieces: { file: () => F; tokenUrl: () => string },
+): {
+  file: F;
+  connection: OAuthConnectionStore;
+  tokenUrl: string;
+  tokenOptions(storage: SealedTokenStorage, logger?: Logger): OAuthClientOptions;
+} {
   const clientId = settings[`${prefix}_CLIENT_ID`];
   const clientSecret = settings[`${prefix}_CLIENT_SECRET`];
   const key = settings[`${prefix}_TOKEN_KEY`];
@@ -47,14 +58,21 @@ export function appCredentials(
       `${prefix}_CLIENT_ID, ${prefix}_CLIENT_SECRET and ${prefix}_TOKEN_KEY must be set`,
     ]);
   }
-  return { clientId, clientSecret, key };
-}
-
-/** A token store's options: the app's credentials, where the sealed refresh token is kept, the logger. */
-export function tokenStoreOptions(
-  app: { tokenUrl: string; clientId: string; clientSecret: string; cipher: TokenCipher },
-  storage: SealedTokenStorage,
-  logger?: Logger,
-): OAuthClientOptions {
-  return { ...app, storage, ...(logger ? { logger } : {}) };
+  const file = pieces.file();
+  const connection = connectionStore(settings, target, file);
+  const cipher = new TokenCipher(key);
+  const tokenUrl = pieces.tokenUrl();
+  return {
+    file,
+    connection,
+    tokenUrl,
+    tokenOptions: (storage, logger) => ({
+      tokenUrl,
+      clientId,
+      clientSecret,
+      storage,
+      cipher,
+      ...(logger ? { logger } : {}),
+    }),
+  };
 }

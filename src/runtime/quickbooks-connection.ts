@@ -7,9 +7,8 @@ import {
   QuickBooksConnectionFile,
   QuickBooksTarget,
   RECONNECT,
-  TokenCipher,
 } from '../targets/quickbooks/index.js';
-import { appCredentials, connectedCompany, connectionStore, tokenStoreOptions } from './oauth-connection.js';
+import { connectedCompany, oauthApp } from './oauth-connection.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for
 // `booksync targets connect quickbooks` (the consent), so both use the same connection: in the ledger's
@@ -25,18 +24,16 @@ export interface QuickBooksSettings {
 }
 
 export function quickBooksSettings(settings: Settings): QuickBooksSettings {
-  const { clientId, clientSecret, key } = appCredentials(settings, 'quickbooks', 'QBO');
-  const file = new QuickBooksConnectionFile(dataFile(settings, 'QBO_TOKEN_FILE'));
-  const connection = connectionStore(settings, 'quickbooks', file);
-  const cipher = new TokenCipher(key);
-  const tokenUrl = new URL('/oauth2/v1/tokens/bearer', settings.QBO_OAUTH_URL).toString();
-  const app = { tokenUrl, clientId, clientSecret, cipher };
+  const app = oauthApp(settings, 'quickbooks', 'QBO', {
+    file: () => new QuickBooksConnectionFile(dataFile(settings, 'QBO_TOKEN_FILE')),
+    tokenUrl: () => new URL('/oauth2/v1/tokens/bearer', settings.QBO_OAUTH_URL).toString(),
+  });
   return {
-    file,
-    connection,
-    tokenUrl,
+    file: app.file,
+    connection: app.connection,
+    tokenUrl: app.tokenUrl,
     tokenStore: (realmId, logger) =>
-      new OAuthTokenStore(tokenStoreOptions(app, connection.storage(realmId), logger)),
+      new OAuthTokenStore(app.tokenOptions(app.connection.storage(realmId), logger)),
   };
 }
 

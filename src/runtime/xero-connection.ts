@@ -2,10 +2,9 @@ import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
-import { TokenCipher } from '../targets/oauth/token-cipher.js';
 import type { SealedTokenStorage } from '../targets/oauth/token-store.js';
 import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
-import { appCredentials, connectedCompany, connectionStore, tokenStoreOptions } from './oauth-connection.js';
+import { connectedCompany, oauthApp } from './oauth-connection.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
 // (the consent), so both use the same connection: in the ledger's PostgreSQL database with LEDGER_URL (every
@@ -25,20 +24,18 @@ export interface XeroSettings {
 }
 
 export function xeroSettings(settings: Settings): XeroSettings {
-  const { clientId, clientSecret, key } = appCredentials(settings, 'xero', 'XERO');
-  const file = new XeroConnectionFile(dataFile(settings, 'XERO_TOKEN_FILE'));
-  const connection = connectionStore(settings, 'xero', file);
-  const cipher = new TokenCipher(key);
-  const tokenUrl = settings.XERO_TOKEN_URL;
-  const app = { tokenUrl, clientId, clientSecret, cipher };
+  const app = oauthApp(settings, 'xero', 'XERO', {
+    file: () => new XeroConnectionFile(dataFile(settings, 'XERO_TOKEN_FILE')),
+    tokenUrl: () => settings.XERO_TOKEN_URL,
+  });
   return {
-    file,
-    connection,
-    tokenUrl,
+    file: app.file,
+    connection: app.connection,
+    tokenUrl: app.tokenUrl,
     connectionsUrl: new URL('/connections', settings.XERO_BASE_URL).toString(),
     tokenStore: (tenantId, logger) =>
-      new XeroTokenStore(tokenStoreOptions(app, connection.storage(tenantId), logger)),
-    tokenStoreWith: (storage, logger) => new XeroTokenStore(tokenStoreOptions(app, storage, logger)),
+      new XeroTokenStore(app.tokenOptions(app.connection.storage(tenantId), logger)),
+    tokenStoreWith: (storage, logger) => new XeroTokenStore(app.tokenOptions(storage, logger)),
   };
 }
 
