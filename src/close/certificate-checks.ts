@@ -1,4 +1,4 @@
-import type { BookedEntry } from '../ledger/entry.js';
+import type { BookedEntry, EntryLinks } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import type {
   CertifiedObject,
@@ -154,44 +154,35 @@ export function orphansAndFlow(
   return { orphanEntries, flow };
 }
 
+/** Each kind of entry key booksync books: the kind of service object it belongs to, and the link naming it. */
+const owners: Readonly<Record<string, readonly [kind: string, link: keyof EntryLinks]>> = {
+  payment: ['payment', 'paymentId'],
+  sale: ['payment', 'paymentId'],
+  'payment-fee': ['payment', 'paymentId'],
+  refund: ['refund', 'refundId'],
+  'refund-reopen': ['refund', 'refundId'],
+  'external-payment': ['externalPayment', 'externalPaymentId'],
+  'check-application': ['depositApplication', 'externalPaymentId'],
+  'check-deposited': ['checkDeposit', 'checkDepositId'],
+  'check-cleared': ['checkDeposit', 'checkDepositId'],
+  'debit-memo': ['debitMemo', 'debitMemoId'],
+  'disbursement-pending': ['disbursement', 'disbursementId'],
+  'disbursement-paid': ['disbursement', 'disbursementId'],
+  bill: ['bill', 'billId'],
+  'bill-payment-sent': ['billPayment', 'billPaymentId'],
+  'bill-payment-paid': ['billPayment', 'billPaymentId'],
+  invoice: ['paymentLink', 'paymentLinkId'],
+  'invoice-adjustment': ['paymentLink', 'paymentLinkId'],
+};
+
 /**
- * Which service object a booked entry belongs to, from its key's kind and its links. Every kind booksync
- * books is here; an unknown kind belongs to nothing (an orphan).
+ * Which service object a booked entry belongs to, from its key's kind and its links. An unknown kind belongs
+ * to nothing (an orphan).
  */
 function ownerOf(entry: BookedEntry): { kind: string; id: string | undefined } | null {
   const kind = keyPrefix(baseKey(entry.reverses ?? entry.key));
-  const l = entry.links;
-  switch (kind) {
-    case 'payment':
-    case 'sale':
-    case 'payment-fee':
-      return { kind: 'payment', id: l.paymentId };
-    case 'refund':
-    case 'refund-reopen':
-      return { kind: 'refund', id: l.refundId };
-    case 'external-payment':
-      return { kind: 'externalPayment', id: l.externalPaymentId };
-    case 'check-application':
-      return { kind: 'depositApplication', id: l.externalPaymentId };
-    case 'check-deposited':
-    case 'check-cleared':
-      return { kind: 'checkDeposit', id: l.checkDepositId };
-    case 'debit-memo':
-      return { kind: 'debitMemo', id: l.debitMemoId };
-    case 'disbursement-pending':
-    case 'disbursement-paid':
-      return { kind: 'disbursement', id: l.disbursementId };
-    case 'bill':
-      return { kind: 'bill', id: l.billId };
-    case 'bill-payment-sent':
-    case 'bill-payment-paid':
-      return { kind: 'billPayment', id: l.billPaymentId };
-    case 'invoice':
-    case 'invoice-adjustment':
-      return { kind: 'paymentLink', id: l.paymentLinkId };
-    default:
-      return null;
-  }
+  const owner = Object.hasOwn(owners, kind) ? owners[kind] : undefined;
+  return owner ? { kind: owner[0], id: entry.links[owner[1]] } : null;
 }
 
 /** Each document's open amount in the books against the service's, per document id. */

@@ -19,6 +19,18 @@ export interface Expected {
 /** Takes one expected object; the same object twice, or one dated outside the period, is dropped. */
 type Add = (expected: Expected) => void;
 
+/** An object expected under the key `keyOf` gives its id, or under none for `skip`. */
+function expected(
+  kind: ObjectKind,
+  id: string,
+  date: string,
+  amountCents: number,
+  skip: string | null,
+  keyOf: (id: string) => string,
+): Expected {
+  return { kind, id, date, amountCents, key: skip ? null : keyOf(id), skipReason: skip };
+}
+
 export const inPeriod = (date: string, period: ClosePeriod) => date >= period.from && date <= period.to;
 
 /** Every service object dated in the period, with the entry it should map to or why it maps to none. */
@@ -60,29 +72,25 @@ function paymentObjects(input: CloseInput, add: Add): void {
           : payment.amountInCents === 0
             ? 'zero amount'
             : null;
-    add({
-      kind: 'payment',
-      id: payment.id,
-      date,
-      amountCents: payment.amountInCents,
-      // A payment that settles no invoice (a reusable link, no link) is a sale of its own.
-      key: skip ? null : settlesInvoice(payment) ? entryKeys.payment(payment.id) : entryKeys.sale(payment.id),
-      skipReason: skip,
-    });
+    // A payment that settles no invoice (a reusable link, no link) is a sale of its own.
+    const keyOf = settlesInvoice(payment) ? entryKeys.payment : entryKeys.sale;
+    add(expected('payment', payment.id, date, payment.amountInCents, skip, keyOf));
     for (const refund of payment.refunds) {
       const refundSkip = skip
         ? `its payment maps to nothing (${skip})`
         : refund.amountCents === 0
           ? 'zero amount'
           : null;
-      add({
-        kind: 'refund',
-        id: refund.id,
-        date: businessDay(refund.refundDate, input.timeZone, `refund ${refund.id} refundDate`),
-        amountCents: refund.amountCents,
-        key: refundSkip ? null : entryKeys.refund(refund.id),
-        skipReason: refundSkip,
-      });
+      add(
+        expected(
+          'refund',
+          refund.id,
+          businessDay(refund.refundDate, input.timeZone, `refund ${refund.id} refundDate`),
+          refund.amountCents,
+          refundSkip,
+          entryKeys.refund,
+        ),
+      );
     }
   }
 }
@@ -105,25 +113,29 @@ function checkDepositObjects(input: CloseInput, add: Add): void {
       : rest === 0
         ? 'its applications booked by the previous release hold the whole check'
         : null;
-    add({
-      kind: 'checkDeposit',
-      id: deposit.id,
-      date: businessDay(deposit.createdAt, input.timeZone, `check deposit ${deposit.id} createdAt`),
-      amountCents: rest,
-      key: depositSkip ? null : entryKeys.checkDeposited(deposit.id),
-      skipReason: depositSkip,
-    });
+    add(
+      expected(
+        'checkDeposit',
+        deposit.id,
+        businessDay(deposit.createdAt, input.timeZone, `check deposit ${deposit.id} createdAt`),
+        rest,
+        depositSkip,
+        entryKeys.checkDeposited,
+      ),
+    );
     for (const application of deposit.applications) {
       if (application.voided) continue;
       const skip = returned ? `deposit ${deposit.status}: its applications are reversed` : null;
-      add({
-        kind: 'depositApplication',
-        id: application.id,
-        date: businessDay(application.paidAt, input.timeZone, `application ${application.id} paidAt`),
-        amountCents: application.amountCents,
-        key: skip ? null : entryKeys.checkApplication(application.id),
-        skipReason: skip,
-      });
+      add(
+        expected(
+          'depositApplication',
+          application.id,
+          businessDay(application.paidAt, input.timeZone, `application ${application.id} paidAt`),
+          application.amountCents,
+          skip,
+          entryKeys.checkApplication,
+        ),
+      );
     }
   }
 }
@@ -134,25 +146,25 @@ function linkObjects(input: CloseInput, add: Add): void {
     for (const ep of link.externalPayments) {
       if (ep.voided) continue;
       const application = ep.serviceBankingTransferId != null;
-      add({
-        kind: application ? 'depositApplication' : 'externalPayment',
-        id: ep.id,
-        date: businessDay(ep.paidAt, input.timeZone, `external payment ${ep.id} paidAt`),
-        amountCents: ep.amountCents,
-        key: application ? entryKeys.checkApplication(ep.id) : entryKeys.externalPayment(ep.id),
-        skipReason: null,
-      });
+      const date = businessDay(ep.paidAt, input.timeZone, `external payment ${ep.id} paidAt`);
+      add(
+        application
+          ? expected('depositApplication', ep.id, date, ep.amountCents, null, entryKeys.checkApplication)
+          : expected('externalPayment', ep.id, date, ep.amountCents, null, entryKeys.externalPayment),
+      );
     }
     for (const memo of link.debitMemos) {
       if (memo.voided) continue;
-      add({
-        kind: 'debitMemo',
-        id: memo.id,
-        date: businessDay(memo.createdAt, input.timeZone, `debit memo ${memo.id} createdAt`),
-        amountCents: memo.amountCents,
-        key: memo.amountCents === 0 ? null : entryKeys.debitMemo(memo.id),
-        skipReason: memo.amountCents === 0 ? 'zero amount' : null,
-      });
+      add(
+        expected(
+          'debitMemo',
+          memo.id,
+          businessDay(memo.createdAt, input.timeZone, `debit memo ${memo.id} createdAt`),
+          memo.amountCents,
+          memo.amountCents === 0 ? 'zero amount' : null,
+          entryKeys.debitMemo,
+        ),
+      );
     }
   }
 }
@@ -168,28 +180,32 @@ function disbursementObjects(input: CloseInput, add: Add): void {
         : disbursement.amountInCents === 0
           ? 'zero amount'
           : null;
-    add({
-      kind: 'disbursement',
-      id: disbursement.id,
-      date,
-      amountCents: disbursement.amountInCents,
-      key: skip ? null : entryKeys.disbursementPending(disbursement.id),
-      skipReason: skip,
-    });
+    add(
+      expected(
+        'disbursement',
+        disbursement.id,
+        date,
+        disbursement.amountInCents,
+        skip,
+        entryKeys.disbursementPending,
+      ),
+    );
   }
 }
 
 /** Bills and their payments (the books name them: bills have no list endpoint). */
 function billObjects(input: CloseInput, add: Add): void {
   for (const bill of input.bills) {
-    add({
-      kind: 'bill',
-      id: bill.id,
-      date: businessDay(bill.createdAt, input.timeZone, `bill ${bill.id} createdAt`),
-      amountCents: bill.amountCents,
-      key: bill.amountCents === 0 ? null : entryKeys.bill(bill.id),
-      skipReason: bill.amountCents === 0 ? 'zero amount' : null,
-    });
+    add(
+      expected(
+        'bill',
+        bill.id,
+        businessDay(bill.createdAt, input.timeZone, `bill ${bill.id} createdAt`),
+        bill.amountCents,
+        bill.amountCents === 0 ? 'zero amount' : null,
+        entryKeys.bill,
+      ),
+    );
   }
   for (const bp of input.billPayments) {
     const sentAt = bp.sentAt ?? (bp.status === 'SUCCEEDED' ? bp.completedAt : null);
@@ -201,13 +217,15 @@ function billObjects(input: CloseInput, add: Add): void {
           : bp.amountCents === 0
             ? 'zero amount'
             : null;
-    add({
-      kind: 'billPayment',
-      id: bp.id,
-      date: businessDay(sentAt ?? bp.createdAt, input.timeZone, `bill payment ${bp.id} date`),
-      amountCents: bp.amountCents,
-      key: skip ? null : entryKeys.billPaymentSent(bp.id),
-      skipReason: skip,
-    });
+    add(
+      expected(
+        'billPayment',
+        bp.id,
+        businessDay(sentAt ?? bp.createdAt, input.timeZone, `bill payment ${bp.id} date`),
+        bp.amountCents,
+        skip,
+        entryKeys.billPaymentSent,
+      ),
+    );
   }
 }

@@ -96,9 +96,7 @@ function applicationOutcomeRoute(app: CommandApp): void {
     async (request, reply) => {
       const { checkDepositId, commandId } = request.params;
       const workflowId = checkDepositWorkflowId(checkDepositId);
-      const view = await app.workflowCalls.withDeadline(request, workflowId, () =>
-        app.workflowCalls.client.workflow.getHandle(workflowId).query(checkDepositViewQuery),
-      );
+      const view = await app.workflowCalls.query(request, workflowId, checkDepositViewQuery);
       const application = view.applications.find((a: CheckApplicationView) => a.commandId === commandId);
       if (!application) throw new IngressError(404, 'not_found', `no application by command ${commandId}`);
       return reply.sendOutcome(
@@ -164,9 +162,7 @@ function refreshRoute(app: CommandApp, options: DepositRoutesOptions): void {
 function depositViewRoute(app: CommandApp): void {
   app.get(routes.depositView.url, { schema: schemaOf('depositView') }, async (request) => {
     const workflowId = checkDepositWorkflowId(request.params.checkDepositId);
-    const view = await app.workflowCalls.withDeadline(request, workflowId, () =>
-      app.workflowCalls.client.workflow.getHandle(workflowId).query(checkDepositViewQuery),
-    );
+    const view = await app.workflowCalls.query(request, workflowId, checkDepositViewQuery);
     return { ...view };
   });
 }

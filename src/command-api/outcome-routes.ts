@@ -16,9 +16,7 @@ export const outcomeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(routes.voidOutcome.url, { schema: schemaOf('voidOutcome') }, async (request, reply) => {
     const { checkDepositId, commandId } = request.params;
     const workflowId = checkDepositWorkflowId(checkDepositId);
-    const view = await calls.withDeadline(request, workflowId, () =>
-      calls.client.workflow.getHandle(workflowId).query(checkDepositViewQuery),
-    );
+    const view = await calls.query(request, workflowId, checkDepositViewQuery);
     const record = view.voids.find((v) => v.commandId === commandId);
     if (!record) throw new IngressError(404, 'not_found', `no void by command ${commandId}`);
     return reply.sendOutcome(voidAnswer(workflowId, record));
@@ -31,9 +29,7 @@ export const outcomeRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { id: paymentLinkId, commandId } = request.params;
       const workflowId = paymentLinkWorkflowId(paymentLinkId);
-      const view = await calls.withDeadline(request, workflowId, () =>
-        calls.client.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
-      );
+      const view = await calls.query(request, workflowId, paymentLinkViewQuery);
       const result = view.commands.find((c) => c.commandId === commandId);
       if (!result)
         throw new IngressError(404, 'not_found', `no command ${commandId} among the link's last 20`);

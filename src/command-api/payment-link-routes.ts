@@ -24,59 +24,54 @@ type CommandApp = Parameters<FastifyPluginAsyncZod>[0];
  * their outcome), sync (a signal), and its view.
  */
 export const paymentLinkRoutes: FastifyPluginAsyncZod = async (app) => {
-  const write = (request: FastifyRequest, reply: FastifyReply, id: string, command: LinkWriteCommand) =>
-    linkWrite(app.workflowCalls, request, reply, id, command);
+  const write = (request: FastifyRequest, reply: FastifyReply, id: string, written: LinkWrite) =>
+    linkWrite(app.workflowCalls, request, reply, id, {
+      kind: written.kind,
+      command: { ...written.command, commandId: keyedCommandId(request) },
+    } as LinkWriteCommand);
 
   app.post(
     routes.recordExternalPayment.url,
-    { schema: schemaOf('recordExternalPayment'), config: keyOf('recordExternalPayment', true) },
+    writeOptions('recordExternalPayment', true),
     async (request, reply) =>
-      write(request, reply, request.params.id, {
-        kind: 'recordExternalPayment',
-        command: { ...request.body, commandId: keyedCommandId(request) },
-      }),
+      write(request, reply, request.params.id, { kind: 'recordExternalPayment', command: request.body }),
   );
-
   app.post(
     routes.voidExternalPayment.url,
-    { schema: schemaOf('voidExternalPayment'), config: keyOf('voidExternalPayment', false) },
+    writeOptions('voidExternalPayment', false),
     async (request, reply) =>
       write(request, reply, request.params.id, {
         kind: 'voidExternalPayment',
-        command: { externalPaymentId: request.params.externalPaymentId, commandId: keyedCommandId(request) },
+        command: { externalPaymentId: request.params.externalPaymentId },
       }),
   );
-
-  app.post(
-    routes.recordDebitMemo.url,
-    { schema: schemaOf('recordDebitMemo'), config: keyOf('recordDebitMemo', true) },
-    async (request, reply) =>
-      write(request, reply, request.params.id, {
-        kind: 'recordDebitMemo',
-        command: { ...request.body, commandId: keyedCommandId(request) },
-      }),
+  app.post(routes.recordDebitMemo.url, writeOptions('recordDebitMemo', true), async (request, reply) =>
+    write(request, reply, request.params.id, { kind: 'recordDebitMemo', command: request.body }),
   );
-
-  app.post(
-    routes.voidDebitMemo.url,
-    { schema: schemaOf('voidDebitMemo'), config: keyOf('voidDebitMemo', false) },
-    async (request, reply) =>
-      write(request, reply, request.params.id, {
-        kind: 'voidDebitMemo',
-        command: { debitMemoId: request.params.debitMemoId, commandId: keyedCommandId(request) },
-      }),
+  app.post(routes.voidDebitMemo.url, writeOptions('voidDebitMemo', false), async (request, reply) =>
+    write(request, reply, request.params.id, {
+      kind: 'voidDebitMemo',
+      command: { debitMemoId: request.params.debitMemoId },
+    }),
   );
 
   syncRoute(app);
   linkViewRoute(app);
 };
 
-const keyOf = <
-  R extends 'recordExternalPayment' | 'voidExternalPayment' | 'recordDebitMemo' | 'voidDebitMemo',
->(
-  route: R,
-  withBody: boolean,
-) => ({ commandKey: { route, withBody } });
+/** A write command as its route reads it: the command id comes from the bound Idempotency-Key. */
+type LinkWrite = {
+  [K in LinkWriteCommand['kind']]: {
+    kind: K;
+    command: Omit<Extract<LinkWriteCommand, { kind: K }>['command'], 'commandId'>;
+  };
+}[LinkWriteCommand['kind']];
+
+/** A write route's schema, and its Idempotency-Key binding (`withBody`: a retry must carry the same body). */
+const writeOptions = <K extends LinkWriteCommand['kind']>(route: K, withBody: boolean) => ({
+  schema: schemaOf(route),
+  config: { commandKey: { route, withBody } },
+});
 
 /** A payment link's write command as an Update, its workflow started when no run is open. */
 async function linkWrite(
@@ -140,9 +135,7 @@ function syncRoute(app: CommandApp): void {
 function linkViewRoute(app: CommandApp): void {
   app.get(routes.linkView.url, { schema: schemaOf('linkView') }, async (request) => {
     const workflowId = paymentLinkWorkflowId(request.params.id);
-    const view = await app.workflowCalls.withDeadline(request, workflowId, () =>
-      app.workflowCalls.client.workflow.getHandle(workflowId).query(paymentLinkViewQuery),
-    );
+    const view = await app.workflowCalls.query(request, workflowId, paymentLinkViewQuery);
     return { ...view };
   });
 }

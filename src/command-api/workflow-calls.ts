@@ -1,4 +1,4 @@
-import type { Client, WorkflowUpdateHandle } from '@temporalio/client';
+import type { Client, QueryDefinition, WorkflowUpdateHandle } from '@temporalio/client';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { callFailure, outcomeUnknown, updateRejected } from './temporal-errors.js';
@@ -18,6 +18,8 @@ export interface WorkflowCalls {
   start: { taskQueue: string };
   /** Runs a Temporal call within signalTimeoutMs; its failure becomes the HTTP answer (temporal-errors.ts). */
   withDeadline<T>(request: FastifyRequest, workflowId: string, call: () => Promise<T>): Promise<T>;
+  /** Asks a workflow's query (its view), within the same deadline. */
+  query<T>(request: FastifyRequest, workflowId: string, query: QueryDefinition<T, []>): Promise<T>;
   /**
    * Sends an Update (its workflow started when `send` says so) and waits up to answerWithinMs for the
    * result; null when the service call is still being retried.
@@ -67,10 +69,15 @@ export const workflowCalls = fp<WorkflowCallsOptions>(
       if (answered === null || 'result' in answered) return answered;
       throw outcomeUnknown(answered.error);
     };
+    const query: WorkflowCalls['query'] = (request, workflowId, definition) =>
+      withDeadline(request, workflowId, () =>
+        options.temporalClient.workflow.getHandle(workflowId).query(definition),
+      );
     app.decorate('workflowCalls', {
       client: options.temporalClient,
       start: { taskQueue: options.taskQueue },
       withDeadline,
+      query,
       sendUpdate,
     } satisfies WorkflowCalls);
   },

@@ -18,6 +18,16 @@ export function csrfField(session: ConsoleSession): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${session.csrf}">`;
 }
 
+/** The start of every console page, up to its body: the title, the console's stylesheet. */
+const documentHead = (title: string) => html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · booksync console</title>
+<link rel="stylesheet" href="/console/console.css">
+</head>`;
+
 export function page(options: {
   title: string;
   current: string;
@@ -25,14 +35,7 @@ export function page(options: {
   body: HtmlValue;
 }): string {
   const { title, current, session, body } = options;
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · booksync console</title>
-<link rel="stylesheet" href="/console/console.css">
-</head>
+  return html`${documentHead(title)}
 <body>
 <a class="skip" href="#main">Skip to the content</a>
 <header>
@@ -55,14 +58,7 @@ ${body}
 
 /** A page outside the session (sign-in). */
 export function barePage(title: string, body: HtmlValue): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · booksync console</title>
-<link rel="stylesheet" href="/console/console.css">
-</head>
+  return html`${documentHead(title)}
 <body>
 <main id="main" class="narrow">
 <h1>${title}</h1>

@@ -372,29 +372,18 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
 
   /** Through the field's partial index (`entries_by_<field>`, WHERE <column> IS NOT NULL). */
   #withLinkStatements(field: LinkField) {
-    const signature = `with:${field}`;
-    let statements = this.#filtered.get(signature);
-    if (!statements) {
-      const where = `e.${linkColumns[field]} IS NOT NULL`;
-      statements = {
-        entries: this.#db.prepare(
-          `SELECT ${entryColumns} FROM ${entryWithReversal} WHERE ${where} ORDER BY e.id`,
-        ),
-        lines: this.#db.prepare(
-          `SELECT l.entry_id, l.account, l.amount_cents, l.memo FROM lines l JOIN entries e ON e.id = l.entry_id
-           WHERE ${where} ORDER BY l.entry_id, l.line_no`,
-        ),
-      };
-      this.#filtered.set(signature, statements);
-    }
-    return statements;
+    return this.#statementsWhere(`with:${field}`, `e.${linkColumns[field]} IS NOT NULL`);
   }
 
   #filteredStatements(fields: LinkField[]) {
-    const signature = fields.join(',');
+    const where = linkWhere(fields, () => '?');
+    return this.#statementsWhere(fields.join(','), where);
+  }
+
+  /** The entries and their lines WHERE `where`, prepared once per signature. */
+  #statementsWhere(signature: string, where: string) {
     let statements = this.#filtered.get(signature);
     if (!statements) {
-      const where = linkWhere(fields, () => '?');
       statements = {
         entries: this.#db.prepare(
           `SELECT ${entryColumns} FROM ${entryWithReversal} WHERE ${where} ORDER BY e.id`,

@@ -24,6 +24,7 @@ import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
 import { consoleOptions } from './console-options.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
+import { ingressSettings } from './ingress-settings.js';
 import type { StoredLedger } from './ledger-store.js';
 import { connectClient, connectWorker, temporalTarget } from './temporal-connection.js';
 
@@ -119,21 +120,12 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     cleanups.push(() => running.stop());
 
     const ingress: RunningIngress = await startIngress({
-      host: settings.INGRESS_HOST,
-      port: settings.INGRESS_PORT,
-      ...(settings.OPS_PORT !== undefined
-        ? { operations: { host: settings.OPS_HOST, port: settings.OPS_PORT } }
-        : {}),
+      ...ingressSettings(settings),
       temporal: { client },
-      taskQueue: settings.TEMPORAL_TASK_QUEUE,
       webhookSecrets,
-      allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
-      toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
       // The command API: COMMAND_API_KEY, or in the embedded stack a key kept in embedded-credentials.json.
       commandApiKey:
         settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
-      returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
-      returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
       ...codecServerOptions(settings, encryption, devServer?.uiUrl ?? null),
       commandKeysFile: path.join(dataDir, 'command-keys.db'),
       console: consoleOptions(settings, {

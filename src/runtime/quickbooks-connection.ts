@@ -1,16 +1,14 @@
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
-import { TargetConfigurationError } from '../targets/errors.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
-import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
 import {
   OAuthTokenStore,
   QuickBooksConnectionFile,
   QuickBooksTarget,
   RECONNECT,
-  TokenCipher,
 } from '../targets/quickbooks/index.js';
+import { connectedCompany, oauthApp } from './oauth-connection.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for
 // `booksync targets connect quickbooks` (the consent), so both use the same connection: in the ledger's
@@ -26,31 +24,16 @@ export interface QuickBooksSettings {
 }
 
 export function quickBooksSettings(settings: Settings): QuickBooksSettings {
-  const { QBO_CLIENT_ID: clientId, QBO_CLIENT_SECRET: clientSecret, QBO_TOKEN_KEY: key } = settings;
-  if (!clientId || !clientSecret || !key) {
-    throw new TargetConfigurationError('quickbooks', [
-      'QBO_CLIENT_ID, QBO_CLIENT_SECRET and QBO_TOKEN_KEY must be set',
-    ]);
-  }
-  const file = new QuickBooksConnectionFile(dataFile(settings, 'QBO_TOKEN_FILE'));
-  const connection: OAuthConnectionStore = settings.LEDGER_URL
-    ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'quickbooks', importFrom: file })
-    : file;
-  const cipher = new TokenCipher(key);
-  const tokenUrl = new URL('/oauth2/v1/tokens/bearer', settings.QBO_OAUTH_URL).toString();
+  const app = oauthApp(settings, 'quickbooks', 'QBO', {
+    file: () => new QuickBooksConnectionFile(dataFile(settings, 'QBO_TOKEN_FILE')),
+    tokenUrl: () => new URL('/oauth2/v1/tokens/bearer', settings.QBO_OAUTH_URL).toString(),
+  });
   return {
-    file,
-    connection,
-    tokenUrl,
+    file: app.file,
+    connection: app.connection,
+    tokenUrl: app.tokenUrl,
     tokenStore: (realmId, logger) =>
-      new OAuthTokenStore({
-        tokenUrl,
-        clientId,
-        clientSecret,
-        storage: connection.storage(realmId),
-        cipher,
-        ...(logger ? { logger } : {}),
-      }),
+      new OAuthTokenStore(app.tokenOptions(app.connection.storage(realmId), logger)),
   };
 }
 
@@ -62,10 +45,12 @@ export async function openQuickBooksTarget(options: {
 }): Promise<QuickBooksTarget> {
   const { settings, accounts, logger } = options;
   const qbo = quickBooksSettings(settings);
-  const realmId = settings.QBO_REALM_ID ?? (await qbo.connection.readConnection())?.companyId;
-  if (!realmId) {
-    throw new TargetConfigurationError('quickbooks', [`not connected to a QuickBooks company: ${RECONNECT}`]);
-  }
+  const realmId = await connectedCompany(
+    settings.QBO_REALM_ID,
+    qbo.connection,
+    'quickbooks',
+    `not connected to a QuickBooks company: ${RECONNECT}`,
+  );
   return new QuickBooksTarget({
     baseUrl: settings.QBO_BASE_URL,
     realmId,

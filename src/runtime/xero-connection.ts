@@ -1,12 +1,10 @@
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
-import { TargetConfigurationError } from '../targets/errors.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
-import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
-import { TokenCipher } from '../targets/oauth/token-cipher.js';
 import type { SealedTokenStorage } from '../targets/oauth/token-store.js';
 import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
+import { connectedCompany, oauthApp } from './oauth-connection.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
 // (the consent), so both use the same connection: in the ledger's PostgreSQL database with LEDGER_URL (every
@@ -26,41 +24,18 @@ export interface XeroSettings {
 }
 
 export function xeroSettings(settings: Settings): XeroSettings {
-  const { XERO_CLIENT_ID: clientId, XERO_CLIENT_SECRET: clientSecret, XERO_TOKEN_KEY: key } = settings;
-  if (!clientId || !clientSecret || !key) {
-    throw new TargetConfigurationError('xero', [
-      'XERO_CLIENT_ID, XERO_CLIENT_SECRET and XERO_TOKEN_KEY must be set',
-    ]);
-  }
-  const file = new XeroConnectionFile(dataFile(settings, 'XERO_TOKEN_FILE'));
-  const connection: OAuthConnectionStore = settings.LEDGER_URL
-    ? new PostgresOAuthConnections({ url: settings.LEDGER_URL, target: 'xero', importFrom: file })
-    : file;
-  const cipher = new TokenCipher(key);
-  const tokenUrl = settings.XERO_TOKEN_URL;
+  const app = oauthApp(settings, 'xero', 'XERO', {
+    file: () => new XeroConnectionFile(dataFile(settings, 'XERO_TOKEN_FILE')),
+    tokenUrl: () => settings.XERO_TOKEN_URL,
+  });
   return {
-    file,
-    connection,
-    tokenUrl,
+    file: app.file,
+    connection: app.connection,
+    tokenUrl: app.tokenUrl,
     connectionsUrl: new URL('/connections', settings.XERO_BASE_URL).toString(),
     tokenStore: (tenantId, logger) =>
-      new XeroTokenStore({
-        tokenUrl,
-        clientId,
-        clientSecret,
-        storage: connection.storage(tenantId),
-        cipher,
-        ...(logger ? { logger } : {}),
-      }),
-    tokenStoreWith: (storage, logger) =>
-      new XeroTokenStore({
-        tokenUrl,
-        clientId,
-        clientSecret,
-        storage,
-        cipher,
-        ...(logger ? { logger } : {}),
-      }),
+      new XeroTokenStore(app.tokenOptions(app.connection.storage(tenantId), logger)),
+    tokenStoreWith: (storage, logger) => new XeroTokenStore(app.tokenOptions(storage, logger)),
   };
 }
 
@@ -72,10 +47,12 @@ export async function openXeroTarget(options: {
 }): Promise<XeroTarget> {
   const { settings, accounts, logger } = options;
   const xero = xeroSettings(settings);
-  const tenantId = settings.XERO_TENANT_ID ?? (await xero.connection.readConnection())?.companyId;
-  if (!tenantId) {
-    throw new TargetConfigurationError('xero', [`not connected to a Xero organisation: ${XERO_RECONNECT}`]);
-  }
+  const tenantId = await connectedCompany(
+    settings.XERO_TENANT_ID,
+    xero.connection,
+    'xero',
+    `not connected to a Xero organisation: ${XERO_RECONNECT}`,
+  );
   return new XeroTarget({
     baseUrl: settings.XERO_BASE_URL,
     tenantId,

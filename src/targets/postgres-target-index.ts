@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from './pg-transaction.js';
 import {
   endAttemptSql,
   fromNextEntryRow,
@@ -57,9 +58,7 @@ export class PostgresTargetIndex implements TargetIndexStore {
   }
 
   async writeAhead(target: string, lease: number, entries: readonly IndexedEntryRef[]): Promise<void> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.#pool, 'BEGIN', async (client) => {
       // FOR SHARE waits for a lease being taken and reads the latest committed one.
       const { rows } = await client.query<{ lease: string }>(
         'SELECT lease FROM target_leases WHERE target = $1 FOR SHARE',
@@ -69,10 +68,10 @@ export class PostgresTargetIndex implements TargetIndexStore {
       if (entries.length > 0)
         await client.query(
           `INSERT INTO target_index (target, entry_id, entry_key, status, content_hash, attempts, updated_at, attempted_by, marked_at)
-           SELECT $1, e.id, e.key, 'PENDING', e.hash, 0, $2, $3, $2
-           FROM unnest($4::bigint[], $5::text[], $6::text[]) AS e (id, key, hash)
-           ON CONFLICT (target, entry_id) DO UPDATE SET attempted_by = excluded.attempted_by,
-             updated_at = excluded.updated_at, marked_at = excluded.marked_at WHERE target_index.status <> 'PUSHED'`,
+             SELECT $1, e.id, e.key, 'PENDING', e.hash, 0, $2, $3, $2
+             FROM unnest($4::bigint[], $5::text[], $6::text[]) AS e (id, key, hash)
+             ON CONFLICT (target, entry_id) DO UPDATE SET attempted_by = excluded.attempted_by,
+               updated_at = excluded.updated_at, marked_at = excluded.marked_at WHERE target_index.status <> 'PUSHED'`,
           [
             target,
             this.#now().toISOString(),
@@ -82,13 +81,7 @@ export class PostgresTargetIndex implements TargetIndexStore {
             entries.map((e) => e.contentHash),
           ],
         );
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async get(target: string, key: string): Promise<IndexedEntry | null> {
@@ -133,35 +126,27 @@ export class PostgresTargetIndex implements TargetIndexStore {
 
   async summary(target: string): Promise<TargetSummary> {
     // One snapshot for the counts, the number of entries and the failures.
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const counts: Record<TargetStatus, number> = { PENDING: 0, PUSHED: 0, FAILED: 0, SKIPPED: 0 };
-      const grouped = await client.query<{ status: TargetStatus; n: string }>(
-        'SELECT status, count(*) AS n FROM target_index WHERE target = $1 GROUP BY status',
-        [target],
-      );
-      for (const { status, n } of grouped.rows) counts[status] = Number(n);
-      const entries = await client.query<{ n: string }>('SELECT count(*) AS n FROM entries');
-      const failures = await client.query<PgRow>(
-        "SELECT * FROM target_index WHERE target = $1 AND status = 'FAILED' ORDER BY entry_id",
-        [target],
-      );
-      await client.query('COMMIT');
-      const inFlight = await client.query<{ n: string }>(inFlightSql('$1'), [target]);
-      return summaryOf(
-        target,
-        counts,
-        Number(entries.rows[0]?.n ?? 0),
-        failures.rows.map(toRow),
-        Number(inFlight.rows[0]?.n ?? 0),
-      );
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const snapshot = await inTransaction(
+      this.#pool,
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+      async (client) => {
+        const counts: Record<TargetStatus, number> = { PENDING: 0, PUSHED: 0, FAILED: 0, SKIPPED: 0 };
+        const grouped = await client.query<{ status: TargetStatus; n: string }>(
+          'SELECT status, count(*) AS n FROM target_index WHERE target = $1 GROUP BY status',
+          [target],
+        );
+        for (const { status, n } of grouped.rows) counts[status] = Number(n);
+        const entries = await client.query<{ n: string }>('SELECT count(*) AS n FROM entries');
+        const failures = await client.query<PgRow>(
+          "SELECT * FROM target_index WHERE target = $1 AND status = 'FAILED' ORDER BY entry_id",
+          [target],
+        );
+        return { counts, entries: Number(entries.rows[0]?.n ?? 0), failures: failures.rows.map(toRow) };
+      },
+    );
+    const inFlight = await this.#pool.query<{ n: string }>(inFlightSql('$1'), [target]);
+    const { counts, entries, failures } = snapshot;
+    return summaryOf(target, counts, entries, failures, Number(inFlight.rows[0]?.n ?? 0));
   }
 
   async requeue(target: string, keys: 'failed' | readonly string[]): Promise<number> {

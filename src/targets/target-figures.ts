@@ -1,5 +1,6 @@
 import { baseKey, isReversalKey, keyPrefix } from '../ledger/entry-key.js';
 import type { AccountRole } from './account-mapping.js';
+import { markersIn } from './markers.js';
 
 // The accounting software's own figures as of a day (issue 25 §4, the target side), for the three-way close
 // certificate: the service's figures, the ledger's balances, and what each target itself reports, read from
@@ -36,6 +37,25 @@ export interface TargetFigures {
 export interface TargetFiguresReader {
   readonly name: string;
   figuresAsOf(day: string): Promise<TargetFigures>;
+}
+
+/**
+ * A target's figures as of `given` (checked to be a day), read one after another: the balances, then what is
+ * open per link, then per bill.
+ */
+export async function figuresOf(
+  given: string,
+  read: {
+    balances(day: string): Promise<Partial<Record<AccountRole, number>>>;
+    openInvoices(day: string): Promise<Record<string, number>>;
+    openBills(day: string): Promise<Record<string, number>>;
+  },
+): Promise<TargetFigures> {
+  const day = checkedDay(given);
+  const balances = await read.balances(day);
+  const openInvoices = await read.openInvoices(day);
+  const openBills = await read.openBills(day);
+  return { asOf: day, balances, openInvoices, openBills };
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -89,6 +109,23 @@ export function addOpen(open: Record<string, number>, key: string, cents: number
   const sum = (open[key] ?? 0) + cents;
   if (sum === 0) delete open[key];
   else open[key] = sum;
+}
+
+/**
+ * Adds a document's open amount under the link or bill (`side`) its note names, else under its marker's
+ * entry key, else under `fallback` (the document itself).
+ */
+export function addOpenByNote(
+  open: Record<string, number>,
+  side: 'paymentLinkId' | 'billId',
+  note: string | undefined,
+  fallback: string,
+  cents: number,
+): void {
+  const key = markersIn(note).at(0)?.key ?? null;
+  const owner = ownerOf(key, note);
+  const ownerId = owner && side in owner ? (owner as Record<string, string>)[side] : undefined;
+  addOpen(open, ownerId ?? key ?? fallback, cents);
 }
 
 /**

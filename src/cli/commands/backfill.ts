@@ -8,8 +8,9 @@ import {
   backfillWorkflowType,
 } from '../../../workflows/backfill-contract.js';
 import { formatUsd } from '../../ledger/money.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag } from '../flags.js';
+import { connectCliClient } from '../temporal-client.js';
 
 export interface BackfillArgs {
   since: string;
@@ -25,13 +26,7 @@ export function parseBackfillArgs(args: string[]): BackfillArgs {
   let pageSize = 100;
   let json = false;
   let timeoutSeconds = 24 * 3600;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`backfill: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('backfill', args, (flag, value) => {
     const positive = (name: string, max = Number.MAX_SAFE_INTEGER) => {
       const n = Number(value());
       if (!Number.isFinite(n) || n <= 0 || n > max) {
@@ -51,7 +46,7 @@ export function parseBackfillArgs(args: string[]): BackfillArgs {
     else if (flag === '--json') json = true;
     else if (flag === '--timeout') timeoutSeconds = positive('--timeout');
     else throw new CommandError(`backfill: unknown argument ${flag}`);
-  }
+  });
   if (!since) throw new CommandError('backfill: give --since YYYY-MM-DD');
   return { since, requestsPerSecond, pageSize, json, timeoutSeconds };
 }
@@ -161,8 +156,7 @@ Idempotent: webhooks arriving meanwhile book nothing twice, and running it again
 crash it resumes at its page; running the command again joins it. A progress bar shows on a terminal.`,
   async run({ args, settings, out }) {
     const parsed = parseBackfillArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
+    const { client, connection } = await connectCliClient(settings);
     const tty = process.stderr.isTTY === true;
     let lastLine = 0;
     try {

@@ -3,8 +3,9 @@ import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import type { BooksClosing, LedgerPort } from '../../ledger/ledger-port.js';
 import { dayAfter, dayInZone } from '../../ledger/mapping/dates.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { connectCliClient } from '../temporal-client.js';
 import { requestPeriodClose } from './close.js';
 
 // Closing the books (issue 25 §2): once a period is closed, nothing dated in it changes. The ledger records
@@ -24,25 +25,16 @@ const isDay = (value: string) =>
 export function parseBooksCloseArgs(args: string[]): BooksCloseArgs {
   let through: string | undefined;
   let force = false;
-  let reason: string | null = null;
+  let reason = null as string | null;
   let timeoutSeconds = 600;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`books close: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('books close', args, (flag, value) => {
     if (flag === '--through') through = value();
     else if (flag === '--force') force = true;
     else if (flag === '--reason') reason = value();
     else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('books close: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('books close', value());
     } else throw new CommandError(`books close: unknown argument ${flag}`);
-  }
+  });
   if (!through) throw new CommandError('books close: give --through YYYY-MM-DD (the last day of the period)');
   if (!isDay(through)) throw new CommandError(`books close: --through is a YYYY-MM-DD day, got ${through}`);
   if (force && (reason === null || reason.trim() === '')) {
@@ -152,8 +144,7 @@ recorded. The worker must be running (the certificate is a workflow).`,
         parsed,
         dayInZone(Date.now(), settings.BOOKS_TIME_ZONE),
         async (period) => {
-          const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-          const { client, connection } = await connectClient(temporalTarget(settings, address));
+          const { client, connection } = await connectCliClient(settings);
           temporal = { client, close: () => connection.close() };
           return requestPeriodClose(client, {
             period,

@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { periodCloseWorkflowType } from '../../../workflows/period-close-contract.js';
 import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import { certificateHtml } from '../../close/certificate-html.js';
 import { certificateLines } from '../../close/certificate-text.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { runWorkflow, withTemporalClient } from '../temporal-client.js';
 
 export interface CloseArgs {
   period: ClosePeriod;
@@ -26,24 +26,15 @@ export function parseCloseArgs(args: string[]): CloseArgs {
   let timeoutSeconds = 600;
   let from: string | undefined;
   let to: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`close: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('close', args, (flag, value) => {
     if (flag === '--json') json = true;
     else if (flag === '--from') from = value();
     else if (flag === '--to') to = value();
     else if (flag === '--html') html = value();
     else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('close: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('close', value());
     } else throw new CommandError(`close: unknown argument ${flag}`);
-  }
+  });
   if (!from || !to) throw new CommandError('close: give --from YYYY-MM-DD and --to YYYY-MM-DD');
   for (const day of [from, to]) {
     if (!isDay(day)) throw new CommandError(`close: dates are YYYY-MM-DD, got ${day}`);
@@ -56,13 +47,6 @@ export function periodCloseWorkflowId(period: ClosePeriod): string {
   return workflowIdFor(periodCloseWorkflowType, `${period.from}-${period.to}`);
 }
 
-/** The innermost message of a workflow failure (the activity's own words). */
-function rootCause(error: Error): string {
-  let current: Error = error;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
-}
-
 /**
  * Runs the periodClose workflow under `period-close-{from}-{to}` and returns its certificate. One already
  * running under that id is joined; a finished one is run afresh (a new certificate, the old stays in history).
@@ -71,21 +55,13 @@ export async function requestPeriodClose(
   client: Client,
   options: { period: ClosePeriod; taskQueue: string; timeoutSeconds?: number },
 ): Promise<CloseCertificate> {
-  const workflowId = periodCloseWorkflowId(options.period);
-  const handle = await client.workflow.start(periodCloseWorkflowType, {
-    workflowId,
-    taskQueue: options.taskQueue,
+  return runWorkflow<CloseCertificate>(client, 'close', {
+    type: periodCloseWorkflowType,
+    workflowId: periodCloseWorkflowId(options.period),
     args: [options.period],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: options.taskQueue,
+    timeoutSeconds: options.timeoutSeconds ?? 600,
   });
-  return Promise.race([
-    handle.result().catch((error: unknown) => {
-      throw error instanceof WorkflowFailedError ? new CommandError(`close: ${rootCause(error)}`) : error;
-    }) as Promise<CloseCertificate>,
-    sleep((options.timeoutSeconds ?? 600) * 1000).then(() => {
-      throw new CommandError(`close: ${workflowId} is still running (see the Temporal UI)`);
-    }),
-  ]);
 }
 
 export const closeCommand: Command = {
@@ -105,9 +81,7 @@ Exits 0 when the certificate passes, 2 when it was made and fails, 1 when it cou
 The Schedule booksync-period-close runs it for the month just ended, on the 1st of each month.`,
   async run({ args, settings, out }) {
     const parsed = parseCloseArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const certificate = await requestPeriodClose(client, {
         period: parsed.period,
         taskQueue: settings.TEMPORAL_TASK_QUEUE,
@@ -118,8 +92,6 @@ The Schedule booksync-period-close runs it for the month just ended, on the 1st 
       for (const line of lines) out(line);
       if (parsed.html !== null && !parsed.json) out(`written: ${parsed.html}`);
       return certificate.passes ? 0 : 2;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };

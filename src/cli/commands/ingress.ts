@@ -2,6 +2,7 @@ import path from 'node:path';
 import { startIngress } from '../../ingress/main.js';
 import { codecServerOptions } from '../../runtime/codec-server-options.js';
 import { consoleOptions } from '../../runtime/console-options.js';
+import { ingressSettings } from '../../runtime/ingress-settings.js';
 import { type LedgerStore, openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import type { Command } from '../command.js';
@@ -33,19 +34,10 @@ ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
       ? await openLedgerStore(settings, logger)
       : null;
     const ingress = await startIngress({
-      host: settings.INGRESS_HOST,
-      port: settings.INGRESS_PORT,
-      ...(settings.OPS_PORT !== undefined
-        ? { operations: { host: settings.OPS_HOST, port: settings.OPS_PORT } }
-        : {}),
+      ...ingressSettings(settings),
       temporal: { client },
-      taskQueue: settings.TEMPORAL_TASK_QUEUE,
       webhookSecrets: settings.WEBHOOK_SECRETS ?? [],
-      allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
-      toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
       commandApiKey: settings.COMMAND_API_KEY,
-      returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
-      returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
       ...codecServerOptions(settings, target.encryption, null),
       commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
       ...(store

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { CommandApiClient } from '../../command-api/client.js';
+import type { LinkAnswer, PendingAnswer } from '../../command-api/contract.js';
 import { formatUsd } from '../../ledger/money.js';
 import { type Command, CommandError } from '../command.js';
 import { argument, cents, isoDate, objectId, parseCommandArgs, sendCommand } from '../command-api-client.js';
@@ -57,6 +59,11 @@ export const linkCommand: Command = {
     const json = values.json === true;
     const print = (body: unknown, line: string) => out(json ? JSON.stringify(body, null, 2) : line);
     const params = { id: linkId };
+    /** Sends a write command and prints its outcome (or where to ask for it). */
+    const write = async (send: (c: CommandApiClient) => Promise<{ body: LinkAnswer | PendingAnswer }>) => {
+      const answer = await sendCommand(send, settings);
+      print(answer.body, linkLine(answer.body, linkId));
+    };
     switch (subcommand) {
       case 'record-payment': {
         const body = {
@@ -64,8 +71,7 @@ export const linkCommand: Command = {
           paidAt: argument(isoDate, values['paid-at'], '--paid-at'),
           ...ref,
         };
-        const answer = await sendCommand((c) => c.call('recordExternalPayment', params, body, key), settings);
-        print(answer.body, linkLine(answer.body, linkId));
+        await write((c) => c.call('recordExternalPayment', params, body, key));
         break;
       }
       case 'debit-memo': {
@@ -74,26 +80,17 @@ export const linkCommand: Command = {
           description: argument(description, values.description, '--description'),
           ...ref,
         };
-        const answer = await sendCommand((c) => c.call('recordDebitMemo', params, body, key), settings);
-        print(answer.body, linkLine(answer.body, linkId));
+        await write((c) => c.call('recordDebitMemo', params, body, key));
         break;
       }
       case 'void-payment': {
         const externalPaymentId = argument(objectId, idArg, 'externalPaymentId');
-        const answer = await sendCommand(
-          (c) => c.call('voidExternalPayment', { ...params, externalPaymentId }, undefined, key),
-          settings,
-        );
-        print(answer.body, linkLine(answer.body, linkId));
+        await write((c) => c.call('voidExternalPayment', { ...params, externalPaymentId }, undefined, key));
         break;
       }
       case 'void-memo': {
         const debitMemoId = argument(objectId, idArg, 'debitMemoId');
-        const answer = await sendCommand(
-          (c) => c.call('voidDebitMemo', { ...params, debitMemoId }, undefined, key),
-          settings,
-        );
-        print(answer.body, linkLine(answer.body, linkId));
+        await write((c) => c.call('voidDebitMemo', { ...params, debitMemoId }, undefined, key));
         break;
       }
       case 'sync': {

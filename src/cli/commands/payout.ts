@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import {
   payoutPeriodReportWorkflowType,
@@ -7,9 +6,10 @@ import {
 } from '../../../workflows/payout-report-contract.js';
 import { type PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
 import { payoutReportLines, periodReportLines } from '../../payouts/report-text.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { runWorkflow, withTemporalClient } from '../temporal-client.js';
 
 export type PayoutArgs =
   | { action: 'show'; disbursementId: string; json: boolean; timeoutSeconds: number }
@@ -29,24 +29,15 @@ export function parsePayoutArgs(args: string[]): PayoutArgs {
   let from: string | undefined;
   let to: string | undefined;
   const positional: string[] = [];
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i]!;
-    const value = () => {
-      const v = rest[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`payout: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('payout', rest, (flag, value) => {
     if (flag === '--json') json = true;
     else if (flag === '--from') from = value();
     else if (flag === '--to') to = value();
     else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('payout: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('payout', value());
     } else if (flag.startsWith('--')) throw new CommandError(`payout: unknown argument ${flag}`);
     else positional.push(flag);
-  }
+  });
   if (action === 'show') {
     if (positional.length !== 1 || from || to)
       throw new CommandError('payout show: give one disbursement id');
@@ -70,28 +61,14 @@ async function runReport<T>(
   options: { type: string; workflowId: string; arg: unknown; taskQueue: string; timeoutSeconds: number },
   schema: z.ZodType<T>,
 ): Promise<T> {
-  const handle = await client.workflow.start(options.type, {
+  const result = await runWorkflow<unknown>(client, 'payout', {
+    type: options.type,
     workflowId: options.workflowId,
-    taskQueue: options.taskQueue,
     args: [options.arg],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: options.taskQueue,
+    timeoutSeconds: options.timeoutSeconds,
   });
-  const result = await Promise.race([
-    handle.result().catch((error: unknown) => {
-      throw error instanceof WorkflowFailedError ? new CommandError(`payout: ${rootCause(error)}`) : error;
-    }),
-    sleep(options.timeoutSeconds * 1000).then(() => {
-      throw new CommandError(`payout: ${options.workflowId} is still running (see the Temporal UI)`);
-    }),
-  ]);
   return schema.parse(result);
-}
-
-/** The innermost message of a workflow failure (the activity's own words, e.g. a 404 from the service). */
-function rootCause(error: Error): string {
-  let current: Error = error;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
 }
 
 export function requestPayoutReport(
@@ -147,9 +124,7 @@ Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' 
 Exits 0 when the report was made, mismatches or not ("reconciles" in the JSON says which).`,
   async run({ args, settings, out }) {
     const parsed = parsePayoutArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const common = { taskQueue: settings.TEMPORAL_TASK_QUEUE, timeoutSeconds: parsed.timeoutSeconds };
       const lines =
         parsed.action === 'show'
@@ -161,8 +136,6 @@ Exits 0 when the report was made, mismatches or not ("reconciles" in the JSON sa
             );
       for (const line of lines) out(line);
       return 0;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };

@@ -10,8 +10,9 @@ import {
   reconciliationRequestsWorkflowType,
   reconciliationRunWorkflowId,
 } from '../../../workflows/reconciliation-contract.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { withTemporalClient } from '../temporal-client.js';
 
 // The flow's contract module, not its workflow code: names, ids and the signal definition.
 
@@ -27,13 +28,7 @@ export function parseReconcileArgs(args: string[]): {
     if (scope) throw new CommandError('reconcile: give one of --link, --customer, --since, --all');
     scope = next;
   };
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`reconcile: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('reconcile', args, (flag, value) => {
     if (flag === '--json') json = true;
     else if (flag === '--all') set({ kind: 'all' });
     else if (flag === '--link') set({ kind: 'link', paymentLinkId: value() });
@@ -45,12 +40,9 @@ export function parseReconcileArgs(args: string[]): {
       }
       set({ kind: 'paymentsSince', date });
     } else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('reconcile: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('reconcile', value());
     } else throw new CommandError(`reconcile: unknown argument ${flag}`);
-  }
+  });
   return { scope: scope ?? { kind: 'all' }, timeoutSeconds, json };
 }
 
@@ -120,9 +112,7 @@ Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' 
 Exits 1 when objects could not be reconciled.`,
   async run({ args, settings, out }) {
     const { scope, timeoutSeconds, json } = parseReconcileArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const { workflowId, report } = await requestReconciliation(client, {
         scope,
         taskQueue: settings.TEMPORAL_TASK_QUEUE,
@@ -134,8 +124,6 @@ Exits 1 when objects could not be reconciled.`,
         for (const line of formatReport(report)) out(line);
       }
       return report.problems.length > 0 ? 1 : 0;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };

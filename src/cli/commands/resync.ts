@@ -1,12 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { resyncWorkflowType } from '../../../workflows/resync-contract.js';
 import type { EntryLine } from '../../ledger/entry.js';
 import { formatUsd } from '../../ledger/money.js';
 import type { ResyncDiff } from '../../resync/plan.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
+import { eachFlag, timeoutSecondsOf } from '../flags.js';
+import { runWorkflow, withTemporalClient } from '../temporal-client.js';
 
 export interface ResyncArgs {
   apply: boolean;
@@ -28,13 +28,7 @@ export function parseResyncArgs(args: string[]): ResyncArgs {
   let since: string | null = null;
   let json = false;
   let timeoutSeconds = 600;
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (!v || v.startsWith('--')) throw new CommandError(`resync: ${flag} needs a value`);
-      return v;
-    };
+  eachFlag('resync', args, (flag, value) => {
     if (flag === '--dry-run' || flag === '--apply') {
       const wanted = flag === '--apply';
       if (apply !== undefined && apply !== wanted)
@@ -47,20 +41,11 @@ export function parseResyncArgs(args: string[]): ResyncArgs {
       }
     } else if (flag === '--json') json = true;
     else if (flag === '--timeout') {
-      timeoutSeconds = Number(value());
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-        throw new CommandError('resync: --timeout takes a number of seconds');
-      }
+      timeoutSeconds = timeoutSecondsOf('resync', value());
     } else throw new CommandError(`resync: unknown argument ${flag}`);
-  }
+  });
   if (apply === undefined) throw new CommandError('resync: give --dry-run or --apply');
   return { apply, since, json, timeoutSeconds };
-}
-
-function rootCause(error: Error): string {
-  let current: Error = error;
-  while (current.cause instanceof Error) current = current.cause;
-  return current.message;
 }
 
 /** Runs the resync workflow (`resync-dry-run-{since|all}` or `resync-apply-{since|all}`) and returns its answer. */
@@ -72,20 +57,13 @@ export async function requestResync(
     resyncWorkflowType,
     `${options.apply ? 'apply' : 'dry-run'}-${options.since ?? 'all'}`,
   );
-  const handle = await client.workflow.start(resyncWorkflowType, {
+  return runWorkflow<ResyncAnswer>(client, 'resync', {
+    type: resyncWorkflowType,
     workflowId,
-    taskQueue: options.taskQueue,
     args: [{ since: options.since, apply: options.apply }],
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: options.taskQueue,
+    timeoutSeconds: options.timeoutSeconds ?? 600,
   });
-  return Promise.race([
-    handle.result().catch((error: unknown) => {
-      throw error instanceof WorkflowFailedError ? new CommandError(`resync: ${rootCause(error)}`) : error;
-    }) as Promise<ResyncAnswer>,
-    sleep((options.timeoutSeconds ?? 600) * 1000).then(() => {
-      throw new CommandError(`resync: ${workflowId} is still running (see the Temporal UI)`);
-    }),
-  ]);
 }
 
 const linesText = (lines: readonly EntryLine[]) =>
@@ -125,9 +103,7 @@ difference as reversals and new versions, never editing or deleting; running it 
 --since: only entries dated on or after the day. Invoices keep their first date and are not re-mapped.`,
   async run({ args, settings, out }) {
     const parsed = parseResyncArgs(args);
-    const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-    const { client, connection } = await connectClient(temporalTarget(settings, address));
-    try {
+    return withTemporalClient(settings, async (client) => {
       const answer = await requestResync(client, {
         apply: parsed.apply,
         since: parsed.since,
@@ -136,8 +112,6 @@ difference as reversals and new versions, never editing or deleting; running it 
       });
       for (const line of parsed.json ? [JSON.stringify(answer, null, 2)] : resyncLines(answer)) out(line);
       return 0;
-    } finally {
-      await connection.close();
-    }
+    });
   },
 };

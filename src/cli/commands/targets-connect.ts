@@ -115,16 +115,20 @@ async function awaitConsent<T>(options: {
   });
 }
 
+/** The target's settings; a missing one refuses the command with the target's own words. */
+function refusedAsCommand<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new CommandError((error as Error).message);
+  }
+}
+
 async function connectQuickBooks(
   { settings, out, logger }: CommandContext,
   { timeoutS, paste }: { timeoutS: number; paste: boolean },
 ): Promise<number> {
-  let qbo: ReturnType<typeof quickBooksSettings>;
-  try {
-    qbo = quickBooksSettings(settings);
-  } catch (error) {
-    throw new CommandError((error as Error).message);
-  }
+  const qbo = refusedAsCommand(() => quickBooksSettings(settings));
   const redirectUri = settings.QBO_REDIRECT_URI;
   const state = newConsentState();
   const consent = await awaitConsent({
@@ -164,29 +168,19 @@ async function connectQuickBooks(
     accounts: parseAccountMapping(settings.TARGET_ACCOUNTS),
     logger,
   });
-  try {
-    await quickbooks.verify();
-    out(
-      'every mapped account is in that company; booksync pushes there while ACCOUNTING_TARGET includes quickbooks',
-    );
-    return 0;
-  } catch (error) {
-    out((error as Error).message);
-    out('map the accounts with TARGET_ACCOUNTS (Role=AcctNum or Id) before starting booksync');
-    return 1;
-  }
+  return verified(
+    quickbooks,
+    out,
+    'every mapped account is in that company; booksync pushes there while ACCOUNTING_TARGET includes quickbooks',
+    'map the accounts with TARGET_ACCOUNTS (Role=AcctNum or Id) before starting booksync',
+  );
 }
 
 async function connectXero(
   { settings, out, logger }: CommandContext,
   { timeoutS, paste }: { timeoutS: number; paste: boolean },
 ): Promise<number> {
-  let xero: ReturnType<typeof xeroSettings>;
-  try {
-    xero = xeroSettings(settings);
-  } catch (error) {
-    throw new CommandError((error as Error).message);
-  }
+  const xero = refusedAsCommand(() => xeroSettings(settings));
   const redirectUri = settings.XERO_REDIRECT_URI;
   const state = newConsentState();
   const { code } = await awaitConsent({
@@ -252,15 +246,28 @@ async function connectXero(
     accounts: parseAccountMapping(settings.TARGET_ACCOUNTS),
     logger,
   });
+  return verified(
+    target,
+    out,
+    'every mapped account is in that organisation; booksync pushes there while ACCOUNTING_TARGET includes xero',
+    'map the accounts with TARGET_ACCOUNTS (Role=account code) before starting booksync',
+  );
+}
+
+/** Whether every mapped account is at the newly connected target: `found` (0), else its refusal and `hint` (1). */
+async function verified(
+  target: { verify(): Promise<unknown> },
+  out: (line: string) => void,
+  found: string,
+  hint: string,
+): Promise<number> {
   try {
     await target.verify();
-    out(
-      'every mapped account is in that organisation; booksync pushes there while ACCOUNTING_TARGET includes xero',
-    );
+    out(found);
     return 0;
   } catch (error) {
     out((error as Error).message);
-    out('map the accounts with TARGET_ACCOUNTS (Role=account code) before starting booksync');
+    out(hint);
     return 1;
   }
 }

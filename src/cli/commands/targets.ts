@@ -5,9 +5,9 @@ import {
   retryEntriesSignal,
 } from '../../../workflows/accounting-target-contract.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
 import type { TargetIndexStore, TargetSummary } from '../../targets/target-index.js';
 import { type Command, CommandError } from '../command.js';
+import { connectCliClient } from '../temporal-client.js';
 import { connectTarget, connectUsage } from './targets-connect.js';
 
 function summaryLines(summary: TargetSummary): string[] {
@@ -82,8 +82,7 @@ any is still FAILED.`,
         }
       }
 
-      const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
-      const { client, connection } = await connectClient(temporalTarget(settings, address));
+      const { client, connection } = await connectCliClient(settings);
       let chosen: string[];
       try {
         chosen = await queueTargetRetry(client, index, target, failedOnly ? 'failed' : keys);

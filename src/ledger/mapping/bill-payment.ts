@@ -4,6 +4,7 @@ import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { UnmappableStateError } from '../errors.js';
 import { businessDay } from './dates.js';
+import { debitCredit } from './debit-credit.js';
 
 /** The subset of a fetched BillPayment the books depend on. */
 export type BillPaymentForBooks = Pick<
@@ -42,10 +43,7 @@ export function billPaymentEntries(billPayment: BillPaymentForBooks, timeZone: s
       key: entryKeys.billPaymentSent(id),
       date: businessDay(sentAt, timeZone, `bill payment ${id} sentAt`),
       description: `Bill payment ${id} sent`,
-      lines: [
-        { account: Accounts.AccountsPayable, amountCents: amountCents },
-        { account: Accounts.OutgoingPaymentsClearing, amountCents: -amountCents },
-      ],
+      lines: debitCredit(Accounts.AccountsPayable, Accounts.OutgoingPaymentsClearing, amountCents),
       links,
     },
   ];
@@ -60,10 +58,7 @@ export function billPaymentEntries(billPayment: BillPaymentForBooks, timeZone: s
         `bill payment ${id} ${debitedAtSend ? 'sentAt' : 'completedAt'}`,
       ),
       description: `Bill payment ${id} paid`,
-      lines: [
-        { account: Accounts.OutgoingPaymentsClearing, amountCents: amountCents },
-        { account: Accounts.OperatingBank, amountCents: -amountCents },
-      ],
+      lines: debitCredit(Accounts.OutgoingPaymentsClearing, Accounts.OperatingBank, amountCents),
       links,
     });
   }

@@ -3,6 +3,7 @@ import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { businessDay } from './dates.js';
+import { debitCredit } from './debit-credit.js';
 
 /** The subset of a fetched Bill the books depend on. */
 export type BillForBooks = Pick<Bill, 'id' | 'vendorId' | 'amountCents' | 'createdAt'>;
@@ -20,10 +21,7 @@ export function billEntries(bill: BillForBooks, timeZone: string): LedgerEntryIn
       key: entryKeys.bill(bill.id),
       date: businessDay(bill.createdAt, timeZone, `bill ${bill.id} createdAt`),
       description: `Bill ${bill.id} from vendor ${bill.vendorId}`,
-      lines: [
-        { account: Accounts.BillExpenses, amountCents: bill.amountCents },
-        { account: Accounts.AccountsPayable, amountCents: -bill.amountCents },
-      ],
+      lines: debitCredit(Accounts.BillExpenses, Accounts.AccountsPayable, bill.amountCents),
       links: { billId: bill.id, vendorId: bill.vendorId },
     },
   ];

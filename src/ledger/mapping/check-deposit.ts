@@ -4,6 +4,7 @@ import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';
 import { UnmappableStateError } from '../errors.js';
 import { businessDay } from './dates.js';
+import { debitCredit } from './debit-credit.js';
 import type { ExternalPaymentForBooks } from './payment-link.js';
 
 /** The subset of a fetched CheckDeposit the books depend on. */
@@ -108,10 +109,7 @@ export function checkDepositEntries(
         heldEarlier === 0
           ? `Check deposit ${deposit.id} deposited`
           : `Check deposit ${deposit.id} deposited: the part its earlier applications did not book`,
-      lines: [
-        { account: Accounts.ChecksToDeposit, amountCents: rest },
-        { account: Accounts.UnappliedCash, amountCents: -rest },
-      ],
+      lines: debitCredit(Accounts.ChecksToDeposit, Accounts.UnappliedCash, rest),
       links,
     });
   }
@@ -143,10 +141,7 @@ export function checkDepositEntries(
       key: entryKeys.checkDepositedBack(deposit.id, externalPaymentId),
       date: depositDay,
       description: `Check deposit ${deposit.id}: voided application ${externalPaymentId} back in unapplied cash`,
-      lines: [
-        { account: Accounts.ChecksToDeposit, amountCents: cents },
-        { account: Accounts.UnappliedCash, amountCents: -cents },
-      ],
+      lines: debitCredit(Accounts.ChecksToDeposit, Accounts.UnappliedCash, cents),
       links,
     });
   }
@@ -159,10 +154,7 @@ export function checkDepositEntries(
       key,
       date: clearedDay,
       description,
-      lines: [
-        { account: Accounts.OperatingBank, amountCents: cents },
-        { account: Accounts.ChecksToDeposit, amountCents: -cents },
-      ],
+      lines: debitCredit(Accounts.OperatingBank, Accounts.ChecksToDeposit, cents),
       links,
     });
     const sentBefore = earlier.clearedCents ?? deposit.amountCents;

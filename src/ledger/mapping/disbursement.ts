@@ -3,6 +3,7 @@ import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { UnmappableStateError } from '../errors.js';
+import { debitCredit } from './debit-credit.js';
 
 /** The subset of a fetched Disbursement the books depend on. */
 export type DisbursementForBooks = Pick<
@@ -32,10 +33,7 @@ export function disbursementEntries(disbursement: DisbursementForBooks): LedgerE
       key: entryKeys.disbursementPending(id),
       date: pendingDate,
       description: `Disbursement ${id} sent to the bank`,
-      lines: [
-        { account: Accounts.PayoutsInTransit, amountCents: amountInCents },
-        { account: Accounts.ProcessorClearing, amountCents: -amountInCents },
-      ],
+      lines: debitCredit(Accounts.PayoutsInTransit, Accounts.ProcessorClearing, amountInCents),
       links,
     },
   ];
@@ -44,10 +42,7 @@ export function disbursementEntries(disbursement: DisbursementForBooks): LedgerE
       key: entryKeys.disbursementPaid(id),
       date: disbursement.paidAt ?? pendingDate,
       description: `Disbursement ${id} received by the bank`,
-      lines: [
-        { account: Accounts.OperatingBank, amountCents: amountInCents },
-        { account: Accounts.PayoutsInTransit, amountCents: -amountInCents },
-      ],
+      lines: debitCredit(Accounts.OperatingBank, Accounts.PayoutsInTransit, amountInCents),
       links,
     });
   }

@@ -4,6 +4,7 @@ import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';
 import { bookedBeforeOpening } from '../opening-balances.js';
 import { businessDay, earliestDay } from './dates.js';
+import { debitCredit } from './debit-credit.js';
 
 /** The subset of a fetched PaymentLink its invoice depends on. */
 export type InvoiceForBooks = Pick<
@@ -67,10 +68,7 @@ export function invoiceEntryToPost(
       key: entryKeys.invoice(link.id),
       date: firstMoney !== undefined && firstMoney < today ? firstMoney : today,
       description: `Invoice for payment link ${link.id}`,
-      lines: [
-        { account: Accounts.AccountsReceivable, amountCents: own },
-        { account: Accounts.Revenue, amountCents: -own },
-      ],
+      lines: debitCredit(Accounts.AccountsReceivable, Accounts.Revenue, own),
       links,
     };
   }

@@ -3,6 +3,7 @@ import { Accounts } from '../chart-of-accounts.js';
 import type { EntryLinks, LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { businessDay } from './dates.js';
+import { debitCredit } from './debit-credit.js';
 
 export type ExternalPaymentForBooks = Pick<
   ExternalPayment,
@@ -85,10 +86,7 @@ export function debitMemoEntry(
     key: entryKeys.debitMemo(memo.id),
     date: businessDay(memo.createdAt, timeZone, `debit memo ${memo.id} createdAt`),
     description: `Debit memo ${memo.id} on payment link ${link.id}`,
-    lines: [
-      { account: Accounts.AccountsReceivable, amountCents: memo.amountCents },
-      { account: Accounts.FeeIncome, amountCents: -memo.amountCents },
-    ],
+    lines: debitCredit(Accounts.AccountsReceivable, Accounts.FeeIncome, memo.amountCents),
     links: { ...linkLinks(link), debitMemoId: memo.id },
   };
 }

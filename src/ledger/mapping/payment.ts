@@ -4,6 +4,7 @@ import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';
 import { UnmappableStateError } from '../errors.js';
 import { businessDay } from './dates.js';
+import { debitCredit } from './debit-credit.js';
 
 /** The subset of a fetched Payment the books depend on; the service's Payment satisfies it. */
 export type PaymentForBooks = Pick<
@@ -76,10 +77,7 @@ export function paymentEntries(
       key: entryKeys.payment(payment.id),
       date,
       description: `Payment ${payment.id} received`,
-      lines: [
-        { account: Accounts.ProcessorClearing, amountCents: payment.amountInCents },
-        { account: Accounts.AccountsReceivable, amountCents: -payment.amountInCents },
-      ],
+      lines: debitCredit(Accounts.ProcessorClearing, Accounts.AccountsReceivable, payment.amountInCents),
       links,
     });
   } else if (payment.amountInCents !== 0) {
@@ -89,10 +87,7 @@ export function paymentEntries(
       description: payment.paymentLinkId
         ? `Sale ${payment.id} on payment link ${payment.paymentLinkId}`
         : `Sale ${payment.id}`,
-      lines: [
-        { account: Accounts.ProcessorClearing, amountCents: payment.amountInCents },
-        { account: Accounts.Revenue, amountCents: -payment.amountInCents },
-      ],
+      lines: debitCredit(Accounts.ProcessorClearing, Accounts.Revenue, payment.amountInCents),
       links,
     });
   }
@@ -101,10 +96,7 @@ export function paymentEntries(
       key: entryKeys.paymentFee(payment.id),
       date,
       description: `Card processing fee absorbed on payment ${payment.id}`,
-      lines: [
-        { account: Accounts.ProcessingFees, amountCents: payment.platformFeeInCents },
-        { account: Accounts.ProcessorClearing, amountCents: -payment.platformFeeInCents },
-      ],
+      lines: debitCredit(Accounts.ProcessingFees, Accounts.ProcessorClearing, payment.platformFeeInCents),
       links,
     });
   }
@@ -114,10 +106,7 @@ export function paymentEntries(
       key: entryKeys.refund(refund.id),
       date: businessDay(refund.refundDate, timeZone, `refund ${refund.id} refundDate`),
       description: `Refund ${refund.id} of payment ${payment.id}`,
-      lines: [
-        { account: Accounts.Refunds, amountCents: refund.amountCents },
-        { account: Accounts.ProcessorClearing, amountCents: -refund.amountCents },
-      ],
+      lines: debitCredit(Accounts.Refunds, Accounts.ProcessorClearing, refund.amountCents),
       links: { ...links, refundId: refund.id },
     });
     if (payment.paymentLinkId && !sale) {
@@ -125,10 +114,7 @@ export function paymentEntries(
         key: entryKeys.refundReopen(refund.id),
         date: businessDay(refund.refundDate, timeZone, `refund ${refund.id} refundDate`),
         description: `Invoice of payment link ${payment.paymentLinkId} reopened by refund ${refund.id}`,
-        lines: [
-          { account: Accounts.AccountsReceivable, amountCents: refund.amountCents },
-          { account: Accounts.Refunds, amountCents: -refund.amountCents },
-        ],
+        lines: debitCredit(Accounts.AccountsReceivable, Accounts.Refunds, refund.amountCents),
         links: { ...links, refundId: refund.id },
       });
     }

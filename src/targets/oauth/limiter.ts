@@ -7,6 +7,8 @@
 // (the adapter logs it and the push flags it) before the cap is reached; at the cap, `run` refuses with
 // DailyCapReachedError instead of sending a request the target would answer with a 429 until midnight.
 
+import { SlidingWindow } from './sliding-window.js';
+
 export interface LimiterOptions {
   perMinute: number;
   concurrent: number;
@@ -63,21 +65,9 @@ export class DailyCapReachedError extends Error {
 }
 
 export class RealmLimiter {
-  private readonly perMinute: number;
-  private readonly concurrent: number;
   private readonly now: () => number;
-  private readonly windowMs: number;
-  /**
-   * When each request of the window ended. The target counts a request when it arrives, which we cannot
-   * see; it arrives before it ends, so counting requests by their end, plus every one still in flight, never
-   * counts fewer than the target, however long a request spends on the way (a loaded machine, a token refresh
-   * before the send). Counting by start, a request delayed past the window let the next window's first
-   * request in beside it: 61 in Xero's minute.
-   */
-  private readonly ended: number[] = [];
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  /** The minute's window and the concurrency (sliding-window.ts counts requests by their end). */
+  private readonly minute: SlidingWindow;
   private day = '';
   private usedToday = 0;
   private warnedFor = '';
@@ -85,15 +75,13 @@ export class RealmLimiter {
   private readonly spent: number[] = [];
   /** The target's own daily count at its last report, and the requests sent since. */
   private reported: { used: number; at: number; sentAfter: number } | null = null;
-  /** No request before this (the target refused for its day, or reported none left in its minute). */
+  /** No request before this (the target refused for its day). */
   private dayBlockedUntil = 0;
-  private pausedUntil = 0;
 
   constructor(private readonly options: LimiterOptions) {
-    this.perMinute = options.perMinute;
-    this.concurrent = options.concurrent;
     this.now = options.now ?? Date.now;
-    this.windowMs = (options.windowMs ?? 60_000) + (options.marginMs ?? 0);
+    const windowMs = (options.windowMs ?? 60_000) + (options.marginMs ?? 0);
+    this.minute = new SlidingWindow(options.perMinute, windowMs, this.now, options.concurrent);
   }
 
   /** Today's (UTC) requests against the daily budget; null without one. */
@@ -113,17 +101,22 @@ export class RealmLimiter {
     const limit = this.options.perDay;
     if (report.dayRemaining !== undefined && limit !== undefined) {
       // Requests still in flight may not be in the target's count yet: counted too.
-      this.reported = { used: Math.max(limit - report.dayRemaining, 0) + this.active, at: now, sentAfter: 0 };
+      this.reported = {
+        used: Math.max(limit - report.dayRemaining, 0) + this.minute.active,
+        at: now,
+        sentAfter: 0,
+      };
     }
+    let pausedUntil = 0;
     if (report.minuteRemaining !== undefined && report.minuteRemaining <= 0)
-      this.pausedUntil = Math.max(this.pausedUntil, now + this.windowMs);
+      pausedUntil = now + this.minute.windowMs;
     if (report.refused) {
       const wait = report.refused.retryAfterMs;
       if (/day/i.test(report.refused.limit))
         this.dayBlockedUntil = Math.max(this.dayBlockedUntil, now + (wait ?? this.reportTtlMs()));
-      else if (wait !== undefined) this.pausedUntil = Math.max(this.pausedUntil, now + wait);
+      else if (wait !== undefined) pausedUntil = Math.max(pausedUntil, now + wait);
     }
-    this.pump();
+    this.minute.pause(pausedUntil);
   }
 
   private reportTtlMs(): number {
@@ -146,17 +139,7 @@ export class RealmLimiter {
 
   async run<T>(task: () => Promise<T>): Promise<T> {
     this.spendToday();
-    await new Promise<void>((resolve) => {
-      this.waiting.push(resolve);
-      this.pump();
-    });
-    try {
-      return await task();
-    } finally {
-      this.active--;
-      this.ended.push(this.now());
-      this.pump();
-    }
+    return this.minute.through(task);
   }
 
   private rollDay() {
@@ -207,44 +190,6 @@ export class RealmLimiter {
   private nearingDailyCapRaw(): boolean {
     const limit = this.options.perDay;
     return limit !== undefined && this.usedNow() >= limit * (this.options.warnAt ?? 0.8);
-  }
-
-  private pump() {
-    const paused = this.pausedUntil - this.now();
-    if (paused > 0) {
-      if (this.waiting.length > 0 && !this.timer) {
-        this.timer = setTimeout(() => {
-          this.timer = null;
-          this.pump();
-        }, paused);
-        this.timer.unref();
-      }
-      return;
-    }
-    const windowStart = this.now() - this.windowMs;
-    while (this.ended.length > 0 && (this.ended[0] ?? 0) <= windowStart) this.ended.shift();
-    while (
-      this.waiting.length > 0 &&
-      this.active < this.concurrent &&
-      this.ended.length + this.active < this.perMinute
-    ) {
-      this.active++;
-      this.waiting.shift()?.();
-    }
-    if (
-      this.waiting.length > 0 &&
-      this.ended.length > 0 &&
-      !this.timer &&
-      this.ended.length + this.active >= this.perMinute
-    ) {
-      // The oldest ended request leaves the window first; wake then.
-      const wait = Math.max((this.ended[0] ?? 0) + this.windowMs - this.now(), 1);
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.pump();
-      }, wait);
-      this.timer.unref();
-    }
   }
 }
 

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { inTransaction } from '../pg-transaction.js';
 import { ConnectionLockBusy, type OAuthConnection, type OAuthConnectionStore } from './connection-store.js';
 import type { SealedTokenStorage } from './token-store.js';
 
@@ -173,28 +174,18 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
    * workers may start at once.
    */
   private migrated(): Promise<void> {
-    this.ready ??= (async () => {
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey('schema')]);
-        await client.query(schema);
-        const imported = this.importFrom && (await this.importFrom.readConnection());
-        if (imported) {
-          await client.query(
-            `INSERT INTO oauth_connections (target, company_id, refresh_token, connected_at)
-             VALUES ($1, $2, $3, $4) ON CONFLICT (target) DO NOTHING`,
-            [this.target, imported.companyId, imported.refreshToken, imported.connectedAt],
-          );
-        }
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
+    this.ready ??= inTransaction(this.pool, 'BEGIN', async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lockKey('schema')]);
+      await client.query(schema);
+      const imported = this.importFrom && (await this.importFrom.readConnection());
+      if (imported) {
+        await client.query(
+          `INSERT INTO oauth_connections (target, company_id, refresh_token, connected_at)
+           VALUES ($1, $2, $3, $4) ON CONFLICT (target) DO NOTHING`,
+          [this.target, imported.companyId, imported.refreshToken, imported.connectedAt],
+        );
       }
-    })().catch((error: unknown) => {
+    }).catch((error: unknown) => {
       this.ready = null;
       throw this.redacted(error);
     });

@@ -13,7 +13,8 @@ export type Ref = { value: string };
 
 export class AccountDirectory {
   private readonly resolved = new RememberedLookups<AccountRole, Ref | null>();
-  private chart: Promise<QboEntity[]> | null = null;
+  /** The chart of accounts' listing, remembered unless it fails. */
+  private readonly chart = new RememberedLookups<'Account', QboEntity[]>();
 
   constructor(
     private readonly client: QboClient,
@@ -55,12 +56,6 @@ export class AccountDirectory {
 
   /** The chart of accounts, read once (every mapped role looks in the same listing). */
   private listChart(): Promise<QboEntity[]> {
-    if (!this.chart) {
-      this.chart = this.client.selectPages('Account', {}, 'Id');
-      this.chart.catch(() => {
-        this.chart = null;
-      });
-    }
-    return this.chart;
+    return this.chart.get('Account', () => this.client.selectPages('Account', {}, 'Id'));
   }
 }

@@ -323,49 +323,39 @@ export class DocumentMapper {
   async payoutDeposit(doc: TargetDocument, pair: Pair, linked: readonly LinkedReceipt[]): Promise<Plan> {
     const linkedCents = linked.reduce((sum, r) => sum + r.amountCents, 0);
     const rest = pair.cents - linkedCents;
-    return {
-      entity: 'Deposit',
-      body: {
-        ...this.common(doc),
-        ...depositNumber(doc),
-        DepositToAccountRef: await this.accounts.ref(pair.debit),
-        Line: [
-          ...linked.map((r) => ({
-            Amount: centsToAmount(r.amountCents),
-            LinkedTxn: [{ TxnId: r.txnId, TxnType: r.txnType, TxnLineId: '0' }],
-          })),
-          ...(rest !== 0
-            ? [
-                {
-                  Amount: centsToAmount(rest),
-                  Description: 'Fees, refunds and returns netted in this payout',
-                  DetailType: 'DepositLineDetail',
-                  DepositLineDetail: { AccountRef: await this.accounts.ref(pair.credit) },
-                },
-              ]
-            : []),
-        ],
-      },
-    };
+    return this.depositOf(doc, pair, async (creditLine) => [
+      ...linked.map((r) => ({
+        Amount: centsToAmount(r.amountCents),
+        LinkedTxn: [{ TxnId: r.txnId, TxnType: r.txnType, TxnLineId: '0' }],
+      })),
+      ...(rest !== 0 ? [await creditLine(rest, 'Fees, refunds and returns netted in this payout')] : []),
+    ]);
   }
 
   async deposit(doc: TargetDocument, pair: Pair): Promise<Plan> {
-    return {
-      entity: 'Deposit',
-      body: {
-        ...this.common(doc),
-        ...depositNumber(doc),
-        DepositToAccountRef: await this.accounts.ref(pair.debit),
-        Line: [
-          {
-            Amount: centsToAmount(pair.cents),
-            Description: doc.description,
-            DetailType: 'DepositLineDetail',
-            DepositLineDetail: { AccountRef: await this.accounts.ref(pair.credit) },
-          },
-        ],
-      },
-    };
+    return this.depositOf(doc, pair, async (creditLine) => [await creditLine(pair.cents, doc.description)]);
+  }
+
+  /**
+   * A Deposit into the pair's debit account with the lines `lines` gives; `creditLine` makes a line on the
+   * pair's credit account. The debit account is looked up first, then the credit account (as lines need it).
+   */
+  private async depositOf(
+    doc: TargetDocument,
+    pair: Pair,
+    lines: (
+      creditLine: (cents: number, description: string) => Promise<Record<string, unknown>>,
+    ) => Promise<Record<string, unknown>[]>,
+  ): Promise<Plan> {
+    const common = { ...this.common(doc), ...depositNumber(doc) };
+    const DepositToAccountRef = await this.accounts.ref(pair.debit);
+    const creditLine = async (cents: number, description: string) => ({
+      Amount: centsToAmount(cents),
+      Description: description,
+      DetailType: 'DepositLineDetail',
+      DepositLineDetail: { AccountRef: await this.accounts.ref(pair.credit) },
+    });
+    return { entity: 'Deposit', body: { ...common, DepositToAccountRef, Line: await lines(creditLine) } };
   }
 
   /** A bill; a bill payment's reversal after close names the paid bill's vendor and its key's tag. */

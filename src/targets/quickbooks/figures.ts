@@ -1,10 +1,8 @@
 import { type AccountRole, accountRoles } from '../account-mapping.js';
-import { markersIn } from '../markers.js';
 import {
-  addOpen,
+  addOpenByNote,
   balancesByRole,
-  checkedDay,
-  ownerOf,
+  figuresOf,
   reportCents,
   type TargetFigures,
 } from '../target-figures.js';
@@ -64,14 +62,12 @@ export class QuickBooksFigures {
     private readonly accounts: AccountDirectory,
   ) {}
 
-  async asOf(given: string): Promise<TargetFigures> {
-    const day = checkedDay(given);
-    const [balances, openInvoices, openBills] = [
-      await this.balances(day),
-      await this.open('AgedReceivableDetail', day),
-      await this.open('AgedPayableDetail', day),
-    ];
-    return { asOf: day, balances, openInvoices, openBills };
+  asOf(given: string): Promise<TargetFigures> {
+    return figuresOf(given, {
+      balances: (day) => this.balances(day),
+      openInvoices: (day) => this.open('AgedReceivableDetail', day),
+      openBills: (day) => this.open('AgedPayableDetail', day),
+    });
   }
 
   private async balances(day: string): Promise<Partial<Record<AccountRole, number>>> {
@@ -114,10 +110,7 @@ export class QuickBooksFigures {
     const open: Record<string, number> = {};
     for (const row of rows) {
       const note = notes.get(`${row.entity}:${row.id}`);
-      const key = markersIn(note).at(0)?.key ?? null;
-      const owner = ownerOf(key, note);
-      const ownerId = owner && side in owner ? (owner as Record<string, string>)[side] : undefined;
-      addOpen(open, ownerId ?? key ?? `${row.entity}:${row.id}`, row.cents);
+      addOpenByNote(open, side, note, `${row.entity}:${row.id}`, row.cents);
     }
     return open;
   }

@@ -100,7 +100,10 @@ export function entityOf(key: string): string {
   return entityByKind[keyPrefix(baseKey(key))] ?? 'JournalEntry';
 }
 
-/** Updates with the record's current SyncToken; a stale one (someone edited it meanwhile) is re-read and retried. */
+/**
+ * Updates with the record's current Id and SyncToken before the fields `body` gives; a stale SyncToken
+ * (someone edited it meanwhile) is re-read and retried.
+ */
 export async function withFreshSyncToken(
   s: QuickBooksSession,
   entity: string,
@@ -116,10 +119,14 @@ export async function withFreshSyncToken(
     try {
       // The requestid includes the SyncToken read: a replay after a lost answer is the same write, a
       // retry after a stale token is a new one.
-      return await s.client.write(entity, body(current), {
-        ...operation,
-        requestid: requestIdFor(`${key}@${current.SyncToken}`, label),
-      });
+      return await s.client.write(
+        entity,
+        { Id: current.Id, SyncToken: current.SyncToken, ...body(current) },
+        {
+          ...operation,
+          requestid: requestIdFor(`${key}@${current.SyncToken}`, label),
+        },
+      );
     } catch (error) {
       if (!isStaleObject(error) || attempt >= 3) throw error;
       s.options.logger?.info({ entity, id, attempt }, 'stale SyncToken, re-reading');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterRefusals } from '../request-keys.js';
+import { afterRefusals, keyTag } from '../request-keys.js';
 
 export { marker, markersIn } from '../markers.js';
 
@@ -29,14 +29,7 @@ export function createRequestId(key: string, body: unknown, refusals: number): s
   return requestIdFor(`${afterRefusals(key, refusals)}\n${JSON.stringify(body)}`, 'create');
 }
 
-const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
-
-export function docNumberTag(key: string): string {
-  const bytes = digest(key);
-  let out = 'bs';
-  for (let i = 0; out.length < 21; i++) out += base32[(bytes[i] ?? 0) % 32];
-  return out;
-}
+export const docNumberTag = (key: string): string => keyTag(key, 'bs', 21);
 
 /** QBO's query language quotes with single quotes and escapes them with a backslash. */
 export function quoted(value: string): string {

@@ -1,4 +1,5 @@
 import { type LimiterOptions, RealmLimiter } from '../oauth/limiter.js';
+import { SlidingWindow } from '../oauth/sliding-window.js';
 
 // QBO's limits per company (realm) and app (https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles):
 // 500 requests a minute, 10 a second, 40 batch requests a minute (a batch is one request of the 500), and
@@ -23,51 +24,6 @@ export const quickBooksBudget: QuickBooksLimiterOptions = {
   concurrent: 10,
   batchesPerMinute: 40,
 };
-
-/** At most `limit` tasks in any `windowMs`, counting each from its end and each running one. */
-class SlidingWindow {
-  private readonly ended: number[] = [];
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(
-    private readonly limit: number,
-    private readonly windowMs: number,
-    private readonly now: () => number,
-  ) {}
-
-  async through<T>(task: () => Promise<T>): Promise<T> {
-    await new Promise<void>((resolve) => {
-      this.waiting.push(resolve);
-      this.pump();
-    });
-    try {
-      return await task();
-    } finally {
-      this.active--;
-      this.ended.push(this.now());
-      this.pump();
-    }
-  }
-
-  private pump() {
-    const start = this.now() - this.windowMs;
-    while (this.ended.length > 0 && (this.ended[0] ?? 0) <= start) this.ended.shift();
-    while (this.waiting.length > 0 && this.ended.length + this.active < this.limit) {
-      this.active++;
-      this.waiting.shift()?.();
-    }
-    if (this.waiting.length > 0 && this.ended.length > 0 && !this.timer) {
-      const wait = Math.max((this.ended[0] ?? 0) + this.windowMs - this.now(), 1);
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.pump();
-      }, wait);
-      this.timer.unref();
-    }
-  }
-}
 
 /** The shared limiter with QBO's second and batch minute on top. */
 export class QuickBooksLimiter extends RealmLimiter {

@@ -183,8 +183,6 @@ export async function numberInvoice(
     'Invoice',
     existing.Id,
     (current) => ({
-      Id: current.Id,
-      SyncToken: current.SyncToken,
       sparse: true,
       PrivateNote:
         typeof current.PrivateNote === 'string' && current.PrivateNote

@@ -138,11 +138,7 @@ export async function voidInPlace(
       s,
       original.entity,
       original.id,
-      (record) => ({
-        Id: record.Id,
-        SyncToken: record.SyncToken,
-        ...(original.entity === 'Invoice' ? {} : { sparse: true }),
-      }),
+      () => (original.entity === 'Invoice' ? {} : { sparse: true }),
       voidQuery[original.entity] ?? { operation: 'void' },
       doc.key,
       current,
@@ -154,8 +150,6 @@ export async function voidInPlace(
     original.entity,
     original.id,
     (record) => ({
-      Id: record.Id,
-      SyncToken: record.SyncToken,
       sparse: true,
       PrivateNote:
         `${typeof record.PrivateNote === 'string' ? record.PrivateNote : ''}\n${marker(doc.key, doc.contentHash)}`.trim(),

@@ -84,6 +84,16 @@ const invoiceIdOf = (reference: string | null | undefined): number | null =>
 const lineIdOf = (reference: string | null | undefined): number | null =>
   reference?.startsWith('account.move.line,') ? Number(reference.split(',')[1]) : null;
 
+/** The fields of a move line that name its document's owner: the invoice it pays, its move. */
+const ownerFields = [
+  'invoice_payment',
+  'invoice_payment.comment',
+  'invoice_payment.description',
+  'move',
+  'move.origin',
+  'move.description',
+];
+
 function chunks<T>(items: readonly T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += ID_CHUNK) out.push(items.slice(i, i + ID_CHUNK));
@@ -141,18 +151,7 @@ export class TrytonFigures {
         ['move.date', '<=', dateOf(day)],
         ['OR', ['reconciliation', '=', null], ['reconciliation.date', '>', dateOf(day)]],
       ],
-      [
-        'account',
-        'debit',
-        'credit',
-        'origin',
-        'invoice_payment',
-        'invoice_payment.comment',
-        'invoice_payment.description',
-        'move',
-        'move.origin',
-        'move.description',
-      ],
+      ['account', 'debit', 'credit', 'origin', ...ownerFields],
     );
     const owners = await this.owners(lines);
     const openInvoices: Record<string, number> = {};
@@ -211,14 +210,7 @@ export class TrytonFigures {
       const reversedIds = [...new Set(reversing.map((l) => lineIdOf(l.origin) as number))];
       const reversed = new Map<number, OpenLine>();
       for (const chunk of chunks(reversedIds)) {
-        const rows = await this.rpc.model<OpenLine[]>('account.move.line', 'read', chunk, [
-          'invoice_payment',
-          'invoice_payment.comment',
-          'invoice_payment.description',
-          'move',
-          'move.origin',
-          'move.description',
-        ]);
+        const rows = await this.rpc.model<OpenLine[]>('account.move.line', 'read', chunk, ownerFields);
         for (const row of rows) reversed.set(row.id, row);
       }
       const moreInvoices = [

@@ -98,6 +98,11 @@ async function untaxedPlan(
   }
 }
 
+/** The one line of an invoice, a credit note or a bill: `cents` on the account of code `accountCode`. */
+export const oneLine = (description: string, cents: number, accountCode: string) => [
+  { description, quantity: 1, unitAmount: centsToAmount(cents), accountCode },
+];
+
 /** An ACCREC invoice for the customer, its one line on `credit`. */
 async function salesInvoice(
   ctx: XeroContext,
@@ -117,14 +122,7 @@ async function salesInvoice(
       // A charge invoice's key does not name its link: noted, so Xero's aged receivables attribute it.
       reference: doc.invoice && doc.kind !== 'invoice' ? `${mark} ${ownerNote(doc.invoice)}` : mark,
       status: 'AUTHORISED',
-      lineItems: [
-        {
-          description: doc.description,
-          quantity: 1,
-          unitAmount: centsToAmount(doc.amountCents),
-          accountCode: ctx.accounts.code(credit),
-        },
-      ],
+      lineItems: oneLine(doc.description, doc.amountCents, ctx.accounts.code(credit)),
     },
   };
 }
@@ -139,14 +137,7 @@ async function creditNote(ctx: XeroContext, doc: TargetDocument, debit: AccountR
       date: doc.date,
       reference: marker(doc.key, doc.contentHash),
       status: 'AUTHORISED',
-      lineItems: [
-        {
-          description: doc.description,
-          quantity: 1,
-          unitAmount: centsToAmount(doc.amountCents),
-          accountCode: ctx.accounts.code(debit),
-        },
-      ],
+      lineItems: oneLine(doc.description, doc.amountCents, ctx.accounts.code(debit)),
     },
   };
 }
@@ -185,14 +176,11 @@ async function vendorBill(ctx: XeroContext, doc: TargetDocument, debit: AccountR
       dueDate: dueDateOf(doc),
       invoiceNumber: billNumber(doc),
       status: 'AUTHORISED',
-      lineItems: [
-        {
-          description: `${doc.description}; ${marker(doc.key, doc.contentHash)}`,
-          quantity: 1,
-          unitAmount: centsToAmount(doc.amountCents),
-          accountCode: ctx.accounts.code(debit),
-        },
-      ],
+      lineItems: oneLine(
+        `${doc.description}; ${marker(doc.key, doc.contentHash)}`,
+        doc.amountCents,
+        ctx.accounts.code(debit),
+      ),
     },
   };
 }

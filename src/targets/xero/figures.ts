@@ -1,10 +1,8 @@
 import { type AccountRole, accountRoles } from '../account-mapping.js';
-import { markersIn } from '../markers.js';
 import {
-  addOpen,
+  addOpenByNote,
   balancesByRole,
-  checkedDay,
-  ownerOf,
+  figuresOf,
   reportCents,
   type TargetFigures,
 } from '../target-figures.js';
@@ -71,12 +69,12 @@ export class XeroFigures {
     private readonly accounts: AccountDirectory,
   ) {}
 
-  async asOf(given: string): Promise<TargetFigures> {
-    const day = checkedDay(given);
-    const balances = await this.balances(day);
-    const openInvoices = await this.open('ACCREC', day);
-    const openBills = await this.open('ACCPAY', day);
-    return { asOf: day, balances, openInvoices, openBills };
+  asOf(given: string): Promise<TargetFigures> {
+    return figuresOf(given, {
+      balances: (day) => this.balances(day),
+      openInvoices: (day) => this.open('ACCREC', day),
+      openBills: (day) => this.open('ACCPAY', day),
+    });
   }
 
   private async balances(day: string): Promise<Partial<Record<AccountRole, number>>> {
@@ -134,10 +132,7 @@ export class XeroFigures {
           type === 'ACCPAY'
             ? String(invoice?.lineItems?.[0]?.description ?? '')
             : String(invoice?.reference ?? '');
-        const key = markersIn(text).at(0)?.key ?? null;
-        const owner = ownerOf(key, text);
-        const ownerId = owner && side in owner ? (owner as Record<string, string>)[side] : undefined;
-        addOpen(open, ownerId ?? key ?? `Invoice:${invoiceId}`, cents);
+        addOpenByNote(open, side, text, `Invoice:${invoiceId}`, cents);
       }
     }
     return open;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { keyTag } from '../request-keys.js';
 
 // What ties a Xero record to a ledger entry key, deterministically:
 // - Idempotency-Key (Xero replays the first answer to a repeated key): `bs-` + base64url SHA-256 of the key,
@@ -19,14 +20,7 @@ export function idempotencyKey(key: string, operation: string, body: unknown): s
   return `bs-${digest(`${operation}\n${key}\n${JSON.stringify(body)}`).toString('base64url')}`;
 }
 
-const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
-
-export function numberTag(key: string): string {
-  const bytes = digest(key);
-  let out = 'bs-';
-  for (let i = 0; out.length < 19; i++) out += base32[(bytes[i] ?? 0) % 32];
-  return out;
-}
+export const numberTag = (key: string): string => keyTag(key, 'bs-', 19);
 
 /** A string literal of Xero's `where` filter language (C#-like: double quotes, backslash escapes). */
 export function literal(value: string): string {

@@ -9,7 +9,7 @@ import { ownerNote } from '../target-figures.js';
 import type { Party, PushContext, PushResult, TargetDocument } from '../target-port.js';
 import { unnamedCustomer } from './contacts.js';
 import type { XeroContext } from './context.js';
-import { moneyMove, taxed } from './documents.js';
+import { moneyMove, oneLine, taxed } from './documents.js';
 import { cancel, create, read } from './entity-calls.js';
 import { numberTag } from './keys.js';
 import { find, lookupOne, marked, reversingDocuments } from './look-ups.js';
@@ -176,14 +176,7 @@ function partsReversingPlans(
           invoiceNumber: numberTag(`${doc.key} part=${tag}`),
           reference: partReference(mark, { tag }, doc.invoice ? ownerNote(doc.invoice) : ''),
           status: 'AUTHORISED',
-          lineItems: [
-            {
-              description: `${doc.description} (${tag})`,
-              quantity: 1,
-              unitAmount: centsToAmount(cents),
-              accountCode: refunds,
-            },
-          ],
+          lineItems: oneLine(`${doc.description} (${tag})`, cents, refunds),
         },
       },
     };
@@ -198,14 +191,7 @@ function partsReversingPlans(
         bankAccount: { code: ctx.accounts.code(bank) },
         date: doc.date,
         reference: mark,
-        lineItems: [
-          {
-            description: doc.description,
-            quantity: 1,
-            unitAmount: centsToAmount(doc.amountCents),
-            accountCode: refunds,
-          },
-        ],
+        lineItems: oneLine(doc.description, doc.amountCents, refunds),
       },
     },
   });

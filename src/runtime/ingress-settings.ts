@@ -1,0 +1,21 @@
+import type { Settings } from '../config/settings.js';
+import type { StartIngressOptions } from '../ingress/main.js';
+
+/**
+ * The ingress's options that every process running it (booksync start, booksync ingress) reads from the
+ * settings alike: where it listens, the task queue, the webhook checks and the returned-check fee.
+ */
+export function ingressSettings(settings: Settings) {
+  return {
+    host: settings.INGRESS_HOST,
+    port: settings.INGRESS_PORT,
+    ...(settings.OPS_PORT !== undefined
+      ? { operations: { host: settings.OPS_HOST, port: settings.OPS_PORT } }
+      : {}),
+    taskQueue: settings.TEMPORAL_TASK_QUEUE,
+    allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
+    toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
+    returnedCheckFeeCents: settings.RETURNED_CHECK_FEE_CENTS,
+    returnedCheckFeeSplit: settings.RETURNED_CHECK_FEE_SPLIT,
+  } satisfies Partial<StartIngressOptions>;
+}
