@@ -172,9 +172,12 @@ beforeAll(async () => {
     signal: entriesPostedSignal,
     signalArgs: [],
   });
+  // Both payments refused: the first test retries one by its row, then the other with Retry all.
   await waitFor(
-    'the refusal in the index',
-    async () => (await index.get(target.name, `payment:${payment.id}`))?.status === 'FAILED',
+    'both refusals in the index',
+    async () =>
+      (await index.get(target.name, `payment:${payment.id}`))?.status === 'FAILED' &&
+      (await index.get(target.name, `payment:${otherPayment.id}`))?.status === 'FAILED',
     120_000,
   );
   if (chromiumAvailable) browser = await launchHeadlessChromium();
