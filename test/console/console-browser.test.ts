@@ -238,9 +238,12 @@ describe('the console through the real stack', () => {
       ).toEqual([otherKey]);
       await page.getByRole('button', { name: 'Retry all 1 at mirror' }).click();
       expect(await page.locator('#notice').textContent()).toBe('Queued 1 entry of mirror for another push.');
+      // Retry all queues the entry again (PENDING, no longer FAILED) before the push takes it: wait for PUSHED.
       await waitFor(
         'every entry pushed',
-        async () => (await index.summary(target.name)).failed === 0,
+        async () =>
+          (await index.summary(target.name)).failed === 0 &&
+          (await index.get(target.name, otherKey))?.status === 'PUSHED',
         60_000,
       );
       await page.goto(`${ingressUrl}/console/sync-errors`);
