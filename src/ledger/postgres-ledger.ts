@@ -38,6 +38,7 @@ import type {
   OpenItem,
   ReverseOptions,
 } from './ledger-port.js';
+import { inTransaction } from './pg-transaction.js';
 import { migratePostgres } from './postgres-migrations.js';
 import {
   booksOpeningOf,
@@ -404,17 +405,9 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
   async #transaction<T>(key: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let delay = this.#retry.initialDelayMs;
     for (let attempt = 1; ; attempt++) {
-      const client = await this.#pool.connect();
-      let broken = false;
       try {
-        await client.query('BEGIN');
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
+        return await inTransaction(this.#pool, 'BEGIN', work);
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
         const code = (error as { code?: unknown } | null)?.code;
         if (typeof code !== 'string' || !retryableCodes.has(code)) throw error;
         if (attempt >= this.#retry.maxAttempts) throw new LedgerBusyError(attempt, { cause: error });
@@ -425,8 +418,6 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
         );
         await sleep(wait);
         delay *= 2;
-      } finally {
-        client.release(broken);
       }
     }
   }

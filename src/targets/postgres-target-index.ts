@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction } from './pg-transaction.js';
+import { inTransaction } from '../ledger/pg-transaction.js';
 import {
   endAttemptSql,
   fromNextEntryRow,
@@ -125,7 +125,7 @@ export class PostgresTargetIndex implements TargetIndexStore {
   }
 
   async summary(target: string): Promise<TargetSummary> {
-    // One snapshot for the counts, the number of entries and the failures.
+    // One snapshot for the counts, the number of entries, the failures and the entries in flight.
     const snapshot = await inTransaction(
       this.#pool,
       'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
@@ -141,12 +141,17 @@ export class PostgresTargetIndex implements TargetIndexStore {
           "SELECT * FROM target_index WHERE target = $1 AND status = 'FAILED' ORDER BY entry_id",
           [target],
         );
-        return { counts, entries: Number(entries.rows[0]?.n ?? 0), failures: failures.rows.map(toRow) };
+        const inFlight = await client.query<{ n: string }>(inFlightSql('$1'), [target]);
+        return {
+          counts,
+          entries: Number(entries.rows[0]?.n ?? 0),
+          failures: failures.rows.map(toRow),
+          inFlight: Number(inFlight.rows[0]?.n ?? 0),
+        };
       },
     );
-    const inFlight = await this.#pool.query<{ n: string }>(inFlightSql('$1'), [target]);
-    const { counts, entries, failures } = snapshot;
-    return summaryOf(target, counts, entries, failures, Number(inFlight.rows[0]?.n ?? 0));
+    const { counts, entries, failures, inFlight } = snapshot;
+    return summaryOf(target, counts, entries, failures, inFlight);
   }
 
   async requeue(target: string, keys: 'failed' | readonly string[]): Promise<number> {

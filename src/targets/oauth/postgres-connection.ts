@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { inTransaction } from '../pg-transaction.js';
+import { inTransaction } from '../../ledger/pg-transaction.js';
 import { ConnectionLockBusy, type OAuthConnection, type OAuthConnectionStore } from './connection-store.js';
 import type { SealedTokenStorage } from './token-store.js';
 
