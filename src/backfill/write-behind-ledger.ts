@@ -15,7 +15,7 @@ import { newlyBooked, repeatedPost } from '../ledger/posting-rules.js';
 // ledger instead: new entries wait in memory and are written together by flush(), through the ledger's
 // postMany (one transaction, all or nothing), before the page's activity returns. Reads see the waiting
 // entries as if booked (the syncs read what they just posted: an invoice, then the link's records), so
-// every sync decides as it would on the ledger itself. Anything else than post, get, entriesFor, isReversed
+// every sync decides as it would on the ledger itself. Anything else than post, postMany, get, entriesFor, isReversed
 // and the books' opening day (a reversal, balances) writes the waiting entries first, then goes to the ledger.
 
 export interface WriteBehindLedger extends LedgerPort {
@@ -43,6 +43,41 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
     Object.entries(normalizeLinks(filter)).every(
       ([field, value]) => entry.links[field as keyof EntryLinks] === value,
     );
+  /**
+   * Checks each entry as the ledger's post would (valid; a repeat of a waiting or booked key with the same
+   * contents is no new entry, other contents a conflict), then lets the new ones wait: all or none.
+   */
+  const stage = async (inputs: readonly LedgerEntryInput[]): Promise<PostResult[]> => {
+    const staged = new Map<string, BookedEntry>();
+    const results: PostResult[] = [];
+    for (const input of inputs) {
+      const entry = validateEntry(input);
+      const hash = contentHash({ ...entry, reverses: null });
+      const waiting = staged.get(entry.key) ?? pending.get(entry.key);
+      if (waiting) {
+        results.push(repeatedPost(waiting, entry.key, hash));
+        continue;
+      }
+      // Booked already: the ledger answers (the same contents again, or a conflict) and writes nothing.
+      if (await ledger.get(entry.key)) {
+        results.push(await ledger.post(input));
+        continue;
+      }
+      // id 0: not written yet (nothing reads an entry's id; its key is its identity).
+      const booked = newlyBooked(entry, {
+        id: 0,
+        reverses: null,
+        contentHash: hash,
+        createdAt: new Date().toISOString(),
+        // Dated as posted while it waits; the write moves it to the first open day if its day is closed.
+        economicDate: null,
+      });
+      staged.set(entry.key, booked);
+      results.push({ entry: booked, created: true });
+    }
+    for (const [key, booked] of staged) pending.set(key, booked);
+    return results;
+  };
   /** Anything else writes the waiting entries first, then asks the ledger. */
   const flushed =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -56,24 +91,11 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
     },
     flush,
     async post(input: LedgerEntryInput): Promise<PostResult> {
-      const entry = validateEntry(input);
-      const hash = contentHash({ ...entry, reverses: null });
-      const waiting = pending.get(entry.key);
-      if (waiting) return repeatedPost(waiting, entry.key, hash);
-      // Booked already: the ledger answers (the same contents again, or a conflict) and writes nothing.
-      if (await ledger.get(entry.key)) return ledger.post(input);
-      // id 0: not written yet (nothing reads an entry's id; its key is its identity).
-      const booked = newlyBooked(entry, {
-        id: 0,
-        reverses: null,
-        contentHash: hash,
-        createdAt: new Date().toISOString(),
-        // Dated as posted while it waits; the write moves it to the first open day if its day is closed.
-        economicDate: null,
-      });
-      pending.set(entry.key, booked);
-      return { entry: booked, created: true };
+      return (await stage([input]))[0] as PostResult;
     },
+    // A record's few entries (a payment and its fee) wait together: all of them, or none when one is
+    // refused (the ledger's postMany rules).
+    postMany: (inputs) => stage(inputs),
     async get(key: string) {
       return pending.get(key) ?? ledger.get(key);
     },
@@ -94,7 +116,6 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
     },
     entriesWithLink: flushed(ledger.entriesWithLink.bind(ledger)),
     reverse: flushed(ledger.reverse.bind(ledger)),
-    postMany: flushed(ledger.postMany.bind(ledger)),
     async *entries(options) {
       await flush();
       yield* ledger.entries(options);

@@ -24,10 +24,17 @@ export async function applyEntryDiff(
     const { created } = await ledger.reverse(key, { reason, date: options.date });
     if (created) result.reversed.push(key);
   }
-  for (const entry of plan.toPost) {
-    const { created } = await ledger.post(entry);
-    if (created) result.posted.push(entry.key);
-  }
+  // The new entries of one record in one transaction (a payment and its fee: one commit, one fsync on
+  // SQLite), all or nothing: the books never hold half of what the record says.
+  const posted =
+    plan.toPost.length === 1
+      ? [await ledger.post(plan.toPost[0] as LedgerEntryInput)]
+      : plan.toPost.length > 1
+        ? await ledger.postMany(plan.toPost)
+        : [];
+  posted.forEach(({ created }, i) => {
+    if (created) result.posted.push((plan.toPost[i] as LedgerEntryInput).key);
+  });
   for (const { desired, booked } of plan.conflicts) await ledger.post({ ...desired, key: booked.key });
   return result;
 }

@@ -31,11 +31,22 @@ export function tracedLedger(ledger: LedgerPort): LedgerPort {
         return result;
       }),
     postMany: (entries) =>
-      inSpan('ledger.postMany', { attributes: { 'booksync.entries': entries.length } }, async () => {
-        const results = await ledger.postMany(entries);
-        remember(results);
-        return results;
-      }),
+      inSpan(
+        'ledger.postMany',
+        // The keys of a record's few entries (a payment and its fee), comma-separated (no key holds one); a
+        // backfill page's only counted.
+        {
+          attributes: {
+            'booksync.entries': entries.length,
+            ...(entries.length <= 20 ? { 'booksync.entry.keys': entries.map((e) => e.key).join(',') } : {}),
+          },
+        },
+        async () => {
+          const results = await ledger.postMany(entries);
+          remember(results);
+          return results;
+        },
+      ),
     ...passedThrough(ledger),
   };
 }

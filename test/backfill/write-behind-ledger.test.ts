@@ -57,4 +57,26 @@ describe('write-behind ledger view', () => {
     expect(await ledger.get('payment:p5')).toBeNull();
     ledger.close();
   });
+
+  it("lets a record's entries wait together (postMany), or none of them when one is refused", async () => {
+    const ledger = EmbeddedLedger.open();
+    await ledger.post(twoLine('payment:p8', 800));
+    const view = writeBehind(ledger);
+    const fee = twoLine('payment-fee:p7', 30, {
+      debit: Accounts.ProcessingFees,
+      credit: Accounts.ProcessorClearing,
+    });
+    const results = await view.postMany([twoLine('payment:p7', 700), fee, twoLine('payment:p8', 800)]);
+    expect(results.map((r) => r.created)).toEqual([true, true, false]);
+    expect(view.waiting).toBe(2);
+    expect(await ledger.get('payment:p7')).toBeNull();
+    await expect(
+      view.postMany([twoLine('payment:p9', 900), twoLine('payment:p8', 850)]),
+    ).rejects.toBeInstanceOf(LedgerConflictError);
+    expect(await view.get('payment:p9')).toBeNull();
+    await view.flush();
+    expect(await ledger.balanceOf(Accounts.ProcessingFees)).toBe(30);
+    expect(await ledger.get('payment:p9')).toBeNull();
+    ledger.close();
+  });
 });

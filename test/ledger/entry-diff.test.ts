@@ -76,6 +76,29 @@ describe.each(ledgerStores())('$name ledger', (store) => {
       expect((await ledger.get('payment:p1'))?.description).toBe(payment.description);
     });
 
+    it("a record's new entries are written together: one refused, none of them is booked", async () => {
+      const fee = twoLine('payment-fee:p1', 30, {
+        debit: Accounts.ProcessingFees,
+        credit: Accounts.ProcessorClearing,
+        links,
+      });
+      const unbalanced = {
+        ...refund,
+        lines: [{ ...(refund.lines[0] as (typeof refund.lines)[number]) }],
+      };
+      const plan = diffEntries([payment, fee, unbalanced], await booked());
+      expect(plan.toPost.map((e) => e.key)).toEqual(['payment:p1', 'payment-fee:p1', 'refund:r1']);
+      await expect(applyEntryDiff(ledger, plan, { date: '2026-02-01' })).rejects.toBeInstanceOf(
+        LedgerValidationError,
+      );
+      expect(await booked()).toEqual([]);
+      const { posted } = await applyEntryDiff(ledger, diffEntries([payment, fee], await booked()), {
+        date: '2026-02-01',
+      });
+      expect(posted).toEqual(['payment:p1', 'payment-fee:p1']);
+      expect(await ledger.balanceOf(Accounts.ProcessingFees)).toBe(30);
+    });
+
     it('a booked date never moves: the same entry on another day is unchanged, not a conflict', async () => {
       // Booked before BOOKS_TIME_ZONE was set (a UTC day), or re-dated into the open period after a close.
       await sync([payment]);
