@@ -14,7 +14,7 @@ import {
   benchBarePipeline,
 } from './bare-pipeline.js';
 import { onInterrupt } from './interrupt.js';
-import { activityDuration, startPaymentStack } from './payment-stack.js';
+import { activityDuration, sdkLatencies, startPaymentStack } from './payment-stack.js';
 import { type ProcWindow, sampleProc } from './proc-stats.js';
 import { ratio, type SecureSetup, secureGoals } from './secure.js';
 import { inParallel, type LatencySummary, summarize } from './stats.js';
@@ -76,8 +76,12 @@ export interface EndToEndPhase {
   };
 }
 
+/** The worker's Temporal SDK latency histograms over the paced half: name → count and mean. */
+export type WorkerTaskLatencies = Record<string, { count: number; meanMs: number }>;
+
 export interface EndToEndResult {
-  paced: EndToEndPhase & { offeredPerSecond: number };
+  /** workerTasks: where acked → booked went inside the worker and its server requests. */
+  paced: EndToEndPhase & { offeredPerSecond: number; workerTasks?: WorkerTaskLatencies };
   burst: EndToEndPhase & { payConcurrency: number };
   /** The worker child process while it booked (start-up excluded), and VmHWM over its whole life. */
   worker: ProcWindow;
@@ -151,9 +155,11 @@ async function runEndToEnd(
 
     const half = Math.floor(options.payments / 2);
     options.progress(`e2e: ${half} payments paced at ${options.pacedPerSecond}/s`);
+    const sdkBefore = await sdkLatencies(stack.sdkMetricsUrl);
     const paced = await phase(links.slice(0, half), sandbox, ledger, store, (pay) =>
       payPaced(half, options.pacedPerSecond, pay),
     );
+    const workerTasks = since(sdkBefore, await sdkLatencies(stack.sdkMetricsUrl));
     // The same shape bare, on the same server at the same rate, while booksync's stack sits idle beside it.
     const bare = run.burst
       ? await benchBarePipeline({
@@ -178,7 +184,7 @@ async function runEndToEnd(
     const worker_ = sampler.stop();
     const syncPaymentActivity = await activityDuration(stack.metricsUrl, 'syncPayment');
     return {
-      paced: { ...withoutIds(paced), offeredPerSecond: options.pacedPerSecond },
+      paced: { ...withoutIds(paced), offeredPerSecond: options.pacedPerSecond, workerTasks },
       ...(bare ? { bare: barePair(bare, paced) } : {}),
       burst: burst ? { ...withoutIds(burst), payConcurrency: burstConcurrency } : null,
       worker: worker_,
@@ -284,4 +290,17 @@ async function phase(
       acknowledgedToBooked: summarize(hops.map((h) => h.book)),
     },
   };
+}
+
+/** The histograms' counts and means between two scrapes. */
+function since(before: WorkerTaskLatencies, after: WorkerTaskLatencies): WorkerTaskLatencies {
+  const out: WorkerTaskLatencies = {};
+  for (const [name, a] of Object.entries(after)) {
+    const b = before[name] ?? { count: 0, meanMs: 0 };
+    const count = a.count - b.count;
+    if (count <= 0) continue;
+    const meanMs = (a.meanMs * a.count - b.meanMs * b.count) / count;
+    out[name] = { count, meanMs: Math.round(meanMs * 10) / 10 };
+  }
+  return out;
 }

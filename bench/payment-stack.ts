@@ -49,6 +49,8 @@ export interface PaymentStack {
   emulatorReadMs: number[];
   worker: ChildProcess;
   metricsUrl: string;
+  /** The Temporal SDK's own metrics of the worker (TEMPORAL_SDK_METRICS_PORT): task latencies. */
+  sdkMetricsUrl: string;
   workerStartSeconds: number;
 }
 
@@ -148,6 +150,7 @@ export async function startPaymentStack(
   options.progress(`${options.label}: starting the worker (node bin/booksync.js worker)`);
   const ledgerPath = path.join(dir, 'ledger.db');
   const metricsPort = await freePort();
+  const sdkMetricsPort = await freePort();
   const workerStarted = performance.now();
   const worker = spawn(
     process.execPath,
@@ -169,6 +172,7 @@ export async function startPaymentStack(
         LEDGER_DB: ledgerPath,
         BOOKSYNC_DATA_DIR: dir,
         METRICS_PORT: String(metricsPort),
+        TEMPORAL_SDK_METRICS_PORT: String(sdkMetricsPort),
         LOG_LEVEL: 'warn',
         LOG_FORMAT: 'json',
         ...options.workerEnv,
@@ -195,6 +199,7 @@ export async function startPaymentStack(
     emulatorReadMs,
     worker,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
     workerStartSeconds,
   };
 }
@@ -233,4 +238,23 @@ export async function activityDuration(
       .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
   const count = total('count');
   return { count, meanMs: count === 0 ? Number.NaN : Math.round((total('sum') / count) * 10_000) / 10 };
+}
+
+/** Mean of each of the worker's Temporal SDK latency histograms (count and mean ms), from Prometheus text. */
+export async function sdkLatencies(url: string): Promise<Record<string, { count: number; meanMs: number }>> {
+  const text = await (await fetch(url)).text();
+  const sums = new Map<string, { sum: number; count: number }>();
+  for (const line of text.split('\n')) {
+    const m = /^temporal_([a-z_]+)_seconds_(sum|count)(?:\{[^}]*\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    const entry = sums.get(m[1]!) ?? { sum: 0, count: 0 };
+    entry[m[2] as 'sum' | 'count'] += Number(m[3]);
+    sums.set(m[1]!, entry);
+  }
+  return Object.fromEntries(
+    [...sums].map(([name, { sum, count }]) => [
+      name,
+      { count, meanMs: count === 0 ? Number.NaN : Math.round((sum / count) * 10_000) / 10 },
+    ]),
+  );
 }

@@ -125,6 +125,17 @@ function rows(results: BenchResults): Row[] {
         `p50 ${b.p50Ratio}, p99 ${b.p99Ratio} (goal ≥ ${b.goal})`,
       ]);
     }
+    const tasks = e2e.paced.workerTasks;
+    if (tasks) {
+      const mean = (name: string) => n(tasks[name]?.meanMs ?? Number.NaN);
+      out.push([
+        'e2e',
+        "  the worker's Temporal tasks, paced (SDK means)",
+        `workflow task: queued ${mean('workflow_task_schedule_to_start_latency')} ms, run ${mean('workflow_task_execution_latency')} ms; activity: queued ${mean('activity_schedule_to_start_latency')} ms, run ${mean('activity_execution_latency')} ms`,
+        `server requests ${mean('request_latency')} ms`,
+        '',
+      ]);
+    }
     if (e2e.secure) {
       const on = e2e.secure.paced;
       out.push([
