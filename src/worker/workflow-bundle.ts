@@ -14,12 +14,12 @@ import {
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { Logger } from '../logging/logger.js';
+import { bundleInChild, type WorkflowBundler } from './bundle-in-child.js';
 
 // The workflow bundle (webpack over workflows/index.ts, seconds of CPU and a few hundred MiB at peak) is
-// built once per change of the sources or of the Temporal SDK and kept as a file; a worker start only
-// reads it. The same cache serves `booksync worker`, `booksync start` and the tests (test/.artifacts).
+// built once per change of the sources or of the Temporal SDK, in a child process (bundle-in-child.ts: its
+// memory never stays in the worker), and kept as a file; a worker start only reads it. The same cache serves `booksync worker`, `booksync start` and the tests (test/.artifacts).
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -43,8 +43,8 @@ export interface CachedWorkflowBundleOptions {
   /** BOOKSYNC_DATA_DIR: the fallback cache directory's parent. */
   dataDir?: string;
   logger?: Logger;
-  /** For tests: the bundler (default: the SDK's bundleWorkflowCode). */
-  bundle?: typeof bundleWorkflowCode;
+  /** For tests: the bundler (default: the SDK's bundleWorkflowCode in a child process, bundle-in-child.ts). */
+  bundle?: WorkflowBundler;
   /** A failure converter module the bundle loads (encoded failures, with PAYLOAD_KEYS): its own bundle. */
   failureConverterPath?: string;
   /**
@@ -178,9 +178,8 @@ export async function cachedWorkflowBundle(
     { workflowsPath, codePath },
     'bundling the workflows (once per change of the sources)',
   );
-  const { code } = await (options.bundle ?? bundleWorkflowCode)({
+  const { code } = await (options.bundle ?? bundleInChild)({
     workflowsPath,
-    logger: new DefaultLogger('WARN'),
     ...(options.failureConverterPath ? { failureConverterPath: options.failureConverterPath } : {}),
     ...(interceptors.length > 0 ? { workflowInterceptorModules: interceptors } : {}),
   });

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import type { Tracing } from '../../src/telemetry/tracing.js';
 
 // The worker's workflow bundle is built once and then read from the cache: a second start neither runs the
-// bundler nor rewrites the file. The SDK's bundler and Worker.create are replaced here (no server needed);
+// bundler nor rewrites the file. The child-process bundler and Worker.create are replaced here (no server needed);
 // test/workflows/replay.test.ts exercises a real bundle from the same cache.
 
 const calls = vi.hoisted(() => ({
@@ -16,15 +16,18 @@ const calls = vi.hoisted(() => ({
   created: [] as WorkerOptions[],
   bundled: [] as { workflowInterceptorModules?: string[] }[],
 }));
+vi.mock('../../src/worker/bundle-in-child.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../src/worker/bundle-in-child.js')>()),
+  bundleInChild: async (options: { workflowInterceptorModules?: string[] }) => {
+    calls.bundle += 1;
+    calls.bundled.push(options);
+    return { code: `// fake bundle ${calls.bundle}\n` };
+  },
+}));
 vi.mock('@temporalio/worker', async (importOriginal) => {
   const original = await importOriginal<typeof import('@temporalio/worker')>();
   return {
     ...original,
-    bundleWorkflowCode: async (options: { workflowInterceptorModules?: string[] }) => {
-      calls.bundle += 1;
-      calls.bundled.push(options);
-      return { code: `// fake bundle ${calls.bundle}\n` };
-    },
     Worker: {
       ...original.Worker,
       create: async (options: WorkerOptions) => {
