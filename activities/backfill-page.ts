@@ -8,10 +8,10 @@ import {
   paymentStillOpen,
   paymentVerdict,
 } from '../src/backfill/groups.js';
-import { writeBehind } from '../src/backfill/write-behind-ledger.js';
 import type { EntryLinks, LedgerPort } from '../src/ledger/ledger-port.js';
 import { paymentSettles } from '../src/ledger/mapping/index.js';
 import { bookedBeforeOpening } from '../src/ledger/opening-balances.js';
+import { writeBehind } from '../src/ledger/write-behind-ledger.js';
 import type { Logger } from '../src/logging/logger.js';
 import {
   addInFlight,

@@ -1,3 +1,4 @@
+import { LedgerConflictError } from '../src/ledger/errors.js';
 import type { SyncResult } from '../src/ledger/index.js';
 import {
   type PaymentSettles,
@@ -6,7 +7,8 @@ import {
   paymentSettles,
 } from '../src/ledger/mapping/index.js';
 import { syncEntries } from '../src/ledger/sync.js';
-import type { Payment } from '../src/service/schemas/index.js';
+import { writeBehind } from '../src/ledger/write-behind-ledger.js';
+import type { Payment, PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, activityLogger, logBooked } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
@@ -35,6 +37,33 @@ export async function syncPaymentBooks(
   );
 }
 
+/**
+ * The link's invoice first, so the receivable the payment settles is owed in the books before it is paid;
+ * then the payment and its fee. All of them in one ledger transaction (all or none; one commit, one fsync
+ * on SQLite). When another flow booked the link's invoice with other contents meanwhile (two payments on a
+ * changed link at once), the whole write is refused as a conflict: booked again then entry by entry, where
+ * the invoice's second look sees what the other flow wrote (invoice-books.ts).
+ */
+async function bookPayment(
+  deps: ActivityDependencies,
+  payment: Payment,
+  link: PaymentLink | null,
+): Promise<{ invoice: SyncResult | null; result: SyncResult }> {
+  const book = async (on: ActivityDependencies) => ({
+    invoice: link ? await syncInvoiceBooks(on, link) : null,
+    result: await syncPaymentBooks(on, payment, paymentSettles(link)),
+  });
+  const books = writeBehind(deps.ledger);
+  try {
+    const booked = await book({ ...deps, ledger: books });
+    await books.flush();
+    return booked;
+  } catch (error) {
+    if (!(error instanceof LedgerConflictError)) throw error;
+    return book(deps);
+  }
+}
+
 export function createPaymentActivities(deps: ActivityDependencies): PaymentActivities {
   return {
     /** Fetches the payment and makes the books hold exactly what its current state says (design: state is fetched). */
@@ -43,9 +72,7 @@ export function createPaymentActivities(deps: ActivityDependencies): PaymentActi
         const log = activityLogger(deps, { paymentId, eventIds });
         const payment = await deps.service.getPayment(paymentId);
         const link = payment.paymentLinkId ? await deps.service.getPaymentLink(payment.paymentLinkId) : null;
-        // The invoice first, so the receivable the payment settles is owed in the books before it is paid.
-        const invoice = link ? await syncInvoiceBooks(deps, link) : null;
-        const result = await syncPaymentBooks(deps, payment, paymentSettles(link));
+        const { invoice, result } = await bookPayment(deps, payment, link);
         logBooked(log, 'payment', result, {
           paymentLinkId: link?.id,
           status: payment.status,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPaymentActivities } from '../../activities/payment.js';
 import type { SyncPaymentInput } from '../../activities/payment-contract.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
@@ -241,6 +241,61 @@ describe('a payment on a payment link', () => {
       'getPayment pay_link',
       'getPaymentLink pl_1',
     ]);
+  });
+});
+
+describe("one ledger transaction for a payment's entries", () => {
+  beforeEach(() => {
+    world.service.links.set(
+      'pl_2',
+      linkRecord({ id: 'pl_2', requestedAmountCents: 10_000, customerId: 'cus_9' }),
+    );
+    world.service.payments.set(
+      'pay_2',
+      paymentRecord({ id: 'pay_2', amountInCents: 10_000, platformFeeInCents: 320, paymentLinkId: 'pl_2' }),
+    );
+  });
+
+  it('writes the invoice, the payment and its fee together: one postMany, no post', async () => {
+    const post = vi.spyOn(world.ledger, 'post');
+    const postMany = vi.spyOn(world.ledger, 'postMany');
+    const result = await sync('pay_2');
+    expect(result.posted).toEqual(['payment:pay_2', 'payment-fee:pay_2']);
+    expect(post).not.toHaveBeenCalled();
+    expect(postMany).toHaveBeenCalledTimes(1);
+    expect(postMany.mock.calls[0]?.[0].map((e) => e.key)).toEqual([
+      'invoice:pl_2',
+      'payment:pay_2',
+      'payment-fee:pay_2',
+    ]);
+    expect(await world.balances(AccountsReceivable, ProcessingFees)).toEqual({
+      [AccountsReceivable]: 0,
+      [ProcessingFees]: 320,
+    });
+  });
+
+  it('another flow booked the invoice with other contents meanwhile: books again on what it wrote, all of it', async () => {
+    // Between this sync's reads and its write, a flow that fetched the link before its amount changed books
+    // the invoice at $90.00.
+    const postMany = world.ledger.postMany.bind(world.ledger);
+    vi.spyOn(world.ledger, 'postMany').mockImplementationOnce(async (entries) => {
+      const invoice = entries.find((e) => e.key === 'invoice:pl_2');
+      if (invoice)
+        await world.ledger.post({
+          ...invoice,
+          lines: invoice.lines.map((l) => ({ ...l, amountCents: Math.sign(l.amountCents) * 9_000 })),
+        });
+      return postMany(entries);
+    });
+    const result = await sync('pay_2');
+    expect(result.posted).toEqual(['payment:pay_2', 'payment-fee:pay_2']);
+    const keys = (await world.ledger.allEntries()).map((e) => e.key);
+    expect(keys).toEqual(['invoice:pl_2', 'invoice-adjustment:pl_2:1', 'payment:pay_2', 'payment-fee:pay_2']);
+    // Owed $90.00, adjusted to the link's $100.00, paid $100.00.
+    expect(await world.balances(AccountsReceivable, Revenue)).toEqual({
+      [AccountsReceivable]: 0,
+      [Revenue]: -10_000,
+    });
   });
 });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeBehind } from '../../src/backfill/write-behind-ledger.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { LedgerEntryInput } from '../../src/ledger/entry.js';
 import { type LedgerPort, ledgerPortMethods } from '../../src/ledger/ledger-port.js';
 import { tracedLedger } from '../../src/ledger/traced-ledger.js';
+import { writeBehind } from '../../src/ledger/write-behind-ledger.js';
 import { notifyingLedger } from '../../src/targets/notifying-ledger.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 

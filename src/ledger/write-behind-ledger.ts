@@ -1,4 +1,4 @@
-import { contentHash } from '../ledger/content-hash.js';
+import { contentHash } from './content-hash.js';
 import {
   type BookedEntry,
   type EntryLinks,
@@ -6,17 +6,19 @@ import {
   normalizeLinks,
   type PostResult,
   validateEntry,
-} from '../ledger/entry.js';
-import type { LedgerPort } from '../ledger/ledger-port.js';
-import { newlyBooked, repeatedPost } from '../ledger/posting-rules.js';
+} from './entry.js';
+import type { LedgerPort } from './ledger-port.js';
+import { newlyBooked, repeatedPost } from './posting-rules.js';
 
-// One backfill page writes a few hundred new entries; posted one by one, each is its own transaction (and
-// its own fsync on the embedded ledger: most of a backfill's time). A page imports through this view of the
-// ledger instead: new entries wait in memory and are written together by flush(), through the ledger's
-// postMany (one transaction, all or nothing), before the page's activity returns. Reads see the waiting
-// entries as if booked (the syncs read what they just posted: an invoice, then the link's records), so
-// every sync decides as it would on the ledger itself. Anything else than post, postMany, get, entriesFor, isReversed
-// and the books' opening day (a reversal, balances) writes the waiting entries first, then goes to the ledger.
+// A payment's sync writes its link's invoice, the payment and its fee; a backfill page a few hundred new
+// entries. Posted one by one, each would be its own transaction (and its own fsync on the embedded ledger:
+// most of a backfill's time, and the worker's main thread blocked once per entry). Both write through this
+// view of the ledger instead: new entries wait in memory and are written together by flush(), through the
+// ledger's postMany (one transaction, all or nothing), before the activity returns. Reads see the waiting
+// entries as if booked (the syncs read what they just posted: an invoice, then the link's records), so every
+// sync decides as it would on the ledger itself. Anything else than post, postMany, get, entriesFor,
+// isReversed and the books' opening day (a reversal, balances) writes the waiting entries first, then goes to
+// the ledger.
 
 export interface WriteBehindLedger extends LedgerPort {
   /** Entries waiting to be written. */

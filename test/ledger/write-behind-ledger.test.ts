@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { writeBehind } from '../../src/backfill/write-behind-ledger.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { LedgerConflictError } from '../../src/ledger/errors.js';
+import { writeBehind } from '../../src/ledger/write-behind-ledger.js';
 import { twoLine } from '../ledger/fixtures.js';
 
 // The write-behind view a backfill page imports through: its new entries wait, are read as booked, and are
