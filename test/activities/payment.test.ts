@@ -193,16 +193,26 @@ describe('an ACH payment', () => {
   });
 });
 
+/** A $100.00 link of customer cus_9, paid in full by one card payment with the given fee. */
+function paymentOnLink(linkId: string, paymentId: string, feeCents: number) {
+  world.service.links.set(
+    linkId,
+    linkRecord({ id: linkId, requestedAmountCents: 10_000, customerId: 'cus_9' }),
+  );
+  world.service.payments.set(
+    paymentId,
+    paymentRecord({
+      id: paymentId,
+      amountInCents: 10_000,
+      platformFeeInCents: feeCents,
+      paymentLinkId: linkId,
+    }),
+  );
+}
+
 describe('a payment on a payment link', () => {
   it("books the link's invoice first (dated today), so the payment settles the receivable", async () => {
-    world.service.links.set(
-      'pl_1',
-      linkRecord({ id: 'pl_1', requestedAmountCents: 10_000, customerId: 'cus_9' }),
-    );
-    world.service.payments.set(
-      'pay_link',
-      paymentRecord({ id: 'pay_link', amountInCents: 10_000, platformFeeInCents: 0, paymentLinkId: 'pl_1' }),
-    );
+    paymentOnLink('pl_1', 'pay_link', 0);
 
     const result = await sync('pay_link');
 
@@ -246,14 +256,7 @@ describe('a payment on a payment link', () => {
 
 describe("one ledger transaction for a payment's entries", () => {
   beforeEach(() => {
-    world.service.links.set(
-      'pl_2',
-      linkRecord({ id: 'pl_2', requestedAmountCents: 10_000, customerId: 'cus_9' }),
-    );
-    world.service.payments.set(
-      'pay_2',
-      paymentRecord({ id: 'pay_2', amountInCents: 10_000, platformFeeInCents: 320, paymentLinkId: 'pl_2' }),
-    );
+    paymentOnLink('pl_2', 'pay_2', 320);
   });
 
   it('writes the invoice, the payment and its fee together: one postMany, no post', async () => {
