@@ -5,6 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import Database from 'better-sqlite3';
 import { bareEventSignal, barePayment } from './bare-pipeline/workflow.js';
 import { startChild } from './child.js';
+import { freePort, sdkLatencies, sdkSince, type WorkerTaskLatencies } from './payment-stack.js';
 import { inParallel, type LatencySummary, summarize } from './stats.js';
 
 // The e2e stage's baseline for booksync's own part (issue 27): a bare Temporal pipeline of the same shape on
@@ -34,6 +35,8 @@ export interface BarePipelineResult {
   acknowledgedToDone: LatencySummary;
   /** One history of each side: the bare workflow's and the first paced payment's in booksync. */
   shape: { bare: HistoryShape; booksync: HistoryShape };
+  /** The bare worker's Temporal SDK latencies over the paced run, as booksync's worker's are read. */
+  workerTasks: WorkerTaskLatencies;
 }
 
 /** The bare pipeline against booksync's paced acknowledged → booked: ratio = bare ÷ booksync (goal ≥ 0.7). */
@@ -67,9 +70,11 @@ export async function benchBarePipeline(options: {
   const taskQueue = `bench-bare-${process.pid}`;
   const dbPath = path.join(options.dir, 'bare-pipeline.db');
   options.progress('e2e: starting the bare pipeline worker (its own bundle)');
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   const worker = await startChild(
     'bare-pipeline/worker.ts',
-    { temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, dbPath },
+    { temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, dbPath, metricsPort },
     { startTimeoutMs: 180_000 },
   );
   try {
@@ -87,6 +92,7 @@ export async function benchBarePipeline(options: {
     await Promise.all(['warm-0', 'warm-1', 'warm-2'].map(start));
     options.progress(`e2e: bare pipeline, ${options.payments} payments paced at ${options.pacedPerSecond}/s`);
     const acked = new Map<string, { sentAt: number; ackedAt: number }>();
+    const sdkBefore = await sdkLatencies(metricsUrl);
     const begun = performance.now();
     await inParallel(options.payments, options.payments, async (i) => {
       const due = begun + (i * 1000) / options.pacedPerSecond;
@@ -108,6 +114,7 @@ export async function benchBarePipeline(options: {
           throw new Error(`bare pipeline: only ${done.length} of ${options.payments} done in time`);
         await sleep(100);
       }
+      const workerTasks = sdkSince(sdkBefore, await sdkLatencies(metricsUrl));
       const shape = {
         bare: await shapeOf(env.client, `bare-${run}-pay_0`),
         booksync: await shapeOf(env.client, options.booksyncWorkflowId),
@@ -118,6 +125,7 @@ export async function benchBarePipeline(options: {
         signalWithStart: summarize([...acked.values()].map((a) => a.ackedAt - a.sentAt)),
         acknowledgedToDone: summarize(done.map((d) => d.doneAt - acked.get(d.id)!.ackedAt)),
         shape,
+        workerTasks,
       };
     } finally {
       db.close();

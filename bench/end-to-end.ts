@@ -14,7 +14,13 @@ import {
   benchBarePipeline,
 } from './bare-pipeline.js';
 import { onInterrupt } from './interrupt.js';
-import { activityDuration, sdkLatencies, startPaymentStack } from './payment-stack.js';
+import {
+  activityDuration,
+  sdkLatencies,
+  sdkSince,
+  startPaymentStack,
+  type WorkerTaskLatencies,
+} from './payment-stack.js';
 import { type ProcWindow, sampleProc } from './proc-stats.js';
 import { ratio, type SecureSetup, secureGoals } from './secure.js';
 import { inParallel, type LatencySummary, summarize } from './stats.js';
@@ -76,9 +82,6 @@ export interface EndToEndPhase {
   };
 }
 
-/** The worker's Temporal SDK latency histograms over the paced half: name → count and mean. */
-export type WorkerTaskLatencies = Record<string, { count: number; meanMs: number }>;
-
 export interface EndToEndResult {
   /** workerTasks: where acked → booked went inside the worker and its server requests. */
   paced: EndToEndPhase & { offeredPerSecond: number; workerTasks?: WorkerTaskLatencies };
@@ -92,6 +95,15 @@ export interface EndToEndResult {
   emulatorReads: LatencySummary;
   /** The bare Temporal pipeline of the same shape, paced like the paced half, against its acked → booked. */
   bare?: BareComparison;
+  /**
+   * The paced half and the bare pipeline on another whole stack whose emulator sends its webhooks by HTTP
+   * from its own process (as the real service does), so the Temporal server carries booksync's work only.
+   */
+  directDeliveries?: {
+    paced: EndToEndResult['paced'];
+    bare: BareComparison;
+    worker: ProcWindow;
+  };
   secure?: SecureEndToEndResult;
 }
 
@@ -100,7 +112,22 @@ const warmupPayments = 5;
 
 export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndResult> {
   const { secure, ...plain } = options;
-  const off = (await runEndToEnd(plain, { burst: true })) as EndToEndResult;
+  const wired = (await runEndToEnd(plain, { burst: true })) as EndToEndResult;
+  // booksync's own part again with the webhooks sent as the real service sends them, from outside booksync's
+  // Temporal server: the paced half and the bare pipeline on a server that carries booksync's work only.
+  options.progress(
+    'e2e: again with the webhooks sent by HTTP from the emulator (off the server), the paced half',
+  );
+  const direct = await runEndToEnd(
+    { ...plain, profile: undefined },
+    { burst: false, bare: true, deliveries: 'direct' },
+  );
+  const off: EndToEndResult = {
+    ...wired,
+    ...(direct.bare
+      ? { directDeliveries: { paced: direct.paced, bare: direct.bare, worker: direct.worker } }
+      : {}),
+  };
   if (!secure) return off;
   const exportsBefore = secure.exports();
   options.progress('e2e: again with encryption and tracing on (PAYLOAD_KEYS, OTEL_*), the paced half');
@@ -120,7 +147,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<EndToEndR
 
 async function runEndToEnd(
   options: EndToEndOptions,
-  run: { burst: boolean; secure?: SecureSetup },
+  run: { burst: boolean; bare?: boolean; secure?: SecureSetup; deliveries?: 'temporal' | 'direct' },
 ): Promise<Omit<EndToEndResult, 'burst'> & { burst: EndToEndResult['burst'] | null }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'booksync-bench-e2e-'));
   const cleanups: (() => Promise<void> | void)[] = [() => rmSync(dir, { recursive: true, force: true })];
@@ -140,6 +167,7 @@ async function runEndToEnd(
         secure: run.secure,
         workerNodeFlags: options.workerNodeFlags,
         workerEnv: options.workerEnv,
+        deliveries: run.deliveries ?? 'temporal',
       },
       dir,
       cleanups,
@@ -159,18 +187,19 @@ async function runEndToEnd(
     const paced = await phase(links.slice(0, half), sandbox, ledger, store, (pay) =>
       payPaced(half, options.pacedPerSecond, pay),
     );
-    const workerTasks = since(sdkBefore, await sdkLatencies(stack.sdkMetricsUrl));
+    const workerTasks = sdkSince(sdkBefore, await sdkLatencies(stack.sdkMetricsUrl));
     // The same shape bare, on the same server at the same rate, while booksync's stack sits idle beside it.
-    const bare = run.burst
-      ? await benchBarePipeline({
-          env: stack.env,
-          payments: half,
-          pacedPerSecond: options.pacedPerSecond,
-          dir,
-          progress: options.progress,
-          booksyncWorkflowId: paymentWorkflowId(paced.paymentIds[0]!),
-        })
-      : null;
+    const bare =
+      (run.bare ?? run.burst)
+        ? await benchBarePipeline({
+            env: stack.env,
+            payments: half,
+            pacedPerSecond: options.pacedPerSecond,
+            dir,
+            progress: options.progress,
+            booksyncWorkflowId: paymentWorkflowId(paced.paymentIds[0]!),
+          })
+        : null;
     const burst = run.burst
       ? await (async () => {
           options.progress(
@@ -290,17 +319,4 @@ async function phase(
       acknowledgedToBooked: summarize(hops.map((h) => h.book)),
     },
   };
-}
-
-/** The histograms' counts and means between two scrapes. */
-function since(before: WorkerTaskLatencies, after: WorkerTaskLatencies): WorkerTaskLatencies {
-  const out: WorkerTaskLatencies = {};
-  for (const [name, a] of Object.entries(after)) {
-    const b = before[name] ?? { count: 0, meanMs: 0 };
-    const count = a.count - b.count;
-    if (count <= 0) continue;
-    const meanMs = (a.meanMs * a.count - b.meanMs * b.count) / count;
-    out[name] = { count, meanMs: Math.round(meanMs * 10) / 10 };
-  }
-  return out;
 }

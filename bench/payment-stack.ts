@@ -11,6 +11,7 @@ import { seedDemo } from '../src/emulator/seed.js';
 import { createEmulator } from '../src/emulator/server.js';
 import { Store } from '../src/emulator/store/store.js';
 import { createDeliveryWorker } from '../src/emulator/webhooks/delivery-worker.js';
+import { DirectHttpDispatcher } from '../src/emulator/webhooks/direct-http-dispatcher.js';
 import { TemporalDispatcher } from '../src/emulator/webhooks/temporal-dispatcher.js';
 import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
 import { ServiceClient } from '../src/service/client.js';
@@ -37,6 +38,12 @@ export interface PaymentStackOptions {
   workerEnv: Readonly<Record<string, string>>;
   /** A file the worker's log lines (stdout) are appended to; none: discarded. */
   workerLog?: string | undefined;
+  /**
+   * How the emulator delivers its webhooks: as `npm start` does, a webhookDelivery workflow and activity per
+   * event on the same Temporal server as booksync (default); or `direct`, HTTP from the emulator's process
+   * with the same signing and retries, as the real service sends them from its own infrastructure.
+   */
+  deliveries?: 'temporal' | 'direct';
 }
 
 export interface PaymentStack {
@@ -88,20 +95,23 @@ export async function startPaymentStack(
   const deliveryQueue = `bench-deliveries-${options.label}-${process.pid}`;
   // Organizations and clock moves (E17).
   const adminToken = 'bench-admin-token-0123456789';
+  const direct = options.deliveries === 'direct';
   const emulator = createEmulator({
     store,
     adminToken,
-    dispatcher: new TemporalDispatcher({
-      // With encryption on, the emulator's deliveries are encrypted too, as `booksync start` runs them.
-      client: secure
-        ? new Client({
-            connection: env.connection,
-            namespace: env.namespace ?? 'default',
-            dataConverter: secure.encryption.dataConverter,
-          })
-        : env.client,
-      taskQueue: deliveryQueue,
-    }),
+    dispatcher: direct
+      ? new DirectHttpDispatcher({ store })
+      : new TemporalDispatcher({
+          // With encryption on, the emulator's deliveries are encrypted too, as `booksync start` runs them.
+          client: secure
+            ? new Client({
+                connection: env.connection,
+                namespace: env.namespace ?? 'default',
+                dataConverter: secure.encryption.dataConverter,
+              })
+            : env.client,
+          taskQueue: deliveryQueue,
+        }),
   });
   // How long the emulator itself takes on the worker's reads (server side, from request to response).
   const emulatorReadMs: number[] = [];
@@ -114,18 +124,20 @@ export async function startPaymentStack(
     await emulator.app.close();
     store.close();
   });
-  const deliveryWorker = await createDeliveryWorker({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue: deliveryQueue,
-    store,
-    ...(secure ? { dataConverter: secure.encryption.dataConverter } : {}),
-  });
-  const deliveryRun = deliveryWorker.run();
-  cleanups.push(async () => {
-    if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
-    await deliveryRun;
-  });
+  if (!direct) {
+    const deliveryWorker = await createDeliveryWorker({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue: deliveryQueue,
+      store,
+      ...(secure ? { dataConverter: secure.encryption.dataConverter } : {}),
+    });
+    const deliveryRun = deliveryWorker.run();
+    cleanups.push(async () => {
+      if (deliveryWorker.getState() === 'RUNNING') deliveryWorker.shutdown();
+      await deliveryRun;
+    });
+  }
 
   const service = new ServiceClient({ baseUrl: emulatorUrl, apiKey: demo.apiKey });
   const ingressPort = await freePort();
@@ -240,8 +252,11 @@ export async function activityDuration(
   return { count, meanMs: count === 0 ? Number.NaN : Math.round((total('sum') / count) * 10_000) / 10 };
 }
 
+/** A worker's Temporal SDK latency histograms: name → count and mean. */
+export type WorkerTaskLatencies = Record<string, { count: number; meanMs: number }>;
+
 /** Mean of each of the worker's Temporal SDK latency histograms (count and mean ms), from Prometheus text. */
-export async function sdkLatencies(url: string): Promise<Record<string, { count: number; meanMs: number }>> {
+export async function sdkLatencies(url: string): Promise<WorkerTaskLatencies> {
   const text = await (await fetch(url)).text();
   const sums = new Map<string, { sum: number; count: number }>();
   for (const line of text.split('\n')) {
@@ -257,4 +272,17 @@ export async function sdkLatencies(url: string): Promise<Record<string, { count:
       { count, meanMs: count === 0 ? Number.NaN : Math.round((sum / count) * 10_000) / 10 },
     ]),
   );
+}
+
+/** The histograms' counts and means between two scrapes. */
+export function sdkSince(before: WorkerTaskLatencies, after: WorkerTaskLatencies): WorkerTaskLatencies {
+  const out: WorkerTaskLatencies = {};
+  for (const [name, a] of Object.entries(after)) {
+    const b = before[name] ?? { count: 0, meanMs: 0 };
+    const count = a.count - b.count;
+    if (count <= 0) continue;
+    const meanMs = (a.meanMs * a.count - b.meanMs * b.count) / count;
+    out[name] = { count, meanMs: Math.round(meanMs * 10) / 10 };
+  }
+  return out;
 }

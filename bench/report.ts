@@ -4,6 +4,7 @@ import type { EmulatorResult } from './emulator.js';
 import type { EndToEndResult } from './end-to-end.js';
 import type { IngressResult } from './ingress.js';
 import type { LatencyResult } from './latency.js';
+import type { WorkerTaskLatencies } from './payment-stack.js';
 import type { QuickBooksPushResult } from './quickbooks-push.js';
 import type { SignatureResult } from './signature.js';
 import type { LatencySummary } from './stats.js';
@@ -125,14 +126,35 @@ function rows(results: BenchResults): Row[] {
         `p50 ${b.p50Ratio}, p99 ${b.p99Ratio} (goal ≥ ${b.goal})`,
       ]);
     }
-    const tasks = e2e.paced.workerTasks;
-    if (tasks) {
-      const mean = (name: string) => n(tasks[name]?.meanMs ?? Number.NaN);
+    if (e2e.directDeliveries) {
+      const d = e2e.directDeliveries;
       out.push([
         'e2e',
-        "  the worker's Temporal tasks, paced (SDK means)",
-        `workflow task: queued ${mean('workflow_task_schedule_to_start_latency')} ms, run ${mean('workflow_task_execution_latency')} ms; activity: queued ${mean('activity_schedule_to_start_latency')} ms, run ${mean('activity_execution_latency')} ms`,
-        `server requests ${mean('request_latency')} ms`,
+        `  the same, webhooks by HTTP off the server: ${d.paced.payments} paced ${d.paced.offeredPerSecond}/s, acked→booked`,
+        `${lat(d.paced.hops.acknowledgedToBooked)} (${n(d.paced.bookedPerSecond)} booked/s)`,
+        `bare pipeline acked→done ${lat(d.bare.acknowledgedToDone)}`,
+        `p50 ${d.bare.p50Ratio}, p99 ${d.bare.p99Ratio} (goal ≥ ${d.bare.goal})`,
+      ]);
+    }
+    // Where acked → booked goes in each worker, from its Temporal SDK metrics (means over the paced run).
+    const taskLine = (tasks: WorkerTaskLatencies) => {
+      const mean = (name: string) => n(tasks[name]?.meanMs ?? Number.NaN);
+      return `workflow task queued ${mean('workflow_task_schedule_to_start_latency')} ms, run ${mean('workflow_task_execution_latency')} ms; activity queued ${mean('activity_schedule_to_start_latency')} ms, run ${mean('activity_execution_latency')} ms; server requests ${mean('request_latency')} ms`;
+    };
+    for (const [name, tasks, bare] of [
+      ['paced', e2e.paced.workerTasks, e2e.bare?.workerTasks],
+      [
+        'webhooks off the server',
+        e2e.directDeliveries?.paced.workerTasks,
+        e2e.directDeliveries?.bare.workerTasks,
+      ],
+    ] as const) {
+      if (!tasks) continue;
+      out.push([
+        'e2e',
+        `  the worker's Temporal tasks, ${name} (SDK means)`,
+        taskLine(tasks),
+        bare ? `bare: ${taskLine(bare)}` : '',
         '',
       ]);
     }

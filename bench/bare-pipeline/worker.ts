@@ -13,10 +13,25 @@ interface Input {
   namespace: string;
   taskQueue: string;
   dbPath: string;
+  /** Where the SDK's own metrics are served, as booksync's worker serves them (TEMPORAL_SDK_METRICS_PORT). */
+  metricsPort: number;
 }
 
-Runtime.install({ logger: new DefaultLogger('WARN') });
 const input = childInput<Input>();
+Runtime.install({
+  logger: new DefaultLogger('WARN'),
+  telemetryOptions: {
+    metrics: {
+      metricPrefix: 'temporal_',
+      prometheus: {
+        bindAddress: `127.0.0.1:${input.metricsPort}`,
+        countersTotalSuffix: true,
+        unitSuffix: true,
+        useSecondsForDurations: true,
+      },
+    },
+  },
+});
 const db = new Database(input.dbPath);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
