@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyPluginAsync } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
+import type { FailureThrottle } from '../ingress/failure-throttle.js';
 import { bearerAuth } from './bearer-auth.js';
 import { depositRoutes } from './deposit-routes.js';
 import { idempotency } from './idempotency.js';
@@ -16,6 +17,8 @@ export interface CommandRoutesOptions {
   taskQueue: string;
   /** Bearer key callers must present. */
   apiKey: string;
+  /** Wrong keys counted per address, shared with the ingress's other routes asking for the key. */
+  bearerThrottle?: FailureThrottle;
   signalTimeoutMs: number;
   /** How long a command waits for its outcome before answering 202 with where to ask later. */
   answerWithinMs?: number;
@@ -34,7 +37,10 @@ export interface CommandRoutesOptions {
  * workflow. Bodies are validated before anything is signalled, so a 4xx changes nothing.
  */
 export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (app, options) => {
-  await app.register(bearerAuth, { apiKey: options.apiKey });
+  await app.register(bearerAuth, {
+    apiKey: options.apiKey,
+    ...(options.bearerThrottle ? { throttle: options.bearerThrottle } : {}),
+  });
   // Params, bodies and answers are the contract's zod schemas (src/command-api/contract.ts): validated on the
   // way in, serialized on the way out, and the OpenAPI document below is generated from them.
   app.setValidatorCompiler(validatorCompiler);

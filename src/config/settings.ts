@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { checkedTimeZone } from '../workflow-safe/business-days.js';
@@ -19,6 +20,14 @@ const csv = z.string().transform((value) =>
     .filter(Boolean),
 );
 const httpUrl = z.url({ protocol: /^https?$/ });
+/** A proxy TRUST_PROXY may name: an address, a CIDR, or one of proxy-addr's named ranges. */
+const isProxyAddress = (item: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(item)) return true;
+  const [address = '', prefix, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+};
 
 /**
  * Settings whose default is a file in BOOKSYNC_DATA_DIR: the one place both the code (dataFile) and the
@@ -156,6 +165,25 @@ export const settingsSchema = z.object({
     .optional()
     .describe(
       'Port of a separate operations listener (keep it private): the command API, /metrics and /events/unrouted move there, open to Prometheus without a key, and INGRESS_PORT serves only the webhook route and /healthz, /readyz. Unset: one listener serves all, and /metrics and /events/unrouted answer only with COMMAND_API_KEY as a bearer (to nobody without one).',
+    ),
+
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      if (/^\d+$/.test(value) && Number(value) >= 1) return Number(value);
+      const proxies = value.split(',').map((item) => item.trim());
+      const bad = proxies.find((item) => !isProxyAddress(item));
+      if (bad === undefined) return proxies;
+      ctx.addIssue({
+        code: 'custom',
+        message: `a number of proxies (1, 2...) or comma-separated proxy addresses or CIDRs (loopback, linklocal, uniquelocal too), got ${bad}`,
+      });
+      return z.NEVER;
+    })
+    .describe(
+      "The reverse proxies in front of the ingress whose X-Forwarded-For and X-Forwarded-Proto are believed, so a request's address (the console's and the command API's throttles, the console's audit log) is the client's: a number of hops (1: the one proxy in front), or the proxies' comma-separated addresses or CIDRs (e.g. `10.0.0.0/8`, `loopback`). Unset: no proxy is trusted, the address is the connection's and X-Forwarded-* headers are ignored.",
     ),
 
   CONSOLE_PASSWORD: z

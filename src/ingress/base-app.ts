@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyServerOptions } from 'fastify';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { closeConnectionsWhenClosing } from './drain-on-close.js';
@@ -7,12 +7,17 @@ import type { IngressMetrics } from './metrics.js';
 import type { IngressApp } from './server.js';
 import { nameSpansByRoute, tracedServerFactory } from './traced-server.js';
 
+/** Fastify's trustProxy: the proxies whose X-Forwarded-* headers are believed (TRUST_PROXY). */
+export type TrustProxy = NonNullable<FastifyServerOptions['trustProxy']>;
+
 export interface BaseAppOptions {
   logger?: Logger;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   connectionTimeoutMs: number;
   metrics: IngressMetrics;
+  /** Unset: no proxy is trusted, request.ip is the connection's address and X-Forwarded-For is ignored. */
+  trustProxy?: TrustProxy;
 }
 
 /**
@@ -27,6 +32,7 @@ export function createBaseApp(options: BaseAppOptions): IngressApp {
     bodyLimit: options.bodyLimitBytes,
     requestTimeout: options.requestTimeoutMs,
     connectionTimeout: options.connectionTimeoutMs,
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(tracing ? { serverFactory: tracedServerFactory(tracing) } : {}),
   });
   if (tracing) nameSpansByRoute(app);

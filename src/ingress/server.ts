@@ -1,16 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
+import { bearerCheck, bearerThrottle } from '../command-api/bearer-auth.js';
 import { commandRoutes } from '../command-api/routes.js';
 import type { ConsoleOptions } from '../console/options.js';
 import { consolePlugin } from '../console/plugin.js';
 import type { Logger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
-import { createBaseApp } from './base-app.js';
+import { createBaseApp, type TrustProxy } from './base-app.js';
 import { IngressError } from './errors.js';
 import { createIngressMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
@@ -51,6 +51,11 @@ export interface IngressOptions {
   requestTimeoutMs?: number;
   /** Idle socket timeout. Default 60 s. */
   connectionTimeoutMs?: number;
+  /**
+   * TRUST_PROXY: the proxies in front whose X-Forwarded-For and X-Forwarded-Proto are believed, so a request's
+   * address (the throttles', the console's audit log) is the client's. Default: none, the connection's address.
+   */
+  trustProxy?: TrustProxy;
   /** Bound on the default readiness probe. Default 2 s. */
   readinessTimeoutMs?: number;
   /** Replaces the default readiness probe (Temporal getSystemInfo); throw when not ready. */
@@ -143,6 +148,8 @@ function ingressParts(options: IngressOptions) {
     registry,
     metrics,
     unrouted: new UnroutedEvents(),
+    /** Wrong command API keys per address, on every route that asks for it (both listeners). */
+    bearerThrottle: bearerThrottle(options.logger),
     signalTimeoutMs: options.signalTimeoutMs ?? DEFAULT_SIGNAL_TIMEOUT_MS,
     readinessCheck:
       options.readinessCheck ?? (() => checkTemporal(options.temporalClient, readinessTimeoutMs)),
@@ -152,6 +159,7 @@ function ingressParts(options: IngressOptions) {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
       metrics,
+      ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     },
   };
 }
@@ -184,6 +192,7 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
       temporalClient: options.temporalClient,
       taskQueue: options.taskQueue,
       apiKey: options.commandApiKey,
+      bearerThrottle: parts.bearerThrottle,
       signalTimeoutMs: parts.signalTimeoutMs,
       ...(options.returnedCheckFeeCents ? { returnedCheckFeeCents: options.returnedCheckFeeCents } : {}),
       ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
@@ -201,7 +210,7 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
   }
   app.register(healthRoutes, { readinessCheck: parts.readinessCheck });
   app.register(async (scope) => {
-    if (shared) scope.addHook('onRequest', operationsKeyCheck(options.commandApiKey));
+    if (shared) scope.addHook('onRequest', operationsKeyCheck(options.commandApiKey, parts));
     await scope.register(unroutedEventsRoutes, { unrouted: parts.unrouted });
     await scope.register(metricsRoutes, { registry: parts.registry });
   });
@@ -209,10 +218,10 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
   if (codec) {
     app.register(async (scope) => {
       if (shared && !codec.open) {
-        const check = operationsKeyCheck(options.commandApiKey);
+        const check = operationsKeyCheck(options.commandApiKey, parts);
         // A browser's CORS preflight carries no credentials: it is answered, the POST itself is checked.
-        scope.addHook('onRequest', async (request) => {
-          if (request.method !== 'OPTIONS') await check(request);
+        scope.addHook('onRequest', async (request, reply) => {
+          if (request.method !== 'OPTIONS') await check(request, reply);
         });
       }
       await scope.register(codecRoutes, { codec: codec.codec, corsOrigin: codec.corsOrigin });
@@ -220,24 +229,19 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
   }
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** The bearer check of the operators' routes on a shared listener: the command API key, compared in constant time. */
-function operationsKeyCheck(apiKey: string | undefined) {
-  const expected = apiKey === undefined ? null : digest(apiKey);
-  return async (request: { headers: IncomingMessage['headers'] }) => {
-    if (!expected) {
+/**
+ * The bearer check of the operators' routes on a shared listener: the command API key, its wrong keys counted
+ * with the command API's.
+ */
+function operationsKeyCheck(apiKey: string | undefined, parts: IngressParts) {
+  if (apiKey === undefined) {
+    return async () => {
       throw new IngressError(
         401,
         'unauthorized',
         'not served on the public listener without COMMAND_API_KEY: set OPS_PORT (a private listener) or COMMAND_API_KEY',
       );
-    }
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;
-    if (!match) throw new IngressError(401, 'unauthorized', 'missing bearer key (the command API key)');
-    if (!timingSafeEqual(digest(match[1] as string), expected)) {
-      throw new IngressError(401, 'unauthorized', 'unknown bearer key');
-    }
-  };
+    };
+  }
+  return bearerCheck(apiKey, parts.bearerThrottle, 'missing bearer key (the command API key)');
 }
