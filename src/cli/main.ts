@@ -27,6 +27,7 @@ const commands: Record<string, () => Promise<Command>> = {
   books: () => import('./commands/books.js').then((m) => m.booksCommand),
   resync: () => import('./commands/resync.js').then((m) => m.resyncCommand),
   backfill: () => import('./commands/backfill.js').then((m) => m.backfillCommand),
+  console: () => import('./commands/console.js').then((m) => m.consoleCommand),
 };
 
 /** package.json's version: the one place it is written. */

@@ -191,13 +191,25 @@ export const settingsSchema = z.object({
     .min(12, 'at least 12 characters')
     .optional()
     .describe(
-      "Password of the bookkeeper's web console (/console on the operations listener): sees every page and acts (retry, close the books). The command API key signs in too.",
+      "Password of the bookkeeper's web console (/console on the operations listener), account `bookkeeper`: sees every page and acts (retry, close the books). Not the command API key, which does not sign in. With the embedded emulator and unset: generated once into embedded-credentials.json.",
     ),
   CONSOLE_READONLY_PASSWORD: z
     .string()
     .min(12, 'at least 12 characters')
     .optional()
-    .describe("Password of the console's read-only role: sees every page, changes nothing."),
+    .describe("Password of the console's read-only account, `reader`: sees every page, changes nothing."),
+  CONSOLE_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(720)
+    .default(30)
+    .describe(
+      'A console session unused this long ends (besides ending 12 hours after signing in, and when its password changes).',
+    ),
+  CONSOLE_BEHIND_TLS: flag('false').describe(
+    "The console is reached over https through a TLS proxy even though booksync's listener is on loopback: its cookies are Secure (they always are on a listener that is not loopback, and for a request forwarded as https by a TRUST_PROXY proxy).",
+  ),
 
   EMULATOR_HOST: z.string().min(1).default('127.0.0.1').describe('Address of the embedded emulator.'),
   EMULATOR_PORT: port.default(4010).describe('Port of the embedded emulator.'),

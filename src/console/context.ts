@@ -1,16 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuditLog } from './audit-log.js';
 import { openConsoleDb } from './console-db.js';
-import type { ConsoleCredentials } from './credentials.js';
+import { type ConsoleAccount, consoleAccounts } from './credentials.js';
 import type { ConsolePluginOptions } from './options.js';
 import { type ConsoleSession, SessionStore } from './sessions.js';
+import { SignInForms } from './sign-in-forms.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
-// What every console route shares: its options, the sessions and the audit log (console.db), the sign-in
-// throttle, and the session cookie's name and attributes.
+// What every console route shares: its options, the accounts, the sessions and the audit log (console.db),
+// the sign-in forms' tokens and throttle, and the cookies' names and attributes.
 
 export const sessionCookie = 'booksync_console';
-/** The sign-in form's own CSRF token (before any session), a double-submitted signed cookie. */
+/** The sign-in form's own token (before any session), also sent as a signed cookie. */
 export const signInCookie = 'booksync_console_sign_in';
 
 declare module 'fastify' {
@@ -20,20 +21,24 @@ declare module 'fastify' {
   }
 }
 
+export interface CookieOptions {
+  path: string;
+  httpOnly: true;
+  sameSite: 'strict';
+  secure: boolean;
+  signed: true;
+}
+
 export interface ConsoleContext {
   options: ConsolePluginOptions;
-  credentials: ConsoleCredentials;
+  accounts: ConsoleAccount[];
   sessions: SessionStore;
   audit: AuditLog;
   throttle: SignInThrottle;
+  forms: SignInForms;
   now: () => Date;
-  cookieOptions: {
-    path: string;
-    httpOnly: true;
-    sameSite: 'strict';
-    secure: boolean;
-    signed: true;
-  };
+  /** The cookies' attributes: Secure behind TLS (the setting), or for a request that came over https. */
+  cookieOptions(request: FastifyRequest): CookieOptions;
   /** Records an action of the signed-in request (or of `who` for a sign-in). */
   record(
     request: FastifyRequest,
@@ -48,21 +53,29 @@ export interface ConsoleContext {
 export function consoleContext(options: ConsolePluginOptions): ConsoleContext {
   const db = openConsoleDb(options.storeFile);
   const now = options.now ?? (() => new Date());
+  const clock = () => now().getTime();
   const audit = new AuditLog(db, now);
+  const accounts = consoleAccounts(options.credentials);
+  const throttle = new SignInThrottle(audit, { now: clock });
   return {
     options,
-    credentials: { ...options.credentials, commandApiKey: options.commandApiKey },
-    sessions: new SessionStore(db, undefined, () => now().getTime()),
+    accounts,
+    sessions: new SessionStore(db, {
+      credentialOf: (name) => accounts.find((a) => a.name === name)?.secret,
+      now: clock,
+      ...(options.sessionIdleMs ? { idleMs: options.sessionIdleMs } : {}),
+    }),
     audit,
-    throttle: new SignInThrottle(),
+    throttle,
+    forms: new SignInForms(undefined, undefined, clock),
     now,
-    cookieOptions: {
+    cookieOptions: (request) => ({
       path: '/console',
       httpOnly: true,
       sameSite: 'strict',
-      secure: options.secureCookie,
+      secure: options.secureCookie || request.protocol === 'https',
       signed: true,
-    },
+    }),
     record(request, action, detail, outcome, as) {
       const session = request.consoleSession;
       audit.record({
@@ -76,6 +89,7 @@ export function consoleContext(options: ConsolePluginOptions): ConsoleContext {
       request.log.info({ console: { action, detail, outcome } }, 'console action');
     },
     async close() {
+      throttle.flush();
       db.close();
       for (const source of options.oauthConnections?.values() ?? []) await source.store?.close?.();
     },

@@ -1,41 +1,50 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ConsoleRole } from './sessions.js';
 
-// Who may sign in to the console, and as what: the console password (CONSOLE_PASSWORD) or the command API key
-// as the bookkeeper, who may act (retry, close the books); CONSOLE_READONLY_PASSWORD as a reader, who sees
-// every page and changes nothing. Compared in constant time, every candidate each time.
+// Who may sign in to the console, and as what: the accounts the operator configures, each with its own
+// password. `bookkeeper` (CONSOLE_PASSWORD) may act (retry, close the books); `reader`
+// (CONSOLE_READONLY_PASSWORD) sees every page and changes nothing. The command API key is not one of them: a
+// key an integration holds does not open the console. A sign-in names its account; the password is compared
+// with that account's alone, in constant time.
 
 export interface ConsoleCredentials {
   password?: string | undefined;
   readonlyPassword?: string | undefined;
-  commandApiKey?: string | undefined;
 }
 
-export interface SignedInAs {
+export interface ConsoleAccount {
+  name: string;
   role: ConsoleRole;
-  credential: 'console password' | 'command API key' | 'read-only password';
+  credential: 'console password' | 'read-only password';
+  secret: string;
+}
+
+/** The accounts configured, in the order the sign-in form offers them. */
+export function consoleAccounts(credentials: ConsoleCredentials): ConsoleAccount[] {
+  const accounts: (Omit<ConsoleAccount, 'secret'> & { secret: string | undefined })[] = [
+    { name: 'bookkeeper', role: 'bookkeeper', credential: 'console password', secret: credentials.password },
+    {
+      name: 'reader',
+      role: 'read-only',
+      credential: 'read-only password',
+      secret: credentials.readonlyPassword,
+    },
+  ];
+  return accounts.filter((a): a is ConsoleAccount => a.secret !== undefined && a.secret !== '');
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-export function credentialFor(credentials: ConsoleCredentials, given: string): SignedInAs | null {
-  const candidates: [string | undefined, SignedInAs][] = [
-    [credentials.password, { role: 'bookkeeper', credential: 'console password' }],
-    [credentials.commandApiKey, { role: 'bookkeeper', credential: 'command API key' }],
-    [credentials.readonlyPassword, { role: 'read-only', credential: 'read-only password' }],
-  ];
-  const givenDigest = digest(given);
-  let found: SignedInAs | null = null;
-  for (const [secret, as] of candidates) {
-    if (secret === undefined || secret === '') continue;
-    if (timingSafeEqual(digest(secret), givenDigest) && found === null) found = as;
-  }
-  return given === '' ? null : found;
+/** The account `given` is the password of, when `name` is a configured account and `given` its password. */
+export function signInAs(
+  accounts: readonly ConsoleAccount[],
+  name: string,
+  given: string,
+): ConsoleAccount | null {
+  const account = accounts.find((a) => a.name === name);
+  if (!account || given === '') return null;
+  return timingSafeEqual(digest(account.secret), digest(given)) ? account : null;
 }
 
-/** Whether anyone can sign in at all (else the console answers that it needs a password set). */
-export function anyCredential(credentials: ConsoleCredentials): boolean {
-  return [credentials.password, credentials.commandApiKey, credentials.readonlyPassword].some(
-    (c) => c !== undefined && c !== '',
-  );
-}
+/** What the audit log says signed in: the account and its credential. */
+export const whoIs = (account: ConsoleAccount) => `${account.name} (${account.credential})`;

@@ -93,7 +93,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .error { border-left: 4px solid var(--bad); padding: 8px 12px; background: #fbeeee; }
 label { display: block; font-weight: 600; margin: 8px 0 4px; }
 label.check { display: inline; font-weight: 400; }
-input[type=text], input[type=password], input[type=date], input[type=search] { font: inherit; padding: 6px 8px; border: 1px solid #767676; border-radius: 4px; min-width: 16em; }
+input[type=text], input[type=password], input[type=date], input[type=search], select { font: inherit; padding: 6px 8px; border: 1px solid #767676; border-radius: 4px; min-width: 16em; }
 button { font: inherit; padding: 6px 14px; border: 1px solid var(--accent); border-radius: 4px; background: var(--accent); color: #fff; cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); }
 form.inline { display: inline; }

@@ -14,14 +14,19 @@ export interface ConsoleOptions {
   targetIndex: TargetIndexStore;
   /** ACCOUNTING_TARGET. */
   targets: readonly string[];
-  /** CONSOLE_PASSWORD and CONSOLE_READONLY_PASSWORD (the command API key is the ingress's). */
-  credentials: Omit<ConsoleCredentials, 'commandApiKey'>;
+  /** CONSOLE_PASSWORD and CONSOLE_READONLY_PASSWORD: the accounts' passwords (never the command API key). */
+  credentials: ConsoleCredentials;
   /** console.db beside command-keys.db in BOOKSYNC_DATA_DIR; default in memory. */
   storeFile?: string;
   /** BOOKS_TIME_ZONE: today for the aging and for closing the books. */
   timeZone: string;
-  /** The session cookie's Secure flag: on unless the listener is loopback-only (plain http on this machine). */
+  /**
+   * The cookies' Secure flag: on unless the listener is loopback-only (plain http on this machine), or behind a
+   * TLS proxy (CONSOLE_BEHIND_TLS). Off, a request that came over https (per TRUST_PROXY) still gets it.
+   */
   secureCookie: boolean;
+  /** CONSOLE_IDLE_MINUTES: a session unused this long ends. Default 30 minutes. */
+  sessionIdleMs?: number;
   /** Names and numbers of customers, vendors, invoices and bills (the service); without it, ids only. */
   references?: ReferenceData;
   /** The Temporal Web UI, for links to the flows needing attention. */
@@ -42,5 +47,4 @@ export interface ConsoleOptions {
 export interface ConsolePluginOptions extends ConsoleOptions {
   temporalClient: Client;
   taskQueue: string;
-  commandApiKey?: string | undefined;
 }

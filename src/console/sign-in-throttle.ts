@@ -1,32 +1,64 @@
-// Guessing the console password: after `limit` refused sign-ins from one address within `windowMs`, that
-// address is refused (429) until the window has passed. In memory, per process.
+import { FailureThrottle } from '../ingress/failure-throttle.js';
+import type { AuditLog } from './audit-log.js';
+
+// Guessing a console password: after 10 wrong passwords for one account from one address within 15 minutes,
+// that account is refused from that address (429) until the window has passed. Keyed by address and account:
+// a flood against one account (or against no configured account) from an address locks out neither that
+// account elsewhere nor another account at the same address. The sign-ins refused meanwhile are one audit
+// row per burst, with their count.
+
+export const signInLimit = 10;
+export const signInWindowMs = 15 * 60 * 1000;
+
+/** What a refused sign-in names: a configured account, or none. */
+export const unknownAccount = 'unknown account';
 
 export class SignInThrottle {
-  readonly #failures = new Map<string, number[]>();
+  readonly #throttle: FailureThrottle;
 
   constructor(
-    private readonly limit = 10,
-    private readonly windowMs = 15 * 60 * 1000,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  #recent(address: string): number[] {
-    const since = this.now() - this.windowMs;
-    const kept = (this.#failures.get(address) ?? []).filter((t) => t > since);
-    if (kept.length === 0) this.#failures.delete(address);
-    else this.#failures.set(address, kept);
-    return kept;
+    audit: AuditLog,
+    options: { maxKeys?: number; now?: () => number; limit?: number; windowMs?: number } = {},
+  ) {
+    const now = options.now ?? Date.now;
+    this.#throttle = new FailureThrottle({
+      limit: options.limit ?? signInLimit,
+      windowMs: options.windowMs ?? signInWindowMs,
+      now,
+      ...(options.maxKeys ? { maxKeys: options.maxKeys } : {}),
+      onBurstEnd: ({ key, refused, from, to }) => {
+        const [ip, account] = JSON.parse(key) as [string, string];
+        audit.record({
+          who: account,
+          role: null,
+          action: 'sign-in',
+          detail: `${refused} sign-in${refused === 1 ? '' : 's'} refused while throttled, ${new Date(from).toISOString()} to ${new Date(to).toISOString()}`,
+          outcome: 'throttled',
+          ip,
+        });
+      },
+    });
   }
 
-  blocked(address: string): boolean {
-    return this.#recent(address).length >= this.limit;
+  /** Seconds until `account` may be tried again from `address` (the attempt counted), or null. */
+  retryAfter(address: string, account: string): number | null {
+    return this.#throttle.retryAfter(JSON.stringify([address, account]));
   }
 
-  failed(address: string): void {
-    this.#failures.set(address, [...this.#recent(address), this.now()]);
+  failed(address: string, account: string): void {
+    this.#throttle.failed(JSON.stringify([address, account]));
   }
 
-  succeeded(address: string): void {
-    this.#failures.delete(address);
+  succeeded(address: string, account: string): void {
+    this.#throttle.succeeded(JSON.stringify([address, account]));
+  }
+
+  /** Writes the bursts under way to the audit log (before it is read, and on close). */
+  flush(): void {
+    this.#throttle.flush();
+  }
+
+  get size(): number {
+    return this.#throttle.size;
   }
 }

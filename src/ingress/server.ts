@@ -81,8 +81,9 @@ export interface IngressOptions {
   /** How long a command waits for its outcome before answering 202 with where to ask. Default 10 s. */
   commandAnswerWithinMs?: number;
   /**
-   * The bookkeeper's console (/console, src/console/) with the operators' routes: its own sign-in (the
-   * console password or the command API key), so it is served on a shared listener too. Omitted: not served.
+   * The bookkeeper's console (/console, src/console/) with the operators' routes: its own sign-in (its
+   * accounts' passwords, never the command API key), so it is served on a shared listener too. Omitted: not
+   * served.
    */
   console?: ConsoleOptions;
 }
@@ -205,7 +206,6 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
       ...options.console,
       temporalClient: options.temporalClient,
       taskQueue: options.taskQueue,
-      commandApiKey: options.commandApiKey,
     });
   }
   app.register(healthRoutes, { readinessCheck: parts.readinessCheck });

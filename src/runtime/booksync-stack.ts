@@ -20,7 +20,7 @@ import { registerSearchAttributes } from '../temporal/register-search-attributes
 import { cachedWorkflowBundle } from '../worker/workflow-bundle.js';
 import { startBooksyncWorker } from './booksync-worker-process.js';
 import { codecServerOptions, operationsBaseUrl } from './codec-server-options.js';
-import { ensureEmbeddedCommandApiKey } from './command-api-key.js';
+import { ensureEmbeddedCommandApiKey, ensureEmbeddedConsolePassword } from './command-api-key.js';
 import { consoleOptions } from './console-options.js';
 import { type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
@@ -133,6 +133,10 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         targetIndex: running.targetIndex,
         service,
         temporalUiUrl: devServer?.uiUrl ?? null,
+        // The console's own password in the embedded stack (never the command API key's).
+        ...(emulator && !settings.CONSOLE_PASSWORD
+          ? { embeddedPassword: ensureEmbeddedConsolePassword(dataDir) }
+          : {}),
       }),
       logger: logger.child({ component: 'ingress' }),
     });

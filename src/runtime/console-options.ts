@@ -11,8 +11,9 @@ import { quickBooksSettings } from './quickbooks-connection.js';
 import { xeroSettings } from './xero-connection.js';
 
 // The console's options from settings, for every process that runs the ingress (booksync start, booksync
-// ingress): its passwords, its database beside the command API's keys, and a Secure cookie unless the
-// listener it is on (OPS_HOST with OPS_PORT, else INGRESS_HOST) is this machine only.
+// ingress): its passwords (the embedded stack's generated one when CONSOLE_PASSWORD is unset), its database
+// beside the command API's keys, its idle timeout, and a Secure cookie unless the listener it is on (OPS_HOST
+// with OPS_PORT, else INGRESS_HOST) is this machine only and no TLS proxy is in front (CONSOLE_BEHIND_TLS).
 
 export function consoleOptions(
   settings: Settings,
@@ -21,6 +22,8 @@ export function consoleOptions(
     targetIndex: TargetIndexStore;
     service?: ServiceClient;
     temporalUiUrl?: string | null;
+    /** The embedded stack's console password, for when CONSOLE_PASSWORD is unset. */
+    embeddedPassword?: string;
   },
 ): ConsoleOptions {
   const host = settings.OPS_PORT !== undefined ? settings.OPS_HOST : settings.INGRESS_HOST;
@@ -29,12 +32,13 @@ export function consoleOptions(
     targetIndex: sources.targetIndex,
     targets: settings.ACCOUNTING_TARGET ?? [],
     credentials: {
-      password: settings.CONSOLE_PASSWORD,
+      password: settings.CONSOLE_PASSWORD ?? sources.embeddedPassword,
       readonlyPassword: settings.CONSOLE_READONLY_PASSWORD,
     },
     storeFile: path.join(settings.BOOKSYNC_DATA_DIR, 'console.db'),
     timeZone: settings.BOOKS_TIME_ZONE,
-    secureCookie: !isLoopback(host),
+    secureCookie: settings.CONSOLE_BEHIND_TLS || !isLoopback(host),
+    sessionIdleMs: settings.CONSOLE_IDLE_MINUTES * 60 * 1000,
     ...(sources.service ? { references: serviceReferences(sources.service) } : {}),
     temporalUiUrl: sources.temporalUiUrl ?? null,
     namespace: settings.TEMPORAL_NAMESPACE,

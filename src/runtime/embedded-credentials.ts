@@ -15,6 +15,8 @@ export const EmbeddedCredentials = z.object({
   /** REST access without permissions, for trying MISSING_PERMISSION. */
   limitedApiKey: z.string().optional(),
   commandApiKey: z.string().optional(),
+  /** The console's bookkeeper password, when CONSOLE_PASSWORD is unset. */
+  consolePassword: z.string().optional(),
 });
 export type EmbeddedCredentials = z.infer<typeof EmbeddedCredentials>;
 

@@ -72,7 +72,7 @@ const ids = { link: '', payment: '', customer: '', other: '', otherPayment: '' }
 async function signedIn(url: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${ingressUrl}${url}`);
-  await page.getByLabel('Console password (or the command API key)').fill(password);
+  await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   expect(new URL(page.url()).pathname).toBe(url.split('?')[0]);
   return page;
@@ -207,8 +207,9 @@ describe('the console through the real stack', () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(`${ingressUrl}/console/sync-errors`);
       expect(new URL(page.url()).pathname).toBe('/console/sign-in');
-      await page.getByLabel('Console password (or the command API key)').fill(password);
-      await page.getByLabel('Your name, for the audit log (optional)').fill('Grace');
+      await page.getByLabel('Password').fill(password);
+      // The account the form offers first is the bookkeeper's.
+      expect(await page.getByLabel('Account').inputValue()).toBe('bookkeeper');
       await shot(page, 'sign-in');
       await page.getByRole('button', { name: 'Sign in' }).click();
       expect(new URL(page.url()).pathname).toBe('/console/sync-errors');
@@ -265,7 +266,9 @@ describe('the console through the real stack', () => {
       await page.getByRole('link', { name: 'Audit log' }).click();
       const audit = await page.locator('#audit tbody tr').allTextContents();
       expect(
-        audit.some((r) => r.includes('Grace (console password)') && r.includes(`retry ${key} at mirror`)),
+        audit.some(
+          (r) => r.includes('bookkeeper (console password)') && r.includes(`retry ${key} at mirror`),
+        ),
       ).toBe(true);
       expect(
         audit.some((r) => r.includes('retry every failed entry at mirror') && r.includes('queued 1')),
@@ -280,7 +283,7 @@ describe('the console through the real stack', () => {
     async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(`${ingressUrl}/console/receivables`);
-      await page.getByLabel('Console password (or the command API key)').fill(password);
+      await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       expect(new URL(page.url()).pathname).toBe('/console/receivables');
       for (const id of [ids.link, ids.other]) {

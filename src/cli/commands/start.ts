@@ -51,10 +51,10 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
       `  Worker health         ${stack.workerHealthUrl}/readyz  (metrics ${stack.workerHealthUrl}/metrics)`,
     );
     out(
-      `  Console               ${stack.consoleUrl}  (sign in with CONSOLE_PASSWORD${
-        settings.COMMAND_API_KEY
-          ? ' or COMMAND_API_KEY'
-          : ' or the command API key in embedded-credentials.json'
+      `  Console               ${stack.consoleUrl}  (account bookkeeper, ${
+        settings.CONSOLE_PASSWORD || !stack.emulator
+          ? 'password CONSOLE_PASSWORD'
+          : 'its password consolePassword in embedded-credentials.json'
       })`,
     );
     out(`  Ledger                ${stack.ledgerLocation}`);

@@ -1,27 +1,34 @@
-import { html } from '../html.js';
+import type { ConsoleAccount } from '../credentials.js';
+import { html, joinHtml } from '../html.js';
 import { barePage } from '../layout.js';
 
 export function signInPage(options: {
   csrf: string;
   next: string;
   error: string | null;
-  configured: boolean;
+  accounts: readonly ConsoleAccount[];
+  account?: string | undefined;
 }): string {
+  const chosen = options.account ?? options.accounts[0]?.name;
   return barePage(
     'Sign in',
     html`${options.error ? html`<p class="error" role="alert" id="sign-in-error">${options.error}</p>` : ''}
 ${
-  options.configured
+  options.accounts.length > 0
     ? ''
-    : html`<p class="error" role="alert">No console password is set: set CONSOLE_PASSWORD (or COMMAND_API_KEY) and restart booksync.</p>`
+    : html`<p class="error" role="alert">No console password is set: set CONSOLE_PASSWORD and restart booksync.</p>`
 }
 <form method="post" action="/console/sign-in">
 <input type="hidden" name="_csrf" value="${options.csrf}">
 <input type="hidden" name="next" value="${options.next}">
-<label for="password">Console password (or the command API key)</label>
+<label for="account">Account</label>
+<select id="account" name="account">${joinHtml(
+      options.accounts,
+      (a) =>
+        html`<option value="${a.name}"${a.name === chosen ? html` selected` : ''}>${a.name} (${a.role})</option>`,
+    )}</select>
+<label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
-<label for="name">Your name, for the audit log (optional)</label>
-<input type="text" id="name" name="name" autocomplete="name" maxlength="80">
 <p><button type="submit">Sign in</button></p>
 </form>`,
   );
