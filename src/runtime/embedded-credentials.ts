@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { writePrivateFile } from '../storage/private-files.js';
+import { readPrivateFile, somethingAt, writePrivateFile } from '../storage/private-files.js';
 
 // The embedded stack's generated credentials, kept in one file next to the data (mode 0600): the demo
 // organization's keys (the emulator stores only their hashes, and a restart must reuse them) and, when
@@ -27,8 +26,9 @@ export function embeddedCredentialsPath(dataDir: string): string {
 /** The stored credentials, or null when the file does not exist; a file that is not them is an error. */
 export function readEmbeddedCredentials(dataDir: string): EmbeddedCredentials | null {
   const file = embeddedCredentialsPath(dataDir);
-  if (!existsSync(file)) return null;
-  const parsed = EmbeddedCredentials.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!somethingAt(file)) return null;
+  // Refused unless a regular file of this user only (no link planted in a shared data folder).
+  const parsed = EmbeddedCredentials.safeParse(JSON.parse(readPrivateFile(file)));
   if (!parsed.success) throw new Error(`${file}: not booksync's embedded credentials`);
   return parsed.data;
 }

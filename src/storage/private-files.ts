@@ -1,9 +1,32 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { userInfo } from 'node:os';
 
 // The data folder holds secrets at rest: webhook secrets and key hashes in the emulator's database, the
-// demo and command API keys in embedded-credentials.json, the books in the ledger. Only the owner may read
-// them, whatever the umask (D43). `mode` on create is masked by the umask and ignored for an existing file,
-// hence the chmod after.
+// demo and command API keys in embedded-credentials.json, the deployment's settings in booksync.env, the books
+// in the ledger. Only the owner may read them, whatever the umask (D43).
+//
+// A private file is written to `<file>.tmp`, created exclusively and never through a symbolic link
+// (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), then renamed over the file: a reader sees the old file or the new one,
+// never half of one, and a link planted at either name (a shared data folder) is refused, not followed, so
+// the secrets never land where the link points. A file booksync reads its settings from is opened without
+// following a link and checked on the open descriptor (no swap between the check and the read).
 
 const ownerOnlyFile = 0o600;
 const ownerOnlyDir = 0o700;
@@ -18,10 +41,137 @@ export function ensurePrivateDir(dir: string): void {
   if (first !== undefined) chmodSync(dir, ownerOnlyDir);
 }
 
-/** Writes a file only its owner can read (an existing file is tightened too). */
+/** A file refused as it is: the message names it and says how to fix it. */
+export class PrivateFileError extends Error {
+  override name = 'PrivateFileError';
+}
+
+/** lstat, or null when nothing is there. */
+function entryAt(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/** Whether anything, a dangling symbolic link included, is at `file`. */
+export function somethingAt(file: string): boolean {
+  return entryAt(file) !== null;
+}
+
+const exclusiveCreate = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** Creates `temporary` for writing; a regular file of ours left there by a crash is replaced, anything else refused. */
+function createTemporary(temporary: string): number {
+  try {
+    return openSync(temporary, exclusiveCreate, ownerOnlyFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const left = entryAt(temporary);
+  if (left?.isFile() && left.uid === process.getuid?.()) {
+    unlinkSync(temporary); // unlink never follows a link: at worst it removes one planted since
+    return openSync(temporary, exclusiveCreate, ownerOnlyFile);
+  }
+  throw new PrivateFileError(
+    `${temporary} is in the way of writing ${temporary.slice(0, -'.tmp'.length)}: refused (${left?.isSymbolicLink() ? 'a symbolic link' : 'not a file of this user'}; remove it)`,
+  );
+}
+
+/** Writes a file only its owner can read, atomically; a symbolic link at the file's name is refused. */
 export function writePrivateFile(file: string, content: string): void {
-  writeFileSync(file, content, { mode: ownerOnlyFile });
-  chmodSync(file, ownerOnlyFile);
+  const existing = entryAt(file);
+  if (existing?.isSymbolicLink()) {
+    throw new PrivateFileError(`${file} is a symbolic link: refused to write through it (remove it)`);
+  }
+  if (existing && !existing.isFile()) throw new PrivateFileError(`${file} is not a regular file: refused`);
+  const temporary = `${file}.tmp`;
+  const fd = createTemporary(temporary);
+  let closed = false;
+  try {
+    // The mode given to open is masked by the umask.
+    fchmodSync(fd, ownerOnlyFile);
+    const bytes = Buffer.from(content);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    fsyncSync(fd);
+    closeSync(fd);
+    closed = true;
+    renameSync(temporary, file);
+  } catch (error) {
+    if (!closed) closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** What a file must be to be read: followed if a link or not; owned by this user (or root); mode bits refused. */
+interface ReadPolicy {
+  followLinks: boolean;
+  ownedByUser: boolean;
+  forbiddenMode: number;
+}
+
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return String(process.getuid?.());
+  }
+}
+
+function readChecked(file: string, policy: ReadPolicy): string {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO put there does not hang the open (it is refused below as not a regular file).
+    fd = openSync(
+      file,
+      constants.O_RDONLY | constants.O_NONBLOCK | (policy.followLinks ? 0 : constants.O_NOFOLLOW),
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP' && !policy.followLinks) {
+      throw new PrivateFileError(`${file} is a symbolic link: refused (name the file itself)`);
+    }
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new PrivateFileError(`${file} is not a regular file: refused`);
+    const uid = process.getuid?.();
+    if (policy.ownedByUser && uid !== undefined && stat.uid !== uid && stat.uid !== 0) {
+      throw new PrivateFileError(
+        `${file} belongs to another user (uid ${stat.uid}): refused (chown ${userName()} ${file})`,
+      );
+    }
+    if ((stat.mode & policy.forbiddenMode) !== 0) {
+      const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+      throw new PrivateFileError(
+        `${file} is open to other users (mode ${mode}): refused (chmod 600 ${file})`,
+      );
+    }
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads a file booksync takes its settings or keys from (the deployment's env file, embedded credentials): a
+ * regular file, not a symbolic link, owned by this user (or root), that no group or other user can read.
+ */
+export function readPrivateFile(file: string): string {
+  return readChecked(file, { followLinks: false, ownedByUser: true, forbiddenMode: 0o077 });
+}
+
+/**
+ * Reads a secret named by a path the operator gave (X_FILE): a regular file no other user can read. Links are
+ * followed and any owner accepted: secret mounts are links to root-owned files (Kubernetes), readable by a
+ * group (fsGroup); what is written there is the secret itself, not where to send one.
+ */
+export function readSecretFile(file: string): string {
+  return readChecked(file, { followLinks: true, ownedByUser: false, forbiddenMode: 0o007 });
 }
 
 const sqliteSideFiles = ['-wal', '-shm', '-journal'];
