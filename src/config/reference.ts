@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretFileSetting } from './secret-files.js';
 import { derivedDefaults, settingsSchema } from './settings.js';
 
 export const referenceStart =
@@ -22,7 +23,12 @@ export function configurationReference(): string {
           ? (derivedDefaults[name] as string)
           : '';
     const values = json.enum ? ` One of ${json.enum.map((v) => `\`${String(v)}\``).join(', ')}.` : '';
-    return `| \`${name}\` | ${fallback} | ${description}${values} |`;
+    const fileSetting = secretFileSetting(name);
+    const fromFile =
+      fileSetting === null || fileSetting in settingsSchema.shape
+        ? ''
+        : ` Or \`${fileSetting}\`: a file holding it (not both).`;
+    return `| \`${name}\` | ${fallback} | ${description}${values}${fromFile} |`;
   });
   return [referenceStart, '| variable | default | meaning |', '|---|---|---|', ...rows, referenceEnd].join(
     '\n',

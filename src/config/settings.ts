@@ -2,10 +2,12 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { checkedTimeZone } from '../workflow-safe/business-days.js';
+import { withSecretFiles } from './secret-files.js';
 
-// Every setting booksync reads, from the environment (and an optional .env file). A setting left unset
-// means "embedded default": no TEMPORAL_ADDRESS starts a Temporal dev server, no SERVICE_BASE_URL starts
-// the emulator. The README's configuration reference is generated from these descriptions.
+// Every setting booksync reads, from the environment (and the deployment's env file, env-file.ts; a secret X
+// also from the file X_FILE names, secret-files.ts). A setting left unset means "embedded default": no
+// TEMPORAL_ADDRESS starts a Temporal dev server, no SERVICE_BASE_URL starts the emulator. The README's
+// configuration reference is generated from these descriptions.
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const flag = (fallback: 'true' | 'false') =>
@@ -101,7 +103,7 @@ export const settingsSchema = z.object({
     .min(1)
     .optional()
     .describe(
-      'A file holding the payload keys instead (one `<id>=<key>` per line), when PAYLOAD_KEYS is unset.',
+      'A file holding the payload keys instead (one `<id>=<key>` per line), read as every `_FILE` secret is; setting PAYLOAD_KEYS too is an error.',
     ),
   TEMPORAL_TLS_CERT_PATH: z.string().optional().describe('mTLS client certificate (PEM) for Temporal.'),
   TEMPORAL_TLS_KEY_PATH: z.string().optional().describe('mTLS client key (PEM) for Temporal.'),
@@ -444,9 +446,12 @@ export class SettingsError extends Error {
 
 /** Validates the environment; the first problem becomes one line naming the variable and what it expects. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const input = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
+  let input: Record<string, string>;
+  try {
+    input = withSecretFiles(env, Object.keys(settingsSchema.shape));
+  } catch (error) {
+    throw new SettingsError((error as Error).message);
+  }
   const parsed = settingsSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
