@@ -48,7 +48,7 @@ async function help(): Promise<string> {
     '',
     ...loaded.map(([name, command]) => `  ${name.padEnd(width)}${command.summary}`),
     '',
-    'Configuration comes from the environment and an optional .env file (see README, "Configuration").',
+    'Configuration comes from the environment and BOOKSYNC_DATA_DIR/booksync.env, or the file BOOKSYNC_ENV_FILE names (see README, "Configuration").',
   ].join('\n');
 }
 

@@ -1,28 +1,40 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { writePrivateFile } from '../storage/private-files.js';
+import { parseEnv } from 'node:util';
+import { readPrivateFile, somethingAt, writePrivateFile } from '../storage/private-files.js';
+import { secretFileSetting } from './secret-files.js';
 import { settingsSchema } from './settings.js';
 
 // The deployment's settings for a second terminal. `booksync start` writes the booksync settings its
-// environment set to BOOKSYNC_DATA_DIR/booksync.env (mode 0600: it may hold keys); every command reads, in
-// order, BOOKSYNC_ENV_FILE, ./.env, then ./.data/booksync.env, the first that exists. Variables of the
-// environment always win over the file's (Node's loadEnvFile sets only those not set).
+// environment set to BOOKSYNC_DATA_DIR/booksync.env, and every command reads that same file (BOOKSYNC_DATA_DIR
+// from the environment, default .data), or the one BOOKSYNC_ENV_FILE names instead; no other file (a .env in
+// the working directory only when BOOKSYNC_ENV_FILE names it). The file says where tokens and payloads go
+// (TEMPORAL_ADDRESS, QBO_OAUTH_URL...), so it is read only if nobody else could have written or read it: a
+// regular file, not a link, owned by this user (or root), mode 0600 or tighter, named or not. Variables of
+// the environment always win over the file's.
 
-export const defaultEnvFile = path.join('.data', 'booksync.env');
+const envFileName = 'booksync.env';
+
+/** The env file of a data folder: where `booksync start` writes it and where commands read it. */
+export function envFileIn(dataDir: string): string {
+  return path.join(dataDir, envFileName);
+}
 
 /** Which env file a command reads, or null. */
 export function envFileToRead(env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.BOOKSYNC_ENV_FILE) return env.BOOKSYNC_ENV_FILE;
-  for (const candidate of ['.env', defaultEnvFile]) if (existsSync(candidate)) return candidate;
-  return null;
+  const file = envFileIn(settingsSchema.shape.BOOKSYNC_DATA_DIR.parse(env.BOOKSYNC_DATA_DIR || undefined));
+  // A link counts as there: it is refused when read, never silently skipped.
+  return somethingAt(file) ? file : null;
 }
 
-/** Loads it into process.env (a named file that is missing is an error: the operator asked for it). */
+/** Loads it into `env` (a named file that is missing is an error: the operator asked for it). */
 export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): string | null {
   const file = envFileToRead(env);
   if (file === null) return null;
-  if (!existsSync(file)) throw new Error(`BOOKSYNC_ENV_FILE: ${file} does not exist`);
-  process.loadEnvFile(file);
+  if (!somethingAt(file)) throw new Error(`BOOKSYNC_ENV_FILE: ${file} does not exist`);
+  for (const [name, value] of Object.entries(parseEnv(readPrivateFile(file)))) {
+    if (env[name] === undefined) env[name] = value;
+  }
   return file;
 }
 
@@ -32,19 +44,20 @@ export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
  */
 export const keptOutOfDataFolder: readonly string[] = ['PAYLOAD_KEYS', 'QBO_TOKEN_KEY', 'XERO_TOKEN_KEY'];
 
-/** The booksync settings the environment set, as an env file's lines (values quoted). */
+/** The booksync settings the environment set, as an env file's lines (values quoted); secret files by path. */
 export function envFileContents(env: NodeJS.ProcessEnv = process.env): string {
-  const names = Object.keys(settingsSchema.shape).filter(
-    (name) => env[name] !== undefined && env[name] !== '' && !keptOutOfDataFolder.includes(name),
-  );
+  const settings = Object.keys(settingsSchema.shape);
+  const names = [
+    ...new Set([...settings, ...settings.flatMap((name) => secretFileSetting(name) ?? [])]),
+  ].filter((name) => env[name] !== undefined && env[name] !== '' && !keptOutOfDataFolder.includes(name));
   const quoted = (value: string) => (/['\n\r]/.test(value) ? JSON.stringify(value) : `'${value}'`);
   const lines = names.map((name) => `${name}=${quoted(env[name] as string)}`);
   return `# Written by booksync start: the settings of this deployment, for commands in another terminal.\n${lines.join('\n')}\n`;
 }
 
-/** Writes them to BOOKSYNC_DATA_DIR/booksync.env, mode 0600. */
+/** Writes them to BOOKSYNC_DATA_DIR/booksync.env, mode 0600, never through a link. */
 export function writeEnvFile(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  const file = path.join(dataDir, 'booksync.env');
+  const file = envFileIn(dataDir);
   writePrivateFile(file, envFileContents(env));
   return file;
 }
