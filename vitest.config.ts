@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { testsNeedingContracts } from './test/support/contract-tests.js';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
+import { filesOfTier, type Tier, testTiers } from './test/support/test-tiers.js';
 import { contractsDirCandidates, findContractsDir } from './test/support/vendor-contracts.js';
 
 // Workflow tests start real Temporal servers: one dev server for the whole run (globalSetup) and a
@@ -21,11 +22,20 @@ if (withoutContracts.length > 0) {
   );
 }
 
+// Three tiers, each a vitest project (`vitest run --project unit`): unit (no process, no server: the inner
+// loop), integration (real servers and processes), e2e (booksync run as its users run it). Which file is in
+// which tier is read from the files (test/support/test-tiers.ts); `npm test` runs all three.
+const root = fileURLToPath(new URL('.', import.meta.url));
+const tiers = testTiers(root);
+const tier = (name: Tier, extra: { setupFiles?: string[] } = {}) => ({
+  extends: true as const,
+  test: { name, include: filesOfTier(tiers, name), ...extra },
+});
+
 export default defineConfig({
   test: {
     pool: 'forks',
     maxWorkers: 2,
-    include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...withoutContracts],
     globalSetup: ['test/support/global-setup.ts'],
     // The long files first (test/support/test-file-seconds.ts), so two workers end together.
@@ -36,5 +46,10 @@ export default defineConfig({
     // CI also writes a JSON report, from which .ci/run prints its closing 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: 'test/.artifacts/vitest-report.json' },
+    projects: [
+      tier('unit', { setupFiles: ['test/support/unit-guard.ts'] }),
+      tier('integration'),
+      tier('e2e'),
+    ],
   },
 });

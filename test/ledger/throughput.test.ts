@@ -1,3 +1,4 @@
+// test tier: integration (it measures posts to SQLite files with full fsync: tens of seconds on a busy machine)
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
