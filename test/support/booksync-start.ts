@@ -11,7 +11,9 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadSettings } from '../../src/config/settings.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
+import { openLedgerStore } from '../../src/runtime/ledger-store.js';
 import { ServiceClient } from '../../src/service/client.js';
 import type { TargetSummary } from '../../src/targets/target-index.js';
 import { type CliRun, runBooksync } from './booksync-cli.js';
@@ -128,9 +130,21 @@ export class BooksyncProcess {
     return runBooksync(args, { env: { ...this.env, ...extra } });
   }
 
+  /**
+   * What `booksync targets status` says of the (first) target, read in this process from the same store with
+   * the same code: the polls of untilPushed would otherwise start a CLI process (2 s of CPU) every second and
+   * take a core from the stack under test. `booksync targets status` itself is tested in test/cli.
+   */
   async targetStatus(): Promise<TargetSummary> {
-    const { stdout } = await this.cli(['targets', 'status', '--json']);
-    return (JSON.parse(stdout) as { targets: TargetSummary[] }).targets[0] as TargetSummary;
+    const settings = loadSettings(this.env);
+    const target = settings.ACCOUNTING_TARGET?.[0];
+    if (!target) throw new Error('no ACCOUNTING_TARGET in this stack');
+    const store = await openLedgerStore(settings);
+    try {
+      return await store.targetIndex.summary(target);
+    } finally {
+      await store.close();
+    }
   }
 
   /** Until nothing is PENDING at the (first) target. */
