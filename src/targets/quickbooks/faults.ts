@@ -5,23 +5,30 @@ import { TargetRefusedError, TargetUnavailableError } from '../errors.js';
 // "Error": [{"Message", "Detail", "code"}]}}`. Throttling (429, ThrottleExceeded), outages (5xx, SystemFault)
 // are retried; validation and authorization refusals are not, and keep QBO's own words for FAILED entries.
 
+/** One Error of a Fault, as QBO gave it. */
+const faultItem = z.object({
+  Message: z.string().optional(),
+  Detail: z.string().optional(),
+  code: z.string().optional(),
+});
+export type QboFaultItem = z.infer<typeof faultItem>;
+
 const faultBody = z.object({
-  Fault: z.object({
-    type: z.string().optional(),
-    Error: z
-      .array(
-        z.object({
-          Message: z.string().optional(),
-          Detail: z.string().optional(),
-          code: z.string().optional(),
-        }),
-      )
-      .optional(),
-  }),
+  Fault: z.object({ type: z.string().optional(), Error: z.array(faultItem).optional() }),
 });
 
 /** Default wait after a 429 without Retry-After: QBO's limits are per minute. */
 const THROTTLE_DELAY_MS = 60_000;
+
+/** QBO's refusal of a request, with its Fault's Errors kept apart so a refusal is classified by them. */
+export class QuickBooksRefusal extends TargetRefusedError {
+  constructor(
+    targetMessage: string,
+    readonly faults: readonly QboFaultItem[],
+  ) {
+    super('quickbooks', targetMessage);
+  }
+}
 
 export function faultError(status: number, body: string, retryAfter: string | null): Error {
   let parsed: z.infer<typeof faultBody> | null = null;
@@ -46,23 +53,51 @@ export function faultError(status: number, body: string, retryAfter: string | nu
     );
   }
   if (status >= 500 || type === 'SystemFault') return new TargetUnavailableError('quickbooks', message);
-  return new TargetRefusedError('quickbooks', type ? `${type}: ${message}` : message);
+  return new QuickBooksRefusal(type ? `${type}: ${message}` : message, errors);
+}
+
+/**
+ * What a refusal means to the adapter. QBO's codes are not one-to-one with what happened: Intuit's error list
+ * gives 6200 "Account Period Closed" (6210 with a closing password,
+ * https://developer.intuit.com/app/developer/qbo/docs/develop/troubleshooting/error-codes), but QBO has also
+ * answered a create into closed books with code 5010 and the message "Account Period Closed"
+ * (routablehq/python-quickbooks#208), and 5010 is the Stale Object Error's code. So each Error is read by its
+ * Message first, and by its code only when the Message names none of these.
+ */
+export type FaultKind = 'closed-period' | 'stale-object' | 'deposited';
+
+const byMessage: [RegExp, FaultKind][] = [
+  [/Account Period Closed/i, 'closed-period'],
+  [/Stale Object/i, 'stale-object'],
+  [/Deposited Transaction cannot be changed/i, 'deposited'],
+];
+
+const byCode: Record<string, FaultKind> = {
+  '6200': 'closed-period',
+  '6210': 'closed-period',
+  '5010': 'stale-object',
+  '6540': 'deposited',
+};
+
+/** The kind of QBO's refusal (its first Error that has one), null for any other error. */
+export function faultKind(error: unknown): FaultKind | null {
+  if (!(error instanceof QuickBooksRefusal)) return null;
+  for (const fault of error.faults) {
+    const named = byMessage.find(([pattern]) => pattern.test(fault.Message ?? ''))?.[1];
+    const kind = named ?? byCode[fault.code ?? ''];
+    if (kind) return kind;
+  }
+  return null;
 }
 
 /** A stale SyncToken: the record changed since it was read; re-read and try again. */
 export function isStaleObject(error: unknown): boolean {
-  return error instanceof TargetRefusedError && /code 5010\b|Stale Object/.test(error.targetMessage);
+  return faultKind(error) === 'stale-object';
 }
 
-/**
- * QBO's refusal of a write dated on or before the books closing date: 6200 "Account Period Closed" (6210 when
- * the closing date has a password), Intuit's error codes
- * (https://developer.intuit.com/app/developer/qbo/docs/develop/troubleshooting/error-codes).
- */
+/** QBO's refusal of a write dated on or before the books closing date (6200 / 6210, or 5010 so worded). */
 export function isClosedPeriod(error: unknown): boolean {
-  return (
-    error instanceof TargetRefusedError && /code 62[01]0\b|Account Period Closed/i.test(error.targetMessage)
-  );
+  return faultKind(error) === 'closed-period';
 }
 
 /**
@@ -71,8 +106,5 @@ export function isClosedPeriod(error: unknown): boolean {
  * deposit object before voiding the payment object").
  */
 export function isDepositedRefusal(error: unknown): boolean {
-  return (
-    error instanceof TargetRefusedError &&
-    /code 6540\b|Deposited Transaction cannot be changed/i.test(error.targetMessage)
-  );
+  return faultKind(error) === 'deposited';
 }

@@ -58,12 +58,22 @@ interface Realm {
   voided: Set<string>;
   /** The company's automated sales tax engine, when it is switched on (RealmOptions). */
   automatedSalesTax: AutomatedSalesTax | null;
+  /** The code a write into closed books is refused with (RealmOptions.closedBooksCode). */
+  closedBooksCode: ClosedBooksCode;
 }
+
+/**
+ * How QBO refuses a write into closed books: `6200` as Intuit's error list gives it, or `5010` with the message
+ * "Account Period Closed", as QBO answered a Bill and an Invoice create (routablehq/python-quickbooks#208).
+ */
+export type ClosedBooksCode = '6200' | '5010';
 
 /** How a company is set up in the double. */
 export interface RealmOptions {
   /** Automated sales tax switched on (Preferences.TaxPrefs.PartnerTaxEnabled), at this rate (8.25 % default). */
   automatedSalesTax?: { ratePercent?: number };
+  /** The Fault a write into closed books gets (`6200` by default). */
+  closedBooksCode?: ClosedBooksCode;
 }
 
 /** QBO's limits per company (realm) and app: https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles */
@@ -287,6 +297,7 @@ export class QuickBooksDouble {
       refusedForLimit: {},
       voided: new Set(),
       automatedSalesTax: null,
+      closedBooksCode: options.closedBooksCode ?? '6200',
     };
     this.realms.set(realmId, realm);
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -1118,7 +1129,7 @@ export class QuickBooksDouble {
       if (current?.TxnDate !== undefined) dates.push(String(current.TxnDate));
       if (object.TxnDate !== undefined) dates.push(String(object.TxnDate));
     }
-    if (dates.some((d) => d.slice(0, 10) <= closed)) throw closedBooksFault();
+    if (dates.some((d) => d.slice(0, 10) <= closed)) throw closedBooksFault(realm.closedBooksCode);
   }
 
   private preferences(realm: Realm): Entity {
@@ -1813,13 +1824,23 @@ function satisfies(actual: string | undefined, c: Condition): boolean {
 }
 
 /**
- * QBO's refusal of a write into closed books: code 6200 "Account Period Closed Error" on Intuit's error codes
+ * QBO's refusal of a write into closed books. `6200`: "Account Period Closed Error" on Intuit's error codes
  * page (https://developer.intuit.com/app/developer/qbo/docs/develop/troubleshooting/error-codes); Message and
  * Detail as integrators quote QBO (Recurly: "Account Period Closed, Cannot Update Through Services API";
  * AutoEntry, LeanLaw, Bill.com: "The account period has closed and the account books cannot be updated
- * through the QBO Services API. Please use the QBO website to make these changes.").
+ * through the QBO Services API. Please use the QBO website to make these changes."). `5010`: as QBO answered a
+ * Bill and an Invoice create (routablehq/python-quickbooks#208: code 5010, message "Account Period Closed",
+ * detail "The account period has closed. {1}"), the code Intuit's list gives the Stale Object Error.
  */
-export function closedBooksFault(): FaultError {
+export function closedBooksFault(code: ClosedBooksCode = '6200'): FaultError {
+  if (code === '5010')
+    return new FaultError(
+      400,
+      'ValidationFault',
+      'Account Period Closed',
+      'The account period has closed. {1}',
+      '5010',
+    );
   return new FaultError(
     400,
     'ValidationFault',

@@ -93,6 +93,45 @@ describe('QuickBooks Online: closed books (issue 25 §3)', () => {
     });
   });
 
+  it('takes a 5010 "Account Period Closed" for closed books: no SyncToken retries, the reversal dated after the close', async () => {
+    // A company whose QBO answers a write into closed books with code 5010, as one did a Bill and an Invoice
+    // create (routablehq/python-quickbooks#208); 5010 is also the Stale Object Error's code.
+    const c = quickBooksCompany(double, cipher, { realm: { closedBooksCode: '5010' } });
+    const target = c.target();
+    const docs = closedPeriodDocuments();
+    const { pushed, context } = pushIndex();
+    for (const doc of [docs.invoice, docs.february]) pushed.set(doc.key, await target.push(doc, context));
+    const paymentId = idOf(pushed.get(docs.february.key)?.remoteIds[0]);
+    // The books are closed through February after this worker read them open (it trusts that for a minute).
+    double.closeBooks(c.realmId, '2026-02-28');
+    const paymentPosts = () =>
+      double.requests.filter(
+        (r) => r.realmId === c.realmId && r.method === 'POST' && /\/payment\?/.test(r.url),
+      ).length;
+
+    const before = paymentPosts();
+    const reversed = await target.push(docs.februaryReversed, context);
+    // One write to the February payment, refused; not re-read and retried as a stale SyncToken.
+    expect(paymentPosts() - before).toBe(1);
+    expect(double.isVoided(c.realmId, 'Payment', paymentId)).toBe(false);
+    expect(double.get(c.realmId, 'Payment', paymentId)).toMatchObject({ TotalAmt: 20 });
+    // The closing date read again: a bounced-check invoice dated the day after it.
+    expect(reversed.remoteIds[0]).toMatch(/^Invoice:/);
+    expect(double.get(c.realmId, 'Invoice', idOf(reversed.remoteIds[0]))).toMatchObject({
+      TxnDate: '2026-03-01',
+      TotalAmt: 20,
+    });
+
+    // A create into the closed books, refused with 5010 by a worker that read them open: dated after them.
+    const late = c.target();
+    await late.lockedThrough();
+    double.closeBooks(c.realmId, '2026-03-31');
+    const creates = paymentPosts();
+    const payment = await late.push(docs.late, context);
+    expect(paymentPosts() - creates).toBe(2);
+    expect(double.get(c.realmId, 'Payment', idOf(payment.remoteIds[0]))?.TxnDate).toBe('2026-04-01');
+  });
+
   it('takes the ledger’s closed-through day when it is later than QuickBooks’ own', async () => {
     const c = company();
     const docs = closedPeriodDocuments();

@@ -841,6 +841,28 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     expect(fault(refused).Detail).toMatch(/payments applied/);
   });
 
+  it('books-closed: a company answering a write into closed books with 5010 "Account Period Closed"', async () => {
+    const c = await company({ closedBooksCode: '5010' });
+    const { customer, invoice } = await invoiced(c);
+    double.closeBooks(c.realmId, '2026-01-31');
+    const refused = await c.call(
+      'POST',
+      'payment',
+      {},
+      {
+        ...paymentBody(c, customer.Id, invoice.Id, 10),
+        TxnDate: '2026-01-15',
+      },
+    );
+    // As QBO answered a Bill and an Invoice create (routablehq/python-quickbooks#208).
+    expect(fault(refused)).toEqual({
+      status: 400,
+      code: '5010',
+      Message: 'Account Period Closed',
+      Detail: 'The account period has closed. {1}',
+    });
+  });
+
   it('books-closed: nothing dated on or before the books closing date is created, voided or changed (6200)', async () => {
     const c = await company();
     const { customer, invoice } = await invoiced(c);
