@@ -1,7 +1,7 @@
 import { baseKey, isReversalKey, keyPrefix, keyVersion } from '../../ledger/entry-key.js';
 import type { PushContext, RemoteRecord, TargetDocument } from '../target-port.js';
 import { billNumber, billPaymentNumber, invoiceNumber } from './documents.js';
-import { byDate, entityOf, parseRemoteId, reversingEntity, rowOf, voidable } from './helpers.js';
+import { byDate, entityOf, isVoided, parseRemoteId, reversingEntity, rowOf, voidable } from './helpers.js';
 import { type BatchItem, type Filter, PAGE_SIZE, type QboEntity, selectQuery } from './http-client.js';
 import { docNumberTag, markersIn } from './keys.js';
 import type { QuickBooksSession } from './session.js';
@@ -23,7 +23,9 @@ export async function locate(
     if (voidable.has(entity)) {
       const record = await lookup(s, entity, original);
       const mark = record && markersIn(record.PrivateNote).find((m) => m.key === key);
-      if (record && mark)
+      // Marked and voided: a reversal's marker on an original not voided is a void still to make (or
+      // refused: the reversal is then a document of its own, below).
+      if (record && mark && isVoided(record))
         return { key, remoteIds: [`void:${entity}:${record.Id}`], contentHash: mark.contentHash };
     }
     // Reversed after close: the charge invoice (a payment's) or bill (a bill payment's) of its own.

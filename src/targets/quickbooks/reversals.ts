@@ -24,12 +24,13 @@ import { transferJournal, transferOf } from './unapplied-cash.js';
 // Reversals: a void in the same open month, else a document of its own dated in the open period.
 
 /**
- * A reversal in the same open month as its original: an invoice, payment or bill payment is voided as
- * Intuit documents it (a voided payment's invoice or bill is open again), then the reversal's marker is
- * added to its note. Across months or into a closed period the original is never touched: a payment's
- * reversal is a charge invoice (a bill payment's a bill) dated in the open period, anything else a reversing
- * journal entry. The original comes from the push's index, else QBO; a void already made (a crash before
- * the marker) is not made again, and a reversal made either way is found by its key.
+ * A reversal in the same open month as its original: the reversal's marker is added to the original's note,
+ * then the original (an invoice, payment or bill payment) is voided as Intuit documents it (a voided
+ * payment's invoice or bill is open again). Across months or into a closed period the original is never
+ * touched: a payment's reversal is a charge invoice (a bill payment's a bill) dated in the open period,
+ * anything else a reversing journal entry. The original comes from the push's index, else QBO; a marker
+ * already added (a crash before the void) is not added again, and a reversal made either way is found by
+ * its key.
  */
 export async function reverse(
   s: QuickBooksSession,
@@ -107,7 +108,10 @@ export async function reverseOriginal(
     const remoteIds = [`void:${original.entity}:${original.id}`];
     const current = await s.client.read(original.entity, original.id);
     const mark = markersIn(current.PrivateNote).find((m) => m.key === doc.key);
-    if (mark) return alreadyPushed(s.name, { key: doc.key, remoteIds, contentHash: mark.contentHash }, doc);
+    // Marked and voided: done. Marked only (a crash, or a refusal, between the marker and the void): the
+    // void is still to make, or the reversal is a document of its own.
+    if (mark && isVoided(current))
+      return alreadyPushed(s.name, { key: doc.key, remoteIds, contentHash: mark.contentHash }, doc);
     if (reversesInPlace(given, lock, String(current.TxnDate ?? ''))) {
       try {
         return await voidInPlace(s, doc, original, current, remoteIds);
@@ -126,6 +130,12 @@ export async function reverseOriginal(
   return createReversal(s, doc, plan, context);
 }
 
+/**
+ * The reversal's marker on the original's note, then QBO's void. QBO keeps the note a void finds ("Voided" is
+ * prepended to it: Intuit's "Void a payment", "Void an invoice") and documents no change of a voided
+ * transaction, so nothing is written to the original after its void. Voided already without the marker
+ * (voided in QuickBooks by someone else): that void is the reversal, found, not made.
+ */
 export async function voidInPlace(
   s: QuickBooksSession,
   doc: TargetDocument,
@@ -133,7 +143,24 @@ export async function voidInPlace(
   current: QboEntity,
   remoteIds: string[],
 ): Promise<PushResult> {
-  if (!isVoided(current)) {
+  const voidedBefore = isVoided(current);
+  if (!voidedBefore) {
+    const marked = markersIn(current.PrivateNote).some((m) => m.key === doc.key);
+    const noted = marked
+      ? current
+      : await withFreshSyncToken(
+          s,
+          original.entity,
+          original.id,
+          (record) => ({
+            sparse: true,
+            PrivateNote:
+              `${typeof record.PrivateNote === 'string' ? record.PrivateNote : ''}\n${marker(doc.key, doc.contentHash)}`.trim(),
+          }),
+          { operation: 'update' },
+          `${doc.key}:marker`,
+          current,
+        );
     await withFreshSyncToken(
       s,
       original.entity,
@@ -141,23 +168,10 @@ export async function voidInPlace(
       () => (original.entity === 'Invoice' ? {} : { sparse: true }),
       voidQuery[original.entity] ?? { operation: 'void' },
       doc.key,
-      current,
+      noted,
     );
   }
-  // QBO keeps no note sent with the void: the marker goes on by an update of the voided record.
-  await withFreshSyncToken(
-    s,
-    original.entity,
-    original.id,
-    (record) => ({
-      sparse: true,
-      PrivateNote:
-        `${typeof record.PrivateNote === 'string' ? record.PrivateNote : ''}\n${marker(doc.key, doc.contentHash)}`.trim(),
-    }),
-    { operation: 'update' },
-    `${doc.key}:marker`,
-  );
-  const result = { key: doc.key, remoteIds, contentHash: doc.contentHash, created: true };
+  const result = { key: doc.key, remoteIds, contentHash: doc.contentHash, created: !voidedBefore };
   s.known.set(doc.key, result);
   return result;
 }

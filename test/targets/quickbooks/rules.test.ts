@@ -395,6 +395,43 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     expect(voidedInvoice.PrivateNote).toBe('Voided booksync key=invoice:x hash=h');
   });
 
+  it('voided-update: a voided transaction is not changed, not even its note by a sparse update', async () => {
+    const c = await company();
+    const { payment } = await paid(c, 50);
+    // Live, its note may change.
+    const noted = entityOf(
+      await c.call(
+        'POST',
+        'payment',
+        { operation: 'update' },
+        { Id: payment.Id, SyncToken: payment.SyncToken, sparse: true, PrivateNote: 'before the void' },
+      ),
+      'Payment',
+    );
+    const voided = entityOf(
+      await c.call(
+        'POST',
+        'payment',
+        { operation: 'update', include: 'void' },
+        { Id: noted.Id, SyncToken: noted.SyncToken, sparse: true },
+      ),
+      'Payment',
+    );
+    expect(voided.PrivateNote).toBe('Voided before the void');
+    const after = await c.call(
+      'POST',
+      'payment',
+      { operation: 'update' },
+      { Id: voided.Id, SyncToken: voided.SyncToken, sparse: true, PrivateNote: 'after the void' },
+    );
+    expect(fault(after)).toMatchObject({
+      status: 400,
+      code: '6000',
+      Detail: expect.stringMatching(/is voided/),
+    });
+    expect(double.get(c.realmId, 'Payment', payment.Id)?.PrivateNote).toBe('Voided before the void');
+  });
+
   it('deposited-void: a payment on a deposit cannot be voided (6540)', async () => {
     const c = await company();
     const { payment } = await paid(c);
