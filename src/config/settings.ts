@@ -96,7 +96,31 @@ export const settingsSchema = z.object({
     .url()
     .optional()
     .describe(
-      "The Temporal Web UI's origin allowed to call booksync's codec server (/codec/decode) from the browser, e.g. https://temporal.example.com. Default with the embedded dev server: its UI.",
+      "The Temporal Web UI's origin allowed to call booksync's codec server (/codec/decode) from the browser, e.g. https://temporal.example.com; no other origin gets a CORS answer. Default with the embedded dev server: its UI.",
+    ),
+  PAYLOAD_ENCRYPTION_REQUIRED: flag('false').describe(
+    'Payload encryption is required: a process without PAYLOAD_KEYS (or PAYLOAD_KEYS_FILE) refuses to start rather than give Temporal plain payloads, and a payload that is not encrypted is refused when read (a workflow task or a client call fails naming it) instead of being read as it is. Turn it on once no running workflow started before encryption.',
+  ),
+  CODEC_SERVER_TOKEN: z
+    .string()
+    .min(24, 'at least 24 characters')
+    .optional()
+    .describe(
+      "Serves booksync's codec server (/codec/decode, with PAYLOAD_KEYS) to callers presenting `Authorization: Bearer CODEC_SERVER_TOKEN` (the temporal CLI's `--codec-auth 'Bearer TOKEN'`), on the operations listener. Unset (and CODEC_SERVER_OPEN off): not served, except open on loopback to the embedded dev server's Web UI in `booksync start`.",
+    ),
+  CODEC_SERVER_OPEN: flag('false').describe(
+    'Serves the codec server without a credential: whoever reaches the listener decodes every history. Only for a listener nobody else reaches (loopback development); not with CODEC_SERVER_TOKEN.',
+  ),
+  CODEC_SERVER_ENCODE: flag('false').describe(
+    "Also serves /codec/encode (payloads sealed with the current key, e.g. for the Web UI's start and signal forms); off, it answers 404.",
+  ),
+  CODEC_DECODE_RATE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe(
+      'Codec server requests a caller address may make per minute (burst included); past it, 429. Each decode is logged with the caller and the payload count, never the payloads.',
     ),
   PAYLOAD_KEYS_FILE: z
     .string()

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import type { PayloadCodec } from '@temporalio/common';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
@@ -13,7 +12,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp, type TrustProxy } from './base-app.js';
 import { IngressError } from './errors.js';
 import { createIngressMetrics } from './metrics.js';
-import { codecRoutes } from './routes/codec.js';
+import { type CodecRoutesOptions, codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { unroutedEventsRoutes } from './routes/unrouted-events.js';
@@ -71,11 +70,12 @@ export interface IngressOptions {
   /** RETURNED_CHECK_FEE_SPLIT, likewise. */
   returnedCheckFeeSplit?: ReturnedCheckFeeSplit;
   /**
-   * PAYLOAD_KEYS: serve Temporal's codec protocol (/codec/encode, /codec/decode) with the operators' routes,
-   * for the Web UI (its origin allowed by CORS). `open`: no key asked even on a shared listener (it listens
-   * on loopback only); otherwise a shared listener asks for the command API key like the other operators' routes.
+   * PAYLOAD_KEYS: serve Temporal's codec protocol (/codec/decode, /codec/encode when asked) with the
+   * operators' routes, for the Web UI (its origin answered by CORS) and the temporal CLI. Who may call it is
+   * its own (`access`: CODEC_SERVER_TOKEN, or open on purpose), on whichever listener: never the command API
+   * key, never open because of the listener (src/runtime/codec-server-options.ts). Omitted: not served.
    */
-  codec?: { codec: PayloadCodec; corsOrigin: string | null; open: boolean };
+  codec?: CodecRoutesOptions;
   /** SQLite file binding the command API's Idempotency-Keys to their requests. Default: in memory. */
   commandKeysFile?: string;
   /** How long a command waits for its outcome before answering 202 with where to ask. Default 10 s. */
@@ -214,19 +214,8 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
     await scope.register(unroutedEventsRoutes, { unrouted: parts.unrouted });
     await scope.register(metricsRoutes, { registry: parts.registry });
   });
-  const { codec } = options;
-  if (codec) {
-    app.register(async (scope) => {
-      if (shared && !codec.open) {
-        const check = operationsKeyCheck(options.commandApiKey, parts);
-        // A browser's CORS preflight carries no credentials: it is answered, the POST itself is checked.
-        scope.addHook('onRequest', async (request, reply) => {
-          if (request.method !== 'OPTIONS') await check(request, reply);
-        });
-      }
-      await scope.register(codecRoutes, { codec: codec.codec, corsOrigin: codec.corsOrigin });
-    });
-  }
+  // The codec server checks its own callers (its token, or open on purpose), on a shared listener too.
+  if (options.codec) app.register(codecRoutes, options.codec);
 }
 
 /**

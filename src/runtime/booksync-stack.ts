@@ -14,15 +14,18 @@ import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ensurePrivateDir } from '../storage/private-files.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
-import { payloadEncryption } from '../temporal/data-converter.js';
-import { payloadKeysFrom } from '../temporal/payload-codec.js';
+import {
+  type PayloadEncryption,
+  payloadEncryptionFrom,
+  warnWhenPayloadsUnencrypted,
+} from '../temporal/data-converter.js';
 import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
 import { cachedWorkflowBundle } from '../worker/workflow-bundle.js';
 import { startBooksyncWorker } from './booksync-worker-process.js';
-import { codecServerOptions, operationsBaseUrl } from './codec-server-options.js';
+import { codecServerOptions, embeddedUiCanDecode, operationsBaseUrl } from './codec-server-options.js';
 import { ensureEmbeddedCommandApiKey, ensureEmbeddedConsolePassword } from './command-api-key.js';
 import { consoleOptions } from './console-options.js';
-import { type RunningDevServer, startDevServer } from './dev-server.js';
+import { devServerUiUrl, type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
 import { ingressSettings } from './ingress-settings.js';
 import type { StoredLedger } from './ledger-store.js';
@@ -68,14 +71,23 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
     }
   };
 
-  const encryption = payloadEncryption(payloadKeysFrom(settings));
+  // PAYLOAD_ENCRYPTION_REQUIRED without keys stops here, before anything starts.
+  const encryption = payloadEncryptionFrom(settings);
+  warnWhenPayloadsUnencrypted(settings, encryption, logger);
+  // The embedded demo (booksync's own dev server) opens the codec server to its Web UI on a loopback listener.
+  const codec = codecServerOptions(
+    settings,
+    encryption,
+    settings.TEMPORAL_ADDRESS ? null : devServerUiUrl(settings.TEMPORAL_UI_PORT),
+    logger,
+  );
   try {
     let devServer: RunningDevServer | null = null;
     if (!settings.TEMPORAL_ADDRESS) {
       logger.info('starting the Temporal dev server');
       devServer = await startDevServer({
         // With encrypted payloads, the dev server's Web UI decodes them through booksync's codec server.
-        ...(encryption ? { uiCodecEndpoint: `${operationsBaseUrl(settings)}/codec` } : {}),
+        ...(embeddedUiCanDecode(codec) ? { uiCodecEndpoint: `${operationsBaseUrl(settings)}/codec` } : {}),
         dbFile: path.join(dataDir, 'temporal.db'),
         port: settings.TEMPORAL_DEV_PORT,
         uiPort: settings.TEMPORAL_UI_PORT,
@@ -126,7 +138,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       // The command API: COMMAND_API_KEY, or in the embedded stack a key kept in embedded-credentials.json.
       commandApiKey:
         settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
-      ...codecServerOptions(settings, encryption, devServer?.uiUrl ?? null),
+      ...codec,
       commandKeysFile: path.join(dataDir, 'command-keys.db'),
       console: consoleOptions(settings, {
         ledger: running.ledger,
@@ -174,7 +186,7 @@ async function startEmulatorWithDeliveries(
     logger: Logger;
     connection: Connection;
     workerConnection: NativeConnection;
-    encryption: ReturnType<typeof payloadEncryption>;
+    encryption: PayloadEncryption | null;
   },
   cleanups: (() => Promise<void>)[],
 ): Promise<RunningEmulator> {

@@ -4,8 +4,7 @@ import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
-import { payloadEncryption } from '../temporal/data-converter.js';
-import { payloadKeysFrom } from '../temporal/payload-codec.js';
+import { payloadEncryptionFrom } from '../temporal/data-converter.js';
 import { ensurePeriodCloseSchedule } from '../temporal/period-close-schedule.js';
 import { ensureReconciliationSchedule } from '../temporal/reconciliation-schedule.js';
 import { createBooksyncWorker } from '../worker/booksync-worker.js';
@@ -87,7 +86,7 @@ export async function startBooksyncWorker(options: {
         },
       },
       metrics,
-      encryption: payloadEncryption(payloadKeysFrom(settings)),
+      encryption: payloadEncryptionFrom(settings),
       dataDir: settings.BOOKSYNC_DATA_DIR,
       maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS,
     });

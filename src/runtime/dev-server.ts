@@ -23,6 +23,11 @@ export interface RunningDevServer {
   stop(): Promise<void>;
 }
 
+/** Where the dev server's Web UI is (loopback, as the server listens). */
+export function devServerUiUrl(uiPort: number): string {
+  return `http://127.0.0.1:${uiPort}`;
+}
+
 /**
  * The Temporal CLI's dev server as a child process: SQLite file (workflows survive restarts), Web UI,
  * booksync's search attributes, loopback only.
@@ -78,7 +83,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   privateSqliteFile(options.dbFile);
   return {
     address,
-    uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    uiUrl: devServerUiUrl(options.uiPort),
     stop: () => {
       stopping = true;
       return stopChild(child, exited);

@@ -3,15 +3,17 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Settings } from '../config/settings.js';
 import { activeTracing } from '../telemetry/tracing.js';
-import { type PayloadEncryption, payloadEncryption } from '../temporal/data-converter.js';
-import { payloadKeysFrom } from '../temporal/payload-codec.js';
+import { type PayloadEncryption, payloadEncryptionFrom } from '../temporal/data-converter.js';
 
 export interface TemporalTarget {
   address: string;
   namespace: string;
   tls?: { clientCertPair?: { crt: Buffer; key: Buffer } } | boolean;
   apiKey?: string;
-  /** PAYLOAD_KEYS / PAYLOAD_KEYS_FILE: payloads encrypted by every client and worker; null: as they are. */
+  /**
+   * PAYLOAD_KEYS / PAYLOAD_KEYS_FILE: payloads encrypted by every client and worker; null: as they are (never
+   * with PAYLOAD_ENCRYPTION_REQUIRED: temporalTarget throws then, before anything connects).
+   */
   encryption: PayloadEncryption | null;
 }
 
@@ -28,7 +30,7 @@ export function temporalTarget(settings: Settings, address: string): TemporalTar
   return {
     address,
     namespace: settings.TEMPORAL_NAMESPACE,
-    encryption: payloadEncryption(payloadKeysFrom(settings)),
+    encryption: payloadEncryptionFrom(settings),
     ...(mtls ? { tls: mtls } : settings.TEMPORAL_TLS || settings.TEMPORAL_API_KEY ? { tls: true } : {}),
     ...(settings.TEMPORAL_API_KEY ? { apiKey: settings.TEMPORAL_API_KEY } : {}),
   };

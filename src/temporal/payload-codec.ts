@@ -12,7 +12,9 @@ import proto from '@temporalio/proto';
 // Keys: PAYLOAD_KEYS="<id>=<base64 of 32 bytes>,<id>=...", or PAYLOAD_KEYS_FILE (one `<id>=<key>` per line).
 // The first key encrypts; every key decrypts, so a new key is added first and an old one stays listed until
 // no history needs it (`booksync temporal payload-keys` lists what running workflows need). A payload
-// written before encryption was turned on is read as it is, so those workflows keep running and replay.
+// written before encryption was turned on is read as it is, so those workflows keep running and replay;
+// with PAYLOAD_ENCRYPTION_REQUIRED it is refused instead (`requireEncrypted`), so a plain payload someone
+// put in Temporal (a signal sent without the keys, a downgraded writer) is never taken for booksync's own.
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -28,6 +30,19 @@ export interface PayloadKey {
 
 export class PayloadKeyError extends Error {
   override readonly name = 'PayloadKeyError';
+}
+
+/** A payload that is not encrypted, read while encryption is required (PAYLOAD_ENCRYPTION_REQUIRED). */
+export class UnencryptedPayloadError extends Error {
+  override readonly name = 'UnencryptedPayloadError';
+}
+
+export interface EncryptionCodecOptions {
+  /**
+   * Refuse to decode a payload that is not encrypted (PAYLOAD_ENCRYPTION_REQUIRED) instead of reading it as it
+   * is. Default false: histories written before encryption was turned on keep replaying.
+   */
+  requireEncrypted?: boolean;
 }
 
 /** Parses `<id>=<base64>` pairs (commas or new lines); the first encrypts. One line per problem, never a key. */
@@ -79,18 +94,31 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 
 /** AES-256-GCM over the whole serialized payload (metadata and data), the key id in the outer metadata. */
 export class EncryptionCodec implements PayloadCodec {
+  readonly #all: readonly PayloadKey[];
   readonly #encryptWith: PayloadKey;
   readonly #keys: ReadonlyMap<string, Buffer>;
+  readonly #requireEncrypted: boolean;
 
-  constructor(keys: readonly PayloadKey[]) {
+  constructor(keys: readonly PayloadKey[], options: EncryptionCodecOptions = {}) {
     if (keys.length === 0) throw new PayloadKeyError('at least one payload key is needed');
+    this.#all = [...keys];
     this.#encryptWith = keys[0]!;
     this.#keys = new Map(keys.map((k) => [k.id, k.key]));
+    this.#requireEncrypted = options.requireEncrypted ?? false;
   }
 
   /** The id of the key new payloads are encrypted with. */
   get currentKeyId(): string {
     return this.#encryptWith.id;
+  }
+
+  /**
+   * The same keys, reading a payload that is not encrypted as it is: for showing histories to a person (the
+   * codec server), where a plain payload (one written before encryption, the details Temporal's own patch
+   * markers carry) is already readable in Temporal and only displayed, never acted on.
+   */
+  forDisplay(): EncryptionCodec {
+    return this.#requireEncrypted ? new EncryptionCodec(this.#all) : this;
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
@@ -109,7 +137,14 @@ export class EncryptionCodec implements PayloadCodec {
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
       const encoding = payload.metadata?.encoding;
-      if (!encoding || Buffer.from(encoding).toString() !== ENCRYPTED_ENCODING) return payload;
+      if (!encoding || Buffer.from(encoding).toString() !== ENCRYPTED_ENCODING) {
+        if (!this.#requireEncrypted) return payload;
+        // The encoding names a converter (json/plain, binary/null...), never data; cut in case it is odd.
+        const shown = encoding ? Buffer.from(encoding).toString().slice(0, 40) : '(none)';
+        throw new UnencryptedPayloadError(
+          `a payload that is not encrypted (encoding ${shown}) was refused: PAYLOAD_ENCRYPTION_REQUIRED=true reads only payloads encrypted with PAYLOAD_KEYS (${ENCRYPTED_ENCODING}); whoever wrote it had no keys`,
+        );
+      }
       const idBytes = payload.metadata?.[KEY_ID_METADATA];
       const id = idBytes ? Buffer.from(idBytes).toString() : '';
       const key = this.#keys.get(id);

@@ -18,7 +18,9 @@ import { fixturesDir, startDevServer } from '../support/temporal.js';
 // worker and a client with PAYLOAD_KEYS leaves only ciphertext in the server's history (inputs, results,
 // the failure an activity retried through, its message quoting a customer), reads back through the codec,
 // replays after a key rotation, refuses to decode without its key, and histories recorded before encryption
-// still replay with encryption on.
+// still replay with encryption on. With PAYLOAD_ENCRYPTION_REQUIRED the same workflow runs (nothing booksync
+// writes or reads is plain), while a workflow started by a client without the keys is refused by the worker,
+// and a history recorded before encryption no longer replays.
 
 const key = (id: string): PayloadKey => ({ id, key: randomBytes(32) });
 const oldKey = key('2026-01');
@@ -38,11 +40,11 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function encryptedClient(keys: PayloadKey[]): Client {
+function encryptedClient(keys: PayloadKey[], required = false): Client {
   return new Client({
     connection: env.connection,
     namespace: env.namespace ?? 'default',
-    dataConverter: payloadEncryption(keys)!.dataConverter,
+    dataConverter: payloadEncryption(keys, { required })!.dataConverter,
   });
 }
 
@@ -75,14 +77,16 @@ describe('encrypted payloads with a real Temporal server', () => {
       ...(await booksyncWorkflowWorkerOptions({
         connection: env.nativeConnection,
         namespace: env.namespace ?? 'default',
+        namespace: env.namespace ?? 'default',
         taskQueue,
         logger: silentLogger,
         workflowBundle: { codePath: bundlePath },
       })),
-      dataConverter: payloadEncryption([oldKey])!.dataConverter,
+      // Encryption required: every payload this run reads (input, results, the retried failure) is booksync's.
+      dataConverter: payloadEncryption([oldKey], { required: true })!.dataConverter,
       activities,
     });
-    const client = encryptedClient([oldKey]);
+    const client = encryptedClient([oldKey], true);
     const view = await worker.runUntil(
       client.workflow.execute('payment', {
         workflowId,
@@ -134,7 +138,7 @@ describe('encrypted payloads with a real Temporal server', () => {
     expect(result).toMatchObject({ paymentId: 'pay_enc_1' });
   }, 120_000);
 
-  it('replays a history recorded before encryption was turned on', async () => {
+  it('replays a history recorded before encryption was turned on, unless encryption is required', async () => {
     const file = path.join(fixturesDir, 'histories', 'payment-demo-day.json');
     const recorded = JSON.parse(readFileSync(file, 'utf8'));
     const options = {
@@ -142,5 +146,68 @@ describe('encrypted payloads with a real Temporal server', () => {
       dataConverter: payloadEncryption([newKey])!.dataConverter,
     };
     await expect(Worker.runReplayHistory(options, recorded, 'payment-demo-day')).resolves.toBeUndefined();
+    const required = {
+      workflowBundle: { codePath: bundlePath },
+      dataConverter: payloadEncryption([newKey], { required: true })!.dataConverter,
+    };
+    await expect(Worker.runReplayHistory(required, recorded, 'payment-demo-day')).rejects.toThrow();
+  }, 120_000);
+
+  it('with encryption required, a worker refuses a workflow started without the keys (a plain input)', async () => {
+    const taskQueue = `encryption-required-${Date.now()}`;
+    const forgedId = `forged-payment-${Date.now()}`;
+    let synced = 0;
+    const worker = await Worker.create({
+      ...(await booksyncWorkflowWorkerOptions({
+        connection: env.nativeConnection,
+        namespace: env.namespace ?? 'default',
+        namespace: env.namespace ?? 'default',
+        taskQueue,
+        logger: silentLogger,
+        workflowBundle: { codePath: bundlePath },
+      })),
+      dataConverter: payloadEncryption([newKey], { required: true })!.dataConverter,
+      activities: {
+        async syncPayment(): Promise<PaymentSyncResult> {
+          synced += 1;
+          throw new Error('a forged payment must never reach an activity');
+        },
+      },
+    });
+    // Temporal's own client without booksync's converter: what anyone who reaches Temporal can send.
+    const handle = await env.client.workflow.start('payment', {
+      workflowId: forgedId,
+      taskQueue,
+      args: [{ paymentId: 'pay_forged_1', syncOnStart: true }],
+    });
+    const failedTask = async () => {
+      const history = await handle.fetchHistory();
+      return (history.events ?? []).find((e) => e.workflowTaskFailedEventAttributes);
+    };
+    let failed: Awaited<ReturnType<typeof failedTask>>;
+    await worker.runUntil(async () => {
+      const deadline = Date.now() + 60_000;
+      failed = await failedTask();
+      while (!failed && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        failed = await failedTask();
+      }
+    });
+    expect(failed, 'the workflow task failed').toBeDefined();
+    expect(synced).toBe(0);
+    // The workflow is still there, waiting: nothing of the forged input was acted on.
+    const described = await encryptedClient([newKey]).workflow.getHandle(forgedId).describe();
+    expect(described.status.name).toBe('RUNNING');
+    // The task's failure names the problem (encoded, as every failure is with encryption on: read it with the key).
+    const encoded = failed!.workflowTaskFailedEventAttributes!.failure!.encodedAttributes!;
+    const [attributes] = await payloadEncryption([newKey])!.codec.decode([
+      { metadata: encoded.metadata ?? {}, data: encoded.data ?? new Uint8Array() },
+    ]);
+    const { message } = JSON.parse(Buffer.from(attributes!.data!).toString()) as { message: string };
+    expect(message).toMatch(
+      /not encrypted \(encoding json\/plain\) was refused: PAYLOAD_ENCRYPTION_REQUIRED=true/,
+    );
+    expect(message).not.toContain('pay_forged_1');
+    await handle.terminate('test over');
   }, 120_000);
 });

@@ -8,8 +8,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentSyncResult } from '../../activities/payment-contract.js';
+import { loadSettings } from '../../src/config/settings.js';
 import { codecRoutes } from '../../src/ingress/routes/codec.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import { codecServerOptions, embeddedUiCanDecode } from '../../src/runtime/codec-server-options.js';
 import { type RunningDevServer, startDevServer } from '../../src/runtime/dev-server.js';
 import { type PayloadEncryption, payloadEncryption } from '../../src/temporal/data-converter.js';
 import { booksyncWorkflowWorkerOptions } from '../../src/worker/booksync-worker.js';
@@ -23,7 +25,9 @@ import { installQuietRuntime } from '../support/temporal.js';
 // booksync's codec server, src/runtime/booksync-stack.ts), a payment workflow run by an encrypting client and
 // worker, its page loaded in headless Chromium. While the codec server is not running, the rendered page shows
 // the payloads as ciphertext (`binary/encrypted`) and neither the customer's name (the sync result) nor the
-// payment id (the input); once booksync's codec routes answer at that endpoint, the same page shows both.
+// payment id (the input); once booksync's codec routes answer at that endpoint, configured as `booksync start`
+// configures them for its own dev server (open on loopback to loopback hosts, CORS for the UI's origin only:
+// the UI has no sign-in, so no credential to send), the same page shows both.
 
 const customer = `Ada Lovelace ${randomBytes(3).toString('hex')}`;
 const paymentId = `pay_webui_${randomBytes(4).toString('hex')}`;
@@ -101,10 +105,17 @@ afterAll(async () => {
   if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
-/** Booksync's codec routes alone, at the endpoint the UI was started with, allowing the UI's origin. */
+/**
+ * Booksync's codec routes alone, at the endpoint the UI was started with, with the options `booksync start`
+ * gives them for its embedded dev server's UI (a demo's default settings: the ingress on loopback).
+ */
 async function startCodecServer(): Promise<FastifyInstance> {
+  const settings = loadSettings({ INGRESS_PORT: String(codecPort) });
+  const options = codecServerOptions(settings, encryption, devServer.uiUrl);
+  expect(embeddedUiCanDecode(options)).toBe(true);
+  expect(options.codec?.access).toEqual({ open: true, loopbackHostOnly: true });
   const app = Fastify();
-  await app.register(codecRoutes, { codec: encryption.codec, corsOrigin: devServer.uiUrl });
+  await app.register(codecRoutes, options.codec!);
   await app.listen({ host: '127.0.0.1', port: codecPort });
   return app;
 }

@@ -5,6 +5,7 @@ import { consoleOptions } from '../../runtime/console-options.js';
 import { ingressSettings } from '../../runtime/ingress-settings.js';
 import { type LedgerStore, openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { warnWhenPayloadsUnencrypted } from '../../temporal/data-converter.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
 import { untilSignal } from '../shutdown.js';
@@ -19,6 +20,9 @@ Listens on INGRESS_HOST:INGRESS_PORT: POST /webhooks/service, /healthz, /readyz,
 and the command API (/commands/...) when COMMAND_API_KEY is set. With OPS_PORT, the command API, /metrics and
 /events/unrouted move to OPS_HOST:OPS_PORT, and INGRESS_PORT serves only the webhook route and health.
 Without OPS_PORT, /metrics and /events/unrouted answer only to Authorization: Bearer COMMAND_API_KEY.
+With PAYLOAD_KEYS and CODEC_SERVER_TOKEN it serves Temporal's codec protocol (POST /codec/decode) beside the
+command API to callers presenting Authorization: Bearer CODEC_SERVER_TOKEN (CODEC_SERVER_OPEN=true: to anyone
+who reaches the listener, on purpose); without either it is not served.
 With CONSOLE_PASSWORD it also serves the bookkeeper's console (/console, beside the command API), reading the
 ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
   async run({ settings, logger }) {
@@ -27,6 +31,9 @@ ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
       requireSetting(settings, 'WEBHOOK_SECRETS', 'ingress');
     }
     const target = temporalTarget(settings, address);
+    warnWhenPayloadsUnencrypted(settings, target.encryption, logger);
+    // Decided before connecting: a contradictory codec setting stops here.
+    const codec = codecServerOptions(settings, target.encryption, null, logger);
     const { client, connection } = await connectClient(target);
     // The console reads the books: served when its password is set (an ingress apart from the books may
     // have no ledger to read).
@@ -38,7 +45,7 @@ ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
       temporal: { client },
       webhookSecrets: settings.WEBHOOK_SECRETS ?? [],
       commandApiKey: settings.COMMAND_API_KEY,
-      ...codecServerOptions(settings, target.encryption, null),
+      ...codec,
       commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
       ...(store
         ? { console: consoleOptions(settings, { ledger: store.ledger, targetIndex: store.targetIndex }) }

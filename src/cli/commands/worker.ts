@@ -3,6 +3,7 @@ import type { Logger } from '../../logging/logger.js';
 import { startBooksyncWorker } from '../../runtime/booksync-worker-process.js';
 import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
+import { warnWhenPayloadsUnencrypted } from '../../temporal/data-converter.js';
 import { registerSearchAttributes } from '../../temporal/register-search-attributes.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
@@ -19,8 +20,10 @@ Needs TEMPORAL_ADDRESS, SERVICE_BASE_URL and SERVICE_API_KEY. Serves /healthz, /
     const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'worker');
     const baseUrl = requireSetting(settings, 'SERVICE_BASE_URL', 'worker');
     const apiKey = requireSetting(settings, 'SERVICE_API_KEY', 'worker');
-    const connection = await connectWorker(temporalTarget(settings, address));
-    const temporal = await connectClient(temporalTarget(settings, address));
+    const target = temporalTarget(settings, address);
+    warnWhenPayloadsUnencrypted(settings, target.encryption, logger);
+    const connection = await connectWorker(target);
+    const temporal = await connectClient(target);
     await ensureSearchAttributes(temporal.connection, settings.TEMPORAL_NAMESPACE, logger);
     const service = new ServiceClient({ baseUrl, apiKey, timeoutMs: settings.SERVICE_TIMEOUT_MS, logger });
     const running = await startBooksyncWorker({
