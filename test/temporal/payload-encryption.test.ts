@@ -77,7 +77,6 @@ describe('encrypted payloads with a real Temporal server', () => {
       ...(await booksyncWorkflowWorkerOptions({
         connection: env.nativeConnection,
         namespace: env.namespace ?? 'default',
-        namespace: env.namespace ?? 'default',
         taskQueue,
         logger: silentLogger,
         workflowBundle: { codePath: bundlePath },
@@ -160,7 +159,6 @@ describe('encrypted payloads with a real Temporal server', () => {
     const worker = await Worker.create({
       ...(await booksyncWorkflowWorkerOptions({
         connection: env.nativeConnection,
-        namespace: env.namespace ?? 'default',
         namespace: env.namespace ?? 'default',
         taskQueue,
         logger: silentLogger,
