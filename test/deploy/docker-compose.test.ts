@@ -18,6 +18,16 @@ const services = composeServices();
 const booksyncServices = Object.entries(services).filter(([, s]) => s.build === '.');
 const bin = fileURLToPath(new URL('../../bin/booksync.js', import.meta.url));
 
+/** What an operator's .env next to the compose file sets: every variable it requires. */
+const variables = {
+  TEMPORAL_DB_PASSWORD: 'temporal-pw',
+  BOOKSYNC_DB_PASSWORD: 'booksync-pw',
+  SERVICE_API_KEY: 'service-key',
+  WEBHOOK_SECRETS: 'whsec_test',
+  COMMAND_API_KEY: 'test-command-key',
+  PAYLOAD_KEYS: `k1=${Buffer.alloc(32, 7).toString('base64')}`,
+};
+
 function hasDockerCompose(): boolean {
   try {
     execFileSync('docker-compose', ['version'], { stdio: 'ignore' });
@@ -45,6 +55,7 @@ describe('docker-compose.yml', () => {
         'temporal',
         'temporal-namespace',
         'temporal-ui',
+        'booksync-database',
         'booksync-setup',
         'worker',
         'ingress',
@@ -106,6 +117,49 @@ describe('docker-compose.yml', () => {
       expect(services[name]!.environment!.TEMPORAL_ADDRESS, name).toBe('temporal:7233');
     }
     expect(services.worker!.environment!.SERVICE_BASE_URL).toContain('http://emulator:4010');
+  });
+
+  it('has no default for any password: compose stops without TEMPORAL_DB_PASSWORD or BOOKSYNC_DB_PASSWORD', () => {
+    const text = readFileSync('docker-compose.yml', 'utf8');
+    const references = [...text.matchAll(/\$\{([A-Z0-9_]*PASSWORD[A-Z0-9_]*)(:?[-?]?)[^}]*\}/g)];
+    expect(new Set(references.map(([, name]) => name))).toEqual(
+      new Set(['TEMPORAL_DB_PASSWORD', 'BOOKSYNC_DB_PASSWORD']),
+    );
+    for (const [reference, , op] of references) expect(op, reference).toBe(':?');
+    const users = {
+      postgresql: ['TEMPORAL_DB_PASSWORD'],
+      'temporal-schema': ['TEMPORAL_DB_PASSWORD'],
+      temporal: ['TEMPORAL_DB_PASSWORD'],
+      'booksync-database': ['TEMPORAL_DB_PASSWORD', 'BOOKSYNC_DB_PASSWORD'],
+      worker: ['BOOKSYNC_DB_PASSWORD'],
+    };
+    for (const [name, needs] of Object.entries(users)) {
+      for (const missing of needs) {
+        expect(() => serviceEnvironment(services[name]!, { ...variables, [missing]: '' }), name).toThrow(
+          `${missing}: set ${missing}`,
+        );
+      }
+    }
+  });
+
+  it("keeps booksync's ledger and tokens under a role of its own, not Temporal's superuser", () => {
+    const superuser = serviceEnvironment(services.postgresql!, variables).POSTGRES_USER;
+    const ledger = new URL(serviceEnvironment(services.worker!, variables).LEDGER_URL!);
+    expect(ledger.username).toBe('booksync');
+    expect(ledger.username).not.toBe(superuser);
+    expect(ledger.password).toBe('booksync-pw');
+    expect(ledger.pathname).toBe('/booksync');
+    // The database is not the superuser's from the first start: the job creates it for the role.
+    expect(services.postgresql!.environment!.POSTGRES_DB).toBe('postgres');
+    expect(services.worker!.depends_on?.['booksync-database']).toEqual({
+      condition: 'service_completed_successfully',
+    });
+    // The ingress and the setup job reach no database.
+    for (const name of ['ingress', 'booksync-setup']) {
+      expect(JSON.stringify(serviceEnvironment(services[name]!, variables)), name).not.toMatch(
+        /postgres|PASSWORD/i,
+      );
+    }
   });
 
   it("registers booksync's search attributes in a one-shot job the worker and ingress wait for", () => {
@@ -278,12 +332,6 @@ describe('docker-compose.yml', () => {
   });
 
   describe.runIf(hasDockerCompose())('docker-compose config validation', () => {
-    const required = {
-      SERVICE_API_KEY: 'test-key',
-      WEBHOOK_SECRETS: 'whsec_test',
-      COMMAND_API_KEY: 'test-command-key',
-      PAYLOAD_KEYS: `k1=${Buffer.alloc(32, 7).toString('base64')}`,
-    };
     const config = (args: string[], env: Record<string, string>) =>
       execFileSync('docker-compose', ['-f', 'docker-compose.yml', ...args, 'config', '--quiet'], {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -292,18 +340,26 @@ describe('docker-compose.yml', () => {
       });
 
     it('passes, with and without the sandbox profile, without EMULATOR_ADMIN_TOKEN when not in the sandbox', () => {
-      expect(config([], required).trim()).toBe('');
+      expect(config([], variables).trim()).toBe('');
       expect(
         config(['--profile', 'sandbox'], {
-          ...required,
+          ...variables,
           EMULATOR_ADMIN_TOKEN: 'a-sandbox-admin-token-0123',
         }).trim(),
       ).toBe('');
     });
 
     it('stops on a missing secret of the worker or ingress, naming it', () => {
-      expect(() => config([], { ...required, COMMAND_API_KEY: '' })).toThrow(/set COMMAND_API_KEY/);
-      expect(() => config([], { ...required, PAYLOAD_KEYS: '' })).toThrow(/set PAYLOAD_KEYS/);
+      expect(() => config([], { ...variables, COMMAND_API_KEY: '' })).toThrow(/set COMMAND_API_KEY/);
+      expect(() => config([], { ...variables, PAYLOAD_KEYS: '' })).toThrow(/set PAYLOAD_KEYS/);
+    });
+
+    it('stops without either database password, naming it: there is no default password', () => {
+      for (const name of ['TEMPORAL_DB_PASSWORD', 'BOOKSYNC_DB_PASSWORD']) {
+        const { [name as keyof typeof variables]: _, ...without } = variables;
+        expect(() => config([], without), name).toThrow(new RegExp(`set ${name}`));
+        expect(() => config([], { ...variables, [name]: '' }), name).toThrow(new RegExp(`set ${name}`));
+      }
     });
   });
 });

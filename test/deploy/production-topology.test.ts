@@ -15,7 +15,12 @@ import type { Payment } from '../../src/service/schemas/index.js';
 import { paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { actualEntries, cardFee, ExpectedBooks } from '../e2e/expected-books.js';
 import { snapshotOf } from '../support/books-snapshot.js';
-import { type ComposeService, composeServices, serviceEnvironment } from '../support/compose-file.js';
+import {
+  type ComposeService,
+  composeServices,
+  nativeCommand,
+  serviceEnvironment,
+} from '../support/compose-file.js';
 import { freePort } from '../support/free-port.js';
 import { hledgerCheck } from '../support/hledger.js';
 import {
@@ -140,6 +145,7 @@ describe.skipIf(missing !== undefined)(title, () => {
     COMMAND_API_KEY: 'topology-command-api-key',
     EMULATOR_ADMIN_TOKEN: 'topology-emulator-admin-token',
     TEMPORAL_DB_PASSWORD: 'topology-db-password',
+    BOOKSYNC_DB_PASSWORD: 'topology-booksync-db-password',
     SERVICE_API_KEY: '',
     WEBHOOK_SECRETS: '',
     // A fresh key each run, as an operator's secret store hands it over (never in the repository).
@@ -189,9 +195,22 @@ describe.skipIf(missing !== undefined)(title, () => {
   beforeAll(async () => {
     server = await startTemporalServer({ name: 'topology-temporal-server' });
     client = new Client({ connection: server.connection, namespace: server.namespace });
-    // docker-compose.yml's PostgreSQL: user temporal owns the `booksync` database the workers' LEDGER_URL names.
-    await server.postgres.psql("CREATE ROLE temporal LOGIN PASSWORD 'topology-db-password'");
-    await server.postgres.psql('CREATE DATABASE booksync OWNER temporal');
+    // docker-compose.yml's booksync-database job: the `booksync` role and the database the workers'
+    // LEDGER_URL names, made by the job's own script, as the cluster's superuser (`postgres` here).
+    const job = services['booksync-database']!;
+    const [psql, ...psqlArgs] = nativeCommand(job);
+    const made = spawnSync(psql!, psqlArgs, {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...native('booksync-database', {
+          PGHOST: server.postgres.host,
+          PGPORT: String(server.postgres.port),
+          PGUSER: 'postgres',
+        }),
+      },
+      encoding: 'utf8',
+    });
+    expect(made.status, made.stderr).toBe(0);
 
     for (const volume of ['booksync-data', 'ingress-data', 'emulator-data']) {
       mkdirSync(path.join(dir, volume), { recursive: true, mode: 0o700 });

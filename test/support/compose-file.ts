@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
@@ -16,11 +17,13 @@ export interface ComposeService {
   environment?: Record<string, string | number>;
   healthcheck?: { test: string[] };
   ports?: string[];
+  volumes?: string[];
   restart?: string;
   stop_grace_period?: string;
 }
 
 const file = fileURLToPath(new URL('../../docker-compose.yml', import.meta.url));
+const composeDir = path.dirname(file);
 
 export function composeServices(): Record<string, ComposeService> {
   return (parse(readFileSync(file, 'utf8'), { merge: true }) as { services: Record<string, ComposeService> })
@@ -50,4 +53,18 @@ export function serviceEnvironment(
   return Object.fromEntries(
     Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(v, variables)]),
   );
+}
+
+/**
+ * The service's entrypoint and command as run here: a path a bind mount (`./host:/container`) puts in the
+ * container is the host file it mounts.
+ */
+export function nativeCommand(service: ComposeService): string[] {
+  const mounts = new Map(
+    (service.volumes ?? [])
+      .map((volume) => volume.split(':'))
+      .filter(([host]) => host?.startsWith('./'))
+      .map(([host, container]) => [container as string, path.join(composeDir, host as string)]),
+  );
+  return [...(service.entrypoint ?? []), ...(service.command ?? [])].map((arg) => mounts.get(arg) ?? arg);
 }
