@@ -2,12 +2,13 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { TargetUnavailableError } from '../errors.js';
 import { faultError } from './faults.js';
-import { quoted } from './keys.js';
+import { quoted, realmRequestId } from './keys.js';
 import { QuickBooksLimiter, type RealmLimiter } from './limiter.js';
 import type { OAuthTokenStore } from './token-store.js';
 
 // QBO v3's REST API for one realm: JSON, `minorversion` pinned on every call (the JSON shape changes with
-// it), each call through the realm's limiter, a 401 answered by one token refresh and one more try.
+// it), every requestid made the realm's own, each call through the realm's limiter, a 401 answered by one
+// token refresh and one more try.
 
 /** Pinned: the minor version booksync's documents were written and checked against. */
 export const MINOR_VERSION = '75';
@@ -193,15 +194,17 @@ export class QboClient {
     query: Record<string, string>,
     body?: unknown,
   ): Promise<unknown> {
-    const { tokens, limiter } = this.options;
+    const { tokens, limiter, realmId } = this.options;
+    // Every requestid is this company's own: the same document pushed to two companies is two requests.
+    const sent = query.requestid ? { ...query, requestid: realmRequestId(realmId, query.requestid) } : query;
     // A batch takes its turn among QBO's 40 batch requests a minute too.
     const turn = <T>(task: () => Promise<T>) =>
       path === 'batch' && limiter instanceof QuickBooksLimiter ? limiter.runBatch(task) : limiter.run(task);
     let token = await tokens.accessToken();
-    let response = await turn(() => this.send(method, path, query, token, body));
+    let response = await turn(() => this.send(method, path, sent, token, body));
     if (response.status === 401) {
       token = await tokens.rejected(token);
-      response = await turn(() => this.send(method, path, query, token, body));
+      response = await turn(() => this.send(method, path, sent, token, body));
     }
     if (!response.ok) throw faultError(response.status, response.text, response.retryAfter);
     try {

@@ -5,8 +5,11 @@ export { marker, markersIn } from '../markers.js';
 
 // What ties a QBO record to a ledger entry key, deterministically, so a retried or replayed push after a
 // crash lands on the same record:
-// - requestid: QBO answers a repeated requestid with the first result. A UUID-shaped digest of the key and
-//   the operation (create, void, ...) so one key's operations never share an id.
+// - requestid: QBO answers a repeated requestid with the first result (for a while Intuit does not say, and
+//   not always: the adapter never relies on it alone, push() looks its marker up first whenever an earlier
+//   attempt may have written). A UUID-shaped digest of the key and the operation (create, void, ...) so one
+//   key's operations never share an id, and of the company (realmRequestId, for every request the client
+//   sends) so no two companies share one.
 // - DocNumber tag: `bs` + 19 base32 characters of the key's digest (QBO's 21-character limit), written on
 //   every document booksync numbers itself and looked up with `select * from X where DocNumber = '...'`.
 // - marker: `booksync key=... hash=...` in PrivateNote, the key and content hash read back by find().
@@ -16,6 +19,11 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 export function requestIdFor(key: string, operation: string): string {
   const hex = digest(`${operation}\n${key}`).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The requestid QBO is sent: the caller's, of this company only (two companies never share a requestid). */
+export function realmRequestId(realmId: string, requestid: string): string {
+  return requestIdFor(`${realmId}\n${requestid}`, 'realm');
 }
 
 /**

@@ -34,9 +34,10 @@ import { open, type QuickBooksSession, type QuickBooksTargetOptions, remember } 
 import { SalesTaxCode } from './tax-codes.js';
 import { withTransfer } from './unapplied-cash.js';
 
-// QuickBooks Online behind the accounting-target port. Idempotency: every create carries a requestid derived
-// from the entry key (QBO replays the first result for it), and push() first looks the key up at QBO, so a
-// crash between a create and the index write finds the record instead of making a second one.
+// QuickBooks Online behind the accounting-target port. Idempotency: when an earlier attempt may have written
+// (PushContext.mayExist) push() first looks the key's marker up at QBO, so a lost answer or a crash between a
+// create and the index write finds the record instead of making a second one, whether or not QBO honours the
+// requestid every create also carries (derived from the entry key and the company: a second guard only).
 //
 // Finding a key (find): QBO filters only on the properties Intuit documents as filterable (not PrivateNote,
 // not Payment's DocNumber, not Deposit's), so a query narrows the rows by such a property and the key is

@@ -42,8 +42,11 @@ interface Realm {
   entities: Map<string, Map<string, Entity>>;
   postings: Map<string, Posting[]>;
   nextId: number;
-  /** requestid -> the first response (status and body), replayed for the same requestid. */
-  replies: Map<string, { status: number; body: unknown }>;
+  /**
+   * requestid -> the first response (status and body) and when it was given, replayed for the same requestid
+   * while the double retains it (`requestIdRetentionMs`).
+   */
+  replies: Map<string, { status: number; body: unknown; at: number }>;
   inFlight: number;
   maxInFlight: number;
   creates: number;
@@ -227,8 +230,17 @@ export interface DoubleOptions {
   accessTokenTtlMs?: number;
   /** Simulated latency per API request, so concurrency is observable. */
   latencyMs?: number;
-  /** The clock the limits count on (a test moves it to cross a minute); Date.now by default. */
+  /**
+   * The clock the limits and the requestid retention count on (a test moves it to cross a minute); Date.now
+   * by default.
+   */
   now?: () => number;
+  /**
+   * How long a requestid is answered with its first result. Intuit documents the requestid but not how long
+   * QBO keeps it, and QBO has been seen making a second record for a repeated requestid
+   * (intuit/QuickBooks-V3-DotNET-SDK#352): 0 is a requestid not honoured at all. Forever by default.
+   */
+  requestIdRetentionMs?: number;
 }
 
 export class QuickBooksDouble {
@@ -250,6 +262,7 @@ export class QuickBooksDouble {
   private outageUntil = 0;
   private app: FastifyInstance | null = null;
   private readonly now: () => number;
+  private requestIdRetentionMs: number;
   url = '';
 
   constructor(options: DoubleOptions = {}) {
@@ -258,6 +271,7 @@ export class QuickBooksDouble {
     this.grants = new OAuthGrants(this, options.accessTokenTtlMs ?? 3_600_000);
     this.latencyMs = options.latencyMs ?? 0;
     this.now = options.now ?? Date.now;
+    this.requestIdRetentionMs = options.requestIdRetentionMs ?? Number.POSITIVE_INFINITY;
   }
 
   async start(): Promise<this> {
@@ -366,6 +380,11 @@ export class QuickBooksDouble {
 
   setAccessTokenTtl(ms: number): void {
     this.grants.accessTokenTtlMs = ms;
+  }
+
+  /** How long a requestid is answered with its first result from now on (0: not honoured). */
+  retainRequestIds(ms: number): void {
+    this.requestIdRetentionMs = ms;
   }
 
   /** Refresh-token grants answered so far. */
@@ -617,11 +636,12 @@ export class QuickBooksDouble {
     const requestId = query.requestid;
     const replayKey = requestId ? `${resource}:${requestId}` : null;
     const replay = replayKey ? realm.replies.get(replayKey) : undefined;
-    if (replay && on('requestid-replay')) return replay;
+    const retained = replay && this.now() - replay.at < this.requestIdRetentionMs;
+    if (replay && retained && on('requestid-replay')) return replay;
     if (!requestId)
       this.violations.push(`POST ${resource} ${query.operation ?? 'create'} without a requestid`);
     if (resource === 'batch') {
-      const reply = { status: 200, body: this.batch(realm, body) };
+      const reply = { status: 200, body: this.batch(realm, body), at: this.now() };
       if (replayKey) realm.replies.set(replayKey, reply);
       return reply;
     }
@@ -639,13 +659,13 @@ export class QuickBooksDouble {
         (body ?? {}) as Record<string, unknown>,
         query.include,
       );
-      const reply = { status: 200, body: { [entity]: result, time: now() } };
+      const reply = { status: 200, body: { [entity]: result, time: now() }, at: this.now() };
       if (replayKey) realm.replies.set(replayKey, reply);
       return reply;
     } catch (error) {
       // A refusal is replayed too: the same requestid answers the same way.
       if (error instanceof FaultError && replayKey)
-        realm.replies.set(replayKey, { status: error.status, body: faultBody(error) });
+        realm.replies.set(replayKey, { status: error.status, body: faultBody(error), at: this.now() });
       throw error;
     }
   }

@@ -878,6 +878,29 @@ describe('QuickBooks Online rules (the double, as Intuit documents them)', () =>
     expect(fault(refused).Detail).toMatch(/payments applied/);
   });
 
+  it('requestid-replay: a requestid is answered with its first result for as long as it is retained; 0: not honoured', async () => {
+    const c = await company();
+    const customer = (requestid: string, DisplayName: string) =>
+      c.call('POST', 'customer', { requestid }, { DisplayName });
+    try {
+      double.retainRequestIds(60_000);
+      const first = entityOf(await customer('kept-a-minute', `Kept ${n++}`), 'Customer');
+      const replayed = entityOf(await customer('kept-a-minute', `Kept ${n++}`), 'Customer');
+      expect(replayed.Id).toBe(first.Id);
+      // A minute later the requestid is forgotten: the same requestid is a new create.
+      clock += 60_000;
+      const later = entityOf(await customer('kept-a-minute', `Kept ${n++}`), 'Customer');
+      expect(later.Id).not.toBe(first.Id);
+      // Not honoured at all (QBO made two payments for one requestid: intuit/QuickBooks-V3-DotNET-SDK#352).
+      double.retainRequestIds(0);
+      const once = entityOf(await customer('not honoured', `Twice ${n++}`), 'Customer');
+      const twice = entityOf(await customer('not honoured', `Twice ${n++}`), 'Customer');
+      expect(twice.Id).not.toBe(once.Id);
+    } finally {
+      double.retainRequestIds(Number.POSITIVE_INFINITY);
+    }
+  });
+
   it('books-closed: a company answering a write into closed books with 5010 "Account Period Closed"', async () => {
     const c = await company({ closedBooksCode: '5010' });
     const { customer, invoice } = await invoiced(c);
