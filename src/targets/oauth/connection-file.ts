@@ -31,6 +31,7 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
       connectedAt: z.string(),
       refusedAt: z.string().optional(),
       refusedReason: z.string().optional(),
+      refreshTokenHardExpiresAt: z.string().optional(),
     }) as unknown as z.ZodType<Record<string, string>>;
   }
 
@@ -48,12 +49,13 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
     }
     const parsed = this.shape.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`${this.file} is not a ${this.label} connection booksync wrote`);
-    const { refreshToken, connectedAt, refusedAt, refusedReason } = parsed.data;
+    const { refreshToken, connectedAt, refusedAt, refusedReason, refreshTokenHardExpiresAt } = parsed.data;
     return {
       companyId: parsed.data[this.idField] as string,
       refreshToken: refreshToken as string,
       connectedAt: connectedAt as string,
       ...(refusedAt ? { refused: { at: refusedAt, reason: refusedReason ?? 'refused' } } : {}),
+      ...(refreshTokenHardExpiresAt ? { refreshTokenHardExpiresAt } : {}),
     };
   }
 
@@ -69,12 +71,13 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
         return connection?.companyId === companyId ? connection.refreshToken : null;
       },
       // Called by the token store inside exclusive(): the lock is already held.
-      save: async (sealed) => {
+      save: async (sealed, expiry) => {
         const previous = await this.readConnection();
         await this.replace({
           companyId,
           refreshToken: sealed,
           connectedAt: previous?.companyId === companyId ? previous.connectedAt : new Date().toISOString(),
+          ...(expiry?.hardExpiresAt ? { refreshTokenHardExpiresAt: expiry.hardExpiresAt } : {}),
         });
       },
       exclusive: (work) => this.exclusive(work),
@@ -103,6 +106,9 @@ export class OAuthConnectionFile implements OAuthConnectionStore {
       // writeConnection() pass none.
       ...(connection.refused
         ? { refusedAt: connection.refused.at, refusedReason: connection.refused.reason }
+        : {}),
+      ...(connection.refreshTokenHardExpiresAt
+        ? { refreshTokenHardExpiresAt: connection.refreshTokenHardExpiresAt }
         : {}),
     };
     try {

@@ -14,6 +14,11 @@ export interface OAuthConnection {
    * by the token store; cleared when another token is stored (a reconnect, a rotation).
    */
   refused?: { at: string; reason: string };
+  /**
+   * When the refresh token is refused whatever its use (Intuit's five-year limit, from the token endpoint's
+   * `x_refresh_token_hard_expires_in`): a reconnect is needed before then (hard-expiry.ts warns).
+   */
+  refreshTokenHardExpiresAt?: string;
 }
 
 export interface OAuthConnectionStore {

@@ -17,7 +17,8 @@ const schema = `CREATE TABLE IF NOT EXISTS oauth_connections (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 ALTER TABLE oauth_connections ADD COLUMN IF NOT EXISTS refused_at timestamptz,
-  ADD COLUMN IF NOT EXISTS refused_reason text`;
+  ADD COLUMN IF NOT EXISTS refused_reason text,
+  ADD COLUMN IF NOT EXISTS refresh_token_hard_expires_at timestamptz`;
 
 /** The advisory lock keys: one for creating the table, one per target for its refreshes. */
 const lockKey = (name: string) => `booksync:oauth:${name}`;
@@ -68,8 +69,9 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
       connected_at: Date;
       refused_at: Date | null;
       refused_reason: string | null;
+      refresh_token_hard_expires_at: Date | null;
     }>(
-      `SELECT company_id, refresh_token, connected_at, refused_at, refused_reason
+      `SELECT company_id, refresh_token, connected_at, refused_at, refused_reason, refresh_token_hard_expires_at
          FROM oauth_connections WHERE target = $1`,
       [this.target],
     );
@@ -82,13 +84,22 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
           ...(row.refused_at
             ? { refused: { at: row.refused_at.toISOString(), reason: row.refused_reason ?? 'refused' } }
             : {}),
+          ...(row.refresh_token_hard_expires_at
+            ? { refreshTokenHardExpiresAt: row.refresh_token_hard_expires_at.toISOString() }
+            : {}),
         }
       : null;
   }
 
   async writeConnection(connection: OAuthConnection): Promise<void> {
     await this.exclusive(() =>
-      this.upsert(connection.companyId, connection.refreshToken, connection.connectedAt, false),
+      this.upsert(
+        connection.companyId,
+        connection.refreshToken,
+        connection.connectedAt,
+        false,
+        connection.refreshTokenHardExpiresAt,
+      ),
     );
   }
 
@@ -98,7 +109,8 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
         const connection = await this.readConnection();
         return connection?.companyId === companyId ? connection.refreshToken : null;
       },
-      save: (sealed) => this.upsert(companyId, sealed, new Date().toISOString(), true),
+      save: (sealed, expiry) =>
+        this.upsert(companyId, sealed, new Date().toISOString(), true, expiry?.hardExpiresAt),
       exclusive: (work) => this.exclusive(work),
       // Kept only while the refused token is the stored one (a reconnect meanwhile stored another).
       refused: async (sealed, reason) => {
@@ -151,12 +163,20 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
    * Stores the company's token, replacing the target's row (a new connection may be another company's: the
    * refresh lock keeps a worker of the old company from saving after it, since it then finds no token of its
    * company). `keepConnectedAt`: a rotation keeps the connection's date, a new connection has its own.
+   * `hardExpiresAt`: the token's hard expiry, when the token endpoint gave one.
    */
-  private async upsert(companyId: string, sealed: string, connectedAt: string, keepConnectedAt: boolean) {
+  private async upsert(
+    companyId: string,
+    sealed: string,
+    connectedAt: string,
+    keepConnectedAt: boolean,
+    hardExpiresAt: string | undefined,
+  ) {
     await this.migrated();
     await this.query(
-      `INSERT INTO oauth_connections AS c (target, company_id, refresh_token, connected_at)
-       VALUES ($1, $2, $3, $4)
+      `INSERT INTO oauth_connections AS c (target, company_id, refresh_token, connected_at,
+                                           refresh_token_hard_expires_at)
+       VALUES ($1, $2, $3, $4, $6)
        ON CONFLICT (target) DO UPDATE SET
          company_id = excluded.company_id,
          refresh_token = excluded.refresh_token,
@@ -164,8 +184,9 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
                              ELSE excluded.connected_at END,
          refused_at = NULL,
          refused_reason = NULL,
+         refresh_token_hard_expires_at = excluded.refresh_token_hard_expires_at,
          updated_at = now()`,
-      [this.target, companyId, sealed, connectedAt, keepConnectedAt],
+      [this.target, companyId, sealed, connectedAt, keepConnectedAt, hardExpiresAt ?? null],
     );
   }
 
@@ -180,9 +201,16 @@ export class PostgresOAuthConnections implements OAuthConnectionStore {
       const imported = this.importFrom && (await this.importFrom.readConnection());
       if (imported) {
         await client.query(
-          `INSERT INTO oauth_connections (target, company_id, refresh_token, connected_at)
-           VALUES ($1, $2, $3, $4) ON CONFLICT (target) DO NOTHING`,
-          [this.target, imported.companyId, imported.refreshToken, imported.connectedAt],
+          `INSERT INTO oauth_connections (target, company_id, refresh_token, connected_at,
+                                          refresh_token_hard_expires_at)
+           VALUES ($1, $2, $3, $4, $5) ON CONFLICT (target) DO NOTHING`,
+          [
+            this.target,
+            imported.companyId,
+            imported.refreshToken,
+            imported.connectedAt,
+            imported.refreshTokenHardExpiresAt ?? null,
+          ],
         );
       }
     }).catch((error: unknown) => {

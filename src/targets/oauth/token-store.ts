@@ -18,7 +18,8 @@ import type { TokenCipher } from './token-cipher.js';
 /** Where the sealed refresh token lives (a file, a table row...). */
 export interface SealedTokenStorage {
   load(): Promise<string | null>;
-  save(sealed: string): Promise<void>;
+  /** `expiry`: when the token endpoint said the refresh token stops working whatever its use. */
+  save(sealed: string, expiry?: RefreshTokenExpiry): Promise<void>;
   /**
    * Runs `work` (read the token, refresh it at the target, save the rotated one) while no other holder of the
    * same storage does, across processes and hosts. Storage only one process uses may leave it out.
@@ -30,6 +31,12 @@ export interface SealedTokenStorage {
    * without it keeps no such state.
    */
   refused?(sealed: string, reason: string): Promise<void>;
+}
+
+/** What the token endpoint said of a refresh token's life (QBO's `x_refresh_token_hard_expires_in`). */
+export interface RefreshTokenExpiry {
+  /** ISO time after which the refresh token is refused whatever its use (Intuit's five-year limit). */
+  hardExpiresAt?: string;
 }
 
 /** Which target the tokens are for, as errors and logs name it. */
@@ -50,12 +57,16 @@ export interface OAuthClientOptions {
   now?: () => number;
   /** Refresh this long before the access token expires. */
   earlyMs?: number;
+  /** Headers every token request carries besides OAuth's (QBO: asking for the hard expiry). */
+  tokenRequestHeaders?: Record<string, string>;
 }
 
 const tokenResponse = z.object({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1),
   expires_in: z.number().positive(),
+  // Seconds left before the refresh token is refused whatever its use (Intuit, when asked for it).
+  x_refresh_token_hard_expires_in: z.number().nonnegative().optional(),
 });
 
 /** The command that gives booksync a new refresh token. */
@@ -76,7 +87,7 @@ export class CompanyTokenStore {
   private access: { token: string; expiresAt: number } | null = null;
   private refreshing: Promise<string> | null = null;
   /** A rotated refresh token the storage refused, and the stored one it replaces. */
-  private unsaved: { sealed: string; replaces: string | null } | null = null;
+  private unsaved: { sealed: string; replaces: string | null; expiry: RefreshTokenExpiry } | null = null;
   private readonly now: () => number;
   private readonly earlyMs: number;
 
@@ -134,9 +145,9 @@ export class CompanyTokenStore {
     let sealed = await this.options.storage.load();
     if (this.unsaved) {
       // A rotation this store could not save: it is the live token unless the stored one changed meanwhile.
-      const { sealed: rotated, replaces } = this.unsaved;
+      const { sealed: rotated, replaces, expiry } = this.unsaved;
       if (sealed === replaces) {
-        await this.saveRotated(rotated, replaces);
+        await this.saveRotated(rotated, replaces, expiry);
         sealed = rotated;
       }
       this.unsaved = null;
@@ -179,17 +190,21 @@ export class CompanyTokenStore {
    * Saves a rotated refresh token, retrying a failing storage a few times: the target has already spent the
    * previous token, so this one is the connection. When it still fails, it is kept for the next refresh.
    */
-  private async saveRotated(sealed: string, replaces: string | null): Promise<void> {
+  private async saveRotated(
+    sealed: string,
+    replaces: string | null,
+    expiry: RefreshTokenExpiry,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.options.storage.save(sealed);
+        await this.options.storage.save(sealed, expiry);
         return;
       } catch (error) {
         if (attempt < 3) {
           await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
           continue;
         }
-        this.unsaved = { sealed, replaces };
+        this.unsaved = { sealed, replaces, expiry };
         this.options.logger?.error(
           { err: { message: (error as Error).message } },
           `${this.who.target} rotated refresh token not saved; kept in memory until it is`,
@@ -215,6 +230,7 @@ export class CompanyTokenStore {
           authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
           'content-type': 'application/x-www-form-urlencoded',
           accept: 'application/json',
+          ...this.options.tokenRequestHeaders,
         },
         body: new URLSearchParams(form).toString(),
         signal: AbortSignal.timeout(30_000),
@@ -238,7 +254,10 @@ export class CompanyTokenStore {
       throw new TargetUnavailableError(this.who.target, `token endpoint answered ${response.status}`);
     }
     const tokens = tokenResponse.parse(JSON.parse(text));
-    await this.saveRotated(this.options.cipher.seal(tokens.refresh_token), spent);
+    const hard = tokens.x_refresh_token_hard_expires_in;
+    const expiry =
+      hard === undefined ? {} : { hardExpiresAt: new Date(this.now() + hard * 1000).toISOString() };
+    await this.saveRotated(this.options.cipher.seal(tokens.refresh_token), spent, expiry);
     this.access = { token: tokens.access_token, expiresAt: this.now() + tokens.expires_in * 1000 };
     this.options.logger?.info({ expiresInS: tokens.expires_in }, `${this.who.target} access token refreshed`);
     return tokens.access_token;

@@ -16,23 +16,25 @@ import { quickBooksContract, type XsdContract } from './xsd-contract.js';
 
 // A stateful QuickBooks Online v3 on loopback for the adapter's tests (not shipped). It keeps realms with
 // their entities, account balances from the postings of every transaction, invoice and bill balances that
-// move with linked payments, requestid replay, SyncToken conflicts, OAuth with rotating refresh tokens, and
-// throttling / outages / lost responses on demand. Every request body the adapter sends and every response
-// body it returns is checked against Intuit's XSDs; a violation is recorded in `violations` (tests assert it
-// empty) and answered with a 400 whose message says "XSD contract violation", so it fails loudly.
+// move with linked payments, requestid replay for as long as it is told to (forever, a while, or not at all),
+// SyncToken conflicts, OAuth with rotating refresh tokens and their hard expiry, and throttling / outages /
+// lost responses on demand. Every request body the adapter sends and every response body it returns is
+// checked against Intuit's XSDs; a violation is recorded in `violations` (tests assert it empty) and answered
+// with a 400 whose message says "XSD contract violation", so it fails loudly.
 //
-// It also holds QuickBooks' business rules, each answered with QBO's own Fault (README.md in this folder:
-// the rule, Intuit's source, the function here that enforces it, the test that fails without it): queries
-// filter only on what Intuit documents as filterable (filterable-fields.ts), voids as Intuit documents them
+// It also holds QuickBooks' business rules, each answered with QBO's own Fault (README.md in this folder: the
+// rule, Intuit's source, the function here that enforces it, the test that fails without it): queries filter
+// only on what Intuit documents as filterable (filterable-fields.ts), voids as Intuit documents them
 // (Payment, BillPayment and SalesReceipt `operation=update&include=void`, Invoice `operation=void`, "Voided"
-// prefixed to PrivateNote), a deposited payment cannot be voided (6540), no payment beyond an invoice's or
-// bill's Balance nor on a voided one, A/R and A/P journal lines name their customer or vendor, DisplayName is
-// unique across customers, vendors and employees (6240), a BillPayment pays from a Bank (check) or Credit Card
-// account, a Deposit goes to a Bank or Other Current Asset account and links a payment once, a SalesReceipt is
-// deposited to one too, a credit memo is applied (a Payment linking it and an invoice) for no more than its
-// Balance nor the invoice's, and QBO's limits per company and app: 500 requests a minute, 10 a second, 10 at once,
-// 40 batch requests a minute (429). A company may run automated sales tax (a realm option): it taxes a sales
-// line sent without a non-taxable TaxCodeRef, as QBO's AST engine does (sales-tax.ts).
+// prefixed to PrivateNote) and nothing changed after a void, a deposited payment cannot be voided (6540), no
+// payment beyond an invoice's or bill's Balance nor on a voided one, A/R and A/P journal lines name their
+// customer or vendor, DisplayName is unique across customers, vendors and employees (6240), a BillPayment
+// pays from a Bank (check) or Credit Card account, a Deposit goes to a Bank or Other Current Asset account
+// and links a payment once, a SalesReceipt is deposited to one too, a credit memo is applied (a Payment
+// linking it and an invoice) for no more than its Balance nor the invoice's, and QBO's limits per company and
+// app: 500 requests a minute, 10 a second, 10 at once, 40 batch requests a minute (429). A company may run
+// automated sales tax (a realm option): it taxes a sales line sent without a non-taxable TaxCodeRef, as QBO's
+// AST engine does (sales-tax.ts).
 
 type Entity = Record<string, unknown> & { Id: string; SyncToken: string };
 type Posting = { account: string; cents: number };
@@ -170,6 +172,9 @@ for (const name of rulesOff)
     throw new Error(`QBO_DOUBLE_RULES_OFF: no rule ${name}`);
 const on = (rule: (typeof ruleNames)[number]) => !rulesOff.has(rule);
 
+/** Intuit's limit on a refresh token's life, whatever its use (Intuit's 2025 refresh token policy). */
+const FIVE_YEARS_MS = 5 * 365 * 86_400_000;
+
 /** DisplayName is one namespace across these (error 6240). */
 const nameEntities = ['Customer', 'Vendor', 'Employee'];
 
@@ -231,8 +236,8 @@ export interface DoubleOptions {
   /** Simulated latency per API request, so concurrency is observable. */
   latencyMs?: number;
   /**
-   * The clock the limits and the requestid retention count on (a test moves it to cross a minute); Date.now
-   * by default.
+   * The clock the limits, the requestid retention and the refresh token's hard expiry count on (a test moves
+   * it to cross a minute); Date.now by default.
    */
   now?: () => number;
   /**
@@ -241,6 +246,12 @@ export interface DoubleOptions {
    * (intuit/QuickBooks-V3-DotNET-SDK#352): 0 is a requestid not honoured at all. Forever by default.
    */
   requestIdRetentionMs?: number;
+  /**
+   * When refresh tokens stop working whatever their use (Intuit's five-year limit), answered as
+   * `x_refresh_token_hard_expires_in` to a token request that asks for it; five years from the double's start
+   * by default.
+   */
+  refreshTokenHardExpiresAt?: number;
 }
 
 export class QuickBooksDouble {
@@ -263,6 +274,7 @@ export class QuickBooksDouble {
   private app: FastifyInstance | null = null;
   private readonly now: () => number;
   private requestIdRetentionMs: number;
+  private refreshTokenHardExpiresAt: number;
   url = '';
 
   constructor(options: DoubleOptions = {}) {
@@ -272,6 +284,7 @@ export class QuickBooksDouble {
     this.latencyMs = options.latencyMs ?? 0;
     this.now = options.now ?? Date.now;
     this.requestIdRetentionMs = options.requestIdRetentionMs ?? Number.POSITIVE_INFINITY;
+    this.refreshTokenHardExpiresAt = options.refreshTokenHardExpiresAt ?? this.now() + FIVE_YEARS_MS;
   }
 
   async start(): Promise<this> {
@@ -385,6 +398,11 @@ export class QuickBooksDouble {
   /** How long a requestid is answered with its first result from now on (0: not honoured). */
   retainRequestIds(ms: number): void {
     this.requestIdRetentionMs = ms;
+  }
+
+  /** When the refresh tokens stop working whatever their use (`x_refresh_token_hard_expires_in`). */
+  setRefreshTokenHardExpiry(at: number): void {
+    this.refreshTokenHardExpiresAt = at;
   }
 
   /** Refresh-token grants answered so far. */
@@ -525,12 +543,23 @@ export class QuickBooksDouble {
   private token(req: FastifyRequest, reply: FastifyReply) {
     const answer = this.grants.exchange(req.headers.authorization, req.body as Record<string, string>);
     if ('error' in answer) return reply.code(answer.error === 'invalid_client' ? 401 : 400).send(answer);
+    // The hard expiry only to a request that asks for it (Intuit's oauth-jsclient#211: the request header
+    // `x-include-refresh-token-hard-expires-in: true`, the answer's `x_refresh_token_hard_expires_in`, seconds).
+    const hard = req.headers['x-include-refresh-token-hard-expires-in'] === 'true';
     return reply.send({
       token_type: 'bearer',
       access_token: answer.accessToken,
       expires_in: answer.expiresIn,
       refresh_token: answer.refreshToken,
       x_refresh_token_expires_in: 8_726_400,
+      ...(hard
+        ? {
+            x_refresh_token_hard_expires_in: Math.max(
+              0,
+              Math.floor((this.refreshTokenHardExpiresAt - this.now()) / 1000),
+            ),
+          }
+        : {}),
     });
   }
 
