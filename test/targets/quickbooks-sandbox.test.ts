@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type AccountMapping, type AccountRole, accountRoles } from '../../src/targets/account-mapping.js';
+import { roleAccountTypes } from '../../src/targets/quickbooks/account-types.js';
 import { QboClient, type QboEntity } from '../../src/targets/quickbooks/http-client.js';
 import {
   OAuthTokenStore,
@@ -39,23 +40,11 @@ const settings = sandboxSettings(
 );
 const { missing, reason } = settings;
 
-const accountTypes: Record<AccountRole, { AccountType: string; AccountSubType?: string }> = {
-  OperatingBank: { AccountType: 'Bank' },
-  ProcessorClearing: { AccountType: 'Other Current Asset', AccountSubType: 'UndepositedFunds' },
-  PayoutsInTransit: { AccountType: 'Other Current Asset' },
-  ChecksToDeposit: { AccountType: 'Other Current Asset' },
-  AccountsReceivable: { AccountType: 'Accounts Receivable' },
-  AccountsPayable: { AccountType: 'Accounts Payable' },
-  OutgoingPaymentsClearing: { AccountType: 'Bank' },
-  UnappliedCash: { AccountType: 'Other Current Liability' },
-  OpeningBalances: { AccountType: 'Equity' },
-  Revenue: { AccountType: 'Income' },
-  Refunds: { AccountType: 'Income' },
-  FeeIncome: { AccountType: 'Income' },
-  DiscountsAndWriteOffs: { AccountType: 'Income', AccountSubType: 'DiscountsRefundsGiven' },
-  ProcessingFees: { AccountType: 'Expense' },
-  BankCharges: { AccountType: 'Expense' },
-  BillExpenses: { AccountType: 'Expense' },
+/** The type `booksync <Role>` is created with: the first its role accepts (verify() holds it to them). */
+const accountTypes = (role: AccountRole) => {
+  const { types, subType, newSubType } = roleAccountTypes[role];
+  const sub = subType ?? newSubType;
+  return { AccountType: types[0], ...(sub ? { AccountSubType: sub } : {}) };
 };
 
 /** One connection for both tests: QBO rotates the refresh token at every refresh. */
@@ -85,7 +74,7 @@ const sandbox = () => {
 async function sandboxAccounts(client: QboClient): Promise<Record<AccountRole, string>> {
   const mapping: Record<string, string> = {};
   for (const role of accountRoles) {
-    const type = accountTypes[role];
+    const type = accountTypes(role);
     const name = role === 'ProcessorClearing' ? 'Undeposited Funds' : `booksync ${role}`;
     const [found] = await client.select('Account', { Name: name });
     const account =

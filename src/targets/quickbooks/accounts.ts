@@ -1,18 +1,20 @@
 import type { AccountMapping, AccountRole } from '../account-mapping.js';
 import { TargetRefusedError } from '../errors.js';
 import { RememberedLookups } from '../remembered-lookups.js';
+import { type AccountTypeMismatch, accountTypeMismatch } from './account-types.js';
 import type { QboClient, QboEntity } from './http-client.js';
 
 // The mapping names QBO accounts by account number (AcctNum, "by code") or, for a chart without numbers,
 // by Id: a code is tried as AcctNum first, then as Id. QBO does not filter on AcctNum ("QueryValidationError:
 // property 'AcctNum' is not queryable"; an Intuit engineer on intuit/QuickBooks-V3-DotNET-SDK#163: AcctNum
 // "is not filterable"), so the chart is listed once (`select * from Account`, pages of 1000) and matched
-// here. Resolved once per adapter; a failed listing (outage) is not remembered.
+// here. Resolved once per adapter; a failed listing (outage) is not remembered. Each role's account must be
+// of the type its documents need (account-types.ts): verify() reads both.
 
 export type Ref = { value: string };
 
 export class AccountDirectory {
-  private readonly resolved = new RememberedLookups<AccountRole, Ref | null>();
+  private readonly resolved = new RememberedLookups<AccountRole, QboEntity | null>();
   /** The chart of accounts' listing, remembered unless it fails. */
   private readonly chart = new RememberedLookups<'Account', QboEntity[]>();
 
@@ -25,12 +27,12 @@ export class AccountDirectory {
     const found = await this.lookup(role);
     if (!found)
       throw new TargetRefusedError('quickbooks', `no account ${this.mapping[role]} (${role}) in QuickBooks`);
-    return found;
+    return { value: found.Id };
   }
 
   /** The Id of the role's account, null when QBO has none (the figures count such a role 0). */
   async idOf(role: AccountRole): Promise<string | null> {
-    return (await this.lookup(role))?.value ?? null;
+    return (await this.lookup(role))?.Id ?? null;
   }
 
   /** One line per mapped role QBO does not have. */
@@ -43,15 +45,25 @@ export class AccountDirectory {
     return problems;
   }
 
-  private lookup(role: AccountRole): Promise<Ref | null> {
+  /** The mapped roles whose QBO account is not of the type the role requires. */
+  async typeMismatches(): Promise<AccountTypeMismatch[]> {
+    const mismatches: AccountTypeMismatch[] = [];
+    for (const role of Object.keys(this.mapping) as AccountRole[]) {
+      const account = await this.lookup(role);
+      const mismatch = account && accountTypeMismatch(role, account);
+      if (mismatch) mismatches.push(mismatch);
+    }
+    return mismatches;
+  }
+
+  private lookup(role: AccountRole): Promise<QboEntity | null> {
     // A failed lookup (outage) is not remembered.
     return this.resolved.get(role, () => this.find(this.mapping[role]));
   }
 
-  private async find(code: string): Promise<Ref | null> {
+  private async find(code: string): Promise<QboEntity | null> {
     const accounts = await this.listChart();
-    const found = accounts.find((a) => a.AcctNum === code) ?? accounts.find((a) => a.Id === code);
-    return found ? { value: found.Id } : null;
+    return accounts.find((a) => a.AcctNum === code) ?? accounts.find((a) => a.Id === code) ?? null;
   }
 
   /** The chart of accounts, read once (every mapped role looks in the same listing). */

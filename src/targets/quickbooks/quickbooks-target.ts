@@ -15,6 +15,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
+import { AccountTypeError, type AccountTypeMismatch, mismatchLine } from './account-types.js';
 import { AccountDirectory, type Ref } from './accounts.js';
 import { createInWaves, lookUpAll, prefetch } from './batches.js';
 import { applied } from './credit-memos.js';
@@ -120,15 +121,28 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     return laterOf(await this.locks.get(), context.closedThrough);
   }
 
+  /**
+   * Every mapped account present, of the type its role requires (account-types.ts), and the sales tax code;
+   * a role on an account of the wrong type is an AccountTypeError naming the role, the account, its type and
+   * the type required. Down or disconnected is not a configuration problem: the worker starts and the push
+   * waits for it.
+   */
   async verify(): Promise<void> {
     let problems: string[];
+    let mismatches: AccountTypeMismatch[] = [];
     try {
-      problems = [...(await this.session.accounts.problems()), ...(await this.taxCode.problems())];
+      mismatches = await this.session.accounts.typeMismatches();
+      problems = [
+        ...(await this.session.accounts.problems()),
+        ...mismatches.map(mismatchLine),
+        ...(await this.taxCode.problems()),
+      ];
     } catch (error) {
-      // Down or disconnected is not a configuration problem: the worker starts and the push waits for it.
       if (error instanceof TargetUnavailableError || error instanceof TargetDisconnectedError) throw error;
+      mismatches = [];
       problems = [`cannot reach QuickBooks company ${this.options.realmId}: ${(error as Error).message}`];
     }
+    if (mismatches.length > 0) throw new AccountTypeError(this.name, problems, mismatches);
     if (problems.length > 0) throw new TargetConfigurationError(this.name, problems);
   }
 
