@@ -8,6 +8,13 @@ export interface AccountingTargetInput {
   target: string;
   /** Entries pushed per activity run. */
   sliceSize?: number;
+  /**
+   * How long the push waits for a wake-up before it looks at the index by itself (a write whose signal was
+   * lost). Default a minute; runs started before it existed keep the minute.
+   */
+  pollEvery?: string;
+  /** The longest wait between two attempts while the target is unreachable. Default a minute. */
+  retryMaximumInterval?: string;
 }
 
 export interface AccountingTargetView {

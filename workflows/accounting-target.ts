@@ -18,7 +18,8 @@ import {
 import { showLastError } from './attention.js';
 
 /** A write missed by the signal (a worker crash between the write and the signal) is pushed by then. */
-const pollEvery = '1 minute';
+const defaultPollEvery = '1 minute';
+const defaultRetryMaximumInterval = '1m';
 const defaultSliceSize = 100;
 
 /**
@@ -34,7 +35,7 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,
-      maximumInterval: '1m',
+      maximumInterval: input.retryMaximumInterval ?? defaultRetryMaximumInterval,
       nonRetryableErrorTypes: ['NoTargetError'],
     },
   });
@@ -60,7 +61,7 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
   let shownError: string | null = null;
 
   while (!workflowInfo().continueAsNewSuggested) {
-    await condition(() => posted || retries.length > 0, pollEvery);
+    await condition(() => posted || retries.length > 0, input.pollEvery ?? defaultPollEvery);
     posted = false;
     try {
       for (const keys of retries.splice(0)) await requeueTargetEntries({ target: input.target, keys });

@@ -192,6 +192,9 @@ export const settingsSchema = z.object({
     .describe(
       'Port of a separate operations listener (keep it private): the command API, /metrics and /events/unrouted move there, open to Prometheus without a key, and INGRESS_PORT serves only the webhook route and /healthz, /readyz. Unset: one listener serves all, and /metrics and /events/unrouted answer only with COMMAND_API_KEY as a bearer (to nobody without one).',
     ),
+  OPERATOR_ROUTES_ON_WEBHOOK_LISTENER: flag('false').describe(
+    'Serve the console and command API on the webhook listener although INGRESS_HOST is not loopback and OPS_PORT is unset (start-up refuses that otherwise).',
+  ),
 
   TRUST_PROXY: z
     .string()
@@ -425,6 +428,16 @@ export const settingsSchema = z.object({
     .number()
     .int()
     .min(1)
+  PUSH_POLL_INTERVAL: duration
+    .default('1m')
+    .describe(
+      "How long an accounting target's push waits for a ledger write's wake-up before it looks for work by itself (a wake-up lost in a crash); given to the push workflow when it starts.",
+    ),
+  PUSH_RETRY_MAX_INTERVAL: duration
+    .default('1m')
+    .describe(
+      'The longest wait between two push attempts while the accounting software is unreachable; given to the push workflow when it starts.',
+    ),
     .default(10)
     .describe('A bill payment check not delivered this many days after it was sent is flagged.'),
   CHECK_CASHING_WINDOW_DAYS: z.coerce

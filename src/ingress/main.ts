@@ -1,5 +1,6 @@
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
+import { isLoopback } from '../runtime/codec-server-options.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { createIngress, createIngressApps, type IngressApp, type IngressOptions } from './server.js';
 
@@ -14,6 +15,11 @@ export interface StartIngressOptions extends Omit<IngressOptions, 'temporalClien
    * /events/unrouted with the command API key only (createIngress).
    */
   operations?: { host?: string; port: number };
+  /**
+   * Without `operations`, a listener that is not loopback (the one the internet reaches) serves the console and
+   * the command API only when this says so on purpose (OPERATOR_ROUTES_ON_WEBHOOK_LISTENER); else start-up fails.
+   */
+  operatorRoutesOnWebhookListener?: boolean;
   /**
    * Temporal to signal: either an existing client (left open on close) or how to connect (the connection is
    * opened here and closed by close()).
@@ -35,7 +41,20 @@ export interface RunningIngress {
 
 /** Connects to Temporal, builds the ingress and listens. For the CLI and the supervised process tree. */
 export async function startIngress(options: StartIngressOptions): Promise<RunningIngress> {
-  const { host = '127.0.0.1', port = 0, operations, temporal, ...ingressOptions } = options;
+  const {
+    host = '127.0.0.1',
+    port = 0,
+    operations,
+    operatorRoutesOnWebhookListener = false,
+    temporal,
+    ...ingressOptions
+  } = options;
+  const operatorRoutes = ingressOptions.commandApiKey !== undefined || ingressOptions.console !== undefined;
+  if (!operations && operatorRoutes && !isLoopback(host) && !operatorRoutesOnWebhookListener) {
+    throw new Error(
+      `INGRESS_HOST=${host} is not loopback and OPS_PORT is unset: the console and command API would share the webhook listener; set OPS_PORT (a private operations listener), or OPERATOR_ROUTES_ON_WEBHOOK_LISTENER=true to serve them there on purpose`,
+    );
+  }
   let ownedConnection: Connection | undefined;
   let client: Client;
   if ('client' in temporal) {

@@ -159,7 +159,13 @@ export async function openAccountingTargets(options: {
               {
                 workflowId: accountingTargetWorkflowId(target),
                 taskQueue,
-                args: [{ target }],
+                args: [
+                  {
+                    target,
+                    pollEvery: settings.PUSH_POLL_INTERVAL,
+                    retryMaximumInterval: settings.PUSH_RETRY_MAX_INTERVAL,
+                  },
+                ],
                 signal: entriesPostedSignal,
                 signalArgs: [],
               },
@@ -167,7 +173,7 @@ export async function openAccountingTargets(options: {
           ),
         );
       await signalAll();
-      // A lost wake-up is harmless: the workflow polls the index every minute.
+      // A lost wake-up is harmless: the workflow polls the index every PUSH_POLL_INTERVAL.
       wake = () =>
         void signalAll().catch((err) =>
           logger.warn({ err }, 'could not wake the accounting-target push; its poll catches up'),

@@ -14,6 +14,7 @@ export function ingressSettings(settings: Settings) {
     ...(settings.OPS_PORT !== undefined
       ? { operations: { host: settings.OPS_HOST, port: settings.OPS_PORT } }
       : {}),
+    operatorRoutesOnWebhookListener: settings.OPERATOR_ROUTES_ON_WEBHOOK_LISTENER,
     taskQueue: settings.TEMPORAL_TASK_QUEUE,
     allowUnsigned: settings.WEBHOOK_ALLOW_UNSIGNED,
     toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,

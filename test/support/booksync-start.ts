@@ -71,6 +71,10 @@ export class BooksyncProcess {
       // A stack these tests kill mid-push leaves its marks in flight: the next attempt waits 5 s for that
       // write, not production's 90 s.
       PUSH_IN_FLIGHT_WAIT_SECONDS: '5',
+      // The push's own poll and its longest wait between attempts at an unreachable target: seconds, not
+      // production's minute, so an outage test waits for the outage, not for the next attempt.
+      PUSH_POLL_INTERVAL: '5s',
+      PUSH_RETRY_MAX_INTERVAL: '5s',
       ...env,
     };
     return this;

@@ -81,6 +81,7 @@ beforeAll(async () => {
   index = new SqliteTargetIndex(ledger.database);
   worker = await Worker.create({
     connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
     activities: createAccountingTargetActivities({
@@ -107,7 +108,8 @@ const wake = () =>
   env.client.workflow.signalWithStart(accountingTargetWorkflowType, {
     workflowId: accountingTargetWorkflowId(target.name),
     taskQueue,
-    args: [{ target: target.name, sliceSize: 3 }],
+    // Its poll and its longest wait between attempts are seconds here, a minute in production.
+    args: [{ target: target.name, sliceSize: 3, pollEvery: '2s', retryMaximumInterval: '2s' }],
     signal: entriesPostedSignal,
     signalArgs: [],
   });
@@ -258,7 +260,7 @@ describe('the accounting-target push workflow', () => {
     expect((await handle.query(accountingTargetViewQuery)).state).toBe('WAITING_FOR_TARGET');
     expect(target.calls - calls).toBeGreaterThanOrEqual(outageFlaggedAtAttempt);
     target.unreachable = false;
-    // No signal: the workflow's own poll (a minute) finds the target back.
+    // No signal: the workflow's own poll (pollEvery) finds the target back.
     await eventually(
       async () => (await index.get(target.name, 'payment:out1'))?.status === 'PUSHED',
       'the push at the next poll',

@@ -37,6 +37,7 @@ export async function startProcessWorker(
     closing: Closer;
     logs: LogCapture;
     temporalAddress: string;
+    temporalNamespace: string;
     taskQueue: string;
     serviceUrl: string;
     apiKey: string;
@@ -52,6 +53,7 @@ export async function startProcessWorker(
     ...(process.env.TEMPORAL_CLI_PATH ? { TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH } : {}),
     BOOKSYNC_DATA_DIR: context.dir,
     TEMPORAL_ADDRESS: context.temporalAddress,
+    TEMPORAL_NAMESPACE: context.temporalNamespace,
     TEMPORAL_TASK_QUEUE: context.taskQueue,
     SERVICE_BASE_URL: context.serviceUrl,
     SERVICE_API_KEY: context.apiKey,
@@ -62,6 +64,9 @@ export async function startProcessWorker(
     // A worker these tests kill mid-push leaves its marks in flight: the next attempt waits 5 s for that
     // write, not production's 90 s.
     PUSH_IN_FLIGHT_WAIT_SECONDS: '5',
+    // Seconds, not production's minute: an outage test waits for the outage, not for the next attempt.
+    PUSH_POLL_INTERVAL: '5s',
+    PUSH_RETRY_MAX_INTERVAL: '5s',
     ...choice.env,
   });
   const start = async (timeoutMs = 180_000) => {
