@@ -120,6 +120,7 @@ beforeAll(async () => {
   });
   worker = await Worker.create({
     connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
     activities,

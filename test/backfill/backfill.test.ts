@@ -50,10 +50,17 @@ const payout = async (succeed: boolean) => {
   return d.body;
 };
 const newWorker = () =>
-  Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
+  Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: bundle,
+    activities,
+  });
 const backfillCli = (extra: string[] = []) =>
   booksyncCli(['backfill', '--since', opensOn, ...extra], {
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
     TEMPORAL_TASK_QUEUE: taskQueue,
   });
 
@@ -225,6 +232,7 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
     const result = await worker.runUntil(
       booksyncCli(['backfill', '--since', '2020-01-01'], {
         TEMPORAL_ADDRESS: env.address,
+        TEMPORAL_NAMESPACE: env.namespace ?? 'default',
         TEMPORAL_TASK_QUEUE: taskQueue,
       }),
     );

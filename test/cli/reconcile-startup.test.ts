@@ -27,6 +27,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'booksync-startup-'));
   const settings = loadSettings({
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
     TEMPORAL_TASK_QUEUE: taskQueue,
     BOOKSYNC_DATA_DIR: dataDir,
     EMULATOR_PORT: '0',
@@ -62,6 +63,7 @@ describe('start-up and the reconcile command', { timeout: 180_000 }, () => {
         env: {
           ...process.env,
           TEMPORAL_ADDRESS: env.address,
+          TEMPORAL_NAMESPACE: env.namespace ?? 'default',
           TEMPORAL_TASK_QUEUE: taskQueue,
           BOOKSYNC_DATA_DIR: dataDir,
           LOG_LEVEL: 'silent',

@@ -87,7 +87,11 @@ const close = () =>
   requestPeriodClose(stack.client, { period: { from: day, to: day }, taskQueue: stack.taskQueue });
 
 const booksync = (args: string[]) =>
-  booksyncCli(args, { TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: stack.taskQueue });
+  booksyncCli(args, {
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+    TEMPORAL_TASK_QUEUE: stack.taskQueue,
+  });
 
 beforeAll(async () => {
   env = await startDevServer();

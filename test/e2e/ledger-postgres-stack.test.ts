@@ -28,6 +28,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'booksync-pg-stack-'));
   settings = loadSettings({
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
     TEMPORAL_TASK_QUEUE: uniqueTaskQueue('pg-ledger'),
     BOOKSYNC_DATA_DIR: dataDir,
     LEDGER_URL: url,

@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIngress } from '../../src/ingress/main.js';
 import { createIngress } from '../../src/ingress/server.js';
-import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
+import { startDevServer, startOwnDevServer, uniqueTaskQueue } from '../support/temporal.js';
 import {
   capturedLogger,
   deliverEvent,
@@ -37,7 +37,7 @@ afterAll(async () => {
 describe('Temporal unavailable', () => {
   it('answers 503 so the sender retries, and readyz turns 503, while healthz stays 200', async () => {
     // A server of its own, stopped under a connection the test owns (teardown would close env's connection).
-    const doomed = await startDevServer();
+    const doomed = await startOwnDevServer();
     const connection = await Connection.connect({ address: doomed.address });
     const client = new Client({ connection });
     const app = createIngress({
@@ -89,7 +89,7 @@ describe('Temporal unavailable', () => {
 describe('startIngress', () => {
   it('connects by address, serves deliveries, and closes', async () => {
     const running = await startIngress({
-      temporal: { address: env.address },
+      temporal: { address: env.address, namespace: env.namespace ?? 'default' },
       taskQueue: uniqueTaskQueue('ingress-main'),
       webhookSecrets: [secretA, secretB],
       logger: logs.logger,

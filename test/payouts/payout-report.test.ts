@@ -26,6 +26,7 @@ beforeAll(async () => {
   [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);
   worker = await Worker.create({
     connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
     activities: world.activities,
@@ -61,7 +62,11 @@ const report = (disbursementId: string) =>
   requestPayoutReport(env.client, { disbursementId, taskQueue, timeoutSeconds: 60 });
 
 const booksync = (args: string[]) =>
-  booksyncCli(args, { TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue });
+  booksyncCli(args, {
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+  });
 
 describe('payout report', { timeout: 120_000 }, () => {
   let day0: string;

@@ -135,6 +135,7 @@ describe('check-deposit workflow state through continue-as-new (D44)', () => {
     const taskQueue = uniqueTaskQueue('check-deposit-bounded');
     const worker = await Worker.create({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       workflowBundle: bundle,
       activities: scriptedActivities(checkDepositId),

@@ -41,6 +41,7 @@ function environment(extra: Record<string, string>): Record<string, string> {
     HOME: process.env.HOME ?? '',
     BOOKSYNC_DATA_DIR: dir,
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
     TEMPORAL_TASK_QUEUE: taskQueue,
     WEBHOOK_SECRETS: secretA,
     COMMAND_API_KEY: commandKey,

@@ -162,6 +162,7 @@ describe('on a real Temporal server', () => {
     const bundle = await workflowBundle();
     const worker = await Worker.create({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue: queue,
       workflowBundle: bundle,
       activities: {

@@ -53,6 +53,7 @@ async function deliver(paymentId: string, activities: PaymentActivities) {
   const taskQueue = uniqueTaskQueue('zombie');
   const worker = await Worker.create({
     connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
     activities,
@@ -113,6 +114,7 @@ describe('a disbursement workflow for an id the service does not know', () => {
     const taskQueue = uniqueTaskQueue('zombie-disbursement');
     const worker = await Worker.create({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       workflowBundle: bundle,
       activities,

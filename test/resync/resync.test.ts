@@ -46,7 +46,11 @@ const reconcile = (taskQueue: string) =>
   }) as Promise<{ fixesTotal: number }>;
 
 const booksync = (args: string[], taskQueue: string) =>
-  booksyncCli(args, { TEMPORAL_ADDRESS: env.address, TEMPORAL_TASK_QUEUE: taskQueue });
+  booksyncCli(args, {
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+  });
 
 beforeAll(async () => {
   [env, bundle, world] = await Promise.all([startDevServer(), workflowBundle(), startSyncWorld()]);

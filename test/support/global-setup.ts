@@ -1,11 +1,19 @@
 import type { TestProject } from 'vitest/node';
 import { resolveTemporalCli, resolveTemporalTestServer } from '../../src/temporal/binaries.js';
+import { sharedAddressVariable, startSharedDevServer } from './shared-temporal.js';
 
-// Runs once per `vitest run`: resolves (and if needed builds) the real Temporal servers, so test files
-// only start them. Paths reach the forked test workers through the environment.
-export default async function setup(_project: TestProject): Promise<void> {
+// Runs once per `vitest run`: resolves (and if needed builds) the real Temporal servers and starts the run's
+// one Temporal dev server (each test environment takes a namespace of its own on it: test/support/temporal.ts).
+// Paths and the address reach the forked test workers through the environment.
+export default async function setup(_project: TestProject): Promise<() => Promise<void>> {
   const cli = await resolveTemporalCli();
   const testServer = resolveTemporalTestServer();
   process.env.TEMPORAL_CLI_PATH = cli.path;
   if (testServer.type === 'existing-path') process.env.TEMPORAL_TEST_SERVER_PATH = testServer.path;
+  const shared = await startSharedDevServer(cli.path);
+  process.env[sharedAddressVariable] = shared.address;
+  return async () => {
+    delete process.env[sharedAddressVariable];
+    await shared.stop();
+  };
 }

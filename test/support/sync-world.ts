@@ -56,6 +56,7 @@ export async function withWorker<T>(
   const taskQueue = uniqueTaskQueue(prefix);
   const worker = await Worker.create({
     connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
     activities,

@@ -6,6 +6,7 @@ import { resolveTemporalCli, resolveTemporalTestServer } from '../../src/tempora
 import { registerSearchAttributes } from '../../src/temporal/register-search-attributes.js';
 import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
 import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
+import { sharedDevServerEnvironment } from './shared-temporal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const artifacts = path.join(root, 'test', '.artifacts');
@@ -23,10 +24,22 @@ export function installQuietRuntime(): void {
 }
 
 /**
- * A real Temporal dev server (the CLI's, SQLite in memory) on loopback with booksync's search attributes.
- * `extraArgs` go to `temporal server start-dev`, e.g. `--dynamic-config-value limit.maxIDLength=100`.
+ * A real Temporal dev server (the CLI's, SQLite in memory) on loopback with booksync's search attributes: a
+ * fresh namespace on the run's shared server (test/support/shared-temporal.ts; pass `env.namespace` on with
+ * `env.address`), or a server of its own when `extraArgs` (for `temporal server start-dev`, e.g.
+ * `--dynamic-config-value limit.maxIDLength=100`) are given or no shared server runs.
  */
 export async function startDevServer(extraArgs: string[] = []): Promise<TestWorkflowEnvironment> {
+  installQuietRuntime();
+  if (extraArgs.length === 0) {
+    const shared = await sharedDevServerEnvironment();
+    if (shared) return shared;
+  }
+  return startOwnDevServer(extraArgs);
+}
+
+/** A dev server of the caller's own, which its teardown stops (a test of Temporal going away). */
+export async function startOwnDevServer(extraArgs: string[] = []): Promise<TestWorkflowEnvironment> {
   installQuietRuntime();
   return TestWorkflowEnvironment.createLocal({
     server: {

@@ -33,6 +33,7 @@ describe('payment workflow on a real Temporal dev server (gRPC, SQLite, visibili
     const taskQueue = uniqueTaskQueue('payment-dev');
     const worker = await Worker.create({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       workflowBundle: bundle,
       activities: script.activities,

@@ -31,6 +31,7 @@ describe('payment workflow on the time-skipping test server', () => {
     const taskQueue = uniqueTaskQueue('payment');
     const worker = await Worker.create({
       connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
       taskQueue,
       workflowBundle: bundle,
       activities,

@@ -43,6 +43,7 @@ describe.skipIf(!recording)('recording a history of every workflow type', { time
     dataDir = mkdtempSync(path.join(tmpdir(), 'booksync-record-'));
     settings = loadSettings({
       TEMPORAL_ADDRESS: env.address,
+      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
       TEMPORAL_TASK_QUEUE: uniqueTaskQueue('record'),
       BOOKSYNC_DATA_DIR: dataDir,
       ACCOUNTING_TARGET: 'ledger-mirror',

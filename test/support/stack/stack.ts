@@ -119,6 +119,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         ...context,
         logs: options.logs,
         temporalAddress: temporal.address,
+        temporalNamespace: temporal.namespace,
         taskQueue,
         serviceUrl: running.serviceUrl,
         apiKey: running.apiKey,
