@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withConfigurationReference } from '../src/config/reference.js';
+import { configurationPage, withConfigurationReference } from '../src/config/reference.js';
 
-// Rewrites the configuration table of README.md from the settings schema.
-writeFileSync('README.md', withConfigurationReference(readFileSync('README.md', 'utf8')));
+// Rewrites the configuration table of docs/configuration.md from the settings schema.
+writeFileSync(configurationPage, withConfigurationReference(readFileSync(configurationPage, 'utf8')));

@@ -6,7 +6,10 @@ export const referenceStart =
   '<!-- config-reference:start (generated from src/config/settings.ts: npm run docs:config) -->';
 export const referenceEnd = '<!-- config-reference:end -->';
 
-/** The README's configuration table, from the zod settings schema: the one source of every setting. */
+/** The page that holds the configuration reference, from the repository's root. */
+export const configurationPage = 'docs/configuration.md';
+
+/** The configuration table of docs/configuration.md, from the zod settings schema: the one source of every setting. */
 export function configurationReference(): string {
   const rows = Object.entries(settingsSchema.shape).map(([name, schema]) => {
     const json = z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }) as {
@@ -35,10 +38,10 @@ export function configurationReference(): string {
   );
 }
 
-/** README text with the reference block replaced by the current one. */
+/** The page's text with the reference block replaced by the current one. */
 export function withConfigurationReference(readme: string): string {
   const start = readme.indexOf(referenceStart);
   const end = readme.indexOf(referenceEnd);
-  if (start < 0 || end < 0) throw new Error('README has no configuration reference markers');
+  if (start < 0 || end < 0) throw new Error(`${configurationPage} has no configuration reference markers`);
   return readme.slice(0, start) + configurationReference() + readme.slice(end + referenceEnd.length);
 }

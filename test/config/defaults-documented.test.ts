@@ -1,33 +1,44 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { configurationPage } from '../../src/config/reference.js';
 import { dataDirDefaults, loadSettings, settingsSchema } from '../../src/config/settings.js';
 import { quickBooksSettings } from '../../src/runtime/quickbooks-connection.js';
 import { xeroSettings } from '../../src/runtime/xero-connection.js';
 
-// Issue 26 item 10: the README said QBO_TOKEN_FILE defaults to BOOKSYNC_DATA_DIR/quickbooks-token, the code
-// used quickbooks-connection.json. Every default now has one source: the schema's .default(), or for a file
+// The configuration reference once said QBO_TOKEN_FILE defaults to BOOKSYNC_DATA_DIR/quickbooks-token, while the
+// code used quickbooks-connection.json. Every default now has one source: the schema's .default(), or for a file
 // in the data folder dataDirDefaults, which both the code and the generated table read. These tests compare
-// what the README states with what the code does.
+// what the docs state with what the code does: the table in docs/configuration.md, and the prose of the README
+// and of every page under docs/.
 
-const readme = readFileSync('README.md', 'utf8');
+const table = readFileSync(configurationPage, 'utf8');
+const pages = (folder: string): string[] =>
+  readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? pages(path.join(folder, entry.name))
+      : entry.name.endsWith('.md')
+        ? [path.join(folder, entry.name)]
+        : [],
+  );
+const prose = ['README.md', ...pages('docs')].map((file) => readFileSync(file, 'utf8')).join('\n');
 
-/** The README table's row of a setting: its default column and its meaning. */
+/** The configuration table's row of a setting: its default column and its meaning. */
 function documented(name: string): { fallback: string; meaning: string } {
-  const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
-  if (!row) throw new Error(`no README row for ${name}`);
+  const row = table.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+  if (!row) throw new Error(`no row in ${configurationPage} for ${name}`);
   const [, fallback = '', meaning = ''] = row.split(' | ').map((cell) => cell.trim());
   return { fallback, meaning };
 }
 
-/** The data file the README states as the default: in the default column, or in the text. */
+/** The data file the table states as the default: in the default column, or in the text. */
 function documentedFile(name: string): string | undefined {
   const { fallback, meaning } = documented(name);
   return /BOOKSYNC_DATA_DIR\/([\w.-]+)/.exec(`${fallback} ${meaning}`)?.[1];
 }
 
-describe('defaults: what the README states is what the code does', () => {
+describe('defaults: what the docs state is what the code does', () => {
   const dir = '/srv/booksync-data';
   const settings = loadSettings({
     BOOKSYNC_DATA_DIR: dir,
@@ -43,7 +54,7 @@ describe('defaults: what the README states is what the code does', () => {
     ['QBO_TOKEN_FILE', () => quickBooksSettings(settings).file.file],
     ['XERO_TOKEN_FILE', () => xeroSettings(settings).file.file],
     ['LEDGER_DB', () => settings.ledgerDb],
-  ])('%s: the file the README names is the one used', (name, used) => {
+  ])('%s: the file the table names is the one used', (name, used) => {
     expect(path.join(dir, documentedFile(name) ?? '(none documented)')).toBe(used());
   });
 
@@ -63,11 +74,11 @@ describe('defaults: what the README states is what the code does', () => {
     }
   });
 
-  it('the README’s prose names the same defaults as the schema', () => {
+  it('the prose of the README and docs/ names the same defaults as the schema', () => {
     const shape = settingsSchema.shape as Record<string, z.ZodType>;
     const claims = [
-      ...readme.matchAll(/`([A-Z][A-Z0-9_]+)` \(default `([^`]+)`/g),
-      ...readme.matchAll(/`([A-Z][A-Z0-9_]+)=([^`]+)`, the default/g),
+      ...prose.matchAll(/`([A-Z][A-Z0-9_]+)` \(default `([^`]+)`/g),
+      ...prose.matchAll(/`([A-Z][A-Z0-9_]+)=([^`]+)`, the default/g),
     ];
     expect(claims.length).toBeGreaterThan(2);
     for (const [, name, value] of claims) {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { withConfigurationReference } from '../../src/config/reference.js';
+import { configurationPage, withConfigurationReference } from '../../src/config/reference.js';
 import { loadSettings, SettingsError } from '../../src/config/settings.js';
 
 describe('settings from the environment', () => {
@@ -59,11 +59,11 @@ describe('settings from the environment', () => {
   });
 });
 
-describe('README configuration reference', () => {
+describe('the configuration reference (docs/configuration.md)', () => {
   it('is the one generated from the settings schema (npm run docs:config)', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    expect(withConfigurationReference(readme)).toBe(readme);
-    expect(readme).toContain('| `TEMPORAL_ADDRESS` |');
+    const page = readFileSync(configurationPage, 'utf8');
+    expect(withConfigurationReference(page)).toBe(page);
+    expect(page).toContain('| `TEMPORAL_ADDRESS` |');
   });
 });
 
