@@ -12,6 +12,7 @@ import {
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { ActivityInterceptorsFactory, WorkerOptions } from '@temporalio/worker';
+import { ScrubbedSpanExporter } from './scrubbed-exporter.js';
 
 // OpenTelemetry tracing, configured by the standard OTEL_* variables and off when they name no OTLP endpoint:
 // then nothing of the SDK is loaded, no interceptor is added and the workflow bundle is the usual one. On, one
@@ -119,7 +120,10 @@ export async function startTracing(): Promise<Tracing | null> {
     .merge(detectResourcesSync({ detectors: [envDetectorSync] }));
   // The exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT and _COMPRESSION; the batch
   // processor OTEL_BSP_*; the provider OTEL_TRACES_SAMPLER(_ARG) and the span limits.
-  const spanProcessor: SpanProcessor = new BatchSpanProcessor(new exporters.OTLPTraceExporter());
+  // Error texts stay behind (scrubbed-exporter.ts): a span keeps its error status and exception types.
+  const spanProcessor: SpanProcessor = new BatchSpanProcessor(
+    new ScrubbedSpanExporter(new exporters.OTLPTraceExporter()),
+  );
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   // The global provider, AsyncLocalStorage context and the W3C trace-context propagator (OTEL_PROPAGATORS).
   provider.register();
@@ -175,11 +179,9 @@ export async function inSpan<T>(
       try {
         return await work();
       } catch (error) {
-        span.recordException(error instanceof Error ? error : String(error));
-        span.setStatus({
-          code: SpanStatusCode.ERROR,
-          message: error instanceof Error ? error.message : String(error),
-        });
+        // The exception's type, not its message (which may quote a customer): see scrubbed-exporter.ts.
+        span.recordException({ name: error instanceof Error ? error.name : typeof error });
+        span.setStatus({ code: SpanStatusCode.ERROR });
         throw error;
       } finally {
         span.end();

@@ -10,12 +10,32 @@ const pinoLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'>
   ERROR: 'error',
 };
 
-/** The Temporal SDK's logs (worker, workflow and activity loggers) through booksync's pino logger. */
+/**
+ * An SDK log line's metadata without error texts: the SDK logs "Activity failed" (and the like) with the whole
+ * error, whose message (a target's refusal, a service's answer) may name a customer or an invoice. An error
+ * keeps its type (an ApplicationFailure's own type, else its class); activity type, workflow id, attempt and
+ * the rest of the metadata stay.
+ */
+export function scrubbedMeta(meta: LogMetadata | undefined): LogMetadata {
+  if (!meta) return {};
+  return Object.fromEntries(
+    Object.entries(meta).map(([key, value]) =>
+      value instanceof Error ? [key, { type: errorType(value) }] : [key, value],
+    ),
+  );
+}
+
+function errorType(error: Error): string {
+  const type = (error as { type?: unknown }).type;
+  return typeof type === 'string' && type ? type : error.name;
+}
+
+/** The Temporal SDK's logs (worker, workflow and activity loggers) through booksync's pino logger, scrubbed. */
 export class PinoTemporalLogger implements TemporalLogger {
   constructor(private readonly logger: Logger) {}
 
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    this.logger[pinoLevel[level]](meta ?? {}, message);
+    this.logger[pinoLevel[level]](scrubbedMeta(meta), message);
   }
   trace(message: string, meta?: LogMetadata): void {
     this.log('TRACE', message, meta);
