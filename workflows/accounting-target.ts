@@ -16,6 +16,7 @@ import {
   retryEntriesSignal,
 } from './accounting-target-contract.js';
 import { showLastError } from './attention.js';
+import { failureCode, pushLastError } from './last-error-reason.js';
 
 /** A write missed by the signal (a worker crash between the write and the signal) is pushed by then. */
 const defaultPollEvery = '1 minute';
@@ -59,6 +60,7 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
   });
   setHandler(accountingTargetViewQuery, () => view);
   let shownError: string | null = null;
+  let failure: string | null = null;
 
   while (!workflowInfo().continueAsNewSuggested) {
     await condition(() => posted || retries.length > 0, input.pollEvery ?? defaultPollEvery);
@@ -85,26 +87,31 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
       }
       view.state = 'IDLE';
       view.lastError = null;
+      failure = null;
     } catch (error) {
       view.state = 'WAITING_FOR_TARGET';
+      failure = failureCode(error);
       view.lastError =
         error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
     }
     const failures = view.lastFailures.at(-1);
     // LastError is a search attribute: stored and shown as it is, never through the payload codec. A target's
-    // refusal quotes the document it refused (a customer's name, an invoice number), so the attribute names
-    // only the entry; the refusal stays in the run's query view, the target index (`booksync targets status`,
-    // the console) and the encoded activity results. Why a push waits (an outage, a lost connection and the
-    // command that restores it) is booksync's own text and stays. Runs recorded before show what they did.
-    const searchable = patched('last-error-without-target-messages');
+    // text (its refusal, its answer while down) may quote a customer's name or an invoice number, so the
+    // attribute is a reason code and the entry's key (last-error-reason.ts); the text stays in the run's
+    // query view, the target index (`booksync targets status`, the console) and the encoded activity results.
+    // Runs recorded before show what they did: the refused entry without its refusal, or earlier all of it.
+    const coded = patched('last-error-reason-codes');
+    const searchable = !coded && patched('last-error-without-target-messages');
     shownError = showLastError(
       shownError,
-      searchable
-        ? (view.lastError ??
+      coded
+        ? pushLastError(failure, { count: view.failed, key: failures?.key }, view.warning)
+        : searchable
+          ? (view.lastError ??
             (view.failed > 0 && failures ? `${view.failed} FAILED, last ${failures.key}` : null) ??
             view.warning ??
             null)
-        : (view.lastError ??
+          : (view.lastError ??
             (view.failed > 0 && failures
               ? `${view.failed} FAILED, last ${failures.key}: ${failures.reason}`
               : null) ??

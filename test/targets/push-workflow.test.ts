@@ -185,9 +185,9 @@ describe('the accounting-target push workflow', () => {
       const attributes = (await handle.describe()).typedSearchAttributes;
       return attributes.get(NeedsAttention) === true;
     }, 'NeedsAttention');
-    // The search attribute (stored in plain, outside the payload codec) names the entry, not the target's
-    // message, which may quote a customer; the message is in the run's view and the index.
-    expect((await handle.describe()).typedSearchAttributes.get(LastError)).toBe('1 FAILED, last bill:b1');
+    // The search attribute (stored in plain, outside the payload codec) is a reason code and the entry's key,
+    // not the target's message, which may quote a customer; the message is in the run's view and the index.
+    expect((await handle.describe()).typedSearchAttributes.get(LastError)).toBe('FAILED bill:b1');
     expect((await handle.query(accountingTargetViewQuery)).lastFailures).toEqual([
       { key: 'bill:b1', reason: 'account for BillExpenses does not exist' },
     ]);
@@ -212,7 +212,7 @@ describe('the accounting-target push workflow', () => {
     await ledger.post(twoLine('payment:p7', 900, { links: { paymentId: 'p7' } }));
     await wake();
     await eventually(async () => (await attributes()).get(NeedsAttention) === true, 'NeedsAttention');
-    expect((await attributes()).get(LastError)).toBe(target.warns);
+    expect((await attributes()).get(LastError)).toBe('TARGET_WARNING');
     expect((await handle.query(accountingTargetViewQuery)).warning).toBe(target.warns);
     // Pushing goes on while it is only a warning.
     expect((await index.get(target.name, 'payment:p7'))?.status).toBe('PUSHED');
@@ -258,6 +258,7 @@ describe('the accounting-target push workflow', () => {
       60_000,
     );
     expect((await handle.query(accountingTargetViewQuery)).state).toBe('WAITING_FOR_TARGET');
+    expect((await handle.describe()).typedSearchAttributes.get(LastError)).toBe('TARGET_UNAVAILABLE');
     expect(target.calls - calls).toBeGreaterThanOrEqual(outageFlaggedAtAttempt);
     target.unreachable = false;
     // No signal: the workflow's own poll (pollEvery) finds the target back.
