@@ -1,5 +1,6 @@
 // A cloud target's per-company request limits, held for the whole worker: QBO allows 500 requests a minute
-// and 10 at once per realm; Xero 60 a minute, 5 at once and 5,000 a day per tenant. Every activity that
+// and 10 at once per realm; Xero 60 a minute, 5 at once and 1,000 or 5,000 a day per tenant (by the app's
+// tier, learned from Xero's own count: dayLimits). Every activity that
 // talks to a company takes its turn from the same limiter (`companyLimiter`), whatever adapter instance it
 // holds, so parallel pushes and checks together stay under every limit.
 //
@@ -12,8 +13,14 @@ import { SlidingWindow } from './sliding-window.js';
 export interface LimiterOptions {
   perMinute: number;
   concurrent: number;
-  /** Requests a UTC day (Xero: 5,000); unset: no daily budget. */
+  /** Requests a UTC day (Xero: by the app's tier, see dayLimits); unset: no daily budget. */
   perDay?: number;
+  /**
+   * The daily budgets the target may have (Xero: 1,000 or 5,000 by the app's tier), for a target that reports
+   * what is left (observe's dayRemaining) but not its limit: perDay is the budget until a report shows more,
+   * then the smallest of these at least what was left plus this limiter's own requests Xero counted.
+   */
+  dayLimits?: readonly number[];
   /** Share of perDay after which the budget is reported as nearly spent; default 0.8. */
   warnAt?: number;
   /** The window perMinute counts in; 60 s. The bench compresses it to measure a minute's rate faster. */
@@ -77,18 +84,21 @@ export class RealmLimiter {
   private reported: { used: number; at: number; sentAfter: number } | null = null;
   /** No request before this (the target refused for its day). */
   private dayBlockedUntil = 0;
+  /** The daily budget: options.perDay, or more once the target's reports show it (dayLimits). */
+  private perDay: number | undefined;
 
   constructor(private readonly options: LimiterOptions) {
     this.now = options.now ?? Date.now;
+    this.perDay = options.perDay;
     const windowMs = (options.windowMs ?? 60_000) + (options.marginMs ?? 0);
     this.minute = new SlidingWindow(options.perMinute, windowMs, this.now, options.concurrent);
   }
 
   /** Today's (UTC) requests against the daily budget; null without one. */
   dailyUsage(): DailyUsage | null {
-    if (this.options.perDay === undefined) return null;
+    if (this.perDay === undefined) return null;
     this.rollDay();
-    return { day: this.day, used: this.usedNow(), limit: this.options.perDay };
+    return { day: this.day, used: this.usedNow(), limit: this.perDay };
   }
 
   /**
@@ -98,7 +108,8 @@ export class RealmLimiter {
    */
   observe(report: TargetReport): void {
     const now = this.now();
-    const limit = this.options.perDay;
+    if (report.dayRemaining !== undefined) this.learnDayLimit(report.dayRemaining);
+    const limit = this.perDay;
     if (report.dayRemaining !== undefined && limit !== undefined) {
       // Requests still in flight may not be in the target's count yet: counted too.
       this.reported = {
@@ -117,6 +128,20 @@ export class RealmLimiter {
       else if (wait !== undefined) pausedUntil = Math.max(pausedUntil, now + wait);
     }
     this.minute.pause(pausedUntil);
+  }
+
+  /**
+   * The daily budget a report of what is left implies (dayLimits): at least what is left plus this limiter's
+   * requests of the day that have ended (the target counted them; others' requests only make it more).
+   */
+  private learnDayLimit(remaining: number) {
+    const limits = this.options.dayLimits;
+    if (!limits || limits.length === 0) return;
+    this.rollDay();
+    const ours = this.options.dayWindowMs === undefined ? this.usedToday : this.spent.length;
+    const atLeast = remaining + Math.max(ours - this.minute.active, 0);
+    const learned = [...limits].sort((a, b) => a - b).find((l) => l >= atLeast) ?? atLeast;
+    this.perDay = Math.max(this.perDay ?? 0, learned);
   }
 
   private reportTtlMs(): number {
@@ -159,7 +184,7 @@ export class RealmLimiter {
   }
 
   private spendToday() {
-    const limit = this.options.perDay;
+    const limit = this.perDay;
     if (limit === undefined) return;
     this.rollDay();
     const now = this.now();
@@ -180,7 +205,7 @@ export class RealmLimiter {
   private capWait(now: number): number {
     if (now < this.dayBlockedUntil) return this.dayBlockedUntil - now;
     const window = this.options.dayWindowMs;
-    const limit = this.options.perDay ?? 0;
+    const limit = this.perDay ?? 0;
     if (this.reported && this.reported.used + this.reported.sentAfter >= limit)
       return this.reported.at + this.reportTtlMs() - now;
     if (window !== undefined) return (this.spent[0] ?? now) + window - now;
@@ -188,7 +213,7 @@ export class RealmLimiter {
   }
 
   private nearingDailyCapRaw(): boolean {
-    const limit = this.options.perDay;
+    const limit = this.perDay;
     return limit !== undefined && this.usedNow() >= limit * (this.options.warnAt ?? 0.8);
   }
 }

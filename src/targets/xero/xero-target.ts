@@ -29,18 +29,24 @@ import { pushMany } from './waves.js';
 // create and the index write finds the record instead of making a second one. remoteIds are
 // `<Entity>:<id>`; a reversal is the original's own status change, `deleted:<Entity>:<id>`.
 //
-// Xero's limits (60 calls a minute, 5 at once, 5,000 in a rolling 24 hours per organisation) are held by the
-// tenant's worker-wide limiter, which also follows Xero's own count in every answer's headers (client.ts); pushMany() looks a backlog up and creates it in batches (one call for many invoices,
-// payments, bank transactions, credit notes or journals), so a busy day stays far inside 5,000 calls.
+// Xero's limits (60 calls a minute, 5 at once, and 1,000 or 5,000 in a rolling 24 hours per organisation by the
+// app's tier) are held by the tenant's worker-wide limiter, which also follows Xero's own count in every
+// answer's headers (client.ts) and learns the day's limit from them; pushMany() looks a backlog up and creates
+// it in batches (one call for many invoices, payments, bank transactions, credit notes or journals), so a busy
+// day stays far inside the day's calls.
 
 /**
  * Xero's limits per organisation; a second of margin on the minute (see LimiterOptions.marginMs). The day is a
- * rolling 24 hours, not a UTC day (developer.xero.com/documentation/guides/oauth2/limits; XeroAPI/xero-node#262).
+ * rolling 24 hours, not a UTC day (developer.xero.com/documentation/guides/oauth2/limits; XeroAPI/xero-node#262),
+ * of 1,000 calls on the Starter tier and 5,000 on the others (Xero's tiers since 2 March 2026,
+ * https://developer.xero.com/faq/pricing-and-policy-updates). Xero says what is left (X-DayLimit-Remaining), not
+ * which tier: the budget is the Starter tier's until an answer shows more (LimiterOptions.dayLimits).
  */
 export const XERO_LIMITS = {
   perMinute: 60,
   concurrent: 5,
-  perDay: 5_000,
+  perDay: 1_000,
+  dayLimits: [1_000, 5_000],
   dayWindowMs: 86_400_000,
   warnAt: 0.8,
   marginMs: 1_000,
@@ -61,7 +67,7 @@ export interface XeroTargetOptions {
   taxType?: string;
 }
 
-/** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, 5,000 in a rolling 24 hours. */
+/** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, the tier's day in a rolling 24 hours. */
 export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
   return companyLimiter('xero', tenantId, {
     ...XERO_LIMITS,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DailyCapReachedError, RealmLimiter } from '../../../src/targets/oauth/limiter.js';
+import { XERO_LIMITS } from '../../../src/targets/xero/index.js';
 
 // The shared limiter as the Xero target uses it: a daily budget in a rolling window (Xero's 24 hours, not a
 // UTC day), and Xero's own count from each answer's headers (observe), on a clock of the test's own.
@@ -67,5 +68,29 @@ describe('RealmLimiter: a rolling day and the target’s own count', () => {
     const refused = (await call(l).catch((e: unknown) => e)) as DailyCapReachedError;
     expect(refused.retryAfterMs).toBe(2_000);
     expect(refused.message).toMatch(/\(2026-11-25 UTC\)/);
+  });
+});
+
+describe('RealmLimiter as the Xero target sets it: the daily limit learned from what Xero says is left', () => {
+  // Xero's day is 1,000 calls on the Starter tier and 5,000 on the others; its answers say only what is left
+  // (X-DayLimit-Remaining), so the limiter takes the smallest tier at least what is left plus its own calls.
+  const tiers = (now: { t: number }) => new RealmLimiter({ ...XERO_LIMITS, now: () => now.t });
+
+  it('starts at the lowest tier and learns a higher one from the first answer', async () => {
+    const now = { t: 1_000_000 };
+    const l = tiers(now);
+    expect(l.dailyUsage()?.limit).toBe(1_000);
+    for (let i = 0; i < 10; i++) await call(l);
+    l.observe({ dayRemaining: 4_990 });
+    expect(l.dailyUsage()).toMatchObject({ used: 10, limit: 5_000 });
+  });
+
+  it('keeps the Starter tier’s 1,000 when that is what the answers imply, others’ calls included', async () => {
+    const now = { t: 1_000_000 };
+    const l = tiers(now);
+    await call(l);
+    // 1 of ours, 299 made by another process of the app: 700 left of 1,000.
+    l.observe({ dayRemaining: 700 });
+    expect(l.dailyUsage()).toMatchObject({ used: 300, limit: 1_000 });
   });
 });
