@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { BROAD_SCOPES, GRANULAR_SCOPES } from '../targets/xero/consent.js';
 import { checkedTimeZone } from '../workflow-safe/business-days.js';
 import { withSecretFiles } from './secret-files.js';
 
@@ -53,6 +54,7 @@ export const derivedDefaults: Record<string, string> = {
   XERO_TENANT_ID: 'the organisation `booksync targets connect xero` saved',
   XERO_TAX_TYPE:
     "the organisation's no-tax rate, read from its TaxRates: active, 0 %, for revenue and expenses (TaxType `NONE` first)",
+  XERO_SCOPES: `the granular scopes booksync needs: \`${GRANULAR_SCOPES}\` (with XERO_BROAD_SCOPES: \`${BROAD_SCOPES}\`)`,
   ...Object.fromEntries(
     Object.entries(dataDirDefaults).map(([name, file]) => [name, `\`BOOKSYNC_DATA_DIR/${file}\``]),
   ),
@@ -400,6 +402,16 @@ export const settingsSchema = z.object({
     .describe(
       'Redirect URI registered with the Xero app; `targets connect xero` listens on it when it is a loopback address.',
     ),
+  XERO_SCOPES: z
+    .string()
+    .regex(/^\s*[a-z_.]+(\s+[a-z_.]+)*\s*$/, 'Xero scopes separated by spaces, e.g. accounting.invoices')
+    .optional()
+    .describe(
+      'The OAuth scopes `targets connect xero` asks Xero for, separated by spaces (`offline_access` is always added). A consent without the scope of an endpoint booksync calls leaves that call refused (HTTP 401) until you connect again with it.',
+    ),
+  XERO_BROAD_SCOPES: flag('false').describe(
+    "Your Xero app was created before 2 March 2026: ask Xero's broad scopes (`accounting.transactions`, `accounting.reports.read`) instead of the granular ones. Apps created since may ask only granular scopes (Xero refuses the consent with `invalid_scope`); older apps may ask either until September 2027.",
+  ),
   XERO_TAX_TYPE: z
     .string()
     .regex(/^[A-Za-z0-9_]{1,50}$/, 'a Xero TaxType, e.g. NONE or TAX001')

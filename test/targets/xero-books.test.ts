@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { markersIn } from '../../src/targets/markers.js';
+import { GRANULAR_SCOPES } from '../../src/targets/xero/index.js';
 import { BooksyncProcess } from '../support/booksync-start.js';
 import { freePort } from '../support/free-port.js';
 import {
@@ -29,6 +30,8 @@ const outageMs = 20_000;
 const double = new XeroDouble({ accessTokenTtlMs: 20_000, latencyMs: 2 });
 const booksync = new BooksyncProcess();
 let tenantId: string;
+/** The consent address `booksync targets connect xero` printed last. */
+let consentPage: URL | null = null;
 
 /** Every booksync marker in the organisation, and the keys of the documents cancelled (DELETED / VOIDED). */
 function markers(): { keys: string[]; cancelled: string[] } {
@@ -67,10 +70,13 @@ const xero: TargetBooksRun = {
     address: /https?:\/\/\S+connect\/authorize\S*/,
     expectConsent(consent) {
       expect(consent.searchParams.get('client_id')).toBe(double.clientId);
-      expect(consent.searchParams.get('scope')).toContain('offline_access');
-      expect(consent.searchParams.get('scope')).toContain('accounting.transactions');
+      // Xero's granular scopes, which a new app (the double's) must ask: a broad one fails the consent.
+      expect(consent.searchParams.get('scope')).toBe(GRANULAR_SCOPES);
+      consentPage = consent;
     },
-    answer: (code, state) => ({ code: code === 'forged' ? 'forged' : double.authorize(tenantId), state }),
+    // The double's consent page at the address the command printed, the organisation allowed.
+    answer: (code, state) =>
+      code === 'forged' ? { code: 'forged', state } : double.consent(consentPage as URL, tenantId),
     get connected() {
       return `connected to Xero organisation ${tenantId}`;
     },

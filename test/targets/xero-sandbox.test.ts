@@ -112,7 +112,7 @@ async function connect() {
       ...(accountTypes[role] === 'BANK' ? { bankAccountNumber: `0900${code}` } : {}),
     };
     await probe.client.call('createAccount', (api, t) =>
-      api.createAccount(t, account as never, idempotencyKey(`account:${role}`, 'create', account)),
+      api.createAccount(t, account as never, idempotencyKey(t, `account:${role}`, 'create', account)),
     );
   }
 
@@ -161,7 +161,8 @@ describe.skipIf(missing.length > 0)('Xero demo company (opt-in)', () => {
     for (const doc of [docs.invoice, docs.payment]) pushed.set(doc.key, await target.push(doc, context));
     const idOf = (key: string) => (pushed.get(key)?.remoteIds[0] ?? '').split(':')[1] ?? '';
     const invoiceId = idOf(docs.invoice.key);
-    const key = (what: string) => idempotencyKey(docs.invoice.key, `sandbox rules ${what}`, Date.now());
+    const key = (what: string) =>
+      idempotencyKey(tenantId, docs.invoice.key, `sandbox rules ${what}`, Date.now());
     const refusedWith = async (run: () => Promise<unknown>) => {
       const error = await run().then(
         () => null,

@@ -14,6 +14,7 @@ import {
   parseConsentRedirect as parseXeroRedirect,
   xeroConnections,
   consentUrl as xeroConsentUrl,
+  xeroScopes,
 } from '../../targets/xero/index.js';
 import { type CommandContext, CommandError } from '../command.js';
 
@@ -29,7 +30,8 @@ export const connectUsage = `booksync targets connect quickbooks|xero [--paste] 
 
 Opens the consent of your Intuit app (QBO_CLIENT_ID, QBO_CLIENT_SECRET) for a QuickBooks company, or of your
 Xero app (XERO_CLIENT_ID, XERO_CLIENT_SECRET) for a Xero organisation: open the printed address, choose the
-company, allow. The redirect to QBO_REDIRECT_URI / XERO_REDIRECT_URI is taken by a listener when that is a
+company, allow. Xero is asked the scopes of XERO_SCOPES (printed; booksync's granular ones by default, Xero's
+broad ones with XERO_BROAD_SCOPES for an app created before 2 March 2026). The redirect to QBO_REDIRECT_URI / XERO_REDIRECT_URI is taken by a listener when that is a
 loopback address (unless --paste); otherwise paste the address the browser ended on. The refresh token is
 saved encrypted (QBO_TOKEN_KEY / XERO_TOKEN_KEY) in QBO_TOKEN_FILE / XERO_TOKEN_FILE; run it again to
 reconnect after a revocation.`;
@@ -183,6 +185,9 @@ async function connectXero(
   const xero = refusedAsCommand(() => xeroSettings(settings));
   const redirectUri = settings.XERO_REDIRECT_URI;
   const state = newConsentState();
+  // Xero refuses the whole consent (invalid_scope) for one scope the app may not ask: named before it opens.
+  const scope = xeroScopes(settings);
+  out(`Xero scopes asked (XERO_SCOPES${settings.XERO_BROAD_SCOPES ? ', XERO_BROAD_SCOPES' : ''}): ${scope}`);
   const { code } = await awaitConsent({
     out,
     label: 'Xero',
@@ -191,6 +196,7 @@ async function connectXero(
       redirectUri,
       state,
       authorizeUrl: settings.XERO_CONSENT_URL,
+      scope,
     }),
     redirectUri,
     paste,

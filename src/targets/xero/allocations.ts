@@ -49,7 +49,12 @@ export async function settled(
     remaining -= cents;
   }
   if (allocations.length === 0) return result;
-  const key = idempotencyKey(`${doc.key}:allocation`, 'allocate CreditNote', allocations);
+  const key = idempotencyKey(
+    ctx.client.tenantId,
+    `${doc.key}:allocation`,
+    'allocate CreditNote',
+    allocations,
+  );
   const answer = await ctx.client.call('createCreditNoteAllocation', (api, t) =>
     api.createCreditNoteAllocation(t, credit.id, { allocations: allocations as never[] }, false, key),
   );

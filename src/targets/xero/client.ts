@@ -3,7 +3,7 @@ import { AccountingApi } from 'xero-node';
 import { TargetUnavailableError } from '../errors.js';
 import { DailyCapReachedError, type RealmLimiter, type TargetReport } from '../oauth/limiter.js';
 import type { CompanyTokenStore } from '../oauth/token-store.js';
-import { failureOf, xeroError } from './faults.js';
+import { failureOf, lacksScope, xeroError } from './faults.js';
 
 // Xero's Accounting API for one organisation (tenant), through the official SDK: an AccountingApi with its
 // basePath pointed at XERO_BASE_URL (Xero, or the test double), the access token booksync refreshed itself
@@ -48,7 +48,8 @@ export class XeroClient {
     const { tokens } = this.options;
     let token = await tokens.accessToken();
     let failure = await this.send(what, token, run);
-    if ('status' in failure && failure.status === 401) {
+    // A 401 for an expired token: refreshed once; one for a scope the connection lacks stays (faults.ts).
+    if ('status' in failure && failure.status === 401 && !lacksScope(failure)) {
       token = await tokens.rejected(token);
       failure = await this.send(what, token, run);
     }

@@ -1,15 +1,52 @@
-import { ConsentError, consentUrlOf, parseRedirect } from '../oauth/consent.js';
+import { ConsentError, type ConsentUrlOptions, consentUrlOf, parseRedirect } from '../oauth/consent.js';
 
 // Xero's consent for `booksync targets connect xero` (the flow is ../oauth/consent.ts). Xero's redirect
 // carries only the code; the organisation is chosen on the consent page and read afterwards from the
-// connections endpoint (GET <api root>/connections with the new access token).
+// connections endpoint (GET <api root>/connections with the new access token, which needs no scope).
+//
+// The scopes: an app created on or after 2 March 2026 may ask only Xero's granular scopes, a broad one fails
+// the consent with invalid_scope; older apps may ask the broad ones until September 2027
+// (https://developer.xero.com/faq/granular-scopes). booksync asks the granular scope of each endpoint it
+// calls, `.read` where it only reads (test/support/xero/README.md, "Scopes": the endpoint → scope table), no
+// OpenID scope (it reads no identity).
 
 export const AUTHORIZE_URL = 'https://login.xero.com/identity/connect/authorize';
-/** offline_access for a refresh token; the accounting scopes booksync reads and writes with. */
-export const XERO_SCOPES =
-  'offline_access accounting.transactions accounting.contacts accounting.settings.read';
 
-export const consentUrl = consentUrlOf({ authorizeUrl: AUTHORIZE_URL, scope: XERO_SCOPES });
+/** The granular scopes booksync needs: XERO_SCOPES' default. */
+export const GRANULAR_SCOPES = [
+  'offline_access', // a refresh token
+  'accounting.settings.read', // Accounts, TaxRates, Organisation (its lock dates)
+  'accounting.contacts', // Contacts, looked up and created
+  'accounting.invoices', // Invoices, CreditNotes and their allocations
+  'accounting.payments', // Payments; Overpayments refunded, their allocations removed
+  'accounting.banktransactions', // BankTransactions, BankTransfers and their History & Notes
+  'accounting.manualjournals', // ManualJournals
+  'accounting.reports.trialbalance.read', // the close certificate's Trial Balance
+  'accounting.reports.aged.read', // its aged receivables and payables by contact
+].join(' ');
+
+/** The same calls in Xero's broad scopes, for an app created before 2 March 2026 (XERO_BROAD_SCOPES). */
+export const BROAD_SCOPES =
+  'offline_access accounting.transactions accounting.contacts accounting.settings.read accounting.reports.read';
+
+/**
+ * The scopes booksync asks: XERO_SCOPES, else the broad ones with XERO_BROAD_SCOPES, else the granular ones;
+ * offline_access always (the worker refreshes its token).
+ */
+export function xeroScopes(settings: {
+  XERO_SCOPES?: string | undefined;
+  XERO_BROAD_SCOPES: boolean;
+}): string {
+  const chosen = settings.XERO_SCOPES ?? (settings.XERO_BROAD_SCOPES ? BROAD_SCOPES : GRANULAR_SCOPES);
+  const scopes = chosen.split(/\s+/).filter(Boolean);
+  return (scopes.includes('offline_access') ? scopes : ['offline_access', ...scopes]).join(' ');
+}
+
+/** The consent URL of one connect, asking `scope` (xeroScopes). */
+export function consentUrl(options: ConsentUrlOptions & { scope: string }): string {
+  const { scope, ...connect } = options;
+  return consentUrlOf({ authorizeUrl: AUTHORIZE_URL, scope })(connect);
+}
 
 export function parseConsentRedirect(redirect: string, expectedState: string): { code: string } {
   return { code: parseRedirect(redirect, expectedState, 'Xero').code };

@@ -82,7 +82,12 @@ export class ContactDirectory {
         ),
       );
       const body = await this.client.call('createContacts', (api, tenant) =>
-        api.createContacts(tenant, { contacts }, false, idempotencyKey('contacts', 'create', contacts)),
+        api.createContacts(
+          tenant,
+          { contacts },
+          false,
+          idempotencyKey(tenant, 'contacts', 'create', contacts),
+        ),
       );
       for (const created of body.contacts ?? []) {
         const party = create.find((p) => p.serviceId === created.contactNumber);
@@ -129,7 +134,7 @@ export class ContactDirectory {
         tenant,
         { contacts: [contact] },
         false,
-        idempotencyKey(`contact:${party.serviceId}`, 'create', contact),
+        idempotencyKey(tenant, `contact:${party.serviceId}`, 'create', contact),
       ),
     );
     const created = body.contacts?.[0];

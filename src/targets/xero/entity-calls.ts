@@ -83,6 +83,7 @@ export async function create(
   context: PushContext,
 ): Promise<(PushResult | Error)[]> {
   const key = idempotencyKey(
+    ctx.client.tenantId,
     items.map((i) => afterRefusals(i.doc.key, context.refusals(i.doc.key))).join('\n'),
     `create ${entity}`,
     items.map((i) => i.body),
@@ -165,7 +166,7 @@ export async function cancel(
   id: string,
   current: Body,
 ): Promise<void> {
-  const key = (body: unknown) => idempotencyKey(doc.key, `cancel ${entity} ${id}`, body);
+  const key = (body: unknown) => idempotencyKey(ctx.client.tenantId, doc.key, `cancel ${entity} ${id}`, body);
   const c = ctx.client;
   switch (entity) {
     case 'Payment': {

@@ -55,6 +55,19 @@ const THROTTLE_DELAY_MS = 60_000;
 /** A 429 for the concurrent limit comes without Retry-After: a call in flight ends within seconds. */
 const CONCURRENT_DELAY_MS = 1_000;
 
+/**
+ * A 401 for a token without the scope the call needs: Xero says AuthorizationUnsuccessful (an expired or
+ * revoked token is AuthenticationUnsuccessful), as it answered GET /Accounts to a token without
+ * accounting.settings (https://stackoverflow.com/questions/61047303, a Xero engineer answering). A refresh
+ * gives the same scopes: only a new consent with the scope helps.
+ */
+export function lacksScope(failure: XeroFailure): boolean {
+  const body = failure.body as { Detail?: unknown; detail?: unknown } | null;
+  return (
+    failure.status === 401 && /AuthorizationUnsuccessful/.test(String(body?.Detail ?? body?.detail ?? ''))
+  );
+}
+
 export function xeroError(failure: XeroFailure, what: string): Error {
   const messages = xeroMessages(failure.body);
   const text = messages.join('; ') || `HTTP ${failure.status}`;
@@ -70,6 +83,12 @@ export function xeroError(failure: XeroFailure, what: string): Error {
         : /concurrent/i.test(problem ?? '')
           ? CONCURRENT_DELAY_MS
           : THROTTLE_DELAY_MS,
+    );
+  }
+  if (lacksScope(failure)) {
+    return new TargetDisconnectedError(
+      'xero',
+      `Xero refused ${what}: the connection was not granted the scope it needs (HTTP 401 AuthorizationUnsuccessful; booksync asks the scopes of XERO_SCOPES, or Xero's broad ones with XERO_BROAD_SCOPES): ${reconnectCommand('xero')}`,
     );
   }
   if (status === 401 || status === 403) {

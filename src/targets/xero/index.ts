@@ -1,6 +1,13 @@
 export { XeroClient } from './client.js';
 export { XeroConnectionFile } from './connection-file.js';
-export { consentUrl, parseConsentRedirect, XERO_SCOPES, xeroConnections } from './consent.js';
+export {
+  BROAD_SCOPES,
+  consentUrl,
+  GRANULAR_SCOPES,
+  parseConsentRedirect,
+  xeroConnections,
+  xeroScopes,
+} from './consent.js';
 export type { MatchingPolicy } from './contacts.js';
 export { XERO_RECONNECT, XeroTokenStore } from './token-store.js';
 export { XERO_LIMITS, XeroTarget, type XeroTargetOptions, xeroLimiter } from './xero-target.js';

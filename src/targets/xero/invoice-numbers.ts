@@ -72,7 +72,13 @@ export async function numberInvoice(
   const update = { reference: marker(doc.key, doc.contentHash) };
   try {
     await ctx.client.call('updateInvoice', (api, t) =>
-      api.updateInvoice(t, id, { invoices: [update] }, undefined, idempotencyKey(doc.key, 'adopt', update)),
+      api.updateInvoice(
+        t,
+        id,
+        { invoices: [update] },
+        undefined,
+        idempotencyKey(t, doc.key, 'adopt', update),
+      ),
     );
   } catch (error) {
     // Paid between the look-up and the edit.

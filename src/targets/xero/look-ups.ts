@@ -1,4 +1,4 @@
-import { baseKey, isReversalKey, keyPrefix } from '../../ledger/entry-key.js';
+import { baseKey, isReversalKey, keyPrefix, reversalKey } from '../../ledger/entry-key.js';
 import { foundOrConflict } from '../already-pushed.js';
 import { markersIn } from '../markers.js';
 import type { PushContext, PushResult, RemoteRecord, TargetDocument } from '../target-port.js';
@@ -11,6 +11,7 @@ import {
   deletedStatuses,
   entitiesOf,
   idOf,
+  isOverpayment,
   LOOKUP_CHUNK,
   markedWith,
   markerText,
@@ -33,12 +34,16 @@ const reversingEntities: XeroEntity[] = [
   'ManualJournal',
 ];
 
-/** A record of money at Xero: its part's tag (none when it is the only record), and whether it is deleted. */
+/**
+ * A record of money at Xero: its part's tag (none when it is the only record), whether it is deleted, and for
+ * a customer's credit (an overpayment) the refund that reversed it (overpayments.ts), if any.
+ */
 export interface MoneyPart {
   tag: string | null;
   remoteId: string;
   contentHash: string;
   deleted: boolean;
+  refund?: string;
 }
 
 /** The records carrying `key`'s marker in Reference: live ones, or every one (deleted / voided too). */
@@ -52,21 +57,44 @@ export async function marked(
   return records.filter((r) => markOf(entity, r, key) && (all || !deletedStatuses.has(String(r.status))));
 }
 
-/** The Payments and bank transactions (credit) a money document became, each with its part's tag. */
+/**
+ * The Payments and bank transactions (credit) a money document became, each with its part's tag; a credit
+ * with the refund its reversal made (found in the same request as the Payments: they carry the reversal's key).
+ */
 export async function partsAt(ctx: XeroContext, key: string): Promise<MoneyPart[]> {
+  const reversal = reversalKey(key);
+  const payments = await query(
+    ctx,
+    'Payment',
+    `${markedWith('Reference', key)} OR ${markedWith('Reference', reversal)}`,
+  );
+  const refunds = new Map<string, string>();
+  for (const refund of payments.filter((r) => markOf('Payment', r, reversal)))
+    if (!deletedStatuses.has(String(refund.status)))
+      refunds.set(partIn(markerText('Payment', refund)) ?? '', `Payment:${idOf('Payment', refund)}`);
   const out: MoneyPart[] = [];
+  const records = {
+    Payment: payments.filter((r) => markOf('Payment', r, key)),
+    BankTransaction: await marked(ctx, 'BankTransaction', key, true),
+  };
   for (const entity of ['Payment', 'BankTransaction'] as const) {
-    for (const record of await marked(ctx, entity, key, true)) {
+    for (const record of records[entity]) {
+      const tag = partIn(markerText(entity, record));
+      const refund = isOverpayment(entity, record) ? refunds.get(tag ?? '') : undefined;
       out.push({
-        tag: partIn(markerText(entity, record)),
+        tag,
         remoteId: `${entity}:${idOf(entity, record)}`,
         contentHash: markOf(entity, record, key)?.contentHash ?? '',
         deleted: deletedStatuses.has(String(record.status)),
+        ...(refund ? { refund } : {}),
       });
     }
   }
   return out;
 }
+
+/** A part no longer standing: deleted, or (a credit) refunded. */
+const reversed = (p: MoneyPart) => p.deleted || p.refund !== undefined;
 
 export async function find(ctx: XeroContext, key: string): Promise<RemoteRecord | null> {
   const money = salesPayments.has(
@@ -74,10 +102,10 @@ export async function find(ctx: XeroContext, key: string): Promise<RemoteRecord 
   );
   if (isReversalKey(key)) {
     const original = key.slice('reversal:'.length);
-    // Money in parts reversed in place: every part deleted.
-    const gone = money ? (await partsAt(ctx, original)).filter((p) => p.deleted) : [];
-    if (gone.some((p) => p.tag))
-      return { key, remoteIds: gone.map((p) => `deleted:${p.remoteId}`), contentHash: '' };
+    // Money reversed in place: every part deleted, or refunded (a credit).
+    const gone = money ? (await partsAt(ctx, original)).filter(reversed) : [];
+    if (gone.some((p) => p.tag || p.refund))
+      return { key, remoteIds: gone.map((p) => p.refund ?? `deleted:${p.remoteId}`), contentHash: '' };
     for (const entity of entitiesOf(original)) {
       const record = (await lookup(ctx, entity, [{ key: original }])).get(original);
       if (record && deletedStatuses.has(String(record.status))) {
@@ -92,11 +120,11 @@ export async function find(ctx: XeroContext, key: string): Promise<RemoteRecord 
     // Money in parts: its live parts, else its deleted ones (what a reversal in place left); one record
     // alone (no part) as below: a live one first, a Payment before a bank transaction.
     const all = await partsAt(ctx, key);
-    const live = all.filter((p) => !p.deleted);
-    const parts = live.some((p) => p.tag) ? live : all.filter((p) => p.deleted && p.tag);
+    const live = all.filter((p) => !reversed(p));
+    const parts = live.some((p) => p.tag) ? live : all.filter((p) => reversed(p) && p.tag);
     const alone = all.filter((p) => !p.tag);
     const of = (entity: XeroEntity) => alone.filter((p) => p.remoteId.startsWith(`${entity}:`));
-    const pick = (rows: MoneyPart[]) => rows.find((p) => !p.deleted) ?? rows[0];
+    const pick = (rows: MoneyPart[]) => rows.find((p) => !reversed(p)) ?? rows[0];
     const one = pick(of('Payment')) ?? pick(of('BankTransaction'));
     const found = parts.length > 0 ? parts : one ? [one] : [];
     // Payments first, the customer's credit last, as pushed.
@@ -130,8 +158,9 @@ export function billNumber(doc: TargetDocument): string | undefined {
 }
 
 /**
- * The records carrying these keys' markers: `Reference.Contains("booksync key=<key> hash=")` (OR'ed; the
- * business's reference may come first, see references.ts), `Narration.StartsWith(...)` for journals; bills
+ * The records carrying these keys' markers: `Reference != null && Reference.Contains("booksync key=<key> hash=")`
+ * (OR'ed; the business's reference may come first, see references.ts), `Narration.StartsWith(...)` for
+ * journals, each null-guarded (markedWith); bills
  * by their InvoiceNumber (a bill key alone is looked up by its tag, i.e. a bill without the vendor's
  * number), their marker read from the first line.
  */

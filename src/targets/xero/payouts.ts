@@ -28,7 +28,7 @@ export async function noted(
   const missing = notes.filter((n) => !have.has(n));
   if (missing.length === 0) return result;
   const records = { historyRecords: missing.map((details) => ({ details })) };
-  const key = idempotencyKey(`${doc.key}:notes`, 'note BankTransfer', missing);
+  const key = idempotencyKey(ctx.client.tenantId, `${doc.key}:notes`, 'note BankTransfer', missing);
   await ctx.client.call('createBankTransferHistoryRecord', (api, t) =>
     api.createBankTransferHistoryRecord(t, transfer.id, records, key),
   );

@@ -48,6 +48,11 @@ const entitiesByKind: Record<string, XeroEntity[]> = {
 
 export const deletedStatuses = new Set(['DELETED', 'VOIDED']);
 
+/** A bank transaction that is a contact's credit: Xero keeps an Overpayment beside it (overpayments.ts). */
+export function isOverpayment(entity: XeroEntity, record: Body): boolean {
+  return entity === 'BankTransaction' && /OVERPAYMENT$/.test(String(record.type ?? ''));
+}
+
 /** The entities a key's document may become, the usual one first. */
 export function entitiesOf(key: string): XeroEntity[] {
   return entitiesByKind[keyPrefix(baseKey(key))] ?? ['ManualJournal'];
@@ -79,11 +84,14 @@ export function idOf(entity: XeroEntity, record: Body): string {
 /**
  * The `where` term of records marked with `key`: a journal's Narration starts with the marker; a Reference
  * contains it, after the business's reference when there is one (references.ts), at the start when there
- * is none or the record predates references (Contains finds both).
+ * is none or the record predates references (Contains finds both). Guarded by `!= null`: Xero calls the
+ * method on every record, and one without the field (an invoice keyed in Xero with no Reference) fails the
+ * whole request with a 500 (a Xero engineer on freakboy3742/pyxero#181; waynerobinson/xeroizer#138), which
+ * booksync would read as Xero being down and retry for ever.
  */
 export function markedWith(field: 'Reference' | 'Narration', key: string): string {
   const method = field === 'Narration' ? 'StartsWith' : 'Contains';
-  return `${field}.${method}(${literal(marker(key, ''))})`;
+  return `(${field} != null && ${field}.${method}(${literal(marker(key, ''))}))`;
 }
 
 /** The text that carries a record's marker. */

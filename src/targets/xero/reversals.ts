@@ -13,12 +13,14 @@ import { moneyMove, oneLine, taxed } from './documents.js';
 import { cancel, create, read } from './entity-calls.js';
 import { numberTag } from './keys.js';
 import { find, lookupOne, marked, reversingDocuments } from './look-ups.js';
+import { refundOverpayment } from './overpayments.js';
 import { partIn, partReference } from './payment-parts.js';
 import {
   type Body,
   dayOf,
   deletedStatuses,
   idOf,
+  isOverpayment,
   markerText,
   markOf,
   type Plan,
@@ -36,7 +38,8 @@ import {
  * or bill is owed again), an invoice or credit note VOIDED (Xero refuses while payments are applied: its
  * message in FAILED), a bank transaction or bank transfer DELETED, a manual journal VOIDED. Read first: an
  * original already cancelled is found. Across months or into a locked period the original is never touched:
- * reversing documents dated in the open period carry the reversal's marker (reversingPlans).
+ * reversing documents dated in the open period carry the reversal's marker (reversingPlans). A customer's
+ * credit (an overpayment) is refunded in the open period in either case (overpayments.ts).
  */
 export async function reverse(
   ctx: XeroContext,
@@ -70,6 +73,8 @@ export async function reverse(
   const current = await read(ctx, entity, id);
   if (!current) throw new TargetRefusedError(ctx.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
   if (deletedStatuses.has(String(current.status))) return result(false);
+  // A customer's credit is refunded, never deleted, in its own month or after (overpayments.ts).
+  if (isOverpayment(entity, current)) return refundOverpayment(ctx, doc, current, context, null);
   if (!reversesInPlace(given, lock, dayOf(current.date)))
     return reverseAfterClose(ctx, doc, entity, current, context);
   await cancel(ctx, doc, entity, id, current);
@@ -80,11 +85,12 @@ export async function reverse(
 /**
  * Money in parts reversed (an ACH return of a payment that paid the invoice and its memo): every part, as
  * one part alone would be. In the same open month each Payment DELETED (its invoice owed again) and the
- * credit's bank transaction DELETED; across months or into a locked period nothing is touched and, in the
- * open period, an ACCREC invoice per part for what the customer owes again (`part=<tag>` after the
- * reversal's marker, the link noted for Xero's aged receivables) and one SPEND bank transaction of the
- * whole out of the account the money went into (one bank line, as the bank returns it), both on Refunds,
- * where they net to nothing. Found again by the reversal's key, each made once.
+ * credit refunded (overpayments.ts: an overpayment is never DELETED); across months or into a locked period
+ * nothing is touched and, in the open period, an ACCREC invoice per part for what the customer owes again
+ * (`part=<tag>` after the reversal's marker, the link noted for Xero's aged receivables) and one SPEND bank
+ * transaction of the whole out of the account the money went into (one bank line, as the bank returns it),
+ * both on Refunds, where they net to nothing. Found again by the reversal's key, each made once; a reversal
+ * in place already begun (a part deleted) goes on in place.
  */
 async function reverseParts(
   ctx: XeroContext,
@@ -100,19 +106,29 @@ async function reverseParts(
     if (!record) throw new TargetRefusedError(ctx.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
     parts.push({ entity, id, record });
   }
-  const deleted = (created: boolean): PushResult => ({
-    key: doc.key,
-    remoteIds: ids.map(({ entity, id }) => `deleted:${entity}:${id}`),
-    contentHash: doc.contentHash,
-    created,
-  });
   const live = parts.filter((p) => !deletedStatuses.has(String(p.record.status)));
-  if (live.length === 0) return deleted(false);
-  if (!reversesInPlace(given, lock, dayOf(live[0]?.record.date)))
+  const begun = live.length < parts.length;
+  if (live.length > 0 && !begun && !reversesInPlace(given, lock, dayOf(live[0]?.record.date)))
     return reversePartsAfterClose(ctx, doc, parts, context);
-  for (const part of live) await cancel(ctx, doc, part.entity, part.id, part.record);
-  ctx.logger?.info({ key: doc.key, parts: live.length }, 'cancelled every part in xero');
-  return deleted(true);
+  const remoteIds: string[] = [];
+  let created = false;
+  for (const part of parts) {
+    const gone = deletedStatuses.has(String(part.record.status));
+    if (!gone && isOverpayment(part.entity, part.record)) {
+      const tag = partIn(markerText(part.entity, part.record));
+      const refund = await refundOverpayment(ctx, doc, part.record, context, tag);
+      remoteIds.push(...refund.remoteIds);
+      created ||= refund.created;
+      continue;
+    }
+    if (!gone) {
+      await cancel(ctx, doc, part.entity, part.id, part.record);
+      created = true;
+    }
+    remoteIds.push(`deleted:${part.entity}:${part.id}`);
+  }
+  if (created) ctx.logger?.info({ key: doc.key, parts: parts.length }, 'reversed every part in xero');
+  return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
 }
 
 async function reversePartsAfterClose(

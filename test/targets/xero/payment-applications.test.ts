@@ -253,7 +253,7 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     expect(b.marked('BankTransactions', payment.key)).toHaveLength(1);
   });
 
-  it('an ACH return in the same month deletes every part: both invoices owed again, the credit gone', async () => {
+  it('an ACH return in the same month deletes every Payment part and refunds the credit: both invoices owed again, the credit gone', async () => {
     const org = organisation();
     const target = org.target();
     const docs = link();
@@ -262,13 +262,27 @@ describe('Xero: money applied as the service applies it (issue 30 item 3)', { ti
     for (const doc of [docs.invoice, docs.memo, payment])
       pushed.set(doc.key, await target.push(doc, context));
     const b = books(org.tenantId);
-    const reversed = await target.push(docs.reversal(payment, '2026-11-20'), context);
-    expect(reversed.remoteIds).toHaveLength(3);
-    expect(reversed.remoteIds.every((r) => r.startsWith('deleted:'))).toBe(true);
+    const reversal = docs.reversal(payment, '2026-11-20');
+    const reversed = await target.push(reversal, context);
+    // Each invoice's Payment DELETED; the 10.00 overpayment (never DELETED in Xero) refunded out of the
+    // clearing account by a Payment carrying the reversal's marker.
+    expect(reversed.remoteIds).toEqual([
+      expect.stringMatching(/^deleted:Payment:/),
+      expect.stringMatching(/^deleted:Payment:/),
+      expect.stringMatching(/^Payment:/),
+    ]);
     expect(b.invoice(pushed.get(docs.invoice.key))).toMatchObject({ Status: 'AUTHORISED', AmountDue: 100 });
     expect(b.invoice(pushed.get(docs.memo.key))).toMatchObject({ Status: 'AUTHORISED', AmountDue: 25 });
     expect(b.marked('Payments', payment.key).filter(b.live)).toEqual([]);
-    expect(b.marked('BankTransactions', payment.key).filter(b.live)).toEqual([]);
+    const [credit] = b.marked('BankTransactions', payment.key);
+    expect(credit).toMatchObject({ Type: 'RECEIVE-OVERPAYMENT', Status: 'AUTHORISED' });
+    expect(double.get(org.tenantId, 'Overpayments', String(credit?.OverpaymentID))).toMatchObject({
+      Status: 'PAID',
+      RemainingCredit: 0,
+    });
+    expect(b.marked('Payments', reversal.key)).toEqual([
+      expect.objectContaining({ Amount: 10, Overpayment: { OverpaymentID: credit?.OverpaymentID } }),
+    ]);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.AccountsReceivable)).toBe(125_00);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(0);
     // Found again: nothing deleted twice.

@@ -1,0 +1,76 @@
+import { amountToCents, centsToAmount } from '../decimal-amounts.js';
+import { TargetConflictError, TargetRefusedError } from '../errors.js';
+import { marker } from '../markers.js';
+import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import type { XeroContext } from './context.js';
+import { create } from './entity-calls.js';
+import { marked } from './look-ups.js';
+import { partIn, partReference } from './payment-parts.js';
+import { type Body, idOf, markerText, markOf } from './records.js';
+
+// A contact's credit booked as a Xero overpayment (a RECEIVE-OVERPAYMENT bank transaction: money that paid
+// more than was owed) reversed as Xero documents it. An overpayment is AUTHORISED, PAID or VOIDED, never
+// DELETED (xero_accounting.yaml `Overpayment.Status`; XeroAPI/Xero-Net#63), so its bank transaction is not
+// set DELETED: the credit's allocations to invoices are removed (`DELETE /Overpayments/{id}/Allocations/{id}`,
+// those invoices owed again) and what is left is refunded, a Payment against the overpayment out of the bank
+// account the money came into (Xero's refund of an overpayment, https://developer.xero.com/documentation/api/
+// accounting/payments), dated the reversal's day in the open period. The refund carries the reversal's marker
+// (and its part's tag when the money came in parts), so a push again finds it instead of refunding twice.
+
+/** The overpayment of `bankTransaction` refunded for the reversal `doc`: the refund's PushResult. */
+export async function refundOverpayment(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  bankTransaction: Body,
+  context: PushContext,
+  tag: string | null,
+): Promise<PushResult> {
+  const made = (await marked(ctx, 'Payment', doc.key)).find((r) => partIn(markerText('Payment', r)) === tag);
+  if (made) {
+    const stored = markOf('Payment', made, doc.key)?.contentHash ?? '';
+    if (stored !== doc.contentHash) throw new TargetConflictError(ctx.name, doc.key, stored, doc.contentHash);
+    return {
+      key: doc.key,
+      remoteIds: [`Payment:${idOf('Payment', made)}`],
+      contentHash: doc.contentHash,
+      created: false,
+    };
+  }
+  const id = String(bankTransaction.overpaymentID ?? '');
+  if (!id) {
+    throw new TargetRefusedError(
+      ctx.name,
+      `${doc.key}: Xero names no overpayment on bank transaction ${idOf('BankTransaction', bankTransaction)}`,
+    );
+  }
+  const answer = await ctx.client.call('getOverpayment', (api, t) => api.getOverpayment(t, id));
+  const overpayment = (answer.overpayments?.[0] ?? {}) as Body;
+  let cents = amountToCents(Number(overpayment.remainingCredit ?? 0));
+  const allocations = ((overpayment.allocations ?? []) as Body[]).filter((a) => a.isDeleted !== true);
+  for (const allocation of allocations) {
+    await ctx.client.call('deleteOverpaymentAllocations', (api, t) =>
+      api.deleteOverpaymentAllocations(t, id, String(allocation.allocationID)),
+    );
+    cents += amountToCents(Number(allocation.amount ?? 0));
+  }
+  if (cents <= 0) {
+    throw new TargetRefusedError(
+      ctx.name,
+      `${doc.key}: overpayment ${id} has no credit left to refund (refunded in Xero already)`,
+    );
+  }
+  const body = {
+    overpayment: { overpaymentID: id },
+    account: { accountID: bankTransaction.bankAccount?.accountID },
+    date: doc.date,
+    amount: centsToAmount(cents),
+    reference: partReference(marker(doc.key, doc.contentHash), tag === null ? null : { tag }),
+  };
+  const [outcome] = await create(ctx, 'Payment', [{ doc, body }], context);
+  if (outcome instanceof Error) throw outcome;
+  ctx.logger?.info(
+    { key: doc.key, overpayment: id, allocationsRemoved: allocations.length },
+    'refunded an overpayment in xero',
+  );
+  return outcome as PushResult;
+}

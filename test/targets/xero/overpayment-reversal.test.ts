@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import { TargetRefusedError } from '../../../src/targets/errors.js';
+import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
+import type { TargetDocument } from '../../../src/targets/target-port.js';
+import { doubleForFile } from '../../support/double-for-file.js';
+import { pushIndex } from '../../support/push-index.js';
+import { OVERPAYMENT_DELETE, XeroDouble } from '../../support/xero/double.js';
+import { xeroOrganisation } from '../../support/xero/organisation.js';
+import { documentsForContract } from '../target-contract.js';
+
+// `overpayment-delete` (test/support/xero/README.md): a Xero overpayment is AUTHORISED, PAID or VOIDED, never
+// DELETED (xero_accounting.yaml `Overpayment.Status`; XeroAPI/Xero-Net#63). booksync reverses a customer's
+// credit as Xero documents it: the credit's allocations removed (DELETE /Overpayments/{id}/Allocations/{id})
+// and what is left refunded, a Payment against the overpayment (https://developer.xero.com/documentation/api/
+// accounting/payments), dated in the open period, carrying the reversal's marker.
+
+const double = doubleForFile(
+  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+);
+const cipher = new TokenCipher('test-secret-for-xero-overpayments');
+const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
+
+/** The contract's invoice (120.00) paid 50.00, then 90.00 more than the 70.00 it still owes: the customer's credit. */
+function credited() {
+  const docs = documentsForContract();
+  const over: TargetDocument = {
+    ...docs.payment,
+    key: `payment:over_${docs.run}`,
+    amountCents: 90_00,
+    lines: [
+      { role: 'ProcessorClearing', amountCents: 90_00 },
+      { role: 'AccountsReceivable', amountCents: -90_00 },
+    ],
+    contentHash: '4'.repeat(64),
+  };
+  const returned = (date: string): TargetDocument => ({
+    ...over,
+    key: `reversal:${over.key}`,
+    kind: 'reversal',
+    date,
+    description: `Reversal of ${over.key}: payment.failed`,
+    lines: over.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+    contentHash: '5'.repeat(64),
+    reverses: over.key,
+    reason: 'payment.failed',
+  });
+  return { docs, over, returned };
+}
+
+async function pushedCredit() {
+  const org = xeroOrganisation(double, cipher);
+  const { docs, over, returned } = credited();
+  const { pushed, context } = pushIndex({ mayExist: true });
+  for (const doc of [docs.invoice, docs.payment, over])
+    pushed.set(doc.key, await org.target().push(doc, context));
+  const transaction = double.get(org.tenantId, 'BankTransactions', idOf(pushed.get(over.key)?.remoteIds[0]));
+  expect(transaction).toMatchObject({ Type: 'RECEIVE-OVERPAYMENT', Total: 90 });
+  const overpaymentId = String(transaction?.OverpaymentID);
+  return { org, docs, over, returned, pushed, context, transaction, overpaymentId };
+}
+
+/** Requests that would set the bank transaction DELETED (booksync's only POST to one bank transaction). */
+const deletesOf = (tenantId: string, id: string) =>
+  double.requests.filter((r) => r.tenantId === tenantId && r.method === 'POST' && r.url.includes(id));
+
+describe('Xero: a customer’s credit reversed', () => {
+  it('Xero refuses an overpayment’s bank transaction set DELETED', async () => {
+    const { org, transaction } = await pushedCredit();
+    const refused = await org
+      .target()
+      .client.call('updateBankTransaction', (api, t) =>
+        api.updateBankTransaction(
+          t,
+          String(transaction?.BankTransactionID),
+          {
+            bankTransactions: [
+              {
+                type: 'RECEIVE-OVERPAYMENT',
+                bankAccount: { code: defaultAccountCodes.ProcessorClearing },
+                lineItems: [{ description: 'credit', quantity: 1, unitAmount: 90 }],
+                status: 'DELETED',
+              },
+            ],
+          } as never,
+          undefined,
+          `overpayment-delete-${org.tenantId}`,
+        ),
+      )
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TargetRefusedError);
+    expect((refused as TargetRefusedError).targetMessage).toContain(OVERPAYMENT_DELETE);
+  });
+
+  it('returned in its month: refunded out of the clearing account, never sent DELETED; found again, not refunded twice', async () => {
+    const { org, returned, context, transaction, overpaymentId } = await pushedCredit();
+    const reversal = returned('2026-11-06');
+    const result = await org.target().push(reversal, context);
+    expect(result).toMatchObject({ created: true, remoteIds: [expect.stringMatching(/^Payment:/)] });
+    expect(deletesOf(org.tenantId, String(transaction?.BankTransactionID))).toEqual([]);
+    expect(double.get(org.tenantId, 'Overpayments', overpaymentId)).toMatchObject({
+      Status: 'PAID',
+      RemainingCredit: 0,
+    });
+    expect(double.get(org.tenantId, 'Payments', idOf(result.remoteIds[0]))).toMatchObject({
+      Amount: 90,
+      PaymentType: 'AROVERPAYMENTPAYMENT',
+      Account: { Code: defaultAccountCodes.ProcessorClearing },
+    });
+    // As the ledger: the invoice owes 70.00, the clearing account holds the 50.00 that stayed.
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.AccountsReceivable)).toBe(70_00);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(50_00);
+    const again = await org.target().push(reversal, { ...context, pushed: () => null });
+    expect(again).toMatchObject({ created: false, remoteIds: result.remoteIds });
+    expect(await org.target().find(reversal.key)).toMatchObject({ remoteIds: result.remoteIds });
+    expect(double.all(org.tenantId, 'Payments').filter((p) => p.Overpayment)).toHaveLength(1);
+  });
+
+  it('a credit a bookkeeper allocated to an invoice: the allocation removed (the invoice owed again), the whole credit refunded', async () => {
+    const { org, docs, pushed, returned, context, overpaymentId } = await pushedCredit();
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    double.allocateOverpayment(org.tenantId, overpaymentId, invoiceId, 30_00);
+    expect(double.get(org.tenantId, 'Invoices', invoiceId)).toMatchObject({ AmountDue: 40 });
+    const result = await org.target().push(returned('2026-11-07'), context);
+    expect(double.get(org.tenantId, 'Invoices', invoiceId)).toMatchObject({ AmountDue: 70 });
+    expect(double.get(org.tenantId, 'Overpayments', overpaymentId)).toMatchObject({
+      Status: 'PAID',
+      RemainingCredit: 0,
+      Allocations: [],
+    });
+    expect(double.get(org.tenantId, 'Payments', idOf(result.remoteIds[0]))).toMatchObject({ Amount: 90 });
+  });
+
+  it('returned after its month is locked: the locked credit untouched, its refund dated in the open period', async () => {
+    const { org, returned, context, transaction, overpaymentId } = await pushedCredit();
+    double.lockDates(org.tenantId, { period: '2026-11-30' });
+    const result = await org.target().push(returned('2026-12-02'), context);
+    expect(deletesOf(org.tenantId, String(transaction?.BankTransactionID))).toEqual([]);
+    const refund = double.get(org.tenantId, 'Payments', idOf(result.remoteIds[0]));
+    expect(String(refund?.Date)).toBe(`/Date(${Date.parse('2026-12-02')}+0000)/`);
+    expect(double.get(org.tenantId, 'Overpayments', overpaymentId)).toMatchObject({ Status: 'PAID' });
+    expect(
+      double.get(org.tenantId, 'BankTransactions', String(transaction?.BankTransactionID)),
+    ).toMatchObject({
+      Status: 'AUTHORISED',
+    });
+  });
+});
