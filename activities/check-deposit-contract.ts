@@ -59,7 +59,7 @@ export interface LinkAfterReturn {
   paymentLinkId: string;
   status: string;
   completedAmountCents: number;
-  /** Applications the service still listed on the link; booksync voided them itself (D12). */
+  /** Applications the service still listed on the link; booksync voided them itself (decision “Void an external payment”). */
   voidedByBooksync: string[];
 }
 

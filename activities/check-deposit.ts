@@ -21,7 +21,7 @@ import { type ActivityDependencies, accountingDate, activityLogger, logBooked } 
 import { translatingFailures } from './failures.js';
 import { syncInvoiceBooks } from './invoice-books.js';
 
-/** The description of the returned-check fee memo: fixed per deposit, so a retry is "the same memo" (D15). */
+/** The description of the returned-check fee memo: fixed per deposit, so a retry is "the same memo" (decision “Debit memos”). */
 export function returnedCheckFeeDescription(checkDepositId: string): string {
   return `Returned check fee (check deposit ${checkDepositId})`;
 }
@@ -156,7 +156,7 @@ async function syncCheckDeposit(
   });
 }
 
-/** D12 on an application (idempotent); the next syncCheckDeposit reverses it in the books. */
+/** Voids an application (decision “Void an external payment”) (idempotent); the next syncCheckDeposit reverses it in the books. */
 async function voidCheckApplication(
   deps: ActivityDependencies,
   input: VoidCheckApplicationInput,
@@ -179,7 +179,7 @@ async function voidCheckApplication(
 
 /**
  * After a return or rejection the service voids the applications (4.1 rule 4): each link no longer lists
- * them and is reopened. One the service still lists is voided here (D12, idempotent) and reported.
+ * them and is reopened. One the service still lists is voided here (decision “Void an external payment”, idempotent) and reported.
  */
 async function confirmApplicationsVoided(
   deps: ActivityDependencies,
@@ -217,7 +217,7 @@ async function confirmApplicationsVoided(
   });
 }
 
-/** D15 debit memo with a deterministic reference and description, so a retry returns the same memo. */
+/** A debit memo (decision “Debit memos”) with a deterministic reference and description, so a retry returns the same memo. */
 async function recordReturnedCheckFee(
   deps: ActivityDependencies,
   input: RecordReturnedCheckFeeInput,

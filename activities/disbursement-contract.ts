@@ -17,7 +17,7 @@ export interface DisbursementSyncResult {
   status: string;
   amountInCents: number;
   paymentIds: string[];
-  /** Whether amountInCents equals what its payments left in Processor Clearing (D22); false is flagged. */
+  /** Whether amountInCents equals what its payments left in Processor Clearing (decision “Disbursement statuses”); false is flagged. */
   amountMatchesPayments: boolean;
   posted: string[];
   reversed: string[];

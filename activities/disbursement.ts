@@ -30,7 +30,7 @@ export function createDisbursementActivities(deps: ActivityDependencies): Disbur
         );
 
         // The payout is what its payments left at the service when it was batched: gross, less the absorbed
-        // fee and the refunds made before the batch (D22). Refunds made after it lower a later payout.
+        // fee and the refunds made before the batch (decision “Disbursement statuses”). Refunds made after it lower a later payout.
         const batchedOn = disbursement.createdAt ?? '9999-12-31';
         const batchedAtMs = batchedAt ? Date.parse(batchedAt) : Number.NaN;
         let expected = 0;

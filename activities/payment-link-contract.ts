@@ -1,6 +1,6 @@
 // The contract between the payment-link workflow and its activities (implementation:
 // activities/payment-link.ts). Every write carries a deterministic externalReferenceId chosen by the
-// workflow, so an activity retry gets the existing record back (4.2 / D14, D15) instead of a second one.
+// workflow, so an activity retry gets the existing record back (4.2 / decisions “Reference rule”, “Debit memos”) instead of a second one.
 
 export interface LinkCommandContext {
   paymentLinkId: string;

@@ -123,7 +123,7 @@ function writeResult(record: { id: string; amountCents: number }, link: { status
 
 export function createPaymentLinkActivities(deps: ActivityDependencies): PaymentLinkActivities {
   return {
-    /** 4.2 with the workflow's deterministic reference: a retry returns the existing record (D14). */
+    /** 4.2 with the workflow's deterministic reference: a retry returns the existing record (decision “Reference rule”). */
     async recordLinkExternalPayment(input: RecordLinkExternalPaymentInput): Promise<LinkWriteResult> {
       const { paymentLinkId, amountCents, paidAt, externalReferenceId } = input;
       return linkWrite(deps, input, 'external payment recorded', async () => {
@@ -136,7 +136,7 @@ export function createPaymentLinkActivities(deps: ActivityDependencies): Payment
       });
     },
 
-    /** D15 with the workflow's deterministic reference (same amount and description: the same memo). */
+    /** Decision “Debit memos” with the workflow's deterministic reference (same amount and description: the same memo). */
     async recordLinkDebitMemo(input: RecordLinkDebitMemoInput): Promise<LinkWriteResult> {
       const { paymentLinkId, amountCents, description, externalReferenceId } = input;
       return linkWrite(deps, input, 'debit memo recorded', async () => {
@@ -146,7 +146,7 @@ export function createPaymentLinkActivities(deps: ActivityDependencies): Payment
       });
     },
 
-    /** D12, idempotent. */
+    /** Decision “Void an external payment”, idempotent. */
     async voidLinkExternalPayment(input: VoidLinkExternalPaymentInput): Promise<LinkWriteResult> {
       const { paymentLinkId, externalPaymentId } = input;
       return linkWrite(deps, input, 'external payment voided', async () => {
@@ -158,7 +158,7 @@ export function createPaymentLinkActivities(deps: ActivityDependencies): Payment
       });
     },
 
-    /** D15 void, idempotent. */
+    /** Decision “Debit memos” void, idempotent. */
     async voidLinkDebitMemo(input: VoidLinkDebitMemoInput): Promise<LinkWriteResult> {
       const { paymentLinkId, debitMemoId } = input;
       return linkWrite(deps, input, 'debit memo voided', async () => {

@@ -11,7 +11,7 @@ export interface ChargeAuthorizationRecord {
   chargeAuthorizationId: string;
   customerId: string;
   active: boolean;
-  /** ACTIVE, REVOKED (was authorized, no longer active) or AWAITING_CUSTOMER (D24: no method yet). */
+  /** ACTIVE, REVOKED (was authorized, no longer active) or AWAITING_CUSTOMER (decision “Charge authorizations”: no method yet). */
   status: 'ACTIVE' | 'REVOKED' | 'AWAITING_CUSTOMER';
   methodType: string | null;
   transactionLimitCents: number;

@@ -25,11 +25,11 @@ export interface AchWindowsOptions {
   /** M of the replay comparison (cached vs bounded); 0 skips it. */
   comparisonWindows: number;
   /**
-   * Node flags of the worker in the N-window run: the V8 heap bounds README recommends for a worker holding
+   * Node flags of the worker in the N-window run: the V8 heap bounds docs/configuration.md recommends for a worker holding
    * many windows (NODE_OPTIONS). The replay pair runs without them (a cache of M + 100 needs the heap).
    */
   workerNodeFlags: string[];
-  /** Environment of the worker in the N-window run (MALLOC_ARENA_MAX=2, as README recommends with the flags). */
+  /** Environment of the worker in the N-window run (MALLOC_ARENA_MAX=2, as docs/configuration.md recommends with the flags). */
   workerEnv: Record<string, string>;
   idleMs: number;
   /** Bound on each of the opening and closing phases; what did not finish by then is reported as such. */

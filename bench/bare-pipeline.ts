@@ -8,7 +8,7 @@ import { startChild } from './child.js';
 import { freePort, sdkLatencies, sdkSince, type WorkerTaskLatencies } from './payment-stack.js';
 import { inParallel, type LatencySummary, summarize } from './stats.js';
 
-// The e2e stage's baseline for booksync's own part (issue 27): a bare Temporal pipeline of the same shape on
+// The e2e stage's baseline for booksync's own part: a bare Temporal pipeline of the same shape on
 // the same dev server in the same run. One signalWithStart per payment from the bench process (booksync's
 // ingress does one per delivery), paced at the e2e stage's paced rate; a bare workflow (bench/bare-pipeline/,
 // its own bundle) in a worker process of its own, doing what booksync's payment workflow does for a card
@@ -17,7 +17,7 @@ import { inParallel, type LatencySummary, summarize } from './stats.js';
 // signalWithStart answered; done = the row's write. Both histories are counted, so a change of shape on
 // either side shows in the JSON.
 
-/** booksync's acked → booked may take at most 1/0.7 of the bare acked → done (issue 27). */
+/** booksync's acked → booked may take at most 1/0.7 of the bare acked → done. */
 export const barePipelineGoal = 0.7;
 
 export interface HistoryShape {

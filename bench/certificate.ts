@@ -9,7 +9,7 @@ import type { BookedEntry, LedgerEntryInput } from '../src/ledger/entry.js';
 import type { Payment, PaymentLink } from '../src/service/schemas/index.js';
 import type { TargetFigures } from '../src/targets/target-figures.js';
 
-// Stage: the three-way close certificate over a large period (issue 25 §4). N invoices and their payments
+// Stage: the three-way close certificate over a large period. N invoices and their payments
 // (2N entries) in an SQLite ledger; one target whose own figures agree. Against its baseline, measured in the
 // same run: reading the same rows with no comparison. Also the certificate's size as a workflow result
 // (Temporal refuses payloads over 2 MB).

@@ -43,7 +43,7 @@ export interface EndToEndOptions {
   progress: (line: string) => void;
   /** Encryption and tracing on for a second, paced-only run (bench/secure.ts); none: no such run. */
   secure?: SecureSetup | undefined;
-  /** Node flags of the worker: README's for a worker holding many windows (the ACH stage's), as production runs. */
+  /** Node flags of the worker: docs/configuration.md's for a worker holding many windows (the ACH stage's), as production runs. */
   workerNodeFlags: readonly string[];
   /** More environment for the worker (glibc's malloc bounds, as the image sets them). */
   workerEnv: Readonly<Record<string, string>>;
@@ -53,7 +53,7 @@ export interface EndToEndOptions {
 export interface SecureEndToEndResult {
   paced: EndToEndPhase & { offeredPerSecond: number };
   workerStartSeconds: number;
-  /** Pay-to-booked p99 on / off (the stage's paced phase); issue 32's goal ≤ 1.1. */
+  /** Pay-to-booked p99 on / off (the stage's paced phase); the goal ≤ 1.1. */
   p99Ratio: number;
   /** The same for the median, less noisy with few payments. */
   p50Ratio: number;

@@ -31,7 +31,7 @@ export interface SecureIngressResult {
   closedLoop: LoadResult;
   /** The plain ingress's closed loop again, right after. */
   offAgain: LoadResult;
-  /** Acks/s on / the mean acks/s off (the stage's closedLoop and offAgain); issue 32's goal ≥ 0.9. */
+  /** Acks/s on / the mean acks/s off (the stage's closedLoop and offAgain); the goal ≥ 0.9. */
   acksRatio: number;
   goal: number;
   /** Trace export requests the OTLP sink took during the run: tracing was on. */

@@ -15,7 +15,7 @@ import { activityDuration, type PaymentStack, startPaymentStack } from './paymen
 import { type LatencySummary, summarize } from './stats.js';
 import { bareCreatePost } from './tryton-push.js';
 
-// Stage: latency to the accounting software (issue 27). Card payments through the whole stack (emulator,
+// Stage: latency to the accounting software. Card payments through the whole stack (emulator,
 // deliveries, ingress, `node bin/booksync.js worker` with ACCOUNTING_TARGET set: the worker wakes the
 // target's push workflow on each ledger write) until the payment's document is in the target, read from
 // the target itself. Per payment: the ledger entry's createdAt → posted in the target (booksync's push),
@@ -41,7 +41,7 @@ export interface TargetLatency {
   payToPosted: LatencySummary;
   /** The pay call → the ledger entry (the e2e stage's measure, for where the time went). */
   payToBooked: LatencySummary;
-  /** Issue 27's goal for bookedToPosted p99 (reported, not asserted). */
+  /** The goal for bookedToPosted p99 (reported, not asserted). */
   goalP99Ms: number;
   /** Payments posted a second over the measured run (first pay call to last posted): what the target took. */
   postedPerSecond: number;

@@ -67,7 +67,7 @@ const config = {
   },
   e2e: { payments: positive('BENCH_E2E_PAYMENTS', quick ? 40 : 300), pacedPerSecond: quick ? 10 : 20 },
   achWindows: positive('BENCH_ACH_WINDOWS', quick ? 300 : 10_000),
-  // The production bound (WORKER_MAX_CACHED_WORKFLOWS's default) and the V8 heap flags README recommends
+  // The production bound (WORKER_MAX_CACHED_WORKFLOWS's default) and the V8 heap flags docs/configuration.md recommends
   // for a worker holding many windows; BENCH_ACH_NODE_FLAGS='' runs the N-window worker without them.
   achMaxCachedWorkflows: positive(
     'BENCH_ACH_MAX_CACHED',
@@ -76,7 +76,7 @@ const config = {
   achWorkerNodeFlags: (process.env.BENCH_ACH_NODE_FLAGS ?? '--max-old-space-size=192 --max-semi-space-size=2')
     .split(' ')
     .filter(Boolean),
-  // glibc's malloc, as README recommends for such a worker: at most 2 arenas (it keeps up to 8 a core for the
+  // glibc's malloc, as docs/configuration.md recommends for such a worker: at most 2 arenas (it keeps up to 8 a core for the
   // SDK's native threads), and fixed trim and mmap thresholds of 128 KiB (glibc raises both on its own after
   // large frees, up to 64 MiB kept per arena: 308 MiB peak at 10,000 windows without them, 261 MiB with).
   // BENCH_ACH_MALLOC_ARENA_MAX='' / BENCH_ACH_MALLOC_TRIM='' leave glibc's defaults.
@@ -108,7 +108,7 @@ const config = {
   quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 15 : 120),
   xeroLinks: positive('BENCH_XERO_LINKS', quick ? 10 : 60),
   xeroOneByOneLinks: quick ? 2 : 10,
-  // Card payments to Tryton and to the QuickBooks double through the whole stack (issue 27's latency to the
+  // Card payments to Tryton and to the QuickBooks double through the whole stack (the latency to the
   // accounting software), after a warm-up of a few; the bare create+post moves that set Tryton's pace.
   latency: {
     // Both paces are slow (a quarter of Tryton's bare rate; QBO's 40 batch requests a minute): few payments.
@@ -166,12 +166,12 @@ exitCleanlyOnSignals(progress);
 surviveLeftoverErrors(progress);
 const started = performance.now();
 await stage('signature', () => benchSignature({ durationMs: config.signatureMs }));
-// Encryption and tracing on (issue 32) against off, in these two stages: a payload key and an OTLP sink.
+// Encryption and tracing on against off, in these two stages: a payload key and an OTLP sink.
 const secure = only.has('ingress') || only.has('e2e') ? await startSecureSetup() : undefined;
 await stage('ingress', () =>
   benchIngress({ ...config.ingress, profile: profile('ingress'), progress, secure }),
 );
-// The e2e worker runs at README's settings too (issue 27: its peak RSS while booking, goal ≤ 300 MiB).
+// The e2e worker runs at docs/configuration.md's settings too (its peak RSS while booking, goal ≤ 300 MiB).
 await stage('e2e', () =>
   benchEndToEnd({
     ...config.e2e,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type PayloadEncryption, payloadEncryption } from '../src/temporal/data-converter.js';
 import { parsePayloadKeys } from '../src/temporal/payload-codec.js';
 
-// Encryption and tracing on (issue 32), for the ingress and end-to-end stages' "on" runs: a fresh payload key
+// Encryption and tracing on, for the ingress and end-to-end stages' "on" runs: a fresh payload key
 // as PAYLOAD_KEYS, and OTLP/HTTP export to a sink on loopback that takes every batch and answers 200, as a
 // collector would (the cost measured is booksync's: spans made, batched, serialised and sent). Off is the
 // stages' usual run: no PAYLOAD_KEYS, no OTEL_* variables.
@@ -19,7 +19,7 @@ export interface SecureSetup {
   close(): Promise<void>;
 }
 
-/** The goals of issue 32: with both on, ingress acks/s at least 0.9× and end-to-end p99 at most 1.1× of off. */
+/** The goals of encryption and tracing: with both on, ingress acks/s at least 0.9× and end-to-end p99 at most 1.1× of off. */
 export const secureGoals = { ingressAcksRatioAtLeast: 0.9, endToEndP99RatioAtMost: 1.1 };
 
 export async function startSecureSetup(): Promise<SecureSetup> {

@@ -20,7 +20,7 @@ export interface TrytonPushResult {
   /**
    * Where the time of a push goes, per document kind (the invoices set up untimed, the payments measured):
    * Tryton's JSON-RPC calls a document, and the calls that took the most time in all, each with its count a
-   * document and its mean. Tryton's own work dominates (issue 27's latency: a customer invoice's post).
+   * document and its mean. Tryton's own work dominates (the latency: a customer invoice's post).
    */
   rpcs: Record<'invoice' | 'payment', RpcProfile>;
   /** The same measured once the database holds `moves` more moves (absent when historyMoves is 0). */

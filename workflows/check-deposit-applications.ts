@@ -1,4 +1,4 @@
-// What the check-deposit workflow carries of its applications through continue-as-new (D44): every live one
+// What the check-deposit workflow carries of its applications through continue-as-new (decision “Bounded check-deposit state”): every live one
 // (a void, a return and its fee need it) and the most recent settled ones; older settled applications only as
 // counts and amounts, so the carried state stays bounded however many commands a deposit gets.
 

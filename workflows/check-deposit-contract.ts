@@ -92,7 +92,7 @@ export interface CheckDepositView {
   serviceStatus: string | null;
   amountCents: number | null;
   unappliedAmountCents: number | null;
-  /** Every live application, and the most recent settled ones (D44). */
+  /** Every live application, and the most recent settled ones (decision “Bounded check-deposit state”). */
   applications: CheckApplicationView[];
   /** Older settled applications no longer listed one by one, per status (continue-as-new bounds the list). */
   unlistedApplications: ApplicationTotals;
@@ -128,7 +128,7 @@ export interface CheckDepositWorkflowInput {
   pollInitialMs?: number;
   /** Largest gap (the gap doubles after each look that found nothing new). Default 1 day. */
   pollMaxMs?: number;
-  /** Carried through continue-as-new (D44: bounded; the rest as unlistedApplications). */
+  /** Carried through continue-as-new (decision “Bounded check-deposit state”: bounded; the rest as unlistedApplications). */
   applications?: CheckApplicationView[];
   unlistedApplications?: ApplicationTotals;
   seenCommandIds?: string[];
@@ -137,7 +137,7 @@ export interface CheckDepositWorkflowInput {
 
 export const checkDepositViewQuery = defineQuery<CheckDepositView>('view');
 
-/** Marks runs that carry a bounded applications list through continue-as-new (D44). */
+/** Marks runs that carry a bounded applications list through continue-as-new (decision “Bounded check-deposit state”). */
 export const boundedApplicationsPatch = 'check-deposit-bounded-applications';
 
 /** The workflow's type: everything that starts or signals it by name uses this (never a literal). */

@@ -86,7 +86,7 @@ export class CheckDepositRun {
 
   /**
    * A command sent as an Update: queued if new; false when seen before and neither still queued nor `listed`
-   * (answered or in the view) any more (D44).
+   * (answered or in the view) any more (decision “Bounded check-deposit state”).
    */
   #requested<Command extends { commandId: string }>(
     command: Command,
@@ -99,7 +99,7 @@ export class CheckDepositRun {
     return true;
   }
 
-  /** An apply sent as an Update: queued if new; false when seen before and its row is no longer listed (D44). */
+  /** An apply sent as an Update: queued if new; false when seen before and its row is no longer listed (decision “Bounded check-deposit state”). */
   applyRequested(command: ApplyDepositCommand): boolean {
     return this.#requested(
       command,

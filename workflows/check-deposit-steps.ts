@@ -47,7 +47,7 @@ export function applicationReference(
 /** The patch that charges a returned check's fee once per check, not once per link. */
 export const feeOncePerCheckPatch = 'returned-check-fee-once-per-check';
 
-/** The returned-check fee memo's reference: one per deposit and link (references are per link, D14). */
+/** The returned-check fee memo's reference: one per deposit and link (references are per link, decision “Reference rule”). */
 export function returnedCheckFeeReference(checkDepositId: string): string {
   return `booksync:returned-check-fee:${checkDepositId}`.slice(0, 255);
 }
@@ -195,7 +195,7 @@ export class CheckDepositSteps {
       this.run.failed(commandFailure(error));
     }
     if (fee <= 0) return;
-    // One fee per check (issue 30, item 5); runs recorded before charged it on each affected link.
+    // One fee per check; runs recorded before charged it on each affected link.
     const shares = patched(feeOncePerCheckPatch)
       ? returnedCheckFeeShares(fee, affected, this.input.returnedCheckFeeSplit ?? 'first-link')
       : [...new Set(affected.map((a) => a.paymentLinkId))].map((paymentLinkId) => ({
@@ -286,7 +286,7 @@ export class CheckDepositSteps {
   }
 
   /**
-   * The next run's input. D44: older settled applications go on as a tally. Runs from before keep carrying
+   * The next run's input. decision “Bounded check-deposit state”: older settled applications go on as a tally. Runs from before keep carrying
    * the whole list, so their recorded histories replay unchanged.
    */
   continuation(pollInitialMs: number, pollMaxMs: number): CheckDepositWorkflowInput {

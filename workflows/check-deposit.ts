@@ -133,7 +133,7 @@ function answerWhenSettled<Command extends { commandId: string }, Answer>(
   );
 }
 
-/** An Update for a command seen before whose outcome is no longer listed (D44): it cannot be answered. */
+/** An Update for a command seen before whose outcome is no longer listed (decision “Bounded check-deposit state”): it cannot be answered. */
 function outcomeGone(commandId: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(
     `command ${commandId} was handled before; its outcome is no longer listed`,

@@ -102,7 +102,7 @@ export class PaymentLinkSteps {
     }
   }
 
-  /** The command's write at the service (started), with the reference a record carries (D14). */
+  /** The command's write at the service (started), with the reference a record carries (decision “Reference rule”). */
   #write(
     queued: LinkWriteCommand,
     commandId: string,

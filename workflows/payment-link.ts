@@ -36,7 +36,7 @@ const dayMs = 24 * 60 * 60 * 1000;
  * Lifetime: open while commands come; closes after `idleDays` (default 30) without one, and continues as new
  * when Temporal suggests it, carrying the command ids it has seen. A command after the close starts a fresh
  * run (signalWithStart) which syncs again; a retried command reaching a fresh run is still safe, because
- * its write carries the same deterministic externalReferenceId (D14) and voids are idempotent (D12, D15).
+ * its write carries the same deterministic externalReferenceId (decision “Reference rule”) and voids are idempotent (decisions “Void an external payment”, “Debit memos”).
  *
  * The loop below is the run's shape; its state is a PaymentLinkState (workflows/payment-link-state.ts), its
  * steps PaymentLinkSteps (workflows/payment-link-steps.ts).

@@ -1,4 +1,4 @@
-// The returned-check fee of one check (issue 30, item 5): one fee per check, however many links the check was
+// The returned-check fee of one check: one fee per check, however many links the check was
 // applied to, split by RETURNED_CHECK_FEE_SPLIT. Pure, workflow-safe.
 
 export type ReturnedCheckFeeSplit = 'first-link' | 'pro-rata';

@@ -5,7 +5,7 @@ import { businessDay } from '../ledger/mapping/dates.js';
 import type { Disbursement, Payment } from '../service/schemas/index.js';
 
 // The close certificate's two balance checks (Processor Clearing, Payouts In Transit) as of the end of the
-// period's last day, both sides dated alike (issue 25 §4). Pure.
+// period's last day, both sides dated alike. Pure.
 //
 // The service side is worked out from the dates its objects carry (spec 2.2, 2.5, 2.6): a payment's createdAt
 // (unix ms, a business day in the books' time zone), a refund's refundDate, a disbursement's createdAt and
@@ -16,7 +16,7 @@ import type { Disbursement, Payment } from '../service/schemas/index.js';
 //   close), and taken to be by the period's end when the books hold no such reversal (never booked, or not yet
 //   reversed: then the books still count money the service says failed, and the check names it);
 // - a charge cancelled before settlement is dated by its voided refund's refundDate;
-// - a returned ACH refund credit leaves refunds[] with no trace (D19): a refund made by the period's end and
+// - a returned ACH refund credit leaves refunds[] with no trace (decision “Returned ACH refund credit”): a refund made by the period's end and
 //   returned after it is missing from the service's figure.
 // The books' side: every line of the entries whose economic date (else date) is on or before the day, so an
 // event of the period booked after its close (dated the first open day, economicDate its own) still counts in
@@ -110,7 +110,7 @@ export function balancesAsOf(input: BalancesAsOfInput): BalanceAsOf[] {
     const refundedBy = payment.refunds.filter(
       (r) => businessDay(r.refundDate, timeZone, `refund ${r.id} refundDate`) <= day,
     );
-    // A voided refund cancelled the charge before settlement (D17): nothing stays from its refundDate on.
+    // A voided refund cancelled the charge before settlement (decision “Settlement and voids”): nothing stays from its refundDate on.
     if (refundedBy.some((r) => r.voided)) continue;
     received +=
       payment.amountInCents -
@@ -141,7 +141,7 @@ export function balancesAsOf(input: BalancesAsOfInput): BalanceAsOf[] {
       booksCents: books.processorClearingCents,
       serviceCents: received - disbursed,
       ok: books.processorClearingCents === received - disbursed,
-      basis: `${end}, the service's money for the business not yet disbursed: payments created by then (createdAt; ACH counted from PENDING, D8) less absorbed fees and the refunds made by then (refundDate), a charge cancelled before settlement gone from its voided refund's refundDate; less the disbursements created by then (createdAt, else paidAt). Of payments and disbursements, ${failures}. A returned ACH refund credit leaves refunds[] without a trace (D19). Books: entries whose economic date (else date) is on or before ${day}.`,
+      basis: `${end}, the service's money for the business not yet disbursed: payments created by then (createdAt; ACH counted from PENDING, decision “completedAmountCents”) less absorbed fees and the refunds made by then (refundDate), a charge cancelled before settlement gone from its voided refund's refundDate; less the disbursements created by then (createdAt, else paidAt). Of payments and disbursements, ${failures}. A returned ACH refund credit leaves refunds[] without a trace (decision “Returned ACH refund credit”). Books: entries whose economic date (else date) is on or before ${day}.`,
     },
     {
       check: 'PayoutsInTransit',

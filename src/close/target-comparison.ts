@@ -3,7 +3,7 @@ import type { BookedEntry } from '../ledger/entry.js';
 import { type AccountRole, accountRoles, roleOf } from '../targets/account-mapping.js';
 import type { TargetFigures } from '../targets/target-figures.js';
 
-// The third side of the close certificate (issue 25 §4): the ledger as of the period's last day against what
+// The third side of the close certificate: the ledger as of the period's last day against what
 // each accounting target itself reports as of that day (its trial balance and its aged receivables and
 // payables, read from the target, not from booksync's index). Pure.
 //
@@ -11,7 +11,7 @@ import type { TargetFigures } from '../targets/target-figures.js';
 // - every invoice's and bill's open amount: booksync's documents are its own at the target, so any
 //   difference is a difference (a hand edit, a document missing or twice);
 // - the balances of the clearing accounts booksync alone writes (Processor Clearing, Payouts In Transit,
-//   Checks To Deposit, Outgoing Payments Clearing, Unapplied Cash: give booksync accounts of its own for them, as the README
+//   Checks To Deposit, Outgoing Payments Clearing, Unapplied Cash: give booksync accounts of its own for them, as docs/targets/README.md
 //   says). The other accounts (bank, receivables, revenue, expenses...) also hold the business's own entries
 //   at the target, and its income and expense figures start at its fiscal year: they are shown, not compared.
 

@@ -7,7 +7,7 @@ import type { CommandAnswer } from './outcome.js';
 // Idempotency keys of the command API, bound to the request they came with (Stripe's rule): the same key
 // with the same request answers the first outcome again; with another request (another amount, another
 // link) it is refused, and nothing changes. Kept for seven days, in a SQLite file beside the ingress
-// (':memory:' in tests). Several ingress replicas need one shared store: see the README.
+// (':memory:' in tests). Several ingress replicas need one shared store: see docs/architecture.md, "The command API".
 
 const keptMs = 7 * 24 * 60 * 60 * 1000;
 

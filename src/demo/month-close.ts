@@ -4,7 +4,7 @@ import type { SandboxClient } from '../emulator/sandbox-client.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import { dayAfter, dayInZone } from '../ledger/mapping/dates.js';
 
-// The demo's last act (issue 25, "Done when"): the month of the business day ends and is closed as a bookkeeper
+// The demo's last act: the month of the business day ends and is closed as a bookkeeper
 // closes one: reconcile with the service, wait for every flow and push to settle, make the period's
 // certificate (the periodClose workflow), and close the ledger through the month's last day only when it
 // passes (`booksync books close`'s own code, never forced).

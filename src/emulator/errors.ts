@@ -1,4 +1,4 @@
-/** An answer the emulator gives on purpose: always rendered as {error, code?} (D2). */
+/** An answer the emulator gives on purpose: always rendered as {error, code?} (decision “Error bodies”). */
 export class EmulatorHttpError extends Error {
   constructor(
     readonly statusCode: number,
@@ -12,7 +12,7 @@ export class EmulatorHttpError extends Error {
 
 export const badRequest = (message: string): EmulatorHttpError => new EmulatorHttpError(400, message);
 
-/** D2: names the object; another organization's object answers exactly like a missing one. */
+/** Decision “Error bodies”: names the object; another organization's object answers exactly like a missing one. */
 export const notFound = (what: string, id: string): EmulatorHttpError =>
   new EmulatorHttpError(404, `${what} ${id} not found`);
 

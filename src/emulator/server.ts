@@ -89,7 +89,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const apiKeyAuth = authenticateApiKey(store);
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    // Admin paths have their own token (D34, E17); probes need none.
+    // Admin paths have their own token (decision “Sandbox controls”, E17); probes need none.
     if (ADMIN_PATHS.has(path) || HEALTH_PATHS.has(path)) return;
     await apiKeyAuth(request, reply);
     if (!path.startsWith('/sandbox/') && request.principal)

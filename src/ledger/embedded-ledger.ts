@@ -122,7 +122,7 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     this.#log = (options.logger ?? silentLogger).child({ component: 'embedded-ledger' });
     this.#retry = options.busyRetry ?? defaultBusyRetryPolicy;
     this.#now = options.now ?? (() => new Date());
-    // The books are the business's: owner-only file and side files (D43).
+    // The books are the business's: owner-only file and side files (decision “Owner-only data folder”).
     privateSqliteFile(path);
     // Opening (WAL switch, migrations) waits longer for a lock than posts do: it runs once, at startup,
     // maybe while another worker process is writing.

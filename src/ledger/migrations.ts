@@ -124,7 +124,7 @@ CREATE TRIGGER books_opening_immutable_delete BEFORE DELETE ON books_opening
 BEGIN SELECT RAISE(ABORT, 'ledger: the books opening is immutable'); END;
 `;
 
-// v4: closed periods (issue 25 §2). A closing is one row per day the books were closed through, only forward;
+// v4: closed periods. A closing is one row per day the books were closed through, only forward;
 // an entry dated on or before the last closed day is refused by the database, whoever writes it (the ledger
 // books such an entry on the first open day, its own date in economic_date).
 const v4 = `
@@ -152,7 +152,7 @@ BEGIN
 END;
 `;
 
-// v5: write-ahead push attempts (issue 27 §1). Before a target write the push marks the entries it is about
+// v5: write-ahead push attempts. Before a target write the push marks the entries it is about
 // to create with its lease (attempted_by), so only an entry an attempt may have reached the target with is
 // looked up there; target_leases holds each target's latest lease (the fencing token: an attempt whose lease
 // is no longer the latest marks nothing, so it creates nothing). Entries booked before this version may have

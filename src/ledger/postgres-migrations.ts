@@ -127,7 +127,7 @@ CREATE TRIGGER books_opening_no_truncate BEFORE TRUNCATE ON books_opening
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_immutable();
 `;
 
-// v3: closed periods (issue 25 §2), as in SQLite's v4: closings only forward and immutable; an entry dated
+// v3: closed periods, as in SQLite's v4: closings only forward and immutable; an entry dated
 // on or before the last closed day is refused by the database, whoever writes it.
 const v3 = `
 ALTER TABLE entries ADD COLUMN economic_date TEXT CHECK (economic_date IS NULL OR economic_date ~ '^\\d{4}-[01]\\d-[0-3]\\d$');

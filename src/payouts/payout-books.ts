@@ -40,7 +40,7 @@ export interface ReturnedRefundCredit {
 
 /**
  * The refunds of a payment the books booked and later reversed because the service stopped listing them: ACH
- * refund credits the payer's bank sent back (D19). The service forgets them; the payout report needs them,
+ * refund credits the payer's bank sent back (decision “Returned ACH refund credit”). The service forgets them; the payout report needs them,
  * since a payout batched after such a refund was made smaller by it.
  */
 export function returnedRefundCredits(

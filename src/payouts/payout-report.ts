@@ -63,7 +63,7 @@ export function payoutReport({
     const before = sumOf(mine.filter((r) => r.timing === 'BEFORE_BATCH'));
     const after = sumOf(mine.filter((r) => r.timing === 'AFTER_BATCH'));
     // A batch only takes payments not yet returned, so a FAILED payment in one was returned after it; the
-    // return took back what it had left at the service (D22: a payment with live refunds cannot be returned).
+    // return took back what it had left at the service (decision “Disbursement statuses”: a payment with live refunds cannot be returned).
     const returned = payment.status === 'FAILED' ? payment.amountInCents - payment.platformFeeInCents : 0;
     return {
       paymentId: payment.id,

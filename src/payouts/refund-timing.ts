@@ -1,5 +1,5 @@
 // Which refunds of a payout's payments were made before its batch. A disbursement's amount is its payments'
-// gross, less their absorbed fees and the refunds made before the batch (D22); refunds after it come out of
+// gross, less their absorbed fees and the refunds made before the batch (decision “Disbursement statuses”); refunds after it come out of
 // the service balance instead. Disbursement.createdAt is only a date, so a refund of the batch day can fall
 // on either side of it.
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The payout report (issue 17, item 1): what one disbursement contains and whether it adds up. One schema
+// The payout report: what one disbursement contains and whether it adds up. One schema
 // for the activity's result, the workflows' results and views, and the CLI's --json; all money in cents.
 
 const cents = z.number().int();

@@ -23,7 +23,7 @@ import { bookableEntries } from '../ledger/opening-balances.js';
 import type { FetchedState } from '../service/fetched-state.js';
 import type { Payment } from '../service/schemas/index.js';
 
-// Re-sync with a diff (issue 17 item 3): what the books would hold under the current code and settings, from
+// Re-sync with a diff: what the books would hold under the current code and settings, from
 // the service's objects fetched again and the pure mappings, against what they hold. Each object is compared
 // within the entry kinds its own flow owns, as the event-driven syncs do. A desired entry whose live version
 // has other contents (a mapping setting changed) is not a conflict here: it is reversed and booked again as

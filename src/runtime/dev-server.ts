@@ -79,7 +79,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
 
   const address = `127.0.0.1:${options.port}`;
   await waitUntilServing(address, child, exited);
-  // The server creates its SQLite file itself; once it serves, the file and its side files are owner-only (D43).
+  // The server creates its SQLite file itself; once it serves, the file and its side files are owner-only (decision “Owner-only data folder”).
   privateSqliteFile(options.dbFile);
   return {
     address,

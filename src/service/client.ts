@@ -51,7 +51,7 @@ import { type DepositCheckInput, toBlob, type UploadFileInput } from './uploads.
 // The typed client: one method per operation of spec part 4 and of the decisions doc. Method names are the
 // operation ids of src/service/operations.ts and of the OpenAPI document.
 
-/** D37: placeholders until the real addresses are configured; pass baseUrl to override. */
+/** Decision “Service client”: placeholders until the real addresses are configured; pass baseUrl to override. */
 export const SERVICE_BASE_URLS = {
   sandbox: 'https://sandbox.api.service.example',
   production: 'https://api.service.example',
@@ -117,7 +117,7 @@ export class ServiceClient {
     });
   }
 
-  /** 4.2. Retried only with an externalReferenceId (D14). */
+  /** 4.2. Retried only with an externalReferenceId (decision “Reference rule”). */
   recordExternalPayment(
     paymentLinkId: string,
     body: In<typeof RecordExternalPaymentRequest>,
@@ -242,7 +242,7 @@ export class ServiceClient {
 
   // 4.12 (paths and bodies from the decisions doc)
 
-  /** D12. Idempotent, so retried. */
+  /** Decision “Void an external payment”. Idempotent, so retried. */
   voidExternalPayment(
     paymentLinkId: string,
     externalPaymentId: string,
@@ -254,7 +254,7 @@ export class ServiceClient {
     });
   }
 
-  /** D16. */
+  /** Decision “Check deposits”. */
   listCheckDeposits(
     query: ListQuery<typeof ListCheckDepositsQuery> = {},
     options: CallOptions = {},
@@ -262,7 +262,7 @@ export class ServiceClient {
     return this.#transport.call(operations.listCheckDeposits, { query, ...options });
   }
 
-  /** D16, every page. */
+  /** Decision “Check deposits”, every page. */
   checkDeposits(
     filter: Omit<ListQuery<typeof ListCheckDepositsQuery>, 'page'> = {},
     options: CallOptions = {},
@@ -270,12 +270,12 @@ export class ServiceClient {
     return everyItem((query) => this.listCheckDeposits(query, options), filter, 'checkDeposits');
   }
 
-  /** D16. */
+  /** Decision “Check deposits”. */
   getCheckDeposit(checkDepositId: string, options: CallOptions = {}): Promise<CheckDeposit> {
     return this.#transport.call(operations.getCheckDeposit, { params: { checkDepositId }, ...options });
   }
 
-  /** D16, multipart. */
+  /** Decision “Check deposits”, multipart. */
   depositCheck(input: DepositCheckInput, options: CallOptions = {}): Promise<CheckDeposit> {
     const form = () => {
       const data = new FormData();
@@ -288,7 +288,7 @@ export class ServiceClient {
     return this.#transport.call(operations.depositCheck, { form, ...options });
   }
 
-  /** 6.1, D30: replaces the account's API webhook. */
+  /** 6.1, decision “Webhook subscription”: replaces the account's API webhook. */
   createWebhook(
     body: In<typeof CreateWebhookRequest>,
     options: CallOptions = {},
@@ -296,19 +296,19 @@ export class ServiceClient {
     return this.#transport.call(operations.createWebhook, { body, ...options });
   }
 
-  /** D30: 0 or 1 subscriptions, with their secrets. */
+  /** Decision “Webhook subscription”: 0 or 1 subscriptions, with their secrets. */
   listWebhooks(options: CallOptions = {}): Promise<WebhookList> {
     return this.#transport.call(operations.listWebhooks, { ...options });
   }
 
-  /** 4.12, D29. Check events carry this id too. */
+  /** 4.12, decision “Bill payments”. Check events carry this id too. */
   getBillPayment(billPaymentId: string, options: CallOptions = {}): Promise<BillPayment> {
     return this.#transport.call(operations.getBillPayment, { params: { billPaymentId }, ...options });
   }
 
   // Decisions doc
 
-  /** D9. */
+  /** Decision “Link endpoints beyond part 4”. */
   createPaymentLink(
     body: In<typeof CreatePaymentLinkRequest>,
     options: CallOptions = {},
@@ -316,12 +316,12 @@ export class ServiceClient {
     return this.#transport.call(operations.createPaymentLink, { body, ...options });
   }
 
-  /** D9. */
+  /** Decision “Link endpoints beyond part 4”. */
   getPaymentLink(paymentLinkId: string, options: CallOptions = {}): Promise<PaymentLink> {
     return this.#transport.call(operations.getPaymentLink, { params: { paymentLinkId }, ...options });
   }
 
-  /** D9. */
+  /** Decision “Link endpoints beyond part 4”. */
   listPaymentLinks(
     query: ListQuery<typeof ListPaymentLinksQuery> = {},
     options: CallOptions = {},
@@ -329,7 +329,7 @@ export class ServiceClient {
     return this.#transport.call(operations.listPaymentLinks, { query, ...options });
   }
 
-  /** D9, every page. */
+  /** Decision “Link endpoints beyond part 4”, every page. */
   paymentLinks(
     filter: Omit<ListQuery<typeof ListPaymentLinksQuery>, 'page'> = {},
     options: CallOptions = {},
@@ -337,12 +337,12 @@ export class ServiceClient {
     return everyItem((query) => this.listPaymentLinks(query, options), filter, 'paymentLinks');
   }
 
-  /** D9. Archiving twice is a no-op, so retried. */
+  /** Decision “Link endpoints beyond part 4”. Archiving twice is a no-op, so retried. */
   archivePaymentLink(paymentLinkId: string, options: CallOptions = {}): Promise<PaymentLink> {
     return this.#transport.call(operations.archivePaymentLink, { params: { paymentLinkId }, ...options });
   }
 
-  /** D15. Retried only with an externalReferenceId. */
+  /** Decision “Debit memos”. Retried only with an externalReferenceId. */
   recordDebitMemo(
     paymentLinkId: string,
     body: In<typeof RecordDebitMemoRequest>,
@@ -351,7 +351,7 @@ export class ServiceClient {
     return this.#transport.call(operations.recordDebitMemo, { params: { paymentLinkId }, body, ...options });
   }
 
-  /** D15. */
+  /** Decision “Debit memos”. */
   voidDebitMemo(
     paymentLinkId: string,
     debitMemoId: string,
@@ -363,12 +363,12 @@ export class ServiceClient {
     });
   }
 
-  /** D21. */
+  /** Decision “Payment endpoints beyond part 4”. */
   getPayment(paymentId: string, options: CallOptions = {}): Promise<Payment> {
     return this.#transport.call(operations.getPayment, { params: { paymentId }, ...options });
   }
 
-  /** D21. */
+  /** Decision “Payment endpoints beyond part 4”. */
   listPayments(
     query: ListQuery<typeof ListPaymentsQuery> = {},
     options: CallOptions = {},
@@ -376,7 +376,7 @@ export class ServiceClient {
     return this.#transport.call(operations.listPayments, { query, ...options });
   }
 
-  /** D21, every page, oldest first. */
+  /** Decision “Payment endpoints beyond part 4”, every page, oldest first. */
   payments(
     filter: Omit<ListQuery<typeof ListPaymentsQuery>, 'page'> = {},
     options: CallOptions = {},
@@ -384,12 +384,12 @@ export class ServiceClient {
     return everyItem((query) => this.listPayments(query, options), filter, 'payments');
   }
 
-  /** D22. */
+  /** Decision “Disbursement statuses”. */
   getDisbursement(disbursementId: string, options: CallOptions = {}): Promise<Disbursement> {
     return this.#transport.call(operations.getDisbursement, { params: { disbursementId }, ...options });
   }
 
-  /** D22. */
+  /** Decision “Disbursement statuses”. */
   listDisbursements(
     query: ListQuery<typeof ListDisbursementsQuery> = {},
     options: CallOptions = {},
@@ -397,17 +397,17 @@ export class ServiceClient {
     return this.#transport.call(operations.listDisbursements, { query, ...options });
   }
 
-  /** D23. */
+  /** Decision “Customer endpoints beyond part 4”. */
   createCustomer(body: In<typeof CreateCustomerRequest>, options: CallOptions = {}): Promise<Customer> {
     return this.#transport.call(operations.createCustomer, { body, ...options });
   }
 
-  /** D23. */
+  /** Decision “Customer endpoints beyond part 4”. */
   getCustomer(customerId: string, options: CallOptions = {}): Promise<Customer> {
     return this.#transport.call(operations.getCustomer, { params: { customerId }, ...options });
   }
 
-  /** D24. */
+  /** Decision “Charge authorizations”. */
   getChargeAuthorization(
     chargeAuthorizationId: string,
     options: CallOptions = {},
@@ -418,27 +418,27 @@ export class ServiceClient {
     });
   }
 
-  /** D26. */
+  /** Decision “Vendors”. */
   createVendor(body: In<typeof CreateVendorRequest>, options: CallOptions = {}): Promise<Vendor> {
     return this.#transport.call(operations.createVendor, { body, ...options });
   }
 
-  /** D26. */
+  /** Decision “Vendors”. */
   getVendor(vendorId: string, options: CallOptions = {}): Promise<Vendor> {
     return this.#transport.call(operations.getVendor, { params: { vendorId }, ...options });
   }
 
-  /** D28. */
+  /** Decision “Bills”. */
   createBill(body: In<typeof CreateBillRequest>, options: CallOptions = {}): Promise<Bill> {
     return this.#transport.call(operations.createBill, { body, ...options });
   }
 
-  /** D28. */
+  /** Decision “Bills”. */
   getBill(billId: string, options: CallOptions = {}): Promise<Bill> {
     return this.#transport.call(operations.getBill, { params: { billId }, ...options });
   }
 
-  /** D29: the amount is the bill's. */
+  /** Decision “Bill payments”: the amount is the bill's. */
   createBillPayment(
     billId: string,
     deliveryMethodId: string,
@@ -451,7 +451,7 @@ export class ServiceClient {
     });
   }
 
-  /** D29: only before the payment is sent. */
+  /** Decision “Bill payments”: only before the payment is sent. */
   cancelBillPayment(billPaymentId: string, options: CallOptions = {}): Promise<BillPayment> {
     return this.#transport.call(operations.cancelBillPayment, { params: { billPaymentId }, ...options });
   }

@@ -56,14 +56,14 @@ export class ServiceValidationError extends ServiceError {
 export class ServiceAuthError extends ServiceError {
   override name = 'ServiceAuthError';
 
-  /** The permission a MISSING_PERMISSION message names (D33: "missing permission BANKING_MANAGE"). */
+  /** The permission a MISSING_PERMISSION message names (decision “Team members and permissions”: "missing permission BANKING_MANAGE"). */
   get missingPermission(): string | undefined {
     if (this.code !== ServiceErrorCode.MissingPermission) return undefined;
     return /\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/.exec(this.message)?.[1];
   }
 }
 
-/** 404: missing, or another organization's (D2). */
+/** 404: missing, or another organization's (decision “Error bodies”). */
 export class ServiceNotFoundError extends ServiceError {
   override name = 'ServiceNotFoundError';
 }
@@ -73,7 +73,7 @@ export class ServiceConflictError extends ServiceError {
   override name = 'ServiceConflictError';
 }
 
-/** 413: an upload over the size limit (D25). */
+/** 413: an upload over the size limit (decision “Files”). */
 export class ServicePayloadTooLargeError extends ServiceError {
   override name = 'ServicePayloadTooLargeError';
 }

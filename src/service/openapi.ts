@@ -83,7 +83,7 @@ function parameters(operation: Operation): JsonSchema[] {
     name,
     in: 'path',
     required: true,
-    description: 'Opaque identifier (D1)',
+    description: 'Opaque identifier (decision “Identifiers”)',
     schema: { type: 'string', minLength: 1 },
   }));
   if (operation.query) {
@@ -131,7 +131,7 @@ function buildOperation(operation: Operation, named: Map<z.ZodType, string>): Op
   if (operation.repeatStatus !== undefined) {
     responses[String(operation.repeatStatus)] = {
       description:
-        'The same externalReferenceId for the same payment: the existing record, nothing recorded twice (D14)',
+        'The same externalReferenceId for the same payment: the existing record, nothing recorded twice (decision “Reference rule”)',
       content: { 'application/json': { schema: ref(nameOf(named, operation.response)) } },
     };
   }
@@ -142,7 +142,9 @@ function buildOperation(operation: Operation, named: Map<z.ZodType, string>): Op
   const result: OpenApiOperation = {
     operationId: operation.id,
     summary: operation.summary,
-    description: `Spec section ${operation.section}.`,
+    description: /^\d/.test(operation.section)
+      ? `Spec section ${operation.section}.`
+      : `Defined by ${operation.section} (docs/service-decisions.md).`,
     tags: [operation.banking ? 'banking' : (operation.path.split('/')[1] ?? 'service')],
     responses,
   };
@@ -182,8 +184,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
         'everything the spec leaves "not shown" follows docs/service-decisions.md.',
     },
     servers: [
-      { url: SERVICE_BASE_URLS.sandbox, description: 'sandbox (placeholder, D37)' },
-      { url: SERVICE_BASE_URLS.production, description: 'production (placeholder, D37)' },
+      { url: SERVICE_BASE_URLS.sandbox, description: 'sandbox (placeholder, decision “Service client”)' },
+      {
+        url: SERVICE_BASE_URLS.production,
+        description: 'production (placeholder, decision “Service client”)',
+      },
     ],
     security: [{ bearerAuth: [] }],
     paths: sortedPaths,

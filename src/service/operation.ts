@@ -7,7 +7,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * When the client may resend after a transient failure: `safe` (reads), `withReference` (a write the service
- * deduplicates by externalReferenceId, only when the caller gave one: 4.1 rule 5, D14, D15), `never`.
+ * deduplicates by externalReferenceId, only when the caller gave one: 4.1 rule 5, decisions “Reference rule”, “Debit memos”), `never`.
  */
 export type RetryRule = 'safe' | 'withReference' | 'never';
 
@@ -24,7 +24,7 @@ export interface Operation<R extends z.ZodType = z.ZodType> {
   query?: z.ZodObject;
   response: R;
   successStatus: 200 | 201;
-  /** A create that answers 200 with the existing record when its externalReferenceId repeats (D14, D15). */
+  /** A create that answers 200 with the existing record when its externalReferenceId repeats (decisions “Reference rule”, “Debit memos”). */
   repeatStatus?: 200;
   /** Error statuses this operation documents; every one answers the part 7 error body. */
   errorStatuses: readonly number[];
@@ -40,7 +40,7 @@ export function op<R extends z.ZodType>(operation: Operation<R>): Operation<R> {
 export const json = (schema: z.ZodType) => ({ schema, contentType: 'application/json' as const });
 export const multipart = (schema: z.ZodType) => ({ schema, contentType: 'multipart/form-data' as const });
 
-// Part 7 shows statuses only for 4.1; for the rest, D38: 400 invalid, 401/403 auth, 404 missing, 500.
+// Part 7 shows statuses only for 4.1; for the rest, decision “Statuses of the other endpoints”: 400 invalid, 401/403 auth, 404 missing, 500.
 export const read = [401, 403, 404, 500] as const;
 export const write = [400, 401, 403, 404, 500] as const;
 export const create = [400, 401, 403, 500] as const;

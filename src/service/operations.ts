@@ -3,7 +3,7 @@ import { decisionOperations } from './operations-decisions.js';
 import { specOperations } from './operations-spec.js';
 
 // Every operation of the service in one table: the client calls through it, the OpenAPI document and the
-// spec checklist are generated from it, so a path or status lives in one place (spec part 4, decisions D9-D30).
+// spec checklist are generated from it, so a path or status lives in one place (spec part 4, decisions “Link endpoints beyond part 4” to “Webhook subscription”).
 // The table is written in two parts: the spec's own (operations-spec.ts) and the decisions doc's.
 
 export const operations = { ...specOperations, ...decisionOperations } as const satisfies Record<
@@ -18,7 +18,7 @@ export function pathParams(template: string): string[] {
   return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 }
 
-/** Fills a path template; every id is URL-encoded because ids are opaque (D1). */
+/** Fills a path template; every id is URL-encoded because ids are opaque (decision “Identifiers”). */
 export function fillPath(template: string, params: Readonly<Record<string, string>>): string {
   return template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
     const value = params[name];

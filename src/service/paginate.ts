@@ -16,7 +16,7 @@ export async function* paginate<K extends string, T>(
   }
 }
 
-/** Every item of a list endpoint for one filter: pages of `pageSize`, the largest the service allows unless given (D3). */
+/** Every item of a list endpoint for one filter: pages of `pageSize`, the largest the service allows unless given (decision “Pagination”). */
 export function everyItem<F extends { pageSize?: number }, K extends string, T>(
   list: (query: F & { page: number; pageSize: number }) => Promise<Record<K, T[]> & { totalResults: number }>,
   filter: F,

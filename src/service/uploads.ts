@@ -8,10 +8,10 @@ export type UploadBytes = Blob | Uint8Array;
 export interface UploadFileInput {
   file: UploadBytes;
   filename?: string;
-  /** Either type, or data as `type=<FILE TYPE>` (4.9, D25). */
+  /** Either type, or data as `type=<FILE TYPE>` (4.9, decision “Files”). */
   type?: FileType;
   data?: string;
-  /** With ACH_DEBIT_AUTHORIZATION_PDF only (D25). */
+  /** With ACH_DEBIT_AUTHORIZATION_PDF only (decision “Files”). */
   customerId?: string;
   routingNumber?: string;
   accountNumber?: string;

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 // Spec 6.4: Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">. The key is the
-// whole secret string, prefix included (D36). This runs on every delivery, so it parses by hand and hashes
+// whole secret string, prefix included (decision “Signature details”). This runs on every delivery, so it parses by hand and hashes
 // the raw bytes without copying them into a new buffer.
 
 export const SIGNATURE_HEADER = 'Service-Signature';
@@ -26,7 +26,7 @@ export interface VerifyOptions {
 const SIGNATURE_HEX_LENGTH = 64;
 /**
  * Room for t and a dozen v1/v0 entries (rotation); a longer header is no sender following 6.4, and is refused
- * before any parsing or hashing (D36).
+ * before any parsing or hashing (decision “Signature details”).
  */
 export const MAX_SIGNATURE_HEADER_LENGTH = 1024;
 const WHITESPACE = /\s/;
@@ -67,7 +67,7 @@ function allLowerHex(header: string, from: number, to: number): boolean {
 }
 
 /**
- * The exact form of 6.4 (D36): `key=value` entries joined by bare commas, no whitespace, no empty entry, one
+ * The exact form of 6.4 (decision “Signature details”): `key=value` entries joined by bare commas, no whitespace, no empty entry, one
  * `t` of unix seconds, `v1` values of 64 lowercase hex characters. Scanned by index: the header is parsed
  * on every delivery, and the check must cost little beside its HMAC (the benchmark's ratio).
  */

@@ -20,7 +20,7 @@ import { userInfo } from 'node:os';
 
 // The data folder holds secrets at rest: webhook secrets and key hashes in the emulator's database, the
 // demo and command API keys in embedded-credentials.json, the deployment's settings in booksync.env, the books
-// in the ledger. Only the owner may read them, whatever the umask (D43).
+// in the ledger. Only the owner may read them, whatever the umask (decision “Owner-only data folder”).
 //
 // A private file is written to `<file>.tmp`, created exclusively and never through a symbolic link
 // (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), then renamed over the file: a reader sees the old file or the new one,

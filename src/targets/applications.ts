@@ -3,7 +3,7 @@ import type { BookedEntry } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import type { DocumentApplication } from './target-port.js';
 
-// How money received on a payment link settles the link's receivable documents at a target (issue 30 item 3).
+// How money received on a payment link settles the link's receivable documents at a target.
 // The service counts money per link (completedAmountCents against requestedAmountCents, which includes the
 // link's live debit memos, 2.1); it does not say which document a payment pays. booksync applies it as a
 // bookkeeper would, oldest document first: the link's own invoice, then each memo or reopened amount in the

@@ -35,7 +35,7 @@ export interface ReferenceData {
     checkDepositId: string,
     externalPaymentId: string | null,
   ): Promise<{ transferId: string; externalReferenceId: string | null }>;
-  /** A bill payment's check number (D29); null for an ACH payment or a wire, or a check not numbered yet. */
+  /** A bill payment's check number (decision “Bill payments”); null for an ACH payment or a wire, or a check not numbered yet. */
   billPayment?(billPaymentId: string): Promise<{ checkNumber: string | null }>;
 }
 

@@ -2,7 +2,7 @@ import { baseKey, isReversalKey, keyPrefix } from '../ledger/entry-key.js';
 import type { AccountRole } from './account-mapping.js';
 import { markersIn } from './markers.js';
 
-// The accounting software's own figures as of a day (issue 25 §4, the target side), for the three-way close
+// The accounting software's own figures as of a day (the target side), for the three-way close
 // certificate: the service's figures, the ledger's balances, and what each target itself reports, read from
 // the target's reports (not from booksync's index). A port of its own beside the push port (target-port.ts),
 // so an adapter joins it on its own: a target without a reader is simply not compared.

@@ -93,7 +93,7 @@ export interface TargetDocument {
   reference?: string;
   /**
    * The business's own reference for the money, what its bank statement or its payer shows, for the
-   * target's reconciliation field (issue 30 item 7): an external payment's or check application's
+   * target's reconciliation field: an external payment's or check application's
    * externalReferenceId (else the deposit's transferId), a cleared check deposit's transferId, a payout's
    * id, a vendor check's number. Absent when the money has none (a card payment, a fee, an ACH bill
    * payment). Not part of the content hash: it only labels the record.

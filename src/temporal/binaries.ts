@@ -4,7 +4,7 @@ import type { EphemeralServerExecutable } from '@temporalio/testing';
 import { obtainTemporalCli } from './cli-source.js';
 import { isExecutable, which } from './executables.js';
 
-// Where the real Temporal servers come from (README, "Requirements"). The CLI: src/temporal/cli-source.ts
+// Where the real Temporal servers come from (docs/operations.md, "Requirements"). The CLI: src/temporal/cli-source.ts
 // decides (explicit path, PATH, cache, the release download where the internet is reachable, a Go build where
 // only the registries are). The Java test server: an explicit path, a binary on PATH, booksync's cache, a
 // build from Maven Central (scripts/obtain-temporal.sh), and finally the SDK's own download.

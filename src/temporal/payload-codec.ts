@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 
-// Encrypted payloads (issue 32 §1): every payload booksync hands Temporal (workflow and activity inputs and
+// Encrypted payloads: every payload booksync hands Temporal (workflow and activity inputs and
 // results, signals, queries' answers, failures' messages and stacks) is sealed with AES-256-GCM before it
 // leaves the process, so the Temporal server, its database and its Web UI hold ciphertext; people allowed to
 // read them use the codec server (codec-server.ts). Search attributes and memos stay readable by design and

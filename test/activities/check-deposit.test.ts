@@ -4,7 +4,7 @@ import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { CheckDeposit, ExternalPayment } from '../../src/service/schemas/index.js';
 import { type ActivityWorld, activityWorld } from './fakes.js';
 
-// A deposited check booked whole (issue 30 item 4), through the activity's sync over a real in-memory
+// A deposited check booked whole, through the activity's sync over a real in-memory
 // ledger: the bank gets the whole check, what is not applied yet is the customers' credit (Unapplied Cash),
 // an application after the check cleared only moves that credit to the invoice, and a return undoes it all.
 

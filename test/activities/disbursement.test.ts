@@ -18,7 +18,7 @@ import {
 } from './fakes.js';
 
 // syncDisbursement through MockActivityEnvironment over a fake service and a real in-memory ledger: the
-// payout's entries, and its check against what its payments left at the service (D22), worked out by hand.
+// payout's entries, and its check against what its payments left at the service (decision “Disbursement statuses”), worked out by hand.
 
 const { ProcessorClearing, PayoutsInTransit, OperatingBank, ProcessingFees, AccountsReceivable, Revenue } =
   Accounts;
@@ -170,7 +170,7 @@ describe('a payout through its states', () => {
   });
 });
 
-describe('the payout amount against its payments (D22)', () => {
+describe('the payout amount against its payments (decision “Disbursement statuses”)', () => {
   it('flags a payout that is not what its payments left at the service, and books it as the service says', async () => {
     setDisbursement({ id: 'dis_off', amountInCents: 14_000, paymentIds: ['pay_a', 'pay_b'] });
 

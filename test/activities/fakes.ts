@@ -233,7 +233,7 @@ export function linkRecord(overrides: Partial<PaymentLink> & Pick<PaymentLink, '
   };
 }
 
-/** A Disbursement as the service sends it (D22). */
+/** A Disbursement as the service sends it (decision “Disbursement statuses”). */
 export function disbursementRecord(
   overrides: Partial<Disbursement> & Pick<Disbursement, 'id' | 'amountInCents' | 'paymentIds'>,
 ): Disbursement {

@@ -257,7 +257,7 @@ describe('recordLinkExternalPayment', () => {
   });
 });
 
-describe('syncPaymentLink: a lowered invoice (issue 30, write-offs)', () => {
+describe('syncPaymentLink: a lowered invoice (write-offs)', () => {
   const plain = (requestedAmountCents: number) =>
     linkRecord({ id: 'pl_x', requestedAmountCents, completedAmountCents: 0 });
 

@@ -302,7 +302,7 @@ describe("one ledger transaction for a payment's entries", () => {
   });
 });
 
-describe('payments on a reusable link (issue 30, item 1: every sale is revenue exactly once)', () => {
+describe('payments on a reusable link (every sale is revenue exactly once)', () => {
   it('each is a sale of its own: no invoice, Accounts Receivable 0, Revenue the sum; a refund reopens nothing', async () => {
     world.service.links.set(
       'pl_shop',

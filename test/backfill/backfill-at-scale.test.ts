@@ -17,7 +17,7 @@ import { type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 import { startTimeSkipping, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 import { eventually } from '../support/wait-for.js';
 
-// Issue 26, "Backfill at scale", done when: a backfill of 5,000 ACH payments in their windows completes with
+// Backfill at scale, done when: a backfill of 5,000 ACH payments in their windows completes with
 // no workflow task failure; 60 virtual days later every window closed.
 //
 // The emulator (in process, its own domain functions), the real activities and ledger file, the real backfill

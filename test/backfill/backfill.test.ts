@@ -18,7 +18,7 @@ import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temp
 import { eventually } from '../support/wait-for.js';
 
 // Backfill over the emulator, the real activities and ledger, on a real Temporal dev server, with the
-// expected books computed by hand. Card fee D20: round(2.9%) + 30 cents, absorbed.
+// expected books computed by hand. Card fee decision “Fees”: round(2.9%) + 30 cents, absorbed.
 //
 // Before the books open (the emulator's first day):
 //   A: 100.00 paid by card, in payout 1, which reached the bank  -> settled: +96.80 then -96.80 clearing
@@ -181,7 +181,7 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
       expect.arrayContaining([expect.stringMatching(/^refund:/), expect.stringMatching(/^refund-reopen:/)]),
     );
     expect(await world.ledger.get(`payment:${ids.payB}`)).toBeNull();
-    // The invoice B is owed 10.00 again (D8), as the service says.
+    // The invoice B is owed 10.00 again (decision “completedAmountCents”), as the service says.
     const owed = (await world.ledger.openItems('receivable')).find((i) => i.documentId === ids.linkB);
     expect(owed?.openCents).toBe(10_00);
 

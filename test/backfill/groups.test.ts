@@ -10,7 +10,7 @@ import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { dayBefore, openingEntry } from '../../src/ledger/opening-balances.js';
 import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
 
-// What a backfill since 2026-03-01 does with each group, computed by hand. Card fee D20: 2.9% + 30 cents,
+// What a backfill since 2026-03-01 does with each group, computed by hand. Card fee decision “Fees”: 2.9% + 30 cents,
 // absorbed (platformFeeInCents). The books open on March 1st; today is April 20th.
 
 const window: BackfillWindow = { opensOn: '2026-03-01', asOf: '2026-04-20' };
@@ -85,7 +85,7 @@ describe('backfill groups', () => {
     const v = linkVerdict(link({ payments: [refunded], completedAmountCents: 7_500 }), window, {
       timeZone: 'UTC',
     });
-    // The service reopened the invoice by 25.00 (D8): still owed, so imported whole.
+    // The service reopened the invoice by 25.00 (decision “completedAmountCents”): still owed, so imported whole.
     expect(v).toEqual({ import: true, why: 'payment link pl_1 is still owed 2500 cents' });
   });
 

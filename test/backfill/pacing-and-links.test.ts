@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { type Harness, newDeposit, newLink, startHarness } from '../emulator/harness.js';
 
-// Issue 26, item 8: the backfill's deposit phase listed every payment link again on every page (to learn
+// The backfill's deposit phase listed every payment link again on every page (to learn
 // which link each application is on), and a low rate made a step sleep past the activity's 10 minutes, so it
 // was retried forever. Now the links are listed once for the run (again only when a deposit names an
 // application the list lacks), and a wait longer than a step may sleep goes to the next step in the token.

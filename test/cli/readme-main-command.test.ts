@@ -25,7 +25,7 @@ const repo = path.resolve('.');
 const readme = readFileSync('README.md', 'utf8');
 const mainCommand = /^npm install && (npm start)\s+#/m.exec(readme);
 
-/** The card fee booksync expects the emulator to charge (decision D20), for the expected figures. */
+/** The card fee booksync expects the emulator to charge (decision “Fees”), for the expected figures. */
 const cardFee = (cents: number) => Math.round(cents * 0.029) + 30;
 
 describe("the README's main command", () => {

@@ -12,7 +12,7 @@ import { freePort } from '../support/free-port.js';
 import { type PostgresCluster, startPostgres } from '../support/postgres.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 
-// Issue 26 item 9: `booksync targets connect quickbooks` for another company than QBO_REALM_ID pins must not
+// `booksync targets connect quickbooks` for another company than QBO_REALM_ID pins must not
 // touch the pinned company's connection (before, it saved the other company's token first, then refused).
 
 const key = 'connect-test-key-0123456789';

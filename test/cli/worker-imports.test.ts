@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot, runBooksync } from '../support/booksync-cli.js';
 
-// A worker holds thousands of workflows in a bounded heap (README, WORKER_MAX_CACHED_WORKFLOWS): every module
+// A worker holds thousands of workflows in a bounded heap (docs/configuration.md, WORKER_MAX_CACHED_WORKFLOWS): every module
 // it imports is transformed by tsx and its source kept by V8 for as long as the process lives. The CLI imports
 // only the command that runs, and the composition root only the configured target's adapter and ledger store,
 // so a worker with no target and its books in SQLite loads none of the emulator, the console, the ingress, an

@@ -6,7 +6,7 @@ import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
 import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
 
-// The balances of a closed month re-made after the next month's events (issue 25 §4): the service's figures as
+// The balances of a closed month re-made after the next month's events: the service's figures as
 // of the end of the period's last day in the books' time zone, from the dates its objects carry, against the
 // books' entries of that day or before by economic date. Every figure is worked out by hand.
 

@@ -25,7 +25,7 @@ import { waitFor } from '../support/wait-for.js';
 // The period close over the whole path on a real Temporal dev server: the emulator records its events and
 // this test delivers them itself (signalWithStart, as the ingress does), so it can drop some on purpose. The
 // workflows fetch state over HTTP and write a ledger file; the periodClose workflow's activity reads both.
-// Every expected figure is worked out by hand below (card fee D20: round(2.9%) + 30 cents, absorbed).
+// Every expected figure is worked out by hand below (card fee decision “Fees”: round(2.9%) + 30 cents, absorbed).
 
 const root = path.resolve(import.meta.dirname, '../..');
 let env: TestWorkflowEnvironment;
@@ -118,7 +118,7 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
     const c = await stack.service.createPaymentLink({ name: 'CLOSE-C', requestedAmountCents: 50_00 });
     const pa = await stack.pay(a.id, 'Card'); // fee 290 + 30 = 320, absorbed (the org passes 0% through)
     await stack.settle(pa.id);
-    const pb = await stack.pay(b.id, 'ACH'); // PENDING: counted from the start (D8), not batched
+    const pb = await stack.pay(b.id, 'ACH'); // PENDING: counted from the start (decision “completedAmountCents”), not batched
     const refunded = await stack.refund(pa.id, 25_00);
     const ep = await stack.service.recordExternalPayment(c.id, { amountCents: 50_00, paidAt: day });
     const memo = await stack.service.recordDebitMemo(c.id, { amountCents: 10_00, description: 'late fee' });

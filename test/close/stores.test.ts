@@ -15,7 +15,7 @@ import { ledgerStores, type TestLedger } from '../ledger/ledger-stores.js';
 
 // The period close's and the resync's activities on both ledger stores (SQLite, PostgreSQL) with the target
 // index in the same store: no Temporal here, the activities are called directly, the emulator over HTTP.
-// Card fee D20: round(2.9%) + 30 cents, absorbed.
+// Card fee decision “Fees”: round(2.9%) + 30 cents, absorbed.
 
 describe.each(ledgerStores())('period close and resync on the $name ledger', (store) => {
   let emulator: Harness;

@@ -78,7 +78,7 @@ async function signedIn(url: string): Promise<Page> {
   return page;
 }
 
-/** Each page as seen, in test/.artifacts; `scripts/console-screenshots.sh` also keeps them for the README. */
+/** Each page as seen, in test/.artifacts; `scripts/console-screenshots.sh` also keeps them for docs/bookkeeping.md. */
 const shot = async (page: Page, name: string) => {
   const dirs = [path.join('test', '.artifacts'), process.env.BOOKSYNC_SCREENSHOTS_DIR].filter(
     (d): d is string => Boolean(d),

@@ -31,7 +31,7 @@ import {
 import { waitFor } from '../support/wait-for.js';
 import { redeliverEverything } from '../support/webhook-redelivery.js';
 
-// Issue 19, "done when": the production topology, run natively because no container engine runs here. A real
+// The production topology, run natively because no container engine runs here. A real
 // Temporal server (go.temporal.io/server on PostgreSQL), and booksync's services started from
 // docker-compose.yml's own commands and environments: `booksync temporal setup` once, then the emulator, the
 // ingress and THREE workers, each its own OS process sharing the books in PostgreSQL (LEDGER_URL). Only what
@@ -358,7 +358,7 @@ describe.skipIf(missing !== undefined)(title, () => {
     );
     expect(open.sort()).toEqual(achPayments.map((p) => paymentWorkflowId(p.id)).sort());
 
-    // Temporal's own tables after the day (issue 32): the histories and the workflows' state hold no invoice
+    // Temporal's own tables after the day: the histories and the workflows' state hold no invoice
     // (a payment link's name, TOPO-n) anywhere, payloads being encrypted with PAYLOAD_KEYS. The scan reads
     // the stored blobs as they are: the activities' names, which Temporal keeps in plain, are found.
     const occurrences = async (table: string, text: string) =>

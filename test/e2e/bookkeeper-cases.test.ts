@@ -15,7 +15,7 @@ import {
 import { ThreeTargets } from '../support/three-targets.js';
 import { markerTextOf } from '../support/xero/double.js';
 
-// Issue 30's nine cases ("Documents a bookkeeper recognizes"), each driven as a business drives it through the
+// The nine cases ("Documents a bookkeeper recognizes"), each driven as a business drives it through the
 // real `booksync start --no-demo` and its embedded emulator (the sandbox routes play the customers, the bank
 // and the vendors; `booksync link` / `booksync deposit` are what the business types), with Tryton (real, on
 // PostgreSQL), QuickBooks and Xero (the doubles) all at once. After EVERY step, once every target has taken
@@ -96,7 +96,7 @@ afterAll(async () => {
   await stack.down();
 }, 120_000);
 
-describe("issue 30's cases through `booksync start`, in Tryton, QuickBooks and Xero at once", {
+describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks and Xero at once", {
   timeout: 300_000,
 }, () => {
   it('1: sales on a reusable link are revenue and their refund contra revenue; Accounts Receivable never moves', async () => {

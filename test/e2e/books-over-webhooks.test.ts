@@ -12,7 +12,7 @@ import { actualEntries, cardFee, ExpectedBooks, liveEntries, shuffled } from './
 
 // The whole path on a real Temporal dev server: the emulator's sandbox acts, the emulator signs and POSTs
 // its events, the ingress verifies and signals, the workflows fetch state over HTTP and write a ledger
-// file. The expected books are computed in this file from the scenario's amounts (mapping table, D20).
+// file. The expected books are computed in this file from the scenario's amounts (mapping table, decision “Fees”).
 
 const lastRefund = (payment: Payment) => {
   const refund = payment.refunds.at(-1);
@@ -20,7 +20,7 @@ const lastRefund = (payment: Payment) => {
   return refund;
 };
 
-// Both senders the emulator has: its in-process HTTP dispatcher, and webhook delivery workflows (D32) run by
+// Both senders the emulator has: its in-process HTTP dispatcher, and webhook delivery workflows (decision “Webhook delivery”) run by
 // the emulator's delivery worker on the same dev server, as `booksync start` runs them.
 describe.each(['direct', 'temporal'] as const)(
   'books over signed webhooks, end to end (%s dispatch)',
@@ -67,7 +67,7 @@ describe.each(['direct', 'temporal'] as const)(
       const pBalance = await stack.pay(balance.id, 'ServiceBalance');
       const pVoided = await stack.pay(cardVoided.id, 'Card');
 
-      // D20, computed here: the service must agree, and so must the books below.
+      // Decision “Fees”, computed here: the service must agree, and so must the books below.
       const f0 = cardFee(100_00, 0);
       const f50 = cardFee(250_00, 50);
       const fVoided = cardFee(40_00, 0);
@@ -141,7 +141,7 @@ describe.each(['direct', 'temporal'] as const)(
       expected.reverse(`refund-reopen:${rAch.id}`);
       await stack.waitForBooks('returned refund credit reversed', hasKeys(`reversal:refund:${rAch.id}`));
 
-      // Payout: everything settled and still standing, net of absorbed fees and live refunds (D22), computed here.
+      // Payout: everything settled and still standing, net of absorbed fees and live refunds (decision “Disbursement statuses”), computed here.
       const payout =
         100_00 -
         f0.platformFee +
@@ -164,7 +164,7 @@ describe.each(['direct', 'temporal'] as const)(
       expect(balances[Accounts.PayoutsInTransit]).toBe(0);
       expect(balances[Accounts.OperatingBank]).toBe(payout);
       expect(balances[Accounts.ProcessingFees]).toBe(f0.platformFee + f50.platformFee);
-      // The refunds reopened their invoices (D8): the money is owed again, not a concession.
+      // The refunds reopened their invoices (decision “completedAmountCents”): the money is owed again, not a concession.
       expect(balances[Accounts.Refunds]).toBe(0);
       expect(balances[Accounts.AccountsReceivable]).toBe(50_00 + 60_00 + 70_00 + 40_00);
       expect(books.balanced).toBe(true);

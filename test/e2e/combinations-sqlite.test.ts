@@ -1,4 +1,4 @@
 import { describeCombinations } from '../support/combinations.js';
 
-// Issue 26's combination suite on the SQLite ledger (the scenario and its checks: test/support/combinations.ts).
+// The combination suite on the SQLite ledger (the scenario and its checks: test/support/combinations.ts).
 describeCombinations('sqlite');

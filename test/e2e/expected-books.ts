@@ -1,10 +1,10 @@
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BooksSnapshot } from '../support/books-snapshot.js';
 
-// The books a scenario should produce, written down from the design's mapping table and D20 by hand, not by
+// The books a scenario should produce, written down from the design's mapping table and decision “Fees” by hand, not by
 // calling the mapping functions: a second, independent computation to compare the ledger with.
 
-/** D20: F = round(amount * 2.9%) + 30; the payer pays P = round(F * p / 100); the business absorbs F - P. */
+/** Decision “Fees”: F = round(amount * 2.9%) + 30; the payer pays P = round(F * p / 100); the business absorbs F - P. */
 export function cardFee(amountCents: number, passthroughPercent: number) {
   const fee = Math.round(amountCents * 0.029) + 30;
   const passedThrough = Math.round((fee * passthroughPercent) / 100);
@@ -47,7 +47,7 @@ export class ExpectedBooks {
 
   /**
    * refund: Dr Refunds / Cr Processor Clearing; on a payment of a link, the service reopens the invoice by
-   * the amount (D8), booked Dr Accounts Receivable / Cr Refunds.
+   * the amount (decision “completedAmountCents”), booked Dr Accounts Receivable / Cr Refunds.
    */
   refund(refundId: string, amountCents: number, reopensInvoice = true): void {
     this.add(`refund:${refundId}`, {

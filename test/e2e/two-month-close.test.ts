@@ -37,7 +37,7 @@ import {
 import { startTryton, type TrytonServer } from '../support/tryton.js';
 import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 
-// Issue 25's two-month scenario against the QuickBooks Online and Xero doubles and a real Tryton 8.2 on
+// The two-month scenario against the QuickBooks Online and Xero doubles and a real Tryton 8.2 on
 // PostgreSQL: the real `booksync start` (real Temporal, the embedded emulator, booksync's workflows and
 // activities) pushing to all three targets at once, BOOKS_TIME_ZONE=America/Los_Angeles.
 // The real clock is late November and the emulator's clock only moves forward, so "January" is the current
@@ -256,7 +256,7 @@ afterAll(async () => {
   await tryton?.close();
 });
 
-describe('two months closed in QuickBooks and Xero (the doubles) and a real Tryton, issue 25', {
+describe('two months closed in QuickBooks and Xero (the doubles) and a real Tryton', {
   timeout: 1_500_000,
 }, () => {
   it('month 1 never changes in the ledger or either target; month 2 carries the reversals; the certificate passes both months and names a hand edit', async () => {

@@ -63,7 +63,7 @@ describe('part 5: authentication and tenancy', () => {
     expect(customers.body.totalResults).toBe(0);
   });
 
-  it('D34: POST /sandbox/organizations needs the admin token, returns keys once, stores only a hash', async () => {
+  it('decision “Sandbox controls”: POST /sandbox/organizations needs the admin token, returns keys once, stores only a hash', async () => {
     expect((await h.api('POST', '/sandbox/organizations', { name: 'x' })).status).toBe(401);
     const created = await caller(h.baseUrl, adminToken)('POST', '/sandbox/organizations', {
       name: 'Shown once',

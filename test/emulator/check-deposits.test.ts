@@ -232,7 +232,7 @@ describe('4.1 apply a check deposit', () => {
     expect(after.body.unappliedAmountCents).toBe(10_000 - 14 * 700);
   });
 
-  it('D16: multipart deposit with images; list with status filter', async () => {
+  it('decision “Check deposits”: multipart deposit with images; list with status filter', async () => {
     const form = new FormData();
     form.set('amountCents', '1234');
     form.set('memo', 'check #1');

@@ -67,7 +67,7 @@ describe('4.6-4.11 customers, files, vendors', () => {
     expect((await h.api('PUT', '/customer/cus_missing', { name: 'x' })).status).toBe(404);
   });
 
-  it('4.8 / D24: a charge authorization request starts inactive with no payment method', async () => {
+  it('4.8 / decision “Charge authorizations”: a charge authorization request starts inactive with no payment method', async () => {
     const customer = await h.api('POST', '/customer', { name: 'Card Co', emails: ['a@card.example'] });
     const auth = await h.api('POST', `/customer/${customer.body.id}/requestChargeAuthorization`, {
       transactionLimitCents: 1000,
@@ -84,7 +84,7 @@ describe('4.6-4.11 customers, files, vendors', () => {
     expect((await h.api('GET', `/chargeAuthorization/${auth.body.id}`)).body.id).toBe(auth.body.id);
   });
 
-  it('4.9 / D25: type or data=type=..., one required, disagreement 400', async () => {
+  it('4.9 / decision “Files”: type or data=type=..., one required, disagreement 400', async () => {
     expect((await upload({ type: 'INVOICE_PDF' })).body.type).toBe('INVOICE_PDF');
     const fromData = await upload({ data: 'type=CREDIT_CARD_AUTHORIZATION_PDF' });
     expect(fromData.status).toBe(201);
@@ -95,7 +95,7 @@ describe('4.6-4.11 customers, files, vendors', () => {
     );
   });
 
-  it('4.9 / D25: over 10 MiB -> 413', async () => {
+  it('4.9 / decision “Files”: over 10 MiB -> 413', async () => {
     const response = await upload({ type: 'INVOICE_PDF' }, 10 * 1024 * 1024 + 1);
     expect(response.status).toBe(413);
     expect(response.body.error).toEqual(expect.any(String));
@@ -138,7 +138,7 @@ describe('4.6-4.11 customers, files, vendors', () => {
     ).toContain('accountType');
   });
 
-  it('4.11 / D26: delete answers {message}; afterwards 404; refused with a bill payment in flight', async () => {
+  it('4.11 / decision “Vendors”: delete answers {message}; afterwards 404; refused with a bill payment in flight', async () => {
     const vendor = (await h.api('POST', '/vendor', { name: 'Gone Co' })).body;
     const deleted = await h.api('DELETE', `/vendor/${vendor.id}`);
     expect(deleted.body.message).toEqual(expect.any(String));
@@ -195,7 +195,7 @@ describe('storage and sandbox controls', () => {
     expect((await full('GET', '/sandbox/events')).body.totalResults).toBe(0);
   });
 
-  it('D34 faults: 500 plain text and 429 on API routes, never on sandbox routes; drop still applies the write', async () => {
+  it('decision “Sandbox controls” faults: 500 plain text and 429 on API routes, never on sandbox routes; drop still applies the write', async () => {
     const org = await h.newOrganization();
     await org.call('POST', '/sandbox/faults', { rate: 1, kinds: ['500'] });
     const plain = await org.call('GET', '/customers');

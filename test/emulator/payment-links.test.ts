@@ -10,7 +10,7 @@ afterAll(() => h.close());
 const record = (linkId: string, body: unknown) =>
   h.api('POST', `/paymentLink/${linkId}/externalPayment`, body);
 
-describe('4.2 external payments and D12-D15', () => {
+describe('4.2 external payments and decisions “Void an external payment” to “Debit memos”', () => {
   it('4.2 rule 3: a partial amount leaves the link ACTIVE with the amount counted', async () => {
     const link = await newLink(h.api, 1000);
     const response = await record(link.id, { amountCents: 400, paidAt: '2026-03-01' });
@@ -24,7 +24,7 @@ describe('4.2 external payments and D12-D15', () => {
     expect(response.body.paymentLink).toMatchObject({ status: 'ACTIVE', completedAmountCents: 400 });
   });
 
-  it('4.2 rule 2 / D6: paying the rest re-derives PAID; voiding re-derives ACTIVE (D12)', async () => {
+  it('4.2 rule 2 / decision “Link statuses”: paying the rest re-derives PAID; voiding re-derives ACTIVE (decision “Void an external payment”)', async () => {
     const link = await newLink(h.api, 1000);
     const paid = await record(link.id, { amountCents: 1000, paidAt: '2026-03-01' });
     expect(paid.body.paymentLink.status).toBe('PAID');
@@ -40,7 +40,7 @@ describe('4.2 external payments and D12-D15', () => {
     expect(again.body.externalPayment.voided).toBe(true);
   });
 
-  it('4.2 rule 7 / D14: identical repeat -> 200 same record; conflicting reuse -> 409 REFERENCE_CONFLICT', async () => {
+  it('4.2 rule 7 / decision “Reference rule”: identical repeat -> 200 same record; conflicting reuse -> 409 REFERENCE_CONFLICT', async () => {
     const link = await newLink(h.api, 1000);
     const body = { amountCents: 300, paidAt: '2026-03-01', externalReferenceId: 'inv-1' };
     const first = await record(link.id, body);
@@ -53,7 +53,7 @@ describe('4.2 external payments and D12-D15', () => {
     expect(conflict.body.code).toBe('REFERENCE_CONFLICT');
   });
 
-  it('D13: over what is left -> 400; archived -> 400; reusable accepts any amount', async () => {
+  it('decision “Record an external payment”: over what is left -> 400; archived -> 400; reusable accepts any amount', async () => {
     const link = await newLink(h.api, 1000);
     expect((await record(link.id, { amountCents: 1001, paidAt: '2026-03-01' })).status).toBe(400);
     await h.api('POST', `/paymentLink/${link.id}/archive`);
@@ -64,7 +64,7 @@ describe('4.2 external payments and D12-D15', () => {
     expect(response.body.paymentLink.status).toBe('ACTIVE');
   });
 
-  it('D13: invalid input names the field', async () => {
+  it('decision “Record an external payment”: invalid input names the field', async () => {
     const link = await newLink(h.api, 1000);
     const response = await record(link.id, { amountCents: 10, paidAt: 'yesterday' });
     expect(response.status).toBe(400);
@@ -81,7 +81,7 @@ describe('4.2 external payments and D12-D15', () => {
     expect(got.body.completedAmountCents).toBe(900);
   });
 
-  it('D15: a debit memo raises requestedAmountCents and reopens a PAID link; void lowers it', async () => {
+  it('decision “Debit memos”: a debit memo raises requestedAmountCents and reopens a PAID link; void lowers it', async () => {
     const link = await newLink(h.api, 1000);
     await record(link.id, { amountCents: 1000, paidAt: '2026-03-01' });
     const memo = await h.api('POST', `/paymentLink/${link.id}/debitMemo`, {
@@ -123,21 +123,21 @@ describe('4.3 update a payment link', () => {
     expect(cleared.body).toMatchObject({ feePassthroughPercent: null, achEnabled: null, name: 'Renamed' });
   });
 
-  it('4.2 rule 6 / D10: lowering requestedAmountCents to what was paid makes the link PAID; memos stay on top', async () => {
+  it('4.2 rule 6 / decision “Updating a link”: lowering requestedAmountCents to what was paid makes the link PAID; memos stay on top', async () => {
     const link = await newLink(h.api, 1000);
     await record(link.id, { amountCents: 800, paidAt: '2026-03-01' });
     const updated = await h.api('PUT', `/paymentLink/${link.id}`, { requestedAmountCents: 800 });
     expect(updated.body).toMatchObject({ status: 'PAID', requestedAmountCents: 800 });
   });
 
-  it('D10: percent over 100 -> 400; archived link -> 400', async () => {
+  it('decision “Updating a link”: percent over 100 -> 400; archived link -> 400', async () => {
     const link = await newLink(h.api, 1000);
     expect((await h.api('PUT', `/paymentLink/${link.id}`, { feePassthroughPercent: 101 })).status).toBe(400);
     await h.api('POST', `/paymentLink/${link.id}/archive`);
     expect((await h.api('PUT', `/paymentLink/${link.id}`, { name: 'x' })).status).toBe(400);
   });
 
-  it('D11: a card payment takes the link passthrough over the customer and organization', async () => {
+  it('decision “Precedence”: a card payment takes the link passthrough over the customer and organization', async () => {
     const customer = await h.api('POST', '/customer', { name: 'Passthrough Co', feePassthroughPercent: 0 });
     const link = await newLink(h.api, 10_000, { customerId: customer.body.id, feePassthroughPercent: 100 });
     const paid = await h.api('POST', `/sandbox/paymentLinks/${link.id}/pay`, { method: 'Card' });
@@ -152,14 +152,14 @@ describe('4.3 update a payment link', () => {
     expect(paid2.body).toMatchObject({ chargedAmountInCents: 10_000, platformFeeInCents: fee });
   });
 
-  it('D11: a customer achEnabled true is still disabled by the link', async () => {
+  it('decision “Precedence”: a customer achEnabled true is still disabled by the link', async () => {
     const customer = await h.api('POST', '/customer', { name: 'ACH Co', achEnabled: true });
     const link = await newLink(h.api, 1000, { customerId: customer.body.id, achEnabled: false });
     expect((await h.api('POST', `/sandbox/paymentLinks/${link.id}/pay`, { method: 'ACH' })).status).toBe(400);
   });
 });
 
-describe('4.5 send and D9', () => {
+describe('4.5 send and decision “Link endpoints beyond part 4”', () => {
   it('4.5 rule 2: a later send to the same recipient is recorded as a reminder', async () => {
     const link = await newLink(h.api, 1000);
     const body = {
@@ -178,7 +178,7 @@ describe('4.5 send and D9', () => {
     expect((await h.api('POST', `/paymentLink/${link.id}/send`, { recipients: [] })).status).toBe(400);
   });
 
-  it('D9: list links filtered by status with totalResults', async () => {
+  it('decision “Link endpoints beyond part 4”: list links filtered by status with totalResults', async () => {
     const other = await h.newOrganization();
     for (let i = 0; i < 3; i++) await newLink(other.call, 100);
     const paid = await newLink(other.call, 100);

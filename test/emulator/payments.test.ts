@@ -44,7 +44,7 @@ describe('4.4 refunds and the part 3 state table', () => {
     expect((await h.api('GET', `/paymentLink/${link.id}`)).body.status).toBe('ACTIVE');
   });
 
-  it('4.4 rule 3 / D17: an ACH refund before it goes to the network voids; after sending -> 400 until settled', async () => {
+  it('4.4 rule 3 / decision “Settlement and voids”: an ACH refund before it goes to the network voids; after sending -> 400 until settled', async () => {
     const early = await pay(h.api, (await newLink(h.api, 500)).id, 'ACH');
     expect((await h.api('POST', `/payment/${early.id}/refund`, {})).body.refunds[0].voided).toBe(true);
     const sent = await pay(h.api, (await newLink(h.api, 500)).id, 'ACH');
@@ -73,7 +73,7 @@ describe('4.4 refunds and the part 3 state table', () => {
     expect(reopened.body).toMatchObject({ status: 'ACTIVE', completedAmountCents: 0 });
   });
 
-  it('D18: never exceed the refundable balance; FAILED -> 400; permission PAYMENTS_REFUND', async () => {
+  it('decision “Refund amount”: never exceed the refundable balance; FAILED -> 400; permission PAYMENTS_REFUND', async () => {
     const card = await pay(h.api, (await newLink(h.api, 1000)).id, 'Card');
     await h.api('POST', `/sandbox/payments/${card.id}/settle`);
     await h.api('POST', `/payment/${card.id}/refund`, { amountCents: 700 });
@@ -106,7 +106,7 @@ describe('4.4 refunds and the part 3 state table', () => {
     expect(late.body.error).toContain('60-day');
   });
 
-  it('part 3 / D19: a returned ACH refund credit: REFUNDED -> SUCCEEDED, balance restored, payment.failed', async () => {
+  it('part 3 / decision “Returned ACH refund credit”: a returned ACH refund credit: REFUNDED -> SUCCEEDED, balance restored, payment.failed', async () => {
     const link = await newLink(h.api, 1000);
     const ach = await pay(h.api, link.id, 'ACH');
     await h.api('POST', `/sandbox/payments/${ach.id}/settle`);

@@ -18,7 +18,7 @@ import { SIGNATURE_HEADER, verify } from '../../src/service/webhook-signature.js
 import { startTimeSkipping, uniqueTaskQueue } from '../support/temporal.js';
 import { type Harness, newLink, startHarness } from './harness.js';
 
-// D32 on Temporal's time-skipping test server: the retry backoff (3, 6, 12, 24 s) is skipped, the HTTP is
+// Decision “Webhook delivery” on Temporal's time-skipping test server: the retry backoff (3, 6, 12, 24 s) is skipped, the HTTP is
 // real (a node:http receiver on loopback), and so is the emulator whose store the activity records into.
 
 interface Received {
@@ -134,7 +134,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
   }
 }
 
-describe('webhookDelivery workflow (D32, 6.3, 6.4)', () => {
+describe('webhookDelivery workflow (decision “Webhook delivery”, 6.3, 6.4)', () => {
   it('a receiver failing 4 times then 204: 5 attempts, fresh valid signature each, identical bodies, gaps 3/6/12/24 s', async () => {
     const h = await harness();
     // Each failure answers after 1.1 s of real time, so every attempt's t is a different second.
@@ -194,7 +194,7 @@ describe('webhookDelivery workflow (D32, 6.3, 6.4)', () => {
       1_000,
     );
 
-    // D32 delivery log over HTTP.
+    // Decision “Webhook delivery” delivery log over HTTP.
     const log = await h.api('GET', `/sandbox/events/${input.eventId}`);
     expect(log.status).toBe(200);
     expect(log.body.event.id).toBe(input.eventId);

@@ -57,7 +57,7 @@ async function start() {
 }
 
 describe('part 6 events and delivery', () => {
-  it('6.1 rule 1 / D30: creating a webhook replaces the API subscription; secret whsec_ + 32 bytes; GET returns it', async () => {
+  it('6.1 rule 1 / decision “Webhook subscription”: creating a webhook replaces the API subscription; secret whsec_ + 32 bytes; GET returns it', async () => {
     const harness = await start();
     const first = await harness.api('POST', '/webhook', { url: 'http://127.0.0.1:9/a' });
     expect(first.status).toBe(201);
@@ -146,7 +146,7 @@ describe('part 6 events and delivery', () => {
     expect(new Set(hook.received.map((r) => JSON.parse(r.body).id)).size).toBe(1);
   });
 
-  it('6.5 / D31: every category with its object type; check events carry the bill payment id', async () => {
+  it('6.5 / decision “Which transition emits which event”: every category with its object type; check events carry the bill payment id', async () => {
     const harness = await start();
     const api = harness.api;
     const customer = await api('POST', '/customer', { name: 'Auth Co', emails: ['ap@auth.example'] });

@@ -59,7 +59,7 @@ describe('Temporal unavailable', () => {
       const answer = await deliverEvent(url, event);
       expect(answer.status).toBe(503);
       expect(answer.json).toEqual({ error: expect.any(String), code: 'temporal_unavailable' });
-      // Bounded by signalTimeoutMs, well inside the sender's 10 s per attempt (D32).
+      // Bounded by signalTimeoutMs, well inside the sender's 10 s per attempt (decision “Webhook delivery”).
       expect(Date.now() - begun).toBeLessThan(5_000);
 
       expect(await request(`${url}/readyz`)).toMatchObject({ status: 503, json: { code: 'not_ready' } });

@@ -3,7 +3,7 @@ import { createIngress, createIngressApps, type IngressApp } from '../../src/ing
 import { recordingTemporalClient } from '../support/recording-temporal-client.js';
 import { envelope, secretA, signed } from './harness.js';
 
-// Issue 26 item 10: without OPS_PORT one listener serves everything, and that listener is the one the payment
+// Without OPS_PORT one listener serves everything, and that listener is the one the payment
 // service (so the internet) reaches: /metrics and /events/unrouted there answer only with the command API's
 // bearer key, and not at all without one. On their own listener (OPS_PORT, private) they stay open to
 // Prometheus. Health stays open everywhere (load balancers), the webhook route keeps its signatures.

@@ -7,7 +7,7 @@ import { syncEntries } from '../../src/ledger/sync.js';
 import { twoLine } from './fixtures.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
-// Closed periods (issue 25 §2) on both stores: the books close only forward; an entry whose date is in the
+// Closed periods on both stores: the books close only forward; an entry whose date is in the
 // closed period is booked on the first open day with its own date kept; reversals are new entries in the
 // open period; and the database itself refuses an entry written into a closed period with SQL.
 

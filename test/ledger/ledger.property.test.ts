@@ -10,7 +10,7 @@ import { sumOfLines } from './fixtures.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
 // A payment's life seen through fetched snapshots: statuses change, refunds appear, are voided (the charge
-// cancelled, D17) or returned (D19, the refund leaves refunds[]), the payment fails (an ACH return).
+// cancelled, decision “Settlement and voids”) or returned (decision “Returned ACH refund credit”, the refund leaves refunds[]), the payment fails (an ACH return).
 // Snapshots arrive in any order, duplicated, some applied from a stale plan; the books must end up exactly
 // as if only the last snapshot had been applied.
 

@@ -109,7 +109,7 @@ describe('payments (mapping table rows 1-6)', () => {
     });
   });
 
-  it('an ACH payment is booked from PENDING on (D8), with no fee; a link-less payment has no link', () => {
+  it('an ACH payment is booked from PENDING on (decision “completedAmountCents”), with no fee; a link-less payment has no link', () => {
     expect(table(paymentEntries(ach, 'UTC', 'invoice'))).toEqual([
       [
         'payment:pay_2',
@@ -149,7 +149,7 @@ describe('payments (mapping table rows 1-6)', () => {
     ]);
   });
 
-  it('refund before settlement (void, D17): nothing desired, so the payment entry is reversed', async () => {
+  it('refund before settlement (void, decision “Settlement and voids”): nothing desired, so the payment entry is reversed', async () => {
     const voided: PaymentForBooks = {
       ...card,
       status: 'REFUNDED',
@@ -179,7 +179,7 @@ describe('payments (mapping table rows 1-6)', () => {
     expect(r.trial.accounts.find((a) => a.account === Accounts.AccountsReceivable)?.balanceCents).toBe(0);
   });
 
-  it('ACH refund credit returned (D19): the refund leaves refunds[], its entry is reversed', async () => {
+  it('ACH refund credit returned (decision “Returned ACH refund credit”): the refund leaves refunds[], its entry is reversed', async () => {
     const refund = { id: 're_1', amountCents: 10_000, refundDate: '2026-01-20T00:00:00.000Z', voided: false };
     const r = await transition(
       paymentEntries({ ...ach, status: 'REFUNDED', refunds: [refund] }, 'UTC', 'invoice'),
@@ -198,7 +198,7 @@ describe('payments (mapping table rows 1-6)', () => {
   });
 });
 
-describe('sales with no invoice (issue 30, item 1: every sale is revenue exactly once)', () => {
+describe('sales with no invoice (every sale is revenue exactly once)', () => {
   const reusableLink = {
     id: 'pl_reusable',
     customerId: 'cus_1',

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTerminalAndFileLogger, rotateLogFile } from '../../src/logging/logger.js';
 
-// `booksync start` at a terminal (issue 28 §2): the whole log to a rotated file, only warnings and errors
+// `booksync start` at a terminal: the whole log to a rotated file, only warnings and errors
 // on the screen, readable (not JSON), secrets redacted in both.
 
 let dir: string;

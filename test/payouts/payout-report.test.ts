@@ -13,7 +13,7 @@ import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temp
 // The payout report over the emulator, the real activities and ledger, on a real Temporal dev server: a
 // payout that adds up, one with a refund after the batch and a return after the payout, a payout the bank
 // refused, and one the books have not caught up with. Every expected number is worked out by hand below
-// (card fee D20: round(2.9%) + 30 cents; the payer's share round(fee * passthrough%)).
+// (card fee decision “Fees”: round(2.9%) + 30 cents; the payer's share round(fee * passthrough%)).
 
 let env: TestWorkflowEnvironment;
 let world: SyncWorld;

@@ -25,7 +25,7 @@ import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temp
 
 // The check-deposit workflow carried every application it ever made through continue-as-new: refused and
 // voided ones included, so a deposit that got many commands carried an ever longer list. Now every live
-// application and the most recent settled ones are carried, older settled ones as counts and amounts (D44),
+// application and the most recent settled ones are carried, older settled ones as counts and amounts (decision “Bounded check-deposit state”),
 // and the view's totals still count every application. A dev server suggesting continue-as-new after 100
 // history events makes the workflow continue as new several times within seconds.
 
@@ -128,7 +128,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-describe('check-deposit workflow state through continue-as-new (D44)', () => {
+describe('check-deposit workflow state through continue-as-new (decision “Bounded check-deposit state”)', () => {
   it('carries every live and the latest settled applications, tallies the rest, and keeps the totals right', async () => {
     const checkDepositId = `cd_bounded_${Date.now()}`;
     const workflowId = checkDepositWorkflowId(checkDepositId);

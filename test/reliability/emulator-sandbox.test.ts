@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxClockOffsetMs } from '../../src/emulator/store/clock.js';
 import { adminToken, type Harness, newLink, startHarness } from '../emulator/harness.js';
 
-// The emulator's clock is one for every organization (D34), persisted with the data. A tenant's key must not
+// The emulator's clock is one for every organization (decision “Sandbox controls”), persisted with the data. A tenant's key must not
 // move it, and no move may leave it invalid: before E17 `{days: 1e9}` from any key stored an offset past what a
 // Date holds, and every write of every organization answered 500, restarts included.
 

@@ -21,9 +21,9 @@ import {
 } from '../ingress/harness.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
 
-// Issue 16, what a hostile review found at booksync's doors, over real HTTP against a real Temporal dev
-// server: object ids that cannot be workflow ids (item 1), the signature header's edge cases (item 5, D36)
-// and probes behind authentication (item 3). The dev server's id limit is lowered to 60 characters, so an id
+// What a hostile review found at booksync's doors, over real HTTP against a real Temporal dev
+// server: object ids that cannot be workflow ids, the signature header's edge cases (decision “Signature details”)
+// and probes behind authentication. The dev server's id limit is lowered to 60 characters, so an id
 // booksync accepts can still be one Temporal refuses.
 
 const temporalIdLimit = 60;
@@ -64,7 +64,7 @@ async function workflowsOnQueue(): Promise<number> {
   return (await env.client.workflow.count(`TaskQueue = "${taskQueue}"`)).count;
 }
 
-describe('object ids at the ingress (item 1)', () => {
+describe('object ids at the ingress', () => {
   it.each([
     ['a NUL', 'pay_\u0000x'],
     ['a slash', 'pay/1'],
@@ -118,7 +118,7 @@ describe('object ids at the ingress (item 1)', () => {
   });
 });
 
-describe('signature header form (item 5, D36)', () => {
+describe('signature header form (decision “Signature details”)', () => {
   const body = () => JSON.stringify(envelope('payment.made', 'payment'));
   const hex = (b: string, t: number) => createHmac('sha256', secretA).update(`${t}.${b}`).digest('hex');
 
@@ -206,7 +206,7 @@ describe('signature header form (item 5, D36)', () => {
   });
 });
 
-describe('health outside authentication (item 3)', () => {
+describe('health outside authentication', () => {
   /** The URL each booksync service's docker-compose healthcheck fetches. */
   const composeProbe = (service: string): string => {
     const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {

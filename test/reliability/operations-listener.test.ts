@@ -10,7 +10,7 @@ import { freePort } from '../support/free-port.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
 import { waitFor } from '../support/wait-for.js';
 
-// Issue 16 item 4: `booksync ingress` as an operator runs it, over real HTTP. Unset OPS_PORT keeps one
+// `booksync ingress` as an operator runs it, over real HTTP. Unset OPS_PORT keeps one
 // listener for everything; with OPS_PORT the public listener serves only the webhook route and health, and
 // the command API, /metrics and /events/unrouted answer on OPS_HOST:OPS_PORT only.
 

@@ -7,7 +7,7 @@ import type { BooksSnapshot } from '../support/books-snapshot.js';
 // A business's day at volume: card and ACH payments, settled, every fifth one refunded (cards by half, ACH in
 // full). Refunds only after settlement, so nothing is voided or reversed: the books a correct run produces
 // do not depend on when the worker saw what, and the expected books are computed here from the amounts and
-// the service's answers (mapping table, D20), independently of the mapping code.
+// the service's answers (mapping table, decision “Fees”), independently of the mapping code.
 
 export interface ScenarioOptions {
   count: number;

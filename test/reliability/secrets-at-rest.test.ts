@@ -20,7 +20,7 @@ import { freePort } from '../support/free-port.js';
 
 // The data folder holds secrets: webhook secrets in the emulator's database, API keys in
 // embedded-credentials.json, the books in the ledger. They were created with the default umask (a 0755
-// folder, 0644 files). Now the folder is 0700 and the files, SQLite's -wal/-shm included, 0600 (D43), under
+// folder, 0644 files). Now the folder is 0700 and the files, SQLite's -wal/-shm included, 0600 (decision “Owner-only data folder”), under
 // any umask: these tests run with umask 000, where the default would be 0777 and 0666. And
 // `booksync emulator` prints where the demo key is kept, the key itself only with --show-key.
 

@@ -8,7 +8,7 @@ import { type Harness, newLink, startHarness } from '../emulator/harness.js';
 
 // Spec 6.3 rule 1: only a 2xx acknowledges. A receiver answering 307 towards a URL that answers 200 was counted
 // as acknowledged (fetch followed the redirect). Now a 3xx is a failed attempt, retried on the schedule (E18),
-// and the redirect target is never contacted. Subscriptions take http(s) URLs only (D30).
+// and the redirect target is never contacted. Subscriptions take http(s) URLs only (decision “Webhook subscription”).
 
 /** A receiver whose /hook answers `statusOf(n)` (n = 1-based attempt) with a Location to its own /landed. */
 async function redirectingReceiver(statusOf: (n: number) => number) {
@@ -122,7 +122,7 @@ describe('webhook delivery does not follow redirects (6.3 rule 1, E18)', () => {
   });
 });
 
-describe('subscription URLs are http(s) only (D30)', () => {
+describe('subscription URLs are http(s) only (decision “Webhook subscription”)', () => {
   it('answers 400 to any other scheme at POST /webhook and POST /sandbox/webhook/legacy, keeping the subscription', async () => {
     const harness = await start();
     const kept = await harness.api('POST', '/webhook', { url: 'https://hooks.example/booksync' });

@@ -30,7 +30,7 @@ import {
 } from '../ingress/harness.js';
 import { fixturesDir, startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 
-// Issue 16 item 2: workflow ids were `prefix + id`, and 'payment-' is a prefix of 'payment-link-', so payment
+// Workflow ids were `prefix + id`, and 'payment-' is a prefix of 'payment-link-', so payment
 // `link-X` landed on the workflow of payment link `X`. Now one module builds every id, injectively, keeping
 // the first release's id for every id it did not make ambiguous (running workflows stay reachable).
 

@@ -4,7 +4,7 @@ import type { BookedEntry } from '../../src/ledger/entry.js';
 import { resyncDiff } from '../../src/resync/plan.js';
 import type { CheckDeposit, PaymentLink } from '../../src/service/schemas/index.js';
 
-// The resync's diff for check deposits booked whole (issue 30 item 4), pure: a deposit the previous release
+// The resync's diff for check deposits booked whole, pure: a deposit the previous release
 // booked (its application Dr Checks To Deposit, cleared = the applied total) is not reversed and rebooked;
 // the diff only adds what completes the whole check. A deposit booked whole is unchanged.
 

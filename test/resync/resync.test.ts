@@ -16,7 +16,7 @@ import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal
 // Re-sync with a diff over the emulator, the real activities and ledger, on a real Temporal dev server: a day
 // is booked with EXTERNAL_PAYMENTS_ACCOUNT=checks-to-deposit (the default), then the setting changes to
 // operating-bank; the dry run shows the hand-computed diff, apply books it as a reversal and a version #2, a
-// second apply writes nothing, and the ledger stays balanced. Card fee D20: round(2.9%) + 30 cents.
+// second apply writes nothing, and the ledger stays balanced. Card fee decision “Fees”: round(2.9%) + 30 cents.
 
 let env: TestWorkflowEnvironment;
 let world: SyncWorld;

@@ -15,7 +15,7 @@ import type {
   WebhookSubscription,
 } from '../../src/service/schemas/index.js';
 
-// Valid examples of every resource, built the way the emulator answers (D4 timestamps, D1 ids).
+// Valid examples of every resource, built the way the emulator answers (decision “Time formats” timestamps, decision “Identifiers” ids).
 
 export const externalPayment: ExternalPayment = {
   id: 'ep_1',

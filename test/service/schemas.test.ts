@@ -79,7 +79,7 @@ describe('dates', () => {
   });
 });
 
-describe('open and closed enums (D5)', () => {
+describe('open and closed enums (decision “Unknown enum values from the real service”)', () => {
   it('keeps unknown statuses and fee types', () => {
     const parsed = Payment.parse({
       ...fx.payment,
@@ -189,7 +189,7 @@ describe('limits of part 8', () => {
     expect(ListCustomersQuery.safeParse({ page: '1.5' }).success).toBe(false);
     expect(ListCustomersQuery.safeParse({ page: 'abc' }).success).toBe(false);
   });
-  it('record external payment: amount >= 1, date paidAt, reference <= 255 (D13)', () => {
+  it('record external payment: amount >= 1, date paidAt, reference <= 255 (decision “Record an external payment”)', () => {
     const ok = { amountCents: 100, paidAt: '2026-11-20' };
     expect(RecordExternalPaymentRequest.safeParse(ok).success).toBe(true);
     expect(RecordExternalPaymentRequest.safeParse({ ...ok, amountCents: 0 }).success).toBe(false);
@@ -197,7 +197,7 @@ describe('limits of part 8', () => {
       RecordExternalPaymentRequest.safeParse({ ...ok, externalReferenceId: 'x'.repeat(256) }).success,
     ).toBe(false);
   });
-  it('refund: amount optional (D18), at least 1 when given', () => {
+  it('refund: amount optional (decision “Refund amount”), at least 1 when given', () => {
     expect(RefundPaymentRequest.safeParse({}).success).toBe(true);
     expect(RefundPaymentRequest.safeParse({ amountCents: 0 }).success).toBe(false);
   });

@@ -72,36 +72,61 @@ export const endpoints: EndpointRow[] = [
   endpoint('4.10', 'PUT', '/vendor/{vendorId}/payoutMethod/ach', 'updateVendorPayoutMethodAch'),
   endpoint('4.11', 'DELETE', '/vendor/{vendorId}', 'deleteVendor'),
   endpoint(
-    '4.12 D12',
+    '4.12 decision “Void an external payment”',
     'POST',
     '/paymentLink/{paymentLinkId}/externalPayment/{externalPaymentId}/void',
     'voidExternalPayment',
   ),
-  endpoint('4.12 D16', 'GET', '/serviceBanking/checkDeposits', 'listCheckDeposits'),
-  endpoint('4.12 D16', 'POST', '/serviceBanking/checkDeposits', 'depositCheck'),
+  endpoint('4.12 decision “Check deposits”', 'GET', '/serviceBanking/checkDeposits', 'listCheckDeposits'),
+  endpoint('4.12 decision “Check deposits”', 'POST', '/serviceBanking/checkDeposits', 'depositCheck'),
   endpoint('4.12 6.1', 'POST', '/webhook', 'createWebhook'),
   endpoint('4.12 6.1', 'GET', '/webhook', 'listWebhooks'),
   endpoint('4.12 6.5', 'GET', '/billPayment/{billPaymentId}', 'getBillPayment'),
-  endpoint('D9', 'POST', '/paymentLink', 'createPaymentLink'),
-  endpoint('D9', 'GET', '/paymentLink/{paymentLinkId}', 'getPaymentLink'),
-  endpoint('D9', 'GET', '/paymentLinks', 'listPaymentLinks'),
-  endpoint('D9', 'POST', '/paymentLink/{paymentLinkId}/archive', 'archivePaymentLink'),
-  endpoint('D15', 'POST', '/paymentLink/{paymentLinkId}/debitMemo', 'recordDebitMemo'),
-  endpoint('D15', 'POST', '/paymentLink/{paymentLinkId}/debitMemo/{debitMemoId}/void', 'voidDebitMemo'),
-  endpoint('D16', 'GET', '/serviceBanking/checkDeposits/{checkDepositId}', 'getCheckDeposit'),
-  endpoint('D21', 'GET', '/payment/{paymentId}', 'getPayment'),
-  endpoint('D21', 'GET', '/payments', 'listPayments'),
-  endpoint('D22', 'GET', '/disbursement/{disbursementId}', 'getDisbursement'),
-  endpoint('D22', 'GET', '/disbursements', 'listDisbursements'),
-  endpoint('D23', 'POST', '/customer', 'createCustomer'),
-  endpoint('D23', 'GET', '/customer/{customerId}', 'getCustomer'),
-  endpoint('D24', 'GET', '/chargeAuthorization/{chargeAuthorizationId}', 'getChargeAuthorization'),
-  endpoint('D26', 'POST', '/vendor', 'createVendor'),
-  endpoint('D26', 'GET', '/vendor/{vendorId}', 'getVendor'),
-  endpoint('D28', 'POST', '/bill', 'createBill'),
-  endpoint('D28', 'GET', '/bill/{billId}', 'getBill'),
-  endpoint('D29', 'POST', '/bill/{billId}/billPayment', 'createBillPayment'),
-  endpoint('D29', 'POST', '/billPayment/{billPaymentId}/cancel', 'cancelBillPayment'),
+  endpoint('decision “Link endpoints beyond part 4”', 'POST', '/paymentLink', 'createPaymentLink'),
+  endpoint(
+    'decision “Link endpoints beyond part 4”',
+    'GET',
+    '/paymentLink/{paymentLinkId}',
+    'getPaymentLink',
+  ),
+  endpoint('decision “Link endpoints beyond part 4”', 'GET', '/paymentLinks', 'listPaymentLinks'),
+  endpoint(
+    'decision “Link endpoints beyond part 4”',
+    'POST',
+    '/paymentLink/{paymentLinkId}/archive',
+    'archivePaymentLink',
+  ),
+  endpoint('decision “Debit memos”', 'POST', '/paymentLink/{paymentLinkId}/debitMemo', 'recordDebitMemo'),
+  endpoint(
+    'decision “Debit memos”',
+    'POST',
+    '/paymentLink/{paymentLinkId}/debitMemo/{debitMemoId}/void',
+    'voidDebitMemo',
+  ),
+  endpoint(
+    'decision “Check deposits”',
+    'GET',
+    '/serviceBanking/checkDeposits/{checkDepositId}',
+    'getCheckDeposit',
+  ),
+  endpoint('decision “Payment endpoints beyond part 4”', 'GET', '/payment/{paymentId}', 'getPayment'),
+  endpoint('decision “Payment endpoints beyond part 4”', 'GET', '/payments', 'listPayments'),
+  endpoint('decision “Disbursement statuses”', 'GET', '/disbursement/{disbursementId}', 'getDisbursement'),
+  endpoint('decision “Disbursement statuses”', 'GET', '/disbursements', 'listDisbursements'),
+  endpoint('decision “Customer endpoints beyond part 4”', 'POST', '/customer', 'createCustomer'),
+  endpoint('decision “Customer endpoints beyond part 4”', 'GET', '/customer/{customerId}', 'getCustomer'),
+  endpoint(
+    'decision “Charge authorizations”',
+    'GET',
+    '/chargeAuthorization/{chargeAuthorizationId}',
+    'getChargeAuthorization',
+  ),
+  endpoint('decision “Vendors”', 'POST', '/vendor', 'createVendor'),
+  endpoint('decision “Vendors”', 'GET', '/vendor/{vendorId}', 'getVendor'),
+  endpoint('decision “Bills”', 'POST', '/bill', 'createBill'),
+  endpoint('decision “Bills”', 'GET', '/bill/{billId}', 'getBill'),
+  endpoint('decision “Bill payments”', 'POST', '/bill/{billId}/billPayment', 'createBillPayment'),
+  endpoint('decision “Bill payments”', 'POST', '/billPayment/{billPaymentId}/cancel', 'cancelBillPayment'),
 ];
 
 export const resourceFields: FieldRow[] = [
@@ -122,7 +147,7 @@ export const resourceFields: FieldRow[] = [
     creditCardEnabled: 'nullable',
     achEnabled: 'nullable',
     amountEditable: 'required',
-    reusable: 'optional', // D7
+    reusable: 'optional', // Decision “Reusable links”
   }),
   ...fields('2.2', 'Payment', {
     id: 'required',
@@ -222,7 +247,7 @@ export const resourceFields: FieldRow[] = [
     feePassthroughPercent: 'required',
   }),
   ...fields('2.10', 'File', { id: 'required', key: 'required', type: 'required', createdAt: 'required' }),
-  ...fields('2.11 D24', 'ChargeAuthorization', {
+  ...fields('2.11 decision “Charge authorizations”', 'ChargeAuthorization', {
     id: 'required',
     customerId: 'required',
     paymentMethod: 'nullable',
@@ -230,7 +255,7 @@ export const resourceFields: FieldRow[] = [
     expirationDate: 'required',
     active: 'required',
   }),
-  ...fields('2.14 D16', 'CheckDeposit', {
+  ...fields('2.14 decision “Check deposits”', 'CheckDeposit', {
     id: 'required',
     transferId: 'required',
     amountCents: 'required',
@@ -242,14 +267,14 @@ export const resourceFields: FieldRow[] = [
     clearedAt: 'nullable',
     returnedAt: 'nullable',
   }),
-  ...fields('2.14 D26', 'Vendor', {
+  ...fields('2.14 decision “Vendors”', 'Vendor', {
     id: 'required',
     name: 'required',
     email: 'nullable',
     vendorDeliveryMethods: 'required',
     createdAt: 'required',
   }),
-  ...fields('2.14 D26', 'VendorDeliveryMethod', {
+  ...fields('2.14 decision “Vendors”', 'VendorDeliveryMethod', {
     id: 'required',
     type: 'required',
     achDetails: 'nullable',
@@ -257,7 +282,7 @@ export const resourceFields: FieldRow[] = [
     wireDetails: 'nullable',
     createdAt: 'required',
   }),
-  ...fields('2.14 D28', 'Bill', {
+  ...fields('2.14 decision “Bills”', 'Bill', {
     id: 'required',
     vendorId: 'required',
     amountCents: 'required',
@@ -266,7 +291,7 @@ export const resourceFields: FieldRow[] = [
     status: 'required',
     createdAt: 'required',
   }),
-  ...fields('2.14 D29', 'BillPayment', {
+  ...fields('2.14 decision “Bill payments”', 'BillPayment', {
     id: 'required',
     billId: 'required',
     vendorId: 'required',
@@ -280,7 +305,7 @@ export const resourceFields: FieldRow[] = [
     check: 'optional',
     createdAt: 'required',
   }),
-  ...fields('2.14 6.1 D30', 'WebhookSubscription', {
+  ...fields('2.14 6.1 decision “Webhook subscription”', 'WebhookSubscription', {
     id: 'required',
     url: 'required',
     secret: 'nullable',
@@ -301,7 +326,7 @@ export const resourceFields: FieldRow[] = [
     externalReferenceId: 'optional',
   }),
   ...fields('4.1', 'ExternalPaymentResult', { externalPayment: 'required', paymentLink: 'required' }),
-  ...fields('4.3 D10', 'UpdatePaymentLinkRequest', {
+  ...fields('4.3 decision “Updating a link”', 'UpdatePaymentLinkRequest', {
     requestedAmountCents: 'optional',
     name: 'optional',
     dueDate: 'optional-nullable',

@@ -108,7 +108,7 @@ describe('verify', () => {
     [`t=${t},v1=${'a'.repeat(63)}`, 'malformed_header'],
     [`t=${t},v1=`, 'malformed_header'],
     [`t=${t},=x`, 'malformed_header'],
-    // D36: the exact form; whitespace, an empty entry, a repeated header and an over-long one are refused.
+    // Decision “Signature details”: the exact form; whitespace, an empty entry, a repeated header and an over-long one are refused.
     [`t=${t}, v1=${'a'.repeat(64)}`, 'malformed_header'],
     [`t=${t},v1=${'a'.repeat(64)},`, 'malformed_header'],
     [[`t=${t}`, `v1=${'a'.repeat(64)}`], 'malformed_header'],

@@ -7,7 +7,7 @@ import { markersIn } from '../../src/targets/markers.js';
 import type { allTargets, ThreeTargets } from './three-targets.js';
 import { markerTextOf } from './xero/double.js';
 
-// What a bookkeeper reads in the ledger and in each of the three targets of a ThreeTargets stack (issue 30's
+// What a bookkeeper reads in the ledger and in each of the three targets of a ThreeTargets stack (the bookkeeper's
 // cases, test/e2e/bookkeeper-cases.test.ts): every mapped account's balance, by role, and the open amount of
 // each document booksync made for a payment link (QBO Invoice `Balance`, Xero `AmountDue`, Tryton's amount to
 // pay), beside what the service says is still owed.

@@ -15,7 +15,7 @@ import { freePort } from './free-port.js';
 import { FaultError } from './quickbooks/double.js';
 import { ThreeTargets } from './three-targets.js';
 
-// Issue 26's combination suite, written once for both ledger stores (test/e2e/combinations-sqlite.test.ts and
+// The combination suite, written once for both ledger stores (test/e2e/combinations-sqlite.test.ts and
 // combinations-postgres.test.ts, two files so vitest runs them side by side). Every CLI command (`backfill`,
 // `deposit`, `link`, `reconcile`, `payout`, `targets status/retry`, `resync`, `close`) runs as a business runs
 // it, a `node bin/booksync.js` process beside the real `booksync start`, and each result is checked in what it
@@ -44,11 +44,11 @@ import { ThreeTargets } from './three-targets.js';
 //   emulator's clock is a day ahead of the worker's, so an invoice booksync first hears of is dated the
 //   worker's day, the day before the debit memo's; Tryton numbers customer invoices only in date order and
 //   refuses an invoice dated before one it numbered ("To number the invoice ..., you must set an invoice date
-//   after ..."), a booksync bug reported with issue 26 (any invoice dated before the last numbered one, e.g. a
+//   after ..."), a booksync bug this suite found (any invoice dated before the last numbered one, e.g. a
 //   `link record-payment --paid-at` an earlier day on a link not booked yet).
 // - targets retry: the refusal is QuickBooks' one-off fault. A refusal Xero answers is replayed for the same
 //   Idempotency-Key, and booksync derives the key from the document alone, so after a Xero refusal `targets
-//   retry` is refused again with the same body: a booksync bug reported with issue 26.
+//   retry` is refused again with the same body: a booksync bug this suite found.
 //
 
 export type LedgerKind = 'sqlite' | 'postgres';
@@ -245,7 +245,7 @@ export function describeCombinations(kind: LedgerKind): void {
 
     it('targets retry --failed: an entry QuickBooks refused is pushed again and is PUSHED at every target', async () => {
       // A one-off refusal of the next write (QuickBooks' own refusals are replayed for the same requestid, and
-      // so are Xero's for the same Idempotency-Key: see the report of issue 26's suite).
+      // so are Xero's for the same Idempotency-Key: see the report of the suite).
       qbo.failNext(
         new FaultError(400, 'ValidationFault', 'Business Validation Error', 'Account is inactive.', '6000'),
       );

@@ -11,7 +11,7 @@ import {
   workingTree,
 } from './workflow-fingerprint.js';
 
-// Replay as a rule (issue 26). Workflows run for 60 to 90 days, so a workflow type's code must replay the
+// Replay as a rule. Workflows run for 60 to 90 days, so a workflow type's code must replay the
 // histories its previous code recorded. The rule, checked in seconds without a Temporal server:
 //
 //   every workflow type the worker registers has, in the histories' manifest, a history recorded from its

@@ -175,7 +175,7 @@ export async function workflowAttention(
 /**
  * Every search attribute and memo field of every workflow on booksync's Temporal server, as text. Both are
  * stored and shown in plain (a search attribute never passes the payload codec), so they must hold ids,
- * states, dates and amounts only (issue 32). A memo is read from its raw payload: encrypted or not, what the
+ * states, dates and amounts only. A memo is read from its raw payload: encrypted or not, what the
  * server stores.
  */
 export async function searchableFields(

@@ -3,7 +3,7 @@ import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { applicationsOf } from '../../src/targets/applications.js';
 
-// How money on a payment link settles the link's documents at every target (issue 30 item 3): oldest first,
+// How money on a payment link settles the link's documents at every target: oldest first,
 // each up to what it owes, the rest the customer's credit; worked out from the link's ledger entries alone.
 
 let id = 0;

@@ -11,7 +11,7 @@ import { markersIn } from '../../src/targets/markers.js';
 import { serviceReferences } from '../../src/targets/service-references.js';
 import { type Harness, startHarness } from '../emulator/harness.js';
 
-// Issue 30 item 7: the document built for a ledger entry carries the business's own reference of the money,
+// The document built for a ledger entry carries the business's own reference of the money,
 // read from the service (the emulator here) through ReferenceData: an external payment's externalReferenceId,
 // a check application's (else the deposit's transferId), a cleared deposit's transferId, a vendor check's
 // number, a payout's id (the entry's own link).

@@ -11,7 +11,7 @@ import type { AccountRole } from '../../src/targets/account-mapping.js';
 import { documentFor } from '../../src/targets/documents.js';
 import type { TargetDocument } from '../../src/targets/target-port.js';
 
-// A deposited check booked whole (issue 30 item 4), as every target receives it: the documents come from a
+// A deposited check booked whole, as every target receives it: the documents come from a
 // real ledger (the mapping, the sync, documentFor), so each target test pushes what booksync would push.
 //
 //   03-01 invoices A 1,000.00 and B 500.00 (two customers' links)

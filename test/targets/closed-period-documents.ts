@@ -1,6 +1,6 @@
 import type { TargetDocument } from '../../src/targets/target-port.js';
 
-// The documents of issue 25 §3's closed-period scenario, for every target's test: a January invoice and a
+// The documents of the closed-period scenario, for every target's test: a January invoice and a
 // January payment of it; the target's books then closed through January 31; a February reversal of that
 // payment (a bounced check), a February payment voided the same month, and a payment dated January 20 that
 // reaches the target only after the close.

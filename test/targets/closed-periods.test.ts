@@ -9,7 +9,7 @@ import {
 } from '../../src/targets/closed-periods.js';
 import { closedPeriodDocuments } from './closed-period-documents.js';
 
-describe('closed periods (issue 25 §3): what every adapter decides the same way', () => {
+describe('closed periods: what every adapter decides the same way', () => {
   it('takes the later lock and dates a document on or before it the day after', () => {
     expect(laterOf(null, null)).toBeNull();
     expect(laterOf('2026-01-31', null)).toBe('2026-01-31');

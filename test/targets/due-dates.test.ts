@@ -8,7 +8,7 @@ import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 import { documentsForContract } from './target-contract.js';
 
-// Issue 30, item 7 (due dates): an invoice is due on its payment link's dueDate, a bill on its own, never
+// Item 7 (due dates): an invoice is due on its payment link's dueDate, a bill on its own, never
 // before the document's date; the document's date when the service gives none. (Tryton: the invoice's
 // payment_term_date, covered by the Tryton adapter's tests through the same dueDateOf.)
 

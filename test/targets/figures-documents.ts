@@ -1,7 +1,7 @@
 import type { AccountRole } from '../../src/targets/account-mapping.js';
 import type { TargetDocument } from '../../src/targets/target-port.js';
 
-// Issue 25 §4's two months of documents, for every target's figures test: January and February 2026 of two
+// The two months of documents, for every target's figures test: January and February 2026 of two
 // customers' links, a debit memo, a card fee, a payout, and a vendor's two bills, pushed through the adapter;
 // then the target's own figures as of January 31 and February 28 are compared with the hand-computed ones
 // below (README of each adapter, "Figures as of a day").

@@ -5,7 +5,7 @@ import type { AccountRole } from '../../src/targets/account-mapping.js';
 import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from './check-deposit-documents.js';
 
-// A deposited check booked whole (issue 30 item 4) pushed to the ledger mirror: the mirror's balances equal
+// A deposited check booked whole pushed to the ledger mirror: the mirror's balances equal
 // the ledger's, for a check applied in part, cleared and applied in full after, and for a returned check.
 
 async function mirrored(outcome: 'applied-after-clearing' | 'returned') {

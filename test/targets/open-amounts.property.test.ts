@@ -6,7 +6,7 @@ import { type DepositState, OpenAmountsWorld, Refused } from '../support/open-am
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { XeroDouble } from '../support/xero/double.js';
 
-// Issue 30, "Documents a bookkeeper recognizes", its last "done when": random sequences of business steps at
+// Its last "done when": random sequences of business steps at
 // the service emulator (a link created, its amount raised or lowered, debit memos, payments in full, in part
 // and over what is owed (refused by the service), refunds, ACH returns, external payments, check deposits
 // applied in part, applied after clearing, returned with a fee) are booked by the real activities, in the

@@ -11,7 +11,7 @@ import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../support/tryton.js';
 import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 
-// Issue 26, "one push attempt at a time, provably": a push attempt times out while its request is on its way
+// A push attempt times out while its request is on its way
 // to the accounting software (Temporal sees no heartbeat; the worker still runs it), the retry Temporal
 // started runs beside it with a slice that has grown since (another payment booked: another batch, so another
 // batch request id at QuickBooks and Idempotency-Key at Xero, neither deduplicating the two). The retry takes

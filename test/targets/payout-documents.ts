@@ -3,7 +3,7 @@ import { documentsForContract } from './target-contract.js';
 import { twoLineDocuments } from './two-line-documents.js';
 
 /**
- * A business day for the payout tests of every target (issue 30 item 6): a 120.00 invoice, two payments on
+ * A business day for the payout tests of every target: a 120.00 invoice, two payments on
  * it (50.00 and 30.00) into Processor Clearing, the first payment's 1.75 card fee, and a payout carrying the
  * first payment only, net of its fee (48.25), as documents.ts builds it (`payout.receipts`).
  */

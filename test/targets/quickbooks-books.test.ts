@@ -88,7 +88,7 @@ const linkedTxns = (doc: Record<string, unknown>): Linked[] =>
 const paymentOf = (key: string) => baseKey(key).slice(baseKey(key).indexOf(':') + 1);
 
 /**
- * Issue 30, item 6, after the demo day: each payout's Deposit links exactly the payments the service put in
+ * After the demo day: each payout's Deposit links exactly the payments the service put in
  * that payout (their Payments and SalesReceipts), and what stays in Undeposited Funds, undeposited in QBO's
  * sense (a receipt no deposit links), is exactly the booked payments no payout carried yet.
  */

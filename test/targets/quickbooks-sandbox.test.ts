@@ -228,7 +228,7 @@ describe.skipIf(missing.length > 0)('QuickBooks Online sandbox (opt-in)', () => 
     expect(await refusal(payment(second.Id, 10))).toMatch(/code 6000/);
 
     // A credit memo applied by a zero Payment linking it and an invoice; credit-within-balance, within-balance
-    // and voided-invoice for an application (issue 30, item 2).
+    // and voided-invoice for an application.
     const creditMemo = (amount: number) =>
       create('CreditMemo', {
         CustomerRef: ref(customer.Id),

@@ -8,7 +8,7 @@ import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 import { documentsForContract } from './target-contract.js';
 
-// Issue 26 §3/§4: Xero and QuickBooks answer a repeated idempotency key (Idempotency-Key, requestid) with the
+// Xero and QuickBooks answer a repeated idempotency key (Idempotency-Key, requestid) with the
 // first answer, a refusal included. A document refused for the state of the company (nothing in its body at
 // fault), then fixed there by a person and retried (`targets retry`), sends the same body: with a key made of
 // the body alone it would be refused again forever. The index counts the entry's refusals

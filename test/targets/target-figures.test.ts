@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addOpen, checkedDay, ownerOf, reportCents } from '../../src/targets/target-figures.js';
 
-// The figures port's helpers (issue 25 §4): report amounts to cents through their digits, the link or bill a
+// The figures port's helpers: report amounts to cents through their digits, the link or bill a
 // document at a target belongs to.
 
 describe('target figures', () => {

@@ -199,7 +199,7 @@ describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
   });
 
   it('a period closed in Tryton: what booksync pushes is dated after it, never refused, and still owed as at the service', async () => {
-    // Issue 25 §3: booksync reads Tryton's closed periods and dates documents after the last one (their own
+    // Booksync reads Tryton's closed periods and dates documents after the last one (their own
     // date kept in their description), never refusing the push and never confirming Tryton's warning.
     const today = new Date().toISOString().slice(0, 10);
     const link = await booksync.service().createPaymentLink({

@@ -8,7 +8,7 @@ import { BooksyncProcess } from '../support/booksync-start.js';
 import type { ReceivedSpan } from '../support/otlp-receiver.js';
 import { startTraceCollector, type TraceCollector } from '../support/trace-collector.js';
 
-// One trace per delivered webhook (issue 32 §2): the demo business day through the real `booksync start`
+// One trace per delivered webhook: the demo business day through the real `booksync start`
 // (embedded dev server, emulator, ingress and worker in one process, payloads encrypted, the ledger mirror as
 // accounting target) with tracing configured only by the standard OTEL_* variables, exporting by OTLP/HTTP
 // (protobuf, the SDK's default) to Jaeger (v2: the OpenTelemetry Collector with Jaeger's store), started by the

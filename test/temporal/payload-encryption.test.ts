@@ -14,7 +14,7 @@ import { booksyncWorkflowWorkerOptions } from '../../src/worker/booksync-worker.
 import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
 import { fixturesDir, startDevServer } from '../support/temporal.js';
 
-// Encrypted payloads through a real Temporal server (issue 32 §1): booksync's payment workflow run by a
+// Encrypted payloads through a real Temporal server: booksync's payment workflow run by a
 // worker and a client with PAYLOAD_KEYS leaves only ciphertext in the server's history (inputs, results,
 // the failure an activity retried through, its message quoting a customer), reads back through the codec,
 // replays after a key rotation, refuses to decode without its key, and histories recorded before encryption

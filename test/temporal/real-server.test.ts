@@ -25,7 +25,7 @@ import {
 } from '../support/temporal-server.js';
 import { waitFor } from '../support/wait-for.js';
 
-// Issue 19: booksync against a real Temporal server, not the dev server: go.temporal.io/server built from the
+// Booksync against a real Temporal server, not the dev server: go.temporal.io/server built from the
 // Go module proxy (scripts/obtain-temporal-server.sh), PostgreSQL persistence and SQL visibility, a
 // `default` namespace and nothing else. `booksync temporal setup` registers booksync's search attributes
 // (on SQL visibility they take pre-allocated columns: 10 keywords, 3 ints, 3 datetimes, 3 bools), then

@@ -21,7 +21,7 @@ import {
 import { freePort } from '../support/free-port.js';
 import { waitFor } from '../support/wait-for.js';
 
-// Issue 19: booksync registers its own search attributes against a Temporal that has none of them, as a
+// Booksync registers its own search attributes against a Temporal that has none of them, as a
 // fresh production namespace: `booksync temporal setup` (the one-shot docker compose runs before the
 // workers) and `booksync worker` at start. The dev servers here are started WITHOUT booksync's
 // `--search-attribute` flags, and the CLI runs as a child process, as an operator runs it.

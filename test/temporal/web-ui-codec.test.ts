@@ -20,7 +20,7 @@ import { freePort } from '../support/free-port.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
 import { installQuietRuntime } from '../support/temporal.js';
 
-// The Temporal Web UI with encrypted payloads (issue 32, done-when 1), as a person sees it in a browser: the
+// The Temporal Web UI with encrypted payloads, as a person sees it in a browser: the
 // dev server started the way `booksync start` starts it with PAYLOAD_KEYS (`--ui-codec-endpoint` naming
 // booksync's codec server, src/runtime/booksync-stack.ts), a payment workflow run by an encrypting client and
 // worker, its page loaded in headless Chromium. While the codec server is not running, the rendered page shows

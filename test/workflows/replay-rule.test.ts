@@ -15,7 +15,7 @@ import {
 } from '../support/replay-rule.js';
 import { GitHistory, typeFingerprint, workingTree } from '../support/workflow-fingerprint.js';
 
-// Replay as a rule (issue 26): a workflow type whose code changed has a history recorded from its previous
+// Replay as a rule: a workflow type whose code changed has a history recorded from its previous
 // code (test/support/replay-rule.ts says what "previous" is). Seconds, no Temporal server: fingerprints are
 // read from git objects; test/workflows/replay.test.ts replays the histories.
 

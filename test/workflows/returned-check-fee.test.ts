@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { returnedCheckFeeShares } from '../../workflows/returned-check-fee.js';
 
-// One returned-check fee per check, however many links it paid (issue 30, item 5).
+// One returned-check fee per check, however many links it paid.
 
 const three = [
   { paymentLinkId: 'pl_a', amountCents: 10_000 },

@@ -8,7 +8,7 @@ import { eachFlag, timeoutSecondsOf } from '../flags.js';
 import { connectCliClient } from '../temporal-client.js';
 import { requestPeriodClose } from './close.js';
 
-// Closing the books (issue 25 §2): once a period is closed, nothing dated in it changes. The ledger records
+// Closing the books: once a period is closed, nothing dated in it changes. The ledger records
 // the day and refuses entries dated on or before it (the database too); anything that happens later about
 // that period is booked on the first open day, its own date kept.
 

@@ -37,7 +37,7 @@ BOOKSYNC_DATA_DIR/embedded-credentials.json (mode 0600).
     const credentials = embeddedCredentialsPath(dataDir);
     out(`emulator listening on ${running.baseUrl} (data ${dataDir})`);
     out(`demo organization ${running.credentials.organizationId}`);
-    // A key on the terminal ends up in scrollback and CI logs: printed only on request (D43).
+    // A key on the terminal ends up in scrollback and CI logs: printed only on request (decision “Owner-only data folder”).
     if (args.includes('--show-key'))
       out(`demo API key (sandbox, every permission): ${running.credentials.apiKey}`);
     else out(`demo API keys: in ${credentials} ("apiKey"; --show-key prints it)`);

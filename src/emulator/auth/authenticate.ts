@@ -36,7 +36,7 @@ export function authenticateApiKey(store: Store) {
 }
 
 /**
- * The paths the emulator's admin token guards instead of an API key (D34, E17): creating organizations and
+ * The paths the emulator's admin token guards instead of an API key (decision “Sandbox controls”, E17): creating organizations and
  * moving the clock every organization shares. The API-key hook lets exactly these through to their own check.
  */
 export const ADMIN_PATHS: ReadonlySet<string> = new Set(['/sandbox/organizations', '/sandbox/clock/advance']);
@@ -63,7 +63,7 @@ export function orgIdOf(request: FastifyRequest): string {
   return principalOf(request).org.id;
 }
 
-/** Part 5 rule 4 and D33: checked before any permission. */
+/** Part 5 rule 4 and decision “Team members and permissions”: checked before any permission. */
 export function requireActiveBanking(request: FastifyRequest): void {
   if (principalOf(request).org.banking_active !== 1) {
     throw new EmulatorHttpError(

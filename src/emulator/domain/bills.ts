@@ -10,7 +10,7 @@ export function getBillRow(reader: Reader, orgId: string, billId: string): BillR
   return getOrgRow(reader.db, 'bills', 'bill', orgId, billId);
 }
 
-/** D28, derived from its payments: PAID once one succeeded, SCHEDULED while one is in flight, else OPEN. */
+/** Decision “Bills”, derived from its payments: PAID once one succeeded, SCHEDULED while one is in flight, else OPEN. */
 export function billStatus(reader: Reader, billId: string): 'OPEN' | 'SCHEDULED' | 'PAID' {
   const statuses = (
     reader.db.prepare('SELECT status FROM bill_payments WHERE bill_id = ?').all(billId) as {
@@ -40,7 +40,7 @@ export function getBillPaymentRow(reader: Reader, orgId: string, billPaymentId: 
   return getOrgRow(reader.db, 'bill_payments', 'bill payment', orgId, billPaymentId);
 }
 
-/** D29: pays the whole bill through one of the vendor's current ACH or CHECK methods. */
+/** Decision “Bill payments”: pays the whole bill through one of the vendor's current ACH or CHECK methods. */
 export function createBillPayment(
   tx: Tx,
   orgId: string,
@@ -83,7 +83,7 @@ export function createBillPayment(
   return insertRow(tx.db, 'bill_payments', row);
 }
 
-/** Part 3 and D29: only before it is sent; reports FAILED with CANCELLED; bill_payment.cancelled. */
+/** Part 3 and decision “Bill payments”: only before it is sent; reports FAILED with CANCELLED; bill_payment.cancelled. */
 export function cancelBillPayment(tx: Tx, orgId: string, billPaymentId: string): BillPaymentRow {
   const row = getBillPaymentRow(tx, orgId, billPaymentId);
   if (row.status !== 'PENDING' || row.sent_at !== null) {
@@ -111,7 +111,7 @@ export type BillPaymentTransition =
   | 'ach.failed';
 
 /**
- * Sandbox: the outside world moves a bill payment (D29, D31). Check events carry the bill payment's id.
+ * Sandbox: the outside world moves a bill payment (decisions “Bill payments”, “Which transition emits which event”). Check events carry the bill payment's id.
  * A deposited check completes the payment (check.deposited, then bill_payment.succeeded).
  */
 export function advanceBillPayment(

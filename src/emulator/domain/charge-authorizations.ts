@@ -14,7 +14,7 @@ export function getChargeAuthorizationRow(reader: Reader, orgId: string, id: str
   return getOrgRow(reader.db, 'charge_authorizations', 'charge authorization', orgId, id);
 }
 
-/** 4.8 and D24: waits for the customer, inactive, no payment method; emails default to the customer's. */
+/** 4.8 and decision “Charge authorizations”: waits for the customer, inactive, no payment method; emails default to the customer's. */
 export function requestChargeAuthorization(
   tx: Tx,
   orgId: string,

@@ -27,7 +27,7 @@ export function unappliedAmountCents(reader: Reader, deposit: CheckDepositRow): 
   return deposit.amount_cents - applied;
 }
 
-/** D16: a new deposit is PROCESSING; it can be applied at once (4.1 rule 3). */
+/** Decision “Check deposits”: a new deposit is PROCESSING; it can be applied at once (4.1 rule 3). */
 export function depositCheck(
   tx: Tx,
   orgId: string,

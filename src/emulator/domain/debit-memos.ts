@@ -11,7 +11,7 @@ export function liveDebitMemos(reader: Reader, linkId: string): DebitMemoRow[] {
   return rowsInOrder(reader.db, 'debit_memos', 'payment_link_id = ? AND voided = 0', linkId);
 }
 
-/** D15: raises requestedAmountCents, so a PAID link reopens; the D14 reference rule in its own namespace. */
+/** Decision “Debit memos”: raises requestedAmountCents, so a PAID link reopens; the reference rule (decision “Reference rule”) in its own namespace. */
 export function recordDebitMemo(
   tx: Tx,
   orgId: string,
@@ -39,7 +39,7 @@ export function recordDebitMemo(
   return { row, link: rederiveLinkStatus(tx, linkId), created: true };
 }
 
-/** Idempotent like D12. */
+/** Idempotent like decision “Void an external payment”. */
 export function voidDebitMemo(
   tx: Tx,
   orgId: string,

@@ -23,7 +23,7 @@ export function disbursementPaymentIds(reader: Reader, disbursementId: string): 
   ).map((row) => row.id);
 }
 
-/** Sandbox, D22: batch the settled payments no earlier disbursement took; disbursement.pending. */
+/** Sandbox, decision “Disbursement statuses”: batch the settled payments no earlier disbursement took; disbursement.pending. */
 export function batchDisbursement(tx: Tx, orgId: string): DisbursementRow {
   const org = getOrganization(tx, orgId)!;
   const payments = tx.db

@@ -14,12 +14,12 @@ import type { ExternalPaymentRow, PaymentLinkRow } from './rows.js';
 export interface Recorded<T> {
   row: T;
   link: PaymentLinkRow;
-  /** false when an identical reference was repeated and the existing record came back (D14). */
+  /** false when an identical reference was repeated and the existing record came back (decision “Reference rule”). */
   created: boolean;
 }
 
 /**
- * D14: the link's live record (external payment or debit memo) already under this reference. The same record
+ * Decision “Reference rule”: the link's live record (external payment or debit memo) already under this reference. The same record
  * asked for again comes back as it is, not created (200); anything else under the reference is a conflict (409).
  * Undefined when no reference is given or it is new.
  */
@@ -66,7 +66,7 @@ export function insertExternalPayment(
   return insertRow(tx.db, 'external_payments', row);
 }
 
-/** 4.2 with D13 and D14. */
+/** 4.2 with decisions “Record an external payment”, “Reference rule”. */
 export function recordExternalPayment(
   tx: Tx,
   orgId: string,
@@ -99,7 +99,7 @@ export function recordExternalPayment(
   return { row, link: rederiveLinkStatus(tx, linkId), created: true };
 }
 
-/** D12: idempotent; frees the reference (the unique index covers live rows only). */
+/** Decision “Void an external payment”: idempotent; frees the reference (the unique index covers live rows only). */
 export function voidExternalPayment(
   tx: Tx,
   orgId: string,

@@ -6,7 +6,7 @@ import type { Tx } from '../store/store.js';
 import { getCustomerRow } from './customers.js';
 import type { FileRow } from './rows.js';
 
-/** D25: type wins when both agree; a disagreement, or neither, answers 400. */
+/** Decision “Files”: type wins when both agree; a disagreement, or neither, answers 400. */
 export function resolveFileType(fields: UploadFileFields): FileRow['type'] {
   let fromData: FileRow['type'] | undefined;
   if (fields.data !== undefined) {
@@ -32,7 +32,7 @@ function accountFingerprint(routingNumber: string, accountNumber: string): strin
   return createHash('sha256').update(`${routingNumber}:${accountNumber}`).digest('hex');
 }
 
-/** 4.9 with D25, including 409 SHARED_ACCOUNT for a bank account already authorized by another customer. */
+/** 4.9 with decision “Files”, including 409 SHARED_ACCOUNT for a bank account already authorized by another customer. */
 export function uploadFile(
   tx: Tx,
   orgId: string,

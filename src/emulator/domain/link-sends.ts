@@ -15,7 +15,7 @@ export interface LinkSendRow {
   created_at: string;
 }
 
-/** 4.5 and D27: a later send to the same recipient (email, case-insensitive) of the same link is a reminder. */
+/** 4.5 and decision “Sending a payment link”: a later send to the same recipient (email, case-insensitive) of the same link is a reminder. */
 export function sendPaymentLink(
   tx: Tx,
   orgId: string,

@@ -1,6 +1,6 @@
 import type { Reader } from '../store/store.js';
 
-/** D3: 1-indexed pages; the size has already been clamped by the query schema. */
+/** Decision “Pagination”: 1-indexed pages; the size has already been clamped by the query schema. */
 export interface Page {
   page: number;
   pageSize: number;

@@ -11,7 +11,7 @@ export function getPaymentLinkRow(reader: Reader, orgId: string, linkId: string)
   return getOrgRow(reader.db, 'payment_links', 'payment link', orgId, linkId);
 }
 
-/** requestedAmountCents as returned: the link's own amount plus its live debit memos (2.1, D10). */
+/** requestedAmountCents as returned: the link's own amount plus its live debit memos (2.1, decision “Updating a link”). */
 export function debitMemoTotalCents(reader: Reader, linkId: string): number {
   const row = reader.db
     .prepare(
@@ -26,7 +26,7 @@ export function requestedAmountCents(reader: Reader, link: PaymentLinkRow): numb
 }
 
 /**
- * D8: payments that are neither FAILED (returned) nor cancelled (voided before settlement) count with what
+ * Decision “completedAmountCents”: payments that are neither FAILED (returned) nor cancelled (voided before settlement) count with what
  * is left after their live refunds; live external payments count in full.
  */
 export function completedAmountCents(reader: Reader, linkId: string): number {
@@ -46,7 +46,7 @@ export function completedAmountCents(reader: Reader, linkId: string): number {
   return payments.total + external.total;
 }
 
-/** D6 in one place: every change that can move money or the requested amount ends by calling this. */
+/** Decision “Link statuses” in one place: every change that can move money or the requested amount ends by calling this. */
 export function rederiveLinkStatus(tx: Tx, linkId: string): PaymentLinkRow {
   const link = tx.db.prepare('SELECT * FROM payment_links WHERE id = ?').get(linkId) as PaymentLinkRow;
   const completed = completedAmountCents(tx, linkId);
@@ -92,7 +92,7 @@ export function createPaymentLink(tx: Tx, orgId: string, input: CreatePaymentLin
   return rederiveLinkStatus(tx, id);
 }
 
-/** 4.3 with D10: omitted leaves a field unchanged, null clears an override. */
+/** 4.3 with decision “Updating a link”: omitted leaves a field unchanged, null clears an override. */
 export function updatePaymentLink(
   tx: Tx,
   orgId: string,
@@ -119,7 +119,7 @@ export function updatePaymentLink(
   return rederiveLinkStatus(tx, linkId);
 }
 
-/** D9: archiving twice is a no-op. */
+/** Decision “Link endpoints beyond part 4”: archiving twice is a no-op. */
 export function archivePaymentLink(tx: Tx, orgId: string, linkId: string): PaymentLinkRow {
   getPaymentLinkRow(tx, orgId, linkId);
   tx.db.prepare('UPDATE payment_links SET archived = 1 WHERE id = ?').run(linkId);
@@ -140,7 +140,7 @@ export function listPaymentLinks(
 }
 
 /**
- * D12 for an external payment or a debit memo of the link: idempotent, and the link's status is derived again.
+ * Decision “Void an external payment” for an external payment or a debit memo of the link: idempotent, and the link's status is derived again.
  * The record must belong to this link and organization, else 404 naming it.
  */
 export function voidLinkRecord<T extends { id: string; payment_link_id: string; voided: number }>(

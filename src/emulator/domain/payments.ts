@@ -25,7 +25,7 @@ export function getPaymentRow(reader: Reader, orgId: string, paymentId: string):
   return getOrgRow(reader.db, 'payments', 'payment', orgId, paymentId);
 }
 
-/** Refunds as listed on the payment: live and voided ones; a returned ACH refund credit leaves (D19). */
+/** Refunds as listed on the payment: live and voided ones; a returned ACH refund credit leaves (decision “Returned ACH refund credit”). */
 export function listedRefunds(reader: Reader, paymentId: string): RefundRow[] {
   return rowsInOrder(reader.db, 'refunds', 'payment_id = ? AND returned = 0', paymentId);
 }
@@ -40,7 +40,7 @@ export function liveRefundedCents(reader: Reader, paymentId: string): number {
   ).total;
 }
 
-/** Part 3 and D17, derived from the facts, never stored. */
+/** Part 3 and decision “Settlement and voids”, derived from the facts, never stored. */
 export function paymentStatus(reader: Reader, row: PaymentRow): PaymentStatusValue {
   if (row.cancelled === 1) return 'REFUNDED';
   if (row.returned === 1) return 'FAILED';
@@ -48,7 +48,7 @@ export function paymentStatus(reader: Reader, row: PaymentRow): PaymentStatusVal
   return liveRefundedCents(reader, row.id) >= row.amount_cents ? 'REFUNDED' : 'SUCCEEDED';
 }
 
-/** What the business is owed from this payment now: amount less its absorbed fee and live refunds (D22). */
+/** What the business is owed from this payment now: amount less its absorbed fee and live refunds (decision “Disbursement statuses”). */
 export function netPaymentCents(reader: Reader, row: PaymentRow): number {
   return row.amount_cents - row.platform_fee_cents - liveRefundedCents(reader, row.id);
 }
@@ -71,8 +71,8 @@ function paymentMethodFor(reader: Reader, orgId: string, method: PayLinkInput['m
 }
 
 /**
- * Sandbox: a customer pays a link. D20 fees with the D11 passthrough; card SUCCEEDED unsettled, ACH PENDING,
- * ServiceBalance SUCCEEDED and settled at once (D17). Emits payment.made (D31).
+ * Sandbox: a customer pays a link. decision “Fees” fees with the decision “Precedence” passthrough; card SUCCEEDED unsettled, ACH PENDING,
+ * ServiceBalance SUCCEEDED and settled at once (decision “Settlement and voids”). Emits payment.made (decision “Which transition emits which event”).
  */
 export function payPaymentLink(tx: Tx, orgId: string, linkId: string, input: PayLinkInput): PaymentRow {
   const link = getPaymentLinkRow(tx, orgId, linkId);
@@ -124,7 +124,7 @@ export function payPaymentLink(tx: Tx, orgId: string, linkId: string, input: Pay
   return row;
 }
 
-/** Sandbox: an ACH debit goes to the network; from here a refund must wait for settlement (D17). */
+/** Sandbox: an ACH debit goes to the network; from here a refund must wait for settlement (decision “Settlement and voids”). */
 export function sendAchToNetwork(tx: Tx, orgId: string, paymentId: string): PaymentRow {
   const row = getPaymentRow(tx, orgId, paymentId);
   if (row.method_type !== 'ACH') throw badRequest(`payment ${paymentId} is not an ACH payment`);
@@ -172,7 +172,7 @@ export function returnAchPayment(tx: Tx, orgId: string, paymentId: string): Paym
   return getPaymentRow(tx, orgId, paymentId);
 }
 
-/** 4.4 with D17 and D18. */
+/** 4.4 with decisions “Settlement and voids”, “Refund amount”. */
 export function refundPayment(
   tx: Tx,
   orgId: string,
@@ -195,7 +195,7 @@ export function refundPayment(
     throw badRequest(`payment ${paymentId} was sent to the ACH network; refund after it settles`);
   }
   if (beforeNetwork) {
-    // The charge is cancelled whole: no partial amount, no fee (D17).
+    // The charge is cancelled whole: no partial amount, no fee (decision “Settlement and voids”).
     if (amount !== row.amount_cents) {
       throw badRequest(
         `payment ${paymentId} is not settled yet; only a full refund (${row.amount_cents}) can cancel it`,
@@ -230,7 +230,7 @@ function insertRefund(
     .run(newId('re'), paymentId, amountCents, reason ?? null, tx.now.toISOString(), voided ? 1 : 0, tx.seq());
 }
 
-/** Sandbox, part 3 and D19: an ACH refund credit comes back; REFUNDED reverts to SUCCEEDED; payment.failed. */
+/** Sandbox, part 3 and decision “Returned ACH refund credit”: an ACH refund credit comes back; REFUNDED reverts to SUCCEEDED; payment.failed. */
 export function returnRefundCredit(tx: Tx, orgId: string, refundId: string): PaymentRow {
   const refund = tx.db
     .prepare(
@@ -251,7 +251,7 @@ export function returnRefundCredit(tx: Tx, orgId: string, refundId: string): Pay
   return getPaymentRow(tx, orgId, payment.id);
 }
 
-/** D21: oldest first. */
+/** Decision “Payment endpoints beyond part 4”: oldest first. */
 export function listPayments(
   reader: Reader,
   orgId: string,

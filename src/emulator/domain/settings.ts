@@ -2,7 +2,7 @@ import type { OrganizationRow } from '../auth/organizations.js';
 import type { Reader } from '../store/store.js';
 import type { CustomerRow, PaymentLinkRow } from './rows.js';
 
-/** D11 precedence: link, then customer, then organization. */
+/** Decision “Precedence” precedence: link, then customer, then organization. */
 export function effectiveFeePassthroughPercent(
   org: OrganizationRow,
   customer: CustomerRow | undefined,

@@ -16,7 +16,7 @@ export type DeliveryMethodDetails =
   | { type: 'CHECK'; checkAddress: CheckAddress }
   | { type: 'INTERNATIONAL_WIRE'; wireDetails: WireDetails };
 
-/** D26: a deleted vendor answers 404 like a missing one. */
+/** Decision “Vendors”: a deleted vendor answers 404 like a missing one. */
 export function getVendorRow(reader: Reader, orgId: string, vendorId: string): VendorRow {
   return getOrgRow(reader.db, 'vendors', 'vendor', orgId, vendorId, 'deleted = 0');
 }
@@ -38,8 +38,8 @@ export function currentDeliveryMethods(reader: Reader, vendorId: string): Vendor
 }
 
 /**
- * D26: setting a method makes a new one with a new id that replaces the old one of the same type.
- * Emits vendor.payout_method_updated (D31), whether the business (4.10) or the onboarding form set it.
+ * Decision “Vendors”: setting a method makes a new one with a new id that replaces the old one of the same type.
+ * Emits vendor.payout_method_updated (decision “Which transition emits which event”), whether the business (4.10) or the onboarding form set it.
  */
 export function setDeliveryMethod(
   tx: Tx,
@@ -84,7 +84,7 @@ export function setAchDeliveryMethod(
   });
 }
 
-/** 4.11 and D26: refused while a bill payment is in flight. */
+/** 4.11 and decision “Vendors”: refused while a bill payment is in flight. */
 export function deleteVendor(tx: Tx, orgId: string, vendorId: string): void {
   getVendorRow(tx, orgId, vendorId);
   const inFlight = tx.db

@@ -5,7 +5,7 @@ import { insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';
 import type { WebhookSubscriptionRow } from './rows.js';
 
-/** D30: whsec_ + 32 random bytes, base64url. */
+/** Decision “Webhook subscription”: whsec_ + 32 random bytes, base64url. */
 export function newWebhookSecret(): string {
   return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
 }

@@ -13,7 +13,7 @@ import type { RouteDeps } from './deps.js';
 import { parseInput } from './input.js';
 import { readMultipart } from './multipart.js';
 
-/** 4.9 file upload and the documents around charging a stored method (4.8, D24). */
+/** 4.9 file upload and the documents around charging a stored method (4.8, decision “Charge authorizations”). */
 export function fileRoutes(app: FastifyInstance, { store }: RouteDeps): void {
   app.post('/file', async (request, reply) => {
     const orgId = orgIdOf(request);

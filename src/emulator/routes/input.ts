@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { EmulatorHttpError } from '../errors.js';
 
-/** D2: validation failures answer 400 {error} naming the field; `code` when the route documents one. */
+/** Decision “Error bodies”: validation failures answer 400 {error} naming the field; `code` when the route documents one. */
 export function parseInput<S extends z.ZodType>(
   schema: S,
   value: unknown,

@@ -19,8 +19,8 @@ export interface LinkRecordKind<S extends z.ZodType, Row extends { id: string }>
 }
 
 /**
- * 4.2 and D15: record one on a link (201, or 200 with the existing one for a repeated reference, D14) and
- * void it (idempotent, D12); both answer the record and the link as it is now.
+ * 4.2 and decision “Debit memos”: record one on a link (201, or 200 with the existing one for a repeated reference, decision “Reference rule”) and
+ * void it (idempotent, decision “Void an external payment”); both answer the record and the link as it is now.
  */
 export function linkRecordRoutes<S extends z.ZodType, Row extends { id: string }>(
   app: FastifyInstance,

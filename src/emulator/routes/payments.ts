@@ -16,7 +16,7 @@ export function paymentRoutes(app: FastifyInstance, { store }: RouteDeps): void 
   getRoute(app, store, '/payment/:paymentId', (r, orgId, id) => paymentView(r, getPaymentRow(r, orgId, id)));
   listRoute(app, store, '/payments', ListPaymentsQuery, 'payments', listPayments, paymentView);
 
-  // 4.4 with D17-D18: needs PAYMENTS_REFUND.
+  // 4.4 with decisions “Settlement and voids” to “Refund amount”: needs PAYMENTS_REFUND.
   app.post<{ Params: { paymentId: string } }>('/payment/:paymentId/refund', async (request) => {
     requirePermission(request, 'PAYMENTS_REFUND');
     const input = parseInput(RefundPaymentRequest, request.body);

@@ -4,8 +4,8 @@ import { orgIdOf } from '../auth/authenticate.js';
 import type { Reader, Store, Tx } from '../store/store.js';
 import { parseInput } from './input.js';
 
-// The three route shapes most objects share: create (201), get by id (the domain's lookup answers 404, D2)
-// and a paged list (D3). Routes with their own guards or answers stay written out in their groups.
+// The three route shapes most objects share: create (201), get by id (the domain's lookup answers 404, decision “Error bodies”)
+// and a paged list (decision “Pagination”). Routes with their own guards or answers stay written out in their groups.
 
 /** POST that creates one object from the validated body and answers 201 with its view. */
 export function createRoute<S extends z.ZodType, V>(

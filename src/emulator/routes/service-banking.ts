@@ -19,7 +19,7 @@ import type { RouteDeps } from './deps.js';
 import { parseInput } from './input.js';
 import { readMultipart } from './multipart.js';
 
-/** Part 5 rule 4 before rule 5 (D33). */
+/** Part 5 rule 4 before rule 5 (decision “Team members and permissions”). */
 function guard(request: FastifyRequest, permission: Permission): string {
   requireActiveBanking(request);
   requirePermission(request, permission);
@@ -46,7 +46,7 @@ export function serviceBankingRoutes(app: FastifyInstance, { store }: RouteDeps)
     },
   );
 
-  // D16: multipart, amountCents + frontImage + backImage (10 MiB each) + memo?.
+  // Decision “Check deposits”: multipart, amountCents + frontImage + backImage (10 MiB each) + memo?.
   app.post('/serviceBanking/checkDeposits', async (request, reply) => {
     const orgId = guard(request, 'BANKING_MANAGE');
     const form = await readMultipart(request, MAX_FILE_BYTES);

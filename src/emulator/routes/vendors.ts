@@ -27,7 +27,7 @@ export function vendorRoutes(app: FastifyInstance, { store }: RouteDeps): void {
   );
   getRoute(app, store, '/vendor/:vendorId', (r, orgId, id) => vendorView(r, getVendorRow(r, orgId, id)));
 
-  // 4.10, both paths; vendor.payout_method_updated (D31).
+  // 4.10, both paths; vendor.payout_method_updated (decision “Which transition emits which event”).
   for (const path of ['/vendor/:vendorId/deliveryMethod/ach', '/vendor/:vendorId/payoutMethod/ach']) {
     app.put<{ Params: VendorParams }>(path, async (request) => {
       const input = parseInput(UpdateVendorAchMethodRequest, request.body);

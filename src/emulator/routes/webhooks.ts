@@ -11,7 +11,7 @@ export function webhookSubscriptionView(row: WebhookSubscriptionRow): WebhookSub
 }
 
 export function webhookRoutes(app: FastifyInstance, { store }: RouteDeps): void {
-  // D30: replaces the API subscription; needs WEBHOOKS_MANAGE.
+  // Decision “Webhook subscription”: replaces the API subscription; needs WEBHOOKS_MANAGE.
   app.post('/webhook', async (request, reply) => {
     requirePermission(request, 'WEBHOOKS_MANAGE');
     const input = parseInput(CreateWebhookRequest, request.body);

@@ -8,7 +8,7 @@ import { checkDepositView } from '../views/money-views.js';
 
 type DepositParams = { checkDepositId: string };
 
-/** D34: deposit a check without images, and the bank's verdicts. */
+/** Decision “Sandbox controls”: deposit a check without images, and the bank's verdicts. */
 export function sandboxBankingRoutes(app: FastifyInstance, { store }: RouteDeps): void {
   createRoute(app, store, '/sandbox/checkDeposits', DepositCheckFields, (tx, orgId, input) =>
     checkDepositView(tx, depositCheck(tx, orgId, input)),

@@ -30,7 +30,7 @@ const FaultsBody = z.object({
   timeoutMs: z.int().min(1).max(120_000).optional(),
 });
 
-/** D34: the emulator clock (shared by every organization) and per-organization fault injection. */
+/** Decision “Sandbox controls”: the emulator clock (shared by every organization) and per-organization fault injection. */
 export function sandboxControlRoutes(app: FastifyInstance, { store, faults, adminToken }: RouteDeps): void {
   app.get('/sandbox/clock', async () => ({
     now: store.clock.now().toISOString(),

@@ -32,7 +32,7 @@ function logEntryView(event: EventRow, attempts: DeliveryAttemptRow[]) {
   };
 }
 
-/** D32 delivery log, redelivery, and the legacy unsigned subscription (D30). */
+/** Decision “Webhook delivery” delivery log, redelivery, and the legacy unsigned subscription (decision “Webhook subscription”). */
 export function sandboxEventRoutes(app: FastifyInstance, { store, relay }: RouteDeps): void {
   app.get('/sandbox/events', async (request) => {
     const query = parseInput(ListEventsQuery, request.query, 'query');

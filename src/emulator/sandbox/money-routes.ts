@@ -18,7 +18,7 @@ import { disbursementView, paymentView } from '../views/money-views.js';
 
 const PayBody = z.object({ method: PaymentMethodType, amountCents: positiveCents.optional() });
 
-/** D34: a customer paying, settlement, returns, disbursements (Stripe-test-helper style). */
+/** Decision “Sandbox controls”: a customer paying, settlement, returns, disbursements (Stripe-test-helper style). */
 export function sandboxMoneyRoutes(app: FastifyInstance, { store }: RouteDeps): void {
   app.post<{ Params: { paymentLinkId: string } }>(
     '/sandbox/paymentLinks/:paymentLinkId/pay',

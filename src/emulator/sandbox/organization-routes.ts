@@ -25,7 +25,7 @@ const NewOrganizationBody = z.object({
     .optional(),
 });
 
-/** D34: authenticated by the admin token (like clock moves, E17), not an API key; answers the keys once. */
+/** Decision “Sandbox controls”: authenticated by the admin token (like clock moves, E17), not an API key; answers the keys once. */
 export function organizationRoutes(app: FastifyInstance, { store, adminToken }: RouteDeps): void {
   app.post('/sandbox/organizations', { onRequest: authenticateAdmin(adminToken) }, async (request, reply) => {
     const input = parseInput(NewOrganizationBody, request.body);

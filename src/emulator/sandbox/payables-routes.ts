@@ -29,7 +29,7 @@ const OnboardingBody = z.union([
   z.object({ type: z.literal('INTERNATIONAL_WIRE'), wireDetails: WireDetails }),
 ]);
 
-/** D34: bill payments moving through the world, charge authorizations answered, vendor onboarding. */
+/** Decision “Sandbox controls”: bill payments moving through the world, charge authorizations answered, vendor onboarding. */
 export function sandboxPayablesRoutes(app: FastifyInstance, { store }: RouteDeps): void {
   for (const [path, transition] of Object.entries(transitions)) {
     app.post<{ Params: { billPaymentId: string } }>(

@@ -58,7 +58,7 @@ export class EmulatorClock {
   }
 }
 
-/** D4: dates are YYYY-MM-DD (UTC). */
+/** Decision “Time formats”: dates are YYYY-MM-DD (UTC). */
 export function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }

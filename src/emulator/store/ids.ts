@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
 
-/** D1: a short type prefix plus random characters; opaque to everything outside the emulator. */
+/** Decision “Identifiers”: a short type prefix plus random characters; opaque to everything outside the emulator. */
 export function newId(prefix: string): string {
   const bytes = randomBytes(16);
   let out = '';

@@ -79,7 +79,7 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX external_payments_link ON external_payments(payment_link_id, seq);
   CREATE INDEX external_payments_deposit ON external_payments(check_deposit_id);
-  -- The reference rule (D14) as a constraint: one live record per (link, reference).
+  -- The reference rule (decision “Reference rule”) as a constraint: one live record per (link, reference).
   CREATE UNIQUE INDEX external_payments_live_ref ON external_payments(payment_link_id, external_reference_id)
     WHERE voided = 0 AND external_reference_id IS NOT NULL;
 

@@ -14,8 +14,8 @@ export function insertRow<T extends object>(db: Database.Database, table: string
 }
 
 /**
- * One organization's row by id, or 404 naming it (D2): another organization's row answers exactly like a
- * missing one. `also` narrows further with a fixed condition (a deleted vendor is missing, D26).
+ * One organization's row by id, or 404 naming it (decision “Error bodies”): another organization's row answers exactly like a
+ * missing one. `also` narrows further with a fixed condition (a deleted vendor is missing, decision “Vendors”).
  */
 export function getOrgRow<T>(
   db: Database.Database,

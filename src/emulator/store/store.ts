@@ -50,7 +50,7 @@ export class Store {
   private readonly listeners: CommitListener[] = [];
 
   constructor(options: StoreOptions) {
-    // Webhook secrets and key hashes live here: owner-only file and side files (D43).
+    // Webhook secrets and key hashes live here: owner-only file and side files (decision “Owner-only data folder”).
     privateSqliteFile(options.dbPath);
     this.db = new Database(options.dbPath);
     this.db.pragma('journal_mode = WAL');

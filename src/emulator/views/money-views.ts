@@ -103,7 +103,7 @@ export function paymentView(reader: Reader, row: PaymentRow): Payment {
   };
 }
 
-/** D9: every link answer carries debitMemos and debitMemoAmountCents. */
+/** Decision “Link endpoints beyond part 4”: every link answer carries debitMemos and debitMemoAmountCents. */
 export function paymentLinkView(reader: Reader, row: PaymentLinkRow): PaymentLink {
   const memoTotal = debitMemoTotalCents(reader, row.id);
   const view: PaymentLink = {
@@ -128,7 +128,7 @@ export function paymentLinkView(reader: Reader, row: PaymentLinkRow): PaymentLin
   return view;
 }
 
-/** 2.9: feePassthroughPercent is the effective value (D11). */
+/** 2.9: feePassthroughPercent is the effective value (decision “Precedence”). */
 export function customerView(reader: Reader, row: CustomerRow): Customer {
   const org = getOrganization(reader, row.org_id)!;
   return {

@@ -25,7 +25,7 @@ export interface AttemptOutcome {
 export interface DeliveryActivitiesOptions {
   /** The emulator's store: subscription secrets and the delivery log. */
   store: Store;
-  /** Per HTTP attempt (D32: 10 s). */
+  /** Per HTTP attempt (decision “Webhook delivery”: 10 s). */
   timeoutMs?: number;
   /** Wall clock for the signature's t and the log; receivers check t against theirs. */
   now?: () => number;

@@ -66,7 +66,7 @@ export function nextAttemptNumber(store: Store, eventId: string, subscriptionId:
 /**
  * One HTTP attempt with a timeout; never throws. 6.3 rule 1: only a 2xx acknowledges, so a redirect is not
  * followed (E18): a 3xx is the receiver's answer, a failed attempt retried on the schedule like a 500. Only
- * http(s) targets are contacted (D30), whatever an older data file holds.
+ * http(s) targets are contacted (decision “Webhook subscription”), whatever an older data file holds.
  */
 export async function attemptDelivery(
   delivery: SignedDelivery,

@@ -17,7 +17,7 @@ export interface DeliveryWorkerOptions {
   store: Store;
   /** A prebuilt bundle of deliveryWorkflowsPath; without it the worker bundles at creation (seconds). */
   workflowBundle?: WorkflowBundleOption;
-  /** Per HTTP attempt; D32 says 10 s. */
+  /** Per HTTP attempt; decision “Webhook delivery” says 10 s. */
   timeoutMs?: number;
   /**
    * How payloads are encoded: the same as the client that starts the deliveries (TemporalDispatcher). Its

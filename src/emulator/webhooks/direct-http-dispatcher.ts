@@ -16,7 +16,7 @@ export interface DirectHttpDispatcherOptions {
   store: Store;
   /** Waits between attempts; its length + 1 is the number of attempts. Tests pass milliseconds. */
   backoffMs?: readonly number[];
-  /** Per attempt (D32: 10 s). */
+  /** Per attempt (decision “Webhook delivery”: 10 s). */
   timeoutMs?: number;
   /** Wall-clock for the signature's t; real time by default (receivers check it against theirs). */
   now?: () => number;

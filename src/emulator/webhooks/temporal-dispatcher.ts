@@ -13,7 +13,7 @@ export interface TemporalDispatcherOptions {
 const maxRedeliveries = 1_000;
 
 /**
- * The durable sender (D32): each delivery is a `webhookDelivery` workflow, so its retries survive an emulator
+ * The durable sender (decision “Webhook delivery”): each delivery is a `webhookDelivery` workflow, so its retries survive an emulator
  * restart. Starting is idempotent: the outbox may relay an event twice after a crash, and the second start
  * finds the first workflow (open or closed) and does nothing.
  */

@@ -22,7 +22,7 @@ export const billPaymentEntryKinds = ['bill-payment-sent', 'bill-payment-paid'] 
  *   bill_payment.failed is "the debit from the funding source was returned", so the debit happened at the
  *   send; bill_payment.succeeded only says the vendor received the funds), even while PENDING. A payment
  *   sent 30 January and succeeding 3 February leaves January's bank lower by its amount.
- * FAILED (returned, failed, cancelled, D29): nothing, so what was booked is reversed and the bill is owed again
+ * FAILED (returned, failed, cancelled, decision “Bill payments”): nothing, so what was booked is reversed and the bill is owed again
  * (and, for an ACH debit returned, the money is back in the bank).
  */
 export function billPaymentEntries(billPayment: BillPaymentForBooks, timeZone: string): LedgerEntryInput[] {

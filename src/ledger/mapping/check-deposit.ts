@@ -20,7 +20,7 @@ export const checkDepositEntryKinds = ['check-deposited', 'check-application', '
 const knownStatuses = new Set(['PROCESSING', 'CLEARED', 'RETURNED', 'REJECTED']);
 
 /**
- * What an earlier release booked for a deposit in its shape (issue 30 item 4): only the applied part of a
+ * What an earlier release booked for a deposit in its shape: only the applied part of a
  * check, each application Dr Checks To Deposit / Cr Accounts Receivable, and on clearing the applied total
  * to the bank. Read from the deposit's booked entries (earlierCheckBooking), so the mapping stays pure.
  */
@@ -55,7 +55,7 @@ export function earlierCheckBooking(
 }
 
 /**
- * A deposited check is booked whole (issue 30 item 4): the bank receives the whole check, so the books do.
+ * A deposited check is booked whole: the bank receives the whole check, so the books do.
  * - `check-deposited:{id}` on the deposit's own day: Dr Checks To Deposit / Cr Unapplied Cash, its amount.
  * - each live application (`check-application:{externalPaymentId}`, on its paidAt): Dr Unapplied Cash /
  *   Cr Accounts Receivable, linked to its payment link. One made after clearing is the same entry: money

@@ -16,7 +16,7 @@ export const disbursementEntryKinds = ['disbursement-pending', 'disbursement-pai
 /**
  * PENDING: Dr Payouts In Transit / Cr Processor Clearing. SUCCEEDED: that, plus Dr Operating Bank /
  * Cr Payouts In Transit. FAILED: nothing (what was booked is reversed; the money is back at the service).
- * Fees were booked per payment (platformFeeInCents), and the payout amount is already net of them (D22).
+ * Fees were booked per payment (platformFeeInCents), and the payout amount is already net of them (decision “Disbursement statuses”).
  */
 export function disbursementEntries(disbursement: DisbursementForBooks): LedgerEntryInput[] {
   const { id, status, amountInCents } = disbursement;

@@ -35,19 +35,19 @@ const bookedStatuses = new Set(['PENDING', 'SUCCEEDED', 'REFUNDED']);
 
 /**
  * The entries that should exist for a payment in its current state (design overview mapping table):
- * - received (PENDING ACH counts from the start, D8), gross: paying an invoice, Dr Processor Clearing /
+ * - received (PENDING ACH counts from the start, decision “completedAmountCents”), gross: paying an invoice, Dr Processor Clearing /
  *   Cr Accounts Receivable (`payment:`); settling none (`settles` = 'sale': a reusable link or no link), a
  *   sale of its own, Dr Processor Clearing / Cr Revenue (`sale:`), so every sale is revenue exactly once and
  *   the receivable of a customer who owes nothing never goes negative;
- * - the card fee the business absorbs (platformFeeInCents, D20): Dr Processing Fees / Cr Processor Clearing;
+ * - the card fee the business absorbs (platformFeeInCents, decision “Fees”): Dr Processing Fees / Cr Processor Clearing;
  * - each live refund: Dr Refunds / Cr Processor Clearing (Refunds is contra revenue); and when the payment
- *   paid an invoice, the service reopens it by the refunded amount (D8: completedAmountCents drops), so the
+ *   paid an invoice, the service reopens it by the refunded amount (decision “completedAmountCents”: completedAmountCents drops), so the
  *   receivable comes back: Dr Accounts Receivable / Cr Refunds (`refund-reopen:`). A second entry rather than
  *   a changed refund entry, so refunds booked by earlier releases stay as they are. A sale's refund reopens
  *   nothing: there is no invoice.
  * Nothing when FAILED (an ACH return reverses what was booked) or when the charge was cancelled before
- * settlement (D17: a voided refund; the payment entry is reversed). A returned ACH refund credit leaves
- * refunds[] (D19), so its entry stops being desired and is reversed.
+ * settlement (decision “Settlement and voids”: a voided refund; the payment entry is reversed). A returned ACH refund credit leaves
+ * refunds[] (decision “Returned ACH refund credit”), so its entry stops being desired and is reversed.
  * Contents depend only on immutable fields of the payment, so the same fact always maps to the same entry.
  */
 export function paymentEntries(

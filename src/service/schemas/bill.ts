@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cents, id, isoDate, isoDateTime, openEnum, positiveCents } from './primitives.js';
 import { DeliveryMethodType } from './vendor.js';
 
-// Spec 2.14, part 3, D28, D29.
+// Spec 2.14, part 3, decisions “Bills”, “Bill payments”.
 export const BILL_STATUSES = ['OPEN', 'SCHEDULED', 'PAID'] as const;
 export const BillStatus = openEnum(BILL_STATUSES);
 export type BillStatus = z.infer<typeof BillStatus>;
@@ -37,7 +37,7 @@ export type CheckStatus = z.infer<typeof CheckStatus>;
 
 export const BILL_PAYMENT_FAILURE_CANCELLED = 'CANCELLED';
 
-/** How a bill payment reports its check's progress (D29). */
+/** How a bill payment reports its check's progress (decision “Bill payments”). */
 export const BillPaymentCheck = z.object({
   checkNumber: z.string().nullable(),
   status: CheckStatus,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ExternalPayment } from './external-payment.js';
 import { cents, externalReferenceId, id, isoDateTime, openEnum, positiveCents } from './primitives.js';
 
-// Spec 2.14, 4.1, D16.
+// Spec 2.14, 4.1, decision “Check deposits”.
 export const CHECK_DEPOSIT_STATUSES = ['PROCESSING', 'CLEARED', 'RETURNED', 'REJECTED'] as const;
 export const CheckDepositStatus = openEnum(CHECK_DEPOSIT_STATUSES);
 export type CheckDepositStatus = z.infer<typeof CheckDepositStatus>;
@@ -30,7 +30,7 @@ export const ApplyCheckDepositRequest = z.object({
 });
 export type ApplyCheckDepositRequest = z.infer<typeof ApplyCheckDepositRequest>;
 
-/** Text fields of the multipart deposit (D16); frontImage and backImage are files of at most 10 MiB. */
+/** Text fields of the multipart deposit (decision “Check deposits”); frontImage and backImage are files of at most 10 MiB. */
 export const DepositCheckFields = z.object({
   amountCents: z.coerce.number().pipe(positiveCents).meta({ type: 'integer', minimum: 1 }),
   memo: z.string().max(500).optional(),

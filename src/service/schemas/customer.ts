@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { id, percent } from './primitives.js';
 
-// Spec 2.9, 4.7, D11, D23.
+// Spec 2.9, 4.7, decisions “Precedence”, “Customer endpoints beyond part 4”.
 export const Customer = z.object({
   id,
   name: z.string(),
   emails: z.array(z.string()),
   /** Per-customer override; null inherits the organization default. */
   achEnabled: z.boolean().nullable(),
-  /** Effective value: the override if set, else the organization default (D11). */
+  /** Effective value: the override if set, else the organization default (decision “Precedence”). */
   feePassthroughPercent: percent,
 });
 export type Customer = z.infer<typeof Customer>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cents, externalReferenceId, id, isoDateTime, positiveCents } from './primitives.js';
 
-// Spec 2.8, D15.
+// Spec 2.8, decision “Debit memos”.
 export const DebitMemo = z.object({
   id,
   amountCents: cents,

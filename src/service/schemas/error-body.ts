@@ -17,6 +17,6 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** D33 permission names, named in MISSING_PERMISSION messages. */
+/** Decision “Team members and permissions” permission names, named in MISSING_PERMISSION messages. */
 export const PERMISSIONS = ['BANKING_VIEW', 'BANKING_MANAGE', 'PAYMENTS_REFUND', 'WEBHOOKS_MANAGE'] as const;
 export type Permission = (typeof PERMISSIONS)[number];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { id, isoDateTime, openEnum } from './primitives.js';
 
-// Spec 6.2 and 6.5. Object types are closed; categories open (D5): an unknown category is acknowledged
+// Spec 6.2 and 6.5. Object types are closed; categories open (decision “Unknown enum values from the real service”): an unknown category is acknowledged
 // and logged by the ingress, never rejected.
 
 export const OBJECT_TYPES = [

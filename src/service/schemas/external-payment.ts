@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cents, externalReferenceId, id, isoDate, positiveCents } from './primitives.js';
 
-// Spec 2.7, 4.2, D12-D14.
+// Spec 2.7, 4.2, decisions “Void an external payment” to “Reference rule”.
 export const ExternalPayment = z.object({
   id,
   amountCents: cents,
@@ -14,7 +14,7 @@ export const ExternalPayment = z.object({
 });
 export type ExternalPayment = z.infer<typeof ExternalPayment>;
 
-/** 4.2 body (D13). */
+/** 4.2 body (decision “Record an external payment”). */
 export const RecordExternalPaymentRequest = z.object({
   amountCents: positiveCents,
   paidAt: isoDate,

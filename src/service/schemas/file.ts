@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { id, isoDateTime } from './primitives.js';
 
-// Spec 2.10, 4.9, D25. File types are closed (D5).
+// Spec 2.10, 4.9, decision “Files”. File types are closed (decision “Unknown enum values from the real service”).
 export const FILE_TYPES = [
   'ACH_DEBIT_AUTHORIZATION_PDF',
   'CREDIT_CARD_AUTHORIZATION_PDF',
@@ -19,11 +19,11 @@ export const File = z.object({
 });
 export type File = z.infer<typeof File>;
 
-/** 10 MiB (D25). */
+/** 10 MiB (decision “Files”). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /**
- * The text fields of the 4.9 multipart form. Either type or data (`type=<FILE TYPE>`) is given (D25);
+ * The text fields of the 4.9 multipart form. Either type or data (`type=<FILE TYPE>`) is given (decision “Files”);
  * customerId, routingNumber and accountNumber only with ACH_DEBIT_AUTHORIZATION_PDF.
  */
 export const UploadFileFields = z.object({

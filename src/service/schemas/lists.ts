@@ -5,7 +5,7 @@ import { Disbursement } from './disbursement.js';
 import { Payment } from './payment.js';
 import { PaymentLink } from './payment-link.js';
 
-// List responses (4.6, D3): {<plural>: [...], totalResults}, totalResults counting every match.
+// List responses (4.6, decision “Pagination”): {<plural>: [...], totalResults}, totalResults counting every match.
 const totalResults = z.int().min(0);
 
 export const CustomerList = z.object({ customers: z.array(Customer), totalResults });

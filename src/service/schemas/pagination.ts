@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { id, isoDate } from './primitives.js';
 
-// Spec 4.6 and D3: every list takes page (>= 1, default 1) and pageSize (>= 1, default 25, clamped to 100).
+// Spec 4.6 and decision “Pagination”: every list takes page (>= 1, default 1) and pageSize (>= 1, default 25, clamped to 100).
 // Query strings arrive as text, so the numbers are coerced; "abc", "1.5", "0" all fail.
 
 export const MAX_PAGE_SIZE = 100;
@@ -37,7 +37,7 @@ export const ListCustomersQuery = z.object({
 export type ListCustomersQuery = z.infer<typeof ListCustomersQuery>;
 export type ListCustomersFilter = z.input<typeof ListCustomersQuery>;
 
-/** D9. */
+/** Decision “Link endpoints beyond part 4”. */
 export const ListPaymentLinksQuery = z.object({
   ...pageQuery,
   customerId: id.optional(),
@@ -45,7 +45,7 @@ export const ListPaymentLinksQuery = z.object({
 });
 export type ListPaymentLinksQuery = z.infer<typeof ListPaymentLinksQuery>;
 
-/** D21: since is a date. */
+/** Decision “Payment endpoints beyond part 4”: since is a date. */
 export const ListPaymentsQuery = z.object({
   ...pageQuery,
   paymentLinkId: id.optional(),
@@ -53,10 +53,10 @@ export const ListPaymentsQuery = z.object({
 });
 export type ListPaymentsQuery = z.infer<typeof ListPaymentsQuery>;
 
-/** D22. */
+/** Decision “Disbursement statuses”. */
 export const ListDisbursementsQuery = z.object(pageQuery);
 export type ListDisbursementsQuery = z.infer<typeof ListDisbursementsQuery>;
 
-/** D16. */
+/** Decision “Check deposits”. */
 export const ListCheckDepositsQuery = z.object({ ...pageQuery, status: z.string().optional() });
 export type ListCheckDepositsQuery = z.infer<typeof ListCheckDepositsQuery>;

@@ -4,9 +4,9 @@ import { ExternalPayment } from './external-payment.js';
 import { Payment } from './payment.js';
 import { cents, id, isoDate, nonNegativeCents, openEnum, percent, positiveCents } from './primitives.js';
 
-// Spec 2.1, 4.3, 4.5, D6-D11, D27.
+// Spec 2.1, 4.3, 4.5, decisions “Link statuses” to “Precedence”, decision “Sending a payment link”.
 
-/** ACTIVE is named by the spec; PAID and ARCHIVED are D6. Open (D5). */
+/** ACTIVE is named by the spec; PAID and ARCHIVED are decision “Link statuses”. Open (decision “Unknown enum values from the real service”). */
 export const PAYMENT_LINK_STATUSES = ['ACTIVE', 'PAID', 'ARCHIVED'] as const;
 export const PaymentLinkStatus = openEnum(PAYMENT_LINK_STATUSES);
 export type PaymentLinkStatus = z.infer<typeof PaymentLinkStatus>;
@@ -33,12 +33,12 @@ export const PaymentLink = z.object({
   creditCardEnabled: z.boolean().nullable(),
   achEnabled: z.boolean().nullable(),
   amountEditable: z.boolean(),
-  /** D7: optional in the schema, always sent by the emulator. */
+  /** Decision “Reusable links”: optional in the schema, always sent by the emulator. */
   reusable: z.boolean().optional(),
 });
 export type PaymentLink = z.infer<typeof PaymentLink>;
 
-/** D9 create. */
+/** Decision “Link endpoints beyond part 4” create. */
 export const CreatePaymentLinkRequest = z.object({
   name: z.string().min(1),
   requestedAmountCents: positiveCents,
@@ -52,7 +52,7 @@ export const CreatePaymentLinkRequest = z.object({
 });
 export type CreatePaymentLinkRequest = z.infer<typeof CreatePaymentLinkRequest>;
 
-/** 4.3 body. Omitted: unchanged; null: cleared override (D10). requestedAmountCents excludes memos. */
+/** 4.3 body. Omitted: unchanged; null: cleared override (decision “Updating a link”). requestedAmountCents excludes memos. */
 export const UpdatePaymentLinkRequest = z.object({
   requestedAmountCents: nonNegativeCents.optional(),
   name: z.string().min(1).optional(),
@@ -64,7 +64,7 @@ export const UpdatePaymentLinkRequest = z.object({
 });
 export type UpdatePaymentLinkRequest = z.infer<typeof UpdatePaymentLinkRequest>;
 
-/** 4.5 body (D27). */
+/** 4.5 body (decision “Sending a payment link”). */
 export const SendPaymentLinkRecipient = z.object({
   email: z.email(),
   name: z.string().optional(),
@@ -82,6 +82,6 @@ export type SendPaymentLinkRequest = z.infer<typeof SendPaymentLinkRequest>;
 export const ExternalPaymentResult = z.object({ externalPayment: ExternalPayment, paymentLink: PaymentLink });
 export type ExternalPaymentResult = z.infer<typeof ExternalPaymentResult>;
 
-/** D15 answers. */
+/** Decision “Debit memos” answers. */
 export const DebitMemoResult = z.object({ debitMemo: DebitMemo, paymentLink: PaymentLink });
 export type DebitMemoResult = z.infer<typeof DebitMemoResult>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cents, id } from './primitives.js';
 
-// Spec 2.4. Payment method types are closed (D5).
+// Spec 2.4. Payment method types are closed (decision “Unknown enum values from the real service”).
 export const PAYMENT_METHOD_TYPES = ['ACH', 'Card', 'ServiceBalance'] as const;
 export const PaymentMethodType = z.enum(PAYMENT_METHOD_TYPES);
 export type PaymentMethodType = z.infer<typeof PaymentMethodType>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { id, isoDateTime, openEnum } from './primitives.js';
 
-// Spec 2.14, 4.10, 4.11, D26. Account types are closed, delivery method types open (D5).
+// Spec 2.14, 4.10, 4.11, decision “Vendors”. Account types are closed, delivery method types open (decision “Unknown enum values from the real service”).
 export const ACCOUNT_TYPES = ['CHECKING', 'SAVINGS'] as const;
 export const AccountType = z.enum(ACCOUNT_TYPES);
 export type AccountType = z.infer<typeof AccountType>;
@@ -59,7 +59,7 @@ export const CreateVendorRequest = z.object({
 });
 export type CreateVendorRequest = z.infer<typeof CreateVendorRequest>;
 
-/** 4.10 body (both paths). Routing numbers are 9 digits (ABA); account numbers 4-17 digits (D35). */
+/** 4.10 body (both paths). Routing numbers are 9 digits (ABA); account numbers 4-17 digits (decision “Request bodies the spec leaves open”). */
 export const UpdateVendorAchMethodRequest = z.object({
   routingNumber: z.string().regex(/^\d{9}$/),
   accountNumber: z.string().regex(/^\d{4,17}$/),

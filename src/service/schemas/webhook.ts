@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { id, isoDateTime } from './primitives.js';
 
-// Spec 6.1, D30.
+// Spec 6.1, decision “Webhook subscription”.
 
-/** `whsec_` followed by the key material (D30). */
+/** `whsec_` followed by the key material (decision “Webhook subscription”). */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 export const WebhookSubscription = z.object({

@@ -22,7 +22,7 @@ import type { TemporalPart } from './temporal.js';
 export type DispatchMode =
   /** The emulator POSTs each event itself (DirectHttpDispatcher). */
   | 'direct'
-  /** Each delivery is a webhookDelivery workflow on the stack's Temporal (D32), run by a delivery worker. */
+  /** Each delivery is a webhookDelivery workflow on the stack's Temporal (decision “Webhook delivery”), run by a delivery worker. */
   | 'temporal'
   /** Events are only recorded (GET /sandbox/events); the test signals workflows itself. */
   | 'none';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OAuthConnectionFile } from '../../../src/targets/oauth/connection-file.js';
 import { FileLockTimeout, withFileLock } from '../../../src/targets/oauth/file-lock.js';
 
-// Issue 26 item 5: the connection file shared by several workers. Every save used the temporary file
+// The connection file shared by several workers. Every save used the temporary file
 // `<file>.<pid>.tmp`, and in compose every container's node is PID 1 on the shared volume, so concurrent saves
 // renamed each other's temporary file away and failed. Here all savers are one process: one pid, the same
 // collision.

@@ -11,7 +11,7 @@ import { type PostgresCluster, startPostgres } from '../../support/postgres.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { XeroDouble } from '../../support/xero/double.js';
 
-// Issue 26 item 5: one QuickBooks connection shared by several workers. Three worker processes
+// One QuickBooks connection shared by several workers. Three worker processes
 // (refresh-worker.ts: each its own settings, connection store, database pool and token store, as
 // `booksync worker` builds them) call the API at once for a while against the double, whose access tokens live
 // 20 seconds (booksync refreshes them a minute early, so every call refreshes: the harshest case) and whose

@@ -4,7 +4,7 @@ import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { CompanyTokenStore, type SealedTokenStorage } from '../../../src/targets/oauth/token-store.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 
-// Issue 26 item 5: the target rotates the refresh token before booksync saves it. A save that fails must
+// The target rotates the refresh token before booksync saves it. A save that fails must
 // not lose the rotation: the access token is not used, the rotated token is kept and saved first next time,
 // and the connection goes on (before, the next refresh spent the old stored token: invalid_grant, reconnect).
 

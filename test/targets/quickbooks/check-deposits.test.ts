@@ -14,7 +14,7 @@ import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
 import { withZeros } from '../figures-documents.js';
 
-// A deposited check booked whole (issue 30 item 4) pushed to the QuickBooks double: the deposit a Deposit into
+// A deposited check booked whole pushed to the QuickBooks double: the deposit a Deposit into
 // Checks To Deposit from Unapplied Cash; each application a Payment from Checks To Deposit applied to the
 // link's Invoice (a Payment deposits only into an asset account) and a journal Dr Unapplied Cash / Cr Checks To
 // Deposit, netting the ledger's Dr Unapplied Cash / Cr A/R while the Invoice's own Balance is the service's

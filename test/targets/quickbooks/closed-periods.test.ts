@@ -8,7 +8,7 @@ import { quickBooksCompany } from '../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 
-// Issue 25 §3 against the QuickBooks double: QBO's books closing date (Preferences) is read, nothing dated on
+// Against the QuickBooks double: QBO's books closing date (Preferences) is read, nothing dated on
 // or before it is voided or edited, a payment reversed after the close is Intuit's bounced-check invoice dated
 // in the open period, and a document dated into the closed books is dated the day after.
 
@@ -19,7 +19,7 @@ const company = () => quickBooksCompany(double, cipher);
 
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 
-describe('QuickBooks Online: closed books (issue 25 §3)', () => {
+describe('QuickBooks Online: closed books', () => {
   it('reads the books closing date from Preferences', async () => {
     const c = company();
     expect(await c.target().lockedThrough()).toBeNull();

@@ -8,7 +8,7 @@ import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 
-// Issue 30, item 2 in QuickBooks Online: a lowered invoice (a write-off, a discount) is a CreditMemo applied
+// Item 2 in QuickBooks Online: a lowered invoice (a write-off, a discount) is a CreditMemo applied
 // to the link's invoice by a zero-amount Payment linking both, so the invoice's Balance is the service's
 // remainder at every step; pushed again, nothing is made twice.
 
@@ -87,7 +87,7 @@ function recorder() {
   return { pushed, context };
 }
 
-describe('QuickBooks Online: a lowered invoice is credited and the credit applied (issue 30, item 2)', () => {
+describe('QuickBooks Online: a lowered invoice is credited and the credit applied', () => {
   it('10,000.00 lowered to 8,000.00 and paid 8,000.00: a CreditMemo applied by a zero Payment, the invoice open 8,000.00 then 0', async () => {
     const c = quickBooksCompany(double, cipher);
     const target = c.target();

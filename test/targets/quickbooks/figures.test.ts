@@ -7,7 +7,7 @@ import { quickBooksCompany } from '../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 
-// Issue 25 §4 against the QuickBooks double: two months pushed through the adapter, then QBO's own figures
+// Against the QuickBooks double: two months pushed through the adapter, then QBO's own figures
 // (TrialBalance, AgedReceivableDetail, AgedPayableDetail, as Report.xsd shapes them) as of January 31 and
 // February 28 equal the hand-computed ones; a bookkeeper's edit in QuickBooks shows in them.
 
@@ -19,7 +19,7 @@ function company() {
   return { realmId, target: target() };
 }
 
-describe('QuickBooks Online: its own figures as of a day (issue 25 §4)', () => {
+describe('QuickBooks Online: its own figures as of a day', () => {
   it('reports the trial balance per role and the open amount per link and bill, as of each month end', async () => {
     const { realmId, target } = company();
     const f = figuresDocuments();

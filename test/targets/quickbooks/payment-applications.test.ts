@@ -6,7 +6,7 @@ import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 
-// Issue 30 item 3 in QuickBooks Online: money paying a link and its memo is one Payment applied to both
+// In QuickBooks Online: money paying a link and its memo is one Payment applied to both
 // invoices (a line each, LinkedTxn), and money beyond everything owed stays unapplied on the Payment (its
 // UnappliedAmt, the customer's credit), instead of the whole applied to the link's invoice, which QuickBooks
 // refuses over the invoice's balance.
@@ -65,7 +65,7 @@ function link() {
   return { invoice: invoiceDoc, memo, payment, link: invoice.paymentLinkId };
 }
 
-describe('QuickBooks Online: money applied as the service applies it (issue 30 item 3)', () => {
+describe('QuickBooks Online: money applied as the service applies it', () => {
   it('a payment of the link and its memo is one Payment applied to both invoices; money over what is owed stays unapplied', async () => {
     const c = quickBooksCompany(double, cipher);
     const target = c.target();

@@ -9,7 +9,7 @@ import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 import { twoLineDocuments } from '../two-line-documents.js';
 
-// Issue 30, item 6: a payout's Deposit links the payments and sales receipts it carries (LinkedTxn), as a
+// A payout's Deposit links the payments and sales receipts it carries (LinkedTxn), as a
 // bank deposit made in QuickBooks does, so they leave Undeposited Funds and cannot be deposited twice; what
 // else the payout nets (fees, refunds) is one line on the clearing account, so the deposit equals the payout.
 // Undeposited Funds then holds exactly what no payout carried yet.

@@ -8,7 +8,7 @@ import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 import { twoLineDocuments } from '../two-line-documents.js';
 
-// Issue 30 item 7: the business's own reference of the money is in the field QuickBooks' bank matching and
+// The business's own reference of the money is in the field QuickBooks' bank matching and
 // "ref no." search read (a Payment's PaymentRefNum, a Deposit's and a check BillPayment's DocNumber), and
 // booksync's marker stays in PrivateNote; a restarted worker still finds every document by its key.
 

@@ -7,7 +7,7 @@ import { quickBooksCompany } from '../../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 
-// Issue 30 item 9, QuickBooks: a company on automated sales tax adds tax to a sales line sent without a
+// QuickBooks: a company on automated sales tax adds tax to a sales line sent without a
 // non-taxable tax code (the double does, as QBO's AST engine: test/support/quickbooks/sales-tax.ts). booksync's
 // lines carry QBO_TAX_CODE (NON by default), so what QuickBooks holds is the service's amount; a code the
 // company does not have, or a taxable one, stops start-up (verify) with one line.
@@ -37,7 +37,7 @@ function sale(run: string, cents: number): TargetDocument {
   };
 }
 
-describe('QuickBooks Online: sales tax (issue 30, item 9)', () => {
+describe('QuickBooks Online: sales tax', () => {
   it('an invoice and a sales receipt pushed to a company on automated sales tax carry no tax: totals are the service’s amounts', async () => {
     const { realmId, target } = quickBooksCompany(double, cipher, ast);
     const adapter = target();

@@ -5,7 +5,7 @@ import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryt
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
 import { withZeros } from '../figures-documents.js';
 
-// A deposited check booked whole (issue 30 item 4) pushed to a real Tryton on PostgreSQL: every document a
+// A deposited check booked whole pushed to a real Tryton on PostgreSQL: every document a
 // move on the mapped accounts (2020 Unapplied Cash from scripts/tryton/setup-database.py), the applications'
 // receivable lines on the links' invoices; Tryton's own figures then equal the ledger's, and a returned
 // check leaves everything as before it. The two scenarios share one Tryton, so the second is compared by

@@ -5,7 +5,7 @@ import { pushIndex } from '../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryton.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 
-// Issue 25 §3 against a real Tryton 8.2 on PostgreSQL (test/support/tryton.ts), no mocks: January's period is
+// Against a real Tryton 8.2 on PostgreSQL (test/support/tryton.ts), no mocks: January's period is
 // closed through Tryton's own API (account.period close), and what Tryton then holds is asserted: January's
 // moves unchanged, a February move reversing the January payment, the invoice and the party owing again, a
 // February payment still cancelled in place, a late January document dated February 1, and Tryton's
@@ -132,7 +132,7 @@ afterAll(async () => {
   await tryton?.close();
 });
 
-describe('Tryton: closed periods (issue 25 §3)', { timeout: 120_000 }, () => {
+describe('Tryton: closed periods', { timeout: 120_000 }, () => {
   it('reverses a January payment in February after January is closed, cancels a February one in place, dates a late one February 1', async () => {
     const docs = closedPeriodDocuments();
     const { pushed, push } = pusher();

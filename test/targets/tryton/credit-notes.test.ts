@@ -6,7 +6,7 @@ import { pushIndex } from '../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryton.js';
 import { closedPeriodDocuments } from '../closed-period-documents.js';
 
-// Credit notes in a real Tryton 8.2 on PostgreSQL (issue 30 item 2, issue 25 §3): a lowered invoice is a
+// Credit notes in a real Tryton 8.2 on PostgreSQL: a lowered invoice is a
 // credit note applied to the invoice, so the invoice's amount to pay is the service's remainder at every
 // step; an invoice document reversed (a debit memo voided, a lowering undone) is a new document dated in the
 // open period, never a cancel of the original, also after its month was closed in Tryton.
@@ -168,7 +168,7 @@ afterAll(async () => {
   await tryton?.close();
 });
 
-describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_000 }, () => {
+describe('Tryton: credit notes', { timeout: 180_000 }, () => {
   it('a lowered invoice is a credit note applied to it: owed as at the service at every step, both paid once settled', async () => {
     const docs = documents();
     const { pushed, push } = pusher();
@@ -332,7 +332,7 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
     await push(docs.invoice);
     await push(docs.memo);
     // The worker's push context holds the link's own invoice only (activities/accounting-target.ts
-    // earlierKeys); the memo's invoice is Tryton's to find (issue 30, case 3 through `booksync start`).
+    // earlierKeys); the memo's invoice is Tryton's to find (case 3 through `booksync start`).
     const { context } = pushIndex();
     const own = pushed.get(docs.invoice.key);
     const worker = { ...context, pushed: (key: string) => (key === docs.invoice.key ? (own ?? null) : null) };
@@ -361,7 +361,7 @@ describe('Tryton: credit notes (issue 30 item 2, issue 25 §3)', { timeout: 180_
   });
 });
 
-describe('Tryton: customer invoices issued in date order (issue 26, the combination suite)', {
+describe('Tryton: customer invoices issued in date order (the combination suite)', {
   timeout: 180_000,
 }, () => {
   it('an invoice dated before the last one Tryton numbered is issued after it, its accounting date its own; a fresh worker reads the last issue date', async () => {

@@ -10,7 +10,7 @@ import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryt
 import { closedPeriodDocuments } from '../closed-period-documents.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 
-// Issue 25 §4, the Tryton side, against a real Tryton 8.2 on PostgreSQL (test/support/tryton.ts), no mocks:
+// The Tryton side, against a real Tryton 8.2 on PostgreSQL (test/support/tryton.ts), no mocks:
 // documents pushed through the adapter, then Tryton's own figures as of January 31 and February 28 (its
 // account balances under {date, posted}, the receivable and payable lines its Aged Balance counts, per
 // invoice) equal the hand-computed ones; a payment's reversal after January is closed counts under its link;
@@ -66,7 +66,7 @@ afterAll(async () => {
   await tryton?.close();
 });
 
-describe('Tryton: its own figures as of a day (issue 25 §4)', { timeout: 300_000 }, () => {
+describe('Tryton: its own figures as of a day', { timeout: 300_000 }, () => {
   it('reports each role’s balance and the open amount per link and bill, as of each month end', async () => {
     const f = figuresDocuments();
     for (const doc of [...f.january, ...f.february]) await push(doc);

@@ -6,7 +6,7 @@ import { pushIndex } from '../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryton.js';
 import { payoutDay } from '../payout-documents.js';
 
-// Issue 30 item 6 in a real Tryton 8.2 on PostgreSQL: a payout's move credits Processor Clearing once per
+// In a real Tryton 8.2 on PostgreSQL: a payout's move credits Processor Clearing once per
 // receipt it carries, each line's origin the receipt's own Processor Clearing line (Tryton's Reference from
 // a move line to a move line), and once for what it nets (the fee), so "which payments are in this payout?"
 // is answered from Tryton alone; pushed again from a restarted worker, nothing is made twice.

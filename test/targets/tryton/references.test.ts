@@ -4,7 +4,7 @@ import { pushIndex } from '../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryton.js';
 import { documentsForContract } from '../target-contract.js';
 
-// Issue 30 item 7 in a real Tryton 8.2 on PostgreSQL: a move's lines start their description with the
+// In a real Tryton 8.2 on PostgreSQL: a move's lines start their description with the
 // business's own reference of the money (a check number, a payout id), what the account's lines show a
 // bookkeeper reconciling the bank; booksync's marker stays in the move's description, and a restarted
 // worker finds the move by it.
@@ -47,7 +47,7 @@ async function movesMarked(key: string): Promise<{ id: number; description: stri
   );
 }
 
-describe('Tryton: the business’s references (issue 30 item 7)', { timeout: 180_000 }, () => {
+describe('Tryton: the business’s references', { timeout: 180_000 }, () => {
   it('an external payment’s lines start with its reference, the marker stays in the move; found again after a restart', async () => {
     const docs = documentsForContract();
     const check: TargetDocument = {

@@ -7,7 +7,7 @@ import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
 import { withZeros } from '../figures-documents.js';
 
-// A deposited check booked whole (issue 30 item 4) pushed to the Xero double: the deposit received into
+// A deposited check booked whole pushed to the Xero double: the deposit received into
 // Checks To Deposit on Unapplied Cash (a bank transaction), each application a Payment of the invoice from
 // Unapplied Cash (payments enabled on it), the clearing a bank transfer; Xero's own trial balance then equals
 // the ledger's, and a returned check leaves everything as before it.

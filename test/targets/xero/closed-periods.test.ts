@@ -9,7 +9,7 @@ import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 
-// Issue 25 §3 against the Xero double: the Organisation's lock dates are read, nothing dated on or before them
+// Against the Xero double: the Organisation's lock dates are read, nothing dated on or before them
 // is deleted or voided, a payment reversed after the lock is reversed by new documents dated in the open
 // period (the invoice owed again), and a document dated into the locked period is dated the day after.
 
@@ -28,7 +28,7 @@ const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1
 const day = (msDate: unknown) =>
   new Date(Number(/\/Date\((\d+)/.exec(String(msDate))?.[1])).toISOString().slice(0, 10);
 
-describe('Xero: lock dates (issue 25 §3)', { timeout: 60_000 }, () => {
+describe('Xero: lock dates', { timeout: 60_000 }, () => {
   it('reads the later of the period and end of year lock dates', async () => {
     const org = organisation();
     expect(await org.target().lockedThrough()).toBeNull();

@@ -8,7 +8,7 @@ import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { documentsForContract } from '../target-contract.js';
 
-// Issue 30, item 2 in Xero: a lowered invoice's credit note is allocated to the invoice (Xero's
+// Item 2 in Xero: a lowered invoice's credit note is allocated to the invoice (Xero's
 // CreditNotes/{id}/Allocations), so the invoice's AmountDue, and Xero's own aged receivables, are the service's
 // remainder at every step; what the invoice no longer owes stays the customer's credit.
 

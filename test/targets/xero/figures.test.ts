@@ -7,7 +7,7 @@ import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 
-// Issue 25 §4 against the Xero double: two months pushed through the adapter, then Xero's own figures
+// Against the Xero double: two months pushed through the adapter, then Xero's own figures
 // (Reports/TrialBalance, Reports/AgedReceivablesByContact and AgedPayablesByContact, as xero_accounting.yaml
 // shapes them) as of January 31 and February 28 equal the hand-computed ones; a bookkeeper's edit in Xero
 // shows in them.
@@ -22,7 +22,7 @@ function organisation() {
   return { tenantId: org.tenantId, target: org.target() };
 }
 
-describe('Xero: its own figures as of a day (issue 25 §4)', { timeout: 120_000 }, () => {
+describe('Xero: its own figures as of a day', { timeout: 120_000 }, () => {
   it('reports the trial balance per role and the open amount per link and bill, as of each month end', async () => {
     const { tenantId, target } = organisation();
     const f = figuresDocuments();

@@ -11,7 +11,7 @@ import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { payoutDay } from '../payout-documents.js';
 
-// Issue 30 item 6 in Xero: a payout is a BankTransfer out of the Processor Clearing bank account, and its
+// In Xero: a payout is a BankTransfer out of the Processor Clearing bank account, and its
 // History & Notes list the receipts it carries (each by its ledger key, which the Payment's Reference carries),
 // so "which payments are in this payout?" is answered from Xero alone; a push again adds no note twice.
 

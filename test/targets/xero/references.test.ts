@@ -7,7 +7,7 @@ import { pushInOrder } from '../../support/push-index.js';
 import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 
-// Issue 30 item 7 in Xero: a money record's Reference starts with the business's own reference (what Find &
+// In Xero: a money record's Reference starts with the business's own reference (what Find &
 // Match searches and the reconciliation screen shows), booksync's marker after it; a restarted worker finds
 // every record by key, those written before references (marker first) included.
 

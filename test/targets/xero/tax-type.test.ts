@@ -9,7 +9,7 @@ import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { exampleTaxRates, taxRate } from '../../support/xero/tax-rates.js';
 import { documentsForContract } from '../target-contract.js';
 
-// Issue 30 item 9, Xero: booksync's lines carry a TaxType of the organisation's (XERO_TAX_TYPE, else its no-tax
+// Xero: booksync's lines carry a TaxType of the organisation's (XERO_TAX_TYPE, else its no-tax
 // rate read from GET TaxRates), sent tax-exclusive, instead of a hard-coded NoTax; a type Xero does not have,
 // or a taxed one, stops start-up (verify) with one line. The double serves TaxRates and refuses a line whose
 // TaxType the organisation does not have, with Xero's ValidationException (test/support/xero/tax-rates.ts).
@@ -55,7 +55,7 @@ async function verifyProblems(target: XeroTarget): Promise<readonly string[]> {
   return (error as TargetConfigurationError).problems;
 }
 
-describe('Xero: the tax type of booksync’s lines (issue 30, item 9)', { timeout: 60_000 }, () => {
+describe('Xero: the tax type of booksync’s lines', { timeout: 60_000 }, () => {
   it('derives the organisation’s no-tax rate from its TaxRates: lines carry it, totals are the service’s amounts', async () => {
     const { tenantId, target } = organisation();
     await target.verify();
