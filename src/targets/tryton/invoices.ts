@@ -34,6 +34,36 @@ export async function pushInvoice(
   accounts: Map<AccountRole, number>,
   context: PushContext,
 ): Promise<PushResult> {
+  const planned = await planInvoice(s, document, type, accounts);
+  if (!('values' in planned)) return planned;
+  const [id] = await s.rpc.model<number[]>('account.invoice', 'create', [planned.values]);
+  await post(s, document, { model: 'account.invoice', id: id as number });
+  if (lowersInvoice(document)) await applyCredit(s, id as number, document, context);
+  const [posted] = await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
+  return invoiceResult(document, id as number, posted?.move ?? null);
+}
+
+/** What the port reports for a posted invoice: the invoice, then its move. */
+export function invoiceResult(document: TargetDocument, id: number, move: number | null): PushResult {
+  return {
+    key: document.key,
+    remoteIds: [`account.invoice,${id}`, ...(move ? [`account.move,${move}`] : [])],
+    contentHash: document.contentHash,
+    created: true,
+  };
+}
+
+/**
+ * What a document's invoice will be: its values for account.invoice's create (party and address found or
+ * created, issued on posting.ts issueDate), or, under match-existing, the invoice the business keyed in,
+ * adopted.
+ */
+export async function planInvoice(
+  s: TrytonSession,
+  document: TargetDocument,
+  type: 'out' | 'in',
+  accounts: Map<AccountRole, number>,
+): Promise<{ values: Record<string, unknown> } | PushResult> {
   const counterparty = type === 'out' ? (document.customer ?? unnamedCustomer) : document.vendor;
   if (!counterparty)
     throw new TargetRefusedError(s.name, `${document.key}: a supplier invoice needs a vendor`);
@@ -54,49 +84,39 @@ export async function pushInvoice(
     const adopted = await adoptInvoice(s, document, type, party, number, tag);
     if (adopted) return adopted;
   }
-  const [id] = await s.rpc.model<number[]>('account.invoice', 'create', [
-    {
-      type,
-      party,
-      invoice_address: address,
-      account: accounts.get(partyRole),
-      journal: s.journals.get(type === 'out' ? 'REV' : 'EXP'),
-      payment_term: s.paymentTerm,
-      // Tryton numbers customer invoices in issue-date order: issued on the latest of its own date, today
-      // and the last issue date in Tryton (posting.ts issueDate); its accounting date is the entry's.
-      invoice_date: dateOf(type === 'out' ? await issueDate(s, document.date) : document.date),
-      accounting_date: dateOf(document.date),
-      // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
-      // Without one, Tryton's own (the invoice date).
-      ...(dueDateOf(document) !== document.date ? { payment_term_date: dateOf(dueDateOf(document)) } : {}),
-      ...(number ? { reference: number } : {}),
-      description: described(document),
-      comment: tag,
-      lines: [
+  const values = {
+    type,
+    party,
+    invoice_address: address,
+    account: accounts.get(partyRole),
+    journal: s.journals.get(type === 'out' ? 'REV' : 'EXP'),
+    payment_term: s.paymentTerm,
+    // Tryton numbers customer invoices in issue-date order: issued on the latest of its own date, today
+    // and the last issue date in Tryton (posting.ts issueDate); its accounting date is the entry's.
+    invoice_date: dateOf(type === 'out' ? await issueDate(s, document.date) : document.date),
+    accounting_date: dateOf(document.date),
+    // Due as the service says (the link's or bill's dueDate): the payment term counts from this day.
+    // Without one, Tryton's own (the invoice date).
+    ...(dueDateOf(document) !== document.date ? { payment_term_date: dateOf(dueDateOf(document)) } : {}),
+    ...(number ? { reference: number } : {}),
+    description: described(document),
+    comment: tag,
+    lines: [
+      [
+        'create',
         [
-          'create',
-          [
-            {
-              type: 'line',
-              account: accounts.get(line.role),
-              quantity: 1,
-              unit_price: decimalOf(total),
-              description: document.description,
-            },
-          ],
+          {
+            type: 'line',
+            account: accounts.get(line.role),
+            quantity: 1,
+            unit_price: decimalOf(total),
+            description: document.description,
+          },
         ],
       ],
-    },
-  ]);
-  await post(s, document, { model: 'account.invoice', id: id as number });
-  if (lowersInvoice(document)) await applyCredit(s, id as number, document, context);
-  const [posted] = await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
-  return {
-    key: document.key,
-    remoteIds: [`account.invoice,${id}`, ...(posted?.move ? [`account.move,${posted.move}`] : [])],
-    contentHash: document.contentHash,
-    created: true,
+    ],
   };
+  return { values };
 }
 
 /** match-existing: an invoice the business already keyed in (same number and party) becomes this one. */

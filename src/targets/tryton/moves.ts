@@ -5,7 +5,7 @@ import { described, type InvoiceRow, lineDescription, receivableRoles, unnamedCu
 import { centsOf, dateOf, decimalOf, type TrytonDecimal } from './json-rpc.js';
 import { partyOf } from './parties.js';
 import { periodOf, post } from './posting.js';
-import { invoiceSettled, reconcileIfPaid, unreconcileInvoice } from './reconciliation.js';
+import { invoiceSettled, reconcilePaid, unreconcileInvoice } from './reconciliation.js';
 import { findByKey } from './records.js';
 import type { TrytonSession } from './session.js';
 
@@ -20,6 +20,37 @@ export async function pushMove(
   accounts: Map<AccountRole, number>,
   context: PushContext,
 ): Promise<PushResult> {
+  const planned = await planMove(s, document, accounts, context);
+  const [id] = await s.rpc.model<number[]>('account.move', 'create', [planned.values]);
+  await post(s, document, { model: 'account.move', id: id as number });
+  await reconcilePaid(s, planned.paysOff);
+  return {
+    key: document.key,
+    remoteIds: [`account.move,${id}`],
+    contentHash: document.contentHash,
+    created: true,
+  };
+}
+
+/** A move as Tryton's create takes it, and the invoices whose payment lines it adds (to reconcile once posted). */
+export interface PlannedMove {
+  values: Record<string, unknown>;
+  /** Every invoice it adds payment lines to. */
+  pays: number[];
+  /** Those it may pay off by itself: once it is posted, each with nothing left to pay (read then) is reconciled. */
+  paysOff: number[];
+}
+
+/**
+ * What a document's move will be: its values for account.move's create, everything it names (party,
+ * period, the invoices it pays, a payout's receipts) looked up; a paid invoice it pays more of unreconciled.
+ */
+export async function planMove(
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+): Promise<PlannedMove> {
   const needsParty = document.lines.some((l) => receivableRoles.has(l.role));
   const counterparty = document.lines.some((l) => l.role === 'AccountsPayable')
     ? document.vendor
@@ -31,8 +62,11 @@ export async function pushMove(
   // The invoices the money settles: its receivable / payable lines are created as their payment lines, so
   // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
   const parts = needsParty ? await partsSettled(s, document, context) : null;
+  // Paid is read from Tryton's lines, not its state: with Tryton's task queue on, an invoice turns paid a
+  // moment after its lines are reconciled, by the worker.
   for (const part of parts ?? []) {
-    if (part.invoice?.state === 'paid') await unreconcileInvoice(s, part.invoice.id);
+    if (part.invoice && (part.invoice.state === 'paid' || centsOf(part.invoice.amount_to_pay) === 0))
+      await unreconcileInvoice(s, part.invoice.id);
   }
   // A payout: its clearing line is one line per receipt it carries, each naming the receipt's own line.
   const carried = await carriedReceipts(s, document, accounts, context);
@@ -56,42 +90,35 @@ export async function pushMove(
         : []),
     ];
   };
-  const [id] = await s.rpc.model<number[]>('account.move', 'create', [
-    {
-      journal: s.journals.get('MISC'),
-      period: await periodOf(s, document.date),
-      date: dateOf(document.date),
-      description: described(document),
-      lines: [
-        [
-          'create',
-          document.lines.flatMap((l) =>
-            // Money received on a link: one receivable line per document it settles, and one for what
-            // exceeds them (the customer's credit, on no invoice).
-            receivableRoles.has(l.role) && parts
-              ? parts.map((part) => line(l, Math.sign(l.amountCents) * part.cents, part.invoice))
-              : carried && l.amountCents < 0
-                ? payoutLines(l)
-                : [line(l)],
-          ),
-        ],
+  const values = {
+    journal: s.journals.get('MISC'),
+    period: await periodOf(s, document.date),
+    date: dateOf(document.date),
+    description: described(document),
+    lines: [
+      [
+        'create',
+        document.lines.flatMap((l) =>
+          // Money received on a link: one receivable line per document it settles, and one for what
+          // exceeds them (the customer's credit, on no invoice).
+          receivableRoles.has(l.role) && parts
+            ? parts.map((part) => line(l, Math.sign(l.amountCents) * part.cents, part.invoice))
+            : carried && l.amountCents < 0
+              ? payoutLines(l)
+              : [line(l)],
+        ),
       ],
-    },
-  ]);
-  await post(s, document, { model: 'account.move', id: id as number });
-  // Only money that brings the amount to pay to zero can make an invoice paid: a partial payment spares
-  // the look.
-  for (const { invoice, cents } of parts ?? []) {
-    if (invoice && (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= cents)) {
-      await reconcileIfPaid(s, invoice.id);
-    }
-  }
-  return {
-    key: document.key,
-    remoteIds: [`account.move,${id}`],
-    contentHash: document.contentHash,
-    created: true,
+    ],
   };
+  // The invoices it pays. Only money that brings the amount to pay to zero can make an invoice paid: a
+  // partial payment spares the look (unless another document of the same batch pays the same invoice).
+  const pays = [...new Set((parts ?? []).flatMap((p) => (p.invoice ? [p.invoice.id] : [])))];
+  const paysOff = (parts ?? []).flatMap(({ invoice, cents }) =>
+    invoice && (invoice.state === 'paid' || Math.abs(centsOf(invoice.amount_to_pay)) <= cents)
+      ? [invoice.id]
+      : [],
+  );
+  return { values, pays, paysOff };
 }
 
 /**

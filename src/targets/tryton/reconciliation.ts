@@ -84,18 +84,39 @@ export async function unreconcile(
 
 /** Reconciles an invoice's lines to pay with its payment lines once Tryton says nothing is left to pay. */
 export async function reconcileIfPaid(s: TrytonSession, invoiceId: number): Promise<void> {
-  const [invoice] = await s.rpc.model<(InvoiceRow & { lines_to_pay: number[]; payment_lines: number[] })[]>(
+  await reconcilePaid(s, [invoiceId]);
+}
+
+/**
+ * reconcileIfPaid for several invoices: their amounts to pay and their lines read in one call each, then
+ * each invoice with nothing left to pay and lines still open reconciled (Tryton's wizard, one per invoice:
+ * a reconciliation is one invoice's). Paid is read from the lines, not from the invoice's state: with
+ * Tryton's task queue on, the worker turns an invoice paid a moment after its lines are reconciled.
+ */
+export async function reconcilePaid(s: TrytonSession, invoiceIds: readonly number[]): Promise<void> {
+  const ids = [...new Set(invoiceIds)];
+  if (ids.length === 0) return;
+  const invoices = await s.rpc.model<(InvoiceRow & { lines_to_pay: number[]; payment_lines: number[] })[]>(
     'account.invoice',
     'read',
-    [invoiceId],
+    ids,
     ['amount_to_pay', 'lines_to_pay', 'payment_lines', 'state'],
   );
-  if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) !== 0) return;
-  const ids = [...invoice.lines_to_pay, ...invoice.payment_lines];
-  const rows = await s.rpc.model<LineRow[]>('account.move.line', 'read', ids, ['reconciliation']);
-  const open = rows.filter((r) => r.reconciliation === null).map((r) => r.id);
-  if (open.length >= 2)
+  const owedNothing = invoices.filter((i) => i.state === 'posted' && centsOf(i.amount_to_pay) === 0);
+  const lineIds = owedNothing.flatMap((i) => [...i.lines_to_pay, ...i.payment_lines]);
+  if (lineIds.length === 0) return;
+  const rows = await s.rpc.model<LineRow[]>('account.move.line', 'read', lineIds, ['reconciliation']);
+  const reconciled = new Map(rows.map((r) => [r.id, r.reconciliation]));
+  // A credit note's line is one invoice's payment line and its own line to pay: reconciled once.
+  const done = new Set<number>();
+  for (const invoice of owedNothing) {
+    const open = [...invoice.lines_to_pay, ...invoice.payment_lines].filter(
+      (l) => reconciled.get(l) === null,
+    );
+    if (open.length < 2 || open.some((l) => done.has(l))) continue;
     await s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
+    for (const l of open) done.add(l);
+  }
 }
 
 /** An invoice whose payment was reversed and which other lines still pay in full stays reconciled. */

@@ -1,0 +1,222 @@
+import type { AccountRole } from '../account-mapping.js';
+import { datedOpen } from '../closed-periods.js';
+import { isTargetRefusal } from '../errors.js';
+import { PushWaves, refusalOrThrow } from '../push-waves.js';
+import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import { closedPeriodRefusal, lowersInvoice, numberedBefore } from './helpers.js';
+import { invoiceResult, planInvoice } from './invoices.js';
+import { planMove } from './moves.js';
+import { reconcilePaid } from './reconciliation.js';
+import type { TrytonSession } from './session.js';
+
+// pushMany's steps: a slice's documents planned one by one (what they name looked up), then created in
+// waves: the wave's invoices (customer and supplier) in one account.invoice create and one post, its moves
+// in one account.move create and one post, the invoices its money pays off reconciled. Tryton runs each
+// call in one transaction, all or nothing: a refused call is split (halves, then one by one) until the
+// refused document is alone, which fails with Tryton's message while the rest is pushed. A document that
+// may be at Tryton already (an earlier attempt marked it), a reversal, a credit note applied to its
+// invoice, goes through push() alone, after the wave gathered so far is created (so Tryton sees the slice
+// in its order, and numbers customer invoices in issue-date order).
+
+/** Documents a wave holds at most: a slice is 100 entries; a wave of 50 is two creates and two posts each. */
+const WAVE_LIMIT = 50;
+
+/** How pushMany reaches the rest of the adapter. */
+export interface BatchSteps {
+  accounts: Map<AccountRole, number>;
+  /** The effective lock (Tryton's closed periods or the ledger's closed day). */
+  lock: string | null;
+  /** push() of one document, as the port's push does it (look-up, closed-period retry, reversals). */
+  one(document: TargetDocument, context: PushContext): Promise<PushResult>;
+}
+
+interface Planned {
+  i: number;
+  /** The document as the slice gave it (push() dates it itself). */
+  given: TargetDocument;
+  /** Dated out of a closed period. */
+  document: TargetDocument;
+  model: 'account.invoice' | 'account.move';
+  values: Record<string, unknown>;
+  pays: number[];
+  paysOff: number[];
+  id?: number;
+}
+
+/** The slice's documents in waves; one outcome per document, an outage given to those it left unsettled. */
+export async function pushInBatches(
+  s: TrytonSession,
+  documents: TargetDocument[],
+  context: PushContext,
+  steps: BatchSteps,
+): Promise<(PushResult | Error)[]> {
+  const outcomes: (PushResult | Error | undefined)[] = documents.map(() => undefined);
+  const waves = new PushWaves(outcomes, context);
+  const wave: Planned[] = [];
+  const flush = async () => {
+    const batch = wave.splice(0);
+    for (const model of ['account.invoice', 'account.move'] as const) {
+      await createAndPost(
+        s,
+        batch.filter((w) => w.model === model),
+        model,
+        waves,
+        steps,
+      );
+    }
+    waves.created();
+  };
+  const alone = async (doc: TargetDocument) => {
+    await flush();
+    return steps.one(doc, waves.context);
+  };
+  try {
+    await waves.run(documents, {
+      reverse: alone,
+      create: flush,
+      place: async (given, i) => {
+        const document = datedOpen(given, steps.lock);
+        if (waves.context.mayExist(given.key) || lowersInvoice(document))
+          return refusalOrThrow(() => alone(given));
+        const planned = await plan(s, document, steps.accounts, waves.context);
+        if (!('values' in planned)) return planned;
+        wave.push({ i, given, document, ...planned });
+        waves.queue(given.key);
+        if (wave.length === WAVE_LIMIT) await flush();
+        return 'queued';
+      },
+    });
+  } catch (error) {
+    // An outage ends the slice: what it left unsettled waits for the retry (marked, so looked up then).
+    if (isTargetRefusal(error)) throw error;
+    const outage = error instanceof Error ? error : new Error(String(error));
+    return outcomes.map((o) => o ?? outage);
+  }
+  return outcomes.map((o) => o ?? new Error('no outcome'));
+}
+
+async function plan(
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+): Promise<Omit<Planned, 'i' | 'given' | 'document'> | PushResult> {
+  switch (document.kind) {
+    case 'invoice':
+    case 'invoice-adjustment':
+    case 'debit-memo':
+    case 'refund-reopen':
+    case 'bill': {
+      const planned = await planInvoice(s, document, document.kind === 'bill' ? 'in' : 'out', accounts);
+      if (!('values' in planned)) return planned;
+      return { model: 'account.invoice', values: planned.values, pays: [], paysOff: [] };
+    }
+    default:
+      return { model: 'account.move', ...(await planMove(s, document, accounts, context)) };
+  }
+}
+
+/**
+ * One wave's records of one model: created in one call, posted in one call (each split when refused),
+ * then what the port reports read in one call (an invoice's move) and the invoices the moves pay off
+ * reconciled.
+ */
+async function createAndPost(
+  s: TrytonSession,
+  group: Planned[],
+  model: Planned['model'],
+  waves: PushWaves,
+  steps: BatchSteps,
+): Promise<void> {
+  if (group.length === 0) return;
+  const refused = (w: Planned, error: Error) => settleRefused(w, error, waves, steps);
+  const ids = await inSplits(group, (part) =>
+    s.rpc.model<number[]>(
+      model,
+      'create',
+      part.map((w) => w.values),
+    ),
+  );
+  const created: Planned[] = [];
+  for (const [j, w] of group.entries()) {
+    const id = ids[j];
+    if (id instanceof Error) await refused(w, id);
+    else created.push({ ...w, id: id as number });
+  }
+  const posts = await inSplits(created, async (part) => {
+    await s.rpc.model(
+      model,
+      'post',
+      part.map((w) => w.id),
+    );
+    return part.map(() => true);
+  });
+  const posted: Planned[] = [];
+  for (const [j, w] of created.entries()) {
+    const outcome = posts[j];
+    if (outcome instanceof Error) await refused(w, outcome);
+    else posted.push(w);
+  }
+  if (posted.length === 0) return;
+  if (model === 'account.invoice') {
+    const rows = await s.rpc.model<{ id: number; move: number | null }[]>(
+      'account.invoice',
+      'read',
+      posted.map((w) => w.id),
+      ['move'],
+    );
+    const moves = new Map(rows.map((r) => [r.id, r.move]));
+    for (const w of posted)
+      waves.settle(
+        w.i,
+        w.given.key,
+        invoiceResult(w.document, w.id as number, moves.get(w.id as number) ?? null),
+      );
+    return;
+  }
+  // An invoice two moves of the wave pay may be paid off by both together.
+  const counts = new Map<number, number>();
+  for (const w of posted) for (const id of w.pays) counts.set(id, (counts.get(id) ?? 0) + 1);
+  await reconcilePaid(s, [
+    ...posted.flatMap((w) => w.paysOff),
+    ...[...counts].flatMap(([id, n]) => (n > 1 ? [id] : [])),
+  ]);
+  for (const w of posted) {
+    waves.settle(w.i, w.given.key, {
+      key: w.given.key,
+      remoteIds: [`account.move,${w.id}`],
+      contentHash: w.given.contentHash,
+      created: true,
+    });
+  }
+}
+
+/**
+ * A document Tryton refused alone. A refusal push() gets past (a period closed since the lock was read, an
+ * issue date before the last numbered one) goes through push() again, the draft looked up; any other
+ * refusal is the document's, with Tryton's message.
+ */
+async function settleRefused(w: Planned, error: Error, waves: PushWaves, steps: BatchSteps): Promise<void> {
+  const message = (error as { targetMessage?: string }).targetMessage ?? error.message;
+  const outcome =
+    closedPeriodRefusal.test(message) || numberedBefore.test(message)
+      ? await refusalOrThrow(() => steps.one(w.given, { ...waves.context, mayExist: () => true }))
+      : error;
+  waves.settle(w.i, w.given.key, outcome);
+}
+
+/**
+ * `call` on all the items at once; refused, on each half, down to one item, whose refusal is its own
+ * outcome. Tryton's call is one transaction: a refused part wrote nothing. Anything but a refusal throws.
+ */
+export async function inSplits<T, R>(items: T[], call: (part: T[]) => Promise<R[]>): Promise<(R | Error)[]> {
+  if (items.length === 0) return [];
+  try {
+    return await call(items);
+  } catch (error) {
+    if (!isTargetRefusal(error)) throw error;
+    if (items.length === 1) return [error];
+    const half = Math.ceil(items.length / 2);
+    return [...(await inSplits(items.slice(0, half), call)), ...(await inSplits(items.slice(half), call))];
+  }
+}
