@@ -428,6 +428,16 @@ export const settingsSchema = z.object({
     ),
   LEDGER_MIRROR_DB: z.string().min(1).optional().describe('SQLite file of the ledger-mirror target.'),
   RECONCILE_INTERVAL: duration.default('1h').describe('Interval of the reconciliation Schedule.'),
+  PUSH_POLL_INTERVAL: duration
+    .default('1m')
+    .describe(
+      "How long an accounting target's push waits for a ledger write's wake-up before it looks for work by itself (a wake-up lost in a crash); given to the push workflow when it starts.",
+    ),
+  PUSH_RETRY_MAX_INTERVAL: duration
+    .default('1m')
+    .describe(
+      'The longest wait between two push attempts while the accounting software is unreachable; given to the push workflow when it starts.',
+    ),
   PUSH_IN_FLIGHT_WAIT_SECONDS: z.coerce
     .number()
     .int()
@@ -440,16 +450,6 @@ export const settingsSchema = z.object({
     .number()
     .int()
     .min(1)
-  PUSH_POLL_INTERVAL: duration
-    .default('1m')
-    .describe(
-      "How long an accounting target's push waits for a ledger write's wake-up before it looks for work by itself (a wake-up lost in a crash); given to the push workflow when it starts.",
-    ),
-  PUSH_RETRY_MAX_INTERVAL: duration
-    .default('1m')
-    .describe(
-      'The longest wait between two push attempts while the accounting software is unreachable; given to the push workflow when it starts.',
-    ),
     .default(10)
     .describe('A bill payment check not delivered this many days after it was sent is flagged.'),
   CHECK_CASHING_WINDOW_DAYS: z.coerce
