@@ -141,7 +141,7 @@ export function balancesAsOf(input: BalancesAsOfInput): BalanceAsOf[] {
       booksCents: books.processorClearingCents,
       serviceCents: received - disbursed,
       ok: books.processorClearingCents === received - disbursed,
-      basis: `${end}, the service's money for the business not yet disbursed: payments created by then (createdAt; ACH counted from PENDING, decision “completedAmountCents”) less absorbed fees and the refunds made by then (refundDate), a charge cancelled before settlement gone from its voided refund's refundDate; less the disbursements created by then (createdAt, else paidAt). Of payments and disbursements, ${failures}. A returned ACH refund credit leaves refunds[] without a trace (decision “Returned ACH refund credit”). Books: entries whose economic date (else date) is on or before ${day}.`,
+      basis: `${end}, the service's money for the business not yet disbursed: payments created by then (createdAt; ACH counted from PENDING) less absorbed fees and the refunds made by then (refundDate), a charge cancelled before settlement gone from its voided refund's refundDate; less the disbursements created by then (createdAt, else paidAt). Of payments and disbursements, ${failures}. A returned ACH refund credit leaves refunds[] without a trace (decision “Returned ACH refund credit”). Books: entries whose economic date (else date) is on or before ${day}.`,
     },
     {
       check: 'PayoutsInTransit',

@@ -177,7 +177,7 @@ export interface CloseInput extends FetchedState {
 function asOfNotes(day: string, timeZone: string, runAt: string): string[] {
   return [
     `Processor Clearing and Payouts In Transit are compared as of the end of ${day} (${timeZone}): the service's figures from its objects' own dates (payments' createdAt, refunds' refundDate, disbursements' createdAt and paidAt), the books' from the entries whose economic date (else date) is on or before ${day}, so an event of the period booked after its close still counts in it.`,
-    "The spec cannot date a failure: a FAILED payment (an ACH return) or disbursement counts until the day the books reversed its entry (when booksync heard of it), and not at all when the books hold no reversal; a returned ACH refund credit leaves refunds[] without a trace (decision “Returned ACH refund credit”), so one made by the period's end and returned after it is missing from the service's figure.",
+    "The spec cannot date a failure: a FAILED payment (an ACH return) or disbursement counts until the day the books reversed its entry (when booksync heard of it), and not at all when the books hold no reversal; a returned ACH refund credit leaves refunds[] without a trace, so one made by the period's end and returned after it is missing from the service's figure.",
     `Receivables and payables are compared per document as of the run (${runAt}): the service's remainder now (requested less completed; a bill's amount less its sent payments) against the books' open item now. A payment link's requested amount has no history and no creation date at the service (a link lowered after the period shows its new amount), and a failed bill payment has no time: their state at the period's end cannot be told.`,
   ];
 }

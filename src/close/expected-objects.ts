@@ -68,7 +68,7 @@ function paymentObjects(input: CloseInput, add: Add): void {
       payment.status === 'FAILED'
         ? 'FAILED: nothing stays booked (a return reverses what was booked)'
         : cancelled
-          ? 'cancelled before settlement (decision “Settlement and voids”): nothing stays booked'
+          ? 'cancelled before settlement: nothing stays booked'
           : payment.amountInCents === 0
             ? 'zero amount'
             : null;

@@ -7,7 +7,7 @@ const usage = `booksync deposit <subcommand> [--json]
 
   apply <checkDepositId> <paymentLinkId> [--amount CENTS]   apply a check deposit to a payment link (4.1);
                                                             without --amount, the service's default amount
-  void <checkDepositId> <externalPaymentId>                 undo one application (decision “Void an external payment”), reversed in the books
+  void <checkDepositId> <externalPaymentId>                 undo one application, reversed in the books
   refresh <checkDepositId>                                  look at the deposit now (cleared? returned?)
   show <checkDepositId>                                     the check-deposit workflow's view
 

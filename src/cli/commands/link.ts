@@ -11,9 +11,9 @@ const usage = `booksync link <subcommand>
   record-payment <linkId> --amount CENTS --paid-at YYYY-MM-DD [--reference REF]
                                       money received outside the service (4.2), booked to Checks To Deposit
   debit-memo <linkId> --amount CENTS --description TEXT [--reference REF]
-                                      an amount added to the link (decision “Debit memos”), booked AR / Fee Income
-  void-payment <linkId> <externalPaymentId>   void an external payment (decision “Void an external payment”); reversed in the books
-  void-memo <linkId> <debitMemoId>            void a debit memo (decision “Debit memos”); reversed in the books
+                                      an amount added to the link, booked AR / Fee Income
+  void-payment <linkId> <externalPaymentId>   void an external payment; reversed in the books
+  void-memo <linkId> <debitMemoId>            void a debit memo; reversed in the books
   sync <linkId>                               fetch the link and book what changed at the service
   show <linkId>                               the payment-link workflow's view
 
