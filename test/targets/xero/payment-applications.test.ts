@@ -7,7 +7,7 @@ import { pushIndex } from '../../support/push-index.js';
 import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 
-// Issue 30 item 3 in Xero: money paying a link and its memo is one Payment per invoice it settles (Xero applies
+// In Xero: money paying a link and its memo is one Payment per invoice it settles (Xero applies
 // a Payment to one invoice), each for its part, and only what exceeds everything owed is an overpayment (the
 // customer's credit), instead of the whole booked as an overpayment with both invoices left open.
 
@@ -103,7 +103,7 @@ function books(tenantId: string) {
   return { invoice, marked, live };
 }
 
-describe('Xero: money applied as the service applies it (issue 30 item 3)', { timeout: 60_000 }, () => {
+describe('Xero: money applied as the service applies it', { timeout: 60_000 }, () => {
   it('a payment of the link and its memo pays both invoices, one Payment each, and no overpayment', async () => {
     const org = organisation();
     const target = org.target();
