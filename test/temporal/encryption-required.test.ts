@@ -20,7 +20,7 @@ import {
 import { ENCRYPTED_ENCODING, UnencryptedPayloadError } from '../../src/temporal/payload-codec.js';
 import { LogCapture } from '../support/stack/log-capture.js';
 
-// PAYLOAD_ENCRYPTION_REQUIRED (the review's finding 8: a process started without PAYLOAD_KEYS wrote plain
+// PAYLOAD_ENCRYPTION_REQUIRED (a security review found that a process started without PAYLOAD_KEYS wrote plain
 // payloads silently, and every reader took a plain payload as booksync's own): there is then no converter that
 // writes plaintext (no keys: the process does not start, saying why), and booksync's converter refuses a plain
 // payload it is given to read, naming the problem, instead of passing it through. Without the setting, a plain
