@@ -1,6 +1,24 @@
 import { z } from 'zod';
+import { BROAD_SCOPES, GRANULAR_SCOPES } from '../targets/xero/consent.js';
 import { secretFileSetting } from './secret-files.js';
-import { derivedDefaults, settingsSchema } from './settings.js';
+import { dataDirDefaults, settingsSchema } from './settings.js';
+
+/**
+ * Defaults computed when booksync runs rather than fixed in the schema, as the README's table states them
+ * (the data files are added from dataDirDefaults).
+ */
+const derivedDefaults: Record<string, string> = {
+  LOG_FORMAT: '`pretty` on a terminal, `json` otherwise',
+  INGRESS_PUBLIC_URL: '`http://INGRESS_HOST:INGRESS_PORT`',
+  QBO_REALM_ID: 'the company `booksync targets connect quickbooks` saved',
+  XERO_TENANT_ID: 'the organisation `booksync targets connect xero` saved',
+  XERO_TAX_TYPE:
+    "the organisation's no-tax rate, read from its TaxRates: active, 0 %, for revenue and expenses (TaxType `NONE` first)",
+  XERO_SCOPES: `the granular scopes booksync needs: \`${GRANULAR_SCOPES}\` (with XERO_BROAD_SCOPES: \`${BROAD_SCOPES}\`)`,
+  ...Object.fromEntries(
+    Object.entries(dataDirDefaults).map(([name, file]) => [name, `\`BOOKSYNC_DATA_DIR/${file}\``]),
+  ),
+};
 
 export const referenceStart =
   '<!-- config-reference:start (generated from src/config/settings.ts: npm run docs:config) -->';

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+// The kinds of value settings take, shared by src/config/settings.ts and the settings of its parts.
+
+export const port = z.coerce.number().int().min(0).max(65_535);
+export const flag = (fallback: 'true' | 'false') =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback)
+    .transform((value) => value === 'true' || value === '1' || value === 'yes');
+export const csv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+);
+export const httpUrl = z.url({ protocol: /^https?$/ });
+export const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 30s, 15m, 1h or 1d');
