@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { resolveTemporalCli } from '../../src/temporal/binaries.js';
 import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import { freePort } from './free-port.js';
+import { withParentDeath } from './postgres.js';
 import { waitFor } from './wait-for.js';
 
 // A Temporal as a fresh production namespace is: the CLI's dev server started WITHOUT booksync's
@@ -18,22 +19,35 @@ export interface BareDevServer {
 }
 
 /** `temporal server start-dev` with nothing of booksync's: no search attributes, in-memory SQLite. */
-export async function startBareDevServer(): Promise<BareDevServer> {
+export function startBareDevServer(): Promise<BareDevServer> {
+  return startCliDevServer();
+}
+
+/**
+ * The CLI's dev server, headless, in memory, on a free loopback port, with `extraArgs` (booksync's search
+ * attributes, say); it dies with this process (setpriv --pdeathsig) if stop() is never called.
+ */
+export async function startCliDevServer(extraArgs: readonly string[] = []): Promise<BareDevServer> {
   const cli = process.env.TEMPORAL_CLI_PATH ?? (await resolveTemporalCli()).path;
   const port = await freePort();
   const child = spawn(
-    cli,
-    [
-      'server',
-      'start-dev',
-      '--headless',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--log-level',
-      'error',
-    ],
+    'setpriv',
+    withParentDeath(
+      [
+        cli,
+        'server',
+        'start-dev',
+        '--headless',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--log-level',
+        'error',
+        ...extraArgs,
+      ],
+      false,
+    ),
     { stdio: 'ignore', detached: true },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

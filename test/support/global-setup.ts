@@ -10,7 +10,7 @@ export default async function setup(_project: TestProject): Promise<() => Promis
   const testServer = resolveTemporalTestServer();
   process.env.TEMPORAL_CLI_PATH = cli.path;
   if (testServer.type === 'existing-path') process.env.TEMPORAL_TEST_SERVER_PATH = testServer.path;
-  const shared = await startSharedDevServer(cli.path);
+  const shared = await startSharedDevServer();
   process.env[sharedAddressVariable] = shared.address;
   return async () => {
     delete process.env[sharedAddressVariable];
