@@ -71,7 +71,14 @@ export function trytonTarget(
   });
 }
 
-export async function startTryton(): Promise<TrytonServer> {
+/**
+ * `queue: true`: Tryton as production runs it: trytond, trytond-worker with the task queue on (`[queue]
+ * worker = True`: an invoice's report, an invoice turning paid, are the worker's, after the request), and
+ * trytond-cron. Default (false): trytond alone, every task done inside the request that asks for it (the
+ * tests that read an invoice's state right after its payment expect that).
+ */
+export async function startTryton(options: { queue?: boolean } = {}): Promise<TrytonServer> {
+  const queue = options.queue ?? false;
   const venv = trytonVenv();
   const cluster = await startPostgres({ name: 'tryton' });
   const { dir, port: pgPort } = cluster;
@@ -82,7 +89,7 @@ export async function startTryton(): Promise<TrytonServer> {
   const webPort = await freePort();
   writeFileSync(
     config,
-    `[database]\nuri = postgresql://postgres@127.0.0.1:${pgPort}/\npath = ${dir}/filestore\n[web]\nlisten = 127.0.0.1:${webPort}\n[session]\nmax_attempt = 100\n`,
+    `[database]\nuri = postgresql://postgres@127.0.0.1:${pgPort}/\npath = ${dir}/filestore\n[web]\nlisten = 127.0.0.1:${webPort}\n[session]\nmax_attempt = 100\n${queue ? '[queue]\nworker = True\n' : ''}`,
   );
   const trytonEnv = { TRYTOND_CONFIG: config, TRYTONPASSFILE: path.join(dir, 'admin-password') };
   writeFileSync(trytonEnv.TRYTONPASSFILE, password);
@@ -150,21 +157,28 @@ export async function startTryton(): Promise<TrytonServer> {
 
   let trytond: ChildProcess | null = null;
   const url = `http://127.0.0.1:${webPort}`;
-  const start = async () => {
-    trytond = spawn(
+  let log = '';
+  const keep = (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-4000);
+  };
+  const launch = (program: string, ...args: string[]) => {
+    const child = spawn(
       'setpriv',
-      withParentDeath([path.join(venv, 'bin', 'trytond'), '-c', config, '-d', database], false),
+      withParentDeath([path.join(venv, 'bin', program), '-c', config, '-d', database, ...args], false),
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, ...trytonEnv },
       },
     );
-    let log = '';
-    const keep = (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-4000);
-    };
-    trytond.stdout?.on('data', keep);
-    trytond.stderr?.on('data', keep);
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    return child;
+  };
+  // The queue's worker (one process: the machine is shared) and the scheduler, for the server's life;
+  // stop() and start() are trytond's alone (an outage of the web server).
+  const helpers = queue ? [launch('trytond-worker', '-n', '1'), launch('trytond-cron')] : [];
+  const start = async () => {
+    trytond = launch('trytond');
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
@@ -186,15 +200,15 @@ export async function startTryton(): Promise<TrytonServer> {
   const stop = async () => {
     const child = trytond;
     trytond = null;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
+    await halt(child, 'SIGTERM');
   };
+  // trytond-worker stops its pool cleanly on SIGINT (on SIGTERM it leaves its processes behind).
+  const stopHelpers = () => Promise.all(helpers.splice(0).map((child) => halt(child, 'SIGINT')));
   try {
     await start();
   } catch (error) {
     await stop();
+    await stopHelpers();
     await stopPostgres();
     throw error;
   }
@@ -212,6 +226,7 @@ export async function startTryton(): Promise<TrytonServer> {
     sql: (statement) => psql(statement, database),
     async close() {
       await stop();
+      await stopHelpers();
       await stopPostgres();
     },
     async balances(codes) {
@@ -292,4 +307,12 @@ export async function startTryton(): Promise<TrytonServer> {
       }
     },
   };
+}
+
+/** Signals a child and waits for it to exit, killing it after 5 s. */
+async function halt(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
 }

@@ -14,7 +14,8 @@ import { documentsForContract } from '../target-contract.js';
 let tryton: TrytonServer;
 
 beforeAll(async () => {
-  tryton = await startTryton();
+  // As production runs it: the task queue on, an invoice turning paid a moment after its reconciliation.
+  tryton = await startTryton({ queue: true });
 }, 300_000);
 afterAll(async () => {
   await tryton?.close();
