@@ -105,6 +105,10 @@ const config = {
   // whole quick bench about 4 minutes); the full run measures.
   trytonDocuments: positive('BENCH_TRYTON_DOCUMENTS', quick ? 15 : 150),
   trytonHistoryMoves: positive('BENCH_TRYTON_HISTORY_MOVES', quick ? 20_000 : 200_000, 0),
+  // A backlog of links (an invoice and its payment each), half pushed one by one, half in batches.
+  trytonBacklogLinks: positive('BENCH_TRYTON_BACKLOG_LINKS', quick ? 20 : 200, 0),
+  // 0: Tryton without its task queue (trytond alone, reports rendered inside the request).
+  trytonQueue: process.env.BENCH_TRYTON_QUEUE !== '0',
   quickbooksLinks: positive('BENCH_QUICKBOOKS_LINKS', quick ? 15 : 120),
   xeroLinks: positive('BENCH_XERO_LINKS', quick ? 10 : 60),
   xeroOneByOneLinks: quick ? 2 : 10,
@@ -202,6 +206,8 @@ await stage('tryton', () =>
   benchTrytonPush({
     documents: config.trytonDocuments,
     historyMoves: config.trytonHistoryMoves,
+    backlogLinks: config.trytonBacklogLinks,
+    queue: config.trytonQueue,
     progress,
   }),
 );

@@ -1,6 +1,7 @@
 import { defaultAccountCodes } from '../src/targets/account-mapping.js';
+import { pushOneByOne } from '../src/targets/push-one-by-one.js';
 import type { PushContext, RemoteRecord, TargetDocument } from '../src/targets/target-port.js';
-import { createTrytonTarget } from '../src/targets/tryton/index.js';
+import { createTrytonTarget, type TrytonTarget } from '../src/targets/tryton/index.js';
 import { dateOf, decimalOf, standardPeriod, type TrytonRpc } from '../src/targets/tryton/json-rpc.js';
 import { startTryton } from '../test/support/tryton.js';
 
@@ -23,6 +24,13 @@ export interface TrytonPushResult {
    * document and its mean. Tryton's own work dominates (the latency: a customer invoice's post).
    */
   rpcs: Record<'invoice' | 'payment', RpcProfile>;
+  /**
+   * A backlog of links, each an invoice and the card payment that pays it, as the push workflow hands it
+   * to the target (slices of 100): documents a second pushed one by one (push() each) and in batches
+   * (pushMany), alternating slices so the machine's load hits both alike; `queue` whether Tryton's task
+   * queue was on.
+   */
+  backlog?: { documents: number; oneByOnePerSecond: number; batchedPerSecond: number; queue: boolean };
   /** The same measured once the database holds `moves` more moves (absent when historyMoves is 0). */
   atScale?: { moves: number; pushedPerSecond: number; bareCreatePostPerSecond: number; ratioToEmpty: number };
 }
@@ -145,9 +153,14 @@ export async function benchTrytonPush(options: {
   documents: number;
   /** Moves of history copied into Tryton before the second measure; 0: no second measure. */
   historyMoves: number;
+  /** Links of the backlog measure (an invoice and a payment each); 0: none. */
+  backlogLinks?: number;
+  /** Tryton's task queue on (trytond-worker beside trytond), as production runs it. */
+  queue?: boolean;
   progress: (line: string) => void;
 }): Promise<TrytonPushResult> {
-  const tryton = await startTryton();
+  const queue = options.queue ?? true;
+  const tryton = await startTryton({ queue });
   const clock = new RpcClock();
   try {
     const target = createTrytonTarget({
@@ -175,24 +188,22 @@ export async function benchTrytonPush(options: {
     };
     const invoices = options.documents * (options.historyMoves > 0 ? 2 : 1);
     // The first invoice alone (the party's first use, the session's caches), then the rest profiled.
+    const invoiceDoc = (i: number): TargetDocument => ({
+      key: `invoice:pl_bench_${run}_${i}`,
+      kind: 'invoice',
+      date,
+      description: 'Bench invoice',
+      amountCents: 200,
+      lines: [
+        { role: 'AccountsReceivable', amountCents: 200 },
+        { role: 'Revenue', amountCents: -200 },
+      ],
+      contentHash: 'b'.repeat(64),
+      invoice: invoiceOf(i),
+      customer,
+    });
     const pushInvoice = async (i: number) => {
-      const made = await target.push(
-        {
-          key: `invoice:pl_bench_${run}_${i}`,
-          kind: 'invoice',
-          date,
-          description: 'Bench invoice',
-          amountCents: 200,
-          lines: [
-            { role: 'AccountsReceivable', amountCents: 200 },
-            { role: 'Revenue', amountCents: -200 },
-          ],
-          contentHash: 'b'.repeat(64),
-          invoice: invoiceOf(i),
-          customer,
-        },
-        context,
-      );
+      const made = await target.push(invoiceDoc(i), context);
       index.set(made.key, made);
     };
     await pushInvoice(0);
@@ -256,6 +267,25 @@ export async function benchTrytonPush(options: {
       bareCreatePostPerSecond: empty.bareCreatePostPerSecond,
       ratio: Math.round((empty.pushedPerSecond / empty.bareCreatePostPerSecond) * 100) / 100,
     };
+    if ((options.backlogLinks ?? 0) > 0) {
+      // Links of their own (numbered from a million), each paid in full by its card payment.
+      const links = (from: number, count: number) =>
+        Array.from({ length: count }, (_, j) => 1_000_000 + from + j).flatMap((i) => [
+          invoiceDoc(i),
+          {
+            ...payment(i),
+            amountCents: 200,
+            lines: [
+              { role: 'ProcessorClearing' as const, amountCents: 200 },
+              { role: 'AccountsReceivable' as const, amountCents: -200 },
+            ],
+          },
+        ]);
+      result.backlog = {
+        ...(await measureBacklog(target, links, options.backlogLinks ?? 0, index, options.progress)),
+        queue,
+      };
+    }
     if (options.historyMoves > 0) {
       const started = performance.now();
       tryton.sql(historySql(options.historyMoves));
@@ -274,4 +304,46 @@ export async function benchTrytonPush(options: {
   } finally {
     await tryton.close();
   }
+}
+
+/**
+ * A backlog of `links` links (an invoice and its payment each) in slices of 100 documents, as the push
+ * workflow hands them over: slices alternate between one by one (push() each, what pushMany did before
+ * Tryton batched) and pushMany, so the machine's load hits both alike. Documents a second of each.
+ */
+async function measureBacklog(
+  target: TrytonTarget,
+  links: (from: number, count: number) => TargetDocument[],
+  count: number,
+  index: Map<string, RemoteRecord>,
+  progress: (line: string) => void,
+): Promise<{ documents: number; oneByOnePerSecond: number; batchedPerSecond: number }> {
+  const context: PushContext = {
+    mayExist: () => false,
+    refusals: () => 0,
+    pushed: (key) => index.get(key) ?? null,
+  };
+  const perSlice = 50;
+  const ms = { oneByOne: 0, batched: 0 };
+  const done = { oneByOne: 0, batched: 0 };
+  for (let from = 0; from < count; from += perSlice) {
+    const way = (from / perSlice) % 2 === 0 ? 'oneByOne' : 'batched';
+    const docs = links(from, Math.min(perSlice, count - from));
+    const started = performance.now();
+    const outcomes =
+      way === 'batched' ? await target.pushMany(docs, context) : await pushOneByOne(target, docs, context);
+    ms[way] += performance.now() - started;
+    for (const o of outcomes) {
+      if (o instanceof Error) throw o;
+      index.set(o.key, o);
+    }
+    done[way] += docs.length;
+    progress(`tryton: backlog ${from + docs.length / 2}/${count} links (${way})`);
+  }
+  const rate = (n: number, t: number) => Math.round((n / t) * 1000 * 100) / 100;
+  return {
+    documents: done.oneByOne + done.batched,
+    oneByOnePerSecond: rate(done.oneByOne, ms.oneByOne),
+    batchedPerSecond: rate(done.batched, ms.batched),
+  };
 }
