@@ -119,9 +119,9 @@ async function main(argv: string[]): Promise<number> {
     );
   } finally {
     // The spans still buffered go before the process exits.
-    await tracingModule?.stopTracing().catch((error: unknown) =>
-      logger.warn({ err: error }, 'tracing: could not export the last spans'),
-    );
+    await tracingModule
+      ?.stopTracing()
+      .catch((error: unknown) => logger.warn({ err: error }, 'tracing: could not export the last spans'));
   }
 }
 
