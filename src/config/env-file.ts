@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { readPrivateFile, somethingAt, writePrivateFile } from '../storage/private-files.js';
+import {
+  ensurePrivateDir,
+  readPrivateFile,
+  somethingAt,
+  writePrivateFile,
+} from '../storage/private-files.js';
 import { secretFileSetting } from './secret-files.js';
 import { settingsSchema } from './settings.js';
 
@@ -44,13 +49,15 @@ export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): string | null
  */
 export const keptOutOfDataFolder: readonly string[] = ['PAYLOAD_KEYS', 'QBO_TOKEN_KEY', 'XERO_TOKEN_KEY'];
 
+/** A value as an env file's line quotes it. */
+const quoted = (value: string) => (/['\n\r]/.test(value) ? JSON.stringify(value) : `'${value}'`);
+
 /** The booksync settings the environment set, as an env file's lines (values quoted); secret files by path. */
 export function envFileContents(env: NodeJS.ProcessEnv = process.env): string {
   const settings = Object.keys(settingsSchema.shape);
   const names = [
     ...new Set([...settings, ...settings.flatMap((name) => secretFileSetting(name) ?? [])]),
   ].filter((name) => env[name] !== undefined && env[name] !== '' && !keptOutOfDataFolder.includes(name));
-  const quoted = (value: string) => (/['\n\r]/.test(value) ? JSON.stringify(value) : `'${value}'`);
   const lines = names.map((name) => `${name}=${quoted(env[name] as string)}`);
   return `# Written by booksync start: the settings of this deployment, for commands in another terminal.\n${lines.join('\n')}\n`;
 }
@@ -60,4 +67,28 @@ export function writeEnvFile(dataDir: string, env: NodeJS.ProcessEnv = process.e
   const file = envFileIn(dataDir);
   writePrivateFile(file, envFileContents(env));
   return file;
+}
+
+/** `contents` with the one setting's line replaced (or added at the end); every other line kept as it is. */
+export function withEnvSetting(contents: string, name: string, value: string): string {
+  const line = `${name}=${quoted(value)}`;
+  const lines = contents === '' ? [] : contents.replace(/\n$/, '').split('\n');
+  const setsIt = (l: string) => new RegExp(`^\\s*(export\\s+)?${name}\\s*=`).test(l);
+  const at = lines.findIndex(setsIt);
+  // A second line of it (the last one read wins) goes too: the file then says the value once.
+  const kept = lines.filter((l) => !setsIt(l));
+  kept.splice(at === -1 ? kept.length : at, 0, line);
+  return `${kept.join('\n')}\n`;
+}
+
+/**
+ * Sets one setting in an env file (created if missing), the others kept: read and written as every private
+ * file (0600, never through a link). Returns whether the file changed (false when it already said so).
+ */
+export function writeEnvSetting(file: string, name: string, value: string): boolean {
+  const before = somethingAt(file) ? readPrivateFile(file) : '';
+  if (parseEnv(before)[name] === value) return false;
+  ensurePrivateDir(path.dirname(file));
+  writePrivateFile(file, withEnvSetting(before, name, value));
+  return true;
 }
