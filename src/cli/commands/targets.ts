@@ -9,6 +9,7 @@ import type { TargetIndexStore, TargetSummary } from '../../targets/target-index
 import { type Command, CommandError } from '../command.js';
 import { connectCliClient } from '../temporal-client.js';
 import { connectTarget, connectUsage } from './targets-connect.js';
+import { setupTarget, setupUsage } from './targets-setup.js';
 
 function summaryLines(summary: TargetSummary): string[] {
   return [
@@ -39,11 +40,14 @@ export async function queueTargetRetry(
 }
 
 export const targetsCommand: Command = {
-  summary: 'accounting targets: what was pushed, what failed and why; push failed entries again',
+  summary:
+    'accounting targets: what was pushed, what failed and why; push failed entries again; connect and set up a company',
   usesTemporal: true,
   usage: `booksync targets status [--json]
 booksync targets retry <entryKey>... | --failed [--target NAME] [--wait SECONDS]
 ${connectUsage}
+
+${setupUsage}
 
 status reads the target index in the ledger's store (LEDGER_URL, or else LEDGER_DB) for every target of
 ACCOUNTING_TARGET.
@@ -53,6 +57,7 @@ any is still FAILED.`,
   async run({ args, settings, out, logger }) {
     const [what, ...rest] = args;
     if (what === 'connect') return connectTarget({ args: rest, settings, out, logger });
+    if (what === 'setup') return setupTarget({ args: rest, settings, out, logger });
     const targets = settings.ACCOUNTING_TARGET ?? [];
     if (targets.length === 0) throw new CommandError('no accounting target: set ACCOUNTING_TARGET');
     const store = await openLedgerStore(settings);

@@ -1,4 +1,4 @@
-import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import {
   OAuthTokenStore,
   QuickBooksTarget,
@@ -10,12 +10,14 @@ import type { QuickBooksDouble, RealmOptions } from './double.js';
 /**
  * A new company in the double and the adapter connected to it, as booksync's own QuickBooks target with
  * booksync's default accounts (and QBO_TAX_CODE's default, or `taxCode`); `target()` is a new adapter each call
- * (a new process), sharing the connection. `realm` sets the company up (automated sales tax).
+ * (a new process), sharing the connection. `realm` sets the company up (automated sales tax, a new QBO
+ * company's chart: `realm: { chart: 'fresh' }`), `accounts` the mapping the adapter uses instead of booksync's
+ * defaults (a fresh chart's accounts by Id).
  */
 export function quickBooksCompany(
   double: QuickBooksDouble,
   cipher: TokenCipher,
-  options: { realm?: RealmOptions; taxCode?: string } = {},
+  options: { realm?: RealmOptions; taxCode?: string; accounts?: AccountMapping } = {},
 ) {
   const realmId = double.createRealm(undefined, options.realm);
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
@@ -30,7 +32,7 @@ export function quickBooksCompany(
         storage,
         cipher,
       }),
-      accounts: defaultAccountCodes,
+      accounts: options.accounts ?? defaultAccountCodes,
       matching: 'create',
       ...(options.taxCode ? { taxCode: options.taxCode } : {}),
     });

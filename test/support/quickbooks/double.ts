@@ -3,6 +3,7 @@ import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/a
 import { OAuthGrants } from '../oauth-grants.js';
 import { startVendorDoubleServer } from '../vendor-double-server.js';
 import { filterRefusal, type QueryOperator } from './filterable-fields.js';
+import { freshChart } from './fresh-chart.js';
 import {
   type AutomatedSalesTax,
   applyAutomatedSalesTax,
@@ -79,6 +80,11 @@ export interface RealmOptions {
   automatedSalesTax?: { ratePercent?: number };
   /** The Fault a write into closed books gets (`6200` by default). */
   closedBooksCode?: ClosedBooksCode;
+  /**
+   * The chart it starts with: booksync's default accounts numbered with booksync's codes (by default), or a
+   * new QBO company's accounts without numbers (`fresh`, fresh-chart.ts).
+   */
+  chart?: 'booksync' | 'fresh';
 }
 
 /** QBO's limits per company (realm) and app: https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles */
@@ -308,7 +314,7 @@ export class QuickBooksDouble {
 
   // ---- sandbox controls ----
 
-  /** A company with booksync's default chart (AcctNum = booksync's codes). */
+  /** A company with booksync's default chart (AcctNum = booksync's codes), or a new QBO company's (`chart`). */
   createRealm(realmId = String(9_130_000_000_000 + this.realms.size), options: RealmOptions = {}): string {
     const realm: Realm = {
       id: realmId,
@@ -328,13 +334,16 @@ export class QuickBooksDouble {
       closedBooksCode: options.closedBooksCode ?? '6200',
     };
     this.realms.set(realmId, realm);
-    for (const [role, code] of Object.entries(defaultAccountCodes)) {
-      this.store(realm, 'Account', {
-        ...accountSeeds[role as keyof AccountMapping],
-        AcctNum: code,
-        Active: true,
-      });
-    }
+    if (options.chart === 'fresh')
+      for (const account of freshChart) this.store(realm, 'Account', { ...account, Active: true });
+    else
+      for (const [role, code] of Object.entries(defaultAccountCodes)) {
+        this.store(realm, 'Account', {
+          ...accountSeeds[role as keyof AccountMapping],
+          AcctNum: code,
+          Active: true,
+        });
+      }
     // A US company's pseudo tax codes TAX and NON (sales-tax.ts).
     for (const code of pseudoTaxCodes) this.store(realm, 'TaxCode', code, String(code.Id));
     const ast = options.automatedSalesTax;
