@@ -8,6 +8,7 @@ import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
+import { accountingTargetViewQuery } from '../../workflows/accounting-target-contract.js';
 import type { BooksyncProcess } from './booksync-start.js';
 
 // The steps of the end-to-end books scenario every OAuth accounting target (QuickBooks Online, Xero) runs
@@ -153,19 +154,22 @@ export async function expectTargetEqualsLedger(
   }
 }
 
-/** The target's push workflow's search attributes: flagged for attention, and why. */
+/**
+ * The target's push workflow's search attributes (flagged for attention, and the reason code) and its query
+ * view's last error (the text, with the command that mends it).
+ */
 export async function workflowAttention(
   booksync: BooksyncProcess,
   target: 'quickbooks' | 'xero',
-): Promise<{ flagged: boolean | undefined; lastError: string | undefined }> {
+): Promise<{ flagged: boolean | undefined; lastError: string | undefined; viewError: string | null }> {
   const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
   try {
-    const described = await new Client({ connection }).workflow
-      .getHandle(`accounting-target-${target}`)
-      .describe();
+    const handle = new Client({ connection }).workflow.getHandle(`accounting-target-${target}`);
+    const described = await handle.describe();
     return {
       flagged: described.typedSearchAttributes.get(NeedsAttention),
       lastError: described.typedSearchAttributes.get(LastError),
+      viewError: (await handle.query(accountingTargetViewQuery)).lastError,
     };
   } finally {
     await connection.close();
@@ -317,7 +321,9 @@ export async function revokeThenReconnect(run: TargetBooksRun, revoke: () => voi
     attention = await workflowAttention(booksync, target);
   }
   expect(attention.flagged).toBe(true);
-  expect(attention.lastError).toMatch(new RegExp(`invalid_grant.*booksync targets connect ${target}`));
+  // The search attribute names the reason only; the view says what happened and the command that mends it.
+  expect(attention.lastError).toBe('CONNECTION_LOST');
+  expect(attention.viewError).toMatch(new RegExp(`invalid_grant.*booksync targets connect ${target}`));
   const stuck = await booksync.targetStatus();
   // Nothing FAILED one by one: the entries wait for the connection.
   expect([stuck.failed, stuck.pending > 0]).toEqual([0, true]);
