@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { secretFileSetting } from '../config/secret-files.js';
+import { dataDirDefaults, settingsSchema } from '../config/settings.js';
 import { BROAD_SCOPES, GRANULAR_SCOPES } from '../targets/xero/consent.js';
-import { secretFileSetting } from './secret-files.js';
-import { dataDirDefaults, settingsSchema } from './settings.js';
 
 /**
  * Defaults computed when booksync runs rather than fixed in the schema, as the README's table states them

@@ -22,7 +22,7 @@ const isProxyAddress = (item: string) => {
 
 /**
  * Settings whose default is a file in BOOKSYNC_DATA_DIR: the one place both the code (dataFile) and the
- * README's table (reference.ts) take the name from.
+ * configuration reference (src/cli/config-reference.ts) take the name from.
  */
 export const dataDirDefaults = {
   LEDGER_DB: 'ledger.db',

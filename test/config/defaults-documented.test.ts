@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { configurationPage } from '../../src/config/reference.js';
+import { configurationPage } from '../../src/cli/config-reference.js';
 import { dataDirDefaults, loadSettings, settingsSchema } from '../../src/config/settings.js';
 import { quickBooksSettings } from '../../src/runtime/quickbooks-connection.js';
 import { xeroSettings } from '../../src/runtime/xero-connection.js';

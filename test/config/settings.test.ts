@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { configurationPage, withConfigurationReference } from '../../src/config/reference.js';
+import { configurationPage, withConfigurationReference } from '../../src/cli/config-reference.js';
 import { loadSettings, SettingsError } from '../../src/config/settings.js';
 
 describe('settings from the environment', () => {
