@@ -13,7 +13,7 @@ import { payoutsRoutes } from './routes/payouts.js';
 import { signInRoutes } from './routes/sign-in.js';
 import { syncErrorsRoutes } from './routes/sync-errors.js';
 
-// The bookkeeper's console (issue 28 §1), on the operations listener beside the command API: server-rendered
+// The bookkeeper's console, on the operations listener beside the command API: server-rendered
 // pages under /console, a session cookie, a CSRF token on every form, a read-only role, and an audit log of
 // every action. Encapsulated: its cookie parser, form parser and hooks touch no other route.
 

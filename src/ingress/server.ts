@@ -41,7 +41,7 @@ export interface IngressOptions {
   toleranceSeconds?: number;
   /** Largest accepted delivery body. Default 64 KiB; larger answers 413. */
   bodyLimitBytes?: number;
-  /** Upper bound on one signalWithStart, client retries included. Default 5 s (the sender waits 10 s, D32). */
+  /** Upper bound on one signalWithStart, client retries included. Default 5 s (the sender waits 10 s). */
   signalTimeoutMs?: number;
   /**
    * Time to receive a whole request, headers and body. Default 15 s (a delivery is small and its sender gives

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { IngressError } from '../errors.js';
 import { CallerRateLimiter } from '../rate-limiter.js';
 
-// Temporal's codec server protocol (issue 32 §1), so the Web UI and `temporal` CLI show encrypted payloads to
+// Temporal's codec server protocol, so the Web UI and `temporal` CLI show encrypted payloads to
 // the people allowed to see them: POST /codec/decode (and, only when asked for, /codec/encode) with
 // {payloads: [{metadata, data}]}, every byte string in base64, answered in the same shape.
 //

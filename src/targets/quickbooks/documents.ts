@@ -37,8 +37,8 @@ import type { SalesTaxCode } from './tax-codes.js';
 //   the native document's shape -> JournalEntry with the entry's own lines; A/R and A/P lines name the
 //   customer or vendor, as QBO requires.
 // Every body carries the marker (key and content hash) in PrivateNote and, unless it has its own number, the
-// key's DocNumber tag. The business's own reference of the money (TargetDocument.businessReference, issue 30
-// item 7) goes where QuickBooks' bank matching and its "ref no." search look: a Payment's PaymentRefNum (the
+// key's DocNumber tag. The business's own reference of the money (TargetDocument.businessReference)
+// goes where QuickBooks' bank matching and its "ref no." search look: a Payment's PaymentRefNum (the
 // external payment's or check application's reference, else the deposit's transfer id), a Deposit's
 // DocNumber (the payout id, the check deposit's transfer id), a BillPayment's DocNumber (the vendor check's
 // number, QuickBooks' "Check no."). Those fields hold 21 characters (referenceField): a longer reference is

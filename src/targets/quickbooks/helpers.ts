@@ -86,7 +86,7 @@ export function parseRemoteId(remoteId: string | undefined): { entity: string; i
 /** Invoice numbers asked about in one query of a prefetch. */
 export const NUMBERS_PER_QUERY = 30;
 
-/** A deposited check's credit applied to an invoice (Dr Unapplied Cash / Cr A/R), issue 30 item 4. */
+/** A deposited check's credit applied to an invoice (Dr Unapplied Cash / Cr A/R). */
 export function isCheckCreditApplied(doc: TargetDocument): boolean {
   const pair = pairOf(doc.lines);
   return (

@@ -74,7 +74,7 @@ export function filterFor(entity: string, key: string, hint?: TargetDocument): F
     return { DocNumber: [invoiceNumber(name), distinctNumber(doc, name)] };
   }
   if (entity === 'Bill') return doc ? { DocNumber: billNumber(doc) } : null;
-  // A bill payment by check is numbered with the check's number (issue 30 item 7), an older one or one
+  // A bill payment by check is numbered with the check's number, an older one or one
   // without a check number with the key's tag: both asked; with the key alone, the tag then a scan (lookup).
   if (entity === 'BillPayment') {
     if (!doc) return null;

@@ -183,7 +183,7 @@ async function partsSettled(
     return [{ invoice: await invoiceSettled(s, document, context), cents: total }];
   // The push's context knows the link's own invoice (read from the index up front); a memo's or a reopened
   // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
-  // on the party and the memo open while the service says it is paid (issue 30, case 3).
+  // on the party and the memo open while the service says it is paid.
   const ids: (number | null)[] = [];
   for (const a of settles.applied) {
     const record = context.pushed(a.key) ?? (await findByKey(s, a.key));

@@ -49,7 +49,7 @@ import type { TrytonSession, TrytonTargetOptions } from './session.js';
 // Warnings: Tryton asks a person to confirm some operations (res.user.warning). booksync confirms only
 // those in `acknowledgedWarnings`, with the reason; any other refuses the push, first of all the closed
 // period's ("If you cancel the move, the current period will be used"), which booksync never confirms.
-// References (issue 30 item 7): a move's lines start their description with the business's own reference of
+// References: a move's lines start their description with the business's own reference of
 // the money (lineDescription); the move's description keeps booksync's marker.
 // Idempotency: the entry key and content hash are written in the record's description
 // (`booksync:{key} {hash}`) and searched before any create, so a crash between Tryton's create and

@@ -1,6 +1,6 @@
 import type { TargetDocument } from '../target-port.js';
 
-// Money on a payment link as Xero applies it (issue 30 item 3). A Xero Payment is against ONE invoice, credit
+// Money on a payment link as Xero applies it. A Xero Payment is against ONE invoice, credit
 // note, prepayment or overpayment (https://developer.xero.com/documentation/api/accounting/payments; the
 // Payment schema of xero_accounting.yaml holds one Invoice), and Xero refuses a payment over the invoice's
 // AmountDue. So money that settles the link's invoice and its memos (TargetDocument.settles, applications.ts)

@@ -1,6 +1,6 @@
 import type { PayoutReceipt } from '../target-port.js';
 
-// Which payments a payout carries, in Xero (issue 30 item 6). A payout is a BankTransfer out of the Processor
+// Which payments a payout carries, in Xero. A payout is a BankTransfer out of the Processor
 // Clearing bank account; the payments it carries were received into that account one by one, each on its own
 // day (Payments against invoices, RECEIVE bank transactions for sales). Xero has no field that links a
 // transfer to payments, and its batch deposit (BatchPayments) makes new payments of invoices on one date

@@ -1,6 +1,6 @@
 import type { TargetDocument } from '../target-port.js';
 
-// Where the business's own reference of the money goes at Xero (issue 30 item 7; README "References").
+// Where the business's own reference of the money goes at Xero (README "References").
 // Xero has one free text on a Payment, a bank transaction and a bank transfer: Reference, what Find & Match
 // searches ("search by name, invoice number or amount, reference or cheque number",
 // https://help.xero.com/int/BankAccounts-Reconciliation-Search) and what a bookkeeper reads on the bank

@@ -23,7 +23,7 @@ import { type Body, dayOf } from './records.js';
 import { TaxTypeDirectory } from './tax-rates.js';
 import { pushMany } from './waves.js';
 
-// Xero behind the accounting-target port (issue 14), on the official SDK (client.ts). Idempotency: every
+// Xero behind the accounting-target port, on the official SDK (client.ts). Idempotency: every
 // create carries an Idempotency-Key derived from the entry key and the body (Xero replays the first answer),
 // and push() first looks the key up at Xero by the marker the record carries (keys.ts), so a crash between a
 // create and the index write finds the record instead of making a second one. remoteIds are
