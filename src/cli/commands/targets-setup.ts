@@ -5,7 +5,7 @@ import type { Settings } from '../../config/settings.js';
 import { connectedCompany } from '../../runtime/oauth-connection.js';
 import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/quickbooks-connection.js';
 import { readPrivateFile, somethingAt } from '../../storage/private-files.js';
-import { type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';
+import { type AccountMapping, type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';
 import { QboClient } from '../../targets/quickbooks/http-client.js';
 import { RECONNECT } from '../../targets/quickbooks/index.js';
 import { realmLimiter } from '../../targets/quickbooks/limiter.js';
@@ -28,14 +28,23 @@ the role cannot use: rename or map it, then run again). Exit 1 on a conflict. --
 accounts and writes TARGET_ACCOUNTS to the settings file the other commands read; run again, it changes
 nothing.`;
 
+/** Each target's setup, in a module of its own, loaded only for the target named. */
+const setups: Record<string, () => Promise<(context: CommandContext, apply: boolean) => Promise<number>>> = {
+  quickbooks: async () => setupQuickBooks,
+  xero: async () => (await import('./targets-setup-xero.js')).setupXero,
+  tryton: async () => (await import('./targets-setup-tryton.js')).setupTryton,
+};
+
 export async function setupTarget(context: CommandContext): Promise<number> {
   const [target, ...rest] = context.args;
-  if (target === 'quickbooks') return setupQuickBooks(context, rest.includes('--apply'));
-  throw new CommandError(`targets setup: quickbooks (got '${target ?? ''}')`);
+  const setup = target ? setups[target] : undefined;
+  if (!setup)
+    throw new CommandError(`targets setup: ${Object.keys(setups).join(' | ')} (got '${target ?? ''}')`);
+  return (await setup())({ ...context, args: rest }, rest.includes('--apply'));
 }
 
 /** The settings file the other commands read; TARGET_ACCOUNTS as it says it now. */
-function settingsFile(settings: Settings): { file: string; saved: string | undefined } {
+export function settingsFile(settings: Settings): { file: string; saved: string | undefined } {
   const file = process.env.BOOKSYNC_ENV_FILE || envFileIn(settings.BOOKSYNC_DATA_DIR);
   const saved = somethingAt(file) ? parseEnv(readPrivateFile(file)).TARGET_ACCOUNTS : undefined;
   return { file, saved };
@@ -99,16 +108,32 @@ async function setupQuickBooks({ settings, out, logger }: CommandContext, apply:
       throw new CommandError(`${role}: the new account's id ${created[role]} is another account's number`);
     created[role] = code;
   }
-  return written(plan, created, { settings, file, saved, out, logger });
+  return written(plan, created, {
+    settings,
+    file,
+    saved,
+    out,
+    verify: async (accounts) => {
+      const target = await openQuickBooksTarget({ settings, accounts, logger });
+      await target.verify();
+    },
+  });
 }
 
-/** Writes the mapping, says what changed, and checks it as start-up will. */
-async function written(
+/**
+ * Writes the mapping, says what changed, and checks it as start-up will (`verify`: the target's verify()
+ * under the mapping written).
+ */
+export async function written(
   plan: SetupPlan,
   created: Partial<Record<AccountRole, string>>,
-  context: Pick<CommandContext, 'settings' | 'out' | 'logger'> & { file: string; saved: string | undefined },
+  context: Pick<CommandContext, 'settings' | 'out'> & {
+    file: string;
+    saved: string | undefined;
+    verify: (accounts: AccountMapping) => Promise<void>;
+  },
 ): Promise<number> {
-  const { settings, file, saved, out, logger } = context;
+  const { settings, file, saved, out, verify } = context;
   const value = mappingValue(plan, created) as string;
   const changed = writeEnvSetting(file, 'TARGET_ACCOUNTS', value);
   if (!changed && Object.keys(created).length === 0)
@@ -122,9 +147,8 @@ async function written(
     out(
       'TARGET_ACCOUNTS is set in the environment and wins over the file: unset it to use the mapping written',
     );
-  const target = await openQuickBooksTarget({ settings, accounts: parseAccountMapping(value), logger });
   try {
-    await target.verify();
+    await verify(parseAccountMapping(value));
     out('every role maps to an account of the type it needs: booksync can start');
     return 0;
   } catch (error) {
