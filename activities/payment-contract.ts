@@ -5,7 +5,18 @@ export interface SyncPaymentInput {
   paymentId: string;
   /** Event ids that triggered this sync, for the logs. */
   eventIds: string[];
+  /**
+   * The triggering events' categories and created_at: the service's time of a return or a cancellation,
+   * which dates its reversal. Absent from runs recorded before it was sent (then dated the day synced).
+   */
+  events?: PaymentEventTime[];
   workflowId: string;
+}
+
+/** A service event as far as it dates what it reports: its category and created_at (ISO 8601). */
+export interface PaymentEventTime {
+  category: string;
+  createdAt: string;
 }
 
 export interface PaymentSyncResult {

@@ -1,4 +1,4 @@
-import { log, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { log, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PaymentActivities, PaymentSyncResult } from '../activities/payment-contract.js';
 import { serviceCallRetry } from '../src/workflow-safe/retry-policy.js';
 import {
@@ -15,6 +15,9 @@ import { fetchOrFlag, showLastError } from './attention.js';
 import type { PaymentView } from './payment-contract.js';
 import type { PaymentRun } from './payment-state.js';
 import type { ServiceEventSignal } from './service-event.js';
+
+/** Runs recorded before the triggering events' times were sent with the sync. */
+const reversalDatedByEventPatch = 'payment-reversal-dated-by-event';
 
 /**
  * The named steps of a payment run (workflows/payment.ts is the loop over them): the fetch that books, what
@@ -42,6 +45,10 @@ export class PaymentSteps {
         paymentId: this.#paymentId,
         eventIds: events.map((e) => e.eventId),
         workflowId: workflowInfo().workflowId,
+        // The service's time of a return or cancellation dates its reversal, not the day it was synced.
+        ...(patched(reversalDatedByEventPatch)
+          ? { events: events.map(({ category, createdAt }) => ({ category, createdAt })) }
+          : {}),
       }),
     );
     if (result === null) {

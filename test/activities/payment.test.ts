@@ -193,6 +193,100 @@ describe('an ACH payment', () => {
   });
 });
 
+describe("a payment's reversal is dated by the service, and its history does not depend on when booksync looked", () => {
+  const pending = () =>
+    paymentRecord({ id: 'pay_r', status: 'PENDING', amountInCents: 25_000, paymentMethod: achMethod });
+  const failed = () =>
+    paymentRecord({ id: 'pay_r', status: 'FAILED', amountInCents: 25_000, paymentMethod: achMethod });
+  const returnEvent = { category: 'payment.failed', createdAt: '2026-04-01T03:50:00.000Z' };
+
+  function syncIn(timeZone: string, events: SyncPaymentInput['events']) {
+    const { syncPayment } = createPaymentActivities({ ...world.deps, timeZone });
+    return runActivity(env, syncPayment, {
+      paymentId: 'pay_r',
+      eventIds: ['evt_r'],
+      workflowId: 'payment-pay_r',
+      ...(events ? { events } : {}),
+    });
+  }
+
+  it("an ACH return at 23:50 on 31 March in New York, synced on another day, is dated 31 March (the event's created_at in BOOKS_TIME_ZONE)", async () => {
+    world.service.payments.set('pay_r', pending());
+    await syncIn('America/New_York', [{ category: 'payment.made', createdAt: '2026-03-03T15:30:00.000Z' }]);
+    world.service.payments.set('pay_r', failed());
+    const result = await syncIn('America/New_York', [
+      { category: 'payment.made', createdAt: '2026-03-03T15:30:00.000Z' },
+      returnEvent,
+    ]);
+    expect(result.reversed).toEqual(['sale:pay_r']);
+    const reversal = await world.ledger.get('reversal:sale:pay_r');
+    // In UTC the same event is already 1 April, and the sync ran on TODAY: the zone of the books decides.
+    expect(reversal?.date).toBe('2026-03-31');
+  });
+
+  it('seen only in its final state (FAILED), it books the same entries, keys and dates as followed step by step', async () => {
+    world.service.payments.set('pay_r', pending());
+    await syncIn('UTC', [{ category: 'payment.made', createdAt: '2026-03-03T15:30:00.000Z' }]);
+    world.service.payments.set('pay_r', failed());
+    await syncIn('UTC', [returnEvent]);
+    const stepByStep = (await world.ledger.entriesFor({ paymentId: 'pay_r' })).map(entryShape);
+    world.close();
+
+    world = activityWorld();
+    world.service.payments.set('pay_r', failed());
+    const late = await syncIn('UTC', [returnEvent]);
+    expect(late.posted).toEqual(['sale:pay_r']);
+    expect(late.reversed).toEqual(['sale:pay_r']);
+    const seenLate = (await world.ledger.entriesFor({ paymentId: 'pay_r' })).map(entryShape);
+    expect(seenLate).toEqual(stepByStep);
+    expect(seenLate.map((e) => [e.key, e.date])).toEqual([
+      ['sale:pay_r', '2026-03-03'],
+      ['reversal:sale:pay_r', '2026-04-01'],
+    ]);
+    // Synced again (the return window's last look, a reconciliation): nothing more.
+    const again = await syncIn('UTC', undefined);
+    expect([again.posted, again.reversed]).toEqual([[], []]);
+    expect(await world.ledger.allEntries()).toHaveLength(2);
+  });
+
+  it("a card charge cancelled before settlement (voided refund), seen late, books the sale and fee and their reversals on the void event's day", async () => {
+    world.service.payments.set(
+      'pay_r',
+      paymentRecord({
+        id: 'pay_r',
+        amountInCents: 10_000,
+        platformFeeInCents: 320,
+        refunds: [{ id: 're_v', amountCents: 10_000, refundDate: '2026-03-04T09:00:00.000Z', voided: true }],
+      }),
+    );
+    const result = await syncIn('UTC', [
+      { category: 'payment.voided', createdAt: '2026-03-04T09:00:05.000Z' },
+    ]);
+    expect(result.posted).toEqual(['sale:pay_r', 'payment-fee:pay_r']);
+    expect([...result.reversed].sort()).toEqual(['payment-fee:pay_r', 'sale:pay_r']);
+    const booked = (await world.ledger.entriesFor({ paymentId: 'pay_r' })).map((e) => [e.key, e.date]);
+    expect(booked).toEqual(
+      expect.arrayContaining([
+        ['sale:pay_r', '2026-03-03'],
+        ['payment-fee:pay_r', '2026-03-03'],
+        ['reversal:sale:pay_r', '2026-03-04'],
+        ['reversal:payment-fee:pay_r', '2026-03-04'],
+      ]),
+    );
+    expect(await world.balances(ProcessorClearing, Revenue, ProcessingFees)).toEqual({
+      [ProcessorClearing]: 0,
+      [Revenue]: 0,
+      [ProcessingFees]: 0,
+    });
+  });
+
+  it('without its event (reconciliation), a return is dated the day booksync saw it: the payment record carries no time for it', async () => {
+    world.service.payments.set('pay_r', failed());
+    await syncIn('UTC', undefined);
+    expect((await world.ledger.get('reversal:sale:pay_r'))?.date).toBe(TODAY);
+  });
+});
+
 /** A $100.00 link of customer cus_9, paid in full by one card payment with the given fee. */
 function paymentOnLink(linkId: string, paymentId: string, feeCents: number) {
   world.service.links.set(

@@ -121,3 +121,29 @@ export function paymentEntries(
   }
   return entries;
 }
+
+/**
+ * Whether the payment's money was taken back after it was received: an ACH return (FAILED) or a charge
+ * cancelled before settlement (a voided refund). Its books then hold what was received and its reversal.
+ */
+export function paymentUndone(payment: Pick<PaymentForBooks, 'status' | 'refunds'>): boolean {
+  return payment.status === 'FAILED' || payment.refunds.some((r) => r.voided);
+}
+
+/**
+ * The entries a payment held while it stood, before it was returned or cancelled (paymentUndone): what
+ * booksync booked when it followed the payment step by step. A payment seen only in its final state books
+ * them too, and then reverses them, so its history does not depend on when booksync first looked. The refunds
+ * are the live ones its record still lists.
+ */
+export function paymentReceivedEntries(
+  payment: PaymentForBooks,
+  timeZone: string,
+  settles: PaymentSettles,
+): LedgerEntryInput[] {
+  return paymentEntries(
+    { ...payment, status: 'SUCCEEDED', refunds: payment.refunds.filter((r) => !r.voided) },
+    timeZone,
+    settles,
+  );
+}
