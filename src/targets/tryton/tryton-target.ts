@@ -9,6 +9,7 @@ import type {
   RemoteRecord,
   TargetDocument,
 } from '../target-port.js';
+import { accountProblems, mismatchLine, readChartAccounts } from './account-types.js';
 import { pushInBatches } from './batches.js';
 import { TrytonFigures } from './figures.js';
 import { closedPeriodRefusal, lowersInvoice } from './helpers.js';
@@ -108,18 +109,18 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
   async verify(): Promise<void> {
     await this.#s.rpc.login();
     const codes = Object.values(this.#s.options.accounts);
-    const found = await this.#s.rpc.searchRead<{ id: number; code: string }>(
-      'account.account',
-      [['code', 'in', codes]],
-      ['code'],
-    );
-    const byCode = new Map(found.map((a) => [a.code, a.id]));
+    // Each mapped account with its type: a role on an account of the wrong kind stops start-up here, before
+    // Tryton refuses its documents one by one (account-types.ts).
+    const found = await readChartAccounts(this.#s.rpc, [['code', 'in', codes]]);
+    const byCode = new Map(found.map((a) => [a.code, a]));
     const problems: string[] = [];
     const ids = new Map<AccountRole, number>();
     for (const [role, code] of Object.entries(this.#s.options.accounts) as [AccountRole, string][]) {
-      const id = byCode.get(code);
-      if (id === undefined) problems.push(`account ${code} (${role}) is not in Tryton's chart of accounts`);
-      else ids.set(role, id);
+      const account = byCode.get(code);
+      if (account === undefined)
+        problems.push(`account ${code} (${role}) is not in Tryton's chart of accounts`);
+      else if (accountProblems(role, account).length > 0) problems.push(mismatchLine(role, account));
+      else ids.set(role, account.id);
     }
     const journals = await this.#s.rpc.searchRead<{ id: number; code: string }>(
       'account.journal',
