@@ -42,9 +42,11 @@ export async function openQuickBooksTarget(options: {
   settings: Settings;
   accounts: AccountMapping;
   logger: Logger;
+  /** The settings' connection already opened (its store is then not opened again). */
+  qbo?: QuickBooksSettings;
 }): Promise<QuickBooksTarget> {
   const { settings, accounts, logger } = options;
-  const qbo = quickBooksSettings(settings);
+  const qbo = options.qbo ?? quickBooksSettings(settings);
   const realmId = await connectedCompany(
     settings.QBO_REALM_ID,
     qbo.connection,
