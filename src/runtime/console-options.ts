@@ -1,14 +1,12 @@
 import path from 'node:path';
 import type { Settings } from '../config/settings.js';
-import type { OAuthConnectionSource } from '../console/oauth-connections.js';
 import type { ConsoleOptions } from '../console/options.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { ServiceClient } from '../service/client.js';
 import { serviceReferences } from '../targets/service-references.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
 import { isLoopback } from './codec-server-options.js';
-import { quickBooksSettings } from './quickbooks-connection.js';
-import { xeroSettings } from './xero-connection.js';
+import { oauthConnectionSources } from './oauth-connection-sources.js';
 
 // The console's options from settings, for every process that runs the ingress (booksync start, booksync
 // ingress): its passwords (the embedded stack's generated one when CONSOLE_PASSWORD is unset), its database
@@ -44,30 +42,4 @@ export function consoleOptions(
     namespace: settings.TEMPORAL_NAMESPACE,
     oauthConnections: oauthConnectionSources(settings),
   };
-}
-
-/**
- * The connection stores of the OAuth targets ACCOUNTING_TARGET names, the ones `targets connect` writes and
- * the workers refresh; settings too incomplete to open one are the connection's state (not connected).
- */
-function oauthConnectionSources(settings: Settings): Map<string, OAuthConnectionSource> {
-  const sources = new Map<string, OAuthConnectionSource>();
-  const open = (
-    target: string,
-    companyId: string | undefined,
-    store: () => OAuthConnectionSource['store'],
-  ) => {
-    try {
-      sources.set(target, { store: store(), companyId });
-    } catch (error) {
-      sources.set(target, { store: null, problem: error instanceof Error ? error.message : String(error) });
-    }
-  };
-  for (const target of settings.ACCOUNTING_TARGET ?? []) {
-    if (target === 'quickbooks')
-      open(target, settings.QBO_REALM_ID, () => quickBooksSettings(settings).connection);
-    else if (target === 'xero')
-      open(target, settings.XERO_TENANT_ID, () => xeroSettings(settings).connection);
-  }
-  return sources;
 }

@@ -5,6 +5,7 @@ import {
   retryEntriesSignal,
 } from '../../../workflows/accounting-target-contract.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
+import { hardExpiryWarnings } from '../../runtime/oauth-connection-sources.js';
 import type { TargetIndexStore, TargetSummary } from '../../targets/target-index.js';
 import { type Command, CommandError } from '../command.js';
 import { connectCliClient } from '../temporal-client.js';
@@ -50,7 +51,8 @@ ${connectUsage}
 ${setupUsage}
 
 status reads the target index in the ledger's store (LEDGER_URL, or else LEDGER_DB) for every target of
-ACCOUNTING_TARGET.
+ACCOUNTING_TARGET, and warns when a connected company's refresh token hard-expires within 14 days (QuickBooks
+refuses it then however often it is used): run booksync targets connect <target> before that day.
 retry queues FAILED entries again through the target's push workflow (after you fixed the cause, e.g. the
 missing account), then waits up to --wait seconds (default 30) and prints what became of them; exit 1 when
 any is still FAILED.`,
@@ -64,9 +66,15 @@ any is still FAILED.`,
     try {
       const index = store.targetIndex;
       if (what === 'status' || what === undefined) {
-        const summaries = await Promise.all(targets.map((t) => index.summary(t)));
-        if (rest.includes('--json')) out(JSON.stringify({ targets: summaries }, null, 2));
-        else for (const s of summaries) for (const line of summaryLines(s)) out(line);
+        const [summaries, warnings] = await Promise.all([
+          Promise.all(targets.map((t) => index.summary(t))),
+          hardExpiryWarnings(settings),
+        ]);
+        if (rest.includes('--json')) out(JSON.stringify({ targets: summaries, warnings }, null, 2));
+        else {
+          for (const s of summaries) for (const line of summaryLines(s)) out(line);
+          for (const w of warnings) out(`WARNING ${w.warning}`);
+        }
         return summaries.some((s) => s.failed > 0) ? 1 : 0;
       }
       if (what !== 'retry')

@@ -4,7 +4,8 @@ import { type OAuthConnectionState, reconnectCommandLine } from '../oauth-connec
 // A target's connection as the Overview and Sync errors pages show it: an OAuth target's state from its token
 // store (connected to which company, not connected, refused), and the command that reconnects it whenever the
 // connection is not usable, whether or not a push has failed yet; a push's own last error naming a refused
-// connection says the same. Other targets (Tryton) show the push workflow's state only.
+// connection says the same; and, while connected, the refresh token's hard expiry when it is near. Other
+// targets (Tryton) show the push workflow's state only.
 
 /** A push's error (the flow's last error, a failed entry's reason) that says the connection was refused. */
 const refusedByPush = (errors: readonly (string | null | undefined)[]) =>
@@ -49,4 +50,10 @@ export function reconnectHelpHtml(
   return html`<p class="error" id="reconnect-${target}">${why}: run <code>${reconnectCommandLine(
     target,
   )}</code> on the server to connect it again.</p>`;
+}
+
+/** The warning that a connected target's refresh token hard-expires soon (or has), with the command. */
+export function hardExpiryHtml(target: string, oauth: OAuthConnectionState | undefined): SafeHtml {
+  if (oauth?.state !== 'connected' || !oauth.hardExpiry) return html``;
+  return html`<p class="error" id="hard-expiry-${target}" data-hard-expires-at="${oauth.hardExpiry.at}">${oauth.hardExpiry.warning}</p>`;
 }

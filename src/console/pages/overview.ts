@@ -12,7 +12,7 @@ import type {
   TargetConnection,
 } from '../temporal-reads.js';
 import { certificateHref } from './close.js';
-import { oauthStateHtml, reconnectHelpHtml } from './connection-state.js';
+import { hardExpiryHtml, oauthStateHtml, reconnectHelpHtml } from './connection-state.js';
 
 export interface OverviewData {
   trial: TrialBalance;
@@ -55,7 +55,11 @@ export function overviewPage(session: ConsoleSession, data: OverviewData): strin
             c.warning ? html`<br><span class="bad">${c.warning}</span>` : ''
           }</td></tr>`,
         )}</tbody></table>
-${joinHtml(data.targets, ({ summary, connection, oauth }) => reconnectHelpHtml(summary.target, oauth, [connection.lastError]))}`;
+${joinHtml(
+  data.targets,
+  ({ summary, connection, oauth }) =>
+    html`${reconnectHelpHtml(summary.target, oauth, [connection.lastError])}${hardExpiryHtml(summary.target, oauth)}`,
+)}`;
 
   const attention =
     'error' in data.attention

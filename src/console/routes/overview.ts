@@ -37,7 +37,7 @@ export function overviewRoutes(ctx: ConsoleContext): FastifyPluginAsync {
           flowsNeedingAttention(client).catch((error: unknown) => ({ error: message(error) })),
           certificateRuns(client, 5).catch((error: unknown) => ({ error: message(error) })),
           lastReconciliation(client).catch((error: unknown) => ({ error: message(error) })),
-          oauthConnectionStates(ctx.options.oauthConnections),
+          oauthConnectionStates(ctx.options.oauthConnections, ctx.now().getTime()),
         ]);
       const lastCertificate =
         'error' in certificates

@@ -25,11 +25,10 @@ export function hardExpiryWarning(
   if (!connection || !at) return null;
   const left = Date.parse(at) - now;
   if (!(left <= days * DAY_MS)) return null;
-  const when =
-    left <= 0
-      ? `stopped working at ${at}`
-      : `stops working at ${at} (in ${Math.ceil(left / DAY_MS)} days), however often it is used`;
-  return `${target}: the connection to company ${connection.companyId} ${when}: ${reconnectCommand(target)}`;
+  const company = `${target}: the connection to company ${connection.companyId}`;
+  if (left <= 0) return `${company} stopped working at ${at}: ${reconnectCommand(target)}`;
+  const daysLeft = Math.ceil(left / DAY_MS);
+  return `${company} stops working at ${at} (in ${daysLeft} days), however often it is used: ${reconnectCommand(target)} before then`;
 }
 
 /** hardExpiryWarning() of the connection a store holds (the file or PostgreSQL row the workers refresh). */

@@ -79,7 +79,7 @@ describe.each(stores)('a QuickBooks refresh token’s hard expiry, in $name', (k
     expect(connection?.refreshTokenHardExpiresAt).toBe('2026-11-11T00:00:00.000Z');
 
     expect(await connectionHardExpiryWarning('quickbooks', store, clock)).toBe(
-      `quickbooks: the connection to company ${realm} stops working at 2026-11-11T00:00:00.000Z (in 10 days), however often it is used: run booksync targets connect quickbooks`,
+      `quickbooks: the connection to company ${realm} stops working at 2026-11-11T00:00:00.000Z (in 10 days), however often it is used: run booksync targets connect quickbooks before then`,
     );
     const at = start + 10 * DAY;
     expect(HARD_EXPIRY_WARNING_DAYS).toBe(14);
