@@ -11,6 +11,7 @@ export const consolePages = [
   { path: '/console/receivables', label: 'Receivables and payables' },
   { path: '/console/payouts', label: 'Payouts' },
   { path: '/console/close', label: 'Close' },
+  { path: '/console/connection', label: 'Connection' },
   { path: '/console/audit', label: 'Audit log' },
 ] as const;
 

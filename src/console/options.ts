@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { LedgerPort } from '../ledger/ledger-port.js';
+import type { BoundTargetSetup } from '../runtime/target-setups.js';
 import type { ReferenceData } from '../targets/documents.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
 import type { ConsoleCredentials } from './credentials.js';
@@ -39,6 +40,11 @@ export interface ConsoleOptions {
    * for the connection's state. The console closes them with itself.
    */
   oauthConnections?: ReadonlyMap<string, OAuthConnectionSource>;
+  /**
+   * Each target's setup (`booksync targets setup`) under the process's settings, for the Connection page: its
+   * plan, and applying it. Null for a target without one; absent, no target's setup is offered.
+   */
+  targetSetup?: (target: string) => Promise<BoundTargetSetup | null>;
   /** The clock (tests). */
   now?: () => Date;
 }

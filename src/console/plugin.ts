@@ -7,6 +7,7 @@ import { consoleCss } from './layout.js';
 import type { ConsolePluginOptions } from './options.js';
 import { auditRoutes } from './routes/audit.js';
 import { closeRoutes } from './routes/close.js';
+import { connectionRoutes } from './routes/connection.js';
 import { openItemsRoutes } from './routes/open-items.js';
 import { overviewRoutes } from './routes/overview.js';
 import { payoutsRoutes } from './routes/payouts.js';
@@ -58,5 +59,6 @@ export const consolePlugin: FastifyPluginAsync<ConsolePluginOptions> = async (ap
   await app.register(openItemsRoutes(ctx));
   await app.register(payoutsRoutes(ctx));
   await app.register(closeRoutes(ctx));
+  await app.register(connectionRoutes(ctx));
   await app.register(auditRoutes(ctx));
 };

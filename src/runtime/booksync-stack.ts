@@ -145,6 +145,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         targetIndex: running.targetIndex,
         service,
         temporalUiUrl: devServer?.uiUrl ?? null,
+        logger: logger.child({ component: 'console' }),
         // The console's own password in the embedded stack (never the command API key's).
         ...(emulator && !settings.CONSOLE_PASSWORD
           ? { embeddedPassword: ensureEmbeddedConsolePassword(dataDir) }

@@ -2,11 +2,13 @@ import path from 'node:path';
 import type { Settings } from '../config/settings.js';
 import type { ConsoleOptions } from '../console/options.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
+import { type Logger, silentLogger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { serviceReferences } from '../targets/service-references.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
 import { isLoopback } from './codec-server-options.js';
 import { oauthConnectionSources } from './oauth-connection-sources.js';
+import { boundTargetSetups } from './target-setups.js';
 
 // The console's options from settings, for every process that runs the ingress (booksync start, booksync
 // ingress): its passwords (the embedded stack's generated one when CONSOLE_PASSWORD is unset), its database
@@ -22,6 +24,8 @@ export function consoleOptions(
     temporalUiUrl?: string | null;
     /** The embedded stack's console password, for when CONSOLE_PASSWORD is unset. */
     embeddedPassword?: string;
+    /** Where the Connection page's target requests (a setup's reads and creates) are logged. */
+    logger?: Logger;
   },
 ): ConsoleOptions {
   const host = settings.OPS_PORT !== undefined ? settings.OPS_HOST : settings.INGRESS_HOST;
@@ -41,5 +45,6 @@ export function consoleOptions(
     temporalUiUrl: sources.temporalUiUrl ?? null,
     namespace: settings.TEMPORAL_NAMESPACE,
     oauthConnections: oauthConnectionSources(settings),
+    targetSetup: boundTargetSetups(settings, sources.logger ?? silentLogger),
   };
 }

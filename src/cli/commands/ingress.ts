@@ -48,7 +48,13 @@ ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
       ...codec,
       commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
       ...(store
-        ? { console: consoleOptions(settings, { ledger: store.ledger, targetIndex: store.targetIndex }) }
+        ? {
+            console: consoleOptions(settings, {
+              ledger: store.ledger,
+              targetIndex: store.targetIndex,
+              logger: logger.child({ component: 'console' }),
+            }),
+          }
         : {}),
       logger,
     });
