@@ -108,6 +108,8 @@ describe('the console’s Connection page', () => {
     expect(before.body).toMatch(/data-role="OperatingBank"[\s\S]*?Operating Bank, Bank \(subtype Checking\)/);
     expect(before.body).toContain('10 accounts to create.');
     expect(before.body).toContain('<button type="submit">Create the missing accounts</button>');
+    // The console's CSP allows its stylesheet only: no inline style, no script.
+    expect(before.body).not.toMatch(/ style="|<script/);
     // Reading the plan creates nothing.
     expect(accounts(realmId).length).toBe(chartBefore);
 
