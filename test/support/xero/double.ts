@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
 import { startVendorDoubleServer } from '../vendor-double-server.js';
+import { classOfType, demoChart } from './demo-chart.js';
 import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
 import { everyGranularScope, missingScope, refusedScopes } from './scopes.js';
 import { exampleTaxRates, taxTypeRefusals } from './tax-rates.js';
@@ -96,6 +97,11 @@ interface Tenant {
 export interface TenantOptions {
   /** Its tax rates; xero_accounting.yaml's example ones (No GST `NONE`, 15 % GST, ...) by default. */
   taxRates?: Doc[];
+  /**
+   * Its chart of accounts: `booksync` (default), booksync's default codes with each role's account; `demo`,
+   * the chart of Xero's demo company (demo-chart.ts: Xero's own codes, none of booksync's accounts).
+   */
+  chart?: 'booksync' | 'demo';
 }
 
 export class XeroValidation extends Error {
@@ -214,6 +220,10 @@ export const xeroRules = [
   'where-null-string-method',
   'idempotency-window',
   'overpayment-delete',
+  'account-fields',
+  'unique-account-code',
+  'unique-account-name',
+  'bank-account-number',
 ] as const;
 export type XeroRule = (typeof xeroRules)[number];
 
@@ -342,7 +352,7 @@ export class XeroDouble {
 
   // ---- controls ----
 
-  /** An organisation with booksync's default chart (Code = booksync's codes). */
+  /** An organisation with booksync's default chart (Code = booksync's codes), or Xero's demo company's. */
   createTenant(name = `Demo Company ${this.tenants.size + 1}`, options: TenantOptions = {}): string {
     const id = randomUUID();
     const tenant: Tenant = {
@@ -364,6 +374,16 @@ export class XeroDouble {
       notes: new Map(),
     };
     this.tenants.set(id, tenant);
+    if (options.chart === 'demo') {
+      for (const account of demoChart)
+        this.store(tenant, 'Accounts', {
+          ...account,
+          Status: 'ACTIVE',
+          ...(account.Type === 'BANK' ? { BankAccountType: 'BANK' } : {}),
+          EnablePaymentsToAccount: false,
+        });
+      return id;
+    }
     for (const [role, code] of Object.entries(defaultAccountCodes)) {
       const seed = seeds[role as keyof AccountMapping];
       this.store(tenant, 'Accounts', {
@@ -860,6 +880,8 @@ export class XeroDouble {
         const payments = operation === 'createPayment' ? { Payments: [body] } : body;
         return this.createAll(tenant, 'Payments', payments, summarize, (d) => this.newPayment(tenant, d));
       }
+      case 'createAccount':
+        return { ...envelope(), Accounts: [this.view('Accounts', this.newAccount(tenant, body ?? {}))] };
       case 'createBankTransfer':
         return this.createAll(tenant, 'BankTransfers', body, true, (d) => this.newBankTransfer(tenant, d));
       case 'createCreditNoteAllocation': {
@@ -951,6 +973,48 @@ export class XeroDouble {
     if (account.Status !== 'ACTIVE')
       throw new XeroValidation([`Account ${String(account.Code)} is archived`]);
     return account;
+  }
+
+  /**
+   * `PUT /Accounts` (createAccount: one Account, not a list): Name and Type given, a Code of at most 10
+   * characters (`account-fields`); Code and Name unique in the chart, archived accounts' included
+   * (`unique-account-code`, `unique-account-name`); a BANK account with its BankAccountNumber
+   * (`bank-account-number`). Class follows from Type, as Xero derives it (Class is read-only).
+   */
+  private newAccount(tenant: Tenant, doc: Doc): Doc {
+    const code = doc.Code === undefined ? '' : String(doc.Code).trim();
+    const name = String(doc.Name ?? '').trim();
+    const type = String(doc.Type ?? '');
+    const refused: string[] = [];
+    if (this.enforces('account-fields')) {
+      if (!name) refused.push('Please enter a Name.');
+      if (!type) refused.push('Please select a Type.');
+      if (code.length > 10) refused.push('The Code must not be longer than 10 characters.');
+    }
+    const chart = this.all(tenant.id, 'Accounts');
+    const same = (a: unknown, b: string) =>
+      String(a ?? '')
+        .trim()
+        .toLowerCase() === b.toLowerCase();
+    if (code && this.enforces('unique-account-code') && chart.some((a) => same(a.Code, code)))
+      refused.push('Please enter a unique Code.');
+    if (name && this.enforces('unique-account-name') && chart.some((a) => same(a.Name, name)))
+      refused.push('Please enter a unique Name.');
+    if (type === 'BANK' && !doc.BankAccountNumber && this.enforces('bank-account-number'))
+      refused.push('Please enter a Bank Account Number.');
+    if (refused.length > 0) throw new XeroValidation(refused);
+    return this.store(tenant, 'Accounts', {
+      ...(code ? { Code: code } : {}),
+      Name: name,
+      Type: type,
+      Class: classOfType[type] ?? 'ASSET',
+      Status: 'ACTIVE',
+      ...(type === 'BANK'
+        ? { BankAccountNumber: String(doc.BankAccountNumber ?? ''), BankAccountType: 'BANK' }
+        : {}),
+      ...(doc.Description !== undefined ? { Description: doc.Description } : {}),
+      EnablePaymentsToAccount: doc.EnablePaymentsToAccount === true,
+    });
   }
 
   private contact(tenant: Tenant, ref: unknown): Doc {

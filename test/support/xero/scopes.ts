@@ -61,6 +61,8 @@ const granular = new Set([...identity, ...families, ...families.map((f) => `${f}
  */
 export const operationScopes: Readonly<Record<string, string>> = {
   getAccounts: 'accounting.settings',
+  // PUT /Accounts: xero_accounting.yaml gives it accounting.settings only (no .read variant writes).
+  createAccount: 'accounting.settings',
   getOrganisations: 'accounting.settings',
   getTaxRates: 'accounting.settings',
   getContacts: 'accounting.contacts',
