@@ -50,8 +50,12 @@ export const xeroRoleSetup: Readonly<Record<AccountRole, RoleSetup>> = {
 /** Xero's longest account Code (xero_accounting.yaml Account.Code: "max length = 10"). */
 const CODE_LENGTH = 10;
 
-/** The BankAccountNumber a new bank account of booksync's takes (Xero requires one for a BANK account). */
-export const bankAccountNumberFor = (code: string) => `0900${code}`;
+/**
+ * The BankAccountNumber a new bank account of booksync's takes: Xero requires one for a BANK account and checks
+ * its form by the organisation's country (an Australian one wants a 6-digit BSB and an account number,
+ * XeroAPI/Xero-OpenAPI#535): six digits, then the account's code. A clearing account has no number at a bank.
+ */
+export const bankAccountNumberFor = (code: string) => `090000${code}`;
 
 function planned(account: XeroChartAccount): PlannedAccount {
   return { id: account.accountID, code: account.code, name: account.name, type: xeroTypeOf(account) };

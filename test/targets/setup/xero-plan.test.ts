@@ -63,7 +63,7 @@ describe('planXeroSetup', () => {
     // The business's bank account is never taken for a clearing account nor the operating bank.
     expect(stepOf(plan, 'OperatingBank')).toMatchObject({
       kind: 'create',
-      fields: { Code: '1010', Name: 'Operating Bank', Type: 'BANK', BankAccountNumber: '09001010' },
+      fields: { Code: '1010', Name: 'Operating Bank', Type: 'BANK', BankAccountNumber: '0900001010' },
     });
     expect(stepOf(plan, 'UnappliedCash')).toMatchObject({
       kind: 'create',
