@@ -134,6 +134,22 @@ export function liveEntries(books: BooksSnapshot): BooksSnapshot['entries'] {
   );
 }
 
+/**
+ * What a replay from the final states books: every entry of a run followed step by step, reversals and all,
+ * except what the final records no longer carry: a refund whose ACH credit came back (payment.failed after
+ * payment.refunded; the payment's record no longer lists it, spec 3) and the card fee of a charge voided
+ * before settlement (the record then shows no fee: "no fee applies", spec 6.5).
+ */
+export function finalStateEntries(books: BooksSnapshot): BooksSnapshot['entries'] {
+  const refundGone = (key: string) => {
+    const original = key.startsWith('reversal:') ? key.slice('reversal:'.length) : key;
+    return (
+      /^(refund|refund-reopen|payment-fee):/.test(original) && books.entries[original]?.reversedBy != null
+    );
+  };
+  return Object.fromEntries(Object.entries(books.entries).filter(([key]) => !refundGone(key)));
+}
+
 /** A deterministic shuffle (mulberry32), so a failing order can be reproduced from the seed. */
 export function shuffled<T>(items: readonly T[], seed: number): T[] {
   let state = seed >>> 0;
