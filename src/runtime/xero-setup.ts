@@ -1,0 +1,118 @@
+import type { Account } from 'xero-node';
+import { CommandError } from '../cli/command.js';
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../logging/logger.js';
+import { type AccountRole, parseAccountMapping } from '../targets/account-mapping.js';
+import { TargetDisconnectedError } from '../targets/errors.js';
+import { hasConflicts, toCreate } from '../targets/setup/plan.js';
+import type { XeroChartAccount } from '../targets/xero/account-types.js';
+import { chartAccountOf } from '../targets/xero/accounts.js';
+import { XERO_RECONNECT, XeroClient, xeroLimiter } from '../targets/xero/index.js';
+import { idempotencyKey } from '../targets/xero/keys.js';
+import { planXeroSetup } from '../targets/xero/setup-plan.js';
+import { connectedCompany } from './oauth-connection.js';
+import { type SetupRead, settingsFile, type TargetSetup, written } from './target-setup.js';
+import { openXeroTarget, type XeroSettings, xeroSettings } from './xero-connection.js';
+
+// Xero's setup: the connected organisation's chart of accounts read (GET Accounts) and planned under the
+// mapping in force (src/targets/xero/setup-plan.ts); applied, each missing account created (PUT Accounts, an
+// Idempotency-Key from the organisation, the role and the account, so a retried request creates it once)
+// and named in the mapping by its Code. Creating accounts needs the connection's `accounting.settings` scope;
+// booksync asks only `accounting.settings.read` by default (its pushes read the chart, never write it).
+
+interface XeroRead extends SetupRead {
+  client: XeroClient;
+  chart: XeroChartAccount[];
+}
+
+/** What to do when the connection may read the chart but not create accounts. */
+export const SETTINGS_SCOPE_HINT =
+  "creating accounts needs Xero's accounting.settings scope: connect again with it (XERO_SCOPES: booksync's scopes with accounting.settings in place of accounting.settings.read; booksync targets connect xero), or create the accounts in Xero and run this again";
+
+async function readPlan(settings: Settings, logger: Logger): Promise<XeroRead> {
+  let xero: XeroSettings;
+  let mapping: ReturnType<typeof parseAccountMapping>;
+  try {
+    xero = xeroSettings(settings);
+    mapping = parseAccountMapping(settings.TARGET_ACCOUNTS);
+  } catch (error) {
+    throw new CommandError((error as Error).message);
+  }
+  const close = async () => xero.connection.close?.();
+  try {
+    const tenantId = await connectedCompany(
+      settings.XERO_TENANT_ID,
+      xero.connection,
+      'xero',
+      `not connected to a Xero organisation: ${XERO_RECONNECT}`,
+    );
+    const client = new XeroClient({
+      baseUrl: settings.XERO_BASE_URL,
+      tenantId,
+      tokens: xero.tokenStore(tenantId, logger),
+      limiter: xeroLimiter(tenantId, logger),
+      logger,
+    });
+    const body = await client.call('getAccounts', (api, t) => api.getAccounts(t));
+    const chart = (body.accounts ?? []).map(chartAccountOf);
+    return {
+      plan: planXeroSetup(chart, mapping),
+      company: `Xero organisation ${tenantId}`,
+      accounts: chart.length,
+      ...settingsFile(settings),
+      close,
+      client,
+      chart,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The SDK's Account for a planned step's fields (Xero's names: Code, Name, Type, ...). */
+function accountOf(fields: Readonly<Record<string, string>>): Account {
+  return {
+    code: fields.Code,
+    name: fields.Name as string,
+    type: fields.Type as Account['type'],
+    ...(fields.BankAccountNumber ? { bankAccountNumber: fields.BankAccountNumber } : {}),
+    ...(fields.EnablePaymentsToAccount === 'true' ? { enablePaymentsToAccount: true } : {}),
+  };
+}
+
+async function apply(read: XeroRead, { settings, logger, out }: Parameters<TargetSetup['apply']>[1]) {
+  const { plan, client, file, saved } = read;
+  if (hasConflicts(plan)) throw new CommandError('a role conflicts: nothing is created until it is resolved');
+  const created: Partial<Record<AccountRole, string>> = {};
+  for (const step of toCreate(plan)) {
+    const account = accountOf(step.fields);
+    try {
+      const body = await client.call('createAccount', (api, t) =>
+        api.createAccount(t, account, idempotencyKey(t, `account:${step.role}`, 'create', account)),
+      );
+      const code = body.accounts?.[0]?.code ?? account.code;
+      if (!code) throw new CommandError(`${step.role}: Xero answered the new account without its code`);
+      created[step.role] = code;
+      out(`created ${step.name} (${step.type})`);
+    } catch (error) {
+      if (error instanceof TargetDisconnectedError && /scope/.test(error.message)) {
+        out(`Xero refused to create ${step.name}: ${SETTINGS_SCOPE_HINT}`);
+        return 1;
+      }
+      throw error;
+    }
+  }
+  return written(plan, created, {
+    settings,
+    file,
+    saved,
+    out,
+    verify: async (accounts) => {
+      const target = await openXeroTarget({ settings, accounts, logger });
+      await target.verify();
+    },
+  });
+}
+
+export const xeroSetup: TargetSetup<XeroRead> = { label: 'Xero', readPlan, apply };
