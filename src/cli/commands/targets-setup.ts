@@ -17,7 +17,9 @@ use (by the number or id TARGET_ACCOUNTS gives it, else by name, else by subtype
 the account to create (name, type), or a conflict (an account with the role's number or name but of a type
 the role cannot use: rename or map it, then run again). Exit 1 on a conflict. --apply creates the missing
 accounts and writes TARGET_ACCOUNTS to the settings file the other commands read; run again, it changes
-nothing.`;
+nothing.
+booksync targets setup xero [--apply]: the same by account code, the receivable and payable Xero's own
+system accounts; --apply needs a connection with the accounting.settings scope.`;
 
 /** Each target's setup, in a module of its own, loaded only for the target named. */
 const setups: Record<string, () => Promise<(context: CommandContext, apply: boolean) => Promise<number>>> = {
