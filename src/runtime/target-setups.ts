@@ -8,6 +8,7 @@ import type { SetupRead, TargetSetup } from './target-setup.js';
 /** Each target with a setup, by name, loaded only when asked for. */
 export const targetSetups: Readonly<Record<string, () => Promise<TargetSetup>>> = {
   quickbooks: async () => (await import('./quickbooks-setup.js')).quickBooksSetup,
+  tryton: async () => (await import('./tryton-setup.js')).trytonSetup,
 };
 
 /** The setup of `target`, or null when it has none. */
