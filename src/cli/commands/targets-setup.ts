@@ -19,7 +19,10 @@ the role cannot use: rename or map it, then run again). Exit 1 on a conflict. --
 accounts and writes TARGET_ACCOUNTS to the settings file the other commands read; run again, it changes
 nothing.
 booksync targets setup xero [--apply]: the same by account code, the receivable and payable Xero's own
-system accounts; --apply needs a connection with the accounting.settings scope.`;
+system accounts; --apply needs a connection with the accounting.settings scope.
+booksync targets setup tryton [--apply]: the same by account code, else booksync's name or Tryton's own chart
+template's account (TRYTON_URL, TRYTON_DATABASE, TRYTON_USER, TRYTON_PASSWORD); --apply also creates the
+journals REV, EXP, MISC and a payment term when missing.`;
 
 /** Each target's setup, in a module of its own, loaded only for the target named. */
 const setups: Record<string, () => Promise<(context: CommandContext, apply: boolean) => Promise<number>>> = {
