@@ -9,6 +9,7 @@ import type { SetupRead, TargetSetup } from './target-setup.js';
 export const targetSetups: Readonly<Record<string, () => Promise<TargetSetup>>> = {
   quickbooks: async () => (await import('./quickbooks-setup.js')).quickBooksSetup,
   tryton: async () => (await import('./tryton-setup.js')).trytonSetup,
+  xero: async () => (await import('./xero-setup.js')).xeroSetup,
 };
 
 /** The setup of `target`, or null when it has none. */
