@@ -44,9 +44,11 @@ export async function openXeroTarget(options: {
   settings: Settings;
   accounts: AccountMapping;
   logger: Logger;
+  /** The Xero pieces already built from `settings` (their connection store reused, not opened again). */
+  xero?: XeroSettings;
 }): Promise<XeroTarget> {
   const { settings, accounts, logger } = options;
-  const xero = xeroSettings(settings);
+  const xero = options.xero ?? xeroSettings(settings);
   const tenantId = await connectedCompany(
     settings.XERO_TENANT_ID,
     xero.connection,

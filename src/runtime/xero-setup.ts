@@ -5,7 +5,6 @@ import type { Logger } from '../logging/logger.js';
 import { type AccountRole, parseAccountMapping } from '../targets/account-mapping.js';
 import { TargetDisconnectedError } from '../targets/errors.js';
 import { hasConflicts, toCreate } from '../targets/setup/plan.js';
-import type { XeroChartAccount } from '../targets/xero/account-types.js';
 import { chartAccountOf } from '../targets/xero/accounts.js';
 import { XERO_RECONNECT, XeroClient, xeroLimiter } from '../targets/xero/index.js';
 import { idempotencyKey } from '../targets/xero/keys.js';
@@ -21,8 +20,8 @@ import { openXeroTarget, type XeroSettings, xeroSettings } from './xero-connecti
 // booksync asks only `accounting.settings.read` by default (its pushes read the chart, never write it).
 
 interface XeroRead extends SetupRead {
+  xero: XeroSettings;
   client: XeroClient;
-  chart: XeroChartAccount[];
 }
 
 /** What to do when the connection may read the chart but not create accounts. */
@@ -61,8 +60,8 @@ async function readPlan(settings: Settings, logger: Logger): Promise<XeroRead> {
       accounts: chart.length,
       ...settingsFile(settings),
       close,
+      xero,
       client,
-      chart,
     };
   } catch (error) {
     await close();
@@ -82,7 +81,7 @@ function accountOf(fields: Readonly<Record<string, string>>): Account {
 }
 
 async function apply(read: XeroRead, { settings, logger, out }: Parameters<TargetSetup['apply']>[1]) {
-  const { plan, client, file, saved } = read;
+  const { plan, client, xero, file, saved } = read;
   if (hasConflicts(plan)) throw new CommandError('a role conflicts: nothing is created until it is resolved');
   const created: Partial<Record<AccountRole, string>> = {};
   for (const step of toCreate(plan)) {
@@ -109,7 +108,7 @@ async function apply(read: XeroRead, { settings, logger, out }: Parameters<Targe
     saved,
     out,
     verify: async (accounts) => {
-      const target = await openXeroTarget({ settings, accounts, logger });
+      const target = await openXeroTarget({ settings, accounts, logger, xero });
       await target.verify();
     },
   });
