@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import Database from 'better-sqlite3';
+import { cachedWorkflowBundle } from '../src/worker/workflow-bundle.js';
 import { bareEventSignal, barePayment } from './bare-pipeline/workflow.js';
 import { startChild } from './child.js';
 import { freePort, sdkLatencies, sdkSince, type WorkerTaskLatencies } from './payment-stack.js';
@@ -46,6 +50,23 @@ export interface BareComparison extends BarePipelineResult {
   goal: number;
 }
 
+let bareBundle: Promise<string> | undefined;
+
+/**
+ * The bare workflow's bundle, built once a bench run and handed to each bare worker (the e2e stage starts
+ * two), as booksync's workers get theirs. In a folder of the run's own, removed at exit: the bundle cache's
+ * key covers booksync's sources, not bench/.
+ */
+function bareWorkflowBundle(): Promise<string> {
+  bareBundle ??= (async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'booksync-bench-bare-bundle-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const workflowsPath = fileURLToPath(new URL('./bare-pipeline/workflow.ts', import.meta.url));
+    return (await cachedWorkflowBundle({ workflowsPath, cacheDirs: [dir] })).codePath;
+  })();
+  return bareBundle;
+}
+
 async function shapeOf(client: Client, workflowId: string): Promise<HistoryShape> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const events = history.events ?? [];
@@ -72,9 +93,17 @@ export async function benchBarePipeline(options: {
   options.progress('e2e: starting the bare pipeline worker (its own bundle)');
   const metricsPort = await freePort();
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const workflowBundlePath = await bareWorkflowBundle();
   const worker = await startChild(
     'bare-pipeline/worker.ts',
-    { temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, dbPath, metricsPort },
+    {
+      temporalAddress: env.address,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      dbPath,
+      metricsPort,
+      workflowBundlePath,
+    },
     { startTimeoutMs: 180_000 },
   );
   try {

@@ -96,8 +96,10 @@ export async function benchIngress(options: IngressBenchOptions): Promise<Ingres
       };
     };
 
-    options.progress(`ingress: warm-up (${options.concurrency} clients, 2 s)`);
-    await closedLoop({ baseUrl, make: delivery, durationMs: 2_000, concurrency: options.concurrency });
+    // 2 s of warm-up (half a quick run's measured loops).
+    const warmupMs = Math.min(2_000, options.durationMs / 2);
+    options.progress(`ingress: warm-up (${options.concurrency} clients, ${warmupMs / 1000} s)`);
+    await closedLoop({ baseUrl, make: delivery, durationMs: warmupMs, concurrency: options.concurrency });
 
     const open: LoadResult[] = [];
     for (const rate of options.rates) {
@@ -133,12 +135,12 @@ export async function benchIngress(options: IngressBenchOptions): Promise<Ingres
       );
       const secureUrl = secureIngress.ready.address;
       options.progress(
-        `ingress: encryption and tracing on: warm-up 2 s, closed loop ${options.durationMs / 1000} s`,
+        `ingress: encryption and tracing on: warm-up ${warmupMs / 1000} s, closed loop ${options.durationMs / 1000} s`,
       );
       await closedLoop({
         baseUrl: secureUrl,
         make: delivery,
-        durationMs: 2_000,
+        durationMs: warmupMs,
         concurrency: options.concurrency,
       });
       const on = await closedLoop({

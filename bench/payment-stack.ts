@@ -10,11 +10,12 @@ import { SandboxClient } from '../src/emulator/sandbox-client.js';
 import { seedDemo } from '../src/emulator/seed.js';
 import { createEmulator } from '../src/emulator/server.js';
 import { Store } from '../src/emulator/store/store.js';
-import { createDeliveryWorker } from '../src/emulator/webhooks/delivery-worker.js';
+import { createDeliveryWorker, deliveryWorkflowsPath } from '../src/emulator/webhooks/delivery-worker.js';
 import { DirectHttpDispatcher } from '../src/emulator/webhooks/direct-http-dispatcher.js';
 import { TemporalDispatcher } from '../src/emulator/webhooks/temporal-dispatcher.js';
 import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
 import { ServiceClient } from '../src/service/client.js';
+import { cachedWorkflowBundle } from '../src/worker/workflow-bundle.js';
 import { startDevServer } from '../test/support/temporal.js';
 import { benchDir, profileFlags, startChild, waitForExit } from './child.js';
 import type { SecureSetup } from './secure.js';
@@ -125,11 +126,18 @@ export async function startPaymentStack(
     store.close();
   });
   if (!direct) {
+    // The deliveries' bundle cached as `booksync start` caches it (built once per change of the sources,
+    // not once per stack); with encryption on, the one carrying its failure converter.
+    const deliveryBundle = await cachedWorkflowBundle({
+      workflowsPath: deliveryWorkflowsPath,
+      ...(secure ? { failureConverterPath: secure.encryption.dataConverter.failureConverterPath } : {}),
+    });
     const deliveryWorker = await createDeliveryWorker({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue: deliveryQueue,
       store,
+      workflowBundle: { codePath: deliveryBundle.codePath },
       ...(secure ? { dataConverter: secure.encryption.dataConverter } : {}),
     });
     const deliveryRun = deliveryWorker.run();

@@ -30,6 +30,8 @@ export interface BenchResults {
     xero?: XeroPushResult;
     latency?: Partial<LatencyResult>;
   };
+  /** Wall seconds of each stage that ran, set-up and tear-down included (failed ones too). */
+  stageSeconds: Record<string, number>;
   errors: Record<string, string>;
   totalSeconds?: number;
 }
@@ -277,6 +279,16 @@ function rows(results: BenchResults): Row[] {
         '',
       ]);
     }
+    if (tryton.backlog) {
+      const b = tryton.backlog;
+      out.push([
+        'tryton',
+        `  a backlog of ${n(b.documents)} documents (invoice and payment a link), batched (pushMany)${b.queue ? ', task queue on' : ''}`,
+        `${n(b.batchedPerSecond)}/s`,
+        `one by one ${n(b.oneByOnePerSecond)}/s`,
+        `${Math.round((b.batchedPerSecond / b.oneByOnePerSecond) * 100) / 100}`,
+      ]);
+    }
     if (tryton.atScale)
       out.push([
         'tryton',
@@ -332,7 +344,8 @@ function rows(results: BenchResults): Row[] {
   return out;
 }
 
-export function printReport(results: BenchResults): void {
+/** The table, then each stage's wall seconds in `order` (the run's order of stages). */
+export function printReport(results: BenchResults, order: readonly string[]): void {
   const header: Row = ['stage', 'measure', 'value', 'baseline', 'ratio'];
   const table = [header, ...rows(results)];
   const widths = header.map((_, col) => Math.max(...table.map((row) => row[col]!.length)));
@@ -343,4 +356,9 @@ export function printReport(results: BenchResults): void {
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const row of table.slice(1)) console.log(line(row));
+  const seconds = order.filter((stage) => results.stageSeconds[stage] !== undefined);
+  if (seconds.length > 0)
+    console.log(
+      `\nseconds per stage: ${seconds.map((stage) => `${stage} ${results.stageSeconds[stage]}`).join(', ')}`,
+    );
 }

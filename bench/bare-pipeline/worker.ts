@@ -1,11 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import Database from 'better-sqlite3';
 import { childInput, serveParent } from '../child.js';
 import type { BareActivities } from './workflow.js';
 
 // Child process: the bare pipeline's worker, a process of its own as booksync's worker is, with its own
-// workflow bundle (./workflow.ts only) and one activity that writes a row to SQLite the way booksync's
+// workflow bundle (./workflow.ts only, bundled once by the parent) and one activity that writes a row to SQLite the way booksync's
 // ledger writes (WAL, synchronous FULL, one transaction a payment).
 
 interface Input {
@@ -15,6 +14,8 @@ interface Input {
   dbPath: string;
   /** Where the SDK's own metrics are served, as booksync's worker serves them (TEMPORAL_SDK_METRICS_PORT). */
   metricsPort: number;
+  /** The bundle of ./workflow.ts (bench/bare-pipeline.ts builds it once a run). */
+  workflowBundlePath: string;
 }
 
 const input = childInput<Input>();
@@ -51,7 +52,7 @@ const worker = await Worker.create({
   connection,
   namespace: input.namespace,
   taskQueue: input.taskQueue,
-  workflowsPath: fileURLToPath(new URL('./workflow.ts', import.meta.url)),
+  workflowBundle: { codePath: input.workflowBundlePath },
   activities,
 });
 const run = worker.run();
