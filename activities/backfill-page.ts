@@ -112,7 +112,9 @@ export class BackfillPage {
       for (const link of links) {
         const verdict = linkVerdict(link, this.#window, options);
         await this.#take('paymentLink', link.id, verdict, { paymentLinkId: link.id }, async (through) => {
-          await syncPaymentLinkRecords(through, link, reason);
+          await syncPaymentLinkRecords(through, link, reason, {
+            openingDocument: verdict.import === 'opening',
+          });
           for (const payment of link.payments) {
             await syncPaymentBooks(through, payment, paymentSettles(link));
             if (verdict.import && paymentStillOpen(payment, this.#window))
@@ -264,9 +266,14 @@ export class BackfillPage {
       this.#result.settled++;
       addInFlight(this.#result.inFlight, verdict.inFlight);
       return;
+    } else if (verdict.import === 'opening' && !booked) {
+      // An opening document: its earlier money in the opening entry, its entries from the opening day on
+      // booked as the event flows book them (the books' opening day cuts them).
+      addInFlight(this.#result.inFlight, verdict.inFlight);
     }
+    const cutAtOpening = (mode === 'again' || verdict.import === 'opening') && !booked;
     try {
-      await importIt(mode === 'again' && !booked ? this.#plain : this.#importingAll());
+      await importIt(cutAtOpening ? this.#plain : this.#importingAll());
       if (mode === 'opening' || booked) this.#result.imported++;
     } catch (error) {
       const failure = asActivityFailure(error);

@@ -1,13 +1,20 @@
+import { baseKey, keyPrefix } from '../src/ledger/entry-key.js';
 import { LedgerConflictError } from '../src/ledger/errors.js';
 import {
   billEntries,
   billEntryKinds,
   invoiceBeforeOpening,
+  invoiceEntryKinds,
   invoiceEntryToPost,
+  openingInvoiceEntry,
+  receivableBeforeOpening,
 } from '../src/ledger/mapping/index.js';
 import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
 import type { Bill, PaymentLink } from '../src/service/schemas/index.js';
-import { type ActivityDependencies, accountingDate } from './context.js';
+import { type ActivityDependencies, accountingDate, linkBookingOptions } from './context.js';
+
+const isInvoiceEntry = (e: { key: string; reverses: string | null }) =>
+  (invoiceEntryKinds as readonly string[]).includes(keyPrefix(baseKey(e.reverses ?? e.key)));
 
 // The document side of complete books (design overview, "Complete books"): the invoice of every payment
 // link and the bill behind every bill payment, booked when booksync first learns of them, so receivables
@@ -17,15 +24,27 @@ import { type ActivityDependencies, accountingDate } from './context.js';
  * Books the link's invoice, or the adjustment for a changed amount. Two flows may learn of one link at once
  * (two payments on it): the loser of that race sees the winner's entry on its second look.
  */
-export async function syncInvoiceBooks(deps: ActivityDependencies, link: PaymentLink): Promise<SyncResult> {
+export async function syncInvoiceBooks(
+  deps: ActivityDependencies,
+  link: PaymentLink,
+  options: { openingDocument?: boolean } = {},
+): Promise<SyncResult> {
   const result: SyncResult = { posted: [], reversed: [], unchanged: [] };
   const opensOn = await deps.ledger.booksOpenOn();
+  const bookingOptions = linkBookingOptions(deps);
   for (let look = 1; ; look++) {
     const booked = await deps.ledger.entriesFor({ paymentLinkId: link.id });
-    // An invoice settled before the books opened is in last period's books (the backfill left it out): a
-    // later memo or refund on it books alone.
-    if (opensOn !== null && invoiceBeforeOpening(link, booked, opensOn, deps.timeZone)) return result;
-    const entry = invoiceEntryToPost(link, booked, accountingDate(deps), deps.timeZone);
+    const carried = opensOn === null ? 0 : receivableBeforeOpening(link, opensOn, bookingOptions);
+    // A link of last period (money moved on it before the opening, or the backfill found it owed when the
+    // books opened) whose invoice is not booked: its opening document (opening-document.ts), or nothing when
+    // it was settled before the opening (its later memos and refunds book alone).
+    const lastPeriod =
+      opensOn !== null &&
+      !booked.some(isInvoiceEntry) &&
+      (options.openingDocument || invoiceBeforeOpening(link, booked, opensOn, deps.timeZone));
+    const entry = lastPeriod
+      ? openingInvoiceEntry(link, opensOn, bookingOptions)
+      : invoiceEntryToPost(link, booked, accountingDate(deps), deps.timeZone, carried);
     if (!entry) return result;
     try {
       const { created } = await deps.ledger.post(entry);

@@ -17,8 +17,9 @@ export async function syncPaymentLinkRecords(
   deps: ActivityDependencies,
   link: PaymentLink,
   reason: string,
+  options: { openingDocument?: boolean } = {},
 ): Promise<SyncResult> {
-  const invoice = await syncInvoiceBooks(deps, link);
+  const invoice = await syncInvoiceBooks(deps, link, options);
   const records = await syncEntries(
     deps.ledger,
     paymentLinkEntries(link, linkBookingOptions(deps)),

@@ -1,10 +1,12 @@
 import { type AccountName, Accounts } from '../ledger/chart-of-accounts.js';
 import type { LedgerEntryInput } from '../ledger/entry.js';
 import {
+  businessDay,
   checkDepositEntries,
   disbursementEntries,
   invoiceAmountCents,
   linkMoneyDays,
+  openingInvoiceEntry,
   type PaymentLinkBookingOptions,
   paymentEntries,
   paymentLinkEntries,
@@ -27,7 +29,13 @@ export interface BackfillWindow {
 
 export type GroupVerdict =
   | { import: true; why: string }
-  | { import: false; inFlight: Partial<Record<AccountName, number>> };
+  | { import: false; inFlight: Partial<Record<AccountName, number>> }
+  /**
+   * A link of last period still owed when the books open: its opening document (what it owed that day,
+   * against Opening Balances) and its entries from the opening day on; the money its earlier records left in
+   * flight goes to the opening entry.
+   */
+  | { import: 'opening'; why: string; inFlight: Partial<Record<AccountName, number>> };
 
 const achReturnWindowDays = 60;
 
@@ -76,6 +84,55 @@ function verdictOf(
  * deposited check paid it (a deposit's verdict can come later: E2).
  */
 export function linkVerdict(
+  link: PaymentLink,
+  window: BackfillWindow,
+  options: PaymentLinkBookingOptions,
+): GroupVerdict {
+  return openingDocumentVerdict(link, window, options) ?? importVerdict(link, window, options);
+}
+
+/**
+ * A link whose invoice is last period's and owed something when the books open: an opening document. The
+ * service gives a link no issue date (spec 2.1), so last period's is read from its money: some moved on it
+ * before the opening day, or none has moved on it at all (an unpaid invoice the backfill finds when the books
+ * open). A link whose first money is from the opening day on is this period's sale. Links whose history
+ * cannot be cut at the opening are imported whole: a payment before the opening that can still be returned,
+ * a check deposited through the service.
+ */
+function openingDocumentVerdict(
+  link: PaymentLink,
+  window: BackfillWindow,
+  options: PaymentLinkBookingOptions,
+): GroupVerdict | null {
+  if (link.reusable) return null;
+  const days = linkMoneyDays(link, options.timeZone);
+  const lastPeriod = days.length === 0 || days.some((day) => day < window.opensOn);
+  if (!lastPeriod) return null;
+  if (link.externalPayments.some((e) => e.serviceBankingTransferId != null)) return null;
+  try {
+    const before = (p: Payment) => businessDay(p.createdAt, options.timeZone, p.id) < window.opensOn;
+    if (link.payments.some((p) => before(p) && paymentStillOpen(p, window))) return null;
+    const opening = openingInvoiceEntry(link, window.opensOn, options);
+    if (!opening) return null;
+    const earlier = [
+      ...paymentLinkEntries(link, options),
+      ...link.payments.flatMap((p) => paymentEntries(p, options.timeZone, paymentSettles(link))),
+    ].filter((e) => e.date < window.opensOn);
+    const inFlight: Partial<Record<AccountName, number>> = {};
+    addInFlight(inFlight, earlier);
+    const owed = opening.lines[0]?.amountCents ?? 0;
+    return {
+      import: 'opening',
+      why: `payment link ${link.id} owed ${owed} cents when the books opened`,
+      inFlight,
+    };
+  } catch {
+    // Unmappable: imported whole, where its own sync reports why.
+    return null;
+  }
+}
+
+function importVerdict(
   link: PaymentLink,
   window: BackfillWindow,
   options: PaymentLinkBookingOptions,

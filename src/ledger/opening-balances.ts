@@ -30,9 +30,21 @@ export function dayBefore(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 }
 
-/** Whether an object's booked entries include one of its own dated before the books open: it was imported. */
+/**
+ * An opening document: what a document (an invoice still owed when the books open) owed that day, brought in
+ * against Opening Balances, dated the day before the opening like the opening entry. Not an import of the
+ * document's history: its earlier entries stay in last period's books.
+ */
+export function isOpeningDocument(entry: Pick<BookedEntry, 'lines' | 'reverses'>): boolean {
+  return entry.reverses === null && entry.lines.some((l) => l.account === Accounts.OpeningBalances);
+}
+
+/**
+ * Whether an object's booked entries include one of its own dated before the books open: it was imported
+ * (an opening document is not an import).
+ */
 export function bookedBeforeOpening(booked: readonly BookedEntry[], opensOn: string): boolean {
-  return booked.some((e) => e.reverses === null && e.date < opensOn);
+  return booked.some((e) => e.reverses === null && e.date < opensOn && !isOpeningDocument(e));
 }
 
 /**

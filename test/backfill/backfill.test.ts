@@ -23,11 +23,12 @@ import { eventually } from '../support/wait-for.js';
 // Before the books open (the emulator's first day):
 //   A: 100.00 paid by card, in payout 1, which reached the bank  -> settled: +96.80 then -96.80 clearing
 //   B:  50.00 paid by card, not paid out                         -> settled: +48.25 at the service
-//   C:  80.00 not paid                                           -> imported (still owed)
+//   C:  80.00 not paid                                           -> an opening document (owed when the books open)
 //   F:  30.00 paid by ACH, not settled                           -> imported (can still be returned)
 // Five days later, the day the books open (D):
 //   E: 200.00 paid by card; payout 2 (B + E = 48.25 + 193.90 = 242.15) on its way -> imported
-// So the opening entry is Processor Clearing 48.25 against Opening Balances, and afterwards clearing holds
+// So the opening entry is Processor Clearing 48.25 against Opening Balances, C's invoice is 80.00 of A/R
+// against Opening Balances (last period's sale, never this period's revenue), and afterwards clearing holds
 // F's 30.00 (ACH, no fee) only, 242.15 is in transit, and the receivable is C's 80.00.
 
 let env: TestWorkflowEnvironment;
@@ -163,9 +164,17 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
       ProcessorClearing: 30_00,
       PayoutsInTransit: 48_25 + 193_90,
       AccountsReceivable: 80_00,
-      OpeningBalances: -48_25,
-      Revenue: -(80_00 + 30_00 + 200_00),
+      OpeningBalances: -(48_25 + 80_00),
+      Revenue: -(30_00 + 200_00),
       ProcessingFees: 6_10,
+    });
+    const openingDocument = await world.ledger.get(`invoice:${ids.linkC}`);
+    expect(openingDocument).toMatchObject({
+      date: new Date(Date.parse(opensOn) - 86_400_000).toISOString().slice(0, 10),
+      lines: [
+        { account: Accounts.AccountsReceivable, amountCents: 80_00 },
+        { account: Accounts.OpeningBalances, amountCents: -80_00 },
+      ],
     });
     expect(await world.ledger.booksOpening()).toEqual({ opensOn, balancesBooked: true });
   });

@@ -85,8 +85,13 @@ describe('backfill groups', () => {
     const v = linkVerdict(link({ payments: [refunded], completedAmountCents: 7_500 }), window, {
       timeZone: 'UTC',
     });
-    // The service reopened the invoice by 25.00 (decision “completedAmountCents”): still owed, so imported whole.
-    expect(v).toEqual({ import: true, why: 'payment link pl_1 is still owed 2500 cents' });
+    // The service reopened the invoice by 25.00 (decision “completedAmountCents”): owed when the books open,
+    // so an opening document of 25.00, and the money still at the service (96.80 - 25.00) in flight.
+    expect(v).toEqual({
+      import: 'opening',
+      why: 'payment link pl_1 owed 2500 cents when the books opened',
+      inFlight: { [Accounts.ProcessorClearing]: 9_680 - 2_500 },
+    });
   });
 
   it('imports a link when money moved on it from the opening on, or it is still owed', () => {
@@ -95,8 +100,31 @@ describe('backfill groups', () => {
       import: true,
       why: 'money moved on payment link pl_1 on 2026-03-01',
     });
+    // First money from the opening day on and still owed: this period's sale, imported.
+    const owedLate = link({
+      payments: [payment('pay_1', { createdAt: at('2026-03-01'), amountInCents: 4_000 })],
+      completedAmountCents: 4_000,
+    });
+    expect(linkVerdict(owedLate, window, { timeZone: 'UTC' })).toMatchObject({ import: true });
+  });
+
+  it('a link owed when the books open with no money on it before is an opening document of what it owed', () => {
     const owed = link({ payments: [], completedAmountCents: 0 });
-    expect(linkVerdict(owed, window, { timeZone: 'UTC' })).toMatchObject({ import: true });
+    expect(linkVerdict(owed, window, { timeZone: 'UTC' })).toEqual({
+      import: 'opening',
+      why: 'payment link pl_1 owed 10000 cents when the books opened',
+      inFlight: {},
+    });
+    // Part-paid before the opening: the opening document is the remainder, the payment's money in flight.
+    const part = link({
+      payments: [payment('pay_1', { amountInCents: 3_000, platformFeeInCents: 117 })],
+      completedAmountCents: 3_000,
+    });
+    expect(linkVerdict(part, window, { timeZone: 'UTC' })).toEqual({
+      import: 'opening',
+      why: 'payment link pl_1 owed 7000 cents when the books opened',
+      inFlight: { [Accounts.ProcessorClearing]: 3_000 - 117 },
+    });
   });
 
   it('a refund dated from the opening on makes the group import (its entry is dated then)', () => {

@@ -7,5 +7,6 @@ export * from './dates.js';
 export * from './disbursement.js';
 export * from './entry-diff.js';
 export * from './invoice.js';
+export * from './opening-document.js';
 export * from './payment.js';
 export * from './payment-link.js';

@@ -2,7 +2,7 @@ import type { PaymentLink } from '../../service/schemas/index.js';
 import { Accounts } from '../chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';
-import { bookedBeforeOpening } from '../opening-balances.js';
+import { bookedBeforeOpening, isOpeningDocument } from '../opening-balances.js';
 import { businessDay, earliestDay } from './dates.js';
 import { debitCredit } from './debit-credit.js';
 
@@ -51,14 +51,19 @@ export function invoiceEntryToPost(
   booked: readonly BookedEntry[],
   today: string,
   timeZone: string,
+  carriedBeforeOpening = 0,
 ): LedgerEntryInput | null {
   if (link.reusable) return null;
   const own = invoiceAmountCents(link);
   const mine = booked.filter((e) => isInvoiceKind(e.reverses ?? e.key));
-  const invoiced = mine
-    .flatMap((e) => e.lines)
-    .filter((l) => l.account === Accounts.AccountsReceivable)
-    .reduce((sum, l) => sum + l.amountCents, 0);
+  // An opening document holds the own amount less what moved on the receivable before the opening
+  // (`carriedBeforeOpening`, opening-document.ts): that part counts as invoiced too.
+  const opening = mine.some((e) => isOpeningDocument(e));
+  const invoiced =
+    mine
+      .flatMap((e) => e.lines)
+      .filter((l) => l.account === Accounts.AccountsReceivable)
+      .reduce((sum, l) => sum + l.amountCents, 0) - (opening ? carriedBeforeOpening : 0);
   const links = { paymentLinkId: link.id, ...(link.customerId ? { customerId: link.customerId } : {}) };
   const hasInvoice = mine.some((e) => keyPrefix(e.key) === 'invoice');
   if (!hasInvoice) {
