@@ -162,6 +162,7 @@ const owners: Readonly<Record<string, readonly [kind: string, link: keyof EntryL
   refund: ['refund', 'refundId'],
   'refund-reopen': ['refund', 'refundId'],
   'external-payment': ['externalPayment', 'externalPaymentId'],
+  'external-sale': ['externalPayment', 'externalPaymentId'],
   'check-application': ['depositApplication', 'externalPaymentId'],
   'check-deposited': ['checkDeposit', 'checkDepositId'],
   'check-cleared': ['checkDeposit', 'checkDepositId'],

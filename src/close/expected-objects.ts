@@ -150,11 +150,20 @@ function linkObjects(input: CloseInput, add: Add): void {
       add(
         application
           ? expected('depositApplication', ep.id, date, ep.amountCents, null, entryKeys.checkApplication)
-          : expected('externalPayment', ep.id, date, ep.amountCents, null, entryKeys.externalPayment),
+          : expected(
+              'externalPayment',
+              ep.id,
+              date,
+              ep.amountCents,
+              null,
+              link.reusable ? entryKeys.externalSale : entryKeys.externalPayment,
+            ),
       );
     }
     for (const memo of link.debitMemos) {
       if (memo.voided) continue;
+      // On a reusable link a memo books nothing of its own: the sale that pays it carries it.
+      if (link.reusable) continue;
       add(
         expected(
           'debitMemo',

@@ -18,6 +18,8 @@ export const entryKeys = {
   refund: (refundId: string) => `refund:${refundId}`,
   refundReopen: (refundId: string) => `refund-reopen:${refundId}`,
   externalPayment: (externalPaymentId: string) => `external-payment:${externalPaymentId}`,
+  /** Money received outside the service on a reusable link: a sale of its own, not a payment of an invoice. */
+  externalSale: (externalPaymentId: string) => `external-sale:${externalPaymentId}`,
   /** A deposited check's whole amount, booked to Unapplied Cash until applied (mapping/check-deposit.ts). */
   checkDeposited: (checkDepositId: string) => `check-deposited:${checkDepositId}`,
   /** The part of a deposit an earlier release's application held, back in Unapplied Cash after its void. */

@@ -98,9 +98,13 @@ export class UnknownDocumentKindError extends Error {
   override readonly name = 'UnknownDocumentKindError';
 }
 
+/** Entry kinds that are a document kind under another name: money received outside the service on a reusable link is a sale. */
+const kindAliases: Readonly<Record<string, DocumentKind>> = { 'external-sale': 'sale' };
+
 function kindOf(entry: BookedEntry): DocumentKind {
   if (entry.reverses !== null) return 'reversal';
-  const prefix = keyPrefix(baseKey(entry.key));
+  const key = keyPrefix(baseKey(entry.key));
+  const prefix = kindAliases[key] ?? key;
   if (!(documentKinds as readonly string[]).includes(prefix)) {
     throw new UnknownDocumentKindError(`ledger entry ${entry.key} has no document kind`);
   }

@@ -13,6 +13,8 @@ export type DebitMemoForBooks = Pick<DebitMemo, 'id' | 'amountCents' | 'createdA
 
 /** The subset of a fetched PaymentLink the books depend on. */
 export type PaymentLinkForBooks = Pick<PaymentLink, 'id' | 'customerId'> & {
+  /** A reusable link is a standing price, not an invoice: its money is a sale, never a receivable. */
+  reusable?: boolean | undefined;
   externalPayments: readonly ExternalPaymentForBooks[];
   debitMemos: readonly DebitMemoForBooks[];
 };
@@ -29,7 +31,7 @@ export interface PaymentLinkBookingOptions {
 }
 
 /** What the payment-link flow owns. Check deposit applications are booked by the check-deposit flow. */
-export const paymentLinkEntryKinds = ['external-payment', 'debit-memo'] as const;
+export const paymentLinkEntryKinds = ['external-payment', 'external-sale', 'debit-memo'] as const;
 
 /**
  * The entries that should exist for a link's live external payments and debit memos. Voided records are
@@ -46,7 +48,9 @@ export function paymentLinkEntries(
     entries.push(externalPaymentEntry(link, payment, options));
   }
   for (const memo of link.debitMemos) {
-    if (memo.voided) continue;
+    // On a reusable link a memo is part of the price the next payer pays: that payment's sale carries it,
+    // and no one owes it before (no invoice, no receivable).
+    if (memo.voided || link.reusable) continue;
     entries.push(debitMemoEntry(link, memo, options.timeZone));
   }
   return entries.filter((e) => e.lines.every((l) => l.amountCents !== 0));
@@ -56,7 +60,12 @@ function linkLinks(link: PaymentLinkForBooks): EntryLinks {
   return { paymentLinkId: link.id, ...(link.customerId ? { customerId: link.customerId } : {}) };
 }
 
-/** Dr Checks To Deposit (or Operating Bank, by config) / Cr Accounts Receivable, on paidAt. */
+/**
+ * Dr Checks To Deposit (or Operating Bank, by config) / Cr Accounts Receivable, on paidAt; on a reusable link,
+ * which books no invoice, a sale of its own (`external-sale:`): Cr Revenue, as its payments through the
+ * service are. Under its own key, so one booked by an earlier release against the receivable is reversed
+ * (dated the day it is seen, in the open period) and the sale booked: a correction, not an edit.
+ */
 export function externalPaymentEntry(
   link: PaymentLinkForBooks,
   payment: ExternalPaymentForBooks,
@@ -65,12 +74,17 @@ export function externalPaymentEntry(
   const debit =
     options.externalPaymentAccount === 'operating-bank' ? Accounts.OperatingBank : Accounts.ChecksToDeposit;
   return {
-    key: entryKeys.externalPayment(payment.id),
+    key: link.reusable ? entryKeys.externalSale(payment.id) : entryKeys.externalPayment(payment.id),
     date: businessDay(payment.paidAt, options.timeZone, `external payment ${payment.id} paidAt`),
-    description: `External payment ${payment.id} on payment link ${link.id}`,
+    description: link.reusable
+      ? `Sale ${payment.id} received outside the service on payment link ${link.id}`
+      : `External payment ${payment.id} on payment link ${link.id}`,
     lines: [
       { account: debit, amountCents: payment.amountCents },
-      { account: Accounts.AccountsReceivable, amountCents: -payment.amountCents },
+      {
+        account: link.reusable ? Accounts.Revenue : Accounts.AccountsReceivable,
+        amountCents: -payment.amountCents,
+      },
     ],
     links: { ...linkLinks(link), externalPaymentId: payment.id },
   };
