@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TargetUnavailableError } from '../errors.js';
 import type { PushContext, TargetDocument } from '../target-port.js';
 import { billTag, type InvoiceRow, type LineRow, linkTag } from './helpers.js';
 import { centsOf } from './json-rpc.js';
@@ -5,6 +7,19 @@ import type { TrytonSession } from './session.js';
 
 // An invoice and the lines that pay it: the document's own invoice its money settles, and reconciling or
 // unreconciling with Tryton's own wizards as a person would, so Tryton says paid exactly when it is.
+//
+// Tryton as its documentation runs it has a task queue (`[queue] worker = True`, trytond-worker beside
+// trytond): a reconciliation made or removed does not change its invoices' state in the request. Tryton's
+// account_invoice module (account.py, Reconciliation.on_modification) calls `Invoice.__queue__.process`
+// for the invoices whose move holds a reconciled line, and ir/queue_.py runs that task inside the request
+// only when no worker is configured; with one, the worker turns the invoice paid (or back to posted) after
+// the request. No context key makes it synchronous (`queue_batch` only sizes the tasks,
+// `queue_scheduled_at` only delays them), and the invoice's Process button is the account administrators'.
+// Until the worker has run, a paid invoice whose lines were unreconciled refuses new payment lines
+// (add_payment_lines: "payment lines of paid invoice cannot be added") and its amount to pay reads 0
+// (get_amount_to_pay counts posted invoices only). So every reconciliation booksync makes or removes is
+// followed by waiting for Tryton to show its invoices' state (invoicesProcessed); without a worker that is
+// one read.
 
 /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
 export async function invoiceSettled(
@@ -54,7 +69,10 @@ export async function invoiceSettled(
   );
 }
 
-/** Unreconciles a paid invoice's lines (to pay and paying), so a new payment line can be added to it. */
+/**
+ * Unreconciles a paid invoice's lines (to pay and paying), so a new payment line can be added to it: once
+ * Tryton shows it posted again (add_payment_lines refuses a paid invoice).
+ */
 export async function unreconcileInvoice(s: TrytonSession, invoiceId: number): Promise<void> {
   const [invoice] = await s.rpc.model<{ lines_to_pay: number[]; payment_lines: number[] }[]>(
     'account.invoice',
@@ -70,6 +88,9 @@ export async function unreconcileInvoice(s: TrytonSession, invoiceId: number): P
     ['reconciliation'],
   );
   await unreconcile(s, rows);
+  // Also when nothing was reconciled: a reconciliation removed just before (by a person, or by another
+  // process) may have left the invoice paid until Tryton's worker processes it.
+  await invoicesProcessed(s, invoice.lines_to_pay);
 }
 
 /** Tryton's own Unreconcile Lines on those of the lines that are reconciled. */
@@ -79,7 +100,66 @@ export async function unreconcile(
 ): Promise<void> {
   const reconciled = lines.filter((l) => l.reconciliation !== null).map((l) => l.id);
   if (reconciled.length === 0) return;
+  // The invoices whose state follows are those of every line of the reconciliations removed, not only of
+  // these (a payment line's reconciliation holds the invoice's line to pay).
+  const reconciliations = await s.rpc.model<{ lines: number[] }[]>(
+    'account.move.reconciliation',
+    'read',
+    [...new Set(lines.flatMap((l) => (l.reconciliation !== null ? [l.reconciliation] : [])))],
+    ['lines'],
+  );
   await s.rpc.wizard('account.move.unreconcile_lines', 'unreconcile', {}, 'account.move.line', reconciled);
+  await invoicesProcessed(s, [...reconciled, ...reconciliations.flatMap((r) => r.lines)]);
+}
+
+/** Tryton's own Reconcile Lines on lines that balance, then their invoices' state waited for. */
+export async function reconcileLines(s: TrytonSession, lineIds: number[]): Promise<void> {
+  await s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', lineIds);
+  await invoicesProcessed(s, lineIds);
+}
+
+/** How long a reconciliation's invoices may take to show its state: Tryton's worker may have a backlog. */
+const processedWithinMs = 60_000;
+
+/**
+ * Waits until the invoices whose move holds one of the lines show the state their reconciliation gives
+ * them (Tryton's Invoice.process: paid when every line to pay is reconciled, else posted), which Tryton's
+ * worker sets after the request that reconciled (see the top of this file). Draft and cancelled invoices
+ * are not processed into paid or posted. An invoice still not processed after processedWithinMs makes
+ * the push unavailable (retried later), naming it: Tryton's worker is likely stopped.
+ */
+export async function invoicesProcessed(s: TrytonSession, lineIds: readonly number[]): Promise<void> {
+  const ids = [...new Set(lineIds)];
+  if (ids.length === 0) return;
+  type Row = { id: number; state: string; reconciled: unknown };
+  const fields = ['state', 'reconciled'];
+  const pending = (rows: Row[]) =>
+    rows.filter((r) => (r.state === 'paid' && !r.reconciled) || (r.state === 'posted' && !!r.reconciled));
+  let waiting = pending(
+    await s.rpc.searchRead<Row>(
+      'account.invoice',
+      ['OR', ['move.lines', 'in', ids], ['additional_moves.lines', 'in', ids]],
+      fields,
+    ),
+  );
+  const deadline = Date.now() + processedWithinMs;
+  for (let pause = 20; waiting.length > 0; pause = Math.min(pause * 2, 500)) {
+    if (Date.now() > deadline) {
+      throw new TargetUnavailableError(
+        s.name,
+        `Tryton's task queue has not processed invoice${waiting.length > 1 ? 's' : ''} ${waiting.map((r) => `${r.id} (${r.state}, lines ${r.reconciled ? '' : 'not '}reconciled)`).join(', ')} within ${processedWithinMs / 1000} s: is trytond-worker running?`,
+      );
+    }
+    await sleep(pause);
+    waiting = pending(
+      await s.rpc.model<Row[]>(
+        'account.invoice',
+        'read',
+        waiting.map((r) => r.id),
+        fields,
+      ),
+    );
+  }
 }
 
 /** Reconciles an invoice's lines to pay with its payment lines once Tryton says nothing is left to pay. */
@@ -90,8 +170,9 @@ export async function reconcileIfPaid(s: TrytonSession, invoiceId: number): Prom
 /**
  * reconcileIfPaid for several invoices: their amounts to pay and their lines read in one call each, then
  * each invoice with nothing left to pay and lines still open reconciled (Tryton's wizard, one per invoice:
- * a reconciliation is one invoice's). Paid is read from the lines, not from the invoice's state: with
- * Tryton's task queue on, the worker turns an invoice paid a moment after its lines are reconciled.
+ * a reconciliation is one invoice's), then their state waited for once, all together. Paid is read from
+ * the lines, not from the invoice's state: with Tryton's task queue on, the worker turns an invoice paid a
+ * moment after its lines are reconciled.
  */
 export async function reconcilePaid(s: TrytonSession, invoiceIds: readonly number[]): Promise<void> {
   const ids = [...new Set(invoiceIds)];
@@ -117,6 +198,7 @@ export async function reconcilePaid(s: TrytonSession, invoiceIds: readonly numbe
     await s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
     for (const l of open) done.add(l);
   }
+  await invoicesProcessed(s, [...done]);
 }
 
 /** An invoice whose payment was reversed and which other lines still pay in full stays reconciled. */

@@ -13,7 +13,7 @@ import {
 import { creditInvoice } from './invoices.js';
 import { dateOf, isoDateOf, TrytonWarningError } from './json-rpc.js';
 import { periodOf, post, redate } from './posting.js';
-import { reconcileInvoicesPaidBy, unreconcile } from './reconciliation.js';
+import { reconcileInvoicesPaidBy, reconcileLines, unreconcile } from './reconciliation.js';
 import { findByKey, moveRecord } from './records.js';
 import type { TrytonSession } from './session.js';
 
@@ -204,7 +204,7 @@ async function settleReversal(s: TrytonSession, reversalId: number, lock: string
       }
       await unreconcile(s, [reversed]);
     }
-    await s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', [originId, line.id]);
+    await reconcileLines(s, [originId, line.id]);
     settled = true;
   }
   if (!settled) return;
