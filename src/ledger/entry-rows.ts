@@ -27,6 +27,7 @@ export const linkColumns: Record<LinkField, string> = {
   refundId: 'refund_id',
   vendorId: 'vendor_id',
   billId: 'bill_id',
+  depositSlipId: 'deposit_slip_id',
 };
 
 /** The link fields an entriesFor filter names, in linkFields order, and their values; at least one. */

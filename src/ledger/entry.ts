@@ -20,6 +20,8 @@ export interface EntryLinks {
   vendorId?: string;
   /** The bill a payable entry concerns (the service's bill id). */
   billId?: string;
+  /** The deposit slip (its reference, the slip number) that took checks received outside the service to the bank. */
+  depositSlipId?: string;
 }
 
 export const linkFields = [
@@ -34,6 +36,7 @@ export const linkFields = [
   'refundId',
   'vendorId',
   'billId',
+  'depositSlipId',
 ] as const satisfies readonly (keyof EntryLinks)[];
 
 export type LinkField = (typeof linkFields)[number];

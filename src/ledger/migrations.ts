@@ -165,7 +165,14 @@ ${writeAheadDdl({ entryId: 'INTEGER', strict: true })}
 // a later attempt waits out a write still on its way to the target instead of creating the document again.
 const v6 = inFlightMarksDdl;
 
-export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6];
+// v7: entries.deposit_slip_id, the deposit slip (its reference) a deposit of checks received outside the
+// service was booked by, so the checks a slip took to the bank are found through its index.
+const v7 = `
+ALTER TABLE entries ADD COLUMN deposit_slip_id TEXT;
+${linkIndexesDdl(['deposit_slip_id'])}
+`;
+
+export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -171,7 +171,13 @@ ${writeAheadDdl({ entryId: 'BIGINT', strict: false })}
 // v5: the write-ahead marks' time, as in SQLite's v6.
 const v5 = inFlightMarksDdl;
 
-export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5];
+// v6: entries.deposit_slip_id, as in SQLite's v7.
+const v6 = `
+ALTER TABLE entries ADD COLUMN deposit_slip_id TEXT;
+${linkIndexesDdl(['deposit_slip_id'])}
+`;
+
+export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5, v6];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {

@@ -4,6 +4,7 @@ export * from './bill.js';
 export * from './bill-payment.js';
 export * from './check-deposit.js';
 export * from './dates.js';
+export * from './deposit-slip.js';
 export * from './disbursement.js';
 export * from './entry-diff.js';
 export * from './invoice.js';
