@@ -25,8 +25,10 @@ let index: SqliteTargetIndex;
 let signals: RecordedSignal[];
 let app: IngressApp;
 
-function consoleApp(overrides: Partial<ConsoleOptions> = {}): { app: IngressApp; signals: RecordedSignal[] } {
-  const temporal = consoleTemporalFake();
+function consoleApp(
+  overrides: Partial<ConsoleOptions> = {},
+  temporal = consoleTemporalFake(),
+): { app: IngressApp; signals: RecordedSignal[] } {
   const created = createIngress({
     temporalClient: temporal.client,
     taskQueue: 'console-test',
@@ -390,6 +392,44 @@ describe('the recent payouts', () => {
     expect(ids(older.body)).toEqual(['po_02', 'po_01']);
     expect(older.body).toContain('<a href="/console/payouts?older=0" id="newer-payouts">Newer payouts</a>');
     expect(older.body).not.toContain('id="older-payouts"');
+  });
+});
+
+describe('payout reports from the console start workflows only for what the books hold', () => {
+  async function withCountedStarts() {
+    const books = await ledgerWithPayouts([{ id: 'po_known', cents: 30_000, sent: '2026-03-10' }]);
+    const temporal = consoleTemporalFake();
+    const started: string[] = [];
+    const workflow = temporal.client.workflow as unknown as Record<string, unknown>;
+    workflow.start = async (_type: string, options: { workflowId: string }) => {
+      started.push(options.workflowId);
+      throw new Error('no worker in this test');
+    };
+    const target = consoleApp({ ledger: books }, temporal).app;
+    const { cookie } = await session(target, readonlyPassword, 'reader');
+    const get = (query: string) =>
+      target.inject({ method: 'GET', url: `/console/payouts?${query}`, headers: { cookie } });
+    return { get, started };
+  }
+
+  it('an id the books do not hold, or not shaped as an id, starts nothing', async () => {
+    const { get, started } = await withCountedStarts();
+    const unknown = await get('disbursement=po_made_up');
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.body).toContain('the books hold no payout po_made_up');
+    expect((await get(`disbursement=${encodeURIComponent('po_1;drop')}`)).statusCode).toBe(400);
+    expect(started).toEqual([]);
+    await get('disbursement=po_known');
+    expect(started).toHaveLength(1);
+  });
+
+  it('a period longer than a year starts nothing', async () => {
+    const { get, started } = await withCountedStarts();
+    const long = await get('from=2020-01-01&to=2026-03-01');
+    expect(long.body).toContain('a period of at most 366 days');
+    expect(started).toEqual([]);
+    await get('from=2026-01-01&to=2026-03-01');
+    expect(started).toHaveLength(1);
   });
 });
 

@@ -12,9 +12,15 @@ import { type RecentPayoutsPage, recentPayouts } from '../recent-payouts.js';
 /** Payouts per page of the list. */
 export const recentPayoutsPerPage = 20;
 
+/** The longest period a report is made for from the console: a year (the CLI takes any). */
+export const longestReportDays = 366;
+
 const day = z.union([z.literal(''), z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')]);
 const PayoutQuery = z.object({
-  disbursement: z.string().trim().max(100).default(''),
+  /** A service id: letters, digits, `_` and `-` (what the books link payouts by). */
+  disbursement: z
+    .union([z.literal(''), z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'a payout id')])
+    .default(''),
   from: day.default(''),
   to: day.default(''),
   /** How many newer payouts the list skips (its "older" link). */
@@ -34,12 +40,21 @@ export function payoutsRoutes(ctx: ConsoleContext): FastifyPluginAsync {
           error = e instanceof Error ? e.message : String(e);
           return null;
         });
-      const report = disbursement
+      // A report runs a workflow: only for a payout the books hold, and a period of at most a year, so a
+      // signed-in reader cannot start workflows for made-up ids or unbounded periods.
+      const known =
+        disbursement !== '' &&
+        (await ctx.options.ledger.entriesFor({ disbursementId: disbursement })).length > 0;
+      if (disbursement && !known) error = `the books hold no payout ${disbursement}`;
+      const report = known
         ? await attempt(() => requestPayoutReport(client, { ...common, disbursementId: disbursement }))
         : null;
       let period = null;
       if (!disbursement && from && to) {
+        const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
         if (from > to) error = `${from} is after ${to}`;
+        else if (days > longestReportDays)
+          error = `a period of at most ${longestReportDays} days (${from} to ${to} is ${days}): use booksync payout list for longer`;
         else
           period = await attempt(() =>
             requestPayoutPeriodReport(client, { ...common, period: { from, to } }),
