@@ -3,6 +3,7 @@ import { createBackfillActivities } from './backfill.js';
 import { createBillPaymentActivities } from './bill-payment.js';
 import { createCheckDepositActivities } from './check-deposit.js';
 import type { ActivityDependencies } from './context.js';
+import { createDepositSlipActivities } from './deposit-slip.js';
 import { createDisbursementActivities } from './disbursement.js';
 import { createPaymentActivities } from './payment.js';
 import { createPaymentLinkActivities } from './payment-link.js';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPaymentActivities(deps),
     ...createDisbursementActivities(deps),
     ...createCheckDepositActivities(deps),
+    ...createDepositSlipActivities(deps),
     ...createPaymentLinkActivities(deps),
     ...createBillPaymentActivities(deps),
     ...createServiceRecordActivities(deps),

@@ -5,6 +5,7 @@ export { backfill } from './backfill.js';
 export { billPayment } from './bill-payment.js';
 export { chargeAuthorization } from './charge-authorization.js';
 export { checkDeposit } from './check-deposit.js';
+export { depositSlip } from './deposit-slip.js';
 export { disbursement } from './disbursement.js';
 export { payment } from './payment.js';
 export { paymentLink } from './payment-link.js';

@@ -41,6 +41,26 @@ export const DebitMemoBody = z.strictObject({
     .max(500, 'description is at most 500 characters'),
   externalReferenceId: reference.optional(),
 });
+const bankDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'date must be YYYY-MM-DD')
+  .refine(
+    (value) =>
+      !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+      new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    'date is not a calendar date',
+  );
+export const DepositSlipBody = z.strictObject({
+  reference: z
+    .string()
+    .regex(/^[^\s,;#]{1,100}$/, "reference: 1 to 100 characters, no spaces, commas, semicolons or '#'")
+    .describe("The slip's number: one slip number is booked once"),
+  date: bankDate.describe('The day the bank took the deposit'),
+  payments: z
+    .array(z.strictObject({ paymentLinkId: ObjectId, externalPaymentId: ObjectId }))
+    .min(1, 'payments: at least one external payment')
+    .max(500, 'payments: at most 500 on one slip'),
+});
 export const SyncBody = z.strictObject({ reason: z.string().min(1).max(200).optional() }).optional();
 /** Commands without a body accept none, `null` or `{}`. */
 export const NoBody = z.union([z.undefined(), z.null(), z.strictObject({})]).optional();
@@ -110,6 +130,34 @@ const applied = accepted.extend({ application: Application });
 const voided = accepted.extend({ void: VoidRecord });
 const linkAnswer = accepted.extend({ result: LinkCommandResult, link: LinkAfterCommand.optional() });
 
+export const DepositSlipAnswer = z
+  .object({
+    workflowId: z.string(),
+    reference: z.string(),
+    key: z.string(),
+    date: z.string(),
+    totalCents: z.number(),
+    created: z.boolean(),
+    payments: z.array(
+      z.object({
+        paymentLinkId: z.string(),
+        externalPaymentId: z.string(),
+        entryKey: z.string(),
+        amountCents: z.number(),
+        paidOn: z.string(),
+      }),
+    ),
+  })
+  .loose();
+const depositSlipPending = z.object({
+  workflowId: z.string(),
+  status: z.literal('PENDING'),
+  outcome: z.string(),
+});
+const depositSlipRefused = ErrorBody.extend({ reasons: z.array(z.string()).optional() });
+
+export type DepositSlipAnswerBody = z.output<typeof DepositSlipAnswer>;
+export type DepositSlipPendingBody = z.output<typeof depositSlipPending>;
 export type PendingAnswer = z.output<typeof pending>;
 export type AppliedAnswer = z.output<typeof applied>;
 export type VoidedAnswer = z.output<typeof voided>;
@@ -221,6 +269,34 @@ export const commandRoutes = {
     summary: "The payment-link workflow's view",
     params: linkParams,
     response: { 200: View, ...refusals },
+  },
+  bookDepositSlip: {
+    method: 'POST',
+    url: '/commands/depositSlips',
+    summary:
+      'Book a deposit slip: external payments (checks received outside the service) taken from Checks To Deposit to the operating bank on the bank date; 201 booked, 200 booked already, 422 refused with its reasons',
+    params: z.object({}),
+    body: DepositSlipBody,
+    response: {
+      200: DepositSlipAnswer,
+      201: DepositSlipAnswer,
+      202: depositSlipPending,
+      ...refusals,
+      422: depositSlipRefused,
+    },
+  },
+  depositSlipOutcome: {
+    method: 'GET',
+    url: '/commands/depositSlips/:reference',
+    summary: "A deposit slip's outcome, asked after a 202: the last request for that slip number",
+    params: z.object({ reference: z.string().regex(/^[^\s,;#]{1,100}$/, 'a slip number') }),
+    response: {
+      200: DepositSlipAnswer,
+      201: DepositSlipAnswer,
+      202: depositSlipPending,
+      ...refusals,
+      422: depositSlipRefused,
+    },
   },
 } as const;
 

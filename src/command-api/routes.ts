@@ -6,6 +6,7 @@ import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.j
 import type { FailureThrottle } from '../ingress/failure-throttle.js';
 import { bearerAuth } from './bearer-auth.js';
 import { depositRoutes } from './deposit-routes.js';
+import { depositSlipRoutes } from './deposit-slip-routes.js';
 import { idempotency } from './idempotency.js';
 import { commandApiOpenApiInfo } from './openapi.js';
 import { outcomeRoutes } from './outcome-routes.js';
@@ -66,5 +67,6 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
   });
   await app.register(paymentLinkRoutes);
+  await app.register(depositSlipRoutes);
   await app.register(outcomeRoutes);
 };

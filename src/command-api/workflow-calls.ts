@@ -16,6 +16,8 @@ export interface WorkflowCalls {
   client: Client;
   /** Where the workflows a command starts run. */
   start: { taskQueue: string };
+  /** How long a command waits for its outcome before answering 202 with where to ask later. */
+  answerWithinMs: number;
   /** Runs a Temporal call within signalTimeoutMs; its failure becomes the HTTP answer (temporal-errors.ts). */
   withDeadline<T>(request: FastifyRequest, workflowId: string, call: () => Promise<T>): Promise<T>;
   /** Asks a workflow's query (its view), within the same deadline. */
@@ -39,6 +41,7 @@ declare module 'fastify' {
 
 export const workflowCalls = fp<WorkflowCallsOptions>(
   async (app, options) => {
+    const answerWithinMs = options.answerWithinMs ?? 10_000;
     const withDeadline: WorkflowCalls['withDeadline'] = async (request, workflowId, call) => {
       try {
         return await options.temporalClient.connection.withDeadline(
@@ -62,9 +65,7 @@ export const workflowCalls = fp<WorkflowCallsOptions>(
           (result) => ({ result }),
           (error: unknown) => ({ error }),
         ),
-        new Promise<null>((resolve) =>
-          setTimeout(() => resolve(null), options.answerWithinMs ?? 10_000).unref(),
-        ),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), answerWithinMs).unref()),
       ]);
       if (answered === null || 'result' in answered) return answered;
       throw outcomeUnknown(answered.error);
@@ -76,6 +77,7 @@ export const workflowCalls = fp<WorkflowCallsOptions>(
     app.decorate('workflowCalls', {
       client: options.temporalClient,
       start: { taskQueue: options.taskQueue },
+      answerWithinMs,
       withDeadline,
       query,
       sendUpdate,

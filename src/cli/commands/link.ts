@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import type { CommandApiClient } from '../../command-api/client.js';
-import type { LinkAnswer, PendingAnswer } from '../../command-api/contract.js';
+import {
+  type DepositSlipAnswerBody,
+  DepositSlipBody,
+  type DepositSlipPendingBody,
+  type LinkAnswer,
+  type PendingAnswer,
+} from '../../command-api/contract.js';
 import { formatUsd } from '../../ledger/money.js';
 import { type Command, CommandError } from '../command.js';
 import { argument, cents, isoDate, objectId, parseCommandArgs, sendCommand } from '../command-api-client.js';
@@ -12,6 +18,10 @@ const usage = `booksync link <subcommand>
                                       money received outside the service (4.2), booked to Checks To Deposit
   debit-memo <linkId> --amount CENTS --description TEXT [--reference REF]
                                       an amount added to the link, booked AR / Fee Income
+  deposit --date YYYY-MM-DD --reference REF <linkId>:<externalPaymentId> [...]
+                                      a deposit slip: these external payments were taken to the bank on
+                                      that date under slip number REF; booked Dr Operating Bank / Cr Checks
+                                      To Deposit (the same slip again changes nothing)
   void-payment <linkId> <externalPaymentId>   void an external payment; reversed in the books
   void-memo <linkId> <debitMemoId>            void a debit memo; reversed in the books
   sync <linkId>                               fetch the link and book what changed at the service
@@ -39,6 +49,7 @@ export const linkCommand: Command = {
         'paid-at': { type: 'string' },
         reference: { type: 'string' },
         description: { type: 'string' },
+        date: { type: 'string' },
         json: { type: 'boolean' },
       },
       usage,
@@ -47,9 +58,20 @@ export const linkCommand: Command = {
     const key = values['idempotency-key'] as string | undefined;
     if (
       !subcommand ||
-      !['record-payment', 'debit-memo', 'void-payment', 'void-memo', 'sync', 'show'].includes(subcommand)
+      !['record-payment', 'debit-memo', 'deposit', 'void-payment', 'void-memo', 'sync', 'show'].includes(
+        subcommand,
+      )
     ) {
       throw new CommandError(`unknown subcommand '${subcommand ?? ''}'\n\n${usage}`);
+    }
+    if (subcommand === 'deposit') {
+      const answer = await sendCommand(
+        (c) => c.call('bookDepositSlip', {}, depositSlipOf(positionals.slice(1), values), key),
+        settings,
+      );
+      const body = answer.body;
+      out(values.json === true ? JSON.stringify(body, null, 2) : depositSlipLine(body));
+      return 0;
     }
     const linkId = argument(objectId, linkArg, 'linkId');
     const ref =
@@ -121,3 +143,40 @@ export const linkCommand: Command = {
     return 0;
   },
 };
+
+/** The slip the arguments describe, checked by the command API's own schema before anything is sent. */
+function depositSlipOf(
+  pairs: string[],
+  values: Record<string, string | boolean | undefined>,
+): z.input<typeof DepositSlipBody> {
+  if (pairs.length === 0) {
+    throw new CommandError('give at least one <linkId>:<externalPaymentId>');
+  }
+  const payments = pairs.map((pair) => {
+    const [paymentLinkId, externalPaymentId, ...rest] = pair.split(':');
+    if (!paymentLinkId || !externalPaymentId || rest.length > 0) {
+      throw new CommandError(`${pair}: give <linkId>:<externalPaymentId>`);
+    }
+    return {
+      paymentLinkId: argument(objectId, paymentLinkId, 'linkId'),
+      externalPaymentId: argument(objectId, externalPaymentId, 'externalPaymentId'),
+    };
+  });
+  return {
+    reference: argument(DepositSlipBody.shape.reference, values.reference, '--reference'),
+    date: argument(DepositSlipBody.shape.date, values.date, '--date'),
+    payments,
+  };
+}
+
+function depositSlipLine(body: DepositSlipAnswerBody | DepositSlipPendingBody): string {
+  if (body.status === 'PENDING') {
+    const pending = body as DepositSlipPendingBody;
+    return `${pending.workflowId}: still booking; ask ${pending.outcome}`;
+  }
+  const slip = body as DepositSlipAnswerBody;
+  const checks = `${slip.payments.length} ${slip.payments.length === 1 ? 'check' : 'checks'}`;
+  return slip.created
+    ? `deposit slip ${slip.reference} booked: ${checks}, ${formatUsd(slip.totalCents)} to the operating bank on ${slip.date} (${slip.key})`
+    : `deposit slip ${slip.reference} was booked already: ${checks}, ${formatUsd(slip.totalCents)} on ${slip.date} (${slip.key})`;
+}
