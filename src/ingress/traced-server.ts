@@ -13,7 +13,7 @@ import type { Tracing } from '../telemetry/tracing.js';
 import type { IngressApp } from './server.js';
 
 // With tracing on, each request to an ingress listener is a server span (the root of a delivered webhook's
-// trace, or the child of a `traceparent` the sender gave), active while Fastify handles the request: its body
+// trace, linked to a `traceparent` the sender gave; its child only with TRUST_INBOUND_TRACEPARENT), active while Fastify handles the request: its body
 // parsing, its hooks, the handler's signalWithStart (whose client span is the span's child) and every log line
 // of the request (the logger's mixin reads the active span). Fastify's instrumentation package would patch the
 // framework; this is the one server span booksync needs, made where the request enters.
@@ -35,11 +35,16 @@ export function tracedServerFactory(tracing: Tracing): FastifyServerFactory {
       connectionTimeout?: number;
     };
     const server = http.createServer(options.http ?? {}, (req, res) => {
-      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      // A sender's traceparent is believed only when the setting says so; else the span roots a trace of
+      // booksync's own and links to the sender's, so a caller cannot graft booksync's spans onto any trace.
+      const sender = propagation.extract(ROOT_CONTEXT, req.headers);
+      const senderSpan = trace.getSpanContext(sender);
+      const parent = tracing.trustInboundTraceparent ? sender : ROOT_CONTEXT;
       const span = tracing.tracer.startSpan(
         req.method ?? 'HTTP',
         {
           kind: SpanKind.SERVER,
+          ...(!tracing.trustInboundTraceparent && senderSpan ? { links: [{ context: senderSpan }] } : {}),
           attributes: {
             'http.request.method': req.method ?? '',
             'url.path': (req.url ?? '').split('?')[0] ?? '',

@@ -28,6 +28,12 @@ export const tracerName = 'booksync';
 /** Whether and how to trace, read from the OTEL_* variables (the OpenTelemetry SDK's own names). */
 export interface TracingSettings {
   enabled: boolean;
+  /**
+   * TRUST_INBOUND_TRACEPARENT=true: a request's `traceparent` makes its span a child of the sender's trace.
+   * Default: the span starts a trace of booksync's own and only links to the sender's, since a webhook or a
+   * console request comes from outside and may name any trace (OpenTelemetry's advice at a trust boundary).
+   */
+  trustInboundTraceparent?: boolean;
   /** Why it is off, for the start-up line. */
   reason?: string;
   protocol: 'http/protobuf' | 'http/json';
@@ -52,12 +58,18 @@ export function tracingSettings(env: NodeJS.ProcessEnv = process.env): TracingSe
       `OTEL_EXPORTER_OTLP_PROTOCOL=${protocolSetting}: booksync exports traces by OTLP over HTTP only (http/protobuf or http/json, a collector's port 4318)`,
     );
   }
-  return { enabled: true, protocol: protocolSetting };
+  return {
+    enabled: true,
+    protocol: protocolSetting,
+    trustInboundTraceparent: env.TRUST_INBOUND_TRACEPARENT?.trim().toLowerCase() === 'true',
+  };
 }
 
 /** What a Temporal client and a worker add when tracing is on. */
 export interface Tracing {
   tracer: Tracer;
+  /** Whether an inbound request's traceparent is its span's parent (TracingSettings), else only a link. */
+  trustInboundTraceparent: boolean;
   /** For every Temporal client: signalWithStart, start, signal... as spans carrying the trace in headers. */
   clientInterceptors: { workflow: WorkflowClientInterceptor[] };
   /** Activity spans, child of the workflow's scheduling span (headers), and trace ids on the SDK's log lines. */
@@ -131,6 +143,7 @@ export async function startTracing(): Promise<Tracing | null> {
   const interceptorOptions = { tracer };
   current = {
     tracer,
+    trustInboundTraceparent: settings.trustInboundTraceparent === true,
     clientInterceptors: {
       workflow: [new temporalClient.OpenTelemetryWorkflowClientInterceptor(interceptorOptions)],
     },

@@ -21,13 +21,14 @@ describe('the tracing settings', () => {
     expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual({
       enabled: true,
       protocol: 'http/protobuf',
+      trustInboundTraceparent: false,
     });
     expect(
       tracingSettings({
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces',
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       }),
-    ).toEqual({ enabled: true, protocol: 'http/json' });
+    ).toEqual({ enabled: true, protocol: 'http/json', trustInboundTraceparent: false });
   });
 
   it('are off when the SDK is disabled or the traces exporter is not OTLP', () => {
