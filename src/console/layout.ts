@@ -10,6 +10,7 @@ export const consolePages = [
   { path: '/console/sync-errors', label: 'Sync errors' },
   { path: '/console/receivables', label: 'Receivables and payables' },
   { path: '/console/payouts', label: 'Payouts' },
+  { path: '/console/checks-to-deposit', label: 'Checks to deposit' },
   { path: '/console/close', label: 'Close' },
   { path: '/console/connection', label: 'Connection' },
   { path: '/console/audit', label: 'Audit log' },

@@ -6,6 +6,7 @@ import { requireCsrf, requireSession } from './guard.js';
 import { consoleCss } from './layout.js';
 import type { ConsolePluginOptions } from './options.js';
 import { auditRoutes } from './routes/audit.js';
+import { checksToDepositRoutes } from './routes/checks-to-deposit.js';
 import { closeRoutes } from './routes/close.js';
 import { connectionRoutes } from './routes/connection.js';
 import { openItemsRoutes } from './routes/open-items.js';
@@ -58,6 +59,7 @@ export const consolePlugin: FastifyPluginAsync<ConsolePluginOptions> = async (ap
   await app.register(syncErrorsRoutes(ctx));
   await app.register(openItemsRoutes(ctx));
   await app.register(payoutsRoutes(ctx));
+  await app.register(checksToDepositRoutes(ctx));
   await app.register(closeRoutes(ctx));
   await app.register(connectionRoutes(ctx));
   await app.register(auditRoutes(ctx));
