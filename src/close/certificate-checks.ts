@@ -130,6 +130,9 @@ export function orphansAndFlow(
     const owner = ownerOf(entry);
     // The opening entry belongs to no one object: it carries what every object settled before left in flight.
     if (keyPrefix(entry.key) === 'opening-balances') continue;
+    // A deposit slip is the business's own record (checks it banked), not a service object: its payments are
+    // the external payments' own entries, checked as those.
+    if (keyPrefix(entry.key) === 'deposit-slip') continue;
     if (!owner?.id) {
       orphanEntries.push({
         key: entry.key,

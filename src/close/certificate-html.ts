@@ -105,6 +105,22 @@ ${tableHtml(
           c.orphanEntries.map((o) => [o.key, o.date, o.detail]),
           () => 'bad',
         )}`;
+  const waiting = c.checksToDeposit ?? [];
+  const checks =
+    waiting.length === 0
+      ? ''
+      : `<h2>Checks to deposit</h2>
+<p>External payments recorded as received and on no deposit slip at the end of ${escapeHtml(c.to)}, oldest first: a finding, not a failure.</p>${tableHtml(
+          'checks-to-deposit',
+          ['paid', 'days', 'amount', 'external payment', 'payment link'],
+          waiting.map((w) => [
+            w.paidOn,
+            String(w.ageDays),
+            usd(w.amountCents),
+            w.externalPaymentId,
+            w.paymentLinkId,
+          ]),
+        )}`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -140,6 +156,7 @@ ${figures}
 ${objects}
 ${c.bookedNotListed > 0 ? `<p id="not-listed">and ${c.bookedNotListed} more booked objects (counted, not listed)</p>` : ''}
 ${orphans}
+${checks}
 <h2>Notes</h2>
 <ul>${c.notes.map((x) => `<li>${escapeHtml(x)}</li>`).join('')}</ul>
 </body>

@@ -78,6 +78,17 @@ export function certificateLines(c: CloseCertificate): string[] {
   lines.push(
     `money flow: received ${usd(f.receivedCents)}, fees ${usd(f.feesCents)}, refunds ${usd(f.refundsCents)}, disbursed ${usd(f.disbursedCents)}, reached the bank ${usd(f.reachedBankCents)}`,
   );
+  const waiting = c.checksToDeposit ?? [];
+  if (waiting.length > 0) {
+    const total = waiting.reduce((sum, w) => sum + w.amountCents, 0);
+    lines.push(
+      `checks to deposit at the end of ${c.to}: ${waiting.length} external payments, ${usd(total)}, on no deposit slip (a finding, oldest first)`,
+    );
+    for (const w of waiting)
+      lines.push(
+        `  ${w.paidOn} (${w.ageDays} days): ${usd(w.amountCents)}, external payment ${w.externalPaymentId} on payment link ${w.paymentLinkId}`,
+      );
+  }
   lines.push('objects');
   lines.push(
     ...table([objectColumns, ...c.objects.map(objectRow)], [false, false, false, true, false, false]).map(

@@ -10,6 +10,7 @@ import {
   targetChecks,
   targetFigureChecks,
 } from './certificate-checks.js';
+import { type CheckToDeposit, checksToDepositAsOf } from './checks-to-deposit.js';
 import { expectedObjects, inPeriod } from './expected-objects.js';
 import type { TargetComparison } from './target-comparison.js';
 
@@ -133,6 +134,12 @@ export interface CloseCertificate {
    */
   targetFigures: TargetComparison[] | null;
   flow: MoneyFlow;
+  /**
+   * External payments recorded as received (booked to Checks To Deposit) and on no deposit slip at the end of
+   * the period, oldest first: findings, not failures (a check still to bank, or a slip not recorded yet).
+   * Absent from certificates made before deposit slips.
+   */
+  checksToDeposit?: CheckToDeposit[];
   notes: string[];
 }
 
@@ -241,6 +248,12 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
   problems.push(...figures.problems);
   const targetFigures = figures.comparisons;
 
+  // Bounded as the listed objects are (the certificate is a workflow result): the oldest are listed.
+  const checksToDeposit = checksToDepositAsOf(input.entries, period.to).slice(
+    0,
+    input.maxListedBooked ?? 2000,
+  );
+
   const count = (s: ObjectStatus) => objects.filter((o) => o.status === s).length;
   const maxBooked = input.maxListedBooked ?? 2000;
   const documentCount = (rows: DocumentCheck[]) => {
@@ -280,6 +293,7 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     targets,
     targetFigures,
     flow,
+    checksToDeposit,
     notes: [
       ...asOfNotes(period.to, input.timeZone, input.asOf),
       'Bills and bill payments have no list endpoint: those the books name are checked; one booksync never heard of cannot be found.',
