@@ -98,8 +98,15 @@ export class UnknownDocumentKindError extends Error {
   override readonly name = 'UnknownDocumentKindError';
 }
 
-/** Entry kinds that are a document kind under another name: money received outside the service on a reusable link is a sale. */
-const kindAliases: Readonly<Record<string, DocumentKind>> = { 'external-sale': 'sale' };
+/**
+ * Entry kinds that are a document kind under another name: money received outside the service on a reusable
+ * link is a sale; a deposit slip moves checks from Checks To Deposit to the bank, as a cleared check deposit
+ * does (a Deposit at QuickBooks, a bank transfer at Xero, a move at Tryton).
+ */
+const kindAliases: Readonly<Record<string, DocumentKind>> = {
+  'external-sale': 'sale',
+  'deposit-slip': 'check-cleared',
+};
 
 function kindOf(entry: BookedEntry): DocumentKind {
   if (entry.reverses !== null) return 'reversal';
@@ -115,6 +122,7 @@ function kindOf(entry: BookedEntry): DocumentKind {
 function referenceOf(entry: BookedEntry): string | undefined {
   const l = entry.links;
   return (
+    l.depositSlipId ??
     l.refundId ??
     l.externalPaymentId ??
     l.debitMemoId ??
@@ -150,6 +158,8 @@ async function businessReferenceOf(
   references: ReferenceData,
 ): Promise<string | undefined> {
   const l = entry.links;
+  // A deposit slip's number is what the bank line shows.
+  if (l.depositSlipId && kind !== 'reversal') return cleanReference(l.depositSlipId);
   switch (kind) {
     case 'disbursement-pending':
     case 'disbursement-paid':
@@ -176,6 +186,22 @@ async function businessReferenceOf(
   }
 }
 
+/**
+ * The entry's lines by role. A deposit slip credits Checks To Deposit once per check (each line names the
+ * payment's entry); its document is one amount from that account to the bank, so lines of one role add up.
+ */
+function documentLines(entry: BookedEntry): TargetDocument['lines'] {
+  const lines = entry.lines.map((l) => ({ role: roleOf(l.account), amountCents: l.amountCents }));
+  if (!entry.links.depositSlipId) return lines;
+  const byRole = new Map<string, (typeof lines)[number]>();
+  for (const line of lines) {
+    const same = byRole.get(`${line.role}:${Math.sign(line.amountCents)}`);
+    if (same) same.amountCents += line.amountCents;
+    else byRole.set(`${line.role}:${Math.sign(line.amountCents)}`, { ...line });
+  }
+  return [...byRole.values()];
+}
+
 /** One ledger entry as the business document a target receives (see target-port.ts for the kinds). */
 export async function documentFor(
   entry: BookedEntry,
@@ -189,7 +215,7 @@ export async function documentFor(
     date: entry.date,
     description: entry.description,
     amountCents: entry.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0),
-    lines: entry.lines.map((l) => ({ role: roleOf(l.account), amountCents: l.amountCents })),
+    lines: documentLines(entry),
     contentHash: entry.contentHash,
   };
   const reference = referenceOf(entry);

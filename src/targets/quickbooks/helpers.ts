@@ -21,6 +21,7 @@ export const entityByKind: Record<string, string> = {
   'disbursement-pending': 'Deposit',
   'disbursement-paid': 'Deposit',
   'check-cleared': 'Deposit',
+  'deposit-slip': 'Deposit',
   'check-deposited': 'Deposit',
   bill: 'Bill',
   'bill-payment-sent': 'BillPayment',

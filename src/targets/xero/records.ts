@@ -41,6 +41,7 @@ const entitiesByKind: Record<string, XeroEntity[]> = {
   'disbursement-pending': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'disbursement-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'check-cleared': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
+  'deposit-slip': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'check-deposited': ['BankTransaction', 'BankTransfer', 'ManualJournal'],
   'bill-payment-paid': ['BankTransfer', 'BankTransaction', 'ManualJournal'],
   'opening-balances': ['ManualJournal'],
