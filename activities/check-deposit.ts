@@ -1,9 +1,11 @@
+import { baseKey } from '../src/ledger/entry-key.js';
 import {
   businessDay,
   checkDepositEntries,
   checkDepositEntryKinds,
   earlierCheckBooking,
 } from '../src/ledger/mapping/index.js';
+import { bookableEntries } from '../src/ledger/opening-balances.js';
 import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
 import type { CheckDeposit } from '../src/service/schemas/index.js';
 import type {
@@ -56,7 +58,28 @@ export async function syncCheckDepositBooks(
       'deposit has applications booksync did not make; their links are unknown, so they are not booked',
     );
   }
-  const result = await syncEntries(
+  // A check returned or rejected books what it held before (the check, its listed applications, its
+  // clearing) and then their reversals, also when booksync first sees it in its final state: the same
+  // history as when followed step by step.
+  const undone = deposit.status === 'RETURNED' || deposit.status === 'REJECTED';
+  const held: string[] = [];
+  if (undone) {
+    const slots = new Set(booked.map((e) => baseKey(e.key)));
+    const before = checkDepositEntries(
+      { ...deposit, status: deposit.clearedAt ? 'CLEARED' : 'PROCESSING', applications: known },
+      (id) => linkOf[id],
+      deps.timeZone,
+      earlierCheckBooking(deposit.id, booked),
+    ).filter((e) => !slots.has(e.key));
+    const bookable = bookableEntries(before, booked, await deps.ledger.booksOpenOn());
+    if (bookable.length > 0) {
+      const posted = await deps.ledger.postMany(bookable);
+      posted.forEach(({ created }, i) => {
+        if (created) held.push((bookable[i] as (typeof bookable)[number]).key);
+      });
+    }
+  }
+  const synced = await syncEntries(
     deps.ledger,
     checkDepositEntries(
       { ...deposit, applications: known },
@@ -76,6 +99,7 @@ export async function syncCheckDepositBooks(
       reason: `${reason}: check deposit ${deposit.id} is ${deposit.status}`,
     },
   );
+  const result = { ...synced, posted: [...held, ...synced.posted] };
   return { result, unknownApplicationIds };
 }
 

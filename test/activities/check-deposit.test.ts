@@ -119,6 +119,41 @@ describe('a 150,000 check, 100,000 applied, cleared, then 50,000 applied after c
     expect((await world.ledger.get('reversal:check-deposited:cd_1'))?.date).toBe('2026-03-12');
   });
 
+  it('seen only returned (cleared on 5 March, returned on 12 March), it books the check, its clearing and their reversals, as followed step by step', async () => {
+    const returned = deposit({
+      status: 'RETURNED',
+      clearedAt: '2026-03-05T15:00:00.000Z',
+      returnedAt: '2026-03-12T15:00:00.000Z',
+      unappliedAmountCents: 0,
+      applications: [],
+    });
+    await sync(deposit({ applications: [] }));
+    await sync(deposit({ status: 'CLEARED', clearedAt: '2026-03-05T15:00:00.000Z', applications: [] }));
+    await sync(returned);
+    const shape = async () =>
+      (await world.ledger.entriesFor({ checkDepositId: 'cd_1' })).map((e) => [e.key, e.date, e.lines]);
+    const stepByStep = await shape();
+    world.close();
+
+    world = activityWorld();
+    const { result } = await sync(returned);
+    expect(result.posted.sort()).toEqual(['check-cleared:cd_1', 'check-deposited:cd_1']);
+    expect(result.reversed.sort()).toEqual(['check-cleared:cd_1', 'check-deposited:cd_1']);
+    expect(await shape()).toEqual(stepByStep);
+    expect((await shape()).map(([key, date]) => `${key} ${date}`)).toEqual([
+      'check-deposited:cd_1 2026-03-02',
+      'check-cleared:cd_1 2026-03-05',
+      'reversal:check-deposited:cd_1 2026-03-12',
+      'reversal:check-cleared:cd_1 2026-03-12',
+    ]);
+    expect(await world.balances(...accounts)).toEqual({
+      [OperatingBank]: 0,
+      [ChecksToDeposit]: 0,
+      [UnappliedCash]: 0,
+      [AccountsReceivable]: 0,
+    });
+  });
+
   it('a return after the deposit month closed reverses in the open period, the closed month untouched', async () => {
     await sync(deposit());
     await world.ledger.closeBooks('2026-03-31', { reason: 'March closed', forced: false });
