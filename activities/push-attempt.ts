@@ -10,7 +10,11 @@ import {
   TargetDisconnectedError,
   TargetUnavailableError,
 } from '../src/targets/errors.js';
-import { type NextEntry, PushLeaseLostError } from '../src/targets/target-index.js';
+import {
+  type NextEntry,
+  PushLeaseLostError,
+  TargetCompanyMismatchError,
+} from '../src/targets/target-index.js';
 import type {
   AccountingTarget,
   PushContext,
@@ -80,8 +84,14 @@ export class PushAttempt {
   async run(): Promise<PushToTargetResult> {
     const index = this.push.index;
     // This attempt's fencing token: from here on an earlier attempt (timed out, still running somewhere)
-    // can mark nothing attempted, so it creates nothing.
-    const lease = await index.lease(this.name);
+    // can mark nothing attempted, so it creates nothing. The index must be the target's company's: what
+    // another company's index records as pushed is not in this one.
+    const lease = await index.lease(this.name, this.target.company).catch((error: unknown) => {
+      if (!(error instanceof TargetCompanyMismatchError)) throw error;
+      // Nothing can go until the operator reconnects the index's company or switches: flagged, not retried.
+      this.log.error({ reason: error.message }, 'accounting target index belongs to another company');
+      throw ApplicationFailure.nonRetryable(error.message, error.name);
+    });
     try {
       return await new PushSlice(this, lease).run();
     } finally {

@@ -75,6 +75,21 @@ INSERT INTO target_write_ahead (since_entry_id) SELECT coalesce(max(id), 0) FROM
  */
 export const inFlightMarksDdl = 'ALTER TABLE target_index ADD COLUMN marked_at TEXT;';
 
+/**
+ * The company each cloud target's index was built against (both stores): QuickBooks' realm id, Xero's tenant
+ * id. What the index records as pushed is in that company only; the push refuses to use the index for another
+ * (TargetIndexStore.lease). `previous_company_id` and `since` say which company it replaced and when (a
+ * `targets connect --switch-company`); the replaced company's rows are kept under another target name.
+ */
+export function targetCompaniesDdl(options: { strict: boolean }): string {
+  return `CREATE TABLE target_companies (
+  target TEXT PRIMARY KEY,
+  company_id TEXT NOT NULL CHECK (length(company_id) > 0),
+  since TEXT NOT NULL,
+  previous_company_id TEXT
+)${options.strict ? ' STRICT' : ''};`;
+}
+
 /** Refuses a database whose schema a newer booksync migrated. */
 export function assertKnownSchemaVersion(current: number, known: number): void {
   if (current > known) {

@@ -12,12 +12,16 @@ import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { parseAccountMapping } from '../targets/account-mapping.js';
-import { TargetDisconnectedError, TargetUnavailableError } from '../targets/errors.js';
+import {
+  TargetConfigurationError,
+  TargetDisconnectedError,
+  TargetUnavailableError,
+} from '../targets/errors.js';
 import { LedgerMirrorTarget } from '../targets/ledger-mirror-target.js';
 import { notifyingLedger } from '../targets/notifying-ledger.js';
 import { serviceReferences } from '../targets/service-references.js';
 import type { TargetFiguresReader } from '../targets/target-figures.js';
-import type { TargetIndexStore } from '../targets/target-index.js';
+import { TargetCompanyMismatchError, type TargetIndexStore } from '../targets/target-index.js';
 import type { AccountingTarget } from '../targets/target-port.js';
 
 /** How long a burst of ledger writes is gathered into one wake-up signal per target. */
@@ -59,6 +63,34 @@ export async function verifyOrWait(
       'accounting target not reachable at start; the worker starts, and the push retries and flags it until it is back',
     );
     return 'waiting';
+  }
+}
+
+/**
+ * Checks at start-up that the target index is the company's the target pushes to (QuickBooks' realm, Xero's
+ * tenant), recording it when the index has none yet. When it is another company's, the target is not usable:
+ * a configuration error is logged (both companies, and the commands that fix it) and false returned; the
+ * worker still starts (no crash loop for the other targets and the webhooks), and every push to this target
+ * is refused by the index (TargetIndexStore.lease) and flagged on its workflow until the operator reconnects
+ * the index's company or switches with `booksync targets connect <target> --switch-company`.
+ */
+export async function indexOfCompany(
+  index: TargetIndexStore,
+  target: AccountingTarget,
+  logger: Logger,
+): Promise<boolean> {
+  if (target.company === undefined) return true;
+  try {
+    await index.claimCompany(target.name, target.company);
+    return true;
+  } catch (error) {
+    if (!(error instanceof TargetCompanyMismatchError)) throw error;
+    const refusal = new TargetConfigurationError(target.name, [error.message]);
+    logger.error(
+      { target: target.name, company: target.company, indexCompany: error.indexCompany, err: refusal },
+      'accounting target not usable: its index was built against another company; nothing is pushed to it',
+    );
+    return false;
   }
 }
 
@@ -123,6 +155,7 @@ export async function openAccountingTargets(options: {
     }
     for (const target of targets.values()) {
       closers.push(() => target.close());
+      if (!(await indexOfCompany(index, target, logger))) continue;
       await verifyOrWait(target, logger);
     }
   } catch (error) {

@@ -1,17 +1,24 @@
 import type pg from 'pg';
 import { inTransaction } from '../ledger/pg-transaction.js';
 import {
+  type CompanyRow,
+  type CompanySwitch,
+  companyColumns,
   endAttemptSql,
+  fromCompanyRow,
   fromNextEntryRow,
   fromTargetIndexRow,
+  type IndexCompany,
   type IndexedEntry,
   type IndexedEntryRef,
   inFlightSql,
+  keptAsTarget,
   type NextEntry,
   type NextEntryRow,
   nextEntriesSql,
   PushLeaseLostError,
   summaryOf,
+  TargetCompanyMismatchError,
   type TargetIndexRow,
   type TargetIndexStore,
   type TargetOutcome,
@@ -25,6 +32,16 @@ import type { RemoteRecord } from './target-port.js';
 
 interface PgRow extends Omit<TargetIndexRow, 'entry_id'> {
   entry_id: string;
+}
+
+/** Takes the target's next lease (a fencing token greater than every earlier one). */
+async function nextLease(client: pg.PoolClient, target: string): Promise<number> {
+  const { rows } = await client.query<{ lease: string }>(
+    `INSERT INTO target_leases (target, lease) VALUES ($1, 1)
+     ON CONFLICT (target) DO UPDATE SET lease = target_leases.lease + 1 RETURNING lease`,
+    [target],
+  );
+  return Number(rows[0]?.lease);
 }
 
 const toRow = (row: PgRow): IndexedEntry => fromTargetIndexRow({ ...row, entry_id: Number(row.entry_id) });
@@ -48,13 +65,67 @@ export class PostgresTargetIndex implements TargetIndexStore {
     await this.#pool.query(endAttemptSql('$1', '$2'), [target, lease]);
   }
 
-  async lease(target: string): Promise<number> {
-    const { rows } = await this.#pool.query<{ lease: string }>(
-      `INSERT INTO target_leases (target, lease) VALUES ($1, 1)
-       ON CONFLICT (target) DO UPDATE SET lease = target_leases.lease + 1 RETURNING lease`,
+  async lease(target: string, companyId?: string): Promise<number> {
+    return inTransaction(this.#pool, 'BEGIN', async (client) => {
+      if (companyId !== undefined) await this.#claimed(client, target, companyId);
+      return nextLease(client, target);
+    });
+  }
+
+  async company(target: string): Promise<IndexCompany | null> {
+    const { rows } = await this.#pool.query<CompanyRow>(
+      `SELECT ${companyColumns} FROM target_companies WHERE target = $1`,
       [target],
     );
-    return Number(rows[0]?.lease);
+    return rows[0] ? fromCompanyRow(rows[0]) : null;
+  }
+
+  async claimCompany(target: string, companyId: string): Promise<IndexCompany> {
+    return inTransaction(this.#pool, 'BEGIN', (client) => this.#claimed(client, target, companyId));
+  }
+
+  /** The target's company, recorded as `companyId` when none was; the row stays locked until the transaction ends. */
+  async #claimed(client: pg.PoolClient, target: string, companyId: string): Promise<IndexCompany> {
+    await client.query(
+      `INSERT INTO target_companies (target, company_id, since) VALUES ($1, $2, $3)
+       ON CONFLICT (target) DO NOTHING`,
+      [target, companyId, this.#now().toISOString()],
+    );
+    // FOR SHARE: a switch of company waits for the attempts taking a lease under the company before it.
+    const { rows } = await client.query<CompanyRow>(
+      `SELECT ${companyColumns} FROM target_companies WHERE target = $1 FOR SHARE`,
+      [target],
+    );
+    const bound = fromCompanyRow(rows[0] as CompanyRow);
+    if (bound.companyId !== companyId)
+      throw new TargetCompanyMismatchError(target, bound.companyId, companyId);
+    return bound;
+  }
+
+  async switchCompany(target: string, companyId: string, assumed?: string): Promise<CompanySwitch> {
+    const at = this.#now().toISOString();
+    return inTransaction(this.#pool, 'BEGIN', async (client) => {
+      // Locked in the order lease() locks them: the company's row, then the lease's (bumped: an attempt
+      // leased under the company before writes nothing more).
+      const { rows } = await client.query<CompanyRow>(
+        `SELECT ${companyColumns} FROM target_companies WHERE target = $1 FOR UPDATE`,
+        [target],
+      );
+      await nextLease(client, target);
+      const previous = rows[0]?.company_id ?? null;
+      if (previous === companyId) return { previous, keptAs: null, moved: 0 };
+      const keptAs = keptAsTarget(target, previous ?? assumed ?? 'unknown', at);
+      const moved =
+        (await client.query('UPDATE target_index SET target = $1 WHERE target = $2', [keptAs, target]))
+          .rowCount ?? 0;
+      await client.query(
+        `INSERT INTO target_companies (target, company_id, since, previous_company_id) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (target) DO UPDATE SET company_id = excluded.company_id, since = excluded.since,
+           previous_company_id = excluded.previous_company_id`,
+        [target, companyId, at, previous ?? assumed ?? null],
+      );
+      return { previous, keptAs: moved > 0 ? keptAs : null, moved };
+    });
   }
 
   async writeAhead(target: string, lease: number, entries: readonly IndexedEntryRef[]): Promise<void> {

@@ -55,6 +55,53 @@ export class PushLeaseLostError extends Error {
   }
 }
 
+/**
+ * The company (QuickBooks' realm, Xero's tenant) a target's index was built against: what the index records
+ * as pushed is in that company, and nowhere else.
+ */
+export interface IndexCompany {
+  companyId: string;
+  /** Since when: the first push or connect that recorded it, or the switch to it. */
+  since: string;
+  /** The company the index was built against before a switch; null when none was. */
+  previousCompanyId: string | null;
+}
+
+/** What a switch of company did to the target's index (TargetIndexStore.switchCompany). */
+export interface CompanySwitch {
+  /** The company the index was built against until now; null when none was recorded. */
+  previous: string | null;
+  /** The target name the previous company's rows are kept under (not pushed from any more); null: none moved. */
+  keptAs: string | null;
+  /** How many rows were moved aside. */
+  moved: number;
+}
+
+/**
+ * The index is another company's than the one the target pushes to: what it records as pushed is not in
+ * this company, so no push may use it (an entry would be believed present where it is not).
+ */
+export class TargetCompanyMismatchError extends Error {
+  override readonly name = 'TargetCompanyMismatchError';
+  constructor(
+    readonly target: string,
+    /** The company the index was built against. */
+    readonly indexCompany: string,
+    /** The company the target is connected to. */
+    readonly company: string,
+  ) {
+    super(
+      `the ${target} target index was built against company ${indexCompany}, but ${target} is connected to company ${company}: ` +
+        `reconnect ${indexCompany} (booksync targets connect ${target}), or start a fresh index for ${company} with ` +
+        `booksync targets connect ${target} --switch-company`,
+    );
+  }
+}
+
+/** The target name the rows of `company` are kept under once a switch moved them aside. */
+export const keptAsTarget = (target: string, company: string, at: string): string =>
+  `${target}@${company}@${at}`;
+
 export interface TargetSummary {
   target: string;
   /** Entries of the ledger the target has not taken yet (no index row, or PENDING). */
@@ -111,9 +158,24 @@ export interface TargetIndexStore {
   next(target: string, limit: number): Promise<NextEntry[]>;
   /**
    * Takes the target's push lease: a fencing token greater than every earlier one. From then on an earlier
-   * attempt's writeAhead() fails, so it can create nothing more.
+   * attempt's writeAhead() fails, so it can create nothing more. With the company the target pushes to, the
+   * index must be that company's (claimCompany, in the same transaction): else TargetCompanyMismatchError.
    */
-  lease(target: string): Promise<number>;
+  lease(target: string, companyId?: string): Promise<number>;
+  /** The company the target's index was built against; null when none is recorded (Tryton, the mirror, a new index). */
+  company(target: string): Promise<IndexCompany | null>;
+  /**
+   * Records `companyId` as the company of the target's index when none is recorded; throws
+   * TargetCompanyMismatchError when the index was built against another. lease() with a company does the same.
+   */
+  claimCompany(target: string, companyId: string): Promise<IndexCompany>;
+  /**
+   * Starts a fresh index of the target for `companyId`: the rows of the company before are moved aside, kept
+   * under keptAsTarget() (never read by a push again), and the target's lease is bumped, so an attempt that
+   * was pushing to the company before writes nothing more. `assumed`: the company an index with rows but no
+   * company recorded was built against (the connection's), for the name its rows are kept under.
+   */
+  switchCompany(target: string, companyId: string, assumed?: string): Promise<CompanySwitch>;
   /**
    * Before writing these entries to the target: marks them attempted under `lease`, in one transaction with
    * the check that `lease` is still the target's latest. Throws PushLeaseLostError, marking nothing, when a
@@ -196,6 +258,21 @@ export const fromNextEntryRow = (r: NextEntryRow): NextEntry => ({
       : null,
 });
 
+/** A row of target_companies as both stores read it (companyColumns). */
+export interface CompanyRow {
+  company_id: string;
+  since: string;
+  previous_company_id: string | null;
+}
+
+export const companyColumns = 'company_id, since, previous_company_id';
+
+export const fromCompanyRow = (row: CompanyRow): IndexCompany => ({
+  companyId: row.company_id,
+  since: row.since,
+  previousCompanyId: row.previous_company_id,
+});
+
 /** Clears the in-flight time of an ended attempt's marks (both stores; placeholders differ). */
 export const endAttemptSql = (target: string, lease: string): string =>
   `UPDATE target_index SET marked_at = NULL WHERE target = ${target} AND attempted_by = ${lease} AND marked_at IS NOT NULL`;
@@ -217,6 +294,10 @@ export class SqliteTargetIndex implements TargetIndexStore {
   readonly #failures: Statement<[string], TargetIndexRow>;
   readonly #requeueAll: Statement<[string, string]>;
   readonly #requeueKey: Statement<[string, string, string]>;
+  readonly #company: Statement<[string], CompanyRow>;
+  readonly #claim: Statement<[string, string, string]>;
+  readonly #bind: Statement<[string, string, string, string | null]>;
+  readonly #moveAside: Statement<[string, string]>;
 
   constructor(db: Database, options: { now?: () => Date } = {}) {
     this.#now = options.now ?? (() => new Date());
@@ -257,6 +338,49 @@ export class SqliteTargetIndex implements TargetIndexStore {
     this.#requeueKey = db.prepare(
       "UPDATE target_index SET status = 'PENDING', updated_at = ? WHERE target = ? AND entry_key = ? AND status IN ('FAILED', 'SKIPPED')",
     );
+    this.#company = db.prepare(`SELECT ${companyColumns} FROM target_companies WHERE target = ?`);
+    this.#claim = db.prepare(
+      'INSERT INTO target_companies (target, company_id, since) VALUES (?, ?, ?) ON CONFLICT (target) DO NOTHING',
+    );
+    this.#bind = db.prepare(
+      `INSERT INTO target_companies (target, company_id, since, previous_company_id) VALUES (?, ?, ?, ?)
+       ON CONFLICT (target) DO UPDATE SET company_id = excluded.company_id, since = excluded.since,
+         previous_company_id = excluded.previous_company_id`,
+    );
+    this.#moveAside = db.prepare('UPDATE target_index SET target = ? WHERE target = ?');
+  }
+
+  async company(target: string): Promise<IndexCompany | null> {
+    const row = this.#company.get(target);
+    return row ? fromCompanyRow(row) : null;
+  }
+
+  async claimCompany(target: string, companyId: string): Promise<IndexCompany> {
+    return this.#db.transaction(() => this.#claimed(target, companyId)).immediate();
+  }
+
+  #claimed(target: string, companyId: string): IndexCompany {
+    this.#claim.run(target, companyId, this.#now().toISOString());
+    const bound = fromCompanyRow(this.#company.get(target) as CompanyRow);
+    if (bound.companyId !== companyId)
+      throw new TargetCompanyMismatchError(target, bound.companyId, companyId);
+    return bound;
+  }
+
+  async switchCompany(target: string, companyId: string, assumed?: string): Promise<CompanySwitch> {
+    const at = this.#now().toISOString();
+    return this.#db
+      .transaction((): CompanySwitch => {
+        const previous = this.#company.get(target)?.company_id ?? null;
+        if (previous === companyId) return { previous, keptAs: null, moved: 0 };
+        const before = previous ?? assumed ?? 'unknown';
+        const keptAs = keptAsTarget(target, before, at);
+        const moved = this.#moveAside.run(keptAs, target).changes;
+        this.#bind.run(target, companyId, at, previous ?? assumed ?? null);
+        this.#lease.get(target);
+        return { previous, keptAs: moved > 0 ? keptAs : null, moved };
+      })
+      .immediate();
   }
 
   async next(target: string, limit: number): Promise<NextEntry[]> {
@@ -267,8 +391,13 @@ export class SqliteTargetIndex implements TargetIndexStore {
     this.#endAttempt.run(target, lease);
   }
 
-  async lease(target: string): Promise<number> {
-    return (this.#lease.get(target) as { lease: number }).lease;
+  async lease(target: string, companyId?: string): Promise<number> {
+    return this.#db
+      .transaction(() => {
+        if (companyId !== undefined) this.#claimed(target, companyId);
+        return (this.#lease.get(target) as { lease: number }).lease;
+      })
+      .immediate();
   }
 
   async writeAhead(target: string, lease: number, entries: readonly IndexedEntryRef[]): Promise<void> {

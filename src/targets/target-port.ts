@@ -179,6 +179,11 @@ export interface AccountingTarget {
   /** Stable name: the index and the push workflow are per name (`tryton`, `quickbooks`, `xero`, ...). */
   readonly name: string;
   /**
+   * The company pushed to, for a target with several behind one login (QuickBooks' realm id, Xero's tenant
+   * id): the target index is that company's only (TargetIndexStore.lease refuses another's).
+   */
+  readonly company?: string;
+  /**
    * Start-up check: connection, and every mapped account present at the target. Throws
    * TargetConfigurationError listing one line per problem.
    */

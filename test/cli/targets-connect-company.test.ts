@@ -5,9 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTarget } from '../../src/cli/commands/targets-connect.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import { openLedgerStore } from '../../src/runtime/ledger-store.js';
 import { quickBooksSettings } from '../../src/runtime/quickbooks-connection.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import { QuickBooksConnectionFile } from '../../src/targets/quickbooks/index.js';
+import { TargetCompanyMismatchError } from '../../src/targets/target-index.js';
+import { twoLine } from '../ledger/fixtures.js';
 import { freePort } from '../support/free-port.js';
 import { type PostgresCluster, startPostgres } from '../support/postgres.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
@@ -101,6 +104,61 @@ describe('booksync targets connect quickbooks with another company than QBO_REAL
   });
 });
 
+describe('booksync targets connect quickbooks to another company than the one connected', () => {
+  it('is refused without --switch-company; with it the new company is connected and its index starts fresh', async () => {
+    const first = double.createRealm();
+    const second = double.createRealm();
+    // Each connect listens on a redirect address of its own, as a run in another terminal would.
+    const folder = { BOOKSYNC_DATA_DIR: path.join(dir, 'switch') };
+    const settings = await settingsFor(folder);
+    const connection = quickBooksSettings(settings).connection;
+    expect((await connectChoosing(await settingsFor(folder), first)).lines.join('\n')).toContain(
+      `connected to QuickBooks company ${first}`,
+    );
+    // Two entries pushed to the first company.
+    const store = await openLedgerStore(settings);
+    for (const key of ['payment:s1', 'payment:s2']) {
+      await store.ledger.post(twoLine(key, 100));
+      const entry = await store.ledger.get(key);
+      if (!entry) throw new Error(key);
+      await store.targetIndex.record('quickbooks', entry, { status: 'PUSHED', remoteIds: [`${key}-r`] });
+    }
+    expect(await store.targetIndex.company('quickbooks')).toMatchObject({ companyId: first });
+    await store.close();
+
+    // Without QBO_REALM_ID, the consent's company would have been taken: refused, naming both companies.
+    const refused = await connectChoosing(await settingsFor(folder), second);
+    expect(refused.code).toBe(1);
+    const said = refused.lines.join('\n');
+    expect(said).toContain(`connected to QuickBooks company ${first}`);
+    expect(said).toContain(`not the QuickBooks company chosen (${second})`);
+    expect(said).toContain('--switch-company');
+    expect((await connection.readConnection())?.companyId).toBe(first);
+    const unchanged = await openLedgerStore(settings);
+    expect(await unchanged.targetIndex.company('quickbooks')).toMatchObject({ companyId: first });
+    expect(await unchanged.targetIndex.summary('quickbooks')).toMatchObject({ pushed: 2, pending: 0 });
+    await unchanged.close();
+
+    const switched = await connectChoosing(await settingsFor(folder), second, ['--switch-company']);
+    const told = switched.lines.join('\n');
+    expect(told).toContain(`connected to QuickBooks company ${second}`);
+    expect(told).toContain(`switched quickbooks from QuickBooks company ${first} to ${second}`);
+    expect((await connection.readConnection())?.companyId).toBe(second);
+    const after = await openLedgerStore(settings);
+    expect(await after.targetIndex.company('quickbooks')).toMatchObject({
+      companyId: second,
+      previousCompanyId: first,
+    });
+    // Nothing is believed pushed to the second company; the first company's rows are kept aside.
+    expect(await after.targetIndex.summary('quickbooks')).toMatchObject({ pushed: 0, pending: 2 });
+    const keptAs = /kept aside as target (\S+),/.exec(told)?.[1] as string;
+    expect(keptAs).toMatch(new RegExp(`^quickbooks@${first}@`));
+    expect(await after.targetIndex.get(keptAs, 'payment:s1')).toMatchObject({ status: 'PUSHED' });
+    await expect(after.targetIndex.lease('quickbooks', first)).rejects.toThrow(TargetCompanyMismatchError);
+    await after.close();
+  });
+});
+
 describe('a connection file of before LEDGER_URL', () => {
   it('is moved into PostgreSQL once, and the workers use it from there', async () => {
     const realm = double.createRealm();
@@ -130,10 +188,11 @@ describe('a connection file of before LEDGER_URL', () => {
 async function connectChoosing(
   settings: Settings,
   realmId: string,
+  flags: string[] = [],
 ): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
   const running = connectTarget({
-    args: ['quickbooks', '--timeout', '20'],
+    args: ['quickbooks', '--timeout', '20', ...flags],
     settings,
     logger: silentLogger,
     out: (line) => lines.push(line),

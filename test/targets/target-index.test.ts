@@ -5,6 +5,7 @@ import { PostgresTargetIndex } from '../../src/targets/postgres-target-index.js'
 import {
   PushLeaseLostError,
   SqliteTargetIndex,
+  TargetCompanyMismatchError,
   type TargetIndexStore,
 } from '../../src/targets/target-index.js';
 import { twoLine } from '../ledger/fixtures.js';
@@ -169,6 +170,84 @@ describe.each(stores)('$name target index', (store) => {
       'payment:p1',
       'payment:p2',
     ]);
+  });
+
+  it('is one company’s: a push to another company is refused, whatever the index records', async () => {
+    // The first push to the QuickBooks company 111 records it as the index's company.
+    const lease = await index.lease('quickbooks', '111');
+    await index.writeAhead('quickbooks', lease, [await entry('payment:p1')]);
+    await index.record('quickbooks', await entry('payment:p1'), { status: 'PUSHED', remoteIds: ['r1'] });
+    expect(await index.company('quickbooks')).toEqual({
+      companyId: '111',
+      since: now().toISOString(),
+      previousCompanyId: null,
+    });
+    // A worker connected to company 222 may not push with it: p1 is not in 222.
+    const refused = await index.lease('quickbooks', '222').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TargetCompanyMismatchError);
+    expect(refused).toMatchObject({ indexCompany: '111', company: '222' });
+    expect(String(refused)).toContain('--switch-company');
+    await expect(index.claimCompany('quickbooks', '222')).rejects.toThrow(TargetCompanyMismatchError);
+    // The refused lease took nothing: the attempt of company 111 still holds the latest.
+    await index.writeAhead('quickbooks', lease, [await entry('payment:p2')]);
+    expect(await index.claimCompany('quickbooks', '111')).toMatchObject({ companyId: '111' });
+    // A target without companies (Tryton, the mirror) leases without one; another target has its own.
+    expect(await index.company('mirror')).toBeNull();
+    await index.lease('mirror');
+    await index.lease('xero', 'tenant-a');
+    expect(await index.company('xero')).toMatchObject({ companyId: 'tenant-a' });
+  });
+
+  it('a switch of company starts a fresh index, keeps the old rows aside and fences the old attempt', async () => {
+    const lease = await index.lease('quickbooks', '111');
+    await index.record('quickbooks', await entry('payment:p1'), { status: 'PUSHED', remoteIds: ['r1'] });
+    await index.record('quickbooks', await entry('payment:p2'), { status: 'FAILED', reason: 'x' });
+    const switched = await index.switchCompany('quickbooks', '222');
+    const keptAs = `quickbooks@111@${now().toISOString()}`;
+    expect(switched).toEqual({ previous: '111', keptAs, moved: 2 });
+    expect(await index.company('quickbooks')).toEqual({
+      companyId: '222',
+      since: now().toISOString(),
+      previousCompanyId: '111',
+    });
+    // Nothing is believed pushed to 222: every entry is next, none looked up.
+    expect((await index.next('quickbooks', 10)).map((e) => [e.key, e.mayExist])).toEqual([
+      ['payment:p1', false],
+      ['payment:p2', false],
+      ['payment:p3', false],
+      ['payment:p4', false],
+    ]);
+    expect(await index.get('quickbooks', 'payment:p1')).toBeNull();
+    expect(await index.summary('quickbooks')).toMatchObject({ pending: 4, pushed: 0, failed: 0 });
+    // 111's rows are kept, under their own name.
+    expect(await index.get(keptAs, 'payment:p1')).toMatchObject({ status: 'PUSHED', remoteIds: ['r1'] });
+    // The attempt of company 111 writes nothing more; 111 is refused, 222 pushes.
+    await expect(index.writeAhead('quickbooks', lease, [await entry('payment:p3')])).rejects.toThrow(
+      PushLeaseLostError,
+    );
+    await expect(index.lease('quickbooks', '111')).rejects.toThrow(TargetCompanyMismatchError);
+    expect(await index.lease('quickbooks', '222')).toBeGreaterThan(lease);
+    // Switching to the company already recorded changes nothing.
+    expect(await index.switchCompany('quickbooks', '222')).toEqual({
+      previous: '222',
+      keptAs: null,
+      moved: 0,
+    });
+  });
+
+  it('a switch of an index with rows but no company recorded keeps them under the company assumed', async () => {
+    await index.record('xero', await entry('payment:p1'), { status: 'PUSHED', remoteIds: ['r1'] });
+    const switched = await index.switchCompany('xero', 'tenant-b', 'tenant-a');
+    expect(switched).toMatchObject({
+      previous: null,
+      moved: 1,
+      keptAs: expect.stringMatching(/^xero@tenant-a@/),
+    });
+    expect(await index.company('xero')).toMatchObject({
+      companyId: 'tenant-b',
+      previousCompanyId: 'tenant-a',
+    });
+    expect(await index.get('xero', 'payment:p1')).toBeNull();
   });
 
   it('remoteMany answers the PUSHED records among the keys asked', async () => {

@@ -1,8 +1,13 @@
+import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Logger } from '../../logging/logger.js';
+import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/quickbooks-connection.js';
 import { openXeroTarget, xeroSettings } from '../../runtime/xero-connection.js';
 import { parseAccountMapping } from '../../targets/account-mapping.js';
+import type { OAuthConnectionStore } from '../../targets/oauth/connection-store.js';
 import type { SealedTokenStorage } from '../../targets/oauth/token-store.js';
 import {
   ConsentError,
@@ -10,8 +15,11 @@ import {
   newConsentState,
   parseConsentRedirect,
 } from '../../targets/quickbooks/index.js';
+import type { TargetIndexStore } from '../../targets/target-index.js';
 import {
+  chooseXeroTenant,
   parseConsentRedirect as parseXeroRedirect,
+  type XeroConnection,
   xeroConnections,
   consentUrl as xeroConsentUrl,
   xeroScopes,
@@ -23,10 +31,15 @@ import { type CommandContext, CommandError } from '../command.js';
 // standard input, whichever comes first. The code is exchanged for tokens, the refresh token saved sealed
 // with the company (QBO's realmId from the redirect, Xero's tenant from its connections endpoint), and the
 // mapped accounts are checked there. No token is ever printed or logged.
+//
+// One company per target: the target index records what was pushed to the company it was built against, so
+// a connect to another company than the one connected (the saved connection's, the index's, or the one
+// QBO_REALM_ID / XERO_TENANT_ID names) is refused before anything is saved, unless --switch-company: then the
+// new company's token is saved and its index starts fresh (the old company's rows are moved aside, kept).
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export const connectUsage = `booksync targets connect quickbooks|xero [--paste] [--timeout SECONDS]
+export const connectUsage = `booksync targets connect quickbooks|xero [--paste] [--timeout SECONDS] [--switch-company]
 
 Opens the consent of your Intuit app (QBO_CLIENT_ID, QBO_CLIENT_SECRET) for a QuickBooks company, or of your
 Xero app (XERO_CLIENT_ID, XERO_CLIENT_SECRET) for a Xero organisation: open the printed address, choose the
@@ -34,16 +47,123 @@ company, allow. Xero is asked the scopes of XERO_SCOPES (printed; booksync's gra
 broad ones with XERO_BROAD_SCOPES for an app created before 2 March 2026). The redirect to QBO_REDIRECT_URI / XERO_REDIRECT_URI is taken by a listener when that is a
 loopback address (unless --paste); otherwise paste the address the browser ended on. The refresh token is
 saved encrypted (QBO_TOKEN_KEY / XERO_TOKEN_KEY) in QBO_TOKEN_FILE / XERO_TOKEN_FILE; run it again to
-reconnect after a revocation.`;
+reconnect after a revocation. With several Xero organisations allowed, XERO_TENANT_ID names the one to use.
+A company other than the one connected (or QBO_REALM_ID / XERO_TENANT_ID) is refused, nothing saved; with
+--switch-company it is connected and the target index starts fresh for it (the other company's index rows
+are kept aside, no longer used).`;
 
 export async function connectTarget(context: CommandContext): Promise<number> {
   const [target, ...rest] = context.args;
   const timeoutS = Number(option(rest, '--timeout') ?? 600);
   if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new CommandError('--timeout: a number of seconds');
-  const paste = rest.includes('--paste');
-  if (target === 'quickbooks') return connectQuickBooks(context, { timeoutS, paste });
-  if (target === 'xero') return connectXero(context, { timeoutS, paste });
+  const flags: ConnectFlags = {
+    timeoutS,
+    paste: rest.includes('--paste'),
+    switchCompany: rest.includes('--switch-company'),
+  };
+  if (target === 'quickbooks') return connectQuickBooks(context, flags);
+  if (target === 'xero') return connectXero(context, flags);
   throw new CommandError(`targets connect: quickbooks or xero connect by consent (got '${target ?? ''}')`);
+}
+
+interface ConnectFlags {
+  timeoutS: number;
+  paste: boolean;
+  /** --switch-company: another company than the one connected may replace it (its index starts fresh). */
+  switchCompany: boolean;
+}
+
+/** The target's index, in the ledger's store (SQLite or PostgreSQL), open while `work` runs. */
+async function withIndex<T>(
+  settings: CommandContext['settings'],
+  logger: Logger,
+  work: (index: TargetIndexStore) => Promise<T>,
+): Promise<T> {
+  // A connect may come before the first start: the ledger's folder is made as the connection file's is.
+  if (!settings.LEDGER_URL) await mkdir(path.dirname(settings.ledgerDb), { recursive: true, mode: 0o700 });
+  const store = await openLedgerStore(settings, logger);
+  try {
+    return await work(store.targetIndex);
+  } finally {
+    await store.close();
+  }
+}
+
+/** What one target calls its company, and the setting that names it. */
+interface CompanyTerms {
+  target: 'quickbooks' | 'xero';
+  /** 'QuickBooks company', 'Xero organisation'. */
+  company: string;
+  setting: 'QBO_REALM_ID' | 'XERO_TENANT_ID';
+}
+
+/**
+ * Why `chosen` may not be connected, or null: the company the setting names must be it, flag or not (the
+ * workers push to the setting's company); the saved connection's and the index's must be it unless
+ * --switch-company. Reads only.
+ */
+async function refusalOfCompany(
+  terms: CompanyTerms,
+  chosen: string,
+  known: { configured: string | undefined; connection: OAuthConnectionStore; index: TargetIndexStore },
+  switchCompany: boolean,
+): Promise<string | null> {
+  const { target, company, setting } = terms;
+  if (known.configured !== undefined && known.configured !== chosen) {
+    return (
+      `${setting} is ${known.configured}, not the ${company} chosen (${chosen}): nothing saved; connect ${known.configured}, ` +
+      `or set ${setting} to ${chosen} (or unset it) and run booksync targets connect ${target} --switch-company`
+    );
+  }
+  if (switchCompany) return null;
+  const sources = new Map<string, string[]>();
+  const connected = (await known.connection.readConnection())?.companyId;
+  const indexed = (await known.index.company(target))?.companyId;
+  for (const [id, source] of [
+    [connected, 'the saved connection'],
+    [indexed, 'the target index'],
+  ] as const) {
+    if (id !== undefined && id !== chosen) sources.set(id, [...(sources.get(id) ?? []), source]);
+  }
+  if (sources.size === 0) return null;
+  const current = [...sources].map(([id, from]) => `${id} (${from.join(' and ')})`).join(' and ');
+  return (
+    `booksync is connected to ${company} ${current}, not the ${company} chosen (${chosen}): nothing saved. ` +
+    `Choose ${[...sources.keys()].join(' or ')} to reconnect, or run booksync targets connect ${target} --switch-company ` +
+    `to push to ${chosen} from now on (a fresh target index for ${chosen}; the other company's index rows are kept aside, unused)`
+  );
+}
+
+/**
+ * After the new token is saved: the index is `chosen`'s. Recorded when it had no company; when it was
+ * another's (a --switch-company refusalOfCompany let through), started fresh, the switch said and logged.
+ */
+async function indexFor(
+  terms: CompanyTerms,
+  chosen: string,
+  before: string | undefined,
+  index: TargetIndexStore,
+  out: (line: string) => void,
+  logger: Logger,
+): Promise<void> {
+  const { target, company } = terms;
+  const indexed = (await index.company(target))?.companyId;
+  if ((indexed ?? before ?? chosen) === chosen) {
+    await index.claimCompany(target, chosen);
+    return;
+  }
+  const switched = await index.switchCompany(target, chosen, before);
+  const from = switched.previous ?? before ?? 'unknown';
+  logger.warn(
+    { target, from, to: chosen, keptAs: switched.keptAs, moved: switched.moved },
+    'accounting target switched company: its index starts fresh',
+  );
+  out(
+    `switched ${target} from ${company} ${from} to ${chosen}: the target index starts fresh for ${chosen}` +
+      (switched.keptAs
+        ? `; ${from}'s ${switched.moved} index rows are kept aside as target ${switched.keptAs}, no longer used`
+        : ''),
+  );
 }
 
 /**
@@ -126,9 +246,15 @@ function refusedAsCommand<T>(read: () => T): T {
   }
 }
 
+const quickBooksTerms: CompanyTerms = {
+  target: 'quickbooks',
+  company: 'QuickBooks company',
+  setting: 'QBO_REALM_ID',
+};
+
 async function connectQuickBooks(
   { settings, out, logger }: CommandContext,
-  { timeoutS, paste }: { timeoutS: number; paste: boolean },
+  { timeoutS, paste, switchCompany }: ConnectFlags,
 ): Promise<number> {
   const qbo = refusedAsCommand(() => quickBooksSettings(settings));
   const redirectUri = settings.QBO_REDIRECT_URI;
@@ -149,21 +275,32 @@ async function connectQuickBooks(
   });
 
   // The company is checked before the code is exchanged: a token of another company must never replace the
-  // pinned company's connection (the workers push to QBO_REALM_ID with whatever token is stored).
-  if (settings.QBO_REALM_ID && settings.QBO_REALM_ID !== consent.realmId) {
-    out(
-      `QBO_REALM_ID is ${settings.QBO_REALM_ID}, not the company chosen (${consent.realmId}): nothing saved; unset it or connect that company`,
+  // connected company's (the workers push to QBO_REALM_ID, else the saved company, with whatever token is
+  // stored, and the index says what that company holds).
+  const refused = await withIndex(settings, logger, async (index) => {
+    const before = (await qbo.connection.readConnection())?.companyId;
+    const refusal = await refusalOfCompany(
+      quickBooksTerms,
+      consent.realmId,
+      { configured: settings.QBO_REALM_ID, connection: qbo.connection, index },
+      switchCompany,
     );
-    return 1;
-  }
-  try {
-    await qbo.tokenStore(consent.realmId, logger).connect(consent.code, redirectUri);
-  } catch (error) {
-    throw new CommandError(`QuickBooks did not issue tokens: ${(error as Error).message}`);
-  }
-  out(
-    `connected to QuickBooks company ${consent.realmId}; the refresh token is saved encrypted in ${qbo.connection.where}`,
-  );
+    if (refusal) {
+      out(refusal);
+      return true;
+    }
+    try {
+      await qbo.tokenStore(consent.realmId, logger).connect(consent.code, redirectUri);
+    } catch (error) {
+      throw new CommandError(`QuickBooks did not issue tokens: ${(error as Error).message}`);
+    }
+    out(
+      `connected to QuickBooks company ${consent.realmId}; the refresh token is saved encrypted in ${qbo.connection.where}`,
+    );
+    await indexFor(quickBooksTerms, consent.realmId, before, index, out, logger);
+    return false;
+  });
+  if (refused) return 1;
 
   const quickbooks = await openQuickBooksTarget({
     settings,
@@ -178,9 +315,15 @@ async function connectQuickBooks(
   );
 }
 
+const xeroTerms: CompanyTerms = {
+  target: 'xero',
+  company: 'Xero organisation',
+  setting: 'XERO_TENANT_ID',
+};
+
 async function connectXero(
   { settings, out, logger }: CommandContext,
-  { timeoutS, paste }: { timeoutS: number; paste: boolean },
+  { timeoutS, paste, switchCompany }: ConnectFlags,
 ): Promise<number> {
   const xero = refusedAsCommand(() => xeroSettings(settings));
   const redirectUri = settings.XERO_REDIRECT_URI;
@@ -215,37 +358,43 @@ async function connectXero(
       this.sealed = sealed;
     },
   };
-  let tenantId: string;
+  let organisations: XeroConnection[];
   try {
     const accessToken = await xero.tokenStoreWith(held, logger).connect(code, redirectUri);
-    const organisations = await xeroConnections(xero.connectionsUrl, accessToken);
-    const chosen = settings.XERO_TENANT_ID
-      ? organisations.find((o) => o.tenantId === settings.XERO_TENANT_ID)
-      : organisations[0];
-    if (!chosen) {
-      out(
-        settings.XERO_TENANT_ID
-          ? `XERO_TENANT_ID is ${settings.XERO_TENANT_ID}, which this consent does not reach: allow that organisation or unset it`
-          : 'the consent reaches no Xero organisation',
-      );
-      return 1;
-    }
-    tenantId = chosen.tenantId;
-    if (organisations.length > 1 && !settings.XERO_TENANT_ID)
-      out(
-        `the consent reaches ${organisations.length} organisations; using ${chosen.tenantName ?? chosen.tenantId} (set XERO_TENANT_ID for another)`,
-      );
+    organisations = await xeroConnections(xero.connectionsUrl, accessToken);
   } catch (error) {
     throw new CommandError(`Xero did not issue tokens: ${(error as Error).message}`);
   }
-  await xero.connection.writeConnection({
-    companyId: tenantId,
-    refreshToken: held.sealed as string,
-    connectedAt: new Date().toISOString(),
+  const choice = chooseXeroTenant(organisations, settings.XERO_TENANT_ID);
+  if ('refusal' in choice) {
+    out(choice.refusal);
+    return 1;
+  }
+  const { tenantId } = choice;
+  const refused = await withIndex(settings, logger, async (index) => {
+    const before = (await xero.connection.readConnection())?.companyId;
+    const refusal = await refusalOfCompany(
+      xeroTerms,
+      tenantId,
+      { configured: settings.XERO_TENANT_ID, connection: xero.connection, index },
+      switchCompany,
+    );
+    if (refusal) {
+      out(refusal);
+      return true;
+    }
+    await xero.connection.writeConnection({
+      companyId: tenantId,
+      refreshToken: held.sealed as string,
+      connectedAt: new Date().toISOString(),
+    });
+    out(
+      `connected to Xero organisation ${tenantId}; the refresh token is saved encrypted in ${xero.connection.where}`,
+    );
+    await indexFor(xeroTerms, tenantId, before, index, out, logger);
+    return false;
   });
-  out(
-    `connected to Xero organisation ${tenantId}; the refresh token is saved encrypted in ${xero.connection.where}`,
-  );
+  if (refused) return 1;
 
   const target = await openXeroTarget({
     settings: { ...settings, XERO_TENANT_ID: tenantId },

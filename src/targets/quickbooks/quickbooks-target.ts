@@ -69,6 +69,8 @@ import { withTransfer } from './unapplied-cash.js';
 
 export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'quickbooks';
+  /** The QuickBooks company (realm id) this target pushes to. */
+  readonly company: string;
   /** Its client, options, directories and caches, shared with the modules that write (session.ts). */
   private readonly session: QuickBooksSession;
   private readonly taxCode: SalesTaxCode;
@@ -76,6 +78,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   private readonly locks: LockReader;
 
   constructor(private readonly options: QuickBooksTargetOptions) {
+    this.company = options.realmId;
     const client = new QboClient({
       baseUrl: options.baseUrl,
       realmId: options.realmId,

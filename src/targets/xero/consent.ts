@@ -81,3 +81,30 @@ export async function xeroConnections(
       tenantName: r.tenantName ?? null,
     }));
 }
+
+/**
+ * The organisation of the consent: XERO_TENANT_ID's (refused when the consent does not reach it), else the
+ * only one; several and none configured is ambiguous (each could be the books), refused naming them all.
+ */
+export function chooseXeroTenant(
+  organisations: readonly XeroConnection[],
+  configured: string | undefined,
+): { tenantId: string } | { refusal: string } {
+  if (configured) {
+    const chosen = organisations.find((o) => o.tenantId === configured);
+    return chosen
+      ? { tenantId: chosen.tenantId }
+      : {
+          refusal: `XERO_TENANT_ID is ${configured}, which this consent does not reach: allow that organisation or change XERO_TENANT_ID`,
+        };
+  }
+  const [only, ...others] = organisations;
+  if (!only) return { refusal: 'the consent reaches no Xero organisation' };
+  if (others.length === 0) return { tenantId: only.tenantId };
+  const listed = organisations.map((o) => `  ${o.tenantId}  ${o.tenantName ?? '(no name)'}`).join('\n');
+  return {
+    refusal:
+      `the consent reaches ${organisations.length} Xero organisations and XERO_TENANT_ID names none: nothing saved. ` +
+      `Set XERO_TENANT_ID to the tenant id of the one booksync pushes to and connect again:\n${listed}`,
+  };
+}

@@ -2,9 +2,11 @@ export { XeroClient } from './client.js';
 export { XeroConnectionFile } from './connection-file.js';
 export {
   BROAD_SCOPES,
+  chooseXeroTenant,
   consentUrl,
   GRANULAR_SCOPES,
   parseConsentRedirect,
+  type XeroConnection,
   xeroConnections,
   xeroScopes,
 } from './consent.js';

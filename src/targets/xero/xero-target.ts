@@ -86,10 +86,13 @@ export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
 
 export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'xero';
+  /** The Xero organisation (tenant id) this target pushes to. */
+  readonly company: string;
   readonly client: XeroClient;
   private readonly ctx: XeroContext;
 
   constructor(private readonly options: XeroTargetOptions) {
+    this.company = options.tenantId;
     this.client = new XeroClient({
       baseUrl: options.baseUrl,
       tenantId: options.tenantId,
