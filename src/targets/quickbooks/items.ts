@@ -7,7 +7,9 @@ import { requestIdFor } from './keys.js';
 // QBO invoice and refund-receipt lines name an Item, and the Item names the income account. booksync keeps
 // one Service item per income role it posts through (`booksync Revenue`, `booksync FeeIncome`,
 // `booksync Refunds`, and `booksync DiscountsAndWriteOffs` for a lowered invoice's credit memo), found by name
-// or created (with a requestid, so two workers create one).
+// or created (with a requestid, so two workers create one). An opening document's line goes through
+// `booksync OpeningBalances`, whose income account is the Opening Balance Equity account: QuickBooks enters
+// a customer's opening balance as an invoice on an item posting there.
 
 export class ItemDirectory {
   private readonly items = new RememberedLookups<AccountRole, Ref>();

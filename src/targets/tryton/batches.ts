@@ -6,6 +6,7 @@ import type { PushContext, PushResult, TargetDocument } from '../target-port.js'
 import { closedPeriodRefusal, lowersInvoice, numberedBefore } from './helpers.js';
 import { invoiceResult, planInvoice } from './invoices.js';
 import { planMove } from './moves.js';
+import { opensReceivable, planOpeningReceivable, settlesOpeningReceivable } from './opening-receivables.js';
 import { reconcilePaid } from './reconciliation.js';
 import type { TrytonSession } from './session.js';
 
@@ -76,7 +77,12 @@ export async function pushInBatches(
       create: flush,
       place: async (given, i) => {
         const document = datedOpen(given, steps.lock);
-        if (waves.context.mayExist(given.key) || lowersInvoice(document))
+        // Money closing a link's opening receivable is reconciled with it once posted: pushed alone.
+        if (
+          waves.context.mayExist(given.key) ||
+          lowersInvoice(document) ||
+          settlesOpeningReceivable(document, waves.context)
+        )
           return refusalOrThrow(() => alone(given));
         const planned = await plan(s, document, steps.accounts, waves.context);
         if (!('values' in planned)) return planned;
@@ -101,6 +107,8 @@ async function plan(
   accounts: Map<AccountRole, number>,
   context: PushContext,
 ): Promise<Omit<Planned, 'i' | 'given' | 'document'> | PushResult> {
+  if (opensReceivable(document))
+    return { model: 'account.move', ...(await planOpeningReceivable(s, document, accounts, context)) };
   switch (document.kind) {
     case 'invoice':
     case 'invoice-adjustment':

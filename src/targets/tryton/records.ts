@@ -1,3 +1,4 @@
+import { baseKey, keyPrefix } from '../../ledger/entry-key.js';
 import type { RemoteRecord } from '../target-port.js';
 import {
   type FoundRecord,
@@ -38,6 +39,9 @@ export async function findRecord(s: TrytonSession, key: string): Promise<FoundRe
       draft: invoice.state === 'draft' ? { model: 'account.invoice', id: invoice.id } : null,
     };
   }
+  // A link's invoice still owed when the books opened is the receivable brought forward, a move
+  // (opening-receivables.ts).
+  if (keyPrefix(baseKey(key)) === 'invoice') return moveRecord(s, key);
   return null;
 }
 

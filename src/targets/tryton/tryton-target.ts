@@ -16,6 +16,7 @@ import { closedPeriodRefusal, lowersInvoice } from './helpers.js';
 import { applyCredit, pushInvoice } from './invoices.js';
 import { TrytonRpc } from './json-rpc.js';
 import { pushMove } from './moves.js';
+import { opensReceivable, pushOpeningReceivable, reconcileOpeningReceivable } from './opening-receivables.js';
 import { closedThrough, post, redate } from './posting.js';
 import { invoiceSettled, reconcileIfPaid } from './reconciliation.js';
 import { findByKey, findRecord } from './records.js';
@@ -204,6 +205,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         const invoice =
           existing.draft.model === 'account.move' ? await invoiceSettled(this.#s, document, context) : null;
         if (invoice) await reconcileIfPaid(this.#s, invoice.id);
+        if (existing.draft.model === 'account.move')
+          await reconcileOpeningReceivable(this.#s, document, context);
       }
       // A credit note cut short between its post and its application: applied now (nothing when it was).
       const credit = existing.remoteIds[0]?.startsWith('account.invoice,') ? existing.remoteIds[0] : null;
@@ -212,6 +215,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
       return { key, remoteIds, contentHash: document.contentHash, created: existing.draft !== null };
     }
+    // An invoice still owed when the books opened: the receivable brought forward, as a move.
+    if (opensReceivable(document)) return pushOpeningReceivable(this.#s, document, accounts, context);
     switch (document.kind) {
       case 'invoice':
       case 'invoice-adjustment':
@@ -222,8 +227,11 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         return pushInvoice(this.#s, document, 'out', accounts, context);
       case 'bill':
         return pushInvoice(this.#s, document, 'in', accounts, context);
-      default:
-        return pushMove(this.#s, document, accounts, context);
+      default: {
+        const result = await pushMove(this.#s, document, accounts, context);
+        await reconcileOpeningReceivable(this.#s, document, context);
+        return result;
+      }
     }
   }
 
