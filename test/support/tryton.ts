@@ -36,6 +36,10 @@ export interface TrytonServer {
   postgres: PostgresCluster;
   /** A session of its own, for reading Tryton's books in assertions. */
   rpc: TrytonRpc;
+  /** Stops trytond-worker and trytond-cron (trytond stays): Tryton's tasks wait in its queue. */
+  stopWorker(): Promise<void>;
+  /** Starts them again (with `queue: true`). */
+  startWorker(): void;
   /** Stops trytond only (PostgreSQL stays): an outage. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -72,13 +76,15 @@ export function trytonTarget(
 }
 
 /**
- * `queue: true`: Tryton as production runs it: trytond, trytond-worker with the task queue on (`[queue]
- * worker = True`: an invoice's report, an invoice turning paid, are the worker's, after the request), and
- * trytond-cron. Default (false): trytond alone, every task done inside the request that asks for it (the
- * tests that read an invoice's state right after its payment expect that).
+ * Tryton as production runs it, by default (`queue: true`): trytond, trytond-worker with the task queue on
+ * (`[queue] worker = True`: an invoice's report, an invoice turning paid or posted again after its lines are
+ * reconciled or unreconciled, are the worker's, after the request) and trytond-cron. booksync waits for what
+ * it depends on (src/targets/tryton/reconciliation.ts, invoicesProcessed). `queue: false`: trytond alone,
+ * every task done inside the request that asks for it, for a test about something else that wants no worker
+ * and scheduler beside trytond on a shared machine.
  */
 export async function startTryton(options: { queue?: boolean } = {}): Promise<TrytonServer> {
-  const queue = options.queue ?? false;
+  const queue = options.queue ?? true;
   const venv = trytonVenv();
   const cluster = await startPostgres({ name: 'tryton' });
   const { dir, port: pgPort } = cluster;
@@ -175,8 +181,13 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
     return child;
   };
   // The queue's worker (one process: the machine is shared) and the scheduler, for the server's life;
-  // stop() and start() are trytond's alone (an outage of the web server).
-  const helpers = queue ? [launch('trytond-worker', '-n', '1'), launch('trytond-cron')] : [];
+  // stop() and start() are trytond's alone (an outage of the web server), stopWorker() and startWorker() theirs.
+  const helpers: ChildProcess[] = [];
+  const startWorker = () => {
+    if (queue && helpers.length === 0)
+      helpers.push(launch('trytond-worker', '-n', '1'), launch('trytond-cron'));
+  };
+  startWorker();
   const start = async () => {
     trytond = launch('trytond');
     const deadline = Date.now() + 60_000;
@@ -223,6 +234,10 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
     rpc,
     start,
     stop,
+    stopWorker: async () => {
+      await stopHelpers();
+    },
+    startWorker,
     sql: (statement) => psql(statement, database),
     async close() {
       await stop();

@@ -93,6 +93,58 @@ describe('what Tryton shows', () => {
     expect(reversal?.origin).toBe(original);
   });
 
+  it("waits for Tryton's worker to turn a paid-off invoice paid; with the worker stopped, the push is unavailable, naming the invoice", async () => {
+    const docs = documentsForContract();
+    const link = docs.invoice.invoice!.paymentLinkId;
+    const inFull = {
+      ...docs.payment,
+      amountCents: 120_00,
+      lines: [
+        { role: 'ProcessorClearing' as const, amountCents: 120_00 },
+        { role: 'AccountsReceivable' as const, amountCents: -120_00 },
+      ],
+    };
+    const impatient = createTrytonTarget({
+      url: tryton.url,
+      database: tryton.database,
+      username: tryton.username,
+      password: tryton.password,
+      accounts: defaultAccountCodes,
+      matching: 'match-existing',
+      processedWithinMs: 1_500,
+    });
+    await impatient.verify();
+    await impatient.push(docs.invoice, noIndex);
+    const state = async () =>
+      (
+        await tryton.rpc.searchRead<{ id: number; state: string }>(
+          'account.invoice',
+          [['comment', '=', `booksync-link:${link}`]],
+          ['state'],
+        )
+      )[0];
+    await tryton.stopWorker();
+    try {
+      const error = await impatient.push(inFull, noIndex).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(error?.name).toBe('TargetUnavailableError');
+      const invoice = await state();
+      expect(error?.message).toContain(`invoice ${invoice?.id} (posted, lines reconciled)`);
+      expect(error?.message).toMatch(/trytond-worker/);
+      // The reconciliation is made; Tryton's task to mark the invoice paid waits in its queue.
+      expect(invoice?.state).toBe('posted');
+    } finally {
+      tryton.startWorker();
+    }
+    // A worker started afresh loads Tryton's modules first: many seconds on a busy machine.
+    await expect.poll(async () => (await state())?.state, { timeout: 120_000, interval: 500 }).toBe('paid');
+    // Pushed again (the retry): found, not made twice; nothing owed.
+    expect((await impatient.push(inFull, noIndex)).created).toBe(false);
+    expect(await tryton.amountToPay(link)).toBe(0);
+  }, 180_000);
+
   it('a refund reopens a paid invoice: owed again by the refunded amount', async () => {
     const docs = documentsForContract();
     const link = docs.invoice.invoice!.paymentLinkId;

@@ -119,14 +119,15 @@ export async function reconcileLines(s: TrytonSession, lineIds: number[]): Promi
 }
 
 /** How long a reconciliation's invoices may take to show its state: Tryton's worker may have a backlog. */
-const processedWithinMs = 60_000;
+const defaultProcessedWithinMs = 60_000;
 
 /**
  * Waits until the invoices whose move holds one of the lines show the state their reconciliation gives
  * them (Tryton's Invoice.process: paid when every line to pay is reconciled, else posted), which Tryton's
  * worker sets after the request that reconciled (see the top of this file). Draft and cancelled invoices
- * are not processed into paid or posted. An invoice still not processed after processedWithinMs makes
- * the push unavailable (retried later), naming it: Tryton's worker is likely stopped.
+ * are not processed into paid or posted. An invoice still not processed after processedWithinMs (the
+ * target's option, default a minute) makes the push unavailable (retried later), naming it: Tryton's
+ * worker is likely stopped.
  */
 export async function invoicesProcessed(s: TrytonSession, lineIds: readonly number[]): Promise<void> {
   const ids = [...new Set(lineIds)];
@@ -142,12 +143,13 @@ export async function invoicesProcessed(s: TrytonSession, lineIds: readonly numb
       fields,
     ),
   );
-  const deadline = Date.now() + processedWithinMs;
+  const within = s.options.processedWithinMs ?? defaultProcessedWithinMs;
+  const deadline = Date.now() + within;
   for (let pause = 20; waiting.length > 0; pause = Math.min(pause * 2, 500)) {
     if (Date.now() > deadline) {
       throw new TargetUnavailableError(
         s.name,
-        `Tryton's task queue has not processed invoice${waiting.length > 1 ? 's' : ''} ${waiting.map((r) => `${r.id} (${r.state}, lines ${r.reconciled ? '' : 'not '}reconciled)`).join(', ')} within ${processedWithinMs / 1000} s: is trytond-worker running?`,
+        `Tryton's task queue has not processed invoice${waiting.length > 1 ? 's' : ''} ${waiting.map((r) => `${r.id} (${r.state}, lines ${r.reconciled ? '' : 'not '}reconciled)`).join(', ')} within ${within / 1000} s: is trytond-worker running?`,
       );
     }
     await sleep(pause);

@@ -12,6 +12,11 @@ export interface TrytonTargetOptions {
   matching: 'create' | 'match-existing';
   logger?: Logger;
   timeoutMs?: number;
+  /**
+   * How long the invoices of a reconciliation booksync made or removed may take to show its state (Tryton's
+   * worker processes them after the request) before the push is unavailable; default 60 s.
+   */
+  processedWithinMs?: number;
   /** The HTTP client (default: the global fetch); the bench times Tryton's calls through it. */
   fetch?: typeof fetch;
 }
