@@ -542,33 +542,44 @@ describe('QuickBooks Online target', () => {
     double.violations.length = 0;
   });
 
-  it('voids a reversed invoice (refused by QBO while a payment is applied) and books the link again beside it', async () => {
+  it('reverses a paid invoice by a journal (QBO voids no invoice a payment is applied to), an unpaid one by its void, and books the link again beside it', async () => {
     const c = company();
     const target = c.target();
     const docs = documentsForContract();
-    const invoiceReversal: TargetDocument = {
-      ...docs.invoice,
-      key: `reversal:${docs.invoice.key}`,
+    const reversalOf = (of: TargetDocument, hash: string): TargetDocument => ({
+      ...of,
+      key: `reversal:${of.key}`,
       kind: 'reversal',
-      reverses: docs.invoice.key,
-      lines: docs.invoice.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-      contentHash: '9'.repeat(64),
-    };
+      reverses: of.key,
+      lines: of.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+      contentHash: hash.repeat(64),
+    });
     const invoice = await target.push(docs.invoice, noIndex);
     await target.push(docs.payment, noIndex);
-    const refused = await failure(target.push(invoiceReversal, noIndex));
-    expect(refused.message).toContain('You cannot void an invoice that has payments applied to it.');
-    await target.push(docs.reversal, noIndex);
-    const voided = await target.push(invoiceReversal, noIndex);
-    expect(voided.remoteIds).toEqual([`void:${invoice.remoteIds[0]}`]);
+    // Paid: a journal Dr Revenue / Cr A/R for the customer, the invoice and its payment left as they are.
+    const reversed = await target.push(reversalOf(docs.invoice, '9'), noIndex);
+    expect(reversed.remoteIds[0]).toMatch(/^JournalEntry:/);
     const qbo = double.get(c.realmId, 'Invoice', idOf(invoice.remoteIds[0]));
-    expect([qbo?.TotalAmt, qbo?.Balance]).toEqual([0, 0]);
+    expect([qbo?.TotalAmt, qbo?.Balance]).toEqual([120, 70]);
+    expect(double.isVoided(c.realmId, 'Invoice', idOf(invoice.remoteIds[0]))).toBe(false);
+    await target.push(docs.reversal, noIndex);
+    // The payment voided: 120.00 owed on the invoice, 120.00 credited by the journal.
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(0);
-    expect(await c.target().find(invoiceReversal.key)).toMatchObject({ remoteIds: voided.remoteIds });
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(0);
+    expect(await c.target().find(`reversal:${docs.invoice.key}`)).toMatchObject({
+      remoteIds: reversed.remoteIds,
+    });
+    // Unpaid: voided in place.
     const again = await target.push({ ...docs.invoice, key: `${docs.invoice.key}#2` }, noIndex);
     const rebooked = double.get(c.realmId, 'Invoice', idOf(again.remoteIds[0]));
     expect(rebooked?.DocNumber).toBe(`${docs.invoice.invoice?.number}#2`);
     expect(rebooked?.Balance).toBe(120);
+    const voided = await target.push(
+      reversalOf({ ...docs.invoice, key: `${docs.invoice.key}#2` }, '8'),
+      noIndex,
+    );
+    expect(voided.remoteIds).toEqual([`void:${again.remoteIds[0]}`]);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(0);
   });
 
   it('books bills and bill payments, and voids a returned bill payment (the bill is open again)', async () => {

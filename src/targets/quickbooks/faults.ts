@@ -64,12 +64,14 @@ export function faultError(status: number, body: string, retryAfter: string | nu
  * (routablehq/python-quickbooks#208), and 5010 is the Stale Object Error's code. So each Error is read by its
  * Message first, and by its code only when the Message names none of these.
  */
-export type FaultKind = 'closed-period' | 'stale-object' | 'deposited';
+export type FaultKind = 'closed-period' | 'stale-object' | 'deposited' | 'applied';
 
 const byMessage: [RegExp, FaultKind][] = [
   [/Account Period Closed/i, 'closed-period'],
   [/Stale Object/i, 'stale-object'],
-  [/Deposited Transaction cannot be changed/i, 'deposited'],
+  [/Deposited Transaction cannot be (changed|voided)|transaction has been deposited/i, 'deposited'],
+  // An invoice a payment is applied to: QBO answers its void with the generic 6000, so only its words say so.
+  [/payments? (is |are )?applied/i, 'applied'],
 ];
 
 const byCode: Record<string, FaultKind> = {
@@ -82,9 +84,10 @@ const byCode: Record<string, FaultKind> = {
 /** The kind of QBO's refusal (its first Error that has one), null for any other error. */
 export function faultKind(error: unknown): FaultKind | null {
   if (!(error instanceof QuickBooksRefusal)) return null;
+  const named = (text: string | undefined) =>
+    text ? byMessage.find(([pattern]) => pattern.test(text))?.[1] : undefined;
   for (const fault of error.faults) {
-    const named = byMessage.find(([pattern]) => pattern.test(fault.Message ?? ''))?.[1];
-    const kind = named ?? byCode[fault.code ?? ''];
+    const kind = named(fault.Message) ?? named(fault.Detail) ?? byCode[fault.code ?? ''];
     if (kind) return kind;
   }
   return null;
@@ -107,4 +110,14 @@ export function isClosedPeriod(error: unknown): boolean {
  */
 export function isDepositedRefusal(error: unknown): boolean {
   return faultKind(error) === 'deposited';
+}
+
+/**
+ * QBO's refusal to void a document in place because money has moved on it since: a payment or sales receipt
+ * a deposit holds (6540), an invoice a payment is applied to ("payments applied", under the generic 6000). The
+ * reversal is then the document booksync makes after a close, dated the reversal's date.
+ */
+export function isRefusedInPlace(error: unknown): boolean {
+  const kind = faultKind(error);
+  return kind === 'deposited' || kind === 'applied';
 }

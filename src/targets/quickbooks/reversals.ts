@@ -6,7 +6,7 @@ import { TargetRefusedError } from '../errors.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
 import type { Ref } from './accounts.js';
 import { type Plan, pairOf } from './documents.js';
-import { isDepositedRefusal } from './faults.js';
+import { isRefusedInPlace } from './faults.js';
 import {
   isVoided,
   parseRemoteId,
@@ -26,9 +26,10 @@ import { transferJournal, transferOf } from './unapplied-cash.js';
 /**
  * A reversal in the same open month as its original: the reversal's marker is added to the original's note,
  * then the original (an invoice, payment or bill payment) is voided as Intuit documents it (a voided
- * payment's invoice or bill is open again). Across months or into a closed period the original is never
- * touched: a payment's reversal is a charge invoice (a bill payment's a bill) dated in the open period,
- * anything else a reversing journal entry. The original comes from the push's index, else QBO; a marker
+ * payment's invoice or bill is open again). Across months or into a closed period, or when QBO refuses the
+ * void because money moved on the original (a deposited payment or sales receipt, a paid invoice), the
+ * original is never touched: a payment's reversal is a charge invoice (a bill payment's a bill) dated in the
+ * open period, anything else a reversing journal entry. The original comes from the push's index, else QBO; a marker
  * already added (a crash before the void) is not added again, and a reversal made either way is found by
  * its key.
  */
@@ -112,13 +113,19 @@ export async function reverseOriginal(
     // void is still to make, or the reversal is a document of its own.
     if (mark && isVoided(current))
       return alreadyPushed(s.name, { key: doc.key, remoteIds, contentHash: mark.contentHash }, doc);
-    if (reversesInPlace(given, lock, String(current.TxnDate ?? ''))) {
+    // Money moved on since (deposited by a payout, or paid): QBO refuses the void, so the reversal is the
+    // document made after a close, in the reversal's own month, and the original is not written to.
+    if (reversesInPlace(given, lock, String(current.TxnDate ?? '')) && !movedOn(original.entity, current)) {
       try {
         return await voidInPlace(s, doc, original, current, remoteIds);
       } catch (error) {
-        // A payment a payout deposited cannot be voided (QBO 6540, "Deposited Transaction cannot be
-        // changed"): the deposit stands, and the payment is reversed by a document of its own.
-        if (!isDepositedRefusal(error) || !reversingEntity[original.entity]) throw error;
+        // Deposited or paid after it was read (QBO 6540 "Deposited Transaction cannot be changed", or an
+        // invoice's "payments applied"): the deposit or payment stands, the reversal is a document of its own.
+        if (!isRefusedInPlace(error)) throw error;
+        s.options.logger?.info(
+          { key: doc.key, entity: original.entity, id: original.id },
+          'void refused: reversed by a document of its own',
+        );
       }
     }
     const reversing = reversingEntity[original.entity];
@@ -128,6 +135,20 @@ export async function reverseOriginal(
   if (existing) return alreadyPushed(s.name, existing, doc);
   const plan = await s.mapper.journal(doc, `reverses ${doc.reverses} (${original.entity} ${original.id})`);
   return createReversal(s, doc, plan, context);
+}
+
+/**
+ * Whether QBO would refuse the original's void because money moved on it: a payment or sales receipt a
+ * Deposit links (Finance.xsd Transaction.LinkedTxn, TxnType Deposit; Intuit's Payment reference: "If funds
+ * for the payment have been deposited, you must delete the associated deposit object before voiding"), an
+ * invoice a payment is applied to (its Balance below its TotalAmt). Read before the void, so the original
+ * is not even marked; a refusal of the void (isRefusedInPlace) still ends the same way.
+ */
+export function movedOn(entity: string, current: QboEntity): boolean {
+  if (entity === 'Invoice')
+    return amountToCents(Number(current.Balance ?? 0)) < amountToCents(Number(current.TotalAmt ?? 0));
+  const linked = (current.LinkedTxn as { TxnType?: unknown }[] | undefined) ?? [];
+  return (entity === 'Payment' || entity === 'SalesReceipt') && linked.some((t) => t.TxnType === 'Deposit');
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   faultKind,
   isClosedPeriod,
   isDepositedRefusal,
+  isRefusedInPlace,
   isStaleObject,
 } from '../../../src/targets/quickbooks/faults.js';
 
@@ -47,5 +48,32 @@ describe('QuickBooks Faults', () => {
     const outage = faultError(503, '<html>down</html>', null);
     expect(outage).toBeInstanceOf(TargetUnavailableError);
     expect(faultKind(outage)).toBeNull();
+  });
+
+  it('reads a void refused because money moved on (deposited, payments applied) by its words, then 6540', () => {
+    // As integrators meet it: Message "Deposited Transaction cannot be changed", Detail "This transaction has
+    // been deposited." (support.clio.com, QuickBooks Online Error Code 6540).
+    const deposited = fault(
+      'Deposited Transaction cannot be changed',
+      'This transaction has been deposited.',
+      '6540',
+    );
+    expect(isDepositedRefusal(deposited)).toBe(true);
+    expect(isRefusedInPlace(deposited)).toBe(true);
+    expect(
+      isRefusedInPlace(fault('Business Validation Error', 'This transaction has been deposited.', '6000')),
+    ).toBe(true);
+    expect(isRefusedInPlace(fault('Some other words', '', '6540'))).toBe(true);
+    const applied = fault(
+      'Business Validation Error',
+      'You cannot void an invoice that has payments applied to it. Remove the payments first.',
+      '6000',
+    );
+    expect(faultKind(applied)).toBe('applied');
+    expect(isRefusedInPlace(applied)).toBe(true);
+    // The generic 6000 alone says nothing of why: not taken for a refusal in place.
+    expect(isRefusedInPlace(fault('Business Validation Error', 'Something else entirely.', '6000'))).toBe(
+      false,
+    );
   });
 });
