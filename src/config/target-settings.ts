@@ -26,7 +26,9 @@ export const targetSettings = {
     .string()
     .regex(/^\d{1,20}$/, "QuickBooks' company id (digits)")
     .optional()
-    .describe('QuickBooks company (realm) id; `targets connect quickbooks` refuses another company.'),
+    .describe(
+      'QuickBooks company (realm) id; `targets connect quickbooks` refuses another company, even with --switch-company.',
+    ),
   QBO_BASE_URL: httpUrl
     .default('https://quickbooks.api.intuit.com')
     .describe('QuickBooks Online API root; https://sandbox-quickbooks.api.intuit.com for a sandbox company.'),
@@ -73,7 +75,7 @@ export const targetSettings = {
     .uuid("Xero's organisation (tenant) id")
     .optional()
     .describe(
-      'Xero organisation (tenant) id; `targets connect xero` uses it among those the consent reaches.',
+      'Xero organisation (tenant) id; `targets connect xero` takes it among those the consent reaches (required when it reaches several) and refuses another.',
     ),
   XERO_BASE_URL: httpUrl
     .default('https://api.xero.com')
