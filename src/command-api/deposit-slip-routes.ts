@@ -1,6 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { DepositSlipBooked } from '../../activities/deposit-slip-contract.js';
 import {
+  type DepositSlip,
   type DepositSlipOutcome,
   depositSlipWorkflowId,
   depositSlipWorkflowType,
@@ -35,7 +37,7 @@ export const depositSlipRoutes: FastifyPluginAsyncZod = async (app) => {
       { workflowId, reference: slip.reference, payments: slip.payments.length },
       'deposit slip command sent',
     );
-    return reply.sendOutcome(await outcomeOf(calls, workflowId, handle));
+    return reply.sendOutcome(await outcomeOf(calls, slip.reference, handle, slip));
   });
 
   app.get(
@@ -43,23 +45,23 @@ export const depositSlipRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: schemaOf('depositSlipOutcome') },
     async (request, reply) => {
       const calls = app.workflowCalls;
-      const workflowId = depositSlipWorkflowId(request.params.reference);
+      const { reference } = request.params;
+      const workflowId = depositSlipWorkflowId(reference);
       const handle = calls.client.workflow.getHandle(workflowId);
       await calls.withDeadline(request, workflowId, () => handle.describe());
-      return reply.sendOutcome(await outcomeOf(calls, workflowId, handle));
+      return reply.sendOutcome(await outcomeOf(calls, reference, handle));
     },
   );
 };
 
-const outcomeUrl = (workflowId: string) =>
-  `/commands/depositSlips/${encodeURIComponent(workflowId.replace(/^deposit-slip-/, ''))}`;
-
 /** The run's result within answerWithinMs as the answer, else 202 with where to ask. */
 async function outcomeOf(
   calls: WorkflowCalls,
-  workflowId: string,
+  reference: string,
   handle: Pick<WorkflowHandle, 'result'>,
+  asked?: DepositSlip,
 ): Promise<CommandAnswer> {
+  const workflowId = depositSlipWorkflowId(reference);
   const answered = await Promise.race([
     handle.result().then(
       (result: DepositSlipOutcome) => ({ result }),
@@ -68,10 +70,29 @@ async function outcomeOf(
     new Promise<null>((resolve) => setTimeout(() => resolve(null), calls.answerWithinMs).unref()),
   ]);
   if (answered === null) {
-    return { status: 202, body: { workflowId, status: 'PENDING', outcome: outcomeUrl(workflowId) } };
+    const outcome = `/commands/depositSlips/${encodeURIComponent(reference)}`;
+    return { status: 202, body: { workflowId, status: 'PENDING', outcome } };
   }
   if ('error' in answered) throw outcomeUnknown(answered.error);
-  return depositSlipAnswer(workflowId, answered.result);
+  const { result } = answered;
+  // A run already open for this number (another request's) answers its own slip: another one is refused.
+  if (asked && result.status === 'BOOKED' && !sameSlip(asked, result.slip)) {
+    return depositSlipAnswer(workflowId, {
+      status: 'REFUSED',
+      reasons: [`deposit slip ${reference} is booked with other contents: a slip number is booked once`],
+    });
+  }
+  return depositSlipAnswer(workflowId, result);
+}
+
+const paymentsOf = (payments: readonly { paymentLinkId: string; externalPaymentId: string }[]) =>
+  payments
+    .map((p) => `${p.paymentLinkId}:${p.externalPaymentId}`)
+    .sort()
+    .join(',');
+
+function sameSlip(asked: DepositSlip, booked: DepositSlipBooked): boolean {
+  return asked.date === booked.date && paymentsOf(asked.payments) === paymentsOf(booked.payments);
 }
 
 export function depositSlipAnswer(workflowId: string, outcome: DepositSlipOutcome): CommandAnswer {
