@@ -101,3 +101,14 @@ export function xeroError(failure: XeroFailure, what: string): Error {
   const type = (failure.body as { Type?: string } | null)?.Type;
   return new TargetRefusedError('xero', type ? `${type}: ${text}` : text);
 }
+
+/**
+ * Xero's refusal to cancel a document because money moved on it, read by its words (Xero answers every
+ * validation refusal with ErrorNumber 10): an invoice with a payment or credit note applied ("This document
+ * cannot be edited as it has a payment or credit note allocated to it", XeroAPI/xero-node#407), a payment
+ * bank reconciliation matched (Xero's Payments page, "Deleting payments"; its wording not published).
+ */
+export function isRefusedInPlace(error: unknown): boolean {
+  if (!(error instanceof TargetRefusedError)) return false;
+  return /payment or credit note allocated|has been reconciled|is reconciled/i.test(error.targetMessage);
+}

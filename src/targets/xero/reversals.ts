@@ -11,6 +11,7 @@ import { unnamedCustomer } from './contacts.js';
 import type { XeroContext } from './context.js';
 import { moneyMove, oneLine, taxed } from './documents.js';
 import { cancel, create, read } from './entity-calls.js';
+import { isRefusedInPlace } from './faults.js';
 import { numberTag } from './keys.js';
 import { find, lookupOne, marked, reversingDocuments } from './look-ups.js';
 import { refundOverpayment } from './overpayments.js';
@@ -35,8 +36,9 @@ import {
 
 /**
  * In the same open month as its original: Xero's own cancel of the original, a payment DELETED (its invoice
- * or bill is owed again), an invoice or credit note VOIDED (Xero refuses while payments are applied: its
- * message in FAILED), a bank transaction or bank transfer DELETED, a manual journal VOIDED. Read first: an
+ * or bill is owed again), an invoice or credit note VOIDED, a bank transaction or bank transfer DELETED, a
+ * manual journal VOIDED. Xero refuses to void an invoice with a payment applied, and to delete a reconciled
+ * payment: the reversal is then the documents made after a close, dated the reversal's date (movedOn). Read first: an
  * original already cancelled is found. Across months or into a locked period the original is never touched:
  * reversing documents dated in the open period carry the reversal's marker (reversingPlans). A customer's
  * credit (an overpayment) is refunded in the open period in either case (overpayments.ts).
@@ -75,11 +77,34 @@ export async function reverse(
   if (deletedStatuses.has(String(current.status))) return result(false);
   // A customer's credit is refunded, never deleted, in its own month or after (overpayments.ts).
   if (isOverpayment(entity, current)) return refundOverpayment(ctx, doc, current, context, null);
-  if (!reversesInPlace(given, lock, dayOf(current.date)))
+  // Money moved on since (a payment applied to the invoice, the payment reconciled): Xero refuses the
+  // cancel, so the reversal is the documents made after a close, in the reversal's own month.
+  if (!reversesInPlace(given, lock, dayOf(current.date)) || movedOn(entity, current))
     return reverseAfterClose(ctx, doc, entity, current, context);
-  await cancel(ctx, doc, entity, id, current);
+  try {
+    await cancel(ctx, doc, entity, id, current);
+  } catch (error) {
+    // Paid or reconciled after it was read: the original stands, the reversal is documents of its own.
+    if (!isRefusedInPlace(error)) throw error;
+    ctx.logger?.info({ key: doc.key, entity, id }, 'cancel refused: reversed by documents of its own');
+    return reverseAfterClose(ctx, doc, entity, (await read(ctx, entity, id)) ?? current, context);
+  }
   ctx.logger?.info({ key: doc.key, entity, id }, 'cancelled in xero');
   return result(true);
+}
+
+/**
+ * Whether Xero would refuse to cancel the original because money moved on it: an invoice with a payment or
+ * credit note applied (AmountPaid, AmountCredited above 0; Xero: "This document cannot be edited as it has
+ * a payment or credit note allocated to it", the payments to be removed first, XeroAPI/xero-node#407), a
+ * payment bank reconciliation matched (IsReconciled; Xero's Payments page, "Deleting payments": a
+ * reconciled payment is not deleted). Read before the cancel, so nothing is sent that Xero refuses.
+ */
+export function movedOn(entity: XeroEntity, current: Body): boolean {
+  if (entity === 'Invoice')
+    return Number(current.amountPaid ?? 0) > 0 || Number(current.amountCredited ?? 0) > 0;
+  if (entity === 'Payment') return current.isReconciled === true;
+  return false;
 }
 
 /**

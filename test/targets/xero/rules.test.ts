@@ -172,16 +172,25 @@ afterEach(() => {
 });
 
 describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
-  it('reconciled-payment-delete: a reconciled payment cannot be deleted; the reversal is FAILED with the reason, the invoice stays paid', async () => {
+  it('reconciled-payment-delete: a reconciled payment cannot be deleted; the adapter reverses it by documents of its own, the invoice stays paid', async () => {
     const org = organisation(roomy);
     const target = org.target();
     const l = link('r1');
     const { index, context } = await pushAll(target, [l.invoice, l.payment]);
     const paymentId = idOf(index.get(l.payment.key));
     roomy.reconcile(org.tenantId, paymentId);
-    const refused = await target.push(reversalOf(l.payment), context).catch((e: Error) => e);
-    expect(refused).toBeInstanceOf(TargetRefusedError);
-    expect((refused as TargetRefusedError).targetMessage).toContain(RECONCILED_PAYMENT);
+    const message = await refusal(() =>
+      target.client.call('deletePayment', (api, t) =>
+        api.deletePayment(t, paymentId, { status: 'DELETED' } as never, key()),
+      ),
+    );
+    expect(message).toContain(RECONCILED_PAYMENT);
+    // The adapter reads IsReconciled and sends no delete: an invoice owed again and a spend money.
+    const reversed = await target.push(reversalOf(l.payment), context);
+    expect(reversed.remoteIds).toEqual([
+      expect.stringMatching(/^Invoice:/),
+      expect.stringMatching(/^BankTransaction:/),
+    ]);
     expect(roomy.get(org.tenantId, 'Payments', paymentId)).toMatchObject({
       Status: 'AUTHORISED',
       IsReconciled: true,
@@ -191,14 +200,22 @@ describe('Xero’s rules in the double', { timeout: 60_000 }, () => {
     });
   });
 
-  it('paid-invoice-void: an invoice with a payment applied cannot be voided; its reversal is FAILED with Xero’s message', async () => {
+  it('paid-invoice-void: an invoice with a payment applied cannot be voided (Xero’s message); the adapter credits it instead', async () => {
     const org = organisation(roomy);
     const target = org.target();
     const l = link('r2');
     const { index, context } = await pushAll(target, [l.invoice, l.payment]);
-    const refused = await target.push(reversalOf(l.invoice), context).catch((e: Error) => e);
-    expect((refused as TargetRefusedError).targetMessage).toContain(PAYMENT_APPLIED);
-    expect(roomy.get(org.tenantId, 'Invoices', idOf(index.get(l.invoice.key)))?.Status).toBe('AUTHORISED');
+    const invoiceId = idOf(index.get(l.invoice.key));
+    const message = await refusal(() =>
+      target.client.call('updateInvoice', (api, t) =>
+        api.updateInvoice(t, invoiceId, { invoices: [{ status: 'VOIDED' }] } as never, undefined, key()),
+      ),
+    );
+    expect(message).toContain(PAYMENT_APPLIED);
+    // The adapter reads AmountPaid and sends no void: a credit note for the customer.
+    const reversed = await target.push(reversalOf(l.invoice), context);
+    expect(reversed.remoteIds).toEqual([expect.stringMatching(/^CreditNote:/)]);
+    expect(roomy.get(org.tenantId, 'Invoices', invoiceId)?.Status).toBe('AUTHORISED');
   });
 
   it('paid-invoice-edit: Xero refuses any edit of a paid invoice, its Reference too; the adapter adopts one as it is', async () => {
