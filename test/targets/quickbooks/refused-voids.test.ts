@@ -55,6 +55,8 @@ describe('QuickBooks Online: same-month reversals QBO refuses to void', () => {
     const again = await c.target().push(d.saleReturned, noIndex);
     expect(again).toMatchObject({ created: false, remoteIds: returned.remoteIds });
     expect(double.all(c.realmId, 'JournalEntry')).toHaveLength(1);
+    // The refused void left no reversal on the sales receipt: the reversal is found as the journal.
+    expect(await c.target().find(d.saleReturned.key)).toMatchObject({ remoteIds: returned.remoteIds });
   });
 
   it('a debit memo paid, then voided: a reversing journal on the customer, the paid charge invoice kept', async () => {
