@@ -5,6 +5,7 @@ import {
   inFlightMarksDdl,
   linkColumnsDdl,
   linkIndexesDdl,
+  targetCompaniesDdl,
   targetIndexDdl,
   writeAheadDdl,
 } from './ledger-schema.js';
@@ -172,7 +173,10 @@ ALTER TABLE entries ADD COLUMN deposit_slip_id TEXT;
 ${linkIndexesDdl(['deposit_slip_id'])}
 `;
 
-export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7];
+// v8: target_companies, the company (QuickBooks realm, Xero tenant) each target's index was built against.
+const v8 = targetCompaniesDdl({ strict: true });
+
+export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -5,6 +5,7 @@ import {
   inFlightMarksDdl,
   linkColumnsDdl,
   linkIndexesDdl,
+  targetCompaniesDdl,
   targetIndexDdl,
   writeAheadDdl,
 } from './ledger-schema.js';
@@ -177,7 +178,10 @@ ALTER TABLE entries ADD COLUMN deposit_slip_id TEXT;
 ${linkIndexesDdl(['deposit_slip_id'])}
 `;
 
-export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5, v6];
+// v7: target_companies, as in SQLite's v8.
+const v7 = targetCompaniesDdl({ strict: false });
+
+export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {
