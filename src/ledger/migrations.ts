@@ -9,6 +9,7 @@ import {
   targetIndexDdl,
   writeAheadDdl,
 } from './ledger-schema.js';
+import { sqliteReportsDdl } from './report-store.js';
 
 // Versioned schema of the embedded ledger. PRAGMA user_version holds how many migrations ran; each
 // migration runs in its own transaction together with the version bump. Append, never edit.
@@ -176,7 +177,11 @@ ${linkIndexesDdl(['deposit_slip_id'])}
 // v8: target_companies, the company (QuickBooks realm, Xero tenant) each target's index was built against.
 const v8 = targetCompaniesDdl({ strict: true });
 
-export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8];
+// v9: reports kept whole beside the books (report-store.ts): a period's certificate or payout period report,
+// which a workflow result only summarizes.
+const v9 = sqliteReportsDdl;
+
+export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8, v9];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -9,6 +9,7 @@ import {
   targetIndexDdl,
   writeAheadDdl,
 } from './ledger-schema.js';
+import { postgresReportsDdl } from './postgres-report-store.js';
 
 // Versioned schema of the ledger on PostgreSQL. `ledger_schema_version` holds how many migrations ran; all
 // pending migrations run in one transaction with the version bump, under a transaction-scoped advisory lock,
@@ -181,7 +182,10 @@ ${linkIndexesDdl(['deposit_slip_id'])}
 // v7: target_companies, as in SQLite's v8.
 const v7 = targetCompaniesDdl({ strict: false });
 
-export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7];
+// v8: reports kept whole beside the books, as in SQLite's v9.
+const v8 = postgresReportsDdl;
+
+export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {
