@@ -94,6 +94,54 @@ export async function indexOfCompany(
   }
 }
 
+/** One configured target opened (its adapter's modules imported only now), what closes it kept in `closers`. */
+async function openTarget(
+  name: string,
+  context: {
+    settings: Settings;
+    accounts: ReturnType<typeof parseAccountMapping>;
+    logger: Logger;
+    closers: (() => Promise<void> | void)[];
+  },
+): Promise<{ target: AccountingTarget; figures?: TargetFiguresReader }> {
+  const { settings, accounts, logger, closers } = context;
+  const log = logger.child({ component: 'accounting-target', target: name });
+  if (name === 'ledger-mirror') {
+    const mirror = EmbeddedLedger.open({
+      path: dataFile(settings, 'LEDGER_MIRROR_DB'),
+      logger: log,
+    });
+    closers.push(() => mirror.close());
+    return { target: new LedgerMirrorTarget(mirror) };
+  }
+  if (name === 'tryton') {
+    // Each adapter's modules (and its vendor SDK: xero-node alone is 14 MiB of heap) are imported only
+    // when that target is configured.
+    const { createTrytonTarget } = await import('../targets/tryton/index.js');
+    const tryton = createTrytonTarget({
+      url: settings.TRYTON_URL as string,
+      database: settings.TRYTON_DATABASE as string,
+      username: settings.TRYTON_USER,
+      password: settings.TRYTON_PASSWORD as string,
+      accounts,
+      matching: settings.TARGET_MATCHING,
+      logger: log,
+    });
+    return { target: tryton, figures: tryton };
+  }
+  if (name === 'quickbooks') {
+    const { openQuickBooksTarget } = await import('./quickbooks-connection.js');
+    const quickbooks = await openQuickBooksTarget({ settings, accounts, logger: log });
+    return { target: quickbooks, figures: quickbooks };
+  }
+  if (name === 'xero') {
+    const { openXeroTarget } = await import('./xero-connection.js');
+    const xero = await openXeroTarget({ settings, accounts, logger: log });
+    return { target: xero, figures: xero };
+  }
+  throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
+}
+
 /**
  * Opens the targets ACCOUNTING_TARGET names and checks each (connection, every mapped account): a
  * configuration problem stops start-up with one line per missing account, before any workflow runs; an
@@ -116,42 +164,9 @@ export async function openAccountingTargets(options: {
   const closers: (() => Promise<void> | void)[] = [];
   try {
     for (const name of names) {
-      const log = logger.child({ component: 'accounting-target', target: name });
-      if (name === 'ledger-mirror') {
-        const mirror = EmbeddedLedger.open({
-          path: dataFile(settings, 'LEDGER_MIRROR_DB'),
-          logger: log,
-        });
-        closers.push(() => mirror.close());
-        targets.set(name, new LedgerMirrorTarget(mirror));
-      } else if (name === 'tryton') {
-        // Each adapter's modules (and its vendor SDK: xero-node alone is 14 MiB of heap) are imported only
-        // when that target is configured.
-        const { createTrytonTarget } = await import('../targets/tryton/index.js');
-        const tryton = createTrytonTarget({
-          url: settings.TRYTON_URL as string,
-          database: settings.TRYTON_DATABASE as string,
-          username: settings.TRYTON_USER,
-          password: settings.TRYTON_PASSWORD as string,
-          accounts,
-          matching: settings.TARGET_MATCHING,
-          logger: log,
-        });
-        targets.set(name, tryton);
-        figures.set(name, tryton);
-      } else if (name === 'quickbooks') {
-        const { openQuickBooksTarget } = await import('./quickbooks-connection.js');
-        const quickbooks = await openQuickBooksTarget({ settings, accounts, logger: log });
-        targets.set(name, quickbooks);
-        figures.set(name, quickbooks);
-      } else if (name === 'xero') {
-        const { openXeroTarget } = await import('./xero-connection.js');
-        const xero = await openXeroTarget({ settings, accounts, logger: log });
-        targets.set(name, xero);
-        figures.set(name, xero);
-      } else {
-        throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
-      }
+      const opened = await openTarget(name, { settings, accounts, logger, closers });
+      targets.set(name, opened.target);
+      if (opened.figures) figures.set(name, opened.figures);
     }
     for (const target of targets.values()) {
       closers.push(() => target.close());
