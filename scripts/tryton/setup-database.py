@@ -34,6 +34,11 @@ ACCOUNTS = [
     ('6000', 'Processing Fees', 'expense', False, False),
     ('6010', 'Bank Charges', 'expense', False, False),
     ('6020', 'Bill Expenses', 'expense', False, False),
+    ('1050', 'Payout Bank', 'cash', False, False),
+    ('4040', 'Surcharge Income', 'revenue', False, False),
+    ('6030', 'Dispute Fees', 'expense', False, False),
+    ('6040', 'Return Fees', 'expense', False, False),
+    ('6050', 'Bad Debt', 'expense', False, False),
 ]
 
 

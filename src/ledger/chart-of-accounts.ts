@@ -22,6 +22,11 @@ export const Accounts = {
   // sandbox tests' accounts (xero-sandbox BSnn), so a role added later keeps every earlier role's number.
   DiscountsAndWriteOffs: 'revenue:discounts-write-offs',
   UnappliedCash: 'liabilities:unapplied-cash',
+  SurchargeIncome: 'revenue:surcharges',
+  DisputeFees: 'expenses:dispute-fees',
+  ReturnFees: 'expenses:return-fees',
+  BadDebt: 'expenses:bad-debt',
+  PayoutBank: 'assets:bank:payouts',
 } as const;
 
 export type AccountName = (typeof Accounts)[keyof typeof Accounts];
@@ -52,6 +57,12 @@ export const chartOfAccounts: readonly AccountDefinition[] = [
     title: 'Payouts In Transit',
     type: 'asset',
     role: 'disbursed, not yet in the bank',
+  },
+  {
+    name: Accounts.PayoutBank,
+    title: 'Payout Bank',
+    type: 'asset',
+    role: 'the bank account payouts land in when the disbursement names another account than the operating bank',
   },
   {
     name: Accounts.ChecksToDeposit,
@@ -97,6 +108,12 @@ export const chartOfAccounts: readonly AccountDefinition[] = [
   },
   { name: Accounts.Refunds, title: 'Refunds', type: 'income', role: 'refunds to payers (contra revenue)' },
   { name: Accounts.FeeIncome, title: 'Fee Income', type: 'income', role: 'debit memos charged to customers' },
+  {
+    name: Accounts.SurchargeIncome,
+    title: 'Surcharge Income',
+    type: 'income',
+    role: "the part of a card payment's processing fee the payer paid on top of the invoice (a surcharge)",
+  },
   // Income type, debited: contra revenue, so the ledger's income statement shows sales net of what was
   // forgiven, and Revenue keeps what was invoiced. A business that books write-offs as an expense (bad debt)
   // maps the role to an expense account of its target's chart; the ledger's own books stay as they are.
@@ -111,6 +128,24 @@ export const chartOfAccounts: readonly AccountDefinition[] = [
     title: 'Processing Fees',
     type: 'expense',
     role: 'card fees the business absorbs',
+  },
+  {
+    name: Accounts.DisputeFees,
+    title: 'Dispute Fees',
+    type: 'expense',
+    role: "the processor's fees for a disputed card payment (a chargeback)",
+  },
+  {
+    name: Accounts.ReturnFees,
+    title: 'Return Fees',
+    type: 'expense',
+    role: "the processor's fees for a returned ACH payment",
+  },
+  {
+    name: Accounts.BadDebt,
+    title: 'Bad Debt',
+    type: 'expense',
+    role: 'receivables written off as uncollectible (credit losses, ASC 326)',
   },
   { name: Accounts.BankCharges, title: 'Bank Charges', type: 'expense', role: 'charges from the bank' },
   {

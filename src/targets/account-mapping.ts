@@ -42,6 +42,13 @@ export const defaultAccountCodes: AccountMapping = {
   ProcessingFees: '6000',
   BankCharges: '6010',
   BillExpenses: '6020',
+  SurchargeIncome: '4040',
+  DisputeFees: '6030',
+  ReturnFees: '6040',
+  BadDebt: '6050',
+  // An account of its own, never OperatingBank's code: each role is one account of the target's chart (the
+  // setup matches one account per role, and a target's figures are read per role's account).
+  PayoutBank: '1050',
 };
 
 /**

@@ -84,13 +84,13 @@ describe('booksync targets setup quickbooks on a new company', () => {
       /ProcessorClearing +matched +Undeposited Funds .*Other Current Asset \(subtype UndepositedFunds\)/,
     );
     expect(text).toMatch(/OperatingBank +to create Operating Bank \(Bank \(subtype Checking\)\)/);
-    expect(text).toContain('10 accounts to create: run again with --apply');
+    expect(text).toContain('15 accounts to create: run again with --apply');
     expect(accounts(realmId).length).toBe(chartBefore);
 
     const applied = await setup(realmId, ['--apply']);
     expect(applied.lines.join('\n')).toContain('every role maps to an account of the type it needs');
     expect(applied.code).toBe(0);
-    expect(accounts(realmId).length).toBe(chartBefore + 10);
+    expect(accounts(realmId).length).toBe(chartBefore + 15);
     const bank = accounts(realmId).find((a) => a.Name === 'Operating Bank');
     expect(bank).toMatchObject({ AccountType: 'Bank', AccountSubType: 'Checking' });
     const file = path.join(dir, 'booksync.env');
@@ -103,7 +103,7 @@ describe('booksync targets setup quickbooks on a new company', () => {
 
     const again = await setup(realmId);
     expect(again.code).toBe(0);
-    expect(again.lines.filter((l) => /^ {2}\w+ +matched /.test(l))).toHaveLength(16);
+    expect(again.lines.filter((l) => /^ {2}\w+ +matched /.test(l))).toHaveLength(21);
     expect(again.lines.join('\n')).toContain('every role is matched and');
 
     // Start-up's check with the mapping the other commands now read.

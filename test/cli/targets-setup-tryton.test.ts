@@ -120,14 +120,14 @@ describe("booksync targets setup tryton on a company with Tryton's own chart", (
     expect(plan.text).toContain('journal MISC missing: to create Miscellaneous (type general)');
     expect(plan.text).toContain('no invoice payment term: to create Due on receipt');
     expect(plan.text).toContain(
-      '13 accounts and 2 journals or payment terms to create: run again with --apply',
+      '18 accounts and 2 journals or payment terms to create: run again with --apply',
     );
     expect(await accountCount()).toBe(before);
 
     const applied = await setup(['--apply']);
     expect(applied.text).toContain('every role maps to an account of the type it needs: booksync can start');
     expect(applied.code).toBe(0);
-    expect(await accountCount()).toBe(before + 13);
+    expect(await accountCount()).toBe(before + 18);
     expect(await accountByCode('4000')).toMatchObject({
       name: 'Revenue',
       type: { revenue: true },
@@ -155,7 +155,7 @@ describe("booksync targets setup tryton on a company with Tryton's own chart", (
 
     const again = await setup();
     expect(again.code).toBe(0);
-    expect(again.text.split('\n').filter((l) => /^ {2}\w+ +matched /.test(l))).toHaveLength(16);
+    expect(again.text.split('\n').filter((l) => /^ {2}\w+ +matched /.test(l))).toHaveLength(21);
     expect(again.text).toContain('every role is matched and');
     expect(again.text).not.toContain('to create');
 

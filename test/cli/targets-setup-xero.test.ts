@@ -98,13 +98,13 @@ describe("booksync targets setup xero on Xero's demo company", () => {
     expect(text).toMatch(/BankCharges +matched +Bank Fees \(404, OVERHEADS\): named Bank Fees/);
     expect(text).toMatch(/OperatingBank +to create Operating Bank \(BANK, code 1010\)/);
     expect(text).toMatch(/UnappliedCash +to create Unapplied Cash \(CURRLIAB, payments enabled, code 2020\)/);
-    expect(text).toContain('11 accounts to create: run again with --apply');
+    expect(text).toContain('16 accounts to create: run again with --apply');
     expect(accounts(tenantId).length).toBe(chartBefore);
 
     const applied = await setup(tenantId, ['--apply']);
     expect(applied.lines.join('\n')).toContain('every role maps to an account of the type it needs');
     expect(applied.code).toBe(0);
-    expect(accounts(tenantId).length).toBe(chartBefore + 11);
+    expect(accounts(tenantId).length).toBe(chartBefore + 16);
     expect(accounts(tenantId).find((a) => a.Code === '1010')).toMatchObject({
       Name: 'Operating Bank',
       Type: 'BANK',
@@ -129,7 +129,7 @@ describe("booksync targets setup xero on Xero's demo company", () => {
 
     const again = await setup(tenantId);
     expect(again.code).toBe(0);
-    expect(again.lines.filter((l) => /^ {2}\w+ +matched /.test(l))).toHaveLength(16);
+    expect(again.lines.filter((l) => /^ {2}\w+ +matched /.test(l))).toHaveLength(21);
     expect(again.lines.join('\n')).toContain('every role is matched and');
 
     // Start-up's check with the mapping the other commands now read.

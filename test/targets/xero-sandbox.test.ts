@@ -52,6 +52,11 @@ const accountTypes: Record<AccountRole, string> = {
   ProcessingFees: 'EXPENSE',
   BankCharges: 'EXPENSE',
   BillExpenses: 'EXPENSE',
+  SurchargeIncome: 'REVENUE',
+  DisputeFees: 'EXPENSE',
+  ReturnFees: 'EXPENSE',
+  BadDebt: 'EXPENSE',
+  PayoutBank: 'BANK',
 };
 
 /** The demo company with booksync's accounts, once per run (the refresh token rotates: one token store). */

@@ -92,6 +92,11 @@ export const roleAccountTypes: Readonly<Record<AccountRole, RoleAccountType>> = 
   ProcessingFees: { types: expense, because: 'processing fees are an expense' },
   BankCharges: { types: expense, because: 'bank charges are an expense' },
   BillExpenses: { types: expense, because: "vendors' bills are expenses" },
+  SurchargeIncome: { types: income, because: 'surcharges paid by customers are income' },
+  DisputeFees: { types: expense, because: 'dispute fees are an expense' },
+  ReturnFees: { types: expense, because: 'return fees are an expense' },
+  BadDebt: { types: expense, newSubType: 'BadDebts', because: 'receivables written off are an expense' },
+  PayoutBank: { types: ['Bank'], because: 'payouts are deposited into it, as into the operating bank' },
 };
 
 /** What the role requires, as a person reads it: `Other Current Asset (subtype UndepositedFunds)`. */

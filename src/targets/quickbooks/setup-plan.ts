@@ -64,6 +64,11 @@ export const quickBooksRoleSetup: Readonly<Record<AccountRole, RoleSetup>> = {
     subType: 'BankCharges',
   },
   BillExpenses: { name: 'Bill Expenses', subType: 'OtherMiscellaneousServiceCost' },
+  SurchargeIncome: { name: 'Surcharge Income', subType: 'ServiceFeeIncome' },
+  DisputeFees: { name: 'Dispute Fees', subType: 'OtherMiscellaneousServiceCost' },
+  ReturnFees: { name: 'Return Fees', subType: 'OtherMiscellaneousServiceCost' },
+  BadDebt: { name: 'Bad Debt', alsoNamed: ['Bad Debts'], matchSubType: 'BadDebts', subType: 'BadDebts' },
+  PayoutBank: { name: 'Payout Bank', subType: 'Checking' },
 };
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);

@@ -101,6 +101,11 @@ export const trytonRoleKinds: Readonly<Record<AccountRole, RoleAccountKind>> = {
   ProcessingFees: expense('processing fees are an expense'),
   BankCharges: expense('bank charges are an expense'),
   BillExpenses: expense("supplier invoices' lines"),
+  SurchargeIncome: revenue('surcharges paid by customers are income'),
+  DisputeFees: expense('dispute fees are an expense'),
+  ReturnFees: expense('return fees are an expense'),
+  BadDebt: expense('receivables written off are an expense'),
+  PayoutBank: cash,
 };
 
 const flags = ['receivable', 'payable', 'revenue', 'expense', 'stock'] as const;

@@ -53,6 +53,11 @@ export const trytonRoleSetup: Readonly<Record<AccountRole, RoleSetup>> = {
   ProcessingFees: { name: 'Processing Fees' },
   BankCharges: { name: 'Bank Charges' },
   BillExpenses: { name: 'Bill Expenses' },
+  SurchargeIncome: { name: 'Surcharge Income' },
+  DisputeFees: { name: 'Dispute Fees' },
+  ReturnFees: { name: 'Return Fees' },
+  BadDebt: { name: 'Bad Debt' },
+  PayoutBank: { name: 'Payout Bank' },
 };
 
 /** The company's chart as the planner reads it. */

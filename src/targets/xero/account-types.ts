@@ -76,6 +76,11 @@ export const xeroRoleAccountTypes: Readonly<Record<AccountRole, RoleAccountType>
   ProcessingFees: { types: expense, because: 'processing fees are an expense' },
   BankCharges: { types: expense, because: 'bank charges are an expense' },
   BillExpenses: { types: expense, because: "vendors' bills are expenses" },
+  SurchargeIncome: { types: income, because: 'surcharges paid by customers are revenue' },
+  DisputeFees: { types: expense, because: 'dispute fees are an expense' },
+  ReturnFees: { types: expense, because: 'return fees are an expense' },
+  BadDebt: { types: expense, because: 'receivables written off are an expense' },
+  PayoutBank: bank('payouts are BankTransfers into it, as into the operating bank'),
 };
 
 /** What the role requires, as a person reads it: `CURRENT (system account DEBTORS)`, `CURRLIAB with payments enabled`. */

@@ -45,6 +45,11 @@ export const xeroRoleSetup: Readonly<Record<AccountRole, RoleSetup>> = {
   ProcessingFees: { name: 'Processing Fees' },
   BankCharges: { name: 'Bank Charges', alsoNamed: ['Bank Fees'] },
   BillExpenses: { name: 'Bill Expenses', alsoNamed: ['General Expenses'] },
+  SurchargeIncome: { name: 'Surcharge Income' },
+  DisputeFees: { name: 'Dispute Fees' },
+  ReturnFees: { name: 'Return Fees' },
+  BadDebt: { name: 'Bad Debt' },
+  PayoutBank: { name: 'Payout Bank' },
 };
 
 /** Xero's longest account Code (xero_accounting.yaml Account.Code: "max length = 10"). */

@@ -214,6 +214,11 @@ const accountSeeds: Record<
   ProcessingFees: { Name: 'Processing Fees', AccountType: 'Expense' },
   BankCharges: { Name: 'Bank Charges', AccountType: 'Expense' },
   BillExpenses: { Name: 'Bill Expenses', AccountType: 'Expense' },
+  SurchargeIncome: { Name: 'Surcharge Income', AccountType: 'Income' },
+  DisputeFees: { Name: 'Dispute Fees', AccountType: 'Expense' },
+  ReturnFees: { Name: 'Return Fees', AccountType: 'Expense' },
+  BadDebt: { Name: 'Bad Debt', AccountType: 'Expense', AccountSubType: 'BadDebts' },
+  PayoutBank: { Name: 'Payout Bank', AccountType: 'Bank' },
 };
 
 export class FaultError extends Error {

@@ -145,6 +145,11 @@ const seeds: Record<
   ProcessingFees: { Name: 'Processing Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
   BankCharges: { Name: 'Bank Charges', Type: 'EXPENSE', Class: 'EXPENSE' },
   BillExpenses: { Name: 'Bill Expenses', Type: 'EXPENSE', Class: 'EXPENSE' },
+  SurchargeIncome: { Name: 'Surcharge Income', Type: 'REVENUE', Class: 'REVENUE' },
+  DisputeFees: { Name: 'Dispute Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
+  ReturnFees: { Name: 'Return Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
+  BadDebt: { Name: 'Bad Debt', Type: 'EXPENSE', Class: 'EXPENSE' },
+  PayoutBank: { Name: 'Payout Bank', Type: 'BANK', Class: 'ASSET' },
 };
 
 /**

@@ -62,17 +62,34 @@ describe('planQuickBooksSetup', () => {
         .map((s) => s.role)
         .sort(),
     ).toEqual([
+      'BadDebt',
       'BillExpenses',
       'ChecksToDeposit',
+      'DisputeFees',
       'FeeIncome',
       'OperatingBank',
       'OutgoingPaymentsClearing',
+      'PayoutBank',
       'PayoutsInTransit',
       'ProcessingFees',
       'Refunds',
+      'ReturnFees',
       'Revenue',
+      'SurchargeIncome',
       'UnappliedCash',
     ]);
+    expect(stepOf(plan, 'PayoutBank')).toMatchObject({
+      kind: 'create',
+      fields: { Name: 'Payout Bank', AccountType: 'Bank', AccountSubType: 'Checking' },
+    });
+    expect(stepOf(plan, 'SurchargeIncome')).toMatchObject({
+      kind: 'create',
+      fields: { Name: 'Surcharge Income', AccountType: 'Income' },
+    });
+    expect(stepOf(plan, 'BadDebt')).toMatchObject({
+      kind: 'create',
+      fields: { Name: 'Bad Debt', AccountType: 'Expense', AccountSubType: 'BadDebts' },
+    });
     expect(mappingValue(plan)).toBeNull();
   });
 

@@ -59,6 +59,11 @@ const booksyncKinds: Record<AccountRole, keyof typeof booksyncTypes> = {
   ProcessingFees: 'expense',
   BankCharges: 'expense',
   BillExpenses: 'expense',
+  SurchargeIncome: 'revenue',
+  DisputeFees: 'expense',
+  ReturnFees: 'expense',
+  BadDebt: 'expense',
+  PayoutBank: 'cash',
 };
 
 const account = (
@@ -195,7 +200,16 @@ describe('planTrytonSetup', () => {
     expect(stepOf(plan, 'OutgoingPaymentsClearing')).toMatchObject({ fields: { type: '26' } });
     expect(stepOf(plan, 'OpeningBalances')).toMatchObject({ fields: { type: '27' } });
     expect(stepOf(plan, 'BillExpenses')).toMatchObject({ fields: { type: '29', party_required: 'false' } });
-    expect(toCreate(plan)).toHaveLength(13);
+    expect(stepOf(plan, 'SurchargeIncome')).toMatchObject({
+      kind: 'create',
+      fields: { code: '4040', name: 'Surcharge Income', type: '28' },
+    });
+    expect(stepOf(plan, 'BadDebt')).toMatchObject({ kind: 'create', fields: { code: '6050', type: '29' } });
+    expect(stepOf(plan, 'PayoutBank')).toMatchObject({
+      kind: 'create',
+      fields: { code: '1050', type: '23' },
+    });
+    expect(toCreate(plan)).toHaveLength(18);
     expect(mappingValue(plan)).toBeNull();
   });
 

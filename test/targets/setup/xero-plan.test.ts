@@ -76,18 +76,35 @@ describe('planXeroSetup', () => {
         .map((s) => s.role)
         .sort(),
     ).toEqual([
+      'BadDebt',
       'ChecksToDeposit',
       'DiscountsAndWriteOffs',
+      'DisputeFees',
       'FeeIncome',
       'OpeningBalances',
       'OperatingBank',
       'OutgoingPaymentsClearing',
+      'PayoutBank',
       'PayoutsInTransit',
       'ProcessingFees',
       'ProcessorClearing',
       'Refunds',
+      'ReturnFees',
+      'SurchargeIncome',
       'UnappliedCash',
     ]);
+    expect(stepOf(plan, 'PayoutBank')).toMatchObject({
+      kind: 'create',
+      fields: { Code: '1050', Name: 'Payout Bank', Type: 'BANK', BankAccountNumber: '0900001050' },
+    });
+    expect(stepOf(plan, 'SurchargeIncome')).toMatchObject({
+      kind: 'create',
+      fields: { Code: '4040', Type: 'REVENUE' },
+    });
+    expect(stepOf(plan, 'DisputeFees')).toMatchObject({
+      kind: 'create',
+      fields: { Code: '6030', Type: 'EXPENSE' },
+    });
     expect(mappingValue(plan)).toBeNull();
     expect(planLines(plan)).toContain('OperatingBank            to create Operating Bank (BANK, code 1010)');
   });
