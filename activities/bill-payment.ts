@@ -1,5 +1,8 @@
-import { billPaymentEntries, billPaymentEntryKinds } from '../src/ledger/mapping/index.js';
+import { baseKey } from '../src/ledger/entry-key.js';
+import { billPaymentEntries, billPaymentEntryKinds, businessDay } from '../src/ledger/mapping/index.js';
+import { bookableEntries } from '../src/ledger/opening-balances.js';
 import { syncEntries } from '../src/ledger/sync.js';
+import type { BillPayment } from '../src/service/schemas/index.js';
 import type {
   BillPaymentActivities,
   BillPaymentSyncResult,
@@ -9,6 +12,37 @@ import type {
 import { type ActivityDependencies, accountingDate, activityLogger, logBooked } from './context.js';
 import { translatingFailures } from './failures.js';
 import { syncBillBooks } from './invoice-books.js';
+
+/**
+ * A FAILED bill payment that had been sent (returned check, failed check, returned ACH debit) still carries
+ * sentAt: it books what it held while PENDING (sent, and for ACH or wire the money out) before the sync
+ * reverses it, also when booksync first sees it in its final state, so the books hold the same history as
+ * when it was followed step by step. Answers the keys it posted.
+ */
+async function bookWhatAFailedPaymentHeld(
+  deps: ActivityDependencies,
+  billPayment: BillPayment,
+): Promise<string[]> {
+  if (billPayment.status !== 'FAILED' || !billPayment.sentAt) return [];
+  const booked = await deps.ledger.entriesFor({ billPaymentId: billPayment.id });
+  const slots = new Set(booked.map((e) => baseKey(e.key)));
+  const before = billPaymentEntries({ ...billPayment, status: 'PENDING' }, deps.timeZone).filter(
+    (e) => !slots.has(e.key),
+  );
+  const bookable = bookableEntries(before, booked, await deps.ledger.booksOpenOn());
+  if (bookable.length === 0) return [];
+  const posted = await deps.ledger.postMany(bookable);
+  return bookable.filter((_, i) => posted[i]?.created).map((e) => e.key);
+}
+
+/** The day a failed payment failed at the service (its check's returnedAt or failedAt), else today. */
+function failedOn(billPayment: BillPayment, deps: ActivityDependencies): string {
+  const at =
+    billPayment.status === 'FAILED' ? (billPayment.check?.returnedAt ?? billPayment.check?.failedAt) : null;
+  return at
+    ? businessDay(at, deps.timeZone, `bill payment ${billPayment.id} check returned/failed`)
+    : accountingDate(deps);
+}
 
 export function createBillPaymentActivities(deps: ActivityDependencies): BillPaymentActivities {
   return {
@@ -24,18 +58,21 @@ export function createBillPaymentActivities(deps: ActivityDependencies): BillPay
         // The bill first, so the payable the payment settles is owed in the books before it is paid.
         const bill = await deps.service.getBill(billPayment.billId);
         const billBooked = await syncBillBooks(deps, bill);
-        const result = await syncEntries(
+        const held = await bookWhatAFailedPaymentHeld(deps, billPayment);
+        const synced = await syncEntries(
           deps.ledger,
           billPaymentEntries(billPayment, deps.timeZone),
           { billPaymentId },
           {
             kinds: billPaymentEntryKinds,
-            date: accountingDate(deps),
+            // A returned or failed payment is undone on the day the service says, not the day booksync noticed.
+            date: failedOn(billPayment, deps),
             reason: `bill payment ${billPaymentId} is ${billPayment.status}${
               billPayment.failureReason ? ` (${billPayment.failureReason})` : ''
             }`,
           },
         );
+        const result = { ...synced, posted: [...held, ...synced.posted] };
         const check = billPayment.check ?? null;
         logBooked(log, 'bill payment', result, {
           status: billPayment.status,

@@ -35,6 +35,8 @@ export type { DispatchMode } from './stack/emulator.js';
 export interface E2EStackOptions {
   temporal: TestWorkflowEnvironment;
   dispatcher: DispatchMode;
+  /** Serve booksync's command API on the ingress with this bearer key (the business's own commands). */
+  commandApiKey?: string;
 }
 
 export type PayMethod = 'Card' | 'ACH' | 'ServiceBalance';
@@ -63,6 +65,7 @@ export class E2EStack {
   private constructor(
     private readonly serviceSide: Stack,
     readonly dispatcher: DispatchMode,
+    private readonly commandApiKey: string | undefined,
   ) {
     const emulator = serviceSide.emulator!;
     this.dir = serviceSide.dir;
@@ -85,7 +88,7 @@ export class E2EStack {
         serviceTimeoutMs: 20_000,
       },
     });
-    const stack = new E2EStack(serviceSide, options.dispatcher);
+    const stack = new E2EStack(serviceSide, options.dispatcher, options.commandApiKey);
     try {
       await stack.startBooks();
     } catch (error) {
@@ -103,7 +106,7 @@ export class E2EStack {
       emulator: this.service,
       ledger: { path: path.join(this.dir, `books-${Date.now()}.db`) },
       worker: { run: 'in-process' },
-      ingress: {},
+      ingress: this.commandApiKey === undefined ? {} : { commandApiKey: this.commandApiKey },
       taskQueuePrefix: 'e2e-booksync',
     });
     this.books_ = books;
@@ -140,7 +143,8 @@ export class E2EStack {
 
   // ---- the sandbox: the outside world acting on the service (the emulator's own sandbox client) ---------
 
-  private get sandbox(): SandboxClient {
+  /** What customers, banks and vendors do at the service (the emulator's sandbox controls). */
+  get sandbox(): SandboxClient {
     return this.serviceSide.emulator!.sandbox;
   }
   pay(paymentLinkId: string, method: PayMethod, amountCents?: number): Promise<Payment> {
