@@ -174,6 +174,8 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, ...trytonEnv },
+        // A process group of its own: halt() ends the worker's pool and the scheduler's children with it.
+        detached: true,
       },
     );
     child.stdout?.on('data', keep);
@@ -324,10 +326,24 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
   };
 }
 
-/** Signals a child and waits for it to exit, killing it after 5 s. */
+/**
+ * Signals a child and waits for it to exit, killing it after 5 s; then ends what is left of its process group
+ * (a worker's pool, a scheduler's task), so no Tryton process outlives the test.
+ */
 async function halt(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
+  if (!child || child.pid === undefined) return;
+  const group = -child.pid;
+  const signalGroup = (s: NodeJS.Signals) => {
+    try {
+      process.kill(group, s);
+    } catch {
+      // The group is gone.
+    }
+  };
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    signalGroup(signal);
+    await Promise.race([exited, sleep(5_000).then(() => signalGroup('SIGKILL'))]);
+  }
+  signalGroup('SIGKILL');
 }
