@@ -2,6 +2,7 @@ import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import { businessDay } from '../ledger/mapping/dates.js';
+import { surchargeCents } from '../ledger/mapping/payment.js';
 import type { Disbursement, Payment } from '../service/schemas/index.js';
 
 // The close certificate's two balance checks (Processor Clearing, Payouts In Transit) as of the end of the
@@ -15,6 +16,7 @@ import type { Disbursement, Payment } from '../service/schemas/index.js';
 //   books reversed the object's entry (when booksync heard of it; its economic date if it was booked after a
 //   close), and taken to be by the period's end when the books hold no such reversal (never booked, or not yet
 //   reversed: then the books still count money the service says failed, and the check names it);
+// - a FAILED card payment is a chargeback: its money went back, its card fee stays kept by the processor;
 // - a charge cancelled before settlement is dated by its voided refund's refundDate;
 // - a returned ACH refund credit leaves refunds[] with no trace (decision “Returned ACH refund credit”): a refund made by the period's end and
 //   returned after it is missing from the service's figure.
@@ -73,7 +75,8 @@ function reversalDays(entries: readonly BookedEntry[]) {
     const { paymentId, disbursementId } = entry.links;
     const live = entry.reverses === null && entry.reversedBy === null;
     if ((kind === 'payment' || kind === 'sale' || kind === 'payment-fee') && paymentId) {
-      if (live) livePayments.add(paymentId);
+      // A disputed card payment keeps its fee live (the processor kept it): the money received tells.
+      if (live && kind !== 'payment-fee') livePayments.add(paymentId);
       else if (entry.reverses !== null) latest(payments, paymentId, economicDay(entry));
     } else if (kind === 'disbursement-pending' && disbursementId) {
       if (live) liveDisbursements.add(disbursementId);
@@ -106,7 +109,14 @@ export function balancesAsOf(input: BalancesAsOfInput): BalanceAsOf[] {
   let received = 0;
   for (const payment of input.payments) {
     if (businessDay(payment.createdAt, timeZone, `payment ${payment.id} createdAt`) > day) continue;
-    if (payment.status === 'FAILED' && failedBy(failedOn.payments.get(payment.id))) continue;
+    if (payment.status === 'FAILED' && failedBy(failedOn.payments.get(payment.id))) {
+      // A disputed card payment (a chargeback): the money went back, the processor kept the card fee, the
+      // absorbed part and the part the payer paid (chargedAmountInCents - amountInCents).
+      if (payment.paymentMethod?.type === 'Card') {
+        received -= payment.platformFeeInCents + surchargeCents(payment);
+      }
+      continue;
+    }
     const refundedBy = payment.refunds.filter(
       (r) => businessDay(r.refundDate, timeZone, `refund ${r.id} refundDate`) <= day,
     );
@@ -141,7 +151,7 @@ export function balancesAsOf(input: BalancesAsOfInput): BalanceAsOf[] {
       booksCents: books.processorClearingCents,
       serviceCents: received - disbursed,
       ok: books.processorClearingCents === received - disbursed,
-      basis: `${end}, the service's money for the business not yet disbursed: payments created by then (createdAt; ACH counted from PENDING) less absorbed fees and the refunds made by then (refundDate), a charge cancelled before settlement gone from its voided refund's refundDate; less the disbursements created by then (createdAt, else paidAt). Of payments and disbursements, ${failures}. A returned ACH refund credit leaves refunds[] without a trace (decision “Returned ACH refund credit”). Books: entries whose economic date (else date) is on or before ${day}.`,
+      basis: `${end}, the service's money for the business not yet disbursed: payments created by then (createdAt; ACH counted from PENDING) less absorbed fees and the refunds made by then (refundDate), a charge cancelled before settlement gone from its voided refund's refundDate, a disputed card payment's card fee kept by the processor; less the disbursements created by then (createdAt, else paidAt). Of payments and disbursements, ${failures}. A returned ACH refund credit leaves refunds[] without a trace (decision “Returned ACH refund credit”). Books: entries whose economic date (else date) is on or before ${day}.`,
     },
     {
       check: 'PayoutsInTransit',

@@ -148,8 +148,11 @@ export function orphansAndFlow(
     }
     const kind = keyPrefix(baseKey(entry.key));
     const amount = entryAmount(entry);
-    if (kind === 'payment' || kind === 'sale') flow.receivedCents += amount;
-    else if (kind === 'payment-fee') flow.feesCents += amount;
+    // Received gross, as the processor reports it: what the payers were charged, the surcharge included;
+    // the fees are the whole card fee (the absorbed part and the surcharge's) and any other fee.
+    if (kind === 'payment' || kind === 'sale' || kind === 'payment-surcharge') flow.receivedCents += amount;
+    else if (kind === 'payment-fee' || kind === 'surcharge-fee' || kind === 'payment-other-fee')
+      flow.feesCents += amount;
     else if (kind === 'refund') flow.refundsCents += amount;
     else if (kind === 'disbursement-pending') flow.disbursedCents += amount;
     else if (kind === 'disbursement-paid') flow.reachedBankCents += amount;
@@ -162,6 +165,9 @@ const owners: Readonly<Record<string, readonly [kind: string, link: keyof EntryL
   payment: ['payment', 'paymentId'],
   sale: ['payment', 'paymentId'],
   'payment-fee': ['payment', 'paymentId'],
+  'payment-surcharge': ['payment', 'paymentId'],
+  'surcharge-fee': ['payment', 'paymentId'],
+  'payment-other-fee': ['payment', 'paymentId'],
   refund: ['refund', 'refundId'],
   'refund-reopen': ['refund', 'refundId'],
   'external-payment': ['externalPayment', 'externalPaymentId'],

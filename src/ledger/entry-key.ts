@@ -15,6 +15,12 @@ export const entryKeys = {
   /** A payment that settles no invoice (a reusable link, no link): a sale of its own. */
   sale: (paymentId: string) => `sale:${paymentId}`,
   paymentFee: (paymentId: string) => `payment-fee:${paymentId}`,
+  /** The part of the card fee the payer paid on top of the invoice (chargedAmountInCents - amountInCents). */
+  paymentSurcharge: (paymentId: string) => `payment-surcharge:${paymentId}`,
+  /** The card fee's part the payer paid, as the processor keeps it from the gross (with paymentSurcharge). */
+  surchargeFee: (paymentId: string) => `surcharge-fee:${paymentId}`,
+  /** A fee of the payment's fees[] of another type than the card fee, by its type (a key-safe form). */
+  paymentOtherFee: (paymentId: string, feeType: string) => `payment-other-fee:${paymentId}:${feeType}`,
   refund: (refundId: string) => `refund:${refundId}`,
   refundReopen: (refundId: string) => `refund-reopen:${refundId}`,
   externalPayment: (externalPaymentId: string) => `external-payment:${externalPaymentId}`,

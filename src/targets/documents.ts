@@ -100,11 +100,17 @@ export class UnknownDocumentKindError extends Error {
 
 /**
  * Entry kinds that are a document kind under another name: money received outside the service on a reusable
- * link is a sale; a deposit slip moves checks from Checks To Deposit to the bank, as a cleared check deposit
- * does (a Deposit at QuickBooks, a bank transfer at Xero, a move at Tryton).
+ * link is a sale, and so is a card payment's surcharge; a deposit slip moves checks from Checks To Deposit to
+ * the bank, as a cleared check deposit does (a Deposit at QuickBooks, a bank transfer at Xero, a move at
+ * Tryton).
  */
 const kindAliases: Readonly<Record<string, DocumentKind>> = {
   'external-sale': 'sale',
+  // The part of a card fee the payer paid: received from the customer as a sale of its own (on the role of
+  // its line, Surcharge Income), and kept by the processor as a fee, as is a fee of another type.
+  'payment-surcharge': 'sale',
+  'surcharge-fee': 'payment-fee',
+  'payment-other-fee': 'payment-fee',
   'deposit-slip': 'check-cleared',
 };
 

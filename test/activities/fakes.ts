@@ -170,7 +170,7 @@ export function activityWorld(overrides: Partial<ActivityDependencies> = {}): Ac
   };
 }
 
-/** A Payment as the service sends it (2.2), card by default. */
+/** A Payment as the service sends it (2.2), card by default; charged its amount unless told (no surcharge). */
 export function paymentRecord(overrides: Partial<Payment> & Pick<Payment, 'id'>): Payment {
   const { id, ...rest } = overrides;
   return {
@@ -178,7 +178,7 @@ export function paymentRecord(overrides: Partial<Payment> & Pick<Payment, 'id'>)
     status: 'SUCCEEDED',
     fees: [],
     amountInCents: 10_000,
-    chargedAmountInCents: 10_000,
+    chargedAmountInCents: rest.amountInCents ?? 10_000,
     platformFeeInCents: 0,
     paymentLinkId: null,
     paymentMethod: cardMethod,

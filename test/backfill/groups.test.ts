@@ -161,12 +161,23 @@ describe('backfill groups', () => {
     expect(
       paymentVerdict(payment('pay_c', { status: 'PENDING', paymentLinkId: null }), window, 'UTC').import,
     ).toBe(true);
-    // A failed payment moved nothing.
-    expect(
-      paymentVerdict(payment('pay_d', { status: 'FAILED', paymentLinkId: null }), window, 'UTC'),
-    ).toEqual({
+    // A returned ACH payment moved nothing.
+    const returned = {
+      status: 'FAILED',
+      paymentLinkId: null,
+      paymentMethod: { type: 'ACH' },
+      platformFeeInCents: 0,
+    };
+    expect(paymentVerdict(payment('pay_d', returned), window, 'UTC')).toEqual({
       import: false,
       inFlight: {},
+    });
+    // A disputed card payment (a chargeback): the processor kept its fee out of the clearing balance.
+    expect(
+      paymentVerdict(payment('pay_e', { status: 'FAILED', paymentLinkId: null }), window, 'UTC'),
+    ).toEqual({
+      import: false,
+      inFlight: { [Accounts.ProcessorClearing]: -320 },
     });
   });
 

@@ -285,6 +285,67 @@ describe('the certificate balances as of the end of the period', () => {
     expect(figures(certify(february, input))[0]).toEqual(['ProcessorClearing', '2026-02-28', 7_00, 0, false]);
   });
 
+  it('a disputed card payment (FAILED, a chargeback): its money goes back on the reversal day, the processor keeps the card fee', () => {
+    // 100.00 paid by card on 10 January, the fee of 3.20 split: 1.00 absorbed, 2.20 paid by the payer
+    // (102.20 charged). Disputed in February: the books reversed the sale and the surcharge on 3 February.
+    const disputed = {
+      ...sale('pay_cb', '2026-01-10T18:00:00Z', 100_00, 1_00, [], 'FAILED'),
+      chargedAmountInCents: 102_20,
+      paymentMethod: { type: 'Card' },
+    } as Payment;
+    const surcharge: [string, number][] = [
+      [Accounts.ProcessorClearing, 2_20],
+      [Accounts.SurchargeIncome, -2_20],
+    ];
+    const fee = (amount: number): [string, number][] => [
+      [Accounts.ProcessingFees, amount],
+      [Accounts.ProcessorClearing, -amount],
+    ];
+    const links = { paymentId: 'pay_cb' };
+    const entries = [
+      received('pay_cb', '2026-01-10', 100_00, { reversedBy: 'reversal:sale:pay_cb' }),
+      entry('payment-fee:pay_cb', '2026-01-10', fee(1_00), links),
+      entry('payment-surcharge:pay_cb', '2026-01-10', surcharge, links, {
+        reversedBy: 'reversal:payment-surcharge:pay_cb',
+      }),
+      entry('surcharge-fee:pay_cb', '2026-01-10', fee(2_20), links),
+      entry(
+        'reversal:sale:pay_cb',
+        '2026-02-03',
+        [
+          [Accounts.ProcessorClearing, -100_00],
+          [Accounts.Revenue, 100_00],
+        ],
+        links,
+        { reverses: 'sale:pay_cb' },
+      ),
+      entry(
+        'reversal:payment-surcharge:pay_cb',
+        '2026-02-03',
+        surcharge.map(([a, c]) => [a, -c]),
+        links,
+        { reverses: 'payment-surcharge:pay_cb' },
+      ),
+    ];
+    const input = { payments: [disputed], entries };
+    // January: not disputed yet (the live fees do not hide the reversal's day): 100.00 less the absorbed 1.00.
+    expect(figures(certify(january, input))[0]).toEqual([
+      'ProcessorClearing',
+      '2026-01-31',
+      99_00,
+      99_00,
+      true,
+    ]);
+    // February: the money went back, the whole fee of 3.20 stays taken.
+    expect(figures(certify(february, input))[0]).toEqual([
+      'ProcessorClearing',
+      '2026-02-28',
+      -3_20,
+      -3_20,
+      true,
+    ]);
+  });
+
   it('says in its notes, text and page which dates each figure is compared by', () => {
     const cert = certify(january, {});
     expect(cert.timeZone).toBe(zone);

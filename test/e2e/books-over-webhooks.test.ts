@@ -91,7 +91,7 @@ describe.each(['direct', 'temporal'] as const)(
       expected.invoice(balance.id, 60_00);
       expected.invoice(cardVoided.id, 40_00);
       expected.payment(p0.id, 100_00, f0.platformFee);
-      expected.payment(p50.id, 250_00, f50.platformFee);
+      expected.payment(p50.id, 250_00, f50.platformFee, f50.passedThrough);
       expected.payment(pAchRefunded.id, 80_00);
       expected.payment(pAchReturned.id, 70_00);
       expected.payment(pBalance.id, 60_00);
@@ -102,6 +102,7 @@ describe.each(['direct', 'temporal'] as const)(
           ...[p0, p50, pAchRefunded, pAchReturned, pBalance, pVoided].map((p) => `payment:${p.id}`),
           `payment-fee:${p0.id}`,
           `payment-fee:${p50.id}`,
+          `surcharge-fee:${p50.id}`,
           `payment-fee:${pVoided.id}`,
         ),
       );
@@ -170,7 +171,9 @@ describe.each(['direct', 'temporal'] as const)(
       expect(balances[Accounts.ProcessorClearing]).toBe(0); // everything settled was disbursed and paid
       expect(balances[Accounts.PayoutsInTransit]).toBe(0);
       expect(balances[Accounts.OperatingBank]).toBe(payout);
-      expect(balances[Accounts.ProcessingFees]).toBe(f0.platformFee + f50.platformFee);
+      // The whole card fee, the part the payer paid included (received as Surcharge Income).
+      expect(balances[Accounts.ProcessingFees]).toBe(f0.platformFee + f50.fee);
+      expect(balances[Accounts.SurchargeIncome]).toBe(-f50.passedThrough);
       // The refunds reopened their invoices (decision “completedAmountCents”): the money is owed again, not a concession.
       expect(balances[Accounts.Refunds]).toBe(0);
       expect(balances[Accounts.AccountsReceivable]).toBe(50_00 + 60_00 + 70_00 + 40_00);

@@ -23,8 +23,11 @@ export class ExpectedBooks {
     this.entries.set(key, lines);
   }
 
-  /** payment received: Dr Processor Clearing (gross) / Cr Accounts Receivable; the absorbed card fee. */
-  payment(paymentId: string, amountCents: number, platformFeeCents = 0): void {
+  /**
+   * payment received: Dr Processor Clearing (gross) / Cr Accounts Receivable; the absorbed card fee; the part
+   * of the fee passed to the payer, received as Surcharge Income and kept by the processor as a fee.
+   */
+  payment(paymentId: string, amountCents: number, platformFeeCents = 0, passedThroughCents = 0): void {
     this.add(`payment:${paymentId}`, {
       [Accounts.ProcessorClearing]: amountCents,
       [Accounts.AccountsReceivable]: -amountCents,
@@ -33,6 +36,16 @@ export class ExpectedBooks {
       this.add(`payment-fee:${paymentId}`, {
         [Accounts.ProcessingFees]: platformFeeCents,
         [Accounts.ProcessorClearing]: -platformFeeCents,
+      });
+    }
+    if (passedThroughCents > 0) {
+      this.add(`payment-surcharge:${paymentId}`, {
+        [Accounts.ProcessorClearing]: passedThroughCents,
+        [Accounts.SurchargeIncome]: -passedThroughCents,
+      });
+      this.add(`surcharge-fee:${paymentId}`, {
+        [Accounts.ProcessingFees]: passedThroughCents,
+        [Accounts.ProcessorClearing]: -passedThroughCents,
       });
     }
   }

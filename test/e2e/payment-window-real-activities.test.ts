@@ -155,7 +155,7 @@ describe('payment workflow, real activities, time skipping', () => {
       posted: [`refund:${cardRefund.id}`, `refund-reopen:${cardRefund.id}`],
       reversed: [],
     });
-    expected.payment(card.id, 300_00, cardFees.platformFee);
+    expected.payment(card.id, 300_00, cardFees.platformFee, cardFees.passedThrough);
     expected.refund(cardRefund.id, 120_00);
 
     // Card refunded before settlement: payment.voided, the payment and its fee reversed.

@@ -43,7 +43,12 @@ export async function runPaymentScenario(
     });
     const payment = await world.sandbox.payLink(link.id, method);
     expected.invoice(link.id, amount);
-    expected.payment(payment.id, amount, payment.platformFeeInCents);
+    expected.payment(
+      payment.id,
+      amount,
+      payment.platformFeeInCents,
+      payment.chargedAmountInCents - payment.amountInCents,
+    );
     await world.sandbox.settlePayment(payment.id);
     if (i % 5 === 0) {
       const refundAmount = method === 'Card' ? Math.floor(amount / 2) : amount;
