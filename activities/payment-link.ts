@@ -99,17 +99,19 @@ function summarize(
 }
 
 /**
- * One write at the service on a link (a record or a void), logged with its input as "<what> at the service"
- * and answered with the record and the link's status after it.
+ * One write at the service on a link (a record or a void), logged with its ids and amounts as "<what> at the
+ * service" and answered with the record and the link's status after it. A memo's description is the
+ * customer's text: it stays out of the log.
  */
 function linkWrite(
   deps: ActivityDependencies,
-  input: { paymentLinkId: string; commandId: string },
+  input: { paymentLinkId: string; commandId: string; description?: string },
   what: string,
   write: () => Promise<LinkWriteResult>,
 ): Promise<LinkWriteResult> {
   return translatingFailures(async () => {
-    const log = activityLogger(deps, { ...input });
+    const { description: _customerText, ...fields } = input;
+    const log = activityLogger(deps, fields);
     const result = await write();
     log.info(result, `${what} at the service`);
     return result;

@@ -62,6 +62,48 @@ async function deliveryInputsAsStored(address: string): Promise<Payload[]> {
   }
 }
 
+/**
+ * Every workflow's search attributes as the server indexes them (what the Web UI lists and filters by), read
+ * raw: they never pass through the payload codec.
+ */
+async function everySearchAttribute(address: string): Promise<string[]> {
+  const connection = await Connection.connect({ address });
+  try {
+    const found: string[] = [];
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await connection.workflowService.listWorkflowExecutions({
+        namespace: 'default',
+        pageSize: 500,
+        ...(nextPageToken ? { nextPageToken } : {}),
+      });
+      for (const run of page.executions ?? []) {
+        const fields = run.searchAttributes?.indexedFields ?? {};
+        found.push(
+          Object.entries(fields)
+            .map(([name, p]) => `${name}=${Buffer.from(p.data ?? new Uint8Array()).toString()}`)
+            .join(' '),
+        );
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    return found;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The demo's customer text: names, addresses, invoice numbers, a memo's words (src/demo/business-day.ts). */
+const customerText = [
+  'Bluebird Bakery',
+  'books@bluebird.example',
+  'INV-100',
+  'Prairie Flour Mill',
+  'ar@prairie.example',
+  'Late payment fee',
+];
+let searchAttributes: string[] = [];
+
 describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', { timeout: 900_000 }, () => {
   it("runs the demo day with payloads encrypted, the emulator's webhook deliveries too", async () => {
     booksync.start();
@@ -69,6 +111,8 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', { timeout: 900_000 }, (
     expect(booksync.output).toContain(`Tracing               OTLP to ${collector.endpoint}`);
     const pushed = await booksync.untilPushed();
     expect(pushed.failed).toBe(0);
+    searchAttributes = await everySearchAttribute(`127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}`);
+    expect(searchAttributes.length).toBeGreaterThan(10);
     // The emulator's delivery workflows carry each event's whole envelope (amounts, memos, references): read
     // without the codec, as the server and a Web UI without the codec server see them, only ciphertext.
     const inputs = await deliveryInputsAsStored(`127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}`);
@@ -168,5 +212,31 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', { timeout: 900_000 }, (
       .filter((line) => line.trace_id === post.traceId);
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['event signalled', 'payment booked']));
     expect(lines.find((l) => l.msg === 'payment booked')?.paymentId).toBe(paymentId);
+  });
+  it("keeps the customers' text out of search attributes, spans and log lines", async () => {
+    // Read after the second test's halt: every span the process exported, every JSON log line it wrote.
+    const spans = await collector.spans(service);
+    expect(spans.length).toBeGreaterThan(100);
+    const spanText = spans.map((s) =>
+      JSON.stringify({ name: s.name, attributes: s.attributes, links: s.links }),
+    );
+    const logLines = booksync.output.split('\n').filter((line) => line.startsWith('{'));
+    expect(logLines.length).toBeGreaterThan(50);
+    // The demo did use them: its progress lines (for the person at the terminal) name them.
+    expect(booksync.output).toContain('INV-1001');
+    for (const text of customerText) {
+      expect(
+        searchAttributes.filter((a) => a.includes(text)),
+        `search attributes holding ${text}`,
+      ).toEqual([]);
+      expect(
+        spanText.filter((a) => a.includes(text)),
+        `spans holding ${text}`,
+      ).toEqual([]);
+      expect(
+        logLines.filter((l) => l.includes(text)),
+        `log lines holding ${text}`,
+      ).toEqual([]);
+    }
   });
 });
