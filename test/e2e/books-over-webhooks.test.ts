@@ -215,7 +215,14 @@ describe.each(['direct', 'temporal'] as const)(
       const latestView: PaymentView = await env.client.workflow
         .getHandle(card50Workflow, latest.runId)
         .result();
-      expect(firstView.lastSync?.posted.sort()).toEqual([`payment-fee:${p50.id}`, `payment:${p50.id}`]);
+      expect(firstView.lastSync?.posted.sort()).toEqual(
+        [
+          `payment-fee:${p50.id}`,
+          `payment:${p50.id}`,
+          `payment-surcharge:${p50.id}`,
+          `surcharge-fee:${p50.id}`,
+        ].sort(),
+      );
       expect(latestView.lastSync).toMatchObject({
         posted: [`refund:${r50.id}`, `refund-reopen:${r50.id}`],
         reversed: [],
@@ -223,7 +230,14 @@ describe.each(['direct', 'temporal'] as const)(
       expect(latestView.state).toBe('CLOSED');
       const bookedOnce = await stack.ledger.entriesFor({ paymentId: p50.id });
       expect(bookedOnce.map((e) => e.key).sort()).toEqual(
-        [`payment-fee:${p50.id}`, `payment:${p50.id}`, `refund:${r50.id}`, `refund-reopen:${r50.id}`].sort(),
+        [
+          `payment-fee:${p50.id}`,
+          `payment:${p50.id}`,
+          `payment-surcharge:${p50.id}`,
+          `surcharge-fee:${p50.id}`,
+          `refund:${r50.id}`,
+          `refund-reopen:${r50.id}`,
+        ].sort(),
       );
 
       // Every webhook reached the ingress signed and was acknowledged on the first attempt.
