@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { LedgerPort } from '../src/ledger/ledger-port.js';
 import { dayInZone } from '../src/ledger/mapping/dates.js';
 import type { PaymentLinkBookingOptions } from '../src/ledger/mapping/payment-link.js';
+import type { ReportStore } from '../src/ledger/report-store.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { ServiceClient } from '../src/service/client.js';
 import type { TargetFiguresReader } from '../src/targets/target-figures.js';
@@ -11,6 +13,11 @@ import type { TargetPushDependencies } from './accounting-target.js';
 export interface ActivityDependencies {
   service: ServiceClient;
   ledger: LedgerPort;
+  /**
+   * Where a certificate or payout period report is kept whole, in the ledger's store: workflow results carry
+   * only its summary and id. Unset, those activities fail (nothing bounded could be returned).
+   */
+  reports?: ReportStore;
   logger: Logger;
   /** BOOKS_TIME_ZONE: every entry is dated on the business day, in this zone, of the time it comes from. */
   timeZone: string;
@@ -32,6 +39,17 @@ export interface ActivityDependencies {
    * own (the bench's before/after, BENCH_BACKFILL_ONE_BY_ONE).
    */
   backfillPageWrites?: 'one-transaction' | 'entry-by-entry';
+}
+
+/** The report store, or a failure naming what is missing (a worker always has one; a bare test may not). */
+export function reportStoreOf(deps: ActivityDependencies): ReportStore {
+  if (!deps.reports) {
+    throw ApplicationFailure.nonRetryable(
+      'no report store: the worker keeps reports in the ledger store',
+      'NoReportStore',
+    );
+  }
+  return deps.reports;
 }
 
 /** A child logger carrying the workflow id and activity type, plus the fields given (event and object ids). */

@@ -1,8 +1,10 @@
 // The contract between the payout report workflows and their activities (implementation:
 // activities/payout-report.ts). Types only: the workflows import nothing that does I/O.
 
+import type { PayoutPeriodReportSummary } from '../src/payouts/period-summary.js';
 import type { PayoutPeriod, PayoutReport } from '../src/payouts/report-schema.js';
 
+export type { PayoutPeriodReportSummary } from '../src/payouts/period-summary.js';
 export type { PayoutPeriod, PayoutReport } from '../src/payouts/report-schema.js';
 
 export interface PayoutReportInput {
@@ -14,4 +16,10 @@ export interface PayoutReportActivities {
   buildPayoutReport(input: PayoutReportInput): Promise<PayoutReport>;
   /** The ids of the disbursements batched in the period (createdAt from..to), oldest first. */
   listPayoutsInPeriod(period: PayoutPeriod): Promise<string[]>;
+  /**
+   * The period's report in one activity: lists its payouts, reports each, sums them, stores the whole report
+   * in the ledger's reports and returns its bounded summary with the stored id (the period workflow's result:
+   * a busy period's report is megabytes, past what a workflow result or its history may carry).
+   */
+  buildPayoutPeriodReport(period: PayoutPeriod): Promise<PayoutPeriodReportSummary>;
 }

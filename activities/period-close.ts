@@ -6,14 +6,16 @@ import {
   type TargetFiguresRead,
   type TargetIndexView,
 } from '../src/close/certificate.js';
+import { certificateSummary } from '../src/close/certificate-summary.js';
 import type { FetchedState } from '../src/service/fetched-state.js';
 import { TargetUnavailableError } from '../src/targets/errors.js';
 import type { TargetFigures, TargetFiguresReader } from '../src/targets/target-figures.js';
-import { type ActivityDependencies, activityLogger } from './context.js';
+import { type ActivityDependencies, activityLogger, reportStoreOf } from './context.js';
 import { translatingFailures } from './failures.js';
 import type {
   CloseBooksThroughInput,
   CloseBooksThroughResult,
+  CloseCertificateSummary,
   PeriodCloseActivities,
 } from './period-close-contract.js';
 
@@ -86,7 +88,7 @@ export async function fetchServiceState(deps: ActivityDependencies): Promise<Fet
 
 export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodCloseActivities {
   return {
-    async buildCloseCertificate(period: ClosePeriod) {
+    async buildCloseCertificate(period: ClosePeriod): Promise<CloseCertificateSummary> {
       return translatingFailures(async () => {
         const log = activityLogger(deps, { period });
         const asOf = new Date().toISOString();
@@ -126,11 +128,23 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
           payables: await deps.ledger.openItems('payable'),
           targets,
         });
+        // Whole in the ledger's reports; the workflow's result is the summary (bounded whatever the month).
+        const stored = await reportStoreOf(deps).storeReport({
+          kind: 'close-certificate',
+          period,
+          document: certificate,
+        });
         log.info(
-          { passes: certificate.passes, counts: certificate.counts, problems: certificate.problems.length },
+          {
+            passes: certificate.passes,
+            counts: certificate.counts,
+            problems: certificate.problems.length,
+            reportId: stored.id,
+            bytes: stored.bytes,
+          },
           'period close certificate made',
         );
-        return certificate;
+        return certificateSummary(certificate, stored);
       });
     },
 

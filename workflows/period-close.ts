@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type {
   CloseCertificate,
+  CloseCertificateSummary,
   ClosePeriod,
   PeriodCloseActivities,
 } from '../activities/period-close-contract.js';
@@ -21,7 +22,8 @@ import { attention } from './attention.js';
 export interface PeriodCloseView {
   state: 'RUNNING' | 'DONE';
   period: ClosePeriod | null;
-  certificate: CloseCertificate | null;
+  /** The certificate's summary (the whole one is in the ledger's reports, by `reportId`). */
+  certificate: CloseCertificateSummary | null;
 }
 
 export const periodCloseViewQuery = defineQuery<PeriodCloseView>('view');
@@ -44,6 +46,14 @@ export function monthBefore(now: number, timeZone = 'UTC'): ClosePeriod {
   return { from: `${to.slice(0, 8)}01`, to };
 }
 
+/**
+ * How many problems the certificate has: the summary counts them; a run recorded before the summaries got the
+ * whole certificate from its activity (no problemCount), whose list is all of them.
+ */
+function problemCount(result: CloseCertificateSummary | CloseCertificate): number {
+  return 'problemCount' in result ? result.problemCount : result.problems.length;
+}
+
 function periodOf(input: PeriodCloseInput): ClosePeriod {
   if (input && 'lastMonth' in input && input.lastMonth === true) {
     return monthBefore(Date.now(), input.timeZone);
@@ -58,10 +68,12 @@ function periodOf(input: PeriodCloseInput): ClosePeriod {
 /**
  * The completeness certificate of a period: its activity reads the service and the books and checks that
  * every object maps to one live entry (or a skip reason), every entry to an object, the clearing, in-transit,
- * receivable and payable balances agree, and every entry reached each accounting target. The certificate is
- * the result and the `view` query; NeedsAttention lists the periods that do not pass.
+ * receivable and payable balances agree, and every entry reached each accounting target. The activity
+ * stores the whole certificate in the ledger's reports; its summary (verdict, counts, first problems, the
+ * stored id) is the result and the `view` query, bounded whatever the month. NeedsAttention lists the
+ * periods that do not pass.
  */
-export async function periodClose(input: PeriodCloseInput): Promise<CloseCertificate> {
+export async function periodClose(input: PeriodCloseInput): Promise<CloseCertificateSummary> {
   const period = periodOf(input);
   const view: PeriodCloseView = { state: 'RUNNING', period, certificate: null };
   setHandler(periodCloseViewQuery, () => view);
@@ -87,7 +99,7 @@ export async function periodClose(input: PeriodCloseInput): Promise<CloseCertifi
     close: {
       ...period,
       passes: certificate.passes,
-      problems: certificate.problems.length,
+      problems: problemCount(certificate),
       ...(closedThrough !== null ? { booksClosedThrough: closedThrough } : {}),
     },
   });

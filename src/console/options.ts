@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { LedgerPort } from '../ledger/ledger-port.js';
+import type { ReportReader } from '../ledger/report-store.js';
 import type { BoundTargetSetup } from '../runtime/target-setups.js';
 import type { ReferenceData } from '../targets/documents.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
@@ -13,6 +14,11 @@ export interface ConsoleOptions {
   ledger: LedgerPort;
   /** The accounting targets' index, in the ledger's store (what `booksync targets status` reads). */
   targetIndex: TargetIndexStore;
+  /**
+   * The reports kept whole in the ledger's store (certificates, payout period reports), read by the id the
+   * workflows' summaries give. Absent, only results of earlier releases (whole in Temporal) can be shown.
+   */
+  reports?: ReportReader;
   /** ACCOUNTING_TARGET. */
   targets: readonly string[];
   /** CONSOLE_PASSWORD and CONSOLE_READONLY_PASSWORD: the accounts' passwords (never the command API key). */

@@ -4,7 +4,7 @@ import {
   accountingTargetViewQuery,
   accountingTargetWorkflowId,
 } from '../../workflows/accounting-target-contract.js';
-import type { CloseCertificate } from '../close/certificate.js';
+import type { PeriodCloseResult } from '../close/certificate-summary.js';
 
 // What the console reads from Temporal: each target's push flow's own view (its connection's state), the flows
 // flagged NeedsAttention, and the period-close certificates (the periodClose workflows' results).
@@ -87,8 +87,8 @@ export interface CertificateRun {
   runId: string;
   status: string;
   startTime: Date;
-  /** Its certificate, for a completed run. */
-  certificate: CloseCertificate | null;
+  /** Its result, for a completed run: the certificate's summary (or, from earlier releases, the whole one). */
+  certificate: PeriodCloseResult | null;
 }
 
 export async function certificateRuns(client: Client, limit = 12): Promise<CertificateRun[]> {
@@ -117,6 +117,6 @@ export async function certificateOf(
   client: Client,
   workflowId: string,
   runId?: string,
-): Promise<CloseCertificate> {
-  return (await within(client.workflow.getHandle(workflowId, runId).result(), 10_000)) as CloseCertificate;
+): Promise<PeriodCloseResult> {
+  return (await within(client.workflow.getHandle(workflowId, runId).result(), 10_000)) as PeriodCloseResult;
 }

@@ -10,6 +10,7 @@ import {
 } from '../emulator/webhooks/delivery-worker.js';
 import { TemporalDispatcher } from '../emulator/webhooks/temporal-dispatcher.js';
 import { type RunningIngress, startIngress } from '../ingress/main.js';
+import type { ReportStore } from '../ledger/report-store.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ensurePrivateDir } from '../storage/private-files.js';
@@ -47,6 +48,8 @@ export interface RunningBooksync {
   ledger: StoredLedger;
   /** The accounting targets' index (what each target has taken), beside the ledger. */
   targetIndex: TargetIndexStore;
+  /** Reports kept whole beside the books (certificates, payout period reports). */
+  reports: ReportStore;
   /** Where the books are: the SQLite file, or the PostgreSQL url without its password. */
   ledgerLocation: string;
   /** Stops intake first (ingress), drains the worker, then closes the service side and Temporal. */
@@ -143,6 +146,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       console: consoleOptions(settings, {
         ledger: running.ledger,
         targetIndex: running.targetIndex,
+        reports: running.reports,
         service,
         temporalUiUrl: devServer?.uiUrl ?? null,
         logger: logger.child({ component: 'console' }),
@@ -167,6 +171,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       client,
       ledger: running.ledger,
       targetIndex: running.targetIndex,
+      reports: running.reports,
       ledgerLocation: running.ledgerLocation,
       stop: stopAll,
     };

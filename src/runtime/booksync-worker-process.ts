@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Settings } from '../config/settings.js';
+import type { ReportStore } from '../ledger/report-store.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
@@ -24,6 +25,8 @@ export interface RunningBooksyncWorker {
   ledger: StoredLedger;
   /** The accounting targets' index, in the ledger's store (the console reads it). */
   targetIndex: TargetIndexStore;
+  /** Reports kept whole beside the books (certificates, payout period reports; the console reads them). */
+  reports: ReportStore;
   /** Where the books are: the SQLite file, or the PostgreSQL url without its password. */
   ledgerLocation: string;
   /** /healthz, /readyz and /metrics. */
@@ -76,6 +79,7 @@ export async function startBooksyncWorker(options: {
       dependencies: {
         service: options.service,
         ledger: targets?.ledger ?? store.ledger,
+        reports: store.reports,
         ...(targets ? { targets: targets.dependencies, targetFigures: targets.figures } : {}),
         logger: logger.child({ component: 'activities' }),
         externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
@@ -124,6 +128,7 @@ export async function startBooksyncWorker(options: {
       run,
       ledger: store.ledger,
       targetIndex: store.targetIndex,
+      reports: store.reports,
       ledgerLocation: store.location,
       healthUrl: health.address,
       stop: close,

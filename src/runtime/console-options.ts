@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Settings } from '../config/settings.js';
 import type { ConsoleOptions } from '../console/options.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
+import type { ReportReader } from '../ledger/report-store.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { serviceReferences } from '../targets/service-references.js';
@@ -20,6 +21,7 @@ export function consoleOptions(
   sources: {
     ledger: LedgerPort;
     targetIndex: TargetIndexStore;
+    reports: ReportReader;
     service?: ServiceClient;
     temporalUiUrl?: string | null;
     /** The embedded stack's console password, for when CONSOLE_PASSWORD is unset. */
@@ -32,6 +34,7 @@ export function consoleOptions(
   return {
     ledger: sources.ledger,
     targetIndex: sources.targetIndex,
+    reports: sources.reports,
     targets: settings.ACCOUNTING_TARGET ?? [],
     credentials: {
       password: settings.CONSOLE_PASSWORD ?? sources.embeddedPassword,

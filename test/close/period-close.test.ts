@@ -7,7 +7,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodCloseWorkflowId, requestPeriodClose } from '../../src/cli/commands/close.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
+import { fullCertificate } from '../../src/close/certificate-summary.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { SqliteReportStore } from '../../src/ledger/report-store.js';
 import {
   ensurePeriodCloseSchedule,
   periodCloseScheduleId,
@@ -84,13 +86,19 @@ async function reconcileAll(): Promise<void> {
 }
 
 const close = () =>
-  requestPeriodClose(stack.client, { period: { from: day, to: day }, taskQueue: stack.taskQueue });
+  requestPeriodClose(stack.client, {
+    period: { from: day, to: day },
+    taskQueue: stack.taskQueue,
+    reports: new SqliteReportStore(stack.ledger.database),
+  });
 
 const booksync = (args: string[]) =>
   booksyncCli(args, {
     TEMPORAL_ADDRESS: env.address,
     TEMPORAL_NAMESPACE: env.namespace ?? 'default',
     TEMPORAL_TASK_QUEUE: stack.taskQueue,
+    // The CLI reads the certificate back from the ledger the worker stores it in.
+    LEDGER_DB: stack.ledger.database.name,
   });
 
 beforeAll(async () => {
@@ -175,11 +183,12 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
       reachedBankCents: 71_80,
     });
     expect(cert.targets).toBeNull();
-    // The stored result is the workflow's: its view query answers the same certificate.
-    const view = await stack.client.workflow
-      .getHandle(periodCloseWorkflowId({ from: day, to: day }))
-      .query(periodCloseViewQuery);
-    expect(view).toEqual({ state: 'DONE', period: { from: day, to: day }, certificate: cert });
+    // The workflow's result and view query are the certificate's summary, the whole one stored by its id.
+    const handle = stack.client.workflow.getHandle(periodCloseWorkflowId({ from: day, to: day }));
+    const summary = await handle.result();
+    expect(summary).toMatchObject({ passes: true, problemCount: 0, problems: [], counts: cert.counts });
+    const view = await handle.query(periodCloseViewQuery);
+    expect(view).toEqual({ state: 'DONE', period: { from: day, to: day }, certificate: summary });
     if (process.env.BOOKSYNC_RECORD_HISTORIES) {
       const handle = stack.client.workflow.getHandle(periodCloseWorkflowId({ from: day, to: day }));
       writeFileSync(
@@ -269,6 +278,13 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
     const parsed = JSON.parse(json.stdout) as CloseCertificate;
     expect(parsed.passes).toBe(true);
     expect(parsed.counts.BOOKED).toBe(8);
+    // The whole certificate, read back from the ledger's reports: the workflow's result is its summary.
+    expect(parsed.objects).toHaveLength(8);
+    const result = await stack.client.workflow
+      .getHandle(periodCloseWorkflowId({ from: day, to: day }))
+      .result();
+    expect(result).toMatchObject({ passes: true, problemCount: 0, reportId: expect.any(String) });
+    expect(result).not.toHaveProperty('objects');
     const bad = await booksync(['close', '--from', '2026-03-31', '--to', '2026-03-01']);
     expect(bad.code).toBe(1);
     expect(bad.stderr.trim()).toBe('booksync: close: --from 2026-03-31 is after --to 2026-03-01');
@@ -362,7 +378,10 @@ describe('period close: the completeness certificate', { timeout: 180_000 }, () 
       return recent[0]?.action.workflow.workflowId;
     });
     expect(workflowId.startsWith('scheduled-period-close-')).toBe(true);
-    const cert = (await stack.client.workflow.getHandle(workflowId).result()) as CloseCertificate;
+    const cert = await fullCertificate(
+      await stack.client.workflow.getHandle(workflowId).result(),
+      new SqliteReportStore(stack.ledger.database),
+    );
     // Nothing of this test is dated last month; the balances (as of the month's end) and receivables (as of
     // now) agree since the reconciliation above.
     expect({ from: cert.from, to: cert.to }).toEqual(monthBefore(Date.now(), 'America/Los_Angeles'));

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TargetPushDependencies } from '../../activities/accounting-target.js';
 import { createActivities } from '../../activities/index.js';
+import type { CloseCertificate } from '../../src/close/certificate.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
+import { PostgresReportStore } from '../../src/ledger/postgres-report-store.js';
+import { type ReportStore, readReport, SqliteReportStore } from '../../src/ledger/report-store.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { notifyingLedger } from '../../src/targets/notifying-ledger.js';
@@ -22,6 +25,7 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
   let ledger: TestLedger;
   let service: ServiceClient;
   let index: TargetIndexStore;
+  let reports: ReportStore;
   let day: string;
   let epId: string;
   const target = 'mirror';
@@ -32,6 +36,7 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
       // With targets configured, production's activities write through the notifying ledger
       // (src/runtime/accounting-targets.ts): the close and the resync must work through it.
       ledger: withTargets ? notifyingLedger(ledger, () => {}) : ledger,
+      reports,
       logger: silentLogger,
       timeZone: 'UTC',
       externalPaymentAccount: account,
@@ -63,6 +68,10 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
       ledger instanceof PostgresLedger
         ? new PostgresTargetIndex(ledger.pool)
         : new SqliteTargetIndex((ledger as EmbeddedLedger).database);
+    reports =
+      ledger instanceof PostgresLedger
+        ? new PostgresReportStore(ledger.pool)
+        : new SqliteReportStore((ledger as EmbeddedLedger).database);
     service = new ServiceClient({
       baseUrl: emulator.baseUrl,
       apiKey: emulator.keys.full,
@@ -100,7 +109,15 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
       await index.record(target, entry, { status: 'PUSHED', remoteIds: [`r${entry.id}`] });
     }
     const a = activities('checks-to-deposit');
-    const failing = await a.buildCloseCertificate({ from: day, to: day });
+    // The activity stores the certificate whole in the same store and returns its summary.
+    const certify = async () => {
+      const summary = await a.buildCloseCertificate({ from: day, to: day });
+      const whole = await readReport<CloseCertificate>(reports, summary.reportId, 'close-certificate');
+      expect(summary).toMatchObject({ passes: whole.passes, problemCount: whole.problems.length });
+      expect(summary.bytes).toBe(Buffer.byteLength(JSON.stringify(whole)));
+      return whole;
+    };
+    const failing = await certify();
     expect(failing.counts).toMatchObject({ objects: 2, BOOKED: 2, MISSING: 0, orphans: 0 });
     // Clearing: 10000 - 320 at the service and in the books.
     expect(failing.balances[0]).toMatchObject({ booksCents: 96_80, serviceCents: 96_80, ok: true });
@@ -122,7 +139,7 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
     expect(failing.passes).toBe(false);
 
     await index.record(target, entries[0]!, { status: 'SKIPPED', reason: 'nothing to push' });
-    const passing = await a.buildCloseCertificate({ from: day, to: day });
+    const passing = await certify();
     expect(passing.targets?.[0]).toMatchObject({ pushed: 4, skipped: 1, notPushed: [], ok: true });
     expect(passing.problems).toEqual([]);
     expect(passing.passes).toBe(true);

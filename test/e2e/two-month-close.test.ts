@@ -16,6 +16,7 @@ import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { isReversalKey } from '../../src/ledger/entry-key.js';
 import { dayInZone } from '../../src/ledger/mapping/dates.js';
+import { SqliteReportStore } from '../../src/ledger/report-store.js';
 import { openQuickBooksTarget } from '../../src/runtime/quickbooks-connection.js';
 import { openXeroTarget } from '../../src/runtime/xero-connection.js';
 import { defaultAccountCodes, parseAccountMapping } from '../../src/targets/account-mapping.js';
@@ -221,11 +222,18 @@ let client: Client;
 let readers: (TargetFiguresReader & { close(): Promise<void> | void })[] = [];
 
 async function certificate(period: ClosePeriod): Promise<CloseCertificate> {
-  return requestPeriodClose(client, {
-    period,
-    taskQueue: loadSettings(booksync.env).TEMPORAL_TASK_QUEUE,
-    timeoutSeconds: 300,
-  });
+  // The worker stores the certificate whole in its ledger file; read back from there by the summary's id.
+  const ledger = openLedger();
+  try {
+    return await requestPeriodClose(client, {
+      period,
+      taskQueue: loadSettings(booksync.env).TEMPORAL_TASK_QUEUE,
+      timeoutSeconds: 300,
+      reports: new SqliteReportStore(ledger.database),
+    });
+  } finally {
+    ledger.close();
+  }
 }
 
 function figuresOf(cert: CloseCertificate, target: string) {

@@ -66,6 +66,8 @@ const booksync = (args: string[]) =>
     TEMPORAL_ADDRESS: env.address,
     TEMPORAL_NAMESPACE: env.namespace ?? 'default',
     TEMPORAL_TASK_QUEUE: taskQueue,
+    // `payout list` reads the period's report back from the ledger the worker stores it in.
+    LEDGER_DB: world.ledger.database.name,
   });
 
 describe('payout report', { timeout: 120_000 }, () => {
@@ -256,6 +258,7 @@ describe('payout report', { timeout: 120_000 }, () => {
     const period = await requestPayoutPeriodReport(env.client, {
       period: { from: day0, to: day0 },
       taskQueue,
+      reports: world.reports,
     });
     expect(period.payouts.map((p) => p.disbursementId)).toEqual([good, short]);
     expect(period.totals).toEqual({

@@ -6,6 +6,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { SqliteReportStore } from '../../src/ledger/report-store.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { type Harness, startHarness } from '../emulator/harness.js';
@@ -17,6 +18,8 @@ import { uniqueTaskQueue } from './temporal.js';
 export interface SyncWorld {
   emulator: Harness;
   ledger: EmbeddedLedger;
+  /** The reports the certificate and payout period activities store, in the ledger's file. */
+  reports: SqliteReportStore;
   service: ServiceClient;
   activities: ReturnType<typeof createActivities>;
   close(): Promise<void>;
@@ -31,10 +34,12 @@ export async function startSyncWorld(): Promise<SyncWorld> {
     apiKey: emulator.keys.full,
     retry: { baseDelayMs: 20, maxDelayMs: 100 },
   });
-  const activities = createActivities({ service, ledger, logger: silentLogger, timeZone: 'UTC' });
+  const reports = new SqliteReportStore(ledger.database);
+  const activities = createActivities({ service, ledger, reports, logger: silentLogger, timeZone: 'UTC' });
   return {
     emulator,
     ledger,
+    reports,
     service,
     activities,
     async close() {

@@ -87,6 +87,7 @@ describe.skipIf(!recording)('recording a history of every workflow type', { time
     await requestPayoutPeriodReport(booksync.client, {
       period: { from: today, to: today },
       taskQueue: settings.TEMPORAL_TASK_QUEUE,
+      reports: booksync.reports,
     });
     // A reconciliation asked for by signal (`booksync reconcile`), and a customer's charge authorization.
     await requestReconciliation(booksync.client, {

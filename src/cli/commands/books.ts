@@ -150,6 +150,7 @@ recorded. The worker must be running (the certificate is a workflow).`,
             period,
             taskQueue: settings.TEMPORAL_TASK_QUEUE,
             timeoutSeconds: parsed.timeoutSeconds,
+            reports: store.reports,
           });
         },
       );

@@ -3,7 +3,10 @@ import type { Client } from '@temporalio/client';
 import { periodCloseWorkflowType } from '../../../workflows/period-close-contract.js';
 import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
 import { certificateHtml } from '../../close/certificate-html.js';
+import { fullCertificate, type PeriodCloseResult } from '../../close/certificate-summary.js';
 import { certificateLines } from '../../close/certificate-text.js';
+import type { ReportReader } from '../../ledger/report-store.js';
+import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, timeoutSecondsOf } from '../flags.js';
@@ -48,20 +51,22 @@ export function periodCloseWorkflowId(period: ClosePeriod): string {
 }
 
 /**
- * Runs the periodClose workflow under `period-close-{from}-{to}` and returns its certificate. One already
- * running under that id is joined; a finished one is run afresh (a new certificate, the old stays in history).
+ * Runs the periodClose workflow under `period-close-{from}-{to}` and returns its whole certificate, read back
+ * from the ledger's reports by the id the workflow's summary gives. One already running under that id is
+ * joined; a finished one is run afresh (a new certificate, the old one stays stored).
  */
 export async function requestPeriodClose(
   client: Client,
-  options: { period: ClosePeriod; taskQueue: string; timeoutSeconds?: number },
+  options: { period: ClosePeriod; taskQueue: string; timeoutSeconds?: number; reports: ReportReader },
 ): Promise<CloseCertificate> {
-  return runWorkflow<CloseCertificate>(client, 'close', {
+  const result = await runWorkflow<PeriodCloseResult>(client, 'close', {
     type: periodCloseWorkflowType,
     workflowId: periodCloseWorkflowId(options.period),
     args: [options.period],
     taskQueue: options.taskQueue,
     timeoutSeconds: options.timeoutSeconds ?? 600,
   });
+  return fullCertificate(result, options.reports);
 }
 
 export const closeCommand: Command = {
@@ -70,7 +75,8 @@ export const closeCommand: Command = {
   usesTemporal: true,
   usage: `booksync close --from YYYY-MM-DD --to YYYY-MM-DD [--json] [--html FILE] [--timeout SECONDS]
 
-Runs the periodClose workflow (id period-close-<from>-<to>) and prints its certificate: every service object
+Runs the periodClose workflow (id period-close-<from>-<to>) and prints its certificate, read back whole from
+the ledger's reports (the workflow's result is its summary and the stored id): every service object
 of the period (payments, refunds, external payments, debit memos, deposit applications, disbursements, bills,
 bill payments) maps to exactly one live entry or is listed with its skip reason; every live entry of the
 period maps back to an object the service lists; Processor Clearing and Payouts In Transit agree with the
@@ -81,17 +87,23 @@ Exits 0 when the certificate passes, 2 when it was made and fails, 1 when it cou
 The Schedule booksync-period-close runs it for the month just ended, on the 1st of each month.`,
   async run({ args, settings, out }) {
     const parsed = parseCloseArgs(args);
-    return withTemporalClient(settings, async (client) => {
-      const certificate = await requestPeriodClose(client, {
-        period: parsed.period,
-        taskQueue: settings.TEMPORAL_TASK_QUEUE,
-        timeoutSeconds: parsed.timeoutSeconds,
+    const store = await openLedgerStore(settings);
+    try {
+      return await withTemporalClient(settings, async (client) => {
+        const certificate = await requestPeriodClose(client, {
+          period: parsed.period,
+          taskQueue: settings.TEMPORAL_TASK_QUEUE,
+          timeoutSeconds: parsed.timeoutSeconds,
+          reports: store.reports,
+        });
+        if (parsed.html !== null) writeFileSync(parsed.html, certificateHtml(certificate));
+        const lines = parsed.json ? [JSON.stringify(certificate, null, 2)] : certificateLines(certificate);
+        for (const line of lines) out(line);
+        if (parsed.html !== null && !parsed.json) out(`written: ${parsed.html}`);
+        return certificate.passes ? 0 : 2;
       });
-      if (parsed.html !== null) writeFileSync(parsed.html, certificateHtml(certificate));
-      const lines = parsed.json ? [JSON.stringify(certificate, null, 2)] : certificateLines(certificate);
-      for (const line of lines) out(line);
-      if (parsed.html !== null && !parsed.json) out(`written: ${parsed.html}`);
-      return certificate.passes ? 0 : 2;
-    });
+    } finally {
+      await store.close();
+    }
   },
 };

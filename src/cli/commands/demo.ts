@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Settings } from '../../config/settings.js';
 import { type DemoMonthClose, runDemo } from '../../demo/run-demo.js';
 import type { LedgerPort } from '../../ledger/ledger-port.js';
+import type { ReportReader } from '../../ledger/report-store.js';
 import { readEmbeddedCredentials } from '../../runtime/embedded-credentials.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
@@ -41,6 +42,7 @@ Last, where to see each flow in the Temporal UI. 'booksync start' runs it by its
           ? {
               client: temporal?.client ?? null,
               targetIndex: store.targetIndex,
+              reports: store.reports,
               adminToken: settings.EMULATOR_ADMIN_TOKEN,
             }
           : undefined,
@@ -58,6 +60,8 @@ export interface DemoMonthCloseTargets {
   /** null only without an admin token: the month stays open then, and no workflow is started. */
   client: Client | null;
   targetIndex: TargetIndexStore;
+  /** Where the worker keeps the certificates whole (the ledger's store). */
+  reports: ReportReader;
   adminToken: string | undefined;
 }
 
@@ -78,7 +82,8 @@ export function demoMonthClose(settings: Settings, targets: DemoMonthCloseTarget
       };
     },
     targets: () => Promise.all((settings.ACCOUNTING_TARGET ?? []).map((t) => targets.targetIndex.summary(t))),
-    certify: (period) => requestPeriodClose(client(), { period, taskQueue, timeoutSeconds: 600 }),
+    certify: (period) =>
+      requestPeriodClose(client(), { period, taskQueue, timeoutSeconds: 600, reports: targets.reports }),
   };
 }
 

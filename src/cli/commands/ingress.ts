@@ -52,6 +52,7 @@ ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
             console: consoleOptions(settings, {
               ledger: store.ledger,
               targetIndex: store.targetIndex,
+              reports: store.reports,
               logger: logger.child({ component: 'console' }),
             }),
           }

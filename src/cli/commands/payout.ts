@@ -4,8 +4,11 @@ import {
   payoutPeriodReportWorkflowType,
   payoutReportWorkflowType,
 } from '../../../workflows/payout-report-contract.js';
-import { type PayoutPeriod, PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
+import type { ReportReader } from '../../ledger/report-store.js';
+import { fullPeriodReport, PayoutPeriodResult } from '../../payouts/period-summary.js';
+import { type PayoutPeriod, type PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';
 import { payoutReportLines, periodReportLines } from '../../payouts/report-text.js';
+import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, timeoutSecondsOf } from '../flags.js';
@@ -88,11 +91,15 @@ export function requestPayoutReport(
   );
 }
 
-export function requestPayoutPeriodReport(
+/**
+ * Runs the period's report workflow and returns the whole report, read back from the ledger's reports by the
+ * id the workflow's summary gives (the runs of earlier releases returned it whole).
+ */
+export async function requestPayoutPeriodReport(
   client: Client,
-  options: { period: PayoutPeriod; taskQueue: string; timeoutSeconds?: number },
+  options: { period: PayoutPeriod; taskQueue: string; timeoutSeconds?: number; reports: ReportReader },
 ): Promise<PayoutPeriodReport> {
-  return runReport(
+  const result = await runReport(
     client,
     {
       type: payoutPeriodReportWorkflowType,
@@ -104,8 +111,9 @@ export function requestPayoutPeriodReport(
       taskQueue: options.taskQueue,
       timeoutSeconds: options.timeoutSeconds ?? 300,
     },
-    PayoutPeriodReport,
+    PayoutPeriodResult,
   );
+  return fullPeriodReport(result, options.reports);
 }
 
 export const payoutCommand: Command = {
@@ -119,23 +127,33 @@ period, payoutPeriodReport (payout-period-<from>_<to>) and prints its report: ea
 card fees, refunds and returns, the net beside the amount sent and what reached the bank, and each mismatch
 with its reason (REFUND_AFTER_BATCH, RETURN_AFTER_PAYOUT, REFUND_CREDIT_RETURNED, PAYOUT_FAILED,
 BOOKS_DIFFER, UNEXPLAINED).
---json: the report as JSON. The workflow's result stays in Temporal (its 'view' query in the UI).
+--json: the report as JSON. A payout's report is the workflow's result (its 'view' query in the UI); a
+period's is stored whole in the ledger's reports, the workflow's result being its summary and stored id.
 Connects to TEMPORAL_ADDRESS, or to the embedded dev server of 'booksync start' (127.0.0.1:TEMPORAL_DEV_PORT).
 Exits 0 when the report was made, mismatches or not ("reconciles" in the JSON says which).`,
   async run({ args, settings, out }) {
     const parsed = parsePayoutArgs(args);
-    return withTemporalClient(settings, async (client) => {
-      const common = { taskQueue: settings.TEMPORAL_TASK_QUEUE, timeoutSeconds: parsed.timeoutSeconds };
-      const lines =
-        parsed.action === 'show'
-          ? await requestPayoutReport(client, { ...common, disbursementId: parsed.disbursementId }).then(
-              (report) => (parsed.json ? [JSON.stringify(report, null, 2)] : payoutReportLines(report)),
-            )
-          : await requestPayoutPeriodReport(client, { ...common, period: parsed.period }).then((report) =>
-              parsed.json ? [JSON.stringify(report, null, 2)] : periodReportLines(report),
-            );
-      for (const line of lines) out(line);
-      return 0;
-    });
+    const store = parsed.action === 'list' ? await openLedgerStore(settings) : null;
+    try {
+      return await withTemporalClient(settings, async (client) => {
+        const common = { taskQueue: settings.TEMPORAL_TASK_QUEUE, timeoutSeconds: parsed.timeoutSeconds };
+        const lines =
+          parsed.action === 'show'
+            ? await requestPayoutReport(client, { ...common, disbursementId: parsed.disbursementId }).then(
+                (report) => (parsed.json ? [JSON.stringify(report, null, 2)] : payoutReportLines(report)),
+              )
+            : await requestPayoutPeriodReport(client, {
+                ...common,
+                period: parsed.period,
+                reports: store!.reports,
+              }).then((report) =>
+                parsed.json ? [JSON.stringify(report, null, 2)] : periodReportLines(report),
+              );
+        for (const line of lines) out(line);
+        return 0;
+      });
+    } finally {
+      await store?.close();
+    }
   },
 };

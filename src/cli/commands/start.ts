@@ -82,6 +82,7 @@ and errors to the screen; --verbose, LOG_LEVEL or LOG_FORMAT put the whole log o
             ? {
                 client: stack.client,
                 targetIndex: stack.targetIndex,
+                reports: stack.reports,
                 // The embedded emulator's own token (EMULATOR_ADMIN_TOKEN, or the one made for this start).
                 adminToken: stack.emulator?.adminToken ?? settings.EMULATOR_ADMIN_TOKEN,
               }

@@ -5,8 +5,10 @@ import { CommandError } from '../../cli/command.js';
 import { closeBooks } from '../../cli/commands/books.js';
 import { periodCloseWorkflowId, requestPeriodClose } from '../../cli/commands/close.js';
 import { certificateHtml } from '../../close/certificate-html.js';
+import { fullCertificate } from '../../close/certificate-summary.js';
 import { IngressError } from '../../ingress/errors.js';
 import { dayInZone } from '../../ledger/mapping/dates.js';
+import type { ReportReader } from '../../ledger/report-store.js';
 import { type ConsoleContext, sendPage } from '../context.js';
 import { type ClosePageData, certificateHref, closePage } from '../pages/close.js';
 import { certificateOf, certificateRuns } from '../temporal-reads.js';
@@ -34,6 +36,8 @@ export function closeRoutes(ctx: ConsoleContext): FastifyPluginAsync {
   return async (app) => {
     const typed = app.withTypeProvider<ZodTypeProvider>();
     const { ledger, temporalClient: client, taskQueue } = ctx.options;
+    // Without a report store only a whole certificate (an earlier release's result) can be shown.
+    const reports: ReportReader = ctx.options.reports ?? { report: async () => null };
     const timeoutSeconds = ctx.options.closeTimeoutSeconds ?? 300;
 
     const render = async (
@@ -56,9 +60,15 @@ export function closeRoutes(ctx: ConsoleContext): FastifyPluginAsync {
       { schema: { querystring: CertificateQuery } },
       async (request, reply) => {
         const { workflowId, runId } = request.query;
-        const certificate = await certificateOf(client, workflowId, runId).catch((error: unknown) => {
-          throw new IngressError(404, 'no_certificate', `no certificate in ${workflowId}: ${message(error)}`);
-        });
+        const certificate = await certificateOf(client, workflowId, runId)
+          .then((result) => fullCertificate(result, reports))
+          .catch((error: unknown) => {
+            throw new IngressError(
+              404,
+              'no_certificate',
+              `no certificate in ${workflowId}: ${message(error)}`,
+            );
+          });
         // The certificate's page carries its own inline CSS (and no script).
         reply.header(
           'Content-Security-Policy',
@@ -76,6 +86,7 @@ export function closeRoutes(ctx: ConsoleContext): FastifyPluginAsync {
           period: { from, to },
           taskQueue,
           timeoutSeconds,
+          reports,
         });
         ctx.record(request, 'certificate', `${from} to ${to}`, certificate.passes ? 'passes' : 'fails');
         // The newest run of the period's workflow holds it.
@@ -95,7 +106,7 @@ export function closeRoutes(ctx: ConsoleContext): FastifyPluginAsync {
           ledger,
           { through, force: force === 'yes', reason: reason || null, timeoutSeconds },
           dayInZone(ctx.now().getTime(), ctx.options.timeZone),
-          (period) => requestPeriodClose(client, { period, taskQueue, timeoutSeconds }),
+          (period) => requestPeriodClose(client, { period, taskQueue, timeoutSeconds, reports }),
         );
         ctx.record(
           request,

@@ -57,7 +57,11 @@ export function payoutsRoutes(ctx: ConsoleContext): FastifyPluginAsync {
           error = `a period of at most ${longestReportDays} days (${from} to ${to} is ${days}): use booksync payout list for longer`;
         else
           period = await attempt(() =>
-            requestPayoutPeriodReport(client, { ...common, period: { from, to } }),
+            requestPayoutPeriodReport(client, {
+              ...common,
+              period: { from, to },
+              reports: ctx.options.reports ?? { report: async () => null },
+            }),
           );
       }
       let recent: RecentPayoutsPage | null = null;

@@ -1,6 +1,7 @@
 import type { Worker } from '@temporalio/worker';
 import type { ActivityDependencies } from '../../../activities/index.js';
 import type { EmbeddedLedger } from '../../../src/ledger/embedded-ledger.js';
+import { SqliteReportStore } from '../../../src/ledger/report-store.js';
 import { type Logger, silentLogger } from '../../../src/logging/logger.js';
 import type { ServiceClient } from '../../../src/service/client.js';
 import { createBooksyncWorker } from '../../../src/worker/booksync-worker.js';
@@ -57,6 +58,7 @@ export async function startInProcessWorker(
       dependencies: {
         service: context.service,
         ledger: context.ledger,
+        reports: new SqliteReportStore(context.ledger.database),
         logger: context.logger ?? silentLogger,
         timeZone: choice.timeZone ?? 'UTC',
         ...(choice.checkWindows ? { checkWindows: choice.checkWindows } : {}),
