@@ -7,6 +7,7 @@ import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../src/targets/target-port.js';
 import { quickBooksCompany } from '../support/quickbooks/company.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
+import { startTryton, type TrytonServer, trytonTarget } from '../support/tryton.js';
 import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 
@@ -187,6 +188,31 @@ describe('a card surcharge as target documents', () => {
         lines: [[defaultAccountCodes.ProcessingFees, 3.2]],
       });
       expect(xero.violations).toEqual([]);
+    });
+  });
+
+  describe('at Tryton (a real one)', { timeout: 300_000 }, () => {
+    let tryton: TrytonServer;
+    beforeAll(async () => {
+      tryton = await startTryton({ queue: false });
+    }, 300_000);
+    afterAll(async () => {
+      await tryton?.close();
+    });
+
+    it('posted moves on the roles’ accounts: clearing, Surcharge Income and Processing Fees', async () => {
+      const codes = [
+        defaultAccountCodes.ProcessorClearing,
+        defaultAccountCodes.SurchargeIncome,
+        defaultAccountCodes.ProcessingFees,
+      ];
+      const before = await tryton.balances(codes);
+      const target = trytonTarget(tryton);
+      const { surcharge, fee } = await documents();
+      await target.push(surcharge, context);
+      await target.push(fee, context);
+      const after = await tryton.balances(codes);
+      expect(codes.map((code) => (after[code] ?? 0) - (before[code] ?? 0))).toEqual([0, -3_20, 3_20]);
     });
   });
 });
