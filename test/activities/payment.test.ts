@@ -20,7 +20,7 @@ import {
 // syncPayment through MockActivityEnvironment: the real activity over a fake service and a real in-memory
 // ledger. Every expected entry and balance below is worked out by hand from the fixture.
 
-const { ProcessorClearing, AccountsReceivable, ProcessingFees, Revenue, Refunds } = Accounts;
+const { ProcessorClearing, AccountsReceivable, ProcessingFees, Revenue, Refunds, SurchargeIncome } = Accounts;
 
 let world: ActivityWorld;
 let env: MockActivityEnvironment;
@@ -190,6 +190,42 @@ describe('an ACH payment', () => {
     const again = await sync('pay_ach');
     expect(again.reversed).toEqual([]);
     expect(await world.ledger.allEntries()).toHaveLength(2);
+  });
+});
+
+describe('a card payment the payer paid the fee of, then disputed (FAILED: a chargeback)', () => {
+  // 100.00 on no link (a sale), 103.20 charged: the whole fee of 3.20 passed to the payer.
+  const card = (status: string) =>
+    paymentRecord({
+      id: 'pay_cb',
+      status,
+      amountInCents: 10_000,
+      chargedAmountInCents: 10_320,
+      platformFeeInCents: 0,
+      fees: [{ type: 'CREDIT_CARD_FEE', amountInCents: 320 }],
+    });
+
+  it('followed step by step or seen only disputed: the sale and surcharge reversed today, the fee kept', async () => {
+    world.service.payments.set('pay_cb', card('SUCCEEDED'));
+    const made = await sync('pay_cb');
+    expect(made.posted).toEqual(['sale:pay_cb', 'payment-surcharge:pay_cb', 'surcharge-fee:pay_cb']);
+    expect(await world.ledger.balanceOf(ProcessorClearing)).toBe(10_000);
+
+    world.service.payments.set('pay_cb', card('FAILED'));
+    const disputed = await sync('pay_cb');
+    expect(disputed.reversed).toEqual(['sale:pay_cb', 'payment-surcharge:pay_cb']);
+    const kept = { [ProcessorClearing]: -320, [Revenue]: 0, [ProcessingFees]: 320, [SurchargeIncome]: 0 };
+    expect(await world.balances(ProcessorClearing, Revenue, ProcessingFees, SurchargeIncome)).toEqual(kept);
+    const stepByStep = (await world.ledger.entriesFor({ paymentId: 'pay_cb' })).map(entryShape);
+    world.close();
+
+    world = activityWorld();
+    world.service.payments.set('pay_cb', card('FAILED'));
+    const firstLook = await sync('pay_cb');
+    expect(firstLook.posted).toEqual(['sale:pay_cb', 'payment-surcharge:pay_cb', 'surcharge-fee:pay_cb']);
+    expect(firstLook.reversed).toEqual(['sale:pay_cb', 'payment-surcharge:pay_cb']);
+    expect((await world.ledger.entriesFor({ paymentId: 'pay_cb' })).map(entryShape)).toEqual(stepByStep);
+    expect(await world.balances(ProcessorClearing, Revenue, ProcessingFees, SurchargeIncome)).toEqual(kept);
   });
 });
 
