@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,9 @@ describe('booksync targets connect quickbooks to another company than the one co
     const folder = { BOOKSYNC_DATA_DIR: path.join(dir, 'switch') };
     const settings = await settingsFor(folder);
     const connection = quickBooksSettings(settings).connection;
+    // The ledger exists, as after booksync's first start: the connect records the company in its index.
+    mkdirSync(path.dirname(settings.ledgerDb), { recursive: true, mode: 0o700 });
+    await (await openLedgerStore(settings)).close();
     expect((await connectChoosing(await settingsFor(folder), first)).lines.join('\n')).toContain(
       `connected to QuickBooks company ${first}`,
     );

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,9 @@ describe('booksync targets connect xero with several organisations allowed', () 
     const first = double.createTenant('Eastwind Books');
     const second = double.createTenant('Westwind Books');
     const settings = await settingsFor('configured', { XERO_TENANT_ID: second });
+    // The ledger exists, as after booksync's first start: the connect records the company in its index.
+    mkdirSync(path.dirname(settings.ledgerDb), { recursive: true, mode: 0o700 });
+    await (await openLedgerStore(settings)).close();
     const { lines } = await connectChoosing(settings, [first, second]);
     expect(lines.join('\n')).toContain(`connected to Xero organisation ${second}`);
     expect((await xeroSettings(settings).connection.readConnection())?.companyId).toBe(second);
@@ -71,6 +74,8 @@ describe('booksync targets connect xero with several organisations allowed', () 
     const { lines } = await connectChoosing(settings, [only]);
     expect(lines.join('\n')).toContain(`connected to Xero organisation ${only}`);
     expect((await xeroSettings(settings).connection.readConnection())?.companyId).toBe(only);
+    // Before the first start a connect makes no ledger: that start still finds a fresh data folder.
+    expect(existsSync(settings.ledgerDb)).toBe(false);
   });
 
   it('another organisation than the one connected: refused without --switch-company', async () => {

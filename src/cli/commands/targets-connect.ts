@@ -1,6 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../../logging/logger.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
@@ -73,14 +72,17 @@ interface ConnectFlags {
   switchCompany: boolean;
 }
 
-/** The target's index, in the ledger's store (SQLite or PostgreSQL), open while `work` runs. */
+/**
+ * The target's index, in the ledger's store (SQLite or PostgreSQL), open while `work` runs; null before the
+ * first start made the SQLite ledger (nothing was pushed anywhere yet, and the first start records the
+ * connected company): a connect never makes the ledger, so that first start still finds a fresh data folder.
+ */
 async function withIndex<T>(
   settings: CommandContext['settings'],
   logger: Logger,
-  work: (index: TargetIndexStore) => Promise<T>,
+  work: (index: TargetIndexStore | null) => Promise<T>,
 ): Promise<T> {
-  // A connect may come before the first start: the ledger's folder is made as the connection file's is.
-  if (!settings.LEDGER_URL) await mkdir(path.dirname(settings.ledgerDb), { recursive: true, mode: 0o700 });
+  if (!settings.LEDGER_URL && !existsSync(settings.ledgerDb)) return work(null);
   const store = await openLedgerStore(settings, logger);
   try {
     return await work(store.targetIndex);
@@ -105,7 +107,7 @@ interface CompanyTerms {
 async function refusalOfCompany(
   terms: CompanyTerms,
   chosen: string,
-  known: { configured: string | undefined; connection: OAuthConnectionStore; index: TargetIndexStore },
+  known: { configured: string | undefined; connection: OAuthConnectionStore; index: TargetIndexStore | null },
   switchCompany: boolean,
 ): Promise<string | null> {
   const { target, company, setting } = terms;
@@ -118,7 +120,7 @@ async function refusalOfCompany(
   if (switchCompany) return null;
   const sources = new Map<string, string[]>();
   const connected = (await known.connection.readConnection())?.companyId;
-  const indexed = (await known.index.company(target))?.companyId;
+  const indexed = (await known.index?.company(target))?.companyId;
   for (const [id, source] of [
     [connected, 'the saved connection'],
     [indexed, 'the target index'],
@@ -142,11 +144,12 @@ async function indexFor(
   terms: CompanyTerms,
   chosen: string,
   before: string | undefined,
-  index: TargetIndexStore,
+  index: TargetIndexStore | null,
   out: (line: string) => void,
   logger: Logger,
 ): Promise<void> {
   const { target, company } = terms;
+  if (index === null) return;
   const indexed = (await index.company(target))?.companyId;
   if ((indexed ?? before ?? chosen) === chosen) {
     await index.claimCompany(target, chosen);
