@@ -106,7 +106,7 @@ describe('the console’s Connection page', () => {
     );
     expect(rowOf(before.body, 'OperatingBank')).toBe('create');
     expect(before.body).toMatch(/data-role="OperatingBank"[\s\S]*?Operating Bank, Bank \(subtype Checking\)/);
-    expect(before.body).toContain('10 accounts to create.');
+    expect(before.body).toContain('15 accounts to create.');
     expect(before.body).toContain('<button type="submit">Create the missing accounts</button>');
     // The console's CSP allows its stylesheet only: no inline style, no script.
     expect(before.body).not.toMatch(/ style="|<script/);
@@ -133,7 +133,7 @@ describe('the console’s Connection page', () => {
     expect(applied.body).toMatch(/<div id="outcome" role="status" class="notice">/);
     expect(applied.body).toMatch(/created Operating Bank \(Bank \(subtype Checking\)\), id \d+/);
     expect(applied.body).toContain('every role maps to an account of the type it needs: booksync can start');
-    expect(accounts(realmId).length).toBe(chartBefore + 10);
+    expect(accounts(realmId).length).toBe(chartBefore + 15);
     // The mapping is in the settings file the other commands read, and names the accounts created.
     const file = path.join(folder, 'booksync.env');
     expect(readFileSync(file, 'utf8')).toContain('TARGET_ACCOUNTS=');
@@ -148,7 +148,7 @@ describe('the console’s Connection page', () => {
     const audit = await app.inject({ method: 'GET', url: '/console/audit', headers: { cookie } });
     expect(audit.body).toContain('target-setup');
     expect(audit.body).toContain(
-      'create the missing accounts at quickbooks and write TARGET_ACCOUNTS (10 to create)',
+      'create the missing accounts at quickbooks and write TARGET_ACCOUNTS (15 to create)',
     );
     for (const body of [before.body, applied.body, audit.body]) {
       expect(body).not.toContain(double.clientSecret);
@@ -162,7 +162,7 @@ describe('the console’s Connection page', () => {
     const page = await app.inject({ method: 'GET', url: '/console/connection', headers: { cookie } });
     expect(page.statusCode).toBe(200);
     expect(rowOf(page.body, 'OperatingBank')).toBe('create');
-    expect(page.body).toContain('10 accounts to create.');
+    expect(page.body).toContain('15 accounts to create.');
     expect(page.body).not.toContain('action="/console/connection/apply"');
     expect(page.body).toContain('Signed in read-only: creating the accounts needs the console password.');
     const count = accounts(realmId).length;

@@ -9,6 +9,7 @@ import type { CloseCertificate } from '../../src/close/certificate.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { dayAfter, dayInZone } from '../../src/ledger/mapping/dates.js';
+import { SqliteReportStore } from '../../src/ledger/report-store.js';
 import { TargetRefusedError } from '../../src/targets/errors.js';
 import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
 import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
@@ -120,6 +121,8 @@ beforeAll(async () => {
       console: {
         ledger,
         targetIndex: index,
+        // The certificates the worker keeps whole beside the entries, read back by the close page.
+        reports: new SqliteReportStore(ledger.database),
         targets: [target.name],
         credentials: { password },
         storeFile: path.join(dir, 'console.db'),
