@@ -92,9 +92,13 @@ export class PushAttempt {
       this.log.error({ reason: error.message }, 'accounting target index belongs to another company');
       throw ApplicationFailure.nonRetryable(error.message, error.name);
     });
+    // A sign of life while the attempt waits on the target (its rate limit, its task queue): a third of the
+    // heartbeat timeout, so a live attempt is never taken for a dead one and a dead one is noticed soon.
+    const beat = setInterval(() => this.#activity.heartbeat(this.#lastKey), this.#beatEveryMs());
     try {
       return await new PushSlice(this, lease).run();
     } finally {
+      clearInterval(beat);
       // Whatever way this attempt ends, none of its writes is in flight any more.
       await index.endAttempt(this.name, lease).catch((error: unknown) => {
         this.log.warn({ err: error, lease }, 'could not record the end of the push attempt');
@@ -103,7 +107,15 @@ export class PushAttempt {
   }
 
   heartbeat(key: string | undefined): void {
+    this.#lastKey = key;
     this.#activity.heartbeat(key);
+  }
+
+  #lastKey: string | undefined;
+
+  #beatEveryMs(): number {
+    const timeout = this.#activity.info.heartbeatTimeoutMs;
+    return Math.min(10_000, timeout ? Math.max(100, Math.floor(timeout / 3)) : 10_000);
   }
 
   /**
@@ -114,6 +126,7 @@ export class PushAttempt {
    */
   beforeRemoteWrite(key: string | undefined): void {
     const activity = this.#activity;
+    this.#lastKey = key;
     activity.heartbeat(key);
     if (activity.cancellationSignal.aborted) {
       throw new CancelledFailure(
@@ -155,7 +168,9 @@ class PushSlice {
     // The targets look up earlier documents synchronously (PushContext.pushed): the records this slice may
     // ask for (the link's invoice, the bill, what a reversal reverses) are read from the index up front,
     // and each push of the slice is added as it is recorded. A key not found here the target finds itself.
-    for (const { key } of this.#next) this.#entries.set(key, await a.deps.ledger.get(key));
+    // The slice's entries in one query; a key the ledger does not hold stays null (skipped below).
+    const entries = await a.deps.ledger.getMany(this.#next.map((n) => n.key));
+    for (const { key } of this.#next) this.#entries.set(key, entries.get(key) ?? null);
     this.#known = await index.remoteMany(
       a.name,
       [...this.#entries.values()].flatMap((e) => (e ? earlierKeys(e) : [])),
@@ -197,7 +212,6 @@ class PushSlice {
     // A batch of a hundred may wait on the target's rate limit: keep telling Temporal the push lives.
     a.beforeRemoteWrite(first);
     await this.#writeAhead(ready.map((r) => r.entry));
-    const beat = setInterval(() => a.heartbeat(first), 10_000);
     const outcomes = await inPushSpan(
       a.name,
       ready.map((r) => r.entry.key),
@@ -206,7 +220,7 @@ class PushSlice {
           ready.map((r) => r.document),
           context,
         ),
-    ).finally(() => clearInterval(beat));
+    );
     // The first outage (or lost connection) ends the slice there: later outcomes wait for the retry.
     // A refusal is FAILED only when it is that document's own answer: one error given for several
     // documents (a whole request refused) is no document's verdict, so the first of them is pushed

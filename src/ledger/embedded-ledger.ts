@@ -223,6 +223,18 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     return withBusyRetry(() => this.#read(() => this.#load(key)), this.#retry);
   }
 
+  async getMany(keys: readonly string[]): Promise<Map<string, BookedEntry>> {
+    if (keys.length === 0) return new Map();
+    // The keys as one JSON array parameter: one statement for any number of them.
+    const statements = this.#statementsWhere('(keys)', 'e.key IN (SELECT value FROM json_each(?))');
+    const list = JSON.stringify([...new Set(keys)]);
+    const entries = await withBusyRetry(
+      () => this.#read(() => this.#hydrate(statements.entries.all(list), statements.lines.all(list))),
+      this.#retry,
+    );
+    return new Map(entries.map((e) => [e.key, e]));
+  }
+
   async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
     const { fields, values } = linkFilter(filter);
     const statements = this.#filteredStatements(fields);

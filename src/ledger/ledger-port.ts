@@ -82,6 +82,10 @@ export interface LedgerPort {
    */
   postMany(entries: readonly LedgerEntryInput[]): Promise<PostResult[]>;
   get(key: string): Promise<BookedEntry | null>;
+  /**
+   * The entries of these keys read in one query (a push's slice): found ones by key, unknown keys absent.
+   */
+  getMany(keys: readonly string[]): Promise<Map<string, BookedEntry>>;
   isReversed(key: string): Promise<boolean>;
   /** Everything booked for the given links (all given fields must match), reversals included, oldest first. */
   entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
@@ -148,6 +152,7 @@ export const ledgerPortMethods = Object.keys({
   reverse: true,
   postMany: true,
   get: true,
+  getMany: true,
   isReversed: true,
   entriesFor: true,
   entriesWithLink: true,

@@ -11,6 +11,7 @@ export type LedgerWrites = Pick<LedgerPort, 'post' | 'reverse' | 'postMany'>;
 export function passedThrough(ledger: LedgerPort): Omit<LedgerPort, keyof LedgerWrites> {
   return {
     get: (key) => ledger.get(key),
+    getMany: (keys) => ledger.getMany(keys),
     isReversed: (key) => ledger.isReversed(key),
     entriesFor: (filter) => ledger.entriesFor(filter),
     entriesWithLink: (field) => ledger.entriesWithLink(field),

@@ -210,6 +210,14 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     return this.#load(this.#pool, key);
   }
 
+  async getMany(keys: readonly string[]): Promise<Map<string, BookedEntry>> {
+    if (keys.length === 0) return new Map();
+    const { rows } = await this.#pool.query<EntryRow>(`${entrySelect} WHERE e.key = ANY($1::text[])`, [
+      [...new Set(keys)],
+    ]);
+    return new Map(rows.map((row) => [row.key, hydrate(row)]));
+  }
+
   async entriesFor(filter: EntryLinks): Promise<BookedEntry[]> {
     const { fields, values } = linkFilter(filter);
     const where = linkWhere(fields, (i) => `$${i + 1}`);

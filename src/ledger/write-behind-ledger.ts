@@ -101,6 +101,14 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
     async get(key: string) {
       return pending.get(key) ?? ledger.get(key);
     },
+    async getMany(keys: readonly string[]) {
+      const found = await ledger.getMany(keys.filter((k) => !pending.has(k)));
+      for (const key of keys) {
+        const waiting = pending.get(key);
+        if (waiting) found.set(key, waiting);
+      }
+      return found;
+    },
     async isReversed(key: string) {
       // A waiting entry has no reversal: reverse() writes the waiting entries before it reverses one.
       return pending.has(key) ? false : ledger.isReversed(key);

@@ -172,6 +172,36 @@ describe.each(ledgerStores())('$name ledger', (store) => {
     });
   });
 
+  describe('getMany', () => {
+    it('reads the entries of many keys in one query, each as get() reads it, unknown keys absent', async () => {
+      await ledger.post(twoLine('payment:p1', 1000, { links: { paymentId: 'p1', paymentLinkId: 'pl_1' } }));
+      await ledger.post(
+        twoLine('payment-fee:p1', 35, {
+          debit: Accounts.ProcessingFees,
+          credit: Accounts.ProcessorClearing,
+          links: { paymentId: 'p1' },
+        }),
+      );
+      await ledger.post(twoLine('payment:p2', 200));
+      await ledger.reverse('payment:p2', { reason: 'payment.failed', date: '2026-01-03' });
+      const keys = ['reversal:payment:p2', 'payment:p1', 'payment:nope', 'payment-fee:p1', 'payment:p2'];
+      const found = await ledger.getMany([...keys, 'payment:p1']);
+      expect([...found.keys()].sort()).toEqual(
+        ['payment-fee:p1', 'payment:p1', 'payment:p2', 'reversal:payment:p2'].sort(),
+      );
+      for (const key of keys) expect(found.get(key) ?? null).toEqual(await ledger.get(key));
+      expect(found.get('payment:p2')?.reversedBy).toBe('reversal:payment:p2');
+      expect(await ledger.getMany([])).toEqual(new Map());
+    });
+
+    it('reads a slice of a hundred keys', async () => {
+      const keys = Array.from({ length: 100 }, (_, i) => `payment:p${i}`);
+      await ledger.postMany(keys.map((k, i) => twoLine(k, 100 + i)));
+      const found = await ledger.getMany(keys);
+      expect(keys.map((k) => found.get(k)?.lines[0]?.amountCents)).toEqual(keys.map((_, i) => 100 + i));
+    });
+  });
+
   describe('postMany', () => {
     it('posts a batch in one transaction, with post() rules per entry', async () => {
       await ledger.post(twoLine('payment:p1', 1000));

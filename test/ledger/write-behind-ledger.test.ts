@@ -24,6 +24,18 @@ describe('write-behind ledger view', () => {
     ledger.close();
   });
 
+  it('reads many keys as booked: the waiting ones from the view, the rest from the ledger in one read', async () => {
+    const ledger = EmbeddedLedger.open();
+    await ledger.post(twoLine('payment:p1', 1_000));
+    const view = writeBehind(ledger);
+    await view.post(twoLine('payment:p2', 2_000));
+    const found = await view.getMany(['payment:p1', 'payment:p2', 'payment:p3']);
+    expect([...found.keys()].sort()).toEqual(['payment:p1', 'payment:p2']);
+    expect(found.get('payment:p2')?.lines[0]?.amountCents).toBe(2_000);
+    expect(await ledger.get('payment:p2')).toBeNull();
+    ledger.close();
+  });
+
   it('sends a key the ledger holds to the ledger: other contents are a conflict, nothing waits', async () => {
     const ledger = EmbeddedLedger.open();
     await ledger.post(twoLine('payment:p2', 1_000));
