@@ -1,9 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 // The authorization server half of the OAuth targets' test doubles (QuickBooks Online, Xero): authorization
 // codes from the consent page, refresh tokens that rotate (the old one stops working once a new one is
 // issued) and access tokens that expire, each for what the app was granted (QBO: a company; Xero: the
 // organisations chosen on the consent page). Each double answers its token endpoint in its provider's words.
+// A code may be issued with a PKCE code_challenge (RFC 7636, S256; the Xero double's consent page does, as
+// Xero documents): its exchange is then refused (invalid_grant) unless the code_verifier hashes to it.
 
 /** An access token issued: what it grants, until when. */
 export interface IssuedAccess<G> {
@@ -17,7 +19,7 @@ export type TokenExchange =
   | { accessToken: string; refreshToken: string; expiresIn: number };
 
 export class OAuthGrants<G> {
-  private readonly codes = new Map<string, G>();
+  private readonly codes = new Map<string, { grant: G; codeChallenge: string | undefined }>();
   private readonly accessTokens = new Map<string, IssuedAccess<G>>();
   private readonly refreshTokens = new Map<string, G>();
   /** Refresh-token grants answered so far. */
@@ -29,10 +31,13 @@ export class OAuthGrants<G> {
     public accessTokenTtlMs: number,
   ) {}
 
-  /** The authorization code the consent page hands to the redirect URI. */
-  authorize(grant: G): string {
+  /**
+   * The authorization code the consent page hands to the redirect URI; `codeChallenge`: the S256 challenge
+   * the consent URL carried, which the code's exchange must then answer with its verifier.
+   */
+  authorize(grant: G, codeChallenge?: string): string {
     const code = `code-${randomBytes(8).toString('hex')}`;
-    this.codes.set(code, grant);
+    this.codes.set(code, { grant, codeChallenge });
     return code;
   }
 
@@ -71,8 +76,12 @@ export class OAuthGrants<G> {
     if (authorization !== `Basic ${basic}`) return { error: 'invalid_client' };
     let grant: G | undefined;
     if (body.grant_type === 'authorization_code') {
-      grant = this.codes.get(body.code ?? '');
+      // Single use: a refused exchange spends the code too.
+      const issued = this.codes.get(body.code ?? '');
       this.codes.delete(body.code ?? '');
+      if (issued && !answersChallenge(issued.codeChallenge, body.code_verifier))
+        return { error: 'invalid_grant' };
+      grant = issued?.grant;
     } else if (body.grant_type === 'refresh_token') {
       grant = this.refreshTokens.get(body.refresh_token ?? '');
       // Rotation: the old refresh token stops working once a new one is issued.
@@ -92,4 +101,11 @@ export class OAuthGrants<G> {
       expiresIn: Math.floor(this.accessTokenTtlMs / 1000),
     };
   }
+}
+
+/** Whether a code exchange answers its code's PKCE challenge: none asked, or SHA-256 of the verifier is it. */
+function answersChallenge(codeChallenge: string | undefined, codeVerifier: string | undefined): boolean {
+  if (codeChallenge === undefined) return true;
+  if (codeVerifier === undefined) return false;
+  return createHash('sha256').update(codeVerifier, 'ascii').digest('base64url') === codeChallenge;
 }

@@ -73,11 +73,27 @@ export function quickbooksConsentPage(qbo: QuickBooksDouble, realmId: string): C
   );
 }
 
-/** Xero's consent page as the double answers it for the organisation `tenantId`. */
+/**
+ * Xero's consent page as the double answers it for the organisation `tenantId`: at the address the command
+ * printed, so its PKCE challenge binds the code (the double's rule `pkce`).
+ */
 export function xeroConsentPage(xero: XeroDouble, tenantId: string): ConsentPage {
   const connected = `connected to Xero organisation ${tenantId}`;
   const address = /https?:\/\/\S+connect\/authorize\S*/;
-  return doubleConsentPage(xero, tenantId, { target: 'xero', label: 'Xero', address, connected });
+  let printed: URL | null = null;
+  const page = doubleConsentPage(
+    { clientId: xero.clientId, authorize: () => xero.consent(printed as URL, tenantId).code as string },
+    tenantId,
+    { target: 'xero', label: 'Xero', address, connected },
+  );
+  return {
+    ...page,
+    expectConsent(consent) {
+      page.expectConsent(consent);
+      expect(consent.searchParams.get('code_challenge_method')).toBe('S256');
+      printed = consent;
+    },
+  };
 }
 
 /** booksync's settings of the three targets: Tryton's login, the doubles' apps and addresses. */

@@ -17,6 +17,7 @@ import {
 import type { TargetIndexStore } from '../../targets/target-index.js';
 import {
   chooseXeroTenant,
+  ProofKey,
   parseConsentRedirect as parseXeroRedirect,
   type XeroConnection,
   xeroConnections,
@@ -29,7 +30,9 @@ import { type CommandContext, CommandError } from '../command.js';
 // URL (Intuit's, Xero's); the redirect comes back to a loopback listener on the redirect URI or is pasted on
 // standard input, whichever comes first. The code is exchanged for tokens, the refresh token saved sealed
 // with the company (QBO's realmId from the redirect, Xero's tenant from its connections endpoint), and the
-// mapped accounts are checked there. No token is ever printed or logged.
+// mapped accounts are checked there. No token is ever printed or logged. Xero's consent carries a PKCE
+// challenge (Xero documents PKCE; Intuit does not, see ../../targets/quickbooks/consent.ts): its verifier is
+// made for this connect, kept in memory only, and sent with the code exchange.
 //
 // One company per target: the target index records what was pushed to the company it was built against, so
 // a connect to another company than the one connected (the saved connection's, the index's, or the one
@@ -331,6 +334,8 @@ async function connectXero(
   const xero = refusedAsCommand(() => xeroSettings(settings));
   const redirectUri = settings.XERO_REDIRECT_URI;
   const state = newConsentState();
+  // Xero documents PKCE: this connect's verifier lives here, in memory, until the code is exchanged.
+  const proofKey = new ProofKey();
   // Xero refuses the whole consent (invalid_scope) for one scope the app may not ask: named before it opens.
   const scope = xeroScopes(settings);
   out(`Xero scopes asked (XERO_SCOPES${settings.XERO_BROAD_SCOPES ? ', XERO_BROAD_SCOPES' : ''}): ${scope}`);
@@ -343,6 +348,7 @@ async function connectXero(
       state,
       authorizeUrl: settings.XERO_CONSENT_URL,
       scope,
+      proofKey,
     }),
     redirectUri,
     paste,
@@ -363,7 +369,9 @@ async function connectXero(
   };
   let organisations: XeroConnection[];
   try {
-    const accessToken = await xero.tokenStoreWith(held, logger).connect(code, redirectUri);
+    const accessToken = await xero
+      .tokenStoreWith(held, logger)
+      .connect(code, redirectUri, proofKey.codeVerifier());
     organisations = await xeroConnections(xero.connectionsUrl, accessToken);
   } catch (error) {
     throw new CommandError(`Xero did not issue tokens: ${(error as Error).message}`);

@@ -112,11 +112,15 @@ export class CompanyTokenStore {
     return this.refresh();
   }
 
-  /** The authorization-code step of `booksync targets connect <target>`; returns the first access token. */
-  async connect(code: string, redirectUri: string): Promise<string> {
+  /**
+   * The authorization-code step of `booksync targets connect <target>`; returns the first access token.
+   * `codeVerifier`: the PKCE verifier of the consent that asked for the code (a target documenting PKCE).
+   */
+  async connect(code: string, redirectUri: string, codeVerifier?: string): Promise<string> {
     return this.exclusive(async () => {
       this.unsaved = null;
-      return this.grant({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }, null);
+      const form = { grant_type: 'authorization_code', code, redirect_uri: redirectUri };
+      return this.grant(codeVerifier === undefined ? form : { ...form, code_verifier: codeVerifier }, null);
     });
   }
 

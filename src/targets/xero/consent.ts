@@ -1,4 +1,12 @@
-import { ConsentError, type ConsentUrlOptions, consentUrlOf, parseRedirect } from '../oauth/consent.js';
+import {
+  ConsentError,
+  type ConsentUrlOptions,
+  consentUrlOf,
+  ProofKey,
+  parseRedirect,
+} from '../oauth/consent.js';
+
+export { ProofKey };
 
 // Xero's consent for `booksync targets connect xero` (the flow is ../oauth/consent.ts). Xero's redirect
 // carries only the code; the organisation is chosen on the consent page and read afterwards from the
@@ -9,6 +17,10 @@ import { ConsentError, type ConsentUrlOptions, consentUrlOf, parseRedirect } fro
 // (https://developer.xero.com/faq/granular-scopes). booksync asks the granular scope of each endpoint it
 // calls, `.read` where it only reads (test/support/xero/README.md, "Scopes": the endpoint → scope table), no
 // OpenID scope (it reads no identity).
+//
+// PKCE: Xero documents the S256 code_challenge on the authorize URL and the code_verifier on the code exchange
+// (https://developer.xero.com/documentation/oauth2/pkce-flow), so every consent carries one (a ProofKey per
+// connect, ../oauth/consent.ts) and its code is exchanged with the verifier; the app's secret is sent too.
 
 export const AUTHORIZE_URL = 'https://login.xero.com/identity/connect/authorize';
 
@@ -42,8 +54,8 @@ export function xeroScopes(settings: {
   return (scopes.includes('offline_access') ? scopes : ['offline_access', ...scopes]).join(' ');
 }
 
-/** The consent URL of one connect, asking `scope` (xeroScopes). */
-export function consentUrl(options: ConsentUrlOptions & { scope: string }): string {
+/** The consent URL of one connect, asking `scope` (xeroScopes), with the connect's PKCE challenge. */
+export function consentUrl(options: ConsentUrlOptions & { scope: string; proofKey: ProofKey }): string {
   const { scope, ...connect } = options;
   return consentUrlOf({ authorizeUrl: AUTHORIZE_URL, scope })(connect);
 }

@@ -5,6 +5,7 @@ export {
   chooseXeroTenant,
   consentUrl,
   GRANULAR_SCOPES,
+  ProofKey,
   parseConsentRedirect,
   type XeroConnection,
   xeroConnections,

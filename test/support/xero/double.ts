@@ -12,15 +12,16 @@ import { compileWhere, WhereNullFault, WhereParseError } from './where.js';
 // A stateful Xero Accounting API on loopback for the adapter's tests (not shipped). It keeps organisations
 // (tenants) with a chart of accounts, contacts, invoices (ACCREC and ACCPAY, AmountDue / AmountPaid / Status
 // moving with payments, back to AUTHORISED when a payment is DELETED), payments, bank transactions, bank
-// transfers, manual journals and credit notes; account balances from what each live document posts; the
-// token endpoint with rotating refresh tokens and revocation, the consent page (granular scopes only for an app
-// created on or after 2 March 2026) and the connections endpoint; each operation refused to a token without its
-// scope (scopes.ts); Idempotency-Key replay for the app (the same key answers the first answer for 6 minutes);
-// Xero's limits (5 in flight, 60 a minute, 1,000 or 5,000 a day per tenant by the app's tier) counted and
-// enforced with 429 + Retry-After + X-Rate-Limit-Problem, plus throttling, outages and lost answers on demand;
-// Xero-shaped ValidationExceptions; a `where` calling a string method on a field some record lacks answered 500
-// (where.ts); overpayments refunded and their allocations removed, never deleted; the organisation's tax rates
-// (GET TaxRates), a line with a TaxType it does not have refused (tax-rates.ts).
+// transfers, manual journals and credit notes; account balances from what each live document posts; the token
+// endpoint with rotating refresh tokens and revocation, the consent page (granular scopes only for an app
+// created on or after 2 March 2026; a PKCE challenge held to its verifier at the token endpoint) and the
+// connections endpoint; each operation refused to a token without its scope (scopes.ts); Idempotency-Key
+// replay for the app (the same key answers the first answer for 6 minutes); Xero's limits (5 in flight, 60 a
+// minute, 1,000 or 5,000 a day per tenant by the app's tier) counted and enforced with 429 + Retry-After +
+// X-Rate-Limit-Problem, plus throttling, outages and lost answers on demand; Xero-shaped
+// ValidationExceptions; a `where` calling a string method on a field some record lacks answered 500
+// (where.ts); overpayments refunded and their allocations removed, never deleted; the organisation's tax
+// rates (GET TaxRates), a line with a TaxType it does not have refused (tax-rates.ts).
 //
 // Every request goes through the contract checker (xero_accounting.yaml, requests closed) and every answer
 // the contract declares (200, 400) through it too, with unknown response properties rejected: a violation is
@@ -229,6 +230,7 @@ export const xeroRules = [
   'unique-account-code',
   'unique-account-name',
   'bank-account-number',
+  'pkce',
 ] as const;
 export type XeroRule = (typeof xeroRules)[number];
 
@@ -427,7 +429,9 @@ export class XeroDouble {
    * Xero's consent page opened at `consentUrl` (the address `booksync targets connect xero` prints), these
    * organisations chosen and allowed: the query of the redirect, `{code, state}`, or OAuth's error
    * (RFC 6749 §4.1.2.1) with the state: `invalid_scope` when a scope is unknown, or broad and the app was created
-   * on or after 2 March 2026 (`granular-scopes`); `unauthorized_client` for another client id.
+   * on or after 2 March 2026 (`granular-scopes`); `unauthorized_client` for another client id;
+   * `invalid_request` for a code_challenge whose method is not S256. A code_challenge is kept with the code,
+   * whose exchange must then carry the matching code_verifier (`pkce`).
    */
   consent(consentUrl: string | URL, ...tenantIds: string[]): Record<string, string> {
     const url = new URL(consentUrl);
@@ -435,13 +439,20 @@ export class XeroDouble {
     if (url.searchParams.get('client_id') !== this.clientId) return { error: 'unauthorized_client', state };
     if (url.searchParams.get('response_type') !== 'code')
       return { error: 'unsupported_response_type', state };
+    const codeChallenge = url.searchParams.get('code_challenge') ?? undefined;
+    if (codeChallenge !== undefined && url.searchParams.get('code_challenge_method') !== 'S256')
+      return { error: 'invalid_request', error_description: 'code_challenge_method must be S256', state };
     const scopes = (url.searchParams.get('scope') ?? '').split(' ').filter(Boolean);
     const refused = this.enforces('granular-scopes')
       ? refusedScopes(scopes, this.appCreatedOn)
       : scopes.filter((s) => refusedScopes([s], '2000-01-01').length > 0);
     if (refused.length > 0)
       return { error: 'invalid_scope', error_description: `Invalid scope: ${refused.join(' ')}`, state };
-    return { code: this.grants.authorize({ tenants: new Set(tenantIds), scopes: new Set(scopes) }), state };
+    const grant = { tenants: new Set(tenantIds), scopes: new Set(scopes) };
+    return {
+      code: this.grants.authorize(grant, this.enforces('pkce') ? codeChallenge : undefined),
+      state,
+    };
   }
 
   /** The organisation disconnected the app: its tokens stop working. */

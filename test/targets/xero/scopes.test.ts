@@ -8,6 +8,7 @@ import {
   BROAD_SCOPES,
   consentUrl,
   GRANULAR_SCOPES,
+  ProofKey,
   parseConsentRedirect,
   XeroTarget,
   XeroTokenStore,
@@ -31,19 +32,20 @@ const olderApp = doubleForFile(new XeroDouble({ limits, appCreatedOn: '2025-09-0
 const cipher = new TokenCipher('test-secret-for-xero-scopes');
 const redirectUri = 'http://127.0.0.1:8766/xero/callback';
 
-/** `booksync targets connect xero`'s consent at the double: the redirect's code, or Xero's refusal. */
+/** `booksync targets connect xero`'s consent at the double: the redirect's code and its verifier, or Xero's refusal. */
 function consentAt(double: XeroDouble, tenantId: string, scope: string) {
   const state = newConsentState();
-  const url = consentUrl({ clientId: double.clientId, redirectUri, state, scope });
+  const proofKey = new ProofKey();
+  const url = consentUrl({ clientId: double.clientId, redirectUri, state, scope, proofKey });
   const redirect = `${redirectUri}?${new URLSearchParams(double.consent(url, tenantId))}`;
-  return () => parseConsentRedirect(redirect, state).code;
+  return () => ({ code: parseConsentRedirect(redirect, state).code, codeVerifier: proofKey.codeVerifier() });
 }
 
 /** The adapter on a connection made by a consent's code, or on a refresh token the double handed out. */
 async function connected(
   double: XeroDouble,
   tenantId: string,
-  code: { code: string } | { refreshToken: string },
+  code: { code: string; codeVerifier: string } | { refreshToken: string },
 ) {
   const storage = new SealedTokenInMemory('refreshToken' in code ? cipher.seal(code.refreshToken) : null);
   const tokenStore = new XeroTokenStore({
@@ -53,7 +55,7 @@ async function connected(
     storage,
     cipher,
   });
-  if ('code' in code) await tokenStore.connect(code.code, redirectUri);
+  if ('code' in code) await tokenStore.connect(code.code, redirectUri, code.codeVerifier);
   const target = new XeroTarget({
     baseUrl: double.url,
     tenantId,
@@ -70,7 +72,7 @@ describe('Xero scopes at consent (granular-scopes)', () => {
     const scope = xeroScopes({ XERO_BROAD_SCOPES: false });
     expect(scope).toBe(GRANULAR_SCOPES);
     const tenantId = newApp.createTenant();
-    const { target } = await connected(newApp, tenantId, { code: consentAt(newApp, tenantId, scope)() });
+    const { target } = await connected(newApp, tenantId, consentAt(newApp, tenantId, scope)());
     await target.verify();
     const docs = documentsForContract();
     const { pushed, context } = pushIndex({ mayExist: true });
@@ -90,7 +92,7 @@ describe('Xero scopes at consent (granular-scopes)', () => {
     expect(consentAt(newApp, newApp.createTenant(), before)).toThrow(/invalid_scope/);
 
     const tenantId = olderApp.createTenant();
-    const { target } = await connected(olderApp, tenantId, { code: consentAt(olderApp, tenantId, broad)() });
+    const { target } = await connected(olderApp, tenantId, consentAt(olderApp, tenantId, broad)());
     const docs = documentsForContract();
     const { context } = pushIndex();
     await expect(target.push(docs.invoice, context)).resolves.toMatchObject({ created: true });
