@@ -32,6 +32,8 @@ export interface WaveSteps {
    * (from `waves.context`) defers it; a refusal settles it; anything else stops the backlog.
    */
   place(doc: TargetDocument, i: number): Promise<Placed>;
+  /** Before a round's documents are placed: what they will read may be read for all of them at once. */
+  beforeRound?(round: number[]): Promise<void>;
   /** A reversal, pushed one by one once its original is no longer waiting. */
   reverse(doc: TargetDocument): Promise<PushResult>;
   /** Creates what the wave holds, settling each with `waves.settle`, and ends with `waves.created()`. */
@@ -94,6 +96,7 @@ export class PushWaves {
     while (round.length > 0) {
       const deferred: number[] = [];
       this.deferredKeys.clear();
+      await steps.beforeRound?.(round);
       for (const i of round) {
         const doc = documents[i] as TargetDocument;
         const defer = () => {

@@ -1,13 +1,19 @@
 import type { AccountRole } from '../account-mapping.js';
 import { datedOpen } from '../closed-periods.js';
 import { isTargetRefusal } from '../errors.js';
-import { PushWaves, refusalOrThrow } from '../push-waves.js';
+import { PushWaves, refusalOrThrow, WaitForWave } from '../push-waves.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
-import { closedPeriodRefusal, lowersInvoice, numberedBefore } from './helpers.js';
+import { closedPeriodRefusal, type InvoiceRow, lowersInvoice, numberedBefore } from './helpers.js';
 import { invoiceResult, planInvoice } from './invoices.js';
 import { planMove } from './moves.js';
 import { opensReceivable, planOpeningReceivable, settlesOpeningReceivable } from './opening-receivables.js';
-import { reconcilePaid } from './reconciliation.js';
+import {
+  indexedInvoiceId,
+  ownInvoiceKey,
+  reconcilePaid,
+  SliceInvoices,
+  settledInvoiceFields,
+} from './reconciliation.js';
 import type { TrytonSession } from './session.js';
 
 // pushMany's steps: a slice's documents planned one by one (what they name looked up), then created in
@@ -18,6 +24,9 @@ import type { TrytonSession } from './session.js';
 // may be at Tryton already (an earlier attempt marked it), a reversal, a credit note applied to its
 // invoice, goes through push() alone, after the wave gathered so far is created (so Tryton sees the slice
 // in its order, and numbers customer invoices in issue-date order).
+// Reads: the invoices a round's money settles are read in one call before the round is planned (an invoice
+// the slice posted itself is known from its post's read), and a party's address once per slice, instead of
+// a read per document.
 
 /** Documents a wave holds at most: a slice is 100 entries; a wave of 50 is two creates and two posts each. */
 const WAVE_LIMIT = 50;
@@ -54,6 +63,16 @@ export async function pushInBatches(
   const outcomes: (PushResult | Error | undefined)[] = documents.map(() => undefined);
   const waves = new PushWaves(outcomes, context);
   const wave: Planned[] = [];
+  const reads: SliceReads = { invoices: new SliceInvoices(), addresses: new Map() };
+  // A document pushed alone may change any invoice it settles: the slice's reads of invoices start again.
+  const one: BatchSteps['one'] = async (document, ctx) => {
+    try {
+      return await steps.one(document, ctx);
+    } finally {
+      reads.invoices.clear();
+    }
+  };
+  const batchSteps = { ...steps, one };
   const flush = async () => {
     const batch = wave.splice(0);
     for (const model of ['account.invoice', 'account.move'] as const) {
@@ -62,17 +81,24 @@ export async function pushInBatches(
         batch.filter((w) => w.model === model),
         model,
         waves,
-        steps,
+        batchSteps,
+        reads.invoices,
       );
     }
     waves.created();
   };
   const alone = async (doc: TargetDocument) => {
     await flush();
-    return steps.one(doc, waves.context);
+    return one(doc, waves.context);
   };
   try {
     await waves.run(documents, {
+      beforeRound: async (round) => {
+        await reads.invoices.read(
+          s,
+          round.flatMap((i) => settledBy(documents[i] as TargetDocument, waves.context)),
+        );
+      },
       reverse: alone,
       create: flush,
       place: async (given, i) => {
@@ -84,7 +110,7 @@ export async function pushInBatches(
           settlesOpeningReceivable(document, waves.context)
         )
           return refusalOrThrow(() => alone(given));
-        const planned = await plan(s, document, steps.accounts, waves.context);
+        const planned = await plan(s, document, steps.accounts, waves.context, reads);
         if (!('values' in planned)) return planned;
         wave.push({ i, given, document, ...planned });
         waves.queue(given.key);
@@ -101,11 +127,38 @@ export async function pushInBatches(
   return outcomes.map((o) => o ?? new Error('no outcome'));
 }
 
+/** What a slice reads once for all its documents: the invoices its money settles, the parties' addresses. */
+interface SliceReads {
+  invoices: SliceInvoices;
+  /** A party's invoice address, by party id. */
+  addresses: Map<number, number>;
+}
+
+/**
+ * The invoices the index holds that a document's money may settle (its own, those its `settles` names);
+ * none for a document that goes through push() alone or names an invoice still to be created.
+ */
+function settledBy(document: TargetDocument, context: PushContext): number[] {
+  if (context.mayExist(document.key) || document.kind === 'reversal') return [];
+  const keys = [ownInvoiceKey(document), ...(document.settles?.applied ?? []).map((a) => a.key)];
+  return keys.flatMap((key) => {
+    if (key === null) return [];
+    try {
+      const id = indexedInvoiceId(context, key);
+      return id === null ? [] : [id];
+    } catch (error) {
+      if (error instanceof WaitForWave) return [];
+      throw error;
+    }
+  });
+}
+
 async function plan(
   s: TrytonSession,
   document: TargetDocument,
   accounts: Map<AccountRole, number>,
   context: PushContext,
+  reads: SliceReads,
 ): Promise<Omit<Planned, 'i' | 'given' | 'document'> | PushResult> {
   if (opensReceivable(document))
     return { model: 'account.move', ...(await planOpeningReceivable(s, document, accounts, context)) };
@@ -115,19 +168,25 @@ async function plan(
     case 'debit-memo':
     case 'refund-reopen':
     case 'bill': {
-      const planned = await planInvoice(s, document, document.kind === 'bill' ? 'in' : 'out', accounts);
+      const planned = await planInvoice(
+        s,
+        document,
+        document.kind === 'bill' ? 'in' : 'out',
+        accounts,
+        reads.addresses,
+      );
       if (!('values' in planned)) return planned;
       return { model: 'account.invoice', values: planned.values, pays: [], paysOff: [] };
     }
     default:
-      return { model: 'account.move', ...(await planMove(s, document, accounts, context)) };
+      return { model: 'account.move', ...(await planMove(s, document, accounts, context, reads.invoices)) };
   }
 }
 
 /**
  * One wave's records of one model: created in one call, posted in one call (each split when refused),
- * then what the port reports read in one call (an invoice's move) and the invoices the moves pay off
- * reconciled.
+ * then what the port reports read in one call (an invoice's move, with what a payment of it reads: kept
+ * for the slice) and the invoices the moves pay off reconciled (the slice reads them again).
  */
 async function createAndPost(
   s: TrytonSession,
@@ -135,6 +194,7 @@ async function createAndPost(
   model: Planned['model'],
   waves: PushWaves,
   steps: BatchSteps,
+  invoices: SliceInvoices,
 ): Promise<void> {
   if (group.length === 0) return;
   const refused = (w: Planned, error: Error) => settleRefused(w, error, waves, steps);
@@ -167,12 +227,13 @@ async function createAndPost(
   }
   if (posted.length === 0) return;
   if (model === 'account.invoice') {
-    const rows = await s.rpc.model<{ id: number; move: number | null }[]>(
+    const rows = await s.rpc.model<InvoiceRow[]>(
       'account.invoice',
       'read',
       posted.map((w) => w.id),
-      ['move'],
+      settledInvoiceFields,
     );
+    for (const row of rows) invoices.keep(row);
     const moves = new Map(rows.map((r) => [r.id, r.move]));
     for (const w of posted)
       waves.settle(
@@ -182,6 +243,8 @@ async function createAndPost(
       );
     return;
   }
+  // What the moves pay is no longer what the slice read of it.
+  invoices.forget(group.flatMap((w) => w.pays));
   // An invoice two moves of the wave pay may be paid off by both together.
   const counts = new Map<number, number>();
   for (const w of posted) for (const id of w.pays) counts.set(id, (counts.get(id) ?? 0) + 1);

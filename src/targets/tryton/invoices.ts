@@ -63,6 +63,8 @@ export async function planInvoice(
   document: TargetDocument,
   type: 'out' | 'in',
   accounts: Map<AccountRole, number>,
+  /** Parties' addresses already read (a slice's): read once per party and slice. */
+  addresses?: Map<number, number>,
 ): Promise<{ values: Record<string, unknown> } | PushResult> {
   const counterparty = type === 'out' ? (document.customer ?? unnamedCustomer) : document.vendor;
   if (!counterparty)
@@ -75,7 +77,8 @@ export async function planInvoice(
   // The invoice's total is what the party owes: receivable debit (out) or payable credit (in).
   const total = type === 'out' ? partyLine.amountCents : -partyLine.amountCents;
   const party = await partyOf(s, counterparty);
-  const address = await addressOf(s, party);
+  const address = addresses?.get(party) ?? (await addressOf(s, party));
+  addresses?.set(party, address);
   const number = type === 'out' ? document.invoice?.number : (document.bill?.number ?? undefined);
   const tag =
     type === 'out' ? linkTag(document.invoice?.paymentLinkId ?? '') : billTag(document.bill?.billId ?? '');

@@ -5,7 +5,13 @@ import { described, type InvoiceRow, lineDescription, receivableRoles, unnamedCu
 import { centsOf, dateOf, decimalOf, type TrytonDecimal } from './json-rpc.js';
 import { partyOf } from './parties.js';
 import { periodOf, post } from './posting.js';
-import { invoiceSettled, reconcilePaid, unreconcileInvoice } from './reconciliation.js';
+import {
+  invoiceSettled,
+  reconcilePaid,
+  type SliceInvoices,
+  settledInvoiceFields,
+  unreconcileInvoice,
+} from './reconciliation.js';
 import { findByKey } from './records.js';
 import type { TrytonSession } from './session.js';
 
@@ -50,6 +56,7 @@ export async function planMove(
   document: TargetDocument,
   accounts: Map<AccountRole, number>,
   context: PushContext,
+  slice?: SliceInvoices,
 ): Promise<PlannedMove> {
   const needsParty = document.lines.some((l) => receivableRoles.has(l.role));
   const counterparty = document.lines.some((l) => l.role === 'AccountsPayable')
@@ -61,12 +68,14 @@ export async function planMove(
   const party = needsParty && counterparty ? await partyOf(s, counterparty) : undefined;
   // The invoices the money settles: its receivable / payable lines are created as their payment lines, so
   // Tryton's amount to pay moves with them (a paid invoice is unreconciled first, as a person would).
-  const parts = needsParty ? await partsSettled(s, document, context) : null;
+  const parts = needsParty ? await partsSettled(s, document, context, slice) : null;
   // Paid is read from Tryton's lines, not its state: with Tryton's task queue on, an invoice turns paid a
   // moment after its lines are reconciled, by the worker.
   for (const part of parts ?? []) {
-    if (part.invoice && (part.invoice.state === 'paid' || centsOf(part.invoice.amount_to_pay) === 0))
+    if (part.invoice && (part.invoice.state === 'paid' || centsOf(part.invoice.amount_to_pay) === 0)) {
       await unreconcileInvoice(s, part.invoice.id);
+      slice?.forget([part.invoice.id]);
+    }
   }
   // A payout: its clearing line is one line per receipt it carries, each naming the receipt's own line.
   const carried = await carriedReceipts(s, document, accounts, context);
@@ -173,6 +182,7 @@ async function partsSettled(
   s: TrytonSession,
   document: TargetDocument,
   context: PushContext,
+  slice?: SliceInvoices,
 ): Promise<{ invoice: InvoiceRow | null; cents: number }[] | null> {
   const total = document.lines
     .filter((l) => receivableRoles.has(l.role))
@@ -180,7 +190,7 @@ async function partsSettled(
   if (total === 0) return null;
   const settles = document.settles;
   if (!settles || document.lines.filter((l) => receivableRoles.has(l.role)).length !== 1)
-    return [{ invoice: await invoiceSettled(s, document, context), cents: total }];
+    return [{ invoice: await invoiceSettled(s, document, context, slice), cents: total }];
   // The push's context knows the link's own invoice (read from the index up front); a memo's or a reopened
   // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
   // on the party and the memo open while the service says it is paid.
@@ -191,15 +201,14 @@ async function partsSettled(
     ids.push(ref ? Number(ref.split(',')[1]) : null);
   }
   const known = ids.filter((i): i is number => i !== null);
-  const rows = known.length
-    ? await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', known, [
-        'description',
-        'state',
-        'amount_to_pay',
-        'move',
-      ])
-    : [];
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byId = slice
+    ? await slice.read(s, known)
+    : new Map(
+        (known.length
+          ? await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', known, settledInvoiceFields)
+          : []
+        ).map((r) => [r.id, r]),
+      );
   const parts = settles.applied.map((a, i) => {
     const row = ids[i] != null ? byId.get(ids[i] as number) : undefined;
     // An invoice Tryton does not hold as posted: that part stays on the party, as the unapplied rest.

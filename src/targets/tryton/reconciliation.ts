@@ -21,29 +21,76 @@ import type { TrytonSession } from './session.js';
 // followed by waiting for Tryton to show its invoices' state (invoicesProcessed); without a worker that is
 // one read.
 
+/** What a payment reads of the invoice it settles. */
+export const settledInvoiceFields = ['description', 'state', 'amount_to_pay', 'move'];
+
+/**
+ * The invoices a slice's money settles, read together (batches.ts): the invoices a round's documents name,
+ * in one read before the round is planned; an invoice the slice has just posted, as its post's read found
+ * it. A row stands until the slice changes its invoice: a wave's moves paying it, or a document pushed
+ * alone (forget, clear).
+ */
+export class SliceInvoices {
+  readonly #rows = new Map<number, InvoiceRow>();
+
+  /** The rows of these invoices; those not held yet are read in one call. */
+  async read(s: TrytonSession, ids: readonly number[]): Promise<Map<number, InvoiceRow>> {
+    const missing = [...new Set(ids)].filter((id) => !this.#rows.has(id));
+    if (missing.length > 0) {
+      for (const row of await s.rpc.model<InvoiceRow[]>(
+        'account.invoice',
+        'read',
+        missing,
+        settledInvoiceFields,
+      ))
+        this.#rows.set(row.id, row);
+    }
+    return new Map(ids.flatMap((id) => (this.#rows.has(id) ? [[id, this.#rows.get(id) as InvoiceRow]] : [])));
+  }
+
+  keep(row: InvoiceRow): void {
+    this.#rows.set(row.id, row);
+  }
+
+  forget(ids: readonly number[]): void {
+    for (const id of ids) this.#rows.delete(id);
+  }
+
+  clear(): void {
+    this.#rows.clear();
+  }
+}
+
+/** The key of the document's own invoice (the link's, or the bill), which its money settles. */
+export function ownInvoiceKey(document: TargetDocument): string | null {
+  return document.invoice
+    ? `invoice:${document.invoice.paymentLinkId}`
+    : document.bill
+      ? `bill:${document.bill.billId}`
+      : null;
+}
+
+/** The Tryton id of an invoice the index holds for `key`, if any. */
+export function indexedInvoiceId(context: PushContext, key: string): number | null {
+  const ref = context.pushed(key)?.remoteIds.find((r) => r.startsWith('account.invoice,'));
+  return ref ? Number(ref.split(',')[1]) : null;
+}
+
 /** The document's own invoice (the link's, or the bill), which its money settles; charge invoices aside. */
 export async function invoiceSettled(
   s: TrytonSession,
   document: TargetDocument,
   context: PushContext,
+  slice?: SliceInvoices,
 ): Promise<InvoiceRow | null> {
   // The index knows the invoice booksync made for the link or bill: read by its id (Tryton's primary key),
   // not searched by comment, a column no index serves, which a business with years of invoices pays for.
-  const ownKey = document.invoice
-    ? `invoice:${document.invoice.paymentLinkId}`
-    : document.bill
-      ? `bill:${document.bill.billId}`
-      : null;
-  const ownId = ownKey
-    ? context.pushed(ownKey)?.remoteIds.find((r) => r.startsWith('account.invoice,'))
-    : undefined;
-  if (ownId) {
-    const [own] = await s.rpc.model<InvoiceRow[]>(
-      'account.invoice',
-      'read',
-      [Number(ownId.split(',')[1])],
-      ['description', 'state', 'amount_to_pay', 'move'],
-    );
+  const ownKey = ownInvoiceKey(document);
+  const ownId = ownKey ? indexedInvoiceId(context, ownKey) : null;
+  if (ownId !== null) {
+    const [own] = slice
+      ? [(await slice.read(s, [ownId])).get(ownId)]
+      : await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', [ownId], settledInvoiceFields);
     if (own && (own.state === 'posted' || own.state === 'paid')) return own;
   }
   const tag = document.invoice

@@ -154,4 +154,26 @@ describe('Tryton: a slice pushed in batches', { timeout: 240_000 }, () => {
     expect(await marked(fee.key)).toEqual([]);
     expect((await marked(unbalanced.key)).map((m) => m.state)).toEqual(['draft']);
   });
+
+  it('reads the invoices a slice’s payments settle in one call, and an invoice it posted itself not again', async () => {
+    const { target, calls } = countedTarget();
+    const links = [documentsForContract(), documentsForContract(), documentsForContract()];
+    const index = pushIndex();
+    const record = (docs: TargetDocument[], outcomes: (PushResult | Error)[]) => {
+      for (const [i, o] of outcomes.entries()) {
+        if (o instanceof Error) throw o;
+        index.pushed.set((docs[i] as TargetDocument).key, o);
+      }
+    };
+    // One slice: three invoices, and a payment of the first, which settles an invoice the slice posted.
+    const first = [...links.map((l) => l.invoice), links[0]!.payment];
+    record(first, await target.pushMany(first, index.context));
+    expect(calls.get('model.account.invoice.read')).toBe(1);
+    // The next slice: payments of the two others, their invoices read together before they are planned.
+    calls.clear();
+    const second = [links[1]!.payment, links[2]!.payment];
+    record(second, await target.pushMany(second, index.context));
+    expect(calls.get('model.account.invoice.read')).toBe(1);
+    for (const l of links) expect(await tryton.amountToPay(l.invoice.invoice!.paymentLinkId)).toBe(70_00);
+  });
 });
