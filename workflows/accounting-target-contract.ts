@@ -15,6 +15,11 @@ export interface AccountingTargetInput {
   pollEvery?: string;
   /** The longest wait between two attempts while the target is unreachable. Default a minute. */
   retryMaximumInterval?: string;
+  /**
+   * How long a push attempt may go without a heartbeat before Temporal starts another (the resumption after a
+   * worker dies mid-push). Default a minute.
+   */
+  heartbeatTimeout?: string;
 }
 
 export interface AccountingTargetView {

@@ -21,6 +21,7 @@ import { failureCode, pushLastError } from './last-error-reason.js';
 /** A write missed by the signal (a worker crash between the write and the signal) is pushed by then. */
 const defaultPollEvery = '1 minute';
 const defaultRetryMaximumInterval = '1m';
+const defaultHeartbeatTimeout = '1m';
 const defaultSliceSize = 100;
 
 /**
@@ -32,7 +33,7 @@ const defaultSliceSize = 100;
 export async function accountingTarget(input: AccountingTargetInput): Promise<void> {
   const { pushToTarget, requeueTargetEntries } = proxyActivities<AccountingTargetActivities>({
     startToCloseTimeout: '5m',
-    heartbeatTimeout: '1m',
+    heartbeatTimeout: input.heartbeatTimeout ?? defaultHeartbeatTimeout,
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,

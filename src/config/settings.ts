@@ -299,6 +299,11 @@ export const settingsSchema = z.object({
     .describe(
       'The longest wait between two push attempts while the accounting software is unreachable; given to the push workflow when it starts.',
     ),
+  PUSH_HEARTBEAT_TIMEOUT: duration
+    .default('1m')
+    .describe(
+      'How long Temporal waits without a sign of life from a push attempt before it starts another (a worker killed mid-push is resumed that much later); given to the push workflow when it starts.',
+    ),
   PUSH_IN_FLIGHT_WAIT_SECONDS: z.coerce
     .number()
     .int()

@@ -212,6 +212,7 @@ export async function openAccountingTargets(options: {
                     target,
                     pollEvery: settings.PUSH_POLL_INTERVAL,
                     retryMaximumInterval: settings.PUSH_RETRY_MAX_INTERVAL,
+                    heartbeatTimeout: settings.PUSH_HEARTBEAT_TIMEOUT,
                   },
                 ],
                 signal: entriesPostedSignal,

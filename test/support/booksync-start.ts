@@ -75,6 +75,8 @@ export class BooksyncProcess {
       // production's minute, so an outage test waits for the outage, not for the next attempt.
       PUSH_POLL_INTERVAL: '5s',
       PUSH_RETRY_MAX_INTERVAL: '5s',
+      // A worker killed mid-push is resumed 10 s later, not production's minute.
+      PUSH_HEARTBEAT_TIMEOUT: '10s',
       ...env,
     };
     return this;

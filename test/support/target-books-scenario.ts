@@ -279,15 +279,22 @@ export async function crashThenEverythingTwice(
   return entries;
 }
 
-/** A business day goes on through a 429 storm and a 60 s outage (both begun by `disturb`): nothing lost, nothing twice. */
-export async function rideOutStormAndOutage(run: TargetBooksRun, disturb: () => void): Promise<void> {
+/**
+ * A business day goes on through a 429 storm and an outage of `outageMs` (both begun by `disturb`): nothing
+ * lost, nothing twice.
+ */
+export async function rideOutStormAndOutage(
+  run: TargetBooksRun,
+  outageMs: number,
+  disturb: () => void,
+): Promise<void> {
   const { booksync } = run;
   disturb();
   const started = Date.now();
   const demo = await booksync.cli(['demo']);
   expect(demo.code, demo.stderr).toBe(0);
   expect((await booksync.targetStatus()).pending).toBeGreaterThan(0);
-  await sleep(Math.max(0, 60_000 - (Date.now() - started)));
+  await sleep(Math.max(0, outageMs - (Date.now() - started)));
   const pushed = await booksync.untilPushed();
   expect(pushed.failed).toBe(0);
   expect(pushed.pushed).toBe(await expectTargetEqualsLedger(booksync, run.books));

@@ -43,6 +43,8 @@ class Switchboard implements AccountingTarget {
   warns: string | null = null;
   /** An outage that says nothing of when to come back (a refused connection), not a rate limit. */
   unreachable = false;
+  /** A target slower than the push's heartbeat timeout (its rate limit, its task queue). */
+  delayMs = 0;
   calls = 0;
   constructor(readonly inner: AccountingTarget) {}
   verify = () => this.inner.verify();
@@ -54,6 +56,7 @@ class Switchboard implements AccountingTarget {
   pushMany = (documents: TargetDocument[], context: PushContext) => pushOneByOne(this, documents, context);
   async push(document: TargetDocument, context: PushContext) {
     this.calls++;
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     if (this.down) throw new TargetUnavailableError(this.name, 'connection refused', 200);
     if (this.unreachable) throw new TargetUnavailableError(this.name, 'connect ECONNREFUSED');
     if (this.refuseRole && document.lines.some((l) => l.role === this.refuseRole)) {
@@ -108,8 +111,17 @@ const wake = () =>
   env.client.workflow.signalWithStart(accountingTargetWorkflowType, {
     workflowId: accountingTargetWorkflowId(target.name),
     taskQueue,
-    // Its poll and its longest wait between attempts are seconds here, a minute in production.
-    args: [{ target: target.name, sliceSize: 3, pollEvery: '2s', retryMaximumInterval: '2s' }],
+    // Its poll, its longest wait between attempts and its heartbeat timeout are seconds here, a minute in
+    // production.
+    args: [
+      {
+        target: target.name,
+        sliceSize: 3,
+        pollEvery: '2s',
+        retryMaximumInterval: '2s',
+        heartbeatTimeout: '3s',
+      },
+    ],
     signal: entriesPostedSignal,
     signalArgs: [],
   });
@@ -245,6 +257,45 @@ describe('the accounting-target push workflow', () => {
     expect(keys.filter((k) => k === 'payment:p5')).toHaveLength(1);
     expect(await mirror.balances()).toEqual(await ledger.balances());
   });
+
+  it('keeps an attempt alive while the target takes longer than the heartbeat timeout: one call, no second attempt', async () => {
+    const handle = env.client.workflow.getHandle(accountingTargetWorkflowId(target.name));
+    const calls = target.calls;
+    // The history so far (none when this test runs alone).
+    const before = await handle.fetchHistory().then(
+      (history) => history.events?.length ?? 0,
+      () => 0,
+    );
+    target.delayMs = 7_000;
+    try {
+      await ledger.post(twoLine('payment:slow1', 700, { links: { paymentId: 'slow1' } }));
+      await wake();
+      await eventually(
+        async () => (await index.get(target.name, 'payment:slow1'))?.status === 'PUSHED',
+        'the slow push',
+        60_000,
+      );
+    } finally {
+      target.delayMs = 0;
+    }
+    // Without a beat while the target works, Temporal would take the attempt for dead after 3 s and start
+    // another (attempt 2 in the history).
+    expect(target.calls - calls).toBe(1);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const since = events.slice(before);
+    const scheduled = since.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'pushToTarget'
+        ? [Number(e.activityTaskScheduledEventAttributes.heartbeatTimeout?.seconds)]
+        : [],
+    );
+    expect(scheduled.length).toBeGreaterThan(0);
+    expect(scheduled.every((seconds) => seconds === 3)).toBe(true);
+    const attempts = since.flatMap((e) =>
+      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : [],
+    );
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts.every((attempt) => attempt === 1)).toBe(true);
+  }, 90_000);
 
   it('flags an outage that outlasts a few attempts, and pushes by itself at its next poll once the target is back', async () => {
     target.unreachable = true;

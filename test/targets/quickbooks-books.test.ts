@@ -198,7 +198,7 @@ describe('the demo business day in QuickBooks Online (the double)', { timeout: 9
   });
 
   it('rides out a 429 storm and an outage of several push attempts while a business day goes on: nothing lost, nothing twice', async () => {
-    await rideOutStormAndOutage(quickbooks, () => {
+    await rideOutStormAndOutage(quickbooks, outageMs, () => {
       double.throttle(40);
       double.outage(outageMs);
     });

@@ -133,7 +133,7 @@ describe('the demo business day in Xero (the double)', { timeout: 900_000 }, () 
   });
 
   it('rides out a 429 storm and an outage of several push attempts while a business day goes on: nothing lost, nothing twice', async () => {
-    await rideOutStormAndOutage(xero, () => {
+    await rideOutStormAndOutage(xero, outageMs, () => {
       double.throttle(40);
       double.outage(outageMs);
     });
