@@ -11,10 +11,11 @@ import proto from '@temporalio/proto';
 //
 // Keys: PAYLOAD_KEYS="<id>=<base64 of 32 bytes>,<id>=...", or PAYLOAD_KEYS_FILE (one `<id>=<key>` per line).
 // The first key encrypts; every key decrypts, so a new key is added first and an old one stays listed until
-// no history needs it (`booksync temporal payload-keys` lists what running workflows need). A payload
-// written before encryption was turned on is read as it is, so those workflows keep running and replay;
-// with PAYLOAD_ENCRYPTION_REQUIRED it is refused instead (`requireEncrypted`), so a plain payload someone
-// put in Temporal (a signal sent without the keys, a downgraded writer) is never taken for booksync's own.
+// no history needs it (`booksync temporal payload-keys` lists the keys the namespace's histories, running and
+// closed, still hold payloads of; payload-key-usage.ts). A payload written before encryption was turned on is
+// read as it is, so those workflows keep running and replay; with PAYLOAD_ENCRYPTION_REQUIRED it is refused
+// instead (`requireEncrypted`), so a plain payload someone put in Temporal (a signal sent without the keys, a
+// downgraded writer) is never taken for booksync's own.
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
