@@ -1,8 +1,7 @@
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
-import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
-import type { SealedTokenStorage } from '../targets/oauth/token-store.js';
+import type { OAuthConnectionStore, SealedTokenStorage } from '../targets/oauth/connection-store.js';
 import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
 import { connectedCompany, oauthApp } from './oauth-connection.js';
 

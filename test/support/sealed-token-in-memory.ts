@@ -1,4 +1,4 @@
-import type { SealedTokenStorage } from '../../src/targets/oauth/token-store.js';
+import type { SealedTokenStorage } from '../../src/targets/oauth/connection-store.js';
 
 /**
  * A connection's refresh token sealed at rest as booksync keeps it, but in memory instead of the connection

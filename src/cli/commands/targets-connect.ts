@@ -6,8 +6,7 @@ import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/quickbooks-connection.js';
 import { openXeroTarget, xeroSettings } from '../../runtime/xero-connection.js';
 import { parseAccountMapping } from '../../targets/account-mapping.js';
-import type { OAuthConnectionStore } from '../../targets/oauth/connection-store.js';
-import type { SealedTokenStorage } from '../../targets/oauth/token-store.js';
+import type { OAuthConnectionStore, SealedTokenStorage } from '../../targets/oauth/connection-store.js';
 import {
   ConsentError,
   consentUrl,

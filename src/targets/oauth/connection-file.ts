@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { OAuthConnection, OAuthConnectionStore } from './connection-store.js';
+import type { OAuthConnection, OAuthConnectionStore, SealedTokenStorage } from './connection-store.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
-import type { SealedTokenStorage } from './token-store.js';
 
 // What `booksync targets connect <target>` leaves behind when the ledger is not on PostgreSQL: the company it
 // connected (QBO's realmId, Xero's tenantId) and the refresh token, sealed (token-cipher.ts). One small JSON

@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { inTransaction } from '../../ledger/pg-transaction.js';
-import { ConnectionLockBusy, type OAuthConnection, type OAuthConnectionStore } from './connection-store.js';
-import type { SealedTokenStorage } from './token-store.js';
+import {
+  ConnectionLockBusy,
+  type OAuthConnection,
+  type OAuthConnectionStore,
+  type SealedTokenStorage,
+} from './connection-store.js';
 
 // With the ledger on PostgreSQL (LEDGER_URL), a target's OAuth connection lives in the same database, in
 // table oauth_connections (one row per target: the company and the refresh token, sealed as in the file), so

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { TargetDisconnectedError, TargetUnavailableError } from '../errors.js';
-import { ConnectionLockBusy } from './connection-store.js';
+import { ConnectionLockBusy, type RefreshTokenExpiry, type SealedTokenStorage } from './connection-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
 // OAuth 2.0 for one company of a cloud target (QuickBooks Online, Xero). The access token (QBO: an hour,
@@ -14,30 +14,6 @@ import type { TokenCipher } from './token-cipher.js';
 // be saved is kept in memory and saved before anything else next time, unless the stored token changed
 // meanwhile (a reconnect). A refused refresh token (revoked, expired) stops the push with one clear reason:
 // reconnect, with the command that does it.
-
-/** Where the sealed refresh token lives (a file, a table row...). */
-export interface SealedTokenStorage {
-  load(): Promise<string | null>;
-  /** `expiry`: when the token endpoint said the refresh token stops working whatever its use. */
-  save(sealed: string, expiry?: RefreshTokenExpiry): Promise<void>;
-  /**
-   * Runs `work` (read the token, refresh it at the target, save the rotated one) while no other holder of the
-   * same storage does, across processes and hosts. Storage only one process uses may leave it out.
-   */
-  exclusive?<T>(work: () => Promise<T>): Promise<T>;
-  /**
-   * Records that the target refused this stored token (revoked, expired): the connection's state for the
-   * console until a reconnect or a successful refresh stores another token. Called holding the lock; a store
-   * without it keeps no such state.
-   */
-  refused?(sealed: string, reason: string): Promise<void>;
-}
-
-/** What the token endpoint said of a refresh token's life (QBO's `x_refresh_token_hard_expires_in`). */
-export interface RefreshTokenExpiry {
-  /** ISO time after which the refresh token is refused whatever its use (Intuit's five-year limit). */
-  hardExpiresAt?: string;
-}
 
 /** Which target the tokens are for, as errors and logs name it. */
 export interface OAuthTarget {

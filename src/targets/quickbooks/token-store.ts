@@ -1,9 +1,9 @@
+import type { SealedTokenStorage } from '../oauth/connection-store.js';
 import {
   CompanyTokenStore,
   type OAuthClientOptions,
   ReconnectRequired,
   reconnectCommand,
-  type SealedTokenStorage,
 } from '../oauth/token-store.js';
 
 // OAuth 2.0 for one QBO company: the shared token store (../oauth/token-store.ts) under QuickBooks' name,
