@@ -138,9 +138,16 @@ async function historyKeyIds(
       maximumPageSize: pageSize * 10,
       ...(nextPageToken ? { nextPageToken } : {}),
     });
-    for (const event of page.history?.events ?? []) collectKeyIds(event, ids, 0);
+    for (const event of page.history?.events ?? []) for (const id of keyIdsOfEvent(event)) ids.add(id);
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
+  return ids;
+}
+
+/** The key ids of the encrypted payloads anywhere in one history event. */
+export function keyIdsOfEvent(event: unknown): Set<string> {
+  const ids = new Set<string>();
+  collectKeyIds(event, ids, 0);
   return ids;
 }
 

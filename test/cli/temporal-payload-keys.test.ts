@@ -179,4 +179,46 @@ describe('booksync temporal payload-keys', { timeout: 240_000 }, () => {
     const unused = await cli(['--key', 'never-used']);
     expect(unused.code, unused.stdout).toBe(0);
   });
+  it('a workflow still running with the old key counts as running; terminated, it counts as closed', async () => {
+    const namespace = env.namespace ?? 'default';
+    const client = new Client({
+      connection: env.connection,
+      namespace,
+      dataConverter: payloadEncryption([keyA])!.dataConverter,
+    });
+    // Started before the rotation, on a task queue no worker polls: running, its input written with A.
+    const waiting = await client.workflow.start('payment', {
+      workflowId: `payment-pay_keys_waiting-${Date.now()}`,
+      taskQueue: uniqueTaskQueue('payload-keys-idle'),
+      args: [{ paymentId: 'pay_keys_waiting', syncOnStart: true }],
+    });
+    await waitFor(
+      'the running workflow listed',
+      async () => {
+        const usage = await payloadKeyUsage(env.connection, namespace, { firstN: 1 });
+        return usage.read.running >= 1 ? usage : undefined;
+      },
+      30_000,
+      250,
+    );
+    const running = await payloadKeys(['--key', keyA.id]);
+    expect(running.code).toBe(1);
+    expect(running.said).toContain(`key ${keyA.id}: 2 workflow runs (1 running, 1 closed)`);
+    expect(running.said).toContain(`${waiting.workflowId} (running)`);
+
+    await waiting.terminate('test over');
+    await waitFor(
+      'the terminated workflow listed as closed',
+      async () => {
+        const usage = await payloadKeyUsage(env.connection, namespace, { firstN: 1 });
+        return usage.read.running === 0 ? usage : undefined;
+      },
+      30_000,
+      250,
+    );
+    const closed = await payloadKeys(['--key', keyA.id]);
+    expect(closed.code).toBe(1);
+    expect(closed.said).toContain(`key ${keyA.id}: 2 workflow runs (0 running, 2 closed)`);
+    expect(closed.said).toContain(`${waiting.workflowId} (terminated)`);
+  });
 });
