@@ -3,8 +3,8 @@ import { type Logger, silentLogger } from '../logging/logger.js';
 import { activeTracing } from '../telemetry/tracing.js';
 import { closeConnectionsWhenClosing } from './drain-on-close.js';
 import { toErrorReply } from './errors.js';
+import type { IngressApp } from './ingress-app.js';
 import type { IngressMetrics } from './metrics.js';
-import type { IngressApp } from './server.js';
 import { nameSpansByRoute, tracedServerFactory } from './traced-server.js';
 
 /** Fastify's trustProxy: the proxies whose X-Forwarded-* headers are believed (TRUST_PROXY). */

@@ -2,7 +2,8 @@ import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import type { Logger } from '../logging/logger.js';
 import { isLoopback } from '../runtime/codec-server-options.js';
 import { activeTracing } from '../telemetry/tracing.js';
-import { createIngress, createIngressApps, type IngressApp, type IngressOptions } from './server.js';
+import type { IngressApp } from './ingress-app.js';
+import { createIngress, createIngressApps, type IngressOptions } from './server.js';
 
 export interface StartIngressOptions extends Omit<IngressOptions, 'temporalClient'> {
   /** Interface to listen on. Default 127.0.0.1; use 0.0.0.0 in a container. */

@@ -1,6 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import type { FastifyInstance, RawServerDefault } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
 import { bearerCheck, bearerThrottle } from '../command-api/bearer-auth.js';
@@ -11,6 +9,7 @@ import type { Logger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp, type TrustProxy } from './base-app.js';
 import { IngressError } from './errors.js';
+import type { IngressApp } from './ingress-app.js';
 import { createIngressMetrics } from './metrics.js';
 import { type CodecRoutesOptions, codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
@@ -87,8 +86,6 @@ export interface IngressOptions {
    */
   console?: ConsoleOptions;
 }
-
-export type IngressApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
 
 /** The ingress split over two listeners (OPS_PORT): what the service reaches, and what only operators reach. */
 export interface IngressApps {

@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import type { FastifyServerFactory } from 'fastify';
 import type { Tracing } from '../telemetry/tracing.js';
-import type { IngressApp } from './server.js';
+import type { IngressApp } from './ingress-app.js';
 
 // With tracing on, each request to an ingress listener is a server span (the root of a delivered webhook's
 // trace, linked to a `traceparent` the sender gave; its child only with TRUST_INBOUND_TRACEPARENT), active while Fastify handles the request: its body

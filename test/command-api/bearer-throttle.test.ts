@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { wrongKeyLimit } from '../../src/command-api/bearer-auth.js';
-import { createIngress, createIngressApps, type IngressApp } from '../../src/ingress/server.js';
+import type { IngressApp } from '../../src/ingress/ingress-app.js';
+import { createIngress, createIngressApps } from '../../src/ingress/server.js';
 import { recordingTemporalClient } from '../support/recording-temporal-client.js';
 
 // Wrong bearer keys are counted per address: past wrongKeyLimit within the window, that address is answered

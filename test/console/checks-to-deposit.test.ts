@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIngress, type IngressApp } from '../../src/ingress/server.js';
+import type { IngressApp } from '../../src/ingress/ingress-app.js';
+import { createIngress } from '../../src/ingress/server.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { bookDepositSlip, DepositSlipRefusedError } from '../../src/ledger/deposit-slips.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';

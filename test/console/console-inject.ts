@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { IngressApp } from '../../src/ingress/server.js';
+import type { IngressApp } from '../../src/ingress/ingress-app.js';
 
 // Driving the console through inject as a browser does: the sign-in form and its token, the POST, the
 // session cookie and the CSRF token its pages carry.

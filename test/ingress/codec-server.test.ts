@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
-import { createIngress, createIngressApps, type IngressApp } from '../../src/ingress/server.js';
+import type { IngressApp } from '../../src/ingress/ingress-app.js';
+import { createIngress, createIngressApps } from '../../src/ingress/server.js';
 import { codecServerOptions, embeddedUiCanDecode } from '../../src/runtime/codec-server-options.js';
 import { payloadEncryption } from '../../src/temporal/data-converter.js';
 import { EncryptionCodec, type PayloadKey } from '../../src/temporal/payload-codec.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createIngress, DEFAULT_BODY_LIMIT_BYTES, type IngressApp } from '../../src/ingress/server.js';
+import type { IngressApp } from '../../src/ingress/ingress-app.js';
+import { createIngress, DEFAULT_BODY_LIMIT_BYTES } from '../../src/ingress/server.js';
 import {
   type RecordingTemporalClient,
   recordingTemporalClient,

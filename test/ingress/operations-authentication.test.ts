@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createIngress, createIngressApps, type IngressApp } from '../../src/ingress/server.js';
+import type { IngressApp } from '../../src/ingress/ingress-app.js';
+import { createIngress, createIngressApps } from '../../src/ingress/server.js';
 import { recordingTemporalClient } from '../support/recording-temporal-client.js';
 import { envelope, secretA, signed } from './harness.js';
 

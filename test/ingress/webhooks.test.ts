@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIngress, type IngressApp } from '../../src/ingress/server.js';
+import type { IngressApp } from '../../src/ingress/ingress-app.js';
+import { createIngress } from '../../src/ingress/server.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
 import {
   capturedLogger,
