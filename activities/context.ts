@@ -6,8 +6,10 @@ import type { PaymentLinkBookingOptions } from '../src/ledger/mapping/payment-li
 import type { ReportStore } from '../src/ledger/report-store.js';
 import type { Logger } from '../src/logging/logger.js';
 import type { ServiceClient } from '../src/service/client.js';
+import type { ReferenceData } from '../src/targets/documents.js';
 import type { TargetFiguresReader } from '../src/targets/target-figures.js';
-import type { TargetPushDependencies } from './accounting-target.js';
+import type { TargetIndexStore } from '../src/targets/target-index.js';
+import type { AccountingTarget } from '../src/targets/target-port.js';
 
 /** What activities need from the process that hosts them; built once by the worker. */
 export interface ActivityDependencies {
@@ -39,6 +41,18 @@ export interface ActivityDependencies {
    * own (the bench's before/after, BENCH_BACKFILL_ONE_BY_ONE).
    */
   backfillPageWrites?: 'one-transaction' | 'entry-by-entry';
+}
+
+/** What the push needs besides the other activities' dependencies; built by the worker when targets exist. */
+export interface TargetPushDependencies {
+  targets: ReadonlyMap<string, AccountingTarget>;
+  index: TargetIndexStore;
+  references: ReferenceData;
+  /**
+   * PUSH_IN_FLIGHT_WAIT_SECONDS in ms: the longest an attempt waits for an earlier attempt's write still in
+   * flight (waitForEarlierWrites) before it looks the entry up at the target.
+   */
+  inFlightWaitMs: number;
 }
 
 /** The report store, or a failure naming what is missing (a worker always has one; a bare test may not). */

@@ -23,8 +23,8 @@ import type {
   TargetDocument,
 } from '../src/targets/target-port.js';
 import { inPushSpan } from '../src/telemetry/tracing.js';
-import type { PushToTargetInput, PushToTargetResult, TargetPushDependencies } from './accounting-target.js';
-import { type ActivityDependencies, activityLogger } from './context.js';
+import type { PushToTargetInput, PushToTargetResult } from './accounting-target-contract.js';
+import { type ActivityDependencies, activityLogger, type TargetPushDependencies } from './context.js';
 
 // One attempt of the push activity (pushToTarget) at one target: it takes the target's lease, waits out an
 // earlier attempt's write still in flight, marks each entry before writing it, writes the slice (batched when

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { TargetPushDependencies } from '../../activities/accounting-target.js';
+import type { TargetPushDependencies } from '../../activities/context.js';
 import {
   type AccountingTargetInput,
   accountingTargetWorkflowId,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TargetPushDependencies } from '../../activities/accounting-target.js';
+import type { TargetPushDependencies } from '../../activities/context.js';
 import { createActivities } from '../../activities/index.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
