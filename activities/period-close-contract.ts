@@ -1,11 +1,12 @@
 // The contract between the period-close workflow and its activity (implementation: activities/period-close.ts).
 // Types only: the workflow imports nothing that does I/O.
 
-import type { ClosePeriod } from '../src/close/certificate.js';
 import type { CloseCertificateSummary } from '../src/close/certificate-summary.js';
+import type { ClosePeriod } from '../src/close/close-input.js';
 
-export type { CloseCertificate, ClosePeriod } from '../src/close/certificate.js';
+export type { CloseCertificate } from '../src/close/certificate.js';
 export type { CloseCertificateSummary } from '../src/close/certificate-summary.js';
+export type { ClosePeriod } from '../src/close/close-input.js';
 
 export interface PeriodCloseActivities {
   /**

@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type ClosePeriod,
-  closeCertificate,
-  periodEntryKeys,
-  type TargetFiguresRead,
-  type TargetIndexView,
-} from '../src/close/certificate.js';
+import { closeCertificate, periodEntryKeys } from '../src/close/certificate.js';
 import { certificateSummary } from '../src/close/certificate-summary.js';
+import type { ClosePeriod, TargetFiguresRead, TargetIndexView } from '../src/close/close-input.js';
 import type { FetchedState } from '../src/service/fetched-state.js';
 import { TargetUnavailableError } from '../src/targets/errors.js';
 import type { TargetFigures, TargetFiguresReader } from '../src/targets/target-figures.js';

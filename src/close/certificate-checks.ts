@@ -1,21 +1,70 @@
 import type { BookedEntry, EntryLinks } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
-import type {
-  CertifiedObject,
-  CloseInput,
-  DocumentCheck,
-  MoneyFlow,
-  OrphanEntry,
-  TargetCheck,
-  TargetIndexView,
-} from './certificate.js';
-import type { Expected } from './expected-objects.js';
+import type { CloseInput, TargetIndexView } from './close-input.js';
+import type { Expected, ObjectKind } from './expected-objects.js';
 import { compareWithTarget, ledgerFiguresAsOf, type TargetComparison } from './target-comparison.js';
 
 // The close certificate's checks, one function each: the service's objects against the live entries, the
 // period's entries against the objects the service lists (orphans) and the money they moved, each document's
 // open amount, each target's index, and each target's own figures. Each returns what it found; the
 // certificate (certificate.ts) words the problems.
+
+export type ObjectStatus = 'BOOKED' | 'SKIPPED' | 'MISSING' | 'DUPLICATE' | 'AMOUNT_DIFFERS';
+
+export interface CertifiedObject {
+  kind: ObjectKind;
+  id: string;
+  /** The object's accounting date (YYYY-MM-DD), which puts it in the period. */
+  date: string;
+  amountCents: number;
+  status: ObjectStatus;
+  /** The entry the object maps to (its base key). */
+  expectedKey: string | null;
+  /** The live entry found (a version `key#n` when one was reversed before). */
+  entryKey: string | null;
+  /** SKIPPED: why the books hold nothing for it. */
+  skipReason: string | null;
+  /** MISSING / DUPLICATE / AMOUNT_DIFFERS: what is wrong. */
+  detail: string | null;
+}
+
+export interface OrphanEntry {
+  key: string;
+  date: string;
+  detail: string;
+}
+
+export interface DocumentCheck {
+  /** The payment link (receivable) or bill (payable). */
+  documentId: string;
+  booksCents: number;
+  serviceCents: number;
+  ok: boolean;
+}
+
+export interface TargetEntryProblem {
+  key: string;
+  status: 'PENDING' | 'FAILED' | 'NOT_INDEXED';
+  reason: string | null;
+}
+
+export interface TargetCheck {
+  target: string;
+  entries: number;
+  pushed: number;
+  skipped: number;
+  notPushed: TargetEntryProblem[];
+  ok: boolean;
+}
+
+/** The period's money on its way from the customers to the bank, from the period's live entries. */
+export interface MoneyFlow {
+  receivedCents: number;
+  feesCents: number;
+  refundsCents: number;
+  disbursedCents: number;
+  reachedBankCents: number;
+}
 
 /** The sum of an entry's debit lines: its amount, whatever its accounts. */
 export function entryAmount(entry: BookedEntry): number {

@@ -1,5 +1,6 @@
 import { formatUsd as usd } from '../ledger/money.js';
-import type { CloseCertificate, MoneyFlow } from './certificate.js';
+import type { CloseCertificate } from './certificate.js';
+import type { MoneyFlow } from './certificate-checks.js';
 import { balanceRow, objectColumns, objectRow } from './certificate-tables.js';
 
 // The certificate as one self-contained HTML page: inline CSS, an inline SVG chart of the period's money

@@ -1,5 +1,6 @@
 import { formatUsd as usd } from '../ledger/money.js';
-import type { BalanceCheck, CertifiedObject } from './certificate.js';
+import type { BalanceCheck } from './certificate.js';
+import type { CertifiedObject } from './certificate-checks.js';
 
 // The certificate's table rows as text, the same in its terminal form (certificate-text.ts) and its HTML page
 // (certificate-html.ts); each form lays them out its own way.

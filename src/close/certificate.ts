@@ -1,16 +1,21 @@
 import type { BookedEntry } from '../ledger/entry.js';
-import type { FetchedState } from '../service/fetched-state.js';
-import type { TargetFigures } from '../targets/target-figures.js';
 import { type BalanceAsOf, balancesAsOf } from './balances-as-of.js';
 import {
+  type CertifiedObject,
   certifyObjects,
+  type DocumentCheck,
+  type MoneyFlow,
+  type ObjectStatus,
+  type OrphanEntry,
   orphansAndFlow,
   payableChecks,
   receivableChecks,
+  type TargetCheck,
   targetChecks,
   targetFigureChecks,
 } from './certificate-checks.js';
 import { type CheckToDeposit, checksToDepositAsOf } from './checks-to-deposit.js';
+import type { CloseInput, ClosePeriod } from './close-input.js';
 import { expectedObjects, inPeriod } from './expected-objects.js';
 import type { TargetComparison } from './target-comparison.js';
 
@@ -18,83 +23,8 @@ import type { TargetComparison } from './target-comparison.js';
 // service's objects, the ledger's entries and the targets' index, and this decides. No I/O and no Node
 // built-ins, so workflow code could use it too.
 
-export interface ClosePeriod {
-  from: string;
-  to: string;
-}
-
-export const objectKinds = [
-  'payment',
-  'refund',
-  'externalPayment',
-  'debitMemo',
-  'depositApplication',
-  'checkDeposit',
-  'disbursement',
-  'bill',
-  'billPayment',
-] as const;
-export type ObjectKind = (typeof objectKinds)[number];
-
-export type ObjectStatus = 'BOOKED' | 'SKIPPED' | 'MISSING' | 'DUPLICATE' | 'AMOUNT_DIFFERS';
-
-export interface CertifiedObject {
-  kind: ObjectKind;
-  id: string;
-  /** The object's accounting date (YYYY-MM-DD), which puts it in the period. */
-  date: string;
-  amountCents: number;
-  status: ObjectStatus;
-  /** The entry the object maps to (its base key). */
-  expectedKey: string | null;
-  /** The live entry found (a version `key#n` when one was reversed before). */
-  entryKey: string | null;
-  /** SKIPPED: why the books hold nothing for it. */
-  skipReason: string | null;
-  /** MISSING / DUPLICATE / AMOUNT_DIFFERS: what is wrong. */
-  detail: string | null;
-}
-
-export interface OrphanEntry {
-  key: string;
-  date: string;
-  detail: string;
-}
-
 /** A balance checked as of the end of the period's last day (balances-as-of.ts). */
 export type BalanceCheck = BalanceAsOf;
-
-export interface DocumentCheck {
-  /** The payment link (receivable) or bill (payable). */
-  documentId: string;
-  booksCents: number;
-  serviceCents: number;
-  ok: boolean;
-}
-
-export interface TargetEntryProblem {
-  key: string;
-  status: 'PENDING' | 'FAILED' | 'NOT_INDEXED';
-  reason: string | null;
-}
-
-export interface TargetCheck {
-  target: string;
-  entries: number;
-  pushed: number;
-  skipped: number;
-  notPushed: TargetEntryProblem[];
-  ok: boolean;
-}
-
-/** The period's money on its way from the customers to the bank, from the period's live entries. */
-export interface MoneyFlow {
-  receivedCents: number;
-  feesCents: number;
-  refundsCents: number;
-  disbursedCents: number;
-  reachedBankCents: number;
-}
 
 export interface CloseCertificate {
   from: string;
@@ -141,39 +71,6 @@ export interface CloseCertificate {
    */
   checksToDeposit?: CheckToDeposit[];
   notes: string[];
-}
-
-export interface TargetIndexView {
-  target: string;
-  /** The index status of each entry key asked about; absent keys are not indexed yet. */
-  statuses: ReadonlyMap<string, { status: string; reason: string | null }>;
-}
-
-/** A target's own figures as of the period's last day, or why they could not be read. */
-export type TargetFiguresRead =
-  | { target: string; figures: TargetFigures }
-  | { target: string; error: string };
-
-/** The service's objects and every entry of the ledger (FetchedState), and what the checks compare them with. */
-export interface CloseInput extends FetchedState {
-  period: ClosePeriod;
-  asOf: string;
-  /** BOOKS_TIME_ZONE: the service's times are dated as business days in it, as the entries are. */
-  timeZone: string;
-  /**
-   * Open items as the ledger reports them now (as of the run: the service's documents have no history).
-   * The balances are not passed: they are worked out from `entries`, as of the period's end.
-   */
-  receivables: readonly { documentId: string | null; openCents: number }[];
-  payables: readonly { documentId: string | null; openCents: number }[];
-  targets: readonly TargetIndexView[] | null;
-  /**
-   * Each reporting target's own figures as of the period's last day, or why they could not be read; null
-   * when no target reports figures.
-   */
-  targetFigures?: readonly TargetFiguresRead[] | null;
-  /** How many BOOKED objects to list at most (default 2000); the rest are only counted. */
-  maxListedBooked?: number;
 }
 
 /**

@@ -2,10 +2,23 @@ import { entryKeys } from '../ledger/entry-key.js';
 import { earlierCheckBooking } from '../ledger/mapping/check-deposit.js';
 import { businessDay } from '../ledger/mapping/dates.js';
 import type { Payment } from '../service/schemas/index.js';
-import type { CloseInput, ClosePeriod, ObjectKind } from './certificate.js';
+import type { CloseInput, ClosePeriod } from './close-input.js';
 
 // What the close certificate expects to find booked: every service object dated in the period, with the entry
 // key it maps to, or why it maps to none. One function per family of objects the service lists.
+
+export const objectKinds = [
+  'payment',
+  'refund',
+  'externalPayment',
+  'debitMemo',
+  'depositApplication',
+  'checkDeposit',
+  'disbursement',
+  'bill',
+  'billPayment',
+] as const;
+export type ObjectKind = (typeof objectKinds)[number];
 
 export interface Expected {
   kind: ObjectKind;

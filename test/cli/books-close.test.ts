@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandError } from '../../src/cli/command.js';
 import { closeBooks, parseBooksCloseArgs, periodToClose } from '../../src/cli/commands/books.js';
-import type { CloseCertificate, ClosePeriod } from '../../src/close/certificate.js';
+import type { CloseCertificate } from '../../src/close/certificate.js';
+import type { ClosePeriod } from '../../src/close/close-input.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { twoLine } from '../ledger/fixtures.js';
 

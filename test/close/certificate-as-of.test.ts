@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type CloseInput, closeCertificate } from '../../src/close/certificate.js';
+import { closeCertificate } from '../../src/close/certificate.js';
 import { certificateHtml } from '../../src/close/certificate-html.js';
 import { certificateLines } from '../../src/close/certificate-text.js';
+import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
 import type { Disbursement, Payment } from '../../src/service/schemas/index.js';

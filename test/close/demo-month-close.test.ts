@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CloseCertificate, ClosePeriod } from '../../src/close/certificate.js';
+import type { CloseCertificate } from '../../src/close/certificate.js';
+import type { ClosePeriod } from '../../src/close/close-input.js';
 import { closeDemoMonth, dayStartsAt, monthEnd } from '../../src/demo/month-close.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
-import type { CloseCertificate, ClosePeriod } from '../../close/certificate.js';
+import type { CloseCertificate } from '../../close/certificate.js';
+import type { ClosePeriod } from '../../close/close-input.js';
 import type { BooksClosing, LedgerPort } from '../../ledger/ledger-port.js';
 import { dayAfter, dayInZone } from '../../ledger/mapping/dates.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
