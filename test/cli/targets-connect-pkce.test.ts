@@ -20,6 +20,8 @@ import { XeroDouble } from '../support/xero/double.js';
 const xero = new XeroDouble();
 const qbo = new QuickBooksDouble();
 let dir: string;
+// booksync's accounts already in place: the connect's last step checks them, and these tests are about PKCE.
+const booksyncChart = { chart: 'booksync' } as const;
 
 beforeAll(async () => {
   await Promise.all([xero.start(), qbo.start()]);
@@ -79,7 +81,7 @@ async function connect(
 
 describe('booksync targets connect with PKCE, as each vendor documents it', () => {
   it('xero: the consent carries an S256 challenge, the double holds the code to it, and the command connects with its verifier, shown nowhere', async () => {
-    const tenantId = xero.createTenant('Kestrel Books');
+    const tenantId = xero.createTenant('Kestrel Books', booksyncChart);
     const settings = await settingsFor('xero');
     const exchanged: string[] = [];
     const { code, said, logged, consent } = await connect('xero', settings, (url) => {
@@ -100,7 +102,7 @@ describe('booksync targets connect with PKCE, as each vendor documents it', () =
   });
 
   it('xero: the code of such a consent exchanged without the verifier (booksync before PKCE, or whoever read the redirect) is refused, invalid_grant', async () => {
-    const tenantId = xero.createTenant('Merlin Books');
+    const tenantId = xero.createTenant('Merlin Books', booksyncChart);
     const settings = await settingsFor('xero-refused');
     let intercepted: { status: number; body: unknown } | null = null;
     const { code } = await connect('xero', settings, async (url) => {
@@ -127,8 +129,20 @@ describe('booksync targets connect with PKCE, as each vendor documents it', () =
     expect(await xeroSettings(settings).connection.readConnection()).toBeNull();
   });
 
+  it('a log line that would carry a verifier has it redacted (booksync logs none; the redaction is the net)', () => {
+    const logged: string[] = [];
+    const logger = createLogger(
+      { level: 'debug', format: 'json' },
+      { write: (l: string) => void logged.push(l) },
+    );
+    const verifier = 'v'.repeat(64);
+    logger.info({ codeVerifier: verifier, form: { code_verifier: verifier } }, 'token request');
+    expect(logged.join('')).not.toContain(verifier);
+    expect(logged.join('')).toContain('[redacted]');
+  });
+
   it('quickbooks: Intuit documents no PKCE, so the consent carries no challenge, and the command connects', async () => {
-    const realmId = qbo.createRealm();
+    const realmId = qbo.createRealm(undefined, booksyncChart);
     const settings = await settingsFor('quickbooks');
     const { code, said, consent } = await connect('quickbooks', settings, (url) => ({
       code: qbo.authorize(realmId),
