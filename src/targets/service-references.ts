@@ -1,12 +1,59 @@
 import type { ServiceClient } from '../service/client.js';
+import type { PaymentLink } from '../service/schemas/index.js';
 import type { ReferenceData } from './documents.js';
 import type { Party } from './target-port.js';
 
+type LinkReference = Awaited<ReturnType<ReferenceData['paymentLink']>>;
+
+/** The payment links this worker's bookings fetched, the latest of each, kept for the push (bounded). */
+export class FetchedLinks {
+  readonly #links = new Map<string, LinkReference>();
+  constructor(readonly limit = 10_000) {}
+
+  remember(link: Pick<PaymentLink, 'id' | 'name' | 'customerId' | 'dueDate'>): void {
+    // Map order is insertion order: the link fetched longest ago goes first.
+    this.#links.delete(link.id);
+    this.#links.set(link.id, {
+      name: link.name,
+      customerId: link.customerId ?? null,
+      dueDate: link.dueDate ?? null,
+    });
+    if (this.#links.size > this.limit) this.#links.delete(this.#links.keys().next().value as string);
+  }
+
+  get(id: string): LinkReference | undefined {
+    return this.#links.get(id);
+  }
+}
+
+/**
+ * The service client the bookings use, remembering each payment link it fetches (getPaymentLink) in
+ * `fetched`: the push then names the link's invoice (its name, due date and customer) from what the booking
+ * read instead of asking the service again. Every call still goes to the service.
+ */
+export function rememberingLinks(service: ServiceClient, fetched: FetchedLinks): ServiceClient {
+  return new Proxy(service, {
+    get(target, property) {
+      if (property === 'getPaymentLink') {
+        return async (...args: Parameters<ServiceClient['getPaymentLink']>) => {
+          const link = await target.getPaymentLink(...args);
+          fetched.remember(link);
+          return link;
+        };
+      }
+      // The client's methods use its private fields: called on the client itself, not the proxy.
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /**
  * ReferenceData fetched from the service, each object once per process: names and numbers do not change
- * often, and a target matches parties by them only when it first creates or finds them.
+ * often, and a target matches parties by them only when it first creates or finds them. A link a booking
+ * of this process fetched (`fetched`, rememberingLinks) is taken as the booking read it, unasked.
  */
-export function serviceReferences(service: ServiceClient): ReferenceData {
+export function serviceReferences(service: ServiceClient, fetched?: FetchedLinks): ReferenceData {
   const memo = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
     let found = memo.get(key) as Promise<T> | undefined;
@@ -19,11 +66,14 @@ export function serviceReferences(service: ServiceClient): ReferenceData {
     return found;
   };
   return {
-    paymentLink: (id) =>
-      once(`link:${id}`, async () => {
+    paymentLink: (id) => {
+      const booked = fetched?.get(id);
+      if (booked) return Promise.resolve(booked);
+      return once(`link:${id}`, async () => {
         const link = await service.getPaymentLink(id);
         return { name: link.name, customerId: link.customerId ?? null, dueDate: link.dueDate ?? null };
-      }),
+      });
+    },
     customer: (id) =>
       once(`customer:${id}`, async (): Promise<Party> => {
         const customer = await service.getCustomer(id);
