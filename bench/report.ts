@@ -288,6 +288,22 @@ function rows(results: BenchResults): Row[] {
         `one by one ${n(b.oneByOnePerSecond)}/s`,
         `${Math.round((b.batchedPerSecond / b.oneByOnePerSecond) * 100) / 100}`,
       ]);
+      if (b.bareBatchedPerSecond !== undefined)
+        out.push([
+          'tryton',
+          '  the same backlog batched, against a bare batched create+post of the same documents (goal ≥ 0.6)',
+          `${n(b.batchedPerSecond)}/s`,
+          `bare batched ${n(b.bareBatchedPerSecond)}/s`,
+          `${b.ratioToBare}`,
+        ]);
+      if (b.batchRpcs)
+        out.push([
+          'tryton',
+          `  time per batched document, by Tryton call (${b.batchRpcs.callsPerDocument} calls each)`,
+          `${n(b.batchRpcs.msPerDocument)} ms`,
+          b.batchRpcs.top.map((c) => `${c.method} ${c.perDocument}× ${n(c.meanMs)} ms`).join(', '),
+          '',
+        ]);
     }
     if (tryton.atScale)
       out.push([
@@ -324,9 +340,25 @@ function rows(results: BenchResults): Row[] {
     if (t)
       out.push([
         'latency',
-        `${t.payments} card payments to Tryton, paced ${t.offeredPerSecond}/s (¼ of bare create+post ${n(t.bareCreatePostPerSecond)}/s)`,
+        `${t.payments} card payments to Tryton, paced ${t.offeredPerSecond}/s (bare create+post ${n(t.bareCreatePostPerSecond)}/s)`,
         `booked→posted ${lat(t.bookedToPosted)} (goal p99 ≤ ${n(t.goalP99Ms)} ms)`,
         `pay→posted ${lat(t.payToPosted)}; pay→booked ${lat(t.payToBooked)}; ${t.postedPerSecond} posted/s`,
+        '',
+      ]);
+    for (const p of t?.sweep?.paces ?? [])
+      out.push([
+        'latency',
+        `  ${p.payments} card payments to Tryton, paced ${p.offeredPerSecond}/s`,
+        `booked→posted ${lat(p.bookedToPosted)}`,
+        `${p.postedPerSecond} posted/s`,
+        '',
+      ]);
+    if (t?.sweep)
+      out.push([
+        'latency',
+        '  the pace where Tryton p99 crosses 2 s (goal ≥ 2.5/s)',
+        t.sweep.crossesAtPerSecond === null ? 'not within the paces run' : `${t.sweep.crossesAtPerSecond}/s`,
+        `highest under the goal ${t.sweep.highestUnderGoalPerSecond ?? '-'}/s`,
         '',
       ]);
     if (q)

@@ -30,7 +30,23 @@ export interface TrytonPushResult {
    * (pushMany), alternating slices so the machine's load hits both alike; `queue` whether Tryton's task
    * queue was on.
    */
-  backlog?: { documents: number; oneByOnePerSecond: number; batchedPerSecond: number; queue: boolean };
+  backlog?: {
+    documents: number;
+    oneByOnePerSecond: number;
+    batchedPerSecond: number;
+    queue: boolean;
+    /**
+     * The same links' documents created and posted bare, batched as Tryton's API allows (the slice's
+     * invoices in one create and one post, then its payments' moves, each line paying its invoice, in one
+     * create and one post): no reads, marks, index or reconciliation of booksync's. Alternating with the
+     * two others, slice by slice.
+     */
+    bareBatchedPerSecond?: number;
+    /** batched ÷ bare batched: the goal is at least 0.6. */
+    ratioToBare?: number;
+    /** Tryton's calls of the batched slices, by method (where a batched document's time goes). */
+    batchRpcs?: RpcProfile;
+  };
   /** The same measured once the database holds `moves` more moves (absent when historyMoves is 0). */
   atScale?: { moves: number; pushedPerSecond: number; bareCreatePostPerSecond: number; ratioToEmpty: number };
 }
@@ -74,14 +90,14 @@ class RpcClock {
   }
 
   /** What was counted since the reset, over `documents` documents that took `ms` in all. */
-  profile(documents: number, ms: number): RpcProfile {
+  profile(documents: number, ms: number, top = 4): RpcProfile {
     const round = (x: number) => Math.round(x * 10) / 10;
     const calls = [...this.#calls].sort((a, b) => b[1].ms - a[1].ms);
     return {
       documents,
       msPerDocument: round(ms / documents),
       callsPerDocument: round(calls.reduce((sum, [, c]) => sum + c.n, 0) / documents),
-      top: calls.slice(0, 4).map(([method, c]) => ({
+      top: calls.slice(0, top).map(([method, c]) => ({
         method: method.replace(/^model\./, ''),
         perDocument: round(c.n / documents),
         meanMs: round(c.ms / c.n),
@@ -282,8 +298,12 @@ export async function benchTrytonPush(options: {
             ],
           },
         ]);
+      const bare = await bareBatched(rpc, customer.serviceId, date);
       result.backlog = {
-        ...(await measureBacklog(target, links, options.backlogLinks ?? 0, index, options.progress)),
+        ...(await measureBacklog(target, links, options.backlogLinks ?? 0, index, options.progress, {
+          bare,
+          clock,
+        })),
         queue,
       };
     }
@@ -308,9 +328,95 @@ export async function benchTrytonPush(options: {
 }
 
 /**
+ * The floor of a batched push of links: `links` customer invoices created in one call and posted in one,
+ * then a payment move for each (its receivable line the invoice's payment line, as booksync's) created in
+ * one call and posted in one. Nothing read, marked or indexed, nothing reconciled.
+ */
+async function bareBatched(
+  rpc: TrytonRpc,
+  customerServiceId: string,
+  date: string,
+): Promise<(links: number) => Promise<void>> {
+  const id = async (model: string, domain: unknown[]) =>
+    (await rpc.model<number[]>(model, 'search', domain, 0, 1, null))[0] as number;
+  const account = (code: string) => id('account.account', [['code', '=', code]]);
+  const [receivable, revenue, clearing] = await Promise.all([
+    account(defaultAccountCodes.AccountsReceivable),
+    account(defaultAccountCodes.Revenue),
+    account(defaultAccountCodes.ProcessorClearing),
+  ]);
+  const party = await id('party.party', [['identifiers.code', '=', `booksync:${customerServiceId}`]]);
+  const [held] = await rpc.model<{ addresses: number[] }[]>('party.party', 'read', [party], ['addresses']);
+  const revenueJournal = await id('account.journal', [['code', '=', 'REV']]);
+  const misc = await id('account.journal', [['code', '=', 'MISC']]);
+  const term = await id('account.invoice.payment_term', []);
+  const period = await standardPeriod(rpc, date);
+  return async (links) => {
+    const invoices = await rpc.model<number[]>(
+      'account.invoice',
+      'create',
+      Array.from({ length: links }, () => ({
+        type: 'out',
+        party,
+        invoice_address: held?.addresses[0],
+        account: receivable,
+        journal: revenueJournal,
+        payment_term: term,
+        invoice_date: dateOf(date),
+        accounting_date: dateOf(date),
+        description: 'bare',
+        lines: [
+          [
+            'create',
+            [
+              {
+                type: 'line',
+                account: revenue,
+                quantity: 1,
+                unit_price: decimalOf(200),
+                description: 'bare',
+              },
+            ],
+          ],
+        ],
+      })),
+    );
+    await rpc.model('account.invoice', 'post', invoices);
+    const moves = await rpc.model<number[]>(
+      'account.move',
+      'create',
+      invoices.map((invoice) => ({
+        journal: misc,
+        period,
+        date: dateOf(date),
+        description: 'bare',
+        lines: [
+          [
+            'create',
+            [
+              { account: clearing, debit: decimalOf(200), credit: decimalOf(0), description: 'bare' },
+              {
+                account: receivable,
+                debit: decimalOf(0),
+                credit: decimalOf(200),
+                party,
+                invoice_payment: invoice,
+                description: 'bare',
+              },
+            ],
+          ],
+        ],
+      })),
+    );
+    await rpc.model('account.move', 'post', moves);
+  };
+}
+
+/**
  * A backlog of `links` links (an invoice and its payment each) in slices of 100 documents, as the push
- * workflow hands them over: slices alternate between one by one (push() each, what pushMany did before
- * Tryton batched) and pushMany, so the machine's load hits both alike. Documents a second of each.
+ * workflow hands them over: slices go in turn one by one (push() each, what pushMany did before Tryton
+ * batched), through pushMany, and bare (bareBatched: the same documents with nothing of booksync's), so the
+ * machine's load hits all three alike. Documents a second of each; Tryton's calls of the batched slices.
  */
 async function measureBacklog(
   target: TrytonTarget,
@@ -318,34 +424,56 @@ async function measureBacklog(
   count: number,
   index: Map<string, RemoteRecord>,
   progress: (line: string) => void,
-): Promise<{ documents: number; oneByOnePerSecond: number; batchedPerSecond: number }> {
+  baseline: { bare: (links: number) => Promise<void>; clock: RpcClock },
+): Promise<NonNullable<TrytonPushResult['backlog']>> {
   const context: PushContext = {
     mayExist: () => false,
     refusals: () => 0,
     pushed: (key) => index.get(key) ?? null,
   };
-  // 50 links a slice; a backlog under two slices' worth (a quick run's) in two, so both ways run.
+  // 50 links a slice; a backlog under two slices' worth (a quick run's) in two, so both pushes run.
   const perSlice = Math.min(50, Math.ceil(count / 2));
-  const ms = { oneByOne: 0, batched: 0 };
-  const done = { oneByOne: 0, batched: 0 };
-  for (let from = 0; from < count; from += perSlice) {
-    const way = (from / perSlice) % 2 === 0 ? 'oneByOne' : 'batched';
+  const ms = { oneByOne: 0, batched: 0, bare: 0 };
+  const done = { oneByOne: 0, batched: 0, bare: 0 };
+  const ways = ['oneByOne', 'batched', 'bare'] as const;
+  baseline.clock.reset();
+  for (let from = 0, slice = 0; from < count; from += perSlice, slice++) {
+    const way = ways[slice % 3] as (typeof ways)[number];
     const docs = links(from, Math.min(perSlice, count - from));
     const started = performance.now();
-    const outcomes =
-      way === 'batched' ? await target.pushMany(docs, context) : await pushOneByOne(target, docs, context);
-    ms[way] += performance.now() - started;
-    for (const o of outcomes) {
-      if (o instanceof Error) throw o;
-      index.set(o.key, o);
+    if (way === 'bare') await baseline.bare(docs.length / 2);
+    else {
+      const outcomes =
+        way === 'batched'
+          ? await baseline.clock.counted(() => target.pushMany(docs, context))
+          : await pushOneByOne(target, docs, context);
+      for (const o of outcomes) {
+        if (o instanceof Error) throw o;
+        index.set(o.key, o);
+      }
     }
+    ms[way] += performance.now() - started;
     done[way] += docs.length;
     progress(`tryton: backlog ${from + docs.length / 2}/${count} links (${way})`);
   }
+  // A backlog too short for a bare slice in turn gets one of its own.
+  if (done.bare === 0) {
+    const n = Math.min(perSlice, count);
+    const started = performance.now();
+    await baseline.bare(n);
+    ms.bare += performance.now() - started;
+    done.bare += 2 * n;
+  }
   const rate = (n: number, t: number) => Math.round((n / t) * 1000 * 100) / 100;
+  const batchedPerSecond = rate(done.batched, ms.batched);
+  const bareBatchedPerSecond = rate(done.bare, ms.bare);
   return {
     documents: done.oneByOne + done.batched,
     oneByOnePerSecond: rate(done.oneByOne, ms.oneByOne),
-    batchedPerSecond: rate(done.batched, ms.batched),
+    batchedPerSecond,
+    queue: true,
+    bareBatchedPerSecond,
+    ratioToBare: Math.round((batchedPerSecond / bareBatchedPerSecond) * 100) / 100,
+    batchRpcs: baseline.clock.profile(done.batched, ms.batched, 8),
   };
 }
