@@ -156,7 +156,7 @@ describe('booksync temporal payload-keys', { timeout: 240_000 }, () => {
     await expect(payloadKeys(['--first', 'many'])).rejects.toThrow(/--first takes a whole number/);
   });
 
-  it('as an operator runs it (the CLI, a child process, no key given): exit 1 while the key is in a history', async () => {
+  it('as an operator runs it (the CLI, a child process, no key given though encryption is required): exit 1 while the key is in a history', async () => {
     const cli = (args: string[]) =>
       run(process.execPath, [path.join(root, 'bin/booksync.js'), 'temporal', 'payload-keys', ...args], {
         cwd: dataDir,
@@ -166,6 +166,8 @@ describe('booksync temporal payload-keys', { timeout: 240_000 }, () => {
           TEMPORAL_ADDRESS: env.address,
           TEMPORAL_NAMESPACE: env.namespace ?? 'default',
           BOOKSYNC_DATA_DIR: dataDir,
+          // What the workers run with; this command still needs no key.
+          PAYLOAD_ENCRYPTION_REQUIRED: 'true',
           LOG_LEVEL: 'silent',
         },
         timeout: 120_000,

@@ -91,7 +91,14 @@ async function payloadKeys({ settings, out }: CommandContext, args: string[]): P
   });
   const address = settings.TEMPORAL_ADDRESS ?? `127.0.0.1:${settings.TEMPORAL_DEV_PORT}`;
   const namespace = settings.TEMPORAL_NAMESPACE;
-  const { connection } = await connectClient(temporalTarget(settings, address));
+  // Only the histories' metadata is read, never a payload: no key is needed (the data converter is unused).
+  const withoutKeys = {
+    ...settings,
+    PAYLOAD_KEYS: undefined,
+    PAYLOAD_KEYS_FILE: undefined,
+    PAYLOAD_ENCRYPTION_REQUIRED: false,
+  };
+  const { connection } = await connectClient(temporalTarget(withoutKeys, address));
   let usage: PayloadKeyUsage;
   try {
     usage = await payloadKeyUsage(connection, namespace, { firstN });
