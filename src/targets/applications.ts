@@ -1,7 +1,7 @@
 import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
-import type { DocumentApplication } from './target-port.js';
+import type { CreditApplication, DocumentApplication } from './target-port.js';
 
 // How money received on a payment link settles the link's receivable documents at a target.
 // The service counts money per link (completedAmountCents against requestedAmountCents, which includes the
@@ -57,6 +57,69 @@ function settle(
   return { applied, unapplied: left };
 }
 
+/** What the link's entries before a point left: what each document owes, what each credit settled. */
+interface LinkState {
+  open: OpenDocuments;
+  settledBy: Map<string, DocumentApplication[]>;
+  /** A lowering's credit no document owed when it was booked (the customer's credit), by its key. */
+  waiting: Map<string, number>;
+  ownInvoice: string | null;
+  /** What a reversal's reopened documents took of the waiting credits, by the reversal's key. */
+  reapplied: Map<string, CreditApplication[]>;
+}
+
+/** Replays the link's entries booked before `untilId` (none past it). */
+function replayLink(linkEntries: readonly BookedEntry[], untilId: number): LinkState {
+  const state: LinkState = {
+    open: new Map(),
+    settledBy: new Map(),
+    waiting: new Map(),
+    ownInvoice: null,
+    reapplied: new Map(),
+  };
+  const { open, settledBy, waiting } = state;
+  for (const entry of [...linkEntries].sort((a, b) => a.id - b.id)) {
+    if (entry.id >= untilId) break;
+    const receivable = receivableOf(entry);
+    const kind = keyPrefix(baseKey(entry.key));
+    if (entry.reverses !== null) {
+      const given = settledBy.get(entry.reverses);
+      waiting.delete(entry.reverses);
+      if (given) {
+        for (const { key, amountCents } of given) open.set(key, (open.get(key) ?? 0) + amountCents);
+        settledBy.delete(entry.reverses);
+        // What the reversal reopened takes the customer's credit a lowering left, as a bookkeeper applies
+        // it again (the link's own invoice first): the documents owe the service's remainder.
+        const again: CreditApplication[] = [];
+        for (const [credit, cents] of waiting) {
+          const { applied, unapplied } = settle(open, cents, state.ownInvoice);
+          if (applied.length === 0) continue;
+          settledBy.set(credit, [...(settledBy.get(credit) ?? []), ...applied]);
+          waiting.set(credit, unapplied);
+          again.push({ credit, applied });
+        }
+        if (again.length > 0) state.reapplied.set(entry.key, again);
+      } else if (open.has(entry.reverses)) {
+        // A document reversed: its credit note settles what it still owes (the rest, if it was paid in part,
+        // stays the customer's credit at the target, as the ledger's receivable says).
+        const owed = open.get(entry.reverses) ?? 0;
+        open.set(entry.reverses, Math.max(owed + receivable, 0));
+      }
+      continue;
+    }
+    if (receivable > 0) {
+      if (kind === 'invoice') state.ownInvoice = entry.key;
+      open.set(entry.key, (open.get(entry.key) ?? 0) + receivable);
+    } else if (receivable < 0 && creditKinds.has(kind)) {
+      const lowering = kind === 'invoice-adjustment';
+      const { applied, unapplied } = settle(open, -receivable, lowering ? state.ownInvoice : null);
+      settledBy.set(entry.key, applied);
+      if (lowering && unapplied > 0) waiting.set(entry.key, unapplied);
+    }
+  }
+  return state;
+}
+
 /**
  * The split of `money` (a booked payment, external payment or check application crediting the link's
  * receivable, or a lowering of the link's amount) over the link's documents, from the link's entries booked
@@ -69,35 +132,21 @@ export function applicationsOf(
   const received = -receivableOf(money);
   if (money.reverses !== null || received <= 0 || !creditKinds.has(keyPrefix(baseKey(money.key))))
     return null;
-  const open: OpenDocuments = new Map();
-  const settledBy = new Map<string, DocumentApplication[]>();
-  let ownInvoice: string | null = null;
-  for (const entry of [...linkEntries].sort((a, b) => a.id - b.id)) {
-    if (entry.id >= money.id) break;
-    const receivable = receivableOf(entry);
-    const kind = keyPrefix(baseKey(entry.key));
-    if (entry.reverses !== null) {
-      const given = settledBy.get(entry.reverses);
-      if (given) {
-        for (const { key, amountCents } of given) open.set(key, (open.get(key) ?? 0) + amountCents);
-        settledBy.delete(entry.reverses);
-      } else if (open.has(entry.reverses)) {
-        // A document reversed: its credit note settles what it still owes (the rest, if it was paid in part,
-        // stays the customer's credit at the target, as the ledger's receivable says).
-        const owed = open.get(entry.reverses) ?? 0;
-        open.set(entry.reverses, Math.max(owed + receivable, 0));
-      }
-      continue;
-    }
-    if (receivable > 0) {
-      if (kind === 'invoice') ownInvoice = entry.key;
-      open.set(entry.key, (open.get(entry.key) ?? 0) + receivable);
-    } else if (receivable < 0 && creditKinds.has(kind)) {
-      const lowering = kind === 'invoice-adjustment';
-      settledBy.set(entry.key, settle(open, -receivable, lowering ? ownInvoice : null).applied);
-    }
-  }
+  const { open, ownInvoice } = replayLink(linkEntries, money.id);
   const lowering = keyPrefix(baseKey(money.key)) === 'invoice-adjustment';
   const { applied, unapplied } = settle(open, received, lowering ? ownInvoice : null);
   return { applied, unappliedCents: unapplied };
+}
+
+/**
+ * For a reversal of money on the link (a payment returned, refunded, voided): the lowerings' credits the
+ * customer held (no document owed them when booked) that the documents it reopens take again, each with its
+ * split; none when there is no such credit.
+ */
+export function reapplicationsOf(
+  reversal: Pick<BookedEntry, 'id' | 'key' | 'reverses'>,
+  linkEntries: readonly BookedEntry[],
+): CreditApplication[] {
+  if (reversal.reverses === null) return [];
+  return replayLink(linkEntries, reversal.id + 1).reapplied.get(reversal.key) ?? [];
 }

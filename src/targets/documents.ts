@@ -1,7 +1,7 @@
 import type { BookedEntry, EntryLinks } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import { roleOf } from './account-mapping.js';
-import { applicationsOf } from './applications.js';
+import { applicationsOf, reapplicationsOf } from './applications.js';
 import {
   type DocumentKind,
   documentKinds,
@@ -250,6 +250,9 @@ export async function documentFor(
     if (entry.reverses === null && moneyOnLink.has(kind)) {
       const settles = applicationsOf(entry, await entries.entriesFor({ paymentLinkId }));
       if (settles) document.settles = settles;
+    } else if (entry.reverses !== null) {
+      const again = reapplicationsOf(entry, await entries.entriesFor({ paymentLinkId }));
+      if (again.length > 0) document.reapplies = again;
     }
   }
   if (billId) {

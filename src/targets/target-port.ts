@@ -111,6 +111,12 @@ export interface TargetDocument {
    * exceeds everything owed, the customer's credit (applications.ts).
    */
   settles?: { applied: DocumentApplication[]; unappliedCents: number };
+  /**
+   * For a reversal of money received on a payment link: the customer's credit a lowering left (no document
+   * owed it when it was booked) that the documents the reversal reopens take again (applications.ts), so
+   * each document owes the service's remainder, as a bookkeeper applies the credit again.
+   */
+  reapplies?: CreditApplication[];
   /** For kind `reversal`: the key of the document it reverses, and why. */
   reverses?: string;
   reason?: string;
@@ -120,6 +126,12 @@ export interface TargetDocument {
    * longer holds the original (then the date the target holds the original under decides).
    */
   originalDate?: string;
+}
+
+/** A credit (a lowering's ledger key) applied to the link's documents, as `applied` splits it. */
+export interface CreditApplication {
+  credit: string;
+  applied: DocumentApplication[];
 }
 
 /** Part of a receipt applied to one of the link's documents (its ledger key). */

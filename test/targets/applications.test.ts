@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
-import { applicationsOf } from '../../src/targets/applications.js';
+import { applicationsOf, reapplicationsOf } from '../../src/targets/applications.js';
 
 // How money on a payment link settles the link's documents at every target: oldest first,
 // each up to what it owes, the rest the customer's credit; worked out from the link's ledger entries alone.
@@ -124,5 +124,56 @@ describe('applicationsOf: a lowering credits the link’s own invoice first, the
     const book = [entry('invoice:pl_1', 10_000), entry('payment:py_1', -10_000)];
     const lowering = entry('invoice-adjustment:pl_1:1', -4_000);
     expect(applicationsOf(lowering, [...book, lowering])).toEqual({ applied: [], unappliedCents: 4_000 });
+  });
+});
+
+describe('reapplicationsOf: a reversal reopens the documents, and the customer’s credit is applied to them again', () => {
+  it('a raised link paid in full, lowered, the payment reversed: the lowering’s credit goes to the own invoice', () => {
+    const payment = entry('payment:py_1', -101);
+    const lowering = entry('invoice-adjustment:pl_1:2', -1);
+    const book = [entry('invoice:pl_1', 100), entry('invoice-adjustment:pl_1:1', 1), payment, lowering];
+    expect(applicationsOf(lowering, book)).toEqual({ applied: [], unappliedCents: 1 });
+    const undone = reversal(payment);
+    book.push(undone);
+    expect(reapplicationsOf(undone, book)).toEqual([
+      { credit: 'invoice-adjustment:pl_1:2', applied: [{ key: 'invoice:pl_1', amountCents: 1 }] },
+    ]);
+    // The money after it pays what the documents now owe: 99 on the own invoice, 1 on the raise.
+    expect(applicationsOf(entry('payment:py_2', -100), book)).toEqual({
+      applied: [
+        { key: 'invoice:pl_1', amountCents: 99 },
+        { key: 'invoice-adjustment:pl_1:1', amountCents: 1 },
+      ],
+      unappliedCents: 0,
+    });
+  });
+
+  it('nothing to apply again: no credit waiting, a reversal of a document, a credit itself reversed', () => {
+    const payment = entry('payment:py_1', -10_000);
+    const invoice = entry('invoice:pl_1', 10_000);
+    const plain = reversal(payment);
+    expect(reapplicationsOf(plain, [invoice, payment, plain])).toEqual([]);
+    expect(reapplicationsOf(entry('payment:py_9', -1), [invoice])).toEqual([]);
+    const lowering = entry('invoice-adjustment:pl_1:1', -4_000);
+    const unlowered = reversal(lowering);
+    const undone = reversal(payment);
+    expect(reapplicationsOf(undone, [invoice, payment, lowering, unlowered, undone])).toEqual([]);
+  });
+
+  it('a credit larger than what the reversal reopens: the rest stays the customer’s for later', () => {
+    const invoice = entry('invoice:pl_1', 10_000);
+    const first = entry('payment:py_1', -6_000);
+    const second = entry('payment:py_2', -4_000);
+    const lowering = entry('invoice-adjustment:pl_1:1', -5_000);
+    const undone = reversal(second);
+    const book = [invoice, first, second, lowering, undone];
+    expect(reapplicationsOf(undone, book)).toEqual([
+      { credit: 'invoice-adjustment:pl_1:1', applied: [{ key: 'invoice:pl_1', amountCents: 4_000 }] },
+    ]);
+    const again = reversal(first);
+    book.push(again);
+    expect(reapplicationsOf(again, book)).toEqual([
+      { credit: 'invoice-adjustment:pl_1:1', applied: [{ key: 'invoice:pl_1', amountCents: 1_000 }] },
+    ]);
   });
 });

@@ -64,3 +64,57 @@ export async function applied(
   );
   return { ...result, remoteIds: [result.remoteIds[0] as string, `Payment:${payment.Id}`] };
 }
+
+/**
+ * After a reversal of money on a link (a payment voided, refunded, returned): the credit a lowering left the
+ * customer (its memo's Balance, applied to nothing while the link was paid) applied again to the invoices the
+ * reversal reopened, as the ledger splits it (TargetDocument.reapplies), so each invoice's Balance is the
+ * service's remainder. The application carries no booksync marker: it is no entry's document, only the
+ * memo's use, and it is idempotent by QBO's own state (a memo with nothing left, an invoice owing nothing,
+ * applies nothing).
+ */
+export async function reapplied(
+  s: QuickBooksSession,
+  doc: TargetDocument,
+  result: PushResult,
+  context: PushContext,
+): Promise<PushResult> {
+  for (const { credit, applied: parts } of doc.reapplies ?? []) {
+    const memoRef = await earlier(s, credit, context);
+    if (memoRef?.entity !== 'CreditMemo') continue;
+    const memo = await s.client.read('CreditMemo', memoRef.id);
+    let left = amountToCents(Number(memo.Balance ?? 0));
+    if (left <= 0 || isVoided(memo)) continue;
+    const applied: { invoiceId: string; cents: number }[] = [];
+    const state: string[] = [];
+    for (const part of parts) {
+      const ref = await earlier(s, part.key, context);
+      if (ref?.entity !== 'Invoice') continue;
+      const invoice = await s.client.read('Invoice', ref.id);
+      const owed = amountToCents(Number(invoice.Balance ?? 0));
+      const cents = Math.min(left, owed, part.amountCents);
+      if (cents <= 0 || isVoided(invoice)) continue;
+      applied.push({ invoiceId: ref.id, cents });
+      state.push(`${ref.id}:${owed}`);
+      left -= cents;
+    }
+    if (applied.length === 0) continue;
+    const plan = s.mapper.creditApplication(doc, applied, memoRef.id, memo.CustomerRef as Ref);
+    const names = applied.map((a) => a.invoiceId).join(', ');
+    const body = {
+      ...plan.body,
+      PrivateNote: `applies credit memo ${memoRef.id} to invoice ${names} again, reopened by ${doc.key}`,
+    };
+    const payment = await s.client.write(plan.entity, body, {
+      requestid: requestIdFor(
+        `${doc.key}:reapply:${credit}@${memo.SyncToken}:${amountToCents(Number(memo.Balance ?? 0))}:${state.join(',')}`,
+        'create',
+      ),
+    });
+    s.options.logger?.info(
+      { key: doc.key, creditMemo: memoRef.id, invoices: applied, payment: payment.Id },
+      'credit memo applied again to the reopened invoices in quickbooks',
+    );
+  }
+  return result;
+}

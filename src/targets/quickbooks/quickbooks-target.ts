@@ -18,7 +18,7 @@ import type {
 import { AccountTypeError, type AccountTypeMismatch, mismatchLine } from './account-types.js';
 import { AccountDirectory, type Ref } from './accounts.js';
 import { createInWaves, lookUpAll, prefetch } from './batches.js';
-import { applied } from './credit-memos.js';
+import { applied, reapplied } from './credit-memos.js';
 import { DocumentMapper } from './documents.js';
 import { isClosedPeriod } from './faults.js';
 import { QuickBooksFigures } from './figures.js';
@@ -162,7 +162,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
 
   private async pushOpen(original: TargetDocument, context: PushContext): Promise<PushResult> {
     const lock = await this.lock(context);
-    if (original.kind === 'reversal') return reverse(this.session, original, context, lock);
+    if (original.kind === 'reversal')
+      return reapplied(this.session, original, await reverse(this.session, original, context, lock), context);
     const document = open(this.session, original, lock);
     // Looked up only when an earlier attempt may have created it (context.mayExist), where the document
     // goes (QBO's 500 requests a minute are the bottleneck); a journal fallback when the plan says so.

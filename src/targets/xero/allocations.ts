@@ -1,6 +1,6 @@
 import { amountToCents, centsToAmount } from '../decimal-amounts.js';
 import { TargetRefusedError } from '../errors.js';
-import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import type { DocumentApplication, PushContext, PushResult, TargetDocument } from '../target-port.js';
 import type { XeroContext } from './context.js';
 import { read } from './entity-calls.js';
 import { idempotencyKey } from './keys.js';
@@ -27,16 +27,41 @@ export async function settled(
   context: PushContext,
 ): Promise<PushResult> {
   if (doc.kind === 'disbursement-pending' && doc.payout) return noted(ctx, doc, doc.payout.receipts, result);
+  if (doc.kind === 'reversal' && doc.reapplies) {
+    // The credit a lowering left the customer, allocated again to the invoices the reversal reopened.
+    for (const { credit, applied } of doc.reapplies) {
+      const found = await earlier(ctx, credit, context);
+      if (found?.entity === 'CreditNote')
+        await allocate(ctx, doc, found.id, applied, `${doc.key}:reallocation:${credit}`, context);
+    }
+    return result;
+  }
   if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
   const credit = parseRemoteId(result.remoteIds[0]);
   if (credit?.entity !== 'CreditNote') return result;
-  const note = await read(ctx, 'CreditNote', credit.id);
-  let remaining = amountToCents(Number(note?.remainingCredit ?? 0));
-  if (remaining <= 0 || note?.status !== 'AUTHORISED') return result;
   // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
   // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
   const own = `invoice:${doc.invoice.paymentLinkId}`;
-  const parts = doc.settles?.applied ?? [{ key: own, amountCents: remaining }];
+  const parts = doc.settles?.applied ?? [{ key: own, amountCents: Number.MAX_SAFE_INTEGER }];
+  await allocate(ctx, doc, credit.id, parts, `${doc.key}:allocation`, context);
+  return result;
+}
+
+/**
+ * Allocates what the credit note `creditId` has left to the link's invoices `parts` name, each up to what
+ * the part says, the credit has left and the invoice still owes; nothing when no invoice owes.
+ */
+async function allocate(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  creditId: string,
+  parts: readonly DocumentApplication[],
+  keyBase: string,
+  context: PushContext,
+): Promise<void> {
+  const note = await read(ctx, 'CreditNote', creditId);
+  let remaining = amountToCents(Number(note?.remainingCredit ?? 0));
+  if (remaining <= 0 || note?.status !== 'AUTHORISED') return;
   const allocations: { invoice: { invoiceID: string }; amount: number; date: string }[] = [];
   for (const part of parts) {
     const ref = await earlier(ctx, part.key, context);
@@ -48,23 +73,17 @@ export async function settled(
     allocations.push({ invoice: { invoiceID: ref.id }, amount: centsToAmount(cents), date: doc.date });
     remaining -= cents;
   }
-  if (allocations.length === 0) return result;
-  const key = idempotencyKey(
-    ctx.client.tenantId,
-    `${doc.key}:allocation`,
-    'allocate CreditNote',
-    allocations,
-  );
+  if (allocations.length === 0) return;
+  const key = idempotencyKey(ctx.client.tenantId, keyBase, 'allocate CreditNote', allocations);
   const answer = await ctx.client.call('createCreditNoteAllocation', (api, t) =>
-    api.createCreditNoteAllocation(t, credit.id, { allocations: allocations as never[] }, false, key),
+    api.createCreditNoteAllocation(t, creditId, { allocations: allocations as never[] }, false, key),
   );
   const errors = (answer.allocations ?? []).flatMap((a) => itemErrors(a as Body));
   if (errors.length > 0) {
     throw new TargetRefusedError(ctx.name, `ValidationException: ${errors.join('; ')}`);
   }
   ctx.logger?.info(
-    { key: doc.key, creditNote: credit.id, allocations },
+    { key: doc.key, creditNote: creditId, allocations },
     "credit note allocated to the link's invoices in xero",
   );
-  return result;
 }

@@ -39,7 +39,8 @@ export async function pushDocument(
 
 async function pushOpen(ctx: XeroContext, given: TargetDocument, context: PushContext): Promise<PushResult> {
   const lock = await effectiveLock(ctx, context);
-  if (given.kind === 'reversal') return reverse(ctx, given, context, lock);
+  if (given.kind === 'reversal')
+    return settled(ctx, given, await reverse(ctx, given, context, lock), context);
   const document = datedOpen(given, lock);
   const parts = splitOf(document);
   if (parts) return pushParts(ctx, document, parts, context);

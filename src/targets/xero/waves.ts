@@ -82,7 +82,10 @@ async function settleAll(
 ) {
   for (const [i, doc] of documents.entries()) {
     const outcome = outcomes[i];
-    const after = doc.kind === 'invoice-adjustment' || doc.kind === 'disbursement-pending';
+    const after =
+      doc.kind === 'invoice-adjustment' ||
+      doc.kind === 'disbursement-pending' ||
+      (doc.kind === 'reversal' && !!doc.reapplies);
     if (after && outcome && !(outcome instanceof Error)) {
       outcomes[i] = await settled(ctx, doc, outcome, context).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),
