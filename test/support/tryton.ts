@@ -10,6 +10,7 @@ import { createTrytonTarget, type TrytonTarget } from '../../src/targets/tryton/
 import { centsOf, TrytonRpc } from '../../src/targets/tryton/json-rpc.js';
 import { freePort } from './free-port.js';
 import { type PostgresCluster, startPostgres, withParentDeath } from './postgres.js';
+import { recordProcessGroup } from './process-groups.js';
 
 // A real Tryton 8.2 on a real PostgreSQL, on loopback, for the Tryton target's tests: PostgreSQL from Debian
 // (test/support/postgres.ts: initdb into a temporary folder, a private port), Tryton from PyPI (scripts/obtain-tryton.sh), a database
@@ -178,6 +179,7 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
         detached: true,
       },
     );
+    if (child.pid !== undefined) recordProcessGroup(child.pid);
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     return child;
