@@ -6,6 +6,7 @@ import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/quickbooks-connection.js';
 import { openXeroTarget, xeroSettings } from '../../runtime/xero-connection.js';
 import { parseAccountMapping } from '../../targets/account-mapping.js';
+import { TargetConfigurationError } from '../../targets/errors.js';
 import type { OAuthConnectionStore, SealedTokenStorage } from '../../targets/oauth/connection-store.js';
 import {
   ConsentError,
@@ -316,7 +317,7 @@ async function connectQuickBooks(
     quickbooks,
     out,
     'every mapped account is in that company; booksync pushes there while ACCOUNTING_TARGET includes quickbooks',
-    'map the accounts with TARGET_ACCOUNTS (Role=AcctNum or Id) before starting booksync',
+    'next, before starting booksync: booksync targets setup quickbooks (the plan), then with --apply (creates what is missing, writes TARGET_ACCOUNTS); or map the accounts with TARGET_ACCOUNTS (Role=AcctNum or Id)',
   );
 }
 
@@ -415,11 +416,15 @@ async function connectXero(
     target,
     out,
     'every mapped account is in that organisation; booksync pushes there while ACCOUNTING_TARGET includes xero',
-    'map the accounts with TARGET_ACCOUNTS (Role=account code) before starting booksync',
+    'next, before starting booksync: booksync targets setup xero (the plan), then with --apply (creates what is missing, writes TARGET_ACCOUNTS); or map the accounts with TARGET_ACCOUNTS (Role=account code)',
   );
 }
 
-/** Whether every mapped account is at the newly connected target: `found` (0), else its refusal and `hint` (1). */
+/**
+ * Whether every mapped account is at the newly connected target: `found`, else what it lacks and `hint`. A
+ * company without booksync's accounts (a new one) is connected all the same (0): set-up is the next step. A
+ * target that could not be read is 1.
+ */
 async function verified(
   target: { verify(): Promise<unknown> },
   out: (line: string) => void,
@@ -433,7 +438,7 @@ async function verified(
   } catch (error) {
     out((error as Error).message);
     out(hint);
-    return 1;
+    return error instanceof TargetConfigurationError ? 0 : 1;
   }
 }
 
