@@ -1,20 +1,30 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { expect } from 'vitest';
+import type { CloseCertificate } from '../../src/close/certificate.js';
+import { loadEnvFile } from '../../src/config/env-file.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
-import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
+import {
+  type AccountMapping,
+  type AccountRole,
+  defaultAccountCodes,
+  parseAccountMapping,
+} from '../../src/targets/account-mapping.js';
 import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
 import { accountingTargetViewQuery } from '../../workflows/accounting-target-contract.js';
 import type { BooksyncProcess } from './booksync-start.js';
 
 // The steps of the end-to-end books scenario every OAuth accounting target (QuickBooks Online, Xero) runs
 // against its test double with the real `booksync start`: connect by consent (the test playing the
-// operator's browser), a SIGKILL between a create and its index write and every event twice more, a 429
-// storm and a 60 s outage, a revoked connection. Each target's test gives what is its own (the consent
+// operator's browser) to a company that starts as the vendor's fresh one, `booksync targets setup` (the plan,
+// then --apply, then --apply again changing nothing), a SIGKILL between a create and its index write and
+// every event twice more, a 429 storm and a 60 s outage, a revoked connection; and, on a company of its own,
+// the newcomer's way: connect, set up, `booksync start` booking the demo day and closing its month. Each target's test gives what is its own (the consent
 // page's address and scope, the answer's fields, how its double counts creates and what it holds).
 
 /** An access or refresh token as the doubles issue them: never in what the operator or the logs see. */
@@ -86,6 +96,61 @@ export async function connectByConsent(
   return out;
 }
 
+/** The settings file of the booksync under test, as its commands read it. */
+function settingsFile(booksync: BooksyncProcess): string {
+  return path.join(booksync.dataDir, 'booksync.env');
+}
+
+/** TARGET_ACCOUNTS as booksync's commands read it: the environment over the settings file. */
+export function targetAccounts(booksync: BooksyncProcess): AccountMapping {
+  const env: NodeJS.ProcessEnv = { BOOKSYNC_DATA_DIR: booksync.dataDir, ...booksync.env };
+  loadEnvFile(env);
+  return parseAccountMapping(env.TARGET_ACCOUNTS);
+}
+
+/** What set-up asks of a target's double. */
+export interface TargetChart {
+  /** The accounts in the company's chart now. */
+  accounts(): number;
+}
+
+/**
+ * `booksync targets setup <target>` on the company just connected, which holds none of booksync's accounts:
+ * the plan (each role matched or to create, nothing created), then `--apply` (the accounts created at the
+ * target, TARGET_ACCOUNTS written to the settings file), then `--apply` again (nothing to change). Answers
+ * the mapping written.
+ */
+export async function setUpAccounts(
+  booksync: BooksyncProcess,
+  target: 'quickbooks' | 'xero',
+  chart: TargetChart,
+): Promise<AccountMapping> {
+  const before = chart.accounts();
+  const plan = await booksync.cli(['targets', 'setup', target]);
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toMatch(/^ {2}OperatingBank +to create Operating Bank /m);
+  expect(plan.stdout).toMatch(/^ {2}AccountsReceivable +matched /m);
+  const planned = Number(/(\d+) accounts to create: run again with --apply/.exec(plan.stdout)?.[1]);
+  expect(planned, plan.stdout).toBeGreaterThan(0);
+  expect(chart.accounts()).toBe(before);
+
+  const applied = await booksync.cli(['targets', 'setup', target, '--apply']);
+  expect(applied.code, `${applied.stdout}${applied.stderr}`).toBe(0);
+  expect(applied.stdout).toContain('every role maps to an account of the type it needs');
+  expect(chart.accounts()).toBe(before + planned);
+  const written = readFileSync(settingsFile(booksync), 'utf8');
+  expect(written).toMatch(/^TARGET_ACCOUNTS=/m);
+  const mapping = targetAccounts(booksync);
+  expect(Object.keys(mapping).sort()).toEqual(Object.keys(defaultAccountCodes).sort());
+
+  const again = await booksync.cli(['targets', 'setup', target, '--apply']);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stdout).toContain('nothing to change');
+  expect(chart.accounts()).toBe(before + planned);
+  expect(readFileSync(settingsFile(booksync), 'utf8')).toBe(written);
+  return mapping;
+}
+
 /** An invoice at the target: the ledger entry keys its markers carry and what is still due on it, in cents. */
 export interface TargetInvoice {
   keys: string[];
@@ -94,7 +159,7 @@ export interface TargetInvoice {
 
 /** What the books checks ask of the target's double. */
 export interface TargetBooks {
-  /** The balance of an account (by its code) at the target, in cents. */
+  /** The balance at the target, in cents, of the account TARGET_ACCOUNTS names (by code, or QBO's Id). */
   balanceOf(code: string): number;
   /** Every invoice at the target. */
   invoices(): TargetInvoice[];
@@ -114,11 +179,12 @@ export async function expectTargetEqualsLedger(
 ): Promise<number> {
   const ledger = EmbeddedLedger.open({ path: path.join(booksync.dataDir, 'ledger.db') });
   try {
+    const mapping = targetAccounts(booksync);
     const roles = Object.keys(defaultAccountCodes) as AccountRole[];
     const ours = await ledger.balances();
     const byRole = (role: AccountRole) =>
       ours.find((b) => b.account === (Accounts[role] as AccountName))?.balanceCents ?? 0;
-    expect(Object.fromEntries(roles.map((r) => [r, target.balanceOf(defaultAccountCodes[r])]))).toEqual(
+    expect(Object.fromEntries(roles.map((r) => [r, target.balanceOf(mapping[r])]))).toEqual(
       Object.fromEntries(roles.map((r) => [r, byRole(r)])),
     );
 
@@ -226,6 +292,7 @@ export interface TargetBooksRun {
   booksync: BooksyncProcess;
   consent: ConsentPage;
   books: TargetBooks;
+  chart: TargetChart;
   /** Documents the double has created so far. */
   creates(): number;
   /** The most requests the double has seen in flight at once. */
@@ -248,15 +315,18 @@ export async function crashThenEverythingTwice(
 ): Promise<number> {
   const { booksync } = run;
   await connectByConsent(booksync, run.consent);
+  await setUpAccounts(booksync, run.consent.target, run.chart);
+  // Set-up's accounts are the only creates so far.
+  const setUp = run.creates();
   // Killed between marking the first slice attempted and writing it: nothing reached the target, and the
   // next start looks those entries up (finding nothing) before creating them.
   const ahead = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_WRITE_AHEAD: run.consent.target });
   expect(await booksync.exited(ahead)).toBe('SIGKILL');
-  expect(run.creates()).toBe(0);
+  expect(run.creates()).toBe(setUp);
   const first = booksync.start({ BOOKSYNC_FAILPOINT_KILL_AFTER_TARGET_CREATE: run.consent.target });
   expect(await booksync.exited(first)).toBe('SIGKILL');
   const createsBeforeCrash = run.creates();
-  expect(createsBeforeCrash).toBeGreaterThan(0);
+  expect(createsBeforeCrash).toBeGreaterThan(setUp);
   expect(await booksync.restartAndReconcile()).toBe(0);
   const demo = await booksync.cli(['demo']);
   expect(demo.stdout, demo.stderr).toContain('each flow in the Temporal UI');
@@ -345,4 +415,57 @@ export async function revokeThenReconnect(run: TargetBooksRun, revoke: () => voi
   while ((await workflowAttention(booksync, target)).flagged && Date.now() < deadlineClear)
     await sleep(1_000);
   expect((await workflowAttention(booksync, target)).flagged).toBe(false);
+}
+
+/** The newcomer's way at one target: what it asks of the target beyond the consent and the chart. */
+export interface NewcomerRun {
+  consent: ConsentPage;
+  chart: TargetChart;
+  /** The target's checks that the certificate read the vendor's own reports (at its double). */
+  expectReportsRead(): void;
+}
+
+/**
+ * The newcomer's way on a company that starts as the vendor's fresh one: `booksync targets connect`, `booksync
+ * targets setup` (plan, --apply), then `booksync start` on the fresh data folder, which books the demo's day and
+ * closes its month (`booksync` prepared with DEMO_CLOSES_MONTH and EMULATOR_ADMIN_TOKEN). The month's
+ * certificate passes, the target's own figures (its trial balance and aged reports) agreeing with the ledger.
+ * Answers the certificate, as the worker stored it.
+ */
+export async function freshCompanyToClosedMonth(
+  booksync: BooksyncProcess,
+  run: NewcomerRun,
+): Promise<CloseCertificate> {
+  const target = run.consent.target;
+  await connectByConsent(booksync, run.consent);
+  await setUpAccounts(booksync, target, run.chart);
+  const from = booksync.output.length;
+  booksync.start();
+  // The demo's last line, after its month close.
+  await booksync.untilOutput('each flow in the Temporal UI', from, 600_000);
+  const out = booksync.output.slice(from);
+  expect(out).toMatch(/certificate \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}: PASSES/);
+  expect(out).toMatch(/books closed through \d{4}-\d{2}-\d{2}/);
+  expect(out).toContain(`every entry pushed to ${target}`);
+
+  const ledger = EmbeddedLedger.open({ path: path.join(booksync.dataDir, 'ledger.db') });
+  let certificate: CloseCertificate;
+  try {
+    const row = ledger.database
+      .prepare(
+        "SELECT document FROM reports WHERE kind = 'close-certificate' ORDER BY created_at DESC LIMIT 1",
+      )
+      .get() as { document: string } | undefined;
+    expect(row, "the worker stored the month's certificate").toBeDefined();
+    certificate = JSON.parse(String(row?.document)) as CloseCertificate;
+    expect(await ledger.booksClosedThrough()).toBe(certificate.to);
+  } finally {
+    ledger.close();
+  }
+  expect(certificate.problems).toEqual([]);
+  expect(certificate.passes).toBe(true);
+  expect(certificate.counts.entries).toBeGreaterThan(10);
+  expect(certificate.targetFigures?.map((t) => [t.target, t.ok])).toEqual([[target, true]]);
+  run.expectReportsRead();
+  return certificate;
 }

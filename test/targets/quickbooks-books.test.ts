@@ -9,10 +9,13 @@ import { BooksyncProcess } from '../support/booksync-start.js';
 import { freePort } from '../support/free-port.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import {
+  type ConsentPage,
   crashThenEverythingTwice,
+  freshCompanyToClosedMonth,
   revokeThenReconnect,
   rideOutStormAndOutage,
   type TargetBooksRun,
+  type TargetChart,
 } from '../support/target-books-scenario.js';
 
 /** Four times the stack's longest wait between push attempts (PUSH_RETRY_MAX_INTERVAL, 5 s in these tests). */
@@ -20,8 +23,10 @@ const outageMs = 20_000;
 
 // booksync's demo business day pushed by the real `booksync start` (ACCOUNTING_TARGET=quickbooks) to the
 // QuickBooks Online test double, a stateful loopback QBO held to Intuit's XSDs (test/support/quickbooks):
-// the company is connected with `booksync targets connect quickbooks` (the test plays the browser), access
-// tokens die every 20 s so refreshes happen mid-run. The double's own account balances must equal the
+// the company starts as a new QBO company (QBO's chart without account numbers, Undeposited Funds its system
+// account, none of booksync's accounts), is connected with `booksync targets connect quickbooks` (the test
+// plays the browser) and set up with `booksync targets setup quickbooks --apply`; access tokens die every 20 s
+// so refreshes happen mid-run. The double's own account balances must equal the
 // ledger through the account mapping, paid invoices show Balance 0, the returned check's invoice is open
 // again, and every ledger entry is one QBO document: through a SIGKILL between a create and its index
 // write, every event delivered twice more, a 429 storm, an outage of several push attempts, and a revoked connection.
@@ -39,6 +44,10 @@ const documentEntities = [
 const double = new QuickBooksDouble({ accessTokenTtlMs: 20_000, latencyMs: 2 });
 const booksync = new BooksyncProcess();
 let realmId: string;
+/** The newcomer's own booksync and company (the last test). */
+const newcomer = new BooksyncProcess();
+let newcomerRealmId: string;
+const newcomerAdminToken = `admin-${Math.random().toString(36).slice(2)}-qbo-newcomer`;
 
 /**
  * Every booksync marker in the company: one per ledger entry (a void adds its reversal's to the original). A
@@ -136,9 +145,9 @@ async function expectPayoutsEmptyUndepositedFunds(): Promise<void> {
   expect(undeposited.sort()).toEqual(received.filter((id) => !paidOut.has(id)).sort());
 }
 
-const quickbooks: TargetBooksRun = {
-  booksync,
-  consent: {
+/** `booksync targets connect quickbooks`'s consent page, the company `company()` allowed. */
+function consentPage(company: () => string): ConsentPage {
+  return {
     target: 'quickbooks',
     waiting: 'Waiting for QuickBooks',
     address: /https?:\/\/\S+connect\/oauth2\S*/,
@@ -147,14 +156,25 @@ const quickbooks: TargetBooksRun = {
       expect(consent.searchParams.get('scope')).toBe('com.intuit.quickbooks.accounting');
     },
     answer: (code, state) => ({
-      code: code === 'forged' ? 'forged' : double.authorize(realmId),
+      code: code === 'forged' ? 'forged' : double.authorize(company()),
       state,
-      realmId,
+      realmId: company(),
     }),
     get connected() {
-      return `connected to QuickBooks company ${realmId}`;
+      return `connected to QuickBooks company ${company()}`;
     },
-  },
+  };
+}
+
+/** The company's chart as set-up changes it. */
+function chartOf(company: () => string): TargetChart {
+  return { accounts: () => double.all(company(), 'Account').length };
+}
+
+const quickbooks: TargetBooksRun = {
+  booksync,
+  consent: consentPage(() => realmId),
+  chart: chartOf(() => realmId),
   books: {
     balanceOf: (code) => double.balanceOf(realmId, code),
     // An invoice's Balance is what is still owed. (An amount changed later is a journal entry in QBO, in the
@@ -172,23 +192,37 @@ const quickbooks: TargetBooksRun = {
   refreshGrants: () => double.refreshGrants,
 };
 
+/** The company as a new QBO company starts (the double's default): QBO's chart, none of booksync's accounts. */
+function freshCompany(): string {
+  const company = double.createRealm();
+  const chart = double.all(company, 'Account');
+  expect(chart.filter((a) => a.AccountSubType === 'UndepositedFunds').map((a) => a.Name)).toEqual([
+    'Undeposited Funds',
+  ]);
+  expect(chart.filter((a) => a.AcctNum !== undefined || a.Name === 'Operating Bank')).toEqual([]);
+  return company;
+}
+
+const settings = async (): Promise<NodeJS.ProcessEnv> => ({
+  ACCOUNTING_TARGET: 'quickbooks',
+  QBO_CLIENT_ID: double.clientId,
+  QBO_CLIENT_SECRET: double.clientSecret,
+  QBO_TOKEN_KEY: 'e2e-secret-the-refresh-token-is-sealed-with',
+  QBO_BASE_URL: double.url,
+  QBO_OAUTH_URL: double.url,
+  QBO_CONSENT_URL: 'https://appcenter.intuit.com/connect/oauth2',
+  QBO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/quickbooks/callback`,
+});
+
 beforeAll(async () => {
   await double.start();
-  realmId = double.createRealm();
-  await booksync.prepare({
-    ACCOUNTING_TARGET: 'quickbooks',
-    QBO_CLIENT_ID: double.clientId,
-    QBO_CLIENT_SECRET: double.clientSecret,
-    QBO_TOKEN_KEY: 'e2e-secret-the-refresh-token-is-sealed-with',
-    QBO_BASE_URL: double.url,
-    QBO_OAUTH_URL: double.url,
-    QBO_CONSENT_URL: 'https://appcenter.intuit.com/connect/oauth2',
-    QBO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/quickbooks/callback`,
-  });
+  realmId = freshCompany();
+  await booksync.prepare(await settings());
 }, 120_000);
 
 afterAll(async () => {
   await booksync.stop('quickbooks-books');
+  await newcomer.stop('quickbooks-books-newcomer');
   await double.stop();
 });
 
@@ -207,5 +241,31 @@ describe('the demo business day in QuickBooks Online (the double)', { timeout: 9
 
   it('a revoked connection stops the push with one flagged reason; reconnecting resumes it', async () => {
     await revokeThenReconnect(quickbooks, () => double.revoke(realmId));
+  });
+
+  it("a newcomer's way: a new company, connect, set up, `booksync start` books the demo day and closes its month, the certificate passing on QBO's own reports", async () => {
+    // Whatever an earlier test left at the double (a storm cut short) is no part of this one.
+    double.calm();
+    newcomerRealmId = freshCompany();
+    await newcomer.prepare({
+      ...(await settings()),
+      // As a newcomer's `npm start`: the demo's day, then its month closed (the emulator's clock moved).
+      DEMO_CLOSES_MONTH: 'true',
+      EMULATOR_ADMIN_TOKEN: newcomerAdminToken,
+    });
+    await freshCompanyToClosedMonth(newcomer, {
+      consent: consentPage(() => newcomerRealmId),
+      chart: chartOf(() => newcomerRealmId),
+      expectReportsRead() {
+        const read = double.requests
+          .filter((r) => r.realmId === newcomerRealmId && r.method === 'GET')
+          .map((r) => /\/reports\/(\w+)/.exec(r.url)?.[1])
+          .filter((name) => name !== undefined);
+        expect([...new Set(read)]).toEqual(
+          expect.arrayContaining(['TrialBalance', 'AgedReceivableDetail', 'AgedPayableDetail']),
+        );
+      },
+    });
+    expect(double.violations).toEqual([]);
   });
 });

@@ -30,7 +30,8 @@ interface Company {
 
 /** A QBO company connected to booksync: its sealed refresh token, and adapters (each a restarted worker). */
 function company(): Company {
-  const realmId = double.createRealm();
+  // booksync's accounts already in place: these tests are about the adapter's documents, not set-up.
+  const realmId = double.createRealm(undefined, { chart: 'booksync' });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
   const tokens: OAuthTokenStore[] = [];
   // One limiter per company with QBO's budget, as the worker-wide registry gives one per realm.

@@ -2,16 +2,20 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookedEntry } from '../../src/ledger/entry.js';
+import { defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { markersIn } from '../../src/targets/markers.js';
 import { GRANULAR_SCOPES } from '../../src/targets/xero/index.js';
 import { BooksyncProcess } from '../support/booksync-start.js';
 import { freePort } from '../support/free-port.js';
 import {
+  type ConsentPage,
   crashThenEverythingTwice,
+  freshCompanyToClosedMonth,
   issuedToken,
   revokeThenReconnect,
   rideOutStormAndOutage,
   type TargetBooksRun,
+  type TargetChart,
 } from '../support/target-books-scenario.js';
 import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 
@@ -19,9 +23,10 @@ import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 const outageMs = 20_000;
 
 // booksync's demo business day pushed by the real `booksync start` (ACCOUNTING_TARGET=xero) to the Xero test
-// double, a stateful loopback Xero held to Xero's OpenAPI document (test/support/xero): the organisation is
-// connected with `booksync targets connect xero` (the test plays the browser), access tokens die every 20 s so
-// refreshes happen mid-run. The double's own account balances must equal the ledger through the account
+// double, a stateful loopback Xero held to Xero's OpenAPI document (test/support/xero): the organisation
+// starts as Xero's demo company (its chart with Xero's codes, its BANK accounts, its tax rates, none of
+// booksync's accounts), is connected with `booksync targets connect xero` (the test plays the browser) and set
+// up with `booksync targets setup xero --apply`; access tokens die every 20 s so refreshes happen mid-run. The double's own account balances must equal the ledger through the account
 // mapping, paid invoices show AmountDue 0, the returned check's invoice is owed again, and every ledger entry
 // is one Xero document (a reversal: its original DELETED or VOIDED): through a SIGKILL between a create and
 // its index write, every event delivered twice more, a 429 storm, an outage of several push attempts and a revoked connection,
@@ -31,7 +36,18 @@ const double = new XeroDouble({ accessTokenTtlMs: 20_000, latencyMs: 2 });
 const booksync = new BooksyncProcess();
 let tenantId: string;
 /** The consent address `booksync targets connect xero` printed last. */
-let consentPage: URL | null = null;
+let consentAddress: URL | null = null;
+/** The newcomer's own booksync and organisation (the last test). */
+const newcomer = new BooksyncProcess();
+let newcomerTenantId: string;
+const newcomerAdminToken = `admin-${Math.random().toString(36).slice(2)}-xero-newcomer`;
+
+/**
+ * booksync's granular scopes with accounting.settings in place of accounting.settings.read: `booksync targets
+ * setup xero --apply` creates booksync's accounts in the organisation, which the read scope does not allow
+ * (src/runtime/xero-setup.ts, SETTINGS_SCOPE_HINT); the pushes themselves only read the chart.
+ */
+const setupScopes = GRANULAR_SCOPES.replace('accounting.settings.read', 'accounting.settings');
 
 /** Every booksync marker in the organisation, and the keys of the documents cancelled (DELETED / VOIDED). */
 function markers(): { keys: string[]; cancelled: string[] } {
@@ -62,25 +78,36 @@ function expectOneXeroDocumentPerEntry(entries: BookedEntry[]): void {
   expect([stats.maxInFlight <= 5, stats.maxPerMinute <= 60, stats.breaches]).toEqual([true, true, []]);
 }
 
-const xero: TargetBooksRun = {
-  booksync,
-  consent: {
+/** `booksync targets connect xero`'s consent page, the organisation `organisation()` allowed. */
+function consentPage(organisation: () => string): ConsentPage {
+  return {
     target: 'xero',
     waiting: 'Waiting for Xero',
     address: /https?:\/\/\S+connect\/authorize\S*/,
     expectConsent(consent) {
       expect(consent.searchParams.get('client_id')).toBe(double.clientId);
       // Xero's granular scopes, which a new app (the double's) must ask: a broad one fails the consent.
-      expect(consent.searchParams.get('scope')).toBe(GRANULAR_SCOPES);
-      consentPage = consent;
+      expect(consent.searchParams.get('scope')).toBe(setupScopes);
+      consentAddress = consent;
     },
     // The double's consent page at the address the command printed, the organisation allowed.
     answer: (code, state) =>
-      code === 'forged' ? { code: 'forged', state } : double.consent(consentPage as URL, tenantId),
+      code === 'forged' ? { code: 'forged', state } : double.consent(consentAddress as URL, organisation()),
     get connected() {
-      return `connected to Xero organisation ${tenantId}`;
+      return `connected to Xero organisation ${organisation()}`;
     },
-  },
+  };
+}
+
+/** The organisation's chart as set-up changes it. */
+function chartOf(organisation: () => string): TargetChart {
+  return { accounts: () => double.all(organisation(), 'Accounts').length };
+}
+
+const xero: TargetBooksRun = {
+  booksync,
+  consent: consentPage(() => tenantId),
+  chart: chartOf(() => tenantId),
   books: {
     balanceOf: (code) => double.balanceOf(tenantId, code),
     // An invoice's AmountDue is what is still owed. (An amount changed later is a credit note or a charge
@@ -98,23 +125,36 @@ const xero: TargetBooksRun = {
   refreshGrants: () => double.refreshGrants,
 };
 
+/** An organisation as Xero's demo company starts (the double's default): none of booksync's accounts. */
+function demoOrganisation(name: string): string {
+  const organisation = double.createTenant(name);
+  const chart = double.all(organisation, 'Accounts');
+  expect(chart.filter((a) => a.Type === 'BANK').length).toBeGreaterThan(0);
+  expect(chart.filter((a) => a.Code === defaultAccountCodes.OperatingBank)).toEqual([]);
+  return organisation;
+}
+
+const settings = async (): Promise<NodeJS.ProcessEnv> => ({
+  ACCOUNTING_TARGET: 'xero',
+  XERO_CLIENT_ID: double.clientId,
+  XERO_CLIENT_SECRET: double.clientSecret,
+  XERO_TOKEN_KEY: 'e2e-secret-the-refresh-token-is-sealed-with',
+  XERO_BASE_URL: double.url,
+  XERO_TOKEN_URL: `${double.url}/connect/token`,
+  XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
+  XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
+  XERO_SCOPES: setupScopes,
+});
+
 beforeAll(async () => {
   await double.start();
-  tenantId = double.createTenant('booksync e2e');
-  await booksync.prepare({
-    ACCOUNTING_TARGET: 'xero',
-    XERO_CLIENT_ID: double.clientId,
-    XERO_CLIENT_SECRET: double.clientSecret,
-    XERO_TOKEN_KEY: 'e2e-secret-the-refresh-token-is-sealed-with',
-    XERO_BASE_URL: double.url,
-    XERO_TOKEN_URL: `${double.url}/connect/token`,
-    XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
-    XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
-  });
+  tenantId = demoOrganisation('booksync e2e');
+  await booksync.prepare(await settings());
 }, 120_000);
 
 afterAll(async () => {
   await booksync.stop('xero-books');
+  await newcomer.stop('xero-books-newcomer');
   await double.stop();
 });
 
@@ -141,5 +181,31 @@ describe('the demo business day in Xero (the double)', { timeout: 900_000 }, () 
 
   it('a revoked connection stops the push with one flagged reason; reconnecting resumes it', async () => {
     await revokeThenReconnect(xero, () => double.revoke(tenantId));
+  });
+
+  it("a newcomer's way: Xero's demo company, connect, set up, `booksync start` books the demo day and closes its month, the certificate passing on Xero's own reports", async () => {
+    // Whatever an earlier test left at the double (a storm cut short) is no part of this one.
+    double.calm();
+    newcomerTenantId = demoOrganisation('booksync newcomer');
+    await newcomer.prepare({
+      ...(await settings()),
+      // As a newcomer's `npm start`: the demo's day, then its month closed (the emulator's clock moved).
+      DEMO_CLOSES_MONTH: 'true',
+      EMULATOR_ADMIN_TOKEN: newcomerAdminToken,
+    });
+    await freshCompanyToClosedMonth(newcomer, {
+      consent: consentPage(() => newcomerTenantId),
+      chart: chartOf(() => newcomerTenantId),
+      expectReportsRead() {
+        const read = double.requests
+          .filter((r) => r.tenantId === newcomerTenantId && r.method === 'GET')
+          .map((r) => /\/Reports\/(\w+)/.exec(r.url)?.[1])
+          .filter((name) => name !== undefined);
+        expect([...new Set(read)]).toEqual(
+          expect.arrayContaining(['TrialBalance', 'AgedReceivablesByContact']),
+        );
+      },
+    });
+    expect(double.violations).toEqual([]);
   });
 });

@@ -81,10 +81,12 @@ export interface RealmOptions {
   /** The Fault a write into closed books gets (`6200` by default). */
   closedBooksCode?: ClosedBooksCode;
   /**
-   * The chart it starts with: booksync's default accounts numbered with booksync's codes (by default), or a
-   * new QBO company's accounts without numbers (`fresh`, fresh-chart.ts).
+   * The chart it starts with: a new QBO company's accounts without numbers (`fresh`, fresh-chart.ts: by
+   * default, the sample sandbox company's shape, none of booksync's accounts until `booksync targets setup
+   * quickbooks --apply`), or booksync's default accounts already numbered with booksync's codes (`booksync`,
+   * for a test about something else than set-up).
    */
-  chart?: 'booksync' | 'fresh';
+  chart?: 'fresh' | 'booksync';
 }
 
 /** QBO's limits per company (realm) and app: https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles */
@@ -319,7 +321,7 @@ export class QuickBooksDouble {
 
   // ---- sandbox controls ----
 
-  /** A company with booksync's default chart (AcctNum = booksync's codes), or a new QBO company's (`chart`). */
+  /** A new QBO company (its chart without numbers, TAX and NON), or one shaped for booksync (`chart`). */
   createRealm(realmId = String(9_130_000_000_000 + this.realms.size), options: RealmOptions = {}): string {
     const realm: Realm = {
       id: realmId,
@@ -339,7 +341,7 @@ export class QuickBooksDouble {
       closedBooksCode: options.closedBooksCode ?? '6200',
     };
     this.realms.set(realmId, realm);
-    if (options.chart === 'fresh')
+    if ((options.chart ?? 'fresh') === 'fresh')
       for (const account of freshChart) this.store(realm, 'Account', { ...account, Active: true });
     else
       for (const [role, code] of Object.entries(defaultAccountCodes)) {
@@ -532,10 +534,14 @@ export class QuickBooksDouble {
     return next;
   }
 
-  /** Balance in cents, debit positive, of the account with this AcctNum, from the postings of every transaction. */
+  /**
+   * Balance in cents, debit positive, from the postings of every transaction, of the account a mapping names:
+   * by AcctNum, else by Id (as the adapter reads TARGET_ACCOUNTS: a chart without numbers is mapped by Id).
+   */
   balanceOf(realmId: string, acctNum: string): number {
     const realm = this.realm(realmId);
-    const account = this.all(realmId, 'Account').find((a) => a.AcctNum === acctNum);
+    const chart = this.all(realmId, 'Account');
+    const account = chart.find((a) => a.AcctNum === acctNum) ?? chart.find((a) => a.Id === acctNum);
     if (!account) throw new Error(`no account ${acctNum}`);
     let sum = 0;
     for (const postings of realm.postings.values())

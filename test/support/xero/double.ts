@@ -99,10 +99,11 @@ export interface TenantOptions {
   /** Its tax rates; xero_accounting.yaml's example ones (No GST `NONE`, 15 % GST, ...) by default. */
   taxRates?: Doc[];
   /**
-   * Its chart of accounts: `booksync` (default), booksync's default codes with each role's account; `demo`,
-   * the chart of Xero's demo company (demo-chart.ts: Xero's own codes, none of booksync's accounts).
+   * Its chart of accounts: `demo` (default), the chart of Xero's demo company (demo-chart.ts: Xero's own codes,
+   * its BANK accounts, none of booksync's accounts until `booksync targets setup xero --apply`); `booksync`,
+   * booksync's default codes with each role's account already there (for a test about something else).
    */
-  chart?: 'booksync' | 'demo';
+  chart?: 'demo' | 'booksync';
 }
 
 export class XeroValidation extends Error {
@@ -359,7 +360,7 @@ export class XeroDouble {
 
   // ---- controls ----
 
-  /** An organisation with booksync's default chart (Code = booksync's codes), or Xero's demo company's. */
+  /** An organisation with Xero's demo company's chart, or booksync's default one (`chart: 'booksync'`). */
   createTenant(name = `Demo Company ${this.tenants.size + 1}`, options: TenantOptions = {}): string {
     const id = randomUUID();
     const tenant: Tenant = {
@@ -381,7 +382,7 @@ export class XeroDouble {
       notes: new Map(),
     };
     this.tenants.set(id, tenant);
-    if (options.chart === 'demo') {
+    if ((options.chart ?? 'demo') === 'demo') {
       for (const account of demoChart)
         this.store(tenant, 'Accounts', {
           ...account,

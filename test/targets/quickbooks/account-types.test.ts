@@ -26,7 +26,8 @@ const cipher = new TokenCipher('test-secret-for-quickbooks-account-types');
 
 /** The adapter for a new company in the double, its roles mapped as given. */
 function target(mapping: Partial<AccountMapping> = {}) {
-  const realmId = double.createRealm();
+  // booksync's accounts already in place: this test is about verify()'s type checks, not set-up.
+  const realmId = double.createRealm(undefined, { chart: 'booksync' });
   return new QuickBooksTarget({
     baseUrl: double.url,
     realmId,

@@ -30,6 +30,8 @@ const limits = { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 };
 const newApp = doubleForFile(new XeroDouble({ limits, appCreatedOn: '2026-06-01' }));
 const olderApp = doubleForFile(new XeroDouble({ limits, appCreatedOn: '2025-09-01' }));
 const cipher = new TokenCipher('test-secret-for-xero-scopes');
+// booksync's accounts already in place: these tests are about the scopes each call needs, not set-up.
+const booksyncChart = { chart: 'booksync' } as const;
 const redirectUri = 'http://127.0.0.1:8766/xero/callback';
 
 /** `booksync targets connect xero`'s consent at the double: the redirect's code and its verifier, or Xero's refusal. */
@@ -71,7 +73,7 @@ describe('Xero scopes at consent (granular-scopes)', () => {
   it('a new app connects with booksync’s default granular scopes, and pushes and reads the certificate’s reports with them', async () => {
     const scope = xeroScopes({ XERO_BROAD_SCOPES: false });
     expect(scope).toBe(GRANULAR_SCOPES);
-    const tenantId = newApp.createTenant();
+    const tenantId = newApp.createTenant(undefined, booksyncChart);
     const { target } = await connected(newApp, tenantId, consentAt(newApp, tenantId, scope)());
     await target.verify();
     const docs = documentsForContract();
@@ -91,7 +93,7 @@ describe('Xero scopes at consent (granular-scopes)', () => {
     const before = 'offline_access accounting.transactions accounting.contacts accounting.settings.read';
     expect(consentAt(newApp, newApp.createTenant(), before)).toThrow(/invalid_scope/);
 
-    const tenantId = olderApp.createTenant();
+    const tenantId = olderApp.createTenant(undefined, booksyncChart);
     const { target } = await connected(olderApp, tenantId, consentAt(olderApp, tenantId, broad)());
     const docs = documentsForContract();
     const { context } = pushIndex();
@@ -108,7 +110,7 @@ describe('Xero scopes at consent (granular-scopes)', () => {
 
 describe('Xero scopes per call (operation-scope)', () => {
   it('a token without accounting.payments may read payments with .read but not create one: 401 AuthorizationUnsuccessful; the adapter asks for a new consent and refreshes no token for it', async () => {
-    const tenantId = newApp.createTenant();
+    const tenantId = newApp.createTenant(undefined, booksyncChart);
     const scopes = GRANULAR_SCOPES.split(' ')
       .filter((s) => s !== 'accounting.payments')
       .concat('accounting.payments.read');
@@ -142,7 +144,7 @@ describe('Xero scopes per call (operation-scope)', () => {
   });
 
   it('booksync’s scopes before granular ones (no reports scope) push, but the certificate’s Trial Balance is refused', async () => {
-    const tenantId = olderApp.createTenant();
+    const tenantId = olderApp.createTenant(undefined, booksyncChart);
     const before = 'offline_access accounting.transactions accounting.contacts accounting.settings.read';
     const { target } = await connected(olderApp, tenantId, {
       refreshToken: olderApp.connectWith([tenantId], before.split(' ')),
