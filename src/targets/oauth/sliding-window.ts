@@ -47,14 +47,17 @@ export class SlidingWindow {
     this.pump();
   }
 
-  /** Wakes up again after `afterMs`, unless a wake-up is set already. */
+  /**
+   * Wakes up again after `afterMs`, unless a wake-up is set already. The timer keeps the process alive: a task
+   * waits on it, and a command with nothing else pending (`booksync targets setup --apply` creating accounts
+   * past QBO's second) would otherwise end there, its exit code 0, its work half done.
+   */
   private wakeIn(afterMs: number) {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.pump();
     }, afterMs);
-    this.timer.unref();
   }
 
   private pump() {
