@@ -4,26 +4,29 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BooksyncProcess } from '../support/booksync-start.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
+import { XeroDouble } from '../support/xero/double.js';
 
-// `npm run sandbox -- quickbooks` (scripts/sandbox.ts), which an operator runs against an Intuit sandbox company,
-// here pointed at the QuickBooks double by its base URLs (QBO_BASE_URL, QBO_OAUTH_URL): on a new company it sets
+// `npm run sandbox -- quickbooks|xero` (scripts/sandbox.ts), which an operator runs against an Intuit sandbox
+// company or a Xero demo company, here pointed at the doubles by their base URLs (QBO_BASE_URL, QBO_OAUTH_URL;
+// XERO_BASE_URL, XERO_TOKEN_URL): on a new company it sets
 // booksync's accounts up, books the demo's day, closes its month with a passing certificate and prints what the
 // company holds. Without the credentials it exits 2 naming them.
 
 // No latency: set-up's creates outrun QBO's ten a second, so the limiter waits mid-command (and the command must
 // not end there).
 const double = new QuickBooksDouble();
+const xero = new XeroDouble();
 const ports = new BooksyncProcess();
-let dataDir: string | undefined;
+const dataDirs: string[] = [];
 
 beforeAll(async () => {
-  await double.start();
+  await Promise.all([double.start(), xero.start()]);
   await ports.prepare({});
 });
 afterAll(async () => {
   await ports.stop('sandbox-script');
-  await double.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  await Promise.all([double.stop(), xero.stop()]);
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 function sandbox(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
@@ -60,7 +63,7 @@ describe('npm run sandbox', { timeout: 900_000 }, () => {
       QBO_BASE_URL: double.url,
       QBO_OAUTH_URL: double.url,
     });
-    dataDir = /data folder (\S+)/.exec(out)?.[1];
+    dataDirs.push(/data folder (\S+)/.exec(out)?.[1] ?? '');
     expect(code, out.slice(-4000)).toBe(0);
     expect(out).toContain('every role maps to an account of the type it needs');
     expect(out).toMatch(/certificate \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}: PASSES/);
@@ -70,5 +73,27 @@ describe('npm run sandbox', { timeout: 900_000 }, () => {
     expect(double.all(realmId, 'Invoice').length).toBeGreaterThan(0);
     expect(out).toMatch(/the newest refresh token is in \S+/);
     expect(double.violations).toEqual([]);
+  });
+
+  it("on Xero's demo company: set-up, the demo day, its month closed, the certificate passing", async () => {
+    const tenantId = xero.createTenant('Demo Company (Global)');
+    const chartBefore = xero.all(tenantId, 'Accounts').length;
+    const { code, out } = await sandbox(['xero'], {
+      ...ports.env,
+      XERO_CLIENT_ID: xero.clientId,
+      XERO_CLIENT_SECRET: xero.clientSecret,
+      // Every granular scope, accounting.settings among them: set-up creates accounts.
+      XERO_REFRESH_TOKEN: xero.connect(tenantId),
+      XERO_TENANT_ID: tenantId,
+      XERO_BASE_URL: xero.url,
+      XERO_TOKEN_URL: `${xero.url}/connect/token`,
+    });
+    dataDirs.push(/data folder (\S+)/.exec(out)?.[1] ?? '');
+    expect(code, out.slice(-4000)).toBe(0);
+    expect(out).toMatch(/certificate \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}: PASSES/);
+    expect(out).toMatch(/what the xero company holds in booksync's accounts as of \d{4}-\d{2}-\d{2}/);
+    expect(xero.all(tenantId, 'Accounts').length).toBeGreaterThan(chartBefore);
+    expect(xero.all(tenantId, 'Invoices').length).toBeGreaterThan(0);
+    expect(xero.violations).toEqual([]);
   });
 });
