@@ -68,20 +68,23 @@ const adminToken = `admin-${Math.random().toString(36).slice(2)}-two-months`;
 let realmId: string;
 let tenantId: string;
 
-/** Every target's status: nothing PENDING and nothing FAILED at any of them. */
+/**
+ * Every target's status: nothing PENDING and nothing FAILED at any of them. Read in this process, as `booksync
+ * targets status --json` reads it (a CLI start a second would take a core from the stack under test).
+ */
 async function untilAllPushed(ms = 300_000): Promise<TargetSummary[]> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const { code, stdout, stderr } = await booksync.cli(['targets', 'status', '--json']);
-    // A status run that failed (the ledger busy under the worker's writes) is asked again.
-    const targets =
-      code === 0 ? (JSON.parse(stdout) as { targets: TargetSummary[] }).targets : ([] as TargetSummary[]);
-    if (code !== 0 && Date.now() > deadline) throw new Error(`targets status: ${stderr}`);
+    // A read that failed (the ledger busy under the worker's writes) is asked again.
+    const targets = await booksync.targetStatuses().catch((error: unknown) => {
+      if (Date.now() > deadline) throw error;
+      return [] as TargetSummary[];
+    });
     if (targets.length === 3 && targets.every((t) => t.pending === 0)) {
       expect(targets.map((t) => [t.target, t.failed])).toEqual(targets.map((t) => [t.target, 0]));
       return targets;
     }
-    if (Date.now() > deadline) throw new Error(`still pending: ${stdout}`);
+    if (Date.now() > deadline) throw new Error(`still pending: ${JSON.stringify(targets)}`);
     await sleep(1_000);
   }
 }

@@ -153,6 +153,18 @@ export class BooksyncProcess {
     }
   }
 
+  /** What `booksync targets status --json` says of every configured target, read in this process as above. */
+  async targetStatuses(): Promise<TargetSummary[]> {
+    const settings = loadSettings(this.env);
+    const store = await openLedgerStore(settings);
+    try {
+      const targets = settings.ACCOUNTING_TARGET ?? [];
+      return await Promise.all(targets.map((target) => store.targetIndex.summary(target)));
+    } finally {
+      await store.close();
+    }
+  }
+
   /** Until nothing is PENDING at the (first) target. */
   untilPushed(ms = 300_000): Promise<TargetSummary> {
     return waitFor(
