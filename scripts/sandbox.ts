@@ -32,7 +32,7 @@ const vendor = {
     prefix: 'XERO',
     company: 'XERO_TENANT_ID',
     where:
-      "Xero's demo company, connected with XERO_SCOPES = booksync's scopes with accounting.settings in place of accounting.settings.read (set-up creates accounts)",
+      "Xero's demo company, connected with booksync's default scopes (accounting.settings among them: set-up creates accounts)",
   },
 } as const;
 

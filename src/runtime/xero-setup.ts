@@ -16,8 +16,8 @@ import { openXeroTarget, type XeroSettings, xeroSettings } from './xero-connecti
 // Xero's setup: the connected organisation's chart of accounts read (GET Accounts) and planned under the
 // mapping in force (src/targets/xero/setup-plan.ts); applied, each missing account created (PUT Accounts, an
 // Idempotency-Key from the organisation, the role and the account, so a retried request creates it once)
-// and named in the mapping by its Code. Creating accounts needs the connection's `accounting.settings` scope;
-// booksync asks only `accounting.settings.read` by default (its pushes read the chart, never write it).
+// and named in the mapping by its Code. Creating accounts needs the connection's `accounting.settings` scope,
+// which booksync's default scopes ask; a connection narrowed to `accounting.settings.read` plans only.
 
 interface XeroRead extends SetupRead {
   xero: XeroSettings;
@@ -26,7 +26,7 @@ interface XeroRead extends SetupRead {
 
 /** What to do when the connection may read the chart but not create accounts. */
 export const SETTINGS_SCOPE_HINT =
-  "creating accounts needs Xero's accounting.settings scope: connect again with it (XERO_SCOPES: booksync's scopes with accounting.settings in place of accounting.settings.read; booksync targets connect xero), or create the accounts in Xero and run this again";
+  "creating accounts needs Xero's accounting.settings scope: connect again with it (booksync's default scopes, or XERO_SCOPES holding accounting.settings; booksync targets connect xero), or create the accounts in Xero and run this again";
 
 async function readPlan(settings: Settings, logger: Logger): Promise<XeroRead> {
   let xero: XeroSettings;

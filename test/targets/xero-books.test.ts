@@ -42,13 +42,6 @@ const newcomer = new BooksyncProcess();
 let newcomerTenantId: string;
 const newcomerAdminToken = `admin-${Math.random().toString(36).slice(2)}-xero-newcomer`;
 
-/**
- * booksync's granular scopes with accounting.settings in place of accounting.settings.read: `booksync targets
- * setup xero --apply` creates booksync's accounts in the organisation, which the read scope does not allow
- * (src/runtime/xero-setup.ts, SETTINGS_SCOPE_HINT); the pushes themselves only read the chart.
- */
-const setupScopes = GRANULAR_SCOPES.replace('accounting.settings.read', 'accounting.settings');
-
 /** Every booksync marker in the organisation, and the keys of the documents cancelled (DELETED / VOIDED). */
 function markers(): { keys: string[]; cancelled: string[] } {
   const docs = double.booked(tenantId);
@@ -87,7 +80,8 @@ function consentPage(organisation: () => string): ConsentPage {
     expectConsent(consent) {
       expect(consent.searchParams.get('client_id')).toBe(double.clientId);
       // Xero's granular scopes, which a new app (the double's) must ask: a broad one fails the consent.
-      expect(consent.searchParams.get('scope')).toBe(setupScopes);
+      // booksync's default scopes: granular, accounting.settings among them for `targets setup --apply`.
+      expect(consent.searchParams.get('scope')).toBe(GRANULAR_SCOPES);
       consentAddress = consent;
     },
     // The double's consent page at the address the command printed, the organisation allowed.
@@ -143,7 +137,6 @@ const settings = async (): Promise<NodeJS.ProcessEnv> => ({
   XERO_TOKEN_URL: `${double.url}/connect/token`,
   XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
   XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
-  XERO_SCOPES: setupScopes,
 });
 
 beforeAll(async () => {

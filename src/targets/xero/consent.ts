@@ -27,7 +27,7 @@ export const AUTHORIZE_URL = 'https://login.xero.com/identity/connect/authorize'
 /** The granular scopes booksync needs: XERO_SCOPES' default. */
 export const GRANULAR_SCOPES = [
   'offline_access', // a refresh token
-  'accounting.settings.read', // Accounts, TaxRates, Organisation (its lock dates)
+  'accounting.settings', // Accounts (read; created by targets setup --apply), TaxRates, Organisation (lock dates)
   'accounting.contacts', // Contacts, looked up and created
   'accounting.invoices', // Invoices, CreditNotes and their allocations
   'accounting.payments', // Payments; Overpayments refunded, their allocations removed
