@@ -1,5 +1,5 @@
 import { amountToCents } from '../decimal-amounts.js';
-import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import type { DocumentApplication, PushContext, PushResult, TargetDocument } from '../target-port.js';
 import type { Ref } from './accounts.js';
 import { isCheckCreditApplied, isVoided, parseRemoteId } from './helpers.js';
 import { requestIdFor } from './keys.js';
@@ -29,25 +29,15 @@ export async function applied(
   const memoRef = parseRemoteId(result.remoteIds[0]);
   if (memoRef?.entity !== 'CreditMemo') return result;
   const memo = await s.client.read('CreditMemo', memoRef.id);
-  let left = amountToCents(Number(memo.Balance ?? 0));
+  const left = amountToCents(Number(memo.Balance ?? 0));
   if (left <= 0 || isVoided(memo)) return result;
   // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
   // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
   const own = `invoice:${doc.invoice.paymentLinkId}`;
   const parts = doc.settles?.applied ?? [{ key: own, amountCents: left }];
-  const applied: { invoiceId: string; cents: number }[] = [];
-  const state: string[] = [];
-  for (const part of parts) {
-    const ref = await earlier(s, part.key, context, part.key === own ? doc : undefined);
-    if (ref?.entity !== 'Invoice') continue;
-    const invoice = await s.client.read('Invoice', ref.id);
-    const owed = amountToCents(Number(invoice.Balance ?? 0));
-    const cents = Math.min(left, owed, part.amountCents);
-    if (cents <= 0 || isVoided(invoice)) continue;
-    applied.push({ invoiceId: ref.id, cents });
-    state.push(`${ref.id}:${owed}`);
-    left -= cents;
-  }
+  const { applied, state } = await invoicesOwing(s, parts, left, context, (key) =>
+    key === own ? doc : undefined,
+  );
   if (applied.length === 0) return result;
   const plan = s.mapper.creditApplication(doc, applied, memoRef.id, memo.CustomerRef as Ref);
   // Of the state read: a replay after a lost answer is the same write, a later application (what the memo
@@ -83,21 +73,9 @@ export async function reapplied(
     const memoRef = await earlier(s, credit, context);
     if (memoRef?.entity !== 'CreditMemo') continue;
     const memo = await s.client.read('CreditMemo', memoRef.id);
-    let left = amountToCents(Number(memo.Balance ?? 0));
+    const left = amountToCents(Number(memo.Balance ?? 0));
     if (left <= 0 || isVoided(memo)) continue;
-    const applied: { invoiceId: string; cents: number }[] = [];
-    const state: string[] = [];
-    for (const part of parts) {
-      const ref = await earlier(s, part.key, context);
-      if (ref?.entity !== 'Invoice') continue;
-      const invoice = await s.client.read('Invoice', ref.id);
-      const owed = amountToCents(Number(invoice.Balance ?? 0));
-      const cents = Math.min(left, owed, part.amountCents);
-      if (cents <= 0 || isVoided(invoice)) continue;
-      applied.push({ invoiceId: ref.id, cents });
-      state.push(`${ref.id}:${owed}`);
-      left -= cents;
-    }
+    const { applied, state } = await invoicesOwing(s, parts, left, context);
     if (applied.length === 0) continue;
     const plan = s.mapper.creditApplication(doc, applied, memoRef.id, memo.CustomerRef as Ref);
     const names = applied.map((a) => a.invoiceId).join(', ');
@@ -117,4 +95,33 @@ export async function reapplied(
     );
   }
   return result;
+}
+
+/**
+ * The link's invoices a credit of `credit` cents goes to, in the ledger's order (`parts`), each for as much as the
+ * part says, the credit has left and the invoice still owes (read from QBO); `state` names what was read, for
+ * the application's requestid.
+ */
+async function invoicesOwing(
+  s: QuickBooksSession,
+  parts: readonly DocumentApplication[],
+  credit: number,
+  context: PushContext,
+  hint: (key: string) => TargetDocument | undefined = () => undefined,
+): Promise<{ applied: { invoiceId: string; cents: number }[]; state: string[] }> {
+  const applied: { invoiceId: string; cents: number }[] = [];
+  const state: string[] = [];
+  let left = credit;
+  for (const part of parts) {
+    const ref = await earlier(s, part.key, context, hint(part.key));
+    if (ref?.entity !== 'Invoice') continue;
+    const invoice = await s.client.read('Invoice', ref.id);
+    const owed = amountToCents(Number(invoice.Balance ?? 0));
+    const cents = Math.min(left, owed, part.amountCents);
+    if (cents <= 0 || isVoided(invoice)) continue;
+    applied.push({ invoiceId: ref.id, cents });
+    state.push(`${ref.id}:${owed}`);
+    left -= cents;
+  }
+  return { applied, state };
 }
