@@ -19,7 +19,7 @@ import {
 } from '../targets/errors.js';
 import { LedgerMirrorTarget } from '../targets/ledger-mirror-target.js';
 import { notifyingLedger } from '../targets/notifying-ledger.js';
-import { serviceReferences } from '../targets/service-references.js';
+import { FetchedLinks, rememberingLinks, serviceReferences } from '../targets/service-references.js';
 import type { TargetFiguresReader } from '../targets/target-figures.js';
 import { TargetCompanyMismatchError, type TargetIndexStore } from '../targets/target-index.js';
 import type { AccountingTarget } from '../targets/target-port.js';
@@ -32,6 +32,8 @@ export interface AccountingTargets {
   dependencies: TargetPushDependencies;
   /** The ledger wrapped so each new entry wakes the push workflows. */
   ledger: LedgerPort;
+  /** The service client for the bookings: each payment link it fetches is kept for the push's references. */
+  service: ServiceClient;
   names: string[];
   /**
    * The targets that report their own figures as of a day (Tryton, QuickBooks, Xero), for the close
@@ -188,13 +190,17 @@ export async function openAccountingTargets(options: {
     }, signalDebounceMs);
   };
 
+  // The links the bookings fetch are the push's: it names an invoice from what a booking read instead of
+  // asking the service again. The bookings use `service` from here on (rememberingLinks).
+  const fetchedLinks = new FetchedLinks();
   return {
     names,
     figures,
+    service: rememberingLinks(service, fetchedLinks),
     dependencies: {
       targets,
       index,
-      references: serviceReferences(service),
+      references: serviceReferences(service, fetchedLinks),
       inFlightWaitMs: settings.PUSH_IN_FLIGHT_WAIT_SECONDS * 1_000,
     },
     ledger: notifyingLedger(ledger, onNewEntry),

@@ -4,7 +4,6 @@ import type { Settings } from '../config/settings.js';
 import type { ReportStore } from '../ledger/report-store.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
-import { FetchedLinks, rememberingLinks, serviceReferences } from '../targets/service-references.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
 import { payloadEncryptionFrom } from '../temporal/data-converter.js';
 import { ensurePeriodCloseSchedule } from '../temporal/period-close-schedule.js';
@@ -71,9 +70,7 @@ export async function startBooksyncWorker(options: {
       logger,
     });
     if (targets) closing.push(() => targets.close());
-    // The links the bookings fetch are the push's: it names an invoice from them instead of asking again.
-    const fetchedLinks = new FetchedLinks();
-    const service = targets ? rememberingLinks(options.service, fetchedLinks) : options.service;
+    const service = targets?.service ?? options.service;
 
     const metrics = createWorkerMetrics();
     const worker = await createBooksyncWorker({
@@ -84,15 +81,7 @@ export async function startBooksyncWorker(options: {
         service,
         ledger: targets?.ledger ?? store.ledger,
         reports: store.reports,
-        ...(targets
-          ? {
-              targets: {
-                ...targets.dependencies,
-                references: serviceReferences(options.service, fetchedLinks),
-              },
-              targetFigures: targets.figures,
-            }
-          : {}),
+        ...(targets ? { targets: targets.dependencies, targetFigures: targets.figures } : {}),
         logger: logger.child({ component: 'activities' }),
         externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
         timeZone: settings.BOOKS_TIME_ZONE,
