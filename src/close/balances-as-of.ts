@@ -61,7 +61,7 @@ export function ledgerBalancesAsOf(
  * `payment:`, `sale:` or `payment-fee:` (payments) or `disbursement-pending:` (disbursements) entry, for
  * objects with no such entry live any more. An object still holding a live entry has none: the books have not heard of a failure.
  */
-function reversalDays(entries: readonly BookedEntry[]) {
+export function reversalDays(entries: readonly BookedEntry[]) {
   const payments = new Map<string, string>();
   const disbursements = new Map<string, string>();
   const livePayments = new Set<string>();

@@ -150,6 +150,7 @@ ${balances}
 ${docs('receivables', c.receivables, c.documentCounts.receivables)}
 <h2>Payables per bill, as of the run</h2>
 ${docs('payables', c.payables, c.documentCounts.payables)}
+${periodEndHtml(c)}
 <h2>Accounting targets</h2>
 ${targets}
 ${figures}
@@ -158,6 +159,7 @@ ${objects}
 ${c.bookedNotListed > 0 ? `<p id="not-listed">and ${c.bookedNotListed} more booked objects (counted, not listed)</p>` : ''}
 ${orphans}
 ${checks}
+${scopeHtml(c)}
 <h2>Notes</h2>
 <ul>${c.notes.map((x) => `<li>${escapeHtml(x)}</li>`).join('')}</ul>
 </body>
@@ -219,5 +221,60 @@ ${
     : ''
 }`,
     )
+    .join('\n');
+}
+
+/** The documents as of the period's end and the period's figures against the service (absent from older certificates). */
+function periodEndHtml(c: CloseCertificate): string {
+  const parts: string[] = [];
+  const atEnd = c.documentsAtEnd;
+  if (atEnd) {
+    for (const [id, title, rows, n] of [
+      ['receivables-at-end', 'Receivables per invoice', atEnd.receivables, atEnd.counts.receivables],
+      ['payables-at-end', 'Payables per bill', atEnd.payables, atEnd.counts.payables],
+    ] as const) {
+      parts.push(`<h2>${title}, as of the end of ${escapeHtml(atEnd.asOf)}</h2>
+<p id="${id}-counts">${n.agree} of ${n.agree + n.differ} agree.</p>${tableHtml(
+        id,
+        ['document', 'books', 'service', 'check'],
+        rows.map((r) => [r.documentId, usd(r.booksCents), usd(r.serviceCents), r.ok ? 'ok' : 'DIFFERS']),
+        (i) => (rows[i]!.ok ? 'ok' : 'bad'),
+      )}`);
+    }
+  }
+  const figures = c.periodFigures ?? [];
+  if (figures.length > 0) {
+    parts.push(`<h2>The period's figures against the service</h2>
+${tableHtml(
+  'period-figures',
+  ['figure', 'books', 'service', 'explained', 'difference', 'check', 'basis'],
+  figures.map((f) => [
+    f.title,
+    usd(f.booksCents),
+    usd(f.serviceCents),
+    usd(f.explainedCents),
+    usd(f.differenceCents),
+    f.ok ? 'ok' : 'DIFFERS',
+    f.otherBooksCents === undefined
+      ? f.basis
+      : `${f.basis} Other movements in the period: ${usd(f.otherBooksCents)}.`,
+  ]),
+  (i) => (figures[i]!.ok ? 'ok' : 'bad'),
+)}`);
+  }
+  return parts.join('\n');
+}
+
+/** The findings (named, not failing), and what the certificate proves and cannot. */
+function scopeHtml(c: CloseCertificate): string {
+  const list = (id: string, items: readonly string[]) =>
+    `<ul id="${id}">${items.map((x) => `<li>${escapeHtml(x)}</li>`).join('')}</ul>`;
+  const findings = c.findings ?? [];
+  return [
+    findings.length > 0 ? `<h2>Findings (named, not failing)</h2>\n${list('findings', findings)}` : '',
+    c.proves ? `<h2>What this certificate proves</h2>\n${list('proves', c.proves)}` : '',
+    c.cannotProve ? `<h2>What it cannot prove</h2>\n${list('cannot-prove', c.cannotProve)}` : '',
+  ]
+    .filter((x) => x !== '')
     .join('\n');
 }

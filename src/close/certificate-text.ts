@@ -45,6 +45,7 @@ export function certificateLines(c: CloseCertificate): string[] {
   };
   docs('receivables per invoice', c.receivables, c.documentCounts.receivables);
   docs('payables per bill', c.payables, c.documentCounts.payables);
+  lines.push(...periodEndLines(c));
   if (c.targets === null) lines.push('accounting targets: none configured');
   else
     for (const t of c.targets) {
@@ -98,6 +99,69 @@ export function certificateLines(c: CloseCertificate): string[] {
   if (c.bookedNotListed > 0)
     lines.push(`  ... and ${c.bookedNotListed} more booked objects (counted, not listed)`);
   for (const o of c.orphanEntries) lines.push(`orphan entry ${o.key} (${o.date}): ${o.detail}`);
+  lines.push(...scopeLines(c));
   lines.push(`certificate: ${c.passes ? 'passes' : 'fails'}`);
+  return lines;
+}
+
+/** The documents as of the period's end and the period's figures against the service (absent from older certificates). */
+function periodEndLines(c: CloseCertificate): string[] {
+  const lines: string[] = [];
+  const atEnd = c.documentsAtEnd;
+  if (atEnd) {
+    for (const [title, rows, n] of [
+      ['receivables per invoice', atEnd.receivables, atEnd.counts.receivables],
+      ['payables per bill', atEnd.payables, atEnd.counts.payables],
+    ] as const) {
+      lines.push(`${title} as of the end of ${atEnd.asOf}: ${n.agree} of ${n.agree + n.differ} agree`);
+      for (const r of rows.filter((x) => !x.ok))
+        lines.push(`  ${r.documentId}: books ${usd(r.booksCents)}, service ${usd(r.serviceCents)}`);
+    }
+  }
+  const figures = c.periodFigures ?? [];
+  if (figures.length > 0) {
+    lines.push(`the period's figures against the service, ${c.from} to ${c.to}`);
+    lines.push(
+      ...table(
+        [
+          ['figure', 'books', 'service', 'explained', 'difference', ''],
+          ...figures.map((f) => [
+            f.title,
+            usd(f.booksCents),
+            usd(f.serviceCents),
+            usd(f.explainedCents),
+            usd(f.differenceCents),
+            f.ok ? 'ok' : 'DIFFERS',
+          ]),
+        ],
+        [false, true, true, true, true, false],
+      ).map((l) => `  ${l}`),
+    );
+    for (const f of figures) {
+      lines.push(`  ${f.title}: ${f.basis}`);
+      if (f.otherBooksCents !== undefined)
+        lines.push(
+          `  ${f.title}: its other movements in the period ${usd(f.otherBooksCents)} (shown, not compared)`,
+        );
+    }
+  }
+  return lines;
+}
+
+/** The findings (named, not failing), and what the certificate proves and cannot. */
+function scopeLines(c: CloseCertificate): string[] {
+  const lines: string[] = [];
+  if ((c.findings ?? []).length > 0) {
+    lines.push('findings (named, not failing)');
+    for (const f of c.findings ?? []) lines.push(`  ${f}`);
+  }
+  if (c.proves) {
+    lines.push('this certificate proves');
+    for (const p of c.proves) lines.push(`  - ${p}`);
+  }
+  if (c.cannotProve) {
+    lines.push('this certificate cannot prove');
+    for (const p of c.cannotProve) lines.push(`  - ${p}`);
+  }
   return lines;
 }

@@ -14,9 +14,12 @@ import {
   targetChecks,
   targetFigureChecks,
 } from './certificate-checks.js';
+import { certificateCannotProve, certificateProves, negativeClearingFindings } from './certificate-scope.js';
 import { type CheckToDeposit, checksToDepositAsOf } from './checks-to-deposit.js';
 import type { CloseInput, ClosePeriod } from './close-input.js';
+import { type DocumentsAsOf, documentsAsOf } from './documents-as-of.js';
 import { expectedObjects, inPeriod } from './expected-objects.js';
+import { type PeriodFigure, periodFigures } from './period-figures.js';
 import type { TargetComparison } from './target-comparison.js';
 
 // The completeness certificate of a period (design overview, "Period close"). Pure: the activity fetches the
@@ -70,25 +73,83 @@ export interface CloseCertificate {
    * Absent from certificates made before deposit slips.
    */
   checksToDeposit?: CheckToDeposit[];
+  /**
+   * Each invoice's receivable and bill's payable as of the end of `to`: the books' entries of that day or
+   * before against the service's records by their own dates (documents-as-of.ts); every differing one, and
+   * the agreeing ones up to `maxListedBooked`. Absent from certificates made before it.
+   */
+  documentsAtEnd?: DocumentsAsOf & {
+    counts: Record<'receivables' | 'payables', { agree: number; differ: number }>;
+  };
+  /** The period's Operating Bank, revenue and fees against the service's records (period-figures.ts). */
+  periodFigures?: PeriodFigure[];
+  /** What the certificate names without failing (a Processor Clearing below zero), with why. */
+  findings?: string[];
+  /** What the certificate proves, and what it cannot (certificate-scope.ts): fixed lists. */
+  proves?: string[];
+  cannotProve?: string[];
   notes: string[];
 }
 
 /**
- * Which dates each figure is compared by, and what the spec cannot date. Receivables and payables stay as of
- * the run: booksync also dates an invoice the day it first books it (a link has no creation date), so neither
- * side could be taken as of the period's end.
+ * Which dates each figure is compared by, and what the spec cannot date. Receivables and payables are compared
+ * as of the run and again as of the period's end (documents-as-of.ts), where a link with no creation date at
+ * the service is placed by its first money or the books' invoice date.
  */
 function asOfNotes(day: string, timeZone: string, runAt: string): string[] {
   return [
     `Processor Clearing and Payouts In Transit are compared as of the end of ${day} (${timeZone}): the service's figures from its objects' own dates (payments' createdAt, refunds' refundDate, disbursements' createdAt and paidAt), the books' from the entries whose economic date (else date) is on or before ${day}, so an event of the period booked after its close still counts in it.`,
     "The spec cannot date a failure: a FAILED payment (an ACH return) or disbursement counts until the day the books reversed its entry (when booksync heard of it), and not at all when the books hold no reversal; a returned ACH refund credit leaves refunds[] without a trace, so one made by the period's end and returned after it is missing from the service's figure.",
-    `Receivables and payables are compared per document as of the run (${runAt}): the service's remainder now (requested less completed; a bill's amount less its sent payments) against the books' open item now. A payment link's requested amount has no history and no creation date at the service (a link lowered after the period shows its new amount), and a failed bill payment has no time: their state at the period's end cannot be told.`,
+    `Receivables and payables are compared per document as of the run (${runAt}): the service's remainder now (requested less completed; a bill's amount less its sent payments) against the books' open item now. A payment link's requested amount has no history and no creation date at the service (a link lowered after the period shows its new amount), and a failed bill payment has no time: their state at the period's end cannot be told from the remainders now. They are compared again as of the end of ${day}: the service's side from its records' own dates (a link's requested amount less the memos created after, its payments standing by then, refunds reopening, its external payments paid by then; a bill's amount less its payments sent by then), the books' from the entries dated (economic date) by then; a link counts from its first money or memo, or the books' invoice date, and shows its amount now.`,
   ];
 }
 
 /** The keys of the entries a period's checks look at: every entry (and reversal) dated in the period. */
 export function periodEntryKeys(entries: readonly BookedEntry[], period: ClosePeriod): string[] {
   return entries.filter((e) => inPeriod(e.date, period)).map((e) => e.key);
+}
+
+/** How many documents agree and differ. */
+function documentCount(rows: readonly DocumentCheck[]) {
+  const differ = rows.filter((r) => !r.ok).length;
+  return { agree: rows.length - differ, differ };
+}
+
+/** Every differing document, and the agreeing ones up to `maxBooked` (the certificate stays bounded). */
+function listDocuments(rows: readonly DocumentCheck[], maxBooked: number): DocumentCheck[] {
+  let agreeing = 0;
+  return rows.filter((r) => !r.ok || ++agreeing <= maxBooked);
+}
+
+/**
+ * The checks of the period's end and of the period's movements against the service's records
+ * (documents-as-of.ts, period-figures.ts), each difference worded as a problem.
+ */
+function reconciliationChecks(input: CloseInput) {
+  const problems: string[] = [];
+  const atEnd = documentsAsOf(input, input.period.to);
+  for (const r of atEnd.receivables) {
+    if (!r.ok)
+      problems.push(
+        `receivable of ${r.documentId} as of ${atEnd.asOf}: books ${r.booksCents}, service ${r.serviceCents}`,
+      );
+  }
+  for (const p of atEnd.payables) {
+    if (!p.ok)
+      problems.push(
+        `payable of bill ${p.documentId} as of ${atEnd.asOf}: books ${p.booksCents}, service ${p.serviceCents}`,
+      );
+  }
+
+  const figuresOfPeriod = periodFigures(input);
+  for (const f of figuresOfPeriod) {
+    if (!f.ok)
+      problems.push(
+        `${f.title} from ${f.from} to ${f.to}: books ${f.booksCents} cents, service ${f.serviceCents} cents${f.explainedCents ? `, ${f.explainedCents} explained by changes of link amounts` : ''}: ${f.differenceCents} cents unexplained`,
+      );
+  }
+
+  return { atEnd, figuresOfPeriod, problems };
 }
 
 /** The certificate: every check (certificate-checks.ts), every problem named. */
@@ -136,6 +197,9 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
       problems.push(`payable of bill ${p.documentId}: books ${p.booksCents}, still owed ${p.serviceCents}`);
   }
 
+  const { atEnd, figuresOfPeriod, problems: reconciling } = reconciliationChecks(input);
+  problems.push(...reconciling);
+
   const targets = input.targets === null ? null : targetChecks(input.targets, periodEntries);
   for (const check of targets ?? []) {
     if (!check.ok) problems.push(`target ${check.target}: ${check.notPushed.length} entries not pushed`);
@@ -153,14 +217,7 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
 
   const count = (s: ObjectStatus) => objects.filter((o) => o.status === s).length;
   const maxBooked = input.maxListedBooked ?? 2000;
-  const documentCount = (rows: DocumentCheck[]) => {
-    const differ = rows.filter((r) => !r.ok).length;
-    return { agree: rows.length - differ, differ };
-  };
-  const listedDocuments = (rows: DocumentCheck[]) => {
-    let agreeing = 0;
-    return rows.filter((r) => !r.ok || ++agreeing <= maxBooked);
-  };
+  const listedDocuments = (rows: DocumentCheck[]) => listDocuments(rows, maxBooked);
   let booked = 0;
   const listed = objects.filter((o) => o.status !== 'BOOKED' || ++booked <= maxBooked);
   return {
@@ -191,6 +248,15 @@ export function closeCertificate(input: CloseInput): CloseCertificate {
     targetFigures,
     flow,
     checksToDeposit,
+    documentsAtEnd: {
+      ...atEnd,
+      receivables: listedDocuments(atEnd.receivables),
+      payables: listedDocuments(atEnd.payables),
+      counts: { receivables: documentCount(atEnd.receivables), payables: documentCount(atEnd.payables) },
+    },
+    periodFigures: figuresOfPeriod,
+    findings: negativeClearingFindings(balances),
+    ...{ proves: [...certificateProves], cannotProve: [...certificateCannotProve] },
     notes: [
       ...asOfNotes(period.to, input.timeZone, input.asOf),
       'Bills and bill payments have no list endpoint: those the books name are checked; one booksync never heard of cannot be found.',

@@ -1,0 +1,213 @@
+import { Accounts } from '../ledger/chart-of-accounts.js';
+import type { BookedEntry } from '../ledger/entry.js';
+import { baseKey, keyPrefix } from '../ledger/entry-key.js';
+import { businessDay } from '../ledger/mapping/dates.js';
+import { dayBefore } from '../ledger/opening-balances.js';
+import type { Payment } from '../service/schemas/index.js';
+import { economicDay, reversalDays } from './balances-as-of.js';
+import type { CloseInput } from './close-input.js';
+import { paymentStanding } from './payment-standing.js';
+
+// The period's movements the service's records can vouch for, against the books' accounts: the Operating
+// Bank's payouts received and bill payments paid, revenue, and processing fees. Pure.
+//
+// Each figure of the period is the figure at the end of its last day less the figure at the end of the day
+// before its first: what stood then and stands now, so a payment created in an earlier month and returned or
+// cancelled in this one counts against this one, as the books' reversal does. The service's side comes from
+// its records' own fields and dates (named in each basis); the books' side from the account's lines of the
+// entries whose economic date (else date) is in the period.
+
+export interface PeriodFigure {
+  check: 'OperatingBank' | 'Revenue' | 'Fees';
+  title: string;
+  from: string;
+  to: string;
+  booksCents: number;
+  serviceCents: number;
+  /**
+   * The part of booksCents - serviceCents the service has no record of, named by the books (Revenue: the
+   * changes of a link's amount, which the service keeps no history of); 0 for the others.
+   */
+  explainedCents: number;
+  /** booksCents - serviceCents - explainedCents: a difference no record explains. */
+  differenceCents: number;
+  ok: boolean;
+  /** Where each side's figure comes from. */
+  basis: string;
+  /** Shown beside the figure, not compared (Operating Bank: its movements of no payout or bill payment). */
+  otherBooksCents?: number;
+}
+
+/** The books' movement of `accounts` in the period (economic dates), of the entries `pick` keeps. */
+function booksMovement(
+  entries: readonly BookedEntry[],
+  from: string,
+  to: string,
+  accounts: readonly string[],
+  pick: (e: BookedEntry) => boolean = () => true,
+): number {
+  let cents = 0;
+  for (const entry of entries) {
+    const day = economicDay(entry);
+    if (day < from || day > to || !pick(entry)) continue;
+    for (const line of entry.lines) if (accounts.includes(line.account)) cents += line.amountCents;
+  }
+  return cents;
+}
+
+const kindOf = (e: BookedEntry) => keyPrefix(baseKey(e.reverses ?? e.key));
+
+function figure(
+  base: Omit<PeriodFigure, 'differenceCents' | 'ok' | 'explainedCents'>,
+  explainedCents = 0,
+): PeriodFigure {
+  const differenceCents = base.booksCents - base.serviceCents - explainedCents;
+  return { ...base, explainedCents, differenceCents, ok: differenceCents === 0 };
+}
+
+/** Operating Bank: payouts received (+) and bill payments debited (-) in the period. */
+function operatingBank(input: CloseInput): PeriodFigure {
+  const { from, to } = input.period;
+  const { timeZone } = input;
+  const inPeriod = (day: string) => day >= from && day <= to;
+  let service = 0;
+  for (const d of input.disbursements) {
+    const paid = d.paidAt ?? d.createdAt;
+    if (d.status === 'SUCCEEDED' && paid && inPeriod(paid)) service += d.amountInCents;
+  }
+  for (const bp of input.billPayments) {
+    if (bp.status === 'FAILED') continue;
+    // ACH and wire: the business's account is debited at the send (spec 6.5); a check: when it is cashed.
+    const debitedAt =
+      bp.deliveryMethodType === 'CHECK' ? (bp.status === 'SUCCEEDED' ? bp.completedAt : null) : bp.sentAt;
+    if (debitedAt && inPeriod(businessDay(debitedAt, timeZone, `bill payment ${bp.id} date`)))
+      service -= bp.amountCents;
+  }
+  const ofPayoutsAndBills = (e: BookedEntry) => Boolean(e.links.disbursementId || e.links.billPaymentId);
+  const bank = [Accounts.OperatingBank];
+  const books = booksMovement(input.entries, from, to, bank, ofPayoutsAndBills);
+  return figure({
+    check: 'OperatingBank',
+    title: 'Operating Bank (payouts and bill payments)',
+    from,
+    to,
+    booksCents: books,
+    serviceCents: service,
+    otherBooksCents: booksMovement(input.entries, from, to, bank, (e) => !ofPayoutsAndBills(e)),
+    basis: `service: disbursements SUCCEEDED with paidAt (else createdAt) from ${from} to ${to}, less bill payments not FAILED debited then (ACH and wire at sentAt, a check at completedAt when SUCCEEDED); books: the Operating Bank lines of the entries of a disbursement or bill payment dated (economic date) in the period. Its other movements (deposit slips, cleared check deposits, payments recorded straight to the bank) are shown, not compared: the service holds no record of them.`,
+  });
+}
+
+/** Every payment the service lists (top-level and on links), each once. */
+const allPayments = (input: CloseInput): Payment[] => [
+  ...new Map([...input.payments, ...input.links.flatMap((l) => l.payments)].map((p) => [p.id, p])).values(),
+];
+
+/** The processor's fees of a payment: its fees[] as the service gives them, else its card fee fields. */
+const feesOf = (p: Payment) =>
+  (p.fees ?? []).length > 0
+    ? p.fees.reduce((sum, f) => sum + f.amountInCents, 0)
+    : p.platformFeeInCents + Math.max(0, (p.chargedAmountInCents ?? p.amountInCents) - p.amountInCents);
+
+/** Fees: the processor's fees of the payments standing (a chargeback's kept) at the end of a day. */
+function feesAsOf(input: CloseInput, day: string): number {
+  const failedOn = reversalDays(input.entries).payments;
+  let cents = 0;
+  for (const p of allPayments(input)) {
+    const standing = paymentStanding(p, day, input.timeZone, failedOn.get(p.id));
+    const chargeback = standing === 'failed' && p.paymentMethod?.type === 'Card';
+    if (standing === 'stands' || chargeback) cents += feesOf(p);
+  }
+  return cents;
+}
+
+function fees(input: CloseInput): PeriodFigure {
+  const { from, to } = input.period;
+  const service = feesAsOf(input, to) - feesAsOf(input, dayBefore(from));
+  const accounts = [Accounts.ProcessingFees, Accounts.DisputeFees, Accounts.ReturnFees];
+  return figure({
+    check: 'Fees',
+    title: 'Processing fees',
+    from,
+    to,
+    booksCents: booksMovement(input.entries, from, to, accounts),
+    serviceCents: service,
+    basis: `service: the fees[] of the payments created (createdAt) from ${from} to ${to} (without fees[], platformFeeInCents and chargedAmountInCents less amountInCents), a card chargeback's kept, an ACH return's and a charge cancelled before settlement's gone on the day it happened (the books' reversal day, the spec giving a failure no time); books: Processing, Dispute and Return Fees in the period.`,
+  });
+}
+
+/** Links the books invoice (an `invoice:` entry crediting Revenue) by the end of a day, with that day. */
+function invoicedLinks(entries: readonly BookedEntry[]): Map<string, string> {
+  const invoiced = new Map<string, string>();
+  for (const e of entries) {
+    const id = e.links.paymentLinkId;
+    if (!id || e.reverses !== null || kindOf(e) !== 'invoice') continue;
+    // An invoice carried in from before the books opened credits Opening Balances: no revenue of theirs.
+    if (!e.lines.some((l) => l.account === Accounts.Revenue)) continue;
+    const seen = invoiced.get(id);
+    if (seen === undefined || economicDay(e) < seen) invoiced.set(id, economicDay(e));
+  }
+  return invoiced;
+}
+
+/** Revenue at the end of a day: invoiced links' own amounts, sales standing, external sales paid. */
+function revenueAsOf(input: CloseInput, day: string, invoicedOn: Map<string, string>): number {
+  const { timeZone } = input;
+  const failedOn = reversalDays(input.entries).payments;
+  // A payment on a link settles its invoice unless the link is listed as reusable (expected-objects.ts).
+  const reusable = new Set(input.links.filter((l) => l.reusable).map((l) => l.id));
+  let cents = 0;
+  for (const link of input.links) {
+    const on = invoicedOn.get(link.id);
+    if (!link.reusable && on !== undefined && on <= day)
+      cents += link.requestedAmountCents - (link.debitMemoAmountCents ?? 0);
+    if (!link.reusable) continue;
+    for (const ep of link.externalPayments)
+      if (!ep.voided && businessDay(ep.paidAt, timeZone, `external payment ${ep.id} paidAt`) <= day)
+        cents += ep.amountCents;
+  }
+  for (const p of allPayments(input)) {
+    if (p.paymentLinkId && !reusable.has(p.paymentLinkId)) continue;
+    if (paymentStanding(p, day, timeZone, failedOn.get(p.id)) === 'stands') cents += p.amountInCents;
+  }
+  return cents;
+}
+
+function revenue(input: CloseInput): PeriodFigure {
+  const { from, to } = input.period;
+  const invoicedOn = invoicedLinks(input.entries);
+  const service = revenueAsOf(input, to, invoicedOn) - revenueAsOf(input, dayBefore(from), invoicedOn);
+  const accounts = [Accounts.Revenue, Accounts.DiscountsAndWriteOffs];
+  const books = 0 - booksMovement(input.entries, from, to, accounts);
+  // A link's amount changed (invoice-adjustment): the service keeps no history of it. One booked in the period
+  // is in the books' figure and in neither side of the service's; one booked after the period, of a link
+  // invoiced in it, is in the service's amount now and not in the books' period.
+  const adjustment = (e: BookedEntry) => kindOf(e) === 'invoice-adjustment';
+  const changedIn = 0 - booksMovement(input.entries, from, to, accounts, adjustment);
+  const invoicedInPeriod = (e: BookedEntry) => {
+    const on = invoicedOn.get(e.links.paymentLinkId ?? '');
+    return adjustment(e) && on !== undefined && on >= from && on <= to;
+  };
+  const changedAfter =
+    0 - booksMovement(input.entries, dayAfter(to), '9999-12-31', accounts, invoicedInPeriod);
+  return figure(
+    {
+      check: 'Revenue',
+      title: 'Revenue (net of discounts and write-offs)',
+      from,
+      to,
+      booksCents: books,
+      serviceCents: service,
+      basis: `service: the own amount (requestedAmountCents less debitMemoAmountCents) of each payment link whose invoice the books date from ${from} to ${to} (the spec gives a link no creation date), the payments settling no invoice created then (createdAt; less those returned or cancelled then), and the external payments on reusable links paid then (paidAt); books: Revenue less Discounts and Write-offs in the period. A change of a link's amount is explained from the books' adjustments (the service keeps no history of it).`,
+    },
+    changedIn - changedAfter,
+  );
+}
+
+const dayAfter = (day: string) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** The period's Operating Bank, revenue and fees, the books against the service's records. */
+export function periodFigures(input: CloseInput): PeriodFigure[] {
+  return [operatingBank(input), revenue(input), fees(input)];
+}
