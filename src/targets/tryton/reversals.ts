@@ -12,6 +12,7 @@ import {
 } from './helpers.js';
 import { creditInvoice } from './invoices.js';
 import { dateOf, isoDateOf, TrytonWarningError } from './json-rpc.js';
+import { invoiceOwedAgain, type KeptLine } from './owed-again.js';
 import { periodOf, post, redate } from './posting.js';
 import { reconcileInvoicesPaidBy, reconcileLines, unreconcile } from './reconciliation.js';
 import { findByKey, moveRecord } from './records.js';
@@ -162,7 +163,8 @@ async function reverseAfterClose(
  * (its origin): what Tryton's Cancel Moves does, so an invoice the original paid is owed again (Tryton's
  * amount to pay leaves out reconciled payment lines). A reversed line already reconciled is unreconciled
  * first only when its reconciliation is dated after the lock; one dated on or before it belongs to the
- * closed period and stays: then the reversal's line stays open on the party, which owes the amount again.
+ * closed period and stays: then the reversal's line stays open on the party, which owes the amount again,
+ * and the invoice the reversed line paid owes it again (the reversal added to its additional moves).
  * Idempotent: lines reconciled already are left.
  */
 async function settleReversal(s: TrytonSession, reversalId: number, lock: string | null): Promise<void> {
@@ -177,6 +179,7 @@ async function settleReversal(s: TrytonSession, reversalId: number, lock: string
     ['account', 'reconciliation', 'origin'],
   );
   let settled = false;
+  const kept: KeptLine[] = [];
   for (const line of lines) {
     const originId = line.origin?.startsWith('account.move.line,') ? Number(line.origin.split(',')[1]) : null;
     if (originId === null) continue;
@@ -200,6 +203,7 @@ async function settleReversal(s: TrytonSession, reversalId: number, lock: string
           { reversal: reversalId, line: originId, reconciliation: reversed.reconciliation, lock },
           "reversed line's reconciliation is in the closed period: kept, the reversal's line left open",
         );
+        kept.push({ line: line.id, reversed: originId });
         continue;
       }
       await unreconcile(s, [reversed]);
@@ -207,6 +211,8 @@ async function settleReversal(s: TrytonSession, reversalId: number, lock: string
     await reconcileLines(s, [originId, line.id]);
     settled = true;
   }
+  // The invoice the kept lines paid owes them again, the reversal one of its additional moves (owed-again.ts).
+  await invoiceOwedAgain(s, reversalId, kept);
   if (!settled) return;
   const [move] = await s.rpc.model<{ origin: string | null }[]>(
     'account.move',

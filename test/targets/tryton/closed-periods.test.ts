@@ -282,7 +282,7 @@ describe('Tryton: closed periods', { timeout: 120_000 }, () => {
     expect(await partyBalance('receivable', docs.invoice.customer!.serviceId)).toBe(120_00);
   });
 
-  it('a bill paid in January, its reconciliation in January: kept, and the vendor is owed again on an open line', async () => {
+  it('a bill paid in January, its reconciliation in January: kept; the vendor is owed again and the bill shows it owed', async () => {
     const docs = closedPeriodDocuments();
     const { pushed, push } = pusher();
     const vendor = { serviceId: `ven_${docs.run}`, name: `Vendor ${docs.run}`, email: null };
@@ -352,6 +352,13 @@ describe('Tryton: closed periods', { timeout: 120_000 }, () => {
     expect(reversal.date).toBe('2026-02-04');
     expect(reversal.lines.find((l) => l.party !== null)).toMatchObject({ reconciliation: null });
     expect(await partyBalance('payable', vendor.serviceId)).toBe(-80_00);
+    // And the bill owes it again: posted, the reversal among its additional moves, its amount to pay 80.00.
+    const billId = idOf(pushed.get(bill.key)?.remoteIds.find((r) => r.startsWith('account.invoice,')));
+    const [owed] = await tryton.rpc.model<
+      { state: string; amount_to_pay: TrytonDecimal; additional_moves: number[] }[]
+    >('account.invoice', 'read', [billId], ['state', 'amount_to_pay', 'additional_moves']);
+    expect(owed).toMatchObject({ state: 'posted', additional_moves: [reversal.id] });
+    expect(centsOf(owed?.amount_to_pay)).toBe(80_00);
   });
 
   it("never confirms Tryton's closed-period warning: cancelling a January move is refused with Tryton's message", async () => {
