@@ -30,7 +30,7 @@ export const GRANULAR_SCOPES = [
   'accounting.settings', // Accounts (read; created by targets setup --apply), TaxRates, Organisation (lock dates)
   'accounting.contacts', // Contacts, looked up and created
   'accounting.invoices', // Invoices, CreditNotes and their allocations
-  'accounting.payments', // Payments; Overpayments refunded, their allocations removed
+  'accounting.payments', // Payments; Overpayments refunded or allocated, their allocations removed
   'accounting.banktransactions', // BankTransactions, BankTransfers and their History & Notes
   'accounting.manualjournals', // ManualJournals
   'accounting.reports.trialbalance.read', // the close certificate's Trial Balance

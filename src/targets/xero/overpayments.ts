@@ -3,10 +3,11 @@ import { TargetConflictError, TargetRefusedError } from '../errors.js';
 import { marker } from '../markers.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
 import type { XeroContext } from './context.js';
-import { create } from './entity-calls.js';
+import { create, read } from './entity-calls.js';
+import { idempotencyKey } from './keys.js';
 import { marked } from './look-ups.js';
 import { partIn, partReference } from './payment-parts.js';
-import { type Body, idOf, markerText, markOf } from './records.js';
+import { type Body, idOf, itemErrors, markerText, markOf } from './records.js';
 
 // A contact's credit booked as a Xero overpayment (a RECEIVE-OVERPAYMENT bank transaction: money that paid
 // more than was owed) reversed as Xero documents it. An overpayment is AUTHORISED, PAID or VOIDED, never
@@ -73,4 +74,49 @@ export async function refundOverpayment(
     'refunded an overpayment in xero',
   );
   return outcome as PushResult;
+}
+
+/**
+ * After close, the customer's credit whose money went back (a reversal of money in parts, the credit one of
+ * them) is allocated to the invoice the reversal made for it, the amount the customer owes again for that
+ * part (`PUT /Overpayments/{id}/Allocations`, Xero's way to apply an overpayment to an invoice:
+ * https://developer.xero.com/documentation/api/accounting/overpayments), dated the reversal's day in the open
+ * period: the credit leaves the contact with the money, the invoice owes nothing for it, and the locked
+ * overpayment, its allocations and refunds stay as they are. Up to what the credit has left and the invoice
+ * owes: a part a bookkeeper allocated in the locked month stays owed on the invoice. A push again finds
+ * nothing left to allocate.
+ */
+export async function allocateToOwedAgain(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  bankTransaction: Body,
+  invoiceId: string,
+): Promise<void> {
+  const id = String(bankTransaction.overpaymentID ?? '');
+  if (!id) return;
+  const answer = await ctx.client.call('getOverpayment', (api, t) => api.getOverpayment(t, id));
+  const overpayment = (answer.overpayments?.[0] ?? {}) as Body;
+  const invoice = await read(ctx, 'Invoice', invoiceId);
+  if (overpayment.status !== 'AUTHORISED' || invoice?.status !== 'AUTHORISED') return;
+  const cents = Math.min(
+    amountToCents(Number(overpayment.remainingCredit ?? 0)),
+    amountToCents(Number(invoice.amountDue ?? 0)),
+  );
+  if (cents <= 0) return;
+  const allocations = [{ invoice: { invoiceID: invoiceId }, amount: centsToAmount(cents), date: doc.date }];
+  const key = idempotencyKey(
+    ctx.client.tenantId,
+    `${doc.key}:credit:${id}`,
+    'allocate Overpayment',
+    allocations,
+  );
+  const made = await ctx.client.call('createOverpaymentAllocations', (api, t) =>
+    api.createOverpaymentAllocations(t, id, { allocations: allocations as never[] }, false, key),
+  );
+  const errors = (made.allocations ?? []).flatMap((a) => itemErrors(a as Body));
+  if (errors.length > 0) throw new TargetRefusedError(ctx.name, `ValidationException: ${errors.join('; ')}`);
+  ctx.logger?.info(
+    { key: doc.key, overpayment: id, invoice: invoiceId, cents },
+    'customer credit allocated to the invoice owed again in xero',
+  );
 }

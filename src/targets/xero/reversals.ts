@@ -14,7 +14,7 @@ import { cancel, create, read } from './entity-calls.js';
 import { isRefusedInPlace } from './faults.js';
 import { numberTag } from './keys.js';
 import { find, lookupOne, marked, reversingDocuments } from './look-ups.js';
-import { refundOverpayment } from './overpayments.js';
+import { allocateToOwedAgain, refundOverpayment } from './overpayments.js';
 import { partIn, partReference } from './payment-parts.js';
 import {
   type Body,
@@ -170,7 +170,7 @@ async function reversePartsAfterClose(
   const remoteIds: string[] = [];
   let created = false;
   const found = new Map<XeroEntity, Body[]>();
-  for (const { tag, plan } of plans) {
+  for (const [i, { tag, plan }] of plans.entries()) {
     if (!found.has(plan.entity)) found.set(plan.entity, await marked(ctx, plan.entity, doc.key));
     const existing = found.get(plan.entity)?.find((r) => partIn(markerText(plan.entity, r)) === tag);
     if (existing) {
@@ -178,12 +178,18 @@ async function reversePartsAfterClose(
       if (stored !== doc.contentHash)
         throw new TargetConflictError(ctx.name, doc.key, stored, doc.contentHash);
       remoteIds.push(`${plan.entity}:${idOf(plan.entity, existing)}`);
-      continue;
+    } else {
+      const body = (await taxed(ctx, plan)).body;
+      const [outcome] = await create(ctx, plan.entity, [{ doc, body }], context);
+      if (outcome instanceof Error) throw outcome;
+      remoteIds.push(...(outcome as PushResult).remoteIds);
+      created = true;
     }
-    const [outcome] = await create(ctx, plan.entity, [{ doc, body: (await taxed(ctx, plan)).body }], context);
-    if (outcome instanceof Error) throw outcome;
-    remoteIds.push(...(outcome as PushResult).remoteIds);
-    created = true;
+    // The customer's credit whose money went back pays the invoice made for it (overpayments.ts).
+    const part = parts[i];
+    const invoice = parseRemoteId(remoteIds.at(-1));
+    if (part && isOverpayment(part.entity, part.record) && invoice?.entity === 'Invoice')
+      await allocateToOwedAgain(ctx, doc, part.record, invoice.id);
   }
   ctx.logger?.info({ key: doc.key, remoteIds }, 'reversed every part after close in xero');
   return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };

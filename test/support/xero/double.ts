@@ -227,6 +227,7 @@ export const xeroRules = [
   'where-null-string-method',
   'idempotency-window',
   'overpayment-delete',
+  'overpayment-allocation',
   'account-fields',
   'unique-account-code',
   'unique-account-name',
@@ -909,6 +910,14 @@ export class XeroDouble {
         );
         return { ...envelope(), Allocations: allocations };
       }
+      case 'createOverpaymentAllocations': {
+        // PUT /Overpayments/{OverpaymentID}/Allocations: the overpayment is the path's second-to-last segment.
+        const overpaymentId = decodeURIComponent(url.pathname.split('/').at(-2) ?? '');
+        const allocations = ((body?.Allocations as Doc[] | undefined) ?? []).map((a) =>
+          this.allocateCredit(tenant, overpaymentId, a),
+        );
+        return { ...envelope(), Allocations: allocations };
+      }
       case 'deleteOverpaymentAllocations':
         return this.deleteOverpaymentAllocation(tenant, url);
       case 'getBankTransferHistory':
@@ -1228,6 +1237,46 @@ export class XeroDouble {
     overpayment.Allocations = [...(overpayment.Allocations as Doc[]), allocation];
     this.settle(tenant);
     return structuredClone(allocation);
+  }
+
+  /**
+   * `PUT /Overpayments/{id}/Allocations` (createOverpaymentAllocations): a customer's overpayment allocated to
+   * an invoice of theirs (Xero's Overpayments page, "Allocating overpayments": the invoice's AmountDue falls by
+   * the amount, the overpayment's RemainingCredit too), dated the allocation's Date, which no lock date may
+   * hold. Refused (`overpayment-allocation`): an overpayment not AUTHORISED, an invoice not AUTHORISED, of
+   * another contact or not a sales invoice, an amount not above 0, over the credit left or over the AmountDue.
+   */
+  private allocateCredit(tenant: Tenant, overpaymentId: string, doc: Doc): Doc {
+    const overpayment = tenant.docs.get('Overpayments')?.get(overpaymentId);
+    if (!overpayment) throw new XeroValidation([`Overpayment ${overpaymentId} was not found`]);
+    const invoiceId = String((doc.Invoice as Doc | undefined)?.InvoiceID ?? '');
+    const invoice = tenant.docs.get('Invoices')?.get(invoiceId);
+    if (!invoice) throw new XeroValidation(['Invoice could not be found']);
+    this.outsideLock(tenant, [String(doc.Date ?? today())]);
+    const wanted = cents(doc.Amount);
+    if (this.enforces('overpayment-allocation')) {
+      const problems: string[] = [];
+      if (overpayment.Status !== 'AUTHORISED') problems.push('Only AUTHORISED overpayments can be allocated');
+      if (invoice.Status !== 'AUTHORISED' || invoice.Type !== 'ACCREC')
+        problems.push('An overpayment can only be allocated to an AUTHORISED sales invoice');
+      if ((invoice.Contact as Doc).ContactID !== (overpayment.Contact as Doc).ContactID)
+        problems.push('The overpayment and the invoice must be for the same contact');
+      if (wanted <= 0) problems.push('Allocation amount must be greater than zero');
+      if (wanted > cents(overpayment.RemainingCredit))
+        problems.push('The amount being allocated exceeds the remaining credit on this overpayment');
+      if (wanted > cents(invoice.AmountDue))
+        problems.push('The amount being allocated exceeds the amount outstanding on the invoice');
+      if (problems.length > 0) throw new XeroValidation(problems);
+    }
+    const allocation: Doc = {
+      AllocationID: randomUUID(),
+      Invoice: { InvoiceID: invoice.InvoiceID, InvoiceNumber: invoice.InvoiceNumber },
+      Amount: amount(wanted),
+      Date: msDate(String(doc.Date ?? today())),
+    };
+    overpayment.Allocations = [...(overpayment.Allocations as Doc[]), allocation];
+    this.settle(tenant);
+    return { ...structuredClone(allocation), Overpayment: { OverpaymentID: overpayment.OverpaymentID } };
   }
 
   /**

@@ -85,6 +85,7 @@ export const operationScopes: Readonly<Record<string, string>> = {
   deletePayment: 'accounting.payments',
   getOverpayments: 'accounting.payments',
   getOverpayment: 'accounting.payments',
+  createOverpaymentAllocations: 'accounting.payments',
   deleteOverpaymentAllocations: 'accounting.payments',
   getBankTransactions: 'accounting.banktransactions',
   getBankTransaction: 'accounting.banktransactions',

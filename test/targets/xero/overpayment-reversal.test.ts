@@ -92,6 +92,36 @@ describe('Xero: a customer’s credit reversed', () => {
     expect((refused as TargetRefusedError).targetMessage).toContain(OVERPAYMENT_DELETE);
   });
 
+  it('Xero allocates an overpayment to an invoice of its contact within its credit and the AmountDue, never into a locked period', async () => {
+    const { org, docs, pushed, overpaymentId } = await pushedCredit();
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    const allocate = (cents: number, date: string) =>
+      org
+        .target()
+        .client.call('createOverpaymentAllocations', (api, t) =>
+          api.createOverpaymentAllocations(
+            t,
+            overpaymentId,
+            { allocations: [{ invoice: { invoiceID: invoiceId }, amount: cents / 100, date }] as never[] },
+            false,
+            `overpayment-allocation-${org.tenantId}-${cents}-${date}`,
+          ),
+        )
+        .catch((e: unknown) => e);
+    // The invoice owes 70.00: 80.00 is more than it owes.
+    const over = await allocate(80_00, '2026-12-02');
+    expect(over).toBeInstanceOf(TargetRefusedError);
+    expect((over as TargetRefusedError).targetMessage).toContain('exceeds the amount outstanding');
+    double.lockDates(org.tenantId, { period: '2026-11-30' });
+    expect(await allocate(20_00, '2026-11-20')).toBeInstanceOf(TargetRefusedError);
+    expect(await allocate(20_00, '2026-12-02')).not.toBeInstanceOf(Error);
+    expect(double.get(org.tenantId, 'Invoices', invoiceId)).toMatchObject({ AmountDue: 50 });
+    expect(double.get(org.tenantId, 'Overpayments', overpaymentId)).toMatchObject({
+      Status: 'AUTHORISED',
+      RemainingCredit: 70,
+    });
+  });
+
   it('returned in its month: refunded out of the clearing account, never sent DELETED; found again, not refunded twice', async () => {
     const { org, returned, context, transaction, overpaymentId } = await pushedCredit();
     const reversal = returned('2026-11-06');

@@ -322,16 +322,30 @@ describe('Xero: money applied as the service applies it', { timeout: 60_000 }, (
       expect.stringMatching(/^BankTransaction:/),
     ]);
     const owed = reversed.remoteIds.slice(0, 3).map((r) => double.get(org.tenantId, 'Invoices', idOf(r)));
+    // The credit's money went back with the rest: the 10.00 credit pays the invoice made for it, allocated
+    // in February, so the link owes what the service says (125.00) and the contact holds no credit.
     expect(owed.map((i) => [i?.Status, i?.AmountDue])).toEqual([
       ['AUTHORISED', 100],
       ['AUTHORISED', 25],
-      ['AUTHORISED', 10],
+      ['PAID', 0],
     ]);
+    const [credit] = b.marked('BankTransactions', payment.key);
+    const overpayment = double.get(org.tenantId, 'Overpayments', String(credit?.OverpaymentID));
+    expect(overpayment).toMatchObject({ Status: 'PAID', RemainingCredit: 0 });
+    // Allocated in February, the return's day: nothing in the locked January.
+    expect(overpayment?.Allocations).toEqual([
+      expect.objectContaining({
+        Amount: 10,
+        Date: `/Date(${Date.parse('2026-02-03')}+0000)/`,
+        Invoice: expect.objectContaining({ InvoiceID: owed[2]?.InvoiceID }),
+      }),
+    ]);
+    expect(owed.reduce((sum, i) => sum + Number(i?.AmountDue), 0)).toBe(125);
     expect(double.get(org.tenantId, 'BankTransactions', idOf(reversed.remoteIds[3]))).toMatchObject({
       Type: 'SPEND',
       Total: 135,
     });
-    // As the ledger: the link owes 125.00 again (135.00 owed less the 10.00 credit), the money is gone.
+    // As the ledger: the link owes 125.00 again, the money is gone.
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.AccountsReceivable)).toBe(125_00);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(0);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.Refunds)).toBe(0);
@@ -342,5 +356,9 @@ describe('Xero: money applied as the service applies it', { timeout: 60_000 }, (
     expect(again.created).toBe(false);
     expect(new Set(again.remoteIds)).toEqual(new Set(reversed.remoteIds));
     expect(new Set((await org.target().find(reversal.key))?.remoteIds)).toEqual(new Set(reversed.remoteIds));
+    // Nothing allocated twice.
+    expect(double.get(org.tenantId, 'Overpayments', String(credit?.OverpaymentID))?.Allocations).toHaveLength(
+      1,
+    );
   });
 });
