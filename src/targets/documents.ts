@@ -23,6 +23,11 @@ export interface ReferenceData {
   bill(billId: string): Promise<{ invoiceNumber: string | null; vendorId: string; dueDate?: string | null }>;
   /** The payments a disbursement (a payout) carries, as the service lists them. */
   payout(disbursementId: string): Promise<{ paymentIds: string[] }>;
+  /**
+   * The disbursement (payout) a payment is in, as the service says it; null when none. Optional: a source
+   * that cannot tell leaves a receipt's reversal without the payout that carried it.
+   */
+  paymentPayout?(paymentId: string): Promise<string | null>;
   // The business's own references of the money (TargetDocument.businessReference). Optional: a source that
   // cannot tell them (a fake naming parties only) leaves documents without one.
   /** An external payment as its link lists it (spec 2.7); null when the link no longer lists it (voided). */
@@ -48,29 +53,63 @@ export interface EntryLookup {
   entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
 }
 
+/** The entries a payout nets out of a carried payment: its fees and its refunds (each Cr Processor Clearing). */
+const deductionKinds = new Set(['payment-fee', 'surcharge-fee', 'payment-other-fee', 'refund']);
+
 /**
  * The receipts a payout carries, as booked: each payment's live `payment:` or `sale:` entry (its key, date and
  * gross amount), in the service's order; a payment the books hold no receipt of (settled before they opened)
- * is left out, its money stays in the payout's balancing line.
+ * is left out, its money stays in the payout's balancing line. Beside them, what the payout nets out of those
+ * payments (`deductions`): each carried payment's live fee and refund entries dated on or before the payout
+ * (a refund after it cannot be in it), with the amount each takes out of clearing, so a target that keeps
+ * received money apart deposits them too.
  */
 async function payoutReceipts(
   disbursementId: string,
+  payoutDate: string,
   references: ReferenceData,
   entries: EntryLookup,
-): Promise<PayoutReceipt[]> {
+): Promise<{ receipts: PayoutReceipt[]; deductions: PayoutReceipt[] }> {
   const receipts: PayoutReceipt[] = [];
+  const deductions: PayoutReceipt[] = [];
+  const gross = (e: BookedEntry) => e.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0);
   for (const paymentId of (await references.payout(disbursementId)).paymentIds) {
-    const receipt = (await entries.entriesFor({ paymentId })).find(
-      (e) =>
-        e.reverses === null &&
-        e.reversedBy === null &&
-        ['payment', 'sale'].includes(keyPrefix(baseKey(e.key))),
+    const live = (await entries.entriesFor({ paymentId })).filter(
+      (e) => e.reverses === null && e.reversedBy === null,
     );
+    const receipt = live.find((e) => ['payment', 'sale'].includes(keyPrefix(baseKey(e.key))));
     if (!receipt) continue;
-    const amountCents = receipt.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0);
-    receipts.push({ key: receipt.key, date: receipt.date, amountCents });
+    receipts.push({ key: receipt.key, date: receipt.date, amountCents: gross(receipt) });
+    for (const e of live)
+      if (deductionKinds.has(keyPrefix(baseKey(e.key))) && e.date <= payoutDate)
+        deductions.push({ key: e.key, date: e.date, amountCents: gross(e) });
   }
-  return receipts;
+  return { receipts, deductions };
+}
+
+/**
+ * The payout that carries the receipt a reversal reverses (TargetDocument.carriedBy): the live
+ * `disbursement-pending:` entry, booked before the reversal, of the disbursement the service lists the payment
+ * in; null for any other reversal, and for a payment in no payout the books held when it was reversed.
+ */
+async function payoutCarrying(
+  reversal: BookedEntry,
+  references: ReferenceData,
+  entries: EntryLookup,
+): Promise<string | null> {
+  const paymentId = reversal.links.paymentId;
+  const receipt = ['payment', 'sale'].includes(keyPrefix(baseKey(reversal.reverses ?? '')));
+  if (!receipt || !paymentId || !references.paymentPayout) return null;
+  const disbursementId = await references.paymentPayout(paymentId);
+  if (!disbursementId) return null;
+  const payout = (await entries.entriesFor({ disbursementId })).find(
+    (e) =>
+      e.reverses === null &&
+      e.reversedBy === null &&
+      e.id < reversal.id &&
+      keyPrefix(baseKey(e.key)) === 'disbursement-pending',
+  );
+  return payout?.key ?? null;
 }
 
 /**
@@ -233,10 +272,12 @@ export async function documentFor(
     document.reason = entry.description;
     const original = await entries.get(entry.reverses);
     if (original) document.originalDate = original.date;
+    const carriedBy = await payoutCarrying(entry, references, entries);
+    if (carriedBy) document.carriedBy = carriedBy;
   }
   const { paymentLinkId, billId, disbursementId } = entry.links;
   if (kind === 'disbursement-pending' && disbursementId) {
-    document.payout = { receipts: await payoutReceipts(disbursementId, references, entries) };
+    document.payout = await payoutReceipts(disbursementId, entry.date, references, entries);
   }
   if (paymentLinkId) {
     const link = await references.paymentLink(paymentLinkId);

@@ -101,9 +101,11 @@ export interface TargetDocument {
   businessReference?: string;
   /**
    * For kind `disbursement-pending`: the receipts the payout carries, so a target that keeps received money
-   * apart until deposited (QuickBooks' Undeposited Funds) deposits exactly those.
+   * apart until deposited (QuickBooks' Undeposited Funds) deposits exactly those; `deductions`, what the
+   * payout nets out of those payments (their `payment-fee:`, `surcharge-fee:`, `payment-other-fee:` and
+   * `refund:` entries, each amount what it takes out of clearing), so such a target deposits them too.
    */
-  payout?: { receipts: PayoutReceipt[] };
+  payout?: { receipts: PayoutReceipt[]; deductions?: PayoutReceipt[] };
   /**
    * For money received on a payment link (kinds `payment`, `external-payment`, `check-application` crediting
    * the receivable) and a lowering of its amount (`invoice-adjustment` crediting it): how it settles the
@@ -117,6 +119,12 @@ export interface TargetDocument {
    * each document owes the service's remainder, as a bookkeeper applies the credit again.
    */
   reapplies?: CreditApplication[];
+  /**
+   * For a reversal of a receipt (a `payment:` or `sale:` entry) that a payout booked before it carries: that
+   * payout's `disbursement-pending:` key, so a target that lists a payout's receipts (Xero's notes on the
+   * payout's transfer) can say the receipt was reversed since, and by what.
+   */
+  carriedBy?: string;
   /** For kind `reversal`: the key of the document it reverses, and why. */
   reverses?: string;
   reason?: string;
@@ -140,7 +148,10 @@ export interface DocumentApplication {
   amountCents: number;
 }
 
-/** A receipt a payout carries: its ledger entry (`payment:` or `sale:`), day and gross amount. */
+/**
+ * A receipt a payout carries: its ledger entry (`payment:` or `sale:`), day and gross amount; as a deduction,
+ * a fee's or refund's entry, day and the amount it takes out of clearing (positive).
+ */
 export interface PayoutReceipt {
   key: string;
   date: string;

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
+import type { BookedEntry, EntryLine } from '../../src/ledger/entry.js';
+import { documentFor, type EntryLookup, type ReferenceData } from '../../src/targets/documents.js';
+
+// A payout's document names what it nets out of the payments it carries (their fees and refunds booked on
+// Processor Clearing) beside its receipts, so a target that keeps received money apart until deposited
+// (QuickBooks' Undeposited Funds) deposits those too; a refund after the payout, or a reversed fee, is not in it.
+
+let id = 0;
+function booked(
+  key: string,
+  date: string,
+  lines: EntryLine[],
+  extra: Partial<BookedEntry> = {},
+): BookedEntry {
+  return {
+    id: ++id,
+    key,
+    date,
+    description: key,
+    lines,
+    links: { paymentId: 'pay_1' },
+    reverses: null,
+    reversedBy: null,
+    contentHash: 'a'.repeat(64),
+    createdAt: '2026-11-27T00:00:00.000Z',
+    ...extra,
+  } as BookedEntry;
+}
+
+const clearing = (debit: AccountName, cents: number): EntryLine[] => [
+  { account: debit, amountCents: cents },
+  { account: Accounts.ProcessorClearing, amountCents: -cents },
+];
+
+const payment = booked('payment:pay_1', '2026-11-02', [
+  { account: Accounts.ProcessorClearing, amountCents: 50_00 },
+  { account: Accounts.AccountsReceivable, amountCents: -50_00 },
+]);
+const fee = booked('payment-fee:pay_1', '2026-11-02', clearing(Accounts.ProcessingFees, 1_75));
+const otherFee = booked('payment-other-fee:pay_1', '2026-11-02', clearing(Accounts.ProcessingFees, 50), {
+  reversedBy: 'reversal:payment-other-fee:pay_1',
+});
+const refund = booked('refund:re_1', '2026-11-03', clearing(Accounts.Refunds, 5_00));
+const lateRefund = booked('refund:re_2', '2026-11-06', clearing(Accounts.Refunds, 2_00));
+const reopen = booked('refund-reopen:re_1', '2026-11-03', [
+  { account: Accounts.AccountsReceivable, amountCents: 5_00 },
+  { account: Accounts.Refunds, amountCents: -5_00 },
+]);
+
+const entries: EntryLookup = {
+  get: async () => null,
+  entriesFor: async (filter) =>
+    filter.paymentId === 'pay_1' ? [payment, fee, otherFee, refund, lateRefund, reopen] : [],
+};
+const references = {
+  payout: async () => ({ paymentIds: ['pay_1'] }),
+} as unknown as ReferenceData;
+
+describe('a payout’s document', () => {
+  it('names its receipts and, as deductions, the live fees and refunds of them dated by the payout', async () => {
+    const doc = await documentFor(
+      booked(
+        'disbursement-pending:dis_1',
+        '2026-11-04',
+        [
+          { account: Accounts.PayoutsInTransit, amountCents: 43_25 },
+          { account: Accounts.ProcessorClearing, amountCents: -43_25 },
+        ],
+        { links: { disbursementId: 'dis_1' } },
+      ),
+      references,
+      entries,
+    );
+    expect(doc.payout).toEqual({
+      receipts: [{ key: 'payment:pay_1', date: '2026-11-02', amountCents: 50_00 }],
+      deductions: [
+        { key: 'payment-fee:pay_1', date: '2026-11-02', amountCents: 1_75 },
+        { key: 'refund:re_1', date: '2026-11-03', amountCents: 5_00 },
+      ],
+    });
+  });
+});
