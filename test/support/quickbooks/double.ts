@@ -2,6 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
 import { startVendorDoubleServer } from '../vendor-double-server.js';
+import {
+  depositableTypes,
+  depositedKeys,
+  depositLinks,
+  type Entities,
+  fundsKey,
+  fundsToDeposit,
+  linkedFunds,
+} from './deposits.js';
 import { filterRefusal, type QueryOperator } from './filterable-fields.js';
 import { freshChart } from './fresh-chart.js';
 import {
@@ -135,6 +144,10 @@ export const ruleNames = [
   'billpayment-account',
   'deposit-account',
   'deposit-once',
+  'deposit-linked-type',
+  'deposit-undeposited',
+  'deposit-amount',
+  'deposit-total',
   'per-minute',
   'per-second',
   'concurrent',
@@ -1128,6 +1141,14 @@ export class QuickBooksDouble {
       this.paysFromBankOrCard(realm, body);
     }
     if (entity === 'Deposit') this.depositRules(realm, body);
+    // A Deposit's TotalAmt is "Calculated by QuickBooks business logic; any value you supply is over-written
+    // by QuickBooks" (Intuit's Deposit reference): the sum of its lines, linked and manual.
+    if (entity === 'Deposit' && on('deposit-total')) body.TotalAmt = amount(this.lineTotal(body, entity));
+    // QBO numbers a journal's lines (Id "0", "1", ... in Intuit's JournalEntry samples); a Deposit links a
+    // journal's line in Undeposited Funds by that Id (LinkedTxn.TxnLineId).
+    if (entity === 'JournalEntry')
+      for (const [i, line] of ((body.Line as Record<string, unknown>[] | undefined) ?? []).entries())
+        line.Id ??= String(i);
     if (entity === 'SalesReceipt')
       this.depositAccountRules(realm, body, 'sales receipt', 'salesreceipt-account');
     if (entity === 'Payment') this.depositAccountRules(realm, body, 'payment', 'payment-account');
@@ -1139,6 +1160,7 @@ export class QuickBooksDouble {
       entity === 'Payment' ||
       entity === 'BillPayment' ||
       entity === 'SalesReceipt' ||
+      entity === 'RefundReceipt' ||
       entity === 'CreditMemo'
     ) {
       body.TotalAmt = amount(this.lineTotal(body, entity));
@@ -1324,7 +1346,10 @@ export class QuickBooksDouble {
       );
   }
 
-  /** A Deposit goes into a Bank or Other Current Asset account, and deposits a payment once. */
+  /**
+   * A Deposit goes into a Bank or Other Current Asset account; each linked line links a transaction of a type
+   * Intuit lists, that put its money in Undeposited Funds, for that amount, and once (deposits.ts).
+   */
   private depositRules(realm: Realm, body: Record<string, unknown>) {
     const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
     if (
@@ -1336,19 +1361,49 @@ export class QuickBooksDouble {
       throw businessRule(
         `A deposit must go into a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
       );
-    const deposited = new Set(this.depositedPayments(realm));
-    for (const receipt of linkedReceipts(body)) {
-      const id = receiptId(receipt);
-      if (!realm.entities.get(receipt.type)?.get(receipt.id)) {
+    const db = this.entitiesOf(realm);
+    const undeposited = this.accountOfType(realm, 'UndepositedFunds');
+    const deposited = depositedKeys(db);
+    for (const link of depositLinks(body)) {
+      const what = `${link.type} ${link.id}${link.type === 'JournalEntry' ? ` line ${link.lineId}` : ''}`;
+      if (!depositableTypes.includes(link.type) && on('deposit-linked-type'))
         throw businessRule(
-          `${receipt.type} ${receipt.id} does not exist: a deposit links received money only.`,
+          `A deposit links a Transfer, Payment, SalesReceipt, RefundReceipt or JournalEntry; not ${link.type}.`,
         );
-      }
-      if (deposited.has(id) && on('deposit-once')) {
-        throw businessRule(`${receipt.type} ${receipt.id} is already deposited.`);
-      }
-      deposited.add(id);
+      const funds = linkedFunds(db, link, undeposited);
+      if (!realm.entities.get(link.type)?.get(link.id) || (link.type === 'JournalEntry' && !funds))
+        throw businessRule(`${what} does not exist: a deposit links received money only.`);
+      if (funds && funds.account !== undeposited && on('deposit-undeposited'))
+        throw businessRule(`${what} is not in Undeposited Funds: only funds there can be deposited.`);
+      if (funds && funds.cents !== link.cents && on('deposit-amount'))
+        throw businessRule(
+          `${what} put ${amount(funds.cents)} in Undeposited Funds; the deposit line says ${amount(link.cents)}.`,
+        );
+      const key = fundsKey(link.type, link.id, link.lineId);
+      if (deposited.has(key) && on('deposit-once')) throw businessRule(`${what} is already deposited.`);
+      deposited.add(key);
     }
+  }
+
+  /** The realm's entities as deposits.ts reads them. */
+  private entitiesOf(realm: Realm): Entities {
+    return {
+      get: (entity, id) => realm.entities.get(entity)?.get(id),
+      all: (entity) => realm.entities.get(entity)?.values() ?? [],
+      voided: (entity, id) => realm.voided.has(`${entity}:${id}`),
+    };
+  }
+
+  /**
+   * QuickBooks' list of funds to deposit (the bank deposit screen's "Select the payments included in this
+   * deposit"): what payments, sales receipts, refund receipts, journal lines and transfers put in (or took out
+   * of) Undeposited Funds that no deposit links yet, each with its amount in cents.
+   */
+  fundsToDeposit(realmId: string): { type: string; id: string; lineId: string; cents: number }[] {
+    const realm = this.realm(realmId);
+    return fundsToDeposit(this.entitiesOf(realm), this.accountOfType(realm, 'UndepositedFunds')).map(
+      ({ type, id, lineId, cents }) => ({ type, id, lineId, cents }),
+    );
   }
 
   /**
@@ -1375,12 +1430,6 @@ export class QuickBooksDouble {
       throw businessRule(
         `A ${what} must be deposited to a Bank or Other Current Asset account; ${String(account.Name)} is ${String(account.AccountType)}.`,
       );
-  }
-
-  private depositedPayments(realm: Realm): string[] {
-    return [...(realm.entities.get('Deposit')?.values() ?? [])].flatMap((d) =>
-      linkedReceipts(d).map(receiptId),
-    );
   }
 
   /** A journal line on Accounts Receivable names a customer, on Accounts Payable a vendor. */
@@ -1431,7 +1480,7 @@ export class QuickBooksDouble {
     if (
       received &&
       on('deposited-void') &&
-      this.depositedPayments(realm).includes(`${entity}:${current.Id}`)
+      depositedKeys(this.entitiesOf(realm)).has(`${entity}:${current.Id}`)
     ) {
       throw new FaultError(
         400,
@@ -1635,15 +1684,15 @@ export class QuickBooksDouble {
           account: this.accountId(realm, body.DepositToAccountRef, 'DepositToAccountRef'),
           cents: total,
         });
+        const db = this.entitiesOf(realm);
+        const undeposited = this.accountOfType(realm, 'UndepositedFunds');
         for (const l of lines) {
-          // A line depositing received money (a payment, a sales receipt) takes it out of the account it went to.
-          const [linked] = linkedReceipts({ Line: [l] });
-          const payment = linked ? realm.entities.get(linked.type)?.get(linked.id) : undefined;
-          if (linked && !payment) this.requireRef(realm, linked.type, { value: linked.id }, linked.type);
-          const from = payment
-            ? payment.DepositToAccountRef
-              ? refValue(payment.DepositToAccountRef)
-              : this.accountOfType(realm, 'UndepositedFunds')
+          // A linked line takes the transaction's money out of the account it went to (Undeposited Funds).
+          const [link] = depositLinks({ Line: [l] });
+          const funds = link ? linkedFunds(db, link, undeposited) : undefined;
+          if (link && !funds) this.requireRef(realm, link.type, { value: link.id }, link.type);
+          const from = funds
+            ? funds.account
             : this.accountId(realm, l.DepositLineDetail?.AccountRef, 'DepositLineDetail');
           out.push({ account: from, cents: -cents(l.Amount) });
         }
@@ -1797,20 +1846,6 @@ function businessRule(detail: string): FaultError {
     '6000',
   );
 }
-
-/** The received money a deposit takes out of Undeposited Funds: its lines' linked payments and sales receipts. */
-function linkedReceipts(
-  deposit: Record<string, unknown>,
-): { type: 'Payment' | 'SalesReceipt'; id: string }[] {
-  return ((deposit.Line as Record<string, unknown>[] | undefined) ?? []).flatMap((l) =>
-    ((l.LinkedTxn as { TxnId: string; TxnType: string }[] | undefined) ?? [])
-      .filter((t) => t.TxnType === 'Payment' || t.TxnType === 'SalesReceipt')
-      .map((t) => ({ type: t.TxnType as 'Payment' | 'SalesReceipt', id: t.TxnId })),
-  );
-}
-
-/** `Payment:12`, `SalesReceipt:7`: a received transaction's identity across both entities. */
-const receiptId = (r: { type: string; id: string }) => `${r.type}:${r.id}`;
 
 function faultBody(fault: FaultError) {
   return {
