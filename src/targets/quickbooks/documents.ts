@@ -102,10 +102,14 @@ export function billNumber(doc: TargetDocument): string {
   return doc.bill?.number ? invoiceNumber(doc.bill.number) : docNumberTag(doc.key);
 }
 
-/** A payment or sales receipt at QBO that a payout deposits, with the amount it put in Undeposited Funds. */
+/**
+ * A transaction at QBO that a payout deposits (a payment, sales receipt, refund receipt, or a journal's line
+ * named by `txnLineId`), with the amount it put in Undeposited Funds (negative: what it took out).
+ */
 export interface LinkedReceipt {
   txnId: string;
-  txnType: 'Payment' | 'SalesReceipt';
+  txnType: 'Payment' | 'SalesReceipt' | 'RefundReceipt' | 'JournalEntry';
+  txnLineId: string;
   amountCents: number;
 }
 
@@ -315,10 +319,13 @@ export class DocumentMapper {
   }
 
   /**
-   * A payout taken out of the clearing account (Undeposited Funds): a Deposit that links the payments and
-   * sales receipts it carries (`LinkedTxn`, as a bank deposit made in QBO does, so they leave the Undeposited
-   * Funds list and cannot be deposited twice), with one line on the clearing account for what else the payout
-   * nets (fees absorbed, refunds, returns, receipts QBO does not hold), so the deposit equals the payout.
+   * A payout taken out of the clearing account (Undeposited Funds): a Deposit that links every transaction
+   * the payout carries there (`LinkedTxn`, as a bank deposit made in QBO does, so each leaves the list of
+   * funds to deposit and cannot be deposited twice): payments and sales receipts for their amount, refund
+   * receipts and fee journals' clearing lines for the negative amount they took out (payout-links.ts). A
+   * linked line carries no DepositLineDetail: with one, QBO asks its AccountRef (2020), and the link already
+   * says where the money comes from. One line on the clearing account only for what has no QBO transaction
+   * of its own (a receipt from before the books opened, a return netted), so the deposit equals the payout.
    */
   async payoutDeposit(doc: TargetDocument, pair: Pair, linked: readonly LinkedReceipt[]): Promise<Plan> {
     const linkedCents = linked.reduce((sum, r) => sum + r.amountCents, 0);
@@ -326,9 +333,9 @@ export class DocumentMapper {
     return this.depositOf(doc, pair, async (creditLine) => [
       ...linked.map((r) => ({
         Amount: centsToAmount(r.amountCents),
-        LinkedTxn: [{ TxnId: r.txnId, TxnType: r.txnType, TxnLineId: '0' }],
+        LinkedTxn: [{ TxnId: r.txnId, TxnType: r.txnType, TxnLineId: r.txnLineId }],
       })),
-      ...(rest !== 0 ? [await creditLine(rest, 'Fees, refunds and returns netted in this payout')] : []),
+      ...(rest !== 0 ? [await creditLine(rest, 'Netted in this payout, not held in QuickBooks')] : []),
     ]);
   }
 

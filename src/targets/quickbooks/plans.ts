@@ -2,10 +2,11 @@ import { alreadyPushed } from '../already-pushed.js';
 import { TargetRefusedError } from '../errors.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
 import type { Ref } from './accounts.js';
-import { invoiceNumber, type LinkedReceipt, type Plan, pairOf } from './documents.js';
-import { parseRemoteId, withFreshSyncToken } from './helpers.js';
+import { invoiceNumber, type Plan, pairOf } from './documents.js';
+import { withFreshSyncToken } from './helpers.js';
 import { docNumberTag, marker, markersIn } from './keys.js';
-import { distinctNumber, earlier, findIn, invoiceName, locate } from './look-ups.js';
+import { distinctNumber, earlier, findIn, invoiceName } from './look-ups.js';
+import { payoutLinks } from './payout-links.js';
 import { type QuickBooksSession, remember } from './session.js';
 
 // Which QBO document a ledger entry becomes, with what it needs looked up first: the invoice a payment is
@@ -91,7 +92,10 @@ export async function planFor(
       return customer ? s.mapper.refund(doc, pair, customer) : s.mapper.journal(doc);
     }
     case 'disbursement-pending':
-      if (pair && doc.payout) return s.mapper.payoutDeposit(doc, pair, await receiptsIn(s, doc, context));
+      if (pair && doc.payout) {
+        const clearing = await s.accounts.ref(pair.credit);
+        return s.mapper.payoutDeposit(doc, pair, await payoutLinks(s, doc, context, clearing));
+      }
       return pair ? s.mapper.deposit(doc, pair) : s.mapper.journal(doc);
     case 'disbursement-paid':
     case 'check-cleared':
@@ -113,28 +117,6 @@ export async function planFor(
     default:
       return s.mapper.journal(doc);
   }
-}
-
-/**
- * The payments and sales receipts at QBO of a payout's receipts: from the push's index, else found by their
- * key on their own date. A receipt booked as a journal entry (or not in QBO) is not linked: its money stays
- * in the deposit's line on the clearing account.
- */
-export async function receiptsIn(
-  s: QuickBooksSession,
-  doc: TargetDocument,
-  context: PushContext,
-): Promise<LinkedReceipt[]> {
-  const linked: LinkedReceipt[] = [];
-  for (const receipt of doc.payout?.receipts ?? []) {
-    const hint: TargetDocument = { ...doc, key: receipt.key, date: receipt.date, kind: 'payment' };
-    const record = context.pushed(receipt.key) ?? (await locate(s, receipt.key, hint));
-    const found = parseRemoteId(record?.remoteIds[0]);
-    if (found?.entity === 'Payment' || found?.entity === 'SalesReceipt') {
-      linked.push({ txnId: found.id, txnType: found.entity, amountCents: receipt.amountCents });
-    }
-  }
-  return linked;
 }
 
 /** The invoice's own customer, so a payment is never applied under a customer guessed again. */

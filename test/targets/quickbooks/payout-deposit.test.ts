@@ -9,10 +9,11 @@ import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 import { twoLineDocuments } from '../two-line-documents.js';
 
-// A payout's Deposit links the payments and sales receipts it carries (LinkedTxn), as a
-// bank deposit made in QuickBooks does, so they leave Undeposited Funds and cannot be deposited twice; what
-// else the payout nets (fees, refunds) is one line on the clearing account, so the deposit equals the payout.
-// Undeposited Funds then holds exactly what no payout carried yet.
+// A payout's Deposit links what it carries in Undeposited Funds (LinkedTxn), as a bank deposit made in
+// QuickBooks does, so it leaves the list of funds to deposit and cannot be deposited twice: its payments and
+// sales receipts, and the fee journals and refund receipts it nets (its deductions) for their negative amount.
+// What it nets that QuickBooks holds no transaction of (a deduction not named) is one line on the clearing
+// account, so the deposit equals the payout. Undeposited Funds then holds exactly what no payout carried yet.
 
 const double = doubleForFile(new QuickBooksDouble());
 const cipher = new TokenCipher('test-secret-for-quickbooks-payout-deposits');
@@ -53,6 +54,34 @@ function businessDay() {
   return { docs, p1, p2, sale, fee, payout };
 }
 
+/**
+ * The day above with a refund of the sale (a RefundReceipt out of Undeposited Funds) before the payout, which
+ * then carries p1 and the sale less p1's fee and the refund: 68.25, its fee and refund as deductions.
+ */
+function dayWithRefund() {
+  const day = businessDay();
+  const two = twoLineDocuments(day.docs.payment, (key) => key.length.toString(16).padStart(64, '6'));
+  const refund = two(`refund:re_${day.docs.run}`, 'refund', 'Refunds', 'ProcessorClearing', 5_00, {
+    invoice: undefined,
+  });
+  const payout: TargetDocument = {
+    ...day.payout,
+    amountCents: 68_25,
+    lines: [
+      { role: 'PayoutsInTransit', amountCents: 68_25 },
+      { role: 'ProcessorClearing', amountCents: -68_25 },
+    ],
+    payout: {
+      receipts: day.payout.payout?.receipts ?? [],
+      deductions: [
+        { key: day.fee.key, date: day.fee.date, amountCents: 1_75 },
+        { key: refund.key, date: refund.date, amountCents: 5_00 },
+      ],
+    },
+  };
+  return { ...day, refund, payout };
+}
+
 describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
   it('links the payout’s payments and sales receipts; Undeposited Funds keeps only what no payout carried', async () => {
     const c = company();
@@ -75,6 +104,40 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     // Undeposited Funds (the clearing account) holds p2 only; the payout is in transit.
     expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(30_00);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.PayoutsInTransit)).toBe(73_25);
+  });
+
+  it('links the payout’s fee journal and refund receipt too: nothing it carries stays in Undeposited Funds', async () => {
+    const c = company();
+    const day = dayWithRefund();
+    const { pushed, context } = pushIndex({ mayExist: true });
+    const target = c.target();
+    for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.refund, day.payout]) {
+      pushed.set(doc.key, await target.push(doc, context));
+    }
+    const id = (key: string) => idOf(pushed.get(key)?.remoteIds[0]);
+    expect(pushed.get(day.refund.key)?.remoteIds[0]).toMatch(/^RefundReceipt:/);
+    expect(pushed.get(day.fee.key)?.remoteIds[0]).toMatch(/^JournalEntry:/);
+    const deposit = double.get(c.realmId, 'Deposit', id(day.payout.key));
+    const lines = (deposit?.Line ?? []) as {
+      Amount: number;
+      DetailType?: string;
+      LinkedTxn?: { TxnId: string; TxnType: string }[];
+    }[];
+    // Every line links a transaction: no line of the deposit's own on the clearing account.
+    expect(lines.map((l) => [l.LinkedTxn?.[0]?.TxnType, l.LinkedTxn?.[0]?.TxnId, l.Amount])).toEqual([
+      ['Payment', id(day.p1.key), 50],
+      ['SalesReceipt', id(day.sale.key), 25],
+      ['JournalEntry', id(day.fee.key), -1.75],
+      ['RefundReceipt', id(day.refund.key), -5],
+    ]);
+    expect(lines.some((l) => l.DetailType === 'DepositLineDetail')).toBe(false);
+    expect(deposit?.TotalAmt).toBe(68.25);
+    // QuickBooks' list of funds to deposit holds p2 alone: the payout took everything of its own.
+    expect(double.fundsToDeposit(c.realmId)).toEqual([
+      { type: 'Payment', id: id(day.p2.key), lineId: '0', cents: 30_00 },
+    ]);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(30_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.PayoutsInTransit)).toBe(68_25);
   });
 
   it('found again by key after a restart, never deposited twice; a deposited payment is reversed by a document of its own', async () => {
