@@ -84,7 +84,12 @@ export async function accountingTarget(input: AccountingTargetInput): Promise<vo
             .map((f) => ({ key: f.key, reason: f.reason ?? '' })),
           warning: result.warning ?? null,
         });
-        if (!result.more) break;
+        if (result.more) continue;
+        // Entries written since the slice was read (their wake-up may be lost: a worker that died between
+        // the write and the signal) are taken now, while the push makes progress, not at the next poll.
+        // Runs recorded before waited for the signal or the poll.
+        const backlog = result.summary.pending > 0 && result.pushed > 0;
+        if (!backlog || !patched('push-while-pending')) break;
       }
       view.state = 'IDLE';
       view.lastError = null;

@@ -37,7 +37,6 @@ const references: ReferenceData = {
 };
 
 class Switchboard implements AccountingTarget {
-  readonly name = 'switchboard';
   refuseRole: string | null = null;
   down = false;
   warns: string | null = null;
@@ -46,7 +45,12 @@ class Switchboard implements AccountingTarget {
   /** A target slower than the push's heartbeat timeout (its rate limit, its task queue). */
   delayMs = 0;
   calls = 0;
-  constructor(readonly inner: AccountingTarget) {}
+  /** Runs inside a push, before the document is written (a ledger write arriving mid-slice). */
+  duringPush: (() => Promise<void>) | null = null;
+  constructor(
+    readonly inner: AccountingTarget,
+    readonly name = 'switchboard',
+  ) {}
   verify = () => this.inner.verify();
   find = (key: string) => this.inner.find(key);
   lockedThrough = () => this.inner.lockedThrough();
@@ -56,6 +60,9 @@ class Switchboard implements AccountingTarget {
   pushMany = (documents: TargetDocument[], context: PushContext) => pushOneByOne(this, documents, context);
   async push(document: TargetDocument, context: PushContext) {
     this.calls++;
+    const during = this.duringPush;
+    this.duringPush = null;
+    await during?.();
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     if (this.down) throw new TargetUnavailableError(this.name, 'connection refused', 200);
     if (this.unreachable) throw new TargetUnavailableError(this.name, 'connect ECONNREFUSED');
@@ -70,6 +77,9 @@ let env: TestWorkflowEnvironment;
 let ledger: EmbeddedLedger;
 let mirror: EmbeddedLedger;
 let target: Switchboard;
+/** A second target whose push polls only every ten minutes: what it pushes sooner, no poll found. */
+let patient: Switchboard;
+let patientMirror: EmbeddedLedger;
 let index: SqliteTargetIndex;
 let worker: Worker;
 let running: Promise<void>;
@@ -81,6 +91,8 @@ beforeAll(async () => {
   ledger = EmbeddedLedger.open();
   mirror = EmbeddedLedger.open();
   target = new Switchboard(new LedgerMirrorTarget(mirror));
+  patientMirror = EmbeddedLedger.open();
+  patient = new Switchboard(new LedgerMirrorTarget(patientMirror), 'patient');
   index = new SqliteTargetIndex(ledger.database);
   worker = await Worker.create({
     connection: env.nativeConnection,
@@ -92,7 +104,15 @@ beforeAll(async () => {
       ledger,
       logger: silentLogger,
       timeZone: 'UTC',
-      targets: { targets: new Map([[target.name, target]]), index, references, inFlightWaitMs: 90_000 },
+      targets: {
+        targets: new Map([
+          [target.name, target],
+          [patient.name, patient],
+        ]),
+        index,
+        references,
+        inFlightWaitMs: 90_000,
+      },
     }),
   });
   running = worker.run();
@@ -103,6 +123,7 @@ afterAll(async () => {
   await running;
   ledger?.close();
   mirror?.close();
+  patientMirror?.close();
   await env?.teardown();
 });
 
@@ -324,4 +345,31 @@ describe('the accounting-target push workflow', () => {
       30_000,
     );
   }, 240_000);
+
+  it('takes entries written during a slice at once, while it makes progress, though their wake-up was lost', async () => {
+    // The patient target's push polls every ten minutes; one wake-up starts it. While its first slice
+    // pushes, two entries are written with no signal (a worker that died between the write and its
+    // wake-up): the push sees them pending after a slice that pushed something and takes them now.
+    patient.duringPush = async () => {
+      await ledger.post(twoLine('payment:late1', 300, { links: { paymentId: 'late1' } }));
+      await ledger.post(twoLine('payment:late2', 400, { links: { paymentId: 'late2' } }));
+    };
+    await env.client.workflow.signalWithStart(accountingTargetWorkflowType, {
+      workflowId: accountingTargetWorkflowId(patient.name),
+      taskQueue,
+      args: [{ target: patient.name, sliceSize: 100, pollEvery: '10 minutes', retryMaximumInterval: '2s' }],
+      signal: entriesPostedSignal,
+      signalArgs: [],
+    });
+    await eventually(
+      async () => (await index.get(patient.name, 'payment:late2'))?.status === 'PUSHED',
+      'the entries written mid-slice pushed without a wake-up or a poll',
+      30_000,
+    );
+    const keys = (await patientMirror.allEntries()).map((e) => e.key);
+    expect(keys.slice(-2)).toEqual(['payment:late1', 'payment:late2']);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(await patientMirror.balances()).toEqual(await ledger.balances());
+    await env.client.workflow.getHandle(accountingTargetWorkflowId(patient.name)).terminate('test over');
+  }, 60_000);
 });
