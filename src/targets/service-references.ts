@@ -86,6 +86,8 @@ export function serviceReferences(service: ServiceClient, fetched?: FetchedLinks
       }),
     // Not remembered: a payout is read once, when its document is made.
     payout: async (id) => ({ paymentIds: (await service.getDisbursement(id)).paymentIds }),
+    // Read fresh: a payment joins a payout after it was first read.
+    paymentPayout: async (id) => (await service.getPayment(id)).disbursement?.id ?? null,
     // The money's own references: immutable once the record exists, so each object is read once, fresh
     // (not through the link's memo, read before the payment was recorded).
     externalPayment: (linkId, id) =>

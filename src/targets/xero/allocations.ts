@@ -5,11 +5,12 @@ import type { XeroContext } from './context.js';
 import { read } from './entity-calls.js';
 import { idempotencyKey } from './keys.js';
 import { earlier } from './look-ups.js';
-import { noted } from './payouts.js';
+import { noted, reversalNoted } from './payouts.js';
 import { type Body, itemErrors, parseRemoteId } from './records.js';
 
 // What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the link's
-// invoices (README, "What appears in Xero": lowered amount), a payout's transfer noted (payouts.ts).
+// invoices (README, "What appears in Xero": lowered amount), a payout's transfer noted with its receipts and
+// with a receipt reversed since (payouts.ts).
 
 /**
  * What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the link's
@@ -27,13 +28,15 @@ export async function settled(
   context: PushContext,
 ): Promise<PushResult> {
   if (doc.kind === 'disbursement-pending' && doc.payout) return noted(ctx, doc, doc.payout.receipts, result);
-  if (doc.kind === 'reversal' && doc.reapplies) {
+  if (doc.kind === 'reversal') {
     // The credit a lowering left the customer, allocated again to the invoices the reversal reopened.
-    for (const { credit, applied } of doc.reapplies) {
+    for (const { credit, applied } of doc.reapplies ?? []) {
       const found = await earlier(ctx, credit, context);
       if (found?.entity === 'CreditNote')
         await allocate(ctx, doc, found.id, applied, `${doc.key}:reallocation:${credit}`, context);
     }
+    // A receipt a payout carried: its transfer noted that it was reversed since (payouts.ts).
+    await reversalNoted(ctx, doc, context);
     return result;
   }
   if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;

@@ -1,4 +1,4 @@
-import type { PayoutReceipt } from '../target-port.js';
+import type { PayoutReceipt, TargetDocument } from '../target-port.js';
 
 // Which payments a payout carries, in Xero. A payout is a BankTransfer out of the Processor
 // Clearing bank account; the payments it carries were received into that account one by one, each on its own
@@ -9,6 +9,10 @@ import type { PayoutReceipt } from '../target-port.js';
 // "Details: The note to be recorded against a single document. Max Length 250 characters"), where a Xero
 // user opening the transfer reads them, and any reader of the API finds them again: each receipt by its ledger
 // key, the key every Payment and bank transaction carries in its Reference (`booksync key=<key> ...`).
+// A receipt reversed after the payout carried it (an ACH return, a failed card payment, a payment cancelled)
+// gets a note of its own when its reversal is pushed, since a note is never edited: `booksync payout:
+// payment:pay_1 50.00 2026-01-05 reversed since by reversal:payment:pay_1 on 2026-01-20: ...`, so the notes
+// say at every step which of the payments carried still stand.
 
 /** Xero's longest note (history-and-notes: "Max Length 250 characters"). */
 export const NOTE_LIMIT = 250;
@@ -61,4 +65,43 @@ export function receiptsInNotes(notes: readonly string[]): PayoutReceipt[] {
       return { key, amountCents: amount.startsWith('-') ? -cents : cents, date };
     }),
   );
+}
+
+const REVERSED = `${PREFIX}: `;
+const reversedPattern = new RegExp(
+  `^${REVERSED}(\\S+) (\\S+) (\\S+) reversed since by (\\S+) on (\\S+)(?:: (.*))?$`,
+);
+
+/** A carried receipt reversed since, as its note says: by which reversal (its ledger key), when and why. */
+export interface ReceiptReversed {
+  key: string;
+  by: string;
+  date: string;
+  reason: string;
+}
+
+/**
+ * The note saying that `receipt`, which the payout's notes list, was reversed since by `reversal` (its ledger
+ * key, date and reason, the ledger's "Reversal of <key>: " left out): within Xero's 250 characters, the
+ * reason cut to fit.
+ */
+export function reversalNote(receipt: PayoutReceipt, reversal: TargetDocument): string {
+  const head = `${REVERSED}${item(receipt)} reversed since by ${reversal.key} on ${reversal.date}`;
+  if (head.length > NOTE_LIMIT) throw new Error(`reversal ${reversal.key} is too long for a Xero note`);
+  const reason = (reversal.reason ?? '')
+    .replace(/^Reversal of \S+: /, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (reason === '') return head;
+  const room = NOTE_LIMIT - head.length - 2;
+  if (room <= 1) return head;
+  return `${head}: ${reason.length > room ? `${reason.slice(0, room - 1)}…` : reason}`;
+}
+
+/** The reversals the notes record (reversalNote's inverse), oldest first; other notes are ignored. */
+export function reversalsInNotes(notes: readonly string[]): ReceiptReversed[] {
+  return notes
+    .map((n) => reversedPattern.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ key: m[1] ?? '', by: m[4] ?? '', date: m[5] ?? '', reason: m[6] ?? '' }));
 }

@@ -72,7 +72,8 @@ async function prefetch(
 
 /**
  * Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist; payouts'
- * transfers noted with the receipts they carry (allocations.ts).
+ * transfers noted with the receipts they carry, and with a receipt reversed since, in the slice's order
+ * (allocations.ts).
  */
 async function settleAll(
   ctx: XeroContext,
@@ -85,7 +86,7 @@ async function settleAll(
     const after =
       doc.kind === 'invoice-adjustment' ||
       doc.kind === 'disbursement-pending' ||
-      (doc.kind === 'reversal' && !!doc.reapplies);
+      (doc.kind === 'reversal' && (!!doc.reapplies || !!doc.carriedBy));
     if (after && outcome && !(outcome instanceof Error)) {
       outcomes[i] = await settled(ctx, doc, outcome, context).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),

@@ -4,10 +4,16 @@ import { TargetRefusedError } from '../../../src/targets/errors.js';
 import { marker } from '../../../src/targets/markers.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import type { PayoutReceipt, TargetDocument } from '../../../src/targets/target-port.js';
-import { NOTE_LIMIT, payoutNotes, receiptsInNotes } from '../../../src/targets/xero/payout-notes.js';
+import {
+  NOTE_LIMIT,
+  payoutNotes,
+  receiptsInNotes,
+  reversalNote,
+  reversalsInNotes,
+} from '../../../src/targets/xero/payout-notes.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
-import { XeroDouble } from '../../support/xero/double.js';
+import { IDEMPOTENCY_WINDOW_MS, XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { payoutDay } from '../payout-documents.js';
 
@@ -15,8 +21,13 @@ import { payoutDay } from '../payout-documents.js';
 // History & Notes list the receipts it carries (each by its ledger key, which the Payment's Reference carries),
 // so "which payments are in this payout?" is answered from Xero alone; a push again adds no note twice.
 
+// The double's clock, moved past Xero's Idempotency-Key window where a test needs a push again to be new.
+let ahead = 0;
 const double = doubleForFile(
-  new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),
+  new XeroDouble({
+    limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 },
+    now: () => Date.now() + ahead,
+  }),
   { calm: true },
 );
 const cipher = new TokenCipher('test-secret-for-xero-payout-notes');
@@ -43,6 +54,42 @@ function paymentsInPayout(
     .filter((p) => p.Status !== 'DELETED')
     .filter((p) => receipts.some((r) => String(p.Reference ?? '').startsWith(marker(r.key, ''))));
   return { receipts, payments };
+}
+
+/** The reversal of a receipt the payout carries, as documents.ts builds it (its `carriedBy`). */
+function reversalOf(receipt: TargetDocument, payoutKey: string, date: string): TargetDocument {
+  const paymentId = String(receipt.reference);
+  return {
+    ...receipt,
+    key: `reversal:${receipt.key}`,
+    kind: 'reversal',
+    date,
+    description: `Reversal of ${receipt.key}: payment ${paymentId} is FAILED`,
+    lines: receipt.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+    contentHash: '9'.repeat(64),
+    reverses: receipt.key,
+    reason: `Reversal of ${receipt.key}: payment ${paymentId} is FAILED`,
+    originalDate: receipt.date,
+    carriedBy: payoutKey,
+  };
+}
+
+/**
+ * What the payout's transfer says of each receipt it lists, from Xero alone: standing, or reversed since
+ * (by which reversal), beside whether Xero still holds a live Payment of it.
+ */
+function standing(tenantId: string, payoutKey: string) {
+  const transfer = double
+    .all(tenantId, 'BankTransfers')
+    .find((t) => String(t.Reference ?? '').startsWith(marker(payoutKey, '')));
+  const notes = double.notesOf(tenantId, String(transfer?.BankTransferID));
+  const reversals = reversalsInNotes(notes);
+  const live = double.all(tenantId, 'Payments').filter((p) => p.Status !== 'DELETED');
+  return receiptsInNotes(notes).map((r) => ({
+    key: r.key,
+    reversedBy: reversals.find((x) => x.key === r.key)?.by ?? null,
+    livePayment: live.some((p) => String(p.Reference ?? '').startsWith(marker(r.key, ''))),
+  }));
 }
 
 describe('Xero: which payments a payout carries', () => {
@@ -140,5 +187,118 @@ describe('Xero: which payments a payout carries', () => {
     await expect(note('x'.repeat(251))).rejects.toThrow(TargetRefusedError);
     await expect(note('x'.repeat(250))).resolves.toBeDefined();
     expect(double.notesOf(org.tenantId, transferId)).toHaveLength(2);
+  });
+
+  it('a payment the payout carried, returned since: the transfer notes it reversed and by what, once', async () => {
+    const org = organisation();
+    const day = payoutDay();
+    const { pushed, context } = pushIndex();
+    const target = org.target();
+    for (const doc of [day.invoice, day.p1, day.p2, day.fee, day.payout])
+      pushed.set(doc.key, await target.push(doc, context));
+    expect(standing(org.tenantId, day.payout.key)).toEqual([
+      { key: day.p1.key, reversedBy: null, livePayment: true },
+    ]);
+
+    const returned = reversalOf(day.p1, day.payout.key, '2026-11-20');
+    await target.push(returned, context);
+    expect(standing(org.tenantId, day.payout.key)).toEqual([
+      { key: day.p1.key, reversedBy: returned.key, livePayment: false },
+    ]);
+    const transferId = idOf(pushed.get(day.payout.key)?.remoteIds[0]);
+    expect(reversalsInNotes(double.notesOf(org.tenantId, transferId))).toEqual([
+      {
+        key: day.p1.key,
+        by: returned.key,
+        date: '2026-11-20',
+        reason: `payment ${day.p1.reference} is FAILED`,
+      },
+    ]);
+    // A restarted worker pushing the reversal again, past Xero's replay of the first answer, finds it done
+    // and adds no second note.
+    ahead += IDEMPOTENCY_WINDOW_MS + 60_000;
+    const restarted = { mayExist: () => true, refusals: () => 0, pushed: () => null, closedThrough: null };
+    expect(await org.target().push(returned, restarted)).toMatchObject({ created: false });
+    expect(double.notesOf(org.tenantId, transferId)).toHaveLength(2);
+  });
+
+  it('returned after the payout’s month is locked: noted only once the reversing documents are in Xero', async () => {
+    const org = organisation();
+    const day = payoutDay();
+    const { pushed, context } = pushIndex();
+    for (const doc of [day.invoice, day.p1, day.fee, day.payout])
+      pushed.set(doc.key, await org.target().push(doc, context));
+    double.lockDates(org.tenantId, { period: '2026-11-30' });
+    const returned = reversalOf(day.p1, day.payout.key, '2026-12-03');
+    // Xero refuses the reversing documents: no note claims the payment reversed.
+    double.refuseNext('A transient refusal');
+    await expect(org.target().push(returned, context)).rejects.toThrow(/A transient refusal/);
+    expect(standing(org.tenantId, day.payout.key)).toEqual([
+      { key: day.p1.key, reversedBy: null, livePayment: true },
+    ]);
+    // Retried as the push retries a refused document (its refusal counted, so a request of its own).
+    const result = await org.target().push(returned, { ...context, refusals: () => 1 });
+    expect(result.remoteIds).toEqual([
+      expect.stringMatching(/^Invoice:/),
+      expect.stringMatching(/^BankTransaction:/),
+    ]);
+    // November's payment stands in Xero, reversed by December's documents: the note names the reversal's key,
+    // which those documents carry in their Reference.
+    expect(standing(org.tenantId, day.payout.key)).toEqual([
+      { key: day.p1.key, reversedBy: returned.key, livePayment: true },
+    ]);
+    const spend = double.get(org.tenantId, 'BankTransactions', idOf(result.remoteIds[1]));
+    expect(String(spend?.Reference)).toContain(`booksync key=${returned.key} `);
+  });
+
+  it('a backlog in batches notes the payout, then the reversal of its payment, in the slice’s order', async () => {
+    const org = organisation();
+    const day = payoutDay();
+    const { context } = pushIndex();
+    const returned = reversalOf(day.p1, day.payout.key, '2026-11-20');
+    const outcomes = await org
+      .target()
+      .pushMany([day.invoice, day.p1, day.fee, day.payout, returned], context);
+    expect(outcomes.filter((o) => o instanceof Error)).toEqual([]);
+    const transfer = double.all(org.tenantId, 'BankTransfers')[0];
+    const notes = double.notesOf(org.tenantId, String(transfer?.BankTransferID));
+    expect(notes).toEqual([...payoutNotes(day.payout.payout?.receipts ?? []), expect.any(String)]);
+    expect(reversalsInNotes(notes).map((r) => [r.key, r.by])).toEqual([[day.p1.key, returned.key]]);
+  });
+
+  it('a reversal of a payment the transfer does not list adds no note', async () => {
+    const org = organisation();
+    const day = payoutDay();
+    const { pushed, context } = pushIndex();
+    for (const doc of [day.invoice, day.p1, day.p2, day.fee, day.payout])
+      pushed.set(doc.key, await org.target().push(doc, context));
+    const transferId = idOf(pushed.get(day.payout.key)?.remoteIds[0]);
+    await org.target().push(reversalOf(day.p2, day.payout.key, '2026-11-20'), context);
+    expect(double.notesOf(org.tenantId, transferId)).toEqual(payoutNotes(day.payout.payout?.receipts ?? []));
+  });
+
+  it('a reversal’s note stays within Xero’s 250 characters, its reason cut, and reads back', () => {
+    const receipt = { key: 'payment:pay_1', date: '2026-11-03', amountCents: 50_00 };
+    const reversal = {
+      key: 'reversal:payment:pay_1',
+      date: '2026-11-20',
+      reason: `Reversal of payment:pay_1: ${'ACH return R01 insufficient funds '.repeat(10)}`,
+    } as TargetDocument;
+    const note = reversalNote(receipt, reversal);
+    expect(note.length).toBeLessThanOrEqual(NOTE_LIMIT);
+    expect(note).toMatch(
+      /^booksync payout: payment:pay_1 50\.00 2026-11-03 reversed since by reversal:payment:pay_1 on 2026-11-20: ACH return R01/,
+    );
+    expect(reversalsInNotes(['booksync payout (1/1) carries: payment:pay_1 50.00 2026-11-03', note])).toEqual(
+      [
+        {
+          key: 'payment:pay_1',
+          by: 'reversal:payment:pay_1',
+          date: '2026-11-20',
+          reason: expect.stringMatching(/…$/),
+        },
+      ],
+    );
+    expect(receiptsInNotes([note])).toEqual([]);
   });
 });
