@@ -54,6 +54,17 @@ describe('the references a push names', () => {
     expect((await booking.getCustomer('cus_1')).name).toBe('Bluebird Bakery');
   });
 
+  it('reads the payout a payment is in fresh, each time: a payment joins a payout after it was first read', async () => {
+    let disbursement: { id: string } | null = null;
+    const service = {
+      getPayment: async (id: string) => ({ id, disbursement }),
+    } as unknown as ServiceClient;
+    const references = serviceReferences(service);
+    expect(await references.paymentPayout?.('pay_1')).toBeNull();
+    disbursement = { id: 'dis_1' };
+    expect(await references.paymentPayout?.('pay_1')).toBe('dis_1');
+  });
+
   it('keeps a bounded number of links, the latest fetched', () => {
     const fetched = new FetchedLinks(2);
     for (const id of ['pl_1', 'pl_2', 'pl_3']) fetched.remember({ id, name: id, dueDate: null });
