@@ -53,15 +53,24 @@ export interface EntryLookup {
   entriesFor(filter: EntryLinks): Promise<BookedEntry[]>;
 }
 
-/** The entries a payout nets out of a carried payment: its fees and its refunds (each Cr Processor Clearing). */
-const deductionKinds = new Set(['payment-fee', 'surcharge-fee', 'payment-other-fee', 'refund']);
+/**
+ * What a payout nets besides a carried payment's receipt, with its sign in clearing: the surcharge the payer
+ * paid (Dr Processor Clearing), the fees and refunds taken out of it (Cr Processor Clearing).
+ */
+const nettedSign: Readonly<Record<string, 1 | -1>> = {
+  'payment-surcharge': 1,
+  'payment-fee': -1,
+  'surcharge-fee': -1,
+  'payment-other-fee': -1,
+  refund: -1,
+};
 
 /**
  * The receipts a payout carries, as booked: each payment's live `payment:` or `sale:` entry (its key, date and
  * gross amount), in the service's order; a payment the books hold no receipt of (settled before they opened)
- * is left out, its money stays in the payout's balancing line. Beside them, what the payout nets out of those
- * payments (`deductions`): each carried payment's live fee and refund entries dated on or before the payout
- * (a refund after it cannot be in it), with the amount each takes out of clearing, so a target that keeps
+ * is left out, its money stays in the payout's balancing line. Beside them, what else the payout nets of
+ * those payments (`netted`): each carried payment's live surcharge, fee and refund entries dated on or before
+ * the payout (a refund after it cannot be in it), signed as they move clearing, so a target that keeps
  * received money apart deposits them too.
  */
 async function payoutReceipts(
@@ -69,9 +78,9 @@ async function payoutReceipts(
   payoutDate: string,
   references: ReferenceData,
   entries: EntryLookup,
-): Promise<{ receipts: PayoutReceipt[]; deductions: PayoutReceipt[] }> {
+): Promise<{ receipts: PayoutReceipt[]; netted: PayoutReceipt[] }> {
   const receipts: PayoutReceipt[] = [];
-  const deductions: PayoutReceipt[] = [];
+  const netted: PayoutReceipt[] = [];
   const gross = (e: BookedEntry) => e.lines.reduce((sum, l) => sum + Math.max(l.amountCents, 0), 0);
   for (const paymentId of (await references.payout(disbursementId)).paymentIds) {
     const live = (await entries.entriesFor({ paymentId })).filter(
@@ -80,11 +89,13 @@ async function payoutReceipts(
     const receipt = live.find((e) => ['payment', 'sale'].includes(keyPrefix(baseKey(e.key))));
     if (!receipt) continue;
     receipts.push({ key: receipt.key, date: receipt.date, amountCents: gross(receipt) });
-    for (const e of live)
-      if (deductionKinds.has(keyPrefix(baseKey(e.key))) && e.date <= payoutDate)
-        deductions.push({ key: e.key, date: e.date, amountCents: gross(e) });
+    for (const e of live) {
+      const sign = nettedSign[keyPrefix(baseKey(e.key))];
+      if (sign && e.date <= payoutDate)
+        netted.push({ key: e.key, date: e.date, amountCents: sign * gross(e) });
+    }
   }
-  return { receipts, deductions };
+  return { receipts, netted };
 }
 
 /**

@@ -101,11 +101,12 @@ export interface TargetDocument {
   businessReference?: string;
   /**
    * For kind `disbursement-pending`: the receipts the payout carries, so a target that keeps received money
-   * apart until deposited (QuickBooks' Undeposited Funds) deposits exactly those; `deductions`, what the
-   * payout nets out of those payments (their `payment-fee:`, `surcharge-fee:`, `payment-other-fee:` and
-   * `refund:` entries, each amount what it takes out of clearing), so such a target deposits them too.
+   * apart until deposited (QuickBooks' Undeposited Funds) deposits exactly those; `netted`, what else the
+   * payout nets of those payments (their `payment-surcharge:` entries, positive, and `payment-fee:`,
+   * `surcharge-fee:`, `payment-other-fee:` and `refund:` entries, negative: each signed as it moves clearing),
+   * so such a target deposits them too.
    */
-  payout?: { receipts: PayoutReceipt[]; deductions?: PayoutReceipt[] };
+  payout?: { receipts: PayoutReceipt[]; netted?: PayoutReceipt[] };
   /**
    * For money received on a payment link (kinds `payment`, `external-payment`, `check-application` crediting
    * the receivable) and a lowering of its amount (`invoice-adjustment` crediting it): how it settles the
@@ -149,8 +150,8 @@ export interface DocumentApplication {
 }
 
 /**
- * A receipt a payout carries: its ledger entry (`payment:` or `sale:`), day and gross amount; as a deduction,
- * a fee's or refund's entry, day and the amount it takes out of clearing (positive).
+ * A receipt a payout carries: its ledger entry (`payment:` or `sale:`), day and gross amount; among what it
+ * nets, a surcharge's, fee's or refund's entry, day and amount signed as it moves clearing (out: negative).
  */
 export interface PayoutReceipt {
   key: string;

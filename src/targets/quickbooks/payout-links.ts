@@ -24,8 +24,8 @@ type JournalLine = {
 };
 
 /**
- * The QBO transactions of a payout's receipts and deductions (its fees and refunds): each found in the push's
- * index, else by its key on its own date. A receipt or deduction QBO does not hold is not linked: its money
+ * The QBO transactions of a payout's receipts and of what else it nets (surcharges' sales receipts, fees'
+ * journals, refund receipts): each found in the push's index, else by its key on its own date. A receipt or deduction QBO does not hold is not linked: its money
  * stays in the deposit's line on the clearing account.
  */
 export async function payoutLinks(
@@ -35,15 +35,11 @@ export async function payoutLinks(
   clearing: Ref,
 ): Promise<LinkedReceipt[]> {
   const linked: LinkedReceipt[] = [];
-  const carried = [
-    ...(doc.payout?.receipts ?? []).map((r) => ({ ...r, sign: 1 })),
-    ...(doc.payout?.deductions ?? []).map((r) => ({ ...r, sign: -1 })),
-  ];
-  for (const entry of carried) {
+  for (const entry of [...(doc.payout?.receipts ?? []), ...(doc.payout?.netted ?? [])]) {
     const found = await transactionOf(s, doc, entry, context);
     if (found && wholeTransactions.has(found.entity)) {
       const txnType = found.entity as Whole;
-      linked.push({ txnId: found.id, txnType, txnLineId: '0', amountCents: entry.sign * entry.amountCents });
+      linked.push({ txnId: found.id, txnType, txnLineId: '0', amountCents: entry.amountCents });
     } else if (found?.entity === 'JournalEntry') {
       linked.push(...(await journalLinks(s, found.id, clearing)));
     }

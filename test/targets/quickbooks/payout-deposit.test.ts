@@ -11,8 +11,8 @@ import { twoLineDocuments } from '../two-line-documents.js';
 
 // A payout's Deposit links what it carries in Undeposited Funds (LinkedTxn), as a bank deposit made in
 // QuickBooks does, so it leaves the list of funds to deposit and cannot be deposited twice: its payments and
-// sales receipts, and the fee journals and refund receipts it nets (its deductions) for their negative amount.
-// What it nets that QuickBooks holds no transaction of (a deduction not named) is one line on the clearing
+// sales receipts, and the fee journals and refund receipts it nets (`netted`) for their negative amount.
+// What it nets that QuickBooks holds no transaction of (an entry not named) is one line on the clearing
 // account, so the deposit equals the payout. Undeposited Funds then holds exactly what no payout carried yet.
 
 const double = doubleForFile(new QuickBooksDouble());
@@ -55,31 +55,43 @@ function businessDay() {
 }
 
 /**
- * The day above with a refund of the sale (a RefundReceipt out of Undeposited Funds) before the payout, which
- * then carries p1 and the sale less p1's fee and the refund: 68.25, its fee and refund as deductions.
+ * The day above with p1's card surcharge (a SalesReceipt into Undeposited Funds) and a refund of the sale (a
+ * RefundReceipt out of it) before the payout, which then carries p1, its surcharge and the sale less p1's fee
+ * and the refund: 69.25, the surcharge, fee and refund as what it nets.
  */
 function dayWithRefund() {
   const day = businessDay();
   const two = twoLineDocuments(day.docs.payment, (key) => key.length.toString(16).padStart(64, '6'));
+  const surcharge = two(
+    `payment-surcharge:pay_${day.docs.run}`,
+    'sale',
+    'ProcessorClearing',
+    'SurchargeIncome',
+    1_00,
+    {
+      invoice: undefined,
+    },
+  );
   const refund = two(`refund:re_${day.docs.run}`, 'refund', 'Refunds', 'ProcessorClearing', 5_00, {
     invoice: undefined,
   });
   const payout: TargetDocument = {
     ...day.payout,
-    amountCents: 68_25,
+    amountCents: 69_25,
     lines: [
-      { role: 'PayoutsInTransit', amountCents: 68_25 },
-      { role: 'ProcessorClearing', amountCents: -68_25 },
+      { role: 'PayoutsInTransit', amountCents: 69_25 },
+      { role: 'ProcessorClearing', amountCents: -69_25 },
     ],
     payout: {
       receipts: day.payout.payout?.receipts ?? [],
-      deductions: [
-        { key: day.fee.key, date: day.fee.date, amountCents: 1_75 },
-        { key: refund.key, date: refund.date, amountCents: 5_00 },
+      netted: [
+        { key: surcharge.key, date: surcharge.date, amountCents: 1_00 },
+        { key: day.fee.key, date: day.fee.date, amountCents: -1_75 },
+        { key: refund.key, date: refund.date, amountCents: -5_00 },
       ],
     },
   };
-  return { ...day, refund, payout };
+  return { ...day, surcharge, refund, payout };
 }
 
 describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
@@ -106,12 +118,13 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     expect(double.balanceOf(c.realmId, defaultAccountCodes.PayoutsInTransit)).toBe(73_25);
   });
 
-  it('links the payout’s fee journal and refund receipt too: nothing it carries stays in Undeposited Funds', async () => {
+  it('links the payout’s surcharge, fee journal and refund receipt too: nothing it carries stays in Undeposited Funds', async () => {
     const c = company();
     const day = dayWithRefund();
     const { pushed, context } = pushIndex({ mayExist: true });
     const target = c.target();
-    for (const doc of [day.docs.invoice, day.p1, day.p2, day.sale, day.fee, day.refund, day.payout]) {
+    const docs = [day.docs.invoice, day.p1, day.surcharge, day.p2, day.sale, day.fee, day.refund, day.payout];
+    for (const doc of docs) {
       pushed.set(doc.key, await target.push(doc, context));
     }
     const id = (key: string) => idOf(pushed.get(key)?.remoteIds[0]);
@@ -127,17 +140,18 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     expect(lines.map((l) => [l.LinkedTxn?.[0]?.TxnType, l.LinkedTxn?.[0]?.TxnId, l.Amount])).toEqual([
       ['Payment', id(day.p1.key), 50],
       ['SalesReceipt', id(day.sale.key), 25],
+      ['SalesReceipt', id(day.surcharge.key), 1],
       ['JournalEntry', id(day.fee.key), -1.75],
       ['RefundReceipt', id(day.refund.key), -5],
     ]);
     expect(lines.some((l) => l.DetailType === 'DepositLineDetail')).toBe(false);
-    expect(deposit?.TotalAmt).toBe(68.25);
+    expect(deposit?.TotalAmt).toBe(69.25);
     // QuickBooks' list of funds to deposit holds p2 alone: the payout took everything of its own.
     expect(double.fundsToDeposit(c.realmId)).toEqual([
       { type: 'Payment', id: id(day.p2.key), lineId: '0', cents: 30_00 },
     ]);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(30_00);
-    expect(double.balanceOf(c.realmId, defaultAccountCodes.PayoutsInTransit)).toBe(68_25);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.PayoutsInTransit)).toBe(69_25);
   });
 
   it('found again by key after a restart, never deposited twice; a deposited payment is reversed by a document of its own', async () => {

@@ -3,9 +3,10 @@ import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.j
 import type { BookedEntry, EntryLine } from '../../src/ledger/entry.js';
 import { documentFor, type EntryLookup, type ReferenceData } from '../../src/targets/documents.js';
 
-// A payout's document names what it nets out of the payments it carries (their fees and refunds booked on
-// Processor Clearing) beside its receipts, so a target that keeps received money apart until deposited
-// (QuickBooks' Undeposited Funds) deposits those too; a refund after the payout, or a reversed fee, is not in it.
+// A payout's document names what else it nets of the payments it carries (their surcharges, fees and refunds
+// booked on Processor Clearing, signed as they move it) beside its receipts, so a target that keeps received
+// money apart until deposited (QuickBooks' Undeposited Funds) deposits those too; a refund after the payout, or
+// a reversed fee, is not in it.
 
 let id = 0;
 function booked(
@@ -38,6 +39,10 @@ const payment = booked('payment:pay_1', '2026-11-02', [
   { account: Accounts.ProcessorClearing, amountCents: 50_00 },
   { account: Accounts.AccountsReceivable, amountCents: -50_00 },
 ]);
+const surcharge = booked('payment-surcharge:pay_1', '2026-11-02', [
+  { account: Accounts.ProcessorClearing, amountCents: 1_00 },
+  { account: Accounts.SurchargeIncome, amountCents: -1_00 },
+]);
 const fee = booked('payment-fee:pay_1', '2026-11-02', clearing(Accounts.ProcessingFees, 1_75));
 const otherFee = booked('payment-other-fee:pay_1', '2026-11-02', clearing(Accounts.ProcessingFees, 50), {
   reversedBy: 'reversal:payment-other-fee:pay_1',
@@ -52,21 +57,21 @@ const reopen = booked('refund-reopen:re_1', '2026-11-03', [
 const entries: EntryLookup = {
   get: async () => null,
   entriesFor: async (filter) =>
-    filter.paymentId === 'pay_1' ? [payment, fee, otherFee, refund, lateRefund, reopen] : [],
+    filter.paymentId === 'pay_1' ? [payment, surcharge, fee, otherFee, refund, lateRefund, reopen] : [],
 };
 const references = {
   payout: async () => ({ paymentIds: ['pay_1'] }),
 } as unknown as ReferenceData;
 
 describe('a payout’s document', () => {
-  it('names its receipts and, as deductions, the live fees and refunds of them dated by the payout', async () => {
+  it('names its receipts and what it nets of them: live surcharges, fees and refunds dated by the payout, signed', async () => {
     const doc = await documentFor(
       booked(
         'disbursement-pending:dis_1',
         '2026-11-04',
         [
-          { account: Accounts.PayoutsInTransit, amountCents: 43_25 },
-          { account: Accounts.ProcessorClearing, amountCents: -43_25 },
+          { account: Accounts.PayoutsInTransit, amountCents: 44_25 },
+          { account: Accounts.ProcessorClearing, amountCents: -44_25 },
         ],
         { links: { disbursementId: 'dis_1' } },
       ),
@@ -75,9 +80,10 @@ describe('a payout’s document', () => {
     );
     expect(doc.payout).toEqual({
       receipts: [{ key: 'payment:pay_1', date: '2026-11-02', amountCents: 50_00 }],
-      deductions: [
-        { key: 'payment-fee:pay_1', date: '2026-11-02', amountCents: 1_75 },
-        { key: 'refund:re_1', date: '2026-11-03', amountCents: 5_00 },
+      netted: [
+        { key: 'payment-surcharge:pay_1', date: '2026-11-02', amountCents: 1_00 },
+        { key: 'payment-fee:pay_1', date: '2026-11-02', amountCents: -1_75 },
+        { key: 'refund:re_1', date: '2026-11-03', amountCents: -5_00 },
       ],
     });
   });
