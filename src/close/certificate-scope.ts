@@ -16,7 +16,7 @@ export const certificateProves: readonly string[] = [
 export const certificateCannotProve: readonly string[] = [
   "That the service's records are complete or right: it compares the books with what the service lists today; an object the service never lists, and every bill or bill payment the books never heard of (no list endpoint), cannot be found.",
   "When a payment link was created or what it asked for at the period's end: the service gives a link no creation date and no history of its amount, so a link is placed by its first money or the books' invoice date, and a link changed after the period shows its new amount.",
-  'When a payment, disbursement or bill payment failed: the spec gives a failure no time, so it counts until the day the books reversed it; a returned ACH refund credit leaves no trace in the service.',
+  'When a payment, disbursement or bill payment failed, or an external payment, applied check or memo was voided or returned: the spec gives a failure no time and lists live records only, so each counts until the day the books reversed it; a returned ACH refund credit leaves no trace in the service.',
   "The Operating Bank's balance: deposit slips, cleared check deposits, payments recorded straight to the bank and the business's own transactions have no service record; only the bank statement proves the balance (a bank reconciliation outside booksync).",
   "Income and expenses the service does not see (other sales, vendor bills booksync was never told of), and the accounts of a target that also hold the business's own entries.",
   'That amounts are classified right (revenue recognition, cut-off of goods delivered, collectability): it proves the books mirror the service, not that the service mirrors the business.',

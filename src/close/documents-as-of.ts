@@ -18,7 +18,10 @@ import { paymentStanding, refundedBy } from './payment-standing.js';
 //   external payments and applied checks paid by then (paidAt). An invoice paid on the 3rd of the next month
 //   is still owed at the period's end. The spec gives a link no creation date and no history of its requested
 //   amount: a link counts at the day's end when money or a memo moved on it by then, or the books date its
-//   invoice by then; a link whose amount changed after the day shows its new amount.
+//   invoice by then; a link whose amount changed after the day shows its new amount. A voided external
+//   payment, a returned check's application and a voided memo leave the link without a trace (the spec lists
+//   live records only): one the books booked by the day and reversed after it counts at the day's end as the
+//   books booked it, as a failure the spec gives no time counts until the books' reversal.
 // - a bill's amount (createdAt by then), less its payments sent by then (sentAt, else completedAt when
 //   SUCCEEDED); a FAILED one, whose failure the spec gives no time, counts as sent until the books reversed
 //   its entry, and not at all when they never booked it.
@@ -65,11 +68,44 @@ function compare(service: Map<string, number>, books: Map<string, number>, ignor
     });
 }
 
+/** The kinds of a link's own records that vanish from it when voided or returned, with the id naming them. */
+const vanishing = {
+  'external-payment': 'externalPaymentId',
+  'check-application': 'externalPaymentId',
+  'debit-memo': 'debitMemoId',
+} as const;
+
+/**
+ * Per link, the Accounts Receivable lines of its records the service no longer lists (voided or returned)
+ * that the books booked by the end of `day` and reversed after it.
+ */
+function vanishedAsOf(input: CloseInput, day: string): Map<string, number> {
+  const listed = new Set(
+    input.links.flatMap((l) => [...l.externalPayments.map((e) => e.id), ...l.debitMemos.map((m) => m.id)]),
+  );
+  const reversedOn = new Map<string, string>();
+  for (const e of input.entries) if (e.reverses !== null) reversedOn.set(e.reverses, economicDay(e));
+  const out = new Map<string, number>();
+  for (const e of input.entries) {
+    const kind = keyPrefix(baseKey(e.key)) as keyof typeof vanishing;
+    const linkId = e.links.paymentLinkId;
+    if (e.reverses !== null || !Object.hasOwn(vanishing, kind) || !linkId) continue;
+    const objectId = e.links[vanishing[kind]];
+    const undone = reversedOn.get(e.key);
+    if (!objectId || listed.has(objectId) || economicDay(e) > day || undone === undefined || undone <= day)
+      continue;
+    const ar = e.lines.filter((l) => l.account === Accounts.AccountsReceivable);
+    out.set(linkId, (out.get(linkId) ?? 0) + ar.reduce((sum, l) => sum + l.amountCents, 0));
+  }
+  return out;
+}
+
 /** What each link still asked for at the end of `day`, from the service's records (see the file's comment). */
 function linkRemaindersAsOf(input: CloseInput, day: string, invoicedBy: ReadonlySet<string>) {
   const { timeZone } = input;
   const failedOn = reversalDays(input.entries).payments;
   const remainders = new Map<string, number>();
+  const vanished = vanishedAsOf(input, day);
   for (const link of input.links) {
     if (link.reusable) continue;
     const memosAfter = link.debitMemos.filter(
@@ -84,11 +120,13 @@ function linkRemaindersAsOf(input: CloseInput, day: string, invoicedBy: Readonly
     const movedBy =
       paidBy.length > 0 ||
       link.payments.some((p) => paymentStanding(p, day, timeZone, undefined) !== 'not-yet') ||
-      link.debitMemos.length > memosAfter.length;
+      link.debitMemos.length > memosAfter.length ||
+      vanished.has(link.id);
     if (!movedBy && !invoicedBy.has(link.id)) continue;
     remainders.set(
       link.id,
-      link.requestedAmountCents -
+      link.requestedAmountCents +
+        (vanished.get(link.id) ?? 0) -
         memosAfter.reduce((sum, m) => sum + m.amountCents, 0) -
         standing.reduce((sum, p) => sum + p.amountInCents - refundedBy(p, day, timeZone), 0) -
         paidBy.reduce((sum, e) => sum + e.amountCents, 0),

@@ -66,8 +66,7 @@ function figure(
 }
 
 /** Operating Bank: payouts received (+) and bill payments debited (-) in the period. */
-function operatingBank(input: CloseInput): PeriodFigure {
-  const { from, to } = input.period;
+function operatingBank(input: CloseInput, from: string, to: string): PeriodFigure {
   const { timeZone } = input;
   const inPeriod = (day: string) => day >= from && day <= to;
   let service = 0;
@@ -121,9 +120,8 @@ function feesAsOf(input: CloseInput, day: string): number {
   return cents;
 }
 
-function fees(input: CloseInput): PeriodFigure {
-  const { from, to } = input.period;
-  const service = feesAsOf(input, to) - feesAsOf(input, dayBefore(from));
+function fees(input: CloseInput, from: string, to: string): PeriodFigure {
+  const service = from > to ? 0 : feesAsOf(input, to) - feesAsOf(input, dayBefore(from));
   const accounts = [Accounts.ProcessingFees, Accounts.DisputeFees, Accounts.ReturnFees];
   return figure({
     check: 'Fees',
@@ -173,8 +171,7 @@ function revenueAsOf(input: CloseInput, day: string, invoicedOn: Map<string, str
   return cents;
 }
 
-function revenue(input: CloseInput): PeriodFigure {
-  const { from, to } = input.period;
+function revenue(input: CloseInput, from: string, to: string): PeriodFigure {
   const invoicedOn = invoicedLinks(input.entries);
   const service = revenueAsOf(input, to, invoicedOn) - revenueAsOf(input, dayBefore(from), invoicedOn);
   const accounts = [Accounts.Revenue, Accounts.DiscountsAndWriteOffs];
@@ -209,5 +206,13 @@ const dayAfter = (day: string) =>
 
 /** The period's Operating Bank, revenue and fees, the books against the service's records. */
 export function periodFigures(input: CloseInput): PeriodFigure[] {
-  return [operatingBank(input), revenue(input), fees(input)];
+  // From the day the books open when that is later (a backfill): what settled before is in the opening
+  // entry, not in the period's movements, as the objects before it are SKIPPED.
+  const { opensOn, period } = input;
+  const from = opensOn && opensOn > period.from ? opensOn : period.from;
+  return [
+    operatingBank(input, from, period.to),
+    revenue(input, from, period.to),
+    fees(input, from, period.to),
+  ];
 }

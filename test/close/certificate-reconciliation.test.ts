@@ -147,6 +147,61 @@ describe('the certificate as a reconciliation', () => {
     );
   });
 
+  it("counts a check applied in January and returned in February as paying the invoice at January's end, though the service lists it no more", () => {
+    // Invoice of 400.00 paid on 20 January by a deposited check's application; the check returned on
+    // 5 February: the service voids the application, and the link lists it no more (live records only).
+    const link = {
+      id: 'pl_chk',
+      reusable: false,
+      requestedAmountCents: 400_00,
+      debitMemoAmountCents: 0,
+      completedAmountCents: 0,
+      payments: [],
+      externalPayments: [],
+      debitMemos: [],
+    } as unknown as CloseInput['links'][number];
+    const l = { paymentLinkId: 'pl_chk' };
+    const applied = entry(
+      'check-application:ep_1',
+      '2026-01-20',
+      dr(Accounts.UnappliedCash, Accounts.AccountsReceivable, 400_00),
+      {
+        ...l,
+        externalPaymentId: 'ep_1',
+        checkDepositId: 'cd_1',
+      },
+    );
+    const reversal = {
+      ...entry(
+        'reversal:check-application:ep_1',
+        '2026-02-05',
+        dr(Accounts.AccountsReceivable, Accounts.UnappliedCash, 400_00),
+        {
+          ...l,
+          externalPaymentId: 'ep_1',
+          checkDepositId: 'cd_1',
+        },
+      ),
+      reverses: 'check-application:ep_1',
+    };
+    const invoice = entry(
+      'invoice:pl_chk',
+      '2026-01-15',
+      dr(Accounts.AccountsReceivable, Accounts.Revenue, 400_00),
+      l,
+    );
+    const entries = [invoice, { ...applied, reversedBy: reversal.key }, reversal];
+    const jan = certify({ links: [link], entries });
+    expect(jan.documentsAtEnd?.receivables).toEqual([
+      { documentId: 'pl_chk', booksCents: 0, serviceCents: 0, ok: true },
+    ]);
+    // February: returned, owed again.
+    const feb = certify({ links: [link], entries }, { from: '2026-02-01', to: '2026-02-28' });
+    expect(feb.documentsAtEnd?.receivables).toEqual([
+      { documentId: 'pl_chk', booksCents: 400_00, serviceCents: 400_00, ok: true },
+    ]);
+  });
+
   it("counts a bill paid on 2 February as owed at January's end, by the bill payment's sentAt", () => {
     const bill = {
       id: 'bill_1',
@@ -328,6 +383,31 @@ describe('the certificate as a reconciliation', () => {
       explainedCents: -20_00,
       ok: true,
     });
+  });
+
+  it('compares the movements from the day the books open (a backfill): what settled before is in the opening entry', () => {
+    // A sale on 5 January and its payout on 7 January, both before the books opened on 10 January: the
+    // opening entry carries what they left, no entry of their own books them, and the period's figures
+    // start on the 10th.
+    const sale = payment('pay_old', '2026-01-05', 50_00, 175);
+    const payout = {
+      id: 'dis_old',
+      status: 'SUCCEEDED',
+      amountInCents: 48_25,
+      createdAt: '2026-01-06',
+      paidAt: '2026-01-07',
+      paymentIds: ['pay_old'],
+    } as unknown as Disbursement;
+    const cert = certify({ payments: [sale], disbursements: [payout], opensOn: '2026-01-10' });
+    expect(cert.periodFigures?.map((f) => [f.check, f.from, f.booksCents, f.serviceCents, f.ok])).toEqual([
+      ['OperatingBank', '2026-01-10', 0, 0, true],
+      ['Revenue', '2026-01-10', 0, 0, true],
+      ['Fees', '2026-01-10', 0, 0, true],
+    ]);
+    expect(cert.passes).toBe(true);
+    // Books opening after the period: nothing of it to compare.
+    const later = certify({ payments: [sale], disbursements: [payout], opensOn: '2026-02-10' });
+    expect(later.periodFigures?.every((f) => f.serviceCents === 0 && f.ok)).toBe(true);
   });
 
   it('names a Processor Clearing below zero after a refund that follows the payout: a warning, the books agreeing with the service', () => {
