@@ -5,9 +5,10 @@ import type { PushContext, PushResult, TargetDocument } from '../target-port.js'
 import type { XeroContext } from './context.js';
 import { create, read } from './entity-calls.js';
 import { idempotencyKey } from './keys.js';
+import { owedAgainAfterLock } from './locked-allocations.js';
 import { marked } from './look-ups.js';
 import { partIn, partReference } from './payment-parts.js';
-import { type Body, idOf, itemErrors, markerText, markOf } from './records.js';
+import { type Body, dayOf, idOf, itemErrors, markerText, markOf } from './records.js';
 
 // A contact's credit booked as a Xero overpayment (a RECEIVE-OVERPAYMENT bank transaction: money that paid
 // more than was owed) reversed as Xero documents it. An overpayment is AUTHORISED, PAID or VOIDED, never
@@ -17,25 +18,26 @@ import { type Body, idOf, itemErrors, markerText, markOf } from './records.js';
 // account the money came into (Xero's refund of an overpayment, https://developer.xero.com/documentation/api/
 // accounting/payments), dated the reversal's day in the open period. The refund carries the reversal's marker
 // (and its part's tag when the money came in parts), so a push again finds it instead of refunding twice.
+// After a lock, an allocation dated in the locked period is never removed: what it holds is owed again by
+// documents of the open period (locked-allocations.ts).
 
-/** The overpayment of `bankTransaction` refunded for the reversal `doc`: the refund's PushResult. */
+/**
+ * The overpayment of `bankTransaction` refunded for the reversal `doc`: the refund's PushResult. Allocations
+ * dated on or before `lock` are not removed (the locked month stays as it is): the part they hold is owed
+ * again by documents of its own (locked-allocations.ts), listed after the refund.
+ */
 export async function refundOverpayment(
   ctx: XeroContext,
   doc: TargetDocument,
   bankTransaction: Body,
   context: PushContext,
   tag: string | null,
+  lock: string | null = null,
 ): Promise<PushResult> {
   const made = (await marked(ctx, 'Payment', doc.key)).find((r) => partIn(markerText('Payment', r)) === tag);
   if (made) {
     const stored = markOf('Payment', made, doc.key)?.contentHash ?? '';
     if (stored !== doc.contentHash) throw new TargetConflictError(ctx.name, doc.key, stored, doc.contentHash);
-    return {
-      key: doc.key,
-      remoteIds: [`Payment:${idOf('Payment', made)}`],
-      contentHash: doc.contentHash,
-      created: false,
-    };
   }
   const id = String(bankTransaction.overpaymentID ?? '');
   if (!id) {
@@ -46,15 +48,59 @@ export async function refundOverpayment(
   }
   const answer = await ctx.client.call('getOverpayment', (api, t) => api.getOverpayment(t, id));
   const overpayment = (answer.overpayments?.[0] ?? {}) as Body;
+  const live = ((overpayment.allocations ?? []) as Body[]).filter((a) => a.isDeleted !== true);
+  const inLock = (a: Body) => lock !== null && (dayOf(a.date) ?? '') <= lock;
+  const lockedCents = live.filter(inLock).reduce((sum, a) => sum + amountToCents(Number(a.amount ?? 0)), 0);
+  const remoteIds: string[] = made ? [`Payment:${idOf('Payment', made)}`] : [];
+  let created = false;
+  if (!made) {
+    const refunded = await refundWhatIsLeft(
+      ctx,
+      doc,
+      bankTransaction,
+      id,
+      overpayment,
+      live.filter((a) => !inLock(a)),
+      {
+        tag,
+        context,
+        lockedCents,
+      },
+    );
+    remoteIds.push(...refunded);
+    created = refunded.length > 0;
+  }
+  if (lockedCents > 0) {
+    const owed = await owedAgainAfterLock(ctx, doc, bankTransaction, lockedCents, tag, context);
+    remoteIds.push(...owed.remoteIds);
+    created ||= owed.created;
+  }
+  return { key: doc.key, remoteIds, contentHash: doc.contentHash, created };
+}
+
+/**
+ * The credit's allocations outside the lock removed (those invoices owed again) and what the credit then has
+ * left refunded, a Payment against the overpayment; its remoteIds, none when nothing is left (all of it
+ * allocated in the locked month). Refused when nothing at all is left to reverse.
+ */
+async function refundWhatIsLeft(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  bankTransaction: Body,
+  id: string,
+  overpayment: Body,
+  removable: Body[],
+  options: { tag: string | null; context: PushContext; lockedCents: number },
+): Promise<string[]> {
   let cents = amountToCents(Number(overpayment.remainingCredit ?? 0));
-  const allocations = ((overpayment.allocations ?? []) as Body[]).filter((a) => a.isDeleted !== true);
-  for (const allocation of allocations) {
+  for (const allocation of removable) {
     await ctx.client.call('deleteOverpaymentAllocations', (api, t) =>
       api.deleteOverpaymentAllocations(t, id, String(allocation.allocationID)),
     );
     cents += amountToCents(Number(allocation.amount ?? 0));
   }
   if (cents <= 0) {
+    if (options.lockedCents > 0) return [];
     throw new TargetRefusedError(
       ctx.name,
       `${doc.key}: overpayment ${id} has no credit left to refund (refunded in Xero already)`,
@@ -65,15 +111,18 @@ export async function refundOverpayment(
     account: { accountID: bankTransaction.bankAccount?.accountID },
     date: doc.date,
     amount: centsToAmount(cents),
-    reference: partReference(marker(doc.key, doc.contentHash), tag === null ? null : { tag }),
+    reference: partReference(
+      marker(doc.key, doc.contentHash),
+      options.tag === null ? null : { tag: options.tag },
+    ),
   };
-  const [outcome] = await create(ctx, 'Payment', [{ doc, body }], context);
+  const [outcome] = await create(ctx, 'Payment', [{ doc, body }], options.context);
   if (outcome instanceof Error) throw outcome;
   ctx.logger?.info(
-    { key: doc.key, overpayment: id, allocationsRemoved: allocations.length },
+    { key: doc.key, overpayment: id, allocationsRemoved: removable.length, lockedCents: options.lockedCents },
     'refunded an overpayment in xero',
   );
-  return outcome as PushResult;
+  return (outcome as PushResult).remoteIds;
 }
 
 /**

@@ -76,7 +76,7 @@ export async function reverse(
   if (!current) throw new TargetRefusedError(ctx.name, `nothing to reverse: ${entity} ${id} is not in Xero`);
   if (deletedStatuses.has(String(current.status))) return result(false);
   // A customer's credit is refunded, never deleted, in its own month or after (overpayments.ts).
-  if (isOverpayment(entity, current)) return refundOverpayment(ctx, doc, current, context, null);
+  if (isOverpayment(entity, current)) return refundOverpayment(ctx, doc, current, context, null, lock);
   // Money moved on since (a payment applied to the invoice, the payment reconciled): Xero refuses the
   // cancel, so the reversal is the documents made after a close, in the reversal's own month.
   if (!reversesInPlace(given, lock, dayOf(current.date)) || movedOn(entity, current))
@@ -141,7 +141,7 @@ async function reverseParts(
     const gone = deletedStatuses.has(String(part.record.status));
     if (!gone && isOverpayment(part.entity, part.record)) {
       const tag = partIn(markerText(part.entity, part.record));
-      const refund = await refundOverpayment(ctx, doc, part.record, context, tag);
+      const refund = await refundOverpayment(ctx, doc, part.record, context, tag, lock);
       remoteIds.push(...refund.remoteIds);
       created ||= refund.created;
       continue;

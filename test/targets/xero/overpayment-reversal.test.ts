@@ -175,4 +175,51 @@ describe('Xero: a customer’s credit reversed', () => {
       Status: 'AUTHORISED',
     });
   });
+
+  it('part of it allocated in the month since locked: that allocation kept, the rest refunded, the allocated part owed again', async () => {
+    const { org, docs, pushed, returned, context, transaction, overpaymentId } = await pushedCredit();
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    // A bookkeeper allocated 30.00 of the credit in November (dated the credit's day), then November was locked.
+    double.allocateOverpayment(org.tenantId, overpaymentId, invoiceId, 30_00);
+    double.lockDates(org.tenantId, { period: '2026-11-30' });
+    const reversal = returned('2026-12-02');
+    const result = await org.target().push(reversal, context);
+    expect(result.remoteIds).toEqual([
+      expect.stringMatching(/^Payment:/),
+      expect.stringMatching(/^Invoice:/),
+      expect.stringMatching(/^BankTransaction:/),
+    ]);
+    // November untouched: the allocation stays, the invoice it paid owes 40.00 as before.
+    expect(double.get(org.tenantId, 'Overpayments', overpaymentId)).toMatchObject({
+      Status: 'PAID',
+      RemainingCredit: 0,
+      Allocations: [expect.objectContaining({ Amount: 30 })],
+    });
+    expect(double.get(org.tenantId, 'Invoices', invoiceId)).toMatchObject({ AmountDue: 40 });
+    // December: the 60.00 left refunded; the 30.00 allocated owed again and out of the clearing account.
+    const onDecember2 = `/Date(${Date.parse('2026-12-02')}+0000)/`;
+    expect(double.get(org.tenantId, 'Payments', idOf(result.remoteIds[0]))).toMatchObject({
+      Amount: 60,
+      Date: onDecember2,
+    });
+    expect(double.get(org.tenantId, 'Invoices', idOf(result.remoteIds[1]))).toMatchObject({
+      Type: 'ACCREC',
+      AmountDue: 30,
+      Date: onDecember2,
+    });
+    expect(double.get(org.tenantId, 'BankTransactions', idOf(result.remoteIds[2]))).toMatchObject({
+      Type: 'SPEND',
+      Total: 30,
+      Date: onDecember2,
+    });
+    expect(deletesOf(org.tenantId, String(transaction?.BankTransactionID))).toEqual([]);
+    // As the ledger: the link owes 70.00 again, the clearing account holds the 50.00 that stayed.
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.AccountsReceivable)).toBe(70_00);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.ProcessorClearing)).toBe(50_00);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.Refunds)).toBe(0);
+    // Pushed again by a restarted worker: found, nothing made twice.
+    const again = await org.target().push(reversal, { ...context, pushed: () => null });
+    expect(again).toMatchObject({ created: false, remoteIds: result.remoteIds });
+    expect(double.all(org.tenantId, 'Payments').filter((p) => p.Overpayment)).toHaveLength(1);
+  });
 });
