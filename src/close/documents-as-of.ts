@@ -136,7 +136,7 @@ function linkRemaindersAsOf(input: CloseInput, day: string, invoicedBy: Readonly
 }
 
 /** The day the books reversed each bill payment's sent entry, for those with no live one any more. */
-function billPaymentReversals(entries: readonly BookedEntry[]): Map<string, string> {
+export function billPaymentReversals(entries: readonly BookedEntry[]): Map<string, string> {
   const reversed = new Map<string, string>();
   const live = new Set<string>();
   for (const entry of entries) {

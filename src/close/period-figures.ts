@@ -6,6 +6,7 @@ import { dayBefore } from '../ledger/opening-balances.js';
 import type { Payment } from '../service/schemas/index.js';
 import { economicDay, reversalDays } from './balances-as-of.js';
 import type { CloseInput } from './close-input.js';
+import { billPaymentReversals } from './documents-as-of.js';
 import { paymentStanding } from './payment-standing.js';
 
 // The period's movements the service's records can vouch for, against the books' accounts: the Operating
@@ -74,13 +75,18 @@ function operatingBank(input: CloseInput, from: string, to: string): PeriodFigur
     const paid = d.paidAt ?? d.createdAt;
     if (d.status === 'SUCCEEDED' && paid && inPeriod(paid)) service += d.amountInCents;
   }
+  const billPaymentUndone = billPaymentReversals(input.entries);
   for (const bp of input.billPayments) {
-    if (bp.status === 'FAILED') continue;
     // ACH and wire: the business's account is debited at the send (spec 6.5); a check: when it is cashed.
-    const debitedAt =
-      bp.deliveryMethodType === 'CHECK' ? (bp.status === 'SUCCEEDED' ? bp.completedAt : null) : bp.sentAt;
-    if (debitedAt && inPeriod(businessDay(debitedAt, timeZone, `bill payment ${bp.id} date`)))
-      service -= bp.amountCents;
+    const check = bp.deliveryMethodType === 'CHECK';
+    const debitedAt = check ? (bp.status === 'SUCCEEDED' ? bp.completedAt : null) : bp.sentAt;
+    if (!debitedAt) continue;
+    // A FAILED ACH or wire payment was debited at the send and its debit returned (spec 6.5), at no time the
+    // spec gives: the day the books reversed it; never booked and reversed, nothing moved in the books.
+    const returnedOn = bp.status === 'FAILED' ? billPaymentUndone.get(bp.id) : undefined;
+    if (bp.status === 'FAILED' && (check || returnedOn === undefined)) continue;
+    if (inPeriod(businessDay(debitedAt, timeZone, `bill payment ${bp.id} date`))) service -= bp.amountCents;
+    if (returnedOn !== undefined && inPeriod(returnedOn)) service += bp.amountCents;
   }
   const ofPayoutsAndBills = (e: BookedEntry) => Boolean(e.links.disbursementId || e.links.billPaymentId);
   const bank = [Accounts.OperatingBank];
@@ -93,7 +99,7 @@ function operatingBank(input: CloseInput, from: string, to: string): PeriodFigur
     booksCents: books,
     serviceCents: service,
     otherBooksCents: booksMovement(input.entries, from, to, bank, (e) => !ofPayoutsAndBills(e)),
-    basis: `service: disbursements SUCCEEDED with paidAt (else createdAt) from ${from} to ${to}, less bill payments not FAILED debited then (ACH and wire at sentAt, a check at completedAt when SUCCEEDED); books: the Operating Bank lines of the entries of a disbursement or bill payment dated (economic date) in the period. Its other movements (deposit slips, cleared check deposits, payments recorded straight to the bank) are shown, not compared: the service holds no record of them.`,
+    basis: `service: disbursements SUCCEEDED with paidAt (else createdAt) from ${from} to ${to}, less bill payments debited then (ACH and wire at sentAt, a check at completedAt when SUCCEEDED), a FAILED ACH or wire one's debit back on the day the books reversed it (the spec gives a failure no time); books: the Operating Bank lines of the entries of a disbursement or bill payment dated (economic date) in the period. Its other movements (deposit slips, cleared check deposits, payments recorded straight to the bank) are shown, not compared: the service holds no record of them.`,
   });
 }
 

@@ -311,6 +311,79 @@ describe('the certificate as a reconciliation', () => {
     );
   });
 
+  it('takes a FAILED ACH bill payment from the bank in the month it was sent and gives it back in the month the books reversed it', () => {
+    const bill = {
+      id: 'bill_2',
+      vendorId: 'ven_1',
+      amountCents: 80_00,
+      createdAt: '2026-01-05T09:00:00Z',
+    } as Bill;
+    const failed = {
+      id: 'bp_2',
+      billId: 'bill_2',
+      vendorId: 'ven_1',
+      amountCents: 80_00,
+      status: 'FAILED',
+      deliveryMethodType: 'ACH',
+      sentAt: '2026-01-25T09:00:00Z',
+      completedAt: null,
+      failureReason: 'R01',
+      createdAt: '2026-01-25T09:00:00Z',
+    } as unknown as BillPayment;
+    const links = { billId: 'bill_2', vendorId: 'ven_1', billPaymentId: 'bp_2' };
+    const reversed = (e: BookedEntry, day: string): [BookedEntry, BookedEntry] => {
+      const back = {
+        ...entry(
+          `reversal:${e.key}`,
+          day,
+          e.lines.map((l): [string, number] => [l.account, -l.amountCents]),
+          links,
+        ),
+        reverses: e.key,
+      };
+      return [{ ...e, reversedBy: back.key }, back];
+    };
+    const entries = [
+      entry('bill:bill_2', '2026-01-05', dr(Accounts.BillExpenses, Accounts.AccountsPayable, 80_00), links),
+      ...reversed(
+        entry(
+          'bill-payment-sent:bp_2',
+          '2026-01-25',
+          dr(Accounts.AccountsPayable, Accounts.OutgoingPaymentsClearing, 80_00),
+          links,
+        ),
+        '2026-02-03',
+      ),
+      ...reversed(
+        entry(
+          'bill-payment-paid:bp_2',
+          '2026-01-25',
+          dr(Accounts.OutgoingPaymentsClearing, Accounts.OperatingBank, 80_00),
+          links,
+        ),
+        '2026-02-03',
+      ),
+    ];
+    const bank = (c: ReturnType<typeof certify>) => c.periodFigures?.find((f) => f.check === 'OperatingBank');
+    // As of the run the bill is owed again, in the books as at the service.
+    const payables = [{ documentId: 'bill_2', openCents: 80_00 }];
+    const jan = certify({ bills: [bill], billPayments: [failed], entries, payables });
+    expect(bank(jan)).toMatchObject({ booksCents: -80_00, serviceCents: -80_00, ok: true });
+    // Paid at January's end (sent, its return not yet heard of): nothing owed then.
+    expect(jan.documentsAtEnd?.payables).toEqual([
+      { documentId: 'bill_2', booksCents: 0, serviceCents: 0, ok: true },
+    ]);
+    expect(jan.passes).toBe(true);
+    const feb = certify(
+      { bills: [bill], billPayments: [failed], entries },
+      { from: '2026-02-01', to: '2026-02-28' },
+    );
+    expect(bank(feb)).toMatchObject({ booksCents: 80_00, serviceCents: 80_00, ok: true });
+    expect(feb.documentsAtEnd?.payables).toEqual([
+      { documentId: 'bill_2', booksCents: 80_00, serviceCents: 80_00, ok: true },
+    ]);
+  });
+
   it("compares revenue with the period's links and sales, and fees with the payments' fee fields, naming a difference", () => {
     const { link, pay, entries } = invoicePaidInFebruary();
     // A sale of 25.00 on 20 January with a fee of 1.05 (the fee as the service's fees[] gives it).
