@@ -103,9 +103,10 @@ const paymentOf = (key: string) => baseKey(key).slice(baseKey(key).indexOf(':') 
  */
 async function expectPayoutsEmptyUndepositedFunds(): Promise<void> {
   const ledger = EmbeddedLedger.open({ path: path.join(booksync.dataDir, 'ledger.db') });
-  const received = (await ledger.allEntries().finally(() => ledger.close()))
-    .filter((e) => /^(payment|sale):/.test(e.key) && e.reverses === null && e.reversedBy === null)
-    .map((e) => paymentOf(e.key));
+  const booked = (await ledger.allEntries().finally(() => ledger.close())).filter(
+    (e) => e.reverses === null && e.reversedBy === null,
+  );
+  const received = booked.filter((e) => /^(payment|sale):/.test(e.key)).map((e) => paymentOf(e.key));
   const { disbursements } = await booksync.service().listDisbursements({ pageSize: 100 });
   expect(disbursements.length).toBeGreaterThan(0);
   const live = (entity: string) =>
@@ -143,6 +144,31 @@ async function expectPayoutsEmptyUndepositedFunds(): Promise<void> {
       .map((d) => receiptPayment({ TxnType: entity, TxnId: String(d.Id) })),
   );
   expect(undeposited.sort()).toEqual(received.filter((id) => !paidOut.has(id)).sort());
+  // QuickBooks' list of funds to deposit holds nothing a payout carried: no receipt, surcharge, fee or refund
+  // of a paid-out payment dated by its payout and booked before it (one booked after the payout's entry, a
+  // refund racing the payout, is not in the payout's document: its money is the Deposit's netted line).
+  const payoutEntry = new Map<string, BookedEntry>();
+  for (const payout of disbursements) {
+    const pending = booked.find((e) => e.key === `disbursement-pending:${payout.id}`);
+    if (pending) for (const id of payout.paymentIds) payoutEntry.set(id, pending);
+  }
+  const carried = new Set(
+    booked
+      .filter((e) =>
+        /^(payment|sale|payment-surcharge|payment-fee|surcharge-fee|payment-other-fee|refund):/.test(e.key),
+      )
+      .filter((e) => {
+        const payout = payoutEntry.get(e.links.paymentId ?? '');
+        if (!payout) return false;
+        return /^(payment|sale):/.test(e.key) || (e.date <= payout.date && e.id < payout.id);
+      })
+      .map((e) => e.key),
+  );
+  expect(carried.size).toBeGreaterThan(received.filter((id) => paidOut.has(id)).length);
+  const left = double
+    .fundsToDeposit(realmId)
+    .flatMap((f) => markersIn(double.get(realmId, f.type, f.id)?.PrivateNote).map((m) => m.key));
+  expect(left.filter((key) => carried.has(key))).toEqual([]);
 }
 
 /** `booksync targets connect quickbooks`'s consent page, the company `company()` allowed. */
