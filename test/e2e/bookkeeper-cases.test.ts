@@ -279,9 +279,17 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
     expect(carriedKeys).toEqual(
       [...(ids.sales as string).split(','), ...paid].map((p) => keyOf(p, entries)).sort(),
     );
-    // QuickBooks: the payout's Deposit links exactly its payments and sales receipts.
+    // QuickBooks: the payout's Deposit links exactly its payments and sales receipts, and beside them what
+    // they net in Undeposited Funds (case 1's refund receipt, fee journals): nothing else.
     const received = [...qbo.all(stack.realmId, 'Payment'), ...qbo.all(stack.realmId, 'SalesReceipt')];
     const keyOfQbo = new Map(received.map((d) => [String(d.Id), markersIn(d.PrivateNote)[0]?.key ?? '']));
+    const nettedDocs = [
+      ...qbo.all(stack.realmId, 'RefundReceipt'),
+      ...qbo.all(stack.realmId, 'JournalEntry'),
+    ];
+    const keyOfNetted = new Map(
+      nettedDocs.map((d) => [String(d.Id), markersIn(d.PrivateNote)[0]?.key ?? '']),
+    );
     const deposits = qbo.all(stack.realmId, 'Deposit');
     const linkedBy = (d: Record<string, unknown>) =>
       ((d.Line as { LinkedTxn?: { TxnId: string; TxnType: string }[] }[] | undefined) ?? []).flatMap(
@@ -290,11 +298,23 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
     const payoutDeposit = deposits.find((d) =>
       markersIn(d.PrivateNote).some((m) => m.key === `disbursement-pending:${payout.id}`),
     );
+    const payoutLinks = linkedBy(payoutDeposit ?? {});
+    const receiptLink = (l: { TxnType: string }) => l.TxnType === 'Payment' || l.TxnType === 'SalesReceipt';
     expect(
-      linkedBy(payoutDeposit ?? {})
-        .map((l) => keyOfQbo.get(l.TxnId))
+      payoutLinks
+        .filter(receiptLink)
+        .map((l) => keyOfQbo.get(l.TxnId) ?? '')
+        .filter((key) => /^(payment|sale):/.test(key))
         .sort(),
     ).toEqual(carriedKeys);
+    const ofCarried = new Set(
+      entries.filter((e) => carried.includes(e.links.paymentId as string)).map((e) => e.key),
+    );
+    const nettedLinks = payoutLinks
+      .filter((l) => !receiptLink(l))
+      .map((l) => keyOfNetted.get(l.TxnId) ?? `${l.TxnType} ${l.TxnId}`);
+    expect(nettedLinks.filter((key) => !ofCarried.has(key))).toEqual([]);
+    expect(nettedLinks).toEqual(expect.arrayContaining([expect.stringMatching(/^refund:/)]));
     // Undeposited Funds holds exactly the receipts no payout carried: every payment booksync booked that the
     // service says is in no payout.
     const clearing = qbo.all(stack.realmId, 'Account').find((a) => a.AcctNum === '1020')?.Id;
