@@ -124,6 +124,30 @@ async function payoutCarrying(
 }
 
 /**
+ * The payout that nets a surcharge, fee or refund entry (TargetDocument.nettedBy): the live
+ * `disbursement-pending:` entry of the disbursement the service lists the payment in, dated on or after the
+ * entry, as payoutReceipts() nets it; booked before or after the entry. Null for any other entry, a reversed
+ * one, and a payment in no payout the books hold.
+ */
+async function payoutNetting(
+  entry: BookedEntry,
+  references: ReferenceData,
+  entries: EntryLookup,
+): Promise<{ key: string; date: string } | null> {
+  const paymentId = entry.links.paymentId;
+  const netted = nettedSign[keyPrefix(baseKey(entry.key))] !== undefined;
+  if (!netted || entry.reverses !== null || entry.reversedBy !== null) return null;
+  if (!paymentId || !references.paymentPayout) return null;
+  const disbursementId = await references.paymentPayout(paymentId);
+  if (!disbursementId) return null;
+  const payout = (await entries.entriesFor({ disbursementId })).find(
+    (e) =>
+      e.reverses === null && e.reversedBy === null && keyPrefix(baseKey(e.key)) === 'disbursement-pending',
+  );
+  return payout && entry.date <= payout.date ? { key: payout.key, date: payout.date } : null;
+}
+
+/**
  * When an invoice or bill document is due: the link's or bill's due date (the service's), never before the
  * document's own date (a due date in the past of its issue is the issue day); the document's date when the
  * service gives none. Only the invoice and the bill themselves have one.
@@ -286,6 +310,8 @@ export async function documentFor(
     const carriedBy = await payoutCarrying(entry, references, entries);
     if (carriedBy) document.carriedBy = carriedBy;
   }
+  const nettedBy = await payoutNetting(entry, references, entries);
+  if (nettedBy) document.nettedBy = nettedBy;
   const { paymentLinkId, billId, disbursementId } = entry.links;
   if (kind === 'disbursement-pending' && disbursementId) {
     document.payout = await payoutReceipts(disbursementId, entry.date, references, entries);

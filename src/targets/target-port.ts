@@ -126,6 +126,13 @@ export interface TargetDocument {
    * payout's transfer) can say the receipt was reversed since, and by what.
    */
   carriedBy?: string;
+  /**
+   * For a surcharge, fee or refund entry of a payment a payout carries, dated on or before that payout (what
+   * the payout's `netted` lists): the payout's `disbursement-pending:` entry, its key and date, booked before
+   * or after this one. A target whose payout document links what the payout nets (QuickBooks' Deposit) links
+   * one pushed after the payout's document, which could not name it.
+   */
+  nettedBy?: { key: string; date: string };
   /** For kind `reversal`: the key of the document it reverses, and why. */
   reverses?: string;
   reason?: string;

@@ -6,7 +6,8 @@ import { documentFor, type EntryLookup, type ReferenceData } from '../../src/tar
 // A payout's document names what else it nets of the payments it carries (their surcharges, fees and refunds
 // booked on Processor Clearing, signed as they move it) beside its receipts, so a target that keeps received
 // money apart until deposited (QuickBooks' Undeposited Funds) deposits those too; a refund after the payout, or
-// a reversed fee, is not in it.
+// a reversed fee, is not in it. Each of those entries names the payout that nets it (`nettedBy`), booked before
+// or after the payout's entry, so a target can link one pushed after the payout's document.
 
 let id = 0;
 function booked(
@@ -86,5 +87,35 @@ describe('a payout’s document', () => {
         { key: 'refund:re_1', date: '2026-11-03', amountCents: -5_00 },
       ],
     });
+  });
+
+  it('names the payout that nets a surcharge, fee or refund, booked before or after the payout’s entry; none dated after it, reversed, or in no payout', async () => {
+    const payout = booked(
+      'disbursement-pending:dis_1',
+      '2026-11-04',
+      [
+        { account: Accounts.PayoutsInTransit, amountCents: 44_25 },
+        { account: Accounts.ProcessorClearing, amountCents: -44_25 },
+      ],
+      { links: { disbursementId: 'dis_1' } },
+    );
+    // Booked after the payout's entry (a refund racing it), dated by it.
+    const racing = booked('refund:re_3', '2026-11-04', clearing(Accounts.Refunds, 3_00));
+    const withPayout: EntryLookup = {
+      get: async () => null,
+      entriesFor: async (filter) => (filter.disbursementId === 'dis_1' ? [payout] : []),
+    };
+    const inPayout = (id: string | null) =>
+      ({ ...references, paymentPayout: async () => id }) as unknown as ReferenceData;
+    const nettedBy = { key: payout.key, date: '2026-11-04' };
+    for (const entry of [surcharge, fee, refund, racing])
+      expect((await documentFor(entry, inPayout('dis_1'), withPayout)).nettedBy, entry.key).toEqual(nettedBy);
+    for (const entry of [lateRefund, otherFee, reopen, payment])
+      expect((await documentFor(entry, inPayout('dis_1'), withPayout)).nettedBy, entry.key).toBeUndefined();
+    expect((await documentFor(refund, inPayout(null), withPayout)).nettedBy).toBeUndefined();
+    expect((await documentFor(refund, references, withPayout)).nettedBy).toBeUndefined();
+    const failed = { ...payout, reversedBy: `reversal:${payout.key}` };
+    const none: EntryLookup = { ...withPayout, entriesFor: async () => [failed] };
+    expect((await documentFor(refund, inPayout('dis_1'), none)).nettedBy).toBeUndefined();
   });
 });

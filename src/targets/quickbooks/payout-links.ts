@@ -62,7 +62,11 @@ async function transactionOf(
  * A journal's lines on the clearing account, each linked by its line Id for its signed amount (a debit puts
  * money in, a credit takes it out): read from QBO, which numbers a journal's lines.
  */
-async function journalLinks(s: QuickBooksSession, id: string, clearing: Ref): Promise<LinkedReceipt[]> {
+export async function journalLinks(
+  s: QuickBooksSession,
+  id: string,
+  clearing: Ref,
+): Promise<LinkedReceipt[]> {
   const journal = await s.client.read('JournalEntry', id);
   const lines = (journal.Line as JournalLine[] | undefined) ?? [];
   return lines

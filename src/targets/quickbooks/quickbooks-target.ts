@@ -28,6 +28,7 @@ import { ItemDirectory } from './items.js';
 import { createRequestId, markersIn } from './keys.js';
 import { realmLimiter } from './limiter.js';
 import { findIn, locate } from './look-ups.js';
+import { linkedToPayout } from './netted-later.js';
 import { PartyDirectory } from './parties.js';
 import { planFor } from './plans.js';
 import { reverse } from './reversals.js';
@@ -165,6 +166,13 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
     if (original.kind === 'reversal')
       return reapplied(this.session, original, await reverse(this.session, original, context, lock), context);
     const document = open(this.session, original, lock);
+    // Netted by a payout whose Deposit exists already: that Deposit links it (netted-later.ts).
+    const result = await this.pushDocument(document, context);
+    return linkedToPayout(this.session, document, result, context, lock);
+  }
+
+  /** A document dated in the open period: found when an earlier attempt may have made it, else created. */
+  private async pushDocument(document: TargetDocument, context: PushContext): Promise<PushResult> {
     // Looked up only when an earlier attempt may have created it (context.mayExist), where the document
     // goes (QBO's 500 requests a minute are the bottleneck); a journal fallback when the plan says so.
     const primary = entityOf(document.key);
@@ -255,17 +263,24 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       }
       await prefetch(this.session, documents, outcomes);
       await createInWaves(this.session, documents, outcomes, context);
-      // Lowered invoices' credit memos applied to their invoices, once the slice's invoices exist.
+      // Lowered invoices' credit memos applied to their invoices, once the slice's invoices exist; what a
+      // payout nets linked to its Deposit when that exists (netted-later.ts).
       for (const [i, doc] of documents.entries()) {
         const outcome = outcomes[i];
-        if (doc.kind === 'invoice-adjustment' && outcome && !(outcome instanceof Error)) {
-          // Not applied (an outage, a refusal): the document is not settled, its retry finds the memo and
-          // applies it then.
-          try {
-            outcomes[i] = await applied(this.session, doc, outcome, context);
-          } catch (error) {
-            outcomes[i] = asError(error);
-            if (!isTargetRefusal(error)) throw error;
+        if (!outcome || outcome instanceof Error || doc.kind === 'reversal') continue;
+        if (doc.kind !== 'invoice-adjustment' && !doc.nettedBy) continue;
+        // Not applied or not linked (an outage, a refusal): the document is not settled, its retry finds
+        // the memo and applies it, or finds the transaction and links it, then.
+        try {
+          const done = await applied(this.session, doc, outcome, context);
+          outcomes[i] = await linkedToPayout(this.session, doc, done, context, lock);
+        } catch (error) {
+          outcomes[i] = asError(error);
+          if (!isTargetRefusal(error)) {
+            // Those after it are not settled either: each is retried, found and linked then.
+            for (const [j, later] of documents.entries())
+              if (j > i && later.nettedBy && !(outcomes[j] instanceof Error)) outcomes[j] = asError(error);
+            throw error;
           }
         }
       }

@@ -98,11 +98,15 @@ export function linkedFunds(db: Entities, link: DepositLink, undeposited: string
   return fundsOf(db, link.type, link.id, undeposited).find((f) => f.key === key);
 }
 
-/** The keys every live deposit has taken. */
-export function depositedKeys(db: Entities): Set<string> {
+/**
+ * The keys every live deposit has taken; but the deposit `except` (its Id), when an update of it is checked:
+ * its lines as sent are what it takes then (Intuit's Deposit reference, "Full update a deposit": the update
+ * replaces the deposit's lines, so what it linked before and keeps is not linked twice).
+ */
+export function depositedKeys(db: Entities, except?: string): Set<string> {
   const taken = new Set<string>();
   for (const d of db.all('Deposit'))
-    if (!db.voided('Deposit', String(d.Id)))
+    if (!db.voided('Deposit', String(d.Id)) && String(d.Id) !== except)
       for (const l of depositLinks(d)) taken.add(fundsKey(l.type, l.id, l.lineId));
   return taken;
 }

@@ -1350,7 +1350,7 @@ export class QuickBooksDouble {
    * A Deposit goes into a Bank or Other Current Asset account; each linked line links a transaction of a type
    * Intuit lists, that put its money in Undeposited Funds, for that amount, and once (deposits.ts).
    */
-  private depositRules(realm: Realm, body: Record<string, unknown>) {
+  private depositRules(realm: Realm, body: Record<string, unknown>, updated?: string) {
     const account = realm.entities.get('Account')?.get(refValue(body.DepositToAccountRef));
     if (
       account &&
@@ -1363,7 +1363,7 @@ export class QuickBooksDouble {
       );
     const db = this.entitiesOf(realm);
     const undeposited = this.accountOfType(realm, 'UndepositedFunds');
-    const deposited = depositedKeys(db);
+    const deposited = depositedKeys(db, updated);
     for (const link of depositLinks(body)) {
       const what = `${link.type} ${link.id}${link.type === 'JournalEntry' ? ` line ${link.lineId}` : ''}`;
       if (!depositableTypes.includes(link.type) && on('deposit-linked-type'))
@@ -1463,6 +1463,14 @@ export class QuickBooksDouble {
     next.MetaData = { ...(current.MetaData as object), LastUpdatedTime: now() };
     next.sparse = false;
     next.domain = 'QBO';
+    // A Deposit updated is held to the rules of one created (its lines as sent replace its own), its
+    // TotalAmt and postings made again of them.
+    if (entity === 'Deposit') {
+      this.depositRules(realm, next, current.Id);
+      if (on('deposit-total')) next.TotalAmt = amount(this.lineTotal(next, entity));
+      const postings = this.postingsOf(realm, entity, next);
+      if (postings) realm.postings.set(`${entity}:${current.Id}`, postings);
+    }
     realm.entities.get(entity)?.set(current.Id, next);
     return next;
   }

@@ -214,4 +214,37 @@ describe('QuickBooks Online rules: a Deposit’s linked lines', () => {
     ]);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(20_00);
   });
+
+  it('an update: its lines as sent are held to the same rules (its own links kept, what another deposit holds refused), TotalAmt made again', async () => {
+    const c = await company();
+    const d = await day(c);
+    const own = (amount: number) => ({
+      Amount: amount,
+      DetailType: 'DepositLineDetail',
+      DepositLineDetail: { AccountRef: c.account(defaultAccountCodes.ProcessorClearing) },
+    });
+    const made = (await deposit(c, link('Payment', d.payment.Id, 120), own(-5))).body.Deposit as Entity;
+    const other = await deposit(c, link('JournalEntry', d.fee.Id, -1.75, '1'));
+    expect(other.status).toBe(200);
+    const update = (...lines: unknown[]) =>
+      c.post('deposit?operation=update', {
+        Id: made.Id,
+        SyncToken: made.SyncToken,
+        sparse: true,
+        Line: lines,
+      });
+    // The fee's line, deposited by the other deposit, is refused; so is the refund for another amount.
+    for (const refused of [
+      await update(link('Payment', d.payment.Id, 120), link('JournalEntry', d.fee.Id, -1.75, '1')),
+      await update(link('Payment', d.payment.Id, 120), link('RefundReceipt', d.refund.Id, 5), own(-10)),
+    ])
+      expect(fault(refused), fault(refused).Detail).toMatchObject({ status: 400, code: '6000' });
+    // The refund linked, its own line gone: the payment it linked already is not "already deposited".
+    const updated = await update(link('Payment', d.payment.Id, 120), link('RefundReceipt', d.refund.Id, -5));
+    expect(updated.status).toBe(200);
+    expect((updated.body.Deposit as Entity).TotalAmt).toBe(115);
+    expect(double.fundsToDeposit(c.realmId).map((f) => f.type)).toEqual(['SalesReceipt']);
+    // Undeposited Funds: the sale's 25.00 only; the deposit took the payment and the refund, as before.
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(25_00);
+  });
 });

@@ -94,6 +94,31 @@ function dayWithRefund() {
   return { ...day, surcharge, refund, payout };
 }
 
+/**
+ * The day with a refund as `dayWithRefund`, its fee and refund pushed after the payout's Deposit: netted by
+ * the payout (`nettedBy`, as the ledger names it), the refund not named by the payout's document (its entry
+ * booked after the payout's); the payout's amount is the same 69.25.
+ */
+function netsPushedLater() {
+  const day = dayWithRefund();
+  const nettedBy = { key: day.payout.key, date: day.payout.date };
+  const netted = (day.payout.payout?.netted ?? []).filter((n) => n.key !== day.refund.key);
+  return {
+    ...day,
+    fee: { ...day.fee, nettedBy },
+    refund: { ...day.refund, nettedBy },
+    payout: { ...day.payout, payout: { receipts: day.payout.payout?.receipts ?? [], netted } },
+    /** The payout's document had the refund's entry been booked before it (then pushed after it). */
+    naming: day.payout,
+  };
+}
+
+type DepositLine = {
+  Amount: number;
+  DetailType?: string;
+  LinkedTxn?: { TxnId: string; TxnType: string }[];
+};
+
 describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
   it('links the payout’s payments and sales receipts; Undeposited Funds keeps only what no payout carried', async () => {
     const c = company();
@@ -192,5 +217,87 @@ describe('QuickBooks Online: payouts that empty Undeposited Funds', () => {
     expect(reversed.remoteIds[0]).toMatch(/^Invoice:/);
     expect(double.isVoided(c.realmId, 'Payment', idOf(pushed.get(day.p1.key)?.remoteIds[0]))).toBe(false);
     expect(double.get(c.realmId, 'Invoice', idOf(reversed.remoteIds[0]))?.Balance).toBe(50);
+  });
+
+  it('links a fee and a refund pushed after the payout’s Deposit: its own line shrinks by them, its total stays the payout’s, once', async () => {
+    const c = company();
+    const day = netsPushedLater();
+    const { pushed, context } = pushIndex({ mayExist: true });
+    const target = c.target();
+    for (const doc of [day.docs.invoice, day.p1, day.surcharge, day.p2, day.sale, day.payout]) {
+      pushed.set(doc.key, await target.push(doc, context));
+    }
+    const id = (key: string) => idOf(pushed.get(key)?.remoteIds[0]);
+    const deposit = () => double.get(c.realmId, 'Deposit', id(day.payout.key));
+    const lines = () => (deposit()?.Line ?? []) as DepositLine[];
+    const own = () =>
+      lines()
+        .filter((l) => l.DetailType === 'DepositLineDetail')
+        .map((l) => l.Amount);
+    // The fee and the refund are in the payout's money, no QuickBooks transaction yet: its own line.
+    expect(own()).toEqual([-6.75]);
+    pushed.set(day.fee.key, await target.push(day.fee, context));
+    expect(own()).toEqual([-5]);
+    pushed.set(day.refund.key, await target.push(day.refund, context));
+    expect(lines().map((l) => [l.LinkedTxn?.[0]?.TxnType, l.LinkedTxn?.[0]?.TxnId, l.Amount])).toEqual([
+      ['Payment', id(day.p1.key), 50],
+      ['SalesReceipt', id(day.sale.key), 25],
+      ['SalesReceipt', id(day.surcharge.key), 1],
+      ['JournalEntry', id(day.fee.key), -1.75],
+      ['RefundReceipt', id(day.refund.key), -5],
+    ]);
+    expect(own()).toEqual([]);
+    expect(deposit()?.TotalAmt).toBe(69.25);
+    expect(double.fundsToDeposit(c.realmId)).toEqual([
+      { type: 'Payment', id: id(day.p2.key), lineId: '0', cents: 30_00 },
+    ]);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.ProcessorClearing)).toBe(30_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.PayoutsInTransit)).toBe(69_25);
+    // Pushed again by a new process (no index): found, the Deposit found by its date, nothing changed.
+    const token = deposit()?.SyncToken;
+    const again = await c.target().push(day.refund, { ...context, pushed: () => null });
+    expect(again.created).toBe(false);
+    expect(deposit()?.SyncToken).toBe(token);
+    const refunds = lines().filter((l) => l.LinkedTxn?.[0]?.TxnId === id(day.refund.key));
+    expect(refunds).toHaveLength(1);
+    expect(double.violations).toEqual([]);
+  });
+
+  it('links them in a backlog too (pushMany), and the refund named by the payout’s document but pushed after it', async () => {
+    const c = company();
+    const day = netsPushedLater();
+    const { pushed, context } = pushIndex({ mayExist: false });
+    const target = c.target();
+    for (const doc of [day.docs.invoice, day.p1, day.surcharge, day.p2, day.sale, day.naming]) {
+      pushed.set(doc.key, await target.push(doc, context));
+    }
+    const outcomes = await target.pushMany([day.fee, day.refund], context);
+    for (const o of outcomes) expect(o).not.toBeInstanceOf(Error);
+    const deposit = double.get(c.realmId, 'Deposit', idOf(pushed.get(day.payout.key)?.remoteIds[0]));
+    expect(((deposit?.Line ?? []) as DepositLine[]).some((l) => l.DetailType === 'DepositLineDetail')).toBe(
+      false,
+    );
+    expect(deposit?.TotalAmt).toBe(69.25);
+    expect(double.fundsToDeposit(c.realmId).map((f) => f.type)).toEqual(['Payment']);
+  });
+
+  it('leaves a Deposit in a closed period as it is: the refund pushed after stays to deposit', async () => {
+    const c = company();
+    const day = netsPushedLater();
+    const { pushed, context } = pushIndex({ mayExist: false });
+    const target = c.target();
+    for (const doc of [day.docs.invoice, day.p1, day.surcharge, day.p2, day.sale, day.fee, day.payout]) {
+      pushed.set(doc.key, await target.push(doc, context));
+    }
+    const deposit = () => double.get(c.realmId, 'Deposit', idOf(pushed.get(day.payout.key)?.remoteIds[0]));
+    const before = structuredClone(deposit());
+    double.closeBooks(c.realmId, day.payout.date);
+    const refund = await target.push(day.refund, context);
+    expect(refund.remoteIds[0]).toMatch(/^RefundReceipt:/);
+    expect(deposit()).toEqual(before);
+    expect(double.fundsToDeposit(c.realmId).map((f) => [f.type, f.id])).toContainEqual([
+      'RefundReceipt',
+      idOf(refund.remoteIds[0]),
+    ]);
   });
 });
