@@ -95,6 +95,15 @@ export async function startBooksyncWorker(options: {
       dataDir: settings.BOOKSYNC_DATA_DIR,
       maxCachedWorkflows: settings.WORKER_MAX_CACHED_WORKFLOWS,
     });
+    // From here the worker holds its connection, also when start-up fails before it runs (a Schedule call that
+    // times out): a worker made but never run is run and shut down at once, as the SDK's own replay does, so
+    // the connection closes and the process can end.
+    let run: Promise<void> | null = null;
+    closing.push(async () => {
+      run ??= worker.run();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await run;
+    });
     const health = await startWorkerHealthServer({
       worker,
       registry: metrics.registry,
@@ -116,17 +125,14 @@ export async function startBooksyncWorker(options: {
     });
     logger.info(closeSchedule, 'period close schedule in place (monthly)');
 
-    const run = worker.run();
-    closing.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await run;
-    });
+    const started = worker.run();
+    run = started;
     // New entries wake the targets' push workflows through the client.
     await targets?.startPushing(client, settings.TEMPORAL_TASK_QUEUE);
     logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, ledger: store.location }, 'worker running');
     return {
       worker,
-      run,
+      run: started,
       ledger: store.ledger,
       targetIndex: store.targetIndex,
       reports: store.reports,

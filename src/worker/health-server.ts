@@ -28,7 +28,15 @@ export async function startWorkerHealthServer(options: {
   // No slow client keeps a health port busy.
   server.requestTimeout = 5_000;
   server.headersTimeout = 5_000;
-  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
+  // A port already taken fails start-up with its error (an 'error' event nobody listens to would leave the
+  // start waiting forever).
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const bound = server.address();
   const port = typeof bound === 'object' && bound ? bound.port : options.port;
   return {

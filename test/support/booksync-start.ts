@@ -94,9 +94,24 @@ export class BooksyncProcess {
     return child;
   }
 
-  /** Waits for a start to be up (the marker `booksync start` prints once everything listens). */
-  async running(from: number): Promise<void> {
-    await this.untilOutput('booksync is running', from).catch(() => this.untilOutput('Temporal UI', from));
+  /**
+   * Waits for a start to be up (the marker `booksync start` prints once everything listens, or its Temporal UI
+   * line); a start that exits first fails at once with its output, instead of after the whole wait.
+   */
+  async running(from: number, ms = 400_000): Promise<void> {
+    const child = this.stack;
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const output = this.output.slice(from);
+      if (output.includes('booksync is running') || output.includes('Temporal UI')) return;
+      if (child && (child.exitCode !== null || child.signalCode !== null))
+        throw new Error(
+          `booksync start exited (${child.exitCode ?? child.signalCode}) before it was running:\n${this.output.slice(-4000)}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`booksync start not running in time:\n${this.output.slice(-4000)}`);
+      await sleep(250);
+    }
   }
 
   /** Waits for a self-killed start to die, then kills what it left (its dev server child). */
