@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../../src/config/settings.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { openLedgerStore } from '../../src/runtime/ledger-store.js';
@@ -178,6 +179,32 @@ export class BooksyncProcess {
     } finally {
       await store.close();
     }
+  }
+
+  /**
+   * Until the books are settled: no workflow of the stack has an activity pending (an activity of a worker
+   * killed mid-flight is retried only once its timeout passed: its entries come that late) and then nothing is
+   * PENDING at the (first) target. What a count of the books is taken after.
+   */
+  async untilSettled(ms = 300_000): Promise<TargetSummary> {
+    const deadline = Date.now() + ms;
+    const connection = await Connection.connect({ address: `127.0.0.1:${this.env.TEMPORAL_DEV_PORT}` });
+    try {
+      const client = new Client({ connection });
+      for (;;) {
+        const busy: string[] = [];
+        for await (const info of client.workflow.list({ query: 'ExecutionStatus="Running"' })) {
+          const described = await client.workflow.getHandle(info.workflowId, info.runId).describe();
+          if ((described.raw.pendingActivities?.length ?? 0) > 0) busy.push(info.workflowId);
+        }
+        if (busy.length === 0) break;
+        if (Date.now() > deadline) throw new Error(`activities still pending in ${busy.join(', ')}`);
+        await sleep(1_000);
+      }
+    } finally {
+      await connection.close();
+    }
+    return this.untilPushed(Math.max(1_000, deadline - Date.now()));
   }
 
   /** Until nothing is PENDING at the (first) target. */
