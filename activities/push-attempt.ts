@@ -204,7 +204,10 @@ class PushSlice {
       const entry = this.#entries.get(key);
       if (!entry) continue;
       try {
-        ready.push({ entry, document: await documentFor(entry, a.push.references, a.deps.ledger) });
+        ready.push({
+          entry,
+          document: await documentFor(entry, a.push.references, a.deps.ledger, a.target.payoutFacts ?? []),
+        });
       } catch (error) {
         await this.#failed(entry, error);
       }
@@ -250,7 +253,7 @@ class PushSlice {
       a.beforeRemoteWrite(key);
       let document: TargetDocument;
       try {
-        document = await documentFor(entry, a.push.references, a.deps.ledger);
+        document = await documentFor(entry, a.push.references, a.deps.ledger, a.target.payoutFacts ?? []);
       } catch (error) {
         await this.#failed(entry, error);
         continue;

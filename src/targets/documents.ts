@@ -6,7 +6,9 @@ import {
   type DocumentKind,
   documentKinds,
   type Party,
+  type PayoutFact,
   type PayoutReceipt,
+  payoutFactsAll,
   type TargetDocument,
 } from './target-port.js';
 
@@ -99,9 +101,31 @@ async function payoutReceipts(
 }
 
 /**
- * The payout that carries the receipt a reversal reverses (TargetDocument.carriedBy): the live
- * `disbursement-pending:` entry, booked before the reversal, of the disbursement the service lists the payment
- * in; null for any other reversal, and for a payment in no payout the books held when it was reversed.
+ * The live `disbursement-pending:` entry of the disbursement the service lists the payment in, booked before
+ * `bookedBefore` when given; null when the payment is in no payout the books hold.
+ */
+async function livePayoutOf(
+  paymentId: string,
+  references: ReferenceData,
+  entries: EntryLookup,
+  bookedBefore?: number,
+): Promise<BookedEntry | null> {
+  const disbursementId = await references.paymentPayout?.(paymentId);
+  if (!disbursementId) return null;
+  const payout = (await entries.entriesFor({ disbursementId })).find(
+    (e) =>
+      e.reverses === null &&
+      e.reversedBy === null &&
+      (bookedBefore === undefined || e.id < bookedBefore) &&
+      keyPrefix(baseKey(e.key)) === 'disbursement-pending',
+  );
+  return payout ?? null;
+}
+
+/**
+ * The payout that carries the receipt a reversal reverses (TargetDocument.carriedBy): the live payout
+ * entry, booked before the reversal, of the disbursement the service lists the payment in; null for any other
+ * reversal, and for a payment in no payout the books held when it was reversed.
  */
 async function payoutCarrying(
   reversal: BookedEntry,
@@ -110,24 +134,15 @@ async function payoutCarrying(
 ): Promise<string | null> {
   const paymentId = reversal.links.paymentId;
   const receipt = ['payment', 'sale'].includes(keyPrefix(baseKey(reversal.reverses ?? '')));
-  if (!receipt || !paymentId || !references.paymentPayout) return null;
-  const disbursementId = await references.paymentPayout(paymentId);
-  if (!disbursementId) return null;
-  const payout = (await entries.entriesFor({ disbursementId })).find(
-    (e) =>
-      e.reverses === null &&
-      e.reversedBy === null &&
-      e.id < reversal.id &&
-      keyPrefix(baseKey(e.key)) === 'disbursement-pending',
-  );
-  return payout?.key ?? null;
+  if (!receipt || !paymentId) return null;
+  return (await livePayoutOf(paymentId, references, entries, reversal.id))?.key ?? null;
 }
 
 /**
- * The payout that nets a surcharge, fee or refund entry (TargetDocument.nettedBy): the live
- * `disbursement-pending:` entry of the disbursement the service lists the payment in, dated on or after the
- * entry, as payoutReceipts() nets it; booked before or after the entry. Null for any other entry, a reversed
- * one, and a payment in no payout the books hold.
+ * The payout that nets a surcharge, fee or refund entry (TargetDocument.nettedBy): the live payout entry of
+ * the disbursement the service lists the payment in, dated on or after the entry, as payoutReceipts() nets it;
+ * booked before or after the entry. Null for any other entry, a reversed one, and a payment in no payout the
+ * books hold.
  */
 async function payoutNetting(
   entry: BookedEntry,
@@ -136,14 +151,8 @@ async function payoutNetting(
 ): Promise<{ key: string; date: string } | null> {
   const paymentId = entry.links.paymentId;
   const netted = nettedSign[keyPrefix(baseKey(entry.key))] !== undefined;
-  if (!netted || entry.reverses !== null || entry.reversedBy !== null) return null;
-  if (!paymentId || !references.paymentPayout) return null;
-  const disbursementId = await references.paymentPayout(paymentId);
-  if (!disbursementId) return null;
-  const payout = (await entries.entriesFor({ disbursementId })).find(
-    (e) =>
-      e.reverses === null && e.reversedBy === null && keyPrefix(baseKey(e.key)) === 'disbursement-pending',
-  );
+  if (!netted || entry.reverses !== null || entry.reversedBy !== null || !paymentId) return null;
+  const payout = await livePayoutOf(paymentId, references, entries);
   return payout && entry.date <= payout.date ? { key: payout.key, date: payout.date } : null;
 }
 
@@ -287,6 +296,7 @@ export async function documentFor(
   entry: BookedEntry,
   references: ReferenceData,
   entries: EntryLookup,
+  payoutFacts: readonly PayoutFact[] = payoutFactsAll,
 ): Promise<TargetDocument> {
   const kind = kindOf(entry);
   const document: TargetDocument = {
@@ -307,10 +317,10 @@ export async function documentFor(
     document.reason = entry.description;
     const original = await entries.get(entry.reverses);
     if (original) document.originalDate = original.date;
-    const carriedBy = await payoutCarrying(entry, references, entries);
+    const carriedBy = payoutFacts.includes('carriedBy') && (await payoutCarrying(entry, references, entries));
     if (carriedBy) document.carriedBy = carriedBy;
   }
-  const nettedBy = await payoutNetting(entry, references, entries);
+  const nettedBy = payoutFacts.includes('nettedBy') && (await payoutNetting(entry, references, entries));
   if (nettedBy) document.nettedBy = nettedBy;
   const { paymentLinkId, billId, disbursementId } = entry.links;
   if (kind === 'disbursement-pending' && disbursementId) {

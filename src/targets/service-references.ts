@@ -55,6 +55,7 @@ export function rememberingLinks(service: ServiceClient, fetched: FetchedLinks):
  */
 export function serviceReferences(service: ServiceClient, fetched?: FetchedLinks): ReferenceData {
   const memo = new Map<string, Promise<unknown>>();
+  const payouts = new Map<string, string>();
   const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
     let found = memo.get(key) as Promise<T> | undefined;
     if (!found) {
@@ -86,8 +87,15 @@ export function serviceReferences(service: ServiceClient, fetched?: FetchedLinks
       }),
     // Not remembered: a payout is read once, when its document is made.
     payout: async (id) => ({ paymentIds: (await service.getDisbursement(id)).paymentIds }),
-    // Read fresh: a payment joins a payout after it was first read.
-    paymentPayout: async (id) => (await service.getPayment(id)).disbursement?.id ?? null,
+    // Read fresh until it names one (a payment joins a payout after it was first read), then remembered:
+    // a payment's payout never changes.
+    paymentPayout: async (id) => {
+      const known = payouts.get(id);
+      if (known) return known;
+      const disbursementId = (await service.getPayment(id)).disbursement?.id ?? null;
+      if (disbursementId) payouts.set(id, disbursementId);
+      return disbursementId;
+    },
     // The money's own references: immutable once the record exists, so each object is read once, fresh
     // (not through the link's memo, read before the payment was recorded).
     externalPayment: (linkId, id) =>

@@ -206,6 +206,10 @@ export interface PushContext {
   closedThrough?: string | null;
 }
 
+/** A payout fact a document may carry (TargetDocument.carriedBy, nettedBy), read at the service. */
+export type PayoutFact = 'carriedBy' | 'nettedBy';
+export const payoutFactsAll: readonly PayoutFact[] = ['carriedBy', 'nettedBy'];
+
 export interface AccountingTarget {
   /** Stable name: the index and the push workflow are per name (`tryton`, `quickbooks`, `xero`, ...). */
   readonly name: string;
@@ -231,6 +235,11 @@ export interface AccountingTarget {
    * batches): the push then hands it a slice at once; false, it pushes document by document itself.
    */
   readonly batches: boolean;
+  /**
+   * The payout facts its documents use (TargetDocument.carriedBy, nettedBy): each costs a read of the
+   * payment at the service, so a target asks only for what it uses; none when absent.
+   */
+  readonly payoutFacts?: readonly PayoutFact[];
   /**
    * Pushes several documents: one outcome per document, in order: its PushResult, or the error push() would
    * have thrown for it. The same guarantees as push(): a document the target may hold (context.mayExist) is

@@ -113,6 +113,19 @@ describe('a payout’s document', () => {
     for (const entry of [lateRefund, otherFee, reopen, payment])
       expect((await documentFor(entry, inPayout('dis_1'), withPayout)).nettedBy, entry.key).toBeUndefined();
     expect((await documentFor(refund, inPayout(null), withPayout)).nettedBy).toBeUndefined();
+    // A target that does not use it (Tryton, the ledger mirror) never has the service asked.
+    let asked = 0;
+    const counting = {
+      ...references,
+      paymentPayout: async () => {
+        asked += 1;
+        return 'dis_1';
+      },
+    } as unknown as ReferenceData;
+    expect((await documentFor(refund, counting, withPayout, [])).nettedBy).toBeUndefined();
+    expect(asked).toBe(0);
+    expect((await documentFor(refund, counting, withPayout, ['nettedBy'])).nettedBy).toEqual(nettedBy);
+    expect(asked).toBe(1);
     expect((await documentFor(refund, references, withPayout)).nettedBy).toBeUndefined();
     const failed = { ...payout, reversedBy: `reversal:${payout.key}` };
     const none: EntryLookup = { ...withPayout, entriesFor: async () => [failed] };

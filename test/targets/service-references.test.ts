@@ -54,15 +54,23 @@ describe('the references a push names', () => {
     expect((await booking.getCustomer('cus_1')).name).toBe('Bluebird Bakery');
   });
 
-  it('reads the payout a payment is in fresh, each time: a payment joins a payout after it was first read', async () => {
+  it('reads the payout a payment is in fresh until it names one (a payment joins a payout after it was first read), then remembers it', async () => {
     let disbursement: { id: string } | null = null;
+    let reads = 0;
     const service = {
-      getPayment: async (id: string) => ({ id, disbursement }),
+      getPayment: async (id: string) => {
+        reads += 1;
+        return { id, disbursement };
+      },
     } as unknown as ServiceClient;
     const references = serviceReferences(service);
     expect(await references.paymentPayout?.('pay_1')).toBeNull();
+    expect(await references.paymentPayout?.('pay_1')).toBeNull();
+    expect(reads).toBe(2);
     disbursement = { id: 'dis_1' };
     expect(await references.paymentPayout?.('pay_1')).toBe('dis_1');
+    expect(await references.paymentPayout?.('pay_1')).toBe('dis_1');
+    expect(reads).toBe(3);
   });
 
   it('keeps a bounded number of links, the latest fetched', () => {

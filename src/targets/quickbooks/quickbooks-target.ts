@@ -239,6 +239,8 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
    * Reversals go one by one through push().
    */
   readonly batches = true;
+  /** A surcharge, fee or refund pushed after its payout's Deposit is linked to it (netted-later.ts). */
+  readonly payoutFacts = ['nettedBy'] as const;
 
   /** QuickBooks' limits are waited out by the limiter: nothing to say before a push stops. */
   warning(): string | null {

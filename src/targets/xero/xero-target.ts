@@ -177,6 +177,8 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
    * each batch carries an Idempotency-Key derived from its documents, so a lost answer is replayed.
    */
   readonly batches = true;
+  /** A receipt's reversal is noted on the transfer of the payout that carried it (payouts.ts). */
+  readonly payoutFacts = ['carriedBy'] as const;
 
   async pushMany(given: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
     const outcomes = await pushMany(this.ctx, given, context);
