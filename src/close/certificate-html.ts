@@ -1,7 +1,13 @@
 import { formatUsd as usd } from '../ledger/money.js';
 import type { CloseCertificate } from './certificate.js';
 import type { MoneyFlow } from './certificate-checks.js';
-import { balanceRow, objectColumns, objectRow } from './certificate-tables.js';
+import {
+  balanceRow,
+  objectColumns,
+  objectRow,
+  periodFigureColumns,
+  periodFigureRow,
+} from './certificate-tables.js';
 
 // The certificate as one self-contained HTML page: inline CSS, an inline SVG chart of the period's money
 // from receipts through Processor Clearing to the bank, and the tables. No script, no external asset.
@@ -247,14 +253,9 @@ function periodEndHtml(c: CloseCertificate): string {
     parts.push(`<h2>The period's figures against the service</h2>
 ${tableHtml(
   'period-figures',
-  ['figure', 'books', 'service', 'explained', 'difference', 'check', 'basis'],
+  [...periodFigureColumns, 'basis'],
   figures.map((f) => [
-    f.title,
-    usd(f.booksCents),
-    usd(f.serviceCents),
-    usd(f.explainedCents),
-    usd(f.differenceCents),
-    f.ok ? 'ok' : 'DIFFERS',
+    ...periodFigureRow(f),
     f.otherBooksCents === undefined
       ? f.basis
       : `${f.basis} Other movements in the period: ${usd(f.otherBooksCents)}.`,

@@ -1,7 +1,13 @@
 import { formatUsd as usd } from '../ledger/money.js';
 import { table } from '../payouts/report-text.js';
 import type { CloseCertificate } from './certificate.js';
-import { balanceRow, objectColumns, objectRow } from './certificate-tables.js';
+import {
+  balanceRow,
+  objectColumns,
+  objectRow,
+  periodFigureColumns,
+  periodFigureRow,
+} from './certificate-tables.js';
 
 // The certificate as a person reads it in a terminal: the verdict first, then what fails, then the tables.
 
@@ -123,17 +129,7 @@ function periodEndLines(c: CloseCertificate): string[] {
     lines.push(`the period's figures against the service, ${c.from} to ${c.to}`);
     lines.push(
       ...table(
-        [
-          ['figure', 'books', 'service', 'explained', 'difference', ''],
-          ...figures.map((f) => [
-            f.title,
-            usd(f.booksCents),
-            usd(f.serviceCents),
-            usd(f.explainedCents),
-            usd(f.differenceCents),
-            f.ok ? 'ok' : 'DIFFERS',
-          ]),
-        ],
+        [[...periodFigureColumns.slice(0, -1), ''], ...figures.map(periodFigureRow)],
         [false, true, true, true, true, false],
       ).map((l) => `  ${l}`),
     );
