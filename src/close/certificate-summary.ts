@@ -21,6 +21,12 @@ export interface CloseCertificateSummary {
   /** The first `summaryProblemLimit` problems (the whole list is in the stored certificate). */
   problems: string[];
   problemCount: number;
+  /**
+   * The first `summaryProblemLimit` findings (named, not failing: a check still to bank, a negative clearing
+   * balance), as the Temporal UI shows the workflow's result; absent in summaries made before they were listed.
+   */
+  findings?: string[];
+  findingCount?: number;
   /** The stored certificate's id in the ledger's reports. */
   reportId: string;
   /** The stored certificate's size (UTF-8 bytes of its JSON). */
@@ -43,6 +49,8 @@ export function certificateSummary(
     counts: certificate.counts,
     problems: certificate.problems.slice(0, summaryProblemLimit).map(cut),
     problemCount: certificate.problems.length,
+    findings: (certificate.findings ?? []).slice(0, summaryProblemLimit).map(cut),
+    findingCount: certificate.findings?.length ?? 0,
     reportId: stored.id,
     bytes: stored.bytes,
   };
