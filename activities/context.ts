@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { LedgerPort } from '../src/ledger/ledger-port.js';
 import { dayInZone } from '../src/ledger/mapping/dates.js';
+import type { PayoutBookingOptions } from '../src/ledger/mapping/disbursement.js';
 import type { PaymentLinkBookingOptions } from '../src/ledger/mapping/payment-link.js';
 import type { ReportStore } from '../src/ledger/report-store.js';
 import type { Logger } from '../src/logging/logger.js';
@@ -27,6 +28,11 @@ export interface ActivityDependencies {
   today?: () => string;
   /** Where external payments are booked (EXTERNAL_PAYMENTS_ACCOUNT); default Checks To Deposit. */
   externalPaymentAccount?: 'checks-to-deposit' | 'operating-bank';
+  /**
+   * PAYOUT_BANK_ACCOUNTS: the last four digits of the accounts whose payouts are received in Payout Bank;
+   * unset or empty, every payout is received in Operating Bank.
+   */
+  payoutBankAccounts?: readonly string[];
   /**
    * Settings CHECK_DELIVERY_WINDOW_DAYS / CHECK_CASHING_WINDOW_DAYS. The bill payment activity hands them to
    * its workflow (which cannot read configuration); unset, the workflow's own defaults apply.
@@ -105,6 +111,11 @@ export function linkBookingOptions(deps: ActivityDependencies): PaymentLinkBooki
     timeZone: deps.timeZone,
     ...(deps.externalPaymentAccount ? { externalPaymentAccount: deps.externalPaymentAccount } : {}),
   };
+}
+
+/** Which bank account a paid payout is received in, from the settings. */
+export function payoutBookingOptions(deps: ActivityDependencies): PayoutBookingOptions {
+  return deps.payoutBankAccounts?.length ? { payoutBankAccounts: deps.payoutBankAccounts } : {};
 }
 
 /** Today as a business day in the books' time zone: the date of reversals and of what has no date of its own. */

@@ -1,6 +1,11 @@
 import { disbursementEntries, disbursementEntryKinds } from '../src/ledger/mapping/index.js';
 import { syncEntries } from '../src/ledger/sync.js';
-import { type ActivityDependencies, accountingDate, activityLogger } from './context.js';
+import {
+  type ActivityDependencies,
+  accountingDate,
+  activityLogger,
+  payoutBookingOptions,
+} from './context.js';
 import type {
   DisbursementActivities,
   DisbursementSyncResult,
@@ -20,7 +25,7 @@ export function createDisbursementActivities(deps: ActivityDependencies): Disbur
         const disbursement = await deps.service.getDisbursement(disbursementId);
         const result = await syncEntries(
           deps.ledger,
-          disbursementEntries(disbursement),
+          disbursementEntries(disbursement, payoutBookingOptions(deps)),
           { disbursementId },
           {
             kinds: disbursementEntryKinds,

@@ -6,7 +6,12 @@ import {
 } from '../src/ledger/mapping/index.js';
 import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
 import type { Disbursement, PaymentLink } from '../src/service/schemas/index.js';
-import { type ActivityDependencies, accountingDate, linkBookingOptions } from './context.js';
+import {
+  type ActivityDependencies,
+  accountingDate,
+  linkBookingOptions,
+  payoutBookingOptions,
+} from './context.js';
 import { syncInvoiceBooks } from './invoice-books.js';
 
 // The books of a payment link's own records (its invoice, live external payments and debit memos) and of a
@@ -36,7 +41,7 @@ export async function syncDisbursementBooks(
 ): Promise<SyncResult> {
   return syncEntries(
     deps.ledger,
-    disbursementEntries(disbursement),
+    disbursementEntries(disbursement, payoutBookingOptions(deps)),
     { disbursementId: disbursement.id },
     {
       kinds: disbursementEntryKinds,

@@ -1,5 +1,11 @@
 import { resyncDiff } from '../src/resync/plan.js';
-import { type ActivityDependencies, accountingDate, activityLogger, linkBookingOptions } from './context.js';
+import {
+  type ActivityDependencies,
+  accountingDate,
+  activityLogger,
+  linkBookingOptions,
+  payoutBookingOptions,
+} from './context.js';
 import { translatingFailures } from './failures.js';
 import { fetchServiceState } from './period-close.js';
 import type { ResyncActivities, ResyncInput, ResyncResult } from './resync-contract.js';
@@ -13,6 +19,7 @@ export function createResyncActivities(deps: ActivityDependencies): ResyncActivi
         const diff = resyncDiff(state, {
           since: input.since ?? null,
           ...linkBookingOptions(deps),
+          ...payoutBookingOptions(deps),
         });
         const result: ResyncResult = { applied: input.apply, diff, reversed: [], posted: [] };
         if (input.apply) {

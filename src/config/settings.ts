@@ -254,6 +254,21 @@ export const settingsSchema = z.object({
     .enum(['checks-to-deposit', 'operating-bank'])
     .default('checks-to-deposit')
     .describe('Where external payments are booked until cleared.'),
+  PAYOUT_BANK_ACCOUNTS: csv
+    .pipe(
+      z.array(z.string()).superRefine((items, ctx) => {
+        for (const item of items)
+          if (!/^\d{4}$/.test(item))
+            ctx.addIssue({
+              code: 'custom',
+              message: `${JSON.stringify(item)} is not the last four digits of a bank account (4 digits each, comma-separated, e.g. 4321,8765)`,
+            });
+      }),
+    )
+    .optional()
+    .describe(
+      'The bank accounts payouts land in apart from the operating bank, by their last four digits, comma-separated (e.g. 4321): a payout whose disbursement names one (its accountNumberLastFour) is received in Payout Bank (role PayoutBank), every other payout in Operating Bank. Unset or empty: every payout goes to Operating Bank. Set it before the first payout to that account is booked: a payout booked before a change keeps its entries (a re-sync of it is a conflict) until `booksync resync` books it again.',
+    ),
   RETURNED_CHECK_FEE_CENTS: z.coerce
     .number()
     .int()

@@ -2,7 +2,10 @@ import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../ledger/entry.js';
 import type { PayoutBooks } from './report-schema.js';
 
-/** What the books hold for one disbursement: its entries' Payouts In Transit and Operating Bank lines. */
+/**
+ * What the books hold for one disbursement: its entries' Payouts In Transit lines, and their bank lines
+ * (Operating Bank, or Payout Bank for a payout to one of PAYOUT_BANK_ACCOUNTS).
+ */
 export function payoutBooks(entries: readonly BookedEntry[]): PayoutBooks {
   let inTransitCents = 0;
   let bankCents = 0;
@@ -10,7 +13,8 @@ export function payoutBooks(entries: readonly BookedEntry[]): PayoutBooks {
   for (const entry of entries) {
     for (const line of entry.lines) {
       if (line.account === Accounts.PayoutsInTransit) inTransitCents += line.amountCents;
-      else if (line.account === Accounts.OperatingBank) bankCents += line.amountCents;
+      else if (line.account === Accounts.OperatingBank || line.account === Accounts.PayoutBank)
+        bankCents += line.amountCents;
     }
   }
   return { inTransitCents, bankCents };

@@ -78,7 +78,7 @@ export const PayoutTotals = z.object({
 });
 export type PayoutTotals = z.infer<typeof PayoutTotals>;
 
-/** What the ledger booked for the disbursement (Payouts In Transit, Operating Bank), reversals netted. */
+/** What the ledger booked for the disbursement (Payouts In Transit, Operating or Payout Bank), reversals netted. */
 export const PayoutBooks = z.object({
   inTransitCents: cents,
   bankCents: cents,

@@ -13,6 +13,7 @@ import {
   earlierCheckBooking,
   type PaymentLinkBookingOptions,
   type PaymentSettles,
+  type PayoutBookingOptions,
   paymentEntries,
   paymentEntryKinds,
   paymentLinkEntries,
@@ -32,7 +33,7 @@ import type { Payment } from '../service/schemas/index.js';
 /** The service's objects fetched again and every booked entry, reversals included. */
 export type ResyncSources = FetchedState;
 
-export interface ResyncOptions extends PaymentLinkBookingOptions {
+export interface ResyncOptions extends PaymentLinkBookingOptions, PayoutBookingOptions {
   /** Only entries dated on or after this day (YYYY-MM-DD) are reversed or posted; null: all. */
   since: string | null;
 }
@@ -202,7 +203,7 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
   for (const disbursement of sources.disbursements) {
     compareObject(
       `disbursement ${disbursement.id}`,
-      () => disbursementEntries(disbursement),
+      () => disbursementEntries(disbursement, options),
       byDisbursement.get(disbursement.id) ?? [],
       disbursementEntryKinds,
     );

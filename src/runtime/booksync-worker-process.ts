@@ -84,6 +84,7 @@ export async function startBooksyncWorker(options: {
         ...(targets ? { targets: targets.dependencies, targetFigures: targets.figures } : {}),
         logger: logger.child({ component: 'activities' }),
         externalPaymentAccount: settings.EXTERNAL_PAYMENTS_ACCOUNT,
+        payoutBankAccounts: settings.PAYOUT_BANK_ACCOUNTS ?? [],
         timeZone: settings.BOOKS_TIME_ZONE,
         checkWindows: {
           deliveryDays: settings.CHECK_DELIVERY_WINDOW_DAYS,
