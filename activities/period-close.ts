@@ -118,6 +118,7 @@ export function createPeriodCloseActivities(deps: ActivityDependencies): PeriodC
           asOf,
           targetFigures: targetFigures.length > 0 ? targetFigures : null,
           timeZone: deps.timeZone,
+          ...(deps.payoutBankAccounts?.length ? { payoutBankAccounts: deps.payoutBankAccounts } : {}),
           ...state,
           receivables: await deps.ledger.openItems('receivable'),
           payables: await deps.ledger.openItems('payable'),

@@ -8,7 +8,7 @@ export const certificateProves: readonly string[] = [
   'Every service object dated in the period (payments, refunds, external payments, check deposits and their applications, debit memos, disbursements, bills and bill payments the books name) is booked exactly once at its amount, or skipped for a stated reason; every live entry of the period belongs to an object the service still lists.',
   "Processor Clearing and Payouts In Transit at the period's end equal the service's money not yet disbursed and disbursed not yet paid, worked out from the service's own records and dates.",
   "Each invoice's receivable and each bill's payable at the period's end equal what the service's records say was still owed then (requested amount, memos, payments, refunds, external payments, bill payments, each by its own date), and again as of the run.",
-  "The Operating Bank's payouts received and bill payments paid in the period equal the service's disbursements paid and bill payments debited in it.",
+  "The Operating Bank's payouts received and bill payments paid in the period equal the service's disbursements paid and bill payments debited in it; with PAYOUT_BANK_ACCOUNTS, the Payout Bank's payouts received equal the service's disbursements paid to those accounts, and the Operating Bank's the others.",
   "Revenue (net of discounts and write-offs) and processing fees of the period equal what the service's links, sales and payments' fee fields amount to, a change of a link's amount explained from the books.",
   "With accounting targets: every entry of the period is pushed (or skipped) in each, and each target's own clearing balances and open documents at the period's end equal the ledger's.",
 ];

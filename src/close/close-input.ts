@@ -28,6 +28,11 @@ export interface CloseInput extends FetchedState {
   /** BOOKS_TIME_ZONE: the service's times are dated as business days in it, as the entries are. */
   timeZone: string;
   /**
+   * PAYOUT_BANK_ACCOUNTS: a payout to one of these accounts (last four digits) is received in Payout Bank and
+   * compared there; unset or empty, every payout is the Operating Bank's.
+   */
+  payoutBankAccounts?: readonly string[];
+  /**
    * Open items as the ledger reports them now (as of the run: the service's documents have no history).
    * The balances are not passed: they are worked out from `entries`, as of the period's end.
    */

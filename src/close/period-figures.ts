@@ -2,15 +2,17 @@ import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import { businessDay } from '../ledger/mapping/dates.js';
+import { payoutBankOf } from '../ledger/mapping/disbursement.js';
 import { dayBefore } from '../ledger/opening-balances.js';
-import type { Payment } from '../service/schemas/index.js';
+import type { Disbursement, Payment } from '../service/schemas/index.js';
 import { economicDay, reversalDays } from './balances-as-of.js';
 import type { CloseInput } from './close-input.js';
 import { billPaymentReversals } from './documents-as-of.js';
 import { paymentStanding } from './payment-standing.js';
 
 // The period's movements the service's records can vouch for, against the books' accounts: the Operating
-// Bank's payouts received and bill payments paid, revenue, and processing fees. Pure.
+// Bank's payouts received and bill payments paid, the Payout Bank's payouts received (the payouts to the
+// accounts PAYOUT_BANK_ACCOUNTS names), revenue, and processing fees. Pure.
 //
 // Each figure of the period is the figure at the end of its last day less the figure at the end of the day
 // before its first: what stood then and stands now, so a payment created in an earlier month and returned or
@@ -19,7 +21,7 @@ import { paymentStanding } from './payment-standing.js';
 // entries whose economic date (else date) is in the period.
 
 export interface PeriodFigure {
-  check: 'OperatingBank' | 'Revenue' | 'Fees';
+  check: 'OperatingBank' | 'PayoutBank' | 'Revenue' | 'Fees';
   title: string;
   from: string;
   to: string;
@@ -35,7 +37,10 @@ export interface PeriodFigure {
   ok: boolean;
   /** Where each side's figure comes from. */
   basis: string;
-  /** Shown beside the figure, not compared (Operating Bank: its movements of no payout or bill payment). */
+  /**
+   * Shown beside the figure, not compared (Operating Bank: its movements of no payout or bill payment; Payout
+   * Bank: of no payout).
+   */
   otherBooksCents?: number;
 }
 
@@ -66,14 +71,23 @@ function figure(
   return { ...base, explainedCents, differenceCents, ok: differenceCents === 0 };
 }
 
+/** A disbursement SUCCEEDED with paidAt (else createdAt) in the period. */
+function paidIn(d: Disbursement, from: string, to: string): boolean {
+  const paid = d.paidAt ?? d.createdAt;
+  return d.status === 'SUCCEEDED' && paid !== null && paid >= from && paid <= to;
+}
+
+/** The bank account the books receive a disbursement in, by PAYOUT_BANK_ACCOUNTS (as the mapping does). */
+const bankOf = (input: CloseInput, d: Disbursement) =>
+  payoutBankOf(d, { payoutBankAccounts: input.payoutBankAccounts ?? [] });
+
 /** Operating Bank: payouts received (+) and bill payments debited (-) in the period. */
 function operatingBank(input: CloseInput, from: string, to: string): PeriodFigure {
   const { timeZone } = input;
   const inPeriod = (day: string) => day >= from && day <= to;
   let service = 0;
   for (const d of input.disbursements) {
-    const paid = d.paidAt ?? d.createdAt;
-    if (d.status === 'SUCCEEDED' && paid && inPeriod(paid)) service += d.amountInCents;
+    if (paidIn(d, from, to) && bankOf(input, d) === Accounts.OperatingBank) service += d.amountInCents;
   }
   const billPaymentUndone = billPaymentReversals(input.entries);
   for (const bp of input.billPayments) {
@@ -99,7 +113,33 @@ function operatingBank(input: CloseInput, from: string, to: string): PeriodFigur
     booksCents: books,
     serviceCents: service,
     otherBooksCents: booksMovement(input.entries, from, to, bank, (e) => !ofPayoutsAndBills(e)),
-    basis: `service: disbursements SUCCEEDED with paidAt (else createdAt) from ${from} to ${to}, less bill payments debited then (ACH and wire at sentAt, a check at completedAt when SUCCEEDED), a FAILED ACH or wire one's debit back on the day the books reversed it (the spec gives a failure no time); books: the Operating Bank lines of the entries of a disbursement or bill payment dated (economic date) in the period. Its other movements (deposit slips, cleared check deposits, payments recorded straight to the bank) are shown, not compared: the service holds no record of them.`,
+    basis: `service: disbursements SUCCEEDED with paidAt (else createdAt) from ${from} to ${to}${input.payoutBankAccounts?.length ? ' to an account PAYOUT_BANK_ACCOUNTS does not name' : ''}, less bill payments debited then (ACH and wire at sentAt, a check at completedAt when SUCCEEDED), a FAILED ACH or wire one's debit back on the day the books reversed it (the spec gives a failure no time); books: the Operating Bank lines of the entries of a disbursement or bill payment dated (economic date) in the period. Its other movements (deposit slips, cleared check deposits, payments recorded straight to the bank) are shown, not compared: the service holds no record of them.`,
+  });
+}
+
+/**
+ * Payout Bank: payouts received in the period, those to the accounts PAYOUT_BANK_ACCOUNTS names. Null when
+ * none is named and the books receive nothing in Payout Bank (every payout is the Operating Bank's figure).
+ */
+function payoutBank(input: CloseInput, from: string, to: string): PeriodFigure | null {
+  const accounts = [Accounts.PayoutBank];
+  const named = input.payoutBankAccounts ?? [];
+  const booked = input.entries.some((e) => e.lines.some((l) => l.account === Accounts.PayoutBank));
+  if (named.length === 0 && !booked) return null;
+  let service = 0;
+  for (const d of input.disbursements) {
+    if (paidIn(d, from, to) && bankOf(input, d) === Accounts.PayoutBank) service += d.amountInCents;
+  }
+  const ofPayouts = (e: BookedEntry) => Boolean(e.links.disbursementId);
+  return figure({
+    check: 'PayoutBank',
+    title: 'Payout Bank (payouts)',
+    from,
+    to,
+    booksCents: booksMovement(input.entries, from, to, accounts, ofPayouts),
+    serviceCents: service,
+    otherBooksCents: booksMovement(input.entries, from, to, accounts, (e) => !ofPayouts(e)),
+    basis: `service: disbursements SUCCEEDED with paidAt (else createdAt) from ${from} to ${to} to an account whose last four digits PAYOUT_BANK_ACCOUNTS names (${named.length > 0 ? named.join(', ') : 'none'}); books: the Payout Bank lines of the entries of a disbursement dated (economic date) in the period. Its other movements are shown, not compared.`,
   });
 }
 
@@ -210,14 +250,16 @@ function revenue(input: CloseInput, from: string, to: string): PeriodFigure {
 const dayAfter = (day: string) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-/** The period's Operating Bank, revenue and fees, the books against the service's records. */
+/** The period's Operating Bank, Payout Bank (when used), revenue and fees against the service's records. */
 export function periodFigures(input: CloseInput): PeriodFigure[] {
   // From the day the books open when that is later (a backfill): what settled before is in the opening
   // entry, not in the period's movements, as the objects before it are SKIPPED.
   const { opensOn, period } = input;
   const from = opensOn && opensOn > period.from ? opensOn : period.from;
+  const payouts = payoutBank(input, from, period.to);
   return [
     operatingBank(input, from, period.to),
+    ...(payouts ? [payouts] : []),
     revenue(input, from, period.to),
     fees(input, from, period.to),
   ];
