@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodCloseWorkflowId } from '../../src/cli/commands/close.js';
-import type { CloseCertificate } from '../../src/close/certificate.js';
+import { fullCertificate } from '../../src/close/certificate-summary.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { dayAfter, dayInZone } from '../../src/ledger/mapping/dates.js';
@@ -338,13 +338,30 @@ describe('the console through the real stack', () => {
       await page.getByLabel('From').fill(today);
       await page.getByLabel('To', { exact: true }).fill(today);
       await page.getByRole('button', { name: 'Make the certificate' }).click();
-      const certificate = (await env.client.workflow
-        .getHandle(periodCloseWorkflowId({ from: today, to: today }))
-        .result()) as CloseCertificate;
+      const certificate = await fullCertificate(
+        await env.client.workflow.getHandle(periodCloseWorkflowId({ from: today, to: today })).result(),
+        new SqliteReportStore(ledger.database),
+      );
       expect(await page.locator('#verdict').textContent()).toBe(certificate.passes ? 'PASSES' : 'FAILS');
       expect(await page.title()).toBe(
         `Period close ${today} to ${today}: ${certificate.passes ? 'PASSES' : 'FAILS'}`,
       );
+      // The reconciliation's sections, as the stored certificate has them: the period's figures against the
+      // service, each document as of the period's end, what it proves and what it cannot.
+      const figures = certificate.periodFigures ?? [];
+      expect(figures.length).toBeGreaterThan(0);
+      expect(await page.locator('#period-figures tbody td:first-child').allTextContents()).toEqual(
+        figures.map((f) => f.title),
+      );
+      const atEnd = certificate.documentsAtEnd;
+      expect(atEnd).toBeDefined();
+      const { agree, differ } = atEnd!.counts.receivables;
+      expect(await page.locator('#receivables-at-end-counts').textContent()).toBe(
+        `${agree} of ${agree + differ} agree.`,
+      );
+      expect(await page.locator('#proves li').allTextContents()).toEqual(certificate.proves ?? []);
+      expect(await page.locator('#cannot-prove li').count()).toBe(certificate.cannotProve?.length ?? 0);
+      expect(certificate.proves?.length).toBeGreaterThan(0);
       await shot(page, 'certificate');
 
       // Closing through yesterday: the month's certificate fails (the demo organization's seeded invoices,
