@@ -57,7 +57,7 @@ export function createBillPaymentActivities(deps: ActivityDependencies): BillPay
         const billPayment = await deps.service.getBillPayment(billPaymentId);
         // The bill first, so the payable the payment settles is owed in the books before it is paid.
         const bill = await deps.service.getBill(billPayment.billId);
-        const billBooked = await syncBillBooks(deps, bill);
+        const billBooked = await syncBillBooks(deps, bill, billPayment);
         const held = await bookWhatAFailedPaymentHeld(deps, billPayment);
         const synced = await syncEntries(
           deps.ledger,

@@ -1,16 +1,19 @@
 import { baseKey, keyPrefix } from '../src/ledger/entry-key.js';
 import { LedgerConflictError } from '../src/ledger/errors.js';
 import {
+  billBeforeOpening,
   billEntries,
   billEntryKinds,
   invoiceBeforeOpening,
   invoiceEntryKinds,
   invoiceEntryToPost,
+  openingBillEntry,
   openingInvoiceEntry,
   receivableBeforeOpening,
 } from '../src/ledger/mapping/index.js';
+import { bookedBeforeOpening, isOpeningDocument } from '../src/ledger/opening-balances.js';
 import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
-import type { Bill, PaymentLink } from '../src/service/schemas/index.js';
+import type { Bill, BillPayment, PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, linkBookingOptions } from './context.js';
 
 const isInvoiceEntry = (e: { key: string; reverses: string | null }) =>
@@ -56,8 +59,46 @@ export async function syncInvoiceBooks(
   }
 }
 
-/** Books the bill (Bill Expenses / Accounts Payable) a bill payment pays. */
-export async function syncBillBooks(deps: ActivityDependencies, bill: Bill): Promise<SyncResult> {
+const isBillEntry = (e: { key: string; reverses: string | null }) =>
+  (billEntryKinds as readonly string[]).includes(keyPrefix(baseKey(e.reverses ?? e.key)));
+
+/**
+ * Books the bill (Bill Expenses / Accounts Payable) a bill payment pays. A bill of last period (created
+ * before the books opened) whose entry is not booked is its opening document instead (opening-bill.ts), for
+ * what it owed on the opening day less what `billPayment` paid before it, or nothing when that paid it; once
+ * booked, that document stays as it is. Two payments of one bill may book it at once: the loser of that race
+ * sees the winner's entry on its second look.
+ */
+export async function syncBillBooks(
+  deps: ActivityDependencies,
+  bill: Bill,
+  billPayment: BillPayment | null = null,
+): Promise<SyncResult> {
+  const opensOn = await deps.ledger.booksOpenOn();
+  for (let look = 1; opensOn !== null; look++) {
+    const booked = await deps.ledger.entriesFor({ billId: bill.id });
+    const bills = booked.filter(isBillEntry);
+    if (bills.some((e) => isOpeningDocument(e))) {
+      return {
+        posted: [],
+        reversed: [],
+        unchanged: bills.filter((e) => e.reverses === null && e.reversedBy === null).map((e) => e.key),
+      };
+    }
+    const lastPeriod =
+      bills.length === 0 &&
+      !bookedBeforeOpening(booked, opensOn) &&
+      billBeforeOpening(bill, opensOn, deps.timeZone);
+    if (!lastPeriod) break;
+    const entry = openingBillEntry(bill, opensOn, deps.timeZone, billPayment);
+    if (!entry) return { posted: [], reversed: [], unchanged: [] };
+    try {
+      const { created } = await deps.ledger.post(entry);
+      return { posted: created ? [entry.key] : [], reversed: [], unchanged: created ? [] : [entry.key] };
+    } catch (error) {
+      if (!(error instanceof LedgerConflictError) || look >= 2) throw error;
+    }
+  }
   return syncEntries(
     deps.ledger,
     billEntries(bill, deps.timeZone),

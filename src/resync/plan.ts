@@ -20,7 +20,7 @@ import {
   paymentLinkEntryKinds,
   paymentSettles,
 } from '../ledger/mapping/index.js';
-import { bookableEntries } from '../ledger/opening-balances.js';
+import { bookableEntries, isOpeningDocument } from '../ledger/opening-balances.js';
 import type { FetchedState } from '../service/fetched-state.js';
 import type { Payment } from '../service/schemas/index.js';
 
@@ -225,12 +225,15 @@ export function resyncDiff(sources: ResyncSources, options: ResyncOptions): Resy
     );
   }
   for (const bill of sources.bills) {
-    compareObject(
-      `bill ${bill.id}`,
-      () => billEntries(bill, options.timeZone),
-      byBill.get(bill.id) ?? [],
-      billEntryKinds,
-    );
+    const booked = byBill.get(bill.id) ?? [];
+    // A bill owed when the books opened is its opening document (opening-bill.ts), what it owed that day as
+    // its payment's flow found it: it stays as booked.
+    const opening = booked.filter((e) => e.reversedBy === null && isOpeningDocument(e));
+    if (opening.length > 0) {
+      diff.unchanged += opening.length;
+      continue;
+    }
+    compareObject(`bill ${bill.id}`, () => billEntries(bill, options.timeZone), booked, billEntryKinds);
   }
   for (const bp of sources.billPayments) {
     compareObject(

@@ -8,6 +8,7 @@ export * from './deposit-slip.js';
 export * from './disbursement.js';
 export * from './entry-diff.js';
 export * from './invoice.js';
+export * from './opening-bill.js';
 export * from './opening-document.js';
 export * from './payment.js';
 export * from './payment-link.js';
