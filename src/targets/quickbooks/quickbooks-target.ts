@@ -68,6 +68,11 @@ import { withTransfer } from './unapplied-cash.js';
 // lowering's memo applied), unapplied-cash.ts (an applied check's journal); they share look-ups.ts (find by
 // key), helpers.ts, and the session (session.ts: the client, the options and the caches of one target).
 
+/** A document whose push ends with a step after its create: a lowering's memo applied, a netted entry linked. */
+function needsStepAfterCreate(doc: TargetDocument): boolean {
+  return doc.kind !== 'reversal' && (doc.kind === 'invoice-adjustment' || !!doc.nettedBy);
+}
+
 export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   readonly name = 'quickbooks';
   /** The QuickBooks company (realm id) this target pushes to. */
@@ -249,10 +254,13 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
 
   async pushMany(given: TargetDocument[], context: PushContext): Promise<(PushResult | Error)[]> {
     const outcomes: (PushResult | Error | undefined)[] = new Array(given.length);
+    let documents = given;
+    // Made, with the step after the create (a memo's application, a link to its payout's Deposit) done.
+    const finished = new Set<number>();
     try {
       // Dated out of the closed period (reversals decide for themselves, in push()).
       const lock = await this.lock(context);
-      const documents = given.map((d) => (d.kind === 'reversal' ? d : open(this.session, d, lock)));
+      documents = given.map((d) => (d.kind === 'reversal' ? d : open(this.session, d, lock)));
       await lookUpAll(
         this.session,
         documents.filter((d) => context.mayExist(d.key)),
@@ -269,28 +277,30 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       // payout nets linked to its Deposit when that exists (netted-later.ts).
       for (const [i, doc] of documents.entries()) {
         const outcome = outcomes[i];
-        if (!outcome || outcome instanceof Error || doc.kind === 'reversal') continue;
-        if (doc.kind !== 'invoice-adjustment' && !doc.nettedBy) continue;
+        if (!outcome || outcome instanceof Error || !needsStepAfterCreate(doc)) continue;
         // Not applied or not linked (an outage, a refusal): the document is not settled, its retry finds
         // the memo and applies it, or finds the transaction and links it, then.
         try {
           const done = await applied(this.session, doc, outcome, context);
           outcomes[i] = await linkedToPayout(this.session, doc, done, context, lock);
+          finished.add(i);
         } catch (error) {
           outcomes[i] = asError(error);
-          if (!isTargetRefusal(error)) {
-            // Those after it are not settled either: each is retried, found and linked then.
-            for (const [j, later] of documents.entries())
-              if (j > i && later.nettedBy && !(outcomes[j] instanceof Error)) outcomes[j] = asError(error);
-            throw error;
-          }
+          if (!isTargetRefusal(error)) throw error;
         }
       }
     } catch (error) {
       // An outage, a throttle, a lost connection: what is not settled yet waits for the retry, in order
-      // (a payment planned without its invoice would become a journal entry).
+      // (a payment planned without its invoice would become a journal entry). A document made before it
+      // whose step after the create did not run (a lowering's memo not applied yet, a fee not linked to its
+      // Deposit) is not settled either: its retry finds it and takes that step.
       const cause = asError(error);
-      for (let i = 0; i < outcomes.length; i++) outcomes[i] ??= cause;
+      for (let i = 0; i < outcomes.length; i++) {
+        const doc = documents[i];
+        const made = outcomes[i] !== undefined && !(outcomes[i] instanceof Error);
+        if (made && doc && needsStepAfterCreate(doc) && !finished.has(i)) outcomes[i] = cause;
+        outcomes[i] ??= cause;
+      }
     }
     return outcomes.map((o) => o ?? new Error('not pushed'));
   }

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import { TargetUnavailableError } from '../../../src/targets/errors.js';
+import { QboClient } from '../../../src/targets/quickbooks/http-client.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import { docNumberTag, marker } from '../../../src/targets/quickbooks/keys.js';
 import type { RemoteRecord, TargetDocument } from '../../../src/targets/target-port.js';
@@ -170,6 +172,49 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(again.map((o) => (o as { created?: boolean }).created)).toEqual([false, false, false]);
     expect(double.all(c.realmId, 'CreditMemo')).toHaveLength(1);
     expect(double.all(c.realmId, 'Payment')).toHaveLength(2);
+  });
+
+  it("an outage while one lowering's memo is applied: the slice's other lowerings are not settled either, and their retry applies them", async () => {
+    const c = quickBooksCompany(double, cipher);
+    const a = loweredLink();
+    const b = loweredLink();
+    const context = { mayExist: () => true, refusals: () => 0, pushed: () => null };
+    // The first application (a zero Payment linking a memo and its invoice) meets an outage.
+    let cut = 0;
+    const { write } = QboClient.prototype;
+    const spy = vi.spyOn(QboClient.prototype, 'write').mockImplementation(function (
+      this: QboClient,
+      entity,
+      body,
+      query,
+    ) {
+      if (entity === 'Payment' && Number(body.TotalAmt) === 0 && cut === 0) {
+        cut += 1;
+        throw new TargetUnavailableError('quickbooks', 'connection reset by the test');
+      }
+      return write.call(this, entity, body, query);
+    });
+    let first: (RemoteRecord | Error)[];
+    try {
+      first = (await c.target().pushMany([a.invoice, a.lowered, b.invoice, b.lowered], context)) as (
+        | RemoteRecord
+        | Error
+      )[];
+    } finally {
+      spy.mockRestore();
+    }
+    expect(cut).toBe(1);
+    const memos = double.all(c.realmId, 'CreditMemo');
+    expect(memos.map((m) => m.Balance)).toEqual([2_000, 2_000]);
+    // Both memos made, neither applied: neither lowering is settled, so the push takes both again.
+    expect([first[1], first[3]].map((o) => o instanceof Error)).toEqual([true, true]);
+    const again = await c.target().pushMany([a.lowered, b.lowered], context);
+    for (const outcome of again) expect(outcome).not.toBeInstanceOf(Error);
+    expect(double.all(c.realmId, 'CreditMemo').map((m) => m.Balance)).toEqual([0, 0]);
+    for (const made of [first[0], first[2]])
+      expect(double.get(c.realmId, 'Invoice', idOf((made as RemoteRecord).remoteIds[0]))?.Balance).toBe(
+        8_000,
+      );
   });
 
   it('a lowering after the invoice was paid in part applies only what the invoice still owes; the rest stays credit', async () => {
