@@ -6,6 +6,7 @@ import type { PushContext, PushResult, TargetDocument } from '../target-port.js'
 import { closedPeriodRefusal, type InvoiceRow, lowersInvoice, numberedBefore } from './helpers.js';
 import { invoiceResult, planInvoice } from './invoices.js';
 import { planMove } from './moves.js';
+import { opensPayable, planOpeningPayable, settlesOpeningPayable } from './opening-payables.js';
 import { opensReceivable, planOpeningReceivable, settlesOpeningReceivable } from './opening-receivables.js';
 import {
   indexedInvoiceId,
@@ -103,11 +104,13 @@ export async function pushInBatches(
       create: flush,
       place: async (given, i) => {
         const document = datedOpen(given, steps.lock);
-        // Money closing a link's opening receivable is reconciled with it once posted: pushed alone.
+        // Money closing a link's opening receivable (a bill's opening payable) is reconciled with it once
+        // posted: pushed alone.
         if (
           waves.context.mayExist(given.key) ||
           lowersInvoice(document) ||
-          settlesOpeningReceivable(document, waves.context)
+          settlesOpeningReceivable(document, waves.context) ||
+          settlesOpeningPayable(document, waves.context)
         )
           return refusalOrThrow(() => alone(given));
         const planned = await plan(s, document, steps.accounts, waves.context, reads);
@@ -162,6 +165,8 @@ async function plan(
 ): Promise<Omit<Planned, 'i' | 'given' | 'document'> | PushResult> {
   if (opensReceivable(document))
     return { model: 'account.move', ...(await planOpeningReceivable(s, document, accounts, context)) };
+  if (opensPayable(document))
+    return { model: 'account.move', ...(await planOpeningPayable(s, document, accounts, context)) };
   switch (document.kind) {
     case 'invoice':
     case 'invoice-adjustment':

@@ -1,5 +1,6 @@
 import type { AccountRole } from '../account-mapping.js';
 import { dueDateOf } from '../documents.js';
+import { ownerNote } from '../target-figures.js';
 import type { PushContext, PushResult, RemoteRecord, TargetDocument } from '../target-port.js';
 import { centsOf, dateOf, type TrytonDecimal } from './json-rpc.js';
 import { type PlannedMove, planMove } from './moves.js';
@@ -71,15 +72,16 @@ export async function pushOpeningReceivable(
   };
 }
 
-/** The move of the link's opening document, when Tryton holds the link's invoice as one (null otherwise). */
-async function openingMoveOf(
+/**
+ * The move of an opening document (`invoice:<link>`, `bill:<bill>`), when Tryton holds it as one (null when
+ * it is an invoice, or not pushed).
+ */
+export async function openingMoveOf(
   s: TrytonSession,
-  document: TargetDocument,
+  key: string,
   context: PushContext,
 ): Promise<number | null> {
-  if (!document.invoice) return null;
-  const key = `invoice:${document.invoice.paymentLinkId}`;
-  // The index knows what the link's invoice became: a customer invoice (the usual case) needs no look-up.
+  // The index knows what the document became: an invoice (the usual case) needs no look-up.
   const known: RemoteRecord | null = context.pushed(key) ?? (await moveRecord(s, key));
   if (!known || known.remoteIds.some((r) => r.startsWith('account.invoice,'))) return null;
   const ref = known.remoteIds.find((r) => r.startsWith('account.move,'));
@@ -127,8 +129,22 @@ export async function reconcileOpeningReceivable(
   context: PushContext,
 ): Promise<void> {
   if (!paysReceivable(document) || !document.invoice) return;
-  const move = await openingMoveOf(s, document, context);
+  const move = await openingMoveOf(s, `invoice:${document.invoice.paymentLinkId}`, context);
   if (move === null) return;
+  await reconcileOpeningLine(s, move, ownerNote(document.invoice), 'debit');
+}
+
+/**
+ * The opening line of `move` (its line with a party, on the side `side`), reconciled with the open lines on
+ * the same account and party whose moves carry `note` (`booksync link=<id>`, `booksync bill=<id>`) once
+ * they all balance; left open while they do not.
+ */
+export async function reconcileOpeningLine(
+  s: TrytonSession,
+  move: number,
+  note: string,
+  side: 'debit' | 'credit',
+): Promise<void> {
   const opening = (
     await s.rpc.searchRead<ReceivableLine>(
       'account.move.line',
@@ -138,9 +154,8 @@ export async function reconcileOpeningReceivable(
       ],
       ['account', 'party', 'debit', 'credit', 'reconciliation'],
     )
-  ).find((l) => centsOf(l.debit) > 0);
+  ).find((l) => centsOf(l[side]) > 0);
   if (!opening || opening.reconciliation !== null) return;
-  const note = `booksync link=${document.invoice.paymentLinkId}`;
   const escaped = note.replace(/[\\%_]/g, (c) => `\\${c}`);
   // The LIKE finds candidates; the note must end there (pl_1 is not pl_10).
   const noted = (text: string | null | undefined) =>

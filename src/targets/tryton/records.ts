@@ -42,6 +42,8 @@ export async function findRecord(s: TrytonSession, key: string): Promise<FoundRe
   // A link's invoice still owed when the books opened is the receivable brought forward, a move
   // (opening-receivables.ts).
   if (keyPrefix(baseKey(key)) === 'invoice') return moveRecord(s, key);
+  // A bill still owed when the books opened is the payable brought forward, a move (opening-payables.ts).
+  if (keyPrefix(baseKey(key)) === 'bill') return moveRecord(s, key);
   return null;
 }
 

@@ -16,6 +16,7 @@ import { closedPeriodRefusal, lowersInvoice } from './helpers.js';
 import { applyCredit, pushInvoice } from './invoices.js';
 import { TrytonRpc } from './json-rpc.js';
 import { pushMove } from './moves.js';
+import { opensPayable, pushOpeningPayable, reconcileOpeningPayable } from './opening-payables.js';
 import { opensReceivable, pushOpeningReceivable, reconcileOpeningReceivable } from './opening-receivables.js';
 import { closedThrough, post, redate } from './posting.js';
 import { invoiceSettled, reconcileIfPaid } from './reconciliation.js';
@@ -29,7 +30,8 @@ import type { TrytonSession, TrytonTargetOptions } from './session.js';
 //   credit note (negative invoice) applied to the link's invoice as one of its payment lines (its amount to
 //   pay is the service's remainder); a debit memo, and the amount a refund reopens, are their own invoices,
 //   so the customer sees each as a separate document.
-// - bill: a posted supplier invoice (type in) on the bill expense account.
+// - bill: a posted supplier invoice (type in) on the bill expense account; a bill still owed when the books
+//   opened (its other side Opening Balances), a move on the vendor's payable (opening-payables.ts).
 // - everything else: a posted move (account.move, journal MISC) with the document's lines through the
 //   account mapping; receivable and payable lines carry the party and are added to the invoice's payment
 //   lines (so Tryton's amount to pay moves with them), and an invoice paid in full is reconciled (paid).
@@ -205,8 +207,10 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         const invoice =
           existing.draft.model === 'account.move' ? await invoiceSettled(this.#s, document, context) : null;
         if (invoice) await reconcileIfPaid(this.#s, invoice.id);
-        if (existing.draft.model === 'account.move')
+        if (existing.draft.model === 'account.move') {
           await reconcileOpeningReceivable(this.#s, document, context);
+          await reconcileOpeningPayable(this.#s, document, context);
+        }
       }
       // A credit note cut short between its post and its application: applied now (nothing when it was).
       const credit = existing.remoteIds[0]?.startsWith('account.invoice,') ? existing.remoteIds[0] : null;
@@ -217,6 +221,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     }
     // An invoice still owed when the books opened: the receivable brought forward, as a move.
     if (opensReceivable(document)) return pushOpeningReceivable(this.#s, document, accounts, context);
+    // A bill still owed when the books opened: the payable brought forward, as a move.
+    if (opensPayable(document)) return pushOpeningPayable(this.#s, document, accounts, context);
     switch (document.kind) {
       case 'invoice':
       case 'invoice-adjustment':
@@ -230,6 +236,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       default: {
         const result = await pushMove(this.#s, document, accounts, context);
         await reconcileOpeningReceivable(this.#s, document, context);
+        await reconcileOpeningPayable(this.#s, document, context);
         return result;
       }
     }

@@ -1,0 +1,108 @@
+import type { AccountRole } from '../account-mapping.js';
+import { dueDateOf } from '../documents.js';
+import { ownerNote } from '../target-figures.js';
+import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
+import { dateOf } from './json-rpc.js';
+import { type PlannedMove, planMove } from './moves.js';
+import { openingMoveOf, reconcileOpeningLine } from './opening-receivables.js';
+import { post } from './posting.js';
+import type { TrytonSession } from './session.js';
+
+// A bill's opening document (a bill of last period still owed when the books open: Dr Opening Balances /
+// Cr Accounts Payable, ledger opening-bill.ts) is no supplier invoice in Tryton: account_invoice 8.2 takes
+// on an in invoice's line only an account whose type is expense (InvoiceLine._account_domain('in')), and
+// Opening Balances is equity. As for an opening receivable (opening-receivables.ts), Tryton enters a payable
+// brought forward as its balance move does: a move Cr the payable with the vendor and its maturity date
+// (the bill's due date) / Dr the opening account. The bill's payments after the opening are moves on the
+// vendor's payable (their description notes the bill); once the bill's lines on the payable balance, they
+// are reconciled with the opening line by Tryton's Reconcile Lines, so the payable is closed as the
+// service's bill is paid.
+
+/** A bill's opening document: the bill, its other side Opening Balances instead of an expense. */
+export function opensPayable(document: TargetDocument): boolean {
+  return (
+    document.kind === 'bill' &&
+    document.lines.some((l) => l.role === 'AccountsPayable' && l.amountCents < 0) &&
+    document.lines.some((l) => l.role === 'OpeningBalances' && l.amountCents > 0)
+  );
+}
+
+/**
+ * The opening document's move: planned as any move (its payable line on the vendor, on no invoice), the
+ * payable line due as the bill is, its text naming the vendor's invoice number.
+ */
+export async function planOpeningPayable(
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+): Promise<PlannedMove> {
+  const planned = await planMove(s, document, accounts, context);
+  const payable = accounts.get('AccountsPayable');
+  const number = document.bill?.number;
+  const [[op, lines]] = planned.values.lines as [[string, Record<string, unknown>[]]];
+  const dated = lines.map((l) =>
+    l.account === payable
+      ? {
+          ...l,
+          maturity_date: dateOf(dueDateOf(document)),
+          ...(number ? { description: `${number} - ${String(l.description)}` } : {}),
+        }
+      : l,
+  );
+  return { ...planned, values: { ...planned.values, lines: [[op, dated]] } };
+}
+
+/** The opening document as a posted move. */
+export async function pushOpeningPayable(
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+): Promise<PushResult> {
+  const planned = await planOpeningPayable(s, document, accounts, context);
+  const [id] = await s.rpc.model<number[]>('account.move', 'create', [planned.values]);
+  await post(s, document, { model: 'account.move', id: id as number });
+  return {
+    key: document.key,
+    remoteIds: [`account.move,${id}`],
+    contentHash: document.contentHash,
+    created: true,
+  };
+}
+
+/** Whether money on the payable of a bill (a payment sent) may close the bill's opening payable (a move). */
+export function paysPayable(document: TargetDocument): boolean {
+  return (
+    document.bill !== undefined &&
+    document.kind !== 'bill' &&
+    document.lines.some((l) => l.role === 'AccountsPayable' && l.amountCents > 0)
+  );
+}
+
+/** Whether the document pays a bill Tryton holds as an opening payable, as the index knows it. */
+export function settlesOpeningPayable(document: TargetDocument, context: PushContext): boolean {
+  if (!paysPayable(document) || !document.bill) return false;
+  const known = context.pushed(`bill:${document.bill.billId}`);
+  return (
+    known !== null &&
+    !known.remoteIds.some((r) => r.startsWith('account.invoice,')) &&
+    known.remoteIds.some((r) => r.startsWith('account.move,'))
+  );
+}
+
+/**
+ * After money on a bill's payable is posted: when the bill is an opening payable still open, and the bill's
+ * open lines on the vendor's payable (the opening line and the payments' lines) balance, they are
+ * reconciled. A part payment leaves them open: the opening line's remainder is what the bill still owes.
+ */
+export async function reconcileOpeningPayable(
+  s: TrytonSession,
+  document: TargetDocument,
+  context: PushContext,
+): Promise<void> {
+  if (!paysPayable(document) || !document.bill) return;
+  const move = await openingMoveOf(s, `bill:${document.bill.billId}`, context);
+  if (move === null) return;
+  await reconcileOpeningLine(s, move, ownerNote(document.bill), 'credit');
+}
