@@ -31,9 +31,9 @@ export function dayBefore(day: string): string {
 }
 
 /**
- * An opening document: what a document (an invoice still owed when the books open) owed that day, brought in
- * against Opening Balances, dated the day before the opening like the opening entry. Not an import of the
- * document's history: its earlier entries stay in last period's books.
+ * An opening document: what a document (an invoice or a bill still owed when the books open) owed that day,
+ * brought in against Opening Balances, dated the day before the opening like the opening entry. Not an import
+ * of the document's history: its earlier entries stay in last period's books.
  */
 export function isOpeningDocument(entry: Pick<BookedEntry, 'lines' | 'reverses'>): boolean {
   return entry.reverses === null && entry.lines.some((l) => l.account === Accounts.OpeningBalances);
