@@ -50,6 +50,15 @@ import {
   reversalEntry,
   reversibleOriginal,
 } from './posting-rules.js';
+import {
+  sameWriteOff,
+  validateWriteOff,
+  type WriteOff,
+  WriteOffConflictError,
+  type WriteOffInput,
+  type WriteOffRecorded,
+  writeOffFromRow,
+} from './write-offs.js';
 
 export interface EmbeddedLedgerOptions {
   /** A file path, or ':memory:' (the default). */
@@ -311,6 +320,66 @@ export class EmbeddedLedger extends DerivedLedgerReads implements LedgerPort {
     );
     if (created) this.#log.info({ through, forced: record.forced, reason: record.reason }, 'books closed');
     return { closedThrough: through, created };
+  }
+
+  async recordWriteOff(input: WriteOffInput): Promise<WriteOffRecorded> {
+    const valid = validateWriteOff(input);
+    const recorded = await withBusyRetry(
+      () =>
+        this.#db
+          .transaction((): WriteOffRecorded => {
+            const existing = this.#writeOff(valid.id);
+            if (existing) {
+              if (!sameWriteOff(existing, valid)) throw new WriteOffConflictError(valid.id);
+              return { writeOff: existing, created: false };
+            }
+            this.#db
+              .prepare(
+                'INSERT INTO write_offs (id, payment_link_id, amount_cents, reason, recorded_at) VALUES (?, ?, ?, ?, ?)',
+              )
+              .run(valid.id, valid.paymentLinkId, valid.amountCents, valid.reason, this.#now().toISOString());
+            return { writeOff: this.#writeOff(valid.id) as WriteOff, created: true };
+          })
+          .immediate(),
+      this.#retry,
+    );
+    if (recorded.created) this.#log.info({ ...valid }, 'write-off recorded');
+    return recorded;
+  }
+
+  async withdrawWriteOff(id: string): Promise<WriteOff | null> {
+    return withBusyRetry(
+      () =>
+        this.#db
+          .transaction((): WriteOff | null => {
+            const existing = this.#writeOff(id);
+            if (!existing || existing.withdrawnAt !== null) return existing;
+            this.#db
+              .prepare('UPDATE write_offs SET withdrawn_at = ? WHERE id = ?')
+              .run(this.#now().toISOString(), id);
+            return this.#writeOff(id);
+          })
+          .immediate(),
+      this.#retry,
+    );
+  }
+
+  async writeOffsFor(paymentLinkId: string): Promise<WriteOff[]> {
+    const rows = await withBusyRetry(
+      () =>
+        this.#db
+          .prepare('SELECT * FROM write_offs WHERE payment_link_id = ? ORDER BY recorded_at, rowid')
+          .all(paymentLinkId) as Parameters<typeof writeOffFromRow>[0][],
+      this.#retry,
+    );
+    return rows.map(writeOffFromRow);
+  }
+
+  #writeOff(id: string): WriteOff | null {
+    const row = this.#db.prepare('SELECT * FROM write_offs WHERE id = ?').get(id) as
+      | Parameters<typeof writeOffFromRow>[0]
+      | undefined;
+    return row ? writeOffFromRow(row) : null;
   }
 
   protected writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {

@@ -1,7 +1,9 @@
 import type { AccountName, AccountType } from './chart-of-accounts.js';
 import type { BookedEntry, EntryLinks, LedgerEntryInput, LinkField, PostResult } from './entry.js';
+import type { WriteOff, WriteOffInput, WriteOffRecorded } from './write-offs.js';
 
 export type { BookedEntry, EntryLine, EntryLinks, LedgerEntryInput, PostResult } from './entry.js';
+export type { WriteOff, WriteOffInput, WriteOffRecorded } from './write-offs.js';
 
 export interface ReverseOptions {
   /** Why the entry is reversed (an ACH return, a voided record...); kept in the reversal's description. */
@@ -140,6 +142,19 @@ export interface LedgerPort {
   ): Promise<{ closedThrough: string; created: boolean }>;
   /** Records that the opening balances of the books opened on `date` are booked (once; BooksAlreadyOpenError if the books open on another day or not at all). */
   markOpeningBalancesBooked(date: string): Promise<void>;
+  /**
+   * Records the business's write-off of what a payment link still owes (write-offs.ts), before the link's
+   * amount is lowered at the service. The same id and contents again: a no-op (`created: false`); the same id
+   * with other contents: WriteOffConflictError; an invalid one: LedgerValidationError.
+   */
+  recordWriteOff(writeOff: WriteOffInput): Promise<WriteOffRecorded>;
+  /**
+   * Withdraws a write-off whose lowering never reached the service: it covers nothing from then on. Once; a
+   * second call returns it as it is. Unknown id: null.
+   */
+  withdrawWriteOff(id: string): Promise<WriteOff | null>;
+  /** The link's write-offs, withdrawn ones included, oldest first. */
+  writeOffsFor(paymentLinkId: string): Promise<WriteOff[]>;
 }
 
 /**
@@ -169,4 +184,7 @@ export const ledgerPortMethods = Object.keys({
   booksClosedThrough: true,
   booksClosings: true,
   closeBooks: true,
+  recordWriteOff: true,
+  withdrawWriteOff: true,
+  writeOffsFor: true,
 } satisfies Record<keyof LedgerPort, true>) as (keyof LedgerPort)[];

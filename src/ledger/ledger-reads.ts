@@ -28,5 +28,8 @@ export function passedThrough(ledger: LedgerPort): Omit<LedgerPort, keyof Ledger
     booksClosedThrough: () => ledger.booksClosedThrough(),
     booksClosings: () => ledger.booksClosings(),
     closeBooks: (through, record) => ledger.closeBooks(through, record),
+    recordWriteOff: (writeOff) => ledger.recordWriteOff(writeOff),
+    withdrawWriteOff: (id) => ledger.withdrawWriteOff(id),
+    writeOffsFor: (paymentLinkId) => ledger.writeOffsFor(paymentLinkId),
   };
 }

@@ -10,6 +10,7 @@ import {
   writeAheadDdl,
 } from './ledger-schema.js';
 import { sqliteReportsDdl } from './report-store.js';
+import { sqliteWriteOffsDdl } from './write-offs.js';
 
 // Versioned schema of the embedded ledger. PRAGMA user_version holds how many migrations ran; each
 // migration runs in its own transaction together with the version bump. Append, never edit.
@@ -181,7 +182,11 @@ const v8 = targetCompaniesDdl({ strict: true });
 // which a workflow result only summarizes.
 const v9 = sqliteReportsDdl;
 
-export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8, v9];
+// v10: write_offs, the business's write-offs of what a payment link still owes (write-offs.ts), recorded before
+// the link's amount is lowered at the service: what they cover of the lowering is booked to Bad Debt.
+const v10 = sqliteWriteOffsDdl;
+
+export const migrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10];
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -51,6 +51,15 @@ import {
   reversalEntry,
   reversibleOriginal,
 } from './posting-rules.js';
+import {
+  sameWriteOff,
+  validateWriteOff,
+  type WriteOff,
+  WriteOffConflictError,
+  type WriteOffInput,
+  type WriteOffRecorded,
+  writeOffFromRow,
+} from './write-offs.js';
 
 // The ledger on PostgreSQL: the same port and the same observable behaviour as the embedded (SQLite) ledger,
 // for several worker processes on several machines. The guarantees live in the database
@@ -306,6 +315,47 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     return { closedThrough: through, created };
   }
 
+  async recordWriteOff(input: WriteOffInput): Promise<WriteOffRecorded> {
+    const valid = validateWriteOff(input);
+    const recorded = await this.#transaction(`(write-off ${valid.id})`, async (client) => {
+      // Two requests of one write-off at once: the second waits for the first's row, then finds it.
+      const inserted = await client.query<WriteOffRow>(
+        `INSERT INTO write_offs (id, payment_link_id, amount_cents, reason, recorded_at)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING *`,
+        [valid.id, valid.paymentLinkId, valid.amountCents, valid.reason, this.#now().toISOString()],
+      );
+      if (inserted.rows[0]) return { writeOff: writeOffFromRow(inserted.rows[0]), created: true };
+      const existing = await this.#writeOff(client, valid.id);
+      if (!existing || !sameWriteOff(existing, valid)) throw new WriteOffConflictError(valid.id);
+      return { writeOff: existing, created: false };
+    });
+    if (recorded.created) this.#log.info({ ...valid }, 'write-off recorded');
+    return recorded;
+  }
+
+  async withdrawWriteOff(id: string): Promise<WriteOff | null> {
+    return this.#transaction(`(write-off ${id})`, async (client) => {
+      const { rows } = await client.query<WriteOffRow>(
+        'UPDATE write_offs SET withdrawn_at = $2 WHERE id = $1 AND withdrawn_at IS NULL RETURNING *',
+        [id, this.#now().toISOString()],
+      );
+      return rows[0] ? writeOffFromRow(rows[0]) : this.#writeOff(client, id);
+    });
+  }
+
+  async writeOffsFor(paymentLinkId: string): Promise<WriteOff[]> {
+    const { rows } = await this.#pool.query<WriteOffRow>(
+      'SELECT * FROM write_offs WHERE payment_link_id = $1 ORDER BY recorded_at, id',
+      [paymentLinkId],
+    );
+    return rows.map(writeOffFromRow);
+  }
+
+  async #writeOff(client: pg.PoolClient, id: string): Promise<WriteOff | null> {
+    const { rows } = await client.query<WriteOffRow>('SELECT * FROM write_offs WHERE id = $1', [id]);
+    return rows[0] ? writeOffFromRow(rows[0]) : null;
+  }
+
   protected writeOpeningStep(step: OpeningStep, date: string): Promise<boolean> {
     return this.#transaction(`(books opening ${step})`, async (client) => {
       // One writer of the opening at a time; the primary key stops a second row of a step anyway.
@@ -430,6 +480,8 @@ export class PostgresLedger extends DerivedLedgerReads implements LedgerPort {
     }
   }
 }
+
+type WriteOffRow = Parameters<typeof writeOffFromRow>[0];
 
 function hydrate(row: EntryRow): BookedEntry {
   const lines = (row.lines ?? []).map((l) => lineFromRow(l.account, safeTotal(l.amount), l.memo));

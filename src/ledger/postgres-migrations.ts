@@ -10,6 +10,7 @@ import {
   writeAheadDdl,
 } from './ledger-schema.js';
 import { postgresReportsDdl } from './postgres-report-store.js';
+import { postgresWriteOffsDdl } from './write-offs.js';
 
 // Versioned schema of the ledger on PostgreSQL. `ledger_schema_version` holds how many migrations ran; all
 // pending migrations run in one transaction with the version bump, under a transaction-scoped advisory lock,
@@ -185,7 +186,10 @@ const v7 = targetCompaniesDdl({ strict: false });
 // v8: reports kept whole beside the books, as in SQLite's v9.
 const v8 = postgresReportsDdl;
 
-export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8];
+// v9: the business's write-offs, as in SQLite's v10.
+const v9 = postgresWriteOffsDdl;
+
+export const postgresMigrations: readonly string[] = [v1, v2, v3, v4, v5, v6, v7, v8, v9];
 
 /** Runs the pending migrations on a connection outside any transaction; returns the schema version. */
 export async function migratePostgres(client: PoolClient): Promise<number> {

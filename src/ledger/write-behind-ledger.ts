@@ -137,5 +137,9 @@ export function writeBehind(ledger: LedgerPort): WriteBehindLedger {
     openItems: flushed(ledger.openItems.bind(ledger)),
     openBooks: flushed(ledger.openBooks.bind(ledger)),
     markOpeningBalancesBooked: flushed(ledger.markOpeningBalancesBooked.bind(ledger)),
+    // The business's write-offs are not entries: nothing waiting changes them.
+    recordWriteOff: (writeOff) => ledger.recordWriteOff(writeOff),
+    withdrawWriteOff: (id) => ledger.withdrawWriteOff(id),
+    writeOffsFor: (paymentLinkId) => ledger.writeOffsFor(paymentLinkId),
   };
 }
