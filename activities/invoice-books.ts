@@ -13,6 +13,7 @@ import {
 } from '../src/ledger/mapping/index.js';
 import { bookedBeforeOpening, isOpeningDocument } from '../src/ledger/opening-balances.js';
 import { type SyncResult, syncEntries } from '../src/ledger/sync.js';
+import { writtenOffCents } from '../src/ledger/write-offs.js';
 import type { Bill, BillPayment, PaymentLink } from '../src/service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, linkBookingOptions } from './context.js';
 
@@ -36,7 +37,12 @@ export async function syncInvoiceBooks(
   const opensOn = await deps.ledger.booksOpenOn();
   const bookingOptions = linkBookingOptions(deps);
   for (let look = 1; ; look++) {
-    const booked = await deps.ledger.entriesFor({ paymentLinkId: link.id });
+    // The business's write-offs are recorded before the link is lowered at the service: whichever flow books
+    // the lowering sees them.
+    const [booked, writeOffs] = await Promise.all([
+      deps.ledger.entriesFor({ paymentLinkId: link.id }),
+      deps.ledger.writeOffsFor(link.id),
+    ]);
     const carried = opensOn === null ? 0 : receivableBeforeOpening(link, opensOn, bookingOptions);
     // A link of last period (money moved on it before the opening, or the backfill found it owed when the
     // books opened) whose invoice is not booked: its opening document (opening-document.ts), or nothing when
@@ -47,7 +53,14 @@ export async function syncInvoiceBooks(
       (options.openingDocument || invoiceBeforeOpening(link, booked, opensOn, deps.timeZone));
     const entry = lastPeriod
       ? openingInvoiceEntry(link, opensOn, bookingOptions)
-      : invoiceEntryToPost(link, booked, accountingDate(deps), deps.timeZone, carried);
+      : invoiceEntryToPost(
+          link,
+          booked,
+          accountingDate(deps),
+          deps.timeZone,
+          carried,
+          writtenOffCents(writeOffs),
+        );
     if (!entry) return result;
     try {
       const { created } = await deps.ledger.post(entry);

@@ -655,6 +655,148 @@ describe('complete books: invoices and bills', () => {
     expect(raised?.lines.find((l) => l.account === Accounts.AccountsReceivable)?.amountCents).toBe(2_000);
   });
 
+  describe('a lowering the business wrote off (booksync link write-off) is Bad Debt', () => {
+    const plain = { ...link, requestedAmountCents: 10_000, debitMemoAmountCents: 0 };
+    const first = invoiceEntryToPost(plain, [], '2026-02-01', 'UTC');
+
+    it('a write-off of 4,000 recorded, the link lowered by 4,000: Dr Bad Debt / Cr A/R, dated today', () => {
+      const lowered = invoiceEntryToPost(
+        { ...plain, requestedAmountCents: 6_000 },
+        booked([first]),
+        '2026-02-03',
+        'UTC',
+        0,
+        4_000,
+      );
+      expect(table([lowered!])).toEqual([
+        [
+          'invoice-adjustment:pl_9:1',
+          '2026-02-03',
+          `Dr ${Accounts.BadDebt} / Cr ${Accounts.AccountsReceivable} 4000`,
+        ],
+      ]);
+      expect(lowered?.description).toBe(
+        'Invoice for payment link pl_9: 4000 cents written off as bad debt, amount lowered to 6000 cents',
+      );
+      // Booked, the write-off is covered: the same link again books nothing more.
+      expect(
+        invoiceEntryToPost(
+          { ...plain, requestedAmountCents: 6_000 },
+          booked([first, lowered]),
+          '2026-02-04',
+          'UTC',
+          0,
+          4_000,
+        ),
+      ).toBeNull();
+    });
+
+    it('no write-off recorded: the same lowering is a discount, as before', () => {
+      const lowered = invoiceEntryToPost(
+        { ...plain, requestedAmountCents: 6_000 },
+        booked([first]),
+        '2026-02-03',
+        'UTC',
+        0,
+        0,
+      );
+      expect(lowered?.lines).toEqual([
+        { account: Accounts.AccountsReceivable, amountCents: -4_000 },
+        { account: Accounts.DiscountsAndWriteOffs, amountCents: 4_000 },
+      ]);
+    });
+
+    it('a lowering larger than the write-off (a discount given too): Bad Debt for what was written off, the rest a discount', () => {
+      const lowered = invoiceEntryToPost(
+        { ...plain, requestedAmountCents: 5_000 },
+        booked([first]),
+        '2026-02-03',
+        'UTC',
+        0,
+        3_000,
+      );
+      expect(lowered?.lines).toEqual([
+        { account: Accounts.AccountsReceivable, amountCents: -5_000 },
+        { account: Accounts.BadDebt, amountCents: 3_000 },
+        { account: Accounts.DiscountsAndWriteOffs, amountCents: 2_000 },
+      ]);
+    });
+
+    it('an earlier discount stays a discount; a later write-off covers only its own lowering', () => {
+      const discount = invoiceEntryToPost(
+        { ...plain, requestedAmountCents: 9_000 },
+        booked([first]),
+        '2026-02-02',
+        'UTC',
+      );
+      expect(discount?.lines.map((l) => l.account)).toEqual([
+        Accounts.AccountsReceivable,
+        Accounts.DiscountsAndWriteOffs,
+      ]);
+      const writtenOff = invoiceEntryToPost(
+        { ...plain, requestedAmountCents: 2_000 },
+        booked([first, discount]),
+        '2026-02-05',
+        'UTC',
+        0,
+        7_000,
+      );
+      expect(table([writtenOff!])).toEqual([
+        [
+          'invoice-adjustment:pl_9:2',
+          '2026-02-05',
+          `Dr ${Accounts.BadDebt} / Cr ${Accounts.AccountsReceivable} 7000`,
+        ],
+      ]);
+      // A second write-off of the same link later (after a raise): only what earlier adjustments did not
+      // book to Bad Debt counts.
+      const raised = invoiceEntryToPost(
+        plain,
+        booked([first, discount, writtenOff]),
+        '2026-02-06',
+        'UTC',
+        0,
+        7_000,
+      );
+      expect(raised?.lines).toEqual([
+        { account: Accounts.AccountsReceivable, amountCents: 8_000 },
+        { account: Accounts.Revenue, amountCents: -8_000 },
+      ]);
+      const again = invoiceEntryToPost(
+        { ...plain, requestedAmountCents: 7_000 },
+        booked([first, discount, writtenOff, raised]),
+        '2026-02-07',
+        'UTC',
+        0,
+        10_000,
+      );
+      expect(again?.lines).toEqual([
+        { account: Accounts.AccountsReceivable, amountCents: -3_000 },
+        { account: Accounts.BadDebt, amountCents: 3_000 },
+      ]);
+    });
+
+    it('a link with debit memos: the own amount lowered by the write-off, Bad Debt for it', () => {
+      // 10,000 own + 2,500 memo, 8,000 paid: 4,500 left; the own amount lowered to 8,000 - 2,500 = 5,500.
+      const first = invoiceEntryToPost(link, [], '2026-02-01', 'UTC');
+      const lowered = invoiceEntryToPost(
+        { ...link, requestedAmountCents: 8_000 },
+        booked([first]),
+        '2026-02-03',
+        'UTC',
+        0,
+        4_500,
+      );
+      expect(table([lowered!])).toEqual([
+        [
+          'invoice-adjustment:pl_9:1',
+          '2026-02-03',
+          `Dr ${Accounts.BadDebt} / Cr ${Accounts.AccountsReceivable} 4500`,
+        ],
+      ]);
+    });
+  });
+
   it('10,000 lowered to 8,000: Dr Discounts and Write-offs 2,000 / Cr A/R; raised back: Dr A/R / Cr Revenue', () => {
     const plain = { ...link, requestedAmountCents: 10_000, debitMemoAmountCents: 0 };
     const first = invoiceEntryToPost(plain, [], '2026-02-01', 'UTC');

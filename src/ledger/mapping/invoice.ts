@@ -39,6 +39,9 @@ const isInvoiceKind = (key: string) =>
  *   "discounts given"); a raise is more revenue, Dr Accounts Receivable / Cr Revenue. A lowering an earlier
  *   release booked against Revenue stays as it is: the plan counts only Accounts Receivable, so it is not
  *   booked again.
+ * - what of a lowering the business's write-offs cover (`writtenOffCents`: the link's recorded write-offs,
+ *   write-offs.ts, less what earlier adjustments booked to Bad Debt) is an uncollectible receivable, Dr Bad
+ *   Debt (an expense) instead of Discounts and Write-offs; the rest of a larger lowering stays a discount.
  * The spec gives a link no creation date, so the invoice is dated when booksync first learns of it (`today`),
  * or earlier: never after the first money on it (a payment, an external payment or applied check, a memo),
  * so a receivable is owed before it is paid, in the same month (a backfilled December invoice paid in
@@ -52,6 +55,7 @@ export function invoiceEntryToPost(
   today: string,
   timeZone: string,
   carriedBeforeOpening = 0,
+  writtenOffCents = 0,
 ): LedgerEntryInput | null {
   if (link.reusable) return null;
   const own = invoiceAmountCents(link);
@@ -80,16 +84,52 @@ export function invoiceEntryToPost(
   const delta = own - invoiced;
   if (delta === 0) return null;
   const adjustments = mine.filter((e) => keyPrefix(e.key) === 'invoice-adjustment').length;
+  const key = entryKeys.invoiceAdjustment(link.id, adjustments + 1);
+  if (delta > 0) {
+    return {
+      key,
+      date: today,
+      description: `Invoice for payment link ${link.id}: amount raised to ${own} cents`,
+      lines: [
+        { account: Accounts.AccountsReceivable, amountCents: delta },
+        { account: Accounts.Revenue, amountCents: -delta },
+      ],
+      links,
+    };
+  }
+  const lowered = -delta;
+  const badDebt = Math.min(lowered, Math.max(0, writtenOffCents - badDebtBooked(mine)));
+  const discount = lowered - badDebt;
   return {
-    key: entryKeys.invoiceAdjustment(link.id, adjustments + 1),
+    key,
     date: today,
-    description: `Invoice for payment link ${link.id}: amount ${delta > 0 ? 'raised' : 'lowered'} to ${own} cents`,
+    description:
+      badDebt > 0
+        ? `Invoice for payment link ${link.id}: ${badDebt} cents written off as bad debt, amount lowered to ${own} cents`
+        : `Invoice for payment link ${link.id}: amount lowered to ${own} cents`,
     lines: [
       { account: Accounts.AccountsReceivable, amountCents: delta },
-      { account: delta > 0 ? Accounts.Revenue : Accounts.DiscountsAndWriteOffs, amountCents: -delta },
+      ...(badDebt > 0 ? [{ account: Accounts.BadDebt, amountCents: badDebt }] : []),
+      ...(discount > 0 ? [{ account: Accounts.DiscountsAndWriteOffs, amountCents: discount }] : []),
     ],
     links,
   };
+}
+
+/** What the link's invoice entries booked to Bad Debt (its written-off lowerings, net of their reversals). */
+function badDebtBooked(mine: readonly BookedEntry[]): number {
+  return mine
+    .flatMap((e) => e.lines)
+    .filter((l) => l.account === Accounts.BadDebt)
+    .reduce((sum, l) => sum + l.amountCents, 0);
+}
+
+/**
+ * Whether the link's invoice is in the books (its invoice, or its opening document): a write-off lowers it, so
+ * an invoice not booked yet would be booked at the lowered amount and the write-off never seen.
+ */
+export function invoiceBooked(booked: readonly BookedEntry[]): boolean {
+  return booked.some((e) => e.reverses === null && isInvoiceKind(e.key));
 }
 
 /** The days money moved on a link (its payments, external payments and debit memos). */
