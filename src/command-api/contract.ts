@@ -61,6 +61,22 @@ export const DepositSlipBody = z.strictObject({
     .min(1, 'payments: at least one external payment')
     .max(500, 'payments: at most 500 on one slip'),
 });
+/** A write-off's body: none, `null` or `{}`, or the reason. */
+export const WriteOffBody = z
+  .union([
+    z.undefined(),
+    z.null(),
+    z.strictObject({
+      reason: z
+        .string()
+        .trim()
+        .min(1, 'reason must not be empty')
+        .max(500, 'reason is at most 500 characters')
+        .optional()
+        .describe('Why the receivable is given up (kept with the write-off)'),
+    }),
+  ])
+  .optional();
 export const SyncBody = z.strictObject({ reason: z.string().min(1).max(200).optional() }).optional();
 /** Commands without a body accept none, `null` or `{}`. */
 export const NoBody = z.union([z.undefined(), z.null(), z.strictObject({})]).optional();
@@ -156,6 +172,21 @@ const depositSlipPending = z.object({
 });
 const depositSlipRefused = ErrorBody.extend({ reasons: z.array(z.string()).optional() });
 
+export const WriteOffAnswer = z
+  .object({
+    paymentLinkId: z.string(),
+    writeOffId: z.string(),
+    amountCents: z
+      .number()
+      .describe('What was left to pay, written off: booked Dr Bad Debt / Cr Accounts Receivable'),
+    reason: z.string().nullable(),
+    recordedAt: z.string(),
+    created: z.boolean(),
+    link: LinkAfterCommand,
+  })
+  .loose();
+
+export type WriteOffAnswerBody = z.output<typeof WriteOffAnswer>;
 export type DepositSlipAnswerBody = z.output<typeof DepositSlipAnswer>;
 export type DepositSlipPendingBody = z.output<typeof depositSlipPending>;
 export type PendingAnswer = z.output<typeof pending>;
@@ -247,6 +278,16 @@ export const commandRoutes = {
     params: linkParams.extend({ debitMemoId: ObjectId }),
     body: NoBody,
     response: { 200: linkAnswer, 202: pending, ...refusals },
+  },
+  writeOffLink: {
+    method: 'POST',
+    url: '/commands/paymentLinks/:id/writeOff',
+    summary:
+      "Write off what the link still owes (uncollectible): recorded in the books, then the link's own amount lowered at the service by it; the lowering is booked Dr Bad Debt / Cr Accounts Receivable. 201 written off, 200 the same command again, 404 unknown link, 409 refused with the reason (nothing left to pay, unpaid debit memos, invoice not booked yet)",
+    params: linkParams,
+    body: WriteOffBody,
+    moneyKey: true,
+    response: { 200: WriteOffAnswer, 201: WriteOffAnswer, ...refusals },
   },
   linkCommandOutcome: {
     method: 'GET',

@@ -12,6 +12,7 @@ import { commandApiOpenApiInfo } from './openapi.js';
 import { outcomeRoutes } from './outcome-routes.js';
 import { paymentLinkRoutes } from './payment-link-routes.js';
 import { workflowCalls } from './workflow-calls.js';
+import { type WriteOffSources, writeOffRoutes } from './write-off-routes.js';
 
 export interface CommandRoutesOptions {
   temporalClient: Client;
@@ -29,6 +30,8 @@ export interface CommandRoutesOptions {
   returnedCheckFeeSplit?: ReturnedCheckFeeSplit;
   /** SQLite file where Idempotency-Keys are bound to their requests. Default: in memory, this process only. */
   commandKeysFile?: string;
+  /** The ledger's store and the service a write-off goes through; without them it answers 503. */
+  writeOffs?: WriteOffSources;
 }
 
 /**
@@ -67,6 +70,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
     ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
   });
   await app.register(paymentLinkRoutes);
+  await app.register(writeOffRoutes, options.writeOffs ? { sources: options.writeOffs } : {});
   await app.register(depositSlipRoutes);
   await app.register(outcomeRoutes);
 };

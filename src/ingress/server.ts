@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
 import { bearerCheck, bearerThrottle } from '../command-api/bearer-auth.js';
 import { commandRoutes } from '../command-api/routes.js';
+import type { WriteOffSources } from '../command-api/write-off-routes.js';
 import type { ConsoleOptions } from '../console/options.js';
 import { consolePlugin } from '../console/plugin.js';
 import type { Logger } from '../logging/logger.js';
@@ -79,6 +80,11 @@ export interface IngressOptions {
   commandKeysFile?: string;
   /** How long a command waits for its outcome before answering 202 with where to ask. Default 10 s. */
   commandAnswerWithinMs?: number;
+  /**
+   * The ledger's store and the service the command API's write-offs go through (a link's receivable given up:
+   * recorded in the books, then the link lowered at the service). Omitted: a write-off answers 503.
+   */
+  writeOffs?: WriteOffSources;
   /**
    * The bookkeeper's console (/console, src/console/) with the operators' routes: its own sign-in (its
    * accounts' passwords, never the command API key), so it is served on a shared listener too. Omitted: not
@@ -196,6 +202,7 @@ function registerOperationsRoutes(app: IngressApp, parts: IngressParts, { shared
       ...(options.returnedCheckFeeSplit ? { returnedCheckFeeSplit: options.returnedCheckFeeSplit } : {}),
       ...(options.commandKeysFile ? { commandKeysFile: options.commandKeysFile } : {}),
       ...(options.commandAnswerWithinMs ? { answerWithinMs: options.commandAnswerWithinMs } : {}),
+      ...(options.writeOffs ? { writeOffs: options.writeOffs } : {}),
     });
   }
   if (options.console) {

@@ -143,6 +143,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
         settings.COMMAND_API_KEY ?? (emulator ? ensureEmbeddedCommandApiKey(dataDir) : undefined),
       ...codec,
       commandKeysFile: path.join(dataDir, 'command-keys.db'),
+      writeOffs: { ledger: running.ledger, service },
       console: consoleOptions(settings, {
         ledger: running.ledger,
         targetIndex: running.targetIndex,

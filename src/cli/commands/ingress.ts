@@ -5,6 +5,7 @@ import { consoleOptions } from '../../runtime/console-options.js';
 import { ingressSettings } from '../../runtime/ingress-settings.js';
 import { type LedgerStore, openLedgerStore } from '../../runtime/ledger-store.js';
 import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { ServiceClient } from '../../service/client.js';
 import { warnWhenPayloadsUnencrypted } from '../../temporal/data-converter.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
@@ -24,7 +25,10 @@ With PAYLOAD_KEYS and CODEC_SERVER_TOKEN it serves Temporal's codec protocol (PO
 command API to callers presenting Authorization: Bearer CODEC_SERVER_TOKEN (CODEC_SERVER_OPEN=true: to anyone
 who reaches the listener, on purpose); without either it is not served.
 With CONSOLE_PASSWORD it also serves the bookkeeper's console (/console, beside the command API), reading the
-ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
+ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.
+With COMMAND_API_KEY, SERVICE_BASE_URL and SERVICE_API_KEY the command API writes off payment links
+(POST /commands/paymentLinks/{id}/writeOff: recorded in the ledger's store, then the link lowered at the
+service); without them a write-off answers 503.`,
   async run({ settings, logger }) {
     const address = requireSetting(settings, 'TEMPORAL_ADDRESS', 'ingress');
     if (!settings.WEBHOOK_SECRETS?.length && !settings.WEBHOOK_ALLOW_UNSIGNED) {
@@ -37,9 +41,21 @@ ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
     const { client, connection } = await connectClient(target);
     // The console reads the books: served when its password is set (an ingress apart from the books may
     // have no ledger to read).
-    const store: LedgerStore | null = settings.CONSOLE_PASSWORD
-      ? await openLedgerStore(settings, logger)
-      : null;
+    // So do write-offs, which also lower the link at the service.
+    const writesOff = Boolean(
+      settings.COMMAND_API_KEY && settings.SERVICE_BASE_URL && settings.SERVICE_API_KEY,
+    );
+    const store: LedgerStore | null =
+      settings.CONSOLE_PASSWORD || writesOff ? await openLedgerStore(settings, logger) : null;
+    const service =
+      writesOff && settings.SERVICE_BASE_URL && settings.SERVICE_API_KEY
+        ? new ServiceClient({
+            baseUrl: settings.SERVICE_BASE_URL,
+            apiKey: settings.SERVICE_API_KEY,
+            timeoutMs: settings.SERVICE_TIMEOUT_MS,
+            logger: logger.child({ component: 'service-client' }),
+          })
+        : null;
     const ingress = await startIngress({
       ...ingressSettings(settings),
       temporal: { client },
@@ -47,7 +63,8 @@ ledger's store (LEDGER_URL, or else LEDGER_DB) as the CLI does.`,
       commandApiKey: settings.COMMAND_API_KEY,
       ...codec,
       commandKeysFile: path.join(settings.BOOKSYNC_DATA_DIR, 'command-keys.db'),
-      ...(store
+      ...(store && service ? { writeOffs: { ledger: store.ledger, service } } : {}),
+      ...(store && settings.CONSOLE_PASSWORD
         ? {
             console: consoleOptions(settings, {
               ledger: store.ledger,

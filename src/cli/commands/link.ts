@@ -6,6 +6,7 @@ import {
   type DepositSlipPendingBody,
   type LinkAnswer,
   type PendingAnswer,
+  type WriteOffAnswerBody,
 } from '../../command-api/contract.js';
 import { formatUsd } from '../../ledger/money.js';
 import { type Command, CommandError } from '../command.js';
@@ -22,6 +23,10 @@ const usage = `booksync link <subcommand>
                                       a deposit slip: these external payments were taken to the bank on
                                       that date under slip number REF; booked Dr Operating Bank / Cr Checks
                                       To Deposit (the same slip again changes nothing)
+  write-off <linkId> [--reason TEXT]  what the link still owes is uncollectible: recorded in the books, then
+                                      the link's own amount lowered at the service by it; booked Dr Bad Debt
+                                      / Cr Accounts Receivable (refused when nothing is left to pay, or what
+                                      is left is in debit memos)
   void-payment <linkId> <externalPaymentId>   void an external payment; reversed in the books
   void-memo <linkId> <debitMemoId>            void a debit memo; reversed in the books
   sync <linkId>                               fetch the link and book what changed at the service
@@ -37,9 +42,11 @@ BOOKSYNC_DATA_DIR/embedded-credentials.json.`;
 
 const reference = z.string().min(1).max(255, 'at most 255 characters');
 const description = z.string().trim().min(1, 'required').max(500, 'at most 500 characters');
+const writeOffReason = z.string().trim().min(1, 'must not be empty').max(500, 'at most 500 characters');
 
 export const linkCommand: Command = {
-  summary: 'record or void external payments and debit memos on a payment link, sync it, show it',
+  summary:
+    'record or void external payments and debit memos on a payment link, write off what it owes, sync it, show it',
   usage,
   async run({ args, settings, out }) {
     const { positionals, values } = parseCommandArgs(
@@ -50,6 +57,7 @@ export const linkCommand: Command = {
         reference: { type: 'string' },
         description: { type: 'string' },
         date: { type: 'string' },
+        reason: { type: 'string' },
         json: { type: 'boolean' },
       },
       usage,
@@ -58,9 +66,16 @@ export const linkCommand: Command = {
     const key = values['idempotency-key'] as string | undefined;
     if (
       !subcommand ||
-      !['record-payment', 'debit-memo', 'deposit', 'void-payment', 'void-memo', 'sync', 'show'].includes(
-        subcommand,
-      )
+      ![
+        'record-payment',
+        'debit-memo',
+        'deposit',
+        'write-off',
+        'void-payment',
+        'void-memo',
+        'sync',
+        'show',
+      ].includes(subcommand)
     ) {
       throw new CommandError(`unknown subcommand '${subcommand ?? ''}'\n\n${usage}`);
     }
@@ -103,6 +118,13 @@ export const linkCommand: Command = {
           ...ref,
         };
         await write((c) => c.call('recordDebitMemo', params, body, key));
+        break;
+      }
+      case 'write-off': {
+        const body =
+          values.reason === undefined ? {} : { reason: argument(writeOffReason, values.reason, '--reason') };
+        const answer = await sendCommand((c) => c.call('writeOffLink', params, body, key), settings);
+        print(answer.body, writeOffLine(answer.body));
         break;
       }
       case 'void-payment': {
@@ -179,4 +201,11 @@ function depositSlipLine(body: DepositSlipAnswerBody | DepositSlipPendingBody): 
   return slip.created
     ? `deposit slip ${slip.reference} booked: ${checks}, ${formatUsd(slip.totalCents)} to the operating bank on ${slip.date} (${slip.key})`
     : `deposit slip ${slip.reference} was booked already: ${checks}, ${formatUsd(slip.totalCents)} on ${slip.date} (${slip.key})`;
+}
+
+function writeOffLine(body: WriteOffAnswerBody): string {
+  const written = `${formatUsd(body.amountCents)} to Bad Debt${body.reason ? ` (${body.reason})` : ''}`;
+  return body.created
+    ? `payment link ${body.paymentLinkId} written off: ${written}; it now asks for ${formatUsd(body.link.requestedAmountCents ?? 0)}, nothing left to pay`
+    : `payment link ${body.paymentLinkId} was written off already: ${written}`;
 }
