@@ -3,7 +3,13 @@ import { datedOpen } from '../closed-periods.js';
 import { isTargetRefusal } from '../errors.js';
 import { PushWaves, refusalOrThrow, WaitForWave } from '../push-waves.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
-import { closedPeriodRefusal, type InvoiceRow, lowersInvoice, numberedBefore } from './helpers.js';
+import {
+  closedPeriodRefusal,
+  type InvoiceRow,
+  lowersInvoice,
+  numberedBefore,
+  writesOffInvoice,
+} from './helpers.js';
 import { invoiceResult, planInvoice } from './invoices.js';
 import { planMove } from './moves.js';
 import { opensPayable, planOpeningPayable, settlesOpeningPayable } from './opening-payables.js';
@@ -109,6 +115,7 @@ export async function pushInBatches(
         if (
           waves.context.mayExist(given.key) ||
           lowersInvoice(document) ||
+          writesOffInvoice(document) ||
           settlesOpeningReceivable(document, waves.context) ||
           settlesOpeningPayable(document, waves.context)
         )

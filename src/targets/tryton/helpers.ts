@@ -3,6 +3,7 @@ import type { AccountRole } from '../account-mapping.js';
 import { closedPeriodNote } from '../closed-periods.js';
 import { ownerNote } from '../target-figures.js';
 import type { Party, RemoteRecord, TargetDocument } from '../target-port.js';
+import { trytonRoleKinds } from './account-types.js';
 import type { TrytonDecimal } from './json-rpc.js';
 
 // What the Tryton adapter's modules share besides the session: the rows they read, booksync's marker in a
@@ -73,11 +74,31 @@ export function heldAsInvoice(key: string): boolean {
   return invoiceKinds.has(keyPrefix(baseKey(reversed)));
 }
 
-/** A lowering of a link's amount (a write-off, a discount): a credit note, applied to the link's invoice. */
+/**
+ * A lowering of a link's amount (a discount, a correction): a credit note, applied to the link's invoice.
+ * A lowering written off as bad debt is not one (writesOffInvoice).
+ */
 export function lowersInvoice(document: TargetDocument): boolean {
   if (document.kind !== 'invoice-adjustment') return false;
   const receivable = document.lines.find((l) => l.role === 'AccountsReceivable');
-  return receivable !== undefined && receivable.amountCents < 0;
+  return receivable !== undefined && receivable.amountCents < 0 && !writesOffInvoice(document);
+}
+
+/**
+ * A lowering of a link's amount with a line on an expense account (a receivable written off: Bad Debt), or
+ * its reversal. A customer credit note's lines are on revenue accounts only (account_invoice 8.2), so Tryton
+ * holds it as a move, as its own write-off of a receivable is: Dr the expense / Cr the receivable with the
+ * party, a payment line of the link's invoice.
+ */
+export function writesOffInvoice(document: Pick<TargetDocument, 'kind' | 'lines' | 'reverses'>): boolean {
+  const reversal = document.kind === 'reversal';
+  const of = reversal ? keyPrefix(baseKey(document.reverses ?? '')) : document.kind;
+  if (of !== 'invoice-adjustment') return false;
+  const sign = reversal ? -1 : 1;
+  return (
+    document.lines.some((l) => l.role === 'AccountsReceivable' && sign * l.amountCents < 0) &&
+    document.lines.some((l) => sign * l.amountCents > 0 && trytonRoleKinds[l.role].kind === 'expense')
+  );
 }
 
 /** A record found by key, and whether its posting is still to do (created, then refused or cut short). */

@@ -1,4 +1,4 @@
-import { baseKey, keyPrefix } from '../../ledger/entry-key.js';
+import { baseKey, isReversalKey, keyPrefix } from '../../ledger/entry-key.js';
 import type { RemoteRecord } from '../target-port.js';
 import {
   type FoundRecord,
@@ -42,6 +42,9 @@ export async function findRecord(s: TrytonSession, key: string): Promise<FoundRe
   // A link's invoice still owed when the books opened is the receivable brought forward, a move
   // (opening-receivables.ts).
   if (keyPrefix(baseKey(key)) === 'invoice') return moveRecord(s, key);
+  // A lowering written off as bad debt is a move, and so is its reversal (writesOffInvoice).
+  const own = isReversalKey(key) ? key.slice('reversal:'.length) : key;
+  if (keyPrefix(baseKey(own)) === 'invoice-adjustment') return moveRecord(s, key);
   // A bill still owed when the books opened is the payable brought forward, a move (opening-payables.ts).
   if (keyPrefix(baseKey(key)) === 'bill') return moveRecord(s, key);
   return null;

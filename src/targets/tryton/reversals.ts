@@ -9,6 +9,7 @@ import {
   marker,
   moveOwnerNote,
   type OriginalLine,
+  writesOffInvoice,
 } from './helpers.js';
 import { creditInvoice } from './invoices.js';
 import { dateOf, isoDateOf, TrytonWarningError } from './json-rpc.js';
@@ -32,7 +33,8 @@ export async function reverse(
   lock: string | null,
   context: PushContext,
 ): Promise<PushResult> {
-  if (heldAsInvoice(given.key)) return creditInvoice(s, given, lock, context);
+  // A lowering written off as bad debt is a move (writesOffInvoice): reversed as moves are.
+  if (heldAsInvoice(given.key) && !writesOffInvoice(given)) return creditInvoice(s, given, lock, context);
   const existing = await moveRecord(s, given.key);
   if (existing) {
     const id = Number(existing.remoteIds[0]?.split(',')[1]);

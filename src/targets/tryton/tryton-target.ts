@@ -12,7 +12,7 @@ import type {
 import { accountProblems, mismatchLine, readChartAccounts } from './account-types.js';
 import { pushInBatches } from './batches.js';
 import { TrytonFigures } from './figures.js';
-import { closedPeriodRefusal, lowersInvoice } from './helpers.js';
+import { closedPeriodRefusal, lowersInvoice, writesOffInvoice } from './helpers.js';
 import { applyCredit, pushInvoice } from './invoices.js';
 import { TrytonRpc } from './json-rpc.js';
 import { pushMove } from './moves.js';
@@ -223,6 +223,9 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     if (opensReceivable(document)) return pushOpeningReceivable(this.#s, document, accounts, context);
     // A bill still owed when the books opened: the payable brought forward, as a move.
     if (opensPayable(document)) return pushOpeningPayable(this.#s, document, accounts, context);
+    // A receivable written off as bad debt: a move paying the link's invoice (no credit note takes an
+    // expense account).
+    if (writesOffInvoice(document)) return pushMove(this.#s, document, accounts, context);
     switch (document.kind) {
       case 'invoice':
       case 'invoice-adjustment':

@@ -228,6 +228,55 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     expect(notes).toHaveLength(2);
   });
 
+  it('a receivable written off (Dr Bad Debt) is a move on the Bad Debt expense account paying the invoice, not a credit note; found again, reversed as a move', async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    const writtenOff: TargetDocument = {
+      ...docs.lowering,
+      description: `Payment link ${docs.link}: 2000 cents written off as bad debt`,
+      lines: [
+        { role: 'AccountsReceivable', amountCents: -20_00 },
+        { role: 'BadDebt', amountCents: 20_00 },
+      ],
+    };
+    const record = await push(writtenOff);
+    expect(record.remoteIds).toHaveLength(1);
+    expect(record.remoteIds[0]).toMatch(/^account\.move,/);
+    const moveId = Number(record.remoteIds[0]?.split(',')[1]);
+    expect(await postedByCode(moveId)).toEqual({
+      [defaultAccountCodes.BadDebt]: 20_00,
+      [defaultAccountCodes.AccountsReceivable]: -20_00,
+    });
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(100_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(100_00);
+    expect(await receivableOf(customer)).toBe(100_00);
+    // A restarted worker that has no index finds it by its key, as a move; nothing made twice.
+    const again = await connect().push(writtenOff, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+    });
+    expect(again).toMatchObject({ created: false, remoteIds: record.remoteIds });
+    // Undone (the link raised back): reversed as a move, the invoice owed in full again.
+    const undone: TargetDocument = {
+      ...writtenOff,
+      key: `reversal:${writtenOff.key}`,
+      kind: 'reversal',
+      date: '2026-01-20',
+      description: `Reversal of ${writtenOff.key}: link amount raised back`,
+      lines: writtenOff.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+      contentHash: 'k'.repeat(64),
+      reverses: writtenOff.key,
+      reason: 'link amount raised back',
+      originalDate: writtenOff.date,
+    };
+    await push(undone);
+    expect(await tryton.amountToPay(docs.link)).toBe(120_00);
+    expect(await receivableOf(customer)).toBe(120_00);
+  });
+
   it("after January is closed in Tryton: a voided January memo is a February credit note applied to it, a January lowering undone is a February invoice; January's moves unchanged", async () => {
     const docs = documents();
     const { pushed, push } = pusher();
