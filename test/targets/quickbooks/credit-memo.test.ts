@@ -151,6 +151,37 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(invoice()?.Balance).toBe(0);
   });
 
+  it('a written-off invoice (Dr Bad Debt): the same CreditMemo through booksync BadDebt, an item posting to the Bad Debt expense account', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const target = c.target();
+    const docs = loweredLink();
+    const writtenOff: TargetDocument = {
+      ...docs.lowered,
+      description: `${docs.invoice.description}: 200000 cents written off as bad debt, amount lowered to 800000 cents`,
+      lines: [
+        { role: 'BadDebt', amountCents: 2_000_00 },
+        { role: 'AccountsReceivable', amountCents: -2_000_00 },
+      ],
+    };
+    const { pushed, context } = recorder();
+    pushed.set(docs.invoice.key, await target.push(docs.invoice, context));
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    const credit = await target.push(writtenOff, context);
+    expect(credit.remoteIds[0]).toMatch(/^CreditMemo:/);
+    expect(credit.remoteIds[1]).toMatch(/^Payment:/);
+    const memo = double.get(c.realmId, 'CreditMemo', idOf(credit.remoteIds[0]));
+    const item = double.all(c.realmId, 'Item').find((i) => i.Name === 'booksync BadDebt');
+    expect(
+      ((memo?.Line ?? []) as { SalesItemLineDetail?: { ItemRef?: { value: string } } }[])[0]
+        ?.SalesItemLineDetail?.ItemRef?.value,
+    ).toBe(item?.Id);
+    expect(double.get(c.realmId, 'Invoice', invoiceId)?.Balance).toBe(8_000);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.BadDebt)).toBe(2_000_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(0);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(8_000_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-10_000_00);
+  });
+
   it('in a batch: the invoice, its lowering and its payment in one slice; the memo applied once', async () => {
     const c = quickBooksCompany(double, cipher);
     const docs = loweredLink();

@@ -78,6 +78,31 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
     expect(Number(double.get(org.tenantId, 'CreditNotes', idOf(more.remoteIds[0]))?.RemainingCredit)).toBe(5);
   });
 
+  it('a written-off invoice (Dr Bad Debt): the credit note on the Bad Debt expense account, allocated the same', async () => {
+    const org = organisation();
+    const docs = documentsForContract(); // invoice 120.00, payment 50.00
+    const { pushed, context } = pushIndex({ mayExist: true });
+    for (const doc of [docs.invoice, docs.payment]) pushed.set(doc.key, await org.target.push(doc, context));
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    const writtenOff: TargetDocument = {
+      ...lowered(docs, 70_00),
+      lines: [
+        { role: 'BadDebt', amountCents: 70_00 },
+        { role: 'AccountsReceivable', amountCents: -70_00 },
+      ],
+    };
+    const credit = await org.target.push(writtenOff, context);
+    expect(credit.remoteIds[0]).toMatch(/^CreditNote:/);
+    const note = double.get(org.tenantId, 'CreditNotes', idOf(credit.remoteIds[0]));
+    expect(((note?.LineItems ?? []) as { AccountCode?: string }[]).map((l) => l.AccountCode)).toEqual([
+      defaultAccountCodes.BadDebt,
+    ]);
+    expect(Number(double.get(org.tenantId, 'Invoices', invoiceId)?.AmountDue)).toBe(0);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.BadDebt)).toBe(70_00);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(0);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.Revenue)).toBe(-120_00);
+  });
+
   it('allocation-over-amount-due: Xero refuses a credit allocated beyond the invoice’s AmountDue', async () => {
     const org = organisation();
     const docs = documentsForContract(); // invoice 120.00, payment 50.00: 70.00 due
