@@ -25,7 +25,9 @@ import type { SalesTaxCode } from './tax-codes.js';
 //   Revenue item, for the customer when there is one (Intuit: a sales receipt records a sale paid in full);
 // - refund -> RefundReceipt for the customer, refunded from the clearing account, through the Refunds item;
 // - disbursement-pending/-paid, check-cleared -> Deposit into the debited account from the credited one;
-// - bill -> Bill for the vendor (DocNumber = the vendor's invoice number, else the key's tag); bill-payment-sent -> BillPayment
+// - bill -> Bill for the vendor (DocNumber = the vendor's invoice number, else the key's tag); a bill owed when
+//   the books opened (Dr Opening Balances) is the same Bill, its line on Opening Balance Equity, as QuickBooks
+//   takes a vendor's opening balance; bill-payment-sent -> BillPayment
 //   (check) against the bill from the outgoing-payments clearing account (a Bank-type account in QBO);
 // - payment-fee -> JournalEntry: a Purchase must be paid from a bank or card account, and the fee is taken
 //   from the processor's clearing (Undeposited Funds), which QBO does not allow there;

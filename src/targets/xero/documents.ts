@@ -164,7 +164,10 @@ async function customerPayment(
   return journal(ctx, doc);
 }
 
-/** A vendor's bill: an ACCPAY invoice, its marker in its first line (Xero keeps Reference for sales). */
+/**
+ * A vendor's bill: an ACCPAY invoice, its marker in its first line (Xero keeps Reference for sales). A bill
+ * owed when the books opened has its line on the Opening Balances (equity) account, as the opening invoice.
+ */
 async function vendorBill(ctx: XeroContext, doc: TargetDocument, debit: AccountRole): Promise<Plan> {
   if (!doc.vendor) throw new TargetRefusedError(ctx.name, `bill ${doc.key} has no vendor`);
   return {
