@@ -2,7 +2,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../activities/index.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { paymentsToDeposit } from '../../src/ledger/deposit-slips.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { baseKey, keyPrefix } from '../../src/ledger/entry-key.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
@@ -17,16 +19,20 @@ import { quietActivityEnvironment, runActivity } from '../activities/fakes.js';
 import type { Call, Harness } from '../emulator/harness.js';
 import { quickBooksCompany } from './quickbooks/company.js';
 import type { QuickBooksDouble } from './quickbooks/double.js';
+import { type TrytonServer, trytonTarget } from './tryton.js';
 import { markerTextOf, type XeroDouble } from './xero/double.js';
 import { xeroOrganisation } from './xero/organisation.js';
 
-// One business's books for the open-amounts property (test/targets/open-amounts.property.test.ts):
-// its own organization at the service emulator (real HTTP), a real EmbeddedLedger in memory, the real
-// ServiceClient and the real activities, and three targets fed by the production push activity
-// (pushToTarget, in Temporal's MockActivityEnvironment: no server is needed for one activity): a ledger
-// mirror, a new QuickBooks company in the QBO double and a new organisation in the Xero double. Each business
-// step is the service call a person or the payer makes, then the activities the workflow that hears of it
-// calls (workflows/payment.ts, payment-link.ts, check-deposit.ts), in the workflow's order.
+// One business's books for the open-amounts property (test/targets/open-amounts.property.test.ts and
+// test/targets/tryton/open-amounts.property.test.ts): its own organization at the service emulator (real
+// HTTP), a real EmbeddedLedger in memory, the real ServiceClient and the real activities, and three targets
+// fed by the production push activity (pushToTarget, in Temporal's MockActivityEnvironment: no server is
+// needed for one activity): a ledger mirror, a new QuickBooks company in the QBO double and a new
+// organisation in the Xero double; with `tryton`, a real Tryton too (its database is shared by the file's
+// worlds: its balances are read against those it had when the world opened). Each business step is the
+// service call a person or the payer makes, then the activities the workflow that hears of it calls
+// (workflows/payment.ts, payment-link.ts, check-deposit.ts, deposit-slip.ts), in the workflow's order; the
+// month's close is the bookkeeper's: the ledger's (closeBooks) and each target's own lock.
 
 export const roles = Object.keys(defaultAccountCodes) as AccountRole[];
 
@@ -50,12 +56,30 @@ export interface PaymentState {
   method: 'Card' | 'ACH';
 }
 
+/** A day as YYYY-MM-DD (UTC, the books' zone here). */
+const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+
+/** The last day of the month holding `day`. */
+function monthEnd(day: string): string {
+  const [year, month] = day.split('-').map(Number) as [number, number];
+  return dayOf(new Date(Date.UTC(year, month, 0)));
+}
+
+/** The day after `day`. */
+const dayAfter = (day: string) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000));
+
 export class OpenAmountsWorld {
+  /** The links that are invoices (not reusable). */
   readonly links: LinkState[] = [];
+  /** Reusable links: a standing price, each payment on one a sale (nothing owed, no invoice). */
+  readonly reusableLinks: LinkState[] = [];
   readonly deposits: DepositState[] = [];
   readonly payments: PaymentState[] = [];
   readonly customers: string[] = [];
+  /** The last day of the month the bookkeeper closed (null while every month is open). */
+  closedThrough: string | null = null;
   private commands = 0;
+  private slips = 0;
 
   private constructor(
     readonly service: ServiceClient,
@@ -66,6 +90,8 @@ export class OpenAmountsWorld {
     readonly targets: AccountingTarget[],
     readonly qbo: { double: QuickBooksDouble; realmId: string },
     readonly xero: { double: XeroDouble; tenantId: string },
+    /** The real Tryton, with the balance of each mapped account's code when the world opened. */
+    readonly tryton: { server: TrytonServer; before: Record<string, number> } | null,
   ) {}
 
   /** `options.targets`: each target as the activities see it (a decorator of it: test/targets/overlapping-attempts.test.ts). */
@@ -77,6 +103,8 @@ export class OpenAmountsWorld {
       targets?: (target: AccountingTarget) => AccountingTarget;
       /** More targets beside the three (a real Tryton: overlapping-attempts.test.ts). */
       more?: AccountingTarget[];
+      /** A real Tryton as a fourth target, whose open amounts and balances are read too. */
+      tryton?: TrytonServer;
     } = {},
   ): Promise<OpenAmountsWorld> {
     const org = await harness.newOrganization();
@@ -95,6 +123,7 @@ export class OpenAmountsWorld {
       new LedgerMirrorTarget(mirror),
       company.target(),
       organisation.target(),
+      ...(options.tryton ? [trytonTarget(options.tryton)] : []),
       ...(options.more ?? []),
     ].map(options.targets ?? ((t) => t));
     // What `booksync start` does first: each target verified (accounts present, items and tax codes set up).
@@ -120,6 +149,12 @@ export class OpenAmountsWorld {
       targets,
       { double: doubles.qbo, realmId: company.realmId },
       { double: doubles.xero, tenantId: organisation.tenantId },
+      options.tryton
+        ? {
+            server: options.tryton,
+            before: await options.tryton.balances(Object.values(defaultAccountCodes)),
+          }
+        : null,
     );
     for (const name of ['Acme Corp', 'Bolt Ltd'])
       world.customers.push((await service.createCustomer({ name })).id);
@@ -127,6 +162,9 @@ export class OpenAmountsWorld {
   }
 
   async close(): Promise<void> {
+    // Tryton's database outlives the world: the month it closed is opened again for the next world.
+    if (this.tryton && this.closedThrough)
+      await this.tryton.server.setPeriodState(this.closedThrough, 'reopen');
     for (const target of this.targets) await target.close();
     this.ledger.close();
     this.mirror.close();
@@ -195,6 +233,19 @@ export class OpenAmountsWorld {
       amountEditable: true,
     });
     this.links.push({ id: link.id, customerId });
+    await this.syncLink(link.id, 'link created');
+  }
+
+  /** A reusable link (a standing price): nothing is booked for it until money is received on it. */
+  async createReusableLink(cents: number, customer: number): Promise<void> {
+    const customerId = this.customers[customer % this.customers.length] as string;
+    const link = await this.service.createPaymentLink({
+      name: `Shop ${1 + this.reusableLinks.length}`,
+      requestedAmountCents: cents,
+      customerId,
+      reusable: true,
+    });
+    this.reusableLinks.push({ id: link.id, customerId });
     await this.syncLink(link.id, 'link created');
   }
 
@@ -271,6 +322,67 @@ export class OpenAmountsWorld {
     );
   }
 
+  /**
+   * Whether money booked on the link in the closed month was reversed after the close (an ACH return, a
+   * returned check's application, a cancelled payment): QuickBooks and Xero then owe the reopened amount on a
+   * charge invoice of the reversal's own, the link's invoice staying paid.
+   */
+  async reversedAcrossClose(paymentLinkId: string): Promise<boolean> {
+    const through = this.closedThrough;
+    if (through === null) return false;
+    const entries = await this.ledger.entriesFor({ paymentLinkId });
+    const byKey = new Map(entries.map((e) => [e.key, e]));
+    return entries.some((e) => {
+      const original = e.reverses === null ? undefined : byKey.get(e.reverses);
+      return (
+        original !== undefined &&
+        original.date <= through &&
+        ['payment', 'external-payment', 'check-application'].includes(keyPrefix(baseKey(original.key)))
+      );
+    });
+  }
+
+  /** The day the books are at: today, or the first day after the closed month. */
+  today(): string {
+    const today = dayOf(new Date());
+    return this.closedThrough !== null && today <= this.closedThrough ? dayAfter(this.closedThrough) : today;
+  }
+
+  /**
+   * The external payments still in Checks To Deposit (at most `count`, oldest first) taken to the bank on one
+   * deposit slip (the deposit-slip workflow's one activity), dated the books' day. False when none is held.
+   */
+  async depositSlip(count: number): Promise<boolean> {
+    const held = (await paymentsToDeposit(this.ledger)).slice(0, Math.max(1, count));
+    if (held.length === 0) return false;
+    this.slips++;
+    // Unique beyond this world: a Tryton database is shared by worlds, and a slip's record is found by its number.
+    const outcome = await this.activities.bookDepositSlip({
+      reference: `slip-${this.customers[0]}-${this.slips}`,
+      date: this.today(),
+      payments: held.map((p) => ({ paymentLinkId: p.paymentLinkId, externalPaymentId: p.externalPaymentId })),
+    });
+    if (outcome.status !== 'BOOKED') throw new Error(`deposit slip refused: ${outcome.reasons.join('; ')}`);
+    return true;
+  }
+
+  /**
+   * The bookkeeper closes the month it is (the books through its last day, then QuickBooks' BookCloseDate,
+   * Xero's period lock date and Tryton's period, as each target's bookkeeper does): what happens after is
+   * booked on the first day of the next month, and a reversal of what was booked before it is a document of
+   * its own in that month. False when the month is closed already.
+   */
+  async closeMonth(): Promise<boolean> {
+    if (this.closedThrough !== null) return false;
+    const through = monthEnd(dayOf(new Date()));
+    await this.ledger.closeBooks(through, { reason: 'month closed', forced: false });
+    this.closedThrough = through;
+    this.qbo.double.closeBooks(this.qbo.realmId, through);
+    this.xero.double.lockDates(this.xero.tenantId, { period: through });
+    await this.tryton?.server.setPeriodState(through, 'close');
+    return true;
+  }
+
   async depositCheck(cents: number): Promise<void> {
     const deposit = await this.sandboxCall('POST', '/sandbox/checkDeposits', { amountCents: cents });
     const state: DepositState = { id: deposit.id, paymentLinkOf: {}, commands: 0 };
@@ -344,7 +456,9 @@ export class OpenAmountsWorld {
 
   /** Each mapped role's balance: the ledger's, and each target's (the mirror by account, the doubles by code). */
   async balances(): Promise<
-    Record<'ledger' | 'mirror' | 'quickbooks' | 'xero', Record<AccountRole, number>>
+    Record<'ledger' | 'mirror' | 'quickbooks' | 'xero', Record<AccountRole, number>> & {
+      tryton?: Record<AccountRole, number>;
+    }
   > {
     const byRole = async (ledger: EmbeddedLedger) => {
       const all = await ledger.balances();
@@ -362,7 +476,19 @@ export class OpenAmountsWorld {
       mirror: await byRole(this.mirror),
       quickbooks: atDouble((code) => this.qbo.double.balanceOf(this.qbo.realmId, code)),
       xero: atDouble((code) => this.xero.double.balanceOf(this.xero.tenantId, code)),
+      ...(this.tryton ? { tryton: await this.trytonBalances(this.tryton) } : {}),
     };
+  }
+
+  /** Tryton's balance of each mapped account, less what it was when the world opened (Tryton's database is shared). */
+  private async trytonBalances(tryton: NonNullable<OpenAmountsWorld['tryton']>) {
+    const now = await tryton.server.balances(Object.values(defaultAccountCodes));
+    return Object.fromEntries(
+      roles.map((r) => {
+        const code = defaultAccountCodes[r];
+        return [r, (now[code] ?? 0) - (tryton.before[code] ?? 0)];
+      }),
+    ) as Record<AccountRole, number>;
   }
 
   /** The ledger keys of a link's entries (its invoice, memos, money, reversals). */
@@ -394,6 +520,8 @@ export class OpenAmountsWorld {
       .filter((inv) => inv.Type === 'ACCREC' && !['DELETED', 'VOIDED'].includes(String(inv.Status)))
       .filter((inv) => mine(markerTextOf(inv)))
       .reduce((sum, inv) => sum + Math.round(Number(inv.AmountDue) * 100), 0);
-    return { ledger, mirror, quickbooks, xero };
+    // Tryton: the amount to pay of the link's invoices (its own and its charge invoices), each line once.
+    const tryton = this.tryton ? await this.tryton.server.amountToPay(paymentLinkId) : undefined;
+    return { ledger, mirror, quickbooks, xero, ...(tryton === undefined ? {} : { tryton }) };
   }
 }
