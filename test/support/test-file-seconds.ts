@@ -17,6 +17,7 @@ export const testFileSeconds: Readonly<Record<string, number>> = {
   'test/e2e/combinations-sqlite.test.ts': 79,
   'test/backfill/backfill-at-scale.test.ts': 73,
   'test/e2e/combinations-postgres.test.ts': 73,
+  'test/targets/tryton/open-amounts.property.test.ts': 70,
   'test/targets/tryton/figures.test.ts': 62,
   'test/backfill/backfill.test.ts': 56,
   'test/targets/tryton.test.ts': 44,
