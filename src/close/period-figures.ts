@@ -222,17 +222,30 @@ function revenue(input: CloseInput, from: string, to: string): PeriodFigure {
   const service = revenueAsOf(input, to, invoicedOn) - revenueAsOf(input, dayBefore(from), invoicedOn);
   const accounts = [Accounts.Revenue, Accounts.DiscountsAndWriteOffs];
   const books = 0 - booksMovement(input.entries, from, to, accounts);
-  // A link's amount changed (invoice-adjustment): the service keeps no history of it. One booked in the period
-  // is in the books' figure and in neither side of the service's; one booked after the period, of a link
-  // invoiced in it, is in the service's amount now and not in the books' period.
+  // A link's amount changed (invoice-adjustment): the service keeps no history of it, its own amount is the
+  // link's now. One booked in the period on a link invoiced before it is in the books' figure and in neither
+  // side of the service's; one on a link invoiced in the period is in both, but for what was written off (Bad
+  // Debt, an expense: Revenue keeps what was invoiced) which only the service's amount lacks; one booked after
+  // the period, on a link invoiced in it, is in the service's amount now and not in the books' period.
   const adjustment = (e: BookedEntry) => kindOf(e) === 'invoice-adjustment';
-  const changedIn = 0 - booksMovement(input.entries, from, to, accounts, adjustment);
   const invoicedInPeriod = (e: BookedEntry) => {
     const on = invoicedOn.get(e.links.paymentLinkId ?? '');
-    return adjustment(e) && on !== undefined && on >= from && on <= to;
+    return on !== undefined && on >= from && on <= to;
   };
+  const changedIn =
+    0 - booksMovement(input.entries, from, to, accounts, (e) => adjustment(e) && !invoicedInPeriod(e));
+  const writtenOffIn =
+    0 -
+    booksMovement(input.entries, from, to, [Accounts.BadDebt], (e) => adjustment(e) && invoicedInPeriod(e));
   const changedAfter =
-    0 - booksMovement(input.entries, dayAfter(to), '9999-12-31', accounts, invoicedInPeriod);
+    0 -
+    booksMovement(
+      input.entries,
+      dayAfter(to),
+      '9999-12-31',
+      [...accounts, Accounts.BadDebt],
+      (e) => adjustment(e) && invoicedInPeriod(e),
+    );
   return figure(
     {
       check: 'Revenue',
@@ -241,9 +254,9 @@ function revenue(input: CloseInput, from: string, to: string): PeriodFigure {
       to,
       booksCents: books,
       serviceCents: service,
-      basis: `service: the own amount (requestedAmountCents less debitMemoAmountCents) of each payment link whose invoice the books date from ${from} to ${to} (the spec gives a link no creation date), the payments settling no invoice created then (createdAt; less those returned or cancelled then), and the external payments on reusable links paid then (paidAt); books: Revenue less Discounts and Write-offs in the period. A change of a link's amount is explained from the books' adjustments (the service keeps no history of it).`,
+      basis: `service: the own amount (requestedAmountCents less debitMemoAmountCents) of each payment link whose invoice the books date from ${from} to ${to} (the spec gives a link no creation date), the payments settling no invoice created then (createdAt; less those returned or cancelled then), and the external payments on reusable links paid then (paidAt); books: Revenue less Discounts and Write-offs in the period. A change of a link's amount is explained from the books' adjustments (the service keeps no history of it), a receivable written off (Bad Debt, not a lowering of revenue) among them.`,
     },
-    changedIn - changedAfter,
+    changedIn - writtenOffIn - changedAfter,
   );
 }
 
