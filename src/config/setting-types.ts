@@ -16,3 +16,12 @@ export const csv = z.string().transform((value) =>
 );
 export const httpUrl = z.url({ protocol: /^https?$/ });
 export const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 30s, 15m, 1h or 1d');
+
+const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A `duration` setting (30s, 15m, 1h...) in milliseconds. */
+export function durationMs(value: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(value);
+  if (!match) throw new Error(`not a duration such as 30s, 15m, 1h or 1d: ${value}`);
+  return Number(match[1]) * unitMs[match[2] as keyof typeof unitMs];
+}

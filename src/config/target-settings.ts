@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flag, httpUrl } from './setting-types.js';
+import { duration, durationMs, flag, httpUrl } from './setting-types.js';
 
 // The settings of the accounting targets that are vendors' software (Tryton, QuickBooks Online, Xero): part of
 // src/config/settings.ts's schema, kept here so that file stays one screenful of booksync's own settings.
@@ -109,6 +109,12 @@ export const targetSettings = {
     .optional()
     .describe(
       "The Xero TaxType put on every line of the invoices, bills, credit notes and bank transactions booksync writes, sent tax-exclusive: the service's amounts carry no tax (manual journals and overpayments, which record no sale, stay NoTax). It must be an active 0 % rate of the organisation's TaxRates for revenue and expenses: an unknown or taxed one stops start-up.",
+    ),
+  XERO_RATE_WINDOW: duration
+    .default('60s')
+    .refine((value) => !duration.safeParse(value).success || durationMs(value) >= 1_000, 'at least 1s')
+    .describe(
+      "The minute of Xero's rate limit as booksync counts it (60 calls a minute per organisation, less ten left to other callers): Xero's own is 60s. Shorter only beside a Xero double whose minute is as short (the tests do, to run a day's pushes without waiting out real minutes); against Xero a shorter window only earns 429 answers, which booksync then waits out.",
     ),
   XERO_TOKEN_FILE: z
     .string()

@@ -1,3 +1,4 @@
+import { durationMs } from '../config/setting-types.js';
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import type { AccountMapping } from '../targets/account-mapping.js';
@@ -61,6 +62,7 @@ export async function openXeroTarget(options: {
     accounts,
     matching: settings.TARGET_MATCHING,
     ...(settings.XERO_TAX_TYPE ? { taxType: settings.XERO_TAX_TYPE } : {}),
+    minuteMs: durationMs(settings.XERO_RATE_WINDOW),
     logger,
   });
 }

@@ -1,5 +1,6 @@
 import type { Account } from 'xero-node';
 import { CommandError } from '../cli/command.js';
+import { durationMs } from '../config/setting-types.js';
 import type { Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
 import { type AccountRole, parseAccountMapping } from '../targets/account-mapping.js';
@@ -49,7 +50,7 @@ async function readPlan(settings: Settings, logger: Logger): Promise<XeroRead> {
       baseUrl: settings.XERO_BASE_URL,
       tenantId,
       tokens: xero.tokenStore(tenantId, logger),
-      limiter: xeroLimiter(tenantId, logger),
+      limiter: xeroLimiter(tenantId, logger, durationMs(settings.XERO_RATE_WINDOW)),
       logger,
     });
     const body = await client.call('getAccounts', (api, t) => api.getAccounts(t));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BooksyncProcess } from '../support/booksync-start.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { XeroDouble } from '../support/xero/double.js';
+import { shortMinute, shortMinuteLimits } from '../support/xero/short-minute.js';
 
 // `npm run sandbox -- quickbooks|xero` (scripts/sandbox.ts), which an operator runs against an Intuit sandbox
 // company or a Xero demo company, here pointed at the doubles by their base URLs (QBO_BASE_URL, QBO_OAUTH_URL;
@@ -15,7 +16,7 @@ import { XeroDouble } from '../support/xero/double.js';
 // No latency: set-up's creates outrun QBO's ten a second, so the limiter waits mid-command (and the command must
 // not end there).
 const double = new QuickBooksDouble();
-const xero = new XeroDouble();
+const xero = new XeroDouble({ limits: shortMinuteLimits });
 const ports = new BooksyncProcess();
 const dataDirs: string[] = [];
 
@@ -87,6 +88,7 @@ describe('npm run sandbox', { timeout: 900_000 }, () => {
       XERO_TENANT_ID: tenantId,
       XERO_BASE_URL: xero.url,
       XERO_TOKEN_URL: `${xero.url}/connect/token`,
+      XERO_RATE_WINDOW: shortMinute.setting,
     });
     dataDirs.push(/data folder (\S+)/.exec(out)?.[1] ?? '');
     expect(code, out.slice(-4000)).toBe(0);

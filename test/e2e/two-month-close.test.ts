@@ -38,6 +38,7 @@ import {
 } from '../support/three-targets.js';
 import { startTryton, type TrytonServer } from '../support/tryton.js';
 import { markerTextOf, XeroDouble } from '../support/xero/double.js';
+import { shortMinuteLimits } from '../support/xero/short-minute.js';
 
 // The two-month scenario against the QuickBooks Online and Xero doubles and a real Tryton 8.2 on
 // PostgreSQL: the real `booksync start` (real Temporal, the embedded emulator, booksync's workflows and
@@ -62,7 +63,7 @@ const month1End = '2026-11-30';
 const month2Start = '2026-12-01';
 
 const qbo = new QuickBooksDouble({ latencyMs: 2 });
-const xero = new XeroDouble({ latencyMs: 2 });
+const xero = new XeroDouble({ latencyMs: 2, limits: shortMinuteLimits });
 const booksync = new BooksyncProcess();
 const adminToken = `admin-${Math.random().toString(36).slice(2)}-two-months`;
 let realmId: string;

@@ -16,6 +16,7 @@ import { type ConsentPage, connectByConsent } from './target-books-scenario.js';
 import { startTryton, type TrytonServer } from './tryton.js';
 import { waitFor } from './wait-for.js';
 import { markerTextOf, XeroDouble } from './xero/double.js';
+import { shortMinute, shortMinuteLimits } from './xero/short-minute.js';
 
 // ONE real `booksync start --no-demo` pushing to all three targets at once (ACCOUNTING_TARGET=tryton,quickbooks,
 // xero): a real Tryton on PostgreSQL and the QuickBooks and Xero doubles, connected by consent as an operator
@@ -120,6 +121,7 @@ export async function threeTargetsSettings(
     XERO_TOKEN_KEY: `${name}-the-refresh-token-is-sealed-with`,
     XERO_BASE_URL: xero.url,
     XERO_TOKEN_URL: `${xero.url}/connect/token`,
+    XERO_RATE_WINDOW: shortMinute.setting,
     XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
     XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
   };
@@ -140,7 +142,7 @@ export const quickbooksEntities = [
 
 export class ThreeTargets {
   readonly qbo = new QuickBooksDouble({ latencyMs: 1 });
-  readonly xero = new XeroDouble({ latencyMs: 1 });
+  readonly xero = new XeroDouble({ latencyMs: 1, limits: shortMinuteLimits });
   readonly booksync = new BooksyncProcess();
   readonly adminToken = `admin-${Math.random().toString(36).slice(2)}-three-targets`;
   readonly zone = 'UTC';

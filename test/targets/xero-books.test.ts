@@ -18,6 +18,7 @@ import {
   type TargetChart,
 } from '../support/target-books-scenario.js';
 import { markerTextOf, XeroDouble } from '../support/xero/double.js';
+import { shortMinute, shortMinuteLimits } from '../support/xero/short-minute.js';
 
 /** Four times the stack's longest wait between push attempts (PUSH_RETRY_MAX_INTERVAL, 5 s in these tests). */
 const outageMs = 20_000;
@@ -32,7 +33,7 @@ const outageMs = 20_000;
 // its index write, every event delivered twice more, a 429 storm, an outage of several push attempts and a revoked connection,
 // never more than 5 requests in flight or 60 a minute (counted by the double).
 
-const double = new XeroDouble({ accessTokenTtlMs: 20_000, latencyMs: 2 });
+const double = new XeroDouble({ accessTokenTtlMs: 20_000, latencyMs: 2, limits: shortMinuteLimits });
 const booksync = new BooksyncProcess();
 let tenantId: string;
 /** The consent address `booksync targets connect xero` printed last. */
@@ -135,6 +136,7 @@ const settings = async (): Promise<NodeJS.ProcessEnv> => ({
   XERO_TOKEN_KEY: 'e2e-secret-the-refresh-token-is-sealed-with',
   XERO_BASE_URL: double.url,
   XERO_TOKEN_URL: `${double.url}/connect/token`,
+  XERO_RATE_WINDOW: shortMinute.setting,
   XERO_CONSENT_URL: 'https://login.xero.com/identity/connect/authorize',
   XERO_REDIRECT_URI: `http://127.0.0.1:${await freePort()}/xero/callback`,
 });

@@ -65,12 +65,15 @@ export interface XeroTargetOptions {
   lockTtlMs?: number;
   /** The TaxType on booksync's lines (XERO_TAX_TYPE); unset: the organisation's no-tax rate (tax-rates.ts). */
   taxType?: string;
+  /** The minute of Xero's rate limit as counted (XERO_RATE_WINDOW); Xero's 60 s when absent. */
+  minuteMs?: number;
 }
 
 /** The tenant's worker-wide limiter: Xero's 60 a minute, 5 at once, the tier's day in a rolling 24 hours. */
-export function xeroLimiter(tenantId: string, logger?: Logger): RealmLimiter {
+export function xeroLimiter(tenantId: string, logger?: Logger, minuteMs?: number): RealmLimiter {
   return companyLimiter('xero', tenantId, {
     ...XERO_LIMITS,
+    ...(minuteMs ? { windowMs: minuteMs } : {}),
     // Xero counts every caller of the organisation in its minute; this worker's limiter sees only its own.
     // Ten calls a minute are left to the others: `booksync targets connect xero` verifying the connection
     // from its own process, and a restarted worker whose predecessor's calls still count (CI saw the connect
@@ -97,7 +100,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
       baseUrl: options.baseUrl,
       tenantId: options.tenantId,
       tokens: options.tokenStore,
-      limiter: options.limiter ?? xeroLimiter(options.tenantId, options.logger),
+      limiter: options.limiter ?? xeroLimiter(options.tenantId, options.logger, options.minuteMs),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     this.ctx = {
