@@ -182,8 +182,9 @@ export class BooksyncProcess {
   }
 
   /**
-   * Until the books are settled: no workflow of the stack has an activity pending (an activity of a worker
-   * killed mid-flight is retried only once its timeout passed: its entries come that late) and then nothing is
+   * Until the books are settled: no workflow of the stack has a signal to handle or an activity pending (an
+   * activity of a worker killed mid-flight is retried only once its timeout passed: its entries come that
+   * late) and then nothing is
    * PENDING at the (first) target. What a count of the books is taken after.
    */
   async untilSettled(ms = 300_000): Promise<TargetSummary> {
@@ -195,7 +196,9 @@ export class BooksyncProcess {
         const busy: string[] = [];
         for await (const info of client.workflow.list({ query: 'ExecutionStatus="Running"' })) {
           const described = await client.workflow.getHandle(info.workflowId, info.runId).describe();
-          if ((described.raw.pendingActivities?.length ?? 0) > 0) busy.push(info.workflowId);
+          // A signal not handled yet is a pending workflow task; what it asks for, pending activities.
+          const { pendingActivities, pendingWorkflowTask } = described.raw;
+          if ((pendingActivities?.length ?? 0) > 0 || pendingWorkflowTask) busy.push(info.workflowId);
         }
         if (busy.length === 0) break;
         if (Date.now() > deadline) throw new Error(`activities still pending in ${busy.join(', ')}`);
