@@ -19,7 +19,9 @@ import type { CreditApplication, DocumentApplication } from './target-port.js';
 // amount on its invoices together, as the service says), what no document still owes staying the customer's
 // credit; money (a receivable credit of a payment, an external payment, a check application) settles oldest
 // first; a reversal gives back what the money it reverses had settled, or closes what is left of the
-// document it reverses (its credit note applied to it).
+// document it reverses (its credit note applied to it). Money reversed in a later month than it was booked
+// (after a close) is owed again on a document of the reversal's own, the documents it paid staying paid in
+// their month, as every target books it (reopensOnItsOwn): later money and lowerings settle that document.
 
 /** What a receivable document still owes, in the order the link's documents were booked. */
 type OpenDocuments = Map<string, number>;
@@ -66,6 +68,41 @@ interface LinkState {
   ownInvoice: string | null;
   /** What a reversal's reopened documents took of the waiting credits, by the reversal's key. */
   reapplied: Map<string, CreditApplication[]>;
+  /** A reversal that reopened money on a document of its own: the one document that money had settled. */
+  reopened: Map<string, string>;
+}
+
+/**
+ * Whether a reversal of money reopens what that money settled on a document of its own rather than on the
+ * documents themselves: the money was booked in an earlier month than its reversal (a reversal after a
+ * close is dated in the open period), so no target cancels it in place (closed-periods.ts reversesInPlace)
+ * and the documents it paid stay paid in their month: QuickBooks' charge invoice (the bounced-payment
+ * invoice), Xero's ACCREC invoice of the dishonoured payment, both keyed by the reversal. Tryton owes it
+ * again on the invoice the money paid (owed-again.ts: the reversal one of its additional moves), which
+ * `reopens` names. A reversal in the money's own month reopens the documents it paid, as before.
+ */
+function reopensOnItsOwn(original: BookedEntry, reversal: BookedEntry): boolean {
+  return (
+    moneyKinds.has(keyPrefix(baseKey(original.key))) &&
+    original.date.slice(0, 7) !== reversal.date.slice(0, 7)
+  );
+}
+
+/** What the reversed money settled, owed again on the reversal's own document (reopensOnItsOwn). */
+function reopenOnItsOwn(state: LinkState, reversal: string, given: readonly DocumentApplication[]): void {
+  const cents = given.reduce((sum, a) => sum + a.amountCents, 0);
+  if (cents <= 0) return;
+  state.open.set(reversal, (state.open.get(reversal) ?? 0) + cents);
+  const [only] = given;
+  if (given.length === 1 && only) state.reopened.set(reversal, only.key);
+}
+
+/** The split as a target receives it: a part on a reversal's own document names what it reopened. */
+function withReopened(applied: DocumentApplication[], state: LinkState): DocumentApplication[] {
+  return applied.map((a) => {
+    const reopens = state.reopened.get(a.key);
+    return reopens ? { ...a, reopens } : a;
+  });
 }
 
 /** Replays the link's entries booked before `untilId` (none past it). */
@@ -76,6 +113,7 @@ function replayLink(linkEntries: readonly BookedEntry[], untilId: number): LinkS
     waiting: new Map(),
     ownInvoice: null,
     reapplied: new Map(),
+    reopened: new Map(),
   };
   const { open, settledBy, waiting } = state;
   for (const entry of [...linkEntries].sort((a, b) => a.id - b.id)) {
@@ -86,7 +124,9 @@ function replayLink(linkEntries: readonly BookedEntry[], untilId: number): LinkS
       const given = settledBy.get(entry.reverses);
       waiting.delete(entry.reverses);
       if (given) {
-        for (const { key, amountCents } of given) open.set(key, (open.get(key) ?? 0) + amountCents);
+        const original = linkEntries.find((e) => e.key === entry.reverses);
+        if (original && reopensOnItsOwn(original, entry)) reopenOnItsOwn(state, entry.key, given);
+        else for (const { key, amountCents } of given) open.set(key, (open.get(key) ?? 0) + amountCents);
         settledBy.delete(entry.reverses);
         // What the reversal reopened takes the customer's credit a lowering left, as a bookkeeper applies
         // it again (the link's own invoice first): the documents owe the service's remainder.
@@ -132,10 +172,10 @@ export function applicationsOf(
   const received = -receivableOf(money);
   if (money.reverses !== null || received <= 0 || !creditKinds.has(keyPrefix(baseKey(money.key))))
     return null;
-  const { open, ownInvoice } = replayLink(linkEntries, money.id);
+  const state = replayLink(linkEntries, money.id);
   const lowering = keyPrefix(baseKey(money.key)) === 'invoice-adjustment';
-  const { applied, unapplied } = settle(open, received, lowering ? ownInvoice : null);
-  return { applied, unappliedCents: unapplied };
+  const { applied, unapplied } = settle(state.open, received, lowering ? state.ownInvoice : null);
+  return { applied: withReopened(applied, state), unappliedCents: unapplied };
 }
 
 /**

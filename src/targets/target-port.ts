@@ -154,6 +154,13 @@ export interface CreditApplication {
 export interface DocumentApplication {
   key: string;
   amountCents: number;
+  /**
+   * When `key` is a reversal of money in an earlier month than the reversal (its amount owed again on a
+   * document of its own: QuickBooks' and Xero's charge invoice of it), the one document that money had
+   * settled, which a target owing it again there (Tryton's invoice, the reversal an additional move of it)
+   * applies the part to.
+   */
+  reopens?: string;
 }
 
 /**

@@ -153,17 +153,6 @@ export const reusableSlipAndClose: readonly Step[] = [
 const partOf = (whole: number, part: 'full' | number) =>
   part === 'full' ? whole : Math.max(1, Math.floor((whole * part) / 100));
 
-/**
- * Whether money or a lowering on the link is left out: once money the link received in the closed month was
- * reversed after the close, QuickBooks and Xero owe the reopened amount on the reversal's charge invoice while
- * the link's invoice stays paid, but the split of later money and lowerings over the link's documents
- * (src/targets/applications.ts) gives it back to the link's invoice: QuickBooks refuses the payment (it
- * applies more than that invoice's open balance of 0) and a lowering's credit stays unapplied at both. A gap
- * of the product, left out until the split knows such a reversal is a document of its own.
- */
-const reopenedOnChargeInvoice = (world: OpenAmountsWorld, link: LinkState) =>
-  world.reversedAcrossClose(link.id);
-
 /** Does the step at the service and books it; false when it did not apply (nothing to act on, or the service refused it). */
 export async function run(world: OpenAmountsWorld, step: Step): Promise<boolean> {
   const link = 'link' in step ? world.links[step.link % Math.max(1, world.links.length)] : undefined;
@@ -180,9 +169,6 @@ export async function run(world: OpenAmountsWorld, step: Step): Promise<boolean>
         return true;
       case 'amount': {
         if (!link) return false;
-        const own = await world.service.getPaymentLink(link.id);
-        const lowered = step.cents < own.requestedAmountCents - own.debitMemoAmountCents;
-        if (lowered && (await reopenedOnChargeInvoice(world, link))) return false;
         // Also below what the link's money already covers: the lowering's credit beyond what the invoices
         // owe is the customer's, applied again to the invoices a later reversal reopens.
         await world.changeAmount(link, Math.max(step.cents, 1));
@@ -193,7 +179,7 @@ export async function run(world: OpenAmountsWorld, step: Step): Promise<boolean>
         await world.addDebitMemo(link, step.cents);
         return true;
       case 'pay': {
-        if (!link || (await reopenedOnChargeInvoice(world, link))) return false;
+        if (!link) return false;
         const left = await world.remainderOf(link.id);
         // Over what is left: the service refuses it (a payer cannot pay more than the link asks).
         const amount = step.part === 'over' ? Math.max(left, 0) + 1 : left > 0 ? partOf(left, step.part) : 1;
@@ -214,7 +200,7 @@ export async function run(world: OpenAmountsWorld, step: Step): Promise<boolean>
         return true;
       }
       case 'external': {
-        if (!link || (await reopenedOnChargeInvoice(world, link))) return false;
+        if (!link) return false;
         const left = await world.remainderOf(link.id);
         if (left <= 0) return false;
         await world.externalPayment(link, partOf(left, step.part));
@@ -225,7 +211,7 @@ export async function run(world: OpenAmountsWorld, step: Step): Promise<boolean>
         return true;
       case 'apply': {
         const target = world.links[step.link % Math.max(1, world.links.length)];
-        if (!target || (await reopenedOnChargeInvoice(world, target))) return false;
+        if (!target) return false;
         const left = await world.remainderOf(target.id);
         // No check deposited yet: the business deposits one for what the link owes, then applies it.
         if (!deposit) await world.depositCheck(Math.max(left, 1_00));
@@ -257,7 +243,7 @@ export async function run(world: OpenAmountsWorld, step: Step): Promise<boolean>
         // A check received outside the service taken to the bank: the ones held in Checks To Deposit (after
         // an external payment on the link when none is held, a part of what it owes).
         if (await world.depositSlip(step.take)) return true;
-        if (!link || (await reopenedOnChargeInvoice(world, link))) return false;
+        if (!link) return false;
         const left = await world.remainderOf(link.id);
         if (left <= 0) return false;
         await world.externalPayment(link, partOf(left, step.part));

@@ -4,7 +4,6 @@ import { createActivities } from '../../activities/index.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { paymentsToDeposit } from '../../src/ledger/deposit-slips.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import { baseKey, keyPrefix } from '../../src/ledger/entry-key.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { ServiceError } from '../../src/service/errors.js';
@@ -320,26 +319,6 @@ export class OpenAmountsWorld {
         paidAt: new Date().toISOString().slice(0, 10),
       }),
     );
-  }
-
-  /**
-   * Whether money booked on the link in the closed month was reversed after the close (an ACH return, a
-   * returned check's application, a cancelled payment): QuickBooks and Xero then owe the reopened amount on a
-   * charge invoice of the reversal's own, the link's invoice staying paid.
-   */
-  async reversedAcrossClose(paymentLinkId: string): Promise<boolean> {
-    const through = this.closedThrough;
-    if (through === null) return false;
-    const entries = await this.ledger.entriesFor({ paymentLinkId });
-    const byKey = new Map(entries.map((e) => [e.key, e]));
-    return entries.some((e) => {
-      const original = e.reverses === null ? undefined : byKey.get(e.reverses);
-      return (
-        original !== undefined &&
-        original.date <= through &&
-        ['payment', 'external-payment', 'check-application'].includes(keyPrefix(baseKey(original.key)))
-      );
-    });
   }
 
   /** The day the books are at: today, or the first day after the closed month. */

@@ -177,3 +177,45 @@ describe('reapplicationsOf: a reversal reopens the documents, and the customer�
     ]);
   });
 });
+
+describe('applicationsOf: money reversed in a later month is owed again on the reversal’s own document', () => {
+  const inFebruary = (e: BookedEntry): BookedEntry => ({ ...e, date: '2026-02-03' });
+
+  it('a January payment returned in February: later money and a lowering go to the reversal, the invoice stays paid', () => {
+    const invoice = entry('invoice:pl_1', 12_000);
+    const payment = entry('payment:py_1', -12_000);
+    const returned = inFebruary(reversal(payment));
+    const book = [invoice, payment, returned];
+    const reopened = { key: returned.key, reopens: 'invoice:pl_1' };
+    const money = inFebruary(entry('external-payment:ep_1', -6_000));
+    expect(applicationsOf(money, [...book, money])).toEqual({
+      applied: [{ ...reopened, amountCents: 6_000 }],
+      unappliedCents: 0,
+    });
+    const lowering = inFebruary(entry('invoice-adjustment:pl_1:1', -7_000));
+    expect(applicationsOf(lowering, [...book, lowering])).toEqual({
+      applied: [{ ...reopened, amountCents: 7_000 }],
+      unappliedCents: 0,
+    });
+  });
+
+  it('a payment of the invoice and its memo returned next month: one document of the whole, naming none', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('debit-memo:dm_1', 2_500)];
+    const payment = entry('payment:py_1', -12_500);
+    const returned = inFebruary(reversal(payment));
+    book.push(payment, returned);
+    expect(applicationsOf(inFebruary(entry('payment:py_2', -13_000)), book)).toEqual({
+      applied: [{ key: returned.key, amountCents: 12_500 }],
+      unappliedCents: 500,
+    });
+  });
+
+  it('a reversal in the money’s own month reopens the documents it paid, as before', () => {
+    const book = [entry('invoice:pl_1', 12_000)];
+    const payment = entry('payment:py_1', -12_000);
+    book.push(payment, reversal(payment));
+    expect(applicationsOf(entry('payment:py_2', -6_000), book)?.applied).toEqual([
+      { key: 'invoice:pl_1', amountCents: 6_000 },
+    ]);
+  });
+});

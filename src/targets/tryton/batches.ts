@@ -150,7 +150,7 @@ interface SliceReads {
  */
 function settledBy(document: TargetDocument, context: PushContext): number[] {
   if (context.mayExist(document.key) || document.kind === 'reversal') return [];
-  const keys = [ownInvoiceKey(document), ...(document.settles?.applied ?? []).map((a) => a.key)];
+  const keys = [ownInvoiceKey(document), ...(document.settles?.applied ?? []).map((a) => a.reopens ?? a.key)];
   return keys.flatMap((key) => {
     if (key === null) return [];
     try {

@@ -193,10 +193,12 @@ async function partsSettled(
     return [{ invoice: await invoiceSettled(s, document, context, slice), cents: total }];
   // The push's context knows the link's own invoice (read from the index up front); a memo's or a reopened
   // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
-  // on the party and the memo open while the service says it is paid.
+  // on the party and the memo open while the service says it is paid. A reversal of an earlier month's
+  // money (`reopens`) owes it again on the invoice that money paid (owed-again.ts), not on a document of its own.
   const ids: (number | null)[] = [];
   for (const a of settles.applied) {
-    const record = context.pushed(a.key) ?? (await findByKey(s, a.key));
+    const key = a.reopens ?? a.key;
+    const record = context.pushed(key) ?? (await findByKey(s, key));
     const ref = record?.remoteIds.find((r) => r.startsWith('account.invoice,'));
     ids.push(ref ? Number(ref.split(',')[1]) : null);
   }
