@@ -144,18 +144,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
       ...codec,
       commandKeysFile: path.join(dataDir, 'command-keys.db'),
       writeOffs: { ledger: running.ledger, service },
-      console: consoleOptions(settings, {
-        ledger: running.ledger,
-        targetIndex: running.targetIndex,
-        reports: running.reports,
-        service,
-        temporalUiUrl: devServer?.uiUrl ?? null,
-        logger: logger.child({ component: 'console' }),
-        // The console's own password in the embedded stack (never the command API key's).
-        ...(emulator && !settings.CONSOLE_PASSWORD
-          ? { embeddedPassword: ensureEmbeddedConsolePassword(dataDir) }
-          : {}),
-      }),
+      console: stackConsole(settings, { running, service, devServer, embedded: !!emulator, dataDir, logger }),
       logger: logger.child({ component: 'ingress' }),
     });
     cleanups.push(() => ingress.close());
@@ -186,6 +175,33 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
  * The embedded emulator of the service (no SERVICE_BASE_URL), its webhook deliveries run as Temporal workflows
  * by a delivery worker of their own; their stops are added to `cleanups`.
  */
+/** The console's options in the stack: the worker's stores, and in the embedded stack its own password. */
+function stackConsole(
+  settings: Settings,
+  stack: {
+    running: { ledger: StoredLedger; targetIndex: TargetIndexStore; reports: ReportStore };
+    service: ServiceClient;
+    devServer: RunningDevServer | null | undefined;
+    embedded: boolean;
+    dataDir: string;
+    logger: Logger;
+  },
+) {
+  const { running, service, devServer, embedded, dataDir, logger } = stack;
+  return consoleOptions(settings, {
+    ledger: running.ledger,
+    targetIndex: running.targetIndex,
+    reports: running.reports,
+    service,
+    temporalUiUrl: devServer?.uiUrl ?? null,
+    logger: logger.child({ component: 'console' }),
+    // The console's own password in the embedded stack (never the command API key's).
+    ...(embedded && !settings.CONSOLE_PASSWORD
+      ? { embeddedPassword: ensureEmbeddedConsolePassword(dataDir) }
+      : {}),
+  });
+}
+
 async function startEmulatorWithDeliveries(
   parts: {
     settings: Settings;
