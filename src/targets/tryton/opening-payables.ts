@@ -4,7 +4,12 @@ import { ownerNote } from '../target-figures.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
 import { dateOf } from './json-rpc.js';
 import { type PlannedMove, planMove } from './moves.js';
-import { openingMoveOf, reconcileOpeningLine } from './opening-receivables.js';
+import {
+  openingMoveOf,
+  planOpeningMove,
+  pushOpeningMove,
+  reconcileOpeningLine,
+} from './opening-receivables.js';
 import { post } from './posting.js';
 import type { TrytonSession } from './session.js';
 
@@ -27,49 +32,21 @@ export function opensPayable(document: TargetDocument): boolean {
   );
 }
 
-/**
- * The opening document's move: planned as any move (its payable line on the vendor, on no invoice), the
- * payable line due as the bill is, its text naming the vendor's invoice number.
- */
-export async function planOpeningPayable(
+/** A bill's opening document's move (planOpeningMove). */
+export const planOpeningPayable = (
   s: TrytonSession,
   document: TargetDocument,
   accounts: Map<AccountRole, number>,
   context: PushContext,
-): Promise<PlannedMove> {
-  const planned = await planMove(s, document, accounts, context);
-  const payable = accounts.get('AccountsPayable');
-  const number = document.bill?.number;
-  const [[op, lines]] = planned.values.lines as [[string, Record<string, unknown>[]]];
-  const dated = lines.map((l) =>
-    l.account === payable
-      ? {
-          ...l,
-          maturity_date: dateOf(dueDateOf(document)),
-          ...(number ? { description: `${number} - ${String(l.description)}` } : {}),
-        }
-      : l,
-  );
-  return { ...planned, values: { ...planned.values, lines: [[op, dated]] } };
-}
+) => planOpeningMove(s, document, accounts, context, 'AccountsPayable');
 
-/** The opening document as a posted move. */
-export async function pushOpeningPayable(
+/** A bill's opening document as a posted move. */
+export const pushOpeningPayable = (
   s: TrytonSession,
   document: TargetDocument,
   accounts: Map<AccountRole, number>,
   context: PushContext,
-): Promise<PushResult> {
-  const planned = await planOpeningPayable(s, document, accounts, context);
-  const [id] = await s.rpc.model<number[]>('account.move', 'create', [planned.values]);
-  await post(s, document, { model: 'account.move', id: id as number });
-  return {
-    key: document.key,
-    remoteIds: [`account.move,${id}`],
-    contentHash: document.contentHash,
-    created: true,
-  };
-}
+) => pushOpeningMove(s, document, accounts, context, 'AccountsPayable');
 
 /** Whether money on the payable of a bill (a payment sent) may close the bill's opening payable (a move). */
 export function paysPayable(document: TargetDocument): boolean {

@@ -28,22 +28,26 @@ export function opensReceivable(document: TargetDocument): boolean {
   );
 }
 
+/** The side an opening document brings forward: an invoice's receivable or a bill's payable. */
+export type OpeningSide = 'AccountsReceivable' | 'AccountsPayable';
+
 /**
- * The opening document's move: planned as any move (its receivable line on the customer, on no invoice),
- * the receivable line due as the link is, its text naming the invoice's number.
+ * An opening document's move: planned as any move (its receivable or payable line on the party, on no
+ * invoice), that line due as the link or bill is, its text naming the invoice's or the vendor's number.
  */
-export async function planOpeningReceivable(
+export async function planOpeningMove(
   s: TrytonSession,
   document: TargetDocument,
   accounts: Map<AccountRole, number>,
   context: PushContext,
+  side: OpeningSide,
 ): Promise<PlannedMove> {
   const planned = await planMove(s, document, accounts, context);
-  const receivable = accounts.get('AccountsReceivable');
-  const number = document.invoice?.number;
+  const open = accounts.get(side);
+  const number = side === 'AccountsReceivable' ? document.invoice?.number : document.bill?.number;
   const [[op, lines]] = planned.values.lines as [[string, Record<string, unknown>[]]];
   const dated = lines.map((l) =>
-    l.account === receivable
+    l.account === open
       ? {
           ...l,
           maturity_date: dateOf(dueDateOf(document)),
@@ -54,14 +58,15 @@ export async function planOpeningReceivable(
   return { ...planned, values: { ...planned.values, lines: [[op, dated]] } };
 }
 
-/** The opening document as a posted move. */
-export async function pushOpeningReceivable(
+/** An opening document as a posted move. */
+export async function pushOpeningMove(
   s: TrytonSession,
   document: TargetDocument,
   accounts: Map<AccountRole, number>,
   context: PushContext,
+  side: OpeningSide,
 ): Promise<PushResult> {
-  const planned = await planOpeningReceivable(s, document, accounts, context);
+  const planned = await planOpeningMove(s, document, accounts, context, side);
   const [id] = await s.rpc.model<number[]>('account.move', 'create', [planned.values]);
   await post(s, document, { model: 'account.move', id: id as number });
   return {
@@ -71,6 +76,22 @@ export async function pushOpeningReceivable(
     created: true,
   };
 }
+
+/** An invoice's opening document's move (planOpeningMove). */
+export const planOpeningReceivable = (
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+) => planOpeningMove(s, document, accounts, context, 'AccountsReceivable');
+
+/** An invoice's opening document as a posted move. */
+export const pushOpeningReceivable = (
+  s: TrytonSession,
+  document: TargetDocument,
+  accounts: Map<AccountRole, number>,
+  context: PushContext,
+) => pushOpeningMove(s, document, accounts, context, 'AccountsReceivable');
 
 /**
  * The move of an opening document (`invoice:<link>`, `bill:<bill>`), when Tryton holds it as one (null when
