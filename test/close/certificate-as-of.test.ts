@@ -6,6 +6,7 @@ import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
 import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
+import { closeInput } from './close-fixtures.js';
 
 // The balances of a closed month re-made after the next month's events: the service's figures as
 // of the end of the period's last day in the books' time zone, from the dates its objects carry, against the
@@ -70,22 +71,7 @@ const received = (pid: string, date: string, amount: number, extra: Partial<Book
   );
 
 function certify(period: { from: string; to: string }, over: Partial<CloseInput>) {
-  return closeCertificate({
-    period,
-    asOf: '2026-03-02T18:00:00Z',
-    timeZone: zone,
-    links: [],
-    payments: [],
-    disbursements: [],
-    checkDeposits: [],
-    bills: [],
-    billPayments: [],
-    entries: [],
-    receivables: [],
-    payables: [],
-    targets: null,
-    ...over,
-  });
+  return closeCertificate(closeInput({ period, asOf: '2026-03-02T18:00:00Z', timeZone: zone }, over));
 }
 
 const figures = (cert: ReturnType<typeof certify>) =>

@@ -4,35 +4,15 @@ import { certificateHtml } from '../../src/close/certificate-html.js';
 import { certificateLines } from '../../src/close/certificate-text.js';
 import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
 import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
+import { bookedEntry, closeInput, dr } from './close-fixtures.js';
 
 // The certificate as a reconciliation: receivables and payables as of the period's end from the service's
 // records' own dates, the Operating Bank, revenue and fees of the period against the service's records, a
 // Processor Clearing below zero named, and what it proves and cannot. Every figure is worked out by hand.
 
 const january = { from: '2026-01-01', to: '2026-01-31' };
-let seq = 0;
-
-function entry(key: string, date: string, lines: [string, number][], links: EntryLinks): BookedEntry {
-  return {
-    id: ++seq,
-    key,
-    date,
-    description: key,
-    lines: lines.map(([account, amountCents]) => ({ account, amountCents })) as BookedEntry['lines'],
-    links,
-    reverses: null,
-    reversedBy: null,
-    contentHash: key,
-    createdAt: `${date}T00:00:00Z`,
-  };
-}
-
-const dr = (debit: string, credit: string, cents: number): [string, number][] => [
-  [debit, cents],
-  [credit, -cents],
-];
 
 const payment = (pid: string, day: string, amount: number, fee: number, over: Partial<Payment> = {}) =>
   ({
@@ -64,8 +44,13 @@ function invoicePaidInFebruary() {
   } as unknown as CloseInput['links'][number];
   const links = { paymentLinkId: 'pl_1' };
   const entries = [
-    entry('invoice:pl_1', '2026-01-10', dr(Accounts.AccountsReceivable, Accounts.Revenue, 100_00), links),
-    entry(
+    bookedEntry(
+      'invoice:pl_1',
+      '2026-01-10',
+      dr(Accounts.AccountsReceivable, Accounts.Revenue, 100_00),
+      links,
+    ),
+    bookedEntry(
       'payment:pay_feb',
       '2026-02-03',
       dr(Accounts.ProcessorClearing, Accounts.AccountsReceivable, 100_00),
@@ -74,31 +59,21 @@ function invoicePaidInFebruary() {
         paymentId: 'pay_feb',
       },
     ),
-    entry('payment-fee:pay_feb', '2026-02-03', dr(Accounts.ProcessingFees, Accounts.ProcessorClearing, 320), {
-      ...links,
-      paymentId: 'pay_feb',
-    }),
+    bookedEntry(
+      'payment-fee:pay_feb',
+      '2026-02-03',
+      dr(Accounts.ProcessingFees, Accounts.ProcessorClearing, 320),
+      {
+        ...links,
+        paymentId: 'pay_feb',
+      },
+    ),
   ];
   return { link, pay, entries };
 }
 
 function certify(over: Partial<CloseInput>, period = january) {
-  return closeCertificate({
-    period,
-    asOf: '2026-03-02T18:00:00Z',
-    timeZone: 'UTC',
-    links: [],
-    payments: [],
-    disbursements: [],
-    checkDeposits: [],
-    bills: [],
-    billPayments: [],
-    entries: [],
-    receivables: [],
-    payables: [],
-    targets: null,
-    ...over,
-  });
+  return closeCertificate(closeInput({ period, asOf: '2026-03-02T18:00:00Z' }, over));
 }
 
 describe('the certificate as a reconciliation', () => {
@@ -161,7 +136,7 @@ describe('the certificate as a reconciliation', () => {
       debitMemos: [],
     } as unknown as CloseInput['links'][number];
     const l = { paymentLinkId: 'pl_chk' };
-    const applied = entry(
+    const applied = bookedEntry(
       'check-application:ep_1',
       '2026-01-20',
       dr(Accounts.UnappliedCash, Accounts.AccountsReceivable, 400_00),
@@ -172,7 +147,7 @@ describe('the certificate as a reconciliation', () => {
       },
     );
     const reversal = {
-      ...entry(
+      ...bookedEntry(
         'reversal:check-application:ep_1',
         '2026-02-05',
         dr(Accounts.AccountsReceivable, Accounts.UnappliedCash, 400_00),
@@ -184,7 +159,7 @@ describe('the certificate as a reconciliation', () => {
       ),
       reverses: 'check-application:ep_1',
     };
-    const invoice = entry(
+    const invoice = bookedEntry(
       'invoice:pl_chk',
       '2026-01-15',
       dr(Accounts.AccountsReceivable, Accounts.Revenue, 400_00),
@@ -224,14 +199,19 @@ describe('the certificate as a reconciliation', () => {
     const links = { billId: 'bill_1', vendorId: 'ven_1' };
     const bp = { ...links, billPaymentId: 'bp_1' };
     const entries = [
-      entry('bill:bill_1', '2026-01-20', dr(Accounts.BillExpenses, Accounts.AccountsPayable, 500_00), links),
-      entry(
+      bookedEntry(
+        'bill:bill_1',
+        '2026-01-20',
+        dr(Accounts.BillExpenses, Accounts.AccountsPayable, 500_00),
+        links,
+      ),
+      bookedEntry(
         'bill-payment-sent:bp_1',
         '2026-02-02',
         dr(Accounts.AccountsPayable, Accounts.OutgoingPaymentsClearing, 500_00),
         bp,
       ),
-      entry(
+      bookedEntry(
         'bill-payment-paid:bp_1',
         '2026-02-02',
         dr(Accounts.OutgoingPaymentsClearing, Accounts.OperatingBank, 500_00),
@@ -258,26 +238,26 @@ describe('the certificate as a reconciliation', () => {
       paymentIds: [],
     } as unknown as Disbursement;
     const d = { disbursementId: 'dis_1' };
-    const pending = entry(
+    const pending = bookedEntry(
       'disbursement-pending:dis_1',
       '2026-01-12',
       dr(Accounts.PayoutsInTransit, Accounts.ProcessorClearing, 300_00),
       d,
     );
-    const paid = entry(
+    const paid = bookedEntry(
       'disbursement-paid:dis_1',
       '2026-01-14',
       dr(Accounts.OperatingBank, Accounts.PayoutsInTransit, 300_00),
       d,
     );
-    const slip = entry(
+    const slip = bookedEntry(
       'deposit-slip:1',
       '2026-01-20',
       dr(Accounts.OperatingBank, Accounts.ChecksToDeposit, 40_00),
       {},
     );
     const sale = payment('pay_1', '2026-01-05', 300_00, 0);
-    const saleEntry = entry(
+    const saleEntry = bookedEntry(
       'sale:pay_1',
       '2026-01-05',
       dr(Accounts.ProcessorClearing, Accounts.Revenue, 300_00),
@@ -333,7 +313,7 @@ describe('the certificate as a reconciliation', () => {
     const links = { billId: 'bill_2', vendorId: 'ven_1', billPaymentId: 'bp_2' };
     const reversed = (e: BookedEntry, day: string): [BookedEntry, BookedEntry] => {
       const back = {
-        ...entry(
+        ...bookedEntry(
           `reversal:${e.key}`,
           day,
           e.lines.map((l): [string, number] => [l.account, -l.amountCents]),
@@ -344,9 +324,14 @@ describe('the certificate as a reconciliation', () => {
       return [{ ...e, reversedBy: back.key }, back];
     };
     const entries = [
-      entry('bill:bill_2', '2026-01-05', dr(Accounts.BillExpenses, Accounts.AccountsPayable, 80_00), links),
+      bookedEntry(
+        'bill:bill_2',
+        '2026-01-05',
+        dr(Accounts.BillExpenses, Accounts.AccountsPayable, 80_00),
+        links,
+      ),
       ...reversed(
-        entry(
+        bookedEntry(
           'bill-payment-sent:bp_2',
           '2026-01-25',
           dr(Accounts.AccountsPayable, Accounts.OutgoingPaymentsClearing, 80_00),
@@ -355,7 +340,7 @@ describe('the certificate as a reconciliation', () => {
         '2026-02-03',
       ),
       ...reversed(
-        entry(
+        bookedEntry(
           'bill-payment-paid:bp_2',
           '2026-01-25',
           dr(Accounts.OutgoingPaymentsClearing, Accounts.OperatingBank, 80_00),
@@ -390,8 +375,8 @@ describe('the certificate as a reconciliation', () => {
     const sale = payment('pay_sale', '2026-01-20', 25_00, 105);
     const s = { paymentId: 'pay_sale' };
     const saleEntries = [
-      entry('sale:pay_sale', '2026-01-20', dr(Accounts.ProcessorClearing, Accounts.Revenue, 25_00), s),
-      entry(
+      bookedEntry('sale:pay_sale', '2026-01-20', dr(Accounts.ProcessorClearing, Accounts.Revenue, 25_00), s),
+      bookedEntry(
         'payment-fee:pay_sale',
         '2026-01-20',
         dr(Accounts.ProcessingFees, Accounts.ProcessorClearing, 105),
@@ -419,7 +404,7 @@ describe('the certificate as a reconciliation', () => {
     // The sale's fee not booked: fees are short; a link lowered to 80.00 in February (an adjustment the
     // service keeps no history of) is explained in February, and January's invoice of 100.00 stays.
     const lowered = { ...link, requestedAmountCents: 80_00 };
-    const adjustment = entry(
+    const adjustment = bookedEntry(
       'invoice-adjustment:pl_1:1',
       '2026-02-10',
       [
@@ -497,20 +482,20 @@ describe('the certificate as a reconciliation', () => {
     const p = { paymentId: 'pay_1' };
     const d = { disbursementId: 'dis_1' };
     const entries = [
-      entry('sale:pay_1', '2026-01-05', dr(Accounts.ProcessorClearing, Accounts.Revenue, 100_00), p),
-      entry(
+      bookedEntry('sale:pay_1', '2026-01-05', dr(Accounts.ProcessorClearing, Accounts.Revenue, 100_00), p),
+      bookedEntry(
         'disbursement-pending:dis_1',
         '2026-01-06',
         dr(Accounts.PayoutsInTransit, Accounts.ProcessorClearing, 100_00),
         d,
       ),
-      entry(
+      bookedEntry(
         'disbursement-paid:dis_1',
         '2026-01-07',
         dr(Accounts.OperatingBank, Accounts.PayoutsInTransit, 100_00),
         d,
       ),
-      entry('refund:re_1', '2026-01-20', dr(Accounts.Refunds, Accounts.ProcessorClearing, 30_00), {
+      bookedEntry('refund:re_1', '2026-01-20', dr(Accounts.Refunds, Accounts.ProcessorClearing, 30_00), {
         ...p,
         refundId: 're_1',
       }),

@@ -7,6 +7,7 @@ import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
 import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
 import { monthBefore } from '../../workflows/period-close.js';
+import { closeInput } from './close-fixtures.js';
 
 // The certificate's rules on hand-made objects and entries: skip reasons, duplicates, amounts, orphans,
 // payables per bill and the accounting targets' index. Every figure is worked out by hand.
@@ -57,22 +58,7 @@ const payment = (
   }) as unknown as Payment;
 
 function input(over: Partial<CloseInput>): CloseInput {
-  return {
-    period,
-    asOf: '2026-04-01T00:00:00Z',
-    timeZone: 'UTC',
-    links: [],
-    payments: [],
-    disbursements: [],
-    checkDeposits: [],
-    bills: [],
-    billPayments: [],
-    entries: [],
-    receivables: [],
-    payables: [],
-    targets: null,
-    ...over,
-  };
+  return closeInput({ period, asOf: '2026-04-01T00:00:00Z' }, over);
 }
 
 describe('the completeness certificate', () => {

@@ -7,6 +7,7 @@ import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../../src/ledger/entry.js';
 import { disbursementEntries } from '../../src/ledger/mapping/index.js';
 import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
+import { closeInput } from './close-fixtures.js';
 
 // The period's figures when payouts land in two bank accounts: a payout to an account PAYOUT_BANK_ACCOUNTS
 // names is compared on Payout Bank, every other on Operating Bank, each against the service's disbursements
@@ -80,22 +81,7 @@ function january2026(mappedWith: readonly string[]) {
 }
 
 function input(over: Partial<CloseInput>): CloseInput {
-  return {
-    period: january,
-    asOf: '2026-02-02T18:00:00Z',
-    timeZone: 'UTC',
-    links: [],
-    payments: [],
-    disbursements: [],
-    checkDeposits: [],
-    bills: [],
-    billPayments: [],
-    entries: [],
-    receivables: [],
-    payables: [],
-    targets: null,
-    ...over,
-  };
+  return closeInput({ period: january, asOf: '2026-02-02T18:00:00Z' }, over);
 }
 
 const rows = (c: CloseInput) =>

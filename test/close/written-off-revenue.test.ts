@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { closeCertificate } from '../../src/close/certificate.js';
 import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
+import { bookedEntry, closeInput, dr } from './close-fixtures.js';
 
 // The certificate's revenue check with a receivable written off (booksync link write-off): the service's own
 // amount of the link is lowered, the books keep Revenue whole and book the lowering to Bad Debt, an expense.
@@ -10,45 +10,9 @@ import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
 // and Write-offs) lowers the books' revenue as the service's, also when the link was invoiced in the period.
 
 const january = { from: '2026-01-01', to: '2026-01-31' };
-let seq = 0;
-
-function entry(key: string, date: string, lines: [string, number][], links: EntryLinks): BookedEntry {
-  return {
-    id: ++seq,
-    key,
-    date,
-    description: key,
-    lines: lines.map(([account, amountCents]) => ({ account, amountCents })) as BookedEntry['lines'],
-    links,
-    reverses: null,
-    reversedBy: null,
-    contentHash: key,
-    createdAt: `${date}T00:00:00Z`,
-  };
-}
-
-const dr = (debit: string, credit: string, cents: number): [string, number][] => [
-  [debit, cents],
-  [credit, -cents],
-];
 
 function certify(over: Partial<CloseInput>, period = january) {
-  return closeCertificate({
-    period,
-    asOf: '2026-03-02T18:00:00Z',
-    timeZone: 'UTC',
-    links: [],
-    payments: [],
-    disbursements: [],
-    checkDeposits: [],
-    bills: [],
-    billPayments: [],
-    entries: [],
-    receivables: [],
-    payables: [],
-    targets: null,
-    ...over,
-  });
+  return closeCertificate(closeInput({ period, asOf: '2026-03-02T18:00:00Z' }, over));
 }
 
 const links = { paymentLinkId: 'pl_1' };
@@ -63,14 +27,14 @@ const link = (requested: number) =>
     externalPayments: [],
     debitMemos: [],
   }) as unknown as CloseInput['links'][number];
-const invoice = entry(
+const invoice = bookedEntry(
   'invoice:pl_1',
   '2026-01-10',
   dr(Accounts.AccountsReceivable, Accounts.Revenue, 100_00),
   links,
 );
 const lowering = (date: string, account: string) =>
-  entry(
+  bookedEntry(
     'invoice-adjustment:pl_1:1',
     date,
     [
