@@ -66,7 +66,10 @@ interface LinkState {
   /** A lowering's credit no document owed when it was booked (the customer's credit), by its key. */
   waiting: Map<string, number>;
   ownInvoice: string | null;
-  /** What a reversal's reopened documents took of the waiting credits, by the reversal's key. */
+  /**
+   * What a reversal's reopened documents, or a charge's document, took of the waiting credits, by the
+   * reversal's or the charge's key.
+   */
   reapplied: Map<string, CreditApplication[]>;
   /** A reversal that reopened money on a document of its own: the one document that money had settled. */
   reopened: Map<string, string>;
@@ -105,6 +108,23 @@ function withReopened(applied: DocumentApplication[], state: LinkState): Documen
   });
 }
 
+/**
+ * The lowerings' credits waiting (no document owed them when booked) applied to what the link's documents
+ * owe now (the link's own invoice first), recorded as what entry `by` (a reversal reopening documents, a
+ * charge opening one) made them take.
+ */
+function takeWaiting(state: LinkState, by: string): void {
+  const again: CreditApplication[] = [];
+  for (const [credit, cents] of state.waiting) {
+    const { applied, unapplied } = settle(state.open, cents, state.ownInvoice);
+    if (applied.length === 0) continue;
+    state.settledBy.set(credit, [...(state.settledBy.get(credit) ?? []), ...applied]);
+    state.waiting.set(credit, unapplied);
+    again.push({ credit, applied });
+  }
+  if (again.length > 0) state.reapplied.set(by, again);
+}
+
 /** Replays the link's entries booked before `untilId` (none past it). */
 function replayLink(linkEntries: readonly BookedEntry[], untilId: number): LinkState {
   const state: LinkState = {
@@ -130,15 +150,7 @@ function replayLink(linkEntries: readonly BookedEntry[], untilId: number): LinkS
         settledBy.delete(entry.reverses);
         // What the reversal reopened takes the customer's credit a lowering left, as a bookkeeper applies
         // it again (the link's own invoice first): the documents owe the service's remainder.
-        const again: CreditApplication[] = [];
-        for (const [credit, cents] of waiting) {
-          const { applied, unapplied } = settle(open, cents, state.ownInvoice);
-          if (applied.length === 0) continue;
-          settledBy.set(credit, [...(settledBy.get(credit) ?? []), ...applied]);
-          waiting.set(credit, unapplied);
-          again.push({ credit, applied });
-        }
-        if (again.length > 0) state.reapplied.set(entry.key, again);
+        takeWaiting(state, entry.key);
       } else if (open.has(entry.reverses)) {
         // A document reversed: its credit note settles what it still owes (the rest, if it was paid in part,
         // stays the customer's credit at the target, as the ledger's receivable says).
@@ -150,6 +162,9 @@ function replayLink(linkEntries: readonly BookedEntry[], untilId: number): LinkS
     if (receivable > 0) {
       if (kind === 'invoice') state.ownInvoice = entry.key;
       open.set(entry.key, (open.get(entry.key) ?? 0) + receivable);
+      // A charge on the link (a raise, a memo, a reopened amount) takes the customer's credit a lowering
+      // left, as a bookkeeper applies it to the new charge: the link owes the service's remainder.
+      if (kind !== 'invoice') takeWaiting(state, entry.key);
     } else if (receivable < 0 && creditKinds.has(kind)) {
       const lowering = kind === 'invoice-adjustment';
       const { applied, unapplied } = settle(open, -receivable, lowering ? state.ownInvoice : null);
@@ -179,14 +194,14 @@ export function applicationsOf(
 }
 
 /**
- * For a reversal of money on the link (a payment returned, refunded, voided): the lowerings' credits the
- * customer held (no document owed them when booked) that the documents it reopens take again, each with its
- * split; none when there is no such credit.
+ * The lowerings' credits the customer held (no document owed them when booked) that an entry makes the
+ * link's documents take, each with its split: for a reversal of money on the link (a payment returned,
+ * refunded, voided), the documents it reopens; for a charge on the link (a raise, a memo, a reopened
+ * amount), its own document. None for any other entry, or when there is no such credit.
  */
 export function reapplicationsOf(
-  reversal: Pick<BookedEntry, 'id' | 'key' | 'reverses'>,
+  entry: Pick<BookedEntry, 'id' | 'key'>,
   linkEntries: readonly BookedEntry[],
 ): CreditApplication[] {
-  if (reversal.reverses === null) return [];
-  return replayLink(linkEntries, reversal.id + 1).reapplied.get(reversal.key) ?? [];
+  return replayLink(linkEntries, entry.id + 1).reapplied.get(entry.key) ?? [];
 }

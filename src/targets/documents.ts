@@ -177,6 +177,12 @@ const moneyOnLink = new Set<DocumentKind>([
   'invoice-adjustment',
 ]);
 
+/**
+ * The kinds charging a link besides its own invoice, which take the customer's credit a lowering left
+ * (TargetDocument.reapplies): a memo and a reopened amount; a raise is an `invoice-adjustment`.
+ */
+const chargeOnLink = new Set<DocumentKind>(['debit-memo', 'refund-reopen']);
+
 export class UnknownDocumentKindError extends Error {
   override readonly name = 'UnknownDocumentKindError';
 }
@@ -335,11 +341,12 @@ export async function documentFor(
     };
     const customerId = entry.links.customerId ?? link.customerId;
     if (customerId) document.customer = await references.customer(customerId);
-    if (entry.reverses === null && moneyOnLink.has(kind)) {
-      const settles = applicationsOf(entry, await entries.entriesFor({ paymentLinkId }));
+    if (entry.reverses !== null || moneyOnLink.has(kind) || chargeOnLink.has(kind)) {
+      const linkEntries = await entries.entriesFor({ paymentLinkId });
+      const settles = entry.reverses === null && moneyOnLink.has(kind) && applicationsOf(entry, linkEntries);
       if (settles) document.settles = settles;
-    } else if (entry.reverses !== null) {
-      const again = reapplicationsOf(entry, await entries.entriesFor({ paymentLinkId }));
+      // A reversal of money, or a charge on the link (a raise too): the lowerings' credits its documents take.
+      const again = settles ? [] : reapplicationsOf(entry, linkEntries);
       if (again.length > 0) document.reapplies = again;
     }
   }

@@ -115,9 +115,10 @@ export interface TargetDocument {
    */
   settles?: { applied: DocumentApplication[]; unappliedCents: number };
   /**
-   * For a reversal of money received on a payment link: the customer's credit a lowering left (no document
-   * owed it when it was booked) that the documents the reversal reopens take again (applications.ts), so
-   * each document owes the service's remainder, as a bookkeeper applies the credit again.
+   * For a reversal of money received on a payment link, and a charge on the link (a raise, a memo, a
+   * reopened amount): the customer's credit a lowering left (no document owed it when it was booked) that
+   * the documents the reversal reopens, or the charge's own document, take (applications.ts), so each
+   * document owes the service's remainder, as a bookkeeper applies the credit to them.
    */
   reapplies?: CreditApplication[];
   /**

@@ -129,9 +129,11 @@ describe('applicationsOf: a lowering credits the link’s own invoice first, the
 
 describe('reapplicationsOf: a reversal reopens the documents, and the customer’s credit is applied to them again', () => {
   it('a raised link paid in full, lowered, the payment reversed: the lowering’s credit goes to the own invoice', () => {
+    // Made in posting order: the replay follows the entries' ids.
+    const book = [entry('invoice:pl_1', 100), entry('invoice-adjustment:pl_1:1', 1)];
     const payment = entry('payment:py_1', -101);
     const lowering = entry('invoice-adjustment:pl_1:2', -1);
-    const book = [entry('invoice:pl_1', 100), entry('invoice-adjustment:pl_1:1', 1), payment, lowering];
+    book.push(payment, lowering);
     expect(applicationsOf(lowering, book)).toEqual({ applied: [], unappliedCents: 1 });
     const undone = reversal(payment);
     book.push(undone);
@@ -175,6 +177,54 @@ describe('reapplicationsOf: a reversal reopens the documents, and the customer�
     expect(reapplicationsOf(again, book)).toEqual([
       { credit: 'invoice-adjustment:pl_1:1', applied: [{ key: 'invoice:pl_1', amountCents: 1_000 }] },
     ]);
+  });
+});
+
+describe('reapplicationsOf: a charge on the link takes the customer’s credit a lowering left', () => {
+  it('1.01 paid in full, lowered to 1.00, raised back to 1.01: the raise takes the lowering’s 0.01', () => {
+    const invoice = entry('invoice:pl_1', 101);
+    const payment = entry('payment:py_1', -101);
+    const lowering = entry('invoice-adjustment:pl_1:1', -1);
+    const raise = entry('invoice-adjustment:pl_1:2', 1);
+    const book = [invoice, payment, lowering, raise];
+    expect(applicationsOf(lowering, book)).toEqual({ applied: [], unappliedCents: 1 });
+    expect(applicationsOf(raise, book)).toBeNull();
+    expect(reapplicationsOf(raise, book)).toEqual([
+      {
+        credit: 'invoice-adjustment:pl_1:1',
+        applied: [{ key: 'invoice-adjustment:pl_1:2', amountCents: 1 }],
+      },
+    ]);
+    // Taken once: a reversal of the money after it reopens the invoice, with no credit left to apply again.
+    const undone = reversal(payment);
+    book.push(undone);
+    expect(reapplicationsOf(undone, book)).toEqual([]);
+  });
+
+  it('a memo and a reopened amount take it too, up to what each charges; the rest stays the customer’s', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('payment:py_1', -10_000)];
+    const lowering = entry('invoice-adjustment:pl_1:1', -3_000);
+    const memo = entry('debit-memo:dm_1', 2_000);
+    const reopened = entry('refund-reopen:rf_1', 5_000);
+    book.push(lowering, memo, reopened);
+    expect(reapplicationsOf(memo, book)).toEqual([
+      { credit: lowering.key, applied: [{ key: memo.key, amountCents: 2_000 }] },
+    ]);
+    expect(reapplicationsOf(reopened, book)).toEqual([
+      { credit: lowering.key, applied: [{ key: reopened.key, amountCents: 1_000 }] },
+    ]);
+    // The money after it pays what is left: 4,000 on the reopened amount.
+    expect(applicationsOf(entry('payment:py_2', -4_000), book)).toEqual({
+      applied: [{ key: reopened.key, amountCents: 4_000 }],
+      unappliedCents: 0,
+    });
+  });
+
+  it('no credit waiting: a raise takes nothing', () => {
+    const book = [entry('invoice:pl_1', 10_000), entry('invoice-adjustment:pl_1:1', -4_000)];
+    const raise = entry('invoice-adjustment:pl_1:2', 4_000);
+    book.push(raise);
+    expect(reapplicationsOf(raise, book)).toEqual([]);
   });
 });
 

@@ -25,8 +25,10 @@ export async function applied(
   context: PushContext,
 ): Promise<PushResult> {
   if (isCheckCreditApplied(doc)) return transferred(s, doc, result, context);
+  const made = parseRemoteId(result.remoteIds[0]);
+  if (doc.reapplies && made?.entity === 'Invoice') return reapplied(s, doc, result, context, made.id);
   if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
-  const memoRef = parseRemoteId(result.remoteIds[0]);
+  const memoRef = made;
   if (memoRef?.entity !== 'CreditMemo') return result;
   const memo = await s.client.read('CreditMemo', memoRef.id);
   const left = amountToCents(Number(memo.Balance ?? 0));
@@ -56,32 +58,37 @@ export async function applied(
 }
 
 /**
- * After a reversal of money on a link (a payment voided, refunded, returned): the credit a lowering left the
- * customer (its memo's Balance, applied to nothing while the link was paid) applied again to the invoices the
- * reversal reopened, as the ledger splits it (TargetDocument.reapplies), so each invoice's Balance is the
- * service's remainder. The application carries no booksync marker: it is no entry's document, only the
- * memo's use, and it is idempotent by QBO's own state (a memo with nothing left, an invoice owing nothing,
- * applies nothing).
+ * The credit a lowering left the customer (its memo's Balance, applied to nothing while the link was paid)
+ * applied to the invoices the ledger says take it (TargetDocument.reapplies): after a reversal of money on
+ * the link (a payment voided, refunded, returned), the invoices it reopened; for a charge on the link (a
+ * raise, a memo, a reopened amount), its own charge Invoice (`charge`, its QBO id), as a bookkeeper applies
+ * the customer's credit to a new charge. So each invoice's Balance is the service's remainder. The
+ * application carries no booksync marker: it is no entry's document, only the memo's use, and it is
+ * idempotent by QBO's own state (a memo with nothing left, an invoice owing nothing, applies nothing).
  */
 export async function reapplied(
   s: QuickBooksSession,
   doc: TargetDocument,
   result: PushResult,
   context: PushContext,
+  charge?: string,
 ): Promise<PushResult> {
+  const own = (key: string) => (charge && key === doc.key ? { entity: 'Invoice', id: charge } : undefined);
   for (const { credit, applied: parts } of doc.reapplies ?? []) {
     const memoRef = await earlier(s, credit, context);
     if (memoRef?.entity !== 'CreditMemo') continue;
     const memo = await s.client.read('CreditMemo', memoRef.id);
     const left = amountToCents(Number(memo.Balance ?? 0));
     if (left <= 0 || isVoided(memo)) continue;
-    const { applied, state } = await invoicesOwing(s, parts, left, context);
+    const { applied, state } = await invoicesOwing(s, parts, left, context, () => undefined, own);
     if (applied.length === 0) continue;
     const plan = s.mapper.creditApplication(doc, applied, memoRef.id, memo.CustomerRef as Ref);
     const names = applied.map((a) => a.invoiceId).join(', ');
     const body = {
       ...plan.body,
-      PrivateNote: `applies credit memo ${memoRef.id} to invoice ${names} again, reopened by ${doc.key}`,
+      PrivateNote: charge
+        ? `applies credit memo ${memoRef.id} to invoice ${names}, charged by ${doc.key}`
+        : `applies credit memo ${memoRef.id} to invoice ${names} again, reopened by ${doc.key}`,
     };
     const payment = await s.client.write(plan.entity, body, {
       requestid: requestIdFor(
@@ -91,7 +98,9 @@ export async function reapplied(
     });
     s.options.logger?.info(
       { key: doc.key, creditMemo: memoRef.id, invoices: applied, payment: payment.Id },
-      'credit memo applied again to the reopened invoices in quickbooks',
+      charge
+        ? "credit memo applied to the link's charge invoice in quickbooks"
+        : 'credit memo applied again to the reopened invoices in quickbooks',
     );
   }
   return result;
@@ -100,7 +109,7 @@ export async function reapplied(
 /**
  * The link's invoices a credit of `credit` cents goes to, in the ledger's order (`parts`), each for as much as the
  * part says, the credit has left and the invoice still owes (read from QBO); `state` names what was read, for
- * the application's requestid.
+ * the application's requestid. `known`: an invoice this push holds already (none looked up).
  */
 async function invoicesOwing(
   s: QuickBooksSession,
@@ -108,12 +117,13 @@ async function invoicesOwing(
   credit: number,
   context: PushContext,
   hint: (key: string) => TargetDocument | undefined = () => undefined,
+  known: (key: string) => { entity: string; id: string } | undefined = () => undefined,
 ): Promise<{ applied: { invoiceId: string; cents: number }[]; state: string[] }> {
   const applied: { invoiceId: string; cents: number }[] = [];
   const state: string[] = [];
   let left = credit;
   for (const part of parts) {
-    const ref = await earlier(s, part.key, context, hint(part.key));
+    const ref = known(part.key) ?? (await earlier(s, part.key, context, hint(part.key)));
     if (ref?.entity !== 'Invoice') continue;
     const invoice = await s.client.read('Invoice', ref.id);
     const owed = amountToCents(Number(invoice.Balance ?? 0));

@@ -68,9 +68,12 @@ import { withTransfer } from './unapplied-cash.js';
 // lowering's memo applied), unapplied-cash.ts (an applied check's journal); they share look-ups.ts (find by
 // key), helpers.ts, and the session (session.ts: the client, the options and the caches of one target).
 
-/** A document whose push ends with a step after its create: a lowering's memo applied, a netted entry linked. */
+/**
+ * A document whose push ends with a step after its create: a lowering's memo applied, a charge taking the
+ * customer's credit, a netted entry linked.
+ */
 function needsStepAfterCreate(doc: TargetDocument): boolean {
-  return doc.kind !== 'reversal' && (doc.kind === 'invoice-adjustment' || !!doc.nettedBy);
+  return doc.kind !== 'reversal' && (doc.kind === 'invoice-adjustment' || !!doc.reapplies || !!doc.nettedBy);
 }
 
 export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {

@@ -9,7 +9,7 @@ import { noted, reversalNoted } from './payouts.js';
 import { type Body, itemErrors, parseRemoteId } from './records.js';
 
 // What a document pushed still needs at Xero: a lowered invoice's credit note allocated to the link's
-// invoices (README, "What appears in Xero": lowered amount), a payout's transfer noted with its receipts and
+// invoices (README, "What appears in Xero": lowered amount), and to a later charge's invoice, a payout's transfer noted with its receipts and
 // with a receipt reversed since (payouts.ts).
 
 /**
@@ -39,8 +39,19 @@ export async function settled(
     await reversalNoted(ctx, doc, context);
     return result;
   }
+  const made = parseRemoteId(result.remoteIds[0]);
+  if (doc.reapplies && made?.entity === 'Invoice') {
+    // A charge on the link (a raise, a memo, a reopened amount): the credit a lowering left the customer
+    // allocated to its invoice, as a bookkeeper applies it to a new charge.
+    for (const { credit, applied } of doc.reapplies) {
+      const found = await earlier(ctx, credit, context);
+      if (found?.entity === 'CreditNote')
+        await allocate(ctx, doc, found.id, applied, `${doc.key}:allocation:${credit}`, context, made.id);
+    }
+    return result;
+  }
   if (doc.kind !== 'invoice-adjustment' || !doc.invoice) return result;
-  const credit = parseRemoteId(result.remoteIds[0]);
+  const credit = made;
   if (credit?.entity !== 'CreditNote') return result;
   // The link's invoices the credit goes to, as the ledger applied it (its own first, then a raise's or a
   // memo's charge invoice); a lowering booked before that split, on the link's own invoice for all of it.
@@ -52,7 +63,8 @@ export async function settled(
 
 /**
  * Allocates what the credit note `creditId` has left to the link's invoices `parts` name, each up to what
- * the part says, the credit has left and the invoice still owes; nothing when no invoice owes.
+ * the part says, the credit has left and the invoice still owes; nothing when no invoice owes. `charge`:
+ * the Xero invoice of `doc` itself, made by this push (none looked up).
  */
 async function allocate(
   ctx: XeroContext,
@@ -61,13 +73,17 @@ async function allocate(
   parts: readonly DocumentApplication[],
   keyBase: string,
   context: PushContext,
+  charge?: string,
 ): Promise<void> {
   const note = await read(ctx, 'CreditNote', creditId);
   let remaining = amountToCents(Number(note?.remainingCredit ?? 0));
   if (remaining <= 0 || note?.status !== 'AUTHORISED') return;
   const allocations: { invoice: { invoiceID: string }; amount: number; date: string }[] = [];
   for (const part of parts) {
-    const ref = await earlier(ctx, part.key, context);
+    const ref =
+      charge && part.key === doc.key
+        ? { entity: 'Invoice', id: charge }
+        : await earlier(ctx, part.key, context);
     if (ref?.entity !== 'Invoice') continue;
     const invoice = await read(ctx, 'Invoice', ref.id);
     const due = amountToCents(Number(invoice?.amountDue ?? 0));

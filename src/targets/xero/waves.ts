@@ -71,7 +71,8 @@ async function prefetch(
 }
 
 /**
- * Lowered invoices' credit notes allocated to their invoices, once the slice's invoices exist; payouts'
+ * Lowered invoices' credit notes allocated to their invoices, and to a charge's invoice that takes their
+ * credit, once the slice's invoices exist; payouts'
  * transfers noted with the receipts they carry, and with a receipt reversed since, in the slice's order
  * (allocations.ts).
  */
@@ -86,7 +87,8 @@ async function settleAll(
     const after =
       doc.kind === 'invoice-adjustment' ||
       doc.kind === 'disbursement-pending' ||
-      (doc.kind === 'reversal' && (!!doc.reapplies || !!doc.carriedBy));
+      !!doc.reapplies ||
+      (doc.kind === 'reversal' && !!doc.carriedBy);
     if (after && outcome && !(outcome instanceof Error)) {
       outcomes[i] = await settled(ctx, doc, outcome, context).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),

@@ -346,3 +346,139 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(double.creates(c.realmId)).toBe(creates);
   });
 });
+
+/**
+ * A 1.01 link paid in full by card, lowered to 1.00 (0.01 of the customer's credit, the invoice paid),
+ * then raised back to 1.01: each document as the ledger gives it (applications.ts), the raise taking the
+ * lowering's credit (TargetDocument.reapplies).
+ */
+function raisedBack() {
+  const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const customer = { serviceId: `cus_${run}`, name: `Raised ${run}`, email: `${run}@raise.test` };
+  const invoice = { paymentLinkId: `pl_${run}`, number: `RB-${run}` };
+  const onLink = { invoice, customer, reference: `pl_${run}` };
+  const invoiceDoc: TargetDocument = {
+    key: `invoice:pl_${run}`,
+    kind: 'invoice',
+    date: '2026-11-02',
+    description: `Invoice for payment link pl_${run}`,
+    amountCents: 101,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: 101 },
+      { role: 'Revenue', amountCents: -101 },
+    ],
+    contentHash: hash('a'),
+    ...onLink,
+  };
+  const payment: TargetDocument = {
+    key: `payment:py_${run}`,
+    kind: 'payment',
+    date: '2026-11-03',
+    description: `Payment py_${run} received`,
+    amountCents: 101,
+    lines: [
+      { role: 'ProcessorClearing', amountCents: 101 },
+      { role: 'AccountsReceivable', amountCents: -101 },
+    ],
+    contentHash: hash('b'),
+    ...onLink,
+    reference: `py_${run}`,
+    settles: { applied: [{ key: invoiceDoc.key, amountCents: 101 }], unappliedCents: 0 },
+  };
+  const lowered: TargetDocument = {
+    key: `invoice-adjustment:pl_${run}:1`,
+    kind: 'invoice-adjustment',
+    date: '2026-11-04',
+    description: `Invoice for payment link pl_${run}: amount lowered to 100 cents`,
+    amountCents: 1,
+    lines: [
+      { role: 'DiscountsAndWriteOffs', amountCents: 1 },
+      { role: 'AccountsReceivable', amountCents: -1 },
+    ],
+    contentHash: hash('c'),
+    ...onLink,
+    settles: { applied: [], unappliedCents: 1 },
+  };
+  const raised: TargetDocument = {
+    key: `invoice-adjustment:pl_${run}:2`,
+    kind: 'invoice-adjustment',
+    date: '2026-11-05',
+    description: `Invoice for payment link pl_${run}: amount raised to 101 cents`,
+    amountCents: 1,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: 1 },
+      { role: 'Revenue', amountCents: -1 },
+    ],
+    contentHash: hash('d'),
+    ...onLink,
+    reapplies: [
+      { credit: lowered.key, applied: [{ key: `invoice-adjustment:pl_${run}:2`, amountCents: 1 }] },
+    ],
+  };
+  return { invoice: invoiceDoc, payment, lowered, raised, link: invoice.paymentLinkId };
+}
+
+describe('QuickBooks Online: a raise takes the credit a lowering left the customer', () => {
+  it('1.01 paid, lowered to 1.00, raised back to 1.01: the charge Invoice takes the memo’s 0.01, the link owes nothing', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const target = c.target();
+    const docs = raisedBack();
+    const { pushed, context } = recorder();
+    for (const doc of [docs.invoice, docs.payment, docs.lowered])
+      pushed.set(doc.key, await target.push(doc, context));
+    const memoId = idOf(pushed.get(docs.lowered.key)?.remoteIds[0]);
+    const memo = () => double.get(c.realmId, 'CreditMemo', memoId);
+    // The invoice was paid: the lowering's 0.01 stays the customer's credit.
+    expect(memo()?.Balance).toBe(0.01);
+
+    const raise = await target.push(docs.raised, context);
+    pushed.set(docs.raised.key, raise);
+    expect(raise.remoteIds).toHaveLength(1);
+    expect(raise.remoteIds[0]).toMatch(/^Invoice:/);
+    const chargeId = idOf(raise.remoteIds[0]);
+    const charge = () => double.get(c.realmId, 'Invoice', chargeId);
+    // Applied by a zero Payment linking the charge Invoice and the CreditMemo for 0.01 each.
+    const application = double
+      .all(c.realmId, 'Payment')
+      .find((p) => String(p.PrivateNote).includes(`charged by ${docs.raised.key}`));
+    expect(application).toMatchObject({ TotalAmt: 0 });
+    expect(application?.Line).toEqual([
+      { Amount: 0.01, LinkedTxn: [{ TxnId: chargeId, TxnType: 'Invoice' }] },
+      { Amount: 0.01, LinkedTxn: [{ TxnId: memoId, TxnType: 'CreditMemo' }] },
+    ]);
+    expect(charge()?.Balance).toBe(0);
+    expect(memo()?.Balance).toBe(0);
+    const invoices = double
+      .all(c.realmId, 'Invoice')
+      .filter((i) => [idOf(pushed.get(docs.invoice.key)?.remoteIds[0]), chargeId].includes(String(i.Id)));
+    expect(invoices.reduce((sum, i) => sum + Number(i.Balance), 0)).toBe(0);
+    expect((await target.figuresAsOf('2026-11-05')).openInvoices[docs.link] ?? 0).toBe(0);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(0);
+
+    // Pushed again, from a restarted worker that has no index: found by its marker, nothing applied twice.
+    const payments = double.all(c.realmId, 'Payment').length;
+    const again = await c
+      .target()
+      .push(docs.raised, { mayExist: () => true, refusals: () => 0, pushed: () => null });
+    expect(again).toMatchObject({ created: false, remoteIds: [raise.remoteIds[0]] });
+    expect(double.all(c.realmId, 'Payment')).toHaveLength(payments);
+    expect(charge()?.Balance).toBe(0);
+  });
+
+  it('in a batch: the four documents in one slice; the lowering’s credit taken by the raise once', async () => {
+    const c = quickBooksCompany(double, cipher);
+    const docs = raisedBack();
+    const slice = [docs.invoice, docs.payment, docs.lowered, docs.raised];
+    const context = { mayExist: () => true, refusals: () => 0, pushed: () => null };
+    const outcomes = await c.target().pushMany(slice, context);
+    for (const outcome of outcomes) expect(outcome).not.toBeInstanceOf(Error);
+    const [invoice, , memo, raise] = outcomes as RemoteRecord[];
+    for (const made of [invoice, raise])
+      expect(double.get(c.realmId, 'Invoice', idOf(made?.remoteIds[0]))?.Balance).toBe(0);
+    expect(double.get(c.realmId, 'CreditMemo', idOf(memo?.remoteIds[0]))?.Balance).toBe(0);
+    const payments = double.all(c.realmId, 'Payment').length;
+    const again = await c.target().pushMany(slice, context);
+    expect(again.map((o) => (o as { created?: boolean }).created)).toEqual([false, false, false, false]);
+    expect(double.all(c.realmId, 'Payment')).toHaveLength(payments);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
-import type { TargetDocument } from '../../../src/targets/target-port.js';
+import type { RemoteRecord, TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { XeroDouble } from '../../support/xero/double.js';
@@ -156,5 +156,108 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
       );
     expect(refused).toContain('The amount being allocated exceeds the amount outstanding on the invoice');
     expect(Number(double.get(org.tenantId, 'Invoices', invoiceId)?.AmountDue)).toBe(70);
+  });
+});
+
+/**
+ * A 1.01 link paid in full by card, lowered to 1.00 (0.01 of the customer's credit, the invoice paid),
+ * then raised back to 1.01: each document as the ledger gives it (applications.ts), the raise taking the
+ * lowering's credit (TargetDocument.reapplies).
+ */
+function raisedBack() {
+  const docs = documentsForContract();
+  const link = docs.invoice.invoice!.paymentLinkId;
+  const invoice: TargetDocument = {
+    ...docs.invoice,
+    amountCents: 101,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: 101 },
+      { role: 'Revenue', amountCents: -101 },
+    ],
+  };
+  const payment: TargetDocument = {
+    ...docs.payment,
+    amountCents: 101,
+    lines: [
+      { role: 'ProcessorClearing', amountCents: 101 },
+      { role: 'AccountsReceivable', amountCents: -101 },
+    ],
+    settles: { applied: [{ key: invoice.key, amountCents: 101 }], unappliedCents: 0 },
+  };
+  const lowering: TargetDocument = {
+    ...lowered(docs, 1),
+    date: '2026-11-04',
+    settles: { applied: [], unappliedCents: 1 },
+  };
+  const raisedKey = `invoice-adjustment:${link}:2`;
+  const raised: TargetDocument = {
+    ...docs.invoice,
+    key: raisedKey,
+    kind: 'invoice-adjustment',
+    date: '2026-11-05',
+    description: 'Invoice raised by 1 cent',
+    amountCents: 1,
+    lines: [
+      { role: 'AccountsReceivable', amountCents: 1 },
+      { role: 'Revenue', amountCents: -1 },
+    ],
+    contentHash: '2'.repeat(64),
+    reapplies: [{ credit: lowering.key, applied: [{ key: raisedKey, amountCents: 1 }] }],
+  };
+  return { invoice, payment, lowered: lowering, raised, link };
+}
+
+describe('Xero: a raise takes the credit a lowering left the customer', () => {
+  it('1.01 paid, lowered to 1.00, raised back to 1.01: the credit note’s 0.01 allocated to the raise’s invoice', async () => {
+    const org = organisation();
+    const docs = raisedBack();
+    const { pushed, context } = pushIndex({ mayExist: true });
+    for (const doc of [docs.invoice, docs.payment, docs.lowered])
+      pushed.set(doc.key, await org.target.push(doc, context));
+    const noteId = idOf(pushed.get(docs.lowered.key)?.remoteIds[0]);
+    const remaining = () => Number(double.get(org.tenantId, 'CreditNotes', noteId)?.RemainingCredit);
+    // The invoice was paid: the lowering's 0.01 stays the customer's credit.
+    expect(remaining()).toBe(0.01);
+
+    const raise = await org.target.push(docs.raised, context);
+    pushed.set(docs.raised.key, raise);
+    expect(raise.remoteIds[0]).toMatch(/^Invoice:/);
+    const due = (key: string) =>
+      Number(double.get(org.tenantId, 'Invoices', idOf(pushed.get(key)?.remoteIds[0]))?.AmountDue);
+    expect(due(docs.raised.key)).toBe(0);
+    expect(due(docs.invoice.key)).toBe(0);
+    expect(remaining()).toBe(0);
+    expect((await org.target.figuresAsOf('2026-11-30')).openInvoices[docs.link] ?? 0).toBe(0);
+
+    // Pushed again (a new process, the invoice found by its key): nothing allocated twice.
+    const again = await org.target.push(docs.raised, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: () => null,
+      closedThrough: null,
+    });
+    expect(again.created).toBe(false);
+    expect(due(docs.raised.key)).toBe(0);
+    expect(remaining()).toBe(0);
+  });
+
+  it('in a batch: the four documents in one slice; the credit allocated to the raise once', async () => {
+    const org = organisation();
+    const docs = raisedBack();
+    const slice = [docs.invoice, docs.payment, docs.lowered, docs.raised];
+    const context = { mayExist: () => true, refusals: () => 0, pushed: () => null, closedThrough: null };
+    const outcomes = await org.target.pushMany(slice, context);
+    for (const outcome of outcomes) expect(outcome).not.toBeInstanceOf(Error);
+    const [invoice, , note, raise] = outcomes as RemoteRecord[];
+    for (const made of [invoice, raise])
+      expect(Number(double.get(org.tenantId, 'Invoices', idOf(made?.remoteIds[0]))?.AmountDue)).toBe(0);
+    expect(Number(double.get(org.tenantId, 'CreditNotes', idOf(note?.remoteIds[0]))?.RemainingCredit)).toBe(
+      0,
+    );
+    const again = await org.target.pushMany(slice, context);
+    expect(again.map((o) => (o as { created?: boolean }).created)).toEqual([false, false, false, false]);
+    expect(Number(double.get(org.tenantId, 'CreditNotes', idOf(note?.remoteIds[0]))?.RemainingCredit)).toBe(
+      0,
+    );
   });
 });
