@@ -15,7 +15,7 @@ import {
 import { ThreeTargets } from '../support/three-targets.js';
 import { markerTextOf } from '../support/xero/double.js';
 
-// The nine cases ("Documents a bookkeeper recognizes"), each driven as a business drives it through the
+// The ten cases ("Documents a bookkeeper recognizes"), each driven as a business drives it through the
 // real `booksync start --no-demo` and its embedded emulator (the sandbox routes play the customers, the bank
 // and the vendors; `booksync link` / `booksync deposit` are what the business types), with Tryton (real, on
 // PostgreSQL), QuickBooks and Xero (the doubles) all at once. After EVERY step, once every target has taken
@@ -471,6 +471,36 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
       tryton: isoDateOf(move?.date),
     }).toEqual({ quickbooks: sentOn, xero: sentOn, tryton: sentOn });
     endCase(8);
+  });
+
+  it('10: a receivable written off is Bad Debt, an expense, where a price concession is contra revenue', async () => {
+    await startCase();
+    // The payer may pay part of it (amountEditable), as a customer who can pay no more.
+    const id = (
+      await service().createPaymentLink({
+        name: 'CASE10-WRITTEN-OFF',
+        requestedAmountCents: 10_000,
+        amountEditable: true,
+      })
+    ).id;
+    ids.writtenOff = id;
+    await stack.cli(['link', 'sync', id]);
+    await step('the invoice', has(`invoice:${id}`), [id]);
+    const payment = await payAch(id, 6_000);
+    await step('the part paid', has(`payment:${payment}`), [id]);
+    // The business writes the rest off: recorded in the books, then the link lowered at the service.
+    const run = await stack.cli(['link', 'write-off', id, '--reason', 'customer insolvent']);
+    expect(run.stdout).toContain('$40.00 to Bad Debt (customer insolvent)');
+    expect((await service().getPaymentLink(id)).requestedAmountCents).toBe(6_000);
+    await step('the write-off', has(`invoice-adjustment:${id}:1`), [id]);
+    // Invoice 10,000 (Dr AR / Cr Revenue), paid 6,000 (Dr clearing / Cr AR), 4,000 written off (Dr Bad Debt /
+    // Cr AR): Revenue stays what was invoiced, Discounts and Write-offs never moves.
+    await expectChanges(stack, before, { ProcessorClearing: 6_000, Revenue: -10_000, BadDebt: 4_000 });
+    // Nothing is left to write off: refused, the books unchanged.
+    const refused = await stack.cli(['link', 'write-off', id], 1);
+    expect(refused.stderr).toContain('nothing_to_write_off');
+    await expectChanges(stack, before, { ProcessorClearing: 6_000, Revenue: -10_000, BadDebt: 4_000 });
+    endCase(10);
   });
 
   it('9: no target adds tax the service never charged', async () => {
