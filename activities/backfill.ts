@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { AccountName } from '../src/ledger/chart-of-accounts.js';
@@ -18,6 +17,7 @@ import { BackfillPage, type BackfillRunShared, importingWhole } from './backfill
 import { pageTokenAt, parsePageToken } from './backfill-page-token.js';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
+import { heartbeating, pause } from './heartbeating.js';
 
 // The backfill's activities: open the books, import the service's history in paced steps of pages
 // (backfill-page.ts), book the money in flight at the opening, and hand the payments still in their return
@@ -40,22 +40,23 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
   const backfillPage = (input: BackfillPageInput) =>
     translatingFailures(() => new BackfillPage(deps, shared, input).run());
   return {
-    async openBooks({ since }) {
-      return translatingFailures(async () => {
-        const { created } = await deps.ledger.openBooks(since);
-        // Other workers may still hold "not open" (kept booksOpeningCacheMs): wait until none can before the
-        // first page is summed, so no webhook books an old object whose money goes to the opening entry.
-        if (created) await sleep(2 * booksOpeningCacheMs);
-        const opening = await deps.ledger.booksOpening();
-        const mode = opening?.balancesBooked ? 'again' : 'opening';
-        activityLogger(deps, { since }).info({ created, mode }, 'books open for the backfill');
-        return { opensOn: since, mode };
-      });
-    },
+    openBooks: ({ since }) =>
+      heartbeating(() =>
+        translatingFailures(async () => {
+          const { created } = await deps.ledger.openBooks(since);
+          // Other workers may still hold "not open" (kept booksOpeningCacheMs): wait until none can before the
+          // first page is summed, so no webhook books an old object whose money goes to the opening entry.
+          if (created) await pause(2 * booksOpeningCacheMs);
+          const opening = await deps.ledger.booksOpening();
+          const mode = opening?.balancesBooked ? 'again' : 'opening';
+          activityLogger(deps, { since }).info({ created, mode }, 'books open for the backfill');
+          return { opensOn: since, mode };
+        }),
+      ),
 
-    backfillPages: (input) => pacedPages(input, backfillPage),
+    backfillPages: (input) => heartbeating(() => pacedPages(input, backfillPage)),
 
-    bookOpeningBalances,
+    bookOpeningBalances: (input) => heartbeating(() => bookOpeningBalances(input)),
 
     async watchPaymentWindows({ paymentIds }) {
       const { client, info } = Context.current();
@@ -78,7 +79,7 @@ export function createBackfillActivities(deps: ActivityDependencies): BackfillAc
           heartbeat(started);
         }
       };
-      await Promise.all(Array.from({ length: Math.min(16, queue.length) }, starter));
+      await heartbeating(() => Promise.all(Array.from({ length: Math.min(16, queue.length) }, starter)));
       activityLogger(deps, {}).info({ watched: paymentIds.length, started }, 'return windows watched');
       return started;
     },
@@ -131,10 +132,10 @@ async function pacedPages(
   if (notBefore !== null) {
     const wait = notBefore - Date.now();
     if (wait > maxPaceWaitMs) {
-      await sleep(maxPaceWaitMs);
+      await pause(maxPaceWaitMs);
       return step;
     }
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) await pause(wait);
     step.nextPageToken = pageTokenAt(input.pageToken, null);
   }
   do {
@@ -148,7 +149,7 @@ async function pacedPages(
       step.nextPageToken = pageTokenAt(step.nextPageToken, Date.now() + due);
       break;
     }
-    if (due > 0) await sleep(due);
+    if (due > 0) await pause(due);
     heartbeat(step.pages);
   } while (step.nextPageToken !== null && step.pages < input.maxPages && Date.now() - started < stepBudgetMs);
   return step;

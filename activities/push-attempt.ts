@@ -25,6 +25,7 @@ import type {
 import { inPushSpan } from '../src/telemetry/tracing.js';
 import type { PushToTargetInput, PushToTargetResult } from './accounting-target-contract.js';
 import { type ActivityDependencies, activityLogger, type TargetPushDependencies } from './context.js';
+import { beatEveryMs } from './heartbeating.js';
 
 // One attempt of the push activity (pushToTarget) at one target: it takes the target's lease, waits out an
 // earlier attempt's write still in flight, marks each entry before writing it, writes the slice (batched when
@@ -94,7 +95,10 @@ export class PushAttempt {
     });
     // A sign of life while the attempt waits on the target (its rate limit, its task queue): a third of the
     // heartbeat timeout, so a live attempt is never taken for a dead one and a dead one is noticed soon.
-    const beat = setInterval(() => this.#activity.heartbeat(this.#lastKey), this.#beatEveryMs());
+    const beat = setInterval(
+      () => this.#activity.heartbeat(this.#lastKey),
+      beatEveryMs(this.#activity.info.heartbeatTimeoutMs),
+    );
     try {
       return await new PushSlice(this, lease).run();
     } finally {
@@ -112,11 +116,6 @@ export class PushAttempt {
   }
 
   #lastKey: string | undefined;
-
-  #beatEveryMs(): number {
-    const timeout = this.#activity.info.heartbeatTimeoutMs;
-    return Math.min(10_000, timeout ? Math.max(100, Math.floor(timeout / 3)) : 10_000);
-  }
 
   /**
    * Before every write to the target: this attempt must still be the push's only one. An attempt that

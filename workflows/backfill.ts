@@ -28,6 +28,8 @@ import { watchReturnWindows } from './return-window-watch.js';
 /** Pages per activity (a step), and steps per run before continuing as new: a short history, few round trips. */
 const pagesPerStep = 20;
 const stepsPerRun = 50;
+/** Twice the longest gap between a backfill activity's heartbeats (activities/backfill.ts). */
+const backfillHeartbeatTimeout = '30s';
 const maxProblemsListed = 50;
 const day = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -67,7 +69,7 @@ function addStep(progress: BackfillProgress, step: BackfillStepResult): void {
 }
 
 /**
- * Backfill (issue "Period close", 4): a new installation imports the account's history since a day. Opens
+ * Backfill: a new installation imports the account's history since a day. Opens
  * the books on that day first (from then on a webhook about an object settled before it books only what is
  * dated from it on), then pages through links, payments, payouts and deposits, a few pages per activity (a
  * step), at most `requestsPerSecond` list requests a second, continuing as new every few dozen steps; a crash
@@ -81,9 +83,14 @@ export async function backfill(input: BackfillInput): Promise<BackfillProgress> 
   if (!(input.requestsPerSecond > 0)) {
     throw ApplicationFailure.nonRetryable('requestsPerSecond must be above 0', 'BadRate');
   }
+  // An attempt a lost worker held is retried once its heartbeat stops (its activities beat at least every
+  // heartbeatEveryMs), not after the whole start-to-close timeout. Runs recorded before this release
+  // scheduled their activities without one.
+  const heartbeats = patched('backfill-activities-heartbeat');
   const { openBooks, backfillPages, bookOpeningBalances, watchPaymentWindows } =
     proxyActivities<BackfillActivities>({
       startToCloseTimeout: '10m',
+      ...(heartbeats ? { heartbeatTimeout: backfillHeartbeatTimeout } : {}),
       retry: serviceCallRetry,
     });
   upsertSearchAttributes([{ key: SyncState, value: 'BACKFILLING' }]);

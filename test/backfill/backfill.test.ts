@@ -139,6 +139,13 @@ describe('backfill since a day', { timeout: 180_000 }, () => {
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'watchPaymentWindows',
       ),
     ).toBe(true);
+    // Every activity beats: an attempt a lost worker held is retried after 30 s, not after its 10 minutes.
+    const heartbeatTimeouts = events.flatMap((e) => {
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      return scheduled ? [Number(scheduled.heartbeatTimeout?.seconds ?? 0)] : [];
+    });
+    expect(heartbeatTimeouts.length).toBeGreaterThan(2);
+    expect(new Set(heartbeatTimeouts)).toEqual(new Set([30]));
     expect(done).toMatchObject({
       mode: 'opening',
       phase: 'done',
