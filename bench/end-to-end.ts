@@ -33,8 +33,8 @@ import { inParallel, type LatencySummary, summarize } from './stats.js';
 // First half paced (latency without a backlog), second half all at once (throughput). Between the two, the
 // bare pipeline (bench/bare-pipeline.ts) on the same server at the paced rate: booksync's own part of the
 // acknowledged → booked hop is its p50 and p99 against the bare acknowledged → done. With `secure`, then a
-// second whole stack (server, emulator's deliveries, ingress, worker) with encryption and tracing on (issue
-// 32), its paced half only: end-to-end p99 on against the first run's paced p99.
+// second whole stack (server, emulator's deliveries, ingress, worker) with encryption and tracing on, its
+// paced half only: end-to-end p99 on against the first run's paced p99.
 
 export interface EndToEndOptions {
   payments: number;

@@ -15,7 +15,7 @@ import {
 import { addInFlight } from '../ledger/opening-balances.js';
 import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../service/schemas/index.js';
 
-// What a backfill since a day does with each object group the service lists (issue "Period close", 4): a
+// What a backfill since a day does with each object group the service lists: a
 // group that is settled before the books open leaves only its money in flight to Opening Balances; any other
 // group is imported whole, with its real dates, so that what can still happen to it (an ACH return, a
 // payout, a payment on an open invoice) books against entries that exist. Pure.

@@ -1,7 +1,7 @@
 import { type AccountName, Accounts } from './chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from './entry.js';
 
-// Opening Balances (issue "Period close", backfill): a new installation imports the account's history since
+// Opening Balances: a new installation imports the account's history since
 // the day its books open. Objects settled before that day are not imported one by one; the money they left
 // in flight (at the service, on the way to the bank, in checks) is one opening entry. From the day the books
 // open, every sync follows one rule, so a webhook about an old object never books its old entries twice:
