@@ -116,7 +116,9 @@ async function validator(definition: Json): Promise<OpenAPIBackend> {
     strict: true,
     quick: true, // also compiles each operation's validators on first use
     validate: true,
-    ajvOpts: { allErrors: true, verbose: true, strict: false, logger: false },
+    // Ajv's optimising passes cost more compiling each operation's inlined schemas (a test file compiles a
+    // few dozen) than they save on the few hundred bodies a file checks: 3.7 s of a file's CPU, 2.3 s without.
+    ajvOpts: { allErrors: true, verbose: true, strict: false, logger: false, code: { optimize: false } },
     customizeAjv: (ajv) => addFormats(ajv, ['uuid', 'date-time', 'date']),
   });
   await api.init();
