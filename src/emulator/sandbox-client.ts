@@ -88,8 +88,9 @@ export class SandboxClient {
   returnRefundCredit(refundId: string): Promise<unknown> {
     return this.#call('POST', `/sandbox/refunds/${encodeURIComponent(refundId)}/return`, z.unknown());
   }
-  batchDisbursement(): Promise<Disbursement> {
-    return this.#call('POST', '/sandbox/disbursements', Disbursement);
+  /** The settled payments no payout took yet, paid out to `to` (default: the organisation's bank account). */
+  batchDisbursement(to?: { bankName?: string; accountNumberLastFour?: string }): Promise<Disbursement> {
+    return this.#call('POST', '/sandbox/disbursements', Disbursement, to);
   }
   succeedDisbursement(disbursementId: string): Promise<unknown> {
     return this.#call(

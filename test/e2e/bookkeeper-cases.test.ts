@@ -15,7 +15,7 @@ import {
 import { ThreeTargets } from '../support/three-targets.js';
 import { markerTextOf } from '../support/xero/double.js';
 
-// The ten cases ("Documents a bookkeeper recognizes"), each driven as a business drives it through the
+// The bookkeeper's cases ("Documents a bookkeeper recognizes"), each driven as a business drives it through the
 // real `booksync start --no-demo` and its embedded emulator (the sandbox routes play the customers, the bank
 // and the vendors; `booksync link` / `booksync deposit` are what the business types), with Tryton (real, on
 // PostgreSQL), QuickBooks and Xero (the doubles) all at once. After EVERY step, once every target has taken
@@ -82,7 +82,8 @@ const endCase = (n: number) =>
 beforeAll(async () => {
   await stack.up({
     // One returned-check fee per check (case 5), charged by booksync as a debit memo on the first link.
-    env: { RETURNED_CHECK_FEE_CENTS: '2500' },
+    // Payouts to the account ending 4321 are received in Payout Bank (case 11).
+    env: { RETURNED_CHECK_FEE_CENTS: '2500', PAYOUT_BANK_ACCOUNTS: '4321' },
     realm: { automatedSalesTax: { ratePercent: 8.25 } },
   });
   // What the service holds before the cases (the emulator's seeded links) booked now: else the hourly
@@ -501,6 +502,37 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
     expect(refused.stderr).toContain('nothing_to_write_off');
     await expectChanges(stack, before, { ProcessorClearing: 6_000, Revenue: -10_000, BadDebt: 4_000 });
     endCase(10);
+  });
+
+  it("11: a payout to the business's second bank account (PAYOUT_BANK_ACCOUNTS) is received in Payout Bank, not Operating Bank", async () => {
+    // What earlier cases left settled and in no payout goes out first, to the organisation's own account,
+    // so this case's payout carries its own payment only.
+    const earlier = await box()
+      .batchDisbursement()
+      .catch(() => null);
+    if (earlier) {
+      await box().succeedDisbursement(earlier.id);
+      await settled('the earlier payout', has(`disbursement-paid:${earlier.id}`));
+    }
+    await startCase();
+    const id = await link('CASE11-PAID-OUT-ELSEWHERE', 12_000);
+    const paid = await payAch(id, undefined, true);
+    await step('the payment', all(has(`invoice:${id}`), has(`payment:${paid}`)), [id]);
+    const payout = await box().batchDisbursement({ bankName: 'Second Bank', accountNumberLastFour: '4321' });
+    expect({ amount: payout.amountInCents, carries: payout.paymentIds }).toEqual({
+      amount: 12_000,
+      carries: [paid],
+    });
+    await box().succeedDisbursement(payout.id);
+    await step(
+      'the payout to the second account',
+      all(has(`disbursement-pending:${payout.id}`), has(`disbursement-paid:${payout.id}`)),
+      [id],
+    );
+    // Invoice 12,000 paid into clearing (Dr clearing / Cr AR), paid out to the account ending 4321: Dr Payout
+    // Bank / Cr clearing through Payouts In Transit. The Operating Bank never moves.
+    await expectChanges(stack, before, { Revenue: -12_000, PayoutBank: 12_000 });
+    endCase(11);
   });
 
   it('9: no target adds tax the service never charged', async () => {

@@ -139,6 +139,31 @@ describe('4.4 refunds and the part 3 state table', () => {
     ]);
   });
 
+  it('6.5 a payout to a second bank account names it; a malformed account is refused and nothing batched', async () => {
+    const other = await h.newOrganization();
+    const a = await pay(other.call, (await newLink(other.call, 1500)).id, 'ServiceBalance');
+    const refused = await other.call('POST', '/sandbox/disbursements', { accountNumberLastFour: '12a4' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('accountNumberLastFour');
+    const batch = await other.call('POST', '/sandbox/disbursements', {
+      bankName: 'Second Bank',
+      accountNumberLastFour: '4321',
+    });
+    expect(batch.body).toMatchObject({
+      bankName: 'Second Bank',
+      accountNumberLastFour: '4321',
+      paymentIds: [a.id],
+    });
+    expect((await other.call('GET', `/disbursement/${batch.body.id}`)).body).toMatchObject({
+      accountNumberLastFour: '4321',
+    });
+    // Without a body: the organisation's own account.
+    const b = await pay(other.call, (await newLink(other.call, 700)).id, 'ServiceBalance');
+    const own = await other.call('POST', '/sandbox/disbursements');
+    expect(own.body.paymentIds).toEqual([b.id]);
+    expect(own.body.accountNumberLastFour).not.toBe('4321');
+  });
+
   it('money conservation: charged - fees - live refunds - returned = disbursed + held balance', async () => {
     const org = await h.newOrganization({ feePassthroughPercent: 50 });
     const api = org.call;

@@ -23,8 +23,17 @@ export function disbursementPaymentIds(reader: Reader, disbursementId: string): 
   ).map((row) => row.id);
 }
 
-/** Sandbox, decision “Disbursement statuses”: batch the settled payments no earlier disbursement took; disbursement.pending. */
-export function batchDisbursement(tx: Tx, orgId: string): DisbursementRow {
+/** A payout's receiving account; the organisation's own bank account when not named. */
+export interface PayoutAccount {
+  bankName?: string;
+  accountNumberLastFour?: string;
+}
+
+/**
+ * Sandbox, decision “Disbursement statuses”: batch the settled payments no earlier disbursement took, paid to
+ * `to` (a business with a second bank account) or the organisation's bank account; disbursement.pending.
+ */
+export function batchDisbursement(tx: Tx, orgId: string, to: PayoutAccount = {}): DisbursementRow {
   const org = getOrganization(tx, orgId)!;
   const payments = tx.db
     .prepare(
@@ -39,8 +48,8 @@ export function batchDisbursement(tx: Tx, orgId: string): DisbursementRow {
     org_id: orgId,
     status: 'PENDING',
     amount_cents: amount,
-    bank_name: org.bank_name,
-    account_number_last_four: org.bank_account_last_four,
+    bank_name: to.bankName ?? org.bank_name,
+    account_number_last_four: to.accountNumberLastFour ?? org.bank_account_last_four,
     created_at: isoDate(tx.now),
     paid_at: null,
     seq: tx.seq(),

@@ -17,6 +17,14 @@ import { parseInput } from '../routes/input.js';
 import { disbursementView, paymentView } from '../views/money-views.js';
 
 const PayBody = z.object({ method: PaymentMethodType, amountCents: positiveCents.optional() });
+/** The account a payout goes to, when not the organisation's own (a business with a second bank account). */
+const PayoutBody = z.object({
+  bankName: z.string().trim().min(1).max(100).optional(),
+  accountNumberLastFour: z
+    .string()
+    .regex(/^\d{4}$/, 'the last four digits of the account number')
+    .optional(),
+});
 
 /** Decision “Sandbox controls”: a customer paying, settlement, returns, disbursements (Stripe-test-helper style). */
 export function sandboxMoneyRoutes(app: FastifyInstance, { store }: RouteDeps): void {
@@ -69,8 +77,9 @@ export function sandboxMoneyRoutes(app: FastifyInstance, { store }: RouteDeps): 
   });
 
   app.post('/sandbox/disbursements', async (request, reply) => {
+    const to = parseInput(PayoutBody, request.body);
     const orgId = orgIdOf(request);
-    return reply.code(201).send(store.write((tx) => disbursementView(tx, batchDisbursement(tx, orgId))));
+    return reply.code(201).send(store.write((tx) => disbursementView(tx, batchDisbursement(tx, orgId, to))));
   });
 
   for (const [path, outcome] of [
