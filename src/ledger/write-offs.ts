@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { LedgerValidationError } from './errors.js';
 
 // The business's write-offs of what a payment link still owes (`booksync link write-off`): its intent to
@@ -7,14 +8,27 @@ import { LedgerValidationError } from './errors.js';
 // expense), not Discounts and Write-offs (a price concession). A write-off whose lowering never reached the
 // service is withdrawn: it covers nothing.
 
-export interface WriteOffInput {
+/** A write-off as the command asks it; a blank reason is none. */
+export const WriteOffInput = z.object({
   /** The command's id: the same write-off asked again is recorded once. */
-  id: string;
-  paymentLinkId: string;
+  id: z
+    .string()
+    .min(1, 'a write-off needs an id of 1 to 200 characters')
+    .max(200, 'a write-off needs an id of 1 to 200 characters'),
+  paymentLinkId: z.string().min(1, 'a write-off needs its payment link'),
   /** What was left to pay when it was written off: the lowering of the link's own amount it asks for. */
-  amountCents: number;
-  reason: string | null;
-}
+  amountCents: z
+    .number()
+    .int('amountCents must be whole cents above 0')
+    .positive('amountCents must be whole cents above 0')
+    .max(Number.MAX_SAFE_INTEGER, 'amountCents must be whole cents above 0'),
+  reason: z
+    .string()
+    .max(500, 'the reason is at most 500 characters')
+    .nullable()
+    .transform((reason) => (reason === '' ? null : reason)),
+});
+export type WriteOffInput = z.input<typeof WriteOffInput>;
 
 export interface WriteOff extends WriteOffInput {
   /** ISO date-time it was recorded. */
@@ -37,21 +51,12 @@ export class WriteOffConflictError extends Error {
   }
 }
 
-export function validateWriteOff(input: WriteOffInput): WriteOffInput {
-  if (typeof input.id !== 'string' || input.id.length === 0 || input.id.length > 200)
-    throw new LedgerValidationError('a write-off needs an id of 1 to 200 characters');
-  if (typeof input.paymentLinkId !== 'string' || input.paymentLinkId.length === 0)
-    throw new LedgerValidationError('a write-off needs its payment link');
-  if (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0)
-    throw new LedgerValidationError(`write-off ${input.id}: amountCents must be whole cents above 0`);
-  if (input.reason !== null && (typeof input.reason !== 'string' || input.reason.length > 500))
-    throw new LedgerValidationError(`write-off ${input.id}: the reason is at most 500 characters`);
-  return {
-    id: input.id,
-    paymentLinkId: input.paymentLinkId,
-    amountCents: input.amountCents,
-    reason: input.reason === '' ? null : input.reason,
-  };
+/** The input checked (a LedgerValidationError naming what is wrong), its blank reason none. */
+export function validateWriteOff(input: WriteOffInput): z.output<typeof WriteOffInput> {
+  const parsed = WriteOffInput.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const id = typeof input?.id === 'string' && input.id !== '' ? `write-off ${input.id}: ` : '';
+  throw new LedgerValidationError(`${id}${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
 }
 
 /** The same write-off as recorded: a repeat of the command, or another one under the same id. */

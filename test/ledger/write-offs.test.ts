@@ -1,11 +1,43 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerValidationError } from '../../src/ledger/errors.js';
-import { WriteOffConflictError, writtenOffCents } from '../../src/ledger/write-offs.js';
+import { validateWriteOff, WriteOffConflictError, writtenOffCents } from '../../src/ledger/write-offs.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
 // The business's write-offs (booksync link write-off) kept in the ledger's store, on both stores: recorded
 // once by their id, withdrawn once when the link was never lowered, read per link oldest first; the database
 // keeps them as recorded.
+
+describe('a write-off asked', () => {
+  const asked = { id: 'wo-1', paymentLinkId: 'pl_1', amountCents: 4_000, reason: 'customer insolvent' };
+  it('is taken as asked, a blank reason none', () => {
+    expect(validateWriteOff(asked)).toEqual(asked);
+    expect(validateWriteOff({ ...asked, reason: '' }).reason).toBeNull();
+  });
+  it('is refused with what is wrong: no id, no link, cents not whole or not above 0, a reason too long', () => {
+    const refused = (input: typeof asked | Record<string, unknown>) => {
+      try {
+        validateWriteOff(input as typeof asked);
+      } catch (error) {
+        expect(error).toBeInstanceOf(LedgerValidationError);
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refused({ ...asked, id: '' })).toBe('a write-off needs an id of 1 to 200 characters');
+    expect(refused({ ...asked, paymentLinkId: '' })).toBe(
+      'write-off wo-1: a write-off needs its payment link',
+    );
+    expect(refused({ ...asked, amountCents: 12.5 })).toBe(
+      'write-off wo-1: amountCents must be whole cents above 0',
+    );
+    expect(refused({ ...asked, amountCents: 0 })).toBe(
+      'write-off wo-1: amountCents must be whole cents above 0',
+    );
+    expect(refused({ ...asked, reason: 'x'.repeat(501) })).toBe(
+      'write-off wo-1: the reason is at most 500 characters',
+    );
+  });
+});
 
 describe.each(ledgerStores())('write-offs on the $name store', (store) => {
   let ledger: TestLedger;
