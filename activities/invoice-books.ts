@@ -1,3 +1,4 @@
+import { Accounts } from '../src/ledger/chart-of-accounts.js';
 import { baseKey, keyPrefix } from '../src/ledger/entry-key.js';
 import { LedgerConflictError } from '../src/ledger/errors.js';
 import {
@@ -65,12 +66,17 @@ export async function syncInvoiceBooks(
     try {
       const { created } = await deps.ledger.post(entry);
       if (created) result.posted.push(entry.key);
-      return result;
+      // A lowering part written off, part discounted is two adjustments: the next look books the rest.
+      if (!isWrittenOffPart(entry)) return result;
     } catch (error) {
-      if (!(error instanceof LedgerConflictError) || look >= 2) throw error;
+      if (!(error instanceof LedgerConflictError) || look >= 3) throw error;
     }
   }
 }
+
+/** A lowering's written-off part (Dr Bad Debt), after which the rest of the lowering may still be booked. */
+const isWrittenOffPart = (entry: { key: string; lines: readonly { account: string }[] }) =>
+  keyPrefix(entry.key) === 'invoice-adjustment' && entry.lines.some((l) => l.account === Accounts.BadDebt);
 
 const isBillEntry = (e: { key: string; reverses: string | null }) =>
   (billEntryKinds as readonly string[]).includes(keyPrefix(baseKey(e.reverses ?? e.key)));

@@ -57,4 +57,35 @@ describe('the lowering of a written-off link, booked by the invoice flow', () =>
       [DiscountsAndWriteOffs]: 7_500,
     });
   });
+
+  it('a lowering that is part write-off, part a discount given: two adjustments in one sync, each one account against A/R', async () => {
+    await syncInvoiceBooks(world.deps, invoiced);
+    await world.ledger.recordWriteOff({
+      id: 'wo-3',
+      paymentLinkId: 'pl_wo',
+      amountCents: 5_000,
+      reason: null,
+    });
+    // The link lowered by 7,500 at the service: 5,000 the write-off, 2,500 a discount given in the dashboard.
+    expect((await syncInvoiceBooks(world.deps, lowered)).posted).toEqual([
+      'invoice-adjustment:pl_wo:1',
+      'invoice-adjustment:pl_wo:2',
+    ]);
+    const lines = async (key: string) =>
+      (await world.ledger.get(key))?.lines.map((l) => [l.account, l.amountCents]);
+    expect(await lines('invoice-adjustment:pl_wo:1')).toEqual([
+      [AccountsReceivable, -5_000],
+      [BadDebt, 5_000],
+    ]);
+    expect(await lines('invoice-adjustment:pl_wo:2')).toEqual([
+      [AccountsReceivable, -2_500],
+      [DiscountsAndWriteOffs, 2_500],
+    ]);
+    expect((await syncInvoiceBooks(world.deps, lowered)).posted).toEqual([]);
+    expect(await world.balances(AccountsReceivable, BadDebt, DiscountsAndWriteOffs)).toEqual({
+      [AccountsReceivable]: 2_500,
+      [BadDebt]: 5_000,
+      [DiscountsAndWriteOffs]: 2_500,
+    });
+  });
 });

@@ -706,20 +706,37 @@ describe('complete books: invoices and bills', () => {
       ]);
     });
 
-    it('a lowering larger than the write-off (a discount given too): Bad Debt for what was written off, the rest a discount', () => {
-      const lowered = invoiceEntryToPost(
-        { ...plain, requestedAmountCents: 5_000 },
-        booked([first]),
+    it('a lowering larger than the write-off (a discount given too): Bad Debt for what was written off, then the rest a discount, one adjustment each', () => {
+      const lowering = { ...plain, requestedAmountCents: 5_000 };
+      const writtenOff = invoiceEntryToPost(lowering, booked([first]), '2026-02-03', 'UTC', 0, 3_000);
+      expect([writtenOff?.key, writtenOff?.lines]).toEqual([
+        'invoice-adjustment:pl_9:1',
+        [
+          { account: Accounts.AccountsReceivable, amountCents: -3_000 },
+          { account: Accounts.BadDebt, amountCents: 3_000 },
+        ],
+      ]);
+      expect(writtenOff?.description).toBe(
+        'Invoice for payment link pl_9: 3000 cents written off as bad debt, amount lowered to 7000 cents',
+      );
+      const discount = invoiceEntryToPost(
+        lowering,
+        booked([first, writtenOff]),
         '2026-02-03',
         'UTC',
         0,
         3_000,
       );
-      expect(lowered?.lines).toEqual([
-        { account: Accounts.AccountsReceivable, amountCents: -5_000 },
-        { account: Accounts.BadDebt, amountCents: 3_000 },
-        { account: Accounts.DiscountsAndWriteOffs, amountCents: 2_000 },
+      expect([discount?.key, discount?.lines]).toEqual([
+        'invoice-adjustment:pl_9:2',
+        [
+          { account: Accounts.AccountsReceivable, amountCents: -2_000 },
+          { account: Accounts.DiscountsAndWriteOffs, amountCents: 2_000 },
+        ],
       ]);
+      expect(
+        invoiceEntryToPost(lowering, booked([first, writtenOff, discount]), '2026-02-03', 'UTC', 0, 3_000),
+      ).toBeNull();
     });
 
     it('an earlier discount stays a discount; a later write-off covers only its own lowering', () => {

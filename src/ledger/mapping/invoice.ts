@@ -41,7 +41,8 @@ const isInvoiceKind = (key: string) =>
  *   booked again.
  * - what of a lowering the business's write-offs cover (`writtenOffCents`: the link's recorded write-offs,
  *   write-offs.ts, less what earlier adjustments booked to Bad Debt) is an uncollectible receivable, Dr Bad
- *   Debt (an expense) instead of Discounts and Write-offs; the rest of a larger lowering stays a discount.
+ *   Debt (an expense) instead of Discounts and Write-offs; the rest of a larger lowering stays a discount,
+ *   booked as the next adjustment (one entry per account, asked for again by the caller).
  * The spec gives a link no creation date, so the invoice is dated when booksync first learns of it (`today`),
  * or earlier: never after the first money on it (a payment, an external payment or applied check, a memo),
  * so a receivable is owed before it is paid, in the same month (a backfilled December invoice paid in
@@ -99,18 +100,28 @@ export function invoiceEntryToPost(
   }
   const lowered = -delta;
   const badDebt = Math.min(lowered, Math.max(0, writtenOffCents - badDebtBooked(mine)));
-  const discount = lowered - badDebt;
+  if (badDebt > 0) {
+    // The written-off part first, an adjustment of its own: a lowering that is also a discount books the
+    // rest as the next adjustment (the caller asks again), so every target reads each as the one credit it is
+    // (one account against the receivable), never a three-line journal that lowers no invoice.
+    return {
+      key,
+      date: today,
+      description: `Invoice for payment link ${link.id}: ${badDebt} cents written off as bad debt, amount lowered to ${own + lowered - badDebt} cents`,
+      lines: [
+        { account: Accounts.AccountsReceivable, amountCents: -badDebt },
+        { account: Accounts.BadDebt, amountCents: badDebt },
+      ],
+      links,
+    };
+  }
   return {
     key,
     date: today,
-    description:
-      badDebt > 0
-        ? `Invoice for payment link ${link.id}: ${badDebt} cents written off as bad debt, amount lowered to ${own} cents`
-        : `Invoice for payment link ${link.id}: amount lowered to ${own} cents`,
+    description: `Invoice for payment link ${link.id}: amount lowered to ${own} cents`,
     lines: [
       { account: Accounts.AccountsReceivable, amountCents: delta },
-      ...(badDebt > 0 ? [{ account: Accounts.BadDebt, amountCents: badDebt }] : []),
-      ...(discount > 0 ? [{ account: Accounts.DiscountsAndWriteOffs, amountCents: discount }] : []),
+      { account: Accounts.DiscountsAndWriteOffs, amountCents: lowered },
     ],
     links,
   };

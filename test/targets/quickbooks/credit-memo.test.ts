@@ -151,7 +151,7 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(invoice()?.Balance).toBe(0);
   });
 
-  it('a written-off invoice (Dr Bad Debt): the same CreditMemo through booksync BadDebt, an item posting to the Bad Debt expense account', async () => {
+  it('a written-off invoice (Dr Bad Debt): the same CreditMemo through booksync BadDebt, an item posting to the Bad Debt expense account; a discount of the same lowering a memo of its own', async () => {
     const c = quickBooksCompany(double, cipher);
     const target = c.target();
     const docs = loweredLink();
@@ -180,6 +180,24 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
     expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(0);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(8_000_00);
     expect(double.balanceOf(c.realmId, defaultAccountCodes.Revenue)).toBe(-10_000_00);
+    // The same lowering's discounted rest, the ledger's next adjustment: a CreditMemo of its own through
+    // booksync DiscountsAndWriteOffs, applied too; the invoice owes what the service says.
+    const discounted: TargetDocument = {
+      ...docs.lowered,
+      key: docs.lowered.key.replace(/:1$/, ':2'),
+      amountCents: 500_00,
+      lines: [
+        { role: 'DiscountsAndWriteOffs', amountCents: 500_00 },
+        { role: 'AccountsReceivable', amountCents: -500_00 },
+      ],
+      contentHash: hash('e'),
+    };
+    const rest = await target.push(discounted, context);
+    expect(rest.remoteIds[0]).toMatch(/^CreditMemo:/);
+    expect(double.get(c.realmId, 'Invoice', invoiceId)?.Balance).toBe(7_500);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.BadDebt)).toBe(2_000_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(500_00);
+    expect(double.balanceOf(c.realmId, defaultAccountCodes.AccountsReceivable)).toBe(7_500_00);
   });
 
   it('in a batch: the invoice, its lowering and its payment in one slice; the memo applied once', async () => {

@@ -228,7 +228,7 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     expect(notes).toHaveLength(2);
   });
 
-  it('a receivable written off (Dr Bad Debt) is a move on the Bad Debt expense account paying the invoice, not a credit note; found again, reversed as a move', async () => {
+  it('a receivable written off (Dr Bad Debt) is a move on the Bad Debt expense account paying the invoice, not a credit note; a discount of the same lowering a credit note beside it; found again, reversed as a move', async () => {
     const docs = documents();
     const { pushed, push } = pusher();
     const customer = docs.invoice.customer!.serviceId;
@@ -252,6 +252,19 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(100_00);
     expect(await tryton.amountToPay(docs.link)).toBe(100_00);
     expect(await receivableOf(customer)).toBe(100_00);
+    // The same lowering's discounted rest, the ledger's next adjustment: a credit note of its own, applied.
+    await push({
+      ...docs.lowering,
+      key: docs.lowering.key.replace(/:1$/, ':2'),
+      amountCents: 10_00,
+      lines: [
+        { role: 'DiscountsAndWriteOffs', amountCents: 10_00 },
+        { role: 'AccountsReceivable', amountCents: -10_00 },
+      ],
+      contentHash: 'm'.repeat(64),
+    });
+    expect(await tryton.amountToPay(docs.link)).toBe(90_00);
+    expect(await receivableOf(customer)).toBe(90_00);
     // A restarted worker that has no index finds it by its key, as a move; nothing made twice.
     const again = await connect().push(writtenOff, {
       mayExist: () => true,
@@ -273,8 +286,8 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
       originalDate: writtenOff.date,
     };
     await push(undone);
-    expect(await tryton.amountToPay(docs.link)).toBe(120_00);
-    expect(await receivableOf(customer)).toBe(120_00);
+    expect(await tryton.amountToPay(docs.link)).toBe(110_00);
+    expect(await receivableOf(customer)).toBe(110_00);
   });
 
   it("after January is closed in Tryton: a voided January memo is a February credit note applied to it, a January lowering undone is a February invoice; January's moves unchanged", async () => {

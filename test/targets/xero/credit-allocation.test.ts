@@ -78,17 +78,18 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
     expect(Number(double.get(org.tenantId, 'CreditNotes', idOf(more.remoteIds[0]))?.RemainingCredit)).toBe(5);
   });
 
-  it('a written-off invoice (Dr Bad Debt): the credit note on the Bad Debt expense account, allocated the same', async () => {
+  it('a written-off invoice (Dr Bad Debt): the credit note on the Bad Debt expense account, allocated the same; a discount of the same lowering a note of its own', async () => {
     const org = organisation();
     const docs = documentsForContract(); // invoice 120.00, payment 50.00
     const { pushed, context } = pushIndex({ mayExist: true });
     for (const doc of [docs.invoice, docs.payment]) pushed.set(doc.key, await org.target.push(doc, context));
     const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    // 70.00 owed: 60.00 written off, then the same lowering's 10.00 discounted rest (the ledger's next adjustment).
     const writtenOff: TargetDocument = {
-      ...lowered(docs, 70_00),
+      ...lowered(docs, 60_00),
       lines: [
-        { role: 'BadDebt', amountCents: 70_00 },
-        { role: 'AccountsReceivable', amountCents: -70_00 },
+        { role: 'BadDebt', amountCents: 60_00 },
+        { role: 'AccountsReceivable', amountCents: -60_00 },
       ],
     };
     const credit = await org.target.push(writtenOff, context);
@@ -97,9 +98,12 @@ describe('Xero: a lowered invoice is credited and the credit applied', () => {
     expect(((note?.LineItems ?? []) as { AccountCode?: string }[]).map((l) => l.AccountCode)).toEqual([
       defaultAccountCodes.BadDebt,
     ]);
+    expect(Number(double.get(org.tenantId, 'Invoices', invoiceId)?.AmountDue)).toBe(10);
+    const rest = await org.target.push(lowered(docs, 10_00, 2), context);
+    expect(rest.remoteIds[0]).toMatch(/^CreditNote:/);
     expect(Number(double.get(org.tenantId, 'Invoices', invoiceId)?.AmountDue)).toBe(0);
-    expect(double.balanceOf(org.tenantId, defaultAccountCodes.BadDebt)).toBe(70_00);
-    expect(double.balanceOf(org.tenantId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(0);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.BadDebt)).toBe(60_00);
+    expect(double.balanceOf(org.tenantId, defaultAccountCodes.DiscountsAndWriteOffs)).toBe(10_00);
     expect(double.balanceOf(org.tenantId, defaultAccountCodes.Revenue)).toBe(-120_00);
   });
 
