@@ -186,7 +186,19 @@ export const WriteOffAnswer = z
   })
   .loose();
 
+export const WriteOffWithdrawnAnswer = z
+  .object({
+    paymentLinkId: z.string(),
+    writeOffId: z.string(),
+    amountCents: z.number().describe('What the write-off gave up: it covers nothing from now on'),
+    reason: z.string().nullable(),
+    withdrawnAt: z.string(),
+    withdrawn: z.boolean().describe('false when it was withdrawn already (the same command again)'),
+  })
+  .loose();
+
 export type WriteOffAnswerBody = z.output<typeof WriteOffAnswer>;
+export type WriteOffWithdrawnBody = z.output<typeof WriteOffWithdrawnAnswer>;
 export type DepositSlipAnswerBody = z.output<typeof DepositSlipAnswer>;
 export type DepositSlipPendingBody = z.output<typeof depositSlipPending>;
 export type PendingAnswer = z.output<typeof pending>;
@@ -288,6 +300,14 @@ export const commandRoutes = {
     body: WriteOffBody,
     moneyKey: true,
     response: { 200: WriteOffAnswer, 201: WriteOffAnswer, ...refusals },
+  },
+  withdrawWriteOff: {
+    method: 'POST',
+    url: '/commands/paymentLinks/:id/writeOffs/:writeOffId/withdraw',
+    summary:
+      'Withdraw a write-off that never lowered the link (its outcome was unknown, and the link changed before it was retried): it covers nothing from now on, so a later lowering is a discount, not Bad Debt. 200 withdrawn (or withdrawn already), 404 unknown write-off, 409 refused when it is booked already (it stands) or the link has a lowering the books have not taken yet (sync the link first)',
+    params: linkParams.extend({ writeOffId: z.string().min(1).max(200) }),
+    response: { 200: WriteOffWithdrawnAnswer, ...refusals },
   },
   linkCommandOutcome: {
     method: 'GET',

@@ -13,6 +13,7 @@ import { outcomeRoutes } from './outcome-routes.js';
 import { paymentLinkRoutes } from './payment-link-routes.js';
 import { workflowCalls } from './workflow-calls.js';
 import { type WriteOffSources, writeOffRoutes } from './write-off-routes.js';
+import { writeOffWithdrawRoutes } from './write-off-withdraw-routes.js';
 
 export interface CommandRoutesOptions {
   temporalClient: Client;
@@ -71,6 +72,7 @@ export const commandRoutes: FastifyPluginAsync<CommandRoutesOptions> = async (ap
   });
   await app.register(paymentLinkRoutes);
   await app.register(writeOffRoutes, options.writeOffs ? { sources: options.writeOffs } : {});
+  await app.register(writeOffWithdrawRoutes, options.writeOffs ? { sources: options.writeOffs } : {});
   await app.register(depositSlipRoutes);
   await app.register(outcomeRoutes);
 };

@@ -109,7 +109,11 @@ async function writeOff(
   return writtenOff(lowered, recorded, true);
 }
 
-async function readLink(service: WriteOffSources['service'], paymentLinkId: string): Promise<PaymentLink> {
+/** The link at the service: 404 when it is unknown there, the service's failure otherwise. */
+export async function readLink(
+  service: Pick<ServiceClient, 'getPaymentLink'>,
+  paymentLinkId: string,
+): Promise<PaymentLink> {
   try {
     return await service.getPaymentLink(paymentLinkId);
   } catch (error) {
@@ -219,7 +223,7 @@ async function lowerFailed(
 }
 
 /** A service failure as the caller's answer: its own refusal passed through, anything else 502. */
-function serviceFailure(error: unknown, message: string): IngressError {
+export function serviceFailure(error: unknown, message: string): IngressError {
   if (
     error instanceof ServiceError &&
     error.status !== undefined &&

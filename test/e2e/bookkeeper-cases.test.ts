@@ -500,6 +500,16 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
     // Nothing is left to write off: refused, the books unchanged.
     const refused = await stack.cli(['link', 'write-off', id], 1);
     expect(refused.stderr).toContain('nothing_to_write_off');
+    // Booked, it stands: withdrawing it is refused, and the link has no other write-off to withdraw.
+    const ledgerWriteOffs = await stack.writeOffsFor(id);
+    expect(ledgerWriteOffs.map((w) => [w.amountCents, w.reason, w.withdrawnAt])).toEqual([
+      [4_000, 'customer insolvent', null],
+    ]);
+    const stands = await stack.cli(['link', 'withdraw-write-off', id, ledgerWriteOffs[0]!.id], 1);
+    expect(stands.stderr).toContain('write_off_booked');
+    expect((await stack.cli(['link', 'withdraw-write-off', id, 'wo-none'], 1)).stderr).toContain(
+      'write_off_not_found',
+    );
     await expectChanges(stack, before, { ProcessorClearing: 6_000, Revenue: -10_000, BadDebt: 4_000 });
     endCase(10);
   });

@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
+import type { WriteOff } from '../../src/ledger/write-offs.js';
 import { type LedgerStore, openLedgerStore } from '../../src/runtime/ledger-store.js';
 import { markersIn } from '../../src/targets/markers.js';
 import type { TargetSummary } from '../../src/targets/target-index.js';
@@ -239,6 +240,11 @@ export class ThreeTargets {
 
   entries(): Promise<BookedEntry[]> {
     return this.store.ledger.allEntries();
+  }
+
+  /** The link's write-offs as the ledger's store keeps them. */
+  writeOffsFor(paymentLinkId: string): Promise<WriteOff[]> {
+    return this.store.ledger.writeOffsFor(paymentLinkId);
   }
 
   /** Until the ledger holds entries the predicate picks; answers them. */

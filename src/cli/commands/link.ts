@@ -7,6 +7,7 @@ import {
   type LinkAnswer,
   type PendingAnswer,
   type WriteOffAnswerBody,
+  type WriteOffWithdrawnBody,
 } from '../../command-api/contract.js';
 import { formatUsd } from '../../ledger/money.js';
 import { type Command, CommandError } from '../command.js';
@@ -27,6 +28,9 @@ const usage = `booksync link <subcommand>
                                       the link's own amount lowered at the service by it; booked Dr Bad Debt
                                       / Cr Accounts Receivable (refused when nothing is left to pay, or what
                                       is left is in debit memos)
+  withdraw-write-off <linkId> <writeOffId>    a write-off that never lowered the link (its outcome was
+                                      unknown and the link changed since): it covers nothing from now on
+                                      (refused once it is booked, or while the link has a lowering not booked)
   void-payment <linkId> <externalPaymentId>   void an external payment; reversed in the books
   void-memo <linkId> <debitMemoId>            void a debit memo; reversed in the books
   sync <linkId>                               fetch the link and book what changed at the service
@@ -42,6 +46,7 @@ BOOKSYNC_DATA_DIR/embedded-credentials.json.`;
 
 const reference = z.string().min(1).max(255, 'at most 255 characters');
 const description = z.string().trim().min(1, 'required').max(500, 'at most 500 characters');
+const writeOffIdArg = z.string().min(1, 'required').max(200, 'at most 200 characters');
 const writeOffReason = z.string().trim().min(1, 'must not be empty').max(500, 'at most 500 characters');
 
 export const linkCommand: Command = {
@@ -71,6 +76,7 @@ export const linkCommand: Command = {
         'debit-memo',
         'deposit',
         'write-off',
+        'withdraw-write-off',
         'void-payment',
         'void-memo',
         'sync',
@@ -125,6 +131,15 @@ export const linkCommand: Command = {
           values.reason === undefined ? {} : { reason: argument(writeOffReason, values.reason, '--reason') };
         const answer = await sendCommand((c) => c.call('writeOffLink', params, body, key), settings);
         print(answer.body, writeOffLine(answer.body));
+        break;
+      }
+      case 'withdraw-write-off': {
+        const writeOffId = argument(writeOffIdArg, idArg, 'writeOffId');
+        const answer = await sendCommand(
+          (c) => c.call('withdrawWriteOff', { ...params, writeOffId }),
+          settings,
+        );
+        print(answer.body, withdrawnLine(answer.body));
         break;
       }
       case 'void-payment': {
@@ -208,4 +223,10 @@ function writeOffLine(body: WriteOffAnswerBody): string {
   return body.created
     ? `payment link ${body.paymentLinkId} written off: ${written}; it now asks for ${formatUsd(body.link.requestedAmountCents ?? 0)}, nothing left to pay`
     : `payment link ${body.paymentLinkId} was written off already: ${written}`;
+}
+
+function withdrawnLine(body: WriteOffWithdrawnBody): string {
+  return body.withdrawn
+    ? `write-off ${body.writeOffId} of payment link ${body.paymentLinkId} withdrawn: its ${formatUsd(body.amountCents)} covers nothing from now on`
+    : `write-off ${body.writeOffId} of payment link ${body.paymentLinkId} was withdrawn already (${body.withdrawnAt})`;
 }
