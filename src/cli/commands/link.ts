@@ -126,22 +126,10 @@ export const linkCommand: Command = {
         await write((c) => c.call('recordDebitMemo', params, body, key));
         break;
       }
-      case 'write-off': {
-        const body =
-          values.reason === undefined ? {} : { reason: argument(writeOffReason, values.reason, '--reason') };
-        const answer = await sendCommand((c) => c.call('writeOffLink', params, body, key), settings);
-        print(answer.body, writeOffLine(answer.body));
+      case 'write-off':
+      case 'withdraw-write-off':
+        await writeOffs(subcommand, { linkId, idArg, reason: values.reason, key, settings, print });
         break;
-      }
-      case 'withdraw-write-off': {
-        const writeOffId = argument(writeOffIdArg, idArg, 'writeOffId');
-        const answer = await sendCommand(
-          (c) => c.call('withdrawWriteOff', { ...params, writeOffId }),
-          settings,
-        );
-        print(answer.body, withdrawnLine(answer.body));
-        break;
-      }
       case 'void-payment': {
         const externalPaymentId = argument(objectId, idArg, 'externalPaymentId');
         await write((c) => c.call('voidExternalPayment', { ...params, externalPaymentId }, undefined, key));
@@ -223,6 +211,34 @@ function writeOffLine(body: WriteOffAnswerBody): string {
   return body.created
     ? `payment link ${body.paymentLinkId} written off: ${written}; it now asks for ${formatUsd(body.link.requestedAmountCents ?? 0)}, nothing left to pay`
     : `payment link ${body.paymentLinkId} was written off already: ${written}`;
+}
+
+/** `write-off` (what the link owes given up) and `withdraw-write-off` (one that never lowered it). */
+async function writeOffs(
+  subcommand: 'write-off' | 'withdraw-write-off',
+  asked: {
+    linkId: string;
+    idArg: string | undefined;
+    reason: string | boolean | undefined;
+    key: string | undefined;
+    settings: Parameters<typeof sendCommand>[1];
+    print: (body: unknown, line: string) => void;
+  },
+): Promise<void> {
+  const params = { id: asked.linkId };
+  if (subcommand === 'write-off') {
+    const body =
+      asked.reason === undefined ? {} : { reason: argument(writeOffReason, asked.reason, '--reason') };
+    const answer = await sendCommand((c) => c.call('writeOffLink', params, body, asked.key), asked.settings);
+    asked.print(answer.body, writeOffLine(answer.body));
+    return;
+  }
+  const writeOffId = argument(writeOffIdArg, asked.idArg, 'writeOffId');
+  const answer = await sendCommand(
+    (c) => c.call('withdrawWriteOff', { ...params, writeOffId }),
+    asked.settings,
+  );
+  asked.print(answer.body, withdrawnLine(answer.body));
 }
 
 function withdrawnLine(body: WriteOffWithdrawnBody): string {
