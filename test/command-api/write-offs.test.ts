@@ -13,6 +13,7 @@ import {
   type RecordingTemporalClient,
   recordingTemporalClient,
 } from '../support/recording-temporal-client.js';
+import { bookLink, serviceLink as serviceLinkOf } from './write-off-books.js';
 
 // `POST /commands/paymentLinks/{id}/writeOff` through inject, against the emulator and an embedded ledger:
 // the write-off is recorded in the ledger's store, then the link's own amount is lowered at the service by
@@ -57,7 +58,7 @@ const writeOff = (linkId: string, body?: unknown, key: string | null = randomUUI
     ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
   });
 
-const serviceLink = async (id: string) => (await harness.api('GET', `/paymentLink/${id}`)).body;
+const serviceLink = (id: string) => serviceLinkOf(harness, id);
 
 /** A link of `cents`, its invoice booked, `paid` of it received outside the service. */
 async function bookedLink(cents: number, paid: number, memoCents = 0) {
@@ -82,18 +83,7 @@ async function bookedLink(cents: number, paid: number, memoCents = 0) {
 }
 
 /** The lowering as the link's flows book it: what the write-offs recorded cover of it. */
-async function bookLowering(linkId: string) {
-  const entry = invoiceEntryToPost(
-    await serviceLink(linkId),
-    await ledger.entriesFor({ paymentLinkId: linkId }),
-    '2026-03-05',
-    'UTC',
-    0,
-    writtenOffCents(await ledger.writeOffsFor(linkId)),
-  );
-  if (entry) await ledger.post(entry);
-  return entry;
-}
+const bookLowering = (linkId: string) => bookLink(harness, ledger, linkId);
 
 describe('writing off what a payment link owes', () => {
   it('201: recorded, the link lowered by what remains, its workflow signalled; the lowering books Dr Bad Debt / Cr A/R', async () => {
@@ -225,5 +215,89 @@ describe('writing off what a payment link owes', () => {
     } finally {
       await apart.close();
     }
+  });
+});
+
+const withdraw = (linkId: string, writeOffId: string) =>
+  app.inject({
+    method: 'POST',
+    url: `/commands/paymentLinks/${linkId}/writeOffs/${writeOffId}/withdraw`,
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+
+// A write-off whose lowering's outcome was unknown stays recorded; once the link changed (a payment), its
+// Idempotency-Key no longer fits and a new write-off is refused while it is pending: the business withdraws
+// it, and a later lowering is a discount. One the books took stands; one whose lowering may be waiting to be
+// booked is refused until the link is synced.
+describe('withdrawing a write-off', () => {
+  it('one that never lowered the link: withdrawn once, a new write-off taken, a later lowering a discount', async () => {
+    const link = await bookedLink(5_000, 0);
+    // The lowering's outcome was unknown (502): the write-off stays recorded, the link was never lowered.
+    await ledger.recordWriteOff({
+      id: 'wo-unknown',
+      paymentLinkId: link.id,
+      amountCents: 5_000,
+      reason: null,
+    });
+    const pending = await writeOff(link.id, {});
+    expect([pending.statusCode, pending.json().code]).toEqual([409, 'write_off_pending']);
+
+    const withdrawn = await withdraw(link.id, 'wo-unknown');
+    expect(withdrawn.statusCode).toBe(200);
+    expect(withdrawn.json()).toMatchObject({
+      paymentLinkId: link.id,
+      writeOffId: 'wo-unknown',
+      amountCents: 5_000,
+      withdrawn: true,
+    });
+    const again = await withdraw(link.id, 'wo-unknown');
+    expect([again.statusCode, again.json().withdrawn]).toEqual([200, false]);
+    expect(writtenOffCents(await ledger.writeOffsFor(link.id))).toBe(0);
+
+    // A discount given at the service is a discount, not the withdrawn write-off's Bad Debt.
+    await harness.api('PUT', `/paymentLink/${link.id}`, { requestedAmountCents: 4_000 });
+    expect((await bookLowering(link.id))?.lines).toEqual([
+      { account: Accounts.AccountsReceivable, amountCents: -1_000 },
+      { account: Accounts.DiscountsAndWriteOffs, amountCents: 1_000 },
+    ]);
+    // And a new write-off of what is left is taken.
+    const taken = await writeOff(link.id, {});
+    expect([taken.statusCode, taken.json().amountCents]).toEqual([201, 4_000]);
+  });
+
+  it('refused once the books took it (Bad Debt booked): it stands', async () => {
+    const link = await bookedLink(3_000, 0);
+    const taken = await writeOff(link.id, {});
+    expect(taken.statusCode).toBe(201);
+    await bookLowering(link.id);
+    const refused = await withdraw(link.id, taken.json().writeOffId);
+    expect([refused.statusCode, refused.json().code]).toEqual([409, 'write_off_booked']);
+    expect(writtenOffCents(await ledger.writeOffsFor(link.id))).toBe(3_000);
+  });
+
+  it('refused while the link has a lowering the books have not taken (it may be this one): sync first', async () => {
+    const link = await bookedLink(2_000, 0);
+    const taken = await writeOff(link.id, {});
+    expect(taken.statusCode).toBe(201);
+    const refused = await withdraw(link.id, taken.json().writeOffId);
+    expect([refused.statusCode, refused.json().code]).toEqual([409, 'lowering_not_booked']);
+    expect(refused.json().error).toContain(`booksync link sync ${link.id}`);
+    // Synced: it is Bad Debt, and then it stands.
+    expect((await bookLowering(link.id))?.lines).toContainEqual({
+      account: Accounts.BadDebt,
+      amountCents: 2_000,
+    });
+    expect((await withdraw(link.id, taken.json().writeOffId)).json().code).toBe('write_off_booked');
+  });
+
+  it('404 for a write-off the link does not have; 401 without the bearer key', async () => {
+    const link = await bookedLink(1_000, 0);
+    const unknown = await withdraw(link.id, 'wo-nope');
+    expect([unknown.statusCode, unknown.json().code]).toEqual([404, 'write_off_not_found']);
+    const anonymous = await app.inject({
+      method: 'POST',
+      url: `/commands/paymentLinks/${link.id}/writeOffs/wo-nope/withdraw`,
+    });
+    expect(anonymous.statusCode).toBe(401);
   });
 });
