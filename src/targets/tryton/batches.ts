@@ -12,8 +12,8 @@ import {
 } from './helpers.js';
 import { invoiceResult, planInvoice } from './invoices.js';
 import { planMove } from './moves.js';
-import { opensPayable, planOpeningPayable, settlesOpeningPayable } from './opening-payables.js';
-import { opensReceivable, planOpeningReceivable, settlesOpeningReceivable } from './opening-receivables.js';
+import { openingSideOf, settlesOpeningPayable } from './opening-payables.js';
+import { planOpeningMove, settlesOpeningReceivable } from './opening-receivables.js';
 import {
   indexedInvoiceId,
   ownInvoiceKey,
@@ -170,10 +170,9 @@ async function plan(
   context: PushContext,
   reads: SliceReads,
 ): Promise<Omit<Planned, 'i' | 'given' | 'document'> | PushResult> {
-  if (opensReceivable(document))
-    return { model: 'account.move', ...(await planOpeningReceivable(s, document, accounts, context)) };
-  if (opensPayable(document))
-    return { model: 'account.move', ...(await planOpeningPayable(s, document, accounts, context)) };
+  const opening = openingSideOf(document);
+  if (opening)
+    return { model: 'account.move', ...(await planOpeningMove(s, document, accounts, context, opening)) };
   switch (document.kind) {
     case 'invoice':
     case 'invoice-adjustment':

@@ -1,16 +1,11 @@
-import type { AccountRole } from '../account-mapping.js';
-import { dueDateOf } from '../documents.js';
 import { ownerNote } from '../target-figures.js';
-import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
-import { dateOf } from './json-rpc.js';
-import { type PlannedMove, planMove } from './moves.js';
+import type { PushContext, TargetDocument } from '../target-port.js';
 import {
+  type OpeningSide,
   openingMoveOf,
-  planOpeningMove,
-  pushOpeningMove,
+  opensReceivable,
   reconcileOpeningLine,
 } from './opening-receivables.js';
-import { post } from './posting.js';
 import type { TrytonSession } from './session.js';
 
 // A bill's opening document (a bill of last period still owed when the books open: Dr Opening Balances /
@@ -32,21 +27,11 @@ export function opensPayable(document: TargetDocument): boolean {
   );
 }
 
-/** A bill's opening document's move (planOpeningMove). */
-export const planOpeningPayable = (
-  s: TrytonSession,
-  document: TargetDocument,
-  accounts: Map<AccountRole, number>,
-  context: PushContext,
-) => planOpeningMove(s, document, accounts, context, 'AccountsPayable');
-
-/** A bill's opening document as a posted move. */
-export const pushOpeningPayable = (
-  s: TrytonSession,
-  document: TargetDocument,
-  accounts: Map<AccountRole, number>,
-  context: PushContext,
-) => pushOpeningMove(s, document, accounts, context, 'AccountsPayable');
+/** The side an opening document (an invoice's or a bill's) brings forward; null for any other document. */
+export function openingSideOf(document: TargetDocument): OpeningSide | null {
+  if (opensReceivable(document)) return 'AccountsReceivable';
+  return opensPayable(document) ? 'AccountsPayable' : null;
+}
 
 /** Whether money on the payable of a bill (a payment sent) may close the bill's opening payable (a move). */
 export function paysPayable(document: TargetDocument): boolean {

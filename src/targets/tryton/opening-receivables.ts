@@ -77,22 +77,6 @@ export async function pushOpeningMove(
   };
 }
 
-/** An invoice's opening document's move (planOpeningMove). */
-export const planOpeningReceivable = (
-  s: TrytonSession,
-  document: TargetDocument,
-  accounts: Map<AccountRole, number>,
-  context: PushContext,
-) => planOpeningMove(s, document, accounts, context, 'AccountsReceivable');
-
-/** An invoice's opening document as a posted move. */
-export const pushOpeningReceivable = (
-  s: TrytonSession,
-  document: TargetDocument,
-  accounts: Map<AccountRole, number>,
-  context: PushContext,
-) => pushOpeningMove(s, document, accounts, context, 'AccountsReceivable');
-
 /**
  * The move of an opening document (`invoice:<link>`, `bill:<bill>`), when Tryton holds it as one (null when
  * it is an invoice, or not pushed).

@@ -16,8 +16,8 @@ import { closedPeriodRefusal, lowersInvoice, writesOffInvoice } from './helpers.
 import { applyCredit, pushInvoice } from './invoices.js';
 import { TrytonRpc } from './json-rpc.js';
 import { pushMove } from './moves.js';
-import { opensPayable, pushOpeningPayable, reconcileOpeningPayable } from './opening-payables.js';
-import { opensReceivable, pushOpeningReceivable, reconcileOpeningReceivable } from './opening-receivables.js';
+import { openingSideOf, reconcileOpeningPayable } from './opening-payables.js';
+import { pushOpeningMove, reconcileOpeningReceivable } from './opening-receivables.js';
 import { closedThrough, post, redate } from './posting.js';
 import { invoiceSettled, reconcileIfPaid } from './reconciliation.js';
 import { findByKey, findRecord } from './records.js';
@@ -219,10 +219,9 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
       return { key, remoteIds, contentHash: document.contentHash, created: existing.draft !== null };
     }
-    // An invoice still owed when the books opened: the receivable brought forward, as a move.
-    if (opensReceivable(document)) return pushOpeningReceivable(this.#s, document, accounts, context);
-    // A bill still owed when the books opened: the payable brought forward, as a move.
-    if (opensPayable(document)) return pushOpeningPayable(this.#s, document, accounts, context);
+    // An invoice or a bill still owed when the books opened: the receivable or payable brought forward, as a move.
+    const opening = openingSideOf(document);
+    if (opening) return pushOpeningMove(this.#s, document, accounts, context, opening);
     // A receivable written off as bad debt: a move paying the link's invoice (no credit note takes an
     // expense account).
     if (writesOffInvoice(document)) return pushMove(this.#s, document, accounts, context);
