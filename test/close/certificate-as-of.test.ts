@@ -4,9 +4,9 @@ import { certificateHtml } from '../../src/close/certificate-html.js';
 import { certificateLines } from '../../src/close/certificate-text.js';
 import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
+import type { BookedEntry } from '../../src/ledger/entry.js';
 import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
-import { closeInput } from './close-fixtures.js';
+import { bookedEntry, closeInput } from './close-fixtures.js';
 
 // The balances of a closed month re-made after the next month's events: the service's figures as
 // of the end of the period's last day in the books' time zone, from the dates its objects carry, against the
@@ -15,29 +15,8 @@ import { closeInput } from './close-fixtures.js';
 const zone = 'America/Los_Angeles';
 const january = { from: '2026-01-01', to: '2026-01-31' };
 const february = { from: '2026-02-01', to: '2026-02-28' };
-let id = 0;
 
-function entry(
-  key: string,
-  date: string,
-  lines: [string, number][],
-  links: EntryLinks,
-  extra: Partial<BookedEntry> = {},
-): BookedEntry {
-  return {
-    id: ++id,
-    key,
-    date,
-    description: key,
-    lines: lines.map(([account, amountCents]) => ({ account, amountCents })) as BookedEntry['lines'],
-    links,
-    reverses: null,
-    reversedBy: null,
-    contentHash: key,
-    createdAt: `${date}T00:00:00Z`,
-    ...extra,
-  };
-}
+const entry = bookedEntry;
 
 /** A payment on no link (a sale of its own), created at `createdAt` (an instant). */
 const sale = (

@@ -4,39 +4,18 @@ import { certificateHtml, escapeHtml } from '../../src/close/certificate-html.js
 import { certificateLines } from '../../src/close/certificate-text.js';
 import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import type { BookedEntry, EntryLinks } from '../../src/ledger/entry.js';
+import type { EntryLinks } from '../../src/ledger/entry.js';
 import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
 import { monthBefore } from '../../workflows/period-close.js';
-import { closeInput } from './close-fixtures.js';
+import { bookedEntry, closeInput } from './close-fixtures.js';
 
 // The certificate's rules on hand-made objects and entries: skip reasons, duplicates, amounts, orphans,
 // payables per bill and the accounting targets' index. Every figure is worked out by hand.
 
 const period = { from: '2026-03-01', to: '2026-03-31' };
 const march = (day: number) => Date.parse(`2026-03-${String(day).padStart(2, '0')}T12:00:00Z`);
-let id = 0;
 
-function entry(
-  key: string,
-  date: string,
-  lines: [string, number][],
-  links: EntryLinks,
-  extra: Partial<BookedEntry> = {},
-): BookedEntry {
-  return {
-    id: ++id,
-    key,
-    date,
-    description: key,
-    lines: lines.map(([account, amountCents]) => ({ account, amountCents })) as BookedEntry['lines'],
-    links,
-    reverses: null,
-    reversedBy: null,
-    contentHash: key,
-    createdAt: `${date}T00:00:00Z`,
-    ...extra,
-  };
-}
+const entry = bookedEntry;
 
 /** A payment on a link that books its invoice (`payment:`); `paymentLinkId: null` makes it a sale. */
 const payment = (

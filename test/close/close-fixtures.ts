@@ -28,12 +28,13 @@ export function closeInput(
 
 let seq = 0;
 
-/** A booked entry of these lines (account, signed cents), live, numbered in the order made. */
+/** A booked entry of these lines (account, signed cents), live unless `extra` says, numbered in the order made. */
 export function bookedEntry(
   key: string,
   date: string,
   lines: [string, number][],
   links: EntryLinks,
+  extra: Partial<BookedEntry> = {},
 ): BookedEntry {
   return {
     id: ++seq,
@@ -46,6 +47,7 @@ export function bookedEntry(
     reversedBy: null,
     contentHash: key,
     createdAt: `${date}T00:00:00Z`,
+    ...extra,
   };
 }
 
