@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import { type AccountRole, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TargetUnavailableError } from '../../../src/targets/errors.js';
 import { QboClient } from '../../../src/targets/quickbooks/http-client.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
@@ -19,56 +19,84 @@ const cipher = new TokenCipher('test-secret-for-quickbooks-credit-memos');
 const idOf = (remoteId: string | undefined) => String(remoteId).split(':').at(-1) ?? '';
 const hash = (c: string) => c.repeat(64);
 
+/**
+ * The documents of one link (`prefix` names its invoice number and customer): each `cents` Dr one role / Cr
+ * another, its content hash `c` repeated.
+ */
+function linkDocuments(prefix: string, customerName: string) {
+  const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const customer = { serviceId: `cus_${run}`, name: `${customerName} ${run}`, email: `${run}@credit.test` };
+  const invoice = { paymentLinkId: `pl_${run}`, number: `${prefix}-${run}` };
+  const doc = (
+    head: Pick<TargetDocument, 'key' | 'kind' | 'date' | 'description'>,
+    [debit, credit]: [AccountRole, AccountRole],
+    cents: number,
+    c: string,
+    extra: Partial<TargetDocument> = {},
+  ): TargetDocument => ({
+    ...head,
+    amountCents: cents,
+    lines: [
+      { role: debit, amountCents: cents },
+      { role: credit, amountCents: -cents },
+    ],
+    contentHash: hash(c),
+    invoice,
+    customer,
+    reference: `pl_${run}`,
+    ...extra,
+  });
+  const description = `Invoice for payment link pl_${run}`;
+  return {
+    link: invoice.paymentLinkId,
+    invoice: (cents: number, c: string) =>
+      doc(
+        { key: `invoice:pl_${run}`, kind: 'invoice', date: '2026-11-02', description },
+        ['AccountsReceivable', 'Revenue'],
+        cents,
+        c,
+      ),
+    payment: (date: string, cents: number, c: string, extra: Partial<TargetDocument> = {}) =>
+      doc(
+        { key: `payment:py_${run}`, kind: 'payment', date, description: `Payment py_${run} received` },
+        ['ProcessorClearing', 'AccountsReceivable'],
+        cents,
+        c,
+        { reference: `py_${run}`, ...extra },
+      ),
+    /** The link's n-th amount change: lowered (Discounts and Write-offs) or raised (Revenue) to `own` cents. */
+    adjustment: (
+      n: number,
+      date: string,
+      change: 'lowered' | 'raised',
+      own: number,
+      cents: number,
+      c: string,
+      extra: Partial<TargetDocument> = {},
+    ) =>
+      doc(
+        {
+          key: `invoice-adjustment:pl_${run}:${n}`,
+          kind: 'invoice-adjustment',
+          date,
+          description: `${description}: amount ${change} to ${own} cents`,
+        },
+        change === 'lowered'
+          ? ['DiscountsAndWriteOffs', 'AccountsReceivable']
+          : ['AccountsReceivable', 'Revenue'],
+        cents,
+        c,
+        extra,
+      ),
+  };
+}
+
 /** A 10,000.00 link, lowered to 8,000.00, then paid 8,000.00. */
 function loweredLink(date = '2026-11-05') {
-  const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const customer = { serviceId: `cus_${run}`, name: `Write-off ${run}`, email: `${run}@credit.test` };
-  const invoice = { paymentLinkId: `pl_${run}`, number: `WO-${run}` };
-  const invoiceDoc: TargetDocument = {
-    key: `invoice:pl_${run}`,
-    kind: 'invoice',
-    date: '2026-11-02',
-    description: `Invoice for payment link pl_${run}`,
-    amountCents: 10_000_00,
-    lines: [
-      { role: 'AccountsReceivable', amountCents: 10_000_00 },
-      { role: 'Revenue', amountCents: -10_000_00 },
-    ],
-    contentHash: hash('a'),
-    invoice,
-    customer,
-    reference: `pl_${run}`,
-  };
-  const lowered: TargetDocument = {
-    key: `invoice-adjustment:pl_${run}:1`,
-    kind: 'invoice-adjustment',
-    date,
-    description: `Invoice for payment link pl_${run}: amount lowered to 800000 cents`,
-    amountCents: 2_000_00,
-    lines: [
-      { role: 'DiscountsAndWriteOffs', amountCents: 2_000_00 },
-      { role: 'AccountsReceivable', amountCents: -2_000_00 },
-    ],
-    contentHash: hash('b'),
-    invoice,
-    customer,
-    reference: `pl_${run}`,
-  };
-  const payment: TargetDocument = {
-    key: `payment:py_${run}`,
-    kind: 'payment',
-    date: '2026-11-08',
-    description: `Payment py_${run} received`,
-    amountCents: 8_000_00,
-    lines: [
-      { role: 'ProcessorClearing', amountCents: 8_000_00 },
-      { role: 'AccountsReceivable', amountCents: -8_000_00 },
-    ],
-    contentHash: hash('c'),
-    invoice,
-    customer,
-    reference: `py_${run}`,
-  };
+  const link = linkDocuments('WO', 'Write-off');
+  const invoiceDoc = link.invoice(10_000_00, 'a');
+  const lowered = link.adjustment(1, date, 'lowered', 800000, 2_000_00, 'b');
+  const payment = link.payment('2026-11-08', 8_000_00, 'c');
   const reversed: TargetDocument = {
     ...lowered,
     key: `reversal:${lowered.key}`,
@@ -371,69 +399,17 @@ describe('QuickBooks Online: a lowered invoice is credited and the credit applie
  * lowering's credit (TargetDocument.reapplies).
  */
 function raisedBack() {
-  const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const customer = { serviceId: `cus_${run}`, name: `Raised ${run}`, email: `${run}@raise.test` };
-  const invoice = { paymentLinkId: `pl_${run}`, number: `RB-${run}` };
-  const onLink = { invoice, customer, reference: `pl_${run}` };
-  const invoiceDoc: TargetDocument = {
-    key: `invoice:pl_${run}`,
-    kind: 'invoice',
-    date: '2026-11-02',
-    description: `Invoice for payment link pl_${run}`,
-    amountCents: 101,
-    lines: [
-      { role: 'AccountsReceivable', amountCents: 101 },
-      { role: 'Revenue', amountCents: -101 },
-    ],
-    contentHash: hash('a'),
-    ...onLink,
-  };
-  const payment: TargetDocument = {
-    key: `payment:py_${run}`,
-    kind: 'payment',
-    date: '2026-11-03',
-    description: `Payment py_${run} received`,
-    amountCents: 101,
-    lines: [
-      { role: 'ProcessorClearing', amountCents: 101 },
-      { role: 'AccountsReceivable', amountCents: -101 },
-    ],
-    contentHash: hash('b'),
-    ...onLink,
-    reference: `py_${run}`,
-    settles: { applied: [{ key: invoiceDoc.key, amountCents: 101 }], unappliedCents: 0 },
-  };
-  const lowered: TargetDocument = {
-    key: `invoice-adjustment:pl_${run}:1`,
-    kind: 'invoice-adjustment',
-    date: '2026-11-04',
-    description: `Invoice for payment link pl_${run}: amount lowered to 100 cents`,
-    amountCents: 1,
-    lines: [
-      { role: 'DiscountsAndWriteOffs', amountCents: 1 },
-      { role: 'AccountsReceivable', amountCents: -1 },
-    ],
-    contentHash: hash('c'),
-    ...onLink,
+  const link = linkDocuments('RB', 'Raised');
+  const invoice = link.invoice(101, 'a');
+  const payment = link.payment('2026-11-03', 101, 'b', {
+    settles: { applied: [{ key: invoice.key, amountCents: 101 }], unappliedCents: 0 },
+  });
+  const lowered = link.adjustment(1, '2026-11-04', 'lowered', 100, 1, 'c', {
     settles: { applied: [], unappliedCents: 1 },
-  };
-  const raised: TargetDocument = {
-    key: `invoice-adjustment:pl_${run}:2`,
-    kind: 'invoice-adjustment',
-    date: '2026-11-05',
-    description: `Invoice for payment link pl_${run}: amount raised to 101 cents`,
-    amountCents: 1,
-    lines: [
-      { role: 'AccountsReceivable', amountCents: 1 },
-      { role: 'Revenue', amountCents: -1 },
-    ],
-    contentHash: hash('d'),
-    ...onLink,
-    reapplies: [
-      { credit: lowered.key, applied: [{ key: `invoice-adjustment:pl_${run}:2`, amountCents: 1 }] },
-    ],
-  };
-  return { invoice: invoiceDoc, payment, lowered, raised, link: invoice.paymentLinkId };
+  });
+  const raised = link.adjustment(2, '2026-11-05', 'raised', 101, 1, 'd');
+  raised.reapplies = [{ credit: lowered.key, applied: [{ key: raised.key, amountCents: 1 }] }];
+  return { invoice, payment, lowered, raised, link: link.link };
 }
 
 describe('QuickBooks Online: a raise takes the credit a lowering left the customer', () => {
