@@ -9,7 +9,7 @@ import {
 import { IngressError } from '../ingress/errors.js';
 import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry, LedgerPort } from '../ledger/ledger-port.js';
-import { invoiceAmountCents, invoiceBooked } from '../ledger/mapping/invoice.js';
+import { invoiceAmountCents, invoiceBooked, invoiceLineCents } from '../ledger/mapping/invoice.js';
 import { formatUsd } from '../ledger/money.js';
 import { type WriteOff, WriteOffConflictError, writtenOffCents } from '../ledger/write-offs.js';
 import type { ServiceClient } from '../service/client.js';
@@ -166,10 +166,7 @@ function refusalOrRemainder(
     );
   }
   const earlier = writeOffs.filter((w) => w.id !== writeOffId);
-  const badDebt = booked
-    .flatMap((e) => e.lines)
-    .filter((l) => l.account === Accounts.BadDebt)
-    .reduce((sum, l) => sum + l.amountCents, 0);
+  const badDebt = invoiceLineCents(booked, Accounts.BadDebt);
   if (writtenOffCents(earlier) > badDebt) {
     refuse(
       'write_off_pending',

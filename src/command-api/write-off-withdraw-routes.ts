@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IngressError } from '../ingress/errors.js';
 import { Accounts } from '../ledger/chart-of-accounts.js';
-import { keyPrefix } from '../ledger/entry-key.js';
 import type { BookedEntry, LedgerPort } from '../ledger/ledger-port.js';
-import { invoiceAmountCents, invoiceEntryKinds } from '../ledger/mapping/invoice.js';
+import { invoiceAmountCents, invoiceLineCents } from '../ledger/mapping/invoice.js';
 import { formatUsd } from '../ledger/money.js';
 import type { WriteOff } from '../ledger/write-offs.js';
 import type { ServiceClient } from '../service/client.js';
@@ -78,12 +77,7 @@ function refuseWhenBookedOrPending(
   booked: readonly BookedEntry[],
   ownAtService: number,
 ): void {
-  const lines = booked
-    .filter((e) => (invoiceEntryKinds as readonly string[]).includes(keyPrefix(e.reverses ?? e.key)))
-    .flatMap((e) => e.lines);
-  const sum = (account: string) =>
-    lines.filter((l) => l.account === account).reduce((total, l) => total + l.amountCents, 0);
-  const badDebt = sum(Accounts.BadDebt);
+  const badDebt = invoiceLineCents(booked, Accounts.BadDebt);
   const live = writeOffs.filter((w) => w.withdrawnAt === null);
   const through = live.slice(0, live.indexOf(writeOff) + 1).reduce((total, w) => total + w.amountCents, 0);
   if (through <= badDebt) {
@@ -93,7 +87,7 @@ function refuseWhenBookedOrPending(
       `write-off ${writeOff.id} is booked (${formatUsd(writeOff.amountCents)} Dr Bad Debt): it stands; a receivable collected after all is a raise of the link`,
     );
   }
-  const invoiced = sum(Accounts.AccountsReceivable);
+  const invoiced = invoiceLineCents(booked, Accounts.AccountsReceivable);
   if (ownAtService < invoiced) {
     throw new IngressError(
       409,

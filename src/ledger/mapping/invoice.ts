@@ -1,5 +1,5 @@
 import type { PaymentLink } from '../../service/schemas/index.js';
-import { Accounts } from '../chart-of-accounts.js';
+import { type AccountName, Accounts } from '../chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';
 import { bookedBeforeOpening, isOpeningDocument } from '../opening-balances.js';
@@ -64,11 +64,7 @@ export function invoiceEntryToPost(
   // An opening document holds the own amount less what moved on the receivable before the opening
   // (`carriedBeforeOpening`, opening-document.ts): that part counts as invoiced too.
   const opening = mine.some((e) => isOpeningDocument(e));
-  const invoiced =
-    mine
-      .flatMap((e) => e.lines)
-      .filter((l) => l.account === Accounts.AccountsReceivable)
-      .reduce((sum, l) => sum + l.amountCents, 0) - (opening ? carriedBeforeOpening : 0);
+  const invoiced = invoiceLineCents(mine, Accounts.AccountsReceivable) - (opening ? carriedBeforeOpening : 0);
   const links = { paymentLinkId: link.id, ...(link.customerId ? { customerId: link.customerId } : {}) };
   const hasInvoice = mine.some((e) => keyPrefix(e.key) === 'invoice');
   if (!hasInvoice) {
@@ -99,7 +95,7 @@ export function invoiceEntryToPost(
     };
   }
   const lowered = -delta;
-  const badDebt = Math.min(lowered, Math.max(0, writtenOffCents - badDebtBooked(mine)));
+  const badDebt = Math.min(lowered, Math.max(0, writtenOffCents - invoiceLineCents(mine, Accounts.BadDebt)));
   if (badDebt > 0) {
     // The written-off part first, an adjustment of its own: a lowering that is also a discount books the
     // rest as the next adjustment (the caller asks again), so every target reads each as the one credit it is
@@ -127,11 +123,15 @@ export function invoiceEntryToPost(
   };
 }
 
-/** What the link's invoice entries booked to Bad Debt (its written-off lowerings, net of their reversals). */
-function badDebtBooked(mine: readonly BookedEntry[]): number {
-  return mine
+/**
+ * What the link's invoice entries (its invoice, its adjustments, their reversals) booked to `account`: on
+ * Accounts Receivable what is invoiced, on Bad Debt what was written off.
+ */
+export function invoiceLineCents(booked: readonly BookedEntry[], account: AccountName): number {
+  return booked
+    .filter((e) => isInvoiceKind(e.reverses ?? e.key))
     .flatMap((e) => e.lines)
-    .filter((l) => l.account === Accounts.BadDebt)
+    .filter((l) => l.account === account)
     .reduce((sum, l) => sum + l.amountCents, 0);
 }
 
