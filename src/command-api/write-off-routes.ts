@@ -46,14 +46,7 @@ export const writeOffRoutes: FastifyPluginAsyncZod<WriteOffRoutesOptions> = asyn
     routes.writeOffLink.url,
     { schema: schemaOf('writeOffLink'), config: { commandKey: { route: 'writeOffLink', withBody: true } } },
     async (request, reply) => {
-      const sources = options.sources;
-      if (!sources) {
-        throw new IngressError(
-          503,
-          'write_offs_not_served',
-          "this ingress has no ledger store or service to write off with (run it beside the books: 'booksync start', or 'booksync ingress' with the ledger's store and SERVICE_API_KEY)",
-        );
-      }
+      const sources = servedSources(options.sources);
       const paymentLinkId = request.params.id;
       const writeOffId = keyedCommandId(request);
       const reason = request.body?.reason ?? null;
@@ -63,6 +56,16 @@ export const writeOffRoutes: FastifyPluginAsyncZod<WriteOffRoutesOptions> = asyn
     },
   );
 };
+
+/** The ledger's store and the service a write-off needs; 503 on an ingress apart from the books. */
+export function servedSources<S>(sources: S | undefined): S {
+  if (sources) return sources;
+  throw new IngressError(
+    503,
+    'write_offs_not_served',
+    "this ingress has no ledger store or service for write-offs (run it beside the books: 'booksync start', or 'booksync ingress' with the ledger's store and SERVICE_API_KEY)",
+  );
+}
 
 async function writeOff(
   { ledger, service }: WriteOffSources,

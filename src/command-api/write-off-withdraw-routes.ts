@@ -8,7 +8,7 @@ import type { WriteOff } from '../ledger/write-offs.js';
 import type { ServiceClient } from '../service/client.js';
 import { commandRoutes as routes } from './contract.js';
 import { schemaOf } from './openapi.js';
-import { readLink } from './write-off-routes.js';
+import { readLink, servedSources } from './write-off-routes.js';
 
 /** What a withdrawal reads and writes: the ledger's store (the write-offs, the link's entries) and the link. */
 export interface WriteOffWithdrawSources {
@@ -33,14 +33,7 @@ export const writeOffWithdrawRoutes: FastifyPluginAsyncZod<WriteOffWithdrawRoute
   options,
 ) => {
   app.post(routes.withdrawWriteOff.url, { schema: schemaOf('withdrawWriteOff') }, async (request) => {
-    const sources = options.sources;
-    if (!sources) {
-      throw new IngressError(
-        503,
-        'write_offs_not_served',
-        "this ingress has no ledger store or service to withdraw a write-off with (run it beside the books: 'booksync start', or 'booksync ingress' with the ledger's store and SERVICE_API_KEY)",
-      );
-    }
+    const sources = servedSources(options.sources);
     const { id: paymentLinkId, writeOffId } = request.params;
     const writeOffs = await sources.ledger.writeOffsFor(paymentLinkId);
     const found = writeOffs.find((w) => w.id === writeOffId);
