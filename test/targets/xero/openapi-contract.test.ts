@@ -186,6 +186,24 @@ describe('Xero OpenAPI contract checker', () => {
     ]);
   });
 
+  it('checks a body the document gives by reference (#/components/requestBodies/historyRecords)', () => {
+    const history = (body: unknown) =>
+      contract.checkRequest({
+        method: 'PUT',
+        path: '/Invoices/00000000-0000-0000-0000-000000000001/History',
+        headers: create('k'),
+        body,
+      });
+    expect(history({ HistoryRecords: [{ Details: 'Paid by check 1042' }] })).toEqual([]);
+    expect(history({ HistoryRecords: [{ Details: 1042 }] })).toEqual([
+      'createInvoiceHistory: /requestBody/HistoryRecords/0/Details: expected string, got 1042',
+    ]);
+    expect(history({ HistoryRecords: [{ Detail: 'x' }] })).toEqual([
+      'createInvoiceHistory: /requestBody/HistoryRecords/0: unknown property Detail',
+    ]);
+    expect(history(undefined)).toEqual(['createInvoiceHistory: $: missing request body']);
+  });
+
   it('catches an unknown enum value', () => {
     expect(
       contract.checkRequest({
