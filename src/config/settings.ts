@@ -107,6 +107,12 @@ export const settingsSchema = z.object({
     .default(7233)
     .describe('Port of the embedded dev server (when TEMPORAL_ADDRESS is unset).'),
   TEMPORAL_UI_PORT: port.default(8233).describe('Port of the embedded dev server Web UI.'),
+  TEMPORAL_UI_URL: httpUrl
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional()
+    .describe(
+      "Web UI of the Temporal server TEMPORAL_ADDRESS names (e.g. https://temporal.example.com), for the links to each flow that `booksync start`, the demo and the console show. Unset with TEMPORAL_ADDRESS: no links; the embedded dev server's own UI otherwise.",
+    ),
 
   SERVICE_BASE_URL: httpUrl
     .optional()

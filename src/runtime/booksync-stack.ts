@@ -151,7 +151,7 @@ export async function startBooksync(settings: Settings, logger: Logger): Promise
 
     return {
       temporalAddress: target.address,
-      temporalUiUrl: devServer?.uiUrl ?? null,
+      temporalUiUrl: devServer?.uiUrl ?? settings.TEMPORAL_UI_URL ?? null,
       serviceBaseUrl,
       ingressUrl: ingress.address,
       operationsUrl: ingress.operationsAddress,
@@ -193,7 +193,7 @@ function stackConsole(
     targetIndex: running.targetIndex,
     reports: running.reports,
     service,
-    temporalUiUrl: devServer?.uiUrl ?? null,
+    temporalUiUrl: devServer?.uiUrl ?? settings.TEMPORAL_UI_URL ?? null,
     logger: logger.child({ component: 'console' }),
     // The console's own password in the embedded stack (never the command API key's).
     ...(embedded && !settings.CONSOLE_PASSWORD

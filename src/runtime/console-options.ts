@@ -45,7 +45,7 @@ export function consoleOptions(
     secureCookie: settings.CONSOLE_BEHIND_TLS || !isLoopback(host),
     sessionIdleMs: settings.CONSOLE_IDLE_MINUTES * 60 * 1000,
     ...(sources.service ? { references: serviceReferences(sources.service) } : {}),
-    temporalUiUrl: sources.temporalUiUrl ?? null,
+    temporalUiUrl: sources.temporalUiUrl ?? settings.TEMPORAL_UI_URL ?? null,
     namespace: settings.TEMPORAL_NAMESPACE,
     oauthConnections: oauthConnectionSources(settings),
     targetSetup: boundTargetSetups(settings, sources.logger ?? silentLogger),

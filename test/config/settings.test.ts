@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configurationPage, withConfigurationReference } from '../../src/cli/config-reference.js';
 import { loadSettings, SettingsError } from '../../src/config/settings.js';
+import { consoleOptions } from '../../src/runtime/console-options.js';
 
 describe('settings from the environment', () => {
   it('applies the embedded defaults when nothing is set', () => {
@@ -41,6 +42,25 @@ describe('settings from the environment', () => {
   ])('refuses %o with one line naming the variable', (env, message) => {
     expect(() => loadSettings(env)).toThrow(SettingsError);
     expect(() => loadSettings(env)).toThrow(message);
+  });
+
+  it('takes the Web UI of a Temporal server booksync is given, and the console links to it', () => {
+    const settings = loadSettings({
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      TEMPORAL_UI_URL: 'https://temporal.example.com/',
+    });
+    expect(settings.TEMPORAL_UI_URL).toBe('https://temporal.example.com');
+    expect(loadSettings({}).TEMPORAL_UI_URL).toBeUndefined();
+    expect(() => loadSettings({ TEMPORAL_UI_URL: 'temporal.example.com' })).toThrow(/^TEMPORAL_UI_URL: /);
+    const sources = { ledger: {}, targetIndex: {}, reports: {} } as unknown as Parameters<
+      typeof consoleOptions
+    >[1];
+    expect(consoleOptions(settings, sources).temporalUiUrl).toBe('https://temporal.example.com');
+    // The embedded dev server's own UI, when there is one, is the one it links to.
+    expect(
+      consoleOptions(settings, { ...sources, temporalUiUrl: 'http://127.0.0.1:8233' }).temporalUiUrl,
+    ).toBe('http://127.0.0.1:8233');
+    expect(consoleOptions(loadSettings({}), sources).temporalUiUrl).toBeNull();
   });
 
   it('never echoes a secret value in its error', () => {

@@ -109,7 +109,9 @@ export async function runDemoAgainst(
     serviceApiKey,
     commands: commandApiTarget(settings),
     ledger,
-    temporalUiUrl: settings.TEMPORAL_ADDRESS ? null : `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`,
+    temporalUiUrl: settings.TEMPORAL_ADDRESS
+      ? (settings.TEMPORAL_UI_URL ?? null)
+      : `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`,
     namespace: settings.TEMPORAL_NAMESPACE,
     timeZone: settings.BOOKS_TIME_ZONE,
     monthClose: monthClose ? demoMonthClose(settings, monthClose) : null,
