@@ -22,7 +22,7 @@ const dataDirs: string[] = [];
 
 beforeAll(async () => {
   await Promise.all([double.start(), xero.start()]);
-  await ports.prepare({});
+  await ports.prepare({}, { temporal: 'own' });
 });
 afterAll(async () => {
   await ports.stop('sandbox-script');

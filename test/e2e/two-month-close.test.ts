@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTargetFigures } from '../../activities/period-close.js';
 import { commandApiTarget } from '../../src/cli/command-api-client.js';
@@ -283,8 +283,7 @@ describe('two months closed in QuickBooks and Xero (the doubles) and a real Tryt
     booksync.start({}, ['--no-demo']);
     await booksync.untilOutput('Ctrl-C stops everything.', 0, 600_000);
     const settings = loadSettings(booksync.env);
-    temporal = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
-    client = new Client({ connection: temporal });
+    ({ client, connection: temporal } = await booksync.temporal());
     const service = booksync.service();
     const sandbox = new SandboxClient({
       baseUrl: `http://127.0.0.1:${booksync.env.EMULATOR_PORT}`,

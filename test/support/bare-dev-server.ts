@@ -24,10 +24,14 @@ export function startBareDevServer(): Promise<BareDevServer> {
 }
 
 /**
- * The CLI's dev server, headless, in memory, on a free loopback port, with `extraArgs` (booksync's search
- * attributes, say); it dies with this process (setpriv --pdeathsig) if stop() is never called.
+ * The CLI's dev server, in memory, on a free loopback port, with `extraArgs` (booksync's search attributes,
+ * say); headless unless `uiPort` is given. It dies with this process (setpriv --pdeathsig) if stop() is
+ * never called.
  */
-export async function startCliDevServer(extraArgs: readonly string[] = []): Promise<BareDevServer> {
+export async function startCliDevServer(
+  extraArgs: readonly string[] = [],
+  options: { uiPort?: number } = {},
+): Promise<BareDevServer> {
   const cli = process.env.TEMPORAL_CLI_PATH ?? (await resolveTemporalCli()).path;
   const port = await freePort();
   const child = spawn(
@@ -37,7 +41,7 @@ export async function startCliDevServer(extraArgs: readonly string[] = []): Prom
         cli,
         'server',
         'start-dev',
-        '--headless',
+        ...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort)]),
         '--ip',
         '127.0.0.1',
         '--port',

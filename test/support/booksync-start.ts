@@ -19,13 +19,17 @@ import { ServiceClient } from '../../src/service/client.js';
 import type { TargetSummary } from '../../src/targets/target-index.js';
 import { type CliRun, runBooksync } from './booksync-cli.js';
 import { freePort } from './free-port.js';
+import { sharedDevServerNamespace } from './shared-temporal.js';
 import { killGroup, spawnBooksync } from './stack/booksync-child.js';
 import { waitFor } from './wait-for.js';
 import { redeliverEverything } from './webhook-redelivery.js';
 
 // The real `booksync start` as a business runs it, for the end-to-end tests of the accounting targets: on
 // free loopback ports and a fresh data folder, its own process group, plus the CLI run beside it with the
-// same environment. Unlike the composed stack (stack/stack.ts), booksync itself starts every part here.
+// same environment. Unlike the composed stack (stack/stack.ts), booksync itself starts every part here but
+// Temporal: by default it is given the test run's shared dev server (TEMPORAL_ADDRESS) and a namespace of
+// its own there, as a business gives it the Temporal server it runs; `{ temporal: 'own' }` lets it start its
+// embedded dev server, as `npm start` does (test/cli/readme-main-command.test.ts covers that way whole).
 
 /**
  * Kills every process whose command line names `dir`: the Temporal dev server `booksync start` runs in a
@@ -46,15 +50,24 @@ function killLeftoversOf(dir: string): void {
   }
 }
 
+export interface PrepareOptions {
+  /** 'shared' (default where the run's dev server is up): a namespace of its own there; 'own': its embedded dev server. */
+  temporal?: 'shared' | 'own';
+}
+
 export class BooksyncProcess {
   env: NodeJS.ProcessEnv = {};
+  /** The Temporal server and namespace this stack's workflows run in. */
+  temporalAddress = '';
+  namespace = 'default';
   dataDir = '';
   output = '';
   private stack: ChildProcess | null = null;
 
   /** A data folder and ports of its own; `env` is the target's settings. */
-  async prepare(env: NodeJS.ProcessEnv): Promise<this> {
+  async prepare(env: NodeJS.ProcessEnv, options: PrepareOptions = {}): Promise<this> {
     this.dataDir = mkdtempSync(path.join(tmpdir(), 'booksync-e2e-'));
+    const shared = options.temporal === 'own' ? undefined : await sharedDevServerNamespace();
     this.env = {
       ...process.env,
       BOOKSYNC_DATA_DIR: this.dataDir,
@@ -78,9 +91,24 @@ export class BooksyncProcess {
       PUSH_RETRY_MAX_INTERVAL: '5s',
       // A worker killed mid-push is resumed 10 s later, not production's minute.
       PUSH_HEARTBEAT_TIMEOUT: '10s',
+      ...(shared
+        ? {
+            TEMPORAL_ADDRESS: shared.address,
+            TEMPORAL_NAMESPACE: shared.namespace,
+            ...(shared.uiUrl ? { TEMPORAL_UI_URL: shared.uiUrl } : {}),
+          }
+        : {}),
       ...env,
     };
+    this.temporalAddress = this.env.TEMPORAL_ADDRESS ?? `127.0.0.1:${this.env.TEMPORAL_DEV_PORT}`;
+    this.namespace = this.env.TEMPORAL_NAMESPACE ?? 'default';
     return this;
+  }
+
+  /** A Temporal client of this stack's namespace; the caller closes `connection`. */
+  async temporal(): Promise<{ client: Client; connection: Connection }> {
+    const connection = await Connection.connect({ address: this.temporalAddress });
+    return { client: new Client({ connection, namespace: this.namespace }), connection };
   }
 
   /** `booksync start [args]` (e.g. --no-demo); with a failpoint it may kill itself, see `exited`. */
@@ -189,9 +217,8 @@ export class BooksyncProcess {
    */
   async untilSettled(ms = 300_000): Promise<TargetSummary> {
     const deadline = Date.now() + ms;
-    const connection = await Connection.connect({ address: `127.0.0.1:${this.env.TEMPORAL_DEV_PORT}` });
+    const { client, connection } = await this.temporal();
     try {
-      const client = new Client({ connection });
       for (;;) {
         const busy: string[] = [];
         for await (const info of client.workflow.list({ query: 'ExecutionStatus="Running"' })) {

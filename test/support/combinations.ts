@@ -379,7 +379,7 @@ export function describeCombinations(kind: LedgerKind): void {
       const env = {
         ...booksync.env,
         ACCOUNTING_TARGET: '',
-        TEMPORAL_ADDRESS: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}`,
+        TEMPORAL_ADDRESS: booksync.temporalAddress,
         TEMPORAL_TASK_QUEUE: queue,
         SERVICE_BASE_URL: `http://127.0.0.1:${booksync.env.EMULATOR_PORT}`,
         SERVICE_API_KEY: apiKey(),

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { resolveTemporalCli, resolveTemporalTestServer } from '../../src/temporal/binaries.js';
 import { endRecordedProcessGroups, openProcessGroupRegistry } from './process-groups.js';
-import { sharedAddressVariable, startSharedDevServer } from './shared-temporal.js';
+import { sharedAddressVariable, sharedUiVariable, startSharedDevServer } from './shared-temporal.js';
 
 // Runs once per `vitest run`: resolves (and if needed builds) the real Temporal servers and starts the run's
 // one Temporal dev server (each test environment takes a namespace of its own on it: test/support/temporal.ts).
@@ -15,8 +15,10 @@ export default async function setup(_project: TestProject): Promise<() => Promis
   const groups = openProcessGroupRegistry();
   const shared = await startSharedDevServer();
   process.env[sharedAddressVariable] = shared.address;
+  process.env[sharedUiVariable] = shared.uiUrl;
   return async () => {
     delete process.env[sharedAddressVariable];
+    delete process.env[sharedUiVariable];
     await shared.stop();
     const left = endRecordedProcessGroups(groups);
     if (left.length > 0)

@@ -12,33 +12,41 @@ import { freePort } from './free-port.js';
 // file. The address reaches the forked test workers through the environment.
 
 export const sharedAddressVariable = 'BOOKSYNC_TEST_TEMPORAL_ADDRESS';
+/** Its Web UI, where a `booksync start` on it links each flow (TEMPORAL_UI_URL). */
+export const sharedUiVariable = 'BOOKSYNC_TEST_TEMPORAL_UI_URL';
 
 export interface SharedDevServer {
   address: string;
+  uiUrl: string;
   stop(): Promise<void>;
 }
 
-/** Starts the run's dev server (in memory, loopback, booksync's search attributes in `default`). */
+/** Starts the run's dev server (in memory, loopback, booksync's search attributes in `default`, a Web UI). */
 export async function startSharedDevServer(): Promise<SharedDevServer> {
-  const server = await startCliDevServer([
-    '--http-port',
-    String(await freePort()),
-    '--metrics-port',
-    String(await freePort()),
-    ...devServerSearchAttributeFlags(),
-  ]);
+  const uiPort = await freePort();
+  const server = await startCliDevServer(
+    [
+      '--http-port',
+      String(await freePort()),
+      '--metrics-port',
+      String(await freePort()),
+      ...devServerSearchAttributeFlags(),
+    ],
+    { uiPort },
+  );
   await server.connection.close();
-  return server;
+  return { ...server, uiUrl: `http://127.0.0.1:${uiPort}` };
 }
 
 let namespaces = 0;
 
 /**
- * A test environment on the run's shared dev server, in a fresh namespace with booksync's search attributes;
- * undefined when no shared server runs (a test file run outside vitest's global set-up). Its teardown closes
- * its connections only.
+ * A fresh namespace on the run's shared dev server, with booksync's search attributes, usable once this
+ * returns; undefined when no shared server runs (a test file run outside vitest's global set-up).
  */
-export async function sharedDevServerEnvironment(): Promise<TestWorkflowEnvironment | undefined> {
+export async function sharedDevServerNamespace(): Promise<
+  { address: string; namespace: string; uiUrl: string | undefined } | undefined
+> {
   const address = process.env[sharedAddressVariable];
   if (!address) return undefined;
   const namespace = `test-${process.pid}-${++namespaces}-${Math.random().toString(36).slice(2, 8)}`;
@@ -62,5 +70,17 @@ export async function sharedDevServerEnvironment(): Promise<TestWorkflowEnvironm
   } finally {
     await connection.close();
   }
-  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
+  return { address, namespace, uiUrl: process.env[sharedUiVariable] };
+}
+
+/**
+ * A test environment on the run's shared dev server, in a fresh namespace with booksync's search attributes;
+ * undefined when no shared server runs. Its teardown closes its connections only.
+ */
+export async function sharedDevServerEnvironment(): Promise<TestWorkflowEnvironment | undefined> {
+  const shared = await sharedDevServerNamespace();
+  return (
+    shared &&
+    TestWorkflowEnvironment.createFromExistingServer({ address: shared.address, namespace: shared.namespace })
+  );
 }

@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
 import { expect } from 'vitest';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { loadEnvFile } from '../../src/config/env-file.js';
@@ -228,9 +227,9 @@ export async function workflowAttention(
   booksync: BooksyncProcess,
   target: 'quickbooks' | 'xero',
 ): Promise<{ flagged: boolean | undefined; lastError: string | undefined; viewError: string | null }> {
-  const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
+  const { client, connection } = await booksync.temporal();
   try {
-    const handle = new Client({ connection }).workflow.getHandle(`accounting-target-${target}`);
+    const handle = client.workflow.getHandle(`accounting-target-${target}`);
     const described = await handle.describe();
     return {
       flagged: described.typedSearchAttributes.get(NeedsAttention),
@@ -251,10 +250,10 @@ export async function workflowAttention(
 export async function searchableFields(
   booksync: BooksyncProcess,
 ): Promise<{ workflowId: string; field: string; text: string }[]> {
-  const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
+  const { client, connection } = await booksync.temporal();
   const fields: { workflowId: string; field: string; text: string }[] = [];
   try {
-    for await (const info of new Client({ connection }).workflow.list()) {
+    for await (const info of client.workflow.list()) {
       for (const pair of info.typedSearchAttributes.getAll())
         fields.push({ workflowId: info.workflowId, field: pair.key.name, text: JSON.stringify(pair.value) });
       for (const [name, payload] of Object.entries(info.raw.memo?.fields ?? {}))

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
@@ -95,11 +94,9 @@ async function expectTrytonEqualsLedger() {
 
 /** The push workflow's NeedsAttention search attribute, as the Temporal UI lists it. */
 async function needsAttention(): Promise<boolean> {
-  const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
+  const { client, connection } = await booksync.temporal();
   try {
-    const described = await new Client({ connection }).workflow
-      .getHandle('accounting-target-tryton')
-      .describe();
+    const described = await client.workflow.getHandle('accounting-target-tryton').describe();
     return described.typedSearchAttributes.get(NeedsAttention) === true;
   } finally {
     await connection.close();
@@ -158,8 +155,8 @@ describe('the demo business day in Tryton', { timeout: 900_000 }, () => {
     await tryton.start();
     const pushed = await booksync.untilPushed().catch(async (error) => {
       // What the push workflow was doing, for the post-mortem.
-      const connection = await Connection.connect({ address: `127.0.0.1:${booksync.env.TEMPORAL_DEV_PORT}` });
-      const handle = new Client({ connection }).workflow.getHandle('accounting-target-tryton');
+      const { client, connection } = await booksync.temporal();
+      const handle = client.workflow.getHandle('accounting-target-tryton');
       const described = await handle.describe();
       const history = await handle.fetchHistory();
       console.error('push workflow:', described.status.name, JSON.stringify(described.raw.pendingActivities));

@@ -24,13 +24,17 @@ const service = 'booksync-under-test';
 
 beforeAll(async () => {
   collector = await startTraceCollector();
-  await booksync.prepare({
-    ACCOUNTING_TARGET: 'ledger-mirror',
-    PAYLOAD_KEYS: `k1=${randomBytes(32).toString('base64')}`,
-    OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-    OTEL_SERVICE_NAME: service,
-    OTEL_BSP_SCHEDULE_DELAY: '200',
-  });
+  await booksync.prepare(
+    {
+      ACCOUNTING_TARGET: 'ledger-mirror',
+      PAYLOAD_KEYS: `k1=${randomBytes(32).toString('base64')}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_SERVICE_NAME: service,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    },
+    // Its embedded dev server, whose `default` namespace the checks of stored payloads read.
+    { temporal: 'own' },
+  );
 }, 60_000);
 
 afterAll(async () => {
