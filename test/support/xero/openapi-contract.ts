@@ -251,7 +251,7 @@ export class XeroContract {
 
   static async load(file = contractPath, options: XeroContractOptions = {}): Promise<XeroContract> {
     const started = performance.now();
-    const definition = parse(readFileSync(file, 'utf8'), { maxAliasCount: -1 }) as Json;
+    const definition = structuredClone(parsedDocument(file));
     // Collection key (`Invoices`) → the x-is-msdate fields of its items' schema (`Invoice`).
     const msDateFields = new Map<string, Set<string>>();
     const schemas = ((definition.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
@@ -378,6 +378,18 @@ export class XeroContract {
     }
     return violations;
   }
+}
+
+const parsed = new Map<string, Json>();
+
+/** The YAML parsed once per process (half a second), each load adjusting a copy of its own. */
+function parsedDocument(file: string): Json {
+  let document = parsed.get(file);
+  if (!document) {
+    document = parse(readFileSync(file, 'utf8'), { maxAliasCount: -1 }) as Json;
+    parsed.set(file, document);
+  }
+  return document;
 }
 
 const loaded = new Map<string, Promise<XeroContract>>();
