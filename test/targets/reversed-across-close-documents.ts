@@ -8,11 +8,14 @@ import type { TargetDocument } from '../../src/targets/target-port.js';
 // a 120.00 link invoiced and paid in full in January; the books then closed through January 31; the payment
 // returned in February (a document of its own at QuickBooks and Xero, the link's invoice staying paid in
 // January); then in February an external payment of 60.00, or the link lowered to 50.00. Or, lowered to
-// 100.00 in January after it was paid (its 20.00 credit the customer's), returned the same way.
+// 100.00 in January after it was paid (its 20.00 credit the customer's), returned the same way. Or, with a
+// 30.00 debit memo, the payment of 150.00 paying both, returned the same way: both owed again.
 
 export const lockedThrough = '2026-01-31';
 
-export function reversedAcrossCloseDocuments(options: { loweredInJanuary?: boolean } = {}) {
+export function reversedAcrossCloseDocuments(
+  options: { loweredInJanuary?: boolean; withMemo?: boolean } = {},
+) {
   const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const paymentLinkId = `pl_${run}`;
   const customerId = `cus_${run}`;
@@ -38,9 +41,14 @@ export function reversedAcrossCloseDocuments(options: { loweredInJanuary?: boole
     [Accounts.AccountsReceivable, 120_00],
     [Accounts.Revenue, -120_00],
   ]);
+  const memo = booked(`debit-memo:dm_${run}`, '2026-01-12', [
+    [Accounts.AccountsReceivable, 30_00],
+    [Accounts.FeeIncome, -30_00],
+  ]);
+  const paidCents = options.withMemo ? 150_00 : 120_00;
   const payment = booked(`payment:py_${run}`, '2026-01-15', [
-    [Accounts.ProcessorClearing, 120_00],
-    [Accounts.AccountsReceivable, -120_00],
+    [Accounts.ProcessorClearing, paidCents],
+    [Accounts.AccountsReceivable, -paidCents],
   ]);
   // Lowered to 100.00 after it was paid: the 20.00 credit no document owes, the customer's.
   const januaryLowering = booked(`invoice-adjustment:${paymentLinkId}:0`, '2026-01-20', [
@@ -51,14 +59,28 @@ export function reversedAcrossCloseDocuments(options: { loweredInJanuary?: boole
     `reversal:${payment.key}`,
     '2026-02-03',
     [
-      [Accounts.AccountsReceivable, 120_00],
-      [Accounts.ProcessorClearing, -120_00],
+      [Accounts.AccountsReceivable, paidCents],
+      [Accounts.ProcessorClearing, -paidCents],
     ],
     payment.key,
   );
   const external = booked(`external-payment:ep_${run}`, '2026-02-05', [
     [Accounts.ChecksToDeposit, 60_00],
     [Accounts.AccountsReceivable, -60_00],
+  ]);
+  const externalWhole = booked(`external-payment:ep_whole_${run}`, '2026-02-05', [
+    [Accounts.ChecksToDeposit, 150_00],
+    [Accounts.AccountsReceivable, -150_00],
+  ]);
+  const externalRest = booked(`external-payment:ep_rest_${run}`, '2026-02-06', [
+    [Accounts.ChecksToDeposit, 90_00],
+    [Accounts.AccountsReceivable, -90_00],
+  ]);
+  // With the memo, after `external`: the link lowered from 120.00 to 20.00, its 100.00 credit more than the
+  // link's invoice owed again still owes (60.00).
+  const loweredAfterExternal = booked(`invoice-adjustment:${paymentLinkId}:2`, '2026-02-07', [
+    [Accounts.DiscountsAndWriteOffs, 100_00],
+    [Accounts.AccountsReceivable, -100_00],
   ]);
   const lowered = booked(`invoice-adjustment:${paymentLinkId}:1`, '2026-02-05', [
     [Accounts.DiscountsAndWriteOffs, 70_00],
@@ -76,17 +98,26 @@ export function reversedAcrossCloseDocuments(options: { loweredInJanuary?: boole
     };
     return documentFor(entry, references, entries);
   };
-  const paid = options.loweredInJanuary ? [invoice, payment, januaryLowering] : [invoice, payment];
+  const charged = options.withMemo ? [invoice, memo] : [invoice];
+  const paid = [...charged, payment, ...(options.loweredInJanuary ? [januaryLowering] : [])];
   const before = [...paid, returned];
   return {
     run,
     invoice: () => documentOf(invoice, [invoice]),
-    payment: () => documentOf(payment, [invoice, payment]),
+    /** With `withMemo`: the 30.00 debit memo, before the payment. */
+    memo: () => documentOf(memo, charged),
+    payment: () => documentOf(payment, [...charged, payment]),
     /** With `loweredInJanuary`: the link lowered to 100.00 after it was paid. */
     januaryLowering: () => documentOf(januaryLowering, paid),
     returned: () => documentOf(returned, before),
-    /** 60.00 received outside the service in February: the service's remainder 60.00. */
+    /** 60.00 received outside the service in February: the service's remainder 60.00 (90.00 with the memo). */
     external: () => documentOf(external, [...before, external]),
+    /** With `withMemo`: 150.00 received outside the service in February, the whole owed again. */
+    externalWhole: () => documentOf(externalWhole, [...before, externalWhole]),
+    /** With `withMemo`: after `external`, the link lowered to 20.00 (a 100.00 credit). */
+    loweredAfterExternal: () => documentOf(loweredAfterExternal, [...before, external, loweredAfterExternal]),
+    /** With `withMemo`: after `external`, the 90.00 still owed. */
+    externalRest: () => documentOf(externalRest, [...before, external, externalRest]),
     /** The link lowered to 50.00 in February: the service's remainder 50.00. */
     lowered: () => documentOf(lowered, [...before, lowered]),
   };

@@ -5,6 +5,7 @@ import type { XeroContext } from './context.js';
 import { read } from './entity-calls.js';
 import { idempotencyKey } from './keys.js';
 import { earlier } from './look-ups.js';
+import { invoicesOfKey } from './owed-again-parts.js';
 import { noted, reversalNoted } from './payouts.js';
 import { type Body, itemErrors, parseRemoteId } from './records.js';
 
@@ -80,17 +81,19 @@ async function allocate(
   if (remaining <= 0 || note?.status !== 'AUTHORISED') return;
   const allocations: { invoice: { invoiceID: string }; amount: number; date: string }[] = [];
   for (const part of parts) {
-    const ref =
-      charge && part.key === doc.key
-        ? { entity: 'Invoice', id: charge }
-        : await earlier(ctx, part.key, context);
-    if (ref?.entity !== 'Invoice') continue;
-    const invoice = await read(ctx, 'Invoice', ref.id);
-    const due = amountToCents(Number(invoice?.amountDue ?? 0));
-    const cents = Math.min(remaining, due, part.amountCents);
-    if (cents <= 0 || invoice?.status !== 'AUTHORISED') continue;
-    allocations.push({ invoice: { invoiceID: ref.id }, amount: centsToAmount(cents), date: doc.date });
-    remaining -= cents;
+    // A reversal Xero made as several invoices owed again: each in turn (owed-again-parts.ts).
+    const invoiceIds =
+      charge && part.key === doc.key ? [charge] : await invoicesOfKey(ctx, part.key, context);
+    let partLeft = part.amountCents;
+    for (const invoiceId of invoiceIds) {
+      const invoice = await read(ctx, 'Invoice', invoiceId);
+      const due = amountToCents(Number(invoice?.amountDue ?? 0));
+      const cents = Math.min(remaining, due, partLeft);
+      if (cents <= 0 || invoice?.status !== 'AUTHORISED') continue;
+      allocations.push({ invoice: { invoiceID: invoiceId }, amount: centsToAmount(cents), date: doc.date });
+      remaining -= cents;
+      partLeft -= cents;
+    }
   }
   if (allocations.length === 0) return;
   const key = idempotencyKey(ctx.client.tenantId, keyBase, 'allocate CreditNote', allocations);

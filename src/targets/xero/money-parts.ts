@@ -7,16 +7,35 @@ import type { XeroContext } from './context.js';
 import { overpayment, payment, taxed } from './documents.js';
 import { create, read } from './entity-calls.js';
 import { earlier, partsAt } from './look-ups.js';
+import { spreadOverOwedAgain } from './owed-again-parts.js';
 import { type PaymentPart, partReference, partsOf } from './payment-parts.js';
 import { type Plan, pairOf, salesPayments } from './records.js';
 
 // Money that settles several of a link's documents, pushed as Xero takes it (README, "Money in parts").
 
-/** The parts of money that settles several documents (payment-parts.ts); null for one record. */
-export function splitOf(doc: TargetDocument): PaymentPart[] | null {
+/**
+ * Whether money settles several documents, told from the document alone: such money is found part by part
+ * when it is placed, never by one look-up. (Money on what a reversal made owed again may be in parts too: a
+ * look-up that finds a part leaves it to be placed, lookUpAll.)
+ */
+export function mayBeInParts(doc: TargetDocument): boolean {
+  if (!salesPayments.has(doc.kind) || pairOf(doc.lines)?.credit !== 'AccountsReceivable') return false;
+  return (partsOf(doc)?.length ?? 0) > 1;
+}
+
+/**
+ * The parts of money that settles several documents (payment-parts.ts), a reversal Xero made as several
+ * invoices counting as its invoices (owed-again-parts.ts); null for one record.
+ */
+export async function splitOf(
+  ctx: XeroContext,
+  doc: TargetDocument,
+  context: PushContext,
+): Promise<PaymentPart[] | null> {
   if (!salesPayments.has(doc.kind) || pairOf(doc.lines)?.credit !== 'AccountsReceivable') return null;
-  const parts = partsOf(doc);
-  return parts && parts.length > 1 ? parts : null;
+  const given = partsOf(doc);
+  const parts = given && (await spreadOverOwedAgain(ctx, doc, given, context));
+  return parts && (parts.length > 1 || parts.some((p) => p.invoiceId)) ? parts : null;
 }
 
 /**
@@ -59,7 +78,9 @@ async function invoicesOf(
   const invoices = new Map<string, string>();
   for (const part of parts) {
     if (part.settles === null) continue;
-    const invoice = await earlier(ctx, part.settles, context);
+    const invoice = part.invoiceId
+      ? { entity: 'Invoice' as const, id: part.invoiceId }
+      : await earlier(ctx, part.settles, context);
     if (invoice?.entity !== 'Invoice' || !(await ctx.accounts.takesPayments(account)))
       throw new TargetRefusedError(
         ctx.name,

@@ -15,6 +15,8 @@ export interface PaymentPart {
   tag: string;
   settles: string | null;
   cents: number;
+  /** The Xero invoice the part pays, where `settles` is one of several (owed-again-parts.ts). */
+  invoiceId?: string;
 }
 
 const CREDIT = 'credit';

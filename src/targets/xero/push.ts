@@ -42,7 +42,7 @@ async function pushOpen(ctx: XeroContext, given: TargetDocument, context: PushCo
   if (given.kind === 'reversal')
     return settled(ctx, given, await reverse(ctx, given, context, lock), context);
   const document = datedOpen(given, lock);
-  const parts = splitOf(document);
+  const parts = await splitOf(ctx, document, context);
   if (parts) return pushParts(ctx, document, parts, context);
   const entities = entitiesOf(document.key);
   const primary = entities[0] as XeroEntity;

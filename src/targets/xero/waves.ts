@@ -9,7 +9,7 @@ import { invoiceName, planDocument } from './documents.js';
 import { create } from './entity-calls.js';
 import { invoicesNumbered } from './invoice-numbers.js';
 import { lookUpAll, lookupOne } from './look-ups.js';
-import { pushParts, splitOf } from './money-parts.js';
+import { mayBeInParts, pushParts, splitOf } from './money-parts.js';
 import { effectiveLock, pushAsCredit, pushDocument } from './push.js';
 import { type Body, entitiesOf, LOOKUP_CHUNK, overpaidRefusal, type XeroEntity } from './records.js';
 import { reverse } from './reversals.js';
@@ -33,7 +33,7 @@ export async function pushMany(
     // Money in parts is looked up part by part when it is placed (pushParts).
     await lookUpAll(
       ctx,
-      documents.map((d) => (context.mayExist(d.key) && !splitOf(d) ? d : null)),
+      documents.map((d) => (context.mayExist(d.key) && !mayBeInParts(d) ? d : null)),
       outcomes,
     );
     await prefetch(ctx, documents, outcomes);
@@ -154,7 +154,7 @@ async function placeInWave(
   doc: TargetDocument,
   i: number,
 ): Promise<Placed> {
-  const parts = splitOf(doc);
+  const parts = await splitOf(ctx, doc, waves.context);
   if (parts) return refusalOrThrow(() => pushParts(ctx, doc, parts, waves.context));
   const plan = await planDocument(ctx, doc, waves.context);
   if ('found' in plan) return plan.found;
