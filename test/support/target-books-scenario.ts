@@ -329,6 +329,10 @@ export async function crashThenEverythingTwice(
   expect(await booksync.restartAndReconcile()).toBe(0);
   const demo = await booksync.cli(['demo']);
   expect(demo.stdout, demo.stderr).toContain('each flow in the Temporal UI');
+  // Given a Temporal server and its Web UI (TEMPORAL_UI_URL), the links are to this stack's namespace there.
+  expect(demo.stdout).toContain(
+    `${booksync.env.TEMPORAL_UI_URL}/namespaces/${booksync.namespace}/workflows/`,
+  );
   // Settled, not only pushed: an activity the killed workers left is retried once its timeout passed.
   const pushed = await booksync.untilSettled();
   expect(pushed.failed).toBe(0);
@@ -444,6 +448,9 @@ export async function freshCompanyToClosedMonth(
   // The demo's last line, after its month close.
   await booksync.untilOutput('each flow in the Temporal UI', from, 600_000);
   const out = booksync.output.slice(from);
+  expect(out).toContain(
+    `Temporal UI           ${booksync.env.TEMPORAL_UI_URL}/namespaces/${booksync.namespace}/workflows`,
+  );
   expect(out).toMatch(/certificate \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}: PASSES/);
   expect(out).toMatch(/books closed through \d{4}-\d{2}-\d{2}/);
   expect(out).toContain(`every entry pushed to ${target}`);
