@@ -202,9 +202,6 @@ export class ThreeTargets {
       ACCOUNTING_TARGET: allTargets.join(','),
       BOOKS_TIME_ZONE: this.zone,
       EMULATOR_ADMIN_TOKEN: this.adminToken,
-      // The hourly reconciliation Schedule would fire at the top of an hour mid-suite and book what a case
-      // expects `reconcile --all` (or nothing) to book: the tests run reconciliation themselves.
-      RECONCILE_INTERVAL: '3650d',
       ...(ledgerUrl ? { LEDGER_URL: ledgerUrl } : {}),
       ...(await threeTargetsSettings(tryton, qbo, xero, this.name)),
       ...options.env,
