@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse } from 'yaml';
 import { contractsDir } from '../vendor-contracts.js';
@@ -61,6 +62,8 @@ const ENVELOPE = ['Id', 'Status', 'ProviderName', 'DateTimeUTC'];
 
 const API_ROOT = '/api.xro/2.0';
 
+const addFormats = addFormatsModule as unknown as <A>(ajv: A, formats: string[]) => A;
+
 const contractPath = process.env.XERO_OPENAPI_FILE ?? join(contractsDir(), 'xero', 'xero_accounting.yaml');
 
 type Json = Record<string, unknown>;
@@ -116,6 +119,8 @@ async function router(definition: Json): Promise<OpenAPIBackend> {
     quick: true, // also compiles each operation's validators on first use
     validate: true,
     ajvOpts: { allErrors: true, verbose: true, strict: false, logger: false, code: { optimize: false } },
+    // Parameters carry formats too (a path's InvoiceID is a uuid, If-Modified-Since a date-time).
+    customizeAjv: (ajv) => addFormats(ajv, ['uuid', 'date-time', 'date']),
   });
   await api.init();
   return api;

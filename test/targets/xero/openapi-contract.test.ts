@@ -186,6 +186,19 @@ describe('Xero OpenAPI contract checker', () => {
     ]);
   });
 
+  it('checks the formats of parameters: a path id is a uuid, If-Modified-Since a date-time', () => {
+    expect(
+      contract.checkRequest({ method: 'GET', path: '/Invoices/not-a-uuid', headers: create('k') }),
+    ).toEqual(['getInvoice: /path/InvoiceID: must match format "uuid"']);
+    expect(
+      contract.checkRequest({
+        method: 'GET',
+        path: '/Invoices',
+        headers: { ...create('k'), 'If-Modified-Since': 'yesterday' },
+      }),
+    ).toEqual(['getInvoices: /header/if-modified-since: must match format "date-time"']);
+  });
+
   it('checks a body the document gives by reference (#/components/requestBodies/historyRecords)', () => {
     const history = (body: unknown) =>
       contract.checkRequest({
