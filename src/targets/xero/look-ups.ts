@@ -240,9 +240,17 @@ export async function earlier(
   key: string,
   context: PushContext,
 ): Promise<{ entity: XeroEntity; id: string } | null> {
+  return parseRemoteId((await earlierRecord(ctx, key, context))?.remoteIds[0]);
+}
+
+/** An earlier document's whole record (every remoteId): the push's index first, Xero itself otherwise. */
+export async function earlierRecord(
+  ctx: XeroContext,
+  key: string,
+  context: PushContext,
+): Promise<RemoteRecord | null> {
   // Awaited: the index behind the context may answer asynchronously (the ledger on PostgreSQL).
-  const record = (await context.pushed(key)) ?? (await find(ctx, key));
-  return parseRemoteId(record?.remoteIds[0]);
+  return (await context.pushed(key)) ?? (await find(ctx, key));
 }
 
 /** The reversing documents a reversal after close made, found by its marker; null when none. */

@@ -19,8 +19,12 @@ import { type Plan, pairOf, salesPayments } from './records.js';
  * look-up that finds a part leaves it to be placed, lookUpAll.)
  */
 export function mayBeInParts(doc: TargetDocument): boolean {
-  if (!salesPayments.has(doc.kind) || pairOf(doc.lines)?.credit !== 'AccountsReceivable') return false;
-  return (partsOf(doc)?.length ?? 0) > 1;
+  return isCustomerMoney(doc) && (partsOf(doc)?.length ?? 0) > 1;
+}
+
+/** A customer's money for the receivable, the only kind that may be in parts. */
+function isCustomerMoney(doc: TargetDocument): boolean {
+  return salesPayments.has(doc.kind) && pairOf(doc.lines)?.credit === 'AccountsReceivable';
 }
 
 /**
@@ -32,8 +36,7 @@ export async function splitOf(
   doc: TargetDocument,
   context: PushContext,
 ): Promise<PaymentPart[] | null> {
-  if (!salesPayments.has(doc.kind) || pairOf(doc.lines)?.credit !== 'AccountsReceivable') return null;
-  const given = partsOf(doc);
+  const given = isCustomerMoney(doc) ? partsOf(doc) : null;
   const parts = given && (await spreadOverOwedAgain(ctx, doc, given, context));
   return parts && (parts.length > 1 || parts.some((p) => p.invoiceId)) ? parts : null;
 }

@@ -3,7 +3,7 @@ import { amountToCents } from '../decimal-amounts.js';
 import type { PushContext, TargetDocument } from '../target-port.js';
 import type { XeroContext } from './context.js';
 import { read } from './entity-calls.js';
-import { find, partsAt } from './look-ups.js';
+import { earlierRecord, partsAt } from './look-ups.js';
 import type { PaymentPart } from './payment-parts.js';
 import { parseRemoteId } from './records.js';
 
@@ -19,7 +19,7 @@ import { parseRemoteId } from './records.js';
  * invoice it made owed again; none when it is no invoice.
  */
 export async function invoicesOfKey(ctx: XeroContext, key: string, context: PushContext): Promise<string[]> {
-  const record = (await context.pushed(key)) ?? (await find(ctx, key));
+  const record = await earlierRecord(ctx, key, context);
   const records = (record?.remoteIds ?? []).map((remoteId) => parseRemoteId(remoteId));
   // Only a reversal's record lists several invoices (its parts); any other document is its first record.
   const considered = isReversalKey(key) ? records : records.slice(0, 1);
