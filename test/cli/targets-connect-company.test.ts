@@ -162,6 +162,27 @@ describe('booksync targets connect quickbooks to another company than the one co
   });
 });
 
+describe('booksync targets connect quickbooks to a company that is throttling', () => {
+  it('waits as QuickBooks asks and checks the accounts again, saying so, instead of failing the connect', async () => {
+    const realm = double.createRealm();
+    const settings = await settingsFor({ BOOKSYNC_DATA_DIR: path.join(dir, 'throttled') });
+    // The company's next API requests answer 429 ThrottleExceeded: the accounts check meets them.
+    double.throttle(2);
+    const { code, lines } = await connectChoosing(settings, realm);
+    const said = lines.join('\n');
+    expect(code, said).toBe(0);
+    expect(said).toContain(`connected to QuickBooks company ${realm}`);
+    expect(
+      lines.filter((line) => /throttled: .*ThrottleExceeded.*; asking again in \d+ s$/.test(line)),
+    ).toHaveLength(2);
+    // The check then read the company's chart: a new company lacks booksync's accounts, set-up comes next.
+    expect(said).toContain('next, before starting booksync: booksync targets setup quickbooks');
+    expect(lines.filter((line) => line.includes('unavailable') && !line.includes('asking again'))).toEqual(
+      [],
+    );
+  });
+});
+
 describe('a connection file of before LEDGER_URL', () => {
   it('is moved into PostgreSQL once, and the workers use it from there', async () => {
     const realm = double.createRealm();

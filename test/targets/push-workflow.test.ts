@@ -302,8 +302,15 @@ describe('the accounting-target push workflow', () => {
     // Without a beat while the target works, Temporal would take the attempt for dead after 3 s and start
     // another (attempt 2 in the history).
     expect(target.calls - calls).toBe(1);
-    const events = (await handle.fetchHistory()).events ?? [];
-    const since = events.slice(before);
+    // The index says PUSHED from inside the attempt; Temporal writes an attempt's started event only with its
+    // result, so the history is read once the attempt that pushed has ended there.
+    const attemptEnded = async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const since = events.slice(before);
+      return since.some((e) => e.activityTaskStartedEventAttributes) ? since : null;
+    };
+    await eventually(async () => (await attemptEnded()) !== null, 'the slow attempt in the history', 30_000);
+    const since = (await attemptEnded()) ?? [];
     const scheduled = since.flatMap((e) =>
       e.activityTaskScheduledEventAttributes?.activityType?.name === 'pushToTarget'
         ? [Number(e.activityTaskScheduledEventAttributes.heartbeatTimeout?.seconds)]

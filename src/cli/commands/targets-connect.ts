@@ -25,6 +25,7 @@ import {
   xeroScopes,
 } from '../../targets/xero/index.js';
 import { type CommandContext, CommandError } from '../command.js';
+import { TARGET_WAIT_MS, whenAvailable } from '../when-available.js';
 
 // `booksync targets connect quickbooks|xero`: OAuth 2.0's authorization-code flow, once. It prints the consent
 // URL (Intuit's, Xero's); the redirect comes back to a loopback listener on the redirect URI or is pasted on
@@ -52,7 +53,8 @@ saved encrypted (QBO_TOKEN_KEY / XERO_TOKEN_KEY) in QBO_TOKEN_FILE / XERO_TOKEN_
 reconnect after a revocation. With several Xero organisations allowed, XERO_TENANT_ID names the one to use.
 A company other than the one connected (or QBO_REALM_ID / XERO_TENANT_ID) is refused, nothing saved; with
 --switch-company it is connected and the target index starts fresh for it (the other company's index rows
-are kept aside, no longer used).`;
+are kept aside, no longer used). A company answering "not now" when its accounts are checked (429, 5xx) is
+asked again as it says (Retry-After, else 5 s doubling), for up to 3 minutes; targets setup reads the same way.`;
 
 export async function connectTarget(context: CommandContext): Promise<number> {
   const [target, ...rest] = context.args;
@@ -432,7 +434,8 @@ async function verified(
   hint: string,
 ): Promise<number> {
   try {
-    await target.verify();
+    // A company just connected may be busy (a 429 right after a backlog was pushed): waited out, not failed.
+    await whenAvailable(() => target.verify(), { out, withinMs: TARGET_WAIT_MS });
     out(found);
     return 0;
   } catch (error) {

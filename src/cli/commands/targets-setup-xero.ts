@@ -1,6 +1,7 @@
 import { xeroSetup } from '../../runtime/xero-setup.js';
 import { hasConflicts, mappingValue, planLines, toCreate } from '../../targets/setup/plan.js';
 import type { CommandContext } from '../command.js';
+import { TARGET_WAIT_MS, whenAvailable } from '../when-available.js';
 
 // `booksync targets setup xero [--apply]`: the connected organisation's chart of accounts read, each role
 // matched to an account of the type its documents need (the receivable and payable Xero's system accounts) or
@@ -10,7 +11,10 @@ import type { CommandContext } from '../command.js';
 // Nothing is created while a role conflicts.
 
 export async function setupXero({ settings, out, logger }: CommandContext, apply: boolean): Promise<number> {
-  const read = await xeroSetup.readPlan(settings, logger);
+  const read = await whenAvailable(() => xeroSetup.readPlan(settings, logger), {
+    out,
+    withinMs: TARGET_WAIT_MS,
+  });
   try {
     out(`${read.company}: ${read.accounts} accounts; booksync's account roles:`);
     for (const line of planLines(read.plan)) out(`  ${line}`);

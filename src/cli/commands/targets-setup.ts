@@ -1,6 +1,7 @@
 import { quickBooksSetup } from '../../runtime/quickbooks-setup.js';
 import { hasConflicts, mappingValue, planLines, toCreate } from '../../targets/setup/plan.js';
 import { type CommandContext, CommandError } from '../command.js';
+import { TARGET_WAIT_MS, whenAvailable } from '../when-available.js';
 
 export { settingsFile, written } from '../../runtime/target-setup.js';
 
@@ -40,7 +41,10 @@ export async function setupTarget(context: CommandContext): Promise<number> {
 }
 
 async function setupQuickBooks({ settings, out, logger }: CommandContext, apply: boolean): Promise<number> {
-  const read = await quickBooksSetup.readPlan(settings, logger);
+  const read = await whenAvailable(() => quickBooksSetup.readPlan(settings, logger), {
+    out,
+    withinMs: TARGET_WAIT_MS,
+  });
   try {
     out(`${read.company}: ${read.accounts} accounts; booksync's account roles:`);
     for (const line of planLines(read.plan)) out(`  ${line}`);
