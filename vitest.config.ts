@@ -49,13 +49,12 @@ export default defineConfig({
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: 'test/.artifacts/vitest-report.json' },
     projects: [
-      // A file's servers and processes are its own and stopped in its afterAll, so every tier's files share
-      // their worker's module cache instead of importing everything again per file: about 1 s of CPU a file,
-      // more than the unit tier's tests themselves. A file that mocks a module (vi.mock) imports it again
-      // under its mocks (vi.resetModules) and leaves it behind for the next file.
+      // A unit file holds no process, socket or native handle of its own, so the tier's files share their
+      // workers' module cache instead of importing everything again per file (the tier's import time was
+      // more than its tests' time).
       tier('unit', { setupFiles: ['test/support/unit-guard.ts'], isolate: false }),
-      tier('integration', { isolate: false }),
-      tier('e2e', { isolate: false }),
+      tier('integration'),
+      tier('e2e'),
     ],
   },
 });

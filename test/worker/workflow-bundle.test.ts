@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ActivityDependencies } from '../../activities/index.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { Tracing } from '../../src/telemetry/tracing.js';
@@ -38,9 +38,6 @@ vi.mock('@temporalio/worker', async (importOriginal) => {
   };
 });
 
-// A worker of the run may have imported these already (the integration tier shares modules between files):
-// imported again, under the mocks above.
-vi.resetModules();
 const { createBooksyncWorker } = await import('../../src/worker/booksync-worker.js');
 const { cachedWorkflowBundle, workflowBundleKey } = await import('../../src/worker/workflow-bundle.js');
 
@@ -52,12 +49,6 @@ beforeEach(() => {
   calls.bundled = [];
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-// What was imported under the mocks is not left to the files that run after this one in the same worker.
-afterAll(() => {
-  vi.doUnmock('../../src/worker/bundle-in-child.js');
-  vi.doUnmock('@temporalio/worker');
-  vi.resetModules();
-});
 
 const dependencies = { logger: silentLogger } as unknown as ActivityDependencies;
 
