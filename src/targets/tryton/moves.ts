@@ -1,8 +1,10 @@
+import { isReversalKey } from '../../ledger/entry-key.js';
 import type { AccountRole } from '../account-mapping.js';
 import { TargetRefusedError } from '../errors.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
 import { described, type InvoiceRow, lineDescription, receivableRoles, unnamedCustomer } from './helpers.js';
 import { centsOf, dateOf, decimalOf, type TrytonDecimal } from './json-rpc.js';
+import { spreadOverOwedAgain } from './owed-again.js';
 import { partyOf } from './parties.js';
 import { periodOf, post } from './posting.js';
 import {
@@ -195,12 +197,22 @@ async function partsSettled(
   // amount's invoice is looked up in Tryton by its key, as the other adapters do, else its part would stay
   // on the party and the memo open while the service says it is paid. A reversal of an earlier month's
   // money (`reopens`) owes it again on the invoice that money paid (owed-again.ts), not on a document of its own.
+  // A returned payment of several invoices owes each again (owed-again.ts): its part is spread over them.
   const ids: (number | null)[] = [];
-  for (const a of settles.applied) {
+  const spread = new Map<number, { invoice: InvoiceRow; cents: number }[]>();
+  for (const [i, a] of settles.applied.entries()) {
     const key = a.reopens ?? a.key;
     const record = context.pushed(key) ?? (await findByKey(s, key));
     const ref = record?.remoteIds.find((r) => r.startsWith('account.invoice,'));
     ids.push(ref ? Number(ref.split(',')[1]) : null);
+    const moves =
+      !ref && !a.reopens && isReversalKey(key)
+        ? (record?.remoteIds ?? []).flatMap((r) =>
+            r.startsWith('account.move,') ? [Number(r.split(',')[1])] : [],
+          )
+        : [];
+    const parts = await spreadOverOwedAgain(s, moves, a.amountCents);
+    if (parts) spread.set(i, parts);
   }
   const known = ids.filter((i): i is number => i !== null);
   const byId = slice
@@ -211,7 +223,9 @@ async function partsSettled(
           : []
         ).map((r) => [r.id, r]),
       );
-  const parts = settles.applied.map((a, i) => {
+  const parts = settles.applied.flatMap((a, i) => {
+    const spreadParts = spread.get(i);
+    if (spreadParts) return spreadParts;
     const row = ids[i] != null ? byId.get(ids[i] as number) : undefined;
     // An invoice Tryton does not hold as posted: that part stays on the party, as the unapplied rest.
     const invoice = row && (row.state === 'posted' || row.state === 'paid') ? row : null;

@@ -1,5 +1,8 @@
 import { TargetRefusedError } from '../errors.js';
-import { invoicesProcessed } from './reconciliation.js';
+import type { InvoiceRow } from './helpers.js';
+import { centsOf } from './json-rpc.js';
+import { invoicesProcessed, settledInvoiceFields } from './reconciliation.js';
+import { invoicesNamed } from './reversal-parts.js';
 import type { TrytonSession } from './session.js';
 
 // The invoice (or bill) a payment paid, owed again when the payment is reversed after its reconciliation's
@@ -29,8 +32,9 @@ export interface KeptLine {
  * Makes the invoice the reversed lines paid owe the reversal's open lines again: the reversal move added to
  * its additional moves (once: a push again finds it there), then the invoice processed by Tryton back to
  * posted. Lines of no invoice (money beyond what was owed, the customer's credit) are left open on the party.
- * A payment that paid several invoices is left so too: a move's lines on the invoice account are lines to pay
- * of every invoice it is an additional move of, so it can be only one invoice's.
+ * A payment that paid several invoices is reversed in parts, one move per invoice (reversal-parts.ts), so a
+ * move's kept lines are one invoice's: a move's lines on the invoice account are lines to pay of every
+ * invoice it is an additional move of.
  */
 export async function invoiceOwedAgain(
   s: TrytonSession,
@@ -86,4 +90,42 @@ export async function invoiceOwedAgain(
     s,
     kept.map((k) => k.line),
   );
+}
+
+/**
+ * Money the ledger applies to a returned payment of several invoices (a link's invoice and its memos), spread
+ * over the invoices it owes again, oldest first (the link's invoice, then its memos): each takes what it
+ * owes, the last the rest (beyond it, the party's, as on any invoice). The reversal's lines name the invoices
+ * the lines they reverse paid (reversal-parts.ts paidNote), whether the reversal is in parts after close or
+ * undid the payment's reconciliation. Null when fewer than two
+ * invoices are owed again: the ledger's `reopens` then names the one, or the money stays on the party.
+ */
+export async function spreadOverOwedAgain(
+  s: TrytonSession,
+  reversalMoves: readonly number[],
+  cents: number,
+): Promise<{ invoice: InvoiceRow; cents: number }[] | null> {
+  if (reversalMoves.length === 0) return null;
+  const lines = await s.rpc.searchRead<{ description: string | null }>(
+    'account.move.line',
+    [['move', 'in', [...reversalMoves]]],
+    ['description'],
+  );
+  const named = invoicesNamed(lines.map((l) => l.description));
+  if (named.length < 2) return null;
+  const invoices = (
+    await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', named, settledInvoiceFields)
+  ).filter((i) => i.state === 'posted' || i.state === 'paid');
+  if (invoices.length < 2) return null;
+  invoices.sort((a, b) => a.id - b.id);
+  const parts: { invoice: InvoiceRow; cents: number }[] = [];
+  let left = cents;
+  for (const [i, invoice] of invoices.entries()) {
+    if (left <= 0) break;
+    const last = i === invoices.length - 1;
+    const take = last ? left : Math.min(left, Math.max(0, centsOf(invoice.amount_to_pay)));
+    if (take > 0) parts.push({ invoice, cents: take });
+    left -= take;
+  }
+  return parts;
 }

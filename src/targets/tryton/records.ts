@@ -51,17 +51,19 @@ export async function findRecord(s: TrytonSession, key: string): Promise<FoundRe
 }
 
 export async function moveRecord(s: TrytonSession, key: string): Promise<FoundRecord | null> {
+  // One move a key, or a reversal in parts (reversal-parts.ts): all its moves, in the order they were made.
   const moves = await s.rpc.searchRead<MoveRow & { state: string }>(
     'account.move',
     [['description', 'like', markerLike(key)]],
     ['description', 'state'],
-    1,
+    isReversalKey(key) ? null : 1,
   );
+  moves.sort((a, b) => a.id - b.id);
   const move = moves[0];
   if (!move) return null;
   return {
     key,
-    remoteIds: [`account.move,${move.id}`],
+    remoteIds: moves.map((m) => `account.move,${m.id}`),
     contentHash: hashIn(move.description, key) ?? '',
     draft: move.state === 'draft' ? { model: 'account.move', id: move.id } : null,
   };

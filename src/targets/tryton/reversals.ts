@@ -8,15 +8,22 @@ import {
   type LineRow,
   marker,
   moveOwnerNote,
-  type OriginalLine,
   writesOffInvoice,
 } from './helpers.js';
 import { creditInvoice } from './invoices.js';
 import { dateOf, isoDateOf, TrytonWarningError } from './json-rpc.js';
 import { invoiceOwedAgain, type KeptLine } from './owed-again.js';
 import { periodOf, post, redate } from './posting.js';
-import { reconcileInvoicesPaidBy, reconcileLines, unreconcile } from './reconciliation.js';
+import { invoicesProcessed, reconcileInvoicesPaidBy, reconcileLines, unreconcile } from './reconciliation.js';
 import { findByKey, moveRecord } from './records.js';
+import {
+  negatedValues,
+  type PaidLine,
+  paidLineFields,
+  paidNote,
+  partsPerInvoice,
+  spreadLines,
+} from './reversal-parts.js';
 import type { TrytonSession } from './session.js';
 
 // Reversals of moves: Tryton's own Cancel Moves in place while the original's month is open, else a reversing
@@ -37,14 +44,18 @@ export async function reverse(
   if (heldAsInvoice(given.key) && !writesOffInvoice(given)) return creditInvoice(s, given, lock, context);
   const existing = await moveRecord(s, given.key);
   if (existing) {
-    const id = Number(existing.remoteIds[0]?.split(',')[1]);
-    // Created, then refused at posting or cut short: post it now (dated after a lock read since).
+    // Created, then refused at posting or cut short: post it now (dated after a lock read since). A reversal
+    // in parts is created and posted whole, so its parts are all drafts or none.
+    const ids = existing.remoteIds.map((r) => Number(r.split(',')[1]));
     if (existing.draft) {
-      await redate(s, existing.draft, datedOpen(given, lock));
-      await post(s, given, existing.draft);
+      for (const id of ids) {
+        const draft = { model: 'account.move', id };
+        await redate(s, draft, datedOpen(given, lock));
+        await post(s, given, draft);
+      }
     }
     // Cut short between the post and the reconciliation: done now (nothing when done already).
-    await settleReversal(s, id, lock);
+    for (const id of ids) await settleReversal(s, id, lock);
     return {
       key: given.key,
       remoteIds: existing.remoteIds,
@@ -123,11 +134,13 @@ async function reverseAfterClose(
   moveId: number,
   lock: string | null,
 ): Promise<PushResult> {
-  const lines = await s.rpc.searchRead<OriginalLine>(
+  const lines = await s.rpc.searchRead<PaidLine>(
     'account.move.line',
     [['move', '=', moveId]],
-    ['account', 'party', 'debit', 'credit'],
+    paidLineFields,
   );
+  const perInvoice = await partsPerInvoice(s, lines, lock);
+  if (perInvoice) return reverseInParts(s, document, moveId, lines, perInvoice, lock);
   const [id] = await s.rpc.model<number[]>('account.move', 'create', [
     {
       journal: s.journals.get('MISC'),
@@ -144,7 +157,7 @@ async function reverseAfterClose(
             debit: l.credit,
             credit: l.debit,
             origin: `account.move.line,${l.id}`,
-            description: document.description,
+            description: `${document.description}${paidNote(l)}`,
           })),
         ],
       ],
@@ -155,6 +168,42 @@ async function reverseAfterClose(
   return {
     key: document.key,
     remoteIds: [`account.move,${id}`],
+    contentHash: document.contentHash,
+    created: true,
+  };
+}
+
+/**
+ * The reversal of a payment of several invoices after close: one move per invoice (reversal-parts.ts), made
+ * in one call and posted in one, each settled as a reversal is (each invoice owed again on its own move).
+ */
+async function reverseInParts(
+  s: TrytonSession,
+  document: TargetDocument,
+  moveId: number,
+  lines: readonly PaidLine[],
+  groups: PaidLine[][],
+  lock: string | null,
+): Promise<PushResult> {
+  const period = await periodOf(s, document.date);
+  const parts = spreadLines(lines, groups);
+  const ids = await s.rpc.model<number[]>(
+    'account.move',
+    'create',
+    parts.map((part, k) => ({
+      journal: s.journals.get('MISC'),
+      period,
+      date: dateOf(document.date),
+      origin: `account.move,${moveId}`,
+      description: `${described(document)} (part ${k + 1} of ${parts.length}: one per invoice the payment paid)`,
+      lines: [['create', part.map((n) => negatedValues(n, document.description))]],
+    })),
+  );
+  await s.rpc.model('account.move', 'post', ids);
+  for (const id of ids) await settleReversal(s, id, lock);
+  return {
+    key: document.key,
+    remoteIds: ids.map((id) => `account.move,${id}`),
     contentHash: document.contentHash,
     created: true,
   };
@@ -185,11 +234,11 @@ async function settleReversal(s: TrytonSession, reversalId: number, lock: string
   for (const line of lines) {
     const originId = line.origin?.startsWith('account.move.line,') ? Number(line.origin.split(',')[1]) : null;
     if (originId === null) continue;
-    const [reversed] = await s.rpc.model<LineRow[]>(
+    const [reversed] = await s.rpc.model<(LineRow & { invoice_payment: number | null })[]>(
       'account.move.line',
       'read',
       [originId],
-      ['account', 'reconciliation'],
+      ['account', 'reconciliation', 'invoice_payment'],
     );
     if (!reversed || reversed.account !== line.account) continue;
     if (reversed.reconciliation !== null) {
@@ -209,6 +258,15 @@ async function settleReversal(s: TrytonSession, reversalId: number, lock: string
         continue;
       }
       await unreconcile(s, [reversed]);
+    }
+    // Reversed, the line no longer pays its invoice: taken off the invoice's payment lines, or Tryton would
+    // count it still and refuse the invoice's next payment as more than the invoice (`check_payment_lines`).
+    // The reversal's line names the invoice (paidNote) for the money applied to the return later.
+    if (reversed.invoice_payment !== null) {
+      await invoicesProcessed(s, [originId]);
+      await s.rpc.model('account.invoice', 'write', [reversed.invoice_payment], {
+        payment_lines: [['remove', [originId]]],
+      });
     }
     await reconcileLines(s, [originId, line.id]);
     settled = true;
