@@ -1,4 +1,5 @@
 import { TargetRefusedError } from '../errors.js';
+import { spreadInOrder } from '../spread-in-order.js';
 import type { InvoiceRow } from './helpers.js';
 import { centsOf } from './json-rpc.js';
 import { invoicesProcessed, settledInvoiceFields } from './reconciliation.js';
@@ -118,14 +119,6 @@ export async function spreadOverOwedAgain(
   ).filter((i) => i.state === 'posted' || i.state === 'paid');
   if (invoices.length < 2) return null;
   invoices.sort((a, b) => a.id - b.id);
-  const parts: { invoice: InvoiceRow; cents: number }[] = [];
-  let left = cents;
-  for (const [i, invoice] of invoices.entries()) {
-    if (left <= 0) break;
-    const last = i === invoices.length - 1;
-    const take = last ? left : Math.min(left, Math.max(0, centsOf(invoice.amount_to_pay)));
-    if (take > 0) parts.push({ invoice, cents: take });
-    left -= take;
-  }
-  return parts;
+  const shares = await spreadInOrder(invoices, cents, (invoice) => centsOf(invoice.amount_to_pay));
+  return shares.map(({ item, cents: part }) => ({ invoice: item, cents: part }));
 }

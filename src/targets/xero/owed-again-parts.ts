@@ -1,5 +1,6 @@
 import { isReversalKey } from '../../ledger/entry-key.js';
 import { amountToCents } from '../decimal-amounts.js';
+import { spreadInOrder } from '../spread-in-order.js';
 import type { PushContext, TargetDocument } from '../target-port.js';
 import type { XeroContext } from './context.js';
 import { read } from './entity-calls.js';
@@ -71,15 +72,11 @@ export async function spreadOverOwedAgain(
           (await partsAt(ctx, doc.key)).flatMap((p) => (p.tag && !p.deleted ? [[p.tag, p.remoteId]] : [])),
         )
       : new Map<string, string>();
-    let left = part.cents;
-    for (const [i, invoiceId] of invoices.entries()) {
-      if (left === 0) break;
-      const tag = `${part.tag}#${i + 1}`;
-      const last = i === invoices.length - 1;
-      const cents = last ? left : Math.min(left, await owedBefore(ctx, invoiceId, made.get(tag)));
-      if (cents > 0) spread.push({ tag, settles: part.settles, invoiceId, cents });
-      left -= cents;
-    }
+    const shares = await spreadInOrder([...invoices.entries()], part.cents, ([i, invoiceId]) =>
+      owedBefore(ctx, invoiceId, made?.get(`${part.tag}#${i + 1}`)),
+    );
+    for (const { item, cents } of shares)
+      spread.push({ tag: `${part.tag}#${item[0] + 1}`, settles: part.settles, invoiceId: item[1], cents });
   }
   return spread;
 }
