@@ -4,7 +4,8 @@ import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
 import { PostgresTargetIndex } from '../../src/targets/postgres-target-index.js';
 import { twoLine } from '../ledger/fixtures.js';
 import { booksyncCli as booksync } from '../support/booksync-cli.js';
-import { type PostgresCluster, startPostgres } from '../support/postgres.js';
+import type { PostgresCluster } from '../support/postgres.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 
 // `booksync ledger` and `booksync targets status` as a person runs them with LEDGER_URL: the books and the
 // target index are read from PostgreSQL, and the url's password never reaches the console.
@@ -13,7 +14,7 @@ let cluster: PostgresCluster;
 let url: string;
 
 beforeAll(async () => {
-  cluster = await startPostgres({ name: 'ledger-cli' });
+  cluster = await sharedPostgres({ name: 'ledger-cli' });
   url = await cluster.createDatabase('books');
   const ledger = await PostgresLedger.open({ url });
   try {

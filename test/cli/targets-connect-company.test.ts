@@ -12,8 +12,9 @@ import { QuickBooksConnectionFile } from '../../src/targets/quickbooks/index.js'
 import { TargetCompanyMismatchError } from '../../src/targets/target-index.js';
 import { twoLine } from '../ledger/fixtures.js';
 import { freePort } from '../support/free-port.js';
-import { type PostgresCluster, startPostgres } from '../support/postgres.js';
+import type { PostgresCluster } from '../support/postgres.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 
 // `booksync targets connect quickbooks` for another company than QBO_REALM_ID pins must not
 // touch the pinned company's connection (before, it saved the other company's token first, then refused).
@@ -26,7 +27,7 @@ let postgres: PostgresCluster;
 beforeAll(async () => {
   double = await new QuickBooksDouble().start();
   dir = mkdtempSync(path.join(tmpdir(), 'booksync-connect-'));
-  postgres = await startPostgres({ name: 'connect-company' });
+  postgres = await sharedPostgres({ name: 'connect-company' });
 });
 afterAll(async () => {
   await double?.stop();

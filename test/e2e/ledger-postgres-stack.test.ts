@@ -9,7 +9,8 @@ import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { type RunningBooksync, startBooksync } from '../../src/runtime/booksync-stack.js';
 import { freePort } from '../support/free-port.js';
-import { type PostgresCluster, startPostgres } from '../support/postgres.js';
+import type { PostgresCluster } from '../support/postgres.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
 
 // booksync's whole stack with LEDGER_URL: the demo's day goes through webhooks and workflows into the ledger on
@@ -23,7 +24,7 @@ let dataDir: string;
 let url: string;
 
 beforeAll(async () => {
-  [cluster, env] = await Promise.all([startPostgres({ name: 'stack-ledger' }), startDevServer()]);
+  [cluster, env] = await Promise.all([sharedPostgres({ name: 'stack-ledger' }), startDevServer()]);
   url = await cluster.createDatabase('books');
   dataDir = mkdtempSync(path.join(tmpdir(), 'booksync-pg-stack-'));
   settings = loadSettings({

@@ -2,7 +2,8 @@ import { afterAll } from 'vitest';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
 import type { StoredLedger } from '../../src/runtime/ledger-store.js';
-import { type PostgresCluster, startPostgres } from '../support/postgres.js';
+import type { PostgresCluster } from '../support/postgres.js';
+import { sharedPostgres } from '../support/shared-postgres.js';
 
 // The ledger contract runs on both stores: `describe.each(ledgerStores())('$name ledger', (store) => ...)`.
 // SQLite: an in-memory ledger per open(). PostgreSQL: one throwaway cluster per test file (started at the
@@ -41,7 +42,7 @@ export function postgresStore(): PostgresStoreCase {
     if (started) await (await started).stop();
   });
   const cluster = () => {
-    started ??= startPostgres({ name: 'ledger' });
+    started ??= sharedPostgres({ name: 'ledger' });
     return started;
   };
   const freshDatabase = async () => {
@@ -51,9 +52,8 @@ export function postgresStore(): PostgresStoreCase {
       await (await PostgresLedger.open({ url })).close();
     })();
     await template;
-    const database = `ledger_${++databases}`;
-    await pg.psql(`CREATE DATABASE ${database} TEMPLATE ledger_template`);
-    return { url: pg.url(database), database };
+    const url = await pg.createDatabase(`ledger_${++databases}`, { template: 'ledger_template' });
+    return { url, database: new URL(url).pathname.slice(1) };
   };
   return {
     name: 'postgres',

@@ -1,5 +1,15 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,8 +56,14 @@ export interface PostgresCluster {
   dir: string;
   /** Superuser `postgres`, no password (trust). */
   url(database?: string): string;
-  /** Creates a database and answers its url. */
-  createDatabase(name: string): Promise<string>;
+  /** Creates a database (a copy of `template` if given) and answers its url. */
+  createDatabase(name: string, options?: { template?: string }): Promise<string>;
+  /**
+   * The name the database created as `name` has on the server: `name` itself on a cluster of the test's own,
+   * made unique on the run's shared cluster (test/support/shared-postgres.ts). url(), psql() and
+   * createDatabase() take the names the test gave; SQL text naming a database needs this.
+   */
+  databaseName(name: string): string;
   /** Runs SQL with psql (quiet, tuples only, unaligned) and answers its output. */
   psql(sql: string, database?: string): Promise<string>;
   /** The same, synchronously. */
@@ -57,9 +73,10 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
-export async function startPostgres(options: { name?: string } = {}): Promise<PostgresCluster> {
+/** initdb into a new temporary folder (owned by the database user when root): the folder and its data dir. */
+async function initCluster(name: string): Promise<{ dir: string; pgData: string }> {
   const bin = postgresBin();
-  const dir = mkdtempSync(path.join(tmpdir(), `booksync-${options.name ?? 'postgres'}-`));
+  const dir = mkdtempSync(path.join(tmpdir(), `booksync-${name}-`));
   const pgData = path.join(dir, 'pgdata');
   mkdirSync(pgData);
   if (asRoot()) {
@@ -85,31 +102,52 @@ export async function startPostgres(options: { name?: string } = {}): Promise<Po
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const host = '127.0.0.1';
+  return { dir, pgData };
+}
+
+const host = '127.0.0.1';
+
+/** The server's command line: loopback only, its socket in the cluster's folder, durability off. */
+function postgresCommand(pgData: string, dir: string, port: number): string[] {
+  return [
+    path.join(postgresBin(), 'postgres'),
+    '-D',
+    pgData,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    `listen_addresses=${host}`,
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=300',
+  ];
+}
+
+/** Waits until the server answers, or throws with `log()` once it has exited or 30 s passed. */
+async function untilReady(port: number, exited: () => boolean, log: () => string): Promise<void> {
+  for (const deadline = Date.now() + 30_000; ; await sleep(100)) {
+    try {
+      await execFileAsync(path.join(postgresBin(), 'pg_isready'), ['-q', '-h', host, '-p', String(port)]);
+      return;
+    } catch {
+      if (exited() || Date.now() > deadline) throw new Error(`PostgreSQL did not start:\n${log()}`);
+    }
+  }
+}
+
+export async function startPostgres(options: { name?: string } = {}): Promise<PostgresCluster> {
+  const { dir, pgData } = await initCluster(options.name ?? 'postgres');
   const port = await freePort();
-  const postgres: ChildProcess = spawn(
-    'setpriv',
-    withParentDeath([
-      path.join(bin, 'postgres'),
-      '-D',
-      pgData,
-      '-p',
-      String(port),
-      '-k',
-      dir,
-      '-c',
-      `listen_addresses=${host}`,
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-      '-c',
-      'max_connections=200',
-    ]),
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const postgres: ChildProcess = spawn('setpriv', withParentDeath(postgresCommand(pgData, dir, port)), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   postgres.stderr?.on('data', (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-4000);
@@ -123,19 +161,81 @@ export async function startPostgres(options: { name?: string } = {}): Promise<Po
     }
     rmSync(dir, { recursive: true, force: true });
   };
-
-  for (const deadline = Date.now() + 30_000; ; await sleep(100)) {
-    try {
-      await execFileAsync(path.join(bin, 'pg_isready'), ['-q', '-h', host, '-p', String(port)]);
-      break;
-    } catch {
-      if (postgres.exitCode !== null || Date.now() > deadline) {
-        await stop();
-        throw new Error(`PostgreSQL did not start:\n${log}`);
-      }
-    }
+  try {
+    await untilReady(
+      port,
+      () => postgres.exitCode !== null,
+      () => log,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
   }
+  return clusterAt(port, dir, stop);
+}
 
+/**
+ * A cluster that outlives the test file starting it (the run's shared cluster): its own process group, its
+ * log in its folder, and a watchman that shuts it down when `watchedPid` (the vitest run) is gone, should the
+ * run's global teardown never come. Answers the port, the folder and the server's pid.
+ */
+export async function startLastingPostgres(
+  name: string,
+  watchedPid: number,
+): Promise<{ port: number; dir: string; pid: number }> {
+  const { dir, pgData } = await initCluster(name);
+  const port = await freePort();
+  const logFile = path.join(dir, 'postgres.log');
+  const logFd = openSync(logFile, 'a');
+  const command = asRoot()
+    ? ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', ...postgresCommand(pgData, dir, port)]
+    : ['--', ...postgresCommand(pgData, dir, port)];
+  const postgres = spawn('setpriv', command, { stdio: ['ignore', 'ignore', logFd], detached: true });
+  closeSync(logFd);
+  postgres.unref();
+  const pid = postgres.pid;
+  if (pid === undefined) throw new Error('PostgreSQL did not start (no process)');
+  let exited = false;
+  postgres.once('exit', () => {
+    exited = true;
+  });
+  spawn(
+    'bash',
+    [
+      '-c',
+      'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill -QUIT "$2" 2>/dev/null; sleep 5; rm -rf "$3"',
+      'watchman',
+      String(watchedPid),
+      String(pid),
+      dir,
+    ],
+    { stdio: 'ignore', detached: true },
+  ).unref();
+  try {
+    await untilReady(
+      port,
+      () => exited,
+      () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-4000) : ''),
+    );
+  } catch (error) {
+    stopLastingPostgres({ pid, dir });
+    throw error;
+  }
+  return { port, dir, pid };
+}
+
+/** Shuts down a lasting cluster at once (its data is thrown away) and removes its folder. */
+export function stopLastingPostgres(cluster: { pid: number; dir: string }): void {
+  try {
+    process.kill(-cluster.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+  rmSync(cluster.dir, { recursive: true, force: true });
+}
+
+/** The cluster on `port` (its socket in `dir`), as tests use it; `stop` is how this user ends it. */
+export function clusterAt(port: number, dir: string, stop: () => Promise<void>): PostgresCluster {
   const psqlArgs = (database: string) => ['-h', host, '-p', String(port), '-U', 'postgres', '-d', database];
   const url = (database = 'postgres') => `postgres://postgres@${host}:${port}/${database}`;
   const psql = async (sql: string, database = 'postgres') =>
@@ -158,11 +258,15 @@ export async function startPostgres(options: { name?: string } = {}): Promise<Po
     async psqlFile(file, database) {
       await execFileAsync('psql', [...psqlArgs(database), '-q', '-f', file], { maxBuffer: 64 * 1024 * 1024 });
     },
-    async createDatabase(name) {
+    async createDatabase(name, options = {}) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
-      await psql(`CREATE DATABASE ${name}`);
+      const template = options.template;
+      if (template !== undefined && !/^[a-z_][a-z0-9_]*$/.test(template))
+        throw new Error(`not a plain database name: ${template}`);
+      await psql(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
       return url(name);
     },
+    databaseName: (name) => name,
     stop,
   };
 }

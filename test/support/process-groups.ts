@@ -27,6 +27,7 @@ export function recordProcessGroup(pgid: number): void {
 export function endRecordedProcessGroups(folder: string): number[] {
   const ended: number[] = [];
   for (const file of readdirSync(folder)) {
+    if (!file.endsWith('.txt')) continue;
     for (const line of readFileSync(path.join(folder, file), 'utf8').split('\n')) {
       const pgid = Number(line);
       if (!Number.isInteger(pgid) || pgid <= 1) continue;

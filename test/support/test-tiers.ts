@@ -22,7 +22,7 @@ const e2eMarkers = [
 
 const integrationMarkers = [
   /\bstartDevServer\b|\bstartTimeSkipping\b|\bcreateLocal\b|\bcreateTimeSkipping\b/,
-  /\bstartPostgres\b|\bpostgresStore\b|\bledgerStores\b/,
+  /\bstartPostgres\b|\bsharedPostgres\b|\bpostgresStore\b|\bledgerStores\b/,
   /\bstartTryton\b/,
   /node:child_process|\brunBooksync\b|\bspawnBooksync\b/,
   /\.listen\(|\blistenOn\b|\bstartVendorDouble\b|\bstartDouble\b/,

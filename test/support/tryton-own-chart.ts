@@ -24,9 +24,10 @@ export async function useOwnChart(tryton: TrytonServer): Promise<void> {
   const venv = /TRYTON_VENV=(.+)/.exec(out)?.[1]?.trim();
   if (!venv) throw new Error(`obtain-tryton.sh printed no TRYTON_VENV:\n${out}`);
   const { database } = tryton;
-  const { dir, port } = tryton.postgres;
-  const config = path.join(dir, 'trytond.conf');
-  const env = { ...process.env, TRYTOND_CONFIG: config, TRYTONPASSFILE: path.join(dir, 'admin-password') };
+  const { port } = tryton.postgres;
+  const { config } = tryton;
+  const passFile = path.join(path.dirname(config), 'admin-password');
+  const env = { ...process.env, TRYTOND_CONFIG: config, TRYTONPASSFILE: passFile };
   const script = path.join(root, 'scripts', 'tryton', 'setup-tryton-chart.py');
   const key = createHash('sha256').update(readFileSync(script)).update(venv).digest('hex').slice(0, 16);
   const dump = path.join(cache, `tryton-own-chart-${key}.sql`);

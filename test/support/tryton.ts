@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -9,13 +9,16 @@ import { type AccountMapping, defaultAccountCodes } from '../../src/targets/acco
 import { createTrytonTarget, type TrytonTarget } from '../../src/targets/tryton/index.js';
 import { centsOf, TrytonRpc } from '../../src/targets/tryton/json-rpc.js';
 import { freePort } from './free-port.js';
-import { type PostgresCluster, startPostgres, withParentDeath } from './postgres.js';
+import { type PostgresCluster, withParentDeath } from './postgres.js';
 import { recordProcessGroup } from './process-groups.js';
+import { sharedPostgres } from './shared-postgres.js';
 
 // A real Tryton 8.2 on a real PostgreSQL, on loopback, for the Tryton target's tests: PostgreSQL from Debian
-// (test/support/postgres.ts: initdb into a temporary folder, a private port), Tryton from PyPI (scripts/obtain-tryton.sh), a database
-// prepared by scripts/tryton/setup-database.py once and cached as a dump (keyed by the setup script and the
-// Tryton virtualenv), restored per server. Everything stops in close(); nothing listens beyond 127.0.0.1.
+// (the run's shared cluster, test/support/shared-postgres.ts), Tryton from PyPI (scripts/obtain-tryton.sh).
+// Tryton prepared by scripts/tryton/setup-database.py is a template database on the cluster, made once from a
+// cached dump (keyed by the setup script, the Tryton virtualenv and the year); each server's database is a copy
+// of it. Each server has its own trytond, trytond-worker and trytond-cron; close() stops them and drops the
+// database. Nothing listens beyond 127.0.0.1.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cache = process.env.BOOKSYNC_CACHE ?? path.join(homedir(), '.cache', 'booksync');
@@ -33,6 +36,8 @@ export interface TrytonServer {
   database: string;
   username: string;
   password: string;
+  /** trytond's configuration file (its folder holds the admin password file `admin-password`). */
+  config: string;
   /** The PostgreSQL cluster Tryton's database is on: a test may keep a database of its own there too. */
   postgres: PostgresCluster;
   /** A session of its own, for reading Tryton's books in assertions. */
@@ -87,11 +92,12 @@ export function trytonTarget(
 export async function startTryton(options: { queue?: boolean } = {}): Promise<TrytonServer> {
   const queue = options.queue ?? true;
   const venv = trytonVenv();
-  const cluster = await startPostgres({ name: 'tryton' });
-  const { dir, port: pgPort } = cluster;
+  const cluster = await sharedPostgres({ name: 'tryton' });
+  const pgPort = cluster.port;
+  // trytond's configuration, password file and filestore: a folder of this server's own.
+  const dir = mkdtempSync(path.join(tmpdir(), 'booksync-tryton-'));
   const psql = (sql: string, database = 'postgres') => cluster.psqlSync(sql, database);
 
-  const database = 'booksync';
   const config = path.join(dir, 'trytond.conf');
   const webPort = await freePort();
   writeFileSync(
@@ -100,66 +106,20 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
   );
   const trytonEnv = { TRYTOND_CONFIG: config, TRYTONPASSFILE: path.join(dir, 'admin-password') };
   writeFileSync(trytonEnv.TRYTONPASSFILE, password);
-  const setupScript = path.join(root, 'scripts', 'tryton', 'setup-database.py');
-  // The setup makes fiscal years around the current one: a dump from last year would lack this year's.
-  const key = createHash('sha256')
-    .update(readFileSync(setupScript))
-    .update(venv)
-    .update(String(new Date().getFullYear()))
-    .digest('hex')
-    .slice(0, 16);
-  const dump = path.join(cache, `tryton-template-${key}.sql`);
-  // A failed start-up stops PostgreSQL rather than leaving it behind.
-  const stopPostgres = () => cluster.stop();
+  // Drops the database (on a cluster of its own, stops PostgreSQL) and removes the folder; a failed start-up
+  // too, rather than leaving them behind.
+  const release = async () => {
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let database: string;
   try {
-    prepareDatabase();
+    const template = await templateDatabase(cluster, venv, trytonEnv);
+    await cluster.createDatabase('tryton', { template });
+    database = cluster.databaseName('tryton');
   } catch (error) {
-    await stopPostgres();
+    await release();
     throw error;
-  }
-  function prepareDatabase() {
-    psql(`CREATE DATABASE ${database}`);
-    if (existsSync(dump)) {
-      execFileSync(
-        'psql',
-        ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', database, '-q', '-f', dump],
-        {
-          stdio: 'pipe',
-        },
-      );
-    } else {
-      execFileSync(
-        path.join(venv, 'bin', 'trytond-admin'),
-        [
-          '-c',
-          config,
-          '-d',
-          database,
-          '-u',
-          'account_invoice',
-          '--activate-dependencies',
-          '--email',
-          'admin@booksync.test',
-          '-p',
-        ],
-        { stdio: 'pipe', env: { ...process.env, ...trytonEnv } },
-      );
-      execFileSync(path.join(venv, 'bin', 'python'), [setupScript, database], {
-        stdio: 'pipe',
-        env: { ...process.env, ...trytonEnv },
-      });
-      mkdirSync(cache, { recursive: true });
-      const sql = execFileSync(
-        'pg_dump',
-        ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '--no-owner', database],
-        {
-          encoding: 'utf8',
-          maxBuffer: 256 * 1024 * 1024,
-        },
-      );
-      writeFileSync(`${dump}.${process.pid}.tmp`, sql);
-      execFileSync('mv', [`${dump}.${process.pid}.tmp`, dump]);
-    }
   }
 
   let trytond: ChildProcess | null = null;
@@ -224,7 +184,7 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
   } catch (error) {
     await stop();
     await stopHelpers();
-    await stopPostgres();
+    await release();
     throw error;
   }
   const rpc = new TrytonRpc({ url, database, username: 'admin', password });
@@ -234,6 +194,7 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
     database,
     username: 'admin',
     password,
+    config,
     postgres: cluster,
     rpc,
     start,
@@ -246,7 +207,7 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
     async close() {
       await stop();
       await stopHelpers();
-      await stopPostgres();
+      await release();
     },
     async balances(codes) {
       const rows = await rpc.searchRead<{ code: string; balance: { decimal: string } }>(
@@ -326,6 +287,111 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
       }
     },
   };
+}
+
+/** Tryton template databases made on a cluster, by the cache key of their contents. */
+const templates = new Map<string, Promise<string>>();
+
+/**
+ * A database holding Tryton prepared as scripts/tryton/setup-database.py leaves it, on `cluster`, from which
+ * each server's database is copied (CREATE DATABASE ... TEMPLATE, a file copy): made once per cluster (on the
+ * run's shared cluster, by the first file; the others wait for it), from a dump cached by the setup script,
+ * the Tryton virtualenv and the year, or by running the setup and caching its dump. Answers its name as the
+ * cluster knows it (createDatabase's `template`).
+ */
+async function templateDatabase(
+  cluster: PostgresCluster,
+  venv: string,
+  trytonEnv: { TRYTOND_CONFIG: string; TRYTONPASSFILE: string },
+): Promise<string> {
+  const setupScript = path.join(root, 'scripts', 'tryton', 'setup-database.py');
+  // The setup makes fiscal years around the current one: a dump from last year would lack this year's.
+  const key = createHash('sha256')
+    .update(readFileSync(setupScript))
+    .update(venv)
+    .update(String(new Date().getFullYear()))
+    .digest('hex')
+    .slice(0, 16);
+  const name = `tryton_template_${key}`;
+  const onCluster = `${cluster.port}:${name}`;
+  const made = templates.get(onCluster);
+  if (made) return made;
+  const making = (async () => {
+    // Across the run's files: the first to take the lock makes it, the others wait for its mark.
+    const marks = path.join(cluster.dir, 'tryton-templates');
+    mkdirSync(marks, { recursive: true, mode: 0o777 });
+    const ready = path.join(marks, `${name}.ready`);
+    const failed = path.join(marks, `${name}.failed`);
+    let maker = false;
+    try {
+      mkdirSync(path.join(marks, `${name}.lock`));
+      maker = true;
+    } catch {
+      // Another file is making it.
+    }
+    if (!maker) {
+      for (const deadline = Date.now() + 300_000; ; await sleep(200)) {
+        if (existsSync(ready)) return readFileSync(ready, 'utf8');
+        if (existsSync(failed))
+          throw new Error(`Tryton's template database failed: ${readFileSync(failed, 'utf8')}`);
+        if (Date.now() > deadline) throw new Error("Tryton's template database was not made within 300 s");
+      }
+    }
+    try {
+      // Made with SQL of its own, not createDatabase: on the shared cluster the template outlives this file.
+      await cluster.psql(`CREATE DATABASE ${name}`);
+      const database = name;
+      const dump = path.join(cache, `tryton-template-${key}.sql`);
+      if (existsSync(dump)) await cluster.psqlFile(dump, name);
+      else makeTemplate(cluster, database, dump, venv, setupScript, trytonEnv);
+      writeFileSync(ready, database);
+      return database;
+    } catch (error) {
+      writeFileSync(failed, String((error as Error).message ?? error));
+      throw error;
+    }
+  })();
+  templates.set(onCluster, making);
+  return making;
+}
+
+/** Tryton's modules activated and booksync's test company set up in `database`, then its dump cached. */
+function makeTemplate(
+  cluster: PostgresCluster,
+  database: string,
+  dump: string,
+  venv: string,
+  setupScript: string,
+  trytonEnv: { TRYTOND_CONFIG: string; TRYTONPASSFILE: string },
+): void {
+  execFileSync(
+    path.join(venv, 'bin', 'trytond-admin'),
+    [
+      '-c',
+      trytonEnv.TRYTOND_CONFIG,
+      '-d',
+      database,
+      '-u',
+      'account_invoice',
+      '--activate-dependencies',
+      '--email',
+      'admin@booksync.test',
+      '-p',
+    ],
+    { stdio: 'pipe', env: { ...process.env, ...trytonEnv } },
+  );
+  execFileSync(path.join(venv, 'bin', 'python'), [setupScript, database], {
+    stdio: 'pipe',
+    env: { ...process.env, ...trytonEnv },
+  });
+  mkdirSync(cache, { recursive: true });
+  const sql = execFileSync(
+    'pg_dump',
+    ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'postgres', '--no-owner', database],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  writeFileSync(`${dump}.${process.pid}.tmp`, sql);
+  execFileSync('mv', [`${dump}.${process.pid}.tmp`, dump]);
 }
 
 /**

@@ -7,8 +7,9 @@ import type { OAuthConnectionStore } from '../../../src/targets/oauth/connection
 import { PostgresOAuthConnections } from '../../../src/targets/oauth/postgres-connection.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { CompanyTokenStore, ReconnectRequired } from '../../../src/targets/oauth/token-store.js';
-import { type PostgresCluster, startPostgres } from '../../support/postgres.js';
+import type { PostgresCluster } from '../../support/postgres.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
+import { sharedPostgres } from '../../support/shared-postgres.js';
 
 // A refused refresh token is recorded with the connection (when, and the token endpoint's error), so the
 // console can say "reconnect" from the connection itself before any push has failed; a reconnect clears it.
@@ -36,7 +37,7 @@ const stores: { name: string; open(): Promise<OAuthConnectionStore> }[] = [
   {
     name: 'PostgreSQL (oauth_connections)',
     open: async () => {
-      postgres ??= await startPostgres({ name: 'oauth-refused' });
+      postgres ??= await sharedPostgres({ name: 'oauth-refused' });
       const store = new PostgresOAuthConnections({
         url: await postgres.createDatabase('refused'),
         target: 'quickbooks',

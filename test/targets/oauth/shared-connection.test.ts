@@ -7,8 +7,9 @@ import { loadSettings } from '../../../src/config/settings.js';
 import { quickBooksSettings } from '../../../src/runtime/quickbooks-connection.js';
 import { xeroSettings } from '../../../src/runtime/xero-connection.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
-import { type PostgresCluster, startPostgres } from '../../support/postgres.js';
+import type { PostgresCluster } from '../../support/postgres.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
+import { sharedPostgres } from '../../support/shared-postgres.js';
 import { XeroDouble } from '../../support/xero/double.js';
 
 // One QuickBooks connection shared by several workers. Three worker processes
@@ -40,7 +41,7 @@ describe('a QuickBooks connection shared by three worker processes', () => {
   beforeAll(async () => {
     double = await new QuickBooksDouble({ accessTokenTtlMs: 20_000 }).start();
     xero = await new XeroDouble({ accessTokenTtlMs: 20_000 }).start();
-    postgres = await startPostgres({ name: 'oauth-shared' });
+    postgres = await sharedPostgres({ name: 'oauth-shared' });
     dir = mkdtempSync(path.join(tmpdir(), 'booksync-oauth-shared-'));
   });
   afterAll(async () => {

@@ -16,8 +16,9 @@ import {
   TokenCipher,
 } from '../../../src/targets/quickbooks/index.js';
 import { doubleForFile } from '../../support/double-for-file.js';
-import { type PostgresCluster, startPostgres } from '../../support/postgres.js';
+import type { PostgresCluster } from '../../support/postgres.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
+import { sharedPostgres } from '../../support/shared-postgres.js';
 
 // Intuit's refresh tokens stop working five years after consent however often they are refreshed (Intuit's
 // refresh token policy, 2025); the token endpoint says when as `x_refresh_token_hard_expires_in` to a request
@@ -43,7 +44,7 @@ const stores: { name: string; open(): Promise<OAuthConnectionStore> }[] = [
   {
     name: 'PostgreSQL (oauth_connections)',
     open: async () => {
-      postgres ??= await startPostgres({ name: 'qbo-hard-expiry' });
+      postgres ??= await sharedPostgres({ name: 'qbo-hard-expiry' });
       const store = new PostgresOAuthConnections({
         url: await postgres.createDatabase('hard_expiry'),
         target: 'quickbooks',
