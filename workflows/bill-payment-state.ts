@@ -67,10 +67,8 @@ function windowFrom(kind: OverdueCheckKind, since: string, windowDays: number): 
 export class BillPaymentRun extends FetchedRun<BillPaymentView> {
   readonly #reported: Set<OverdueCheckKind>;
 
-  constructor(
-    private readonly input: BillPaymentWorkflowInput,
-    now: string,
-  ) {
+  private readonly input: BillPaymentWorkflowInput;
+  constructor(input: BillPaymentWorkflowInput, now: string) {
     super({
       billPaymentId: input.billPaymentId,
       state: 'SYNCING',
@@ -87,6 +85,7 @@ export class BillPaymentRun extends FetchedRun<BillPaymentView> {
       overdue: null,
       ...freshCounters(now),
     });
+    this.input = input;
     this.#reported = new Set<OverdueCheckKind>(input.overdueReported ?? []);
   }
 

@@ -24,7 +24,10 @@ export class BillPaymentSteps {
     retry: serviceCallRetry,
   });
 
-  constructor(private readonly run: BillPaymentRun) {}
+  private readonly run: BillPaymentRun;
+  constructor(run: BillPaymentRun) {
+    this.run = run;
+  }
 
   get #billPaymentId(): string {
     return this.run.view.billPaymentId;

@@ -65,10 +65,11 @@ export class CheckDepositSteps {
   });
   readonly #checkDepositId: string;
 
-  constructor(
-    private readonly input: CheckDepositWorkflowInput,
-    private readonly run: CheckDepositRun,
-  ) {
+  private readonly input: CheckDepositWorkflowInput;
+  private readonly run: CheckDepositRun;
+  constructor(input: CheckDepositWorkflowInput, run: CheckDepositRun) {
+    this.input = input;
+    this.run = run;
     this.#checkDepositId = input.checkDepositId;
   }
 

@@ -34,7 +34,10 @@ export function freshCounters(now: string): FetchedRunCounters<never> {
 export class FetchedRun<View extends FetchedRunCounters<unknown>> {
   #notFound = false;
 
-  constructor(readonly view: View) {}
+  readonly view: View;
+  constructor(view: View) {
+    this.view = view;
+  }
 
   /** A fetch failed in a way retrying cannot fix; `notFound` when the service does not know the id. */
   syncFailed(error: string, notFound: boolean): void {

@@ -28,7 +28,10 @@ export class PaymentLinkSteps {
     retry: serviceCallRetry,
   });
 
-  constructor(private readonly state: PaymentLinkState) {}
+  private readonly state: PaymentLinkState;
+  constructor(state: PaymentLinkState) {
+    this.state = state;
+  }
 
   get #paymentLinkId(): string {
     return this.state.view.paymentLinkId;

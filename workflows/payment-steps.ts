@@ -30,7 +30,10 @@ export class PaymentSteps {
     retry: serviceCallRetry,
   });
 
-  constructor(private readonly run: PaymentRun) {}
+  private readonly run: PaymentRun;
+  constructor(run: PaymentRun) {
+    this.run = run;
+  }
 
   get #paymentId(): string {
     return this.run.view.paymentId;

@@ -6,10 +6,9 @@ export class SeenIds {
   private readonly ids: string[];
   private readonly set: Set<string>;
 
-  constructor(
-    initial: readonly string[] = [],
-    private readonly limit = 500,
-  ) {
+  private readonly limit: number;
+  constructor(initial: readonly string[] = [], limit = 500) {
+    this.limit = limit;
     this.ids = initial.slice(-limit);
     this.set = new Set(this.ids);
   }

@@ -23,21 +23,24 @@ export interface CommandApiTarget {
 /** The command API's refusal, or no answer; `idempotencyKey` is set when the command may have gone through. */
 export class CommandApiError extends Error {
   override readonly name = 'CommandApiError';
-  constructor(
-    message: string,
-    readonly status: number | null,
-    readonly code: string | null,
-    readonly idempotencyKey: string | null,
-  ) {
+  readonly status: number | null;
+  readonly code: string | null;
+  readonly idempotencyKey: string | null;
+  constructor(message: string, status: number | null, code: string | null, idempotencyKey: string | null) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.idempotencyKey = idempotencyKey;
   }
 }
 
 export class CommandApiClient {
-  constructor(
-    private readonly target: CommandApiTarget,
-    private readonly timeoutMs = 15_000,
-  ) {}
+  private readonly target: CommandApiTarget;
+  private readonly timeoutMs: number;
+  constructor(target: CommandApiTarget, timeoutMs = 15_000) {
+    this.target = target;
+    this.timeoutMs = timeoutMs;
+  }
 
   async call<N extends CommandRouteName>(
     name: N,

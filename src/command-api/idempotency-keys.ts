@@ -26,7 +26,9 @@ export function requestFingerprint(method: string, route: string, params: unknow
 }
 
 export class CommandKeyStore {
-  private constructor(private readonly db: Database.Database) {
+  private readonly db: Database.Database;
+  private constructor(db: Database.Database) {
+    this.db = db;
     db.pragma('journal_mode = WAL');
     db.exec(`CREATE TABLE IF NOT EXISTS command_keys (
       scope TEXT NOT NULL,

@@ -49,10 +49,9 @@ export class AuditLog {
   readonly #insert: Database.Statement;
   readonly #page: Database.Statement<[number, number], AuditRecord>;
 
-  constructor(
-    db: Database.Database,
-    private readonly now: () => Date = () => new Date(),
-  ) {
+  private readonly now: () => Date;
+  constructor(db: Database.Database, now: () => Date = () => new Date()) {
+    this.now = now;
     this.#last = db.prepare('SELECT id, hash FROM console_audit ORDER BY id DESC LIMIT 1');
     this.#insert = db.prepare(
       'INSERT INTO console_audit (id, at, who, role, action, detail, outcome, ip, prev_hash, hash) VALUES (@id, @at, @who, @role, @action, @detail, @outcome, @ip, @prev_hash, @hash)',

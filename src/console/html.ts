@@ -13,7 +13,10 @@ const escapes: Record<string, string> = {
 
 /** Markup the console made itself; only `html` and `joinHtml` create it. */
 export class SafeHtml {
-  constructor(readonly markup: string) {}
+  readonly markup: string;
+  constructor(markup: string) {
+    this.markup = markup;
+  }
   toString(): string {
     return this.markup;
   }

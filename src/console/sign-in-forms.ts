@@ -13,11 +13,14 @@ export class SignInForms {
   /** Nonce taken -> its expiry, oldest first. */
   readonly #taken = new Map<string, number>();
 
-  constructor(
-    readonly lifetimeMs = 15 * 60 * 1000,
-    private readonly maxTaken = 100_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  readonly lifetimeMs: number;
+  private readonly maxTaken: number;
+  private readonly now: () => number;
+  constructor(lifetimeMs = 15 * 60 * 1000, maxTaken = 100_000, now: () => number = Date.now) {
+    this.lifetimeMs = lifetimeMs;
+    this.maxTaken = maxTaken;
+    this.now = now;
+  }
 
   issue(): string {
     const body = `${randomBytes(16).toString('base64url')}.${this.now() + this.lifetimeMs}`;

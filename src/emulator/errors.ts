@@ -1,11 +1,11 @@
 /** An answer the emulator gives on purpose: always rendered as {error, code?} (decision “Error bodies”). */
 export class EmulatorHttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    readonly code?: string,
-  ) {
+  readonly statusCode: number;
+  readonly code?: string;
+  constructor(statusCode: number, message: string, code?: string) {
     super(message);
+    this.statusCode = statusCode;
+    this.code = code;
     this.name = 'EmulatorHttpError';
   }
 }

@@ -7,12 +7,12 @@ export interface ErrorBody {
 }
 
 export class IngressError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-  ) {
+  readonly statusCode: number;
+  readonly code: string;
+  constructor(statusCode: number, code: string, message: string) {
     super(message);
+    this.statusCode = statusCode;
+    this.code = code;
     this.name = 'IngressError';
   }
 }

@@ -16,7 +16,10 @@ export const UNROUTED_EVENTS_KEPT = 100;
 export class UnroutedEvents {
   private readonly events: UnroutedEvent[] = [];
 
-  constructor(private readonly capacity = UNROUTED_EVENTS_KEPT) {}
+  private readonly capacity: number;
+  constructor(capacity = UNROUTED_EVENTS_KEPT) {
+    this.capacity = capacity;
+  }
 
   record(event: UnroutedEvent): void {
     this.events.push(event);

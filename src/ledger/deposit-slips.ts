@@ -23,8 +23,10 @@ import { formatUsd } from './money.js';
 /** A slip the books refuse, with the reasons a bookkeeper can act on. Nothing was written. */
 export class DepositSlipRefusedError extends Error {
   override readonly name = 'DepositSlipRefusedError';
-  constructor(readonly reasons: readonly string[]) {
+  readonly reasons: readonly string[];
+  constructor(reasons: readonly string[]) {
     super(reasons.join('; '));
+    this.reasons = reasons;
   }
 }
 

@@ -4,20 +4,24 @@
 /** Same key, different contents: a bug or drift to look at, never something a retry fixes. */
 export class LedgerConflictError extends Error {
   override readonly name = 'LedgerConflictError';
-  constructor(
-    readonly key: string,
-    readonly existingHash: string,
-    readonly attemptedHash: string,
-  ) {
+  readonly key: string;
+  readonly existingHash: string;
+  readonly attemptedHash: string;
+  constructor(key: string, existingHash: string, attemptedHash: string) {
     super(`ledger entry ${key} already exists with different contents`);
+    this.key = key;
+    this.existingHash = existingHash;
+    this.attemptedHash = attemptedHash;
   }
 }
 
 /** Reversal (or lookup that requires it) of a key that was never posted. */
 export class LedgerEntryNotFoundError extends Error {
   override readonly name = 'LedgerEntryNotFoundError';
-  constructor(readonly key: string) {
+  readonly key: string;
+  constructor(key: string) {
     super(`ledger entry ${key} was never posted`);
+    this.key = key;
   }
 }
 
@@ -29,11 +33,10 @@ export class LedgerValidationError extends Error {
 /** The database stayed locked by another writer through every retry; retrying later may succeed. */
 export class LedgerBusyError extends Error {
   override readonly name = 'LedgerBusyError';
-  constructor(
-    readonly attempts: number,
-    options?: { cause?: unknown },
-  ) {
+  readonly attempts: number;
+  constructor(attempts: number, options?: { cause?: unknown }) {
     super(`ledger database busy after ${attempts} attempts`, options);
+    this.attempts = attempts;
   }
 }
 
@@ -45,24 +48,26 @@ export class UnmappableStateError extends Error {
 /** The books already open on another day: a backfill cannot move the day the books start. */
 export class BooksAlreadyOpenError extends Error {
   override readonly name = 'BooksAlreadyOpenError';
-  constructor(
-    readonly opensOn: string,
-    readonly attempted: string,
-  ) {
+  readonly opensOn: string;
+  readonly attempted: string;
+  constructor(opensOn: string, attempted: string) {
     super(`the books already open on ${opensOn}; a backfill since ${attempted} would move their start`);
+    this.opensOn = opensOn;
+    this.attempted = attempted;
   }
 }
 
 /** A closing of the books that would reopen a closed period (an earlier day than the last closing). */
 export class BooksClosedError extends Error {
   override readonly name = 'BooksClosedError';
-  constructor(
-    readonly closedThrough: string,
-    readonly attempted: string,
-  ) {
+  readonly closedThrough: string;
+  readonly attempted: string;
+  constructor(closedThrough: string, attempted: string) {
     super(
       `the books are closed through ${closedThrough}; closing through ${attempted} would reopen a closed period (a closed period never changes)`,
     );
+    this.closedThrough = closedThrough;
+    this.attempted = attempted;
   }
 }
 

@@ -69,11 +69,12 @@ export type ReportReader = Pick<ReportStore, 'report'>;
 /** A report read back that is not of the kind asked for, or missing: named with its id. */
 export class ReportNotFoundError extends Error {
   override readonly name = 'ReportNotFoundError';
-  constructor(
-    readonly id: string,
-    readonly kind: ReportKind,
-  ) {
+  readonly id: string;
+  readonly kind: ReportKind;
+  constructor(id: string, kind: ReportKind) {
     super(`no ${kind} stored under ${id} (is this the ledger the worker writes to?)`);
+    this.id = id;
+    this.kind = kind;
   }
 }
 

@@ -46,8 +46,10 @@ export interface WriteOffRecorded {
 /** A write-off of this id is recorded already with other contents. */
 export class WriteOffConflictError extends Error {
   override readonly name = 'WriteOffConflictError';
-  constructor(readonly id: string) {
+  readonly id: string;
+  constructor(id: string) {
     super(`write-off ${id} is recorded already with other contents`);
+    this.id = id;
   }
 }
 

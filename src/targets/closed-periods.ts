@@ -74,11 +74,14 @@ export class LockReader {
   /** The read in flight: pushes at once share one call. */
   #reading: Promise<string | null> | null = null;
 
-  constructor(
-    private readonly read: () => Promise<string | null>,
-    private readonly ttlMs = 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly read: () => Promise<string | null>;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  constructor(read: () => Promise<string | null>, ttlMs = 60_000, now: () => number = Date.now) {
+    this.read = read;
+    this.ttlMs = ttlMs;
+    this.now = now;
+  }
 
   async get(): Promise<string | null> {
     const cached = this.#value;

@@ -3,24 +3,29 @@
 /** Missing accounts or a bad connection at start-up: one line per problem, so the operator can fix them all. */
 export class TargetConfigurationError extends Error {
   override readonly name = 'TargetConfigurationError';
-  constructor(
-    readonly target: string,
-    readonly problems: readonly string[],
-  ) {
+  readonly target: string;
+  readonly problems: readonly string[];
+  constructor(target: string, problems: readonly string[]) {
     super(`accounting target ${target} is not usable:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.target = target;
+    this.problems = problems;
   }
 }
 
 /** The target refused the document (validation, closed period, missing account...); retrying cannot fix it. */
 export class TargetRefusedError extends Error {
   override readonly name = 'TargetRefusedError';
+  readonly target: string;
+  readonly targetMessage: string;
   constructor(
-    readonly target: string,
+    target: string,
     /** The target's own message, shown in FAILED entries. */
-    readonly targetMessage: string,
+    targetMessage: string,
     options?: { cause?: unknown },
   ) {
     super(`${target} refused: ${targetMessage}`, options);
+    this.target = target;
+    this.targetMessage = targetMessage;
   }
 }
 
@@ -30,38 +35,44 @@ export class TargetRefusedError extends Error {
  */
 export class TargetDisconnectedError extends Error {
   override readonly name = 'TargetDisconnectedError';
+  readonly target: string;
+  readonly targetMessage: string;
   constructor(
-    readonly target: string,
+    target: string,
     /** What happened and the command that fixes it. */
-    readonly targetMessage: string,
+    targetMessage: string,
   ) {
     super(`${target} disconnected: ${targetMessage}`);
+    this.target = target;
+    this.targetMessage = targetMessage;
   }
 }
 
 /** The target already holds this key with other contents. */
 export class TargetConflictError extends Error {
   override readonly name = 'TargetConflictError';
-  constructor(
-    readonly target: string,
-    readonly key: string,
-    readonly remoteHash: string,
-    readonly attemptedHash: string,
-  ) {
+  readonly target: string;
+  readonly key: string;
+  readonly remoteHash: string;
+  readonly attemptedHash: string;
+  constructor(target: string, key: string, remoteHash: string, attemptedHash: string) {
     super(`${target} already holds ${key} with different contents`);
+    this.target = target;
+    this.key = key;
+    this.remoteHash = remoteHash;
+    this.attemptedHash = attemptedHash;
   }
 }
 
 /** Outage, timeout, rate limit: retried (after retryAfterMs when the target said so). */
 export class TargetUnavailableError extends Error {
   override readonly name = 'TargetUnavailableError';
-  constructor(
-    readonly target: string,
-    message: string,
-    readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
-  ) {
+  readonly target: string;
+  readonly retryAfterMs?: number;
+  constructor(target: string, message: string, retryAfterMs?: number, options?: { cause?: unknown }) {
     super(`${target} unavailable: ${message}`, options);
+    this.target = target;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 

@@ -50,10 +50,9 @@ export class PushWaves {
   /** The push context the waves' documents are planned with: a key still to be created waits. */
   readonly context: PushContext;
 
-  constructor(
-    readonly outcomes: (PushResult | Error | undefined)[],
-    outer: PushContext,
-  ) {
+  readonly outcomes: (PushResult | Error | undefined)[];
+  constructor(outcomes: (PushResult | Error | undefined)[], outer: PushContext) {
+    this.outcomes = outcomes;
     this.context = {
       pushed: (key) => {
         if (this.inWave.has(key) || this.deferredKeys.has(key)) throw new WaitForWave();

@@ -8,7 +8,10 @@ type LinkReference = Awaited<ReturnType<ReferenceData['paymentLink']>>;
 /** The payment links this worker's bookings fetched, the latest of each, kept for the push (bounded). */
 export class FetchedLinks {
   readonly #links = new Map<string, LinkReference>();
-  constructor(readonly limit = 10_000) {}
+  readonly limit: number;
+  constructor(limit = 10_000) {
+    this.limit = limit;
+  }
 
   remember(link: Pick<PaymentLink, 'id' | 'name' | 'customerId' | 'dueDate'>): void {
     // Map order is insertion order: the link fetched longest ago goes first.

@@ -46,11 +46,12 @@ export interface NextEntry {
 
 /** A push attempt whose lease is no longer its target's latest: a later attempt pushes; this one writes nothing. */
 export class PushLeaseLostError extends Error {
-  constructor(
-    readonly target: string,
-    readonly lease: number,
-  ) {
+  readonly target: string;
+  readonly lease: number;
+  constructor(target: string, lease: number) {
     super(`push lease ${lease} of ${target} was taken by a later attempt; this attempt writes nothing more`);
+    this.target = target;
+    this.lease = lease;
     this.name = 'PushLeaseLostError';
   }
 }
@@ -83,18 +84,24 @@ export interface CompanySwitch {
  */
 export class TargetCompanyMismatchError extends Error {
   override readonly name = 'TargetCompanyMismatchError';
+  readonly target: string;
+  readonly indexCompany: string;
+  readonly company: string;
   constructor(
-    readonly target: string,
+    target: string,
     /** The company the index was built against. */
-    readonly indexCompany: string,
+    indexCompany: string,
     /** The company the target is connected to. */
-    readonly company: string,
+    company: string,
   ) {
     super(
       `the ${target} target index was built against company ${indexCompany}, but ${target} is connected to company ${company}: ` +
         `reconnect ${indexCompany} (booksync targets connect ${target}), or start a fresh index for ${company} with ` +
         `booksync targets connect ${target} --switch-company`,
     );
+    this.target = target;
+    this.indexCompany = indexCompany;
+    this.company = company;
   }
 }
 

@@ -28,7 +28,10 @@ export function scrubbedSpan(span: ReadableSpan): ReadableSpan {
 
 /** Exports through `inner` what scrubbedSpan keeps of each span. */
 export class ScrubbedSpanExporter implements SpanExporter {
-  constructor(private readonly inner: SpanExporter) {}
+  private readonly inner: SpanExporter;
+  constructor(inner: SpanExporter) {
+    this.inner = inner;
+  }
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans.map(scrubbedSpan), done);

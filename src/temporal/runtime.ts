@@ -32,7 +32,10 @@ function errorType(error: Error): string {
 
 /** The Temporal SDK's logs (worker, workflow and activity loggers) through booksync's pino logger, scrubbed. */
 export class PinoTemporalLogger implements TemporalLogger {
-  constructor(private readonly logger: Logger) {}
+  private readonly logger: Logger;
+  constructor(logger: Logger) {
+    this.logger = logger;
+  }
 
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
     this.logger[pinoLevel[level]](scrubbedMeta(meta), message);

@@ -39,7 +39,10 @@ const hostileName = '<script>window.owned = true</script> Bakery';
 class Switch implements AccountingTarget {
   readonly name = 'mirror';
   refusing = true;
-  constructor(readonly inner: AccountingTarget) {}
+  readonly inner: AccountingTarget;
+  constructor(inner: AccountingTarget) {
+    this.inner = inner;
+  }
   verify = () => this.inner.verify();
   find = (key: string) => this.inner.find(key);
   lockedThrough = () => this.inner.lockedThrough();

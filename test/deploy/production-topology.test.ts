@@ -70,11 +70,9 @@ class ServiceProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly log: WriteStream;
 
-  constructor(
-    readonly name: string,
-    command: readonly string[],
-    env: Record<string, string>,
-  ) {
+  readonly name: string;
+  constructor(name: string, command: readonly string[], env: Record<string, string>) {
+    this.name = name;
     mkdirSync(artifacts, { recursive: true });
     this.log = createWriteStream(path.join(artifacts, `${name}.log`));
     this.child = spawn(process.execPath, [bin, ...command], {

@@ -62,11 +62,13 @@ export class E2EStack {
 
   private books_: Stack | null = null;
 
-  private constructor(
-    private readonly serviceSide: Stack,
-    readonly dispatcher: DispatchMode,
-    private readonly commandApiKey: string | undefined,
-  ) {
+  private readonly serviceSide: Stack;
+  readonly dispatcher: DispatchMode;
+  private readonly commandApiKey: string | undefined;
+  private constructor(serviceSide: Stack, dispatcher: DispatchMode, commandApiKey: string | undefined) {
+    this.serviceSide = serviceSide;
+    this.dispatcher = dispatcher;
+    this.commandApiKey = commandApiKey;
     const emulator = serviceSide.emulator!;
     this.dir = serviceSide.dir;
     this.env = serviceSide.temporal.env!;

@@ -25,11 +25,16 @@ export class OAuthGrants<G> {
   /** Refresh-token grants answered so far. */
   refreshGrants = 0;
 
+  private readonly client: { clientId: string; clientSecret: string };
+  public accessTokenTtlMs: number;
   constructor(
-    private readonly client: { clientId: string; clientSecret: string },
+    client: { clientId: string; clientSecret: string },
     /** How long an access token lives. */
-    public accessTokenTtlMs: number,
-  ) {}
+    accessTokenTtlMs: number,
+  ) {
+    this.client = client;
+    this.accessTokenTtlMs = accessTokenTtlMs;
+  }
 
   /**
    * The authorization code the consent page hands to the redirect URI; `codeChallenge`: the S256 challenge

@@ -80,18 +80,37 @@ export class OpenAmountsWorld {
   private commands = 0;
   private slips = 0;
 
+  readonly service: ServiceClient;
+  private readonly sandbox: Call;
+  readonly ledger: EmbeddedLedger;
+  readonly mirror: EmbeddedLedger;
+  readonly activities: ReturnType<typeof createActivities>;
+  readonly targets: AccountingTarget[];
+  readonly qbo: { double: QuickBooksDouble; realmId: string };
+  readonly xero: { double: XeroDouble; tenantId: string };
+  readonly tryton: { server: TrytonServer; before: Record<string, number> } | null;
   private constructor(
-    readonly service: ServiceClient,
-    private readonly sandbox: Call,
-    readonly ledger: EmbeddedLedger,
-    readonly mirror: EmbeddedLedger,
-    readonly activities: ReturnType<typeof createActivities>,
-    readonly targets: AccountingTarget[],
-    readonly qbo: { double: QuickBooksDouble; realmId: string },
-    readonly xero: { double: XeroDouble; tenantId: string },
+    service: ServiceClient,
+    sandbox: Call,
+    ledger: EmbeddedLedger,
+    mirror: EmbeddedLedger,
+    activities: ReturnType<typeof createActivities>,
+    targets: AccountingTarget[],
+    qbo: { double: QuickBooksDouble; realmId: string },
+    xero: { double: XeroDouble; tenantId: string },
     /** The real Tryton, with the balance of each mapped account's code when the world opened. */
-    readonly tryton: { server: TrytonServer; before: Record<string, number> } | null,
-  ) {}
+    tryton: { server: TrytonServer; before: Record<string, number> } | null,
+  ) {
+    this.service = service;
+    this.sandbox = sandbox;
+    this.ledger = ledger;
+    this.mirror = mirror;
+    this.activities = activities;
+    this.targets = targets;
+    this.qbo = qbo;
+    this.xero = xero;
+    this.tryton = tryton;
+  }
 
   /** `options.targets`: each target as the activities see it (a decorator of it: test/targets/overlapping-attempts.test.ts). */
   static async open(

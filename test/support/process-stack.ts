@@ -33,10 +33,11 @@ export class ProcessStack {
   readonly webhookSecret: string;
   readonly subscriptionId: string;
 
-  private constructor(
-    private readonly stack: Stack,
-    readonly logs: LogCapture,
-  ) {
+  private readonly stack: Stack;
+  readonly logs: LogCapture;
+  private constructor(stack: Stack, logs: LogCapture) {
+    this.stack = stack;
+    this.logs = logs;
     const emulator = stack.emulator!;
     const subscription = stack.ingress!.subscription!;
     this.dir = stack.dir;

@@ -6,7 +6,10 @@ import type { SealedTokenStorage } from '../../src/targets/oauth/connection-stor
  * OAuth provider rotates the refresh token on every refresh).
  */
 export class SealedTokenInMemory implements SealedTokenStorage {
-  constructor(public sealed: string | null) {}
+  public sealed: string | null;
+  constructor(sealed: string | null) {
+    this.sealed = sealed;
+  }
 
   async load(): Promise<string | null> {
     return this.sealed;

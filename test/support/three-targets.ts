@@ -153,8 +153,11 @@ export class ThreeTargets {
   store!: LedgerStore;
   private readonly began = Date.now();
 
+  readonly name: string;
   /** `name` names the lap lines and the stack's log in test/.artifacts. */
-  constructor(readonly name: string) {}
+  constructor(name: string) {
+    this.name = name;
+  }
 
   lap(what: string): void {
     console.log(`[${this.name}] ${what} at ${((Date.now() - this.began) / 1000).toFixed(1)} s`);

@@ -59,7 +59,10 @@ export class GitHistory {
   private readonly contents = new Map<string, string>();
   private readonly trees = new Map<string, CodeTree>();
 
-  constructor(readonly root: string) {}
+  readonly root: string;
+  constructor(root: string) {
+    this.root = root;
+  }
 
   git(...args: string[]): string {
     return execFileSync('git', args, { cwd: this.root, encoding: 'utf8', maxBuffer: 64 << 20 });

@@ -47,10 +47,12 @@ class Switchboard implements AccountingTarget {
   calls = 0;
   /** Runs inside a push, before the document is written (a ledger write arriving mid-slice). */
   duringPush: (() => Promise<void>) | null = null;
-  constructor(
-    readonly inner: AccountingTarget,
-    readonly name = 'switchboard',
-  ) {}
+  readonly inner: AccountingTarget;
+  readonly name: string;
+  constructor(inner: AccountingTarget, name = 'switchboard') {
+    this.inner = inner;
+    this.name = name;
+  }
   verify = () => this.inner.verify();
   find = (key: string) => this.inner.find(key);
   lockedThrough = () => this.inner.lockedThrough();

@@ -19,7 +19,10 @@ export interface FaultConfig {
 export class FaultInjector {
   private readonly configs = new Map<string, FaultConfig>();
 
-  constructor(private readonly random: () => number = Math.random) {}
+  private readonly random: () => number;
+  constructor(random: () => number = Math.random) {
+    this.random = random;
+  }
 
   set(orgId: string, config: FaultConfig): void {
     if (config.rate <= 0 || config.kinds.length === 0) this.configs.delete(orgId);

@@ -18,10 +18,12 @@ const clockError = (message: string) => new EmulatorHttpError(400, message, 'INV
 
 /** The emulator's notion of now: base time plus a persisted offset, so an advanced clock survives restarts. */
 export class EmulatorClock {
-  constructor(
-    private readonly db: Database.Database,
-    private readonly base: TimeSource = Date.now,
-  ) {}
+  private readonly db: Database.Database;
+  private readonly base: TimeSource;
+  constructor(db: Database.Database, base: TimeSource = Date.now) {
+    this.db = db;
+    this.base = base;
+  }
 
   nowMs(): number {
     return this.base() + this.offsetMs();

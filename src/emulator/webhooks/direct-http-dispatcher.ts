@@ -29,7 +29,9 @@ export class DirectHttpDispatcher implements WebhookDispatcher {
   private readonly now: () => number;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly options: DirectHttpDispatcherOptions) {
+  private readonly options: DirectHttpDispatcherOptions;
+  constructor(options: DirectHttpDispatcherOptions) {
+    this.options = options;
     this.backoffMs = options.backoffMs ?? defaultBackoffMs;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.now = options.now ?? Date.now;

@@ -10,11 +10,14 @@ import { eventEnvelope } from './envelope.js';
  * its organization and marks it dispatched. Runs again at startup for rows a crash left behind.
  */
 export class OutboxRelay {
-  constructor(
-    private readonly store: Store,
-    private readonly dispatcher: WebhookDispatcher,
-    private readonly logger: Logger,
-  ) {}
+  private readonly store: Store;
+  private readonly dispatcher: WebhookDispatcher;
+  private readonly logger: Logger;
+  constructor(store: Store, dispatcher: WebhookDispatcher, logger: Logger) {
+    this.store = store;
+    this.dispatcher = dispatcher;
+    this.logger = logger;
+  }
 
   relay(events: EventRow[]): void {
     for (const event of events) {

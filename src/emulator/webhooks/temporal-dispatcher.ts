@@ -18,7 +18,10 @@ const maxRedeliveries = 1_000;
  * finds the first workflow (open or closed) and does nothing.
  */
 export class TemporalDispatcher implements WebhookDispatcher {
-  constructor(private readonly options: TemporalDispatcherOptions) {}
+  private readonly options: TemporalDispatcherOptions;
+  constructor(options: TemporalDispatcherOptions) {
+    this.options = options;
+  }
 
   async dispatch(event: EventEnvelope, subscription: DeliveryTarget): Promise<void> {
     const id = webhookDeliveryWorkflowId(event.id, { legacy: subscription.secret === null });

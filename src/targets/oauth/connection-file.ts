@@ -17,13 +17,16 @@ export type { OAuthConnection } from './connection-store.js';
 export class OAuthConnectionFile implements OAuthConnectionStore {
   private readonly shape: z.ZodType<Record<string, string>>;
 
+  readonly file: string;
+  private readonly idField: string;
+  private readonly label: string;
+  private readonly lockOptions: FileLockOptions;
   /** `idField`: the name the company's id has in the file (`realmId`, `tenantId`). */
-  constructor(
-    readonly file: string,
-    private readonly idField: string,
-    private readonly label: string,
-    private readonly lockOptions: FileLockOptions = {},
-  ) {
+  constructor(file: string, idField: string, label: string, lockOptions: FileLockOptions = {}) {
+    this.file = file;
+    this.idField = idField;
+    this.label = label;
+    this.lockOptions = lockOptions;
     this.shape = z.object({
       [idField]: z.string().min(1),
       refreshToken: z.string().min(1),

@@ -60,14 +60,18 @@ export interface DailyUsage {
 
 export class DailyCapReachedError extends Error {
   override readonly name = 'DailyCapReachedError';
+  readonly usage: DailyUsage;
+  readonly retryAfterMs: number;
   constructor(
-    readonly usage: DailyUsage,
+    usage: DailyUsage,
     /** Until the next UTC midnight. */
-    readonly retryAfterMs: number,
+    retryAfterMs: number,
   ) {
     super(
       `the daily limit of ${usage.limit} requests is spent (${usage.day}${/^\d{4}-/.test(usage.day) ? ' UTC' : ''})`,
     );
+    this.usage = usage;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -87,7 +91,9 @@ export class RealmLimiter {
   /** The daily budget: options.perDay, or more once the target's reports show it (dayLimits). */
   private perDay: number | undefined;
 
-  constructor(private readonly options: LimiterOptions) {
+  private readonly options: LimiterOptions;
+  constructor(options: LimiterOptions) {
+    this.options = options;
     this.now = options.now ?? Date.now;
     this.perDay = options.perDay;
     const windowMs = (options.windowMs ?? 60_000) + (options.marginMs ?? 0);

@@ -15,12 +15,16 @@ export class SlidingWindow {
   /** No task starts before this (the target said to wait). */
   private pausedUntil = 0;
 
-  constructor(
-    private readonly limit: number,
-    readonly windowMs: number,
-    private readonly now: () => number,
-    private readonly concurrent = Number.POSITIVE_INFINITY,
-  ) {}
+  private readonly limit: number;
+  readonly windowMs: number;
+  private readonly now: () => number;
+  private readonly concurrent: number;
+  constructor(limit: number, windowMs: number, now: () => number, concurrent = Number.POSITIVE_INFINITY) {
+    this.limit = limit;
+    this.windowMs = windowMs;
+    this.now = now;
+    this.concurrent = concurrent;
+  }
 
   /** Tasks started and not yet ended. */
   get active(): number {

@@ -50,12 +50,14 @@ export const reconnectCommand = (target: string) => `run booksync targets connec
 
 /** The target said the refresh token is no good: only a new consent (reconnect) helps. */
 export class ReconnectRequired extends TargetDisconnectedError {
+  readonly oauthError: string;
   constructor(
     who: OAuthTarget,
     /** The token endpoint's `error` (invalid_grant...), or why no token could be sent. */
-    readonly oauthError: string,
+    oauthError: string,
   ) {
     super(who.target, `${who.label} refused the connection (${oauthError}): ${reconnectCommand(who.target)}`);
+    this.oauthError = oauthError;
   }
 }
 
@@ -67,10 +69,11 @@ export class CompanyTokenStore {
   private readonly now: () => number;
   private readonly earlyMs: number;
 
-  constructor(
-    private readonly who: OAuthTarget,
-    private readonly options: OAuthClientOptions,
-  ) {
+  private readonly who: OAuthTarget;
+  private readonly options: OAuthClientOptions;
+  constructor(who: OAuthTarget, options: OAuthClientOptions) {
+    this.who = who;
+    this.options = options;
     this.now = options.now ?? Date.now;
     this.earlyMs = options.earlyMs ?? 60_000;
   }

@@ -152,11 +152,9 @@ export function mismatchLine({ role, account, required }: AccountTypeMismatch): 
  * account), told apart from the others by its class and its mismatches.
  */
 export class AccountTypeError extends TargetConfigurationError {
-  constructor(
-    target: string,
-    problems: readonly string[],
-    readonly mismatches: readonly AccountTypeMismatch[],
-  ) {
+  readonly mismatches: readonly AccountTypeMismatch[];
+  constructor(target: string, problems: readonly string[], mismatches: readonly AccountTypeMismatch[]) {
     super(target, problems);
+    this.mismatches = mismatches;
   }
 }

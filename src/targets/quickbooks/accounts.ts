@@ -18,10 +18,12 @@ export class AccountDirectory {
   /** The chart of accounts' listing, remembered unless it fails. */
   private readonly chart = new RememberedLookups<'Account', QboEntity[]>();
 
-  constructor(
-    private readonly client: QboClient,
-    private readonly mapping: AccountMapping,
-  ) {}
+  private readonly client: QboClient;
+  private readonly mapping: AccountMapping;
+  constructor(client: QboClient, mapping: AccountMapping) {
+    this.client = client;
+    this.mapping = mapping;
+  }
 
   async ref(role: AccountRole): Promise<Ref> {
     const found = await this.lookup(role);

@@ -146,12 +146,21 @@ function depositNumber(doc: TargetDocument): { DocNumber?: string } {
 }
 
 export class DocumentMapper {
+  private readonly accounts: AccountDirectory;
+  private readonly items: ItemDirectory;
+  private readonly parties: PartyDirectory;
+  private readonly taxCode: SalesTaxCode;
   constructor(
-    private readonly accounts: AccountDirectory,
-    private readonly items: ItemDirectory,
-    private readonly parties: PartyDirectory,
-    private readonly taxCode: SalesTaxCode,
-  ) {}
+    accounts: AccountDirectory,
+    items: ItemDirectory,
+    parties: PartyDirectory,
+    taxCode: SalesTaxCode,
+  ) {
+    this.accounts = accounts;
+    this.items = items;
+    this.parties = parties;
+    this.taxCode = taxCode;
+  }
 
   /** A sales line through booksync's item of the role, tax-free (QBO_TAX_CODE on SalesItemLineDetail). */
   private async salesLine(doc: TargetDocument, role: AccountRole, cents: number) {

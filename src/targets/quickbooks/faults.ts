@@ -22,11 +22,10 @@ const THROTTLE_DELAY_MS = 60_000;
 
 /** QBO's refusal of a request, with its Fault's Errors kept apart so a refusal is classified by them. */
 export class QuickBooksRefusal extends TargetRefusedError {
-  constructor(
-    targetMessage: string,
-    readonly faults: readonly QboFaultItem[],
-  ) {
+  readonly faults: readonly QboFaultItem[];
+  constructor(targetMessage: string, faults: readonly QboFaultItem[]) {
     super('quickbooks', targetMessage);
+    this.faults = faults;
   }
 }
 

@@ -57,10 +57,12 @@ function dataRows(rows: QboRow[] | undefined): QboColData[][] {
 }
 
 export class QuickBooksFigures {
-  constructor(
-    private readonly client: QboClient,
-    private readonly accounts: AccountDirectory,
-  ) {}
+  private readonly client: QboClient;
+  private readonly accounts: AccountDirectory;
+  constructor(client: QboClient, accounts: AccountDirectory) {
+    this.client = client;
+    this.accounts = accounts;
+  }
 
   asOf(given: string): Promise<TargetFigures> {
     return figuresOf(given, {

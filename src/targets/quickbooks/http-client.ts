@@ -100,7 +100,10 @@ export type BatchAnswer = QboEntity | QboEntity[] | Error;
 export const BATCH_LIMIT = 30;
 
 export class QboClient {
-  constructor(private readonly options: QboClientOptions) {}
+  private readonly options: QboClientOptions;
+  constructor(options: QboClientOptions) {
+    this.options = options;
+  }
 
   /** POST an entity: create (with requestid), or `operation=update|void` of an existing one. */
   async write(

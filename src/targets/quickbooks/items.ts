@@ -14,10 +14,12 @@ import { requestIdFor } from './keys.js';
 export class ItemDirectory {
   private readonly items = new RememberedLookups<AccountRole, Ref>();
 
-  constructor(
-    private readonly client: QboClient,
-    private readonly accounts: AccountDirectory,
-  ) {}
+  private readonly client: QboClient;
+  private readonly accounts: AccountDirectory;
+  constructor(client: QboClient, accounts: AccountDirectory) {
+    this.client = client;
+    this.accounts = accounts;
+  }
 
   ref(role: AccountRole): Promise<Ref> {
     return this.items.get(role, () => this.findOrCreate(role));

@@ -66,10 +66,12 @@ function createBody(party: Party, displayName: string): Record<string, unknown> 
 export class PartyDirectory {
   private readonly known = new RememberedLookups<string, Ref>();
 
-  constructor(
-    private readonly client: QboClient,
-    private readonly policy: MatchingPolicy,
-  ) {}
+  private readonly client: QboClient;
+  private readonly policy: MatchingPolicy;
+  constructor(client: QboClient, policy: MatchingPolicy) {
+    this.client = client;
+    this.policy = policy;
+  }
 
   /**
    * A backlog's parties in a few requests instead of four each (its own kind, the two other name holders, the

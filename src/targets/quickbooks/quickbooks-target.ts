@@ -86,7 +86,9 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
   /** QBO's books closing date (Preferences), read at most once a minute. */
   private readonly locks: LockReader;
 
-  constructor(private readonly options: QuickBooksTargetOptions) {
+  private readonly options: QuickBooksTargetOptions;
+  constructor(options: QuickBooksTargetOptions) {
+    this.options = options;
     this.company = options.realmId;
     const client = new QboClient({
       baseUrl: options.baseUrl,

@@ -16,10 +16,12 @@ import type { QboClient, QboEntity } from './http-client.js';
 export class SalesTaxCode {
   private codes: Promise<QboEntity[]> | null = null;
 
-  constructor(
-    private readonly client: QboClient,
-    private readonly code: string,
-  ) {}
+  private readonly client: QboClient;
+  private readonly code: string;
+  constructor(client: QboClient, code: string) {
+    this.client = client;
+    this.code = code;
+  }
 
   /** The code's reference for a sales line; refused when the company has no such code. */
   async ref(): Promise<Ref> {

@@ -101,11 +101,16 @@ function chunks<T>(items: readonly T[]): T[][] {
 }
 
 export class TrytonFigures {
+  private readonly rpc: TrytonRpc;
+  private readonly accounts: ReadonlyMap<AccountRole, number>;
   constructor(
-    private readonly rpc: TrytonRpc,
+    rpc: TrytonRpc,
     /** Tryton's account id per role (the mapping, as verify() found it). */
-    private readonly accounts: ReadonlyMap<AccountRole, number>,
-  ) {}
+    accounts: ReadonlyMap<AccountRole, number>,
+  ) {
+    this.rpc = rpc;
+    this.accounts = accounts;
+  }
 
   async asOf(given: string): Promise<TargetFigures> {
     const day = checkedDay(given);

@@ -227,11 +227,10 @@ export class TrytonRpc {
  * message; `warning` is its name (`account.move,12.cancel`: cancelling a move of a closed period).
  */
 export class TrytonWarningError extends TargetRefusedError {
-  constructor(
-    readonly warning: string,
-    message: string,
-  ) {
+  readonly warning: string;
+  constructor(warning: string, message: string) {
     super('tryton', `${message} (a warning of Tryton's that booksync does not confirm for you)`);
+    this.warning = warning;
   }
 }
 
@@ -242,11 +241,10 @@ export function warningName(key: string): string {
 
 class WarningRaised extends Error {
   override readonly name = 'WarningRaised';
-  constructor(
-    readonly key: string,
-    message: string,
-  ) {
+  readonly key: string;
+  constructor(key: string, message: string) {
     super(message);
+    this.key = key;
   }
 }
 

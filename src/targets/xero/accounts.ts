@@ -35,10 +35,12 @@ export function chartAccountOf(a: {
 export class AccountDirectory {
   private loaded: Promise<Map<string, XeroAccount>> | null = null;
 
-  constructor(
-    private readonly client: XeroClient,
-    private readonly mapping: AccountMapping,
-  ) {}
+  private readonly client: XeroClient;
+  private readonly mapping: AccountMapping;
+  constructor(client: XeroClient, mapping: AccountMapping) {
+    this.client = client;
+    this.mapping = mapping;
+  }
 
   code(role: AccountRole): string {
     return this.mapping[role];

@@ -31,7 +31,9 @@ export class XeroClient {
   /** Requests sent (each retry counts), for the bench's calls per booked payment. */
   calls = 0;
 
-  constructor(private readonly options: XeroClientOptions) {
+  private readonly options: XeroClientOptions;
+  constructor(options: XeroClientOptions) {
+    this.options = options;
     this.api = new AccountingApi(`${options.baseUrl.replace(/\/$/, '')}/api.xro/2.0`);
   }
 

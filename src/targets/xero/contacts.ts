@@ -28,10 +28,12 @@ export const unnamedCustomer: Party = {
 export class ContactDirectory {
   private readonly known = new RememberedLookups<string, string>();
 
-  constructor(
-    private readonly client: XeroClient,
-    private readonly policy: MatchingPolicy,
-  ) {}
+  private readonly client: XeroClient;
+  private readonly policy: MatchingPolicy;
+  constructor(client: XeroClient, policy: MatchingPolicy) {
+    this.client = client;
+    this.policy = policy;
+  }
 
   /** The ContactID of a party, found or created. */
   id(party: Party): Promise<string> {

@@ -64,10 +64,12 @@ function attributeOf(row: Body, id: string): string | null {
 }
 
 export class XeroFigures {
-  constructor(
-    private readonly client: XeroClient,
-    private readonly accounts: AccountDirectory,
-  ) {}
+  private readonly client: XeroClient;
+  private readonly accounts: AccountDirectory;
+  constructor(client: XeroClient, accounts: AccountDirectory) {
+    this.client = client;
+    this.accounts = accounts;
+  }
 
   asOf(given: string): Promise<TargetFigures> {
     return figuresOf(given, {

@@ -49,10 +49,12 @@ export function withTaxType(body: Body, taxType: string): Body {
 export class TaxTypeDirectory {
   private rates: Promise<XeroTaxRate[]> | null = null;
 
-  constructor(
-    private readonly client: XeroClient,
-    private readonly configured?: string,
-  ) {}
+  private readonly client: XeroClient;
+  private readonly configured?: string;
+  constructor(client: XeroClient, configured?: string) {
+    this.client = client;
+    this.configured = configured;
+  }
 
   /** The tax type of booksync's lines; refused when the organisation has none that fits. */
   async taxType(): Promise<string> {

@@ -94,7 +94,9 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
   readonly client: XeroClient;
   private readonly ctx: XeroContext;
 
-  constructor(private readonly options: XeroTargetOptions) {
+  private readonly options: XeroTargetOptions;
+  constructor(options: XeroTargetOptions) {
+    this.options = options;
     this.company = options.tenantId;
     this.client = new XeroClient({
       baseUrl: options.baseUrl,

@@ -237,14 +237,18 @@ const accountSeeds: Record<
 };
 
 export class FaultError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    readonly qboMessage: string,
-    readonly detail: string,
-    readonly code: string,
-  ) {
+  readonly status: number;
+  readonly type: string;
+  readonly qboMessage: string;
+  readonly detail: string;
+  readonly code: string;
+  constructor(status: number, type: string, qboMessage: string, detail: string, code: string) {
     super(qboMessage);
+    this.status = status;
+    this.type = type;
+    this.qboMessage = qboMessage;
+    this.detail = detail;
+    this.code = code;
   }
 }
 

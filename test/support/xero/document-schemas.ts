@@ -28,7 +28,9 @@ export class DocumentSchemas {
   private readonly ajv: Ajv;
   private readonly compiled = new Map<string, ValidateFunction | null>();
 
-  constructor(private readonly document: Json) {
+  private readonly document: Json;
+  constructor(document: Json) {
+    this.document = document;
     this.ajv = new Ajv({
       allErrors: true,
       verbose: true,

@@ -107,8 +107,10 @@ export interface TenantOptions {
 }
 
 export class XeroValidation extends Error {
-  constructor(readonly messages: string[]) {
+  readonly messages: string[];
+  constructor(messages: string[]) {
     super(messages.join('; '));
+    this.messages = messages;
   }
 }
 

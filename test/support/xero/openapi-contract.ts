@@ -241,16 +241,24 @@ export class XeroContract {
   /** Milliseconds spent parsing the YAML and initialising the validator (once per process). */
   readonly loadMs: number;
 
+  private readonly api: OpenAPIBackend;
+  private readonly requests: DocumentSchemas;
+  private readonly responses: DocumentSchemas;
+  private readonly msDateFields: Map<string, Set<string>>;
   private constructor(
     /** Routing, parameters and the presence of a required body. */
-    private readonly api: OpenAPIBackend,
+    api: OpenAPIBackend,
     /** Request bodies (objects closed unless `unknownRequestProperties: 'allow'`). */
-    private readonly requests: DocumentSchemas,
+    requests: DocumentSchemas,
     /** Response bodies (open unless `unknownResponseProperties: 'reject'`). */
-    private readonly responses: DocumentSchemas,
+    responses: DocumentSchemas,
     loadMs: number,
-    private readonly msDateFields: Map<string, Set<string>>,
+    msDateFields: Map<string, Set<string>>,
   ) {
+    this.api = api;
+    this.requests = requests;
+    this.responses = responses;
+    this.msDateFields = msDateFields;
     this.loadMs = loadMs;
   }
 

@@ -13,7 +13,10 @@ const cipher = new TokenCipher('rotation-test-key-0123456789');
 
 class FlakyStorage implements SealedTokenStorage {
   failures = 0;
-  constructor(public sealed: string | null) {}
+  public sealed: string | null;
+  constructor(sealed: string | null) {
+    this.sealed = sealed;
+  }
   async load() {
     return this.sealed;
   }
