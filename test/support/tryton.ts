@@ -144,12 +144,13 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
     child.stderr?.on('data', keep);
     return child;
   };
-  // The queue's worker (one process: the machine is shared) and the scheduler, for the server's life;
+  // The queue's worker and the scheduler, one process each (the machine is shared: trytond-cron starts a
+  // process per core by default, each loading Tryton's pool), for the server's life;
   // stop() and start() are trytond's alone (an outage of the web server), stopWorker() and startWorker() theirs.
   const helpers: ChildProcess[] = [];
   const startWorker = () => {
     if (queue && helpers.length === 0)
-      helpers.push(launch('trytond-worker', '-n', '1'), launch('trytond-cron'));
+      helpers.push(launch('trytond-worker', '-n', '1'), launch('trytond-cron', '-n', '1'));
   };
   startWorker();
   const start = async () => {
