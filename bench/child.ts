@@ -3,6 +3,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// The project's TypeScript loader, as bin/booksync.js runs the sources (bin/typescript-loader.js).
+const typescriptLoader = new URL('../bin/typescript-loader.js', import.meta.url).href;
+
 // The servers under load run in child processes, apart from the load generator, so each has its own event
 // loop and its memory and CPU can be read from /proc. A child is a TypeScript entry run through tsx with an
 // IPC channel: it sends { type: 'ready', ... } once serving and exits cleanly on { type: 'stop' } (a clean
@@ -59,7 +62,7 @@ export async function startChild<Ready>(
   } = {},
 ): Promise<BenchChild<Ready>> {
   const child = fork(path.join(benchDir, entry), [JSON.stringify(input)], {
-    execArgv: ['--import', 'tsx', ...(options.nodeFlags ?? []), ...profileFlags(options.profile)],
+    execArgv: ['--import', typescriptLoader, ...(options.nodeFlags ?? []), ...profileFlags(options.profile)],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });

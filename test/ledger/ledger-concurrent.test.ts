@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
+import { typescriptEntry } from '../support/typescript-entry.js';
 import {
   batchEntry,
   batches,
@@ -38,7 +39,7 @@ interface WriterReport {
 /** Starts the writers, lets them go together once all are ready, and collects their reports. */
 async function runWriters(target: string): Promise<WriterReport[]> {
   const children = Array.from({ length: writers }, (_, seed) =>
-    spawn(process.execPath, ['--import', 'tsx', writer, target, String(seed + 1)], {
+    spawn(process.execPath, [...typescriptEntry(writer), target, String(seed + 1)], {
       cwd: root,
       stdio: ['pipe', 'pipe', 'pipe'],
     }),

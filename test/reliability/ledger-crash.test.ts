@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { twoLine } from '../ledger/fixtures.js';
+import { typescriptEntry } from '../support/typescript-entry.js';
 
 // What test/ledger does not cover: the process writing the ledger dies by SIGKILL mid-write (not an
 // exception inside a transaction, which test/ledger covers). The file must open, pass SQLite's
@@ -36,7 +37,7 @@ for (let i = 0; ; i++) {
 }
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    const child = spawn(process.execPath, typescriptEntry(script), {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,

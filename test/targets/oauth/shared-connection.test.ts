@@ -10,6 +10,7 @@ import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import type { PostgresCluster } from '../../support/postgres.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { sharedPostgres } from '../../support/shared-postgres.js';
+import { typescriptEntry } from '../../support/typescript-entry.js';
 import { XeroDouble } from '../../support/xero/double.js';
 
 // One QuickBooks connection shared by several workers. Three worker processes
@@ -65,7 +66,7 @@ describe('a QuickBooks connection shared by three worker processes', () => {
   /** Runs refresh-worker.ts in a process of its own; answers its tally (or its output if it printed none). */
   function workerProcess(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
+      const child = spawn(process.execPath, typescriptEntry(workerScript), {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
