@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TrytonServer } from './tryton.js';
+import { activateAccounting, type TrytonServer } from './tryton.js';
 
 // A test Tryton (startTryton) whose company's chart is Tryton's own, made by the Create
 // Chart wizard from the account module's template (scripts/tryton/setup-tryton-chart.py), none of booksync's
@@ -38,22 +38,7 @@ export async function useOwnChart(tryton: TrytonServer): Promise<void> {
   if (existsSync(dump)) {
     execFileSync('psql', [...pg, '-d', database, '-q', '-f', dump], { stdio: 'pipe' });
   } else {
-    execFileSync(
-      path.join(venv, 'bin', 'trytond-admin'),
-      [
-        '-c',
-        config,
-        '-d',
-        database,
-        '-u',
-        'account_invoice',
-        '--activate-dependencies',
-        '--email',
-        'admin@booksync.test',
-        '-p',
-      ],
-      { stdio: 'pipe', env },
-    );
+    activateAccounting(venv, database, env);
     execFileSync(path.join(venv, 'bin', 'python'), [script, database], { stdio: 'pipe', env });
     mkdirSync(cache, { recursive: true });
     const sql = execFileSync('pg_dump', [...pg, '--no-owner', database], {

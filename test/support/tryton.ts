@@ -356,20 +356,16 @@ async function templateDatabase(
   return making;
 }
 
-/** Tryton's modules activated and booksync's test company set up in `database`, then its dump cached. */
-function makeTemplate(
-  cluster: PostgresCluster,
-  database: string,
-  dump: string,
-  venv: string,
-  setupScript: string,
-  trytonEnv: { TRYTOND_CONFIG: string; TRYTONPASSFILE: string },
-): void {
+/**
+ * `trytond-admin` activating Tryton's invoicing (account_invoice and what it depends on) in the empty
+ * `database`, its admin's email and password set (`env` names the configuration and the password file).
+ */
+export function activateAccounting(venv: string, database: string, env: NodeJS.ProcessEnv): void {
   execFileSync(
     path.join(venv, 'bin', 'trytond-admin'),
     [
       '-c',
-      trytonEnv.TRYTOND_CONFIG,
+      String(env.TRYTOND_CONFIG),
       '-d',
       database,
       '-u',
@@ -379,8 +375,20 @@ function makeTemplate(
       'admin@booksync.test',
       '-p',
     ],
-    { stdio: 'pipe', env: { ...process.env, ...trytonEnv } },
+    { stdio: 'pipe', env },
   );
+}
+
+/** Tryton's modules activated and booksync's test company set up in `database`, then its dump cached. */
+function makeTemplate(
+  cluster: PostgresCluster,
+  database: string,
+  dump: string,
+  venv: string,
+  setupScript: string,
+  trytonEnv: { TRYTOND_CONFIG: string; TRYTONPASSFILE: string },
+): void {
+  activateAccounting(venv, database, { ...process.env, ...trytonEnv });
   execFileSync(path.join(venv, 'bin', 'python'), [setupScript, database], {
     stdio: 'pipe',
     env: { ...process.env, ...trytonEnv },
