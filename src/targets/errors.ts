@@ -16,13 +16,9 @@ export class TargetConfigurationError extends Error {
 export class TargetRefusedError extends Error {
   override readonly name = 'TargetRefusedError';
   readonly target: string;
+  /** The target's own message, shown in FAILED entries. */
   readonly targetMessage: string;
-  constructor(
-    target: string,
-    /** The target's own message, shown in FAILED entries. */
-    targetMessage: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(target: string, targetMessage: string, options?: { cause?: unknown }) {
     super(`${target} refused: ${targetMessage}`, options);
     this.target = target;
     this.targetMessage = targetMessage;
@@ -36,12 +32,9 @@ export class TargetRefusedError extends Error {
 export class TargetDisconnectedError extends Error {
   override readonly name = 'TargetDisconnectedError';
   readonly target: string;
+  /** What happened and the command that fixes it. */
   readonly targetMessage: string;
-  constructor(
-    target: string,
-    /** What happened and the command that fixes it. */
-    targetMessage: string,
-  ) {
+  constructor(target: string, targetMessage: string) {
     super(`${target} disconnected: ${targetMessage}`);
     this.target = target;
     this.targetMessage = targetMessage;

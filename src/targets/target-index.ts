@@ -85,15 +85,11 @@ export interface CompanySwitch {
 export class TargetCompanyMismatchError extends Error {
   override readonly name = 'TargetCompanyMismatchError';
   readonly target: string;
+  /** The company the index was built against. */
   readonly indexCompany: string;
+  /** The company the target is connected to. */
   readonly company: string;
-  constructor(
-    target: string,
-    /** The company the index was built against. */
-    indexCompany: string,
-    /** The company the target is connected to. */
-    company: string,
-  ) {
+  constructor(target: string, indexCompany: string, company: string) {
     super(
       `the ${target} target index was built against company ${indexCompany}, but ${target} is connected to company ${company}: ` +
         `reconnect ${indexCompany} (booksync targets connect ${target}), or start a fresh index for ${company} with ` +

@@ -26,12 +26,9 @@ export class OAuthGrants<G> {
   refreshGrants = 0;
 
   private readonly client: { clientId: string; clientSecret: string };
+  /** How long an access token lives. */
   public accessTokenTtlMs: number;
-  constructor(
-    client: { clientId: string; clientSecret: string },
-    /** How long an access token lives. */
-    accessTokenTtlMs: number,
-  ) {
+  constructor(client: { clientId: string; clientSecret: string }, accessTokenTtlMs: number) {
     this.client = client;
     this.accessTokenTtlMs = accessTokenTtlMs;
   }

@@ -88,6 +88,7 @@ export class OpenAmountsWorld {
   readonly targets: AccountingTarget[];
   readonly qbo: { double: QuickBooksDouble; realmId: string };
   readonly xero: { double: XeroDouble; tenantId: string };
+  /** The real Tryton, with the balance of each mapped account's code when the world opened. */
   readonly tryton: { server: TrytonServer; before: Record<string, number> } | null;
   private constructor(
     service: ServiceClient,
@@ -98,7 +99,6 @@ export class OpenAmountsWorld {
     targets: AccountingTarget[],
     qbo: { double: QuickBooksDouble; realmId: string },
     xero: { double: XeroDouble; tenantId: string },
-    /** The real Tryton, with the balance of each mapped account's code when the world opened. */
     tryton: { server: TrytonServer; before: Record<string, number> } | null,
   ) {
     this.service = service;

@@ -61,12 +61,9 @@ export interface DailyUsage {
 export class DailyCapReachedError extends Error {
   override readonly name = 'DailyCapReachedError';
   readonly usage: DailyUsage;
+  /** Until the next UTC midnight. */
   readonly retryAfterMs: number;
-  constructor(
-    usage: DailyUsage,
-    /** Until the next UTC midnight. */
-    retryAfterMs: number,
-  ) {
+  constructor(usage: DailyUsage, retryAfterMs: number) {
     super(
       `the daily limit of ${usage.limit} requests is spent (${usage.day}${/^\d{4}-/.test(usage.day) ? ' UTC' : ''})`,
     );

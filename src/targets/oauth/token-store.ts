@@ -50,12 +50,9 @@ export const reconnectCommand = (target: string) => `run booksync targets connec
 
 /** The target said the refresh token is no good: only a new consent (reconnect) helps. */
 export class ReconnectRequired extends TargetDisconnectedError {
+  /** The token endpoint's `error` (invalid_grant...), or why no token could be sent. */
   readonly oauthError: string;
-  constructor(
-    who: OAuthTarget,
-    /** The token endpoint's `error` (invalid_grant...), or why no token could be sent. */
-    oauthError: string,
-  ) {
+  constructor(who: OAuthTarget, oauthError: string) {
     super(who.target, `${who.label} refused the connection (${oauthError}): ${reconnectCommand(who.target)}`);
     this.oauthError = oauthError;
   }

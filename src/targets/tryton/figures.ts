@@ -102,12 +102,9 @@ function chunks<T>(items: readonly T[]): T[][] {
 
 export class TrytonFigures {
   private readonly rpc: TrytonRpc;
+  /** Tryton's account id per role (the mapping, as verify() found it). */
   private readonly accounts: ReadonlyMap<AccountRole, number>;
-  constructor(
-    rpc: TrytonRpc,
-    /** Tryton's account id per role (the mapping, as verify() found it). */
-    accounts: ReadonlyMap<AccountRole, number>,
-  ) {
+  constructor(rpc: TrytonRpc, accounts: ReadonlyMap<AccountRole, number>) {
     this.rpc = rpc;
     this.accounts = accounts;
   }

@@ -241,16 +241,16 @@ export class XeroContract {
   /** Milliseconds spent parsing the YAML and initialising the validator (once per process). */
   readonly loadMs: number;
 
+  /** Routing, parameters and the presence of a required body. */
   private readonly api: OpenAPIBackend;
+  /** Request bodies (objects closed unless `unknownRequestProperties: 'allow'`). */
   private readonly requests: DocumentSchemas;
+  /** Response bodies (open unless `unknownResponseProperties: 'reject'`). */
   private readonly responses: DocumentSchemas;
   private readonly msDateFields: Map<string, Set<string>>;
   private constructor(
-    /** Routing, parameters and the presence of a required body. */
     api: OpenAPIBackend,
-    /** Request bodies (objects closed unless `unknownRequestProperties: 'allow'`). */
     requests: DocumentSchemas,
-    /** Response bodies (open unless `unknownResponseProperties: 'reject'`). */
     responses: DocumentSchemas,
     loadMs: number,
     msDateFields: Map<string, Set<string>>,
