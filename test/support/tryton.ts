@@ -147,10 +147,12 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
   // The queue's worker and the scheduler, one process each (the machine is shared: trytond-cron starts a
   // process per core by default, each loading Tryton's pool), for the server's life;
   // stop() and start() are trytond's alone (an outage of the web server), stopWorker() and startWorker() theirs.
+  // The worker wakes on PostgreSQL's NOTIFY of a new task and also pulls every `-t` seconds without one (60 by
+  // default): 5 here, so a wake-up missed on this loaded machine costs seconds, not a test's whole wait.
   const helpers: ChildProcess[] = [];
   const startWorker = () => {
     if (queue && helpers.length === 0)
-      helpers.push(launch('trytond-worker', '-n', '1'), launch('trytond-cron', '-n', '1'));
+      helpers.push(launch('trytond-worker', '-n', '1', '-t', '5'), launch('trytond-cron', '-n', '1'));
   };
   startWorker();
   const start = async () => {
