@@ -212,10 +212,29 @@ export class TrytonRpc {
     model: string,
     ids: number[],
   ): Promise<void> {
+    await this.wizardEach(name, state, data, model, [ids]);
+  }
+
+  /**
+   * The same wizard run to `state` on each set of records in turn, in one wizard session: Tryton's wizard
+   * takes its records from each `execute` call's context (`active_ids`) and keeps only its views' values in
+   * the session, so the session is created and deleted once, not once a set (two calls a set fewer). Each
+   * `execute` is a transaction of its own: a set Tryton refuses ends the run, the sets before it done.
+   */
+  async wizardEach(
+    name: string,
+    state: string,
+    data: Record<string, unknown>,
+    model: string,
+    sets: readonly number[][],
+  ): Promise<void> {
+    if (sets.length === 0) return;
     const [sessionId] = wizardSession.parse(await this.call(`wizard.${name}.create`, []));
-    const active = { active_model: model, active_id: ids[0], active_ids: ids };
     try {
-      await this.call(`wizard.${name}.execute`, [sessionId, data, state], active);
+      for (const ids of sets) {
+        const active = { active_model: model, active_id: ids[0], active_ids: ids };
+        await this.call(`wizard.${name}.execute`, [sessionId, data, state], active);
+      }
     } finally {
       await this.call(`wizard.${name}.delete`, [sessionId]).catch(() => undefined);
     }

@@ -218,8 +218,8 @@ export async function reconcileIfPaid(s: TrytonSession, invoiceId: number): Prom
 
 /**
  * reconcileIfPaid for several invoices: their amounts to pay and their lines read in one call each, then
- * each invoice with nothing left to pay and lines still open reconciled (Tryton's wizard, one per invoice:
- * a reconciliation is one invoice's), then their state waited for once, all together. Paid is read from
+ * each invoice with nothing left to pay and lines still open reconciled (Tryton's wizard, one run per invoice
+ * in one session: a reconciliation is one invoice's), then their state waited for once, all together. Paid is read from
  * the lines, not from the invoice's state: with Tryton's task queue on, the worker turns an invoice paid a
  * moment after its lines are reconciled.
  */
@@ -239,14 +239,17 @@ export async function reconcilePaid(s: TrytonSession, invoiceIds: readonly numbe
   const reconciled = new Map(rows.map((r) => [r.id, r.reconciliation]));
   // A credit note's line is one invoice's payment line and its own line to pay: reconciled once.
   const done = new Set<number>();
+  const sets: number[][] = [];
   for (const invoice of owedNothing) {
     const open = [...invoice.lines_to_pay, ...invoice.payment_lines].filter(
       (l) => reconciled.get(l) === null,
     );
     if (open.length < 2 || open.some((l) => done.has(l))) continue;
-    await s.rpc.wizard('account.move.reconcile_lines', 'start', {}, 'account.move.line', open);
+    sets.push(open);
     for (const l of open) done.add(l);
   }
+  // One wizard session for them all, one run a set.
+  await s.rpc.wizardEach('account.move.reconcile_lines', 'start', {}, 'account.move.line', sets);
   await invoicesProcessed(s, [...done]);
 }
 

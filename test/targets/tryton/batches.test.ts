@@ -176,4 +176,51 @@ describe('Tryton: a slice pushed in batches', { timeout: 240_000 }, () => {
     expect(calls.get('model.account.invoice.read')).toBe(1);
     for (const l of links) expect(await tryton.amountToPay(l.invoice.invoice!.paymentLinkId)).toBe(70_00);
   });
+
+  it('reconciles the invoices a slice pays in full in one wizard session: a run each, one create and one delete', async () => {
+    const { target, calls } = countedTarget();
+    const links = [documentsForContract(), documentsForContract(), documentsForContract()];
+    const index = pushIndex();
+    const record = (docs: TargetDocument[], outcomes: (PushResult | Error)[]) => {
+      for (const [i, o] of outcomes.entries()) {
+        if (o instanceof Error) throw o;
+        index.pushed.set((docs[i] as TargetDocument).key, o);
+      }
+    };
+    const invoices = links.map((l) => l.invoice);
+    record(invoices, await target.pushMany(invoices, index.context));
+    calls.clear();
+    // Each invoice paid in full (120.00) by a payment of its own, all in one slice.
+    const payments = links.map(
+      (l): TargetDocument => ({
+        ...l.payment,
+        amountCents: 120_00,
+        lines: [
+          { role: 'ProcessorClearing', amountCents: 120_00 },
+          { role: 'AccountsReceivable', amountCents: -120_00 },
+        ],
+      }),
+    );
+    record(payments, await target.pushMany(payments, index.context));
+    const wizard = (step: string) => calls.get(`wizard.account.move.reconcile_lines.${step}`);
+    expect([wizard('create'), wizard('execute'), wizard('delete')]).toEqual([1, 3, 1]);
+    for (const l of links) {
+      expect(await tryton.amountToPay(l.invoice.invoice!.paymentLinkId)).toBe(0);
+      // Each invoice reconciled on its own: paid, once Tryton's worker has processed it.
+      expect(await invoiceState(l.invoice.invoice!.paymentLinkId)).toBe('paid');
+    }
+    const invoiceRows = await tryton.rpc.searchRead<{ lines_to_pay: number[] }>(
+      'account.invoice',
+      [['comment', 'in', links.map((l) => `booksync-link:${l.invoice.invoice!.paymentLinkId}`)]],
+      ['lines_to_pay'],
+    );
+    const lines = await tryton.rpc.model<{ reconciliation: number | null }[]>(
+      'account.move.line',
+      'read',
+      invoiceRows.flatMap((r) => r.lines_to_pay),
+      ['reconciliation'],
+    );
+    expect(lines.every((l) => l.reconciliation !== null)).toBe(true);
+    expect(new Set(lines.map((l) => l.reconciliation)).size).toBe(3);
+  });
 });
