@@ -14,6 +14,7 @@ import { invoiceResult, planInvoice } from './invoices.js';
 import { planMove } from './moves.js';
 import { openingSideOf, settlesOpeningPayable } from './opening-payables.js';
 import { planOpeningMove, settlesOpeningReceivable } from './opening-receivables.js';
+import { postRecords } from './posting.js';
 import {
   indexedInvoiceId,
   ownInvoiceKey,
@@ -223,10 +224,10 @@ async function createAndPost(
     else created.push({ ...w, id: id as number });
   }
   const posts = await inSplits(created, async (part) => {
-    await s.rpc.model(
+    await postRecords(
+      s,
       model,
-      'post',
-      part.map((w) => w.id),
+      part.map((w) => w.id as number),
     );
     return part.map(() => true);
   });

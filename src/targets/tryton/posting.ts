@@ -68,6 +68,29 @@ export async function redate(
   });
 }
 
+/** How soon a posted customer invoice's report is asked for: within five minutes. */
+const reportWithinSeconds = 300;
+
+/**
+ * Tryton's post of invoices or moves. Posting customer invoices queues the rendering of their report
+ * (`Invoice._post`: `print_invoice`, about 250 ms an invoice here), by default as one task for all the
+ * invoices of the call. Tryton's worker runs a task to its end, and takes the next by when it is wanted
+ * (`ir.queue.pull`: `scheduled_at`, then `expected_at`, none first): a slice's processing of its
+ * reconciliations (each invoice turning paid), which the push waits for, queued behind a slice's reports,
+ * waited five seconds for them. So the post asks for the reports in tasks of one invoice, to be finished
+ * within five minutes, with the context keys Tryton's task queue documents for it (`queue_batch`,
+ * `queue_expected_at`; https://docs.tryton.org/latest/server/topics/task_queue.html): every report is still
+ * rendered, between and after the tasks wanted as soon as possible. Without a worker Tryton runs the tasks
+ * at the end of the request, as before.
+ */
+export async function postRecords(s: TrytonSession, model: string, ids: number[]): Promise<void> {
+  const context =
+    model === 'account.invoice'
+      ? { queue_expected_at: { __class__: 'timedelta', seconds: reportWithinSeconds }, queue_batch: 1 }
+      : {};
+  await s.rpc.call(`model.${model}.post`, [ids], context);
+}
+
 /**
  * Posts a created invoice or move (Tryton checks balance and the period here, and numbers a customer
  * invoice). A customer invoice refused for its issue date (another worker issued a later one since this
@@ -79,7 +102,7 @@ export async function post(
   record: { model: string; id: number },
 ): Promise<void> {
   try {
-    await s.rpc.model(record.model, 'post', [record.id]);
+    await postRecords(s, record.model, [record.id]);
   } catch (error) {
     if (
       record.model !== 'account.invoice' ||
@@ -97,7 +120,7 @@ export async function post(
     await s.rpc.model('account.invoice', 'write', [record.id], {
       invoice_date: dateOf(await issueDate(s, own)),
     });
-    await s.rpc.model(record.model, 'post', [record.id]);
+    await postRecords(s, record.model, [record.id]);
   }
 }
 

@@ -177,7 +177,7 @@ describe('Tryton: a slice pushed in batches', { timeout: 240_000 }, () => {
     for (const l of links) expect(await tryton.amountToPay(l.invoice.invoice!.paymentLinkId)).toBe(70_00);
   });
 
-  it('reconciles the invoices a slice pays in full in one wizard session: a run each, one create and one delete', async () => {
+  it('reconciles the invoices a slice pays in full in one wizard session, a run each; their reports queue behind the processing the push waits for', async () => {
     const { target, calls } = countedTarget();
     const links = [documentsForContract(), documentsForContract(), documentsForContract()];
     const index = pushIndex();
@@ -209,7 +209,7 @@ describe('Tryton: a slice pushed in batches', { timeout: 240_000 }, () => {
       // Each invoice reconciled on its own: paid, once Tryton's worker has processed it.
       expect(await invoiceState(l.invoice.invoice!.paymentLinkId)).toBe('paid');
     }
-    const invoiceRows = await tryton.rpc.searchRead<{ lines_to_pay: number[] }>(
+    const invoiceRows = await tryton.rpc.searchRead<{ id: number; lines_to_pay: number[] }>(
       'account.invoice',
       [['comment', 'in', links.map((l) => `booksync-link:${l.invoice.invoice!.paymentLinkId}`)]],
       ['lines_to_pay'],
@@ -221,6 +221,28 @@ describe('Tryton: a slice pushed in batches', { timeout: 240_000 }, () => {
       ['reconciliation'],
     );
     expect(lines.every((l) => l.reconciliation !== null)).toBe(true);
+    // One reconciliation an invoice.
     expect(new Set(lines.map((l) => l.reconciliation)).size).toBe(3);
+    // Tryton's task queue: the invoices' reports were asked for one invoice a task, within five minutes (after
+    // the processing the push waits for, which is wanted as soon as possible), and the processing of each
+    // reconciliation ran (none is left waiting).
+    const tasks = (method: string) =>
+      tryton.postgres
+        .psqlSync(
+          `select data::json->'instances', extract(epoch from expected_at - enqueued_at)::int, finished_at is not null from ir_queue where data::json->>'method' = '${method}' order by id`,
+          tryton.database,
+        )
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((row) => row.split('|'));
+    const instances = (json: string | undefined) => JSON.parse(json ?? '[]') as number[];
+    const reports = tasks('print_invoice').filter(([json]) =>
+      invoiceRows.some((r) => instances(json).includes(r.id)),
+    );
+    expect(reports.map(([json, within]) => [instances(json).length, within])).toEqual(
+      invoiceRows.map(() => [1, '300']),
+    );
+    expect(tasks('process').every(([, within, finished]) => within === '' && finished === 't')).toBe(true);
   });
 });
