@@ -40,6 +40,16 @@ function countedTarget() {
   return { target, calls };
 }
 
+/** Records a slice's outcomes in the index, as the push activity does; a document that failed fails the test. */
+function recordIn(index: ReturnType<typeof pushIndex>) {
+  return (docs: TargetDocument[], outcomes: (PushResult | Error)[]) => {
+    for (const [i, o] of outcomes.entries()) {
+      if (o instanceof Error) throw o;
+      index.pushed.set((docs[i] as TargetDocument).key, o);
+    }
+  };
+}
+
 function slice() {
   const a = documentsForContract();
   const b = documentsForContract();
@@ -159,12 +169,7 @@ describe('Tryton: a slice pushed in batches', { timeout: 240_000 }, () => {
     const { target, calls } = countedTarget();
     const links = [documentsForContract(), documentsForContract(), documentsForContract()];
     const index = pushIndex();
-    const record = (docs: TargetDocument[], outcomes: (PushResult | Error)[]) => {
-      for (const [i, o] of outcomes.entries()) {
-        if (o instanceof Error) throw o;
-        index.pushed.set((docs[i] as TargetDocument).key, o);
-      }
-    };
+    const record = recordIn(index);
     // One slice: three invoices, and a payment of the first, which settles an invoice the slice posted.
     const first = [...links.map((l) => l.invoice), links[0]!.payment];
     record(first, await target.pushMany(first, index.context));
@@ -181,12 +186,7 @@ describe('Tryton: a slice pushed in batches', { timeout: 240_000 }, () => {
     const { target, calls } = countedTarget();
     const links = [documentsForContract(), documentsForContract(), documentsForContract()];
     const index = pushIndex();
-    const record = (docs: TargetDocument[], outcomes: (PushResult | Error)[]) => {
-      for (const [i, o] of outcomes.entries()) {
-        if (o instanceof Error) throw o;
-        index.pushed.set((docs[i] as TargetDocument).key, o);
-      }
-    };
+    const record = recordIn(index);
     const invoices = links.map((l) => l.invoice);
     record(invoices, await target.pushMany(invoices, index.context));
     calls.clear();
