@@ -2,13 +2,11 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-// The project's TypeScript loader, as bin/booksync.js runs the sources (bin/typescript-loader.js).
-const typescriptLoader = new URL('../bin/typescript-loader.js', import.meta.url).href;
+import { typescriptLoader } from '../test/support/typescript-entry.js';
 
 // The servers under load run in child processes, apart from the load generator, so each has its own event
-// loop and its memory and CPU can be read from /proc. A child is a TypeScript entry run through tsx with an
-// IPC channel: it sends { type: 'ready', ... } once serving and exits cleanly on { type: 'stop' } (a clean
+// loop and its memory and CPU can be read from /proc. A child is a TypeScript entry run with the project's loader
+// (bin/typescript-loader.js) and an IPC channel: it sends { type: 'ready', ... } once serving and exits cleanly on { type: 'stop' } (a clean
 // exit is what lets --cpu-prof write its profile).
 
 export const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -25,8 +23,8 @@ export interface BenchChild<Ready> {
 
 /**
  * Node flags that make a child write CPU profiles into bench/results/profiles/<profile>-<time>/ when
- * `profile` is set: one file per thread (tsx's loader runs in a thread of its own; the main thread's profile
- * is the big one).
+ * `profile` is set: one file per thread (the main thread's profile is the big one; tsx's loader, where Node
+ * has no type stripping, runs in a thread of its own).
  */
 export function profileFlags(profile: string | undefined): string[] {
   if (!profile) return [];

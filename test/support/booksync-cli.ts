@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { typescriptEntry } from './typescript-entry.js';
 
 // The booksync CLI run as a child process, as a person runs it: every test that runs a `booksync …` command
 // goes through `runBooksync` (from the TypeScript source, or through bin/booksync.js as it is installed).
@@ -17,7 +18,7 @@ export interface CliRun {
 export interface CliOptions {
   /** The child's whole environment (nothing of this process's is added). */
   env: NodeJS.ProcessEnv;
-  /** `source`: `node --import tsx src/cli/main.ts`; `bin`: `node bin/booksync.js` (the default). */
+  /** `source`: `src/cli/main.ts` with the project's loader (typescript-entry.ts); `bin`: `node bin/booksync.js` (the default). */
   entry?: 'source' | 'bin';
   /** In a process group of its own, so a timeout kills whatever it started too. */
   detached?: boolean;
@@ -27,7 +28,8 @@ export interface CliOptions {
 
 /** Runs `booksync <args>` to its end; resolves with its exit code and what it printed. */
 export function runBooksync(args: string[], options: CliOptions): Promise<CliRun> {
-  const entry = options.entry === 'source' ? ['--import', 'tsx', 'src/cli/main.ts'] : [bin];
+  const entry =
+    options.entry === 'source' ? typescriptEntry(path.join(projectRoot, 'src/cli/main.ts')) : [bin];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entry, ...args], {
       cwd: projectRoot,

@@ -362,12 +362,16 @@ async function templateDatabase(
  * `trytond-admin` activating Tryton's invoicing (account_invoice and what it depends on) in the empty
  * `database`, its admin's email and password set (`env` names the configuration and the password file).
  */
-export function activateAccounting(venv: string, database: string, env: NodeJS.ProcessEnv): void {
+export function activateAccounting(
+  venv: string,
+  database: string,
+  env: NodeJS.ProcessEnv & { TRYTOND_CONFIG: string },
+): void {
   execFileSync(
     path.join(venv, 'bin', 'trytond-admin'),
     [
       '-c',
-      String(env.TRYTOND_CONFIG),
+      env.TRYTOND_CONFIG,
       '-d',
       database,
       '-u',

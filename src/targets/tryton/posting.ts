@@ -74,14 +74,14 @@ const reportWithinSeconds = 300;
 /**
  * Tryton's post of invoices or moves. Posting customer invoices queues the rendering of their report
  * (`Invoice._post`: `print_invoice`, about 250 ms an invoice here), by default as one task for all the
- * invoices of the call. Tryton's worker runs a task to its end, and takes the next by when it is wanted
- * (`ir.queue.pull`: `scheduled_at`, then `expected_at`, none first): a slice's processing of its
- * reconciliations (each invoice turning paid), which the push waits for, queued behind a slice's reports,
- * waited five seconds for them. So the post asks for the reports in tasks of one invoice, to be finished
- * within five minutes, with the context keys Tryton's task queue documents for it (`queue_batch`,
- * `queue_expected_at`; https://docs.tryton.org/latest/server/topics/task_queue.html): every report is still
- * rendered, between and after the tasks wanted as soon as possible. Without a worker Tryton runs the tasks
- * at the end of the request, as before.
+ * invoices of the call. Tryton's worker runs a task to its end and takes the next by when it is wanted
+ * (`ir.queue.pull`: `scheduled_at`, then `expected_at`, none first), so the processing of a slice's
+ * reconciliations (each invoice turning paid), which the push waits for, waited behind the whole slice's
+ * reports. The post therefore asks for the reports in tasks of one invoice, to be finished within five
+ * minutes, with the context keys Tryton's task queue documents for it (`queue_batch`, `queue_expected_at`;
+ * https://docs.tryton.org/latest/server/topics/task_queue.html): every report is still rendered, between and
+ * after the tasks wanted as soon as possible. Without a worker Tryton runs the tasks at the end of the
+ * request, as before.
  */
 export async function postRecords(s: TrytonSession, model: string, ids: number[]): Promise<void> {
   const context =

@@ -218,10 +218,10 @@ export async function reconcileIfPaid(s: TrytonSession, invoiceId: number): Prom
 
 /**
  * reconcileIfPaid for several invoices: their amounts to pay and their lines read in one call each, then
- * each invoice with nothing left to pay and lines still open reconciled (Tryton's wizard, one run per invoice
- * in one session: a reconciliation is one invoice's), then their state waited for once, all together. Paid is read from
- * the lines, not from the invoice's state: with Tryton's task queue on, the worker turns an invoice paid a
- * moment after its lines are reconciled.
+ * each invoice with nothing left to pay and lines still open reconciled (Tryton's wizard, one run per
+ * invoice in one session: a reconciliation is one invoice's), then their state waited for once, all
+ * together. Paid is read from the lines, not from the invoice's state: with Tryton's task queue on, the
+ * worker turns an invoice paid a moment after its lines are reconciled.
  */
 export async function reconcilePaid(s: TrytonSession, invoiceIds: readonly number[]): Promise<void> {
   const ids = [...new Set(invoiceIds)];
