@@ -519,7 +519,13 @@ export class OpenAmountsWorld {
       .filter((inv) => mine(markerTextOf(inv)))
       .reduce((sum, inv) => sum + Math.round(Number(inv.AmountDue) * 100), 0);
     // Tryton: the amount to pay of the link's invoices (its own and its charge invoices), each line once.
-    const tryton = this.tryton ? await this.tryton.server.amountToPay(paymentLinkId) : undefined;
-    return { ledger, mirror, quickbooks, xero, ...(tryton === undefined ? {} : { tryton }) };
+    // And what its invoices owe, credit notes left out, as QuickBooks' and Xero's invoices are read.
+    const tryton = this.tryton
+      ? {
+          tryton: await this.tryton.server.amountToPay(paymentLinkId),
+          trytonInvoices: await this.tryton.server.invoicesOwe(paymentLinkId),
+        }
+      : {};
+    return { ledger, mirror, quickbooks, xero, ...tryton };
   }
 }

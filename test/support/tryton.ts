@@ -54,6 +54,11 @@ export interface TrytonServer {
   balances(codes: readonly string[]): Promise<Record<string, number>>;
   /** Tryton's amount to pay, in cents, of the invoices booksync made for a payment link, each line once. */
   amountToPay(paymentLinkId: string): Promise<number>;
+  /**
+   * What the link's invoices owe, in cents: the amount to pay of each of its customer invoices (its own, its
+   * charge invoices), credit notes left out: what a bookkeeper reads on the link's invoices.
+   */
+  invoicesOwe(paymentLinkId: string): Promise<number>;
   /** Tryton's amount to pay, in cents, of the customer invoices whose reference is the link's name (number). */
   amountToPayByNumber(invoiceNumber: string): Promise<number>;
   /** Runs SQL on Tryton's own database, behind Tryton's back (a bench's bulk history; never in a test of booksync). */
@@ -242,6 +247,19 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
       return lines
         .filter((l) => l.reconciliation === null)
         .reduce((sum, l) => sum + centsOf(l.debit as never) - centsOf(l.credit as never), 0);
+    },
+    async invoicesOwe(paymentLinkId) {
+      const rows = await rpc.searchRead<{ total_amount: unknown; amount_to_pay: unknown }>(
+        'account.invoice',
+        [
+          ['comment', '=', `booksync-link:${paymentLinkId}`],
+          ['state', 'in', ['posted', 'paid']],
+        ],
+        ['total_amount', 'amount_to_pay'],
+      );
+      return rows
+        .filter((r) => centsOf(r.total_amount as never) > 0)
+        .reduce((sum, r) => sum + centsOf(r.amount_to_pay as never), 0);
     },
     async amountToPayByNumber(invoiceNumber) {
       const rows = await rpc.searchRead<{ amount_to_pay: { decimal: string } }>(

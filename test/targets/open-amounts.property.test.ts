@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import { type Harness, startHarness } from '../emulator/harness.js';
 import {
+  foundSequences,
   linkStep,
   replay as replaySteps,
   reusableSlipAndClose,
@@ -60,64 +61,11 @@ const replay = (steps: readonly Step[]) => replaySteps(openWorld, steps);
 
 // Sequences the property found, kept as plain tests (each failed before its fix).
 describe('open amounts: sequences the property found', { timeout: 120_000 }, () => {
-  it('a raised link owes the raise on an invoice at QuickBooks (it was a journal entry: the invoice showed the old amount)', async () => {
-    await replay([
-      { kind: 'link', cents: 100_00, customer: 0 },
-      { kind: 'amount', link: 0, cents: 150_00 },
-      { kind: 'pay', link: 0, method: 'Card', part: 50, settle: true },
-      { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: false },
-    ]);
-  });
-
-  it('a link lowered below what was paid, then its payment cancelled: the invoices owe the service’s remainder (the lowering’s credit stayed unapplied beside the reopened invoices at QuickBooks and Xero)', async () => {
-    await replay([
-      { kind: 'link', cents: 100, customer: 0 },
-      { kind: 'amount', link: 0, cents: 101 },
-      { kind: 'pay', link: 0, method: 'Card', part: 'full', settle: false },
-      { kind: 'amount', link: 0, cents: 100 },
-      { kind: 'refund', payment: 0, part: 'full' },
-    ]);
-  });
-
-  it('a raised then lowered link: the lowering credits the raise’s invoice too, not only the link’s own (its credit beyond the own invoice stayed unapplied at QuickBooks and Xero)', async () => {
-    await replay([
-      { kind: 'link', cents: 10_00, customer: 0 },
-      { kind: 'amount', link: 0, cents: 100_00 },
-      { kind: 'amount', link: 0, cents: 20_00 },
-      { kind: 'pay', link: 0, method: 'Card', part: 'full', settle: true },
-    ]);
-  });
-
-  it('money after the closed month’s ACH payment was returned pays the return’s charge invoice (QuickBooks refused it on the link’s paid invoice)', async () => {
-    const returned: Step[] = [
-      { kind: 'link', cents: 120_00, customer: 0 },
-      { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: true },
-      { kind: 'close' },
-      { kind: 'achReturn', payment: 0 },
-    ];
-    await replay([...returned, { kind: 'external', link: 0, part: 50 }]);
-    await replay([...returned, { kind: 'pay', link: 0, method: 'Card', part: 50, settle: true }]);
-  });
-
-  it('a lowering after the closed month’s money was returned credits the return’s charge invoice (QuickBooks and Xero owed 120.00 for 50.00)', async () => {
-    await replay([
-      { kind: 'link', cents: 120_00, customer: 0 },
-      { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: true },
-      { kind: 'close' },
-      { kind: 'achReturn', payment: 0 },
-      { kind: 'amount', link: 0, cents: 50_00 },
-    ]);
-  });
-
-  it('money after the closed month’s check was returned pays the return’s charge invoice', async () => {
-    await replay([
-      { kind: 'link', cents: 120_00, customer: 0 },
-      { kind: 'apply', deposit: 0, link: 0, part: 'default' },
-      { kind: 'close' },
-      { kind: 'return', deposit: 0, feeCents: 0 },
-      { kind: 'pay', link: 0, method: 'Card', part: 50, settle: true },
-    ]);
-  });
+  for (const found of foundSequences) {
+    it(found.name, async () => {
+      for (const steps of found.runs) await replay(steps);
+    });
+  }
 });
 
 describe('open amounts: the steps the property draws beside invoices', { timeout: 120_000 }, () => {

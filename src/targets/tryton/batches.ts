@@ -112,10 +112,12 @@ export async function pushInBatches(
       place: async (given, i) => {
         const document = datedOpen(given, steps.lock);
         // Money closing a link's opening receivable (a bill's opening payable) is reconciled with it once
+        // posted, and a lowering's credit notes and a charge taking the customer's credit are applied once
         // posted: pushed alone.
         if (
           waves.context.mayExist(given.key) ||
           lowersInvoice(document) ||
+          document.reapplies?.length ||
           writesOffInvoice(document) ||
           settlesOpeningReceivable(document, waves.context) ||
           settlesOpeningPayable(document, waves.context)

@@ -5,10 +5,8 @@ import { TargetConflictError, TargetRefusedError } from '../errors.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
 import {
   billTag,
-  type CreditLine,
   described,
   type InvoiceRow,
-  type LineRow,
   linkTag,
   lowersInvoice,
   marker,
@@ -17,15 +15,16 @@ import {
   unnamedCustomer,
 } from './helpers.js';
 import { centsOf, dateOf, decimalOf, type TrytonDecimal } from './json-rpc.js';
+import { pushLowering } from './lowerings.js';
 import { addressOf, partyOf } from './parties.js';
 import { issueDate, post, redate } from './posting.js';
-import { invoiceSettled, reconcileIfPaid } from './reconciliation.js';
+import { applyCreditTo } from './reconciliation.js';
 import { findByKey, findRecord } from './records.js';
 import type { TrytonSession } from './session.js';
 
 // Documents Tryton holds as invoices: a customer invoice (invoice, adjustment, debit memo, reopened amount)
-// or a supplier invoice (bill), a lowering's credit note applied to the link's invoice, and an invoice's
-// reversal as Tryton's Credit action makes it.
+// or a supplier invoice (bill), a lowering's credit notes (lowerings.ts), and an invoice's reversal as
+// Tryton's Credit action makes it.
 
 export async function pushInvoice(
   s: TrytonSession,
@@ -36,9 +35,9 @@ export async function pushInvoice(
 ): Promise<PushResult> {
   const planned = await planInvoice(s, document, type, accounts);
   if (!('values' in planned)) return planned;
+  if (lowersInvoice(document)) return pushLowering(s, document, planned.values, context);
   const [id] = await s.rpc.model<number[]>('account.invoice', 'create', [planned.values]);
   await post(s, document, { model: 'account.invoice', id: id as number });
-  if (lowersInvoice(document)) await applyCredit(s, id as number, document, context);
   const [posted] = await s.rpc.model<InvoiceRow[]>('account.invoice', 'read', [id], ['move']);
   return invoiceResult(document, id as number, posted?.move ?? null);
 }
@@ -185,11 +184,14 @@ export async function creditInvoice(
 ): Promise<PushResult> {
   const document = datedOpen(given, lock);
   const original = given.reverses ? await findByKey(s, given.reverses) : null;
-  const ref = original?.remoteIds.find((r) => r.startsWith('account.invoice,'));
-  if (!ref) {
+  // A lowering in parts (lowerings.ts) is several credit notes: its reversal takes back all their lines.
+  const originalIds = (original?.remoteIds ?? []).flatMap((r) =>
+    r.startsWith('account.invoice,') ? [Number(r.split(',')[1])] : [],
+  );
+  const [originalId] = originalIds;
+  if (originalId === undefined) {
     throw new TargetRefusedError(s.name, `${given.key}: ${given.reverses} is not in Tryton to reverse`);
   }
-  const originalId = Number(ref.split(',')[1]);
   const existing = context.mayExist(given.key) ? await findRecord(s, given.key) : null;
   let id: number;
   let created = true;
@@ -205,7 +207,7 @@ export async function creditInvoice(
       await post(s, document, existing.draft);
     }
   } else {
-    id = await createCredit(s, document, originalId);
+    id = await createCredit(s, document, originalIds);
     await post(s, document, { model: 'account.invoice', id });
   }
   const [held] = await s.rpc.model<{ total_amount: TrytonDecimal }[]>(
@@ -225,26 +227,31 @@ export async function creditInvoice(
   };
 }
 
-/** A draft credit note of the original invoice, as Tryton's Credit action makes it; its id. */
-async function createCredit(s: TrytonSession, document: TargetDocument, originalId: number): Promise<number> {
-  const [held] = await s.rpc.model<OriginalInvoice[]>(
-    'account.invoice',
-    'read',
-    [originalId],
-    [
-      'type',
-      'party',
-      'invoice_address',
-      'account',
-      'journal',
-      'payment_term',
-      'reference',
-      'comment',
-      'lines',
-    ],
-  );
-  if (!held) throw new TargetRefusedError(s.name, `${document.key}: invoice ${originalId} is gone`);
-  const lines = await s.rpc.model<OriginalInvoiceLine[]>('account.invoice.line', 'read', held.lines, [
+/**
+ * A draft credit note of the original invoice, as Tryton's Credit action makes it; its id. The original in
+ * parts (a lowering's credit notes): one document crediting every part's lines, under the first's heading.
+ */
+async function createCredit(
+  s: TrytonSession,
+  document: TargetDocument,
+  originalIds: number[],
+): Promise<number> {
+  const originals = await s.rpc.model<OriginalInvoice[]>('account.invoice', 'read', originalIds, [
+    'type',
+    'party',
+    'invoice_address',
+    'account',
+    'journal',
+    'payment_term',
+    'reference',
+    'comment',
+    'lines',
+  ]);
+  const held = originals[0];
+  if (!held || originals.length !== originalIds.length)
+    throw new TargetRefusedError(s.name, `${document.key}: invoice ${originalIds.join(', ')} is gone`);
+  const lineIds = originals.flatMap((o) => o.lines);
+  const lines = await s.rpc.model<OriginalInvoiceLine[]>('account.invoice.line', 'read', lineIds, [
     'type',
     'account',
     'quantity',
@@ -283,57 +290,4 @@ async function createCredit(s: TrytonSession, document: TargetDocument, original
     },
   ]);
   return id as number;
-}
-
-/** A lowering's credit note, applied to the link's own invoice (found through the index, as money is). */
-export async function applyCredit(
-  s: TrytonSession,
-  creditId: number,
-  document: TargetDocument,
-  context: PushContext,
-): Promise<void> {
-  const own = await invoiceSettled(s, document, context);
-  if (own && own.id !== creditId) await applyCreditTo(s, creditId, own.id);
-}
-
-/**
- * Applies a posted credit note to an invoice as Tryton pays an invoice with one: the credit note's line to
- * pay added to the invoice's payment lines (its amount to pay drops by the credit), and the whole
- * reconciled once nothing is left to pay. Only when the invoice is posted and owes at least the credit
- * (Tryton refuses payment lines above the invoice's amount); otherwise the credit stays on the party, as
- * at the service where the money exceeds what is owed. Idempotent: a credit applied or reconciled is left.
- */
-async function applyCreditTo(s: TrytonSession, creditId: number, invoiceId: number): Promise<void> {
-  const [credit] = await s.rpc.model<{ lines_to_pay: number[] }[]>(
-    'account.invoice',
-    'read',
-    [creditId],
-    ['lines_to_pay'],
-  );
-  const lines = await s.rpc.model<(LineRow & CreditLine)[]>(
-    'account.move.line',
-    'read',
-    credit?.lines_to_pay ?? [],
-    ['debit', 'credit', 'reconciliation', 'invoice_payment'],
-  );
-  if (lines.length === 0 || lines.some((l) => l.reconciliation !== null || l.invoice_payment !== null))
-    return;
-  const [invoice] = await s.rpc.model<InvoiceRow[]>(
-    'account.invoice',
-    'read',
-    [invoiceId],
-    ['state', 'amount_to_pay'],
-  );
-  const amount = Math.abs(lines.reduce((sum, l) => sum + centsOf(l.debit) - centsOf(l.credit), 0));
-  if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) < amount) {
-    s.options.logger?.info(
-      { credit: creditId, invoice: invoiceId, state: invoice?.state },
-      'credit note left on the party: its invoice owes less than the credit',
-    );
-    return;
-  }
-  await s.rpc.model('account.invoice', 'write', [invoiceId], {
-    payment_lines: [['add', lines.map((l) => l.id)]],
-  });
-  await reconcileIfPaid(s, invoiceId);
 }

@@ -43,8 +43,9 @@ export async function redate(
   s: TrytonSession,
   draft: { model: string; id: number },
   document: TargetDocument,
+  /** The record's description: the document's marker (a credit note in parts adds which part). */
+  description = described(document),
 ): Promise<void> {
-  const description = described(document);
   if (draft.model === 'account.move') {
     const [row] = await s.rpc.model<{ date: unknown }[]>('account.move', 'read', [draft.id], ['date']);
     if (row && isoDateOf(row.date) === document.date) return;

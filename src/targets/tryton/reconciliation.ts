@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TargetUnavailableError } from '../errors.js';
 import type { PushContext, TargetDocument } from '../target-port.js';
-import { billTag, type InvoiceRow, type LineRow, linkTag } from './helpers.js';
+import { billTag, type CreditLine, type InvoiceRow, type LineRow, linkTag } from './helpers.js';
 import { centsOf } from './json-rpc.js';
 import type { TrytonSession } from './session.js';
 
@@ -264,4 +264,46 @@ export async function reconcileInvoicesPaidBy(s: TrytonSession, moveId: number):
     null,
   );
   for (const invoice of invoices) await reconcileIfPaid(s, invoice);
+}
+
+/**
+ * Applies a posted credit note to an invoice as Tryton pays an invoice with one: the credit note's line to
+ * pay added to the invoice's payment lines (its amount to pay drops by the credit), and the whole
+ * reconciled once nothing is left to pay. Only when the invoice is posted and owes at least the credit
+ * (Tryton refuses payment lines above the invoice's amount); otherwise the credit stays on the party, as
+ * at the service where the money exceeds what is owed. Idempotent: a credit applied or reconciled is left.
+ */
+export async function applyCreditTo(s: TrytonSession, creditId: number, invoiceId: number): Promise<void> {
+  const [credit] = await s.rpc.model<{ lines_to_pay: number[] }[]>(
+    'account.invoice',
+    'read',
+    [creditId],
+    ['lines_to_pay'],
+  );
+  const lines = await s.rpc.model<(LineRow & CreditLine)[]>(
+    'account.move.line',
+    'read',
+    credit?.lines_to_pay ?? [],
+    ['debit', 'credit', 'reconciliation', 'invoice_payment'],
+  );
+  if (lines.length === 0 || lines.some((l) => l.reconciliation !== null || l.invoice_payment !== null))
+    return;
+  const [invoice] = await s.rpc.model<InvoiceRow[]>(
+    'account.invoice',
+    'read',
+    [invoiceId],
+    ['state', 'amount_to_pay'],
+  );
+  const amount = Math.abs(lines.reduce((sum, l) => sum + centsOf(l.debit) - centsOf(l.credit), 0));
+  if (invoice?.state !== 'posted' || centsOf(invoice.amount_to_pay) < amount) {
+    s.options.logger?.info(
+      { credit: creditId, invoice: invoiceId, state: invoice?.state },
+      'credit note left on the party: its invoice owes less than the credit',
+    );
+    return;
+  }
+  await s.rpc.model('account.invoice', 'write', [invoiceId], {
+    payment_lines: [['add', lines.map((l) => l.id)]],
+  });
+  await reconcileIfPaid(s, invoiceId);
 }

@@ -24,19 +24,25 @@ export async function findByKey(s: TrytonSession, key: string): Promise<RemoteRe
 export async function findRecord(s: TrytonSession, key: string): Promise<FoundRecord | null> {
   // A key's kind says where Tryton keeps it: one search instead of two on the hot path.
   if (!heldAsInvoice(key)) return moveRecord(s, key);
+  // One invoice a key, or a lowering's credit notes in parts (lowerings.ts): all of them, in creation order.
   const invoices = await s.rpc.searchRead<InvoiceRow>(
     'account.invoice',
     [['description', 'like', markerLike(key)]],
     ['move', 'description', 'state'],
-    1,
+    keyPrefix(key) === 'invoice-adjustment' ? null : 1,
   );
+  invoices.sort((a, b) => a.id - b.id);
   const invoice = invoices[0];
   if (invoice) {
+    const draft = invoices.find((i) => i.state === 'draft');
     return {
       key,
-      remoteIds: [`account.invoice,${invoice.id}`, ...(invoice.move ? [`account.move,${invoice.move}`] : [])],
+      remoteIds: invoices.flatMap((i) => [
+        `account.invoice,${i.id}`,
+        ...(i.move ? [`account.move,${i.move}`] : []),
+      ]),
       contentHash: hashIn(invoice.description, key) ?? '',
-      draft: invoice.state === 'draft' ? { model: 'account.invoice', id: invoice.id } : null,
+      draft: draft ? { model: 'account.invoice', id: draft.id } : null,
     };
   }
   // A link's invoice still owed when the books opened is the receivable brought forward, a move

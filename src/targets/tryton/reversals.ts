@@ -98,10 +98,10 @@ async function cancelInPlace(
   document: TargetDocument,
   moveId: number,
 ): Promise<PushResult> {
-  const lines = await s.rpc.searchRead<LineRow>(
+  const lines = await s.rpc.searchRead<LineRow & { invoice_payment: number | null }>(
     'account.move.line',
     [['move', '=', moveId]],
-    ['reconciliation'],
+    ['reconciliation', 'invoice_payment'],
   );
   await unreconcile(s, lines);
   await s.rpc.wizard(
@@ -119,6 +119,20 @@ async function cancelInPlace(
   const reversal = await findByKey(s, document.key);
   if (!reversal) throw new TargetRefusedError(s.name, `${document.key}: Tryton's cancel wizard made no move`);
   await reconcileInvoicesPaidBy(s, moveId);
+  // Cancelled, the move's lines no longer pay their invoices: taken off the invoices' payment lines, as a
+  // reversal after a close takes them (settleReversal). Tryton's Cancel Moves leaves them there, and an
+  // invoice counts every payment line against its amount (`check_payment_lines`), so it would refuse the
+  // next payment or credit note applied to it as more than the invoice.
+  const paying = lines.filter((l) => l.invoice_payment !== null);
+  if (paying.length > 0)
+    await invoicesProcessed(
+      s,
+      paying.map((l) => l.id),
+    );
+  for (const invoice of new Set(paying.map((l) => l.invoice_payment as number))) {
+    const taken = paying.filter((l) => l.invoice_payment === invoice).map((l) => l.id);
+    await s.rpc.model('account.invoice', 'write', [invoice], { payment_lines: [['remove', taken]] });
+  }
   return { ...reversal, contentHash: document.contentHash, created: true };
 }
 

@@ -13,8 +13,9 @@ import { accountProblems, mismatchLine, readChartAccounts } from './account-type
 import { pushInBatches } from './batches.js';
 import { TrytonFigures } from './figures.js';
 import { closedPeriodRefusal, lowersInvoice, writesOffInvoice } from './helpers.js';
-import { applyCredit, pushInvoice } from './invoices.js';
+import { pushInvoice } from './invoices.js';
 import { TrytonRpc } from './json-rpc.js';
+import { completeLowering, reapplyCredits } from './lowerings.js';
 import { pushMove } from './moves.js';
 import { openingSideOf, reconcileOpeningPayable } from './opening-payables.js';
 import { pushOpeningMove, reconcileOpeningReceivable } from './opening-receivables.js';
@@ -184,9 +185,14 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
     const accounts = await this.#ready();
     // The effective lock: Tryton's closed periods or the ledger's closed day, the later.
     const lock = laterOf(await this.#s.locks.get(), context.closedThrough);
-    if (given.kind === 'reversal') return reverse(this.#s, given, lock, context);
     // Dated out of a closed period, its own date kept in its description.
-    return this.#pushDated(datedOpen(given, lock), accounts, context);
+    const result =
+      given.kind === 'reversal'
+        ? await reverse(this.#s, given, lock, context)
+        : await this.#pushDated(datedOpen(given, lock), accounts, context);
+    // The customer's credit the documents it reopened or opened take (lowerings.ts).
+    if (given.reapplies?.length) await reapplyCredits(this.#s, given, context);
+    return result;
   }
 
   /** Looked up first only when an earlier attempt may have created it (a crash, a refusal at posting). */
@@ -200,6 +206,12 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       if (existing.contentHash !== document.contentHash) {
         throw new TargetConflictError(this.name, document.key, existing.contentHash, document.contentHash);
       }
+      // A lowering's credit notes created, then refused at posting or cut short: posted and applied now
+      // (nothing for what was).
+      if (lowersInvoice(document)) {
+        const completed = await completeLowering(this.#s, document, context);
+        if (completed) return completed;
+      }
       // Created, then refused at posting (a closed period) or cut short by a crash: post it now.
       if (existing.draft) {
         await redate(this.#s, existing.draft, document);
@@ -212,10 +224,6 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
           await reconcileOpeningPayable(this.#s, document, context);
         }
       }
-      // A credit note cut short between its post and its application: applied now (nothing when it was).
-      const credit = existing.remoteIds[0]?.startsWith('account.invoice,') ? existing.remoteIds[0] : null;
-      if (credit && lowersInvoice(document))
-        await applyCredit(this.#s, Number(credit.split(',')[1]), document, context);
       const { key, remoteIds } = await this.find(document.key).then((r) => r ?? existing);
       return { key, remoteIds, contentHash: document.contentHash, created: existing.draft !== null };
     }

@@ -228,6 +228,104 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     expect(notes).toHaveLength(2);
   });
 
+  it("a lowering below what was paid, spread by the ledger over the link's invoice, its memo and the customer's credit: a credit note each, applied to its document; found again whole; undone as one invoice", async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    await push(docs.memo);
+    // 100.00 paid: the link's 120.00 invoice owes 20.00, the 25.00 memo all of it.
+    await push({
+      ...docs.january,
+      amountCents: 100_00,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: 100_00 },
+        { role: 'AccountsReceivable', amountCents: -100_00 },
+      ],
+      settles: { applied: [{ key: docs.invoice.key, amountCents: 100_00 }], unappliedCents: 0 },
+    });
+    expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(20_00);
+    // Lowered by 50.00: the service asks 95.00 of the 100.00 received, so nothing is owed and the customer
+    // holds 5.00 of credit. The ledger splits the credit as money is split: 20.00 on the invoice, 25.00 on
+    // the memo, 5.00 the customer's credit.
+    const lowering: TargetDocument = {
+      ...docs.lowering,
+      amountCents: 50_00,
+      lines: [
+        { role: 'AccountsReceivable', amountCents: -50_00 },
+        { role: 'DiscountsAndWriteOffs', amountCents: 50_00 },
+      ],
+      settles: {
+        applied: [
+          { key: docs.invoice.key, amountCents: 20_00 },
+          { key: docs.memo.key, amountCents: 25_00 },
+        ],
+        unappliedCents: 5_00,
+      },
+    };
+    const credited = await push(lowering);
+    const notes = credited.remoteIds.filter((r) => r.startsWith('account.invoice,'));
+    expect(notes).toHaveLength(3);
+    const parts = await Promise.all(
+      notes.map((ref) => invoice({ key: lowering.key, remoteIds: [ref], contentHash: '' })),
+    );
+    // Each a posted credit note dated the lowering's day, on Discounts and Write-offs; the two applied are
+    // paid with their documents, the customer's credit stays on the party.
+    expect(parts.map((p) => [p.total, p.state, p.accountingDate])).toEqual([
+      [-20_00, 'paid', '2026-01-12'],
+      [-25_00, 'paid', '2026-01-12'],
+      [-5_00, 'posted', '2026-01-12'],
+    ]);
+    for (const part of parts) {
+      expect(await postedByCode(part.move)).toEqual({
+        [defaultAccountCodes.DiscountsAndWriteOffs]: -part.total,
+        [defaultAccountCodes.AccountsReceivable]: part.total,
+      });
+    }
+    expect(await invoice(pushed.get(docs.invoice.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await receivableOf(customer)).toBe(-5_00);
+
+    // A worker that may have made it (a crash after Tryton's create) finds all three, makes none again.
+    const again = await connect().push(lowering, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+      closedThrough: null,
+    });
+    expect(again).toMatchObject({ created: false, remoteIds: credited.remoteIds });
+    expect(await connect().find(lowering.key)).toMatchObject({ remoteIds: credited.remoteIds });
+    expect(await receivableOf(customer)).toBe(-5_00);
+
+    // Undone (the link raised back): one invoice taking back every part's line, owed 50.00 less the 5.00
+    // credit the customer holds: the party owes the service's 45.00.
+    const undone = await push({
+      ...lowering,
+      key: `reversal:${lowering.key}`,
+      kind: 'reversal',
+      date: '2026-02-06',
+      description: `Reversal of ${lowering.key}: link amount raised back`,
+      lines: lowering.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+      contentHash: 'n'.repeat(64),
+      reverses: lowering.key,
+      reason: 'link amount raised back',
+      originalDate: lowering.date,
+      settles: undefined,
+    });
+    const raised = await invoice(undone);
+    expect(raised).toMatchObject({
+      type: 'out',
+      state: 'posted',
+      total: 50_00,
+      accountingDate: '2026-02-06',
+    });
+    expect(await postedByCode(raised.move)).toEqual({
+      [defaultAccountCodes.DiscountsAndWriteOffs]: -50_00,
+      [defaultAccountCodes.AccountsReceivable]: 50_00,
+    });
+    expect(await receivableOf(customer)).toBe(45_00);
+  });
+
   it('a receivable written off (Dr Bad Debt) is a move on the Bad Debt expense account paying the invoice, not a credit note; a discount of the same lowering a credit note beside it; found again, reversed as a move', async () => {
     const docs = documents();
     const { pushed, push } = pusher();

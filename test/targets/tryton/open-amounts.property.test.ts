@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { type Harness, startHarness } from '../../emulator/harness.js';
-import { linkStep, replay, reusableSlipAndClose, stepArb } from '../../support/open-amounts-steps.js';
+import {
+  foundSequences,
+  linkStep,
+  replay,
+  reusableSlipAndClose,
+  stepArb,
+} from '../../support/open-amounts-steps.js';
 import { OpenAmountsWorld } from '../../support/open-amounts-world.js';
 import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { startTryton, type TrytonServer } from '../../support/tryton.js';
@@ -49,6 +55,15 @@ afterAll(async () => {
 });
 
 const openWorld = () => OpenAmountsWorld.open(harness, double, cipher, { tryton });
+
+// The sequences the property found at the other targets, with Tryton beside them.
+describe('Tryton: open amounts, sequences the property found', { timeout: 300_000 }, () => {
+  for (const found of foundSequences) {
+    it(found.name, async () => {
+      for (const steps of found.runs) await replay(openWorld, steps);
+    });
+  }
+});
 
 describe('Tryton: open amounts after each business step', { timeout: 600_000 }, () => {
   it('money on a reusable link, external payments on a deposit slip, a close, then the closed month’s money returned and refunded', async () => {
