@@ -154,6 +154,14 @@ export const reusableSlipAndClose: readonly Step[] = [
   { kind: 'amount', link: 3, cents: 50_00 },
 ];
 
+/** A link paid by ACH in a month then closed, the payment returned in the next. */
+const achReturnedAfterClose: readonly Step[] = [
+  { kind: 'link', cents: 120_00, customer: 0 },
+  { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: true },
+  { kind: 'close' },
+  { kind: 'achReturn', payment: 0 },
+];
+
 /**
  * Sequences the property found, kept as plain tests (each failed before its fix): a name and its runs,
  * each a new world's steps. The property's files run them against their targets.
@@ -196,31 +204,22 @@ export const foundSequences: readonly { name: string; runs: readonly (readonly S
   {
     name: 'money after the closed month’s ACH payment was returned pays the return’s charge invoice (QuickBooks refused it on the link’s paid invoice)',
     runs: [
-      [
-        { kind: 'link', cents: 120_00, customer: 0 },
-        { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: true },
-        { kind: 'close' },
-        { kind: 'achReturn', payment: 0 },
-        { kind: 'external', link: 0, part: 50 },
-      ],
-      [
-        { kind: 'link', cents: 120_00, customer: 0 },
-        { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: true },
-        { kind: 'close' },
-        { kind: 'achReturn', payment: 0 },
-        { kind: 'pay', link: 0, method: 'Card', part: 50, settle: true },
-      ],
+      [...achReturnedAfterClose, { kind: 'external', link: 0, part: 50 }],
+      [...achReturnedAfterClose, { kind: 'pay', link: 0, method: 'Card', part: 50, settle: true }],
     ],
   },
   {
     name: 'a lowering after the closed month’s money was returned credits the return’s charge invoice (QuickBooks and Xero owed 120.00 for 50.00)',
+    runs: [[...achReturnedAfterClose, { kind: 'amount', link: 0, cents: 50_00 }]],
+  },
+  {
+    name: 'a customer credit a later memo takes in part: the memo is paid, the rest stays the customer’s (Tryton applied a credit note only whole, and the memo owed in full)',
     runs: [
       [
-        { kind: 'link', cents: 120_00, customer: 0 },
-        { kind: 'pay', link: 0, method: 'ACH', part: 'full', settle: true },
-        { kind: 'close' },
-        { kind: 'achReturn', payment: 0 },
-        { kind: 'amount', link: 0, cents: 50_00 },
+        { kind: 'link', cents: 100_00, customer: 0 },
+        { kind: 'pay', link: 0, method: 'Card', part: 40, settle: true },
+        { kind: 'amount', link: 0, cents: 30_00 },
+        { kind: 'memo', link: 0, cents: 5_00 },
       ],
     ],
   },

@@ -244,9 +244,25 @@ export async function startTryton(options: { queue?: boolean } = {}): Promise<Tr
         ids,
         ['debit', 'credit', 'reconciliation'],
       );
-      return lines
-        .filter((l) => l.reconciliation === null)
-        .reduce((sum, l) => sum + centsOf(l.debit as never) - centsOf(l.credit as never), 0);
+      // And the customer's credit a credit application left open on the party under the link
+      // (src/targets/tryton/credit-applications.ts): its move names the link.
+      const rests = await rpc.searchRead<{ debit: unknown; credit: unknown }>(
+        'account.move.line',
+        [
+          [
+            'move.description',
+            'like',
+            `booksync:credit-application:%booksync link=${paymentLinkId.replace(/[\\%_]/g, (c) => `\\${c}`)} %`,
+          ],
+          ['reconciliation', '=', null],
+          ['invoice_payment', '=', null],
+        ],
+        ['debit', 'credit'],
+      );
+      return [...lines.filter((l) => l.reconciliation === null), ...rests].reduce(
+        (sum, l) => sum + centsOf(l.debit as never) - centsOf(l.credit as never),
+        0,
+      );
     },
     async invoicesOwe(paymentLinkId) {
       const rows = await rpc.searchRead<{ total_amount: unknown; amount_to_pay: unknown }>(

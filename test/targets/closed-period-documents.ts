@@ -7,6 +7,27 @@ import type { TargetDocument } from '../../src/targets/target-port.js';
 
 export const lockedThrough = '2026-01-31';
 
+/** The reversal of a document, dated `date`, for `reason`: its lines negated, its own content hash. */
+export const reversalDocument = (
+  of: TargetDocument,
+  date: string,
+  reason: string,
+  contentHash: string,
+): TargetDocument => ({
+  ...of,
+  key: `reversal:${of.key}`,
+  kind: 'reversal',
+  date,
+  description: `Reversal of ${of.key}: ${reason}`,
+  lines: of.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
+  contentHash,
+  reverses: of.key,
+  reason,
+  originalDate: of.date,
+  settles: undefined,
+  payout: undefined,
+});
+
 export function closedPeriodDocuments() {
   const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const customer = { serviceId: `cus_${run}`, name: `Closed Period ${run}`, email: `${run}@closed.test` };
@@ -27,18 +48,8 @@ export function closedPeriodDocuments() {
     customer,
     reference: `${id}_${run}`,
   });
-  const reversal = (of: TargetDocument, date: string, h: string): TargetDocument => ({
-    ...of,
-    key: `reversal:${of.key}`,
-    kind: 'reversal',
-    date,
-    description: `Reversal of ${of.key}: check returned`,
-    lines: of.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-    contentHash: hash(h),
-    reverses: of.key,
-    reason: 'check returned',
-    originalDate: of.date,
-  });
+  const reversal = (of: TargetDocument, date: string, h: string) =>
+    reversalDocument(of, date, 'check returned', hash(h));
   const invoiceDoc: TargetDocument = {
     key: `invoice:pl_${run}`,
     kind: 'invoice',

@@ -1,5 +1,6 @@
 import type { AccountRole } from '../../src/targets/account-mapping.js';
 import type { TargetDocument } from '../../src/targets/target-port.js';
+import { reversalDocument } from './closed-period-documents.js';
 import { documentsForContract } from './target-contract.js';
 import { twoLineDocuments } from './two-line-documents.js';
 
@@ -20,20 +21,8 @@ export function refusedVoidDocuments() {
     return hash;
   };
   const two = twoLineDocuments(docs.payment, hashOf);
-  const reversalOf = (of: TargetDocument, date: string, reason: string): TargetDocument => ({
-    ...of,
-    key: `reversal:${of.key}`,
-    kind: 'reversal',
-    date,
-    description: `Reversal of ${of.key}: ${reason}`,
-    lines: of.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-    contentHash: hashOf(`reversal:${of.key}`),
-    reverses: of.key,
-    reason,
-    originalDate: of.date,
-    settles: undefined,
-    payout: undefined,
-  });
+  const reversalOf = (of: TargetDocument, date: string, reason: string) =>
+    reversalDocument(of, date, reason, hashOf(`reversal:${of.key}`));
   const payoutOf = (id: string, receipt: TargetDocument, date: string): TargetDocument => ({
     ...two(
       `disbursement-pending:${id}_${run}`,

@@ -1,7 +1,7 @@
 import { TargetRefusedError } from '../errors.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
-import { type CreditLine, described, type InvoiceRow, type LineRow, markerLike } from './helpers.js';
-import { centsOf, decimalOf } from './json-rpc.js';
+import { described, type InvoiceRow, markerLike } from './helpers.js';
+import { decimalOf } from './json-rpc.js';
 import { post, redate } from './posting.js';
 import { applyCreditTo, invoiceSettled, ownInvoiceKey } from './reconciliation.js';
 import { findByKey } from './records.js';
@@ -126,7 +126,7 @@ async function applyParts(
 }
 
 /** The Tryton invoice a document (a memo, a reopened amount) is held as: the index first, then its marker. */
-async function invoiceOf(
+export async function invoiceOf(
   s: TrytonSession,
   key: string,
   context: PushContext,
@@ -154,61 +154,4 @@ async function loweringResult(
     contentHash: document.contentHash,
     created,
   };
-}
-
-/**
- * A lowering's credit that no document owed when it was booked (the customer's credit), applied again as the
- * ledger says (TargetDocument.reapplies): once a reversal of money has reopened the link's documents, or a
- * charge has opened one. Tryton applies a credit note whole (applyCreditTo), so a credit note the ledger
- * gives whole to one document is applied to it; a credit the ledger splits finer than its credit notes stays
- * on the party (the party's receivable is right either way), and that is logged.
- */
-export async function reapplyCredits(
-  s: TrytonSession,
-  document: TargetDocument,
-  context: PushContext,
-): Promise<void> {
-  for (const { credit, applied } of document.reapplies ?? []) {
-    const record = context.pushed(credit) ?? (await findByKey(s, credit));
-    const notes = (record?.remoteIds ?? []).flatMap((r) =>
-      r.startsWith('account.invoice,') ? [Number(r.split(',')[1])] : [],
-    );
-    const open = await openCredits(s, notes);
-    for (const part of applied) {
-      const note = [...open].find(([, cents]) => cents === part.amountCents)?.[0];
-      const invoice = await invoiceOf(s, part.reopens ?? part.key, context);
-      if (note === undefined || !invoice) {
-        s.options.logger?.info(
-          { entryKey: document.key, credit, document: part.key, cents: part.amountCents },
-          'customer credit left on the party: no credit note of that amount is open to apply whole',
-        );
-        continue;
-      }
-      await applyCreditTo(s, note, invoice.id);
-      open.delete(note);
-    }
-  }
-}
-
-/** The credit notes among `ids` applied to nothing yet, with what each credits, in cents. */
-async function openCredits(s: TrytonSession, ids: number[]): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  const notes = await s.rpc.model<{ id: number; lines_to_pay: number[] }[]>('account.invoice', 'read', ids, [
-    'lines_to_pay',
-  ]);
-  const lines = await s.rpc.model<(LineRow & CreditLine)[]>(
-    'account.move.line',
-    'read',
-    notes.flatMap((n) => n.lines_to_pay),
-    ['debit', 'credit', 'reconciliation', 'invoice_payment'],
-  );
-  const byId = new Map(lines.map((l) => [l.id, l]));
-  const open = new Map<number, number>();
-  for (const note of notes.sort((a, b) => a.id - b.id)) {
-    const own = note.lines_to_pay.flatMap((id) => byId.get(id) ?? []);
-    if (own.length === 0 || own.some((l) => l.reconciliation !== null || l.invoice_payment !== null))
-      continue;
-    open.set(note.id, Math.abs(own.reduce((sum, l) => sum + centsOf(l.debit) - centsOf(l.credit), 0)));
-  }
-  return open;
 }

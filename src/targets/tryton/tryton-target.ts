@@ -11,11 +11,12 @@ import type {
 } from '../target-port.js';
 import { accountProblems, mismatchLine, readChartAccounts } from './account-types.js';
 import { pushInBatches } from './batches.js';
+import { reapplyCredits } from './credit-applications.js';
 import { TrytonFigures } from './figures.js';
 import { closedPeriodRefusal, lowersInvoice, writesOffInvoice } from './helpers.js';
 import { pushInvoice } from './invoices.js';
 import { TrytonRpc } from './json-rpc.js';
-import { completeLowering, reapplyCredits } from './lowerings.js';
+import { completeLowering } from './lowerings.js';
 import { pushMove } from './moves.js';
 import { openingSideOf, reconcileOpeningPayable } from './opening-payables.js';
 import { pushOpeningMove, reconcileOpeningReceivable } from './opening-receivables.js';
@@ -190,8 +191,9 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       given.kind === 'reversal'
         ? await reverse(this.#s, given, lock, context)
         : await this.#pushDated(datedOpen(given, lock), accounts, context);
-    // The customer's credit the documents it reopened or opened take (lowerings.ts).
-    if (given.reapplies?.length) await reapplyCredits(this.#s, given, context);
+    // The customer's credit the documents it reopened or opened take (credit-applications.ts), dated as the
+    // entry taking it.
+    if (given.reapplies?.length) await reapplyCredits(this.#s, datedOpen(given, lock), context);
     return result;
   }
 

@@ -4,7 +4,7 @@ import type { RemoteRecord, TargetDocument } from '../../../src/targets/target-p
 import { centsOf, isoDateOf, type TrytonDecimal } from '../../../src/targets/tryton/json-rpc.js';
 import { pushIndex } from '../../support/push-index.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../../support/tryton.js';
-import { closedPeriodDocuments } from '../closed-period-documents.js';
+import { closedPeriodDocuments, reversalDocument } from '../closed-period-documents.js';
 
 // Credit notes in a real Tryton 8.2 on PostgreSQL: a lowered invoice is a
 // credit note applied to the invoice, so the invoice's amount to pay is the service's remainder at every
@@ -108,6 +108,10 @@ function pusher() {
   };
 }
 
+/** The reversal of a document, dated `date`, for `reason`; its content hash `h` repeated. */
+const reversal = (of: TargetDocument, date: string, reason: string, h: string) =>
+  reversalDocument(of, date, reason, h.repeat(64));
+
 /** The scenario's documents, with a lowering, a debit memo and the reversals of both. */
 function documents() {
   const docs = closedPeriodDocuments();
@@ -139,23 +143,31 @@ function documents() {
     ],
     contentHash: 'h'.repeat(64),
   };
-  const reversal = (of: TargetDocument, date: string, reason: string, h: string): TargetDocument => ({
-    ...of,
-    key: `reversal:${of.key}`,
-    kind: 'reversal',
-    date,
-    description: `Reversal of ${of.key}: ${reason}`,
-    lines: of.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-    contentHash: h.repeat(64),
-    reverses: of.key,
-    reason,
-    originalDate: of.date,
-  });
   return {
     ...docs,
     link,
     lowering,
     memo,
+    /** 100.00 of the link's 120.00 invoice paid (January). */
+    paid100: {
+      ...docs.january,
+      amountCents: 100_00,
+      lines: [
+        { role: 'ProcessorClearing', amountCents: 100_00 },
+        { role: 'AccountsReceivable', amountCents: -100_00 },
+      ],
+      settles: { applied: [{ key: docs.invoice.key, amountCents: 100_00 }], unappliedCents: 0 },
+    } satisfies TargetDocument,
+    /** The link lowered by 50.00, its credit split as the ledger says. */
+    lowered50: (settles: TargetDocument['settles']): TargetDocument => ({
+      ...lowering,
+      amountCents: 50_00,
+      lines: [
+        { role: 'AccountsReceivable', amountCents: -50_00 },
+        { role: 'DiscountsAndWriteOffs', amountCents: 50_00 },
+      ],
+      settles,
+    }),
     memoVoided: reversal(memo, '2026-02-04', 'debit memo voided', 'i'),
     loweringUndone: reversal(lowering, '2026-02-06', 'link amount raised back', 'j'),
   };
@@ -235,34 +247,18 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     await push(docs.invoice);
     await push(docs.memo);
     // 100.00 paid: the link's 120.00 invoice owes 20.00, the 25.00 memo all of it.
-    await push({
-      ...docs.january,
-      amountCents: 100_00,
-      lines: [
-        { role: 'ProcessorClearing', amountCents: 100_00 },
-        { role: 'AccountsReceivable', amountCents: -100_00 },
-      ],
-      settles: { applied: [{ key: docs.invoice.key, amountCents: 100_00 }], unappliedCents: 0 },
-    });
+    await push(docs.paid100);
     expect((await invoice(pushed.get(docs.invoice.key))).toPay).toBe(20_00);
     // Lowered by 50.00: the service asks 95.00 of the 100.00 received, so nothing is owed and the customer
     // holds 5.00 of credit. The ledger splits the credit as money is split: 20.00 on the invoice, 25.00 on
     // the memo, 5.00 the customer's credit.
-    const lowering: TargetDocument = {
-      ...docs.lowering,
-      amountCents: 50_00,
-      lines: [
-        { role: 'AccountsReceivable', amountCents: -50_00 },
-        { role: 'DiscountsAndWriteOffs', amountCents: 50_00 },
+    const lowering = docs.lowered50({
+      applied: [
+        { key: docs.invoice.key, amountCents: 20_00 },
+        { key: docs.memo.key, amountCents: 25_00 },
       ],
-      settles: {
-        applied: [
-          { key: docs.invoice.key, amountCents: 20_00 },
-          { key: docs.memo.key, amountCents: 25_00 },
-        ],
-        unappliedCents: 5_00,
-      },
-    };
+      unappliedCents: 5_00,
+    });
     const credited = await push(lowering);
     const notes = credited.remoteIds.filter((r) => r.startsWith('account.invoice,'));
     expect(notes).toHaveLength(3);
@@ -299,19 +295,7 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
 
     // Undone (the link raised back): one invoice taking back every part's line, owed 50.00 less the 5.00
     // credit the customer holds: the party owes the service's 45.00.
-    const undone = await push({
-      ...lowering,
-      key: `reversal:${lowering.key}`,
-      kind: 'reversal',
-      date: '2026-02-06',
-      description: `Reversal of ${lowering.key}: link amount raised back`,
-      lines: lowering.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-      contentHash: 'n'.repeat(64),
-      reverses: lowering.key,
-      reason: 'link amount raised back',
-      originalDate: lowering.date,
-      settles: undefined,
-    });
+    const undone = await push(reversal(lowering, '2026-02-06', 'link amount raised back', 'n'));
     const raised = await invoice(undone);
     expect(raised).toMatchObject({
       type: 'out',
@@ -324,6 +308,60 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
       [defaultAccountCodes.AccountsReceivable]: 50_00,
     });
     expect(await receivableOf(customer)).toBe(45_00);
+  });
+
+  it("a customer credit a later memo takes in part: one move on the receivable, dated the memo's day, splits the credit note's line: the memo paid, the rest open on the party; pushed again, nothing more", async () => {
+    const docs = documents();
+    const { pushed, push } = pusher();
+    const customer = docs.invoice.customer!.serviceId;
+    await push(docs.invoice);
+    await push(docs.paid100);
+    // Lowered by 50.00 with 20.00 owed: 20.00 on the invoice, 30.00 the customer's credit.
+    const lowering = docs.lowered50({
+      applied: [{ key: docs.invoice.key, amountCents: 20_00 }],
+      unappliedCents: 30_00,
+    });
+    await push(lowering);
+    expect(await receivableOf(customer)).toBe(-30_00);
+    // The 25.00 memo takes 25.00 of the customer's 30.00 credit, as the ledger says.
+    const memo: TargetDocument = {
+      ...docs.memo,
+      reapplies: [{ credit: lowering.key, applied: [{ key: docs.memo.key, amountCents: 25_00 }] }],
+    };
+    await push(memo);
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
+    expect(await receivableOf(customer)).toBe(-5_00);
+    const applications = () =>
+      tryton.rpc.searchRead<{ id: number; date: unknown; state: string }>(
+        'account.move',
+        [['description', 'like', `booksync:credit-application:${docs.memo.key}:%`]],
+        ['date', 'state'],
+      );
+    const moves = await applications();
+    expect(moves.map((m) => [isoDateOf(m.date), m.state])).toEqual([[docs.memo.date, 'posted']]);
+    const [move] = moves;
+    // All on the receivable with the customer: no account's balance moves.
+    expect(await postedByCode(move?.id ?? null)).toEqual({ [defaultAccountCodes.AccountsReceivable]: 0 });
+    expect(
+      (await moveLines(move?.id ?? null))
+        .map((l) => [l.debit, l.credit])
+        .sort((a, b) => (b[0] ?? 0) - (a[0] ?? 0) || (b[1] ?? 0) - (a[1] ?? 0)),
+    ).toEqual([
+      [30_00, 0],
+      [0, 25_00],
+      [0, 5_00],
+    ]);
+
+    // Pushed again by a worker that may have made it: found, nothing made twice, nothing applied twice.
+    await connect().push(memo, {
+      mayExist: () => true,
+      refusals: () => 0,
+      pushed: (key) => pushed.get(key) ?? null,
+      closedThrough: null,
+    });
+    expect((await applications()).map((m) => m.id)).toEqual([move?.id]);
+    expect(await receivableOf(customer)).toBe(-5_00);
+    expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
   });
 
   it('a receivable written off (Dr Bad Debt) is a move on the Bad Debt expense account paying the invoice, not a credit note; a discount of the same lowering a credit note beside it; found again, reversed as a move', async () => {
@@ -371,18 +409,7 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     });
     expect(again).toMatchObject({ created: false, remoteIds: record.remoteIds });
     // Undone (the link raised back): reversed as a move, the invoice owed in full again.
-    const undone: TargetDocument = {
-      ...writtenOff,
-      key: `reversal:${writtenOff.key}`,
-      kind: 'reversal',
-      date: '2026-01-20',
-      description: `Reversal of ${writtenOff.key}: link amount raised back`,
-      lines: writtenOff.lines.map((l) => ({ ...l, amountCents: -l.amountCents })),
-      contentHash: 'k'.repeat(64),
-      reverses: writtenOff.key,
-      reason: 'link amount raised back',
-      originalDate: writtenOff.date,
-    };
+    const undone = reversal(writtenOff, '2026-01-20', 'link amount raised back', 'k');
     await push(undone);
     expect(await tryton.amountToPay(docs.link)).toBe(110_00);
     expect(await receivableOf(customer)).toBe(110_00);
