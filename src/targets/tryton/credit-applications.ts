@@ -43,6 +43,7 @@ export async function reapplyCredits(
     if (parts.length === 0) continue;
     const existing = await applicationMove(s, applicationKey(document.key, credit));
     if (existing) {
+      await takeOver(s, existing, credit, context);
       await finishApplication(s, existing, parts, context);
       continue;
     }
@@ -55,7 +56,9 @@ export async function reapplyCredits(
       continue;
     }
     const move = await splitCredit(s, document, credit, open, parts);
-    if (move !== null) await finishApplication(s, move, parts, context);
+    if (move === null) continue;
+    await takeOver(s, move, credit, context);
+    await finishApplication(s, move, parts, context);
   }
 }
 
@@ -152,14 +155,36 @@ async function splitCredit(
     },
   ]);
   await post(s, document, { model: 'account.move', id: id as number });
-  const lines = await s.rpc.searchRead<{ id: number; debit: unknown }>(
-    'account.move.line',
-    [['move', '=', id]],
-    ['debit'],
-  );
-  const debit = lines.find((l) => centsOf(l.debit as never) > 0);
-  if (debit) await reconcileLines(s, [...open.map((o) => o.line), debit.id]);
   return id as number;
+}
+
+/**
+ * The move's debit reconciled with the credit's open lines it takes over, the move's own left apart (once:
+ * nothing when it is reconciled already). A push cut short between the post and this finishes it here.
+ */
+async function takeOver(
+  s: TrytonSession,
+  moveId: number,
+  credit: string,
+  context: PushContext,
+): Promise<void> {
+  const own = await s.rpc.searchRead<LineRow & CreditLine>(
+    'account.move.line',
+    [['move', '=', moveId]],
+    ['debit', 'credit', 'reconciliation', 'invoice_payment'],
+  );
+  const debit = own.find((l) => centsOf(l.debit) > 0);
+  if (!debit || debit.reconciliation !== null) return;
+  const mine = new Set(own.map((l) => l.id));
+  const open = (await openCredit(s, credit, context)).filter((o) => !mine.has(o.line));
+  if (open.reduce((sum, o) => sum + o.cents, 0) !== centsOf(debit.debit)) {
+    s.options.logger?.warn(
+      { move: moveId, credit },
+      "credit application's debit left open: the credit's open lines no longer add up to it",
+    );
+    return;
+  }
+  await reconcileLines(s, [...open.map((o) => o.line), debit.id]);
 }
 
 /** An application move found by its marker key; null when none was made. */

@@ -310,7 +310,7 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     expect(await receivableOf(customer)).toBe(45_00);
   });
 
-  it("a customer credit a later memo takes in part: one move on the receivable, dated the memo's day, splits the credit note's line: the memo paid, the rest open on the party; pushed again, nothing more", async () => {
+  it("a customer credit a later memo takes in part: one move on the receivable, dated the memo's day, splits the credit note's line: the memo paid, the rest open on the party; a push cut short before the move took the credit over is finished, nothing made twice", async () => {
     const docs = documents();
     const { pushed, push } = pusher();
     const customer = docs.invoice.customer!.serviceId;
@@ -352,6 +352,25 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
       [0, 5_00],
     ]);
 
+    // The debit takes the credit note's line over (reconciled with it). Cut short before that (here: undone),
+    // a push again finishes it.
+    const debitLine = async () =>
+      (
+        await tryton.rpc.searchRead<{ id: number; reconciliation: number | null }>(
+          'account.move.line',
+          [
+            ['move', '=', move?.id ?? 0],
+            ['debit', '>', 0],
+          ],
+          ['reconciliation'],
+        )
+      )[0];
+    expect((await debitLine())?.reconciliation).not.toBeNull();
+    await tryton.rpc.wizard('account.move.unreconcile_lines', 'unreconcile', {}, 'account.move.line', [
+      (await debitLine())?.id ?? 0,
+    ]);
+    expect((await debitLine())?.reconciliation).toBeNull();
+
     // Pushed again by a worker that may have made it: found, nothing made twice, nothing applied twice.
     await connect().push(memo, {
       mayExist: () => true,
@@ -360,6 +379,7 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
       closedThrough: null,
     });
     expect((await applications()).map((m) => m.id)).toEqual([move?.id]);
+    expect((await debitLine())?.reconciliation).not.toBeNull();
     expect(await receivableOf(customer)).toBe(-5_00);
     expect(await invoice(pushed.get(docs.memo.key))).toMatchObject({ state: 'paid', toPay: 0 });
   });
