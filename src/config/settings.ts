@@ -301,6 +301,12 @@ export const settingsSchema = z.object({
     .describe(
       "Account mapping, Role=code pairs over booksync's defaults (OperatingBank=1010,ProcessorClearing=1020,...); checked against the target at start-up.",
     ),
+  VENDOR_EXPENSE_ACCOUNTS: z
+    .string()
+    .optional()
+    .describe(
+      "Vendors whose bills are expensed to an account of their own at the target instead of BillExpenses', vendorId=code pairs (ven_rent=6200,ven_aws=6310); each account checked against the target at start-up. The ledger keeps every bill on Bill Expenses.",
+    ),
   TARGET_MATCHING: z
     .enum(['create', 'match-existing'])
     .default('match-existing')

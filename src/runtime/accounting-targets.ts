@@ -11,7 +11,12 @@ import { EmbeddedLedger } from '../ledger/embedded-ledger.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { Logger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
-import { parseAccountMapping } from '../targets/account-mapping.js';
+import {
+  type AccountMapping,
+  parseAccountMapping,
+  parseVendorExpenseAccounts,
+  type VendorExpenseAccounts,
+} from '../targets/account-mapping.js';
 import {
   TargetConfigurationError,
   TargetDisconnectedError,
@@ -101,12 +106,13 @@ async function openTarget(
   name: string,
   context: {
     settings: Settings;
-    accounts: ReturnType<typeof parseAccountMapping>;
+    accounts: AccountMapping;
+    vendorExpenses: VendorExpenseAccounts;
     logger: Logger;
     closers: (() => Promise<void> | void)[];
   },
 ): Promise<{ target: AccountingTarget; figures?: TargetFiguresReader }> {
-  const { settings, accounts, logger, closers } = context;
+  const { settings, accounts, vendorExpenses, logger, closers } = context;
   const log = logger.child({ component: 'accounting-target', target: name });
   if (name === 'ledger-mirror') {
     const mirror = EmbeddedLedger.open({
@@ -126,6 +132,7 @@ async function openTarget(
       username: settings.TRYTON_USER,
       password: settings.TRYTON_PASSWORD as string,
       accounts,
+      vendorExpenses,
       matching: settings.TARGET_MATCHING,
       logger: log,
     });
@@ -133,12 +140,17 @@ async function openTarget(
   }
   if (name === 'quickbooks') {
     const { openQuickBooksTarget } = await import('./quickbooks-connection.js');
-    const quickbooks = await openQuickBooksTarget({ settings, accounts, logger: log });
+    const quickbooks = await openQuickBooksTarget({
+      settings,
+      accounts,
+      vendorExpenses,
+      logger: log,
+    });
     return { target: quickbooks, figures: quickbooks };
   }
   if (name === 'xero') {
     const { openXeroTarget } = await import('./xero-connection.js');
-    const xero = await openXeroTarget({ settings, accounts, logger: log });
+    const xero = await openXeroTarget({ settings, accounts, vendorExpenses, logger: log });
     return { target: xero, figures: xero };
   }
   throw new Error(`ACCOUNTING_TARGET: ${name} is not available in this release`);
@@ -161,12 +173,13 @@ export async function openAccountingTargets(options: {
   const names = settings.ACCOUNTING_TARGET ?? [];
   if (names.length === 0) return null;
   const accounts = parseAccountMapping(settings.TARGET_ACCOUNTS);
+  const vendorExpenses = parseVendorExpenseAccounts(settings.VENDOR_EXPENSE_ACCOUNTS, accounts);
   const targets = new Map<string, AccountingTarget>();
   const figures = new Map<string, TargetFiguresReader>();
   const closers: (() => Promise<void> | void)[] = [];
   try {
     for (const name of names) {
-      const opened = await openTarget(name, { settings, accounts, logger, closers });
+      const opened = await openTarget(name, { settings, accounts, vendorExpenses, logger, closers });
       targets.set(name, opened.target);
       if (opened.figures) figures.set(name, opened.figures);
     }

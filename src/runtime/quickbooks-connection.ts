@@ -1,6 +1,10 @@
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
-import type { AccountMapping } from '../targets/account-mapping.js';
+import {
+  type AccountMapping,
+  parseVendorExpenseAccounts,
+  type VendorExpenseAccounts,
+} from '../targets/account-mapping.js';
 import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
 import {
   OAuthTokenStore,
@@ -41,6 +45,8 @@ export function quickBooksSettings(settings: Settings): QuickBooksSettings {
 export async function openQuickBooksTarget(options: {
   settings: Settings;
   accounts: AccountMapping;
+  /** VENDOR_EXPENSE_ACCOUNTS already parsed; else read from `settings`. */
+  vendorExpenses?: VendorExpenseAccounts;
   logger: Logger;
   /** The settings' connection already opened (its store is then not opened again). */
   qbo?: QuickBooksSettings;
@@ -58,6 +64,8 @@ export async function openQuickBooksTarget(options: {
     realmId,
     tokenStore: qbo.tokenStore(realmId, logger),
     accounts,
+    vendorExpenses:
+      options.vendorExpenses ?? parseVendorExpenseAccounts(settings.VENDOR_EXPENSE_ACCOUNTS, accounts),
     matching: settings.TARGET_MATCHING,
     taxCode: settings.QBO_TAX_CODE,
     logger,

@@ -1,7 +1,11 @@
 import { durationMs } from '../config/setting-types.js';
 import { dataFile, type Settings } from '../config/settings.js';
 import type { Logger } from '../logging/logger.js';
-import type { AccountMapping } from '../targets/account-mapping.js';
+import {
+  type AccountMapping,
+  parseVendorExpenseAccounts,
+  type VendorExpenseAccounts,
+} from '../targets/account-mapping.js';
 import type { OAuthConnectionStore, SealedTokenStorage } from '../targets/oauth/connection-store.js';
 import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
 import { connectedCompany, oauthApp } from './oauth-connection.js';
@@ -43,6 +47,8 @@ export function xeroSettings(settings: Settings): XeroSettings {
 export async function openXeroTarget(options: {
   settings: Settings;
   accounts: AccountMapping;
+  /** VENDOR_EXPENSE_ACCOUNTS already parsed; else read from `settings`. */
+  vendorExpenses?: VendorExpenseAccounts;
   logger: Logger;
   /** The Xero pieces already built from `settings` (their connection store reused, not opened again). */
   xero?: XeroSettings;
@@ -60,6 +66,8 @@ export async function openXeroTarget(options: {
     tenantId,
     tokenStore: xero.tokenStore(tenantId, logger),
     accounts,
+    vendorExpenses:
+      options.vendorExpenses ?? parseVendorExpenseAccounts(settings.VENDOR_EXPENSE_ACCOUNTS, accounts),
     matching: settings.TARGET_MATCHING,
     ...(settings.XERO_TAX_TYPE ? { taxType: settings.XERO_TAX_TYPE } : {}),
     minuteMs: durationMs(settings.XERO_RATE_WINDOW),

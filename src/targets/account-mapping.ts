@@ -73,3 +73,64 @@ export function parseAccountMapping(text: string | undefined): AccountMapping {
   if (problems.length > 0) throw new Error(`TARGET_ACCOUNTS: ${problems.join('; ')}`);
   return mapping as AccountMapping;
 }
+
+/**
+ * Vendor id → the target's account (code or id, as in TARGET_ACCOUNTS) that vendor's bills are expensed to,
+ * instead of Bill Expenses' account: rent to Rent, a software vendor to Software. The ledger keeps every bill
+ * on Bill Expenses (its chart is booksync's); the target's chart is the business's.
+ */
+export type VendorExpenseAccounts = Readonly<Record<string, string>>;
+
+/**
+ * Parses VENDOR_EXPENSE_ACCOUNTS, `vendorId=code` pairs. A pair without a vendor or a code, a vendor named
+ * twice with two codes, and a code another role maps to (a vendor's bills would land on the bank or the
+ * payables) are errors, one line each: a typo never books a bill somewhere unintended.
+ */
+export function parseVendorExpenseAccounts(
+  text: string | undefined,
+  mapping: AccountMapping,
+): VendorExpenseAccounts {
+  const accounts: Record<string, string> = {};
+  if (!text) return accounts;
+  const otherRoles = new Map(
+    accountRoles.filter((r) => r !== 'BillExpenses').map((role) => [mapping[role], role] as const),
+  );
+  const problems: string[] = [];
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    const vendor = eq === -1 ? pair : pair.slice(0, eq).trim();
+    const code = eq === -1 ? '' : pair.slice(eq + 1).trim();
+    const role = otherRoles.get(code);
+    if (vendor === '') problems.push(`${JSON.stringify(pair)} names no vendor`);
+    else if (code === '') problems.push(`vendor ${vendor} has no account`);
+    else if (role) problems.push(`vendor ${vendor}: account ${code} is ${role}'s, not an expense account`);
+    else if (accounts[vendor] !== undefined && accounts[vendor] !== code)
+      problems.push(`vendor ${vendor} is given two accounts (${accounts[vendor]} and ${code})`);
+    else accounts[vendor] = code;
+  }
+  if (problems.length > 0) throw new Error(`VENDOR_EXPENSE_ACCOUNTS: ${problems.join('; ')}`);
+  return accounts;
+}
+
+/** The account a bill of `vendorId` is expensed to: the vendor's own when mapped, else Bill Expenses'. */
+export function billExpenseCode(
+  mapping: AccountMapping,
+  vendors: VendorExpenseAccounts | undefined,
+  vendorId: string | undefined,
+): string {
+  return (vendorId !== undefined && vendors?.[vendorId]) || mapping.BillExpenses;
+}
+
+/**
+ * The accounts besides Bill Expenses' that hold bill expenses (each once), so a target's figures add them
+ * to the role: the ledger's Bill Expenses is every bill, whichever account the target expensed it to.
+ */
+export function vendorExpenseCodes(
+  mapping: AccountMapping,
+  vendors: VendorExpenseAccounts | undefined,
+): string[] {
+  return [...new Set(Object.values(vendors ?? {}))].filter((code) => code !== mapping.BillExpenses);
+}

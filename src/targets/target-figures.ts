@@ -131,13 +131,17 @@ export function addOpenByNote(
 /**
  * Balances per role from balances per target account (the id the report names each account by): a role
  * whose account is absent from the report counts 0. Two roles mapped to one account both show its balance.
+ * `added`: more accounts a role's balance adds up (Bill Expenses: the vendors' own expense accounts).
  */
 export function balancesByRole(
   accountOf: ReadonlyMap<AccountRole, string | null>,
   byAccount: ReadonlyMap<string, number>,
+  added: ReadonlyMap<AccountRole, readonly string[]> = new Map(),
 ): Partial<Record<AccountRole, number>> {
   const balances: Partial<Record<AccountRole, number>> = {};
   for (const [role, account] of accountOf) balances[role] = account ? (byAccount.get(account) ?? 0) : 0;
+  for (const [role, accounts] of added)
+    for (const account of accounts) balances[role] = (balances[role] ?? 0) + (byAccount.get(account) ?? 0);
   return balances;
 }
 

@@ -594,4 +594,135 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
     });
     endCase(9);
   });
+
+  it("12: a vendor's bills on the account VENDOR_EXPENSE_ACCOUNTS names: every target expenses them there, the ledger on Bill Expenses", async () => {
+    // The business's own Rent account in each target's chart, as its bookkeeper keeps it.
+    const rent = '6300';
+    qbo.seed(stack.realmId, 'Account', {
+      Name: 'Rent or Lease',
+      AcctNum: rent,
+      AccountType: 'Expense',
+      AccountSubType: 'RentOrLeaseOfBuildings',
+      Active: true,
+    });
+    xero.seed(stack.tenantId, 'Accounts', {
+      Code: rent,
+      Name: 'Rent',
+      Type: 'OVERHEADS',
+      Class: 'EXPENSE',
+      Status: 'ACTIVE',
+      EnablePaymentsToAccount: false,
+    });
+    const [expenses] = await stack.tryton.rpc.searchRead<{ type: number; parent: number }>(
+      'account.account',
+      [['code', '=', '6020']],
+      ['type', 'parent'],
+    );
+    await stack.tryton.rpc.model('account.account', 'create', [
+      { code: rent, name: 'Rent', type: expenses?.type, parent: expenses?.parent },
+    ]);
+    const landlord = await service().createVendor({ name: 'Case 12 Landlord', email: 'rent@case12.example' });
+    const method = await box().submitVendorOnboardingForm(landlord.id, {
+      type: 'ACH',
+      routingNumber: '011000015',
+      accountNumber: '000555666777',
+      accountType: 'CHECKING',
+    });
+    // The setting names the vendor the service gave: booksync started again with it, as an operator does.
+    await stack.booksync.halt();
+    stack.booksync.env.VENDOR_EXPENSE_ACCOUNTS = `${landlord.id}=${rent}`;
+    const from = stack.booksync.output.length;
+    stack.booksync.start({}, ['--no-demo']);
+    await stack.booksync.running(from);
+    await startCase();
+    const rentBefore = await rentBalances(rent);
+    const bill = await service().createBill({
+      vendorId: landlord.id,
+      amountCents: 250_000,
+      invoiceNumber: 'C12-RENT',
+    });
+    const payment = await service().createBillPayment(bill.id, method.id);
+    await box().advanceBillAch(payment.id, 'sent');
+    await box().advanceBillAch(payment.id, 'succeeded');
+    await settled(
+      'the rent bill and its payment',
+      all(
+        has(`bill:${bill.id}`),
+        has(`bill-payment-sent:${payment.id}`),
+        has(`bill-payment-paid:${payment.id}`),
+      ),
+    );
+    // The ledger: Dr Bill Expenses / Cr AP, paid from the bank. The targets: the same bank and payables, the
+    // expense on Rent, not on Bill Expenses.
+    const now = await balancesOf(stack);
+    const moved = (book: keyof typeof now) => ({
+      BillExpenses: now[book].BillExpenses - before[book].BillExpenses,
+      OperatingBank: now[book].OperatingBank - before[book].OperatingBank,
+      AccountsPayable: now[book].AccountsPayable - before[book].AccountsPayable,
+    });
+    const rentMoved = Object.fromEntries(
+      Object.entries(await rentBalances(rent)).map(([book, cents]) => [
+        book,
+        cents - (rentBefore[book] ?? 0),
+      ]),
+    );
+    expect({
+      ledger: moved('ledger'),
+      tryton: { ...moved('tryton'), rent: rentMoved.tryton },
+      quickbooks: { ...moved('quickbooks'), rent: rentMoved.quickbooks },
+      xero: { ...moved('xero'), rent: rentMoved.xero },
+    }).toEqual({
+      ledger: { BillExpenses: 250_000, OperatingBank: -250_000, AccountsPayable: 0 },
+      tryton: { BillExpenses: 0, OperatingBank: -250_000, AccountsPayable: 0, rent: 250_000 },
+      quickbooks: { BillExpenses: 0, OperatingBank: -250_000, AccountsPayable: 0, rent: 250_000 },
+      xero: { BillExpenses: 0, OperatingBank: -250_000, AccountsPayable: 0, rent: 250_000 },
+    });
+    // Each target's own bill document is on Rent and paid.
+    const qboBill = qbo
+      .all(stack.realmId, 'Bill')
+      .find((d) => markersIn(d.PrivateNote).some((m) => m.key === `bill:${bill.id}`));
+    const qboLine = (
+      (qboBill?.Line ?? []) as { AccountBasedExpenseLineDetail: { AccountRef: { value: string } } }[]
+    )[0];
+    const xeroBill = xero
+      .booked(stack.tenantId)
+      .find((d) => markersIn(markerTextOf(d)).some((m) => m.key === `bill:${bill.id}`));
+    const [trytonBill] = await stack.tryton.rpc.searchRead<{ lines: number[]; amount_to_pay: unknown }>(
+      'account.invoice',
+      [['description', 'like', `booksync:bill:${bill.id} %`]],
+      ['lines', 'amount_to_pay'],
+    );
+    const [trytonLine] = await stack.tryton.rpc.searchRead<{ account: number }>(
+      'account.invoice.line',
+      [['id', 'in', trytonBill?.lines ?? []]],
+      ['account'],
+    );
+    const [trytonAccount] = await stack.tryton.rpc.searchRead<{ code: string }>(
+      'account.account',
+      [['id', '=', trytonLine?.account ?? 0]],
+      ['code'],
+    );
+    expect({
+      quickbooks: [
+        qbo.get(stack.realmId, 'Account', qboLine?.AccountBasedExpenseLineDetail.AccountRef.value ?? '')
+          ?.AcctNum,
+        qboBill?.Balance,
+      ],
+      xero: [((xeroBill?.LineItems ?? []) as { AccountCode: string }[])[0]?.AccountCode, xeroBill?.AmountDue],
+      tryton: [
+        trytonAccount?.code,
+        centsOfAmount((trytonBill?.amount_to_pay as { decimal?: string })?.decimal),
+      ],
+    }).toEqual({ quickbooks: [rent, 0], xero: [rent, 0], tryton: [rent, 0] });
+    endCase(12);
+  });
 });
+
+/** The Rent account's balance in each target (cents, debit positive). */
+async function rentBalances(code: string): Promise<Record<string, number>> {
+  return {
+    tryton: (await stack.tryton.balances([code]))[code] ?? 0,
+    quickbooks: qbo.balanceOf(stack.realmId, code),
+    xero: xero.balanceOf(stack.tenantId, code),
+  };
+}

@@ -399,7 +399,10 @@ export class DocumentMapper {
             Amount: centsToAmount(pair.cents),
             Description: doc.description,
             DetailType: 'AccountBasedExpenseLineDetail',
-            AccountBasedExpenseLineDetail: { AccountRef: await this.accounts.ref(pair.debit) },
+            // The vendor's own expense account when VENDOR_EXPENSE_ACCOUNTS names it (accounts.ts).
+            AccountBasedExpenseLineDetail: {
+              AccountRef: await this.accounts.ref(pair.debit, vendor?.serviceId),
+            },
           },
         ],
       },

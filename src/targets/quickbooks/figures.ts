@@ -88,7 +88,8 @@ export class QuickBooksFigures {
     }
     const accountOf = new Map<AccountRole, string | null>();
     for (const role of accountRoles) accountOf.set(role, await this.accounts.idOf(role));
-    return balancesByRole(accountOf, byAccount);
+    const vendorAccounts = await this.accounts.vendorExpenseIds();
+    return balancesByRole(accountOf, byAccount, new Map([['BillExpenses', vendorAccounts]]));
   }
 
   /** What is open per link (receivables) or bill (payables) as of the day, from QBO's aging detail. */

@@ -97,7 +97,7 @@ export class QuickBooksTarget implements AccountingTarget, TargetFiguresReader {
       limiter: options.limiter ?? realmLimiter(options.realmId),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    const accounts = new AccountDirectory(client, options.accounts);
+    const accounts = new AccountDirectory(client, options.accounts, options.vendorExpenses);
     const parties = new PartyDirectory(client, options.matching);
     this.taxCode = new SalesTaxCode(client, options.taxCode ?? 'NON');
     this.session = {

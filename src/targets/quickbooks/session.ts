@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AccountMapping } from '../account-mapping.js';
+import type { AccountMapping, VendorExpenseAccounts } from '../account-mapping.js';
 import { datedOpen } from '../closed-periods.js';
 import type { PushContext, PushResult, RemoteRecord, TargetDocument } from '../target-port.js';
 import type { AccountDirectory, Ref } from './accounts.js';
@@ -14,6 +14,8 @@ export interface QuickBooksTargetOptions {
   realmId: string;
   tokenStore: OAuthTokenStore;
   accounts: AccountMapping;
+  /** VENDOR_EXPENSE_ACCOUNTS: the vendors whose bills are expensed to an account of their own. */
+  vendorExpenses?: VendorExpenseAccounts;
   matching: MatchingPolicy;
   logger?: Logger;
   /** Defaults to the worker-wide limiter of the realm. */

@@ -104,9 +104,16 @@ export class TrytonFigures {
   private readonly rpc: TrytonRpc;
   /** Tryton's account id per role (the mapping, as verify() found it). */
   private readonly accounts: ReadonlyMap<AccountRole, number>;
-  constructor(rpc: TrytonRpc, accounts: ReadonlyMap<AccountRole, number>) {
+  /** The vendors' own expense accounts (VENDOR_EXPENSE_ACCOUNTS), added to Bill Expenses. */
+  private readonly vendorAccounts: readonly number[];
+  constructor(
+    rpc: TrytonRpc,
+    accounts: ReadonlyMap<AccountRole, number>,
+    vendorAccounts: readonly number[] = [],
+  ) {
     this.rpc = rpc;
     this.accounts = accounts;
+    this.vendorAccounts = vendorAccounts;
   }
 
   async asOf(given: string): Promise<TargetFigures> {
@@ -130,7 +137,7 @@ export class TrytonFigures {
     );
     if (years.length === 0)
       throw new Error(`Tryton has no fiscal year holding ${day}: it reports no balance as of that day`);
-    const ids = [...new Set(this.accounts.values())];
+    const ids = [...new Set([...this.accounts.values(), ...this.vendorAccounts])];
     const rows = (await this.rpc.call('model.account.account.read', [ids, ['balance']], {
       date: dateOf(day),
       posted: true,
@@ -138,7 +145,7 @@ export class TrytonFigures {
     const byAccount = new Map(rows.map((r) => [String(r.id), centsOf(r.balance)]));
     const accountOf = new Map<AccountRole, string | null>();
     for (const [role, id] of this.accounts) accountOf.set(role, String(id));
-    return balancesByRole(accountOf, byAccount);
+    return balancesByRole(accountOf, byAccount, new Map([['BillExpenses', this.vendorAccounts.map(String)]]));
   }
 
   private async open(day: string): Promise<Pick<TargetFigures, 'openInvoices' | 'openBills'>> {

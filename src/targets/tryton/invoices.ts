@@ -109,7 +109,7 @@ export async function planInvoice(
         [
           {
             type: 'line',
-            account: accounts.get(line.role),
+            account: lineAccount(s, document, line.role, accounts),
             quantity: 1,
             unit_price: decimalOf(total),
             description: document.description,
@@ -119,6 +119,18 @@ export async function planInvoice(
     ],
   };
   return { values };
+}
+
+/** An invoice line's account: the role's, or a bill's vendor's own expense account (VENDOR_EXPENSE_ACCOUNTS). */
+function lineAccount(
+  s: TrytonSession,
+  document: TargetDocument,
+  role: AccountRole,
+  accounts: Map<AccountRole, number>,
+): number | undefined {
+  const vendor = document.vendor?.serviceId;
+  const own = role === 'BillExpenses' && vendor !== undefined ? s.vendorExpenseIds.get(vendor) : undefined;
+  return own ?? accounts.get(role);
 }
 
 /** match-existing: an invoice the business already keyed in (same number and party) becomes this one. */

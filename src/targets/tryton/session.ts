@@ -1,5 +1,5 @@
 import type { Logger } from '../../logging/logger.js';
-import type { AccountMapping } from '../account-mapping.js';
+import type { AccountMapping, VendorExpenseAccounts } from '../account-mapping.js';
 import type { LockReader } from '../closed-periods.js';
 import type { TrytonRpc } from './json-rpc.js';
 
@@ -9,6 +9,8 @@ export interface TrytonTargetOptions {
   username: string;
   password: string;
   accounts: AccountMapping;
+  /** VENDOR_EXPENSE_ACCOUNTS: the vendors whose bills are expensed to an account of their own. */
+  vendorExpenses?: VendorExpenseAccounts;
   matching: 'create' | 'match-existing';
   logger?: Logger;
   timeoutMs?: number;
@@ -31,6 +33,8 @@ export interface TrytonSession {
   readonly rpc: TrytonRpc;
   readonly options: TrytonTargetOptions;
   readonly journals: Map<string, number>;
+  /** Each vendor's own expense account (VENDOR_EXPENSE_ACCOUNTS) by the service's vendor id, as verify found it. */
+  readonly vendorExpenseIds: Map<string, number>;
   paymentTerm: number | null;
   readonly parties: Map<string, number>;
   readonly periods: Map<string, number>;

@@ -99,6 +99,7 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
       }),
       options,
       journals: new Map(),
+      vendorExpenseIds: new Map(),
       paymentTerm: null,
       parties: new Map(),
       periods: new Map(),
@@ -113,7 +114,8 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
 
   async verify(): Promise<void> {
     await this.#s.rpc.login();
-    const codes = Object.values(this.#s.options.accounts);
+    const vendors = Object.entries(this.#s.options.vendorExpenses ?? {});
+    const codes = [...Object.values(this.#s.options.accounts), ...vendors.map(([, code]) => code)];
     // Each mapped account with its type: a role on an account of the wrong kind stops start-up here, before
     // Tryton refuses its documents one by one (account-types.ts).
     const found = await readChartAccounts(this.#s.rpc, [['code', 'in', codes]]);
@@ -126,6 +128,17 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
         problems.push(`account ${code} (${role}) is not in Tryton's chart of accounts`);
       else if (accountProblems(role, account).length > 0) problems.push(mismatchLine(role, account));
       else ids.set(role, account.id);
+    }
+    // A vendor's own expense account takes that vendor's bills: Bill Expenses' kind of account.
+    for (const [vendor, code] of vendors) {
+      const account = byCode.get(code);
+      if (account === undefined)
+        problems.push(
+          `account ${code} (BillExpenses of vendor ${vendor}) is not in Tryton's chart of accounts`,
+        );
+      else if (accountProblems('BillExpenses', account).length > 0)
+        problems.push(mismatchLine('BillExpenses', account));
+      else this.#s.vendorExpenseIds.set(vendor, account.id);
     }
     const journals = await this.#s.rpc.searchRead<{ id: number; code: string }>(
       'account.journal',
@@ -162,7 +175,11 @@ export class TrytonTarget implements AccountingTarget, TargetFiguresReader {
    * lines its Aged Balance counts as of the day.
    */
   async figuresAsOf(day: string): Promise<TargetFigures> {
-    return new TrytonFigures(this.#s.rpc, await this.#ready()).asOf(day);
+    const accounts = await this.#ready();
+    const vendorAccounts = [...new Set(this.#s.vendorExpenseIds.values())].filter(
+      (id) => id !== accounts.get('BillExpenses'),
+    );
+    return new TrytonFigures(this.#s.rpc, accounts, vendorAccounts).asOf(day);
   }
 
   async find(key: string): Promise<RemoteRecord | null> {

@@ -1,4 +1,11 @@
-import { type AccountMapping, type AccountRole, accountRoles } from '../account-mapping.js';
+import {
+  type AccountMapping,
+  type AccountRole,
+  accountRoles,
+  billExpenseCode,
+  type VendorExpenseAccounts,
+  vendorExpenseCodes,
+} from '../account-mapping.js';
 import { paymentsReach, type XeroChartAccount, xeroMismatchLine, xeroTypeMismatch } from './account-types.js';
 import type { XeroClient } from './client.js';
 
@@ -7,7 +14,8 @@ import type { XeroClient } from './client.js';
 // transactions and transfers, and a payment may go to a BANK account or one with payments enabled; the
 // receivable and payable are Xero's system accounts (DEBTORS, CREDITORS), which only invoices, credit
 // notes and payments may touch (a manual journal cannot). Each role's account must be of a type its documents
-// can use (account-types.ts), which verify() holds.
+// can use (account-types.ts), which verify() holds. A vendor's own expense account (VENDOR_EXPENSE_ACCOUNTS)
+// takes that vendor's bills and must be of Bill Expenses' type.
 
 export type XeroAccount = XeroChartAccount;
 
@@ -37,13 +45,27 @@ export class AccountDirectory {
 
   private readonly client: XeroClient;
   private readonly mapping: AccountMapping;
-  constructor(client: XeroClient, mapping: AccountMapping) {
+  private readonly vendors: VendorExpenseAccounts;
+  constructor(client: XeroClient, mapping: AccountMapping, vendors: VendorExpenseAccounts = {}) {
     this.client = client;
     this.mapping = mapping;
+    this.vendors = vendors;
   }
 
-  code(role: AccountRole): string {
-    return this.mapping[role];
+  /** The role's code; for Bill Expenses and a vendor VENDOR_EXPENSE_ACCOUNTS names, the vendor's own. */
+  code(role: AccountRole, vendorId?: string): string {
+    return role === 'BillExpenses'
+      ? billExpenseCode(this.mapping, this.vendors, vendorId)
+      : this.mapping[role];
+  }
+
+  /** The AccountIDs of the vendors' own expense accounts Xero has: the figures add them to Bill Expenses. */
+  async vendorExpenseIds(): Promise<string[]> {
+    const accounts = await this.all();
+    return vendorExpenseCodes(this.mapping, this.vendors).flatMap((code) => {
+      const account = accounts.get(code);
+      return account ? [account.accountID] : [];
+    });
   }
 
   async account(role: AccountRole): Promise<XeroAccount | null> {
@@ -84,6 +106,19 @@ export class AccountDirectory {
             `account ${role} (code ${code}, ${account.name}) needs "Enable payments to this account" in Xero`,
           );
       }
+    }
+    for (const [vendor, code] of Object.entries(this.vendors)) {
+      const account = accounts.get(code);
+      const mismatch = account && xeroTypeMismatch('BillExpenses', account);
+      if (!account)
+        problems.push(
+          `account BillExpenses of vendor ${vendor} (code ${code}) is not in the Xero organisation`,
+        );
+      else if (account.status !== 'ACTIVE')
+        problems.push(
+          `account BillExpenses of vendor ${vendor} (code ${code}, ${account.name}) is ${account.status} in Xero`,
+        );
+      else if (mismatch) problems.push(xeroMismatchLine(mismatch));
     }
     return problems;
   }

@@ -182,7 +182,8 @@ async function vendorBill(ctx: XeroContext, doc: TargetDocument, debit: AccountR
       lineItems: oneLine(
         `${doc.description}; ${marker(doc.key, doc.contentHash)}`,
         doc.amountCents,
-        ctx.accounts.code(debit),
+        // The vendor's own expense account when VENDOR_EXPENSE_ACCOUNTS names it (accounts.ts).
+        ctx.accounts.code(debit, doc.vendor.serviceId),
       ),
     },
   };

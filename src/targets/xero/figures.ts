@@ -98,7 +98,8 @@ export class XeroFigures {
     const accountOf = new Map<AccountRole, string | null>();
     for (const role of accountRoles)
       accountOf.set(role, (await this.accounts.account(role))?.accountID ?? null);
-    return balancesByRole(accountOf, byAccount);
+    const vendorAccounts = await this.accounts.vendorExpenseIds();
+    return balancesByRole(accountOf, byAccount, new Map([['BillExpenses', vendorAccounts]]));
   }
 
   /** Open per link (ACCREC) or bill (ACCPAY) as of the day: Xero's aged report of each contact concerned. */

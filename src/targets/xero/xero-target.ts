@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AccountMapping } from '../account-mapping.js';
+import type { AccountMapping, VendorExpenseAccounts } from '../account-mapping.js';
 import { LockReader, laterOf } from '../closed-periods.js';
 import { TargetConfigurationError, TargetDisconnectedError, TargetUnavailableError } from '../errors.js';
 import { companyLimiter, type RealmLimiter } from '../oauth/limiter.js';
@@ -57,6 +57,8 @@ export interface XeroTargetOptions {
   tenantId: string;
   tokenStore: CompanyTokenStore;
   accounts: AccountMapping;
+  /** VENDOR_EXPENSE_ACCOUNTS: the vendors whose bills are expensed to an account of their own. */
+  vendorExpenses?: VendorExpenseAccounts;
   matching: MatchingPolicy;
   logger?: Logger;
   /** Defaults to the worker-wide limiter of the tenant. */
@@ -108,7 +110,7 @@ export class XeroTarget implements AccountingTarget, TargetFiguresReader {
     this.ctx = {
       name: this.name,
       client: this.client,
-      accounts: new AccountDirectory(this.client, options.accounts),
+      accounts: new AccountDirectory(this.client, options.accounts, options.vendorExpenses),
       taxTypes: new TaxTypeDirectory(this.client, options.taxType),
       contacts: new ContactDirectory(this.client, options.matching),
       matching: options.matching,

@@ -1,4 +1,8 @@
-import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import {
+  type AccountMapping,
+  defaultAccountCodes,
+  type VendorExpenseAccounts,
+} from '../../../src/targets/account-mapping.js';
 import {
   OAuthTokenStore,
   QuickBooksTarget,
@@ -9,7 +13,7 @@ import type { QuickBooksDouble, RealmOptions } from './double.js';
 
 /**
  * A new company in the double and the adapter connected to it, as booksync's own QuickBooks target with
- * booksync's default accounts (and QBO_TAX_CODE's default, or `taxCode`); `target()` is a new adapter each call
+ * booksync's default accounts (and QBO_TAX_CODE's default, or `taxCode`); `target(vendorExpenses?)` is a new adapter each call
  * (a new process), sharing the connection. `realm` sets the company up (automated sales tax, a new QBO
  * company's chart: `realm: { chart: 'fresh' }`, else booksync's chart already set up), `accounts` the mapping the adapter uses instead of booksync's
  * defaults (a fresh chart's accounts by Id).
@@ -23,7 +27,7 @@ export function quickBooksCompany(
   // are about the documents, not set-up (test/cli/targets-setup-quickbooks.test.ts is).
   const realmId = double.createRealm(undefined, { chart: 'booksync', ...options.realm });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
-  const target = () =>
+  const target = (vendorExpenses?: VendorExpenseAccounts) =>
     new QuickBooksTarget({
       baseUrl: double.url,
       realmId,
@@ -35,6 +39,7 @@ export function quickBooksCompany(
         cipher,
       }),
       accounts: options.accounts ?? defaultAccountCodes,
+      ...(vendorExpenses ? { vendorExpenses } : {}),
       matching: 'create',
       ...(options.taxCode ? { taxCode: options.taxCode } : {}),
     });

@@ -1,4 +1,8 @@
-import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
+import {
+  type AccountMapping,
+  defaultAccountCodes,
+  type VendorExpenseAccounts,
+} from '../../../src/targets/account-mapping.js';
 import { type LimiterOptions, RealmLimiter } from '../../../src/targets/oauth/limiter.js';
 import type { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { XeroTarget, XeroTokenStore } from '../../../src/targets/xero/index.js';
@@ -26,7 +30,7 @@ export interface XeroOrganisationOptions {
 
 /**
  * An organisation in the double and the adapter connected to it, as booksync's own Xero target with booksync's
- * default accounts, matching by creating; `target()` is a new adapter each call (a new process), sharing the
+ * default accounts, matching by creating; `target(vendorExpenses?)` is a new adapter each call (a new process), sharing the
  * connection, whose token store refreshes through the one storage. Mirrors quickBooksCompany.
  */
 export function xeroOrganisation(
@@ -39,7 +43,7 @@ export function xeroOrganisation(
   const tenantId =
     options.tenantId ?? double.createTenant(undefined, { chart: 'booksync', ...options.tenant });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
-  const target = () =>
+  const target = (vendorExpenses?: VendorExpenseAccounts) =>
     new XeroTarget({
       baseUrl: double.url,
       tenantId,
@@ -51,6 +55,7 @@ export function xeroOrganisation(
         cipher,
       }),
       accounts: options.accounts ?? defaultAccountCodes,
+      ...(vendorExpenses ? { vendorExpenses } : {}),
       matching: 'create',
       limiter: options.limiter ?? new RealmLimiter(options.limits ?? testLimits),
       ...(options.lockTtlMs !== undefined ? { lockTtlMs: options.lockTtlMs } : {}),
