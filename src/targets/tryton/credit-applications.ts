@@ -1,6 +1,6 @@
 import { ownerNote } from '../target-figures.js';
 import type { DocumentApplication, PushContext, TargetDocument } from '../target-port.js';
-import { type CreditLine, type LineRow, marker } from './helpers.js';
+import { type CreditLine, type LineRow, marker, markerLike } from './helpers.js';
 import { centsOf, dateOf, decimalOf } from './json-rpc.js';
 import { invoiceOf } from './lowerings.js';
 import { periodOf, post, postRecords } from './posting.js';
@@ -191,7 +191,7 @@ async function takeOver(
 async function applicationMove(s: TrytonSession, key: string): Promise<number | null> {
   const [move] = await s.rpc.searchRead<{ id: number; state: string }>(
     'account.move',
-    [['description', 'like', `${marker(key).replace(/[\\%_]/g, (c) => `\\${c}`)}%`]],
+    [['description', 'like', markerLike(key)]],
     ['state'],
     1,
   );
