@@ -16,13 +16,13 @@ const layers = [
   ['src/backfill', 'src/close', 'src/payouts', 'src/resync'],
   // The flows: activities and workflows (their contracts are what the edges below import).
   ['activities', 'workflows'],
-  // The edges and the composition root: ingress, console, command API, Temporal set-up, worker, CLI, runtime, demo.
+  // The edges and the composition root: ingress, console, command API, Temporal's binaries and payload codec,
+  // CLI, start-up (src/runtime: the worker, Temporal set-up, the targets' connections), demo.
   [
     'src/ingress',
     'src/console',
     'src/command-api',
     'src/temporal',
-    'src/worker',
     'src/cli',
     'src/runtime',
     'src/demo',

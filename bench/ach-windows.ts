@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cachedWorkflowBundle } from '../src/worker/workflow-bundle.js';
+import { cachedWorkflowBundle } from '../src/runtime/worker/workflow-bundle.js';
 import { startTimeSkipping } from '../test/support/temporal.js';
 import { serviceEventSignal } from '../workflows/service-event.js';
 import { type BenchChild, startChild } from './child.js';
@@ -272,7 +272,7 @@ async function runWindows(
 }
 
 export async function benchAchWindows(options: AchWindowsOptions): Promise<AchWindowsResult> {
-  // The worker's cached bundle (src/worker/workflow-bundle.ts), built here once if the sources changed, and
+  // The worker's cached bundle (src/runtime/worker/workflow-bundle.ts), built here once if the sources changed, and
   // handed to each child: a worker that bundles at start carries webpack's peak (about 120 MiB more RSS)
   // into every figure, and sources edited during the run would otherwise make a later child bundle again.
   const { codePath: bundlePath } = await cachedWorkflowBundle();

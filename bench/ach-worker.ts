@@ -1,7 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { PaymentSyncResult, SyncPaymentInput } from '../activities/payment-contract.js';
 import { createLogger } from '../src/logging/logger.js';
-import { booksyncWorkflowWorkerOptions } from '../src/worker/booksync-worker.js';
+import { booksyncWorkflowWorkerOptions } from '../src/runtime/worker/booksync-worker.js';
 import { childInput, serveParent } from './child.js';
 import { ownMemoryMiB } from './proc-stats.js';
 

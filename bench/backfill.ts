@@ -15,9 +15,9 @@ import { Accounts } from '../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
 import { createLogger } from '../src/logging/logger.js';
 import { openLedgerStore } from '../src/runtime/ledger-store.js';
+import { booksyncWorkflowWorkerOptions } from '../src/runtime/worker/booksync-worker.js';
+import { cachedWorkflowBundle } from '../src/runtime/worker/workflow-bundle.js';
 import { ServiceClient } from '../src/service/client.js';
-import { booksyncWorkflowWorkerOptions } from '../src/worker/booksync-worker.js';
-import { cachedWorkflowBundle } from '../src/worker/workflow-bundle.js';
 import { startDevServer } from '../test/support/temporal.js';
 import {
   type BackfillProgress,

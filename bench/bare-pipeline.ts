@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import Database from 'better-sqlite3';
-import { cachedWorkflowBundle } from '../src/worker/workflow-bundle.js';
+import { cachedWorkflowBundle } from '../src/runtime/worker/workflow-bundle.js';
 import { bareEventSignal, barePayment } from './bare-pipeline/workflow.js';
 import { startChild } from './child.js';
 import { freePort, sdkLatencies, sdkSince, type WorkerTaskLatencies } from './payment-stack.js';

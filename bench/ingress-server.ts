@@ -1,6 +1,6 @@
 import { startIngress } from '../src/ingress/main.js';
 import { createLogger } from '../src/logging/logger.js';
-import { connectClient } from '../src/runtime/temporal-connection.js';
+import { connectClient } from '../src/runtime/temporal/temporal-connection.js';
 import { startTracing, stopTracing } from '../src/telemetry/tracing.js';
 import { payloadEncryption } from '../src/temporal/data-converter.js';
 import { payloadKeysFrom } from '../src/temporal/payload-codec.js';

@@ -14,8 +14,8 @@ import { createDeliveryWorker, deliveryWorkflowsPath } from '../src/emulator/web
 import { DirectHttpDispatcher } from '../src/emulator/webhooks/direct-http-dispatcher.js';
 import { TemporalDispatcher } from '../src/emulator/webhooks/temporal-dispatcher.js';
 import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
+import { cachedWorkflowBundle } from '../src/runtime/worker/workflow-bundle.js';
 import { ServiceClient } from '../src/service/client.js';
-import { cachedWorkflowBundle } from '../src/worker/workflow-bundle.js';
 import { startDevServer } from '../test/support/temporal.js';
 import { benchDir, profileFlags, startChild, waitForExit } from './child.js';
 import type { SecureSetup } from './secure.js';

@@ -15,8 +15,8 @@ import path from 'node:path';
 import type { CloseCertificate } from '../src/close/certificate.js';
 import { loadSettings } from '../src/config/settings.js';
 import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
-import { quickBooksSettings } from '../src/runtime/quickbooks-connection.js';
-import { xeroSettings } from '../src/runtime/xero-connection.js';
+import { quickBooksSettings } from '../src/runtime/targets/quickbooks-connection.js';
+import { xeroSettings } from '../src/runtime/targets/xero-connection.js';
 import { TokenCipher } from '../src/targets/oauth/token-cipher.js';
 
 type Target = 'quickbooks' | 'xero';

@@ -95,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
   // to Temporal: the others start in a fraction of the time.
   const tracingModule = command.usesTemporal ? await import('../telemetry/tracing.js') : null;
   if (command.usesTemporal) {
-    const { installTemporalRuntime } = await import('../temporal/runtime.js');
+    const { installTemporalRuntime } = await import('../runtime/temporal/sdk-runtime.js');
     installTemporalRuntime(
       logger,
       settings.TEMPORAL_SDK_METRICS_PORT === undefined || !command.runsWorker

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, type Connection, WorkflowFailedError } from '@temporalio/client';
 import type { Settings } from '../config/settings.js';
-import { connectClient, temporalTarget } from '../runtime/temporal-connection.js';
+import { connectClient, temporalTarget } from '../runtime/temporal/temporal-connection.js';
 import { CommandError } from './command.js';
 
 /** A client of the Temporal the settings name: TEMPORAL_ADDRESS, else the dev server on TEMPORAL_DEV_PORT. */

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { ReportReader } from '../ledger/report-store.js';
-import type { BoundTargetSetup } from '../runtime/target-setups.js';
+import type { BoundTargetSetup } from '../runtime/targets/target-setups.js';
 import type { ReferenceData } from '../targets/documents.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
 import type { ConsoleCredentials } from './credentials.js';

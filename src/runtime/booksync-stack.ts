@@ -20,17 +20,17 @@ import {
   payloadEncryptionFrom,
   warnWhenPayloadsUnencrypted,
 } from '../temporal/data-converter.js';
-import { registerSearchAttributes } from '../temporal/register-search-attributes.js';
-import { cachedWorkflowBundle } from '../worker/workflow-bundle.js';
-import { startBooksyncWorker } from './booksync-worker-process.js';
 import { codecServerOptions, embeddedUiCanDecode, operationsBaseUrl } from './codec-server-options.js';
 import { ensureEmbeddedCommandApiKey, ensureEmbeddedConsolePassword } from './command-api-key.js';
 import { consoleOptions } from './console-options.js';
-import { devServerUiUrl, type RunningDevServer, startDevServer } from './dev-server.js';
 import { type RunningEmulator, startEmbeddedEmulator } from './embedded-emulator.js';
 import { ingressSettings } from './ingress-settings.js';
 import type { StoredLedger } from './ledger-store.js';
-import { connectClient, connectWorker, temporalTarget } from './temporal-connection.js';
+import { devServerUiUrl, type RunningDevServer, startDevServer } from './temporal/dev-server.js';
+import { registerSearchAttributes } from './temporal/register-search-attributes.js';
+import { connectClient, connectWorker, temporalTarget } from './temporal/temporal-connection.js';
+import { startBooksyncWorker } from './worker/booksync-worker-process.js';
+import { cachedWorkflowBundle } from './worker/workflow-bundle.js';
 
 export interface RunningBooksync {
   temporalAddress: string;
@@ -234,7 +234,7 @@ async function startEmulatorWithDeliveries(
       }),
   });
   cleanups.push(() => emulator.close());
-  // Its bundle is cached like the worker's (src/worker/workflow-bundle.ts); without a cache, bundled here.
+  // Its bundle is cached like the worker's (src/runtime/worker/workflow-bundle.ts); without a cache, bundled here.
   const deliveryBundle = await cachedWorkflowBundle({
     workflowsPath: deliveryWorkflowsPath,
     // With encryption, delivery failures are encoded too: the bundle carries that failure converter.

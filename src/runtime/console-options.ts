@@ -8,8 +8,8 @@ import type { ServiceClient } from '../service/client.js';
 import { serviceReferences } from '../targets/service-references.js';
 import type { TargetIndexStore } from '../targets/target-index.js';
 import { isLoopback } from './codec-server-options.js';
-import { oauthConnectionSources } from './oauth-connection-sources.js';
-import { boundTargetSetups } from './target-setups.js';
+import { oauthConnectionSources } from './targets/oauth-connection-sources.js';
+import { boundTargetSetups } from './targets/target-setups.js';
 
 // The console's options from settings, for every process that runs the ingress (booksync start, booksync
 // ingress): its passwords (the embedded stack's generated one when CONSOLE_PASSWORD is unset), its database

@@ -8,7 +8,7 @@ import { isExecutable, which } from './executables.js';
 
 // Where the Temporal CLI (the dev server `booksync start` runs, and the tests' dev server) comes from. The one
 // place that decides it: `npm start`'s prestart (scripts/obtain-temporal.sh --cli-only, which runs
-// scripts/obtain-temporal-cli.ts), src/runtime/dev-server.ts and the tests (src/temporal/binaries.ts).
+// scripts/obtain-temporal-cli.ts), src/runtime/temporal/dev-server.ts and the tests (src/temporal/binaries.ts).
 //
 // Order of preference:
 //   1. TEMPORAL_CLI_PATH (an explicit path; a wrong one is an error, not skipped);

@@ -9,7 +9,7 @@ import { parseReconcileArgs } from '../../src/cli/commands/reconcile.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { type RunningBooksync, startBooksync } from '../../src/runtime/booksync-stack.js';
-import { reconciliationScheduleId } from '../../src/temporal/reconciliation-schedule.js';
+import { reconciliationScheduleId } from '../../src/runtime/temporal/reconciliation-schedule.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
 
 // booksync's own start-up against a running Temporal server: the reconciliation Schedule is in place,

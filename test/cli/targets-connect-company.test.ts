@@ -6,7 +6,7 @@ import { connectTarget } from '../../src/cli/commands/targets-connect.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { openLedgerStore } from '../../src/runtime/ledger-store.js';
-import { quickBooksSettings } from '../../src/runtime/quickbooks-connection.js';
+import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connection.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import { QuickBooksConnectionFile } from '../../src/targets/quickbooks/index.js';
 import { TargetCompanyMismatchError } from '../../src/targets/target-index.js';

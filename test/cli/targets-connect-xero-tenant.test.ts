@@ -6,7 +6,7 @@ import { connectTarget } from '../../src/cli/commands/targets-connect.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { openLedgerStore } from '../../src/runtime/ledger-store.js';
-import { xeroSettings } from '../../src/runtime/xero-connection.js';
+import { xeroSettings } from '../../src/runtime/targets/xero-connection.js';
 import { freePort } from '../support/free-port.js';
 import { XeroDouble } from '../support/xero/double.js';
 

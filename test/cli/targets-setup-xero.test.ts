@@ -6,7 +6,7 @@ import { setupTarget } from '../../src/cli/commands/targets-setup.js';
 import { loadEnvFile } from '../../src/config/env-file.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { openXeroTarget, xeroSettings } from '../../src/runtime/xero-connection.js';
+import { openXeroTarget, xeroSettings } from '../../src/runtime/targets/xero-connection.js';
 import { parseAccountMapping } from '../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { PushContext } from '../../src/targets/target-port.js';

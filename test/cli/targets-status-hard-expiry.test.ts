@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { targetsCommand } from '../../src/cli/commands/targets.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { quickBooksSettings } from '../../src/runtime/quickbooks-connection.js';
-import { xeroSettings } from '../../src/runtime/xero-connection.js';
+import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connection.js';
+import { xeroSettings } from '../../src/runtime/targets/xero-connection.js';
 
 // `booksync targets status` warns when a connected company's refresh token hard-expires within 14 days
 // (QuickBooks' five-year limit, kept with the connection as refreshTokenHardExpiresAt): the date and the

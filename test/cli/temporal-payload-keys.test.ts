@@ -12,11 +12,11 @@ import type { PaymentSyncResult } from '../../activities/payment-contract.js';
 import { temporalCommand } from '../../src/cli/commands/temporal.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import { booksyncWorkflowWorkerOptions } from '../../src/runtime/worker/booksync-worker.js';
+import { cachedWorkflowBundle } from '../../src/runtime/worker/workflow-bundle.js';
 import { payloadEncryption } from '../../src/temporal/data-converter.js';
 import type { PayloadKey } from '../../src/temporal/payload-codec.js';
 import { payloadKeyUsage } from '../../src/temporal/payload-key-usage.js';
-import { booksyncWorkflowWorkerOptions } from '../../src/worker/booksync-worker.js';
-import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -44,7 +44,7 @@ describe('what a worker process imports', () => {
     const modules = await modulesOf(['worker']);
     // It did load the worker side (the check would pass vacuously on an empty log).
     expect(modules).toContain('src/cli/commands/worker.ts');
-    expect(modules).toContain('src/runtime/booksync-worker-process.ts');
+    expect(modules).toContain('src/runtime/worker/booksync-worker-process.ts');
     const unwanted = modules.filter((m) =>
       /^src\/(emulator|console|ingress|command-api|demo)\/|^src\/targets\/(tryton|quickbooks|xero|oauth)\/|^src\/cli\/commands\/(?!worker\.ts)|node_modules\/(xero-node|pg|fastify|@fastify)\//.test(
         m,

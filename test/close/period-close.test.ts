@@ -13,7 +13,7 @@ import { SqliteReportStore } from '../../src/ledger/report-store.js';
 import {
   ensurePeriodCloseSchedule,
   periodCloseScheduleId,
-} from '../../src/temporal/period-close-schedule.js';
+} from '../../src/runtime/temporal/period-close-schedule.js';
 import { workflowIdFor } from '../../src/workflow-safe/workflow-ids.js';
 import { paymentLink } from '../../workflows/payment-link.js';
 import { syncPaymentLinkSignal } from '../../workflows/payment-link-contract.js';

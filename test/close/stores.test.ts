@@ -34,7 +34,7 @@ describe.each(ledgerStores())('period close and resync on the $name ledger', (st
     createActivities({
       service,
       // With targets configured, production's activities write through the notifying ledger
-      // (src/runtime/accounting-targets.ts): the close and the resync must work through it.
+      // (src/runtime/targets/accounting-targets.ts): the close and the resync must work through it.
       ledger: withTargets ? notifyingLedger(ledger, () => {}) : ledger,
       reports,
       logger: silentLogger,

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { configurationPage } from '../../src/cli/config-reference.js';
 import { dataDirDefaults, loadSettings, settingsSchema } from '../../src/config/settings.js';
-import { quickBooksSettings } from '../../src/runtime/quickbooks-connection.js';
-import { xeroSettings } from '../../src/runtime/xero-connection.js';
+import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connection.js';
+import { xeroSettings } from '../../src/runtime/targets/xero-connection.js';
 
 // The configuration reference once said QBO_TOKEN_FILE defaults to BOOKSYNC_DATA_DIR/quickbooks-token, while the
 // code used quickbooks-connection.json. Every default now has one source: the schema's .default(), or for a file

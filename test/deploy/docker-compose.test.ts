@@ -213,9 +213,9 @@ describe('docker-compose.yml', () => {
   });
 
   it("gives the worker and the ingress longer to stop than the worker's shutdown grace", () => {
-    const source = readFileSync('src/worker/booksync-worker.ts', 'utf8');
+    const source = readFileSync('src/runtime/worker/booksync-worker.ts', 'utf8');
     const grace = /shutdownGraceTime:\s*'([^']+)'/.exec(source)?.[1];
-    expect(grace, 'shutdownGraceTime in src/worker/booksync-worker.ts').toBeDefined();
+    expect(grace, 'shutdownGraceTime in src/runtime/worker/booksync-worker.ts').toBeDefined();
     for (const name of ['worker', 'ingress']) {
       const period = services[name]!.stop_grace_period;
       expect(period, `${name} stop_grace_period`).toBeDefined();

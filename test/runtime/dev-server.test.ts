@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/logger.js';
-import { startDevServer } from '../../src/runtime/dev-server.js';
+import { startDevServer } from '../../src/runtime/temporal/dev-server.js';
 import { freePort } from '../support/free-port.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -7,7 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { startBooksyncWorker } from '../../src/runtime/booksync-worker-process.js';
+import { startBooksyncWorker } from '../../src/runtime/worker/booksync-worker-process.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { startDevServer, uniqueTaskQueue } from '../support/temporal.js';
 

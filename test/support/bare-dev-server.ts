@@ -9,7 +9,7 @@ import { withParentDeath } from './postgres.js';
 import { waitFor } from './wait-for.js';
 
 // A Temporal as a fresh production namespace is: the CLI's dev server started WITHOUT booksync's
-// `--search-attribute` flags (test/support/temporal.ts and src/runtime/dev-server.ts give them), so tests can
+// `--search-attribute` flags (test/support/temporal.ts and src/runtime/temporal/dev-server.ts give them), so tests can
 // check that booksync registers its search attributes itself.
 
 export interface BareDevServer {

@@ -1,7 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { registerSearchAttributes } from '../../src/temporal/register-search-attributes.js';
+import { registerSearchAttributes } from '../../src/runtime/temporal/register-search-attributes.js';
 import { devServerSearchAttributeFlags } from '../../src/workflow-safe/search-attributes.js';
 import { startCliDevServer } from './bare-dev-server.js';
 import { freePort } from './free-port.js';

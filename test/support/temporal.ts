@@ -2,9 +2,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { registerSearchAttributes } from '../../src/runtime/temporal/register-search-attributes.js';
+import { cachedWorkflowBundle } from '../../src/runtime/worker/workflow-bundle.js';
 import { resolveTemporalCli, resolveTemporalTestServer } from '../../src/temporal/binaries.js';
-import { registerSearchAttributes } from '../../src/temporal/register-search-attributes.js';
-import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
 import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import { sharedDevServerEnvironment } from './shared-temporal.js';
 
@@ -73,7 +73,7 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
 /**
  * The workflow bundle, built once per change of the sources and shared by every test file and run
  * (bundling takes seconds; doing it per test would dominate workflow tests). The same cache as a worker's
- * (src/worker/workflow-bundle.ts), kept under test/.artifacts.
+ * (src/runtime/worker/workflow-bundle.ts), kept under test/.artifacts.
  */
 export async function workflowBundle(): Promise<{ codePath: string }> {
   const { codePath } = await cachedWorkflowBundle({ cacheDirs: [artifacts] });

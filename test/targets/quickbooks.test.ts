@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/logger.js';
-import { verifyOrWait } from '../../src/runtime/accounting-targets.js';
+import { verifyOrWait } from '../../src/runtime/targets/accounting-targets.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { amountToCents, centsToAmount } from '../../src/targets/decimal-amounts.js';
 import { TargetUnavailableError } from '../../src/targets/errors.js';

@@ -7,9 +7,9 @@ import {
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
+import { PinoTemporalLogger } from '../../src/runtime/temporal/sdk-runtime.js';
 import { TargetRefusedError } from '../../src/targets/errors.js';
 import { ScrubbedSpanExporter } from '../../src/telemetry/scrubbed-exporter.js';
-import { PinoTemporalLogger } from '../../src/temporal/runtime.js';
 import { failureCode, pushLastError } from '../../workflows/last-error-reason.js';
 
 // A target's refusal names a customer and an invoice: that text never reaches what is kept in plain outside

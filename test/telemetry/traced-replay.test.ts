@@ -6,11 +6,11 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import { Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
+import { cachedWorkflowBundle } from '../../src/runtime/worker/workflow-bundle.js';
 import { fixturesDir } from '../support/temporal.js';
 
 // With tracing on, workers run a bundle of their own with the OpenTelemetry workflow interceptors
-// (src/worker/workflow-bundle.ts). The interceptors make spans, never commands: every recorded history
+// (src/runtime/worker/workflow-bundle.ts). The interceptors make spans, never commands: every recorded history
 // (test/workflows/replay.test.ts replays them with the usual bundle) replays with the tracing bundle too, so
 // tracing can be turned on or off under running workflows.
 

@@ -11,7 +11,7 @@ import {
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { startBooksync } from '../../src/runtime/booksync-stack.js';
-import { temporalTarget } from '../../src/runtime/temporal-connection.js';
+import { temporalTarget } from '../../src/runtime/temporal/temporal-connection.js';
 import {
   ENCRYPTION_REQUIRED_WITHOUT_KEYS,
   payloadEncryption,

@@ -8,10 +8,10 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentSyncResult } from '../../activities/payment-contract.js';
 import { silentLogger } from '../../src/logging/logger.js';
+import { booksyncWorkflowWorkerOptions } from '../../src/runtime/worker/booksync-worker.js';
+import { cachedWorkflowBundle } from '../../src/runtime/worker/workflow-bundle.js';
 import { payloadEncryption } from '../../src/temporal/data-converter.js';
 import { ENCRYPTED_ENCODING, type PayloadKey } from '../../src/temporal/payload-codec.js';
-import { booksyncWorkflowWorkerOptions } from '../../src/worker/booksync-worker.js';
-import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
 import { fixturesDir, startDevServer } from '../support/temporal.js';
 
 // Encrypted payloads through a real Temporal server: booksync's payment workflow run by a

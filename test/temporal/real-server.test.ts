@@ -10,7 +10,7 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconciliationScheduleId } from '../../src/temporal/reconciliation-schedule.js';
+import { reconciliationScheduleId } from '../../src/runtime/temporal/reconciliation-schedule.js';
 import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { customAttributes, expectAllOfBooksyncs } from '../support/bare-dev-server.js';

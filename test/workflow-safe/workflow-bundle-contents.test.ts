@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cachedWorkflowBundle } from '../../src/worker/workflow-bundle.js';
+import { cachedWorkflowBundle } from '../../src/runtime/worker/workflow-bundle.js';
 
 // What the worker's workflow bundle carries into every workflow context. Each cached workflow (up to
 // WORKER_MAX_CACHED_WORKFLOWS, 250 by default) holds its own copy of every module in it, so a schema library

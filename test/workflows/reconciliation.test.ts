@@ -16,7 +16,7 @@ import {
 import {
   ensureReconciliationSchedule,
   reconciliationScheduleId,
-} from '../../src/temporal/reconciliation-schedule.js';
+} from '../../src/runtime/temporal/reconciliation-schedule.js';
 import type {
   ReconciliationReport,
   ReconciliationRequestsView,

@@ -6,7 +6,7 @@ import type { LedgerPort } from '../../ledger/ledger-port.js';
 import type { ReportReader } from '../../ledger/report-store.js';
 import { readEmbeddedCredentials } from '../../runtime/embedded-credentials.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal/temporal-connection.js';
 import type { TargetIndexStore } from '../../targets/target-index.js';
 import { type Command, CommandError } from '../command.js';
 import { commandApiTarget } from '../command-api-client.js';

@@ -4,7 +4,7 @@ import { codecServerOptions } from '../../runtime/codec-server-options.js';
 import { consoleOptions } from '../../runtime/console-options.js';
 import { ingressSettings } from '../../runtime/ingress-settings.js';
 import { type LedgerStore, openLedgerStore } from '../../runtime/ledger-store.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal/temporal-connection.js';
 import { ServiceClient } from '../../service/client.js';
 import { warnWhenPayloadsUnencrypted } from '../../temporal/data-converter.js';
 import type { Command } from '../command.js';

@@ -1,4 +1,4 @@
-import { trytonSetup } from '../../runtime/tryton-setup.js';
+import { trytonSetup } from '../../runtime/targets/tryton-setup.js';
 import { hasConflicts, mappingValue, planLines, toCreate } from '../../targets/setup/plan.js';
 import type { CommandContext } from '../command.js';
 

@@ -1,4 +1,4 @@
-import { xeroSetup } from '../../runtime/xero-setup.js';
+import { xeroSetup } from '../../runtime/targets/xero-setup.js';
 import { hasConflicts, mappingValue, planLines, toCreate } from '../../targets/setup/plan.js';
 import type { CommandContext } from '../command.js';
 import { TARGET_WAIT_MS, whenAvailable } from '../when-available.js';

@@ -1,9 +1,9 @@
-import { quickBooksSetup } from '../../runtime/quickbooks-setup.js';
+import { quickBooksSetup } from '../../runtime/targets/quickbooks-setup.js';
 import { hasConflicts, mappingValue, planLines, toCreate } from '../../targets/setup/plan.js';
 import { type CommandContext, CommandError } from '../command.js';
 import { TARGET_WAIT_MS, whenAvailable } from '../when-available.js';
 
-export { settingsFile, written } from '../../runtime/target-setup.js';
+export { settingsFile, written } from '../../runtime/targets/target-setup.js';
 
 // `booksync targets setup quickbooks [--apply]`: the company's chart of accounts read, each role matched to
 // an account of the type its documents need or planned for creation (setup-plan.ts), the plan printed. With

@@ -5,7 +5,7 @@ import {
   retryEntriesSignal,
 } from '../../../workflows/accounting-target-contract.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
-import { hardExpiryWarnings } from '../../runtime/oauth-connection-sources.js';
+import { hardExpiryWarnings } from '../../runtime/targets/oauth-connection-sources.js';
 import type { TargetIndexStore, TargetSummary } from '../../targets/target-index.js';
 import { type Command, CommandError } from '../command.js';
 import { connectCliClient } from '../temporal-client.js';

@@ -1,8 +1,8 @@
 import type { Settings } from '../../config/settings.js';
-import { connectClient, temporalTarget } from '../../runtime/temporal-connection.js';
+import { registerSearchAttributes } from '../../runtime/temporal/register-search-attributes.js';
+import { connectClient, temporalTarget } from '../../runtime/temporal/temporal-connection.js';
 import { payloadKeysFrom } from '../../temporal/payload-codec.js';
 import { type PayloadKeyUsage, payloadKeyUsage } from '../../temporal/payload-key-usage.js';
-import { registerSearchAttributes } from '../../temporal/register-search-attributes.js';
 import { booksyncSearchAttributes } from '../../workflow-safe/search-attributes.js';
 import { type Command, type CommandContext, CommandError } from '../command.js';
 import { eachFlag } from '../flags.js';

@@ -1,10 +1,10 @@
 import type { Connection } from '@temporalio/client';
 import type { Logger } from '../../logging/logger.js';
-import { startBooksyncWorker } from '../../runtime/booksync-worker-process.js';
-import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal-connection.js';
+import { registerSearchAttributes } from '../../runtime/temporal/register-search-attributes.js';
+import { connectClient, connectWorker, temporalTarget } from '../../runtime/temporal/temporal-connection.js';
+import { startBooksyncWorker } from '../../runtime/worker/booksync-worker-process.js';
 import { ServiceClient } from '../../service/client.js';
 import { warnWhenPayloadsUnencrypted } from '../../temporal/data-converter.js';
-import { registerSearchAttributes } from '../../temporal/register-search-attributes.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
 import { untilSignal } from '../shutdown.js';

@@ -6,7 +6,7 @@ import type { Logger } from '../../../src/logging/logger.js';
 import {
   type RunningDevServer,
   startDevServer as startDevServerProcess,
-} from '../../../src/runtime/dev-server.js';
+} from '../../../src/runtime/temporal/dev-server.js';
 import { freePort } from '../free-port.js';
 import { startDevServer } from '../temporal.js';
 import type { Closer } from './closer.js';

@@ -1,7 +1,7 @@
 import { loadSettings } from '../../../src/config/settings.js';
 import { silentLogger } from '../../../src/logging/logger.js';
-import { quickBooksSettings } from '../../../src/runtime/quickbooks-connection.js';
-import { xeroSettings } from '../../../src/runtime/xero-connection.js';
+import { quickBooksSettings } from '../../../src/runtime/targets/quickbooks-connection.js';
+import { xeroSettings } from '../../../src/runtime/targets/xero-connection.js';
 import { TargetDisconnectedError } from '../../../src/targets/errors.js';
 import type { OAuthConnectionStore } from '../../../src/targets/oauth/connection-store.js';
 import type { CompanyTokenStore } from '../../../src/targets/oauth/token-store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/logging/logger.js';
-import { verifyOrWait } from '../../../src/runtime/accounting-targets.js';
+import { verifyOrWait } from '../../../src/runtime/targets/accounting-targets.js';
 import {
   type AccountMapping,
   accountRoles,

@@ -1,17 +1,17 @@
-import { dataFile, type Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
+import { dataFile, type Settings } from '../../config/settings.js';
+import type { Logger } from '../../logging/logger.js';
 import {
   type AccountMapping,
   parseVendorExpenseAccounts,
   type VendorExpenseAccounts,
-} from '../targets/account-mapping.js';
-import type { OAuthConnectionStore } from '../targets/oauth/connection-store.js';
+} from '../../targets/account-mapping.js';
+import type { OAuthConnectionStore } from '../../targets/oauth/connection-store.js';
 import {
   OAuthTokenStore,
   QuickBooksConnectionFile,
   QuickBooksTarget,
   RECONNECT,
-} from '../targets/quickbooks/index.js';
+} from '../../targets/quickbooks/index.js';
 import { connectedCompany, oauthApp } from './oauth-connection.js';
 
 // The QuickBooks Online pieces the settings describe, for the worker (the target) and for

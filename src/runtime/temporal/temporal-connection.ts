@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import type { Settings } from '../config/settings.js';
-import { activeTracing } from '../telemetry/tracing.js';
-import { type PayloadEncryption, payloadEncryptionFrom } from '../temporal/data-converter.js';
+import type { Settings } from '../../config/settings.js';
+import { activeTracing } from '../../telemetry/tracing.js';
+import { type PayloadEncryption, payloadEncryptionFrom } from '../../temporal/data-converter.js';
 
 export interface TemporalTarget {
   address: string;

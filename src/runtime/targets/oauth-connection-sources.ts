@@ -1,5 +1,5 @@
-import type { Settings } from '../config/settings.js';
-import { type OAuthConnectionSource, oauthConnectionStates } from '../console/oauth-connections.js';
+import type { Settings } from '../../config/settings.js';
+import { type OAuthConnectionSource, oauthConnectionStates } from '../../console/oauth-connections.js';
 import { quickBooksSettings } from './quickbooks-connection.js';
 import { xeroSettings } from './xero-connection.js';
 

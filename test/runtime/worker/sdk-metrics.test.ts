@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/free-port.js';
-import { ProcessStack } from '../support/process-stack.js';
+import { freePort } from '../../support/free-port.js';
+import { ProcessStack } from '../../support/process-stack.js';
 
 // `booksync worker` with TEMPORAL_SDK_METRICS_PORT exports the Temporal SDK's own Prometheus metrics on a
 // port of their own, beside booksync's on METRICS_PORT, under the names docs/operations.md lists for a dashboard.

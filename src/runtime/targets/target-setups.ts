@@ -1,5 +1,5 @@
-import type { Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
+import type { Settings } from '../../config/settings.js';
+import type { Logger } from '../../logging/logger.js';
 import type { SetupRead, TargetSetup } from './target-setup.js';
 
 // The targets whose setup (target-setup.ts) the console's Connection page offers, each loaded only when that

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { CommandError } from '../cli/command.js';
-import type { Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
-import { type AccountRole, parseAccountMapping } from '../targets/account-mapping.js';
-import type { ChartAccount } from '../targets/quickbooks/account-types.js';
-import { QboClient } from '../targets/quickbooks/http-client.js';
-import { RECONNECT } from '../targets/quickbooks/index.js';
-import { realmLimiter } from '../targets/quickbooks/limiter.js';
-import { mappingCode, planQuickBooksSetup } from '../targets/quickbooks/setup-plan.js';
-import { hasConflicts, toCreate } from '../targets/setup/plan.js';
+import { CommandError } from '../../cli/command.js';
+import type { Settings } from '../../config/settings.js';
+import type { Logger } from '../../logging/logger.js';
+import { type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';
+import type { ChartAccount } from '../../targets/quickbooks/account-types.js';
+import { QboClient } from '../../targets/quickbooks/http-client.js';
+import { RECONNECT } from '../../targets/quickbooks/index.js';
+import { realmLimiter } from '../../targets/quickbooks/limiter.js';
+import { mappingCode, planQuickBooksSetup } from '../../targets/quickbooks/setup-plan.js';
+import { hasConflicts, toCreate } from '../../targets/setup/plan.js';
 import { connectedCompany } from './oauth-connection.js';
 import {
   openQuickBooksTarget,

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ActivityDependencies } from '../../activities/index.js';
-import { silentLogger } from '../../src/logging/logger.js';
-import type { Tracing } from '../../src/telemetry/tracing.js';
+import type { ActivityDependencies } from '../../../activities/index.js';
+import { silentLogger } from '../../../src/logging/logger.js';
+import type { Tracing } from '../../../src/telemetry/tracing.js';
 
 // The worker's workflow bundle is built once and then read from the cache: a second start neither runs the
 // bundler nor rewrites the file. The child-process bundler and Worker.create are replaced here (no server needed);
@@ -16,8 +16,8 @@ const calls = vi.hoisted(() => ({
   created: [] as WorkerOptions[],
   bundled: [] as { workflowInterceptorModules?: string[] }[],
 }));
-vi.mock('../../src/worker/bundle-in-child.js', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../src/worker/bundle-in-child.js')>()),
+vi.mock('../../../src/runtime/worker/bundle-in-child.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../../src/runtime/worker/bundle-in-child.js')>()),
   bundleInChild: async (options: { workflowInterceptorModules?: string[] }) => {
     calls.bundle += 1;
     calls.bundled.push(options);
@@ -38,8 +38,10 @@ vi.mock('@temporalio/worker', async (importOriginal) => {
   };
 });
 
-const { createBooksyncWorker } = await import('../../src/worker/booksync-worker.js');
-const { cachedWorkflowBundle, workflowBundleKey } = await import('../../src/worker/workflow-bundle.js');
+const { createBooksyncWorker } = await import('../../../src/runtime/worker/booksync-worker.js');
+const { cachedWorkflowBundle, workflowBundleKey } = await import(
+  '../../../src/runtime/worker/workflow-bundle.js'
+);
 
 let dir: string;
 beforeEach(() => {

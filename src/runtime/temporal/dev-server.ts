@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
-import type { Logger } from '../logging/logger.js';
-import { privateSqliteFile } from '../storage/private-files.js';
-import { obtainTemporalCli } from '../temporal/cli-source.js';
-import { devServerSearchAttributeFlags } from '../workflow-safe/search-attributes.js';
+import type { Logger } from '../../logging/logger.js';
+import { privateSqliteFile } from '../../storage/private-files.js';
+import { obtainTemporalCli } from '../../temporal/cli-source.js';
+import { devServerSearchAttributeFlags } from '../../workflow-safe/search-attributes.js';
 
 export interface DevServerOptions {
   dbFile: string;

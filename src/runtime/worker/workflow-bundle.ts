@@ -14,14 +14,14 @@ import {
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '../../logging/logger.js';
 import { bundleInChild, type WorkflowBundler } from './bundle-in-child.js';
 
 // The workflow bundle (webpack over workflows/index.ts, seconds of CPU and a few hundred MiB at peak) is
 // built once per change of the sources or of the Temporal SDK, in a child process (bundle-in-child.ts: its
 // memory never stays in the worker), and kept as a file; a worker start only reads it. The same cache serves `booksync worker`, `booksync start` and the tests (test/.artifacts).
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** booksync's workflows (not the emulator's delivery workflow, which has its own worker). */

@@ -1,18 +1,18 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
-import type { Settings } from '../config/settings.js';
-import type { ReportStore } from '../ledger/report-store.js';
-import type { Logger } from '../logging/logger.js';
-import type { ServiceClient } from '../service/client.js';
-import type { TargetIndexStore } from '../targets/target-index.js';
-import { payloadEncryptionFrom } from '../temporal/data-converter.js';
+import type { Settings } from '../../config/settings.js';
+import type { ReportStore } from '../../ledger/report-store.js';
+import type { Logger } from '../../logging/logger.js';
+import type { ServiceClient } from '../../service/client.js';
+import type { TargetIndexStore } from '../../targets/target-index.js';
+import { payloadEncryptionFrom } from '../../temporal/data-converter.js';
+import { openLedgerStore, type StoredLedger } from '../ledger-store.js';
+import { openAccountingTargets } from '../targets/accounting-targets.js';
 import { ensurePeriodCloseSchedule } from '../temporal/period-close-schedule.js';
 import { ensureReconciliationSchedule } from '../temporal/reconciliation-schedule.js';
-import { createBooksyncWorker } from '../worker/booksync-worker.js';
-import { startWorkerHealthServer } from '../worker/health-server.js';
-import { createWorkerMetrics } from '../worker/metrics.js';
-import { openAccountingTargets } from './accounting-targets.js';
-import { openLedgerStore, type StoredLedger } from './ledger-store.js';
+import { createBooksyncWorker } from './booksync-worker.js';
+import { startWorkerHealthServer } from './health-server.js';
+import { createWorkerMetrics } from './metrics.js';
 
 // booksync's worker side, assembled once from settings for `booksync worker` and the embedded stack
 // (`booksync start`) alike: the books (ledger store and its target index), the accounting targets, the

@@ -1,12 +1,12 @@
-import { CommandError } from '../cli/command.js';
-import type { Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
-import { type AccountRole, parseAccountMapping } from '../targets/account-mapping.js';
-import { hasConflicts, toCreate } from '../targets/setup/plan.js';
-import { readAccountTypes, readChartAccounts } from '../targets/tryton/account-types.js';
-import { createTrytonTarget } from '../targets/tryton/index.js';
-import { TrytonRpc } from '../targets/tryton/json-rpc.js';
-import { accountValues, planTrytonSetup, type TrytonSetupPlan } from '../targets/tryton/setup-plan.js';
+import { CommandError } from '../../cli/command.js';
+import type { Settings } from '../../config/settings.js';
+import type { Logger } from '../../logging/logger.js';
+import { type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';
+import { hasConflicts, toCreate } from '../../targets/setup/plan.js';
+import { readAccountTypes, readChartAccounts } from '../../targets/tryton/account-types.js';
+import { createTrytonTarget } from '../../targets/tryton/index.js';
+import { TrytonRpc } from '../../targets/tryton/json-rpc.js';
+import { accountValues, planTrytonSetup, type TrytonSetupPlan } from '../../targets/tryton/setup-plan.js';
 import { type SetupRead, settingsFile, type TargetSetup, written } from './target-setup.js';
 
 // Tryton's setup: the company's chart of accounts and account types read over JSON-RPC as TRYTON_USER and

@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { booksyncSearchAttributes } from '../workflow-safe/search-attributes.js';
+import { booksyncSearchAttributes } from '../../workflow-safe/search-attributes.js';
 
 // @temporalio/proto is CommonJS; Node's ESM loader only sees its default export.
 const { IndexedValueType } = proto.temporal.api.enums.v1;

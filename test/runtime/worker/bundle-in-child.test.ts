@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundleInChild, withoutHeapBounds } from '../../src/worker/bundle-in-child.js';
+import { bundleInChild, withoutHeapBounds } from '../../../src/runtime/worker/bundle-in-child.js';
 
 // The workflow bundle is built by the SDK's webpack in a child process, so its working memory never stays
 // in the worker's RSS; the worker gets the code from the child's stdout.
 
 // Inside the project, so webpack resolves @temporalio/workflow from its node_modules.
-const artifacts = fileURLToPath(new URL('../.artifacts/', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../.artifacts/', import.meta.url));
 mkdirSync(artifacts, { recursive: true });
 const dir = mkdtempSync(path.join(artifacts, 'bundle-child-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +36,10 @@ describe('bundling in a child process', () => {
 
   it("fails with the bundler's own message when the workflows cannot be bundled", async () => {
     const workflowsPath = path.join(dir, 'broken.ts');
-    writeFileSync(workflowsPath, "import { nothing } from './no-such-module';\nexport const x = nothing;\n");
+    writeFileSync(
+      workflowsPath,
+      "import { nothing } from '../../worker/no-such-module';\nexport const x = nothing;\n",
+    );
     await expect(bundleInChild({ workflowsPath })).rejects.toThrow(
       /bundling the workflows failed.*no-such-module/s,
     );

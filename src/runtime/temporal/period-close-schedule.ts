@@ -1,6 +1,6 @@
 import { type Client, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { periodCloseWorkflowType } from '../../workflows/period-close-contract.js';
-import { WORKFLOW_ID_PREFIXES } from '../workflow-safe/workflow-ids.js';
+import { periodCloseWorkflowType } from '../../../workflows/period-close-contract.js';
+import { WORKFLOW_ID_PREFIXES } from '../../workflow-safe/workflow-ids.js';
 import { ensureSchedule } from './ensure-schedule.js';
 
 export const periodCloseScheduleId = 'booksync-period-close';

@@ -1,9 +1,9 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { type ActivityDependencies, createActivities } from '../../activities/index.js';
-import { tracedLedger } from '../ledger/traced-ledger.js';
-import type { Logger } from '../logging/logger.js';
-import { activeTracing, type Tracing } from '../telemetry/tracing.js';
-import type { PayloadEncryption } from '../temporal/data-converter.js';
+import { type ActivityDependencies, createActivities } from '../../../activities/index.js';
+import { tracedLedger } from '../../ledger/traced-ledger.js';
+import type { Logger } from '../../logging/logger.js';
+import { activeTracing, type Tracing } from '../../telemetry/tracing.js';
+import type { PayloadEncryption } from '../../temporal/data-converter.js';
 import type { WorkerMetrics } from './metrics.js';
 import { booksyncWorkflowsPath, cachedWorkflowBundle } from './workflow-bundle.js';
 
@@ -21,7 +21,7 @@ export interface BooksyncWorkerOptions {
   dataDir?: string;
   /** Overrides the bundle cache's directories (tests); see cachedWorkflowBundle. */
   bundleCacheDirs?: string[];
-  /** Activity outcome and ledger write counters (see src/worker/metrics.ts). */
+  /** Activity outcome and ledger write counters (see src/runtime/worker/metrics.ts). */
   metrics?: WorkerMetrics;
   /** WORKER_MAX_CACHED_WORKFLOWS: bounds memory when many workflows wait on long timers. */
   maxCachedWorkflows?: number;

@@ -1,10 +1,10 @@
-import type { Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
-import { TargetConfigurationError } from '../targets/errors.js';
-import type { OAuthConnectionStore, SealedTokenStorage } from '../targets/oauth/connection-store.js';
-import { PostgresOAuthConnections } from '../targets/oauth/postgres-connection.js';
-import { TokenCipher } from '../targets/oauth/token-cipher.js';
-import type { OAuthClientOptions } from '../targets/oauth/token-store.js';
+import type { Settings } from '../../config/settings.js';
+import type { Logger } from '../../logging/logger.js';
+import { TargetConfigurationError } from '../../targets/errors.js';
+import type { OAuthConnectionStore, SealedTokenStorage } from '../../targets/oauth/connection-store.js';
+import { PostgresOAuthConnections } from '../../targets/oauth/postgres-connection.js';
+import { TokenCipher } from '../../targets/oauth/token-cipher.js';
+import type { OAuthClientOptions } from '../../targets/oauth/token-store.js';
 
 // Where a cloud target's OAuth connection is kept, for QuickBooks and Xero alike: in the ledger's PostgreSQL
 // database with LEDGER_URL (every worker on every host shares it; the file's connection moves in), else in

@@ -1,13 +1,13 @@
-import { durationMs } from '../config/setting-types.js';
-import { dataFile, type Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
+import { durationMs } from '../../config/setting-types.js';
+import { dataFile, type Settings } from '../../config/settings.js';
+import type { Logger } from '../../logging/logger.js';
 import {
   type AccountMapping,
   parseVendorExpenseAccounts,
   type VendorExpenseAccounts,
-} from '../targets/account-mapping.js';
-import type { OAuthConnectionStore, SealedTokenStorage } from '../targets/oauth/connection-store.js';
-import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../targets/xero/index.js';
+} from '../../targets/account-mapping.js';
+import type { OAuthConnectionStore, SealedTokenStorage } from '../../targets/oauth/connection-store.js';
+import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../../targets/xero/index.js';
 import { connectedCompany, oauthApp } from './oauth-connection.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`

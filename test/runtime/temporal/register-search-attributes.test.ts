@@ -1,7 +1,7 @@
 import type { Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { registerSearchAttributes } from '../../src/temporal/register-search-attributes.js';
-import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
+import { registerSearchAttributes } from '../../../src/runtime/temporal/register-search-attributes.js';
+import { booksyncSearchAttributes } from '../../../src/workflow-safe/search-attributes.js';
 
 // The races registerSearchAttributes tolerates, with a fake operator service answering as Temporal's
 // frontend does. On SQL visibility the loser of a race for a pre-allocated column gets UNAVAILABLE

@@ -1,6 +1,6 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import type { Logger } from '../logging/logger.js';
+import type { Logger } from '../../logging/logger.js';
 
 const pinoLevel: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',

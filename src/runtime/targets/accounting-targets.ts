@@ -1,33 +1,33 @@
 import type { Client } from '@temporalio/client';
-import type { TargetPushDependencies } from '../../activities/context.js';
+import type { TargetPushDependencies } from '../../../activities/context.js';
 import {
   type AccountingTargetInput,
   accountingTargetWorkflowId,
   accountingTargetWorkflowType,
   entriesPostedSignal,
-} from '../../workflows/accounting-target-contract.js';
-import { dataFile, type Settings } from '../config/settings.js';
-import { EmbeddedLedger } from '../ledger/embedded-ledger.js';
-import type { LedgerPort } from '../ledger/ledger-port.js';
-import type { Logger } from '../logging/logger.js';
-import type { ServiceClient } from '../service/client.js';
+} from '../../../workflows/accounting-target-contract.js';
+import { dataFile, type Settings } from '../../config/settings.js';
+import { EmbeddedLedger } from '../../ledger/embedded-ledger.js';
+import type { LedgerPort } from '../../ledger/ledger-port.js';
+import type { Logger } from '../../logging/logger.js';
+import type { ServiceClient } from '../../service/client.js';
 import {
   type AccountMapping,
   parseAccountMapping,
   parseVendorExpenseAccounts,
   type VendorExpenseAccounts,
-} from '../targets/account-mapping.js';
+} from '../../targets/account-mapping.js';
 import {
   TargetConfigurationError,
   TargetDisconnectedError,
   TargetUnavailableError,
-} from '../targets/errors.js';
-import { LedgerMirrorTarget } from '../targets/ledger-mirror-target.js';
-import { notifyingLedger } from '../targets/notifying-ledger.js';
-import { FetchedLinks, rememberingLinks, serviceReferences } from '../targets/service-references.js';
-import type { TargetFiguresReader } from '../targets/target-figures.js';
-import { TargetCompanyMismatchError, type TargetIndexStore } from '../targets/target-index.js';
-import type { AccountingTarget } from '../targets/target-port.js';
+} from '../../targets/errors.js';
+import { LedgerMirrorTarget } from '../../targets/ledger-mirror-target.js';
+import { notifyingLedger } from '../../targets/notifying-ledger.js';
+import { FetchedLinks, rememberingLinks, serviceReferences } from '../../targets/service-references.js';
+import type { TargetFiguresReader } from '../../targets/target-figures.js';
+import { TargetCompanyMismatchError, type TargetIndexStore } from '../../targets/target-index.js';
+import type { AccountingTarget } from '../../targets/target-port.js';
 
 /** How long a burst of ledger writes is gathered into one wake-up signal per target. */
 const signalDebounceMs = 200;
@@ -125,7 +125,7 @@ async function openTarget(
   if (name === 'tryton') {
     // Each adapter's modules (and its vendor SDK: xero-node alone is 14 MiB of heap) are imported only
     // when that target is configured.
-    const { createTrytonTarget } = await import('../targets/tryton/index.js');
+    const { createTrytonTarget } = await import('../../targets/tryton/index.js');
     const tryton = createTrytonTarget({
       url: settings.TRYTON_URL as string,
       database: settings.TRYTON_DATABASE as string,

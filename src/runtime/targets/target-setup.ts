@@ -1,11 +1,11 @@
 import { parseEnv } from 'node:util';
-import type { CommandContext } from '../cli/command.js';
-import { envFileIn, writeEnvSetting } from '../config/env-file.js';
-import type { Settings } from '../config/settings.js';
-import type { Logger } from '../logging/logger.js';
-import { readPrivateFile, somethingAt } from '../storage/private-files.js';
-import { type AccountMapping, type AccountRole, parseAccountMapping } from '../targets/account-mapping.js';
-import { mappingValue, type SetupPlan } from '../targets/setup/plan.js';
+import type { CommandContext } from '../../cli/command.js';
+import { envFileIn, writeEnvSetting } from '../../config/env-file.js';
+import type { Settings } from '../../config/settings.js';
+import type { Logger } from '../../logging/logger.js';
+import { readPrivateFile, somethingAt } from '../../storage/private-files.js';
+import { type AccountMapping, type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';
+import { mappingValue, type SetupPlan } from '../../targets/setup/plan.js';
 
 // A target's setup as `booksync targets setup <target>` and the console's Connection page run it, in two
 // steps: readPlan (the company's chart read, each role planned: src/targets/setup/plan.ts) and apply (the
