@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { serviceEventSignal } from '../src/flows/in-workflow/service-event.js';
 import { cachedWorkflowBundle } from '../src/runtime/worker/workflow-bundle.js';
 import { startTimeSkipping } from '../test/support/temporal.js';
-import { serviceEventSignal } from '../workflows/service-event.js';
 import { type BenchChild, startChild } from './child.js';
 import { onInterrupt } from './interrupt.js';
 import { type ProcWindow, sampleProc } from './proc-stats.js';

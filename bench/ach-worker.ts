@@ -1,5 +1,5 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { PaymentSyncResult, SyncPaymentInput } from '../activities/payment-contract.js';
+import type { PaymentSyncResult, SyncPaymentInput } from '../src/flows/payment/activities-contract.js';
 import { createLogger } from '../src/logging/logger.js';
 import { booksyncWorkflowWorkerOptions } from '../src/runtime/worker/booksync-worker.js';
 import { childInput, serveParent } from './child.js';

@@ -3,7 +3,6 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from '../activities/index.js';
 import { createOrganization } from '../src/emulator/auth/organizations.js';
 import { heldBalanceCents } from '../src/emulator/domain/balance.js';
 import { batchDisbursement, settleDisbursement } from '../src/emulator/domain/disbursements.js';
@@ -11,6 +10,14 @@ import { createPaymentLink } from '../src/emulator/domain/payment-links.js';
 import { payPaymentLink, settlePayment } from '../src/emulator/domain/payments.js';
 import { createEmulator } from '../src/emulator/server.js';
 import { Store } from '../src/emulator/store/store.js';
+import { createActivities } from '../src/flows/activities.js';
+import {
+  type BackfillProgress,
+  backfillPhases,
+  backfillProgressQuery,
+  backfillWorkflowId,
+  backfillWorkflowType,
+} from '../src/flows/backfill/contract.js';
 import { Accounts } from '../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
 import { createLogger } from '../src/logging/logger.js';
@@ -19,13 +26,6 @@ import { booksyncWorkflowWorkerOptions } from '../src/runtime/worker/booksync-wo
 import { cachedWorkflowBundle } from '../src/runtime/worker/workflow-bundle.js';
 import { ServiceClient } from '../src/service/client.js';
 import { startDevServer } from '../test/support/temporal.js';
-import {
-  type BackfillProgress,
-  backfillPhases,
-  backfillProgressQuery,
-  backfillWorkflowId,
-  backfillWorkflowType,
-} from '../workflows/backfill-contract.js';
 import { type BenchChild, childInput, serveParent, startChild } from './child.js';
 import { onInterrupt } from './interrupt.js';
 import { ownMemoryMiB, type ProcWindow, sampleProc } from './proc-stats.js';

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SandboxClient } from '../src/emulator/sandbox-client.js';
 import type { Store } from '../src/emulator/store/store.js';
+import { paymentWorkflowId } from '../src/flows/payment/contract.js';
 import type { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
 import { entryKeys } from '../src/ledger/entry-key.js';
-import { paymentWorkflowId } from '../workflows/payment-contract.js';
 import {
   type BareComparison,
   type BarePipelineResult,

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { serviceEventSignal } from '../src/flows/in-workflow/service-event.js';
 import { sign } from '../src/service/webhook-signature.js';
 import { startDevServer } from '../test/support/temporal.js';
-import { serviceEventSignal } from '../workflows/service-event.js';
 import { startChild } from './child.js';
 import { closedLoop, type LoadResult, openLoop } from './http-load.js';
 import { onInterrupt } from './interrupt.js';

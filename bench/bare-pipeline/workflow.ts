@@ -1,6 +1,6 @@
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 
-// The bare pipeline's workflow (bench only; bundled on its own by ./worker.ts, never part of workflows/): the
+// The bare pipeline's workflow (bench only; bundled on its own by ./worker.ts, never part of booksync's bundle): the
 // shape of booksync's payment workflow for a card payment, with nothing of booksync in it. Started by
 // signalWithStart with one event; first workflow task: the signal is taken and the activity scheduled;
 // the activity writes one row; second workflow task: the workflow completes. Two workflow tasks, one

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { applicationStatuses } from '../../workflows/check-deposit-applications.js';
+import { applicationStatuses } from '../flows/check-deposit/applications.js';
 import { ObjectId } from '../ingress/object-id.js';
 
 // The command API's contract, one table: each route's method, path, parameters, body and answers, as zod

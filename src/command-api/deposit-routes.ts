@@ -1,6 +1,5 @@
 import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { checkDeposit } from '../../workflows/check-deposit.js';
 import {
   applyDepositUpdate,
   type CheckApplicationView,
@@ -10,8 +9,9 @@ import {
   checkDepositWorkflowType,
   refreshDepositSignal,
   voidApplicationUpdate,
-} from '../../workflows/check-deposit-contract.js';
-import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
+} from '../flows/check-deposit/contract.js';
+import type { ReturnedCheckFeeSplit } from '../flows/check-deposit/returned-check-fee.js';
+import type { checkDeposit } from '../flows/check-deposit/workflow.js';
 import { IngressError } from '../ingress/errors.js';
 import { commandRoutes as routes } from './contract.js';
 import { commandIdFrom, keyedCommandId } from './idempotency.js';

@@ -1,12 +1,12 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { DepositSlipBooked } from '../../activities/deposit-slip-contract.js';
+import type { DepositSlipBooked } from '../flows/deposit-slip/activities-contract.js';
 import {
   type DepositSlip,
   type DepositSlipOutcome,
   depositSlipWorkflowId,
   depositSlipWorkflowType,
-} from '../../workflows/deposit-slip-contract.js';
+} from '../flows/deposit-slip/contract.js';
 import { commandRoutes as routes } from './contract.js';
 import { schemaOf } from './openapi.js';
 import type { CommandAnswer } from './outcome.js';

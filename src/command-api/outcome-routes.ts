@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { checkDepositViewQuery, checkDepositWorkflowId } from '../../workflows/check-deposit-contract.js';
-import { paymentLinkViewQuery, paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
+import { checkDepositViewQuery, checkDepositWorkflowId } from '../flows/check-deposit/contract.js';
+import { paymentLinkViewQuery, paymentLinkWorkflowId } from '../flows/payment-link/contract.js';
 import { IngressError } from '../ingress/errors.js';
 import { commandRoutes as routes } from './contract.js';
 import { schemaOf } from './openapi.js';

@@ -1,6 +1,6 @@
-import type { CheckApplicationView, VoidCommandView } from '../../workflows/check-deposit-contract.js';
-import type { CommandFailure } from '../../workflows/command-failure.js';
-import type { LinkCommandAnswer, LinkCommandResult } from '../../workflows/payment-link-contract.js';
+import type { CheckApplicationView, VoidCommandView } from '../flows/check-deposit/contract.js';
+import type { CommandFailure } from '../flows/in-workflow/command-failure.js';
+import type { LinkCommandAnswer, LinkCommandResult } from '../flows/payment-link/contract.js';
 
 // A command's outcome as the HTTP answer the caller gets: what the service did, or its refusal with the
 // service's own status and code, so `booksync deposit apply` can say at the terminal what happened.

@@ -1,7 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { paymentLink } from '../../workflows/payment-link.js';
 import {
   type LinkWriteCommand,
   linkCommandUpdate,
@@ -10,7 +9,8 @@ import {
   paymentLinkWorkflowId,
   paymentLinkWorkflowType,
   syncPaymentLinkSignal,
-} from '../../workflows/payment-link-contract.js';
+} from '../flows/payment-link/contract.js';
+import type { paymentLink } from '../flows/payment-link/workflow.js';
 import { commandRoutes as routes } from './contract.js';
 import { commandIdFrom, keyedCommandId } from './idempotency.js';
 import { schemaOf } from './openapi.js';

@@ -2,7 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { Client } from '@temporalio/client';
 import type { FastifyPluginAsync } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
+import type { ReturnedCheckFeeSplit } from '../flows/check-deposit/returned-check-fee.js';
 import type { FailureThrottle } from '../ingress/failure-throttle.js';
 import { bearerAuth } from './bearer-auth.js';
 import { depositRoutes } from './deposit-routes.js';

@@ -5,7 +5,7 @@ import {
   paymentLinkWorkflowId,
   paymentLinkWorkflowType,
   syncPaymentLinkSignal,
-} from '../../workflows/payment-link-contract.js';
+} from '../flows/payment-link/contract.js';
 import { IngressError } from '../ingress/errors.js';
 import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry, LedgerPort } from '../ledger/ledger-port.js';

@@ -1,10 +1,10 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { PeriodCloseResult } from '../close/certificate-summary.js';
 import {
   type AccountingTargetView,
   accountingTargetViewQuery,
   accountingTargetWorkflowId,
-} from '../../workflows/accounting-target-contract.js';
-import type { PeriodCloseResult } from '../close/certificate-summary.js';
+} from '../flows/push/contract.js';
 
 // What the console reads from Temporal: each target's push flow's own view (its connection's state), the flows
 // flagged NeedsAttention, and the period-close certificates (the periodClose workflows' results).

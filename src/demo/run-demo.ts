@@ -1,10 +1,10 @@
-import { billPaymentWorkflowId } from '../../workflows/bill-payment-contract.js';
-import { checkDepositWorkflowId } from '../../workflows/check-deposit-contract.js';
-import { disbursementWorkflowId } from '../../workflows/disbursement-contract.js';
-import { paymentWorkflowId } from '../../workflows/payment-contract.js';
-import { paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
 import { CommandApiClient, type CommandApiTarget } from '../command-api/client.js';
 import { SandboxClient } from '../emulator/sandbox-client.js';
+import { billPaymentWorkflowId } from '../flows/bill-payment/contract.js';
+import { checkDepositWorkflowId } from '../flows/check-deposit/contract.js';
+import { disbursementWorkflowId } from '../flows/disbursement/contract.js';
+import { paymentWorkflowId } from '../flows/payment/contract.js';
+import { paymentLinkWorkflowId } from '../flows/payment-link/contract.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import { trialBalanceText } from '../ledger/trial-balance-text.js';
 import { ServiceClient } from '../service/client.js';

@@ -1,9 +1,9 @@
-import { billPaymentEventRoute } from '../../workflows/bill-payment-contract.js';
-import { chargeAuthorizationEventRoute } from '../../workflows/charge-authorization-contract.js';
-import { disbursementEventRoute } from '../../workflows/disbursement-contract.js';
-import { paymentEventRoute } from '../../workflows/payment-contract.js';
-import type { EventRoute } from '../../workflows/service-event.js';
-import { vendorDeliveryMethodsEventRoute } from '../../workflows/vendor-delivery-methods-contract.js';
+import { billPaymentEventRoute } from '../flows/bill-payment/contract.js';
+import { chargeAuthorizationEventRoute } from '../flows/charge-authorization/contract.js';
+import { disbursementEventRoute } from '../flows/disbursement/contract.js';
+import type { EventRoute } from '../flows/in-workflow/service-event.js';
+import { paymentEventRoute } from '../flows/payment/contract.js';
+import { vendorDeliveryMethodsEventRoute } from '../flows/vendor-delivery-methods/contract.js';
 import {
   EVENT_CATEGORY_OBJECT_TYPES,
   isKnownEventCategory,
@@ -11,7 +11,7 @@ import {
 } from '../service/schemas/index.js';
 
 // Spec 6.5 categories to the workflow that owns the object (design overview, "Flows"), as each flow's contract
-// module declares it (workflows/*-contract.ts: workflow type, business workflow id, start input), so the Temporal
+// module declares it (src/flows/*/contract.ts: workflow type, business workflow id, start input), so the Temporal
 // UI finds them. Only the categories of 6.5 route: an unknown one (even with a known prefix) is acknowledged and
 // recorded instead, because the owning workflow was not written for it.
 

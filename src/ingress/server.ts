@@ -1,11 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
-import type { ReturnedCheckFeeSplit } from '../../workflows/returned-check-fee.js';
 import { bearerCheck, bearerThrottle } from '../command-api/bearer-auth.js';
 import { commandRoutes } from '../command-api/routes.js';
 import type { WriteOffSources } from '../command-api/write-off-routes.js';
 import type { ConsoleOptions } from '../console/options.js';
 import { consolePlugin } from '../console/plugin.js';
+import type { ReturnedCheckFeeSplit } from '../flows/check-deposit/returned-check-fee.js';
 import type { Logger } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp, type TrustProxy } from './base-app.js';

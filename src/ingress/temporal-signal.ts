@@ -1,5 +1,5 @@
 import { type Client, isGrpcServiceError } from '@temporalio/client';
-import { type ServiceEventSignal, serviceEventSignal } from '../../workflows/service-event.js';
+import { type ServiceEventSignal, serviceEventSignal } from '../flows/in-workflow/service-event.js';
 import type { WorkflowRoute } from './routing.js';
 
 /**

@@ -11,7 +11,7 @@ import type { OpeningStep } from './posting-rules.js';
  */
 /**
  * How long a ledger keeps a "the books are not open" answer. A backfill that opens the books waits twice this
- * before its first page (activities/backfill.ts), so every worker sees the opening before any page is summed.
+ * before its first page (src/flows/backfill/activities.ts), so every worker sees the opening before any page is summed.
  */
 export const booksOpeningCacheMs = 5_000;
 

@@ -2,7 +2,7 @@ import type { RetryPolicy } from '@temporalio/common';
 import { nonRetryableLedgerErrors, nonRetryableServiceErrors } from './failure-names.js';
 
 // Failures that retrying cannot fix, as their owners list them. Activities throw these as non-retryable
-// ApplicationFailures (see activities/failures.ts); listing them here as well keeps the policy explicit in the
+// ApplicationFailures (see src/flows/in-activity/failures.ts); listing them here as well keeps the policy explicit in the
 // workflows.
 export const nonRetryableActivityErrors = [...nonRetryableServiceErrors, ...nonRetryableLedgerErrors];
 

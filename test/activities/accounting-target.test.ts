@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccountingTargetActivities } from '../../activities/accounting-target.js';
-import { outageFlaggedAtAttempt } from '../../activities/push-attempt.js';
+import { createAccountingTargetActivities } from '../../src/flows/push/activities.js';
+import { outageFlaggedAtAttempt } from '../../src/flows/push/attempt.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { ReferenceData } from '../../src/targets/documents.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../src/targets/errors.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { syncCheckDepositBooks } from '../../activities/check-deposit.js';
+import { syncCheckDepositBooks } from '../../src/flows/check-deposit/activities.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { CheckDeposit, ExternalPayment } from '../../src/service/schemas/index.js';
 import { type ActivityWorld, activityWorld } from './fakes.js';

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDisbursementActivities } from '../../activities/disbursement.js';
-import type { SyncDisbursementInput } from '../../activities/disbursement-contract.js';
-import { createPaymentActivities } from '../../activities/payment.js';
+import { createDisbursementActivities } from '../../src/flows/disbursement/activities.js';
+import type { SyncDisbursementInput } from '../../src/flows/disbursement/activities-contract.js';
+import { createPaymentActivities } from '../../src/flows/payment/activities.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';
 import {

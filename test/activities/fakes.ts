@@ -1,7 +1,7 @@
 import type { Info } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import type { ActivityDependencies } from '../../activities/context.js';
+import type { ActivityDependencies } from '../../src/flows/in-activity/context.js';
 import type { AccountName } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';

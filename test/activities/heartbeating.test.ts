@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { beatEveryMs, heartbeating, pause } from '../../activities/heartbeating.js';
+import { beatEveryMs, heartbeating, pause } from '../../src/flows/in-activity/heartbeating.js';
 import { quietActivityEnvironment } from './fakes.js';
 
 // A backfill activity beats while it works, so a worker lost mid-attempt is noticed within its heartbeat

@@ -1,6 +1,6 @@
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBillPaymentActivities } from '../../activities/bill-payment.js';
+import { createBillPaymentActivities } from '../../src/flows/bill-payment/activities.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { resyncDiff } from '../../src/resync/plan.js';
 import type { ServiceClient } from '../../src/service/client.js';

@@ -1,7 +1,7 @@
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { syncInvoiceBooks } from '../../activities/invoice-books.js';
-import { createPaymentActivities } from '../../activities/payment.js';
+import { syncInvoiceBooks } from '../../src/flows/in-activity/invoice-books.js';
+import { createPaymentActivities } from '../../src/flows/payment/activities.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import {
   type ActivityWorld,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPaymentLinkActivities } from '../../activities/payment-link.js';
+import { createPaymentLinkActivities } from '../../src/flows/payment-link/activities.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';
 import type { ExternalPayment, PaymentLink } from '../../src/service/schemas/index.js';

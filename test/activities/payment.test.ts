@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPaymentActivities } from '../../activities/payment.js';
-import type { SyncPaymentInput } from '../../activities/payment-contract.js';
+import { createPaymentActivities } from '../../src/flows/payment/activities.js';
+import type { SyncPaymentInput } from '../../src/flows/payment/activities-contract.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { fromResponse } from '../../src/service/errors.js';
 import {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDisbursementActivities } from '../../activities/disbursement.js';
-import { syncDisbursementBooks } from '../../activities/link-and-payout-books.js';
+import { createDisbursementActivities } from '../../src/flows/disbursement/activities.js';
+import { syncDisbursementBooks } from '../../src/flows/in-activity/link-and-payout-books.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import {
   type ActivityWorld,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { syncPaymentLinkRecords } from '../../activities/link-and-payout-books.js';
+import { syncPaymentLinkRecords } from '../../src/flows/in-activity/link-and-payout-books.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { documentFor, type ReferenceData } from '../../src/targets/documents.js';
 import { type ActivityWorld, activityWorld, entryShape, linkRecord } from './fakes.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { syncInvoiceBooks } from '../../activities/invoice-books.js';
+import { syncInvoiceBooks } from '../../src/flows/in-activity/invoice-books.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { type ActivityWorld, activityWorld, linkRecord } from './fakes.js';
 

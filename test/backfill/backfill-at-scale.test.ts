@@ -2,16 +2,16 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
-import { silentLogger } from '../../src/logging/logger.js';
+import { createActivities } from '../../src/flows/activities.js';
 import {
   type BackfillInput,
   type BackfillProgress,
   backfillProgressQuery,
   backfillWorkflowId,
   backfillWorkflowType,
-} from '../../workflows/backfill-contract.js';
-import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
+} from '../../src/flows/backfill/contract.js';
+import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../src/flows/payment/contract.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { seedSettledAchPayments } from '../support/bulk-ach-payments.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 import { startTimeSkipping, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';

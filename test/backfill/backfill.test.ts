@@ -1,16 +1,16 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
-import { fetchServiceState } from '../../activities/period-close.js';
 import { closeCertificate } from '../../src/close/certificate.js';
-import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import { silentLogger } from '../../src/logging/logger.js';
+import { createActivities } from '../../src/flows/activities.js';
 import {
   type BackfillProgress,
   backfillProgressQuery,
   backfillWorkflowId,
-} from '../../workflows/backfill-contract.js';
+} from '../../src/flows/backfill/contract.js';
+import { fetchServiceState } from '../../src/flows/period-close/activities.js';
+import { Accounts } from '../../src/ledger/chart-of-accounts.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { balancesByRole, type SyncWorld, startSyncWorld } from '../support/sync-world.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBackfillActivities, maxPaceWaitMs } from '../../activities/backfill.js';
+import { createBackfillActivities, maxPaceWaitMs } from '../../src/flows/backfill/activities.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';

@@ -6,13 +6,13 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandIdFrom } from '../../src/command-api/idempotency.js';
-import { createIngress } from '../../src/ingress/server.js';
-import { checkDepositWorkflowId } from '../../workflows/check-deposit-contract.js';
+import { checkDepositWorkflowId } from '../../src/flows/check-deposit/contract.js';
 import {
   linkCommandUpdate,
   paymentLinkViewQuery,
   paymentLinkWorkflowId,
-} from '../../workflows/payment-link-contract.js';
+} from '../../src/flows/payment-link/contract.js';
+import { createIngress } from '../../src/ingress/server.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { secretA } from '../ingress/harness.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';

@@ -1,11 +1,13 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActivityDependencies } from '../../activities/context.js';
-import { createPayoutReportActivities } from '../../activities/payout-report.js';
-import { createPeriodCloseActivities } from '../../activities/period-close.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { type CloseCertificateSummary, fullCertificate } from '../../src/close/certificate-summary.js';
+import type { ActivityDependencies } from '../../src/flows/in-activity/context.js';
+import { createPayoutReportActivities } from '../../src/flows/payout-report/activities.js';
+import { payoutPeriodReportWorkflowType } from '../../src/flows/payout-report/contract.js';
+import { createPeriodCloseActivities } from '../../src/flows/period-close/activities.js';
+import { periodCloseWorkflowType } from '../../src/flows/period-close/contract.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { readReport, SqliteReportStore } from '../../src/ledger/report-store.js';
 import { silentLogger } from '../../src/logging/logger.js';
@@ -13,8 +15,6 @@ import { fullPeriodReport, type PayoutPeriodReportSummary } from '../../src/payo
 import type { PayoutPeriodReport } from '../../src/payouts/report-schema.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
-import { payoutPeriodReportWorkflowType } from '../../workflows/payout-report-contract.js';
-import { periodCloseWorkflowType } from '../../workflows/period-close-contract.js';
 import { disbursementRecord, linkRecord, paymentRecord } from '../activities/fakes.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 

@@ -3,10 +3,10 @@ import { closeCertificate } from '../../src/close/certificate.js';
 import { certificateHtml, escapeHtml } from '../../src/close/certificate-html.js';
 import { certificateLines } from '../../src/close/certificate-text.js';
 import type { CloseInput } from '../../src/close/close-input.js';
+import { monthBefore } from '../../src/flows/period-close/workflow.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { EntryLinks } from '../../src/ledger/entry.js';
 import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
-import { monthBefore } from '../../workflows/period-close.js';
 import { bookedEntry, closeInput } from './close-fixtures.js';
 
 // The certificate's rules on hand-made objects and entries: skip reasons, duplicates, amounts, orphans,

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodCloseWorkflowId, requestPeriodClose } from '../../src/cli/commands/close.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { fullCertificate } from '../../src/close/certificate-summary.js';
+import { syncPaymentLinkSignal } from '../../src/flows/payment-link/contract.js';
+import { paymentLink } from '../../src/flows/payment-link/workflow.js';
+import { monthBefore, periodCloseViewQuery } from '../../src/flows/period-close/workflow.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { SqliteReportStore } from '../../src/ledger/report-store.js';
 import {
@@ -15,9 +18,6 @@ import {
   periodCloseScheduleId,
 } from '../../src/runtime/temporal/period-close-schedule.js';
 import { workflowIdFor } from '../../src/workflow-safe/workflow-ids.js';
-import { paymentLink } from '../../workflows/payment-link.js';
-import { syncPaymentLinkSignal } from '../../workflows/payment-link-contract.js';
-import { monthBefore, periodCloseViewQuery } from '../../workflows/period-close.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';

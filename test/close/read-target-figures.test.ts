@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readTargetFigures } from '../../activities/period-close.js';
+import { readTargetFigures } from '../../src/flows/period-close/activities.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../src/targets/errors.js';
 import type { TargetFigures } from '../../src/targets/target-figures.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TargetPushDependencies } from '../../activities/context.js';
-import { createActivities } from '../../activities/index.js';
 import type { CloseCertificate } from '../../src/close/certificate.js';
+import { createActivities } from '../../src/flows/activities.js';
+import type { TargetPushDependencies } from '../../src/flows/in-activity/context.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';

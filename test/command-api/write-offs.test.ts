@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentLinkWorkflowId } from '../../src/flows/payment-link/contract.js';
 import type { IngressApp } from '../../src/ingress/ingress-app.js';
 import { createIngress } from '../../src/ingress/server.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
@@ -7,7 +8,6 @@ import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { invoiceEntryToPost } from '../../src/ledger/mapping/invoice.js';
 import { writtenOffCents } from '../../src/ledger/write-offs.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
 import { type Harness, newLink, startHarness } from '../emulator/harness.js';
 import {
   type RecordingTemporalClient,

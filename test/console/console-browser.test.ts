@@ -7,6 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodCloseWorkflowId } from '../../src/cli/commands/close.js';
 import { fullCertificate } from '../../src/close/certificate-summary.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
+import {
+  accountingTargetWorkflowId,
+  accountingTargetWorkflowType,
+  entriesPostedSignal,
+} from '../../src/flows/push/contract.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { dayAfter, dayInZone } from '../../src/ledger/mapping/dates.js';
 import { SqliteReportStore } from '../../src/ledger/report-store.js';
@@ -16,11 +21,6 @@ import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
 import { serviceReferences } from '../../src/targets/service-references.js';
 import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';
-import {
-  accountingTargetWorkflowId,
-  accountingTargetWorkflowType,
-  entriesPostedSignal,
-} from '../../workflows/accounting-target-contract.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
 import type { EmulatorPart } from '../support/stack/emulator.js';
 import { type Stack, startStack } from '../support/stack/stack.js';

@@ -8,11 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
+import { paymentWorkflowId } from '../../src/flows/payment/contract.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import type { Payment } from '../../src/service/schemas/index.js';
-import { paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { actualEntries, cardFee, ExpectedBooks } from '../e2e/expected-books.js';
 import { snapshotOf } from '../support/books-snapshot.js';
 import {

@@ -13,7 +13,7 @@ describe('routeEvent', () => {
   });
 
   it('names, for every object type, a workflow the worker registers (the flow contracts declare them)', async () => {
-    const registered = (await import('../../workflows/index.js')) as Record<string, unknown>;
+    const registered = (await import('../../src/flows/workflows.js')) as Record<string, unknown>;
     for (const route of Object.values(ROUTING_TABLE)) {
       expect(typeof registered[route.workflowType], route.workflowType).toBe('function');
     }

@@ -2,7 +2,7 @@ import { globSync, readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// The size rule for the product code (src/, workflows/, activities/): no file over 500 lines, no
+// The size rule for the product code (src/): no file over 500 lines, no
 // function over 120. What still breaks it is listed below, so the list can only shrink: a new long file or
 // function fails here, and so does one listed that has since been split (take it off the list).
 
@@ -13,7 +13,7 @@ const maxFunctionLines = 120;
 const stillOver = new Set<string>([]);
 
 function productFiles(): string[] {
-  return ['src', 'workflows', 'activities']
+  return ['src']
     .flatMap((dir) => globSync(`${dir}/**/*.ts`))
     .map((file) => file.split('\\').join('/'))
     .sort();

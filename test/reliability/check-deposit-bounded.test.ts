@@ -3,14 +3,13 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckDepositActivities } from '../../activities/check-deposit-contract.js';
-import { checkDeposit } from '../../workflows/check-deposit.js';
+import type { CheckDepositActivities } from '../../src/flows/check-deposit/activities-contract.js';
 import {
   type ApplicationTotals,
   addToTotals,
   emptyApplicationTotals,
   listedSettledApplications,
-} from '../../workflows/check-deposit-applications.js';
+} from '../../src/flows/check-deposit/applications.js';
 import {
   applyDepositSignal,
   type CheckApplicationView,
@@ -20,7 +19,8 @@ import {
   checkDepositWorkflowId,
   refreshDepositSignal,
   voidApplicationSignal,
-} from '../../workflows/check-deposit-contract.js';
+} from '../../src/flows/check-deposit/contract.js';
+import { checkDeposit } from '../../src/flows/check-deposit/workflow.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 
 // The check-deposit workflow carried every application it ever made through continue-as-new: refused and

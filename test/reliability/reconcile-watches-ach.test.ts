@@ -1,8 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
+import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../src/flows/payment/contract.js';
 import { ReturnWindowEndsAt, SyncState } from '../../src/workflow-safe/search-attributes.js';
-import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
 import { eventually } from '../support/wait-for.js';
 import { type Stack, startStack } from '../workflows/bill-payment-stack.js';

@@ -5,7 +5,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReconcilePageResult } from '../../activities/reconciliation-contract.js';
+import { paymentWorkflowId } from '../../src/flows/payment/contract.js';
+import { paymentLinkWorkflowId } from '../../src/flows/payment-link/contract.js';
+import type { ReconcilePageResult } from '../../src/flows/reconciliation/activities-contract.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import {
@@ -17,8 +19,6 @@ import {
   type WorkflowKind,
   workflowIdFor,
 } from '../../src/workflow-safe/workflow-ids.js';
-import { paymentWorkflowId } from '../../workflows/payment-contract.js';
-import { paymentLinkWorkflowId } from '../../workflows/payment-link-contract.js';
 import {
   deliverEvent,
   envelope,

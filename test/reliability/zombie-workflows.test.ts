@@ -2,14 +2,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DisbursementActivities } from '../../activities/disbursement-contract.js';
-import type { PaymentActivities } from '../../activities/payment-contract.js';
+import type { DisbursementActivities } from '../../src/flows/disbursement/activities-contract.js';
+import { disbursementWorkflowId } from '../../src/flows/disbursement/contract.js';
+import { disbursement } from '../../src/flows/disbursement/workflow.js';
+import { serviceEventSignal } from '../../src/flows/in-workflow/service-event.js';
+import type { PaymentActivities } from '../../src/flows/payment/activities-contract.js';
+import { paymentWorkflowId } from '../../src/flows/payment/contract.js';
+import { payment } from '../../src/flows/payment/workflow.js';
 import { NeedsAttention, SyncState } from '../../src/workflow-safe/search-attributes.js';
-import { disbursement } from '../../workflows/disbursement.js';
-import { disbursementWorkflowId } from '../../workflows/disbursement-contract.js';
-import { payment } from '../../workflows/payment.js';
-import { paymentWorkflowId } from '../../workflows/payment-contract.js';
-import { serviceEventSignal } from '../../workflows/service-event.js';
 import { startTimeSkipping, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 
 // Hostile review: a payment workflow for an id the service answers 404 for stayed Running forever, so bad

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: sandbox routes answer untyped JSON
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../../activities/index.js';
+import { createActivities } from '../../src/flows/activities.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { paymentsToDeposit } from '../../src/ledger/deposit-slips.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
@@ -30,7 +30,7 @@ import { xeroOrganisation } from './xero/organisation.js';
 // organisation in the Xero double; with `tryton`, a real Tryton too (its database is shared by the file's
 // worlds: its balances are read against those it had when the world opened). Each business step is the
 // service call a person or the payer makes, then the activities the workflow that hears of it calls
-// (workflows/payment.ts, payment-link.ts, check-deposit.ts, deposit-slip.ts), in the workflow's order; the
+// (src/flows/payment/workflow.ts, payment-link.ts, check-deposit.ts, deposit-slip.ts), in the workflow's order; the
 // month's close is the bookkeeper's: the ledger's (closeBooks) and each target's own lock.
 
 export const roles = Object.keys(defaultAccountCodes) as AccountRole[];
@@ -412,7 +412,7 @@ export class OpenAmountsWorld {
   /**
    * The bank returns the check: the workflow syncs (every application reversed), confirms the service voided
    * the applications, and with a fee configured records it once on the first affected link and has that
-   * link's workflow mirror it (workflows/check-deposit.ts settleReturn).
+   * link's workflow mirror it (src/flows/check-deposit/workflow.ts settleReturn).
    */
   async returnDeposit(deposit: DepositState, feeCents: number): Promise<void> {
     await this.sandboxCall('POST', `/sandbox/checkDeposits/${deposit.id}/return`);

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { loadEnvFile } from '../../src/config/env-file.js';
+import { accountingTargetViewQuery } from '../../src/flows/push/contract.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
@@ -15,7 +16,6 @@ import {
   parseAccountMapping,
 } from '../../src/targets/account-mapping.js';
 import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
-import { accountingTargetViewQuery } from '../../workflows/accounting-target-contract.js';
 import type { BooksyncProcess } from './booksync-start.js';
 
 // The steps of the end-to-end books scenario every OAuth accounting target (QuickBooks Online, Xero) runs

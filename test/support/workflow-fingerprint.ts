@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-// The fingerprint of a workflow type's code: the module workflows/index.ts exports it from and every module
+// The fingerprint of a workflow type's code: the module src/flows/workflows.ts exports it from and every module
 // that module imports as a value, transitively (what the bundler puts into the workflow bundle for that type;
 // `import type` is erased under verbatimModuleSyntax and left out). Packages (@temporalio/workflow) are not
 // followed: an SDK upgrade does not change a fingerprint. It is a plain content hash: a reformat or a
@@ -14,9 +14,14 @@ import path from 'node:path';
 // `git ls-tree` and one batched `git cat-file` a commit), so the replay rule can find the code a type had
 // before its last change without checking anything out.
 
-/** Where workflow code lives: nothing outside these folders can be in a workflow bundle (npm run lint). */
-export const workflowCodeDirs = ['workflows', 'src/workflow-safe'] as const;
-const entryModule = 'workflows/index.ts';
+/**
+ * Where workflow code lives: nothing outside these folders can be in a workflow bundle (npm run lint). Each
+ * flow has a folder of its own under src/flows; earlier commits kept every workflow in workflows/, which is
+ * read too, to find a type's code before the move.
+ */
+export const workflowCodeDirs = ['src/flows', 'src/workflow-safe', 'workflows'] as const;
+/** The bundle's entry, which exports every workflow type: today's, then the one earlier commits had. */
+const entryModules = ['src/flows/workflows.ts', 'workflows/index.ts'] as const;
 
 /** A tree of workflow code: repository-relative paths (posix) to git blob ids, and blob contents. */
 export interface CodeTree {
@@ -127,13 +132,14 @@ export function valueImports(tree: CodeTree, file: string): string[] {
   return imports;
 }
 
-/** The workflow types workflows/index.ts exports, each with the module it comes from. */
+/** The workflow types the bundle's entry exports, each with the module it comes from. */
 export function workflowModules(tree: CodeTree): Map<string, string> {
   const modules = new Map<string, string>();
-  if (tree.blob(entryModule) === undefined) return modules;
+  const entryModule = entryModules.find((entry) => tree.blob(entry) !== undefined);
+  if (entryModule === undefined) return modules;
   const reexport = /export\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g;
   for (const [, names, specifier] of tree.content(entryModule).matchAll(reexport)) {
-    const file = path.posix.join('workflows', specifier!.replace(/\.js$/, '.ts'));
+    const file = path.posix.join(path.posix.dirname(entryModule), specifier!.replace(/\.js$/, '.ts'));
     for (const name of names!.split(',')) {
       const exported = name
         .trim()

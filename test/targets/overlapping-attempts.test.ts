@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PushToTargetResult } from '../../activities/accounting-target-contract.js';
+import type { PushToTargetResult } from '../../src/flows/push/activities-contract.js';
 import { markersIn } from '../../src/targets/markers.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';

@@ -1,8 +1,14 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountingTargetActivities } from '../../activities/accounting-target.js';
-import { outageFlaggedAtAttempt } from '../../activities/push-attempt.js';
+import { createAccountingTargetActivities } from '../../src/flows/push/activities.js';
+import { outageFlaggedAtAttempt } from '../../src/flows/push/attempt.js';
+import {
+  accountingTargetViewQuery,
+  accountingTargetWorkflowId,
+  accountingTargetWorkflowType,
+  entriesPostedSignal,
+} from '../../src/flows/push/contract.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
@@ -13,12 +19,6 @@ import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
 import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';
 import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
-import {
-  accountingTargetViewQuery,
-  accountingTargetWorkflowId,
-  accountingTargetWorkflowType,
-  entriesPostedSignal,
-} from '../../workflows/accounting-target-contract.js';
 import { twoLine } from '../ledger/fixtures.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 import { eventually } from '../support/wait-for.js';

@@ -6,11 +6,11 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
+import { failureCode, pushLastError } from '../../src/flows/in-workflow/last-error-reason.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { PinoTemporalLogger } from '../../src/runtime/temporal/sdk-runtime.js';
 import { TargetRefusedError } from '../../src/targets/errors.js';
 import { ScrubbedSpanExporter } from '../../src/telemetry/scrubbed-exporter.js';
-import { failureCode, pushLastError } from '../../workflows/last-error-reason.js';
 
 // A target's refusal names a customer and an invoice: that text never reaches what is kept in plain outside
 // booksync's encrypted payloads, the push workflow's LastError, exported spans, the SDK's log lines.

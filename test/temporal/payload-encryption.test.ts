@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentSyncResult } from '../../activities/payment-contract.js';
+import type { PaymentSyncResult } from '../../src/flows/payment/activities-contract.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { booksyncWorkflowWorkerOptions } from '../../src/runtime/worker/booksync-worker.js';
 import { cachedWorkflowBundle } from '../../src/runtime/worker/workflow-bundle.js';

@@ -55,6 +55,6 @@ describe('the workflow bundle', () => {
     );
     expect(map.sourcesContent).toBeUndefined();
     expect(map.mappings.length).toBeGreaterThan(1000);
-    expect(map.sources.some((s: string) => s.endsWith('workflows/payment.ts'))).toBe(true);
+    expect(map.sources.some((s: string) => s.endsWith('src/flows/payment/workflow.ts'))).toBe(true);
   });
 });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { BillPaymentSyncResult, CheckProgress } from '../../activities/bill-payment-contract.js';
-import { BillPaymentRun } from '../../workflows/bill-payment-state.js';
+import type {
+  BillPaymentSyncResult,
+  CheckProgress,
+} from '../../src/flows/bill-payment/activities-contract.js';
+import { BillPaymentRun } from '../../src/flows/bill-payment/state.js';
 
 // The bill-payment run's state between its loop and its steps, without a Temporal server.
 

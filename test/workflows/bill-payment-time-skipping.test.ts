@@ -3,7 +3,7 @@ import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BillPaymentView } from '../../workflows/bill-payment-contract.js';
+import type { BillPaymentView } from '../../src/flows/bill-payment/contract.js';
 import { fixturesDir, startTimeSkipping, workflowBundle } from '../support/temporal.js';
 import { eventually } from '../support/wait-for.js';
 import { type Stack, startStack } from './bill-payment-stack.js';

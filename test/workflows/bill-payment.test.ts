@@ -1,10 +1,10 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BillPaymentView } from '../../src/flows/bill-payment/contract.js';
+import type { ChargeAuthorizationView } from '../../src/flows/charge-authorization/contract.js';
+import type { VendorDeliveryMethodsView } from '../../src/flows/vendor-delivery-methods/contract.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { EntryLinks } from '../../src/ledger/entry.js';
-import type { BillPaymentView } from '../../workflows/bill-payment-contract.js';
-import type { ChargeAuthorizationView } from '../../workflows/charge-authorization-contract.js';
-import type { VendorDeliveryMethodsView } from '../../workflows/vendor-delivery-methods-contract.js';
 import { deliver, signed } from '../ingress/harness.js';
 import { checkWithHledger } from '../support/hledger.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckDepositSyncResult } from '../../activities/check-deposit-contract.js';
-import { CheckDepositRun } from '../../workflows/check-deposit-state.js';
+import type { CheckDepositSyncResult } from '../../src/flows/check-deposit/activities-contract.js';
+import { CheckDepositRun } from '../../src/flows/check-deposit/state.js';
 
 // The check-deposit run's state between its handlers and its loop, without a Temporal server.
 

@@ -4,16 +4,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApplyCheckDepositToLinkInput } from '../../activities/check-deposit-contract.js';
-import { entryKeys } from '../../src/ledger/entry-key.js';
-import { accountRoles } from '../../src/targets/account-mapping.js';
-import { applicationReference, checkDeposit } from '../../workflows/check-deposit.js';
+import type { ApplyCheckDepositToLinkInput } from '../../src/flows/check-deposit/activities-contract.js';
 import {
   applyDepositSignal,
   type CheckDepositView,
   checkDepositViewQuery,
   checkDepositWorkflowId,
-} from '../../workflows/check-deposit-contract.js';
+} from '../../src/flows/check-deposit/contract.js';
+import { applicationReference, checkDeposit } from '../../src/flows/check-deposit/workflow.js';
+import { entryKeys } from '../../src/ledger/entry-key.js';
+import { accountRoles } from '../../src/targets/account-mapping.js';
 import { newDeposit, newLink } from '../emulator/harness.js';
 import { checkWithHledger } from '../support/hledger.js';
 import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../support/sync-world.js';

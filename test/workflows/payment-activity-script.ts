@@ -2,7 +2,7 @@ import type {
   PaymentActivities,
   PaymentSyncResult,
   SyncPaymentInput,
-} from '../../activities/payment-contract.js';
+} from '../../src/flows/payment/activities-contract.js';
 
 /**
  * A payment activity that answers from a script instead of the service: these workflow tests check the

@@ -1,9 +1,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payment } from '../../workflows/payment.js';
-import { paymentViewQuery, paymentWorkflowId } from '../../workflows/payment-contract.js';
-import { serviceEventSignal } from '../../workflows/service-event.js';
+import { serviceEventSignal } from '../../src/flows/in-workflow/service-event.js';
+import { paymentViewQuery, paymentWorkflowId } from '../../src/flows/payment/contract.js';
+import { payment } from '../../src/flows/payment/workflow.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 import { eventually } from '../support/wait-for.js';
 import { scriptedPaymentActivity } from './payment-activity-script.js';

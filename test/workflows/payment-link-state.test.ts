@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentLinkSyncResult } from '../../activities/payment-link-contract.js';
-import type { LinkCommandResult } from '../../workflows/payment-link-contract.js';
-import { PaymentLinkState } from '../../workflows/payment-link-state.js';
+import type { PaymentLinkSyncResult } from '../../src/flows/payment-link/activities-contract.js';
+import type { LinkCommandResult } from '../../src/flows/payment-link/contract.js';
+import { PaymentLinkState } from '../../src/flows/payment-link/state.js';
 
 // The payment-link run's state between its handlers and its loop, without a Temporal server.
 

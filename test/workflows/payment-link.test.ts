@@ -3,8 +3,6 @@ import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entryKeys } from '../../src/ledger/entry-key.js';
-import { paymentLink } from '../../workflows/payment-link.js';
 import {
   type PaymentLinkView,
   paymentLinkViewQuery,
@@ -14,7 +12,9 @@ import {
   syncPaymentLinkSignal,
   voidDebitMemoSignal,
   voidExternalPaymentSignal,
-} from '../../workflows/payment-link-contract.js';
+} from '../../src/flows/payment-link/contract.js';
+import { paymentLink } from '../../src/flows/payment-link/workflow.js';
+import { entryKeys } from '../../src/ledger/entry-key.js';
 import { newLink } from '../emulator/harness.js';
 import { checkWithHledger } from '../support/hledger.js';
 import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../support/sync-world.js';

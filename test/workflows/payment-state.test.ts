@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentSyncResult } from '../../activities/payment-contract.js';
-import { achReturnWindowDays, PaymentRun } from '../../workflows/payment-state.js';
+import type { PaymentSyncResult } from '../../src/flows/payment/activities-contract.js';
+import { achReturnWindowDays, PaymentRun } from '../../src/flows/payment/state.js';
 
 // The payment run's state between its loop and its steps, without a Temporal server.
 

@@ -4,9 +4,9 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { achReturnWindowDays, payment } from '../../workflows/payment.js';
-import { type PaymentView, paymentWorkflowId } from '../../workflows/payment-contract.js';
-import { serviceEventSignal } from '../../workflows/service-event.js';
+import { serviceEventSignal } from '../../src/flows/in-workflow/service-event.js';
+import { type PaymentView, paymentWorkflowId } from '../../src/flows/payment/contract.js';
+import { achReturnWindowDays, payment } from '../../src/flows/payment/workflow.js';
 import { fixturesDir, startTimeSkipping, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 import { scriptedPaymentActivity } from './payment-activity-script.js';
 

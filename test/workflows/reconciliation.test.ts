@@ -4,6 +4,10 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
+import type {
+  ReconciliationReport,
+  ReconciliationRequestsView,
+} from '../../src/flows/reconciliation/contract.js';
 import type { LedgerEntryInput } from '../../src/ledger/entry.js';
 import {
   disbursementEntries,
@@ -17,10 +21,6 @@ import {
   ensureReconciliationSchedule,
   reconciliationScheduleId,
 } from '../../src/runtime/temporal/reconciliation-schedule.js';
-import type {
-  ReconciliationReport,
-  ReconciliationRequestsView,
-} from '../../workflows/reconciliation-contract.js';
 import { checkWithHledger } from '../support/hledger.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';
 import { eventually } from '../support/wait-for.js';

@@ -70,17 +70,17 @@ function sampleRepository(): string {
   git(root, 'init', '-q');
   write(
     root,
-    'workflows/index.ts',
-    "export { alpha } from './alpha.js';\nexport { beta } from './beta.js';\n",
+    'src/flows/workflows.ts',
+    "export { alpha } from './alpha/workflow.js';\nexport { beta } from './beta/workflow.js';\n",
   );
   write(
     root,
-    'workflows/alpha.ts',
-    "import { retry } from '../src/workflow-safe/retry.js';\nimport type { Input } from '../activities/alpha-contract.js';\nexport async function alpha(input: Input) {\n  return retry + input.n;\n}\n",
+    'src/flows/alpha/workflow.ts',
+    "import { retry } from '../../workflow-safe/retry.js';\nimport type { Input } from './activities-contract.js';\nexport async function alpha(input: Input) {\n  return retry + input.n;\n}\n",
   );
-  write(root, 'workflows/beta.ts', 'export async function beta() {}\n');
+  write(root, 'src/flows/beta/workflow.ts', 'export async function beta() {}\n');
   write(root, 'src/workflow-safe/retry.ts', 'export const retry = 1;\n');
-  write(root, 'activities/alpha-contract.ts', 'export interface Input { n: number }\n');
+  write(root, 'src/flows/alpha/activities-contract.ts', 'export interface Input { n: number }\n');
   write(root, 'test/fixtures/histories/alpha-day.json', history('alpha'));
   write(root, 'test/fixtures/histories/beta-day.json', history('beta'));
   const first = commit(root, 'alpha and beta');
@@ -110,8 +110,8 @@ describe('the replay rule', () => {
     const root = sampleRepository();
     write(
       root,
-      'workflows/alpha.ts',
-      "import { retry } from '../src/workflow-safe/retry.js';\nexport async function alpha() {\n  return retry + 2;\n}\n",
+      'src/flows/alpha/workflow.ts',
+      "import { retry } from '../../workflow-safe/retry.js';\nexport async function alpha() {\n  return retry + 2;\n}\n",
     );
     commit(root, 'alpha changes');
     expect(checkReplayRule(root).problems).toEqual([]);
@@ -121,14 +121,14 @@ describe('the replay rule', () => {
     const root = sampleRepository();
     write(
       root,
-      'workflows/alpha.ts',
-      "import { retry } from '../src/workflow-safe/retry.js';\nexport async function alpha() {\n  return retry + 2;\n}\n",
+      'src/flows/alpha/workflow.ts',
+      "import { retry } from '../../workflow-safe/retry.js';\nexport async function alpha() {\n  return retry + 2;\n}\n",
     );
     const before = commit(root, 'alpha changes');
     write(
       root,
-      'workflows/alpha.ts',
-      "import { retry } from '../src/workflow-safe/retry.js';\nexport async function alpha() {\n  return retry + 3;\n}\n",
+      'src/flows/alpha/workflow.ts',
+      "import { retry } from '../../workflow-safe/retry.js';\nexport async function alpha() {\n  return retry + 3;\n}\n",
     );
     commit(root, 'alpha changes again');
 
@@ -149,7 +149,11 @@ describe('the replay rule', () => {
       return { alpha: typeFingerprint(tree, 'alpha'), beta: typeFingerprint(tree, 'beta') };
     };
     const start = fingerprintsNow();
-    write(root, 'activities/alpha-contract.ts', 'export interface Input { n: number; m?: number }\n');
+    write(
+      root,
+      'src/flows/alpha/activities-contract.ts',
+      'export interface Input { n: number; m?: number }\n',
+    );
     expect(fingerprintsNow()).toEqual(start);
     write(root, 'src/workflow-safe/retry.ts', 'export const retry = 2;\n');
     const afterSafe = fingerprintsNow();
@@ -167,7 +171,7 @@ describe('the replay rule', () => {
 
   it('does not take a history recorded from uncommitted code as recorded from the current code', () => {
     const root = sampleRepository();
-    write(root, 'workflows/beta.ts', 'export async function beta() {\n  return 1;\n}\n');
+    write(root, 'src/flows/beta/workflow.ts', 'export async function beta() {\n  return 1;\n}\n');
     // Re-recorded on the change itself, and the manifest claims it came from HEAD: refused.
     const manifest = readManifest(root);
     manifest['beta-day.json']!.fingerprint = typeFingerprint(workingTree(root), 'beta')!;
@@ -181,7 +185,7 @@ describe('the replay rule', () => {
   it('prefers the newest release tag whose code differs over the last commit', () => {
     const root = sampleRepository();
     git(root, 'tag', 'v1.0.0');
-    write(root, 'workflows/beta.ts', 'export async function beta() {\n  return 1;\n}\n');
+    write(root, 'src/flows/beta/workflow.ts', 'export async function beta() {\n  return 1;\n}\n');
     commit(root, 'beta, unreleased');
     // The release's history goes; one from the unreleased commit comes.
     rmSync(path.join(root, 'test/fixtures/histories/beta-day.json'));
@@ -189,7 +193,7 @@ describe('the replay rule', () => {
     delete manifest['beta-day.json'];
     writeManifest(root, manifest);
     recordFrom(root, 'beta', 'HEAD', 'beta-day-unreleased.json');
-    write(root, 'workflows/beta.ts', 'export async function beta() {\n  return 2;\n}\n');
+    write(root, 'src/flows/beta/workflow.ts', 'export async function beta() {\n  return 2;\n}\n');
     commit(root, 'beta again');
 
     // Without the tag the unreleased commit is the previous version, and its history suffices.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { returnedCheckFeeShares } from '../../workflows/returned-check-fee.js';
+import { returnedCheckFeeShares } from '../../src/flows/check-deposit/returned-check-fee.js';
 
 // One returned-check fee per check, however many links it paid.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeenIds } from '../../workflows/seen-ids.js';
+import { SeenIds } from '../../src/flows/in-workflow/seen-ids.js';
 
 // The one bounded id set of the workflows: service events, commands and reconcile requests.
 

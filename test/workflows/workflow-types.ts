@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import * as workflows from '../../workflows/index.js';
+import * as workflows from '../../src/flows/workflows.js';
 import { fixturesDir } from '../support/temporal.js';
 
-/** Every workflow type the worker registers (workflows/index.ts). */
+/** Every workflow type the worker registers (src/flows/workflows.ts). */
 export const workflowTypes: readonly string[] = Object.keys(workflows).sort();
 
 /** The recorded histories: file name and the workflow type its first event started. */

@@ -6,7 +6,7 @@ import {
   backfillProgressQuery,
   backfillWorkflowId,
   backfillWorkflowType,
-} from '../../../workflows/backfill-contract.js';
+} from '../../flows/backfill/contract.js';
 import { formatUsd } from '../../ledger/money.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag } from '../flags.js';

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
-import { periodCloseWorkflowType } from '../../../workflows/period-close-contract.js';
 import type { CloseCertificate } from '../../close/certificate.js';
 import { certificateHtml } from '../../close/certificate-html.js';
 import { fullCertificate, type PeriodCloseResult } from '../../close/certificate-summary.js';
 import { certificateLines } from '../../close/certificate-text.js';
 import type { ClosePeriod } from '../../close/close-input.js';
+import { periodCloseWorkflowType } from '../../flows/period-close/contract.js';
 import type { ReportReader } from '../../ledger/report-store.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { workflowIdFor } from '../../workflow-safe/workflow-ids.js';

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import {
   payoutPeriodReportWorkflowType,
   payoutReportWorkflowType,
-} from '../../../workflows/payout-report-contract.js';
+} from '../../flows/payout-report/contract.js';
 import type { ReportReader } from '../../ledger/report-store.js';
 import { fullPeriodReport, PayoutPeriodResult } from '../../payouts/period-summary.js';
 import { type PayoutPeriod, type PayoutPeriodReport, PayoutReport } from '../../payouts/report-schema.js';

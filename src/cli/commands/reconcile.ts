@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { ReconciliationScope } from '../../../activities/reconciliation-contract.js';
+import type { ReconciliationScope } from '../../flows/reconciliation/activities-contract.js';
 import {
   type ReconcileRequest,
   type ReconciliationReport,
@@ -9,7 +9,7 @@ import {
   reconciliationRequestsWorkflowId,
   reconciliationRequestsWorkflowType,
   reconciliationRunWorkflowId,
-} from '../../../workflows/reconciliation-contract.js';
+} from '../../flows/reconciliation/contract.js';
 import { type Command, CommandError } from '../command.js';
 import { eachFlag, timeoutSecondsOf } from '../flags.js';
 import { withTemporalClient } from '../temporal-client.js';

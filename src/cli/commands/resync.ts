@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { resyncWorkflowType } from '../../../workflows/resync-contract.js';
+import { resyncWorkflowType } from '../../flows/resync/contract.js';
 import type { EntryLine } from '../../ledger/entry.js';
 import { formatUsd } from '../../ledger/money.js';
 import type { ResyncDiff } from '../../resync/plan.js';
@@ -15,7 +15,7 @@ export interface ResyncArgs {
   timeoutSeconds: number;
 }
 
-/** What the resync workflow answers (activities/resync-contract.ts, restated: the CLI imports no activity). */
+/** What the resync workflow answers (src/flows/resync/activities-contract.ts, restated: the CLI imports no activity). */
 export interface ResyncAnswer {
   applied: boolean;
   diff: ResyncDiff;

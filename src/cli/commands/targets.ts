@@ -1,9 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import {
-  accountingTargetWorkflowId,
-  retryEntriesSignal,
-} from '../../../workflows/accounting-target-contract.js';
+import { accountingTargetWorkflowId, retryEntriesSignal } from '../../flows/push/contract.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { hardExpiryWarnings } from '../../runtime/targets/oauth-connection-sources.js';
 import type { TargetIndexStore, TargetSummary } from '../../targets/target-index.js';

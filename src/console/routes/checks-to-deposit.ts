@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { DepositSlipBody } from '../../command-api/contract.js';
 import {
   type DepositSlipOutcome,
   depositSlipWorkflowId,
   depositSlipWorkflowType,
-} from '../../../workflows/deposit-slip-contract.js';
-import { DepositSlipBody } from '../../command-api/contract.js';
+} from '../../flows/deposit-slip/contract.js';
 import { paymentsToDeposit } from '../../ledger/deposit-slips.js';
 import { dayInZone } from '../../ledger/mapping/dates.js';
 import { formatUsd } from '../../ledger/money.js';

@@ -6,7 +6,7 @@ import { createDeliveryActivities } from './delivery-activities.js';
 
 export const defaultDeliveryTaskQueue = 'service-emulator-webhooks';
 
-/** The emulator's own workflows: this one file, never booksync's bundle (workflows/index.ts). */
+/** The emulator's own workflows: this one file, never booksync's bundle (src/flows/workflows.ts). */
 export const deliveryWorkflowsPath = fileURLToPath(new URL('./webhook-delivery.ts', import.meta.url));
 
 export interface DeliveryWorkerOptions {

@@ -13,7 +13,7 @@ import type {
 } from './delivery-activities.js';
 
 // The emulator's side of decision “Webhook delivery”: one workflow delivers one event to one subscription. The emulator's worker
-// bundles this file alone (it lives with the emulator); booksync's worker (workflows/index.ts) never sees it.
+// bundles this file alone (it lives with the emulator); booksync's worker (src/flows/workflows.ts) never sees it.
 
 /** The activity's input as is: the envelope is the exact body of every attempt; the secret stays out of history. */
 export type WebhookDeliveryInput = DeliverWebhookAttemptInput;

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ServiceEventSignal } from '../../../workflows/service-event.js';
+import type { ServiceEventSignal } from '../../flows/in-workflow/service-event.js';
 import { type AuthenticationPolicy, authenticateDelivery } from '../authentication.js';
 import { parseEnvelope } from '../envelope.js';
 import { IngressError, toErrorReply } from '../errors.js';

@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
-import type { TargetPushDependencies } from '../../../activities/context.js';
+import { dataFile, type Settings } from '../../config/settings.js';
+import type { TargetPushDependencies } from '../../flows/in-activity/context.js';
 import {
   type AccountingTargetInput,
   accountingTargetWorkflowId,
   accountingTargetWorkflowType,
   entriesPostedSignal,
-} from '../../../workflows/accounting-target-contract.js';
-import { dataFile, type Settings } from '../../config/settings.js';
+} from '../../flows/push/contract.js';
 import { EmbeddedLedger } from '../../ledger/embedded-ledger.js';
 import type { LedgerPort } from '../../ledger/ledger-port.js';
 import type { Logger } from '../../logging/logger.js';

@@ -1,5 +1,5 @@
 import { type Client, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { periodCloseWorkflowType } from '../../../workflows/period-close-contract.js';
+import { periodCloseWorkflowType } from '../../flows/period-close/contract.js';
 import { WORKFLOW_ID_PREFIXES } from '../../workflow-safe/workflow-ids.js';
 import { ensureSchedule } from './ensure-schedule.js';
 

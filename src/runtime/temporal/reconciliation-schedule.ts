@@ -1,5 +1,5 @@
 import { type Client, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { reconciliationWorkflowType } from '../../../workflows/reconciliation-contract.js';
+import { reconciliationWorkflowType } from '../../flows/reconciliation/contract.js';
 import { WORKFLOW_ID_PREFIXES } from '../../workflow-safe/workflow-ids.js';
 import { ensureSchedule } from './ensure-schedule.js';
 

@@ -1,5 +1,5 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { type ActivityDependencies, createActivities } from '../../../activities/index.js';
+import { type ActivityDependencies, createActivities } from '../../flows/activities.js';
 import { tracedLedger } from '../../ledger/traced-ledger.js';
 import type { Logger } from '../../logging/logger.js';
 import { activeTracing, type Tracing } from '../../telemetry/tracing.js';
@@ -13,7 +13,7 @@ export interface BooksyncWorkerOptions {
   taskQueue: string;
   dependencies: ActivityDependencies;
   /**
-   * A prebuilt workflow bundle (tests share one); default: the cached bundle of workflows/ (built at the
+   * A prebuilt workflow bundle (tests share one); default: the cached bundle of src/flows/workflows.ts (built at the
    * first start after a change of the sources, see workflow-bundle.ts), webpack at start only as a fallback.
    */
   workflowBundle?: { codePath: string };

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../logging/logger.js';
 import { bundleInChild, type WorkflowBundler } from './bundle-in-child.js';
 
-// The workflow bundle (webpack over workflows/index.ts, seconds of CPU and a few hundred MiB at peak) is
+// The workflow bundle (webpack over src/flows/workflows.ts, seconds of CPU and a few hundred MiB at peak) is
 // built once per change of the sources or of the Temporal SDK, in a child process (bundle-in-child.ts: its
 // memory never stays in the worker), and kept as a file; a worker start only reads it. The same cache serves `booksync worker`, `booksync start` and the tests (test/.artifacts).
 
@@ -25,13 +25,13 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** booksync's workflows (not the emulator's delivery workflow, which has its own worker). */
-export const booksyncWorkflowsPath = path.join(root, 'workflows', 'index.ts');
+export const booksyncWorkflowsPath = path.join(root, 'src', 'flows', 'workflows.ts');
 
 /**
- * What a bundle can depend on: the workflows, what they import from activities/ and src/ (values such as
+ * What a bundle can depend on: the workflows, what they import from src/ (values such as
  * retry policies and workflow ids). Hashing all of them is cheap (milliseconds) and never misses an import.
  */
-const sourceDirs = ['workflows', 'activities', 'src'].map((dir) => path.join(root, dir));
+const sourceDirs = ['src'].map((dir) => path.join(root, dir));
 
 export interface CachedWorkflowBundleOptions {
   workflowsPath?: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ActivityDependencies } from '../../../activities/index.js';
+import type { ActivityDependencies } from '../../../src/flows/activities.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import type { Tracing } from '../../../src/telemetry/tracing.js';
 

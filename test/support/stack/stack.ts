@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ActivityDependencies } from '../../../activities/index.js';
+import type { ActivityDependencies } from '../../../src/flows/activities.js';
 import type { Logger } from '../../../src/logging/logger.js';
 import { ServiceClient } from '../../../src/service/client.js';
 import { uniqueTaskQueue } from '../temporal.js';

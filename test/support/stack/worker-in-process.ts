@@ -1,5 +1,5 @@
 import type { Worker } from '@temporalio/worker';
-import type { ActivityDependencies } from '../../../activities/index.js';
+import type { ActivityDependencies } from '../../../src/flows/activities.js';
 import type { EmbeddedLedger } from '../../../src/ledger/embedded-ledger.js';
 import { SqliteReportStore } from '../../../src/ledger/report-store.js';
 import { type Logger, silentLogger } from '../../../src/logging/logger.js';

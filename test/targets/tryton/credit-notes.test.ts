@@ -538,7 +538,7 @@ describe('Tryton: credit notes', { timeout: 180_000 }, () => {
     const { pushed, push } = pusher();
     await push(docs.invoice);
     await push(docs.memo);
-    // The worker's push context holds the link's own invoice only (activities/accounting-target.ts
+    // The worker's push context holds the link's own invoice only (src/flows/push/activities.ts
     // earlierKeys); the memo's invoice is Tryton's to find (case 3 through `booksync start`).
     const { context } = pushIndex();
     const own = pushed.get(docs.invoice.key);

@@ -1,5 +1,0 @@
-// The contract of the payout reports (workflows/payout-report.ts): `booksync payout` starts them by these names,
-// importing no workflow code.
-
-export const payoutReportWorkflowType = 'payoutReport';
-export const payoutPeriodReportWorkflowType = 'payoutPeriodReport';

@@ -1,3 +1,0 @@
-// The contract of the monthly close (workflows/period-close.ts): the CLI, the Schedule and the console start it by this name, importing no workflow code.
-
-export const periodCloseWorkflowType = 'periodClose';
