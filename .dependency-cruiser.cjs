@@ -32,13 +32,13 @@ const layers = [
 ];
 const folder = (dirs) => `^(${dirs.join('|')})/`;
 
-// Workflow code: what the bundle's entry (src/flows/workflows.ts) may reach. In a flow's folder everything
-// but its activity side (activities.ts, activities-contract.ts, and the activities' own helpers: the push's
-// attempt, a backfill's or reconciliation's page and page token); the helpers the workflows share
-// (src/flows/in-workflow/); src/workflow-safe/. The activities' shared helpers are src/flows/in-activity/.
-const activitySide =
-  '(activities\\.ts|in-activity/.*|[^/]+/(activities|activities-contract|attempt|page|page-token)\\.ts)';
-const workflowCode = `^(src/workflow-safe/|src/flows/(?!${activitySide}$))`;
+// Workflow code: what the bundle's entry (src/flows/workflows.ts) may reach. In a flow's folder its workflow
+// and what that workflow is made of: workflow.ts, contract.ts, state.ts, steps.ts, and the check deposit's
+// applications and returned-check fee, the reconciliation's requests; the helpers the workflows share
+// (src/flows/in-workflow/); src/workflow-safe/. Everything else in a flow's folder (its activities and their
+// contract, the push's attempt, outbox index and wake-up) is worker-side code the workflows may not import.
+const workflowCode =
+  '^(src/workflow-safe/.*|src/flows/(workflows|in-workflow/[^/]+|[^/]+/(workflow|contract|state|steps|applications|returned-check-fee|requests)))\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
+import type { TargetIndexStore } from '../flows/push/target-index.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { ReportReader } from '../ledger/report-store.js';
 import type { BoundTargetSetup } from '../runtime/targets/target-setups.js';
 import type { ReferenceData } from '../targets/documents.js';
-import type { TargetIndexStore } from '../targets/target-index.js';
 import type { ConsoleCredentials } from './credentials.js';
 import type { OAuthConnectionSource } from './oauth-connections.js';
 

@@ -9,12 +9,12 @@ import {
   deliveryWorkflowsPath,
 } from '../emulator/webhooks/delivery-worker.js';
 import { TemporalDispatcher } from '../emulator/webhooks/temporal-dispatcher.js';
+import type { TargetIndexStore } from '../flows/push/target-index.js';
 import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { ReportStore } from '../ledger/report-store.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
 import { ensurePrivateDir } from '../storage/private-files.js';
-import type { TargetIndexStore } from '../targets/target-index.js';
 import {
   type PayloadEncryption,
   payloadEncryptionFrom,

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Settings } from '../config/settings.js';
 import type { ConsoleOptions } from '../console/options.js';
+import type { TargetIndexStore } from '../flows/push/target-index.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import type { ReportReader } from '../ledger/report-store.js';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import type { ServiceClient } from '../service/client.js';
 import { serviceReferences } from '../targets/service-references.js';
-import type { TargetIndexStore } from '../targets/target-index.js';
 import { isLoopback } from './codec-server-options.js';
 import { oauthConnectionSources } from './targets/oauth-connection-sources.js';
 import { boundTargetSetups } from './targets/target-setups.js';

@@ -1,9 +1,9 @@
 import type { Settings } from '../config/settings.js';
+import { SqliteTargetIndex, type TargetIndexStore } from '../flows/push/target-index.js';
 import { EmbeddedLedger } from '../ledger/embedded-ledger.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import { type ReportStore, SqliteReportStore } from '../ledger/report-store.js';
 import type { Logger } from '../logging/logger.js';
-import { SqliteTargetIndex, type TargetIndexStore } from '../targets/target-index.js';
 
 // The one place that picks where the books live: LEDGER_URL (postgres:// or postgresql://) is the ledger on
 // PostgreSQL; unset, the embedded SQLite file LEDGER_DB. Either way the accounting targets' index lives in the
@@ -33,7 +33,7 @@ export async function openLedgerStore(
     const [{ PostgresLedger, redactUrl }, { PostgresTargetIndex }, { PostgresReportStore }] =
       await Promise.all([
         import('../ledger/postgres-ledger.js'),
-        import('../targets/postgres-target-index.js'),
+        import('../flows/push/postgres-target-index.js'),
         import('../ledger/postgres-report-store.js'),
       ]);
     if (!/^postgres(ql)?:\/\//.test(url)) {

@@ -3,11 +3,11 @@ import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountingTargetActivities } from '../../src/flows/push/activities.js';
 import { outageFlaggedAtAttempt } from '../../src/flows/push/attempt.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { ReferenceData } from '../../src/targets/documents.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../src/targets/errors.js';
 import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import type { AccountingTarget, PushResult, TargetDocument } from '../../src/targets/target-port.js';
 import { type ActivityWorld, activityWorld, quietActivityEnvironment, runActivity } from './fakes.js';
 

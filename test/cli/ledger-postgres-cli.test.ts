@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresTargetIndex } from '../../src/flows/push/postgres-target-index.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
-import { PostgresTargetIndex } from '../../src/targets/postgres-target-index.js';
 import { twoLine } from '../ledger/fixtures.js';
 import { booksyncCli as booksync } from '../support/booksync-cli.js';
 import type { PostgresCluster } from '../support/postgres.js';

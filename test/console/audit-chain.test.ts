@@ -7,10 +7,10 @@ import { consoleCommand } from '../../src/cli/commands/console.js';
 import type { Settings } from '../../src/config/settings.js';
 import { AuditLog, verifyAuditChain } from '../../src/console/audit-log.js';
 import { openConsoleDb } from '../../src/console/console-db.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import { createIngress } from '../../src/ingress/server.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import { consoleTemporalFake } from './console-fakes.js';
 import { session, signIn } from './console-inject.js';
 

@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DepositSlip, DepositSlipOutcome } from '../../src/flows/deposit-slip/contract.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import type { IngressApp } from '../../src/ingress/ingress-app.js';
 import { createIngress } from '../../src/ingress/server.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { bookDepositSlip, DepositSlipRefusedError } from '../../src/ledger/deposit-slips.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import { consoleTemporalFake } from './console-fakes.js';
 import { form, formHeaders, session } from './console-inject.js';
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEnvFile } from '../../src/config/env-file.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import type { ConsoleOptions } from '../../src/console/options.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import type { IngressApp } from '../../src/ingress/ingress-app.js';
 import { createIngress } from '../../src/ingress/server.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
@@ -13,7 +14,6 @@ import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connect
 import { boundTargetSetups } from '../../src/runtime/targets/target-setups.js';
 import { parseAccountMapping } from '../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { consoleTemporalFake } from './console-fakes.js';
 import { form, formHeaders, session } from './console-inject.js';

@@ -12,6 +12,7 @@ import {
   accountingTargetWorkflowType,
   entriesPostedSignal,
 } from '../../src/flows/push/contract.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { dayAfter, dayInZone } from '../../src/ledger/mapping/dates.js';
 import { SqliteReportStore } from '../../src/ledger/report-store.js';
@@ -19,7 +20,6 @@ import { TargetRefusedError } from '../../src/targets/errors.js';
 import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
 import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
 import { serviceReferences } from '../../src/targets/service-references.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';
 import { chromiumAvailable, launchHeadlessChromium } from '../support/headless-chromium.js';
 import type { EmulatorPart } from '../support/stack/emulator.js';

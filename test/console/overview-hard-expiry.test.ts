@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import type { IngressApp } from '../../src/ingress/ingress-app.js';
 import { createIngress } from '../../src/ingress/server.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { OAuthConnectionFile } from '../../src/targets/oauth/connection-file.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import { consoleTemporalFake } from './console-fakes.js';
 import { session } from './console-inject.js';
 

@@ -6,10 +6,10 @@ import { AuditLog } from '../../src/console/audit-log.js';
 import { openConsoleDb } from '../../src/console/console-db.js';
 import type { ConsoleOptions } from '../../src/console/options.js';
 import { SignInThrottle } from '../../src/console/sign-in-throttle.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import type { IngressApp } from '../../src/ingress/ingress-app.js';
 import { createIngress, type IngressOptions } from '../../src/ingress/server.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import { consoleTemporalFake } from './console-fakes.js';
 import { cookieOf, postSignIn, session, signIn, signInForm } from './console-inject.js';
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { LedgerBusyError, LedgerConflictError } from '../../src/ledger/errors.js';
 import { migrations } from '../../src/ledger/migrations.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import { tempDir, twoLine } from './fixtures.js';
 
 describe('the database enforces balance itself', () => {

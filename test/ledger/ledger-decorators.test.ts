@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notifyingLedger } from '../../src/flows/push/wake-up.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { LedgerEntryInput } from '../../src/ledger/entry.js';
 import { type LedgerPort, ledgerPortMethods } from '../../src/ledger/ledger-port.js';
 import { tracedLedger } from '../../src/ledger/traced-ledger.js';
 import { writeBehind } from '../../src/ledger/write-behind-ledger.js';
-import { notifyingLedger } from '../../src/targets/notifying-ledger.js';
 import { ledgerStores, type TestLedger } from './ledger-stores.js';
 
 // The ledger port promises what callers use (bulk posting, the whole ledger read a page at a time), and each

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
+import { SqliteTargetIndex, TargetCompanyMismatchError } from '../../src/flows/push/target-index.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { openAccountingTargets } from '../../src/runtime/targets/accounting-targets.js';
 import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connection.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
-import { SqliteTargetIndex, TargetCompanyMismatchError } from '../../src/targets/target-index.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 
 // A worker whose QuickBooks connection is another company's than the one its target index was built against

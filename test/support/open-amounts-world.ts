@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: sandbox routes answer untyped JSON
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../src/flows/activities.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { paymentsToDeposit } from '../../src/ledger/deposit-slips.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
@@ -12,7 +13,6 @@ import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
 import { markersIn } from '../../src/targets/markers.js';
 import type { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import { serviceReferences } from '../../src/targets/service-references.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import type { AccountingTarget } from '../../src/targets/target-port.js';
 import { quietActivityEnvironment, runActivity } from '../activities/fakes.js';
 import type { Call, Harness } from '../emulator/harness.js';

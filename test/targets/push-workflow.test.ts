@@ -9,6 +9,7 @@ import {
   accountingTargetWorkflowType,
   entriesPostedSignal,
 } from '../../src/flows/push/contract.js';
+import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
@@ -16,7 +17,6 @@ import type { ReferenceData } from '../../src/targets/documents.js';
 import { TargetRefusedError, TargetUnavailableError } from '../../src/targets/errors.js';
 import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
 import { pushOneByOne } from '../../src/targets/push-one-by-one.js';
-import { SqliteTargetIndex } from '../../src/targets/target-index.js';
 import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';
 import { LastError, NeedsAttention } from '../../src/workflow-safe/search-attributes.js';
 import { twoLine } from '../ledger/fixtures.js';

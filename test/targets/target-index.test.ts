@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
-import { PostgresTargetIndex } from '../../src/targets/postgres-target-index.js';
+import { PostgresTargetIndex } from '../../src/flows/push/postgres-target-index.js';
 import {
   PushLeaseLostError,
   SqliteTargetIndex,
   TargetCompanyMismatchError,
   type TargetIndexStore,
-} from '../../src/targets/target-index.js';
+} from '../../src/flows/push/target-index.js';
+import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
+import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
 import { twoLine } from '../ledger/fixtures.js';
 import { postgresStore, type TestLedger } from '../ledger/ledger-stores.js';
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
+import type { TargetIndexStore } from '../../flows/push/target-index.js';
 import type { Logger } from '../../logging/logger.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { openQuickBooksTarget, quickBooksSettings } from '../../runtime/targets/quickbooks-connection.js';
@@ -14,7 +15,6 @@ import {
   newConsentState,
   parseConsentRedirect,
 } from '../../targets/quickbooks/index.js';
-import type { TargetIndexStore } from '../../targets/target-index.js';
 import {
   chooseXeroTenant,
   ProofKey,

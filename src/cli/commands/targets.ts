@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { accountingTargetWorkflowId, retryEntriesSignal } from '../../flows/push/contract.js';
+import type { TargetIndexStore, TargetSummary } from '../../flows/push/target-index.js';
 import { openLedgerStore } from '../../runtime/ledger-store.js';
 import { hardExpiryWarnings } from '../../runtime/targets/oauth-connection-sources.js';
-import type { TargetIndexStore, TargetSummary } from '../../targets/target-index.js';
 import { type Command, CommandError } from '../command.js';
 import { connectCliClient } from '../temporal-client.js';
 import { connectTarget, connectUsage } from './targets-connect.js';

@@ -1,6 +1,6 @@
+import type { TargetSummary } from '../../flows/push/target-index.js';
 import type { TrialBalance } from '../../ledger/ledger-port.js';
 import { formatUsd } from '../../ledger/money.js';
-import type { TargetSummary } from '../../targets/target-index.js';
 import { html, joinHtml } from '../html.js';
 import { page } from '../layout.js';
 import type { OAuthConnectionState } from '../oauth-connections.js';

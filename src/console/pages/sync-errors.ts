@@ -1,5 +1,5 @@
+import type { IndexedEntry } from '../../flows/push/target-index.js';
 import type { BookedEntry } from '../../ledger/ledger-port.js';
-import type { IndexedEntry } from '../../targets/target-index.js';
 import { html, joinHtml } from '../html.js';
 import { csrfField, page } from '../layout.js';
 import type { OAuthConnectionState } from '../oauth-connections.js';

@@ -9,8 +9,8 @@ import type { Logger } from '../../logging/logger.js';
 import type { ServiceClient } from '../../service/client.js';
 import type { ReferenceData } from '../../targets/documents.js';
 import type { TargetFiguresReader } from '../../targets/target-figures.js';
-import type { TargetIndexStore } from '../../targets/target-index.js';
 import type { AccountingTarget } from '../../targets/target-port.js';
+import type { TargetIndexStore } from '../push/target-index.js';
 
 /** What activities need from the process that hosts them; built once by the worker. */
 export interface ActivityDependencies {

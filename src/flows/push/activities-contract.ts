@@ -1,4 +1,4 @@
-import type { TargetSummary } from '../../targets/target-index.js';
+import type { TargetSummary } from './target-index.js';
 
 // The contract between the accounting-target push workflow and its activities (implementation:
 // src/flows/push/activities.ts, one attempt's work in src/flows/push/attempt.ts). Types only.

@@ -10,11 +10,6 @@ import {
   TargetDisconnectedError,
   TargetUnavailableError,
 } from '../../targets/errors.js';
-import {
-  type NextEntry,
-  PushLeaseLostError,
-  TargetCompanyMismatchError,
-} from '../../targets/target-index.js';
 import type {
   AccountingTarget,
   PushContext,
@@ -30,6 +25,7 @@ import {
 } from '../in-activity/context.js';
 import { beatEveryMs } from '../in-activity/heartbeating.js';
 import type { PushToTargetInput, PushToTargetResult } from './activities-contract.js';
+import { type NextEntry, PushLeaseLostError, TargetCompanyMismatchError } from './target-index.js';
 
 // One attempt of the push activity (pushToTarget) at one target: it takes the target's lease, waits out an
 // earlier attempt's write still in flight, marks each entry before writing it, writes the slice (batched when

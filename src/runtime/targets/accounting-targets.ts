@@ -1,12 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { dataFile, type Settings } from '../../config/settings.js';
 import type { TargetPushDependencies } from '../../flows/in-activity/context.js';
-import {
-  type AccountingTargetInput,
-  accountingTargetWorkflowId,
-  accountingTargetWorkflowType,
-  entriesPostedSignal,
-} from '../../flows/push/contract.js';
+import { TargetCompanyMismatchError, type TargetIndexStore } from '../../flows/push/target-index.js';
+import { PushWakeUp } from '../../flows/push/wake-up.js';
 import { EmbeddedLedger } from '../../ledger/embedded-ledger.js';
 import type { LedgerPort } from '../../ledger/ledger-port.js';
 import type { Logger } from '../../logging/logger.js';
@@ -23,14 +19,9 @@ import {
   TargetUnavailableError,
 } from '../../targets/errors.js';
 import { LedgerMirrorTarget } from '../../targets/ledger-mirror-target.js';
-import { notifyingLedger } from '../../targets/notifying-ledger.js';
 import { FetchedLinks, rememberingLinks, serviceReferences } from '../../targets/service-references.js';
 import type { TargetFiguresReader } from '../../targets/target-figures.js';
-import { TargetCompanyMismatchError, type TargetIndexStore } from '../../targets/target-index.js';
 import type { AccountingTarget } from '../../targets/target-port.js';
-
-/** How long a burst of ledger writes is gathered into one wake-up signal per target. */
-const signalDebounceMs = 200;
 
 export interface AccountingTargets {
   /** For the activities: the targets, their index, the references documents need. */
@@ -193,15 +184,15 @@ export async function openAccountingTargets(options: {
     throw error;
   }
 
-  let wake: (() => void) | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  const onNewEntry = () => {
-    if (timer || !wake) return;
-    timer = setTimeout(() => {
-      timer = null;
-      wake?.();
-    }, signalDebounceMs);
-  };
+  const wakeUp = new PushWakeUp(
+    names,
+    {
+      pollEvery: settings.PUSH_POLL_INTERVAL,
+      retryMaximumInterval: settings.PUSH_RETRY_MAX_INTERVAL,
+      heartbeatTimeout: settings.PUSH_HEARTBEAT_TIMEOUT,
+    },
+    logger,
+  );
 
   // The links the bookings fetch are the push's: it names an invoice from what a booking read instead of
   // asking the service again. The bookings use `service` from here on (rememberingLinks).
@@ -216,41 +207,14 @@ export async function openAccountingTargets(options: {
       references: serviceReferences(service, fetchedLinks),
       inFlightWaitMs: settings.PUSH_IN_FLIGHT_WAIT_SECONDS * 1_000,
     },
-    ledger: notifyingLedger(ledger, onNewEntry),
+    // Each new entry wakes the push workflows (the push's wake-up, src/flows/push/wake-up.ts).
+    ledger: wakeUp.ledger(ledger),
     async startPushing(client, taskQueue) {
-      const signalAll = () =>
-        Promise.all(
-          names.map((target) =>
-            client.workflow.signalWithStart<(input: AccountingTargetInput) => Promise<void>, []>(
-              accountingTargetWorkflowType,
-              {
-                workflowId: accountingTargetWorkflowId(target),
-                taskQueue,
-                args: [
-                  {
-                    target,
-                    pollEvery: settings.PUSH_POLL_INTERVAL,
-                    retryMaximumInterval: settings.PUSH_RETRY_MAX_INTERVAL,
-                    heartbeatTimeout: settings.PUSH_HEARTBEAT_TIMEOUT,
-                  },
-                ],
-                signal: entriesPostedSignal,
-                signalArgs: [],
-              },
-            ),
-          ),
-        );
-      await signalAll();
-      // A lost wake-up is harmless: the workflow polls the index every PUSH_POLL_INTERVAL.
-      wake = () =>
-        void signalAll().catch((err) =>
-          logger.warn({ err }, 'could not wake the accounting-target push; its poll catches up'),
-        );
+      await wakeUp.start(client, taskQueue);
       logger.info({ targets: names }, 'pushing the books to accounting targets');
     },
     async close() {
-      wake = null;
-      if (timer) clearTimeout(timer);
+      wakeUp.stop();
       for (const close of closers.reverse()) await close();
     },
   };

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Settings } from '../../config/settings.js';
+import type { TargetIndexStore } from '../../flows/push/target-index.js';
 import type { ReportStore } from '../../ledger/report-store.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ServiceClient } from '../../service/client.js';
-import type { TargetIndexStore } from '../../targets/target-index.js';
 import { payloadEncryptionFrom } from '../../temporal/data-converter.js';
 import { openLedgerStore, type StoredLedger } from '../ledger-store.js';
 import { openAccountingTargets } from '../targets/accounting-targets.js';

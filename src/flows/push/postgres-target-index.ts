@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { inTransaction } from '../ledger/pg-transaction.js';
+import { inTransaction } from '../../ledger/pg-transaction.js';
+import type { RemoteRecord } from '../../targets/target-port.js';
 import {
   type CompanyRow,
   type CompanySwitch,
@@ -25,7 +26,6 @@ import {
   type TargetStatus,
   type TargetSummary,
 } from './target-index.js';
-import type { RemoteRecord } from './target-port.js';
 
 // The target index in the ledger's PostgreSQL database (table target_index, postgres-migrations.ts): the
 // same statements and answers as the SQLite one, beside the entries it indexes.

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { RemoteRecord } from './target-port.js';
+import type { RemoteRecord } from '../../targets/target-port.js';
 
 // Per accounting target, what became of each ledger entry: PENDING (not yet pushed, or queued again by
 // `targets retry`), PUSHED (the target's ids), FAILED (the target's refusal, kept until a person retries),
