@@ -51,6 +51,22 @@ export const defaultAccountCodes: AccountMapping = {
   PayoutBank: '1050',
 };
 
+/** The `key=value` pairs of a comma-separated setting, trimmed; a pair without `=` has an empty value. */
+function settingPairs(text: string): { pair: string; key: string; value: string }[] {
+  return text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return {
+        pair,
+        key: eq === -1 ? pair : pair.slice(0, eq).trim(),
+        value: eq === -1 ? '' : pair.slice(eq + 1).trim(),
+      };
+    });
+}
+
 /**
  * Parses `Role=code,Role=code` over the defaults. Unknown roles and empty codes are errors (one line each),
  * so a typo never silently falls back to a default account.
@@ -59,13 +75,7 @@ export function parseAccountMapping(text: string | undefined): AccountMapping {
   const mapping: Record<string, string> = { ...defaultAccountCodes };
   if (!text) return mapping as AccountMapping;
   const problems: string[] = [];
-  for (const pair of text
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const eq = pair.indexOf('=');
-    const role = eq === -1 ? pair : pair.slice(0, eq).trim();
-    const code = eq === -1 ? '' : pair.slice(eq + 1).trim();
+  for (const { key: role, value: code } of settingPairs(text)) {
     if (!(accountRoles as string[]).includes(role)) problems.push(`unknown account role ${role}`);
     else if (code === '') problems.push(`account role ${role} has no code`);
     else mapping[role] = code;
@@ -96,13 +106,7 @@ export function parseVendorExpenseAccounts(
     accountRoles.filter((r) => r !== 'BillExpenses').map((role) => [mapping[role], role] as const),
   );
   const problems: string[] = [];
-  for (const pair of text
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const eq = pair.indexOf('=');
-    const vendor = eq === -1 ? pair : pair.slice(0, eq).trim();
-    const code = eq === -1 ? '' : pair.slice(eq + 1).trim();
+  for (const { pair, key: vendor, value: code } of settingPairs(text)) {
     const role = otherRoles.get(code);
     if (vendor === '') problems.push(`${JSON.stringify(pair)} names no vendor`);
     else if (code === '') problems.push(`vendor ${vendor} has no account`);
