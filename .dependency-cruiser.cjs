@@ -5,7 +5,7 @@
 // Layers, lowest first. A module may import its own layer and the layers below it, never one above.
 const layers = [
   // Pure helpers every layer may use; workflow-safe code imports nothing Node-only (rule below).
-  ['src/workflow-safe', 'src/logging', 'src/telemetry', 'src/storage', 'src/config'],
+  ['src/workflow-safe', 'src/logging', 'src/telemetry', 'src/config'],
   // The service's contract in code: schemas, client, errors, signatures.
   ['src/service'],
   // The emulator of the service; the ledger (its port, stores, mappings, exports).
@@ -13,7 +13,7 @@ const layers = [
   // The accounting targets: they read the ledger, the ledger never imports them.
   ['src/targets'],
   // Accounting features over the ledger and the service.
-  ['src/backfill', 'src/close', 'src/payouts', 'src/resync'],
+  ['src/close', 'src/payouts', 'src/resync'],
   // The flows, one folder each (src/flows/<flow>/): workflow, contract, state, steps and activities (their
   // contracts are what the edges below import).
   ['src/flows'],

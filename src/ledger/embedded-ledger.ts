@@ -1,7 +1,7 @@
 import DatabaseConstructor, { type Database, type Statement, type Transaction } from 'better-sqlite3';
+import { privateSqliteFile } from '../config/private-files.js';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
-import { privateSqliteFile } from '../storage/private-files.js';
 import { chartBalances } from './account-balances.js';
 import { type BusyRetryPolicy, defaultBusyRetryPolicy, withBusyRetry } from './busy-retry.js';
 import { type AccountName, Accounts, chartOfAccounts } from './chart-of-accounts.js';

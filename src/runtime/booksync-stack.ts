@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
+import { ensurePrivateDir } from '../config/private-files.js';
 import type { Settings } from '../config/settings.js';
 import {
   createDeliveryWorker,
@@ -14,7 +15,6 @@ import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { ReportStore } from '../ledger/report-store.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient } from '../service/client.js';
-import { ensurePrivateDir } from '../storage/private-files.js';
 import {
   type PayloadEncryption,
   payloadEncryptionFrom,

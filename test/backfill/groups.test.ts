@@ -5,7 +5,7 @@ import {
   disbursementVerdict,
   linkVerdict,
   paymentVerdict,
-} from '../../src/backfill/groups.js';
+} from '../../src/flows/backfill/groups.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { dayBefore, openingEntry } from '../../src/ledger/opening-balances.js';
 import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensurePrivateDir } from '../../src/config/private-files.js';
 import { Store } from '../../src/emulator/store/store.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import { ensurePrivateDir } from '../../src/storage/private-files.js';
 import { freePort } from '../support/free-port.js';
 
 // The data folder holds secrets: webhook secrets in the emulator's database, API keys in

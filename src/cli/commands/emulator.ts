@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { ensurePrivateDir } from '../../config/private-files.js';
 import { DirectHttpDispatcher } from '../../emulator/webhooks/direct-http-dispatcher.js';
 import { embeddedCredentialsPath } from '../../runtime/embedded-credentials.js';
 import { startEmbeddedEmulator } from '../../runtime/embedded-emulator.js';
-import { ensurePrivateDir } from '../../storage/private-files.js';
 import type { Command } from '../command.js';
 import { requireSetting } from '../require-setting.js';
 import { untilSignal } from '../shutdown.js';

@@ -1,13 +1,4 @@
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  type BackfillWindow,
-  checkDepositVerdict,
-  disbursementVerdict,
-  type GroupVerdict,
-  linkVerdict,
-  paymentStillOpen,
-  paymentVerdict,
-} from '../../backfill/groups.js';
 import type { EntryLinks, LedgerPort } from '../../ledger/ledger-port.js';
 import { paymentSettles } from '../../ledger/mapping/index.js';
 import { bookedBeforeOpening } from '../../ledger/opening-balances.js';
@@ -25,6 +16,15 @@ import {
   type BackfillPhase,
   noBackfillCounts,
 } from './contract.js';
+import {
+  type BackfillWindow,
+  checkDepositVerdict,
+  disbursementVerdict,
+  type GroupVerdict,
+  linkVerdict,
+  paymentStillOpen,
+  paymentVerdict,
+} from './groups.js';
 import { nextPageToken, parsePageToken } from './page-token.js';
 
 // One page of one backfill phase (src/flows/backfill/activities.ts runs them in steps). Each group is imported whole

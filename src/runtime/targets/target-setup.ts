@@ -1,9 +1,9 @@
 import { parseEnv } from 'node:util';
 import type { CommandContext } from '../../cli/command.js';
 import { envFileIn, writeEnvSetting } from '../../config/env-file.js';
+import { readPrivateFile, somethingAt } from '../../config/private-files.js';
 import type { Settings } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
-import { readPrivateFile, somethingAt } from '../../storage/private-files.js';
 import { type AccountMapping, type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';
 import { mappingValue, type SetupPlan } from '../../targets/setup/plan.js';
 

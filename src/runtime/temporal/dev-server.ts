@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
+import { privateSqliteFile } from '../../config/private-files.js';
 import type { Logger } from '../../logging/logger.js';
-import { privateSqliteFile } from '../../storage/private-files.js';
 import { obtainTemporalCli } from '../../temporal/cli-source.js';
 import { devServerSearchAttributeFlags } from '../../workflow-safe/search-attributes.js';
 
