@@ -16,8 +16,6 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
-COPY workflows ./workflows
-COPY activities ./activities
 RUN mkdir -p /data && chown node:node /data && chmod 700 /data
 USER node
 VOLUME ["/data"]

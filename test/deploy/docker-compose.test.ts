@@ -212,6 +212,17 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('copies into the image only what the repository has, and everything the worker runs from', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    // COPY <sources...> <destination>, from the build context (not another stage).
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((m) =>
+      m[1]!.trim().split(/\s+/).slice(0, -1),
+    );
+    expect(sources.filter((source) => !existsSync(source))).toEqual([]);
+    // bin/ starts src/ (the flows, the worker, the CLI), so both are in the image.
+    expect(sources).toEqual(expect.arrayContaining(['bin', 'src', 'package.json']));
+  });
+
   it("gives the worker and the ingress longer to stop than the worker's shutdown grace", () => {
     const source = readFileSync('src/runtime/worker/booksync-worker.ts', 'utf8');
     const grace = /shutdownGraceTime:\s*'([^']+)'/.exec(source)?.[1];
