@@ -14,7 +14,7 @@ import {
 } from '../test/support/replay-rule.js';
 import { GitHistory, typeFingerprint } from '../test/support/workflow-fingerprint.js';
 
-// Records the histories the replay rule asks for (test/workflows/replay-rule.test.ts): for each workflow type
+// Records the histories the replay rule asks for (test/flows/replay/replay-rule.test.ts): for each workflow type
 // whose code changed since its previous version, the previous version's code is checked out in a temporary
 // git worktree (sharing this checkout's node_modules), its own recorder runs there against a real Temporal
 // dev server, and the histories of the wanted types are copied here as <name>-from-<commit>.json, with their
@@ -36,7 +36,9 @@ const recorders: Record<string, string> = {
   periodClose: 'test/close/period-close.test.ts',
   resync: 'test/resync/resync.test.ts',
 };
-const defaultRecorder = 'test/workflows/record-histories.test.ts';
+const defaultRecorder = 'test/flows/replay/record-histories.test.ts';
+/** Where a commit from before the tests followed the flows' folders keeps the whole-stack recorder. */
+const earlierDefaultRecorder = 'test/workflows/record-histories.test.ts';
 
 function addEntry(file: string, revision: string, note: string): void {
   const manifest = readManifest(root);
@@ -101,9 +103,11 @@ function record(types: string[]): void {
           `${short}: package-lock.json differs from this checkout's; recording with today's packages`,
         );
       }
-      const files = [...new Set(ofCommit.map((t) => recorders[t.type] ?? defaultRecorder))].filter((file) =>
-        existsSync(path.join(worktree, file)),
-      );
+      const files = [...new Set(ofCommit.map((t) => recorders[t.type] ?? defaultRecorder))]
+        .map((file) =>
+          file === defaultRecorder && !existsSync(path.join(worktree, file)) ? earlierDefaultRecorder : file,
+        )
+        .filter((file) => existsSync(path.join(worktree, file)));
       const run = spawnSync('npx', ['vitest', 'run', ...files], {
         cwd: worktree,
         stdio: 'inherit',

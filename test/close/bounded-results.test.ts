@@ -15,7 +15,7 @@ import { fullPeriodReport, type PayoutPeriodReportSummary } from '../../src/payo
 import type { PayoutPeriodReport } from '../../src/payouts/report-schema.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import type { Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
-import { disbursementRecord, linkRecord, paymentRecord } from '../activities/fakes.js';
+import { disbursementRecord, linkRecord, paymentRecord } from '../flows/fakes.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 
 // Workflow results stay bounded whatever the month: a period with 10,000 links paid and never booked makes a

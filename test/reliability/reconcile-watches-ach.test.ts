@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestReconciliation } from '../../src/cli/commands/reconcile.js';
 import { type PaymentView, paymentViewQuery, paymentWorkflowId } from '../../src/flows/payment/contract.js';
 import { ReturnWindowEndsAt, SyncState } from '../../src/workflow-safe/search-attributes.js';
+import { type Stack, startStack } from '../flows/bill-payment/stack.js';
 import { startDevServer, workflowBundle } from '../support/temporal.js';
 import { eventually } from '../support/wait-for.js';
-import { type Stack, startStack } from '../workflows/bill-payment-stack.js';
 
 // Hostile review: an ACH payment whose events were all lost was booked by reconciliation, but nothing
 // watched its 60-day return window until its next event (which may be the return itself, also lost).

@@ -22,7 +22,7 @@ import {
 // no previous version (new, unchanged since it was added) needs any history. Each manifest entry names the
 // commit it was recorded from, and its fingerprint must be the type's at that commit: a history recorded
 // from uncommitted code (a change re-recorded on itself) does not count as "recorded from the current code".
-// test/workflows/replay.test.ts then replays every history on today's code.
+// test/flows/replay/replay.test.ts then replays every history on today's code.
 
 export const historiesFolder = 'test/fixtures/histories';
 export const manifestFile = 'test/fixtures/histories-manifest.json';
@@ -53,7 +53,7 @@ export function writeManifest(root: string, manifest: Manifest): void {
   const sorted = Object.fromEntries(Object.entries(manifest).sort(([a], [b]) => a.localeCompare(b)));
   const text = {
     about:
-      'The code each recorded history in test/fixtures/histories came from: workflow type, fingerprint of its code (test/support/workflow-fingerprint.ts) and commit. Checked by test/workflows/replay-rule.test.ts; written by scripts/record-previous-histories.ts.',
+      'The code each recorded history in test/fixtures/histories came from: workflow type, fingerprint of its code (test/support/workflow-fingerprint.ts) and commit. Checked by test/flows/replay/replay-rule.test.ts; written by scripts/record-previous-histories.ts.',
     histories: sorted,
   };
   writeFileSync(path.join(root, manifestFile), `${JSON.stringify(text, null, 2)}\n`);
@@ -218,7 +218,7 @@ export function checkReplayRule(root: string, tree: CodeTree = workingTree(root)
     if (satisfied) continue;
     if (isNew) {
       problems.push(
-        `${type} has no recorded history: record one (BOOKSYNC_RECORD_HISTORIES=1 npx vitest run test/workflows/record-histories.test.ts) and add it with ${recordCommand} --add <file> HEAD after committing`,
+        `${type} has no recorded history: record one (BOOKSYNC_RECORD_HISTORIES=1 npx vitest run test/flows/replay/record-histories.test.ts) and add it with ${recordCommand} --add <file> HEAD after committing`,
       );
       continue;
     }

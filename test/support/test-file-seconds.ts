@@ -41,7 +41,7 @@ export const testFileSeconds: Readonly<Record<string, number>> = {
   'test/cli/cli.test.ts': 21,
   'test/ledger/ledger.property.test.ts': 20,
   'test/resync/resync.test.ts': 20,
-  'test/workflows/replay.test.ts': 20,
+  'test/flows/replay/replay.test.ts': 20,
   'test/targets/tryton/payout-origins.test.ts': 20,
   'test/targets/tryton/returned-payments.test.ts': 20,
   'test/targets/opening-bill-documents.test.ts': 17,

@@ -4,8 +4,8 @@ import type { PushToTargetResult } from '../../src/flows/push/activities-contrac
 import { markersIn } from '../../src/targets/markers.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';
-import { quietActivityEnvironment, runActivity } from '../activities/fakes.js';
 import { type Harness, startHarness } from '../emulator/harness.js';
+import { quietActivityEnvironment, runActivity } from '../flows/fakes.js';
 import { OpenAmountsWorld } from '../support/open-amounts-world.js';
 import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../support/tryton.js';

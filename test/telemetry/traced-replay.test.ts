@@ -11,7 +11,7 @@ import { fixturesDir } from '../support/temporal.js';
 
 // With tracing on, workers run a bundle of their own with the OpenTelemetry workflow interceptors
 // (src/runtime/worker/workflow-bundle.ts). The interceptors make spans, never commands: every recorded history
-// (test/workflows/replay.test.ts replays them with the usual bundle) replays with the tracing bundle too, so
+// (test/flows/replay/replay.test.ts replays them with the usual bundle) replays with the tracing bundle too, so
 // tracing can be turned on or off under running workflows.
 
 const require = createRequire(import.meta.url);

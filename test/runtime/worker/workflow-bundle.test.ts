@@ -9,7 +9,7 @@ import type { Tracing } from '../../../src/telemetry/tracing.js';
 
 // The worker's workflow bundle is built once and then read from the cache: a second start neither runs the
 // bundler nor rewrites the file. The child-process bundler and Worker.create are replaced here (no server needed);
-// test/workflows/replay.test.ts exercises a real bundle from the same cache.
+// test/flows/replay/replay.test.ts exercises a real bundle from the same cache.
 
 const calls = vi.hoisted(() => ({
   bundle: 0,

@@ -24,7 +24,7 @@ import { type ProcessWorkerChoice, type ProcessWorkerPart, startProcessWorker } 
 // the emulator, the ledger, the worker, the ingress) and close in reverse, also when a later part fails to
 // start. A part given rather than chosen (a caller's Temporal environment, another stack's emulator client)
 // is used and left running. The presets (e2e-stack.ts, process-stack.ts, command-api-stack.ts,
-// test/workflows/bill-payment-stack.ts) are thin shapes over this.
+// test/flows/bill-payment/stack.ts) are thin shapes over this.
 
 export interface StackOptions {
   temporal: TemporalChoice;
