@@ -24,7 +24,8 @@ import { markerTextOf } from '../support/xero/double.js';
 // hand from the case (in cents, debit positive), never read back from booksync.
 //
 // One stack, the cases in sequence (CI runs the suite on 2 cores): no fixed sleeps, polls of 250 ms or more,
-// a lap line per case. Every payment is ACH (no card fee), so the figures are the case's own amounts. The
+// a lap line per case. Every payment but case 14's is ACH (no card fee), so the figures are the case's own
+// amounts; case 14's card fee is the service's, checked against its payment record first. The
 // QuickBooks company has automated sales tax switched on, so case 9 would see any tax QBO added.
 
 const stack = new ThreeTargets('bookkeeper-cases');
@@ -715,6 +716,126 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
       ],
     }).toEqual({ quickbooks: [rent, 0], xero: [rent, 0], tryton: [rent, 0] });
     endCase(12);
+  });
+
+  it('13: a check received outside the service waits in Checks To Deposit until its deposit slip takes it to the bank', async () => {
+    await startCase();
+    const id = await link('CASE13-CHECK-BY-MAIL', 30_000);
+    await stack.cli(['link', 'sync', id]);
+    await step('the invoice', has(`invoice:${id}`), [id]);
+    const day = await today();
+    await stack.cli([
+      'link',
+      'record-payment',
+      id,
+      '--amount',
+      '30000',
+      '--paid-at',
+      day,
+      '--reference',
+      'CHK-1313',
+    ]);
+    const [check] = (await service().getPaymentLink(id)).externalPayments;
+    expect([check?.amountCents, check?.externalReferenceId]).toEqual([30_000, 'CHK-1313']);
+    const recorded = `external-payment:${check?.id}`;
+    await step('the check recorded', has(recorded), [id]);
+    // Invoiced 30,000 (Dr AR / Cr Revenue), the check received (Dr Checks To Deposit / Cr AR): not yet banked.
+    await expectChanges(stack, before, { ChecksToDeposit: 30_000, Revenue: -30_000 });
+    await stack.cli(['link', 'deposit', '--date', day, '--reference', 'SLIP-13', `${id}:${check?.id}`]);
+    await step('the deposit slip', has('deposit-slip:SLIP-13'), [id]);
+    // The slip: Dr Operating Bank / Cr Checks To Deposit, in every book.
+    await expectChanges(stack, before, { OperatingBank: 30_000, Revenue: -30_000 });
+    await stack.expectAtEveryTarget([`invoice:${id}`, recorded, 'deposit-slip:SLIP-13']);
+    // A check is banked once: the same payment on another slip is refused, naming the slip that took it.
+    const again = await stack.cli(
+      ['link', 'deposit', '--date', day, '--reference', 'SLIP-13B', `${id}:${check?.id}`],
+      1,
+    );
+    expect(again.stderr).toContain(`external payment ${check?.id} is on deposit slip SLIP-13 already`);
+    await expectChanges(stack, before, { OperatingBank: 30_000, Revenue: -30_000 });
+    endCase(13);
+  });
+
+  it('14: a card payment whose payer pays half the fee: the charge is revenue and Surcharge Income, the whole fee an expense', async () => {
+    await startCase();
+    const id = (
+      await service().createPaymentLink({
+        name: 'CASE14-CARD-SURCHARGE',
+        requestedAmountCents: 25_000,
+        feePassthroughPercent: 50,
+      })
+    ).id;
+    const payment = await box().payLink(id, 'Card');
+    // The service's figures (decision “Fees”): a fee of 755 on 25,000, 378 of it charged to the payer.
+    expect([payment.chargedAmountInCents, payment.platformFeeInCents]).toEqual([25_378, 377]);
+    await step(
+      'the card payment',
+      all(
+        has(`invoice:${id}`),
+        has(`payment:${payment.id}`),
+        has(`payment-surcharge:${payment.id}`),
+        has(`payment-fee:${payment.id}`),
+        has(`surcharge-fee:${payment.id}`),
+      ),
+      [id],
+    );
+    // Charged 25,378 into clearing: 25,000 pays the invoice, 378 is Surcharge Income; the processor keeps the
+    // whole fee, 377 + 378 = 755 (Dr Processing Fees / Cr clearing). Gross 25,378 is what it reports.
+    await expectChanges(stack, before, {
+      ProcessorClearing: 25_378 - 755,
+      Revenue: -25_000,
+      SurchargeIncome: -378,
+      ProcessingFees: 755,
+    });
+    await stack.expectAtEveryTarget([
+      `payment:${payment.id}`,
+      `payment-surcharge:${payment.id}`,
+      `payment-fee:${payment.id}`,
+      `surcharge-fee:${payment.id}`,
+    ]);
+    endCase(14);
+  });
+
+  it('15: a sale paid out and then returned in the same month: a corrective document where the vendor will not void it, revenue back to nothing', async () => {
+    // What earlier cases left settled goes out first, so this case's payout carries its own sale only.
+    const earlier = await box()
+      .batchDisbursement()
+      .catch(() => null);
+    if (earlier) {
+      await box().succeedDisbursement(earlier.id);
+      await settled('the earlier payout', has(`disbursement-paid:${earlier.id}`));
+    }
+    await startCase();
+    const standing = await link('CASE15-STANDING-ORDER', 5_000, { reusable: true });
+    const sale = await payAch(standing, 5_000, true);
+    await settled('the sale', has(`sale:${sale}`));
+    const payout = await box().batchDisbursement();
+    expect(payout.paymentIds).toEqual([sale]);
+    await box().succeedDisbursement(payout.id);
+    await settled('the payout', has(`disbursement-paid:${payout.id}`));
+    // The sale (Dr clearing / Cr Revenue) paid out to the bank through Payouts In Transit.
+    await expectChanges(stack, before, { OperatingBank: 5_000, Revenue: -5_000 });
+    await box().returnAchPayment(sale);
+    const returned = `reversal:sale:${sale}`;
+    await settled('the return', has(returned));
+    // The sale reversed (Dr Revenue / Cr clearing): the bank keeps the payout, the clearing owes it back.
+    await expectChanges(stack, before, { OperatingBank: 5_000, ProcessorClearing: -5_000 });
+    // QuickBooks refuses to void a deposited sales receipt (6540): it stands, and the return is a journal.
+    const receipt = qbo
+      .all(stack.realmId, 'SalesReceipt')
+      .find((d) => markersIn(d.PrivateNote).some((m) => m.key === `sale:${sale}`));
+    expect(qbo.isVoided(stack.realmId, 'SalesReceipt', String(receipt?.Id))).toBe(false);
+    expect(
+      qbo
+        .all(stack.realmId, 'JournalEntry')
+        .filter((d) => markersIn(d.PrivateNote).some((m) => m.key === returned)),
+    ).toHaveLength(1);
+    for (const target of ['tryton', 'quickbooks', 'xero'] as const)
+      expect([target, (await stack.store.targetIndex.get(target, returned))?.status]).toEqual([
+        target,
+        'PUSHED',
+      ]);
+    endCase(15);
   });
 });
 
