@@ -62,6 +62,14 @@ module.exports = {
       to: { path: folder(layers.slice(i + 1).flat()), dependencyTypesNot: ['type-only'] },
     })),
     {
+      name: 'packages-stand-alone',
+      comment:
+        "A package under packages/ is a project of its own (its package.json names what it depends on): it imports its own files and its dependencies, never booksync's src/, test/ or bench/, nor another package's files but through its name.",
+      severity: 'error',
+      from: { path: '^packages/([^/]+)/' },
+      to: { path: '^(src|test|bench|scripts|bin)/|^packages/', pathNot: '^packages/$1/' },
+    },
+    {
       name: 'no-circular',
       comment:
         'An import cycle makes start-up order matter and the layers meaningless. Type-only imports count too: modules tied by their types are one module in two files, and a type-only import turns into a value import with one edit. Types two modules share live with the module that owns them or in a module of their own (ingress-app.ts, close-input.ts, accounting-target-contract.ts).',

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
+import { contractsDirCandidates, findContractsDir } from '@booksync/vendor-doubles/contracts';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { testsNeedingContracts } from './test/support/contract-tests.js';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
 import { filesOfTier, type Tier, testTiers } from './test/support/test-tiers.js';
-import { contractsDirCandidates, findContractsDir } from './test/support/vendor-contracts.js';
 
 // Workflow tests start real Temporal servers: one dev server for the whole run (globalSetup) and a
 // time-skipping test server per file that needs one. Forks isolate native modules (better-sqlite3,
@@ -12,7 +12,7 @@ import { contractsDirCandidates, findContractsDir } from './test/support/vendor-
 // worker fills that wait; BOOKSYNC_TEST_WORKERS sets another count.
 
 // The QuickBooks and Xero doubles are held to the vendors' published contracts, which live beside the
-// repository, not in it (test/support/vendor-contracts.ts). On a clone without them the tests that need them
+// repository, not in it (packages/vendor-doubles/src/contracts.ts). On a clone without them the tests that need them
 // are left out with one line saying so; under CI they run, and fail naming where the contracts were looked for.
 const withoutContracts =
   findContractsDir() === null && !process.env.CI

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QuickBooksDouble, qboLimits } from '@booksync/vendor-doubles/quickbooks/double';
 import { entryKeys } from '../src/ledger/entry-key.js';
 import { defaultAccountCodes } from '../src/targets/account-mapping.js';
 import { markersIn } from '../src/targets/markers.js';
 import { QuickBooksConnectionFile, TokenCipher } from '../src/targets/quickbooks/index.js';
 import { createTrytonTarget } from '../src/targets/tryton/index.js';
-import { QuickBooksDouble, qboLimits } from '../test/support/quickbooks/double.js';
+import { quickBooksBooksyncChart } from '../test/support/booksync-charts.js';
 import { startTryton, type TrytonServer } from '../test/support/tryton.js';
 import { payPaced } from './end-to-end.js';
 import { onInterrupt } from './interrupt.js';
@@ -363,7 +364,7 @@ async function quickbooksLatency(options: LatencyOptions): Promise<LatencyResult
   const double = await new QuickBooksDouble({ latencyMs: 20 }).start();
   try {
     // booksync's accounts already in place: the bench measures the push, not set-up.
-    const realmId = double.createRealm(undefined, { chart: 'booksync' });
+    const realmId = double.createRealm(undefined, { chart: quickBooksBooksyncChart });
     const payments = options.quickbooksPayments;
     const tokenKey = 'bench-latency-the-refresh-token-is-sealed-with';
     const posted = async () => {

@@ -1,3 +1,4 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { defaultAccountCodes } from '../src/targets/account-mapping.js';
 import {
   OAuthTokenStore,
@@ -6,7 +7,7 @@ import {
   quickBooksBudget,
   TokenCipher,
 } from '../src/targets/quickbooks/index.js';
-import { QuickBooksDouble } from '../test/support/quickbooks/double.js';
+import { quickBooksBooksyncChart } from '../test/support/booksync-charts.js';
 import { SealedTokenInMemory } from '../test/support/sealed-token-in-memory.js';
 import { batched, compression, oneByOne, type PushWay, timedPush } from './target-push.js';
 
@@ -41,7 +42,7 @@ export async function benchQuickBooksPush(options: {
   try {
     const run = async (label: string, way: PushWay) => {
       // booksync's accounts already in place: the bench measures the push, not set-up.
-      const realmId = double.createRealm(undefined, { chart: 'booksync' });
+      const realmId = double.createRealm(undefined, { chart: quickBooksBooksyncChart });
       const target = new QuickBooksTarget({
         baseUrl: double.url,
         realmId,

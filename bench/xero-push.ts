@@ -1,9 +1,10 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { defaultAccountCodes } from '../src/targets/account-mapping.js';
 import { RealmLimiter } from '../src/targets/oauth/limiter.js';
 import { TokenCipher } from '../src/targets/oauth/token-cipher.js';
 import { XERO_LIMITS, XeroTarget, XeroTokenStore } from '../src/targets/xero/index.js';
+import { xeroBooksyncChart } from '../test/support/booksync-charts.js';
 import { SealedTokenInMemory } from '../test/support/sealed-token-in-memory.js';
-import { XeroDouble } from '../test/support/xero/double.js';
 import { batched, compression, oneByOne, type PushWay, timedPush } from './target-push.js';
 
 // Stage: a backlog pushed to Xero (the test double, 20 ms a request, held to xero_accounting.yaml and Xero's
@@ -48,7 +49,7 @@ export async function benchXeroPush(options: {
   try {
     const run = async (label: string, links: number, way: PushWay) => {
       // booksync's accounts already in place: the bench measures the push, not set-up.
-      const tenantId = double.createTenant(`bench ${label}`, { chart: 'booksync' });
+      const tenantId = double.createTenant(`bench ${label}`, { chart: xeroBooksyncChart });
       const target = new XeroTarget({
         baseUrl: double.url,
         tenantId,

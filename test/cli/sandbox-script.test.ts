@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BooksyncProcess } from '../support/booksync-start.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
-import { XeroDouble } from '../support/xero/double.js';
 import { shortMinute, shortMinuteLimits } from '../support/xero/short-minute.js';
 
 // `npm run sandbox -- quickbooks|xero` (scripts/sandbox.ts), which an operator runs against an Intuit sandbox

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTarget } from '../../src/cli/commands/targets-connect.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
@@ -13,7 +14,6 @@ import { QuickBooksConnectionFile } from '../../src/targets/quickbooks/index.js'
 import { twoLine } from '../ledger/fixtures.js';
 import { freePort } from '../support/free-port.js';
 import type { PostgresCluster } from '../support/postgres.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { sharedPostgres } from '../support/shared-postgres.js';
 
 // `booksync targets connect quickbooks` for another company than QBO_REALM_ID pins must not

@@ -1,27 +1,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTarget } from '../../src/cli/commands/targets-connect.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connection.js';
 import { xeroSettings } from '../../src/runtime/targets/xero-connection.js';
+import { quickBooksBooksyncChart, xeroBooksyncChart } from '../support/booksync-charts.js';
 import { freePort } from '../support/free-port.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
-import { XeroDouble } from '../support/xero/double.js';
 
 // PKCE in `booksync targets connect`, vendor by vendor, as each documents it. Xero documents PKCE
 // (https://developer.xero.com/documentation/oauth2/pkce-flow): the consent carries an S256 challenge, the
 // double holds the code to it (rule `pkce`), and the command connects with the verifier it kept in memory,
 // which neither its output nor its log ever shows. Intuit documents no PKCE for QuickBooks Online's
-// authorization-code flow (test/support/quickbooks/README.md): its consent carries no challenge and connects.
+// authorization-code flow (packages/vendor-doubles/src/quickbooks/README.md): its consent carries no challenge and connects.
 
 const xero = new XeroDouble();
 const qbo = new QuickBooksDouble();
 let dir: string;
 // booksync's accounts already in place: the connect's last step checks them, and these tests are about PKCE.
-const booksyncChart = { chart: 'booksync' } as const;
 
 beforeAll(async () => {
   await Promise.all([xero.start(), qbo.start()]);
@@ -81,7 +81,7 @@ async function connect(
 
 describe('booksync targets connect with PKCE, as each vendor documents it', () => {
   it('xero: the consent carries an S256 challenge, the double holds the code to it, and the command connects with its verifier, shown nowhere', async () => {
-    const tenantId = xero.createTenant('Kestrel Books', booksyncChart);
+    const tenantId = xero.createTenant('Kestrel Books', { chart: xeroBooksyncChart });
     const settings = await settingsFor('xero');
     const exchanged: string[] = [];
     const { code, said, logged, consent } = await connect('xero', settings, (url) => {
@@ -102,7 +102,7 @@ describe('booksync targets connect with PKCE, as each vendor documents it', () =
   });
 
   it('xero: the code of such a consent exchanged without the verifier (booksync before PKCE, or whoever read the redirect) is refused, invalid_grant', async () => {
-    const tenantId = xero.createTenant('Merlin Books', booksyncChart);
+    const tenantId = xero.createTenant('Merlin Books', { chart: xeroBooksyncChart });
     const settings = await settingsFor('xero-refused');
     let intercepted: { status: number; body: unknown } | null = null;
     const { code } = await connect('xero', settings, async (url) => {
@@ -142,7 +142,7 @@ describe('booksync targets connect with PKCE, as each vendor documents it', () =
   });
 
   it('quickbooks: Intuit documents no PKCE, so the consent carries no challenge, and the command connects', async () => {
-    const realmId = qbo.createRealm(undefined, booksyncChart);
+    const realmId = qbo.createRealm(undefined, { chart: quickBooksBooksyncChart });
     const settings = await settingsFor('quickbooks');
     const { code, said, consent } = await connect('quickbooks', settings, (url) => ({
       code: qbo.authorize(realmId),

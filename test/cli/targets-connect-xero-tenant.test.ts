@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTarget } from '../../src/cli/commands/targets-connect.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
@@ -8,7 +9,6 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { openLedgerStore } from '../../src/runtime/ledger-store.js';
 import { xeroSettings } from '../../src/runtime/targets/xero-connection.js';
 import { freePort } from '../support/free-port.js';
-import { XeroDouble } from '../support/xero/double.js';
 
 // `booksync targets connect xero` when the consent reaches several organisations: the one XERO_TENANT_ID
 // names, never simply the first of Xero's connections list; none named is ambiguous and refused.

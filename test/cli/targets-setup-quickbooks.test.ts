@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupTarget } from '../../src/cli/commands/targets-setup.js';
 import { loadEnvFile } from '../../src/config/env-file.js';
@@ -9,7 +10,6 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { openQuickBooksTarget, quickBooksSettings } from '../../src/runtime/targets/quickbooks-connection.js';
 import { parseAccountMapping } from '../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 
 // `booksync targets setup quickbooks` on a new QBO company (no account numbers, QBO's usual names): the plan,
 // --apply creating what is missing and writing TARGET_ACCOUNTS to the settings file, then start-up's verify()

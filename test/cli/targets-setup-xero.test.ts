@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupTarget } from '../../src/cli/commands/targets-setup.js';
 import { loadEnvFile } from '../../src/config/env-file.js';
@@ -10,7 +11,6 @@ import { openXeroTarget, xeroSettings } from '../../src/runtime/targets/xero-con
 import { parseAccountMapping } from '../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { PushContext } from '../../src/targets/target-port.js';
-import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 import { documentsForContract } from '../targets/target-contract.js';
 

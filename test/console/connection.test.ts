@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEnvFile } from '../../src/config/env-file.js';
 import { loadSettings, type Settings } from '../../src/config/settings.js';
@@ -14,7 +15,6 @@ import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connect
 import { boundTargetSetups } from '../../src/runtime/targets/target-setups.js';
 import { parseAccountMapping } from '../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { consoleTemporalFake } from './console-fakes.js';
 import { form, formHeaders, session } from './console-inject.js';
 

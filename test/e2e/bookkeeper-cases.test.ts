@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { markerTextOf } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { dayInZone } from '../../src/ledger/mapping/dates.js';
@@ -13,7 +14,6 @@ import {
   ofLink,
 } from '../support/bookkeeper-books.js';
 import { ThreeTargets } from '../support/three-targets.js';
-import { markerTextOf } from '../support/xero/double.js';
 
 // The bookkeeper's cases ("Documents a bookkeeper recognizes"), each driven as a business drives it through the
 // real `booksync start --no-demo` and its embedded emulator (the sandbox routes play the customers, the bank

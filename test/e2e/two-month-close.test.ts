@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import type { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandApiTarget } from '../../src/cli/command-api-client.js';
@@ -26,8 +28,8 @@ import { markersIn } from '../../src/targets/markers.js';
 import type { TargetFigures, TargetFiguresReader } from '../../src/targets/target-figures.js';
 import { createTrytonTarget } from '../../src/targets/tryton/index.js';
 import { isoDateOf } from '../../src/targets/tryton/json-rpc.js';
+import { quickBooksBooksyncChart, xeroBooksyncChart } from '../support/booksync-charts.js';
 import { BooksyncProcess } from '../support/booksync-start.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { LogCapture } from '../support/stack/log-capture.js';
 import { connectByConsent } from '../support/target-books-scenario.js';
 import {
@@ -37,7 +39,6 @@ import {
   xeroConsentPage,
 } from '../support/three-targets.js';
 import { startTryton, type TrytonServer } from '../support/tryton.js';
-import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 import { shortMinuteLimits } from '../support/xero/short-minute.js';
 
 // The two-month scenario against the QuickBooks Online and Xero doubles and a real Tryton 8.2 on
@@ -252,8 +253,8 @@ beforeAll(async () => {
   [tryton] = await Promise.all([startTryton(), qbo.start(), xero.start()]);
   // booksync's accounts already in place: this test is about two months closed at three targets, not set-up
   // (test/targets/quickbooks-books.test.ts and xero-books.test.ts close a month after set-up).
-  realmId = qbo.createRealm(undefined, { chart: 'booksync' });
-  tenantId = xero.createTenant('booksync two months', { chart: 'booksync' });
+  realmId = qbo.createRealm(undefined, { chart: quickBooksBooksyncChart });
+  tenantId = xero.createTenant('booksync two months', { chart: xeroBooksyncChart });
   await booksync.prepare({
     ACCOUNTING_TARGET: 'quickbooks,xero,tryton',
     BOOKS_TIME_ZONE: zone,

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { SqliteTargetIndex, TargetCompanyMismatchError } from '../../src/flows/push/target-index.js';
@@ -10,7 +11,6 @@ import { openAccountingTargets } from '../../src/runtime/targets/accounting-targ
 import { quickBooksSettings } from '../../src/runtime/targets/quickbooks-connection.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 
 // A worker whose QuickBooks connection is another company's than the one its target index was built against
 // (a reconnect elsewhere, a copied token file) starts, but pushes nothing there: what the index records as

@@ -1,3 +1,4 @@
+import { markerTextOf } from '@booksync/vendor-doubles/xero/double';
 import { expect } from 'vitest';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
@@ -5,7 +6,6 @@ import type { PaymentLink } from '../../src/service/schemas/index.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { markersIn } from '../../src/targets/markers.js';
 import type { allTargets, ThreeTargets } from './three-targets.js';
-import { markerTextOf } from './xero/double.js';
 
 // What a bookkeeper reads in the ledger and in each of the three targets of a ThreeTargets stack (the bookkeeper's
 // cases, test/e2e/bookkeeper-cases.test.ts): every mapped account's balance, by role, and the open amount of

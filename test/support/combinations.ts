@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FaultError } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import type { BackfillProgress } from '../../src/flows/backfill/contract.js';
@@ -12,7 +13,6 @@ import type { PayoutReport } from '../../src/payouts/report-schema.js';
 import type { LedgerStore } from '../../src/runtime/ledger-store.js';
 import type { CliRun } from './booksync-cli.js';
 import { freePort } from './free-port.js';
-import { FaultError } from './quickbooks/double.js';
 import { ThreeTargets } from './three-targets.js';
 
 // The combination suite, written once for both ledger stores (test/e2e/combinations-sqlite.test.ts and

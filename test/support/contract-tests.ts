@@ -1,12 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { importedFile, testDirs } from './test-tiers.js';
 
 // Which test files need the vendors' contracts: those that import, directly or through other test modules,
-// the modules that read them (test/support/vendor-contracts.ts). Worked out from the import statements, so a
+// the modules that read them (packages/vendor-doubles/src/contracts.ts). Worked out from the import statements, so a
 // new test of a double is found without a list to keep.
 
 const importPattern =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+|@booksync\/[^'"]+)['"]|import\(\s*['"](\.[^'"]+|@booksync\/[^'"]+)['"]\s*\)/g;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -17,18 +18,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Test files (relative to root, with forward slashes) that reach vendor-contracts.ts through their imports. */
+/** Test files (relative to root, with forward slashes) that reach the contracts' reader through their imports. */
 export function testsNeedingContracts(root: string): string[] {
-  const testDir = path.join(root, 'test');
-  const target = path.join(testDir, 'support', 'vendor-contracts.ts');
+  const target = path.join(root, 'packages', 'vendor-doubles', 'src', 'contracts.ts');
   const imports = new Map<string, string[]>();
-  for (const file of sourceFiles(testDir)) {
+  const dirs = [...testDirs(root), path.join(root, 'packages', 'vendor-doubles', 'src')];
+  for (const file of dirs.flatMap(sourceFiles)) {
     const text = readFileSync(file, 'utf8');
     const found: string[] = [];
     for (const match of text.matchAll(importPattern)) {
       const spec = match[1] ?? match[2];
       if (!spec) continue;
-      found.push(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
+      found.push(importedFile(root, file, spec));
     }
     imports.set(file, found);
   }

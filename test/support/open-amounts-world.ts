@@ -1,4 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: sandbox routes answer untyped JSON
+
+import type { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { markerTextOf, type XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../src/flows/activities.js';
 import { SqliteTargetIndex } from '../../src/flows/push/target-index.js';
@@ -17,9 +20,7 @@ import type { AccountingTarget } from '../../src/targets/target-port.js';
 import type { Call, Harness } from '../emulator/harness.js';
 import { quietActivityEnvironment, runActivity } from '../flows/fakes.js';
 import { quickBooksCompany } from './quickbooks/company.js';
-import type { QuickBooksDouble } from './quickbooks/double.js';
 import { type TrytonServer, trytonTarget } from './tryton.js';
-import { markerTextOf, type XeroDouble } from './xero/double.js';
 import { xeroOrganisation } from './xero/organisation.js';
 
 // One business's books for the open-amounts property (test/targets/open-amounts.property.test.ts and

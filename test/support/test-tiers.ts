@@ -30,7 +30,31 @@ const integrationMarkers = [
   /\bworkflowBundle\b|\bcachedWorkflowBundle\b|\bbundleWorkflowCode\b|\bbundleInChild\b/,
 ];
 
-const importPattern = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+const importPattern = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+|@booksync\/[^'"]+)['"]/g;
+
+/**
+ * The file an import names: a relative path, or a workspace package's subpath (`@booksync/<name>/<sub>`, its
+ * `exports` mapping `./*` to `./src/*.ts`).
+ */
+export function importedFile(root: string, from: string, spec: string): string {
+  const pkg = /^@booksync\/([^/]+)\/(.+)$/.exec(spec);
+  if (pkg) return path.join(root, 'packages', pkg[1] as string, 'src', `${pkg[2]}.ts`);
+  return path.resolve(path.dirname(from), spec.replace(/\.js$/, '.ts'));
+}
+
+/** The folders holding test files: test/, and each workspace package's test/. */
+export function testDirs(root: string): string[] {
+  const packages = path.join(root, 'packages');
+  let names: string[] = [];
+  try {
+    names = readdirSync(packages).filter((name) =>
+      statSync(path.join(packages, name, 'test'), { throwIfNoEntry: false })?.isDirectory(),
+    );
+  } catch {
+    names = [];
+  }
+  return [path.join(root, 'test'), ...names.sort().map((name) => path.join(packages, name, 'test'))];
+}
 
 /** A file may say its tier in its first lines (`// test tier: integration`): that is its tier. */
 const declaration = /^\/\/ test tier: (unit|integration|e2e)\b/m;
@@ -43,9 +67,13 @@ function tierOfText(text: string): Tier {
 
 const rank: Record<Tier, number> = { unit: 0, integration: 1, e2e: 2 };
 
-/** The tier of every test file under `testDir` (paths relative to `root`, forward slashes). */
-export function testTiers(root: string, testDir = 'test'): Map<string, Tier> {
-  const supportDir = path.join(root, testDir);
+/**
+ * The tier of every test file under test/ and the packages' test/ folders (paths relative to `root`, forward
+ * slashes). The tests' own helpers are followed through their imports, and so are the workspace packages' files
+ * (a vendor double that listens makes its tests integration).
+ */
+export function testTiers(root: string): Map<string, Tier> {
+  const followed = [path.join(root, 'test'), path.join(root, 'packages')];
   const own = new Map<string, Tier>();
   const imports = new Map<string, string[]>();
   const read = (file: string) => {
@@ -65,9 +93,9 @@ export function testTiers(root: string, testDir = 'test'): Map<string, Tier> {
       return;
     }
     const local = [...text.matchAll(importPattern)]
-      .map((m) => path.resolve(path.dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))
-      // Only the tests' own helpers are followed: booksync's modules are what the tests exercise.
-      .filter((target) => target.startsWith(supportDir));
+      .map((m) => importedFile(root, file, m[1] as string))
+      // Only the tests' own helpers and the packages are followed: booksync's modules are what the tests exercise.
+      .filter((target) => followed.some((dir) => target.startsWith(dir + path.sep)));
     imports.set(file, local);
     for (const target of local) read(target);
   };
@@ -87,7 +115,7 @@ export function testTiers(root: string, testDir = 'test'): Map<string, Tier> {
     return tier;
   };
   const result = new Map<string, Tier>();
-  for (const file of testFiles(supportDir)) {
+  for (const file of testDirs(root).flatMap(testFiles)) {
     read(file);
     result.set(path.relative(root, file).split(path.sep).join('/'), tierOf(file, new Set()));
   }

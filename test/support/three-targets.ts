@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QuickBooksDouble, type RealmOptions } from '@booksync/vendor-doubles/quickbooks/double';
+import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { expect } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
@@ -9,14 +11,13 @@ import type { BookedEntry } from '../../src/ledger/entry.js';
 import type { WriteOff } from '../../src/ledger/write-offs.js';
 import { type LedgerStore, openLedgerStore } from '../../src/runtime/ledger-store.js';
 import { markersIn } from '../../src/targets/markers.js';
+import { quickBooksBooksyncChart, xeroBooksyncChart } from './booksync-charts.js';
 import type { CliRun } from './booksync-cli.js';
 import { BooksyncProcess } from './booksync-start.js';
 import { freePort } from './free-port.js';
-import { QuickBooksDouble, type RealmOptions } from './quickbooks/double.js';
 import { type ConsentPage, connectByConsent } from './target-books-scenario.js';
 import { startTryton, type TrytonServer } from './tryton.js';
 import { waitFor } from './wait-for.js';
-import { markerTextOf, XeroDouble } from './xero/double.js';
 import { shortMinute, shortMinuteLimits } from './xero/short-minute.js';
 
 // ONE real `booksync start --no-demo` pushing to all three targets at once (ACCOUNTING_TARGET=tryton,quickbooks,
@@ -197,8 +198,8 @@ export class ThreeTargets {
     [this.tryton] = await Promise.all([startTryton(), qbo.start(), xero.start()]);
     // booksync's accounts already in place: the suites on this stack are about what three targets book
     // together, not set-up (test/targets/quickbooks-books.test.ts and xero-books.test.ts go through it).
-    this.realmId = qbo.createRealm(undefined, { chart: 'booksync', ...options.realm });
-    this.tenantId = xero.createTenant(`booksync ${this.name}`, { chart: 'booksync' });
+    this.realmId = qbo.createRealm(undefined, { chart: quickBooksBooksyncChart, ...options.realm });
+    this.tenantId = xero.createTenant(`booksync ${this.name}`, { chart: xeroBooksyncChart });
     const tryton = this.tryton;
     const ledgerUrl = options.ledger === 'postgres' ? await tryton.postgres.createDatabase('books') : null;
     await booksync.prepare({

@@ -1,3 +1,5 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookedEntry, LedgerEntryInput } from '../../src/ledger/entry.js';
 import { type PaymentForBooks, paymentEntries } from '../../src/ledger/mapping/payment.js';
@@ -6,9 +8,7 @@ import { documentFor, type ReferenceData } from '../../src/targets/documents.js'
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../src/targets/target-port.js';
 import { quickBooksCompany } from '../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../support/tryton.js';
-import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 
 // A card payment whose fee the payer paid books two entries of its own beside the receipt: the surcharge

@@ -1,3 +1,5 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
@@ -11,8 +13,6 @@ import {
   stepArb,
 } from '../support/open-amounts-steps.js';
 import { OpenAmountsWorld } from '../support/open-amounts-world.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
-import { XeroDouble } from '../support/xero/double.js';
 
 // Random sequences of business steps at the service emulator (a link created, its amount raised or lowered,
 // debit memos, payments in full, in part and over what is owed (refused by the service), refunds, ACH returns,

@@ -1,3 +1,4 @@
+import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
@@ -7,7 +8,6 @@ import { documentFor, type ReferenceData } from '../../src/targets/documents.js'
 import { markersIn } from '../../src/targets/markers.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { PushContext } from '../../src/targets/target-port.js';
-import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 
 // A backfill's opening entry (`opening-balances:<since>`: the money in flight when the books open, against

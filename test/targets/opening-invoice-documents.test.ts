@@ -1,3 +1,5 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
@@ -9,9 +11,7 @@ import { centsOf, isoDateOf, type TrytonDecimal } from '../../src/targets/tryton
 import { doubleForFile } from '../support/double-for-file.js';
 import { pushIndex } from '../support/push-index.js';
 import { quickBooksCompany } from '../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../support/tryton.js';
-import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 
 // An invoice of last period still owed when the books open (a backfill) is an opening document: `invoice:<link>`

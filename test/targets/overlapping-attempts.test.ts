@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PushToTargetResult } from '../../src/flows/push/activities-contract.js';
 import { markersIn } from '../../src/targets/markers.js';
@@ -7,9 +9,7 @@ import type { AccountingTarget, PushContext, TargetDocument } from '../../src/ta
 import { type Harness, startHarness } from '../emulator/harness.js';
 import { quietActivityEnvironment, runActivity } from '../flows/fakes.js';
 import { OpenAmountsWorld } from '../support/open-amounts-world.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../support/tryton.js';
-import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 
 // A push attempt times out while its request is on its way
 // to the accounting software (Temporal sees no heartbeat; the worker still runs it), the retry Temporal

@@ -1,3 +1,5 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
@@ -10,8 +12,6 @@ import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../src/targets/target-port.js';
 import { doubleForFile } from '../support/double-for-file.js';
 import { quickBooksCompany } from '../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
-import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 
 // A payout to an account PAYOUT_BANK_ACCOUNTS names is received in Payout Bank: its `disbursement-paid`

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
@@ -7,7 +8,6 @@ import { TRANSFER_PART } from '../../src/targets/quickbooks/documents.js';
 import { markersIn } from '../../src/targets/quickbooks/keys.js';
 import { BooksyncProcess } from '../support/booksync-start.js';
 import { freePort } from '../support/free-port.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import {
   type ConsentPage,
   crashThenEverythingTwice,

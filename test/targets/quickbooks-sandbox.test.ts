@@ -1,3 +1,4 @@
+import { quickBooksContract } from '@booksync/vendor-doubles/quickbooks/xsd-contract';
 import { describe, expect, it } from 'vitest';
 import { type AccountMapping, type AccountRole, accountRoles } from '../../src/targets/account-mapping.js';
 import { roleAccountTypes } from '../../src/targets/quickbooks/account-types.js';
@@ -9,7 +10,6 @@ import {
   quickBooksBudget,
 } from '../../src/targets/quickbooks/index.js';
 import { requestIdFor } from '../../src/targets/quickbooks/keys.js';
-import { quickBooksContract } from '../support/quickbooks/xsd-contract.js';
 import {
   pushContractDocumentsTwice,
   reportSkipped,
@@ -22,7 +22,7 @@ import {
 // are set (QBO_BASE_URL defaults to the sandbox API). It checks what the double cannot prove: that QBO
 // itself accepts booksync's documents, answers in the XSD's shape, replays requestids, and finds keys with
 // the queries the adapter uses (DocNumber tags and numbers, dates, the marker read back), and that QBO holds
-// the rules the double holds (test/support/quickbooks/README.md), each with the double's code: filterable
+// the rules the double holds (packages/vendor-doubles/src/quickbooks/README.md), each with the double's code: filterable
 // properties only, voids by include=void / operation=void with "Voided" prefixed, 6540, no payment beyond
 // a Balance or on a voided invoice, A/R and A/P journal names, 6240 across customers and vendors, a
 // BillPayment from a Bank account, a Deposit into a Bank or Other Current Asset account and a payment
@@ -122,7 +122,7 @@ describe.skipIf(missing.length > 0)('QuickBooks Online sandbox (opt-in)', () => 
     );
   }, 180_000);
 
-  it('holds the rules the double holds, with the double’s codes (test/support/quickbooks/README.md)', async () => {
+  it('holds the rules the double holds, with the double’s codes (packages/vendor-doubles/src/quickbooks/README.md)', async () => {
     const { keep, client } = sandbox();
     const accounts = await sandboxAccounts(client);
     const run = Date.now().toString(36);

@@ -1,3 +1,4 @@
+import { FaultError, QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/logger.js';
 import { verifyOrWait } from '../../src/runtime/targets/accounting-targets.js';
@@ -8,7 +9,7 @@ import { OAuthTokenStore, QuickBooksTarget, TokenCipher } from '../../src/target
 import { QuickBooksLimiter, quickBooksBudget } from '../../src/targets/quickbooks/limiter.js';
 import type { MatchingPolicy } from '../../src/targets/quickbooks/parties.js';
 import type { PushContext, RemoteRecord, TargetDocument } from '../../src/targets/target-port.js';
-import { FaultError, QuickBooksDouble } from '../support/quickbooks/double.js';
+import { quickBooksBooksyncChart } from '../support/booksync-charts.js';
 import { SealedTokenInMemory } from '../support/sealed-token-in-memory.js';
 import { describeTargetContract, documentsForContract } from './target-contract.js';
 
@@ -31,7 +32,7 @@ interface Company {
 /** A QBO company connected to booksync: its sealed refresh token, and adapters (each a restarted worker). */
 function company(): Company {
   // booksync's accounts already in place: these tests are about the adapter's documents, not set-up.
-  const realmId = double.createRealm(undefined, { chart: 'booksync' });
+  const realmId = double.createRealm(undefined, { chart: quickBooksBooksyncChart });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
   const tokens: OAuthTokenStore[] = [];
   // One limiter per company with QBO's budget, as the worker-wide registry gives one per realm.

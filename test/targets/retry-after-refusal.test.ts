@@ -1,10 +1,10 @@
+import { FaultError, QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TargetRefusedError } from '../../src/targets/errors.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { PushContext } from '../../src/targets/target-port.js';
 import { quickBooksCompany } from '../support/quickbooks/company.js';
-import { FaultError, QuickBooksDouble } from '../support/quickbooks/double.js';
-import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 import { documentsForContract } from './target-contract.js';
 

@@ -1,3 +1,5 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   billExpenseCode,
@@ -13,9 +15,7 @@ import type { PushContext, TargetDocument } from '../../src/targets/target-port.
 import { createTrytonTarget } from '../../src/targets/tryton/index.js';
 import { doubleForFile } from '../support/double-for-file.js';
 import { quickBooksCompany } from '../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../support/quickbooks/double.js';
 import { startTryton, type TrytonServer } from '../support/tryton.js';
-import { XeroDouble } from '../support/xero/double.js';
 import { xeroOrganisation } from '../support/xero/organisation.js';
 
 // VENDOR_EXPENSE_ACCOUNTS: a vendor's bills are expensed to an account of the business's own chart (rent to

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { defaultAccountCodes } from '../../src/targets/account-mapping.js';
@@ -17,7 +18,6 @@ import {
   type TargetBooksRun,
   type TargetChart,
 } from '../support/target-books-scenario.js';
-import { markerTextOf, XeroDouble } from '../support/xero/double.js';
 import { shortMinute, shortMinuteLimits } from '../support/xero/short-minute.js';
 
 /** Four times the stack's longest wait between push attempts (PUSH_RETRY_MAX_INTERVAL, 5 s in these tests). */

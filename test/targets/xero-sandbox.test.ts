@@ -22,7 +22,7 @@ import {
 // system accounts), a contact, an invoice, a payment and its deletion. Xero rotates the refresh token: the
 // new one is written to the file XERO_REFRESH_TOKEN_OUT names, never logged.
 //
-// The second test holds Xero itself to the rules the double enforces (test/support/xero/README.md):
+// The second test holds Xero itself to the rules the double enforces (packages/vendor-doubles/src/xero/README.md):
 // the limit headers on every answer, no edit or void of a paid invoice, no payment above AmountDue, a batch
 // with summarizeErrors=false answered per element, and no deletion of a reconciled payment. It writes a
 // contact, an invoice of 120.00, payments of 50.00, 10.00 (both deleted at the end) and 5.00 created

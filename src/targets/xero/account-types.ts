@@ -1,7 +1,7 @@
 import type { AccountRole } from '../account-mapping.js';
 
 // What the Xero account of each role must be, from what the adapter writes on it (documents.ts, reversals.ts,
-// money-parts.ts) and Xero's rules for those documents (xero_accounting.yaml; test/support/xero/README.md):
+// money-parts.ts) and Xero's rules for those documents (xero_accounting.yaml; packages/vendor-doubles/src/xero/README.md):
 // - money moves between the processor's balance, payouts in transit, checks to deposit, the operating bank and
 //   outgoing payments as BankTransfers, which join two BANK accounts; sales, fees and refunds are
 //   BankTransactions, whose BankAccount is a BANK account; payments are received into and bills paid from

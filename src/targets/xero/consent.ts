@@ -15,7 +15,7 @@ export { ProofKey };
 // The scopes: an app created on or after 2 March 2026 may ask only Xero's granular scopes, a broad one fails
 // the consent with invalid_scope; older apps may ask the broad ones until September 2027
 // (https://developer.xero.com/faq/granular-scopes). booksync asks the granular scope of each endpoint it
-// calls, `.read` where it only reads (test/support/xero/README.md, "Scopes": the endpoint → scope table), no
+// calls, `.read` where it only reads (packages/vendor-doubles/src/xero/README.md, "Scopes": the endpoint → scope table), no
 // OpenID scope (it reads no identity).
 //
 // PKCE: Xero documents the S256 code_challenge on the authorize URL and the code_verifier on the code exchange

@@ -1,3 +1,4 @@
+import type { QuickBooksDouble, RealmOptions } from '@booksync/vendor-doubles/quickbooks/double';
 import {
   type AccountMapping,
   defaultAccountCodes,
@@ -8,8 +9,8 @@ import {
   QuickBooksTarget,
   type TokenCipher,
 } from '../../../src/targets/quickbooks/index.js';
+import { quickBooksBooksyncChart } from '../booksync-charts.js';
 import { SealedTokenInMemory } from '../sealed-token-in-memory.js';
-import type { QuickBooksDouble, RealmOptions } from './double.js';
 
 /**
  * A new company in the double and the adapter connected to it, as booksync's own QuickBooks target with
@@ -25,7 +26,7 @@ export function quickBooksCompany(
 ) {
   // booksync's accounts already in place (unless `realm` says otherwise): the adapter tests built on this
   // are about the documents, not set-up (test/cli/targets-setup-quickbooks.test.ts is).
-  const realmId = double.createRealm(undefined, { chart: 'booksync', ...options.realm });
+  const realmId = double.createRealm(undefined, { chart: quickBooksBooksyncChart, ...options.realm });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(realmId)));
   const target = (vendorExpenses?: VendorExpenseAccounts) =>
     new QuickBooksTarget({

@@ -1,3 +1,4 @@
+import type { TenantOptions, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import {
   type AccountMapping,
   defaultAccountCodes,
@@ -6,8 +7,8 @@ import {
 import { type LimiterOptions, RealmLimiter } from '../../../src/targets/oauth/limiter.js';
 import type { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { XeroTarget, XeroTokenStore } from '../../../src/targets/xero/index.js';
+import { xeroBooksyncChart } from '../booksync-charts.js';
 import { SealedTokenInMemory } from '../sealed-token-in-memory.js';
-import type { TenantOptions, XeroDouble } from './double.js';
 
 /** Xero's limits as the double enforces them in the tests, its minute compressed to a second. */
 const testLimits: LimiterOptions = { perMinute: 60, concurrent: 5, windowMs: 1_000, marginMs: 50 };
@@ -41,7 +42,7 @@ export function xeroOrganisation(
   // booksync's accounts already in place (unless `tenant` says otherwise): the adapter tests built on this
   // are about the documents, not set-up (test/cli/targets-setup-xero.test.ts is).
   const tenantId =
-    options.tenantId ?? double.createTenant(undefined, { chart: 'booksync', ...options.tenant });
+    options.tenantId ?? double.createTenant(undefined, { chart: xeroBooksyncChart, ...options.tenant });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
   const target = (vendorExpenses?: VendorExpenseAccounts) =>
     new XeroTarget({

@@ -1,4 +1,4 @@
-import type { XeroLimits } from './double.js';
+import type { XeroLimits } from '@booksync/vendor-doubles/xero/double';
 
 // Xero's minute shortened for the tests that run booksync's processes against the Xero double: the double
 // counts its 60 calls an organisation in this window and booksync counts its own in the same

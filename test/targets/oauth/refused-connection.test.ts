@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthConnectionFile } from '../../../src/targets/oauth/connection-file.js';
 import type { OAuthConnectionStore } from '../../../src/targets/oauth/connection-store.js';
@@ -8,7 +9,6 @@ import { PostgresOAuthConnections } from '../../../src/targets/oauth/postgres-co
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { CompanyTokenStore, ReconnectRequired } from '../../../src/targets/oauth/token-store.js';
 import type { PostgresCluster } from '../../support/postgres.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { sharedPostgres } from '../../support/shared-postgres.js';
 
 // A refused refresh token is recorded with the connection (when, and the token endpoint's error), so the

@@ -2,16 +2,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../../src/config/settings.js';
 import { quickBooksSettings } from '../../../src/runtime/targets/quickbooks-connection.js';
 import { xeroSettings } from '../../../src/runtime/targets/xero-connection.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import type { PostgresCluster } from '../../support/postgres.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { sharedPostgres } from '../../support/shared-postgres.js';
 import { typescriptEntry } from '../../support/typescript-entry.js';
-import { XeroDouble } from '../../support/xero/double.js';
 
 // One QuickBooks connection shared by several workers. Three worker processes
 // (refresh-worker.ts: each its own settings, connection store, database pool and token store, as

@@ -1,9 +1,9 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TargetUnavailableError } from '../../../src/targets/errors.js';
 import type { SealedTokenStorage } from '../../../src/targets/oauth/connection-store.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { CompanyTokenStore } from '../../../src/targets/oauth/token-store.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 
 // The target rotates the refresh token before booksync saves it. A save that fails must
 // not lose the rotation: the access token is not used, the rotated token is kept and saved first next time,

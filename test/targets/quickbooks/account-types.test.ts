@@ -1,3 +1,4 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { verifyOrWait } from '../../../src/runtime/targets/accounting-targets.js';
@@ -13,8 +14,8 @@ import {
   roleAccountTypes,
 } from '../../../src/targets/quickbooks/account-types.js';
 import { OAuthTokenStore, QuickBooksTarget, TokenCipher } from '../../../src/targets/quickbooks/index.js';
+import { quickBooksBooksyncChart } from '../../support/booksync-charts.js';
 import { doubleForFile } from '../../support/double-for-file.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 
 // verify() holds each role's account to the AccountType (and AccountSubType where it matters) its documents
@@ -27,7 +28,7 @@ const cipher = new TokenCipher('test-secret-for-quickbooks-account-types');
 /** The adapter for a new company in the double, its roles mapped as given. */
 function target(mapping: Partial<AccountMapping> = {}) {
   // booksync's accounts already in place: this test is about verify()'s type checks, not set-up.
-  const realmId = double.createRealm(undefined, { chart: 'booksync' });
+  const realmId = double.createRealm(undefined, { chart: quickBooksBooksyncChart });
   return new QuickBooksTarget({
     baseUrl: double.url,
     realmId,

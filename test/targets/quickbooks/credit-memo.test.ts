@@ -1,3 +1,4 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it, vi } from 'vitest';
 import { type AccountRole, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TargetUnavailableError } from '../../../src/targets/errors.js';
@@ -8,7 +9,6 @@ import type { RemoteRecord, TargetDocument } from '../../../src/targets/target-p
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 
 // Item 2 in QuickBooks Online: a lowered invoice (a write-off, a discount) is a CreditMemo applied
 // to the link's invoice by a zero-amount Payment linking both, so the invoice's Balance is the service's

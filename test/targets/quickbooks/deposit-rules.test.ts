@@ -1,11 +1,12 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthTokenStore, TokenCipher } from '../../../src/targets/quickbooks/index.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
+import { quickBooksBooksyncChart } from '../../support/booksync-charts.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 
 // QuickBooks Online's rules for a Deposit's linked lines, against the double directly
-// (test/support/quickbooks/README.md, the `deposit-*` rows; Intuit's Deposit reference, Line and TotalAmt).
+// (packages/vendor-doubles/src/quickbooks/README.md, the `deposit-*` rows; Intuit's Deposit reference, Line and TotalAmt).
 // Each test fails with its rule off (QBO_DOUBLE_RULES_OFF=<rule>): the README's mutation check.
 
 let clock = Date.now();
@@ -29,7 +30,7 @@ interface Answer {
 let n = 0;
 /** A company with booksync's accounts, and a caller of its API as an app connected to it. */
 async function company() {
-  const realmId = double.createRealm(undefined, { chart: 'booksync' });
+  const realmId = double.createRealm(undefined, { chart: quickBooksBooksyncChart });
   const tokens = new OAuthTokenStore({
     tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
     clientId: double.clientId,

@@ -1,10 +1,10 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { accountRoles, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import type { PushContext, RemoteRecord, TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { depositedBalances, depositSlipScenario } from '../deposit-slip-documents.js';
 import { withZeros } from '../figures-documents.js';
 

@@ -10,7 +10,7 @@ import {
 } from '../../../src/targets/quickbooks/faults.js';
 
 // QBO's Faults as the adapter reads them: by each Error's Message first, then by its code, since one code
-// means two things (test/support/quickbooks/README.md, rule books-closed).
+// means two things (packages/vendor-doubles/src/quickbooks/README.md, rule books-closed).
 
 const fault = (Message: string, Detail: string, code: string) =>
   faultError(

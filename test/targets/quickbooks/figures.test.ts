@@ -1,10 +1,10 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { accountRoles } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 
 // Against the QuickBooks double: two months pushed through the adapter, then QBO's own figures

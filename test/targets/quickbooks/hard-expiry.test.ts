@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { OAuthConnectionStore } from '../../../src/targets/oauth/connection-store.js';
 import {
@@ -17,7 +18,6 @@ import {
 } from '../../../src/targets/quickbooks/index.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import type { PostgresCluster } from '../../support/postgres.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { sharedPostgres } from '../../support/shared-postgres.js';
 
 // Intuit's refresh tokens stop working five years after consent however often they are refreshed (Intuit's

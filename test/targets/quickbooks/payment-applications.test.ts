@@ -1,10 +1,10 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import type { TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 
 // In QuickBooks Online: money paying a link and its memo is one Payment applied to both
 // invoices (a line each, LinkedTxn), and money beyond everything owed stays unapplied on the Payment (its

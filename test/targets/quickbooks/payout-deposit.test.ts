@@ -1,3 +1,4 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
@@ -5,7 +6,6 @@ import type { TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 import { twoLineDocuments } from '../two-line-documents.js';
 

@@ -1,10 +1,10 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import type { PushContext } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushInOrder } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 import { twoLineDocuments } from '../two-line-documents.js';
 

@@ -1,3 +1,4 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { type AccountRole, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
@@ -5,7 +6,6 @@ import type { PushContext, TargetDocument } from '../../../src/targets/target-po
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { ledgerBalance, refusedVoidDocuments } from '../refused-void-documents.js';
 
 // A reversal in the same open month that QBO will not void in place, because money moved on the original: a

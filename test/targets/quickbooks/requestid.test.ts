@@ -1,10 +1,10 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { TargetUnavailableError } from '../../../src/targets/errors.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import type { PushContext, TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 
 // Intuit documents the requestid but not how long QBO keeps it, and QBO has been seen making two records for

@@ -1,10 +1,10 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import type { TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { lockedThrough, reversedAcrossCloseDocuments } from '../reversed-across-close-documents.js';
 
 // Against the QuickBooks double: a payment of a closed month returned after the close is a bounced-payment

@@ -1,10 +1,11 @@
+import { QuickBooksDouble, type RealmOptions } from '@booksync/vendor-doubles/quickbooks/double';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthTokenStore, TokenCipher } from '../../../src/targets/quickbooks/index.js';
-import { QuickBooksDouble, type RealmOptions } from '../../support/quickbooks/double.js';
+import { quickBooksBooksyncChart } from '../../support/booksync-charts.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
 
-// QuickBooks Online's rules, each against the double directly (test/support/quickbooks/README.md: the rule,
+// QuickBooks Online's rules, each against the double directly (packages/vendor-doubles/src/quickbooks/README.md: the rule,
 // Intuit's source, where the double enforces it, and this test). Each test fails when its rule is turned off
 // (QBO_DOUBLE_RULES_OFF=<rule>): the README's mutation check.
 
@@ -30,7 +31,7 @@ interface Company {
 let n = 0;
 async function company(options: RealmOptions = {}): Promise<Company> {
   // booksync's accounts already in place: these tests are about QBO's rules, not set-up.
-  const realmId = double.createRealm(undefined, { chart: 'booksync', ...options });
+  const realmId = double.createRealm(undefined, { chart: quickBooksBooksyncChart, ...options });
   const tokens = new OAuthTokenStore({
     tokenUrl: `${double.url}/oauth2/v1/tokens/bearer`,
     clientId: double.clientId,

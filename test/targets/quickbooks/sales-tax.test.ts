@@ -1,14 +1,14 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { describe, expect, it } from 'vitest';
 import { TargetConfigurationError } from '../../../src/targets/errors.js';
 import { TokenCipher } from '../../../src/targets/quickbooks/index.js';
 import type { PushContext, TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { quickBooksCompany } from '../../support/quickbooks/company.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { documentsForContract } from '../target-contract.js';
 
 // QuickBooks: a company on automated sales tax adds tax to a sales line sent without a
-// non-taxable tax code (the double does, as QBO's AST engine: test/support/quickbooks/sales-tax.ts). booksync's
+// non-taxable tax code (the double does, as QBO's AST engine: packages/vendor-doubles/src/quickbooks/sales-tax.ts). booksync's
 // lines carry QBO_TAX_CODE (NON by default), so what QuickBooks holds is the service's amount; a code the
 // company does not have, or a taxable one, stops start-up (verify) with one line.
 

@@ -1,3 +1,4 @@
+import { freshChart } from '@booksync/vendor-doubles/quickbooks/fresh-chart';
 import { describe, expect, it } from 'vitest';
 import {
   accountRoles,
@@ -7,7 +8,6 @@ import {
 import type { ChartAccount } from '../../../src/targets/quickbooks/account-types.js';
 import { planQuickBooksSetup, quickBooksRoleSetup } from '../../../src/targets/quickbooks/setup-plan.js';
 import { hasConflicts, mappingValue, planLines, toCreate } from '../../../src/targets/setup/plan.js';
-import { freshChart } from '../../support/quickbooks/fresh-chart.js';
 
 // The plan of `booksync targets setup quickbooks`: each role's account found by number (or id), name or
 // subtype in the chart, or to be created with the type the role needs, or a conflict in the way.

@@ -1,3 +1,4 @@
+import { demoChart } from '@booksync/vendor-doubles/xero/demo-chart';
 import { describe, expect, it } from 'vitest';
 import {
   accountRoles,
@@ -7,7 +8,6 @@ import {
 import { hasConflicts, mappingValue, planLines, toCreate } from '../../../src/targets/setup/plan.js';
 import type { XeroChartAccount } from '../../../src/targets/xero/account-types.js';
 import { planXeroSetup } from '../../../src/targets/xero/setup-plan.js';
-import { demoChart } from '../../support/xero/demo-chart.js';
 
 // The plan of `booksync targets setup xero`: each role's account found by code, by Xero's system account
 // (receivable, payable), by name in the chart, or to be created with the type the role needs, or a conflict.

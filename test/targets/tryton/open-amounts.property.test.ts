@@ -1,3 +1,5 @@
+import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
@@ -10,9 +12,7 @@ import {
   stepArb,
 } from '../../support/open-amounts-steps.js';
 import { OpenAmountsWorld } from '../../support/open-amounts-world.js';
-import { QuickBooksDouble } from '../../support/quickbooks/double.js';
 import { startTryton, type TrytonServer } from '../../support/tryton.js';
-import { XeroDouble } from '../../support/xero/double.js';
 
 // The open-amounts property (test/targets/open-amounts.property.test.ts; its steps and checks are
 // test/support/open-amounts-steps.ts) with a real Tryton 8.2 on PostgreSQL and its task queue's worker

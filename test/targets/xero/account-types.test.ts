@@ -1,8 +1,9 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TargetConfigurationError } from '../../../src/targets/errors.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
-import { XeroDouble } from '../../support/xero/double.js';
+import { xeroBooksyncChart } from '../../support/booksync-charts.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 
 // Start-up's check of each role's account type in Xero (src/targets/xero/account-types.ts): a role mapped to
@@ -12,7 +13,7 @@ import { xeroOrganisation } from '../../support/xero/organisation.js';
 const double = new XeroDouble();
 const cipher = new TokenCipher('test-secret-for-xero-account-types');
 // booksync's accounts already in place: this test is about verify()'s type checks, not set-up.
-const booksyncChart = { chart: 'booksync' } as const;
+const booksyncChart = { chart: xeroBooksyncChart } as const;
 
 beforeAll(async () => {
   await double.start();

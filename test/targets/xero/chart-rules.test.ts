@@ -1,11 +1,11 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from 'xero-node';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { idempotencyKey } from '../../../src/targets/xero/keys.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 
-// Xero's rules for creating an account (PUT /Accounts) as the double holds them (test/support/xero/README.md):
+// Xero's rules for creating an account (PUT /Accounts) as the double holds them (packages/vendor-doubles/src/xero/README.md):
 // Name and Type given, Code at most 10 characters, Code and Name unique, a BANK account with its number; and
 // the demo company's chart a new organisation can start with.
 

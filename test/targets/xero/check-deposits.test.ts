@@ -1,8 +1,9 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountRoles, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
+import { xeroBooksyncChart } from '../../support/booksync-charts.js';
 import { pushIndex } from '../../support/push-index.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { appliedWholeBalances, checkDepositScenario, returnedBalances } from '../check-deposit-documents.js';
 import { withZeros } from '../figures-documents.js';
@@ -39,7 +40,7 @@ async function pushAll(documents: Awaited<ReturnType<typeof checkDepositScenario
 describe('Xero: a check deposit booked whole', () => {
   it('start-up names an Unapplied Cash account without payments enabled: applications could not pay invoices', async () => {
     // booksync's accounts already in place: this test is about Unapplied Cash's payments flag, not set-up.
-    const tenantId = double.createTenant(undefined, { chart: 'booksync' });
+    const tenantId = double.createTenant(undefined, { chart: xeroBooksyncChart });
     const target = organisation(tenantId);
     await target.verify();
     const unapplied = double

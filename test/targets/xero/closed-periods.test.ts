@@ -1,3 +1,4 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { RealmLimiter } from '../../../src/targets/oauth/limiter.js';
@@ -5,7 +6,6 @@ import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import type { TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { closedPeriodDocuments, lockedThrough } from '../closed-period-documents.js';
 

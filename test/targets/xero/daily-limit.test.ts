@@ -1,9 +1,9 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { RealmLimiter } from '../../../src/targets/oauth/limiter.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { XERO_LIMITS } from '../../../src/targets/xero/index.js';
 import { doubleForFile } from '../../support/double-for-file.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 
 // The day's calls per organisation depend on the app's tier: 1,000 on Starter, 5,000 on the others (Xero's

@@ -1,8 +1,8 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountRoles, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { pushIndex } from '../../support/push-index.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { depositedBalances, depositSlipScenario } from '../deposit-slip-documents.js';
 import { withZeros } from '../figures-documents.js';

@@ -1,9 +1,9 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { accountRoles } from '../../../src/targets/account-mapping.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { februaryFigures, figuresDocuments, januaryFigures, withZeros } from '../figures-documents.js';
 

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_WINDOW_MS, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { XeroTokenStore } from '../../../src/targets/xero/index.js';
@@ -5,11 +6,10 @@ import { idempotencyKey } from '../../../src/targets/xero/keys.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
-import { IDEMPOTENCY_WINDOW_MS, XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { documentsForContract } from '../target-contract.js';
 
-// `idempotency-window` (test/support/xero/README.md): Xero keeps an Idempotency-Key's first answer, refusals
+// `idempotency-window` (packages/vendor-doubles/src/xero/README.md): Xero keeps an Idempotency-Key's first answer, refusals
 // included, for 6 minutes and for the app, whatever the organisation (https://developer.xero.com/documentation/
 // guides/idempotent-requests/idempotency/). So booksync's keys carry the organisation (and a retry after the
 // window is found by its marker: push looks a key up first). The double's clock is moved on: no sleeping.

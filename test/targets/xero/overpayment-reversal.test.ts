@@ -1,3 +1,4 @@
+import { OVERPAYMENT_DELETE, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TargetRefusedError } from '../../../src/targets/errors.js';
@@ -5,11 +6,10 @@ import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import type { TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
-import { OVERPAYMENT_DELETE, XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { documentsForContract } from '../target-contract.js';
 
-// `overpayment-delete` (test/support/xero/README.md): a Xero overpayment is AUTHORISED, PAID or VOIDED, never
+// `overpayment-delete` (packages/vendor-doubles/src/xero/README.md): a Xero overpayment is AUTHORISED, PAID or VOIDED, never
 // DELETED (xero_accounting.yaml `Overpayment.Status`; XeroAPI/Xero-Net#63). booksync reverses a customer's
 // credit as Xero documents it: the credit's allocations removed (DELETE /Overpayments/{id}/Allocations/{id})
 // and what is left refunded, a Payment against the overpayment (https://developer.xero.com/documentation/api/

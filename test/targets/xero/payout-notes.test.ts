@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_WINDOW_MS, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TargetRefusedError } from '../../../src/targets/errors.js';
@@ -13,7 +14,6 @@ import {
 } from '../../../src/targets/xero/payout-notes.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
-import { IDEMPOTENCY_WINDOW_MS, XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { payoutDay } from '../payout-documents.js';
 

@@ -1,3 +1,4 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { newConsentState, s256Challenge } from '../../../src/targets/oauth/consent.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
@@ -11,9 +12,8 @@ import {
 } from '../../../src/targets/xero/index.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
-import { XeroDouble } from '../../support/xero/double.js';
 
-// PKCE in Xero's consent (test/support/xero/README.md, rule `pkce`): Xero documents the S256 code_challenge on
+// PKCE in Xero's consent (packages/vendor-doubles/src/xero/README.md, rule `pkce`): Xero documents the S256 code_challenge on
 // the authorize URL and the code_verifier on the code exchange (https://developer.xero.com/documentation/
 // oauth2/pkce-flow). booksync's consent carries a challenge and its connect sends the verifier; the double
 // refuses the code of such a consent, invalid_grant, to an exchange without the verifier or with another.

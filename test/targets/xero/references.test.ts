@@ -1,10 +1,10 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { marker } from '../../../src/targets/markers.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../../src/targets/target-port.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushInOrder } from '../../support/push-index.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 
 // In Xero: a money record's Reference starts with the business's own reference (what Find &

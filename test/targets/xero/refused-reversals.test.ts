@@ -1,3 +1,4 @@
+import { PAYMENT_APPLIED, RECONCILED_PAYMENT, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { type AccountRole, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TargetRefusedError } from '../../../src/targets/errors.js';
@@ -7,7 +8,6 @@ import type { PushContext, TargetDocument } from '../../../src/targets/target-po
 import { isRefusedInPlace } from '../../../src/targets/xero/faults.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
-import { PAYMENT_APPLIED, RECONCILED_PAYMENT, XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { ledgerBalance, refusedVoidDocuments } from '../refused-void-documents.js';
 

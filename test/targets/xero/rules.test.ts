@@ -1,3 +1,4 @@
+import { PAYMENT_APPLIED, RECONCILED_PAYMENT, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Invoice, LineAmountTypes } from 'xero-node';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
@@ -12,10 +13,10 @@ import type {
 } from '../../../src/targets/target-port.js';
 import type { MatchingPolicy } from '../../../src/targets/xero/contacts.js';
 import { XeroTarget, XeroTokenStore } from '../../../src/targets/xero/index.js';
+import { xeroBooksyncChart } from '../../support/booksync-charts.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
-import { PAYMENT_APPLIED, RECONCILED_PAYMENT, XeroDouble } from '../../support/xero/double.js';
 
-// Xero's business rules as the double enforces them (test/support/xero/README.md, "Xero's rules"): each test
+// Xero's business rules as the double enforces them (packages/vendor-doubles/src/xero/README.md, "Xero's rules"): each test
 // here fails when its rule is turned off in the double (XERO_DOUBLE_RULES_OFF=<rule>, the mutation check), and
 // where booksync relies on the rule it is exercised through the adapter. Two doubles: one with Xero's limits
 // (the minute compressed to a second), one with small limits and windows for the limit rules.
@@ -38,7 +39,7 @@ interface Org {
 
 function organisation(double: XeroDouble): Org {
   // booksync's accounts already in place: these tests are about Xero's rules, not set-up.
-  const tenantId = double.createTenant(undefined, { chart: 'booksync' });
+  const tenantId = double.createTenant(undefined, { chart: xeroBooksyncChart });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
   const tokens = new XeroTokenStore({
     tokenUrl: `${double.url}/connect/token`,

@@ -1,3 +1,4 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { TargetDisconnectedError } from '../../../src/targets/errors.js';
@@ -14,13 +15,13 @@ import {
   XeroTokenStore,
   xeroScopes,
 } from '../../../src/targets/xero/index.js';
+import { xeroBooksyncChart } from '../../support/booksync-charts.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { documentsForContract } from '../target-contract.js';
 
-// Xero's scopes (test/support/xero/README.md, "Scopes"): an app created on or after 2 March 2026 may ask only
+// Xero's scopes (packages/vendor-doubles/src/xero/README.md, "Scopes"): an app created on or after 2 March 2026 may ask only
 // Xero's granular scopes, a broad one fails the consent with invalid_scope (https://developer.xero.com/faq/
 // granular-scopes; Apideck's help, "Xero: Connecting a new app (created after March 2, 2026)"); older apps may
 // still ask the broad ones. Each call is refused, 401 AuthorizationUnsuccessful, to a token without its scope
@@ -31,7 +32,7 @@ const newApp = doubleForFile(new XeroDouble({ limits, appCreatedOn: '2026-06-01'
 const olderApp = doubleForFile(new XeroDouble({ limits, appCreatedOn: '2025-09-01' }));
 const cipher = new TokenCipher('test-secret-for-xero-scopes');
 // booksync's accounts already in place: these tests are about the scopes each call needs, not set-up.
-const booksyncChart = { chart: 'booksync' } as const;
+const booksyncChart = { chart: xeroBooksyncChart } as const;
 const redirectUri = 'http://127.0.0.1:8766/xero/callback';
 
 /** `booksync targets connect xero`'s consent at the double: the redirect's code and its verifier, or Xero's refusal. */

@@ -1,7 +1,7 @@
+import { msDate, type XeroContract, xeroContract } from '@booksync/vendor-doubles/xero/openapi-contract';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountingApi, Contact, type Contacts, Invoice, LineAmountTypes } from 'xero-node';
-import { msDate, type XeroContract, xeroContract } from '../../support/xero/openapi-contract.js';
 
 // Proof that the official SDK (xero-node) can be pointed at a local base URL, and that what it sends is
 // what Xero's OpenAPI document describes: a loopback handler records each request, checks it with the

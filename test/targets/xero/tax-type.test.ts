@@ -1,18 +1,18 @@
+import { type TenantOptions, XeroDouble } from '@booksync/vendor-doubles/xero/double';
+import { exampleTaxRates, taxRate } from '@booksync/vendor-doubles/xero/tax-rates';
 import { describe, expect, it } from 'vitest';
 import { TargetConfigurationError, TargetRefusedError } from '../../../src/targets/errors.js';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import type { PushContext, TargetDocument } from '../../../src/targets/target-port.js';
 import type { XeroTarget } from '../../../src/targets/xero/index.js';
 import { doubleForFile } from '../../support/double-for-file.js';
-import { type TenantOptions, XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
-import { exampleTaxRates, taxRate } from '../../support/xero/tax-rates.js';
 import { documentsForContract } from '../target-contract.js';
 
 // Xero: booksync's lines carry a TaxType of the organisation's (XERO_TAX_TYPE, else its no-tax
 // rate read from GET TaxRates), sent tax-exclusive, instead of a hard-coded NoTax; a type Xero does not have,
 // or a taxed one, stops start-up (verify) with one line. The double serves TaxRates and refuses a line whose
-// TaxType the organisation does not have, with Xero's ValidationException (test/support/xero/tax-rates.ts).
+// TaxType the organisation does not have, with Xero's ValidationException (packages/vendor-doubles/src/xero/tax-rates.ts).
 
 const double = doubleForFile(
   new XeroDouble({ limits: { concurrent: 5, perMinute: 60, perDay: 5_000, windowMs: 1_000 } }),

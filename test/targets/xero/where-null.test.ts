@@ -1,14 +1,14 @@
+import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../../src/targets/oauth/token-cipher.js';
 import { XeroTokenStore } from '../../../src/targets/xero/index.js';
 import { doubleForFile } from '../../support/double-for-file.js';
 import { pushIndex } from '../../support/push-index.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
-import { XeroDouble } from '../../support/xero/double.js';
 import { xeroOrganisation } from '../../support/xero/organisation.js';
 import { documentsForContract } from '../target-contract.js';
 
-// `where-null-string-method` (test/support/xero/README.md): Xero calls a `where`'s string method on every record,
+// `where-null-string-method` (packages/vendor-doubles/src/xero/README.md): Xero calls a `where`'s string method on every record,
 // and one without the field fails the whole request with a 500 ("If you try filter based on an optional
 // property and a single contact does not have it, you will receive that error. Your filter needs to include a
 // check for the AccountNumber property not being null", a Xero engineer on freakboy3742/pyxero#181;

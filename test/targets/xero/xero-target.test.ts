@@ -1,3 +1,4 @@
+import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { verifyOrWait } from '../../../src/runtime/targets/accounting-targets.js';
@@ -14,8 +15,8 @@ import type {
 } from '../../../src/targets/target-port.js';
 import type { MatchingPolicy } from '../../../src/targets/xero/contacts.js';
 import { XeroTarget, XeroTokenStore } from '../../../src/targets/xero/index.js';
+import { xeroBooksyncChart } from '../../support/booksync-charts.js';
 import { SealedTokenInMemory } from '../../support/sealed-token-in-memory.js';
-import { markerTextOf, XeroDouble } from '../../support/xero/double.js';
 import { describeTargetContract, documentsForContract } from '../target-contract.js';
 
 // The Xero adapter (xero-node's AccountingApi) against the stateful double, which holds every request and
@@ -40,7 +41,7 @@ interface Organisation {
 
 function organisation(limiter?: RealmLimiter): Organisation {
   // booksync's accounts already in place: these tests are about the adapter's documents, not set-up.
-  const tenantId = double.createTenant(undefined, { chart: 'booksync' });
+  const tenantId = double.createTenant(undefined, { chart: xeroBooksyncChart });
   const storage = new SealedTokenInMemory(cipher.seal(double.connect(tenantId)));
   const shared =
     limiter ?? new RealmLimiter({ perMinute: 60, concurrent: 5, perDay: 5_000, windowMs, marginMs: 50 });

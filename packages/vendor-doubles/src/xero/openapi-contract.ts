@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse } from 'yaml';
-import { contractsDir } from '../vendor-contracts.js';
+import { contractsDir } from '../contracts.js';
 import { DocumentSchemas } from './document-schemas.js';
 
 // Xero's published contract of its Accounting API (OpenAPI 3.0, xero_accounting.yaml, v16.1.0), read from

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
-import { startVendorDoubleServer } from '../vendor-double-server.js';
+import { startVendorDoubleServer } from '../server.js';
 import { classOfType, demoChart } from './demo-chart.js';
 import { msDate, type XeroContract, xeroContract } from './openapi-contract.js';
 import { everyGranularScope, missingScope, refusedScopes } from './scopes.js';
@@ -100,10 +99,11 @@ export interface TenantOptions {
   taxRates?: Doc[];
   /**
    * Its chart of accounts: `demo` (default), the chart of Xero's demo company (demo-chart.ts: Xero's own codes,
-   * its BANK accounts, none of booksync's accounts until `booksync targets setup xero --apply`); `booksync`,
-   * booksync's default codes with each role's account already there (for a test about something else).
+   * its BANK accounts, none of booksync's accounts until `booksync targets setup xero --apply`), or the
+   * accounts given, each as an Account created through PUT /Accounts, for an organisation a test wants
+   * already set up.
    */
-  chart?: 'demo' | 'booksync';
+  chart?: 'demo' | readonly Doc[];
 }
 
 export class XeroValidation extends Error {
@@ -113,48 +113,6 @@ export class XeroValidation extends Error {
     this.messages = messages;
   }
 }
-
-const seeds: Record<
-  keyof AccountMapping,
-  { Name: string; Type: string; SystemAccount?: string; Class: string; EnablePaymentsToAccount?: boolean }
-> = {
-  OperatingBank: { Name: 'Operating Bank', Type: 'BANK', Class: 'ASSET' },
-  ProcessorClearing: { Name: 'Processor Clearing', Type: 'BANK', Class: 'ASSET' },
-  PayoutsInTransit: { Name: 'Payouts In Transit', Type: 'BANK', Class: 'ASSET' },
-  ChecksToDeposit: { Name: 'Checks To Deposit', Type: 'BANK', Class: 'ASSET' },
-  AccountsReceivable: {
-    Name: 'Accounts Receivable',
-    Type: 'CURRENT',
-    SystemAccount: 'DEBTORS',
-    Class: 'ASSET',
-  },
-  AccountsPayable: {
-    Name: 'Accounts Payable',
-    Type: 'CURRLIAB',
-    SystemAccount: 'CREDITORS',
-    Class: 'LIABILITY',
-  },
-  OutgoingPaymentsClearing: { Name: 'Outgoing Payments Clearing', Type: 'BANK', Class: 'ASSET' },
-  UnappliedCash: {
-    Name: 'Unapplied Cash',
-    Type: 'CURRLIAB',
-    Class: 'LIABILITY',
-    EnablePaymentsToAccount: true,
-  },
-  OpeningBalances: { Name: 'Opening Balances', Type: 'EQUITY', Class: 'EQUITY' },
-  Revenue: { Name: 'Sales', Type: 'REVENUE', Class: 'REVENUE' },
-  Refunds: { Name: 'Refunds', Type: 'REVENUE', Class: 'REVENUE' },
-  FeeIncome: { Name: 'Fee Income', Type: 'OTHERINCOME', Class: 'REVENUE' },
-  DiscountsAndWriteOffs: { Name: 'Discounts and Write-offs', Type: 'REVENUE', Class: 'REVENUE' },
-  ProcessingFees: { Name: 'Processing Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
-  BankCharges: { Name: 'Bank Charges', Type: 'EXPENSE', Class: 'EXPENSE' },
-  BillExpenses: { Name: 'Bill Expenses', Type: 'EXPENSE', Class: 'EXPENSE' },
-  SurchargeIncome: { Name: 'Surcharge Income', Type: 'REVENUE', Class: 'REVENUE' },
-  DisputeFees: { Name: 'Dispute Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
-  ReturnFees: { Name: 'Return Fees', Type: 'EXPENSE', Class: 'EXPENSE' },
-  BadDebt: { Name: 'Bad Debt', Type: 'EXPENSE', Class: 'EXPENSE' },
-  PayoutBank: { Name: 'Payout Bank', Type: 'BANK', Class: 'ASSET' },
-};
 
 /**
  * The operations that read or change one collection plainly: a list (filtered by `where`), one document by the
@@ -363,7 +321,7 @@ export class XeroDouble {
 
   // ---- controls ----
 
-  /** An organisation with Xero's demo company's chart, or booksync's default one (`chart: 'booksync'`). */
+  /** An organisation with Xero's demo company's chart, or with the accounts given (`chart`). */
   createTenant(name = `Demo Company ${this.tenants.size + 1}`, options: TenantOptions = {}): string {
     const id = randomUUID();
     const tenant: Tenant = {
@@ -385,29 +343,16 @@ export class XeroDouble {
       notes: new Map(),
     };
     this.tenants.set(id, tenant);
-    if ((options.chart ?? 'demo') === 'demo') {
-      for (const account of demoChart)
-        this.store(tenant, 'Accounts', {
-          ...account,
-          Status: 'ACTIVE',
-          ...(account.Type === 'BANK' ? { BankAccountType: 'BANK' } : {}),
-          EnablePaymentsToAccount: false,
-        });
-      return id;
-    }
-    for (const [role, code] of Object.entries(defaultAccountCodes)) {
-      const seed = seeds[role as keyof AccountMapping];
+    const chart = options.chart ?? 'demo';
+    for (const account of (chart === 'demo' ? demoChart : chart) as readonly Doc[])
       this.store(tenant, 'Accounts', {
-        Code: code,
-        Name: seed.Name,
-        Type: seed.Type,
-        Class: seed.Class,
+        ...account,
         Status: 'ACTIVE',
-        ...(seed.SystemAccount ? { SystemAccount: seed.SystemAccount } : {}),
-        ...(seed.Type === 'BANK' ? { BankAccountType: 'BANK', BankAccountNumber: `00-${code}` } : {}),
-        EnablePaymentsToAccount: seed.EnablePaymentsToAccount ?? false,
+        ...(account.Type === 'BANK' && account.BankAccountType === undefined
+          ? { BankAccountType: 'BANK' }
+          : {}),
+        EnablePaymentsToAccount: account.EnablePaymentsToAccount ?? false,
       });
-    }
     return id;
   }
 

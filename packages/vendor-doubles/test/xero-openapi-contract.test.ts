@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { contractsDir } from '../../support/vendor-contracts.js';
-import { msDate, type XeroContract, xeroContract } from '../../support/xero/openapi-contract.js';
+import { contractsDir } from '../src/contracts.js';
+import { msDate, type XeroContract, xeroContract } from '../src/xero/openapi-contract.js';
 
 // The checker holds the Xero double and the adapter to Xero's OpenAPI description; it must catch what
 // drifts (wrong types, missing required properties, unknown enum values, misspelt fields) and accept what

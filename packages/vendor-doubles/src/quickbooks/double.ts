@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type AccountMapping, defaultAccountCodes } from '../../../src/targets/account-mapping.js';
 import { OAuthGrants } from '../oauth-grants.js';
-import { startVendorDoubleServer } from '../vendor-double-server.js';
+import { startVendorDoubleServer } from '../server.js';
 import {
   depositableTypes,
   depositedKeys,
@@ -92,10 +91,10 @@ export interface RealmOptions {
   /**
    * The chart it starts with: a new QBO company's accounts without numbers (`fresh`, fresh-chart.ts: by
    * default, the sample sandbox company's shape, none of booksync's accounts until `booksync targets setup
-   * quickbooks --apply`), or booksync's default accounts already numbered with booksync's codes (`booksync`,
-   * for a test about something else than set-up).
+   * quickbooks --apply`), or the accounts given, each as an Account created through the API (Name,
+   * AcctNum, AccountType, AccountSubType), for a company a test wants already set up.
    */
-  chart?: 'fresh' | 'booksync';
+  chart?: 'fresh' | readonly Record<string, unknown>[];
 }
 
 /** QBO's limits per company (realm) and app: https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles */
@@ -199,43 +198,6 @@ const FIVE_YEARS_MS = 5 * 365 * 86_400_000;
 /** DisplayName is one namespace across these (error 6240). */
 const nameEntities = ['Customer', 'Vendor', 'Employee'];
 
-const accountSeeds: Record<
-  keyof AccountMapping,
-  { Name: string; AccountType: string; AccountSubType?: string }
-> = {
-  OperatingBank: { Name: 'Operating Bank', AccountType: 'Bank' },
-  ProcessorClearing: {
-    Name: 'Undeposited Funds',
-    AccountType: 'Other Current Asset',
-    AccountSubType: 'UndepositedFunds',
-  },
-  PayoutsInTransit: { Name: 'Payouts In Transit', AccountType: 'Other Current Asset' },
-  ChecksToDeposit: { Name: 'Checks To Deposit', AccountType: 'Other Current Asset' },
-  AccountsReceivable: { Name: 'Accounts Receivable (A/R)', AccountType: 'Accounts Receivable' },
-  AccountsPayable: { Name: 'Accounts Payable (A/P)', AccountType: 'Accounts Payable' },
-  // A BillPayment pays from a Bank account, so the outgoing-payments clearing is a bank-type account.
-  OutgoingPaymentsClearing: { Name: 'Outgoing Payments Clearing', AccountType: 'Bank' },
-  UnappliedCash: { Name: 'Unapplied Cash', AccountType: 'Other Current Liability' },
-  OpeningBalances: { Name: 'Opening Balance Equity', AccountType: 'Equity' },
-  Revenue: { Name: 'Sales', AccountType: 'Income' },
-  Refunds: { Name: 'Refunds', AccountType: 'Income' },
-  FeeIncome: { Name: 'Fee Income', AccountType: 'Income' },
-  // Contra revenue: QBO's own Income subtype for discounts and refunds given.
-  DiscountsAndWriteOffs: {
-    Name: 'Discounts and Write-offs',
-    AccountType: 'Income',
-    AccountSubType: 'DiscountsRefundsGiven',
-  },
-  ProcessingFees: { Name: 'Processing Fees', AccountType: 'Expense' },
-  BankCharges: { Name: 'Bank Charges', AccountType: 'Expense' },
-  BillExpenses: { Name: 'Bill Expenses', AccountType: 'Expense' },
-  SurchargeIncome: { Name: 'Surcharge Income', AccountType: 'Income' },
-  DisputeFees: { Name: 'Dispute Fees', AccountType: 'Expense' },
-  ReturnFees: { Name: 'Return Fees', AccountType: 'Expense' },
-  BadDebt: { Name: 'Bad Debt', AccountType: 'Expense', AccountSubType: 'BadDebts' },
-  PayoutBank: { Name: 'Payout Bank', AccountType: 'Bank' },
-};
-
 export class FaultError extends Error {
   readonly status: number;
   readonly type: string;
@@ -338,7 +300,7 @@ export class QuickBooksDouble {
 
   // ---- sandbox controls ----
 
-  /** A new QBO company (its chart without numbers, TAX and NON), or one shaped for booksync (`chart`). */
+  /** A new QBO company (its chart without numbers, TAX and NON), or one with the accounts given (`chart`). */
   createRealm(realmId = String(9_130_000_000_000 + this.realms.size), options: RealmOptions = {}): string {
     const realm: Realm = {
       id: realmId,
@@ -358,16 +320,9 @@ export class QuickBooksDouble {
       closedBooksCode: options.closedBooksCode ?? '6200',
     };
     this.realms.set(realmId, realm);
-    if ((options.chart ?? 'fresh') === 'fresh')
-      for (const account of freshChart) this.store(realm, 'Account', { ...account, Active: true });
-    else
-      for (const [role, code] of Object.entries(defaultAccountCodes)) {
-        this.store(realm, 'Account', {
-          ...accountSeeds[role as keyof AccountMapping],
-          AcctNum: code,
-          Active: true,
-        });
-      }
+    const chart = options.chart ?? 'fresh';
+    for (const account of chart === 'fresh' ? freshChart : chart)
+      this.store(realm, 'Account', { ...account, Active: true });
     // A US company's pseudo tax codes TAX and NON (sales-tax.ts).
     for (const code of pseudoTaxCodes) this.store(realm, 'TaxCode', code, String(code.Id));
     const ast = options.automatedSalesTax;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quickBooksContract } from '../../support/quickbooks/xsd-contract.js';
+import { quickBooksContract } from '../src/quickbooks/xsd-contract.js';
 
 // The checker holds the QBO double and the adapter to Intuit's XSDs; it must catch what drifts.
 

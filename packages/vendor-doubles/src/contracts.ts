@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 // ~/.cache/booksync/contracts (a copy a developer placed there). Without any, the tests that need them are
 // left out with one line saying so (vitest.config.ts), and fail under CI.
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** What each vendor's contract is, under a contracts folder. */
 export const vendorContractFiles = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { contractsDir } from '../vendor-contracts.js';
+import { contractsDir } from '../contracts.js';
 
 // Intuit's published contract of QuickBooks Online v3 (Finance.xsd, IntuitRestServiceDef.xsd and their
 // includes), read from ../shared at test time, never copied into the repository. QBO's JSON uses the XSD's
