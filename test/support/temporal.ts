@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -64,8 +65,10 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
       return env;
     } catch (error) {
       // The SDK's core waits a fixed 5 s for the server to answer; a JVM starting while the other test
-      // fork runs an end-to-end stack can take longer. Another try, on another port, not a failed file.
-      if (attempt >= 3 || !String(error).includes('did not start within')) throw error;
+      // forks run end-to-end stacks can take longer. Another try, on another port, after a pause that lets a
+      // burst of load pass, not a failed file.
+      if (attempt >= 5 || !String(error).includes('did not start within')) throw error;
+      await sleep(1_000 * attempt);
     }
   }
 }
