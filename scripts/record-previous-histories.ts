@@ -31,8 +31,9 @@ import { GitHistory, typeFingerprint } from '../test/support/workflow-fingerprin
 const root = fileURLToPath(new URL('..', import.meta.url));
 const git = new GitHistory(root);
 
-/** The recorder of each type: the whole-stack recorder, but two types are recorded by their own tests. */
+/** The recorder of each type: the whole-stack recorder, but three types are recorded by their own tests. */
 const recorders: Record<string, string> = {
+  depositSlip: 'test/command-api/deposit-slips.test.ts',
   periodClose: 'test/close/period-close.test.ts',
   resync: 'test/resync/resync.test.ts',
 };
