@@ -3,8 +3,10 @@
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The workspaces (packages/: the vendor doubles the tests use) are no part of the image: left out of the install.
-RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund
+# Of the workspaces (packages/), the image takes the service contract booksync runs on; the vendor doubles are
+# the tests' own and stay out, their dependencies with them.
+COPY packages/service-contract/package.json ./packages/service-contract/
+RUN npm ci --omit=dev --workspace=@booksync/service-contract --include-workspace-root --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 # glibc's malloc: two arenas instead of one per thread, and fixed 128 KiB trim and mmap thresholds (glibc
@@ -17,6 +19,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
+COPY packages/service-contract ./packages/service-contract
 RUN mkdir -p /data && chown node:node /data && chmod 700 /data
 USER node
 VOLUME ["/data"]

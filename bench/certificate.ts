@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Payment, PaymentLink } from '@booksync/service-contract/schemas/index';
 import { closeCertificate } from '../src/close/certificate.js';
 import { ledgerFiguresAsOf } from '../src/close/target-comparison.js';
 import { Accounts } from '../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../src/ledger/embedded-ledger.js';
 import type { BookedEntry, LedgerEntryInput } from '../src/ledger/entry.js';
-import type { Payment, PaymentLink } from '../src/service/schemas/index.js';
 import type { TargetFigures } from '../src/targets/target-figures.js';
 
 // Stage: the three-way close certificate over a large period. N invoices and their payments

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { sign } from '@booksync/service-contract/webhook-signature';
 import { serviceEventSignal } from '../src/flows/in-workflow/service-event.js';
-import { sign } from '../src/service/webhook-signature.js';
 import { startDevServer } from '../test/support/temporal.js';
 import { startChild } from './child.js';
 import { closedLoop, type LoadResult, openLoop } from './http-load.js';

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { sign, verify } from '../src/service/webhook-signature.js';
+import { sign, verify } from '@booksync/service-contract/webhook-signature';
 
 // Stage 1: how much the ingress's signature check costs per delivery, against the floor it cannot beat (one
 // HMAC-SHA256 of the same 1 KiB). With three secrets the matching one is listed last, the worst case of a

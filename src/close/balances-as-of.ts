@@ -1,9 +1,9 @@
+import type { Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import { businessDay } from '../ledger/mapping/dates.js';
 import { surchargeCents } from '../ledger/mapping/payment.js';
-import type { Disbursement, Payment } from '../service/schemas/index.js';
 
 // The close certificate's two balance checks (Processor Clearing, Payouts In Transit) as of the end of the
 // period's last day, both sides dated alike. Pure.

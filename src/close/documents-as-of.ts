@@ -1,8 +1,8 @@
+import type { BillPayment, Payment } from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import { businessDay } from '../ledger/mapping/dates.js';
-import type { BillPayment, Payment } from '../service/schemas/index.js';
 import { economicDay, reversalDays } from './balances-as-of.js';
 import type { DocumentCheck } from './certificate-checks.js';
 import type { CloseInput } from './close-input.js';

@@ -1,7 +1,7 @@
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import { entryKeys } from '../ledger/entry-key.js';
 import { earlierCheckBooking } from '../ledger/mapping/check-deposit.js';
 import { businessDay } from '../ledger/mapping/dates.js';
-import type { Payment } from '../service/schemas/index.js';
 import type { CloseInput, ClosePeriod } from './close-input.js';
 
 // What the close certificate expects to find booked: every service object dated in the period, with the entry

@@ -1,5 +1,5 @@
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import { businessDay } from '../ledger/mapping/dates.js';
-import type { Payment } from '../service/schemas/index.js';
 
 // Whether a payment of the service stands at the end of a day, from the dates the service gives it (its
 // createdAt, its refunds' refundDate) and, for a failure the spec gives no time, the day the books reversed

@@ -1,10 +1,10 @@
+import type { Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../ledger/entry.js';
 import { baseKey, keyPrefix } from '../ledger/entry-key.js';
 import { businessDay } from '../ledger/mapping/dates.js';
 import { payoutBankOf } from '../ledger/mapping/disbursement.js';
 import { dayBefore } from '../ledger/opening-balances.js';
-import type { Disbursement, Payment } from '../service/schemas/index.js';
 import { economicDay, reversalDays } from './balances-as-of.js';
 import type { CloseInput } from './close-input.js';
 import { billPaymentReversals } from './documents-as-of.js';

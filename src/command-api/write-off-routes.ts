@@ -1,3 +1,5 @@
+import { ServiceError, ServiceNotFoundError } from '@booksync/service-contract/errors';
+import type { PaymentLink } from '@booksync/service-contract/schemas/index';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
@@ -13,8 +15,6 @@ import { invoiceAmountCents, invoiceBooked, invoiceLineCents } from '../ledger/m
 import { formatUsd } from '../ledger/money.js';
 import { type WriteOff, WriteOffConflictError, writtenOffCents } from '../ledger/write-offs.js';
 import type { ServiceClient } from '../service/client.js';
-import { ServiceError, ServiceNotFoundError } from '../service/errors.js';
-import type { PaymentLink } from '../service/schemas/index.js';
 import { commandRoutes as routes } from './contract.js';
 import { keyedCommandId } from './idempotency.js';
 import { schemaOf } from './openapi.js';

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { fromResponse } from '../service/errors.js';
+import { fromResponse } from '@booksync/service-contract/errors';
 import {
   BillPayment,
   CheckDeposit,
@@ -8,7 +7,8 @@ import {
   Payment,
   type PaymentMethodType,
   VendorDeliveryMethod,
-} from '../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import { z } from 'zod';
 
 const DeliveryAttempt = z.object({
   subscriptionId: z.string(),

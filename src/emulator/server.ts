@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ServiceError } from '@booksync/service-contract/errors';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { type Logger, silentLogger } from '../logging/logger.js';
-import { ServiceError } from '../service/errors.js';
 import { ADMIN_PATHS, authenticateApiKey } from './auth/authenticate.js';
 import { undispatchedEvents } from './domain/events.js';
 import { EmulatorHttpError } from './errors.js';

@@ -1,4 +1,4 @@
-import { verify } from '../service/webhook-signature.js';
+import { verify } from '@booksync/service-contract/webhook-signature';
 import { IngressError } from './errors.js';
 
 // Spec 6.4 and 6.1 rule 3. A present signature is always checked, even when unsigned deliveries are allowed:

@@ -2,7 +2,7 @@ import {
   EVENT_CATEGORY_OBJECT_TYPES,
   EventEnvelope,
   isKnownEventCategory,
-} from '../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
 import { IngressError } from './errors.js';
 import { ObjectId } from './object-id.js';
 

@@ -1,14 +1,14 @@
+import {
+  EVENT_CATEGORY_OBJECT_TYPES,
+  isKnownEventCategory,
+  type ObjectType,
+} from '@booksync/service-contract/schemas/index';
 import { billPaymentEventRoute } from '../flows/bill-payment/contract.js';
 import { chargeAuthorizationEventRoute } from '../flows/charge-authorization/contract.js';
 import { disbursementEventRoute } from '../flows/disbursement/contract.js';
 import type { EventRoute } from '../flows/in-workflow/service-event.js';
 import { paymentEventRoute } from '../flows/payment/contract.js';
 import { vendorDeliveryMethodsEventRoute } from '../flows/vendor-delivery-methods/contract.js';
-import {
-  EVENT_CATEGORY_OBJECT_TYPES,
-  isKnownEventCategory,
-  type ObjectType,
-} from '../service/schemas/index.js';
 
 // Spec 6.5 categories to the workflow that owns the object (design overview, "Flows"), as each flow's contract
 // module declares it (src/flows/*/contract.ts: workflow type, business workflow id, start input), so the Temporal

@@ -1,3 +1,4 @@
+import { DEFAULT_TOLERANCE_SECONDS } from '@booksync/service-contract/webhook-signature';
 import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { bearerCheck, bearerThrottle } from '../command-api/bearer-auth.js';
@@ -7,7 +8,6 @@ import type { ConsoleOptions } from '../console/options.js';
 import { consolePlugin } from '../console/plugin.js';
 import type { ReturnedCheckFeeSplit } from '../flows/check-deposit/returned-check-fee.js';
 import type { Logger } from '../logging/logger.js';
-import { DEFAULT_TOLERANCE_SECONDS } from '../service/webhook-signature.js';
 import { createBaseApp, type TrustProxy } from './base-app.js';
 import { IngressError } from './errors.js';
 import type { IngressApp } from './ingress-app.js';

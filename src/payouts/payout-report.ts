@@ -1,5 +1,5 @@
+import type { Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { formatUsd } from '../ledger/money.js';
-import type { Disbursement, Payment } from '../service/schemas/index.js';
 import { expectedPayoutBooks, type ReturnedRefundCredit } from './payout-books.js';
 import { refundTimings } from './refund-timing.js';
 import type {

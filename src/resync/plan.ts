@@ -1,3 +1,4 @@
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import type { BookedEntry, EntryLine, LedgerEntryInput, LinkField } from '../ledger/entry.js';
 import { baseKey, keyVersion, versionedKey } from '../ledger/entry-key.js';
 import {
@@ -22,7 +23,6 @@ import {
 } from '../ledger/mapping/index.js';
 import { bookableEntries, isOpeningDocument } from '../ledger/opening-balances.js';
 import type { FetchedState } from '../service/fetched-state.js';
-import type { Payment } from '../service/schemas/index.js';
 
 // Re-sync with a diff: what the books would hold under the current code and settings, from
 // the service's objects fetched again and the pure mappings, against what they hold. Each object is compared

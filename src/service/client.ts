@@ -1,8 +1,3 @@
-import type { z } from 'zod';
-import { type Logger, silentLogger } from '../logging/logger.js';
-import { DEFAULT_RETRY, type RetryOptions } from './backoff.js';
-import { operations } from './operations.js';
-import { everyItem } from './paginate.js';
 import type {
   ApplyCheckDepositRequest,
   Bill,
@@ -44,7 +39,12 @@ import type {
   Vendor,
   WebhookList,
   WebhookSubscription,
-} from './schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import type { z } from 'zod';
+import { type Logger, silentLogger } from '../logging/logger.js';
+import { DEFAULT_RETRY, type RetryOptions } from './backoff.js';
+import { operations } from './operations.js';
+import { everyItem } from './paginate.js';
 import { Transport } from './transport.js';
 import { type DepositCheckInput, toBlob, type UploadFileInput } from './uploads.js';
 

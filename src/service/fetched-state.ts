@@ -1,5 +1,12 @@
+import type {
+  Bill,
+  BillPayment,
+  CheckDeposit,
+  Disbursement,
+  Payment,
+  PaymentLink,
+} from '@booksync/service-contract/schemas/index';
 import type { BookedEntry } from '../ledger/entry.js';
-import type { Bill, BillPayment, CheckDeposit, Disbursement, Payment, PaymentLink } from './schemas/index.js';
 
 /**
  * What the service holds now, fetched again (every page), beside every booked entry: what the period close

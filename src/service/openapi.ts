@@ -1,9 +1,9 @@
+import * as schemas from '@booksync/service-contract/schemas/index';
+import { SIGNATURE_HEADER } from '@booksync/service-contract/webhook-signature';
 import { z } from 'zod';
 import { SERVICE_BASE_URLS } from './client.js';
 import type { Operation } from './operation.js';
 import { operations, pathParams } from './operations.js';
-import * as schemas from './schemas/index.js';
-import { SIGNATURE_HEADER } from './webhook-signature.js';
 
 // OpenAPI 3.1 document of the service, generated from the zod schemas and the operations table, so the
 // document cannot drift from the client. Sandbox controls are the emulator's and are not part of it.

@@ -1,4 +1,3 @@
-import { create, json, type Operation, op, read, withConflict, write } from './operation.js';
 import {
   Bill,
   BillPayment,
@@ -21,7 +20,8 @@ import {
   PaymentList,
   RecordDebitMemoRequest,
   Vendor,
-} from './schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import { create, json, type Operation, op, read, withConflict, write } from './operation.js';
 
 // The operations the decisions doc adds to the spec's part 4 (links, payments, payouts, customers, vendors,
 // bills: the reads and creates the spec assumes).

@@ -1,4 +1,3 @@
-import { create, json, multipart, type Operation, op, read, withConflict, write } from './operation.js';
 import {
   ApplyCheckDepositRequest,
   BillPayment,
@@ -27,7 +26,8 @@ import {
   UploadFileFields,
   WebhookList,
   WebhookSubscription,
-} from './schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import { create, json, multipart, type Operation, op, read, withConflict, write } from './operation.js';
 
 // The operations of the spec's part 4 (4.1 to 4.12), with the paths and bodies of the decisions doc where 4.12
 // leaves them open.

@@ -1,5 +1,5 @@
 // The service's list endpoints page by page (page from 1, totalResults), as one async iteration.
-import { MAX_PAGE_SIZE } from './schemas/index.js';
+import { MAX_PAGE_SIZE } from '@booksync/service-contract/schemas/index';
 
 /** Walks pages from 1 until totalResults is reached or a page comes back empty. */
 export async function* paginate<K extends string, T>(

@@ -1,6 +1,3 @@
-import type { z } from 'zod';
-import type { Logger } from '../logging/logger.js';
-import { backoffDelayMs, type RetryOptions, sleep } from './backoff.js';
 import {
   fromResponse,
   ServiceError,
@@ -9,7 +6,10 @@ import {
   ServiceSchemaError,
   ServiceTimeoutError,
   ServiceValidationError,
-} from './errors.js';
+} from '@booksync/service-contract/errors';
+import type { z } from 'zod';
+import type { Logger } from '../logging/logger.js';
+import { backoffDelayMs, type RetryOptions, sleep } from './backoff.js';
 import type { Operation } from './operation.js';
 import { fillPath } from './operations.js';
 

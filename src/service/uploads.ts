@@ -1,4 +1,4 @@
-import type { FileType } from './schemas/index.js';
+import type { FileType } from '@booksync/service-contract/schemas/index';
 
 // What the client's multipart operations take: a file upload (4.9) and a check deposit's two images.
 

@@ -1,5 +1,5 @@
+import type { PaymentLink } from '@booksync/service-contract/schemas/index';
 import type { ServiceClient } from '../service/client.js';
-import type { PaymentLink } from '../service/schemas/index.js';
 import type { ReferenceData } from './documents.js';
 import type { Party } from './target-port.js';
 

@@ -1,8 +1,10 @@
 // The names of the failures no retry can pass, as workflow code needs them for its retry policies. This
-// module imports nothing: the owners' error classes (src/service/errors.ts, src/ledger/errors.ts) import
-// these lists, never the other way round, so the workflow bundle carries no zod and no service schema (it
-// did once, and each workflow context then held the schemas: the bounded worker ran out of heap).
-// test/workflow-safe/failure-names.test.ts checks every name is a class its owner exports.
+// module imports nothing, so the workflow bundle carries no zod and no service schema (it did once, and each
+// workflow context then held the schemas: the bounded worker ran out of heap). The ledger's error classes
+// (src/ledger/errors.ts) import these lists; the service contract's classes (@booksync/service-contract,
+// errors.ts) say whether a retry can pass by their `retryable` flag.
+// test/workflow-safe/failure-names.test.ts checks every name is a class its owner exports, and that the
+// service's list is exactly its classes a retry cannot pass.
 
 /** Service errors no retry can pass: the request itself is refused, or the answer cannot be read. */
 export const nonRetryableServiceErrors = [

@@ -1,3 +1,9 @@
+import type {
+  CheckDeposit,
+  Disbursement,
+  Payment,
+  PaymentLink,
+} from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import {
   type BackfillWindow,
@@ -8,7 +14,6 @@ import {
 } from '../../src/flows/backfill/groups.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { dayBefore, openingEntry } from '../../src/ledger/opening-balances.js';
-import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
 
 // What a backfill since 2026-03-01 does with each group, computed by hand. Card fee decision “Fees”: 2.9% + 30 cents,
 // absorbed (platformFeeInCents). The books open on March 1st; today is April 20th.

@@ -1,3 +1,4 @@
+import type { Disbursement, Payment, PaymentLink } from '@booksync/service-contract/schemas/index';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,6 @@ import { silentLogger } from '../../src/logging/logger.js';
 import { fullPeriodReport, type PayoutPeriodReportSummary } from '../../src/payouts/period-summary.js';
 import type { PayoutPeriodReport } from '../../src/payouts/report-schema.js';
 import type { ServiceClient } from '../../src/service/client.js';
-import type { Disbursement, Payment, PaymentLink } from '../../src/service/schemas/index.js';
 import { disbursementRecord, linkRecord, paymentRecord } from '../flows/fakes.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';
 

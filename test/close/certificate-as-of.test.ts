@@ -1,3 +1,4 @@
+import type { Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { closeCertificate } from '../../src/close/certificate.js';
 import { certificateHtml } from '../../src/close/certificate-html.js';
@@ -5,7 +6,6 @@ import { certificateLines } from '../../src/close/certificate-text.js';
 import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
-import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
 import { bookedEntry, closeInput } from './close-fixtures.js';
 
 // The balances of a closed month re-made after the next month's events: the service's figures as

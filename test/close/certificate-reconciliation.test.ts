@@ -1,3 +1,4 @@
+import type { Bill, BillPayment, Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { closeCertificate } from '../../src/close/certificate.js';
 import { certificateHtml } from '../../src/close/certificate-html.js';
@@ -5,7 +6,6 @@ import { certificateLines } from '../../src/close/certificate-text.js';
 import type { CloseInput } from '../../src/close/close-input.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
-import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
 import { bookedEntry, closeInput, dr } from './close-fixtures.js';
 
 // The certificate as a reconciliation: receivables and payables as of the period's end from the service's

@@ -1,3 +1,4 @@
+import type { Bill, BillPayment, Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { closeCertificate } from '../../src/close/certificate.js';
 import { certificateHtml, escapeHtml } from '../../src/close/certificate-html.js';
@@ -6,7 +7,6 @@ import type { CloseInput } from '../../src/close/close-input.js';
 import { monthBefore } from '../../src/flows/period-close/workflow.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { EntryLinks } from '../../src/ledger/entry.js';
-import type { Bill, BillPayment, Disbursement, Payment } from '../../src/service/schemas/index.js';
 import { bookedEntry, closeInput } from './close-fixtures.js';
 
 // The certificate's rules on hand-made objects and entries: skip reasons, duplicates, amounts, orphans,

@@ -1,3 +1,4 @@
+import type { Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { closeCertificate } from '../../src/close/certificate.js';
 import { certificateLines } from '../../src/close/certificate-text.js';
@@ -6,7 +7,6 @@ import { periodFigures } from '../../src/close/period-figures.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../../src/ledger/entry.js';
 import { disbursementEntries } from '../../src/ledger/mapping/index.js';
-import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
 import { closeInput } from './close-fixtures.js';
 
 // The period's figures when payouts land in two bank accounts: a payout to an account PAYOUT_BANK_ACCOUNTS

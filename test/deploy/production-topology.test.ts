@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxClient } from '../../src/emulator/sandbox-client.js';
@@ -12,7 +13,6 @@ import { paymentWorkflowId } from '../../src/flows/payment/contract.js';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { PostgresLedger } from '../../src/ledger/postgres-ledger.js';
 import { ServiceClient } from '../../src/service/client.js';
-import type { Payment } from '../../src/service/schemas/index.js';
 import { actualEntries, cardFee, ExpectedBooks } from '../e2e/expected-books.js';
 import { snapshotOf } from '../support/books-snapshot.js';
 import {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EventEnvelope, Payment } from '@booksync/service-contract/schemas/index';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentView } from '../../src/flows/payment/contract.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import type { EventEnvelope, Payment } from '../../src/service/schemas/index.js';
 import type { BooksSnapshot } from '../support/books-snapshot.js';
 import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';

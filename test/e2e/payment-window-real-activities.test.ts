@@ -1,10 +1,10 @@
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disbursementViewQuery } from '../../src/flows/disbursement/contract.js';
 import { type PaymentView, paymentViewQuery } from '../../src/flows/payment/contract.js';
 import { achReturnWindowDays } from '../../src/flows/payment/workflow.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import type { Payment } from '../../src/service/schemas/index.js';
 import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startTimeSkipping } from '../support/temporal.js';
 import { cardFee, ExpectedBooks, netLines } from './expected-books.js';

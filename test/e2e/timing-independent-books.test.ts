@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandApiClient } from '../../src/command-api/client.js';
 import type { ReconciliationReport } from '../../src/flows/reconciliation/contract.js';
-import type { EventEnvelope } from '../../src/service/schemas/index.js';
 import type { BooksSnapshot } from '../support/books-snapshot.js';
 import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';

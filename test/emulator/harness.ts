@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the harness hands tests untyped JSON bodies to assert on
 import type { AddressInfo } from 'node:net';
+import type { Permission } from '@booksync/service-contract/schemas/index';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
-import type { Permission } from '../../src/service/schemas/index.js';
 import { OpenApiResponseValidator } from '../support/openapi-validator.js';
 
 export const adminToken = 'test-admin-token';

@@ -1,5 +1,5 @@
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Payment } from '../../src/service/schemas/index.js';
 import { type Call, type Harness, newLink, startHarness } from './harness.js';
 
 let h: Harness;

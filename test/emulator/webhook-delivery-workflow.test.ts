@@ -1,6 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EventEnvelope } from '@booksync/service-contract/schemas/index';
+import { SIGNATURE_HEADER, verify } from '@booksync/service-contract/webhook-signature';
 import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle } from '@temporalio/worker';
@@ -13,8 +15,6 @@ import {
   webhookDelivery,
   webhookDeliveryWorkflowId,
 } from '../../src/emulator/webhooks/webhook-delivery.js';
-import { EventEnvelope } from '../../src/service/schemas/index.js';
-import { SIGNATURE_HEADER, verify } from '../../src/service/webhook-signature.js';
 import { startTimeSkipping, uniqueTaskQueue } from '../support/temporal.js';
 import { type Harness, newLink, startHarness } from './harness.js';
 

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EventEnvelope } from '@booksync/service-contract/schemas/index';
+import { verify } from '@booksync/service-contract/webhook-signature';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
-import { EventEnvelope } from '../../src/service/schemas/index.js';
-import { verify } from '../../src/service/webhook-signature.js';
 import { type Harness, newLink, startHarness } from './harness.js';
 
 interface Received {

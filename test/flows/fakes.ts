@@ -1,3 +1,10 @@
+import {
+  DebitMemoResult,
+  Disbursement,
+  ExternalPaymentResult,
+  Payment,
+  PaymentLink,
+} from '@booksync/service-contract/schemas/index';
 import type { Info } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
@@ -6,13 +13,6 @@ import type { AccountName } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import type { ServiceClient } from '../../src/service/client.js';
-import {
-  DebitMemoResult,
-  Disbursement,
-  ExternalPaymentResult,
-  Payment,
-  PaymentLink,
-} from '../../src/service/schemas/index.js';
 
 // Activity unit tests: the real activity factories over a real embedded ledger in memory and a fake service
 // holding records in maps. The fake answers only the ServiceClient methods the payment, disbursement and

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { sign } from '@booksync/service-contract/webhook-signature';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
-import { sign } from '../../src/service/webhook-signature.js';
 
 // Shared by the ingress suites: envelopes, signing, real HTTP against a listening app, captured logs and
 // Temporal history lookups. No mocks: the apps talk to a real Temporal dev server.

@@ -1,8 +1,8 @@
+import { EVENT_CATEGORIES, OBJECT_TYPES } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { IngressError, toErrorReply } from '../../src/ingress/errors.js';
 import { ROUTING_TABLE, routeEvent } from '../../src/ingress/routing.js';
 import { UNROUTED_EVENTS_KEPT, UnroutedEvents } from '../../src/ingress/unrouted-events.js';
-import { EVENT_CATEGORIES, OBJECT_TYPES } from '../../src/service/schemas/index.js';
 
 // The pure parts; the HTTP and Temporal behaviour is covered in webhooks.test.ts.
 

@@ -55,6 +55,6 @@ describe('test tiers', () => {
     expect(counts.integration).toBeGreaterThan(40);
     expect(counts.e2e).toBeGreaterThan(10);
     expect(tiers.get('test/targets/tryton-books.test.ts')).toBe('e2e');
-    expect(tiers.get('test/service/schemas.test.ts')).toBe('unit');
+    expect(tiers.get('packages/service-contract/test/schemas.test.ts')).toBe('unit');
   });
 });

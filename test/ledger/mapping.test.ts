@@ -1,3 +1,10 @@
+import type {
+  BillPayment,
+  CheckDeposit,
+  Disbursement,
+  Payment,
+  PaymentLink,
+} from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
@@ -25,13 +32,6 @@ import {
   paymentSettles,
 } from '../../src/ledger/mapping/index.js';
 import { syncEntries } from '../../src/ledger/sync.js';
-import type {
-  BillPayment,
-  CheckDeposit,
-  Disbursement,
-  Payment,
-  PaymentLink,
-} from '../../src/service/schemas/index.js';
 import { sumOfLines } from './fixtures.js';
 
 // Compile-time: the service's own fetched types satisfy what the mappings consume.

@@ -1,3 +1,4 @@
+import type { Disbursement } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, SettingsError } from '../../src/config/settings.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
@@ -9,7 +10,6 @@ import {
 } from '../../src/ledger/mapping/index.js';
 import { payoutBooks } from '../../src/payouts/payout-books.js';
 import { resyncDiff } from '../../src/resync/plan.js';
-import type { Disbursement } from '../../src/service/schemas/index.js';
 import { sumOfLines } from './fixtures.js';
 
 // A payout lands in the bank account its disbursement names: in Payout Bank when that account's last four

@@ -1,7 +1,7 @@
+import type { Disbursement, Payment } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { parsePayoutArgs } from '../../src/cli/commands/payout.js';
 import { payoutReport } from '../../src/payouts/payout-report.js';
-import type { Disbursement, Payment } from '../../src/service/schemas/index.js';
 
 // The report's arithmetic without a server: what no known cause explains, and the command's arguments.
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
+import { sign } from '@booksync/service-contract/webhook-signature';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { sign } from '../../src/service/webhook-signature.js';
 import type { BooksSnapshot } from '../support/books-snapshot.js';
 import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';

@@ -1,6 +1,6 @@
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import type { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { ServiceClient } from '../../src/service/client.js';
-import type { Payment } from '../../src/service/schemas/index.js';
 import { ExpectedBooks } from '../e2e/expected-books.js';
 import type { BooksSnapshot } from '../support/books-snapshot.js';
 

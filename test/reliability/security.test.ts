@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
+import { sign } from '@booksync/service-contract/webhook-signature';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sign } from '../../src/service/webhook-signature.js';
 import { ProcessStack } from '../support/process-stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { hasAll, runPaymentScenario } from './scenario.js';

@@ -1,8 +1,8 @@
+import type { CheckDeposit, PaymentLink } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { resyncDiff } from '../../src/resync/plan.js';
-import type { CheckDeposit, PaymentLink } from '../../src/service/schemas/index.js';
 
 // The resync's diff for check deposits booked whole, pure: a deposit the previous release
 // booked (its application Dr Checks To Deposit, cleared = the applied total) is not reversed and rebooked;

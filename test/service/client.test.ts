@@ -1,9 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SERVICE_BASE_URLS, ServiceClient } from '../../src/service/client.js';
 import {
   ServiceConflictError,
   ServiceNetworkError,
@@ -13,9 +10,12 @@ import {
   ServiceServerError,
   ServiceTimeoutError,
   ServiceValidationError,
-} from '../../src/service/errors.js';
-import type { Customer } from '../../src/service/schemas/index.js';
-import * as fx from './fixtures.js';
+} from '@booksync/service-contract/errors';
+import * as fx from '@booksync/service-contract/examples';
+import type { Customer } from '@booksync/service-contract/schemas/index';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SERVICE_BASE_URLS, ServiceClient } from '../../src/service/client.js';
 
 // Real HTTP on 127.0.0.1 with a scripted handler, so retries, timeouts and headers go through fetch for real.
 

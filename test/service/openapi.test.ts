@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
+import * as fx from '@booksync/service-contract/examples';
+import * as schemas from '@booksync/service-contract/schemas/index';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../src/service/openapi.js';
-import * as schemas from '../../src/service/schemas/index.js';
 import { OpenApiResponseValidator } from '../support/openapi-validator.js';
-import * as fx from './fixtures.js';
 
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const document = buildOpenApiDocument();

@@ -1,8 +1,8 @@
+import type { PaymentLink } from '@booksync/service-contract/schemas/index';
 import { markerTextOf } from '@booksync/vendor-doubles/xero/double';
 import { expect } from 'vitest';
 import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
-import type { PaymentLink } from '../../src/service/schemas/index.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { markersIn } from '../../src/targets/markers.js';
 import type { allTargets, ThreeTargets } from './three-targets.js';

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import type { Disbursement, EventEnvelope, Payment } from '@booksync/service-contract/schemas/index';
+import { sign } from '@booksync/service-contract/webhook-signature';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { SandboxClient, SandboxClock, SandboxEvent } from '../../src/emulator/sandbox-client.js';
@@ -9,8 +11,6 @@ import { signalServiceEvent } from '../../src/ingress/temporal-signal.js';
 import type { AccountName } from '../../src/ledger/chart-of-accounts.js';
 import type { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../src/service/client.js';
-import type { Disbursement, EventEnvelope, Payment } from '../../src/service/schemas/index.js';
-import { sign } from '../../src/service/webhook-signature.js';
 import { deliver, type HttpAnswer, nowSeconds, terminateAll, workflowExists } from '../ingress/harness.js';
 import { type BooksSnapshot, booksOf } from './books-snapshot.js';
 import { hledgerCheck } from './hledger.js';

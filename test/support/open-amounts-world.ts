@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: sandbox routes answer untyped JSON
 
+import { ServiceError } from '@booksync/service-contract/errors';
 import type { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { markerTextOf, type XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { ApplicationFailure } from '@temporalio/common';
@@ -10,7 +11,6 @@ import { paymentsToDeposit } from '../../src/ledger/deposit-slips.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { ServiceError } from '../../src/service/errors.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { LedgerMirrorTarget } from '../../src/targets/ledger-mirror-target.js';
 import { markersIn } from '../../src/targets/markers.js';

@@ -1,5 +1,5 @@
+import { sign } from '@booksync/service-contract/webhook-signature';
 import type { SandboxClient } from '../../src/emulator/sandbox-client.js';
-import { sign } from '../../src/service/webhook-signature.js';
 import { shuffled } from '../e2e/expected-books.js';
 
 /**

@@ -1,6 +1,6 @@
+import type { PaymentLink } from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import type { ServiceClient } from '../../src/service/client.js';
-import type { PaymentLink } from '../../src/service/schemas/index.js';
 import { FetchedLinks, rememberingLinks, serviceReferences } from '../../src/targets/service-references.js';
 
 // The push names a link's invoice (its name, due date, customer) from what this worker's booking fetched,

@@ -1,6 +1,6 @@
+import * as serviceErrors from '@booksync/service-contract/errors';
 import { describe, expect, it } from 'vitest';
 import * as ledgerErrors from '../../src/ledger/errors.js';
-import * as serviceErrors from '../../src/service/errors.js';
 import {
   nonRetryableLedgerErrors,
   nonRetryableServiceErrors,
@@ -29,9 +29,31 @@ describe('non-retryable failure names', () => {
     expect(new cls('a', 'b', 'c').name).toBe(name);
   });
 
-  it('the activity retry policy lists both, and the owners export the very same lists', () => {
+  it('the activity retry policy lists both, and the ledger exports the very same list', () => {
     expect(nonRetryableActivityErrors).toEqual([...nonRetryableServiceErrors, ...nonRetryableLedgerErrors]);
-    expect(serviceErrors.nonRetryableServiceErrors).toBe(nonRetryableServiceErrors);
     expect(ledgerErrors.nonRetryableLedgerErrors).toBe(nonRetryableLedgerErrors);
+  });
+
+  // The service's list is exactly the contract's answers no retry can pass: each status fromResponse maps
+  // to a class, and the class is listed unless a retry can pass it (the generic class, an unknown status, is
+  // not: policies list the causes no retry can pass).
+  it.each([400, 401, 403, 404, 409, 413, 418, 429, 500, 503])(
+    'status %i: listed exactly when final',
+    (status) => {
+      const err = serviceErrors.fromResponse(status, JSON.stringify({ error: 'nope' }));
+      const final = !err.retryable && err.constructor !== serviceErrors.ServiceError;
+      expect([err.name, nonRetryableServiceErrors.includes(err.name as never)]).toEqual([err.name, final]);
+    },
+  );
+
+  it('the service lists no error twice and every listed one is final', () => {
+    expect(new Set(nonRetryableServiceErrors).size).toBe(nonRetryableServiceErrors.length);
+    const finalNames = [400, 401, 404, 409, 413]
+      .map((status) => serviceErrors.fromResponse(status, '{}'))
+      .filter((err) => !err.retryable)
+      .map((err) => err.name);
+    expect(nonRetryableServiceErrors.filter((name) => name !== 'ServiceSchemaError').sort()).toEqual(
+      [...new Set(finalNames)].sort(),
+    );
   });
 });

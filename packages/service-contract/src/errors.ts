@@ -2,7 +2,7 @@ import { ErrorBody } from './schemas/error-body.js';
 
 // One hierarchy for every way a call to the service can fail (spec part 7). Callers switch on the class or
 // on `retryable`, never on message text. Each class has a stable `name`: Temporal activities use it as the
-// ApplicationFailure type, and list the always-final ones in nonRetryableServiceErrors.
+// ApplicationFailure type, and a worker lists the always-final ones in its retry policies.
 
 /** Codes of part 7. Any other code from the service is kept as is on `code`. */
 export const ServiceErrorCode = {
@@ -130,7 +130,6 @@ export class ServiceSchemaError extends ServiceError {
 }
 
 /** What activity retry policies list as non-retryable (src/workflow-safe/retry-policy.ts). */
-export { nonRetryableServiceErrors } from '../workflow-safe/failure-names.js';
 
 const MAX_MESSAGE_CHARS = 500;
 

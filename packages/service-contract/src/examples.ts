@@ -13,7 +13,7 @@ import type {
   PaymentLink,
   Vendor,
   WebhookSubscription,
-} from '../../src/service/schemas/index.js';
+} from './schemas/index.js';
 
 // Valid examples of every resource, built the way the emulator answers (decision “Time formats” timestamps, decision “Identifiers” ids).
 

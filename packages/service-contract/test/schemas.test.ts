@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as fx from '../src/examples.js';
 import {
   ApplyCheckDepositRequest,
   Bill,
@@ -26,8 +27,7 @@ import {
   UpdatePaymentLinkRequest,
   Vendor,
   WebhookSubscription,
-} from '../../src/service/schemas/index.js';
-import * as fx from './fixtures.js';
+} from '../src/schemas/index.js';
 
 describe('resource schemas accept what the emulator sends', () => {
   const cases = [

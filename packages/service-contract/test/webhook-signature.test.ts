@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sign, verify } from '../../src/service/webhook-signature.js';
+import { sign, verify } from '../src/webhook-signature.js';
 
 // Expected signatures come from the openssl CLI, not from node:crypto, so the vectors are independent of the
 // code under test.

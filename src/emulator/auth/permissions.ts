@@ -1,4 +1,4 @@
-import { PERMISSIONS, type Permission } from '../../service/schemas/index.js';
+import { PERMISSIONS, type Permission } from '@booksync/service-contract/schemas/index';
 
 export type { Permission };
 

@@ -1,4 +1,4 @@
-import type { CreateBillRequest } from '../../service/schemas/index.js';
+import type { CreateBillRequest } from '@booksync/service-contract/schemas/index';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
 import { getOrgRow, insertRow } from '../store/sql.js';

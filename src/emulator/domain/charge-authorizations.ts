@@ -1,7 +1,7 @@
 import type {
   ChargeAuthorizationPaymentMethod,
   RequestChargeAuthorizationRequest,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
 import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
 import { getOrgRow, insertRow } from '../store/sql.js';

@@ -1,4 +1,4 @@
-import type { ApplyCheckDepositRequest } from '../../service/schemas/index.js';
+import type { ApplyCheckDepositRequest } from '@booksync/service-contract/schemas/index';
 import { badRequest } from '../errors.js';
 import { isoDate } from '../store/clock.js';
 import { newId } from '../store/ids.js';

@@ -2,7 +2,7 @@ import type {
   CreateCustomerRequest,
   ListCustomersQuery,
   UpdateCustomerRequest,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
 import { newId } from '../store/ids.js';
 import { getOrgRow, rowsInOrder } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';

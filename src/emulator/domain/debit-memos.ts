@@ -1,4 +1,4 @@
-import type { RecordDebitMemoRequest } from '../../service/schemas/index.js';
+import type { RecordDebitMemoRequest } from '@booksync/service-contract/schemas/index';
 import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
 import { insertRow, rowsInOrder } from '../store/sql.js';

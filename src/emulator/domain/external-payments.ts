@@ -1,4 +1,4 @@
-import type { RecordExternalPaymentRequest } from '../../service/schemas/index.js';
+import type { RecordExternalPaymentRequest } from '@booksync/service-contract/schemas/index';
 import { badRequest, referenceConflict } from '../errors.js';
 import { newId } from '../store/ids.js';
 import { insertRow, rowsInOrder } from '../store/sql.js';

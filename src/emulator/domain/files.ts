@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FileType, type UploadFileFields } from '../../service/schemas/index.js';
+import { FileType, type UploadFileFields } from '@booksync/service-contract/schemas/index';
 import { badRequest, EmulatorHttpError } from '../errors.js';
 import { newId } from '../store/ids.js';
 import type { Tx } from '../store/store.js';

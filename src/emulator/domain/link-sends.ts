@@ -1,4 +1,4 @@
-import type { SendPaymentLinkRequest } from '../../service/schemas/index.js';
+import type { SendPaymentLinkRequest } from '@booksync/service-contract/schemas/index';
 import { badRequest } from '../errors.js';
 import type { Reader, Tx } from '../store/store.js';
 import { getPaymentLinkRow } from './payment-links.js';

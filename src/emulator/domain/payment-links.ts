@@ -1,4 +1,7 @@
-import type { CreatePaymentLinkRequest, UpdatePaymentLinkRequest } from '../../service/schemas/index.js';
+import type {
+  CreatePaymentLinkRequest,
+  UpdatePaymentLinkRequest,
+} from '@booksync/service-contract/schemas/index';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../store/ids.js';
 import { getOrgRow } from '../store/sql.js';

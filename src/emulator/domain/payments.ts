@@ -1,4 +1,4 @@
-import type { PaymentMethod, RefundPaymentRequest } from '../../service/schemas/index.js';
+import type { PaymentMethod, RefundPaymentRequest } from '@booksync/service-contract/schemas/index';
 import { getOrganization } from '../auth/organizations.js';
 import { badRequest, notFound } from '../errors.js';
 import { newId } from '../store/ids.js';

@@ -4,7 +4,7 @@ import type {
   UpdateVendorAchMethodRequest,
   VendorAchDetails,
   WireDetails,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
 import { badRequest } from '../errors.js';
 import { newId } from '../store/ids.js';
 import { getOrgRow, insertRow, rowsInOrder } from '../store/sql.js';

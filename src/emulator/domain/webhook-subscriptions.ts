@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_SECRET_PREFIX } from '../../service/schemas/index.js';
+import { WEBHOOK_SECRET_PREFIX } from '@booksync/service-contract/schemas/index';
 import { newId } from '../store/ids.js';
 import { insertRow } from '../store/sql.js';
 import type { Reader, Tx } from '../store/store.js';

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import {
   CreateCustomerRequest,
   ListCustomersQuery,
   UpdateCustomerRequest,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import type { FastifyInstance } from 'fastify';
 import { orgIdOf } from '../auth/authenticate.js';
 import { createCustomer, getCustomerRow, listCustomers, updateCustomer } from '../domain/customers.js';
 import { customerView } from '../views/money-views.js';

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import {
   MAX_FILE_BYTES,
   RequestChargeAuthorizationRequest,
   UploadFileFields,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import type { FastifyInstance } from 'fastify';
 import { orgIdOf } from '../auth/authenticate.js';
 import { getChargeAuthorizationRow, requestChargeAuthorization } from '../domain/charge-authorizations.js';
 import { uploadFile } from '../domain/files.js';

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import {
   CreatePaymentLinkRequest,
   ListPaymentLinksQuery,
@@ -6,7 +5,8 @@ import {
   RecordExternalPaymentRequest,
   SendPaymentLinkRequest,
   UpdatePaymentLinkRequest,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import type { FastifyInstance } from 'fastify';
 import { orgIdOf } from '../auth/authenticate.js';
 import { recordDebitMemo, voidDebitMemo } from '../domain/debit-memos.js';
 import { recordExternalPayment, voidExternalPayment } from '../domain/external-payments.js';

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import {
   ListDisbursementsQuery,
   ListPaymentsQuery,
   RefundPaymentRequest,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import type { FastifyInstance } from 'fastify';
 import { orgIdOf, requirePermission } from '../auth/authenticate.js';
 import { getDisbursementRow, listDisbursements } from '../domain/disbursements.js';
 import { getPaymentRow, listPayments, refundPayment } from '../domain/payments.js';

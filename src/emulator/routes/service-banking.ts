@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   ApplyCheckDepositRequest,
   DepositCheckFields,
   ListCheckDepositsQuery,
   MAX_FILE_BYTES,
   type Permission,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { orgIdOf, requireActiveBanking, requirePermission } from '../auth/authenticate.js';
 import {
   applyCheckDeposit,

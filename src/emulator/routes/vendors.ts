@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import {
   CreateBillPaymentRequest,
   CreateBillRequest,
   CreateVendorRequest,
   UpdateVendorAchMethodRequest,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
+import type { FastifyInstance } from 'fastify';
 import { orgIdOf } from '../auth/authenticate.js';
 import {
   cancelBillPayment,

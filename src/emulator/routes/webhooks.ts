@@ -1,5 +1,5 @@
+import { CreateWebhookRequest, type WebhookSubscription } from '@booksync/service-contract/schemas/index';
 import type { FastifyInstance } from 'fastify';
-import { CreateWebhookRequest, type WebhookSubscription } from '../../service/schemas/index.js';
 import { orgIdOf, requirePermission } from '../auth/authenticate.js';
 import type { WebhookSubscriptionRow } from '../domain/rows.js';
 import { activeSubscriptions, createWebhookSubscription } from '../domain/webhook-subscriptions.js';

@@ -1,5 +1,5 @@
+import { DepositCheckFields } from '@booksync/service-contract/schemas/index';
 import type { FastifyInstance } from 'fastify';
-import { DepositCheckFields } from '../../service/schemas/index.js';
 import { orgIdOf } from '../auth/authenticate.js';
 import { clearCheckDeposit, depositCheck, returnCheckDeposit } from '../domain/check-deposits.js';
 import type { RouteDeps } from '../routes/deps.js';

@@ -1,6 +1,6 @@
+import { CreateWebhookRequest, pageQuery } from '@booksync/service-contract/schemas/index';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { CreateWebhookRequest, pageQuery } from '../../service/schemas/index.js';
 import { orgIdOf } from '../auth/authenticate.js';
 import { type DeliveryAttemptRow, eventAttempts, getEventRow, listEvents } from '../domain/events.js';
 import { activeSubscriptions, createWebhookSubscription } from '../domain/webhook-subscriptions.js';

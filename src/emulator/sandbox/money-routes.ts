@@ -1,6 +1,6 @@
+import { PaymentMethodType, positiveCents } from '@booksync/service-contract/schemas/index';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { PaymentMethodType, positiveCents } from '../../service/schemas/index.js';
 import { orgIdOf } from '../auth/authenticate.js';
 import { heldBalanceCents } from '../domain/balance.js';
 import { batchDisbursement, settleDisbursement } from '../domain/disbursements.js';

@@ -1,6 +1,6 @@
+import { PERMISSIONS, percent } from '@booksync/service-contract/schemas/index';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { PERMISSIONS, percent } from '../../service/schemas/index.js';
 import { authenticateAdmin } from '../auth/authenticate.js';
 import { createOrganization } from '../auth/organizations.js';
 import type { RouteDeps } from '../routes/deps.js';

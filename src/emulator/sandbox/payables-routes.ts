@@ -1,6 +1,10 @@
+import {
+  CheckAddress,
+  UpdateVendorAchMethodRequest,
+  WireDetails,
+} from '@booksync/service-contract/schemas/index';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { CheckAddress, UpdateVendorAchMethodRequest, WireDetails } from '../../service/schemas/index.js';
 import { orgIdOf } from '../auth/authenticate.js';
 import { advanceBillPayment, type BillPaymentTransition } from '../domain/bills.js';
 import { authorizeChargeAuthorization, revokeChargeAuthorization } from '../domain/charge-authorizations.js';

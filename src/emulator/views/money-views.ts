@@ -7,7 +7,7 @@ import type {
   Payment,
   PaymentLink,
   PaymentMethod,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
 import { getOrganization } from '../auth/organizations.js';
 import { depositApplications, unappliedAmountCents } from '../domain/check-deposits.js';
 import { liveDebitMemos } from '../domain/debit-memos.js';

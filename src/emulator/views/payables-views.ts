@@ -6,7 +6,7 @@ import type {
   File,
   Vendor,
   VendorDeliveryMethod,
-} from '../../service/schemas/index.js';
+} from '@booksync/service-contract/schemas/index';
 import { billStatus } from '../domain/bills.js';
 import type {
   BillPaymentRow,

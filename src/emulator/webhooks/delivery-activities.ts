@@ -1,5 +1,5 @@
+import type { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { EventEnvelope } from '../../service/schemas/index.js';
 import type { Store } from '../store/store.js';
 import { attemptDelivery, buildSignedDelivery, recordDeliveryAttempt } from './delivery-attempt.js';
 

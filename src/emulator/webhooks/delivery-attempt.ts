@@ -1,5 +1,5 @@
-import type { EventEnvelope } from '../../service/schemas/index.js';
-import { SIGNATURE_HEADER, sign } from '../../service/webhook-signature.js';
+import type { EventEnvelope } from '@booksync/service-contract/schemas/index';
+import { SIGNATURE_HEADER, sign } from '@booksync/service-contract/webhook-signature';
 import type { Store } from '../store/store.js';
 import type { DeliveryTarget } from './dispatcher.js';
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EventEnvelope } from '../../service/schemas/index.js';
+import type { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import type { Store } from '../store/store.js';
 import {
   attemptDelivery,

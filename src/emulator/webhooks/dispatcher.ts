@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '../../service/schemas/index.js';
+import type { EventEnvelope } from '@booksync/service-contract/schemas/index';
 
 /** Where an event goes: the organization's API subscription (signed) or its legacy one (secret null, unsigned). */
 export interface DeliveryTarget {

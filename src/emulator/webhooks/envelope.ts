@@ -1,4 +1,4 @@
-import { EVENT_TYPE, type EventEnvelope, type ObjectType } from '../../service/schemas/index.js';
+import { EVENT_TYPE, type EventEnvelope, type ObjectType } from '@booksync/service-contract/schemas/index';
 import type { EventRow } from '../store/store.js';
 
 /** 6.2 exactly: six fields, nothing else. */

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '../../service/schemas/index.js';
+import type { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import type { DeliveryTarget, WebhookDispatcher } from './dispatcher.js';
 
 /** Delivers nothing: tests read the outbox (GET /sandbox/events) or `dispatched` instead. */

@@ -1,5 +1,5 @@
+import type { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import type { EventEnvelope } from '../../service/schemas/index.js';
 import type { DeliveryTarget, WebhookDispatcher } from './dispatcher.js';
 import { type WebhookDeliveryInput, webhookDelivery, webhookDeliveryWorkflowId } from './webhook-delivery.js';
 

@@ -1,3 +1,9 @@
+import type {
+  CheckDeposit,
+  Disbursement,
+  Payment,
+  PaymentLink,
+} from '@booksync/service-contract/schemas/index';
 import { type AccountName, Accounts } from '../../ledger/chart-of-accounts.js';
 import type { LedgerEntryInput } from '../../ledger/entry.js';
 import {
@@ -13,7 +19,6 @@ import {
   paymentSettles,
 } from '../../ledger/mapping/index.js';
 import { addInFlight } from '../../ledger/opening-balances.js';
-import type { CheckDeposit, Disbursement, Payment, PaymentLink } from '../../service/schemas/index.js';
 
 // What a backfill since a day does with each object group the service lists: a
 // group that is settled before the books open leaves only its money in flight to Opening Balances; any other

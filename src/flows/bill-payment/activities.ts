@@ -1,8 +1,8 @@
+import type { BillPayment } from '@booksync/service-contract/schemas/index';
 import { baseKey } from '../../ledger/entry-key.js';
 import { billPaymentEntries, billPaymentEntryKinds, businessDay } from '../../ledger/mapping/index.js';
 import { bookableEntries } from '../../ledger/opening-balances.js';
 import { syncEntries } from '../../ledger/sync.js';
-import type { BillPayment } from '../../service/schemas/index.js';
 import {
   type ActivityDependencies,
   accountingDate,

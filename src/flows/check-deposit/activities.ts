@@ -1,3 +1,4 @@
+import type { CheckDeposit } from '@booksync/service-contract/schemas/index';
 import { baseKey } from '../../ledger/entry-key.js';
 import {
   businessDay,
@@ -7,7 +8,6 @@ import {
 } from '../../ledger/mapping/index.js';
 import { bookableEntries } from '../../ledger/opening-balances.js';
 import { type SyncResult, syncEntries } from '../../ledger/sync.js';
-import type { CheckDeposit } from '../../service/schemas/index.js';
 import {
   type ActivityDependencies,
   accountingDate,

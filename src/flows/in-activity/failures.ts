@@ -1,6 +1,6 @@
+import { ServiceError } from '@booksync/service-contract/errors';
 import { ApplicationFailure } from '@temporalio/common';
 import { nonRetryableLedgerErrors } from '../../ledger/errors.js';
-import { ServiceError } from '../../service/errors.js';
 
 /**
  * Turns what an activity caught into what Temporal should do with it: failures a retry cannot fix (a 4xx,

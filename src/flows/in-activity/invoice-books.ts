@@ -1,3 +1,4 @@
+import type { Bill, BillPayment, PaymentLink } from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../../ledger/chart-of-accounts.js';
 import { baseKey, keyPrefix } from '../../ledger/entry-key.js';
 import { LedgerConflictError } from '../../ledger/errors.js';
@@ -15,7 +16,6 @@ import {
 import { bookedBeforeOpening, isOpeningDocument } from '../../ledger/opening-balances.js';
 import { type SyncResult, syncEntries } from '../../ledger/sync.js';
 import { writtenOffCents } from '../../ledger/write-offs.js';
-import type { Bill, BillPayment, PaymentLink } from '../../service/schemas/index.js';
 import { type ActivityDependencies, accountingDate, linkBookingOptions } from './context.js';
 
 const isInvoiceEntry = (e: { key: string; reverses: string | null }) =>

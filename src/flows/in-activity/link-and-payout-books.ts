@@ -1,3 +1,4 @@
+import type { Disbursement, PaymentLink } from '@booksync/service-contract/schemas/index';
 import {
   disbursementEntries,
   disbursementEntryKinds,
@@ -5,7 +6,6 @@ import {
   paymentLinkEntryKinds,
 } from '../../ledger/mapping/index.js';
 import { type SyncResult, syncEntries } from '../../ledger/sync.js';
-import type { Disbursement, PaymentLink } from '../../service/schemas/index.js';
 import {
   type ActivityDependencies,
   accountingDate,

@@ -1,4 +1,4 @@
-import type { VendorDeliveryMethod } from '../../service/schemas/index.js';
+import type { VendorDeliveryMethod } from '@booksync/service-contract/schemas/index';
 import { type ActivityDependencies, activityLogger } from './context.js';
 import { translatingFailures } from './failures.js';
 import type {

@@ -1,8 +1,8 @@
+import type { PaymentLink } from '@booksync/service-contract/schemas/index';
 import { keyPrefix } from '../../ledger/entry-key.js';
 import { paymentLinkEntries, paymentLinkEntryKinds } from '../../ledger/mapping/index.js';
 import { bookingReport } from '../../ledger/reports.js';
 import { syncEntries } from '../../ledger/sync.js';
-import type { PaymentLink } from '../../service/schemas/index.js';
 import {
   type ActivityDependencies,
   accountingDate,

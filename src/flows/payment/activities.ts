@@ -1,3 +1,4 @@
+import type { Payment, PaymentLink } from '@booksync/service-contract/schemas/index';
 import { baseKey } from '../../ledger/entry-key.js';
 import { LedgerConflictError } from '../../ledger/errors.js';
 import type { SyncResult } from '../../ledger/index.js';
@@ -13,7 +14,6 @@ import {
 import { bookableEntries } from '../../ledger/opening-balances.js';
 import { syncEntries } from '../../ledger/sync.js';
 import { writeBehind } from '../../ledger/write-behind-ledger.js';
-import type { Payment, PaymentLink } from '../../service/schemas/index.js';
 import {
   type ActivityDependencies,
   accountingDate,

@@ -1,8 +1,8 @@
+import type { Payment } from '@booksync/service-contract/schemas/index';
 import { Context } from '@temporalio/activity';
 import { payoutBooks, type ReturnedRefundCredit, returnedRefundCredits } from '../../payouts/payout-books.js';
 import { payoutReport } from '../../payouts/payout-report.js';
 import { periodReportSummary } from '../../payouts/period-summary.js';
-import type { Payment } from '../../service/schemas/index.js';
 import { inPeriod, periodReport } from '../../workflow-safe/period-report.js';
 import { type ActivityDependencies, activityLogger, reportStoreOf } from '../in-activity/context.js';
 import { translatingFailures } from '../in-activity/failures.js';

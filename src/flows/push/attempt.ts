@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ServiceError } from '@booksync/service-contract/errors';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { BookedEntry } from '../../ledger/entry.js';
 import type { Logger } from '../../logging/logger.js';
-import { ServiceError } from '../../service/errors.js';
 import { documentFor, UnknownDocumentKindError } from '../../targets/documents.js';
 import {
   nonRetryableTargetErrors,

@@ -1,9 +1,9 @@
+import type { Payment, PaymentLink } from '@booksync/service-contract/schemas/index';
 import { ApplicationFailure } from '@temporalio/common';
 import { baseKey, entryKeys, keyPrefix } from '../../ledger/entry-key.js';
 import { type PaymentSettles, paymentSettles } from '../../ledger/mapping/index.js';
 import type { SyncResult } from '../../ledger/sync.js';
 import type { Logger } from '../../logging/logger.js';
-import type { Payment, PaymentLink } from '../../service/schemas/index.js';
 import { syncCheckDepositBooks } from '../check-deposit/activities.js';
 import { type ActivityDependencies, accountingDate, activityLogger } from '../in-activity/context.js';
 import { asActivityFailure } from '../in-activity/failures.js';

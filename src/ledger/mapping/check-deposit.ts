@@ -1,4 +1,4 @@
-import type { CheckDeposit } from '../../service/schemas/index.js';
+import type { CheckDeposit } from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';

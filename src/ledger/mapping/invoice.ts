@@ -1,4 +1,4 @@
-import type { PaymentLink } from '../../service/schemas/index.js';
+import type { PaymentLink } from '@booksync/service-contract/schemas/index';
 import { type AccountName, Accounts } from '../chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../entry.js';
 import { baseKey, entryKeys, keyPrefix } from '../entry-key.js';

@@ -1,4 +1,4 @@
-import type { PaymentLink } from '../../service/schemas/index.js';
+import type { PaymentLink } from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../chart-of-accounts.js';
 import type { LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';

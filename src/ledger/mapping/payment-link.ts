@@ -1,4 +1,4 @@
-import type { DebitMemo, ExternalPayment, PaymentLink } from '../../service/schemas/index.js';
+import type { DebitMemo, ExternalPayment, PaymentLink } from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../chart-of-accounts.js';
 import type { EntryLinks, LedgerEntryInput } from '../entry.js';
 import { entryKeys } from '../entry-key.js';

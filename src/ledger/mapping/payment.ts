@@ -1,4 +1,10 @@
-import type { Fee, Payment, PaymentLink, PaymentMethod, Refund } from '../../service/schemas/index.js';
+import type {
+  Fee,
+  Payment,
+  PaymentLink,
+  PaymentMethod,
+  Refund,
+} from '@booksync/service-contract/schemas/index';
 import { Accounts } from '../chart-of-accounts.js';
 import type { EntryLinks, LedgerEntryInput } from '../entry.js';
 import { entryKeys, keyPrefix } from '../entry-key.js';

@@ -28,10 +28,10 @@ const require = createRequire(import.meta.url);
 export const booksyncWorkflowsPath = path.join(root, 'src', 'flows', 'workflows.ts');
 
 /**
- * What a bundle can depend on: the workflows, what they import from src/ (values such as
+ * What a bundle can depend on: the workflows, what they import from src/ and the workspace packages (values such as
  * retry policies and workflow ids). Hashing all of them is cheap (milliseconds) and never misses an import.
  */
-const sourceDirs = ['src'].map((dir) => path.join(root, dir));
+const sourceDirs = ['src', 'packages'].map((dir) => path.join(root, dir));
 
 export interface CachedWorkflowBundleOptions {
   workflowsPath?: string;

@@ -1,10 +1,10 @@
+import { Bill, BillPayment } from '@booksync/service-contract/schemas/index';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBillPaymentActivities } from '../../../src/flows/bill-payment/activities.js';
 import { Accounts } from '../../../src/ledger/chart-of-accounts.js';
 import { resyncDiff } from '../../../src/resync/plan.js';
 import type { ServiceClient } from '../../../src/service/client.js';
-import { Bill, BillPayment } from '../../../src/service/schemas/index.js';
 import {
   type ActivityWorld,
   activityWorld,

@@ -1,7 +1,7 @@
+import type { CheckDeposit, ExternalPayment } from '@booksync/service-contract/schemas/index';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { syncCheckDepositBooks } from '../../../src/flows/check-deposit/activities.js';
 import { Accounts } from '../../../src/ledger/chart-of-accounts.js';
-import type { CheckDeposit, ExternalPayment } from '../../../src/service/schemas/index.js';
 import { type ActivityWorld, activityWorld } from '../fakes.js';
 
 // A deposited check booked whole, through the activity's sync over a real in-memory

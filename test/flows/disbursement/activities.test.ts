@@ -1,3 +1,4 @@
+import { fromResponse } from '@booksync/service-contract/errors';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -5,7 +6,6 @@ import { createDisbursementActivities } from '../../../src/flows/disbursement/ac
 import type { SyncDisbursementInput } from '../../../src/flows/disbursement/activities-contract.js';
 import { createPaymentActivities } from '../../../src/flows/payment/activities.js';
 import { Accounts } from '../../../src/ledger/chart-of-accounts.js';
-import { fromResponse } from '../../../src/service/errors.js';
 import {
   type ActivityWorld,
   activityWorld,

@@ -1,9 +1,9 @@
+import { fromResponse } from '@booksync/service-contract/errors';
+import type { ExternalPayment, PaymentLink } from '@booksync/service-contract/schemas/index';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPaymentLinkActivities } from '../../../src/flows/payment-link/activities.js';
 import { Accounts } from '../../../src/ledger/chart-of-accounts.js';
-import { fromResponse } from '../../../src/service/errors.js';
-import type { ExternalPayment, PaymentLink } from '../../../src/service/schemas/index.js';
 import {
   type ActivityWorld,
   activityWorld,

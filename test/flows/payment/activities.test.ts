@@ -1,10 +1,10 @@
+import { fromResponse } from '@booksync/service-contract/errors';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPaymentActivities } from '../../../src/flows/payment/activities.js';
 import type { SyncPaymentInput } from '../../../src/flows/payment/activities-contract.js';
 import { Accounts } from '../../../src/ledger/chart-of-accounts.js';
-import { fromResponse } from '../../../src/service/errors.js';
 import {
   type ActivityWorld,
   achMethod,
