@@ -7,19 +7,19 @@ import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const projectRoot = new URL('../', import.meta.url).href;
 const native =
   Boolean(process.features.typescript) &&
   typeof module.registerHooks === 'function' &&
   process.env.BOOKSYNC_TYPESCRIPT_LOADER !== 'tsx';
 if (native) {
-  // The sources import each other as `./x.js` (TypeScript's NodeNext convention): within the project, a
-  // relative `.js` that is not there is its `.ts`.
+  // The sources import each other as `./x.js` (TypeScript's NodeNext convention): from a TypeScript module, a
+  // relative `.js` whose `.ts` is there is its `.ts`. That holds for the workspace packages too, wherever their
+  // link in node_modules leads (Node strips no types under node_modules, so a `.ts` parent is always ours).
   module.registerHooks({
     resolve(specifier, context, nextResolve) {
       const parent = context.parentURL;
       if (
-        parent?.startsWith(projectRoot) &&
+        parent?.startsWith('file:') &&
         parent.endsWith('.ts') &&
         specifier.endsWith('.js') &&
         (specifier.startsWith('./') || specifier.startsWith('../'))
