@@ -837,6 +837,47 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
       ]);
     endCase(15);
   });
+
+  it("16: an entry is dated by the service's own time for what it records, in the business's time zone, never by when booksync ran", async () => {
+    await startCase();
+    const standing = await link('CASE16-REFUNDED-DAYS-LATER', 3_000, { reusable: true });
+    const sale = await payAch(standing, 3_000, true);
+    await settled('the sale', has(`sale:${sale}`));
+    // The service's clock days ahead of the machine's: its records carry its time, booksync runs on this day.
+    const serviceDay = dayInZone(Date.parse((await box().advanceClock({ days: 3 })).now), stack.zone);
+    const ranOn = dayInZone(Date.now(), stack.zone);
+    expect(serviceDay > ranOn).toBe(true);
+    const refunded = await service().refundPayment(sale, { amountCents: 3_000 });
+    const refundKey = `refund:${refunded.refunds[0]?.id}`;
+    await settled('the refund', has(refundKey));
+    expect((await stack.entries()).find((e) => e.key === refundKey)?.date).toBe(serviceDay);
+    // Sold 3,000 (Dr clearing / Cr Revenue), refunded 3,000 (Dr Refunds / Cr clearing).
+    await expectChanges(stack, before, { Revenue: -3_000, Refunds: 3_000 });
+    // Each target dates its document by the service's day too.
+    const qboDoc = ['RefundReceipt', 'JournalEntry', 'Purchase']
+      .flatMap((entity) => qbo.all(stack.realmId, entity))
+      .find((d) => markersIn(d.PrivateNote).some((m) => m.key === refundKey));
+    const xeroDoc = xero
+      .booked(stack.tenantId)
+      .find((d) => markersIn(markerTextOf(d)).some((m) => m.key === refundKey));
+    const xeroDay = /^\/Date\((-?\d+)/.exec(String(xeroDoc?.Date ?? ''))?.[1];
+    const trytonDates: string[] = [];
+    for (const model of ['account.move', 'account.invoice']) {
+      const rows = await stack.tryton.rpc.searchRead<{ description: string | null }>(
+        model,
+        [['description', 'like', `booksync:${refundKey} %`]],
+        [model === 'account.move' ? 'date' : 'invoice_date'],
+      );
+      for (const row of rows as Record<string, unknown>[])
+        trytonDates.push(isoDateOf((row.date ?? row.invoice_date) as never) ?? '');
+    }
+    expect({
+      quickbooks: qboDoc?.TxnDate,
+      xero: xeroDay ? new Date(Number(xeroDay)).toISOString().slice(0, 10) : xeroDoc?.Date,
+      tryton: trytonDates,
+    }).toEqual({ quickbooks: serviceDay, xero: serviceDay, tryton: [serviceDay] });
+    endCase(16);
+  });
 });
 
 /** The Rent account's balance in each target (cents, debit positive). */
