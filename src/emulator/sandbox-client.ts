@@ -155,6 +155,17 @@ export class SandboxClient {
     if (this.#adminToken === undefined) throw new Error('advanceClock needs the emulator admin token');
     return this.#call('POST', '/sandbox/clock/advance', SandboxClock, by, this.#adminToken);
   }
+  /** Holds the organization's webhooks back until releaseWebhooks(). */
+  holdWebhooks(): Promise<unknown> {
+    return this.#call('POST', '/sandbox/webhooks/hold', z.unknown(), {});
+  }
+  /** Sends what was held, in the order the events happened or last first, each `times` times (1 to 3). */
+  async releaseWebhooks(
+    options: { order?: 'as-happened' | 'reversed'; times?: number } = {},
+  ): Promise<number> {
+    return (await this.#call('POST', '/sandbox/webhooks/release', z.object({ released: z.int() }), options))
+      .released;
+  }
   /** The delivery log, newest page first as the emulator lists it. */
   events(page = 1, pageSize = 100): Promise<{ events: SandboxEvent[]; totalResults: number }> {
     return this.#call('GET', `/sandbox/events?page=${page}&pageSize=${pageSize}`, SandboxEventList);

@@ -9,6 +9,7 @@ import {
   type BooksBalances,
   balancesOf,
   centsOfAmount,
+  documentsOf,
   expectChanges,
   expectOpenAsService,
   ofLink,
@@ -61,8 +62,11 @@ const all =
   (entries: BookedEntry[]) =>
     checks.every((c) => c(entries));
 
-const link = async (name: string, cents: number, extra: { reusable?: boolean; dueDate?: string } = {}) =>
-  (await service().createPaymentLink({ name, requestedAmountCents: cents, ...extra })).id;
+const link = async (
+  name: string,
+  cents: number,
+  extra: { reusable?: boolean; dueDate?: string; amountEditable?: boolean } = {},
+) => (await service().createPaymentLink({ name, requestedAmountCents: cents, ...extra })).id;
 
 /** An ACH payment of the link (its remainder unless `cents`), settled at once when `settle`. */
 async function payAch(linkId: string, cents?: number, settle = false): Promise<string> {
@@ -877,6 +881,124 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
       tryton: trytonDates,
     }).toEqual({ quickbooks: serviceDay, xero: serviceDay, tryton: [serviceDay] });
     endCase(16);
+  });
+
+  it('17: the same events make the same documents in every book, whether booksync followed each step or saw them all late, last first and twice', async () => {
+    await startCase();
+    /** One twin's records: an ACH payment returned, an ACH payment partly refunded, a vendor check returned. */
+    const twin = async (tag: string, followed: boolean) => {
+      const ids: Record<string, string> = {};
+      const waitFor = async (what: string, ok: (entries: BookedEntry[]) => boolean) => {
+        if (followed) await settled(`${tag}: ${what}`, ok);
+      };
+      ids.returnedLink = await link(`CASE17-${tag}-ACH-RETURNED`, 7_000);
+      ids.refundedLink = await link(`CASE17-${tag}-ACH-REFUNDED`, 10_000);
+      ids.returned = await payAch(ids.returnedLink);
+      await waitFor('the payment', has(`payment:${ids.returned}`));
+      await box().returnAchPayment(ids.returned);
+      await waitFor('the return', has(`reversal:payment:${ids.returned}`));
+      ids.refunded = await payAch(ids.refundedLink, undefined, true);
+      await waitFor('the second payment', has(`payment:${ids.refunded}`));
+      const refunded = await service().refundPayment(ids.refunded, { amountCents: 3_000 });
+      ids.refund = refunded.refunds[0]?.id as string;
+      await waitFor('the refund', has(`refund:${ids.refund}`));
+      const vendor = await service().createVendor({
+        name: `Case 17 ${tag} Mill`,
+        email: `${tag}@case17.example`,
+      });
+      ids.vendor = vendor.id;
+      const method = await box().submitVendorOnboardingForm(vendor.id, {
+        type: 'CHECK',
+        checkAddress: {
+          name: 'Case 17 Mill',
+          street: '1 Mill Rd',
+          city: 'Salina',
+          state: 'KS',
+          zip: '67401',
+        },
+      });
+      const bill = await service().createBill({
+        vendorId: vendor.id,
+        amountCents: 1_200,
+        invoiceNumber: `C17-${tag}`,
+      });
+      ids.bill = bill.id;
+      ids.check = (await service().createBillPayment(bill.id, method.id)).id;
+      await box().advanceBillCheck(ids.check, 'sent');
+      await waitFor('the check sent', has(`bill-payment-sent:${ids.check}`));
+      await box().advanceBillCheck(ids.check, 'returned');
+      await waitFor('the check returned', has(`reversal:bill-payment-sent:${ids.check}`));
+      return ids;
+    };
+    const followed = await twin('A', true);
+    // The second twin's webhooks held until all of it happened, then delivered last first, each twice.
+    await box().holdWebhooks();
+    const late = await twin('B', false);
+    expect(await box().releaseWebhooks({ order: 'reversed', times: 2 })).toBeGreaterThanOrEqual(6);
+    const done = (ids: Record<string, string>) =>
+      all(
+        has(`reversal:payment:${ids.returned}`),
+        has(`refund-reopen:${ids.refund}`),
+        has(`reversal:bill-payment-sent:${ids.check}`),
+      );
+    await settled('the late twin, from its last events first', done(late));
+    await stack.untilAllPushed();
+    await expectOpenAsService(stack, [
+      followed.returnedLink,
+      followed.refundedLink,
+      late.returnedLink,
+      late.refundedLink,
+    ] as string[]);
+    // Per twin: the returned payment leaves its 7,000 owed; the refunded one 3,000 owed and 7,000 in clearing;
+    // the returned check leaves the 1,200 bill owed. Twice.
+    await expectChanges(stack, before, {
+      AccountsReceivable: 2 * (7_000 + 3_000),
+      Revenue: -2 * (7_000 + 10_000),
+      ProcessorClearing: 2 * 7_000,
+      BillExpenses: 2 * 1_200,
+      AccountsPayable: -2 * 1_200,
+    });
+    // Each book holds the same documents for both twins, once the twins' service ids are named alike.
+    const entries = await stack.entries();
+    const documents = async (ids: Record<string, string>) => {
+      const own = new Set(Object.values(ids));
+      const keys = new Set(
+        entries.filter((e) => Object.values(e.links).some((v) => own.has(v as string))).map((e) => e.key),
+      );
+      const rename = (text: string) =>
+        Object.entries(ids).reduce((t, [name, id]) => t.replaceAll(id, `<${name}>`), text);
+      return documentsOf(stack, keys, rename);
+    };
+    const [a, b] = [await documents(followed), await documents(late)];
+    for (const book of ['ledger', 'quickbooks', 'xero', 'tryton'] as const) {
+      expect(a[book].length, `${book} holds documents of the twin`).toBeGreaterThanOrEqual(3);
+      expect({ book, documents: b[book] }).toEqual({ book, documents: a[book] });
+    }
+    endCase(17);
+  });
+
+  it('18: a debit memo paid and then voided in the same month: the paid charge stays, a correction takes the fee back, every document owes what the service says', async () => {
+    await startCase();
+    // The payer may pay part: here the memo's amount first.
+    const id = await link('CASE18-MEMO-VOIDED', 12_000, { amountEditable: true });
+    await stack.cli(['link', 'debit-memo', id, '--amount', '1500', '--description', 'rush fee']);
+    await step('the invoice and its memo', all(has(`invoice:${id}`), linkHas(id, 'debit-memo:')), [id]);
+    const memoId = (await service().getPaymentLink(id)).debitMemos[0]?.id as string;
+    const payment = await payAch(id, 1_500);
+    await step("a payment of the memo's amount", has(`payment:${payment}`), [id]);
+    await stack.cli(['link', 'void-memo', id, memoId]);
+    await step('the void', has(`reversal:debit-memo:${memoId}`), [id]);
+    // The service: 12,000 asked, 1,500 paid, 10,500 left.
+    const after = await service().getPaymentLink(id);
+    expect(after.requestedAmountCents - after.completedAmountCents).toBe(10_500);
+    // Invoice 12,000 (Dr AR / Cr Revenue), memo 1,500 (Dr AR / Cr Fee Income) and its reversal, paid 1,500
+    // (Dr clearing / Cr AR): Fee Income back to nothing, 10,500 receivable.
+    await expectChanges(stack, before, {
+      AccountsReceivable: 10_500,
+      ProcessorClearing: 1_500,
+      Revenue: -12_000,
+    });
+    endCase(18);
   });
 });
 

@@ -4,6 +4,7 @@ import { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import { verify } from '@booksync/service-contract/webhook-signature';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
+import type { RecordingDispatcher } from '../../src/emulator/webhooks/recording-dispatcher.js';
 import { type Harness, newLink, startHarness } from './harness.js';
 
 interface Received {
@@ -144,6 +145,71 @@ describe('part 6 events and delivery', () => {
     await dispatcher!.idle();
     expect(hook.received).toHaveLength(4);
     expect(new Set(hook.received.map((r) => JSON.parse(r.body).id)).size).toBe(1);
+  });
+
+  it('sandbox control: held webhooks wait, then go out last first and twice each; a release without a hold is 409', async () => {
+    const harness = await start();
+    const hook = await receiver((_n, _req, res) => res.end());
+    cleanups.push(hook.close);
+    await harness.api('POST', '/webhook', { url: hook.url });
+    expect((await harness.api('POST', '/sandbox/webhooks/release', {})).status).toBe(409);
+    expect((await harness.api('POST', '/sandbox/webhooks/hold', {})).body).toEqual({ held: true });
+    const link = await newLink(harness.api, 1000);
+    const paid = await harness.api('POST', `/sandbox/paymentLinks/${link.id}/pay`, { method: 'ACH' });
+    await harness.api('POST', `/sandbox/payments/${paid.body.id}/achReturn`);
+    await dispatcher!.idle();
+    expect(hook.received).toEqual([]);
+    // Held, not lost: the delivery log lists both, with no attempt yet.
+    const log = (await harness.api('GET', '/sandbox/events')).body.events as {
+      event: { category: string };
+      attempts: unknown[];
+    }[];
+    expect(log.map((e) => [e.event.category, e.attempts.length]).sort()).toEqual([
+      ['payment.failed', 0],
+      ['payment.made', 0],
+    ]);
+    const released = await harness.api('POST', '/sandbox/webhooks/release', { order: 'reversed', times: 2 });
+    expect(released.body).toEqual({ released: 2 });
+    await dispatcher!.idle();
+    // Each twice; the order they were handed to the sender is the recording dispatcher's test below.
+    const categories = hook.received.map((r) => (JSON.parse(r.body) as { category: string }).category);
+    expect(categories.sort()).toEqual(['payment.failed', 'payment.failed', 'payment.made', 'payment.made']);
+    // Released: the next event goes out at once.
+    await harness.api('POST', `/sandbox/paymentLinks/${(await newLink(harness.api, 500)).id}/pay`, {
+      method: 'Card',
+    });
+    await dispatcher!.idle();
+    expect(hook.received).toHaveLength(5);
+    expect((await harness.api('POST', '/sandbox/webhooks/release', { times: 4 })).status).toBe(400);
+  });
+
+  it('sandbox control: a release hands the held events to the sender in the order asked, copies after', async () => {
+    h = await startHarness();
+    const recording = h.emulator.dispatcher as RecordingDispatcher;
+    await h.api('POST', '/webhook', { url: 'http://127.0.0.1:9/hook' });
+    await h.api('POST', '/sandbox/webhooks/hold', {});
+    const link = await newLink(h.api, 1000);
+    const paid = await h.api('POST', `/sandbox/paymentLinks/${link.id}/pay`, { method: 'ACH' });
+    await h.api('POST', `/sandbox/payments/${paid.body.id}/achReturn`);
+    expect(recording.categories()).toEqual([]);
+    await h.api('POST', '/sandbox/webhooks/release', { order: 'reversed', times: 2 });
+    expect(recording.categories()).toEqual([
+      'payment.failed',
+      'payment.made',
+      'payment.failed',
+      'payment.made',
+    ]);
+    await h.api('POST', '/sandbox/webhooks/hold', {});
+    const first = await h.api('POST', `/sandbox/paymentLinks/${(await newLink(h.api, 500)).id}/pay`, {
+      method: 'Card',
+    });
+    const second = await h.api('POST', `/sandbox/paymentLinks/${(await newLink(h.api, 700)).id}/pay`, {
+      method: 'Card',
+    });
+    const later = () => recording.dispatched.slice(4).map((d) => d.event.associated_object_id);
+    expect(later()).toEqual([]);
+    await h.api('POST', '/sandbox/webhooks/release', {});
+    expect(later()).toEqual([first.body.id, second.body.id]);
   });
 
   it('6.5 / decision “Which transition emits which event”: every category with its object type; check events carry the bill payment id', async () => {

@@ -5,6 +5,7 @@ import { type AccountName, Accounts } from '../../src/ledger/chart-of-accounts.j
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { type AccountRole, defaultAccountCodes } from '../../src/targets/account-mapping.js';
 import { markersIn } from '../../src/targets/markers.js';
+import { centsOf, isoDateOf } from '../../src/targets/tryton/json-rpc.js';
 import type { allTargets, ThreeTargets } from './three-targets.js';
 
 // What a bookkeeper reads in the ledger and in each of the three targets of a ThreeTargets stack (the bookkeeper's
@@ -140,3 +141,154 @@ function expectedPerDocument(link: PaymentLink): Record<string, number> | null {
 /** The entries of one payment link in the ledger. */
 export const ofLink = (entries: readonly BookedEntry[], linkId: string) =>
   entries.filter((e) => e.links.paymentLinkId === linkId);
+
+/** A document as the comparison of two twins sees it: what it is, its date, its figures, the keys it carries. */
+export type DocumentShape = Record<string, unknown>;
+export type BooksDocuments = Record<Book, DocumentShape[]>;
+
+const qboEntities = [
+  'Invoice',
+  'Payment',
+  'Deposit',
+  'JournalEntry',
+  'Purchase',
+  'RefundReceipt',
+  'SalesReceipt',
+  'CreditMemo',
+  'Bill',
+  'BillPayment',
+  'VendorCredit',
+];
+
+const sortedShapes = (shapes: DocumentShape[]) =>
+  shapes.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+/** Xero's `/Date(ms+0000)/` as a day. */
+const xeroDay = (value: unknown) => {
+  const ms = /^\/Date\((-?\d+)/.exec(String(value ?? ''))?.[1];
+  return ms ? new Date(Number(ms)).toISOString().slice(0, 10) : value;
+};
+
+/**
+ * The documents each book holds for the ledger keys `keys` (an entry of the ledger, a target's document whose
+ * markers name one of them), each reduced to what a bookkeeper compares (kind, date, amounts, lines by
+ * account, the keys it carries) with every service id passed through `rename`: two twins' records, renamed to
+ * the same names, compare equal when the books hold the same documents for them.
+ */
+export async function documentsOf(
+  stack: ThreeTargets,
+  keys: ReadonlySet<string>,
+  rename: (text: string) => string,
+): Promise<BooksDocuments> {
+  const ours = (found: string[]) => found.length > 0 && found.every((k) => keys.has(k));
+  const named = (found: string[]) => found.map(rename).sort();
+  const ledger = (await stack.entries())
+    .filter((e) => keys.has(e.key))
+    .map((e) => {
+      const lines: Record<string, number> = {};
+      for (const l of e.lines) lines[l.account] = (lines[l.account] ?? 0) + l.amountCents;
+      return { key: rename(e.key), date: e.date, lines, reverses: e.reverses ? rename(e.reverses) : null };
+    });
+  const quickbooks = qboEntities.flatMap((entity) =>
+    stack.qbo
+      .all(stack.realmId, entity)
+      .filter((d) => ours(markersIn(d.PrivateNote).map((m) => m.key)))
+      .map((d) => ({
+        entity,
+        keys: named(markersIn(d.PrivateNote).map((m) => m.key)),
+        date: d.TxnDate,
+        total: centsOfAmount(d.TotalAmt),
+        balance: d.Balance === undefined ? null : centsOfAmount(d.Balance),
+        voided: stack.qbo.isVoided(stack.realmId, entity, String(d.Id)),
+        lines: ((d.Line ?? []) as Record<string, unknown>[]).map((l) => [
+          l.DetailType,
+          centsOfAmount(l.Amount),
+        ]),
+      })),
+  );
+  const xero = stack.xero
+    .booked(stack.tenantId)
+    .filter((d) => ours(markersIn(markerTextOf(d)).map((m) => m.key)))
+    .map((d) => ({
+      type: d.Type ?? null,
+      status: d.Status ?? null,
+      keys: named(markersIn(markerTextOf(d)).map((m) => m.key)),
+      date: xeroDay(d.Date),
+      total: centsOfAmount(d.Total ?? d.Amount),
+      due: d.AmountDue === undefined ? null : centsOfAmount(d.AmountDue),
+    }));
+  return {
+    ledger: sortedShapes(ledger),
+    quickbooks: sortedShapes(quickbooks),
+    xero: sortedShapes(xero),
+    tryton: sortedShapes(await trytonDocuments(stack, ours, named)),
+  };
+}
+
+/** Tryton's invoices and moves whose description carries booksync's keys (`booksync:<key>`). */
+async function trytonDocuments(
+  stack: ThreeTargets,
+  ours: (found: string[]) => boolean,
+  named: (found: string[]) => string[],
+): Promise<DocumentShape[]> {
+  const rpc = stack.tryton.rpc;
+  const keysIn = (text: unknown) =>
+    [...String(text ?? '').matchAll(/booksync:(\S+)/g)].map((m) => m[1] ?? '');
+  const invoices = (
+    await rpc.searchRead<Record<string, unknown>>(
+      'account.invoice',
+      [['description', 'like', 'booksync:%']],
+      ['description', 'type', 'state', 'invoice_date', 'total_amount', 'amount_to_pay'],
+    )
+  )
+    .filter((i) => ours(keysIn(i.description)))
+    .map((i) => ({
+      model: 'invoice',
+      keys: named(keysIn(i.description)),
+      type: i.type,
+      state: i.state,
+      date: isoDateOf(i.invoice_date as never),
+      total: centsOf(i.total_amount as never),
+      toPay: centsOf(i.amount_to_pay as never),
+    }));
+  const moves = (
+    await rpc.searchRead<Record<string, unknown>>(
+      'account.move',
+      [['description', 'like', 'booksync:%']],
+      ['description', 'date', 'state', 'lines'],
+    )
+  ).filter((m) => ours(keysIn(m.description)));
+  const lineIds = moves.flatMap((m) => m.lines as number[]);
+  const lines = await rpc.model<{ id: number; debit: unknown; credit: unknown; account: number }[]>(
+    'account.move.line',
+    'read',
+    lineIds,
+    ['debit', 'credit', 'account'],
+  );
+  const accountIds = [...new Set(lines.map((l) => l.account))];
+  const codes = new Map(
+    (await rpc.model<{ id: number; code: string }[]>('account.account', 'read', accountIds, ['code'])).map(
+      (a) => [a.id, a.code],
+    ),
+  );
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  return [
+    ...invoices,
+    ...moves.map((m) => {
+      const net: Record<string, number> = {};
+      for (const id of m.lines as number[]) {
+        const l = byId.get(id);
+        if (!l) continue;
+        const code = codes.get(l.account) ?? String(l.account);
+        net[code] = (net[code] ?? 0) + centsOf(l.debit as never) - centsOf(l.credit as never);
+      }
+      return {
+        model: 'move',
+        keys: named(keysIn(m.description)),
+        state: m.state,
+        date: isoDateOf(m.date as never),
+        lines: net,
+      };
+    }),
+  ];
+}
