@@ -8,8 +8,8 @@ const layers = [
   ['src/workflow-safe', 'src/logging', 'src/telemetry', 'src/config'],
   // The service's contract in code: schemas, client, errors, signatures.
   ['src/service'],
-  // The emulator of the service; the ledger (its port, stores, mappings, exports).
-  ['src/emulator', 'src/ledger'],
+  // The ledger (its port, stores, mappings, exports).
+  ['src/ledger'],
   // The accounting targets: they read the ledger, the ledger never imports them.
   ['src/targets'],
   // Accounting features over the ledger and the service.
@@ -64,10 +64,18 @@ module.exports = {
     {
       name: 'packages-stand-alone',
       comment:
-        "A package under packages/ is a project of its own (its package.json names what it depends on): it imports its own files and its dependencies, never booksync's src/, test/ or bench/, nor another package's files but through its name.",
+        "A package under packages/ is a project of its own (its package.json names what it depends on): it imports its own files and its dependencies, never booksync's src/, test/, bench/, scripts/ or bin/.",
       severity: 'error',
       from: { path: '^packages/([^/]+)/' },
-      to: { path: '^(src|test|bench|scripts|bin)/|^packages/', pathNot: '^packages/$1/' },
+      to: { path: '^(src|test|bench|scripts|bin)/' },
+    },
+    {
+      name: 'packages-by-name',
+      comment:
+        "A package reaches another package only through its name (@booksync/<name>/...), as a dependency its package.json lists, never by a relative path into the other's files.",
+      severity: 'error',
+      from: { path: '^packages/([^/]+)/' },
+      to: { path: '^packages/', pathNot: '^packages/$1/', dependencyTypes: ['local'] },
     },
     {
       name: 'no-circular',

@@ -3,10 +3,14 @@
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Of the workspaces (packages/), the image takes the service contract booksync runs on; the vendor doubles are
+# Of the workspaces (packages/), the image takes those booksync runs on: the service contract, the emulator
+# (`booksync start` embeds it, `booksync emulator` serves it) and the private files; the vendor doubles are
 # the tests' own and stay out, their dependencies with them.
 COPY packages/service-contract/package.json ./packages/service-contract/
-RUN npm ci --omit=dev --workspace=@booksync/service-contract --include-workspace-root --no-audit --no-fund
+COPY packages/emulator/package.json ./packages/emulator/
+COPY packages/private-files/package.json ./packages/private-files/
+RUN npm ci --omit=dev --workspace=@booksync/service-contract --workspace=@booksync/emulator \
+    --workspace=@booksync/private-files --include-workspace-root --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 # glibc's malloc: two arenas instead of one per thread, and fixed 128 KiB trim and mmap thresholds (glibc
@@ -20,6 +24,8 @@ COPY package.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY packages/service-contract ./packages/service-contract
+COPY packages/emulator ./packages/emulator
+COPY packages/private-files ./packages/private-files
 RUN mkdir -p /data && chown node:node /data && chmod 700 /data
 USER node
 VOLUME ["/data"]

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createOrganization } from '@booksync/emulator/auth/organizations';
+import { heldBalanceCents } from '@booksync/emulator/domain/balance';
+import { batchDisbursement, settleDisbursement } from '@booksync/emulator/domain/disbursements';
+import { createPaymentLink } from '@booksync/emulator/domain/payment-links';
+import { payPaymentLink, settlePayment } from '@booksync/emulator/domain/payments';
+import { createEmulator } from '@booksync/emulator/server';
+import { Store } from '@booksync/emulator/store/store';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createOrganization } from '../src/emulator/auth/organizations.js';
-import { heldBalanceCents } from '../src/emulator/domain/balance.js';
-import { batchDisbursement, settleDisbursement } from '../src/emulator/domain/disbursements.js';
-import { createPaymentLink } from '../src/emulator/domain/payment-links.js';
-import { payPaymentLink, settlePayment } from '../src/emulator/domain/payments.js';
-import { createEmulator } from '../src/emulator/server.js';
-import { Store } from '../src/emulator/store/store.js';
 import { createActivities } from '../src/flows/activities.js';
 import {
   type BackfillProgress,

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { depositCheck } from '@booksync/emulator/domain/check-deposits';
+import { createPaymentLink } from '@booksync/emulator/domain/payment-links';
+import { seedDemo } from '@booksync/emulator/seed';
+import { createEmulator } from '@booksync/emulator/server';
+import { Store } from '@booksync/emulator/store/store';
 import Fastify from 'fastify';
-import { depositCheck } from '../src/emulator/domain/check-deposits.js';
-import { createPaymentLink } from '../src/emulator/domain/payment-links.js';
-import { seedDemo } from '../src/emulator/seed.js';
-import { createEmulator } from '../src/emulator/server.js';
-import { Store } from '../src/emulator/store/store.js';
 import { childInput, serveParent } from './child.js';
 
 // Child process: the emulator on a SQLite file (WAL, as `booksync emulator` runs it) with `links` payment

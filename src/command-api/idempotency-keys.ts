@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { ensurePrivateDir, privateSqliteFile } from '@booksync/private-files';
 import Database from 'better-sqlite3';
-import { ensurePrivateDir, privateSqliteFile } from '../config/private-files.js';
 import type { CommandAnswer } from './outcome.js';
 
 // Idempotency keys of the command API, bound to the request they came with (Stripe's rule): the same key

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { ensurePrivateDir, readPrivateFile, somethingAt, writePrivateFile } from './private-files.js';
+import { ensurePrivateDir, readPrivateFile, somethingAt, writePrivateFile } from '@booksync/private-files';
 import { secretFileSetting } from './secret-files.js';
 import { settingsSchema } from './settings.js';
 

@@ -1,4 +1,4 @@
-import { readSecretFile } from './private-files.js';
+import { readSecretFile } from '@booksync/private-files';
 
 // Secrets given as files: for every setting X holding a secret, X_FILE=/path reads X from that file (a
 // container's secret mount, a file only the service user can read), so the secret is never in the environment

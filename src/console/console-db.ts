@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { ensurePrivateDir, privateSqliteFile } from '@booksync/private-files';
 import Database from 'better-sqlite3';
-import { ensurePrivateDir, privateSqliteFile } from '../config/private-files.js';
 import { auditRowHash, genesisHash } from './audit-log.js';
 
 // The console's own SQLite file, beside the command API's keys in BOOKSYNC_DATA_DIR (console.db, 0600): its

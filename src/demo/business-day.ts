@@ -1,5 +1,5 @@
+import type { SandboxClient } from '@booksync/emulator/sandbox-client';
 import type { CommandApiClient } from '../command-api/client.js';
-import type { SandboxClient } from '../emulator/sandbox-client.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import { dayInZone } from '../ledger/mapping/dates.js';
 import type { ServiceClient } from '../service/client.js';

@@ -1,7 +1,7 @@
+import type { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { closeBooks } from '../cli/commands/books.js';
 import type { CloseCertificate } from '../close/certificate.js';
 import type { ClosePeriod } from '../close/close-input.js';
-import type { SandboxClient } from '../emulator/sandbox-client.js';
 import type { LedgerPort } from '../ledger/ledger-port.js';
 import { dayAfter, dayInZone } from '../ledger/mapping/dates.js';
 

@@ -1,5 +1,5 @@
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { CommandApiClient, type CommandApiTarget } from '../command-api/client.js';
-import { SandboxClient } from '../emulator/sandbox-client.js';
 import { billPaymentWorkflowId } from '../flows/bill-payment/contract.js';
 import { checkDepositWorkflowId } from '../flows/check-deposit/contract.js';
 import { disbursementWorkflowId } from '../flows/disbursement/contract.js';

@@ -1,5 +1,5 @@
+import { privateSqliteFile } from '@booksync/private-files';
 import DatabaseConstructor, { type Database, type Statement, type Transaction } from 'better-sqlite3';
-import { privateSqliteFile } from '../config/private-files.js';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { chartBalances } from './account-balances.js';

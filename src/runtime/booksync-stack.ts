@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client, type Connection } from '@temporalio/client';
-import type { NativeConnection } from '@temporalio/worker';
-import { ensurePrivateDir } from '../config/private-files.js';
-import type { Settings } from '../config/settings.js';
 import {
   createDeliveryWorker,
   defaultDeliveryTaskQueue,
   deliveryWorkflowsPath,
-} from '../emulator/webhooks/delivery-worker.js';
-import { TemporalDispatcher } from '../emulator/webhooks/temporal-dispatcher.js';
+} from '@booksync/emulator/webhooks/delivery-worker';
+import { TemporalDispatcher } from '@booksync/emulator/webhooks/temporal-dispatcher';
+import { ensurePrivateDir } from '@booksync/private-files';
+import { Client, type Connection } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import type { Settings } from '../config/settings.js';
 import type { TargetIndexStore } from '../flows/push/target-index.js';
 import { type RunningIngress, startIngress } from '../ingress/main.js';
 import type { ReportStore } from '../ledger/report-store.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { readPrivateFile, somethingAt, writePrivateFile } from '@booksync/private-files';
 import { z } from 'zod';
-import { readPrivateFile, somethingAt, writePrivateFile } from '../config/private-files.js';
 
 // The embedded stack's generated credentials, kept in one file next to the data (mode 0600): the demo
 // organization's keys (the emulator stores only their hashes, and a restart must reuse them) and, when

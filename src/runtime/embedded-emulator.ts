@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { seedDemo } from '../emulator/seed.js';
-import { createEmulator, type Emulator } from '../emulator/server.js';
-import { Store } from '../emulator/store/store.js';
-import type { WebhookDispatcher } from '../emulator/webhooks/dispatcher.js';
+import { seedDemo } from '@booksync/emulator/seed';
+import { createEmulator, type Emulator } from '@booksync/emulator/server';
+import { Store } from '@booksync/emulator/store/store';
+import type { WebhookDispatcher } from '@booksync/emulator/webhooks/dispatcher';
 import type { Logger } from '../logging/logger.js';
 import {
   embeddedCredentialsPath,

@@ -1,3 +1,5 @@
+import { SERVICE_BASE_URLS, type ServiceEnvironment } from '@booksync/service-contract/base-urls';
+import { operations } from '@booksync/service-contract/operations';
 import type {
   ApplyCheckDepositRequest,
   Bill,
@@ -43,20 +45,12 @@ import type {
 import type { z } from 'zod';
 import { type Logger, silentLogger } from '../logging/logger.js';
 import { DEFAULT_RETRY, type RetryOptions } from './backoff.js';
-import { operations } from './operations.js';
 import { everyItem } from './paginate.js';
 import { Transport } from './transport.js';
 import { type DepositCheckInput, toBlob, type UploadFileInput } from './uploads.js';
 
 // The typed client: one method per operation of spec part 4 and of the decisions doc. Method names are the
-// operation ids of src/service/operations.ts and of the OpenAPI document.
-
-/** Decision “Service client”: placeholders until the real addresses are configured; pass baseUrl to override. */
-export const SERVICE_BASE_URLS = {
-  sandbox: 'https://sandbox.api.service.example',
-  production: 'https://api.service.example',
-} as const;
-export type ServiceEnvironment = keyof typeof SERVICE_BASE_URLS;
+// operation ids of packages/service-contract/src/operations.ts and of the OpenAPI document.
 
 export interface ServiceClientOptions {
   apiKey: string;

@@ -7,11 +7,11 @@ import {
   ServiceTimeoutError,
   ServiceValidationError,
 } from '@booksync/service-contract/errors';
+import type { Operation } from '@booksync/service-contract/operation';
+import { fillPath } from '@booksync/service-contract/operations';
 import type { z } from 'zod';
 import type { Logger } from '../logging/logger.js';
 import { backoffDelayMs, type RetryOptions, sleep } from './backoff.js';
-import type { Operation } from './operation.js';
-import { fillPath } from './operations.js';
 
 // One HTTP exchange per operation: bearer auth, per-attempt timeout, retries only where the operation's
 // RetryRule allows, response validated by its schema, one log line per attempt (never the key).

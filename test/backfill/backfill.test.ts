@@ -1,3 +1,4 @@
+import { newLink } from '@booksync/emulator/harness';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,6 @@ import {
 import { fetchServiceState } from '../../src/flows/period-close/activities.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { balancesByRole, type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';

@@ -1,9 +1,9 @@
+import { type Harness, newDeposit, newLink, startHarness } from '@booksync/emulator/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackfillActivities, maxPaceWaitMs } from '../../src/flows/backfill/activities.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { type Harness, newDeposit, newLink, startHarness } from '../emulator/harness.js';
 
 // The backfill's deposit phase listed every payment link again on every page (to learn
 // which link each application is on), and a low rate made a step sleep past the activity's 10 minutes, so it

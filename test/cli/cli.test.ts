@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { newDeposit, newLink } from '@booksync/emulator/harness';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newDeposit, newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
 import type { SyncWorld } from '../support/sync-world.js';

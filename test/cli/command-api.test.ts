@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { newDeposit, newLink } from '@booksync/emulator/harness';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -13,7 +14,6 @@ import {
   paymentLinkWorkflowId,
 } from '../../src/flows/payment-link/contract.js';
 import { createIngress } from '../../src/ingress/server.js';
-import { newDeposit, newLink } from '../emulator/harness.js';
 import { secretA } from '../ingress/harness.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
 import { checkWithHledger } from '../support/hledger.js';

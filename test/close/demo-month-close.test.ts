@@ -1,10 +1,10 @@
+import { adminToken, type Harness, startHarness } from '@booksync/emulator/harness';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import type { ClosePeriod } from '../../src/close/close-input.js';
 import { closeDemoMonth, dayStartsAt, monthEnd } from '../../src/demo/month-close.js';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
-import { adminToken, type Harness, startHarness } from '../emulator/harness.js';
 
 // The demo's month close when it cannot close: a failing certificate leaves the month open and says what it
 // names (never forced), and an emulator whose clock cannot be moved leaves it open with one line. The real

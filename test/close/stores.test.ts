@@ -1,3 +1,4 @@
+import { type Harness, newLink, startHarness } from '@booksync/emulator/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CloseCertificate } from '../../src/close/certificate.js';
 import { createActivities } from '../../src/flows/activities.js';
@@ -13,7 +14,6 @@ import { type ReportStore, readReport, SqliteReportStore } from '../../src/ledge
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
 import type { AccountingTarget } from '../../src/targets/target-port.js';
-import { type Harness, newLink, startHarness } from '../emulator/harness.js';
 import { ledgerStores, type TestLedger } from '../ledger/ledger-stores.js';
 
 // The period close's and the resync's activities on both ledger stores (SQLite, PostgreSQL) with the target

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { newLink } from '@booksync/emulator/harness';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositSlipWorkflowId } from '../../src/flows/deposit-slip/contract.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { type CommandApiStack, startCommandApiStack } from '../support/command-api-stack.js';
 import { fixturesDir } from '../support/temporal.js';

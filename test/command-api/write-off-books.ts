@@ -1,7 +1,7 @@
+import type { Harness } from '@booksync/emulator/harness';
 import type { LedgerPort } from '../../src/ledger/ledger-port.js';
 import { invoiceEntryToPost } from '../../src/ledger/mapping/invoice.js';
 import { writtenOffCents } from '../../src/ledger/write-offs.js';
-import type { Harness } from '../emulator/harness.js';
 
 /** The link at the emulator, as the service answers it. */
 export async function serviceLink(harness: Harness, id: string) {

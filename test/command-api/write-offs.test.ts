@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Harness, newLink, startHarness } from '@booksync/emulator/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentLinkWorkflowId } from '../../src/flows/payment-link/contract.js';
 import type { IngressApp } from '../../src/ingress/ingress-app.js';
@@ -8,7 +9,6 @@ import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { invoiceEntryToPost } from '../../src/ledger/mapping/invoice.js';
 import { writtenOffCents } from '../../src/ledger/write-offs.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { type Harness, newLink, startHarness } from '../emulator/harness.js';
 import {
   type RecordingTemporalClient,
   recordingTemporalClient,

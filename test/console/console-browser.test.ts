@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodCloseWorkflowId } from '../../src/cli/commands/close.js';
 import { fullCertificate } from '../../src/close/certificate-summary.js';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import {
   accountingTargetWorkflowId,
   accountingTargetWorkflowType,

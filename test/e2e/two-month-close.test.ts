@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import type { Client, Connection } from '@temporalio/client';
@@ -13,7 +14,6 @@ import type { ClosePeriod } from '../../src/close/close-input.js';
 import { CommandApiClient } from '../../src/command-api/client.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { runBusinessDay } from '../../src/demo/business-day.js';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { readTargetFigures } from '../../src/flows/period-close/activities.js';
 import type { TargetSummary } from '../../src/flows/push/target-index.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';

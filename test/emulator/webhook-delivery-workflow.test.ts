@@ -1,22 +1,22 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Harness, newLink, startHarness } from '@booksync/emulator/harness';
+import { createDeliveryWorker, deliveryWorkflowsPath } from '@booksync/emulator/webhooks/delivery-worker';
+import type { RecordingDispatcher } from '@booksync/emulator/webhooks/recording-dispatcher';
+import { TemporalDispatcher } from '@booksync/emulator/webhooks/temporal-dispatcher';
+import {
+  deliveryStateQuery,
+  webhookDelivery,
+  webhookDeliveryWorkflowId,
+} from '@booksync/emulator/webhooks/webhook-delivery';
 import { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import { SIGNATURE_HEADER, verify } from '@booksync/service-contract/webhook-signature';
 import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliveryWorker, deliveryWorkflowsPath } from '../../src/emulator/webhooks/delivery-worker.js';
-import type { RecordingDispatcher } from '../../src/emulator/webhooks/recording-dispatcher.js';
-import { TemporalDispatcher } from '../../src/emulator/webhooks/temporal-dispatcher.js';
-import {
-  deliveryStateQuery,
-  webhookDelivery,
-  webhookDeliveryWorkflowId,
-} from '../../src/emulator/webhooks/webhook-delivery.js';
 import { startTimeSkipping, uniqueTaskQueue } from '../support/temporal.js';
-import { type Harness, newLink, startHarness } from './harness.js';
 
 // Decision “Webhook delivery” on Temporal's time-skipping test server: the retry backoff (3, 6, 12, 24 s) is skipped, the HTTP is
 // real (a node:http receiver on loopback), and so is the emulator whose store the activity records into.

@@ -1,3 +1,4 @@
+import { newLink } from '@booksync/emulator/harness';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,6 @@ import { requestPayoutPeriodReport, requestPayoutReport } from '../../src/cli/co
 import { payoutReportViewQuery } from '../../src/flows/payout-report/workflow.js';
 import { PayoutPeriodReport, PayoutReport } from '../../src/payouts/report-schema.js';
 import { workflowIdFor } from '../../src/workflow-safe/workflow-ids.js';
-import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 import { startDevServer, uniqueTaskQueue, workflowBundle } from '../support/temporal.js';

@@ -1,6 +1,6 @@
+import { newDeposit, newLink } from '@booksync/emulator/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
-import { newDeposit, newLink } from '../emulator/harness.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-world.js';
 
 // Hostile review: a check deposit that cleared and was returned later (emulator decision E2) stayed in the

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminToken, type Harness, newLink, startHarness } from '@booksync/emulator/harness';
+import { maxClockOffsetMs } from '@booksync/emulator/store/clock';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxClockOffsetMs } from '../../src/emulator/store/clock.js';
-import { adminToken, type Harness, newLink, startHarness } from '../emulator/harness.js';
 
 // The emulator's clock is one for every organization (decision “Sandbox controls”), persisted with the data. A tenant's key must not
 // move it, and no move may leave it invalid: before E17 `{days: 1e9}` from any key stored an offset past what a

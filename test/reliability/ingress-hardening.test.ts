@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { createEmulator, type Emulator } from '@booksync/emulator/server';
 import { MAX_SIGNATURE_HEADER_LENGTH } from '@booksync/service-contract/webhook-signature';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createEmulator, type Emulator } from '../../src/emulator/server.js';
 import { type RunningIngress, startIngress } from '../../src/ingress/main.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import {

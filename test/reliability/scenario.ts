@@ -1,5 +1,5 @@
+import type { SandboxClient } from '@booksync/emulator/sandbox-client';
 import type { Payment } from '@booksync/service-contract/schemas/index';
-import type { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { ServiceClient } from '../../src/service/client.js';
 import { ExpectedBooks } from '../e2e/expected-books.js';
 import type { BooksSnapshot } from '../support/books-snapshot.js';

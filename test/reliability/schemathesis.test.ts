@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seedDemo } from '@booksync/emulator/seed';
+import { createEmulator, type Emulator } from '@booksync/emulator/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/emulator/seed.js';
-import { createEmulator, type Emulator } from '../../src/emulator/server.js';
 
 // schemathesis (PyPI, installed by scripts/schemathesis.sh into ~/.cache/booksync/schemathesis) generates
 // requests from docs/openapi.json, valid and invalid, against the emulator on loopback with a seeded key:

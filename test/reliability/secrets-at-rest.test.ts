@@ -12,9 +12,9 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Store } from '@booksync/emulator/store/store';
+import { ensurePrivateDir } from '@booksync/private-files';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePrivateDir } from '../../src/config/private-files.js';
-import { Store } from '../../src/emulator/store/store.js';
 import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { freePort } from '../support/free-port.js';
 

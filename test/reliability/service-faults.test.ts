@@ -1,7 +1,7 @@
+import type { FaultKind } from '@booksync/emulator/sandbox/faults';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FaultKind } from '../../src/emulator/sandbox/faults.js';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { actualEntries, ExpectedBooks } from '../e2e/expected-books.js';
 import { type E2EStack, startE2EStack } from '../support/e2e-stack.js';
 import { startDevServer } from '../support/temporal.js';

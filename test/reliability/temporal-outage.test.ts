@@ -1,5 +1,5 @@
+import type { SandboxEvent } from '@booksync/emulator/sandbox-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxEvent } from '../../src/emulator/sandbox-client.js';
 import { actualEntries, ExpectedBooks } from '../e2e/expected-books.js';
 import { ProcessStack } from '../support/process-stack.js';
 import { waitFor } from '../support/wait-for.js';

@@ -1,10 +1,10 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the delivery log is untyped JSON to assert on
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Harness, newLink, startHarness } from '@booksync/emulator/harness';
+import { attemptDelivery } from '@booksync/emulator/webhooks/delivery-attempt';
+import { DirectHttpDispatcher } from '@booksync/emulator/webhooks/direct-http-dispatcher';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attemptDelivery } from '../../src/emulator/webhooks/delivery-attempt.js';
-import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
-import { type Harness, newLink, startHarness } from '../emulator/harness.js';
 
 // Spec 6.3 rule 1: only a 2xx acknowledges. A receiver answering 307 towards a URL that answers 200 was counted
 // as acknowledged (fetch followed the redirect). Now a 3xx is a failed attempt, retried on the schedule (E18),

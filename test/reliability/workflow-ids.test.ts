@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import {
+  webhookDeliveryPrefix,
+  webhookDeliveryWorkflowId,
+} from '@booksync/emulator/webhooks/webhook-delivery';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -81,6 +85,22 @@ describe('the workflow id scheme', () => {
     expect(paymentWorkflowId('link-abc')).toBe('payment-~link-abc');
     expect(paymentLinkWorkflowId('abc')).toBe('payment-link-abc');
     expect(paymentWorkflowId('pay_1')).toBe('payment-pay_1');
+  });
+
+  it("reserves the embedded emulator's delivery ids, which the emulator builds itself, as a kind no id can reach", () => {
+    expect(webhookDeliveryPrefix).toBe(WORKFLOW_ID_PREFIXES.webhookDelivery);
+    const eventId = '5f0c2a7e-3b1d-4c55-9a8e-2f6d0b1c9e44';
+    expect(webhookDeliveryWorkflowId(eventId)).toBe(workflowIdFor('webhookDelivery', eventId));
+    expect(parseWorkflowId(webhookDeliveryWorkflowId(eventId))).toEqual({
+      kind: 'webhookDelivery',
+      id: eventId,
+    });
+    fc.assert(
+      fc.property(fc.constantFrom(...kinds.filter((k) => k !== 'webhookDelivery')), ids, (kind, id) => {
+        expect(workflowIdFor(kind, id).startsWith(webhookDeliveryPrefix)).toBe(false);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
 

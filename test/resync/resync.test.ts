@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { newLink } from '@booksync/emulator/harness';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,6 @@ import { createActivities } from '../../src/flows/activities.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { workflowIdFor } from '../../src/workflow-safe/workflow-ids.js';
-import { newLink } from '../emulator/harness.js';
 import { booksyncCli } from '../support/booksync-cli.js';
 import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../support/sync-world.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../support/temporal.js';

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { SERVICE_BASE_URLS } from '@booksync/service-contract/base-urls';
 import {
   ServiceConflictError,
   ServiceNetworkError,
@@ -15,7 +16,7 @@ import * as fx from '@booksync/service-contract/examples';
 import type { Customer } from '@booksync/service-contract/schemas/index';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SERVICE_BASE_URLS, ServiceClient } from '../../src/service/client.js';
+import { ServiceClient } from '../../src/service/client.js';
 
 // Real HTTP on 127.0.0.1 with a scripted handler, so retries, timeouts and headers go through fetch for real.
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import * as fx from '@booksync/service-contract/examples';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '@booksync/service-contract/openapi';
+import { OpenApiResponseValidator } from '@booksync/service-contract/openapi-validator';
 import * as schemas from '@booksync/service-contract/schemas/index';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, serializeOpenApiDocument } from '../../src/service/openapi.js';
-import { OpenApiResponseValidator } from '../support/openapi-validator.js';
 
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 const document = buildOpenApiDocument();

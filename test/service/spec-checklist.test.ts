@@ -1,12 +1,12 @@
 import { fromResponse, ServiceAuthError, ServiceConflictError } from '@booksync/service-contract/errors';
 import * as fx from '@booksync/service-contract/examples';
+import { buildOpenApiDocument } from '@booksync/service-contract/openapi';
+import type { Operation } from '@booksync/service-contract/operation';
+import { operations } from '@booksync/service-contract/operations';
 import * as schemas from '@booksync/service-contract/schemas/index';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ServiceClient } from '../../src/service/client.js';
-import { buildOpenApiDocument } from '../../src/service/openapi.js';
-import type { Operation } from '../../src/service/operation.js';
-import { operations } from '../../src/service/operations.js';
 import { endpoints, errorCodes, limits, resourceFields } from './spec-checklist.js';
 
 const document = buildOpenApiDocument();

@@ -11,9 +11,9 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../../src/config/settings.js';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { TargetSummary } from '../../src/flows/push/target-index.js';
 import { openLedgerStore } from '../../src/runtime/ledger-store.js';
 import { ServiceClient } from '../../src/service/client.js';

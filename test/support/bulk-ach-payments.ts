@@ -1,6 +1,6 @@
-import { createPaymentLink } from '../../src/emulator/domain/payment-links.js';
-import { payPaymentLink, settlePayment } from '../../src/emulator/domain/payments.js';
-import type { Harness } from '../emulator/harness.js';
+import { createPaymentLink } from '@booksync/emulator/domain/payment-links';
+import { payPaymentLink, settlePayment } from '@booksync/emulator/domain/payments';
+import type { Harness } from '@booksync/emulator/harness';
 
 /**
  * TEST-ONLY SEEDING PATH. Thousands of paid invoices for scale tests, made in a few transactions of the

@@ -1,10 +1,10 @@
 import path from 'node:path';
+import type { SandboxClient, SandboxClock, SandboxEvent } from '@booksync/emulator/sandbox-client';
+import type { Emulator } from '@booksync/emulator/server';
 import type { Disbursement, EventEnvelope, Payment } from '@booksync/service-contract/schemas/index';
 import { sign } from '@booksync/service-contract/webhook-signature';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { SandboxClient, SandboxClock, SandboxEvent } from '../../src/emulator/sandbox-client.js';
-import type { Emulator } from '../../src/emulator/server.js';
 import { routeEvent } from '../../src/ingress/routing.js';
 import { DEFAULT_SIGNAL_TIMEOUT_MS } from '../../src/ingress/server.js';
 import { signalServiceEvent } from '../../src/ingress/temporal-signal.js';

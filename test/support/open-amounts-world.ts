@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: sandbox routes answer untyped JSON
 
+import type { Call, Harness } from '@booksync/emulator/harness';
 import { ServiceError } from '@booksync/service-contract/errors';
 import type { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { markerTextOf, type XeroDouble } from '@booksync/vendor-doubles/xero/double';
@@ -17,7 +18,6 @@ import { markersIn } from '../../src/targets/markers.js';
 import type { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import { serviceReferences } from '../../src/targets/service-references.js';
 import type { AccountingTarget } from '../../src/targets/target-port.js';
-import type { Call, Harness } from '../emulator/harness.js';
 import { quietActivityEnvironment, runActivity } from '../flows/fakes.js';
 import { quickBooksCompany } from './quickbooks/company.js';
 import { type TrytonServer, trytonTarget } from './tryton.js';

@@ -1,4 +1,4 @@
-import type { SandboxEvent } from '../../src/emulator/sandbox-client.js';
+import type { SandboxEvent } from '@booksync/emulator/sandbox-client';
 import { type BooksSnapshot, booksOf } from './books-snapshot.js';
 import { runBooksync } from './booksync-cli.js';
 import { LogCapture } from './stack/log-capture.js';

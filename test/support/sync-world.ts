@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Harness, startHarness } from '@booksync/emulator/harness';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/flows/activities.js';
@@ -9,7 +10,6 @@ import { EmbeddedLedger } from '../../src/ledger/embedded-ledger.js';
 import { SqliteReportStore } from '../../src/ledger/report-store.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ServiceClient } from '../../src/service/client.js';
-import { type Harness, startHarness } from '../emulator/harness.js';
 import { uniqueTaskQueue } from './temporal.js';
 
 // What the deposit, link and command tests share: the emulator over real HTTP, a real EmbeddedLedger file

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { QuickBooksDouble, type RealmOptions } from '@booksync/vendor-doubles/quickbooks/double';
 import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { expect } from 'vitest';
 import { loadSettings } from '../../src/config/settings.js';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import type { TargetSummary } from '../../src/flows/push/target-index.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import type { WriteOff } from '../../src/ledger/write-offs.js';

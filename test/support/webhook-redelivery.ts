@@ -1,5 +1,5 @@
+import type { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { sign } from '@booksync/service-contract/webhook-signature';
-import type { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { shuffled } from '../e2e/expected-books.js';
 
 /**

@@ -1,5 +1,6 @@
+import { type Harness, startHarness } from '@booksync/emulator/harness';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SandboxClient } from '../../src/emulator/sandbox-client.js';
 import { Accounts } from '../../src/ledger/chart-of-accounts.js';
 import type { BookedEntry, LedgerEntryInput } from '../../src/ledger/entry.js';
 import { billPaymentEntries } from '../../src/ledger/mapping/bill-payment.js';
@@ -9,7 +10,6 @@ import { ServiceClient } from '../../src/service/client.js';
 import { cleanReference, documentFor, type EntryLookup } from '../../src/targets/documents.js';
 import { markersIn } from '../../src/targets/markers.js';
 import { serviceReferences } from '../../src/targets/service-references.js';
-import { type Harness, startHarness } from '../emulator/harness.js';
 
 // The document built for a ledger entry carries the business's own reference of the money,
 // read from the service (the emulator here) through ReferenceData: an external payment's externalReferenceId,

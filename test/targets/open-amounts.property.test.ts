@@ -1,9 +1,9 @@
+import { type Harness, startHarness } from '@booksync/emulator/harness';
 import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
-import { type Harness, startHarness } from '../emulator/harness.js';
 import {
   foundSequences,
   linkStep,

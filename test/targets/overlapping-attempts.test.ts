@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Harness, startHarness } from '@booksync/emulator/harness';
 import { QuickBooksDouble } from '@booksync/vendor-doubles/quickbooks/double';
 import { markerTextOf, XeroDouble } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +7,6 @@ import type { PushToTargetResult } from '../../src/flows/push/activities-contrac
 import { markersIn } from '../../src/targets/markers.js';
 import { TokenCipher } from '../../src/targets/oauth/token-cipher.js';
 import type { AccountingTarget, PushContext, TargetDocument } from '../../src/targets/target-port.js';
-import { type Harness, startHarness } from '../emulator/harness.js';
 import { quietActivityEnvironment, runActivity } from '../flows/fakes.js';
 import { OpenAmountsWorld } from '../support/open-amounts-world.js';
 import { startTryton, type TrytonServer, trytonTarget } from '../support/tryton.js';

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seedDemo } from '@booksync/emulator/seed';
+import { createEmulator, type Emulator } from '@booksync/emulator/server';
+import { Store } from '@booksync/emulator/store/store';
+import { DirectHttpDispatcher } from '@booksync/emulator/webhooks/direct-http-dispatcher';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/emulator/seed.js';
-import { createEmulator, type Emulator } from '../../src/emulator/server.js';
-import { Store } from '../../src/emulator/store/store.js';
-import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { booksyncSearchAttributes } from '../../src/workflow-safe/search-attributes.js';
 import {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { ensurePrivateDir } from '../../config/private-files.js';
-import { DirectHttpDispatcher } from '../../emulator/webhooks/direct-http-dispatcher.js';
+import { DirectHttpDispatcher } from '@booksync/emulator/webhooks/direct-http-dispatcher';
+import { ensurePrivateDir } from '@booksync/private-files';
 import { embeddedCredentialsPath } from '../../runtime/embedded-credentials.js';
 import { startEmbeddedEmulator } from '../../runtime/embedded-emulator.js';
 import type { Command } from '../command.js';

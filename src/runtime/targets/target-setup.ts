@@ -1,7 +1,7 @@
 import { parseEnv } from 'node:util';
+import { readPrivateFile, somethingAt } from '@booksync/private-files';
 import type { CommandContext } from '../../cli/command.js';
 import { envFileIn, writeEnvSetting } from '../../config/env-file.js';
-import { readPrivateFile, somethingAt } from '../../config/private-files.js';
 import type { Settings } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import { type AccountMapping, type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { privateSqliteFile } from '@booksync/private-files';
 import { Connection } from '@temporalio/client';
-import { privateSqliteFile } from '../../config/private-files.js';
 import type { Logger } from '../../logging/logger.js';
 import { obtainTemporalCli } from '../../temporal/cli-source.js';
 import { devServerSearchAttributeFlags } from '../../workflow-safe/search-attributes.js';

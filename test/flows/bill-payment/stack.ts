@@ -1,7 +1,7 @@
+import type { SandboxClient } from '@booksync/emulator/sandbox-client';
+import type { Emulator } from '@booksync/emulator/server';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import type { SandboxClient } from '../../../src/emulator/sandbox-client.js';
-import type { Emulator } from '../../../src/emulator/server.js';
 import type { EmbeddedLedger } from '../../../src/ledger/embedded-ledger.js';
 import type { ServiceClient } from '../../../src/service/client.js';
 import { capturedLogger } from '../../ingress/harness.js';

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { newDeposit, newLink } from '@booksync/emulator/harness';
 import { ApplicationFailure } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -14,7 +15,6 @@ import {
 import { applicationReference, checkDeposit } from '../../../src/flows/check-deposit/workflow.js';
 import { entryKeys } from '../../../src/ledger/entry-key.js';
 import { accountRoles } from '../../../src/targets/account-mapping.js';
-import { newDeposit, newLink } from '../../emulator/harness.js';
 import { checkWithHledger } from '../../support/hledger.js';
 import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../../support/sync-world.js';
 import { fixturesDir, startTimeSkipping, workflowBundle } from '../../support/temporal.js';

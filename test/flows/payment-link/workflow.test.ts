@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { newLink } from '@booksync/emulator/harness';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,6 @@ import {
 } from '../../../src/flows/payment-link/contract.js';
 import { paymentLink } from '../../../src/flows/payment-link/workflow.js';
 import { entryKeys } from '../../../src/ledger/entry-key.js';
-import { newLink } from '../../emulator/harness.js';
 import { checkWithHledger } from '../../support/hledger.js';
 import { balancesByRole, type SyncWorld, startSyncWorld, withWorker } from '../../support/sync-world.js';
 import { fixturesDir, startDevServer, workflowBundle } from '../../support/temporal.js';

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,6 @@ import { runDemoAgainst } from '../../../src/cli/commands/demo.js';
 import { requestPayoutPeriodReport, requestPayoutReport } from '../../../src/cli/commands/payout.js';
 import { requestReconciliation } from '../../../src/cli/commands/reconcile.js';
 import { loadSettings, type Settings } from '../../../src/config/settings.js';
-import { SandboxClient } from '../../../src/emulator/sandbox-client.js';
 import { createLogger } from '../../../src/logging/logger.js';
 import { type RunningBooksync, startBooksync } from '../../../src/runtime/booksync-stack.js';
 import { readEmbeddedCredentials } from '../../../src/runtime/embedded-credentials.js';

@@ -1,18 +1,15 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SandboxClient } from '@booksync/emulator/sandbox-client';
+import { seedDemo } from '@booksync/emulator/seed';
+import { createEmulator, type Emulator } from '@booksync/emulator/server';
+import { Store } from '@booksync/emulator/store/store';
+import { createDeliveryWorker, deliveryWorkflowsPath } from '@booksync/emulator/webhooks/delivery-worker';
+import { DirectHttpDispatcher } from '@booksync/emulator/webhooks/direct-http-dispatcher';
+import type { WebhookDispatcher } from '@booksync/emulator/webhooks/dispatcher';
+import { RecordingDispatcher } from '@booksync/emulator/webhooks/recording-dispatcher';
+import { TemporalDispatcher } from '@booksync/emulator/webhooks/temporal-dispatcher';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundle } from '@temporalio/worker';
-import { SandboxClient } from '../../../src/emulator/sandbox-client.js';
-import { seedDemo } from '../../../src/emulator/seed.js';
-import { createEmulator, type Emulator } from '../../../src/emulator/server.js';
-import { Store } from '../../../src/emulator/store/store.js';
-import {
-  createDeliveryWorker,
-  deliveryWorkflowsPath,
-} from '../../../src/emulator/webhooks/delivery-worker.js';
-import { DirectHttpDispatcher } from '../../../src/emulator/webhooks/direct-http-dispatcher.js';
-import type { WebhookDispatcher } from '../../../src/emulator/webhooks/dispatcher.js';
-import { RecordingDispatcher } from '../../../src/emulator/webhooks/recording-dispatcher.js';
-import { TemporalDispatcher } from '../../../src/emulator/webhooks/temporal-dispatcher.js';
 import type { Logger } from '../../../src/logging/logger.js';
 import { ServiceClient } from '../../../src/service/client.js';
 import { uniqueTaskQueue } from '../temporal.js';

@@ -1,5 +1,5 @@
+import type { SandboxClient, SandboxEvent } from '@booksync/emulator/sandbox-client';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { SandboxClient, SandboxEvent } from '../../../src/emulator/sandbox-client.js';
 import { routeEvent } from '../../../src/ingress/routing.js';
 
 // What "nothing under way" means to the stacks' waitForQuiet: the emulator's event log read in full, the

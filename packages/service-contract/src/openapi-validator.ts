@@ -1,10 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import {
-  buildOpenApiDocument,
-  type OpenApiDocument,
-  type OpenApiOperation,
-} from '../../src/service/openapi.js';
+import { buildOpenApiDocument, type OpenApiDocument, type OpenApiOperation } from './openapi.js';
 
 // Validates a response (status + JSON body) against the OpenAPI document, so the emulator's tests can prove
 // each answer matches the contract the client expects. Component refs resolve inside one root schema.

@@ -29,7 +29,7 @@ export type SandboxClock = z.infer<typeof SandboxClock>;
 const SandboxEventList = z.object({ events: z.array(SandboxEvent), totalResults: z.number().int() });
 
 /**
- * The emulator's sandbox controls (docs/emulator.md): what the outside world does to the service, for the
+ * The emulator's sandbox controls (packages/emulator/README.md): what the outside world does to the service, for the
  * demo, tests and benchmarks. Same bearer key as the API; moving the shared clock takes the emulator's admin
  * token instead (E17). Answers validated like the service client's.
  */

@@ -1,7 +1,7 @@
 import * as schemas from '@booksync/service-contract/schemas/index';
 import { SIGNATURE_HEADER } from '@booksync/service-contract/webhook-signature';
 import { z } from 'zod';
-import { SERVICE_BASE_URLS } from './client.js';
+import { SERVICE_BASE_URLS } from './base-urls.js';
 import type { Operation } from './operation.js';
 import { operations, pathParams } from './operations.js';
 

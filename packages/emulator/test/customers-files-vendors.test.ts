@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/emulator/seed.js';
-import { caller, type Harness, newDeposit, newLink, startHarness } from './harness.js';
+import { caller, type Harness, newDeposit, newLink, startHarness } from '../src/harness.js';
+import { seedDemo } from '../src/seed.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import type { Payment } from '@booksync/service-contract/schemas/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Call, type Harness, newLink, startHarness } from './harness.js';
+import { type Call, type Harness, newLink, startHarness } from '../src/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { EventEnvelope } from '@booksync/service-contract/schemas/index';
 import { verify } from '@booksync/service-contract/webhook-signature';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DirectHttpDispatcher } from '../../src/emulator/webhooks/direct-http-dispatcher.js';
-import type { RecordingDispatcher } from '../../src/emulator/webhooks/recording-dispatcher.js';
-import { type Harness, newLink, startHarness } from './harness.js';
+import { type Harness, newLink, startHarness } from '../src/harness.js';
+import { DirectHttpDispatcher } from '../src/webhooks/direct-http-dispatcher.js';
+import type { RecordingDispatcher } from '../src/webhooks/recording-dispatcher.js';
 
 interface Received {
   body: string;

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readPrivateFile, readSecretFile, writePrivateFile } from '../../src/config/private-files.js';
+import { readPrivateFile, readSecretFile, writePrivateFile } from '../src/index.js';
 
 // Files holding secrets in a data folder someone else may write to (BOOKSYNC_DATA_DIR=/tmp, a shared volume):
 // what another user plants there (a link at the file's name or at its temporary name, a file open to everyone,

@@ -1,5 +1,5 @@
+import { privateSqliteFile } from '@booksync/private-files';
 import Database from 'better-sqlite3';
-import { privateSqliteFile } from '../../config/private-files.js';
 import { EmulatorClock, type TimeSource } from './clock.js';
 import { newEventId } from './ids.js';
 import { migrate } from './migrations.js';

@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the harness hands tests untyped JSON bodies to assert on
 import type { AddressInfo } from 'node:net';
+import { OpenApiResponseValidator } from '@booksync/service-contract/openapi-validator';
 import type { Permission } from '@booksync/service-contract/schemas/index';
-import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
-import { OpenApiResponseValidator } from '../support/openapi-validator.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from './server.js';
 
 export const adminToken = 'test-admin-token';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, caller, type Harness, newDeposit, newLink, startHarness } from './harness.js';
+import { adminToken, caller, type Harness, newDeposit, newLink, startHarness } from '../src/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../logging/logger.js';
+import type { Logger } from '../logger.js';
 import type { FaultInjector } from '../sandbox/faults.js';
 import type { Store } from '../store/store.js';
 import type { OutboxRelay } from '../webhooks/outbox-relay.js';

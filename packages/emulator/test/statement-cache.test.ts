@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { cachePreparedStatements } from '../../src/emulator/store/statement-cache.js';
+import { cachePreparedStatements } from '../src/store/statement-cache.js';
 
 describe('emulator statement cache', () => {
   it('compiles each SQL text once and keeps statements usable with new parameters', () => {

@@ -1,5 +1,5 @@
-import type { Logger } from '../../logging/logger.js';
 import { activeSubscriptions } from '../domain/webhook-subscriptions.js';
+import type { Logger } from '../logger.js';
 import type { EventRow, Store } from '../store/store.js';
 import { nextAttemptNumber } from './delivery-attempt.js';
 import type { DeliveryTarget, WebhookDispatcher } from './dispatcher.js';
