@@ -40,12 +40,18 @@ export function reversibleOriginal(key: string, original: BookedEntry | null): B
   return original;
 }
 
-/** The reversing entry of `original` (booked under `reversalKey(key)`): its lines negated, its links kept. */
+/**
+ * The reversing entry of `original` (booked under `reversalKey(key)`): its lines negated, its links kept. It is
+ * never dated before the original: the original may be dated by the service's record and the reversal by
+ * booksync's day (the service gives no time for some undoings, a voided debit memo's), and the service's
+ * clock may run ahead of booksync's; a reversal dated the day before what it reverses would land in another
+ * month, where no target may undo the original in place.
+ */
 export function reversalEntry(original: BookedEntry, key: string, options: ReverseOptions): LedgerEntryInput {
   if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
     throw new LedgerValidationError(`reversal of ${key} needs a reason`);
   }
-  return validateEntry(
+  const asked = validateEntry(
     {
       key: reversalKey(key),
       date: options.date,
@@ -55,6 +61,7 @@ export function reversalEntry(original: BookedEntry, key: string, options: Rever
     },
     true,
   );
+  return asked.date < original.date ? { ...asked, date: original.date } : asked;
 }
 
 /** An entry just inserted, as booked (nothing reverses it yet). */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { markerTextOf } from '@booksync/vendor-doubles/xero/double';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CloseCertificate } from '../../src/close/certificate.js';
 import type { BookedEntry } from '../../src/ledger/entry.js';
 import { dayInZone } from '../../src/ledger/mapping/dates.js';
 import { markersIn } from '../../src/targets/markers.js';
@@ -427,6 +428,102 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
       payout: (await trytonLines(ids.payout as string)) > 0,
     }).toEqual({ due, payment: true, cleared: true, payout: true });
     endCase(7);
+  });
+
+  // Before case 8, the first to move the service's clock: booksync dates a link's invoice by its own day (the
+  // service gives a link no date), which Tryton's numbering would otherwise set apart from the service's days.
+  it('17: the same events make the same documents in every book, whether booksync followed each step or saw them all late, last first and twice', async () => {
+    await startCase();
+    /** One twin's records: an ACH payment returned, an ACH payment partly refunded, a vendor check returned. */
+    const twin = async (tag: string, followed: boolean) => {
+      const ids: Record<string, string> = {};
+      const waitFor = async (what: string, ok: (entries: BookedEntry[]) => boolean) => {
+        if (followed) await settled(`${tag}: ${what}`, ok);
+      };
+      ids.returnedLink = await link(`CASE17-${tag}-ACH-RETURNED`, 7_000);
+      ids.refundedLink = await link(`CASE17-${tag}-ACH-REFUNDED`, 10_000);
+      ids.returned = await payAch(ids.returnedLink);
+      await waitFor('the payment', has(`payment:${ids.returned}`));
+      await box().returnAchPayment(ids.returned);
+      await waitFor('the return', has(`reversal:payment:${ids.returned}`));
+      ids.refunded = await payAch(ids.refundedLink, undefined, true);
+      await waitFor('the second payment', has(`payment:${ids.refunded}`));
+      const refunded = await service().refundPayment(ids.refunded, { amountCents: 3_000 });
+      ids.refund = refunded.refunds[0]?.id as string;
+      await waitFor('the refund', has(`refund:${ids.refund}`));
+      const vendor = await service().createVendor({
+        name: `Case 17 ${tag} Mill`,
+        email: `${tag}@case17.example`,
+      });
+      ids.vendor = vendor.id;
+      const method = await box().submitVendorOnboardingForm(vendor.id, {
+        type: 'CHECK',
+        checkAddress: {
+          name: 'Case 17 Mill',
+          street: '1 Mill Rd',
+          city: 'Salina',
+          state: 'KS',
+          zip: '67401',
+        },
+      });
+      const bill = await service().createBill({
+        vendorId: vendor.id,
+        amountCents: 1_200,
+        invoiceNumber: `C17-${tag}`,
+      });
+      ids.bill = bill.id;
+      ids.check = (await service().createBillPayment(bill.id, method.id)).id;
+      await box().advanceBillCheck(ids.check, 'sent');
+      await waitFor('the check sent', has(`bill-payment-sent:${ids.check}`));
+      await box().advanceBillCheck(ids.check, 'returned');
+      await waitFor('the check returned', has(`reversal:bill-payment-sent:${ids.check}`));
+      return ids;
+    };
+    const followed = await twin('A', true);
+    // The second twin's webhooks held until all of it happened, then delivered last first, each twice.
+    await box().holdWebhooks();
+    const late = await twin('B', false);
+    expect(await box().releaseWebhooks({ order: 'reversed', times: 2 })).toBeGreaterThanOrEqual(6);
+    const done = (ids: Record<string, string>) =>
+      all(
+        has(`reversal:payment:${ids.returned}`),
+        has(`refund-reopen:${ids.refund}`),
+        has(`reversal:bill-payment-sent:${ids.check}`),
+      );
+    await settled('the late twin, from its last events first', done(late));
+    await stack.untilAllPushed();
+    await expectOpenAsService(stack, [
+      followed.returnedLink,
+      followed.refundedLink,
+      late.returnedLink,
+      late.refundedLink,
+    ] as string[]);
+    // Per twin: the returned payment leaves its 7,000 owed; the refunded one 3,000 owed and 7,000 in clearing;
+    // the returned check leaves the 1,200 bill owed. Twice.
+    await expectChanges(stack, before, {
+      AccountsReceivable: 2 * (7_000 + 3_000),
+      Revenue: -2 * (7_000 + 10_000),
+      ProcessorClearing: 2 * 7_000,
+      BillExpenses: 2 * 1_200,
+      AccountsPayable: -2 * 1_200,
+    });
+    // Each book holds the same documents for both twins, once the twins' service ids are named alike.
+    const entries = await stack.entries();
+    const documents = async (ids: Record<string, string>) => {
+      const own = new Set(Object.values(ids));
+      const keys = new Set(
+        entries.filter((e) => Object.values(e.links).some((v) => own.has(v as string))).map((e) => e.key),
+      );
+      const rename = (text: string) =>
+        Object.entries(ids).reduce((t, [name, id]) => t.replaceAll(id, `<${name}>`), text);
+      return documentsOf(stack, keys, rename);
+    };
+    const [a, b] = [await documents(followed), await documents(late)];
+    for (const book of ['ledger', 'quickbooks', 'xero', 'tryton'] as const) {
+      expect(a[book].length, `${book} holds documents of the twin`).toBeGreaterThanOrEqual(3);
+      expect({ book, documents: b[book] }).toEqual({ book, documents: a[book] });
+    }
+    endCase(17);
   });
 
   it('8: an ACH bill payment sent one day and completed the next: the bank is credited on the day it was sent', async () => {
@@ -883,111 +980,33 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
     endCase(16);
   });
 
-  it('17: the same events make the same documents in every book, whether booksync followed each step or saw them all late, last first and twice', async () => {
+  it("18: a debit memo voided in its month while the service's clock runs ahead of booksync's: undone in place, never dated before the memo; every document owes what the service says", async () => {
+    // After case 16 the service's day is days ahead of the day booksync runs on: the link is invoiced on
+    // booksync's day (the service gives a link no date), the memo and the payment on the service's, and the
+    // void, for which the service gives no time, on booksync's: before the memo it undoes, but for the rule
+    // that a reversal is never dated before what it reverses.
     await startCase();
-    /** One twin's records: an ACH payment returned, an ACH payment partly refunded, a vendor check returned. */
-    const twin = async (tag: string, followed: boolean) => {
-      const ids: Record<string, string> = {};
-      const waitFor = async (what: string, ok: (entries: BookedEntry[]) => boolean) => {
-        if (followed) await settled(`${tag}: ${what}`, ok);
-      };
-      ids.returnedLink = await link(`CASE17-${tag}-ACH-RETURNED`, 7_000);
-      ids.refundedLink = await link(`CASE17-${tag}-ACH-REFUNDED`, 10_000);
-      ids.returned = await payAch(ids.returnedLink);
-      await waitFor('the payment', has(`payment:${ids.returned}`));
-      await box().returnAchPayment(ids.returned);
-      await waitFor('the return', has(`reversal:payment:${ids.returned}`));
-      ids.refunded = await payAch(ids.refundedLink, undefined, true);
-      await waitFor('the second payment', has(`payment:${ids.refunded}`));
-      const refunded = await service().refundPayment(ids.refunded, { amountCents: 3_000 });
-      ids.refund = refunded.refunds[0]?.id as string;
-      await waitFor('the refund', has(`refund:${ids.refund}`));
-      const vendor = await service().createVendor({
-        name: `Case 17 ${tag} Mill`,
-        email: `${tag}@case17.example`,
-      });
-      ids.vendor = vendor.id;
-      const method = await box().submitVendorOnboardingForm(vendor.id, {
-        type: 'CHECK',
-        checkAddress: {
-          name: 'Case 17 Mill',
-          street: '1 Mill Rd',
-          city: 'Salina',
-          state: 'KS',
-          zip: '67401',
-        },
-      });
-      const bill = await service().createBill({
-        vendorId: vendor.id,
-        amountCents: 1_200,
-        invoiceNumber: `C17-${tag}`,
-      });
-      ids.bill = bill.id;
-      ids.check = (await service().createBillPayment(bill.id, method.id)).id;
-      await box().advanceBillCheck(ids.check, 'sent');
-      await waitFor('the check sent', has(`bill-payment-sent:${ids.check}`));
-      await box().advanceBillCheck(ids.check, 'returned');
-      await waitFor('the check returned', has(`reversal:bill-payment-sent:${ids.check}`));
-      return ids;
-    };
-    const followed = await twin('A', true);
-    // The second twin's webhooks held until all of it happened, then delivered last first, each twice.
-    await box().holdWebhooks();
-    const late = await twin('B', false);
-    expect(await box().releaseWebhooks({ order: 'reversed', times: 2 })).toBeGreaterThanOrEqual(6);
-    const done = (ids: Record<string, string>) =>
-      all(
-        has(`reversal:payment:${ids.returned}`),
-        has(`refund-reopen:${ids.refund}`),
-        has(`reversal:bill-payment-sent:${ids.check}`),
-      );
-    await settled('the late twin, from its last events first', done(late));
-    await stack.untilAllPushed();
-    await expectOpenAsService(stack, [
-      followed.returnedLink,
-      followed.refundedLink,
-      late.returnedLink,
-      late.refundedLink,
-    ] as string[]);
-    // Per twin: the returned payment leaves its 7,000 owed; the refunded one 3,000 owed and 7,000 in clearing;
-    // the returned check leaves the 1,200 bill owed. Twice.
-    await expectChanges(stack, before, {
-      AccountsReceivable: 2 * (7_000 + 3_000),
-      Revenue: -2 * (7_000 + 10_000),
-      ProcessorClearing: 2 * 7_000,
-      BillExpenses: 2 * 1_200,
-      AccountsPayable: -2 * 1_200,
-    });
-    // Each book holds the same documents for both twins, once the twins' service ids are named alike.
-    const entries = await stack.entries();
-    const documents = async (ids: Record<string, string>) => {
-      const own = new Set(Object.values(ids));
-      const keys = new Set(
-        entries.filter((e) => Object.values(e.links).some((v) => own.has(v as string))).map((e) => e.key),
-      );
-      const rename = (text: string) =>
-        Object.entries(ids).reduce((t, [name, id]) => t.replaceAll(id, `<${name}>`), text);
-      return documentsOf(stack, keys, rename);
-    };
-    const [a, b] = [await documents(followed), await documents(late)];
-    for (const book of ['ledger', 'quickbooks', 'xero', 'tryton'] as const) {
-      expect(a[book].length, `${book} holds documents of the twin`).toBeGreaterThanOrEqual(3);
-      expect({ book, documents: b[book] }).toEqual({ book, documents: a[book] });
-    }
-    endCase(17);
-  });
-
-  it('18: a debit memo paid and then voided in the same month: the paid charge stays, a correction takes the fee back, every document owes what the service says', async () => {
-    await startCase();
-    // The payer may pay part: here the memo's amount first.
     const id = await link('CASE18-MEMO-VOIDED', 12_000, { amountEditable: true });
     await stack.cli(['link', 'debit-memo', id, '--amount', '1500', '--description', 'rush fee']);
     await step('the invoice and its memo', all(has(`invoice:${id}`), linkHas(id, 'debit-memo:')), [id]);
     const memoId = (await service().getPaymentLink(id)).debitMemos[0]?.id as string;
+    // A part payment: it settles the oldest document, the link's own invoice.
     const payment = await payAch(id, 1_500);
-    await step("a payment of the memo's amount", has(`payment:${payment}`), [id]);
+    await step('a part payment', has(`payment:${payment}`), [id]);
     await stack.cli(['link', 'void-memo', id, memoId]);
     await step('the void', has(`reversal:debit-memo:${memoId}`), [id]);
+    const entries = await stack.entries();
+    const memoDate = entries.find((e) => e.key === `debit-memo:${memoId}`)?.date as string;
+    expect(entries.find((e) => e.key === `reversal:debit-memo:${memoId}`)?.date).toBe(memoDate);
+    // The memo's charge invoice, unpaid, is undone in place: voided at QuickBooks and Xero.
+    const qboMemo = qbo
+      .all(stack.realmId, 'Invoice')
+      .find((d) => markersIn(d.PrivateNote).some((m) => m.key === `debit-memo:${memoId}`));
+    expect(qbo.isVoided(stack.realmId, 'Invoice', String(qboMemo?.Id))).toBe(true);
+    const xeroMemo = xero
+      .all(stack.tenantId, 'Invoices')
+      .find((d) => markersIn(markerTextOf(d)).some((m) => m.key === `debit-memo:${memoId}`));
+    expect(xeroMemo?.Status).toBe('VOIDED');
     // The service: 12,000 asked, 1,500 paid, 10,500 left.
     const after = await service().getPaymentLink(id);
     expect(after.requestedAmountCents - after.completedAmountCents).toBe(10_500);
@@ -999,6 +1018,42 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
       Revenue: -12_000,
     });
     endCase(18);
+  });
+
+  it('19: a link lowered and then raised above its first amount: the discount taken back, only the rest new revenue; paid, every document at 0', async () => {
+    await startCase();
+    const id = await link('CASE19-LOWERED-RAISED', 10_000);
+    await stack.cli(['link', 'sync', id]);
+    await step('the invoice', has(`invoice:${id}`), [id]);
+    await service().updatePaymentLink(id, { requestedAmountCents: 8_000 });
+    await stack.cli(['link', 'sync', id]);
+    await step('the lowering', has(`invoice-adjustment:${id}:1`), [id]);
+    await service().updatePaymentLink(id, { requestedAmountCents: 11_000 });
+    await stack.cli(['link', 'sync', id]);
+    await step('the raise', all(has(`invoice-adjustment:${id}:2`), has(`invoice-adjustment:${id}:3`)), [id]);
+    // Invoice 10,000, lowered 2,000 (Dr Discounts and Write-offs / Cr AR), raised 3,000: 2,000 taken back
+    // (Dr AR / Cr Discounts and Write-offs) and 1,000 more sold (Dr AR / Cr Revenue).
+    await expectChanges(stack, before, { AccountsReceivable: 11_000, Revenue: -11_000 });
+    const payment = await payAch(id);
+    await step('the payment', has(`payment:${payment}`), [id]);
+    await expectChanges(stack, before, { ProcessorClearing: 11_000, Revenue: -11_000 });
+    endCase(19);
+  });
+
+  it("after every case, the certificate of the cases' period passes: each object booked once, each target agreeing with the ledger", async () => {
+    // From the first of the month the books opened in to the service's day (case 16 moved it days ahead).
+    const dates = (await stack.entries()).map((e) => e.date).sort();
+    const from = `${(dates[0] as string).slice(0, 7)}-01`;
+    const to = await today();
+    const run = await stack.cli(['close', '--from', from, '--to', to, '--json']);
+    const certificate = JSON.parse(run.stdout) as CloseCertificate;
+    expect(certificate.problems).toEqual([]);
+    expect(certificate.passes).toBe(true);
+    // The cases' objects are all in it, each booked, none orphaned; every target took every entry.
+    expect(certificate.counts.objects).toBeGreaterThan(40);
+    expect(certificate.counts.orphans).toBe(0);
+    expect(certificate.documentCounts.receivables.differ).toBe(0);
+    expect(certificate.documentCounts.payables.differ).toBe(0);
   });
 });
 

@@ -73,6 +73,15 @@ describe.each(ledgerStores())('$name ledger', (store) => {
       expect(await ledger.isReversed('payment:p1')).toBe(false);
     });
 
+    it("is never dated before what it reverses: the original's date when asked for an earlier one", async () => {
+      await ledger.post(twoLine('payment:dated1', 10_000, { date: '2026-02-03' }));
+      const reversed = await ledger.reverse('payment:dated1', { reason: 'voided', date: '2026-01-31' });
+      expect(reversed.entry.date).toBe('2026-02-03');
+      await ledger.post(twoLine('payment:dated2', 5_000, { date: '2026-02-03' }));
+      const later = await ledger.reverse('payment:dated2', { reason: 'returned', date: '2026-02-10' });
+      expect(later.entry.date).toBe('2026-02-10');
+    });
+
     it('isReversed is false for unknown and live keys', async () => {
       await ledger.post(twoLine('payment:p1', 1000));
       expect(await ledger.isReversed('payment:p1')).toBe(false);

@@ -767,7 +767,8 @@ describe('complete books: invoices and bills', () => {
       ]);
       // A second write-off of the same link later (after a raise): only what earlier adjustments did not
       // book to Bad Debt counts.
-      const raised = invoiceEntryToPost(
+      // Raised back to 10,000: the 1,000 discount taken back, the other 7,000 is revenue again.
+      const takenBack = invoiceEntryToPost(
         plain,
         booked([first, discount, writtenOff]),
         '2026-02-06',
@@ -775,13 +776,27 @@ describe('complete books: invoices and bills', () => {
         0,
         7_000,
       );
-      expect(raised?.lines).toEqual([
-        { account: Accounts.AccountsReceivable, amountCents: 8_000 },
-        { account: Accounts.Revenue, amountCents: -8_000 },
+      const raised = invoiceEntryToPost(
+        plain,
+        booked([first, discount, writtenOff, takenBack]),
+        '2026-02-06',
+        'UTC',
+        0,
+        7_000,
+      );
+      expect([takenBack?.lines, raised?.lines]).toEqual([
+        [
+          { account: Accounts.AccountsReceivable, amountCents: 1_000 },
+          { account: Accounts.DiscountsAndWriteOffs, amountCents: -1_000 },
+        ],
+        [
+          { account: Accounts.AccountsReceivable, amountCents: 7_000 },
+          { account: Accounts.Revenue, amountCents: -7_000 },
+        ],
       ]);
       const again = invoiceEntryToPost(
         { ...plain, requestedAmountCents: 7_000 },
-        booked([first, discount, writtenOff, raised]),
+        booked([first, discount, writtenOff, takenBack, raised]),
         '2026-02-07',
         'UTC',
         0,
@@ -814,7 +829,7 @@ describe('complete books: invoices and bills', () => {
     });
   });
 
-  it('10,000 lowered to 8,000: Dr Discounts and Write-offs 2,000 / Cr A/R; raised back: Dr A/R / Cr Revenue', () => {
+  it('10,000 lowered to 8,000: Dr Discounts and Write-offs 2,000 / Cr A/R; raised to 11,000: the discount taken back, then Revenue', () => {
     const plain = { ...link, requestedAmountCents: 10_000, debitMemoAmountCents: 0 };
     const first = invoiceEntryToPost(plain, [], '2026-02-01', 'UTC');
     const lowered = invoiceEntryToPost(
@@ -827,13 +842,36 @@ describe('complete books: invoices and bills', () => {
       { account: Accounts.AccountsReceivable, amountCents: -2_000 },
       { account: Accounts.DiscountsAndWriteOffs, amountCents: 2_000 },
     ]);
-    const raised = invoiceEntryToPost(plain, booked([first, lowered]), '2026-02-04', 'UTC');
-    expect(table([raised!])).toEqual([
+    // Raised to 11,000: the 2,000 discount is taken back first, and only the 1,000 beyond it is new revenue,
+    // two adjustments, each one credit against the receivable.
+    const raisedTo = { ...plain, requestedAmountCents: 11_000 };
+    const takenBack = invoiceEntryToPost(raisedTo, booked([first, lowered]), '2026-02-04', 'UTC');
+    const more = invoiceEntryToPost(raisedTo, booked([first, lowered, takenBack]), '2026-02-04', 'UTC');
+    expect(table([takenBack!, more!])).toEqual([
       [
         'invoice-adjustment:pl_9:2',
         '2026-02-04',
-        `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Revenue} 2000`,
+        `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.DiscountsAndWriteOffs} 2000`,
       ],
+      [
+        'invoice-adjustment:pl_9:3',
+        '2026-02-04',
+        `Dr ${Accounts.AccountsReceivable} / Cr ${Accounts.Revenue} 1000`,
+      ],
+    ]);
+    expect(
+      invoiceEntryToPost(raisedTo, booked([first, lowered, takenBack, more]), '2026-02-05', 'UTC'),
+    ).toBeNull();
+    // Raised back only part of the way: all of it takes back the discount.
+    const partWay = invoiceEntryToPost(
+      { ...plain, requestedAmountCents: 9_000 },
+      booked([first, lowered]),
+      '2026-02-04',
+      'UTC',
+    );
+    expect(partWay?.lines).toEqual([
+      { account: Accounts.AccountsReceivable, amountCents: 1_000 },
+      { account: Accounts.DiscountsAndWriteOffs, amountCents: -1_000 },
     ]);
   });
 

@@ -111,7 +111,14 @@ export async function expectOpenAsService(stack: ThreeTargets, linkIds: readonly
       xero: remainder,
       tryton: remainder,
     });
-    const perDocument = expectedPerDocument(link);
+    // A raise is a charge invoice of its own: the link's own amount is then spread over several documents.
+    const raised = entries.some(
+      (e) =>
+        e.links.paymentLinkId === id &&
+        e.key.startsWith('invoice-adjustment:') &&
+        e.lines.some((l) => l.account === Accounts.AccountsReceivable && l.amountCents > 0),
+    );
+    const perDocument = raised ? null : expectedPerDocument(link);
     if (!perDocument) continue;
     for (const [target, docs] of [
       ['quickbooks', mine(qbo)],

@@ -15,7 +15,7 @@ export const testFileSeconds: Readonly<Record<string, number>> = {
   'test/reliability/security.test.ts': 90,
   'test/targets/tryton/figures.test.ts': 86,
   'test/targets/oauth/shared-connection.test.ts': 82,
-  'test/e2e/bookkeeper-cases.test.ts': 150,
+  'test/e2e/bookkeeper-cases.test.ts': 200,
   'test/reliability/worker-crash.test.ts': 80,
   'test/targets/tryton/open-amounts.property.test.ts': 130,
   'test/targets/tryton/credit-notes.test.ts': 75,

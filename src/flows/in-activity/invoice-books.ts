@@ -66,17 +66,25 @@ export async function syncInvoiceBooks(
     try {
       const { created } = await deps.ledger.post(entry);
       if (created) result.posted.push(entry.key);
-      // A lowering part written off, part discounted is two adjustments: the next look books the rest.
-      if (!isWrittenOffPart(entry)) return result;
+      // A lowering part written off, part discounted, and a raise taking back earlier discounts, are two
+      // adjustments each: the next look books the rest.
+      if (!isFirstPart(entry)) return result;
     } catch (error) {
       if (!(error instanceof LedgerConflictError) || look >= 3) throw error;
     }
   }
 }
 
-/** A lowering's written-off part (Dr Bad Debt), after which the rest of the lowering may still be booked. */
-const isWrittenOffPart = (entry: { key: string; lines: readonly { account: string }[] }) =>
-  keyPrefix(entry.key) === 'invoice-adjustment' && entry.lines.some((l) => l.account === Accounts.BadDebt);
+/**
+ * A lowering's written-off part (Dr Bad Debt) or a raise's taken-back discount (Cr Discounts and Write-offs),
+ * after which the rest of the change may still be booked.
+ */
+const isFirstPart = (entry: { key: string; lines: readonly { account: string; amountCents: number }[] }) =>
+  keyPrefix(entry.key) === 'invoice-adjustment' &&
+  entry.lines.some(
+    (l) =>
+      l.account === Accounts.BadDebt || (l.account === Accounts.DiscountsAndWriteOffs && l.amountCents < 0),
+  );
 
 const isBillEntry = (e: { key: string; reverses: string | null }) =>
   (billEntryKinds as readonly string[]).includes(keyPrefix(baseKey(e.reverses ?? e.key)));

@@ -36,7 +36,9 @@ const isInvoiceKind = (key: string) =>
  * - the own amount changed since (4.3: a write-off, a discount, a correction): `invoice-adjustment:{link}:{n}`
  *   for the difference, never an edit of the invoice. A lowering is Dr Discounts and Write-offs / Cr Accounts
  *   Receivable: Revenue keeps what was invoiced and the books show what was forgiven (a bookkeeper's
- *   "discounts given"); a raise is more revenue, Dr Accounts Receivable / Cr Revenue. A lowering an earlier
+ *   "discounts given"); a raise first takes back what earlier lowerings discounted (Dr Accounts Receivable /
+ *   Cr Discounts and Write-offs, an adjustment of its own), then is more revenue, Dr Accounts Receivable /
+ *   Cr Revenue. A lowering an earlier
  *   release booked against Revenue stays as it is: the plan counts only Accounts Receivable, so it is not
  *   booked again.
  * - what of a lowering the business's write-offs cover (`writtenOffCents`: the link's recorded write-offs,
@@ -83,6 +85,22 @@ export function invoiceEntryToPost(
   const adjustments = mine.filter((e) => keyPrefix(e.key) === 'invoice-adjustment').length;
   const key = entryKeys.invoiceAdjustment(link.id, adjustments + 1);
   if (delta > 0) {
+    // What earlier lowerings gave as discounts is taken back first, an adjustment of its own (the caller asks
+    // again for the rest): a link lowered from 10,000 to 8,000 and raised to 11,000 sold 11,000 and gave no
+    // discount, so neither Revenue nor Discounts and Write-offs is overstated.
+    const discounted = invoiceLineCents(mine, Accounts.DiscountsAndWriteOffs);
+    const takenBack = Math.min(delta, Math.max(0, discounted));
+    if (takenBack > 0)
+      return {
+        key,
+        date: today,
+        description: `Invoice for payment link ${link.id}: ${takenBack} cents of earlier discounts taken back, amount raised to ${own - delta + takenBack} cents`,
+        lines: [
+          { account: Accounts.AccountsReceivable, amountCents: takenBack },
+          { account: Accounts.DiscountsAndWriteOffs, amountCents: -takenBack },
+        ],
+        links,
+      };
     return {
       key,
       date: today,
