@@ -1040,24 +1040,6 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
     endCase(19);
   });
 
-  it('after cases 1 to 19, the certificate of their period passes: each object booked once, each target agreeing with the ledger', async () => {
-    // From the first of the month the books opened in to the service's day (case 16 moved it days ahead).
-    const dates = (await stack.entries()).map((e) => e.date).sort();
-    const from = `${(dates[0] as string).slice(0, 7)}-01`;
-    const to = await today();
-    const run = await stack.cli(['close', '--from', from, '--to', to, '--json']);
-    const certificate = JSON.parse(run.stdout) as CloseCertificate;
-    expect(certificate.problems).toEqual([]);
-    expect(certificate.passes).toBe(true);
-    // The cases' objects are all in it, each booked, none orphaned; every target took every entry.
-    expect(certificate.counts.objects).toBeGreaterThan(40);
-    expect(certificate.counts.orphans).toBe(0);
-    expect(certificate.documentCounts.receivables.differ).toBe(0);
-    expect(certificate.documentCounts.payables.differ).toBe(0);
-  });
-  // After the certificate: the customer's credit this case leaves (a link overpaid once its paid memo is voided)
-  // is a credit note of its own at Xero, which the certificate's reading of Xero's aged receivables (invoices
-  // only) does not count yet, so the period's certificate would fail at Xero for it.
   it('20: a debit memo paid and then voided in the same month: the paid charge stays, a correction takes the fee back and leaves the customer its credit', async () => {
     await startCase();
     const id = await link('CASE20-PAID-MEMO-VOIDED', 12_000);
@@ -1087,6 +1069,22 @@ describe("the bookkeeper's cases through `booksync start`, in Tryton, QuickBooks
       Revenue: -12_000,
     });
     endCase(20);
+  });
+
+  it('after cases 1 to 20, the certificate of their period passes: each object booked once, each target agreeing with the ledger', async () => {
+    // From the first of the month the books opened in to the service's day (case 16 moved it days ahead).
+    const dates = (await stack.entries()).map((e) => e.date).sort();
+    const from = `${(dates[0] as string).slice(0, 7)}-01`;
+    const to = await today();
+    const run = await stack.cli(['close', '--from', from, '--to', to, '--json']);
+    const certificate = JSON.parse(run.stdout) as CloseCertificate;
+    expect(certificate.problems).toEqual([]);
+    expect(certificate.passes).toBe(true);
+    // The cases' objects are all in it, each booked, none orphaned; every target took every entry.
+    expect(certificate.counts.objects).toBeGreaterThan(40);
+    expect(certificate.counts.orphans).toBe(0);
+    expect(certificate.documentCounts.receivables.differ).toBe(0);
+    expect(certificate.documentCounts.payables.differ).toBe(0);
   });
 });
 

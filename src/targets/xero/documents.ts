@@ -228,7 +228,11 @@ export async function overpayment(
       contact: { contactID: await ctx.contacts.id(doc.customer ?? unnamedCustomer) },
       bankAccount: { code: ctx.accounts.code(bank) },
       date: doc.date,
-      reference: withBusinessReference(doc, reference),
+      // The credit of a link's money noted with its link (after the marker and its part), as a charge invoice.
+      reference: withBusinessReference(
+        doc,
+        doc.invoice ? `${reference} ${ownerNote(doc.invoice)}` : reference,
+      ),
       // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
       lineAmountTypes: 'NoTax',
       lineItems: [{ description: doc.description, lineAmount: centsToAmount(cents) }],

@@ -1,4 +1,6 @@
+import type { AccountingApi } from 'xero-node';
 import { type AccountRole, accountRoles } from '../account-mapping.js';
+import { amountToCents } from '../decimal-amounts.js';
 import {
   addOpenByNote,
   balancesByRole,
@@ -21,7 +23,15 @@ import type { XeroClient } from './client.js';
 //   dated on or before the day that were still unpaid at its end: AUTHORISED, or PAID by a payment dated
 //   after it. The same listing gives each invoice's marker (Reference; a bill's first line), which names its
 //   link or bill. Xero's invoice AmountDue alone would be today's, not the day's; the aged reports are Xero's
-//   figure as of the day, payments dated later left out by Xero itself.
+//   figure as of the day, payments dated later left out by Xero itself;
+// - the contact's credits, which Xero's aged reports also show, each on a line of its own ("each invoice,
+//   credit note, overpayment or prepayment", https://help.xero.com/us/Report_AgedreceivableInvoices): the
+//   API's report example gives only invoice rows (attribute `invoiceID`), so the credits are read from their
+//   own records, CreditNotes (ACCRECCREDIT / ACCPAYCREDIT) and Overpayments (RECEIVE- / SPEND-OVERPAYMENT),
+//   each what it had left at the day's end: its Total less its Allocations and its Payments (refunds) dated
+//   on or before the day (xero_accounting.yaml `CreditNote`, `Overpayment`, `Allocation.Date`). A credit is
+//   counted negative under the link or bill its Reference notes. Prepayments are not in Xero's aged reports
+//   (booksync makes none). A report row naming a credit read this way is not counted twice.
 // Every amount goes from the report's text to cents through its digits (reportCents).
 
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's models, read as plain objects
@@ -63,6 +73,21 @@ function attributeOf(row: Body, id: string): string | null {
   return null;
 }
 
+/** A contact's credit left at a day's end: a credit note or an overpayment, and its Reference. */
+interface Credit {
+  entity: 'CreditNote' | 'Overpayment';
+  id: string;
+  cents: number;
+  text: string;
+}
+
+/** What names a credit's link or bill: its Reference (a sales credit), else its first line (a vendor's). */
+function creditText(type: 'ACCREC' | 'ACCPAY', record: Body): string {
+  const reference = String(record.reference ?? '');
+  if (type === 'ACCREC' || reference !== '') return reference;
+  return String(record.lineItems?.[0]?.description ?? '');
+}
+
 export class XeroFigures {
   private readonly client: XeroClient;
   private readonly accounts: AccountDirectory;
@@ -102,8 +127,27 @@ export class XeroFigures {
     return balancesByRole(accountOf, byAccount, new Map([['BillExpenses', vendorAccounts]]));
   }
 
-  /** Open per link (ACCREC) or bill (ACCPAY) as of the day: Xero's aged report of each contact concerned. */
+  /**
+   * Open per link (ACCREC) or bill (ACCPAY) as of the day: Xero's aged report of each contact concerned, less
+   * the contacts' credits left at the day's end.
+   */
   private async open(type: 'ACCREC' | 'ACCPAY', day: string): Promise<Record<string, number>> {
+    const side = type === 'ACCREC' ? 'paymentLinkId' : 'billId';
+    const open: Record<string, number> = {};
+    const credits = await this.creditsLeft(type, day);
+    for (const credit of credits)
+      addOpenByNote(open, side, credit.text, `${credit.entity}:${credit.id}`, -credit.cents);
+    await this.agedInvoices(type, day, open, new Set(credits.map((c) => c.id)));
+    return open;
+  }
+
+  /** Adds to `open` each invoice row of the aged reports of the contacts concerned (`credits` left out). */
+  private async agedInvoices(
+    type: 'ACCREC' | 'ACCPAY',
+    day: string,
+    open: Record<string, number>,
+    credits: ReadonlySet<string>,
+  ): Promise<void> {
     const invoices = new Map<string, Body>();
     const contacts = new Set<string>();
     for (const invoice of await this.invoices(type)) {
@@ -115,7 +159,6 @@ export class XeroFigures {
     }
     contacts.delete('');
     const side = type === 'ACCREC' ? 'paymentLinkId' : 'billId';
-    const open: Record<string, number> = {};
     for (const contactId of contacts) {
       const answer = await this.client.call(
         type === 'ACCREC' ? 'getReportAgedReceivablesByContact' : 'getReportAgedPayablesByContact',
@@ -128,7 +171,7 @@ export class XeroFigures {
       const due = columnOf(rows, 'Due');
       for (const row of reportRows(rows)) {
         const invoiceId = String(row.rowType) === 'Row' ? attributeOf(row, 'invoiceID') : null;
-        if (!invoiceId) continue;
+        if (!invoiceId || credits.has(invoiceId)) continue;
         const cents = reportCents(((row.cells ?? []) as Body[])[due]?.value);
         const invoice = invoices.get(invoiceId);
         const text =
@@ -138,7 +181,53 @@ export class XeroFigures {
         addOpenByNote(open, side, text, `Invoice:${invoiceId}`, cents);
       }
     }
-    return open;
+  }
+
+  /**
+   * The contact credits of the side (credit notes and overpayments, AUTHORISED or PAID, dated on or before
+   * the day) with what each had left at the day's end; those with nothing left are not listed.
+   */
+  private async creditsLeft(type: 'ACCREC' | 'ACCPAY', day: string): Promise<Credit[]> {
+    const live = '(Status=="AUTHORISED" OR Status=="PAID")';
+    const notes = await this.pages('getCreditNotes', 'creditNotes', (api, t, page) =>
+      api.getCreditNotes(t, undefined, `Type=="${type}CREDIT" AND ${live}`, 'Date', page),
+    );
+    const overpayments = await this.pages('getOverpayments', 'overpayments', (api, t, page) =>
+      api.getOverpayments(
+        t,
+        undefined,
+        `Type=="${type === 'ACCREC' ? 'RECEIVE' : 'SPEND'}-OVERPAYMENT" AND ${live}`,
+        'Date',
+        page,
+      ),
+    );
+    const credits: Credit[] = [];
+    const add = (entity: Credit['entity'], id: unknown, record: Body) => {
+      if (dayOf(record.date) > day) return;
+      const used = [...((record.allocations ?? []) as Body[]), ...((record.payments ?? []) as Body[])]
+        .filter((a) => dayOf(a.date) <= day)
+        .reduce((sum, a) => sum + amountToCents(Number(a.amount ?? 0)), 0);
+      const cents = amountToCents(Number(record.total ?? 0)) - used;
+      if (cents !== 0) credits.push({ entity, id: String(id), cents, text: creditText(type, record) });
+    };
+    for (const note of notes) add('CreditNote', note.creditNoteID, note);
+    for (const overpayment of overpayments) add('Overpayment', overpayment.overpaymentID, overpayment);
+    return credits;
+  }
+
+  /** Every record of a paged list (Xero's 100 a page when `page` is given), page after page. */
+  private async pages(
+    operation: string,
+    field: string,
+    read: (api: AccountingApi, tenant: string, page: number) => Promise<{ body: Body }>,
+  ): Promise<Body[]> {
+    const all: Body[] = [];
+    for (let page = 1; ; page++) {
+      const answer = await this.client.call<Body>(operation, (api, t) => read(api, t, page));
+      const records = (answer[field] ?? []) as Body[];
+      all.push(...records);
+      if (records.length < PAGE) return all;
+    }
   }
 
   /** Every AUTHORISED or PAID invoice of the type, a page of 100 at a time. */

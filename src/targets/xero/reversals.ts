@@ -368,7 +368,8 @@ async function reversingPlans(
           type: 'ACCRECCREDIT',
           contact: await contactOf(doc.customer),
           date: doc.date,
-          reference: mark,
+          // A reversal's key does not name its link: noted, so the credit counts to the link in Xero's aging.
+          reference: doc.invoice ? `${mark} ${ownerNote(doc.invoice)}` : mark,
           status: 'AUTHORISED',
           lineItems: [line(pair.debit)],
         },

@@ -176,6 +176,25 @@ describe('Xero: a customer’s credit reversed', () => {
     });
   });
 
+  it('Xero’s figures as of each day count the credit under its link, less what was allocated or refunded by then', async () => {
+    const { org, docs, pushed, returned, context, transaction, overpaymentId } = await pushedCredit();
+    const link = String(docs.invoice.invoice?.paymentLinkId);
+    const openOf = async (day: string) => (await org.target().figuresAsOf(day)).openInvoices;
+    // The credit's Reference names its link after the marker, as a charge invoice's does.
+    expect(String(transaction?.Reference)).toContain(`booksync link=${link}`);
+    // 120.00 invoiced on the 2nd; 50.00 paid and the 90.00 credit on the 3rd: the link is owed 20.00 from then.
+    expect(await openOf('2026-11-02')).toEqual({ [link]: 120_00 });
+    expect(await openOf('2026-11-03')).toEqual({ [link]: -20_00 });
+    // A bookkeeper allocates 30.00 of it to the invoice: the invoice owes 40.00, the credit holds 60.00.
+    const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);
+    double.allocateOverpayment(org.tenantId, overpaymentId, invoiceId, 30_00);
+    expect(await openOf('2026-11-03')).toEqual({ [link]: -20_00 });
+    // Returned on the 7th: the allocation removed, the 90.00 refunded that day; the day before is as it was.
+    await org.target().push(returned('2026-11-07'), context);
+    expect(await openOf('2026-11-06')).toEqual({ [link]: -20_00 });
+    expect(await openOf('2026-11-07')).toEqual({ [link]: 70_00 });
+  });
+
   it('part of it allocated in the month since locked: that allocation kept, the rest refunded, the allocated part owed again', async () => {
     const { org, docs, pushed, returned, context, transaction, overpaymentId } = await pushedCredit();
     const invoiceId = idOf(pushed.get(docs.invoice.key)?.remoteIds[0]);

@@ -160,7 +160,7 @@ describe('Xero: the business’s references', () => {
       `part=credit WIRE-77 ${mark} part=${d.invoiceDoc.key}`,
     );
     expect(double.get(org.tenantId, 'BankTransactions', idOf(remoteIds[1]))?.Reference).toBe(
-      `part=credit WIRE-77 ${mark} part=credit`,
+      `part=credit WIRE-77 ${mark} part=credit booksync link=${d.invoiceDoc.invoice?.paymentLinkId}`,
     );
     // A restart finds both parts by the document's key, in order, and makes neither again.
     expect(await org.target().push(money, restarted)).toMatchObject({ created: false, remoteIds });

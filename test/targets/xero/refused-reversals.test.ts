@@ -68,6 +68,12 @@ describe('Xero: same-month reversals Xero refuses to make in place', { timeout: 
 
     const again = await org.target().push(d.memoVoided, noIndex);
     expect(again).toMatchObject({ created: false, remoteIds: voided.remoteIds });
+    // The credit note names the link after its marker, so Xero's figures count the customer's 15.00 credit
+    // against the invoice's 120.00 from the void's day, as the ledger's open amount of the link.
+    const link = String(d.invoice.invoice?.paymentLinkId);
+    expect(String(note?.Reference)).toContain(`booksync link=${link}`);
+    expect((await target.figuresAsOf('2026-11-09')).openInvoices).toEqual({ [link]: 120_00 });
+    expect((await target.figuresAsOf('2026-11-10')).openInvoices).toEqual({ [link]: 105_00 });
   });
 
   it('a payment reconciled, then reversed: an invoice owed again and a spend dated the return, the payment kept', async () => {

@@ -770,12 +770,13 @@ export class XeroDouble {
     const where = this.whereOf(url);
     const summarize = url.searchParams.get('summarizeErrors') !== 'false';
     const last = decodeURIComponent(url.pathname.split('/').at(-1) ?? '');
-    const list = (collection: Collection, filter: (d: Doc) => boolean = () => true) => ({
-      ...envelope(),
-      [collection]: this.all(tenant.id, collection)
-        .filter((d) => where(d) && filter(d))
-        .map((d) => this.view(collection, d)),
-    });
+    // With `page`, Xero answers 100 records a page (xero_accounting.yaml, parameter page of each list).
+    const page = Number(url.searchParams.get('page') ?? 0);
+    const list = (collection: Collection, filter: (d: Doc) => boolean = () => true) => {
+      const found = this.all(tenant.id, collection).filter((d) => where(d) && filter(d));
+      const shown = page >= 1 ? found.slice((page - 1) * 100, page * 100) : found;
+      return { ...envelope(), [collection]: shown.map((d) => this.view(collection, d)) };
+    };
     const one = (collection: Collection) => {
       const doc = tenant.docs.get(collection)?.get(last);
       if (!doc) throw new XeroValidation([`${collection.slice(0, -1)} ${last} was not found`]);
@@ -817,13 +818,8 @@ export class XeroDouble {
           ...envelope(),
           TaxRates: tenant.taxRates.filter((r) => where(r)).map((r) => structuredClone(r)),
         };
-      case 'getInvoices': {
-        // With `page`, Xero answers 100 invoices a page (xero_accounting.yaml, parameter page).
-        const answer: Doc & { Invoices: Doc[] } = list('Invoices') as never;
-        const page = Number(url.searchParams.get('page') ?? 0);
-        if (page >= 1) answer.Invoices = answer.Invoices.slice((page - 1) * 100, page * 100);
-        return answer;
-      }
+      case 'getInvoices':
+        return list('Invoices');
       case 'getReportTrialBalance':
         return this.trialBalance(tenant, url.searchParams.get('date') ?? today());
       case 'getReportAgedReceivablesByContact':
