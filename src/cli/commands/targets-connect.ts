@@ -14,7 +14,7 @@ import {
   consentUrl,
   newConsentState,
   parseConsentRedirect,
-} from '../../targets/quickbooks/index.js';
+} from '../../targets/quickbooks/consent.js';
 import {
   chooseXeroTenant,
   ProofKey,
@@ -23,7 +23,7 @@ import {
   xeroConnections,
   consentUrl as xeroConsentUrl,
   xeroScopes,
-} from '../../targets/xero/index.js';
+} from '../../targets/xero/consent.js';
 import { type CommandContext, CommandError } from '../command.js';
 import { TARGET_WAIT_MS, whenAvailable } from '../when-available.js';
 

@@ -7,7 +7,9 @@ import {
   type VendorExpenseAccounts,
 } from '../../targets/account-mapping.js';
 import type { OAuthConnectionStore, SealedTokenStorage } from '../../targets/oauth/connection-store.js';
-import { XERO_RECONNECT, XeroConnectionFile, XeroTarget, XeroTokenStore } from '../../targets/xero/index.js';
+import { XeroConnectionFile } from '../../targets/xero/connection-file.js';
+import { XERO_RECONNECT, XeroTokenStore } from '../../targets/xero/token-store.js';
+import type { XeroTarget } from '../../targets/xero/xero-target.js';
 import { connectedCompany, oauthApp } from './oauth-connection.js';
 
 // The Xero pieces the settings describe, for the worker (the target) and for `booksync targets connect xero`
@@ -61,6 +63,9 @@ export async function openXeroTarget(options: {
     'xero',
     `not connected to a Xero organisation: ${XERO_RECONNECT}`,
   );
+  // The adapter (and Xero's SDK under it) loaded only by what opens the target: a command that reads the
+  // connection (`booksync targets status`, the console) does not pay for it.
+  const { XeroTarget } = await import('../../targets/xero/xero-target.js');
   return new XeroTarget({
     baseUrl: settings.XERO_BASE_URL,
     tenantId,

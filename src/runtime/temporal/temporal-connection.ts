@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import type { Settings } from '../../config/settings.js';
 import { activeTracing } from '../../telemetry/tracing.js';
 import { type PayloadEncryption, payloadEncryptionFrom } from '../../temporal/data-converter.js';
@@ -84,6 +84,8 @@ export async function connectClient(
 }
 
 export async function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
+  // The worker's SDK loaded only where a worker runs: a command with a client does not pay for it.
+  const { NativeConnection } = await import('@temporalio/worker');
   return reaching(target.address, () =>
     NativeConnection.connect({
       address: target.address,
