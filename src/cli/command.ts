@@ -12,9 +12,12 @@ export interface CommandContext {
 export interface Command {
   summary: string;
   usage: string;
-  /** Runs a Temporal worker or client in this process: the CLI installs the Temporal runtime first. */
+  /** Runs a Temporal worker or client in this process: the CLI starts tracing (OTEL_*) first. */
   usesTemporal?: boolean;
-  /** Runs a worker for long: the Temporal SDK's own metrics are exported when TEMPORAL_SDK_METRICS_PORT is set. */
+  /**
+   * Runs a worker for long: the CLI installs the Temporal SDK's native runtime first, with the SDK's own metrics
+   * when TEMPORAL_SDK_METRICS_PORT is set.
+   */
   runsWorker?: boolean;
   /**
    * A long-running command a person watches: at a terminal its log goes to BOOKSYNC_DATA_DIR/logs and only

@@ -91,14 +91,15 @@ async function main(argv: string[]): Promise<number> {
     console.log(
       `booksync: the log goes to ${logFile} (warnings and errors here too; --verbose shows it all)`,
     );
-  // The Temporal SDK's runtime (a native library) and OpenTelemetry are loaded only by the commands that talk
-  // to Temporal: the others start in a fraction of the time.
+  // OpenTelemetry is loaded only by the commands that talk to Temporal, and the Temporal SDK's runtime (a
+  // native library, the worker's: a client speaks gRPC from JavaScript) only by those that run a worker: the
+  // others start in a fraction of the time.
   const tracingModule = command.usesTemporal ? await import('../telemetry/tracing.js') : null;
-  if (command.usesTemporal) {
+  if (command.runsWorker) {
     const { installTemporalRuntime } = await import('../runtime/temporal/sdk-runtime.js');
     installTemporalRuntime(
       logger,
-      settings.TEMPORAL_SDK_METRICS_PORT === undefined || !command.runsWorker
+      settings.TEMPORAL_SDK_METRICS_PORT === undefined
         ? undefined
         : { host: settings.METRICS_HOST, port: settings.TEMPORAL_SDK_METRICS_PORT },
     );
