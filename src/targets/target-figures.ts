@@ -79,6 +79,11 @@ export function ownerNote(owner: { paymentLinkId: string } | { billId: string })
 
 export type DocumentOwner = { paymentLinkId: string } | { billId: string };
 
+/** `text` with the owner's note after it (ownerNote), or `text` alone when there is no owner. */
+export function withOwnerNote(text: string, owner: DocumentOwner | undefined): string {
+  return owner ? `${text} ${ownerNote(owner)}` : text;
+}
+
 /**
  * The payment link or bill a document at the target belongs to: the note on it, else its key's own
  * (`invoice:<link>[#n]`, `invoice-adjustment:<link>:<n>`, `bill:<bill>[#n]`), else null.

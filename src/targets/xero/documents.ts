@@ -5,7 +5,7 @@ import { centsToAmount } from '../decimal-amounts.js';
 import { dueDateOf } from '../documents.js';
 import { TargetRefusedError } from '../errors.js';
 import { marker } from '../markers.js';
-import { ownerNote } from '../target-figures.js';
+import { withOwnerNote } from '../target-figures.js';
 import type { PushContext, PushResult, TargetDocument } from '../target-port.js';
 import { processor, unnamedCustomer } from './contacts.js';
 import type { XeroContext } from './context.js';
@@ -120,7 +120,7 @@ async function salesInvoice(
       dueDate: dueDateOf(doc),
       invoiceNumber: number,
       // A charge invoice's key does not name its link: noted, so Xero's aged receivables attribute it.
-      reference: doc.invoice && doc.kind !== 'invoice' ? `${mark} ${ownerNote(doc.invoice)}` : mark,
+      reference: doc.kind !== 'invoice' ? withOwnerNote(mark, doc.invoice) : mark,
       status: 'AUTHORISED',
       lineItems: oneLine(doc.description, doc.amountCents, ctx.accounts.code(credit)),
     },
@@ -229,10 +229,7 @@ export async function overpayment(
       bankAccount: { code: ctx.accounts.code(bank) },
       date: doc.date,
       // The credit of a link's money noted with its link (after the marker and its part), as a charge invoice.
-      reference: withBusinessReference(
-        doc,
-        doc.invoice ? `${reference} ${ownerNote(doc.invoice)}` : reference,
-      ),
+      reference: withBusinessReference(doc, withOwnerNote(reference, doc.invoice)),
       // The customer's credit, its line on no revenue or expense account: no tax type, NoTax.
       lineAmountTypes: 'NoTax',
       lineItems: [{ description: doc.description, lineAmount: centsToAmount(cents) }],

@@ -137,13 +137,14 @@ export class XeroFigures {
     const credits = await this.creditsLeft(type, day);
     for (const credit of credits)
       addOpenByNote(open, side, credit.text, `${credit.entity}:${credit.id}`, -credit.cents);
-    await this.agedInvoices(type, day, open, new Set(credits.map((c) => c.id)));
+    await this.agedInvoices(type, side, day, open, new Set(credits.map((c) => c.id)));
     return open;
   }
 
   /** Adds to `open` each invoice row of the aged reports of the contacts concerned (`credits` left out). */
   private async agedInvoices(
     type: 'ACCREC' | 'ACCPAY',
+    side: 'paymentLinkId' | 'billId',
     day: string,
     open: Record<string, number>,
     credits: ReadonlySet<string>,
@@ -158,7 +159,6 @@ export class XeroFigures {
         contacts.add(String(invoice.contact?.contactID ?? ''));
     }
     contacts.delete('');
-    const side = type === 'ACCREC' ? 'paymentLinkId' : 'billId';
     for (const contactId of contacts) {
       const answer = await this.client.call(
         type === 'ACCREC' ? 'getReportAgedReceivablesByContact' : 'getReportAgedPayablesByContact',
@@ -231,16 +231,10 @@ export class XeroFigures {
   }
 
   /** Every AUTHORISED or PAID invoice of the type, a page of 100 at a time. */
-  private async invoices(type: 'ACCREC' | 'ACCPAY'): Promise<Body[]> {
+  private invoices(type: 'ACCREC' | 'ACCPAY'): Promise<Body[]> {
     const where = `Type=="${type}" AND (Status=="AUTHORISED" OR Status=="PAID")`;
-    const all: Body[] = [];
-    for (let page = 1; ; page++) {
-      const answer = await this.client.call('getInvoices', (api, t) =>
-        api.getInvoices(t, undefined, where, 'Date', undefined, undefined, undefined, undefined, page),
-      );
-      const invoices = (answer.invoices ?? []) as Body[];
-      all.push(...invoices);
-      if (invoices.length < PAGE) return all;
-    }
+    return this.pages('getInvoices', 'invoices', (api, t, page) =>
+      api.getInvoices(t, undefined, where, 'Date', undefined, undefined, undefined, undefined, page),
+    );
   }
 }

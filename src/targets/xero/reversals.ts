@@ -5,7 +5,7 @@ import { amountToCents, centsToAmount } from '../decimal-amounts.js';
 import { dueDateOf } from '../documents.js';
 import { TargetConflictError, TargetRefusedError } from '../errors.js';
 import { marker } from '../markers.js';
-import { ownerNote } from '../target-figures.js';
+import { ownerNote, withOwnerNote } from '../target-figures.js';
 import type { Party, PushContext, PushResult, TargetDocument } from '../target-port.js';
 import { unnamedCustomer } from './contacts.js';
 import type { XeroContext } from './context.js';
@@ -331,14 +331,14 @@ async function reversingPlans(
       date: doc.date,
       dueDate: dueDateOf(doc),
       invoiceNumber: numberTag(doc.key),
-      ...(type === 'ACCREC' ? { reference: doc.invoice ? `${mark} ${ownerNote(doc.invoice)}` : mark } : {}),
+      ...(type === 'ACCREC' ? { reference: withOwnerNote(mark, doc.invoice) } : {}),
       status: 'AUTHORISED',
       lineItems: [
         type === 'ACCREC'
           ? line(offset)
           : {
               ...line(offset),
-              description: `${doc.description}; ${mark}${doc.bill ? ` ${ownerNote(doc.bill)}` : ''}`,
+              description: `${doc.description}; ${withOwnerNote(mark, doc.bill)}`,
             },
       ],
     },
@@ -369,7 +369,7 @@ async function reversingPlans(
           contact: await contactOf(doc.customer),
           date: doc.date,
           // A reversal's key does not name its link: noted, so the credit counts to the link in Xero's aging.
-          reference: doc.invoice ? `${mark} ${ownerNote(doc.invoice)}` : mark,
+          reference: withOwnerNote(mark, doc.invoice),
           status: 'AUTHORISED',
           lineItems: [line(pair.debit)],
         },
