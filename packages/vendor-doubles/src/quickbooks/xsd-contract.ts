@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { contractsDir } from '../contracts.js';
+import { packageVersion, parsedFile } from '../parse-cache.js';
 
 // Intuit's published contract of QuickBooks Online v3 (Finance.xsd, IntuitRestServiceDef.xsd and their
 // includes), read from ../shared at test time, never copied into the repository. QBO's JSON uses the XSD's
@@ -101,7 +101,11 @@ export class XsdContract {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const doc = parser.parse(readFileSync(join(dir, file), 'utf8')) as XmlNode;
+      const doc = parsedFile(
+        join(dir, file),
+        `${packageVersion('fast-xml-parser')} ignoreAttributes=false attributeNamePrefix=@_ removeNSPrefix isArray=elements`,
+        (text) => parser.parse(text) as XmlNode,
+      );
       const schema = children(doc, 'schema')[0];
       if (!schema) throw new Error(`${file}: no xs:schema`);
       schemas.push(schema);

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { parse } from 'yaml';
 import { contractsDir } from '../contracts.js';
+import { packageVersion, parsedFile } from '../parse-cache.js';
 import { DocumentSchemas } from './document-schemas.js';
 
 // Xero's published contract of its Accounting API (OpenAPI 3.0, xero_accounting.yaml, v16.1.0), read from
@@ -395,11 +395,15 @@ export class XeroContract {
 
 const parsed = new Map<string, Json>();
 
-/** The YAML parsed once per process (half a second), each load adjusting a copy of its own. */
+/** The YAML parsed once per process (through the parse cache), each load adjusting a copy of its own. */
 function parsedDocument(file: string): Json {
   let document = parsed.get(file);
   if (!document) {
-    document = parse(readFileSync(file, 'utf8'), { maxAliasCount: -1 }) as Json;
+    document = parsedFile(
+      file,
+      `${packageVersion('yaml')} parse maxAliasCount=-1`,
+      (text) => parse(text, { maxAliasCount: -1 }) as Json,
+    );
     parsed.set(file, document);
   }
   return document;
