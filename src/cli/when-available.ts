@@ -29,7 +29,9 @@ export async function whenAvailable<T>(work: () => Promise<T>, options: WhenAvai
       return await work();
     } catch (error) {
       if (!(error instanceof TargetUnavailableError)) throw error;
-      const ms = error.retryAfterMs ?? fallback;
+      // A Retry-After of 0 (QuickBooks past its second's limit) still waits a second: asking again at once
+      // only spends the next request of the same second.
+      const ms = Math.max(error.retryAfterMs ?? fallback, SHORTEST_WAIT_MS);
       if (error.retryAfterMs === undefined) fallback = Math.min(fallback * 2, LONGEST_WAIT_MS);
       if (now() + ms > deadline) throw error;
       options.out(`${error.message}; asking again in ${Math.max(1, Math.round(ms / 1000))} s`);
@@ -37,6 +39,9 @@ export async function whenAvailable<T>(work: () => Promise<T>, options: WhenAvai
     }
   }
 }
+
+/** The least wait before asking again, whatever Retry-After said. */
+const SHORTEST_WAIT_MS = 1_000;
 
 /** How long `targets connect` and `targets setup` wait in all for a throttled or unavailable QuickBooks or Xero. */
 export const TARGET_WAIT_MS = 180_000;

@@ -40,6 +40,28 @@ describe('whenAvailable', () => {
     expect(lines[0]).toBe('quickbooks unavailable: throttled: ThrottleExceeded; asking again in 12 s');
   });
 
+  it('waits a second when the target says to ask again at once (Retry-After: 0), not a burst of requests', async () => {
+    const c = clock();
+    const answers: (Error | string)[] = [
+      new TargetUnavailableError('quickbooks', 'throttled: ThrottleExceeded', 0),
+      new TargetUnavailableError('quickbooks', 'throttled: ThrottleExceeded', 0),
+      'account created',
+    ];
+    let asked = 0;
+    const result = await whenAvailable(
+      async () => {
+        asked++;
+        const next = answers.shift() as Error | string;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      { out: () => undefined, withinMs: 60_000, ...c },
+    );
+    expect(result).toBe('account created');
+    expect(asked).toBe(3);
+    expect(c.waits).toEqual([1_000, 1_000]);
+  });
+
   it("gives the target's answer once the next wait would pass the bound, and never waits on a refusal", async () => {
     const c = clock();
     let calls = 0;

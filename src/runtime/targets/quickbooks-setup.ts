@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CommandError } from '../../cli/command.js';
+import { TARGET_WAIT_MS, whenAvailable } from '../../cli/when-available.js';
 import type { Settings } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
 import { type AccountRole, parseAccountMapping } from '../../targets/account-mapping.js';
@@ -74,7 +75,14 @@ async function apply(read: QuickBooksRead, { settings, logger, out }: Parameters
   const created: Partial<Record<AccountRole, string>> = {};
   const chartAfter = [...chart];
   for (const step of toCreate(plan)) {
-    const account = await client.write('Account', { ...step.fields }, { requestid: randomUUID() });
+    // Another process's requests count in the same second and minute at QuickBooks (the plan's `targets
+    // setup` just before, a worker): a throttled create is asked again, under the same requestid, once QBO
+    // says, within the wait every target command has.
+    const requestid = randomUUID();
+    const account = await whenAvailable(() => client.write('Account', { ...step.fields }, { requestid }), {
+      out,
+      withinMs: TARGET_WAIT_MS,
+    });
     chartAfter.push(account);
     created[step.role] = account.Id;
     out(`created ${step.name} (${step.type}), id ${account.Id}`);
@@ -94,7 +102,7 @@ async function apply(read: QuickBooksRead, { settings, logger, out }: Parameters
     out,
     verify: async (accounts) => {
       const target = await openQuickBooksTarget({ settings, accounts, logger, qbo });
-      await target.verify();
+      await whenAvailable(() => target.verify(), { out, withinMs: TARGET_WAIT_MS });
     },
   });
 }
