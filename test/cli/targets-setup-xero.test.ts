@@ -165,6 +165,25 @@ describe("booksync targets setup xero on Xero's demo company", () => {
     expect(double.violations).toEqual([]);
   });
 
+  it('a create whose answer is lost is asked again under its key: each account is made once', async () => {
+    const folder = path.join(dir, 'lost-answer');
+    const tenantId = await demoOrganisation(folder);
+    const count = accounts(tenantId).length;
+    // Xero makes the first new account, then its answer is lost (a 502): the command asks again.
+    double.loseResponses(1);
+    const { code, lines } = await setup(tenantId, ['--apply'], folder);
+    const text = lines.join('\n');
+    expect(text).toMatch(/asking again in \d+ s/);
+    expect(text).toContain('every role maps to an account of the type it needs');
+    expect(code).toBe(0);
+    expect(accounts(tenantId).length).toBe(count + 16);
+    const codes = accounts(tenantId).map((a) => a.Code);
+    expect(new Set(codes).size).toBe(codes.length);
+    const creates = double.requests.filter((r) => r.tenantId === tenantId && r.method === 'PUT');
+    expect(creates).toHaveLength(17);
+    expect(new Set(creates.map((r) => r.idempotencyKey)).size).toBe(16);
+  });
+
   it('exits 1 on a conflict, naming it, and creates nothing', async () => {
     const folder = path.join(dir, 'conflict');
     const tenantId = await demoOrganisation(folder);

@@ -1,5 +1,6 @@
 import type { Account } from 'xero-node';
 import { CommandError } from '../../cli/command.js';
+import { TARGET_WAIT_MS, whenAvailable } from '../../cli/when-available.js';
 import { durationMs } from '../../config/setting-types.js';
 import type { Settings } from '../../config/settings.js';
 import type { Logger } from '../../logging/logger.js';
@@ -88,8 +89,14 @@ async function apply(read: XeroRead, { settings, logger, out }: Parameters<Targe
   for (const step of toCreate(plan)) {
     const account = accountOf(step.fields);
     try {
-      const body = await client.call('createAccount', (api, t) =>
-        api.createAccount(t, account, idempotencyKey(t, `account:${step.role}`, 'create', account)),
+      // A throttled or lost create (a 429 after the plan's own requests spent the minute, a 502) is asked
+      // again under the same Idempotency-Key, so Xero answers it with the account it made, once.
+      const body = await whenAvailable(
+        () =>
+          client.call('createAccount', (api, t) =>
+            api.createAccount(t, account, idempotencyKey(t, `account:${step.role}`, 'create', account)),
+          ),
+        { out, withinMs: TARGET_WAIT_MS },
       );
       const code = body.accounts?.[0]?.code ?? account.code;
       if (!code) throw new CommandError(`${step.role}: Xero answered the new account without its code`);
@@ -110,7 +117,7 @@ async function apply(read: XeroRead, { settings, logger, out }: Parameters<Targe
     out,
     verify: async (accounts) => {
       const target = await openXeroTarget({ settings, accounts, logger, xero });
-      await target.verify();
+      await whenAvailable(() => target.verify(), { out, withinMs: TARGET_WAIT_MS });
     },
   });
 }
