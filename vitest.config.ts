@@ -29,9 +29,16 @@ if (withoutContracts.length > 0) {
 // which tier is read from the files (test/support/test-tiers.ts); `npm test` runs all three.
 const root = fileURLToPath(new URL('.', import.meta.url));
 const tiers = testTiers(root);
+// BOOKSYNC_TEST_PROCESSES=<file>: each test file writes its process id there (scripts/ci-cpu.py).
+const recordProcess = process.env.BOOKSYNC_TEST_PROCESSES ? ['test/support/record-test-process.ts'] : [];
 const tier = (name: Tier, extra: { setupFiles?: string[]; isolate?: boolean } = {}) => ({
   extends: true as const,
-  test: { name, include: filesOfTier(tiers, name), ...extra },
+  test: {
+    name,
+    include: filesOfTier(tiers, name),
+    ...extra,
+    setupFiles: [...(extra.setupFiles ?? []), ...recordProcess],
+  },
 });
 
 export default defineConfig({
