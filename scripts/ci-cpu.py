@@ -72,24 +72,27 @@ def main():
     by_parent = collections.defaultdict(list)
     for p in processes:
         by_parent[p["ppid"]].append(p)
-    files_of = collections.defaultdict(list)
-    with open(sys.argv[2]) as recorded:
-        for line in recorded:
+    # pid -> {second it started: the files that ran in it} (the unit tier's files share a process).
+    recorded = collections.defaultdict(lambda: collections.defaultdict(list))
+    with open(sys.argv[2]) as lines:
+        for line in lines:
             pid, started, name = line.rstrip("\n").split("\t", 2)
-            files_of[(pid, int(started))].append(os.path.relpath(name))
+            recorded[pid][int(started)].append(os.path.relpath(name))
     rows = []
     for p in processes:
         # The process a file ran in: its id, started within a second or two of when it says it did.
-        key = next((k for k in files_of if k[0] == p["pid"] and abs(k[1] - p["began"]) <= 2), None)
-        if key is not None:
+        starts = recorded.get(p["pid"], {})
+        started = next((s for s in starts if abs(s - p["began"]) <= 2), None)
+        if started is not None:
             cpu = subtree(p, by_parent)
-            rows.append((sum(cpu.values()), p["seconds"], files_of.pop(key), cpu))
+            rows.append((sum(cpu.values()), p["seconds"], starts.pop(started), cpu))
     rows.sort(key=lambda r: -r[0])
     print(f"\nCPU seconds by test file's process ({len(rows)} processes), with its length:")
     for cpu, seconds, names, programs in rows[:shown]:
         parts = ", ".join(f"{k} {v:.0f}" for k, v in programs.most_common(4) if v >= 1)
         label = names[0] if len(names) == 1 else f"{len(names)} files ({names[0]}, ...)"
         print(f"  {cpu:6.0f} CPU-s {seconds:6.0f} s  {label}  ({parts})")
+
 
 if __name__ == "__main__":
     main()
