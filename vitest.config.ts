@@ -7,9 +7,9 @@ import { filesOfTier, type Tier, testTiers } from './test/support/test-tiers.js'
 
 // Workflow tests start real Temporal servers: one dev server for the whole run (globalSetup) and a
 // time-skipping test server per file that needs one. Forks isolate native modules (better-sqlite3,
-// Temporal's core bridge) per file. Four workers on two cores: the long end-to-end files spend most of their
-// time waiting on the stacks they drive and on their doubles' limits and outages, and with three the cores
-// still stood 7 % idle through the suite (1.6 % with four); BOOKSYNC_TEST_WORKERS sets another count.
+// Temporal's core bridge) per file. Three workers on two cores: the long end-to-end files spend about two
+// thirds of their time waiting on the stacks they drive (a books scenario used 32 % of a core), so a third
+// worker fills that wait (a fourth measured no faster: docs/decisions.md); BOOKSYNC_TEST_WORKERS sets another count.
 
 // The QuickBooks and Xero doubles are held to the vendors' published contracts, which live beside the
 // repository, not in it (packages/vendor-doubles/src/contracts.ts). On a clone without them the tests that need them
@@ -44,7 +44,7 @@ const tier = (name: Tier, extra: { setupFiles?: string[]; isolate?: boolean } = 
 export default defineConfig({
   test: {
     pool: 'forks',
-    maxWorkers: Number(process.env.BOOKSYNC_TEST_WORKERS ?? 4),
+    maxWorkers: Number(process.env.BOOKSYNC_TEST_WORKERS ?? 3),
     exclude: [...configDefaults.exclude, ...withoutContracts],
     globalSetup: ['test/support/global-setup.ts'],
     // The long files first (test/support/test-file-seconds.ts), so two workers end together.
